@@ -1,0 +1,82 @@
+"""The answer cache: a bounded, thread-safe TTL cache behind a small interface.
+
+`AnswerCache` is what the client needs from a cache; `MemoryCache` is the in-process
+implementation (cachetools' TLRUCache: per-entry TTL, least recently used evicted first).
+A shared backend for a team behind one key (Redis, say) implements the same four methods.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from cachetools import TLRUCache
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cached answer: a result model, or a final (non-retryable) error."""
+
+    value: Any
+    fetched_at: float  # time.time() when the answer arrived
+    ttl: float
+    error: Exception | None = None
+
+
+class AnswerCache(Protocol):
+    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+        """The live entry for key, or None; entries fetched before `fresh_since` count as expired."""
+
+    def put(self, key: Hashable, entry: Entry) -> None: ...
+
+    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+        """Drop entries fetched before `before` (all, when None), among `keys` (all, when None)."""
+
+    def clear(self) -> None: ...
+
+    def __len__(self) -> int: ...
+
+
+class MemoryCache:
+    def __init__(self, maxsize: int, timer=time.time) -> None:
+        self._timer = timer
+        self._lock = threading.Lock()
+        self._data: TLRUCache = TLRUCache(
+            maxsize=maxsize, ttu=lambda _key, entry, now: now + entry.ttl, timer=timer
+        )
+
+    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+        with self._lock:
+            entry = self._data.get(key)
+        if entry is None or (fresh_since is not None and entry.fetched_at < fresh_since):
+            return None
+        return entry
+
+    def put(self, key: Hashable, entry: Entry) -> None:
+        if entry.ttl <= 0:
+            return
+        with self._lock:
+            self._data[key] = entry
+
+    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+        with self._lock:
+            candidates = list(self._data.keys()) if keys is None else list(keys)
+            dropped = 0
+            for key in candidates:
+                entry = self._data.get(key)
+                if entry is not None and (before is None or entry.fetched_at < before):
+                    del self._data[key]
+                    dropped += 1
+            return dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._data.expire()
+            return len(self._data)

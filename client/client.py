@@ -1,0 +1,388 @@
+"""`RatesClient`: the one object every cell, template and button goes through.
+
+A call travels: normalise parameters -> cache -> coalesce with an identical call in flight
+-> take a token from the shared limiter -> one HTTP attempt -> retry 429/5xx/timeouts with
+backoff (honouring Retry-After) inside a total deadline -> parse into the typed result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+)
+
+from rates_xl.client import models
+from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
+from rates_xl.client.endpoints import (
+    ENDPOINTS,
+    CacheClass,
+    Endpoint,
+    cache_class_of,
+    normalise_params,
+)
+from rates_xl.client.errors import (
+    InvalidResponse,
+    NotFetched,
+    RatesError,
+    ServiceUnavailable,
+    is_retryable,
+)
+from rates_xl.client.limiter import Limiter, TokenBucket
+from rates_xl.client.settings import Settings, load_settings
+from rates_xl.client.transport import Transport
+
+log = logging.getLogger("rates_xl.client")
+
+# Final answers worth remembering: asking again would get the same refusal.
+_CACHEABLE_ERRORS = (400, 404, 422)
+
+
+class RequestKey(NamedTuple):
+    """One distinct service request: the endpoint and its normalised parameters."""
+
+    endpoint: str
+    params: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint}({', '.join(f'{k}={v}' for k, v in self.params)})"
+
+
+@dataclass
+class Stats:
+    """Counters for the status panel. Never holds the key."""
+
+    requests_sent: int = 0
+    cache_hits: int = 0
+    coalesced_waits: int = 0
+    retries: int = 0
+    throttled_waits: int = 0
+    throttle_wait_seconds: float = 0.0
+    errors_by_status: Counter = field(default_factory=Counter)
+    last_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requests_sent": self.requests_sent,
+            "cache_hits": self.cache_hits,
+            "coalesced_waits": self.coalesced_waits,
+            "retries": self.retries,
+            "throttled_waits": self.throttled_waits,
+            "throttle_wait_seconds": round(self.throttle_wait_seconds, 3),
+            "errors_by_status": dict(self.errors_by_status),
+            "last_error": self.last_error,
+        }
+
+
+# Set by `fresh_since` and `planning`; context-local so a refresh or a plan in one thread
+# does not change what other cells see.
+_fresh_since: contextvars.ContextVar[float | None] = contextvars.ContextVar("fresh_since", default=None)
+_plan: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
+
+
+class RatesClient:
+    """Thread-safe client of the Rates Data Service; share one per process.
+
+    Unset arguments come from `Settings` (`RATES_*` environment variables, the keychain for
+    the key). `cache` and `limiter` accept any object with the same interface, e.g. a shared
+    team backend.
+    """
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
+                 cache: AnswerCache | None = None, limiter: Limiter | None = None,
+                 **settings: Any) -> None:
+        self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
+        key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
+        self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2)
+        self.cache: AnswerCache = cache or MemoryCache(self.settings.cache_size)
+        self.limiter: Limiter = limiter or TokenBucket(self.settings.rate_limit, self.settings.burst)
+        self._stats = Stats()
+        self._stats_lock = threading.Lock()
+        self._inflight: dict[RequestKey, Future] = {}
+        self._inflight_lock = threading.Lock()
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return self.settings.base_url
+
+    @property
+    def has_key(self) -> bool:
+        return self.settings.api_key is not None
+
+    def __repr__(self) -> str:
+        return f"RatesClient(base_url={self.base_url!r}, key={'set' if self.has_key else 'not set'})"
+
+    def close(self) -> None:
+        self._transport.close()
+
+    def __enter__(self) -> RatesClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the typed endpoint methods ------------------------------------------------------------
+    def swap_rate(self, index: str, start_date: date | str, maturity_date: date | str,
+                  fixed_leg_frequency: str, floating_leg_frequency: str | None = None,
+                  fixed_leg_day_count: str | None = None, floating_leg_day_count: str | None = None,
+                  valuation_time: datetime | str | None = None) -> models.SwapRate:
+        return self.get("swap_rate", **_args(locals()))
+
+    def swap_curve(self, index: str, valuation_time: datetime | str | None = None) -> models.SwapCurve:
+        return self.get("swap_curve", **_args(locals()))
+
+    def forward_rate(self, index: str, start_date: date | str, end_date: date | str,
+                     valuation_time: datetime | str | None = None) -> models.ForwardRate:
+        return self.get("forward_rate", **_args(locals()))
+
+    def forward_curve(self, index: str, start_date: date | str, end_date: date | str, tenor: str,
+                      frequency: str, is_end_of_month: bool | None = None,
+                      valuation_time: datetime | str | None = None) -> models.ForwardCurve:
+        return self.get("forward_curve", **_args(locals()))
+
+    def discount_factor(self, index: str, date: date | str,
+                        valuation_time: datetime | str | None = None) -> models.DiscountFactor:
+        return self.get("discount_factor", **_args(locals()))
+
+    def discount_curve(self, index: str, start_date: date | str, end_date: date | str,
+                       frequency: str, is_end_of_month: bool | None = None,
+                       valuation_time: datetime | str | None = None) -> models.DiscountCurve:
+        return self.get("discount_curve", **_args(locals()))
+
+    def fx_spot(self, currency_pair: str, valuation_time: datetime | str | None = None) -> models.FxSpot:
+        return self.get("fx_spot", **_args(locals()))
+
+    def fx_forward(self, currency_pair: str, date: date | str | None = None,
+                   valuation_time: datetime | str | None = None) -> models.FxForward:
+        return self.get("fx_forward", **_args(locals()))
+
+    def gov_yield(self, country_code: str, maturity: date | str, forward_start: date | str | None = None,
+                  valuation_time: datetime | str | None = None) -> models.GovYield:
+        return self.get("gov_yield", **_args(locals()))
+
+    def fixing(self, index: str, valuation_date: date | str | None = None) -> models.Fixing:
+        return self.get("fixing", **_args(locals()))
+
+    def historical_swap_rates(self, index: str, tenor: str, start_date: date | str,
+                              end_date: date | str) -> models.HistoricalSwapRates:
+        return self.get("historical_swap_rates", **_args(locals()))
+
+    def swap_rate_tenors(self, index: str) -> models.SwapRateTenors:
+        return self.get("swap_rate_tenors", **_args(locals()))
+
+    # -- the generic path ---------------------------------------------------------------------
+    @staticmethod
+    def request_key(endpoint: str, **params: Any) -> RequestKey:
+        """The normalised identity of a request: equal keys are one answer."""
+        spec = _endpoint(endpoint)
+        return RequestKey(spec.name, normalise_params(spec, params))
+
+    def get(self, endpoint: str, **params: Any) -> Any:
+        """Call an endpoint by its name in the endpoint table; returns its result model."""
+        return self.get_key(self.request_key(endpoint, **params))
+
+    def get_key(self, key: RequestKey) -> Any:
+        entry = self.cache.get(key, fresh_since=_fresh_since.get())
+        if entry is not None:
+            self._count(cache_hits=1)
+            if entry.error is not None:
+                raise entry.error
+            return entry.value
+        plan = _plan.get()
+        if plan is not None:
+            plan.add(key)
+            raise NotFetched(f"not fetched yet: {key.endpoint}", endpoint=key.endpoint)
+        with self._inflight_lock:
+            future = self._inflight.get(key)
+            leader = future is None
+            if leader:
+                future = self._inflight[key] = Future()
+        if not leader:
+            self._count(coalesced_waits=1)
+            return future.result()
+        try:
+            value = self._fetch(key)
+        except RatesError as exc:
+            self._record_error(exc)
+            if exc.status in _CACHEABLE_ERRORS:
+                self.cache.put(key, Entry(None, time.time(), self._ttl(key), error=exc))
+            future.set_exception(exc)
+            raise
+        except BaseException as exc:  # never leave followers waiting
+            future.set_exception(exc)
+            raise
+        else:
+            self.cache.put(key, Entry(value, time.time(), self._ttl(key)))
+            future.set_result(value)
+            return value
+        finally:
+            with self._inflight_lock:
+                self._inflight.pop(key, None)
+
+    def fetch_many(self, keys: Iterable[RequestKey]) -> dict[RequestKey, Any]:
+        """Fetch distinct requests concurrently under the shared limiter.
+
+        Returns each key's result model or its RatesError; raises nothing for one failure.
+        """
+        distinct = list(dict.fromkeys(keys))
+        results: dict[RequestKey, Any] = {}
+
+        def one(key: RequestKey) -> Any:
+            try:
+                return self.get_key(key)
+            except RatesError as exc:
+                return exc
+
+        if not distinct:
+            return results
+        workers = min(self.settings.max_workers, len(distinct))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rates-fetch") as pool:
+            futures = {key: pool.submit(contextvars.copy_context().run, one, key) for key in distinct}
+            for key, fut in futures.items():
+                results[key] = fut.result()
+        return results
+
+    # -- refresh and planning -----------------------------------------------------------------
+    @contextlib.contextmanager
+    def fresh_since(self, moment: float | datetime) -> Iterator[None]:
+        """Within this block (this thread or context), answers cached before `moment` are stale."""
+        if isinstance(moment, datetime):
+            moment = moment.timestamp()
+        token = _fresh_since.set(moment)
+        try:
+            yield
+        finally:
+            _fresh_since.reset(token)
+
+    @contextlib.contextmanager
+    def planning(self) -> Iterator[set[RequestKey]]:
+        """Within this block cache misses are recorded, not sent: they raise `NotFetched`.
+
+        Evaluate a workbook inside it, `fetch_many` what was recorded, evaluate again.
+        """
+        recorded: set[RequestKey] = set()
+        token = _plan.set(recorded)
+        try:
+            yield recorded
+        finally:
+            _plan.reset(token)
+
+    def expire(self, *, before: float | datetime | None = None,
+               keys: Iterable[RequestKey] | None = None) -> int:
+        """Drop cached answers fetched before `before` (all when None) among `keys` (all when None)."""
+        if isinstance(before, datetime):
+            before = before.timestamp()
+        return self.cache.expire(before=before, keys=keys)
+
+    def clear_cache(self) -> None:
+        self.cache.clear()
+
+    def stats(self) -> dict[str, Any]:
+        with self._stats_lock:
+            out = self._stats.as_dict()
+        out["cached_answers"] = len(self.cache)
+        return out
+
+    # -- internals ----------------------------------------------------------------------------
+    def _fetch(self, key: RequestKey) -> Any:
+        spec = ENDPOINTS[key.endpoint]
+        params = dict(key.params)
+        started = time.monotonic()
+        deadline = started + self.settings.deadline
+        retrying = Retrying(
+            retry=retry_if_exception(is_retryable),
+            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(self.settings.deadline),
+            wait=self._retry_wait,
+            before_sleep=self._before_retry,
+            reraise=True,
+        )
+        payload = retrying(self._attempt, spec, params, deadline)
+        try:
+            return spec.model.model_validate(payload)
+        except ValidationError as exc:
+            fields = ", ".join(".".join(str(p) for p in err["loc"]) for err in exc.errors()[:3])
+            raise InvalidResponse(
+                f"the service's answer does not have the documented shape ({fields})",
+                status=200, endpoint=spec.name,
+            ) from None
+
+    def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float) -> Any:
+        waited = self.limiter.acquire(deadline)
+        if waited > 0:
+            self._count(throttled_waits=1, throttle_wait_seconds=waited)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ServiceUnavailable(
+                f"no answer within the {self.settings.deadline:g} s deadline", endpoint=spec.name
+            )
+        self._count(requests_sent=1)
+        log.debug("GET %s %s", spec.path, params)
+        return self._transport.get(spec.name, spec.path, params, min(self.settings.timeout, remaining))
+
+    def _retry_wait(self, state: RetryCallState) -> float:
+        """Exponential backoff with full jitter, never less than the service's Retry-After."""
+        import random
+
+        ceiling = min(self.settings.max_backoff, self.settings.backoff * 2 ** (state.attempt_number - 1))
+        wait = random.uniform(ceiling / 2, ceiling)
+        exc = state.outcome.exception() if state.outcome else None
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            wait = max(wait, retry_after)
+        return wait
+
+    def _before_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        self._count(retries=1)
+        log.info("retrying after %s (attempt %d)", type(exc).__name__, state.attempt_number)
+
+    def _ttl(self, key: RequestKey) -> float:
+        params = dict(key.params)
+        now = datetime.now(UTC)
+        valuation = params.get("valuation_time")
+        if valuation and valuation < now.strftime("%Y-%m-%dT%H:%M:%SZ"):
+            # The past does not change: a request pinned to it is immutable.
+            return self.settings.ttl_history
+        cache_class = cache_class_of(ENDPOINTS[key.endpoint], params, now.date())
+        return self.settings.ttl_for(cache_class.value)
+
+    def _count(self, **increments: float) -> None:
+        with self._stats_lock:
+            for name, amount in increments.items():
+                setattr(self._stats, name, getattr(self._stats, name) + amount)
+
+    def _record_error(self, exc: RatesError) -> None:
+        with self._stats_lock:
+            self._stats.errors_by_status[str(exc.status) if exc.status else type(exc).__name__] += 1
+            self._stats.last_error = f"{exc.endpoint}: {exc}"
+
+
+def _endpoint(name: str) -> Endpoint:
+    try:
+        return ENDPOINTS[name]
+    except KeyError:
+        raise ValueError(f"unknown endpoint {name!r}; known: {', '.join(ENDPOINTS)}") from None
+
+
+def _args(local_vars: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in local_vars.items() if k != "self"}
+
+
+__all__ = ["RatesClient", "RequestKey", "CacheClass"]

@@ -1,0 +1,110 @@
+"""The client's exception tree: one base class, one subclass per kind of failure.
+
+Every error carries the HTTP status (None when no answer arrived), the endpoint and the
+service's `detail` (a string, or the list of validation errors). Messages are written for
+people and never contain the API key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class RatesError(Exception):
+    """Base class of every error the rates client raises."""
+
+    status: int | None = None
+    #: False when another attempt cannot help (see `is_retryable`).
+    retryable: bool = True
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        endpoint: str | None = None,
+        detail: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.endpoint = endpoint
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, endpoint={self.endpoint!r}, message={self.message!r})"
+
+
+class BadRequest(RatesError):
+    """400: the service refused the parameters."""
+
+    status = 400
+
+
+class AuthError(RatesError):
+    """403: the key is missing, invalid, an expired trial, or not permitted this request."""
+
+    status = 403
+
+    def __init__(self, message: str, *, reason: str = "refused", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        #: one of "missing", "invalid", "expired", "trial_past_data", "refused"
+        self.reason = reason
+
+
+class NotFound(RatesError):
+    """404: no data for that request (no fixing that day, no tenors for the index)."""
+
+    status = 404
+
+
+class Unprocessable(RatesError):
+    """422: well-formed but not meaningful, e.g. an index name the service does not know."""
+
+    status = 422
+
+
+class RateLimited(RatesError):
+    """429 after every retry, or the local limiter could not admit the call in time."""
+
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServerError(RatesError):
+    """5xx after every retry."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ServiceUnavailable(RatesError):
+    """No answer: connection refused or reset, DNS failure, timeout, deadline spent."""
+
+
+class InvalidResponse(RatesError):
+    """An answer that is not JSON, or not the documented shape."""
+
+
+class NotFetched(RatesError):
+    """Raised while planning (see `RatesClient.planning`): the answer is not cached yet.
+
+    The request has been recorded; fetch the recorded requests and evaluate again.
+    """
+
+
+#: Which failures are worth another attempt (the interface document: 429 and 5xx; also
+#: timeouts and dropped connections).
+RETRYABLE = (RateLimited, ServerError, ServiceUnavailable)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    return isinstance(exc, RETRYABLE) and exc.retryable

@@ -1,0 +1,69 @@
+"""Client settings: keyword arguments first, then `RATES_*` environment variables, then defaults.
+
+The API key is the one exception to "a setting is a plain value": it is a `SecretStr`, so it
+never shows in a repr, and when neither the argument nor `RATES_API_KEY` gives it, it is
+read from the OS keychain (service `rates-xl`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.bluegamma.io"
+KEYRING_SERVICE = "rates-xl"
+KEYRING_USERNAME = "api_key"
+
+
+class Settings(BaseSettings):
+    """Every knob of the client. Each field `x` is also the environment variable `RATES_X`."""
+
+    model_config = SettingsConfigDict(env_prefix="RATES_", extra="forbid", validate_default=True)
+
+    base_url: str = Field(DEFAULT_BASE_URL, description="Service root; paths are /v1/... below it.")
+    api_key: SecretStr | None = Field(None, description="Else the OS keychain, service 'rates-xl'.")
+    timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
+    rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
+    burst: int = Field(50, ge=1, description="Requests that may go at once before throttling.")
+    max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")
+    deadline: float = Field(30.0, gt=0, description="Seconds a call may take in all: waits, retries.")
+    backoff: float = Field(0.25, ge=0, description="First retry delay in seconds; doubles, jittered.")
+    max_backoff: float = Field(8.0, ge=0, description="Longest single retry delay in seconds.")
+    ttl_live: float = Field(60.0, ge=0, description="Swap rates, curves, forwards, DFs, US yields.")
+    ttl_fx: float = Field(15.0, ge=0, description="FX spot and forwards.")
+    ttl_daily: float = Field(86400.0, ge=0, description="Non-US government yields.")
+    ttl_history: float = Field(
+        86400.0, ge=0, description="History, past fixings, tenor lists, past valuation times."
+    )
+    cache_size: int = Field(20000, ge=1, description="Most answers kept (least recently used go).")
+    max_workers: int = Field(16, ge=1, description="Concurrent requests in fetch_many.")
+
+    def ttl_for(self, cache_class: str) -> float:
+        return float(getattr(self, f"ttl_{cache_class}"))
+
+
+def key_from_keychain() -> SecretStr | None:
+    """The key stored by `rates-xl key set`, or None when there is none or no keychain."""
+    try:
+        import keyring
+
+        secret = keyring.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
+    except Exception as exc:  # no backend, locked keychain, D-Bus missing: treat as "not set"
+        log.debug("keychain not available: %s", type(exc).__name__)
+        return None
+    return SecretStr(secret) if secret else None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the given values, the environment and the keychain (for the key only)."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    settings = Settings(**given)
+    if settings.api_key is None:
+        keychain_key = key_from_keychain()
+        if keychain_key is not None:
+            settings = settings.model_copy(update={"api_key": keychain_key})
+    return settings
