@@ -1,0 +1,32 @@
+import pytest
+
+from rates_xl.client import RatesClient
+from tests.client.faultserver import FaultServer
+
+# A fake key: printed nowhere, searched for everywhere.
+SECRET = "sk-test-6f1c2e9a-DO-NOT-PRINT"
+
+
+@pytest.fixture
+def server():
+    fault_server = FaultServer()
+    yield fault_server
+    fault_server.stop()
+
+
+@pytest.fixture
+def make_client(server, monkeypatch):
+    """Clients pointed at the fault server, fast retries, no keychain lookups."""
+    monkeypatch.delenv("RATES_API_KEY", raising=False)
+    clients = []
+
+    def make(**settings):
+        settings.setdefault("backoff", 0.01)
+        settings.setdefault("max_backoff", 0.05)
+        client = RatesClient(base_url=server.base_url, api_key=SECRET, **settings)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
