@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import random
 import threading
 import time
 from collections import Counter
@@ -337,9 +338,7 @@ class RatesClient:
         return self._transport.get(spec.name, spec.path, params, min(self.settings.timeout, remaining))
 
     def _retry_wait(self, state: RetryCallState) -> float:
-        """Exponential backoff with full jitter, never less than the service's Retry-After."""
-        import random
-
+        """Exponential backoff with jitter, never less than the service's Retry-After."""
         ceiling = min(self.settings.max_backoff, self.settings.backoff * 2 ** (state.attempt_number - 1))
         wait = random.uniform(ceiling / 2, ceiling)
         exc = state.outcome.exception() if state.outcome else None
