@@ -1,0 +1,257 @@
+"""The host-free core of every worksheet function: validate, fetch through the shared
+client, shape the answer. No xlwings here: the xlwings UDFs, the headless `formulas`
+engine and a future Office.js adapter all call `FunctionSpec.core`.
+
+One call: `spec.core(*cell_values)`
+  1. `prepare`: each argument through its coercer (args.py) inside a pydantic model built
+     once per function (field problems and cross-argument rules, each naming an argument),
+     then the client's normalised `RequestKey`. Memoised on the raw argument values (typed,
+     so TRUE and 1 stay apart): a warm cell skips validation entirely.
+  2. `get_client().get_key(key)`: cache, coalescing, rate limit, retries (the client's job).
+  3. `spec.shape(answer, headers)`: a float, or a 2-D list that spills.
+  Any failure becomes one `#RATES!` string (messages.py); nothing escapes.
+
+The shared client is built lazily on first use from the settings (`RATES_BASE_URL`,
+`RATES_API_KEY`, the keychain): `set_client(None)` makes the next call build it afresh.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from rates_xl.functions import args as coerce
+from rates_xl.functions.messages import ArgumentError, message_for
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient, RequestKey
+
+
+# -- the shared client --------------------------------------------------------------------------
+
+_client: RatesClient | None = None
+_client_owned = False  # built here (so closed here when replaced), not handed in
+_client_lock = threading.Lock()
+
+
+def get_client() -> RatesClient:
+    """The process-wide client, built from the settings on first use."""
+    client = _client
+    if client is not None:
+        return client
+    return _build_client()
+
+
+def _build_client() -> RatesClient:
+    global _client, _client_owned
+    with _client_lock:
+        if _client is None:
+            from rates_xl.client import RatesClient  # heavy (requests, tenacity): only when needed
+
+            _client, _client_owned = RatesClient(), True
+        return _client
+
+
+def set_client(client: RatesClient | None) -> None:
+    """Use `client` for every function from now on; None: rebuild from the environment next time."""
+    global _client, _client_owned
+    with _client_lock:
+        old, owned = _client, _client_owned
+        _client, _client_owned = client, False
+    if owned and old is not None and old is not client:
+        old.close()
+
+
+def _secret() -> str | None:
+    client = _client
+    key = getattr(getattr(client, "settings", None), "api_key", None)
+    return key.get_secret_value() if key is not None else None
+
+
+# -- the function table's row types --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument as a cell passes it."""
+
+    name: str  # the Excel-facing name (also the VBA parameter name)
+    kind: str  # a key of args.COERCERS
+    doc: str  # Function Wizard text (< 255 characters)
+    required: bool = True
+    param: str | None = None  # the service's parameter; None: not sent (e.g. headers)
+    default: Any = None  # used when the cell is empty (only for optional flags)
+
+
+@dataclass(frozen=True, eq=False)  # identity hash: specs key the memo, hashing must be cheap
+class FunctionSpec:
+    """One worksheet function: its Excel name, arguments, endpoint and result shape.
+
+    `core(*values)` takes the arguments exactly as a cell passes them (trailing optional
+    ones may be left out) and returns a float, a 2-D list, or a `#RATES!` string.
+    """
+
+    name: str  # RATES_SWAP
+    description: str  # Function Wizard text: what it returns, and the unit
+    args: tuple[Arg, ...]
+    endpoint: str | None  # a name in the client's endpoint table; None: no request (STATUS)
+    result: str  # "number", "table" (header row first unless headers is FALSE), "column", "rows"
+    shape: Callable[[Any, bool], Any]  # (answer model or client, headers) -> cell value
+    columns: tuple[str, ...] = ()  # the header row of a table
+    unit: str = ""
+    checks: tuple[Callable[[dict[str, Any]], tuple[str, str] | None], ...] = ()
+    volatile: bool = False
+    core: Callable[..., Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        spec = self
+
+        def core(*values: Any) -> Any:
+            return evaluate(spec, values)
+
+        core.__name__ = core.__qualname__ = self.name
+        core.__doc__ = self.description
+        object.__setattr__(self, "core", core)
+
+    @property
+    def dotted_name(self) -> str:
+        """The Office.js spelling: RATES_SWAP -> RATES.SWAP."""
+        return self.name.replace("_", ".", 1)
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args)
+
+    @property
+    def min_args(self) -> int:
+        return sum(1 for a in self.args if a.required)
+
+
+# -- 1. validation -----------------------------------------------------------------------------
+
+class Prepared(NamedTuple):
+    key: RequestKey | None  # None for functions that make no request
+    headers: bool
+
+
+@functools.cache
+def _model_for(spec: FunctionSpec) -> type:
+    """The pydantic model validating one function's arguments (built on first use)."""
+    from typing import Annotated
+
+    from pydantic import ConfigDict, Field, PlainValidator, create_model, model_validator
+    from pydantic_core import PydanticCustomError
+
+    def field_validator(arg: Arg) -> Callable[[Any], Any]:
+        convert, expected = coerce.COERCERS[arg.kind]
+
+        def validate(value: Any) -> Any:
+            try:
+                value = coerce.scalar(value)
+                if value is None:
+                    if arg.required:
+                        raise coerce.ArgProblem(f"missing; give {expected}")
+                    return arg.default
+                return convert(value)
+            except coerce.ArgProblem as problem:
+                raise PydanticCustomError("rates_arg", "{problem}", {"problem": str(problem)}) from None
+
+        return validate
+
+    def cross_checks(model: Any) -> Any:
+        values = dict(model)
+        for check in spec.checks:
+            found = check(values)
+            if found is not None:
+                argument, problem = found
+                raise PydanticCustomError(
+                    "rates_cross", "{argument}: {problem}", {"argument": argument, "problem": problem}
+                )
+        return model
+
+    fields = {
+        a.name: (Annotated[Any, PlainValidator(field_validator(a))],
+                 Field(default=None, validate_default=True, description=a.doc))
+        for a in spec.args
+    }
+    return create_model(
+        f"{spec.name}Args",
+        __config__=ConfigDict(frozen=True, extra="forbid"),
+        __validators__={"cross_checks": model_validator(mode="after")(cross_checks)},
+        **fields,
+    )
+
+
+def validate(spec: FunctionSpec, values: tuple[Any, ...]) -> dict[str, Any]:
+    """Arguments as given -> canonical values by name; raises ArgumentError for the first problem."""
+    from pydantic import ValidationError
+
+    if len(values) > len(spec.args):
+        raise ArgumentError(
+            spec.name, f"takes at most {len(spec.args)} arguments ({', '.join(spec.arg_names)}), got {len(values)}"
+        )
+    given = dict(zip(spec.arg_names, values, strict=False))
+    try:
+        return dict(_model_for(spec).model_validate(given))
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        ctx = err.get("ctx") or {}
+        if err["type"] == "rates_cross":
+            raise ArgumentError(ctx["argument"], ctx["problem"]) from None
+        argument = str(err["loc"][0]) if err.get("loc") else spec.name
+        raise ArgumentError(argument, ctx.get("problem", err["msg"])) from None
+
+
+def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
+    try:
+        checked = validate(spec, values)
+    except ArgumentError as exc:
+        return exc  # cached too: the same bad input is answered without validating again
+    key = None
+    if spec.endpoint is not None:
+        from rates_xl.client import RatesClient
+
+        params = {a.param: checked[a.name] for a in spec.args if a.param and checked[a.name] is not None}
+        key = RatesClient.request_key(spec.endpoint, **params)
+    return Prepared(key, bool(checked.get("headers", True)))
+
+
+_prepare_memo = functools.lru_cache(maxsize=8192, typed=True)(_prepare)
+
+
+def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
+    """Validated request for these cell values (memoised); raises ArgumentError."""
+    try:
+        hash(values)
+    except TypeError:  # a range (list) was passed: validate without the memo
+        prepared = _prepare(spec, *values)
+    else:
+        prepared = _prepare_memo(spec, *values)
+    if isinstance(prepared, ArgumentError):
+        raise prepared
+    return prepared
+
+
+# -- 2. and 3. fetch and shape -------------------------------------------------------------------
+
+def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = None) -> Any:
+    """One worksheet call: its value, its spill, or its `#RATES!` message. Never raises.
+
+    `floor` (a time.time() moment, from the ribbon's refresh scopes): cached answers older
+    than it count as expired for this call, so it fetches afresh once.
+    """
+    try:
+        prepared = prepare(spec, values)
+        client = get_client()
+        if prepared.key is None:
+            answer = client
+        elif floor is None:
+            answer = client.get_key(prepared.key)
+        else:
+            with client.fresh_since(floor):
+                answer = client.get_key(prepared.key)
+        return spec.shape(answer, prepared.headers)
+    except Exception as exc:  # every failure is a cell message, never a traceback
+        return message_for(exc, _secret())

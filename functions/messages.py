@@ -1,0 +1,128 @@
+"""The one place where a failure becomes the text of a cell.
+
+Every worksheet function answers a value or one string starting with `#RATES!`, shorter
+than 255 characters (xlwings turns longer strings into #VALUE!). This module writes those
+strings:
+
+- bad input:      `#RATES! maturity: '10X' is not a date or a tenor like 10Y`
+- service errors: status and the service's detail in plain words, with what to do
+  (`#RATES! 403 no API key was sent: set one with rates-xl key set ...`)
+- no answer:      `#RATES! service unreachable: cannot reach the service at ...`
+- anything else:  `#RATES! internal error (KeyError); see the rates-xl log`
+
+Never a traceback, never the API key (scrubbed even if a detail echoes it), never a URL
+password.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+PREFIX = "#RATES!"
+MAX_LENGTH = 254  # xlwings writes strings of 255+ characters as #VALUE!
+#: What a cell shows while the headless engine plans (the request is recorded, not sent).
+PENDING = f"{PREFIX} pending: the answer is being fetched; calculate again"
+
+log = logging.getLogger("rates_xl.functions")
+
+
+class ArgumentError(ValueError):
+    """Bad input for one argument of a worksheet function; no request was made."""
+
+    def __init__(self, argument: str, problem: str) -> None:
+        super().__init__(f"{argument}: {problem}")
+        self.argument = argument
+        self.problem = problem
+
+
+def is_message(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(PREFIX)
+
+
+def clip(text: str) -> str:
+    """One line, shorter than 255 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_LENGTH else text[: MAX_LENGTH - 3] + "..."
+
+
+_URL_PASSWORD = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def scrub(text: str, secret: str | None = None) -> str:
+    """Drop the key (should a detail echo it) and any user:password@ in a URL."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return _URL_PASSWORD.sub("", text)
+
+
+# 403: what the key problem is, and what to do about it (AuthError.reason -> words).
+_AUTH = {
+    "missing": "no API key is set: run `rates-xl key set` (or set RATES_API_KEY)",
+    "invalid": "the API key was not accepted: check it, then `rates-xl key set`",
+    "expired": "the trial key has expired: set a paid key with `rates-xl key set`",
+    "trial_past_data": "a trial key cannot ask for past data: leave valuation_time/date "
+    "empty, or set a paid key with `rates-xl key set`",
+    "refused": "the API key is not permitted this request (`rates-xl key set` to change it)",
+}
+
+
+def _detail(exc: Any) -> str:
+    """The service's detail in plain words (a validation list becomes 'field: msg; ...')."""
+    from rates_xl.client.transport import describe_detail
+
+    detail = getattr(exc, "detail", None)
+    text = describe_detail(detail) if detail is not None else ""
+    return text or str(exc)
+
+
+def message_for(exc: BaseException, secret: str | None = None) -> str:
+    """The cell text for a failure. `secret` (the API key) is scrubbed if it appears."""
+    return clip(scrub(_describe(exc), secret))
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, ArgumentError):
+        return f"{PREFIX} {exc.argument}: {exc.problem}"
+    try:
+        from rates_xl.client import errors
+    except Exception:  # the client cannot even be imported: say so, nothing more
+        return f"{PREFIX} internal error ({type(exc).__name__})"
+
+    if isinstance(exc, errors.NotFetched):
+        return PENDING
+    if isinstance(exc, errors.AuthError):
+        advice = _AUTH.get(getattr(exc, "reason", "refused"), _AUTH["refused"])
+        detail = _detail(exc)
+        return f"{PREFIX} 403 {advice} (service: {detail})"
+    if isinstance(exc, errors.BadRequest):
+        return f"{PREFIX} 400 the service refused the request: {_detail(exc)}"
+    if isinstance(exc, errors.NotFound):
+        return f"{PREFIX} 404 no data for this request: {_detail(exc)}"
+    if isinstance(exc, errors.Unprocessable):
+        return f"{PREFIX} 422 the service cannot use this request: {_detail(exc)}"
+    if isinstance(exc, errors.RateLimited):
+        return f"{PREFIX} 429 the service's rate limit was still exceeded after retries; calculate again shortly"
+    if isinstance(exc, errors.ServerError):
+        return f"{PREFIX} {exc.status or 500} service error: {_detail(exc)}; calculate again later"
+    if isinstance(exc, errors.ServiceUnavailable):
+        return f"{PREFIX} service unreachable: {exc}"
+    if isinstance(exc, errors.InvalidResponse):
+        return f"{PREFIX} the service's answer was not understood: {exc}"
+    if isinstance(exc, errors.RatesError):
+        status = f"{exc.status} " if exc.status else ""
+        return f"{PREFIX} {status}{exc}"
+    if type(exc).__name__ == "ValidationError" and "Settings" in str(getattr(exc, "title", "")):
+        return f"{PREFIX} settings: {_settings_problem(exc)}"
+    log.exception("unexpected error in a worksheet function", exc_info=exc)
+    return f"{PREFIX} internal error ({type(exc).__name__}); see the rates-xl log"
+
+
+def _settings_problem(exc: Any) -> str:
+    """A bad RATES_* environment value, named by its variable (never its value: it may be the key)."""
+    parts = []
+    for err in exc.errors()[:2]:
+        name = "RATES_" + "_".join(str(p) for p in err.get("loc", ())).upper()
+        parts.append(f"{name}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid client settings"

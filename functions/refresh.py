@@ -1,0 +1,165 @@
+"""Refresh scopes: which cells must fetch fresh answers after a ribbon refresh button.
+
+The ribbon's Refresh Selection / Sheet / Workbook buttons call `request_refresh(scope)`
+and then make Excel recalculate that scope. Each RATES_* cell asks `floor_for(book, sheet,
+address)` for its freshness floor: the moment of the newest refresh covering it. The cell
+then evaluates inside `client.fresh_since(floor)`, so a cached answer fetched before the
+floor counts as expired *for that cell*:
+
+- the first cell needing a request fetches it once (identical requests in flight still
+  coalesce); the new answer is newer than the floor, so every other cell under the same
+  floor gets it from the cache: a floor forces one refetch per request, not per cell;
+- cells outside the scope carry no floor and keep using the cache as usual;
+- a floor stays registered (bounded, newest first) but costs nothing once answers are newer.
+
+Pure Python: no xlwings. Book and sheet names compare case-insensitively, as in Excel;
+cells are A1 addresses or ranges ("$B$2", "A1:C10"), with or without `$`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
+
+_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+
+
+def _column_number(letters: str) -> int:
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + (ord(ch) - 64)
+    return number
+
+
+def parse_cell(address: str) -> tuple[int, int]:
+    """'$B$3' -> (row 3, column 2)."""
+    match = _CELL.match(address.strip())
+    if not match:
+        raise ValueError(f"not an A1 cell address: {address!r}")
+    return int(match.group(2)), _column_number(match.group(1))
+
+
+def parse_area(address: str) -> tuple[int, int, int, int]:
+    """'A1:C10' or 'B2' -> (top, left, bottom, right)."""
+    parts = address.split(":")
+    if len(parts) > 2:
+        raise ValueError(f"not an A1 range: {address!r}")
+    r1, c1 = parse_cell(parts[0])
+    r2, c2 = parse_cell(parts[-1])
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def _fold(name: str) -> str:
+    return name.strip().casefold()
+
+
+@dataclass(frozen=True)
+class RefreshScope:
+    """A workbook, a sheet of it, or some cells of that sheet.
+
+    `cells` holds A1 addresses or ranges (a selection may have several areas:
+    "A1:B4,D7" is given as ("A1:B4", "D7")); it needs `sheet`.
+    """
+
+    book: str
+    sheet: str | None = None
+    cells: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.book or not self.book.strip():
+            raise ValueError("a refresh scope needs a workbook name")
+        if self.cells is not None:
+            if self.sheet is None:
+                raise ValueError("a refresh scope with cells needs the sheet they are on")
+            cells = self.cells
+            if isinstance(cells, str):
+                cells = cells.split(",")
+            normalised = frozenset(a.strip().replace("$", "").upper() for a in cells if a.strip())
+            if not normalised:
+                raise ValueError("a refresh scope with cells needs at least one cell")
+            for area in normalised:
+                parse_area(area)  # fails early on a malformed address
+            object.__setattr__(self, "cells", normalised)
+
+    @property
+    def target(self) -> tuple[str, str | None, frozenset[str] | None]:
+        """What the scope covers, folded: the registry keeps one floor per target."""
+        return _fold(self.book), None if self.sheet is None else _fold(self.sheet), self.cells
+
+    def covers(self, book: str, sheet: str, address: str) -> bool:
+        if _fold(book) != _fold(self.book):
+            return False
+        if self.sheet is None:
+            return True
+        if _fold(sheet) != _fold(self.sheet):
+            return False
+        if self.cells is None:
+            return True
+        row, col = parse_cell(address.split(":")[0])  # a spill's anchor is its top-left cell
+        for area in self.cells:
+            top, left, bottom, right = parse_area(area)
+            if top <= row <= bottom and left <= col <= right:
+                return True
+        return False
+
+
+class RefreshRegistry:
+    """Bounded registry of refresh floors: one per target, the newest request wins."""
+
+    def __init__(self, max_scopes: int = MAX_SCOPES) -> None:
+        self.max_scopes = max_scopes
+        self._floors: OrderedDict[tuple, tuple[RefreshScope, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def request(self, scope: RefreshScope, moment: float | None = None) -> float:
+        floor = time.time() if moment is None else float(moment)
+        with self._lock:
+            self._floors.pop(scope.target, None)
+            self._floors[scope.target] = (scope, floor)
+            while len(self._floors) > self.max_scopes:
+                self._floors.popitem(last=False)  # the oldest request goes first
+        return floor
+
+    def floor_for(self, book: str, sheet: str, address: str) -> float | None:
+        with self._lock:
+            scopes = list(self._floors.values())
+        floors = [floor for scope, floor in scopes if scope.covers(book, sheet, address)]
+        return max(floors) if floors else None
+
+    def __bool__(self) -> bool:
+        return bool(self._floors)
+
+    def __len__(self) -> int:
+        return len(self._floors)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._floors.clear()
+
+
+_registry = RefreshRegistry()
+
+
+def request_refresh(scope: RefreshScope, moment: float | None = None) -> float:
+    """Register a refresh of `scope` as of `moment` (default: now); returns the floor."""
+    return _registry.request(scope, moment)
+
+
+def floor_for(book: str, sheet: str, address: str) -> float | None:
+    """The freshness floor of one cell: the newest refresh covering it, or None."""
+    if not _registry:  # the common case, and the cheapest: no refresh was ever asked for
+        return None
+    return _registry.floor_for(book, sheet, address)
+
+
+def has_scopes() -> bool:
+    return bool(_registry)
+
+
+def clear_scopes() -> None:
+    _registry.clear()

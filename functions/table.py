@@ -1,0 +1,236 @@
+"""The function table: every RATES_* worksheet function, in one place.
+
+`FUNCTIONS` maps the Excel name to a `FunctionSpec`: its arguments (name, kind, Function
+Wizard text, whether required, the service parameter it feeds), the endpoint it calls,
+the result kind and how the answer is shaped into a cell value. The xlwings UDFs, the
+headless `formulas` engine (which also registers `spec.dotted_name`, RATES.SWAP) and an
+Office.js adapter all read this table; none of them repeats it.
+
+Units stay the service's: swap, forward, fixing and historical rates in percent (2.6 is
+2.6 %), government yields as decimals (0.0347 is 3.47 %), discount factors as plain
+numbers, FX as quote currency per one unit of base.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from rates_xl.functions.core import Arg, FunctionSpec
+
+# -- argument rows shared by several functions ---------------------------------------------------
+
+_INDEX = Arg("index", "index", "Rate index, e.g. SOFR, ESTR, SONIA, 3M EURIBOR (names as the service spells them).", param="index")
+_VALUATION = Arg(
+    "valuation_time", "timestamp",
+    "Optional. Value as of this moment (UTC): a date-time cell or 2026-01-01T16:00:00Z. "
+    "Empty: now. Trial keys must leave it empty.",
+    required=False, param="valuation_time",
+)
+_HEADERS = Arg("headers", "bool", "Optional. FALSE to leave out the header row. Default TRUE.",
+               required=False, default=True)
+_EOM = Arg("end_of_month", "bool", "Optional. TRUE to roll periods to month ends. Default: the service's.",
+           required=False, param="is_end_of_month")
+
+
+def _start(param: str = "start_date") -> Arg:
+    return Arg("start", "date_or_tenor", "Start: a date, or a tenor from today like 0D (spot) or 1Y.", param=param)
+
+
+def _end(param: str = "end_date") -> Arg:
+    return Arg("end", "date_or_tenor", "End: a date, or a tenor like 10Y.", param=param)
+
+
+# -- cross-argument rules ------------------------------------------------------------------------
+
+def _after(later: str, earlier: str):
+    """When both are dates, `later` must come after `earlier` (tenors are the service's to judge)."""
+
+    def check(values: dict[str, Any]) -> tuple[str, str] | None:
+        a, b = values.get(later), values.get(earlier)
+        if isinstance(a, date) and isinstance(b, date) and a <= b:
+            return later, f"{a.isoformat()} is not after {earlier} {b.isoformat()}"
+        return None
+
+    return check
+
+
+def _not_before(later: str, earlier: str):
+    def check(values: dict[str, Any]) -> tuple[str, str] | None:
+        a, b = values.get(later), values.get(earlier)
+        if isinstance(a, date) and isinstance(b, date) and a < b:
+            return later, f"{a.isoformat()} is before {earlier} {b.isoformat()}"
+        return None
+
+    return check
+
+
+# -- shaping answers -----------------------------------------------------------------------------
+
+def _number(attribute: str):
+    def shape(answer: Any, headers: bool) -> float:
+        return float(getattr(answer, attribute))
+
+    return shape
+
+
+def _table(columns: tuple[str, ...], rows_of):
+    """A spill: header row first unless headers is FALSE; an empty answer is a message."""
+
+    def shape(answer: Any, headers: bool) -> list[list[Any]] | str:
+        rows = [list(r) for r in rows_of(answer)]
+        if not rows:
+            from rates_xl.functions.messages import PREFIX
+
+            return f"{PREFIX} no data: the service returned no points for this request"
+        return ([list(columns)] if headers and columns else []) + rows
+
+    shape.columns = columns
+    return shape
+
+
+def _status(client: Any, headers: bool) -> list[list[Any]]:
+    stats = client.stats()
+    return [
+        ["Base URL", client.base_url],
+        ["API key", "set" if client.has_key else "not set"],
+        ["Requests sent", stats["requests_sent"]],
+        ["Cache hits", stats["cache_hits"]],
+        ["Cached answers", stats["cached_answers"]],
+        ["Throttled waits", stats["throttled_waits"]],
+        ["Retries", stats["retries"]],
+        ["Last error", stats["last_error"] or "none"],
+    ]
+
+
+_SWAPCURVE_COLS = ("Tenor", "Rate")
+_FWDCURVE_COLS = ("Start", "End", "Forward")
+_DFCURVE_COLS = ("Date", "DF")
+_HISTORY_COLS = ("Date", "Rate")
+
+_SPECS = [
+    FunctionSpec(
+        "RATES_SWAP",
+        "Par swap rate in percent (2.6 = 2.6 %) for the given terms. /v1/swap_rate",
+        (
+            _INDEX,
+            _start(),
+            Arg("maturity", "date_or_tenor", "Maturity: a date, or a tenor from start like 10Y.", param="maturity_date"),
+            Arg("fixed_freq", "frequency", "Fixed-leg payment frequency: 1M, 3M, 6M, 12M or 1Y.", param="fixed_leg_frequency"),
+            Arg("float_freq", "frequency", "Optional. Floating-leg frequency. Default: the service's for the index.",
+                required=False, param="floating_leg_frequency"),
+            Arg("fixed_day_count", "day_count", "Optional. Fixed-leg day count, e.g. Actual360, Thirty360BondBasis.",
+                required=False, param="fixed_leg_day_count"),
+            Arg("float_day_count", "day_count", "Optional. Floating-leg day count, e.g. Actual360.",
+                required=False, param="floating_leg_day_count"),
+            _VALUATION,
+        ),
+        "swap_rate", "number", _number("swap_rate"), unit="percent",
+        checks=(_after("maturity", "start"),),
+    ),
+    FunctionSpec(
+        "RATES_SWAPCURVE",
+        "Swap curve of an index: spills Tenor, Rate (percent), with the index's own conventions. /v1/get_swap_curve",
+        (_INDEX, _VALUATION, _HEADERS),
+        "swap_curve", "table",
+        _table(_SWAPCURVE_COLS, lambda a: ([p.tenor, float(p.swap_rate)] for p in a.swap_rates)),
+        columns=_SWAPCURVE_COLS, unit="percent",
+    ),
+    FunctionSpec(
+        "RATES_FORWARD",
+        "Forward rate in percent between two dates or tenors. /v1/forward_rate",
+        (_INDEX, _start(), _end(), _VALUATION),
+        "forward_rate", "number", _number("forward_rate"), unit="percent",
+        checks=(_after("end", "start"),),
+    ),
+    FunctionSpec(
+        "RATES_FORWARDCURVE",
+        "Forward curve: spills Start, End, Forward (percent) for periods of `tenor` every `frequency`. /v1/forward_curve",
+        (
+            _INDEX, _start(), _end(),
+            Arg("tenor", "tenor", "Length of each forward period, e.g. 3M.", param="tenor"),
+            Arg("frequency", "frequency", "Spacing between period starts, e.g. 3M.", param="frequency"),
+            _EOM, _VALUATION, _HEADERS,
+        ),
+        "forward_curve", "table",
+        _table(_FWDCURVE_COLS, lambda a: ([p.start_date, p.end_date, float(p.forward_rate)] for p in a.curve)),
+        columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end", "start"),),
+    ),
+    FunctionSpec(
+        "RATES_DF",
+        "Discount factor (a plain number like 0.96) to a date or tenor. /v1/discount_factor",
+        (_INDEX, Arg("date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
+        "discount_factor", "number", _number("discount_factor"), unit="plain number",
+    ),
+    FunctionSpec(
+        "RATES_DFCURVE",
+        "Discount curve: spills Date, DF (plain numbers) on a schedule from start to end. /v1/discount_curve",
+        (
+            _INDEX, _start(), _end(),
+            Arg("frequency", "frequency", "Spacing of the schedule, e.g. 3M or 6M.", param="frequency"),
+            _EOM, _VALUATION, _HEADERS,
+        ),
+        "discount_curve", "table",
+        _table(_DFCURVE_COLS, lambda a: ([p.date, float(p.discount_factor)] for p in a.curve)),
+        columns=_DFCURVE_COLS, unit="plain number", checks=(_after("end", "start"),),
+    ),
+    FunctionSpec(
+        "RATES_FX",
+        "FX spot rate: quote currency per one unit of base (EURUSD 1.177). /v1/fx",
+        (Arg("pair", "currency_pair", "Currency pair, base then quote: EURUSD (EUR/USD works too).", param="currency_pair"),
+         _VALUATION),
+        "fx_spot", "number", _number("rate"), unit="quote per base",
+    ),
+    FunctionSpec(
+        "RATES_FXFORWARD",
+        "FX forward rate for a date: quote currency per one unit of base. /v1/fx_forward",
+        (Arg("pair", "currency_pair", "Currency pair, base then quote: EURUSD.", param="currency_pair"),
+         Arg("date", "date", "Optional. Forward date (a date, not a tenor). Empty: today.", required=False, param="date"),
+         _VALUATION),
+        "fx_forward", "number", _number("rate"), unit="quote per base",
+    ),
+    FunctionSpec(
+        "RATES_GOVYIELD",
+        "Government zero-coupon yield as a DECIMAL (0.0347 = 3.47 %), semi-annual compounding. /v1/gov_yield",
+        (Arg("country", "country", "Country code: US, UK, DE, FR, IT, ES, JP, CA, AU.", param="country_code"),
+         Arg("maturity", "date_or_tenor", "Maturity: a date, or a tenor like 10Y.", param="maturity"),
+         Arg("forward_start", "date_or_tenor", "Optional. Forward start: a date or a tenor. Empty: spot.",
+             required=False, param="forward_start"),
+         _VALUATION),
+        "gov_yield", "number", _number("yield_"), unit="decimal",
+    ),
+    FunctionSpec(
+        "RATES_FIXING",
+        "Published fixing of an index in percent, for a date (empty: the latest). /v1/fixing",
+        (_INDEX, Arg("date", "date", "Optional. Fixing date. Empty: latest. Trial keys must leave it empty.",
+                     required=False, param="valuation_date")),
+        "fixing", "number", _number("fixing_rate"), unit="percent",
+    ),
+    FunctionSpec(
+        "RATES_SWAPHISTORY",
+        "Historical swap rates of an index and tenor: spills Date, Rate (percent). /v1/historical_swap_rates",
+        (_INDEX,
+         Arg("tenor", "tenor", "Swap tenor, e.g. 10Y.", param="tenor"),
+         Arg("start", "date", "First date of the history.", param="start_date"),
+         Arg("end", "date", "Last date of the history.", param="end_date"),
+         _HEADERS),
+        "historical_swap_rates", "table",
+        _table(_HISTORY_COLS, lambda a: ([p.date, float(p.rate)] for p in a.swap_rates)),
+        columns=_HISTORY_COLS, unit="percent", checks=(_not_before("end", "start"),),
+    ),
+    FunctionSpec(
+        "RATES_TENORS",
+        "Swap tenors the service has for an index: spills one column, no header. /v1/swap_rate_tenors",
+        (_INDEX,),
+        "swap_rate_tenors", "column",
+        _table((), lambda a: ([t] for t in a.tenors)),
+    ),
+    FunctionSpec(
+        "RATES_STATUS",
+        "Connection status: base URL, key set or not (never the key), requests, cache hits, waits, last error.",
+        (), None, "rows", _status, volatile=True,
+    ),
+]
+
+#: Excel name -> FunctionSpec. The one table every host reads.
+FUNCTIONS: dict[str, FunctionSpec] = {spec.name: spec for spec in _SPECS}
