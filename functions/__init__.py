@@ -96,26 +96,26 @@ def RATES_SWAPCURVE(index, valuation_time=None, headers=None, caller=None):
 
 
 @_udf
-def RATES_FORWARD(index, start, end, valuation_time=None, caller=None):
-    return _run("RATES_FORWARD", caller, (index, start, end, valuation_time))
+def RATES_FORWARD(index, start, end_date, valuation_time=None, caller=None):
+    return _run("RATES_FORWARD", caller, (index, start, end_date, valuation_time))
 
 
 @_udf
-def RATES_FORWARDCURVE(index, start, end, tenor, frequency, end_of_month=None, valuation_time=None,
+def RATES_FORWARDCURVE(index, start, end_date, tenor, frequency, end_of_month=None, valuation_time=None,
                        headers=None, caller=None):
-    return _run("RATES_FORWARDCURVE", caller, (index, start, end, tenor, frequency, end_of_month,
+    return _run("RATES_FORWARDCURVE", caller, (index, start, end_date, tenor, frequency, end_of_month,
                                                valuation_time, headers))
 
 
 @_udf
-def RATES_DF(index, date, valuation_time=None, caller=None):
-    return _run("RATES_DF", caller, (index, date, valuation_time))
+def RATES_DF(index, pay_date, valuation_time=None, caller=None):
+    return _run("RATES_DF", caller, (index, pay_date, valuation_time))
 
 
 @_udf
-def RATES_DFCURVE(index, start, end, frequency, end_of_month=None, valuation_time=None, headers=None,
+def RATES_DFCURVE(index, start, end_date, frequency, end_of_month=None, valuation_time=None, headers=None,
                   caller=None):
-    return _run("RATES_DFCURVE", caller, (index, start, end, frequency, end_of_month, valuation_time,
+    return _run("RATES_DFCURVE", caller, (index, start, end_date, frequency, end_of_month, valuation_time,
                                           headers))
 
 
@@ -125,8 +125,8 @@ def RATES_FX(pair, valuation_time=None, caller=None):
 
 
 @_udf
-def RATES_FXFORWARD(pair, date=None, valuation_time=None, caller=None):
-    return _run("RATES_FXFORWARD", caller, (pair, date, valuation_time))
+def RATES_FXFORWARD(pair, value_date=None, valuation_time=None, caller=None):
+    return _run("RATES_FXFORWARD", caller, (pair, value_date, valuation_time))
 
 
 @_udf
@@ -135,13 +135,13 @@ def RATES_GOVYIELD(country, maturity, forward_start=None, valuation_time=None, c
 
 
 @_udf
-def RATES_FIXING(index, date=None, caller=None):
-    return _run("RATES_FIXING", caller, (index, date))
+def RATES_FIXING(index, fixing_date=None, caller=None):
+    return _run("RATES_FIXING", caller, (index, fixing_date))
 
 
 @_udf
-def RATES_SWAPHISTORY(index, tenor, start, end, headers=None, caller=None):
-    return _run("RATES_SWAPHISTORY", caller, (index, tenor, start, end, headers))
+def RATES_SWAPHISTORY(index, tenor, start, end_date, headers=None, caller=None):
+    return _run("RATES_SWAPHISTORY", caller, (index, tenor, start, end_date, headers))
 
 
 @_udf

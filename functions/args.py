@@ -174,7 +174,13 @@ def date_or_tenor(value: Any) -> date | str:
         return tenor
     if isinstance(value, str) and _AMBIGUOUS_DATE.match(value):
         raise ArgProblem(f"{show(value)} is ambiguous text; use a date cell, 2026-01-01 or a tenor like 10Y")
-    when = _as_datetime(value)
+    try:
+        when = _as_datetime(value)
+    except ArgProblem:  # a number too small or large to be a date: most likely a tenor without unit
+        raise ArgProblem(
+            f"{show(value)} is not a date or a tenor like 10Y (numbers count as Excel dates from "
+            f"{_SERIAL_MIN} = 1950-01-01)"
+        ) from None
     if when is None:
         raise ArgProblem(f"{show(value)} is not a date or a tenor like 10Y")
     return when.date()

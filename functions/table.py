@@ -38,7 +38,7 @@ def _start(param: str = "start_date") -> Arg:
 
 
 def _end(param: str = "end_date") -> Arg:
-    return Arg("end", "date_or_tenor", "End: a date, or a tenor like 10Y.", param=param)
+    return Arg("end_date", "date_or_tenor", "End: a date, or a tenor like 10Y.", param=param)
 
 
 # -- cross-argument rules ------------------------------------------------------------------------
@@ -141,7 +141,7 @@ _SPECS = [
         "Forward rate in percent between two dates or tenors. /v1/forward_rate",
         (_INDEX, _start(), _end(), _VALUATION),
         "forward_rate", "number", _number("forward_rate"), unit="percent",
-        checks=(_after("end", "start"),),
+        checks=(_after("end_date", "start"),),
     ),
     FunctionSpec(
         "RATES_FORWARDCURVE",
@@ -154,12 +154,12 @@ _SPECS = [
         ),
         "forward_curve", "table",
         _table(_FWDCURVE_COLS, lambda a: ([p.start_date, p.end_date, float(p.forward_rate)] for p in a.curve)),
-        columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end", "start"),),
+        columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end_date", "start"),),
     ),
     FunctionSpec(
         "RATES_DF",
         "Discount factor (a plain number like 0.96) to a date or tenor. /v1/discount_factor",
-        (_INDEX, Arg("date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
+        (_INDEX, Arg("pay_date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
         "discount_factor", "number", _number("discount_factor"), unit="plain number",
     ),
     FunctionSpec(
@@ -172,7 +172,7 @@ _SPECS = [
         ),
         "discount_curve", "table",
         _table(_DFCURVE_COLS, lambda a: ([p.date, float(p.discount_factor)] for p in a.curve)),
-        columns=_DFCURVE_COLS, unit="plain number", checks=(_after("end", "start"),),
+        columns=_DFCURVE_COLS, unit="plain number", checks=(_after("end_date", "start"),),
     ),
     FunctionSpec(
         "RATES_FX",
@@ -185,7 +185,7 @@ _SPECS = [
         "RATES_FXFORWARD",
         "FX forward rate for a date: quote currency per one unit of base. /v1/fx_forward",
         (Arg("pair", "currency_pair", "Currency pair, base then quote: EURUSD.", param="currency_pair"),
-         Arg("date", "date", "Optional. Forward date (a date, not a tenor). Empty: today.", required=False, param="date"),
+         Arg("value_date", "date", "Optional. Forward value date (a date, not a tenor). Empty: today.", required=False, param="date"),
          _VALUATION),
         "fx_forward", "number", _number("rate"), unit="quote per base",
     ),
@@ -202,7 +202,7 @@ _SPECS = [
     FunctionSpec(
         "RATES_FIXING",
         "Published fixing of an index in percent, for a date (empty: the latest). /v1/fixing",
-        (_INDEX, Arg("date", "date", "Optional. Fixing date. Empty: latest. Trial keys must leave it empty.",
+        (_INDEX, Arg("fixing_date", "date", "Optional. Fixing date. Empty: latest. Trial keys must leave it empty.",
                      required=False, param="valuation_date")),
         "fixing", "number", _number("fixing_rate"), unit="percent",
     ),
@@ -212,11 +212,11 @@ _SPECS = [
         (_INDEX,
          Arg("tenor", "tenor", "Swap tenor, e.g. 10Y.", param="tenor"),
          Arg("start", "date", "First date of the history.", param="start_date"),
-         Arg("end", "date", "Last date of the history.", param="end_date"),
+         Arg("end_date", "date", "Last date of the history.", param="end_date"),
          _HEADERS),
         "historical_swap_rates", "table",
         _table(_HISTORY_COLS, lambda a: ([p.date, float(p.rate)] for p in a.swap_rates)),
-        columns=_HISTORY_COLS, unit="percent", checks=(_not_before("end", "start"),),
+        columns=_HISTORY_COLS, unit="percent", checks=(_not_before("end_date", "start"),),
     ),
     FunctionSpec(
         "RATES_TENORS",
