@@ -16,6 +16,7 @@ from rates_xl import __version__
 
 COMMAND_MODULES = [
     "rates_xl.client.cli",  # call
+    "rates_xl.sandbox.cli",  # sandbox
 ]
 
 

@@ -1,0 +1,85 @@
+"""`rates-xl sandbox`: run the local reference service in the foreground.
+
+Imports nothing heavy at import time: FastAPI, uvicorn and QuantLib load in the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rates_xl.sandbox import BUILTIN_KEYS, DEFAULT_PORT, KEY_KINDS
+
+
+def _extra_key(text: str) -> tuple[str, str]:
+    key, _, kind = text.partition("=")
+    kind = kind or "paid"
+    if not key or kind not in KEY_KINDS:
+        raise argparse.ArgumentTypeError(f"expected KEY or KEY=KIND with KIND one of {', '.join(KEY_KINDS)}")
+    return key, kind
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("expected a number between 0 and 1")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("expected a number >= 0")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("expected a number > 0")
+    return value
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "sandbox",
+        help="run the local reference Rates Data Service (no key, no network needed)",
+        description="Serve the sandbox Rates Data Service on loopback until Ctrl+C.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--rate-limit", type=_positive, default=20.0, metavar="RPS", help="requests per second per key (default 20)")
+    parser.add_argument("--burst", type=int, default=50, metavar="N", help="burst allowance per key (default 50)")
+    parser.add_argument("--latency-ms", type=_non_negative, default=0.0, metavar="MS", help="delay added to every answer")
+    parser.add_argument("--fail-rate", type=_fraction, default=0.0, metavar="P", help="fraction of answers turned into 503")
+    parser.add_argument("--storm-seconds", type=_non_negative, default=0.0, metavar="S", help="answer 429 to everything for the first S seconds")
+    parser.add_argument("--extra-key", type=_extra_key, action="append", default=[], metavar="KEY[=KIND]",
+                        help=f"accept another key; KIND is one of {', '.join(KEY_KINDS)} (default paid)")
+    parser.add_argument("--seed", type=int, default=0, help="scenario seed (default 0)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rates_xl.cli import CommandError
+
+    if args.burst < 1:
+        raise CommandError("--burst must be at least 1")
+    try:
+        from rates_xl.sandbox.server import serve
+    except ImportError as exc:  # the sandbox extra is not installed
+        raise CommandError(f"the sandbox needs FastAPI, uvicorn and QuantLib: pip install 'rates-xl[sandbox]' ({exc})") from None
+
+    def announce(port: int) -> None:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"rates-xl sandbox serving at http://{host}:{port}  (API under /v1, schema at /openapi.json)")
+        print("keys (send as x-api-key):")
+        for key, kind in {**BUILTIN_KEYS, **dict(args.extra_key)}.items():
+            print(f"  {key:<20} {kind}")
+        print("Ctrl+C stops it.", flush=True)
+
+    try:
+        serve(args.host, args.port, announce=announce, rate_limit=args.rate_limit, burst=args.burst,
+              latency_ms=args.latency_ms, fail_rate=args.fail_rate, storm_seconds=args.storm_seconds,
+              extra_keys=dict(args.extra_key), seed=args.seed)
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0

@@ -1,0 +1,1 @@
+"""The sandbox's endpoints, one router per concern: rate curves, and other market data."""
