@@ -17,6 +17,7 @@ from rates_xl import __version__
 COMMAND_MODULES = [
     "rates_xl.client.cli",  # call
     "rates_xl.sandbox.cli",  # sandbox
+    "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
 ]
 
 

@@ -1,0 +1,294 @@
+"""`rates-xl addin build|install|uninstall`, `rates-xl key set|status|clear`, `rates-xl doctor`.
+
+Cheap to import: the work is in rates_xl.addin.build / install / keys / doctor, imported by
+the handlers. Every failure the user can fix ends as a CommandError with one clear line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    _register_addin(subparsers)
+    _register_key(subparsers)
+    doctor = subparsers.add_parser(
+        "doctor", help="check the installation end to end and say what to fix",
+        description="Check Python and package versions, the xlwings config the add-in reads, "
+        "the add-in in XLSTART, the API key, that the service answers, and one test request "
+        "(swap_rate_tenors for SOFR). Exits 1 when a check fails.",
+    )
+    doctor.add_argument("--base-url", help="service root (default: RATES_BASE_URL or the public service)")
+    doctor.add_argument("--timeout", type=_positive, default=5.0, help="seconds per network check (default 5)")
+    _path_options(doctor)
+    doctor.set_defaults(handler=run_doctor)
+
+
+def _register_addin(subparsers: Any) -> None:
+    addin = subparsers.add_parser(
+        "addin", help="build, install or uninstall the Excel add-in",
+        description="The Excel add-in (rates_xl.xlam): build it from xlwings' ribbon template, "
+        "install it for Excel, uninstall it.",
+    )
+    commands = addin.add_subparsers(dest="addin_command", metavar="ACTION", required=True)
+
+    build = commands.add_parser(
+        "build", help="assemble rates_xl.xlam (the VBA step needs Windows Excel)",
+        description="Assemble rates_xl.xlam from xlwings' ribbon add-in template, "
+        "addin/ribbon/customUI14.xml and addin/vba/RatesRibbon.bas. Importing the VBA needs "
+        "Windows Excel with 'Trust access to the VBA project object model'. --check runs every "
+        "other step and check (schema, callbacks, package parts, content types, relationships) "
+        "on any OS and writes nothing.",
+    )
+    build.add_argument("--check", action="store_true", help="check only; write nothing")
+    build.add_argument("--no-vba", action="store_true",
+                       help="write the package without importing the VBA (finish it on Windows)")
+    build.add_argument("-o", "--output", default=str(Path("dist") / "rates_xl.xlam"),
+                       help="where to write the add-in (default: dist/rates_xl.xlam)")
+    build.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    build.add_argument("--template", help="ribbon add-in template (default: the one in the xlwings wheel)")
+    build.add_argument("--schema", help="customui14.xsd (default: ../shared/schemas/customui14.xsd "
+                       "next to the repository, or RATES_XL_CUSTOMUI_XSD)")
+    build.set_defaults(handler=run_build)
+
+    install = commands.add_parser(
+        "install", help="write the xlwings config and place the add-in in XLSTART",
+        description="Set UDF MODULES = rates_xl.functions, the interpreter (this Python) and "
+        "USE UDF SERVER = True in the xlwings user config, keeping every other entry (atomic "
+        "write, backup as .bak), and copy rates_xl.xlam into Excel's XLSTART folder. "
+        "`rates-xl addin uninstall` reverses exactly this.",
+    )
+    install.add_argument("--xlam", help="the built add-in (default: $RATES_XL_XLAM, the package's "
+                         "rates_xl.xlam, or ./dist/rates_xl.xlam)")
+    install.add_argument("--no-addin", action="store_true", help="write only the xlwings config")
+    install.add_argument("--python", help="interpreter Excel should start (default: this one)")
+    _path_options(install)
+    install.set_defaults(handler=run_install)
+
+    uninstall = commands.add_parser(
+        "uninstall", help="reverse exactly what install did",
+        description="Put back every xlwings config entry install changed (unless you changed "
+        "it since), remove the add-in install placed and restore any file it replaced.",
+    )
+    _path_options(uninstall, xlstart=False)
+    uninstall.set_defaults(handler=run_uninstall)
+
+
+def _path_options(parser: argparse.ArgumentParser, xlstart: bool = True) -> None:
+    parser.add_argument("--config", help="xlwings user config file (default: $RATES_XL_XLWINGS_CONF "
+                        "or xlwings' own, ~/.xlwings/xlwings.conf)")
+    if xlstart:
+        parser.add_argument("--xlstart", help="Excel's startup folder (default: $RATES_XL_XLSTART or "
+                            "the per-user XLSTART)")
+
+
+def _register_key(subparsers: Any) -> None:
+    key = subparsers.add_parser(
+        "key", help="store, inspect or clear the API key in the system keychain",
+        description="The API key lives in the system keychain (service rates-xl, user api_key) "
+        "or in the RATES_API_KEY environment variable, which wins. It is never printed.",
+    )
+    commands = key.add_subparsers(dest="key_command", metavar="ACTION", required=True)
+    key_set = commands.add_parser("set", help="prompt for the key (not echoed) and store it",
+                                  description="Prompt for the key without echoing it and store "
+                                  "it in the keychain. With input piped in, read one line.")
+    key_set.set_defaults(handler=run_key_set)
+    commands.add_parser("status", help="say whether a key is set and where from (never the key)"
+                        ).set_defaults(handler=run_key_status)
+    commands.add_parser("clear", help="delete the stored key from the keychain"
+                        ).set_defaults(handler=run_key_clear)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _error(exc: BaseException):
+    from rates_xl.cli import CommandError
+
+    return CommandError(str(exc))
+
+
+# -- addin ------------------------------------------------------------------------------------------
+def run_build(args: argparse.Namespace) -> int:
+    from rates_xl.addin import build
+    from rates_xl.cli import CommandError
+
+    try:
+        schema = build.find_schema(args.schema)
+        template = build.find_template(args.template)
+        result, package = build.run_checks(schema, template)
+    except build.BuildError as exc:
+        raise _error(exc) from None
+    output = Path(args.output)
+    if not args.check and output.exists() and not args.force:
+        raise CommandError(f"{output} exists; pass --force to overwrite it")
+    print(f"template: {template}")
+    print(f"checks: {len(result.passed)} passed, {len(result.problems)} failed, "
+          f"{len(result.skipped)} skipped")
+    for line in result.skipped:
+        print(f"  skipped: {line}")
+    for line in result.problems:
+        print(f"  FAILED: {line}")
+    if not result.ok:
+        raise CommandError(f"{len(result.problems)} check(s) failed; nothing written")
+    if args.check:
+        print("check only: nothing written. On Windows, `rates-xl addin build` also imports the VBA.")
+        return 0
+    if not args.no_vba and not sys.platform.startswith("win"):
+        raise CommandError(
+            "importing the VBA module needs Windows Excel. Here, `rates-xl addin build --check` "
+            "checks everything else and `--no-vba` writes the package to finish on Windows "
+            "(see addin/README.md)"
+        )
+    from rates_xl.addin.install import InstallError, write_atomic
+
+    try:
+        write_atomic(output, package, backup=output.exists())
+    except InstallError as exc:
+        raise _error(exc) from None
+    print(f"wrote {output}")
+    if args.no_vba:
+        print("not finished: the VBA module is not imported yet; see addin/README.md, "
+              "'Finish the build on Windows by hand'")
+        return 0
+    try:
+        for line in build.import_vba(output.resolve()):  # pragma: no cover - Windows Excel only
+            print(line)
+    except build.BuildError as exc:  # pragma: no cover
+        raise _error(exc) from None
+    print(f"built {output}")  # pragma: no cover
+    return 0  # pragma: no cover
+
+
+def _locations(args: argparse.Namespace, want_xlstart: bool):
+    from rates_xl.addin import install
+
+    config = install.config_path(args.config)
+    xlstart, problem = None, None
+    if want_xlstart:
+        try:
+            xlstart = install.xlstart_dir(args.xlstart)
+        except install.InstallError as exc:
+            problem = str(exc)
+    return config, xlstart, problem
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from rates_xl.addin import install
+
+    config, xlstart, problem = _locations(args, want_xlstart=not args.no_addin)
+    if problem and not args.no_addin:
+        raise _error(problem)
+    xlam = Path(args.xlam) if args.xlam else install.default_xlam()
+    try:
+        report = install.install(config, None if args.no_addin else xlstart, xlam,
+                                 install.desired_settings(args.python))
+    except install.InstallError as exc:
+        raise _error(exc) from None
+    for line in report.lines:
+        print(line)
+    print("installed. Restart Excel to load the add-in; `rates-xl doctor` checks the set-up.")
+    return 0
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    from rates_xl.addin import install
+
+    config = install.config_path(args.config)
+    try:
+        report = install.uninstall(config)
+    except install.InstallError as exc:
+        raise _error(exc) from None
+    for line in report.lines:
+        print(line)
+    for line in report.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    print("uninstalled.")
+    return 0
+
+
+# -- key --------------------------------------------------------------------------------------------
+def _read_secret() -> str:
+    import getpass
+
+    if sys.stdin is None:
+        raise _error("no input to read the key from")
+    if not sys.stdin.isatty():
+        # Piped in (`... | rates-xl key set`): read one line; nothing is echoed either way.
+        return sys.stdin.readline().rstrip("\r\n")
+    return getpass.getpass("API key (input hidden): ")
+
+
+def run_key_set(args: argparse.Namespace) -> int:
+    from rates_xl.addin import keys
+
+    try:
+        secret = _read_secret()
+    except EOFError:
+        raise _error("no key given") from None
+    try:
+        keys.store_key(secret)
+    except (ValueError, keys.KeychainError) as exc:
+        raise _error(exc) from None
+    finally:
+        del secret
+    print(f"stored the key in the keychain ({keys.backend_name()}), service "
+          f"{keys.KEYRING_SERVICE!r}, user {keys.KEYRING_USERNAME!r}")
+    if keys.key_state().in_environment:
+        print(f"note: {keys.ENV_VAR} is set in this environment and takes precedence")
+    return 0
+
+
+def run_key_status(args: argparse.Namespace) -> int:
+    from rates_xl.addin import keys
+
+    state = keys.key_state()
+    print(f"API key: {state.describe()}")
+    if not state.is_set:
+        print("to set one: rates-xl key set")
+    return 0 if state.is_set else 1
+
+
+def run_key_clear(args: argparse.Namespace) -> int:
+    from rates_xl.addin import keys
+
+    try:
+        removed = keys.clear_key()
+    except keys.KeychainError as exc:
+        raise _error(exc) from None
+    print("deleted the key from the keychain" if removed else "no key was stored in the keychain")
+    if keys.key_state().in_environment:
+        print(f"note: {keys.ENV_VAR} is still set in this environment; unset it to remove that key")
+    return 0
+
+
+# -- doctor -----------------------------------------------------------------------------------------
+def run_doctor(args: argparse.Namespace) -> int:
+    from rates_xl.addin import doctor
+    from rates_xl.client.settings import Settings
+
+    config, xlstart, problem = _locations(args, want_xlstart=True)
+    try:
+        base_url = args.base_url or Settings().base_url
+    except Exception as exc:  # a malformed RATES_* variable
+        raise _error(f"the RATES_* settings are invalid: {exc}") from None
+    checks = doctor.run(config, xlstart, problem, base_url, args.timeout)
+    width = max(len(c.name) for c in checks)
+    for check in checks:
+        print(f"[{check.state:>4}] {check.name:<{width}}  {check.detail}")
+        if check.fix and check.state != doctor.OK:
+            print(f"       {'':<{width}}  fix: {check.fix}")
+    failed = [c for c in checks if c.state == doctor.FAIL]
+    print(f"{len(checks) - len(failed)} of {len(checks)} checks passed"
+          + ("" if not failed else f"; fix: {', '.join(c.name for c in failed)}"))
+    return 1 if failed else 0

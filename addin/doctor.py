@@ -1,0 +1,175 @@
+"""`rates-xl doctor`: check the installation end to end and say what to fix for each failure.
+
+Checks, in the order a problem would bite: Python and package versions, the xlwings
+config the add-in reads, the add-in in XLSTART, the API key, the base URL answering at all,
+and one real request through the client (`swap_rate_tenors` for SOFR).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+OK, WARN, FAIL = "ok", "warn", "FAIL"
+PACKAGES = ("rates-xl", "xlwings", "keyring", "pydantic", "requests", "tenacity", "cachetools")
+MIN_PYTHON = (3, 11)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    state: str  # OK, WARN or FAIL
+    detail: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class Reachability:
+    reachable: bool
+    summary: str
+
+
+def probe(base_url: str, timeout: float = 5.0) -> Reachability:
+    """Does anything answer HTTP at the base URL? Any status counts as reachable."""
+    import requests
+
+    started = time.perf_counter()
+    try:
+        response = requests.get(base_url, timeout=timeout, allow_redirects=False)
+    except requests.exceptions.InvalidURL:
+        return Reachability(False, f"not a valid URL: {base_url}")
+    except requests.exceptions.MissingSchema:
+        return Reachability(False, f"not a valid URL (no http:// or https://): {base_url}")
+    except requests.exceptions.SSLError:
+        return Reachability(False, "TLS handshake failed (a proxy or an old certificate store?)")
+    except requests.exceptions.Timeout:
+        return Reachability(False, f"no answer within {timeout:g} s")
+    except requests.exceptions.ConnectionError as exc:
+        reason = "connection refused" if "refused" in str(exc).lower() else "cannot connect"
+        return Reachability(False, reason)
+    except requests.exceptions.RequestException as exc:
+        return Reachability(False, type(exc).__name__)
+    elapsed = (time.perf_counter() - started) * 1000
+    response.close()
+    return Reachability(True, f"reachable (HTTP {response.status_code} in {elapsed:.0f} ms)")
+
+
+def check_python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    if sys.version_info[:2] < MIN_PYTHON:
+        return Check("python", FAIL, f"Python {version} at {sys.executable}",
+                     "install Python 3.11 or newer and reinstall rates-xl with it")
+    return Check("python", OK, f"Python {version} at {sys.executable}")
+
+
+def check_packages() -> Check:
+    from importlib import metadata
+
+    found, missing = [], []
+    for name in PACKAGES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        return Check("packages", FAIL, "missing: " + ", ".join(missing),
+                     'reinstall: pip install --upgrade "rates-xl"')
+    return Check("packages", OK, ", ".join(found))
+
+
+def check_config(config: Path) -> Check:
+    from rates_xl.addin.install import desired_settings, interpreter_key, read_config
+
+    conf = read_config(config)
+    if not conf.lines:
+        return Check("xlwings config", FAIL, f"no settings at {config}",
+                     "run: rates-xl addin install")
+    wanted = desired_settings()
+    problems = []
+    udf = conf.get("UDF MODULES") or ""
+    if "rates_xl.functions" not in [m.strip() for m in udf.split(";")]:
+        problems.append(f"UDF MODULES is {udf or 'not set'} (needs rates_xl.functions)")
+    interpreter = conf.get(interpreter_key())
+    if not interpreter:
+        problems.append(f"{interpreter_key()} is not set")
+    elif not Path(interpreter).exists():
+        problems.append(f"{interpreter_key()} points at {interpreter}, which does not exist")
+    elif Path(interpreter).resolve() != Path(wanted[interpreter_key()]).resolve():
+        problems.append(f"{interpreter_key()} is {interpreter}, not this Python ({sys.executable})")
+    if (conf.get("USE UDF SERVER") or "").strip().lower() != "true":
+        problems.append("USE UDF SERVER is not True (the ribbon could not reach the cells' cache)")
+    if problems:
+        return Check("xlwings config", FAIL if len(problems) > 1 or "UDF" in problems[0] else WARN,
+                     f"{config}: " + "; ".join(problems), "run: rates-xl addin install")
+    return Check("xlwings config", OK, f"{config}: UDF modules, interpreter and UDF server set")
+
+
+def check_addin(xlstart: Path | None, problem: str | None) -> Check:
+    from rates_xl.addin.install import ADDIN_NAME
+
+    if xlstart is None:
+        return Check("add-in", WARN, problem or "no XLSTART folder on this platform",
+                     "on Windows: rates-xl addin install")
+    path = xlstart / ADDIN_NAME
+    if path.is_file():
+        return Check("add-in", OK, f"{path}")
+    return Check("add-in", WARN, f"not in {xlstart}",
+                 "run: rates-xl addin install (after rates-xl addin build on Windows)")
+
+
+def check_key() -> Check:
+    from rates_xl.addin.keys import key_state
+
+    state = key_state()
+    if state.is_set:
+        return Check("api key", OK, state.describe())
+    fix = "run: rates-xl key set (or set RATES_API_KEY)"
+    return Check("api key", WARN if state.keychain_problem is None else FAIL, state.describe(), fix)
+
+
+def check_reachable(base_url: str, timeout: float) -> Check:
+    reach = probe(base_url, timeout)
+    if reach.reachable:
+        return Check("service", OK, f"{base_url}: {reach.summary}")
+    return Check("service", FAIL, f"{base_url}: {reach.summary}",
+                 "check the network, a proxy (HTTPS_PROXY) or RATES_BASE_URL")
+
+
+def check_request(base_url: str, timeout: float) -> Check:
+    from rates_xl.client import AuthError, RatesClient, RatesError
+
+    try:
+        with RatesClient(base_url=base_url, timeout=timeout, max_attempts=1,
+                         deadline=timeout * 2) as client:
+            answer = client.swap_rate_tenors(index="SOFR")
+    except AuthError as exc:
+        fix = {"missing": "run: rates-xl key set",
+               "invalid": "the key is wrong: run rates-xl key set with the right one",
+               "expired": "the trial has ended: renew the subscription, then rates-xl key set"}
+        return Check("test request", FAIL, f"swap_rate_tenors(SOFR): {exc}",
+                     fix.get(exc.reason, "check the key's permissions with the provider"))
+    except RatesError as exc:
+        return Check("test request", FAIL, f"swap_rate_tenors(SOFR): {exc}",
+                     "see the message; rates-xl call swap_rate_tenors index=SOFR shows the answer")
+    except Exception as exc:  # a settings problem (e.g. a bad RATES_TIMEOUT) lands here
+        return Check("test request", FAIL, f"could not make the request: {type(exc).__name__}: {exc}",
+                     "check the RATES_* environment variables")
+    tenors = answer.tenors
+    shown = ", ".join(tenors[:6]) + (", ..." if len(tenors) > 6 else "")
+    return Check("test request", OK, f"swap_rate_tenors(SOFR): {len(tenors)} tenors ({shown})")
+
+
+def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
+        timeout: float) -> list[Check]:
+    checks = [check_python(), check_packages(), check_config(config),
+              check_addin(xlstart, xlstart_problem), check_key()]
+    reach = check_reachable(base_url, timeout)
+    checks.append(reach)
+    if reach.state == OK:
+        checks.append(check_request(base_url, timeout))
+    else:
+        checks.append(Check("test request", FAIL, "skipped: the service is not reachable",
+                            "fix the service check first"))
+    return checks

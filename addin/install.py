@@ -1,0 +1,393 @@
+"""`rates-xl addin install / uninstall`: the xlwings user config and the add-in in XLSTART.
+
+What install does, and uninstall reverses exactly:
+1. In the xlwings user config (`~/.xlwings/xlwings.conf` on Windows, the path xlwings
+   itself uses: `xlwings.USER_CONFIG_FILE`), set
+   - `UDF MODULES` = `rates_xl.functions` (the UDF module),
+   - `INTERPRETER_WIN` (macOS: `INTERPRETER_MAC`) = this Python,
+   - `USE UDF SERVER` = `True`, so the ribbon's RunPython calls run inside the process that
+     evaluates the RATES_* cells: Refresh and Clear Cache act on the cells' own client.
+   Other entries and lines are kept byte for byte. The file is rewritten atomically
+   (temporary file + rename) after a copy of the old one is saved as `xlwings.conf.bak`.
+2. Copy `rates_xl.xlam` into Excel's per-user XLSTART folder (any file it replaces is
+   kept as `rates_xl.xlam.bak`).
+3. Record both in `rates_xl-install.json` next to the config: each key's previous values
+   (or that it was absent) and the placed file's SHA-256.
+
+Uninstall puts back every key we changed unless the user changed it since (then it is left
+and reported), removes the add-in only if it is still the file we placed, restores a file
+we replaced, and deletes the record.
+
+The file format is xlwings' own: one `"KEY","VALUE"` line per entry, keys compared without
+regard to case (the add-in's VBA `GetConfigFromFile` takes the first match, xlwings' Python
+the last, so every matching line gets the value). Values cannot contain a double quote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import locale
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+ADDIN_NAME = "rates_xl.xlam"
+UDF_MODULE = "rates_xl.functions"
+RECORD_NAME = "rates_xl-install.json"
+
+#: Environment overrides, for tests and unusual set-ups (options win over these).
+ENV_CONFIG = "RATES_XL_XLWINGS_CONF"
+ENV_XLSTART = "RATES_XL_XLSTART"
+ENV_XLAM = "RATES_XL_XLAM"
+
+_LINE = re.compile(r'^\s*"([^"]*)"\s*,\s*"([^"]*)"\s*$|^\s*([^",]+?)\s*,\s*(.*?)\s*$')
+
+
+class InstallError(Exception):
+    """A failure the user can fix; the message says how."""
+
+
+# -- where things live ---------------------------------------------------------------------------
+def interpreter_key(platform: str = sys.platform) -> str:
+    return "INTERPRETER_MAC" if platform == "darwin" else "INTERPRETER_WIN"
+
+
+def desired_settings(python: str | None = None, platform: str = sys.platform) -> dict[str, str]:
+    return {
+        "UDF MODULES": UDF_MODULE,
+        interpreter_key(platform): python or sys.executable,
+        "USE UDF SERVER": "True",
+    }
+
+
+def config_path(option: str | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    environ = os.environ if environ is None else environ
+    if option:
+        return Path(option).expanduser()
+    if environ.get(ENV_CONFIG):
+        return Path(environ[ENV_CONFIG]).expanduser()
+    import xlwings
+
+    return Path(xlwings.USER_CONFIG_FILE)
+
+
+def xlstart_dir(option: str | None = None, environ: Mapping[str, str] | None = None,
+                platform: str = sys.platform) -> Path:
+    """Excel's per-user startup folder: files in it open when Excel starts."""
+    environ = os.environ if environ is None else environ
+    if option:
+        return Path(option).expanduser()
+    if environ.get(ENV_XLSTART):
+        return Path(environ[ENV_XLSTART]).expanduser()
+    if platform.startswith("win"):
+        appdata = environ.get("APPDATA")
+        if not appdata:
+            raise InstallError("APPDATA is not set, so XLSTART cannot be found; pass --xlstart DIR")
+        return Path(appdata) / "Microsoft" / "Excel" / "XLSTART"
+    if platform == "darwin":
+        return (Path.home() / "Library" / "Group Containers" / "UBF8T346G9.Office"
+                / "User Content" / "Startup" / "Excel")
+    raise InstallError(
+        f"Excel does not run on {platform}, so there is no XLSTART folder here; pass "
+        f"--xlstart DIR (or set {ENV_XLSTART}) to place the add-in somewhere, or --no-addin "
+        "to write only the xlwings config"
+    )
+
+
+def default_xlam(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The built add-in: $RATES_XL_XLAM, the package's copy, or ./dist/rates_xl.xlam."""
+    environ = os.environ if environ is None else environ
+    if environ.get(ENV_XLAM):
+        return Path(environ[ENV_XLAM]).expanduser()
+    for candidate in (Path(__file__).with_name(ADDIN_NAME), Path.cwd() / "dist" / ADDIN_NAME):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+# -- the config file -----------------------------------------------------------------------------
+@dataclass
+class ConfigFile:
+    """xlwings.conf as lines; only the lines we set are rewritten."""
+
+    lines: list[str] = field(default_factory=list)  # without line endings
+    newline: str = os.linesep
+    trailing_newline: bool = True
+
+    @classmethod
+    def parse(cls, text: str) -> ConfigFile:
+        newline = "\r\n" if "\r\n" in text else "\n"
+        trailing = text.endswith(("\n", "\r"))
+        lines = text.splitlines()
+        return cls(lines, newline, trailing or not lines)
+
+    def render(self) -> str:
+        body = self.newline.join(self.lines)
+        return body + (self.newline if self.lines and self.trailing_newline else "")
+
+    @staticmethod
+    def entry(line: str) -> tuple[str, str] | None:
+        match = _LINE.match(line)
+        if not match:
+            return None
+        if match.group(1) is not None:
+            return match.group(1), match.group(2)
+        return match.group(3).strip().strip('"'), match.group(4).strip().strip('"')
+
+    def _indices(self, key: str) -> list[int]:
+        wanted = key.casefold()
+        found = []
+        for i, line in enumerate(self.lines):
+            parsed = self.entry(line)
+            if parsed and parsed[0].strip().casefold() == wanted:
+                found.append(i)
+        return found
+
+    def get(self, key: str) -> str | None:
+        """The value the add-in's VBA reads: the first matching line."""
+        indices = self._indices(key)
+        return self.entry(self.lines[indices[0]])[1] if indices else None  # type: ignore[index]
+
+    def values(self, key: str) -> list[str]:
+        return [self.entry(self.lines[i])[1] for i in self._indices(key)]  # type: ignore[index]
+
+    def set(self, key: str, value: str) -> list[str] | None:
+        """Set every matching line (append one if none); returns the previous values or None."""
+        if '"' in value or '"' in key:
+            raise InstallError(f"xlwings.conf cannot hold a double quote; {key} = {value!r}")
+        indices = self._indices(key)
+        if not indices:
+            self.lines.append(_format(key, value))
+            return None
+        previous = []
+        for i in indices:
+            old_key, old_value = self.entry(self.lines[i])  # type: ignore[misc]
+            previous.append(old_value)
+            self.lines[i] = _format(old_key.strip(), value)
+        return previous
+
+    def restore(self, key: str, previous: list[str] | None) -> None:
+        indices = self._indices(key)
+        if previous is None:
+            for i in reversed(indices):
+                del self.lines[i]
+            return
+        for n, i in enumerate(indices):
+            old_key, _ = self.entry(self.lines[i])  # type: ignore[misc]
+            self.lines[i] = _format(old_key.strip(), previous[min(n, len(previous) - 1)])
+
+
+def _format(key: str, value: str) -> str:
+    return f'"{key}","{value}"'
+
+
+# Like xlwings and the VBA reading it, the file is in the locale's encoding; bytes that do
+# not decode survive the round trip through surrogateescape, so nothing is lost.
+_ENCODING = locale.getpreferredencoding(False)
+
+
+def read_config(path: Path) -> ConfigFile:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ConfigFile()
+    except OSError as exc:
+        raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return ConfigFile.parse(data.decode(_ENCODING, errors="surrogateescape"))
+
+
+def write_atomic(path: Path, data: bytes, *, backup: bool = True) -> Path | None:
+    """Replace `path` by `data` in one rename; first copy the old file to `<name>.bak`.
+
+    Returns the backup path (None when there was no old file or no backup was asked).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        backup_path = None
+        if backup and path.exists():
+            backup_path = path.with_name(path.name + ".bak")
+            shutil.copy2(path, backup_path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if path.exists():
+                shutil.copymode(path, tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except PermissionError as exc:
+        raise InstallError(
+            f"cannot write {exc.filename or path}: permission denied"
+            + (" (is Excel running? quit it and try again)" if path.suffix == ".xlam" else "")
+        ) from None
+    except OSError as exc:
+        raise InstallError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from None
+    return backup_path
+
+
+def write_config(path: Path, config: ConfigFile) -> Path | None:
+    return write_atomic(path, config.render().encode(_ENCODING, errors="surrogateescape"))
+
+
+# -- install / uninstall -------------------------------------------------------------------------
+@dataclass
+class Report:
+    """What a command did, line by line, for the console."""
+
+    lines: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.lines.append(text)
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _record_path(config: Path) -> Path:
+    return config.with_name(RECORD_NAME)
+
+
+def _load_record(config: Path) -> dict | None:
+    path = _record_path(config)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"cannot read the install record {path}: {exc}; "
+                           "fix or delete it and run the command again") from None
+
+
+def install(config: Path, xlstart: Path | None, xlam: Path | None,
+            settings: Mapping[str, str]) -> Report:
+    """Write the config entries and place the add-in; see the module docstring."""
+    report = Report()
+    if xlstart is not None:
+        if xlam is None or not xlam.is_file():
+            raise InstallError(
+                f"no built add-in at {xlam}" if xlam else
+                "no built add-in found: run `rates-xl addin build` on Windows, pass --xlam "
+                "PATH, or use --no-addin to write only the xlwings config"
+            )
+    record = _load_record(config) or {"changes": {}, "addin": None}
+    # Validate everything before writing anything.
+    for key, value in settings.items():
+        if '"' in value:
+            raise InstallError(f"xlwings.conf cannot hold a double quote; {key} = {value!r}")
+
+    conf = read_config(config)
+    changed = False
+    for key, value in settings.items():
+        current = conf.values(key)
+        if current and all(v == value for v in current):
+            report.add(f"config: {key} already = {value}")
+            record["changes"].setdefault(key, {"value": value, "previous": None, "untouched": True})
+            continue
+        previous = conf.set(key, value)
+        changed = True
+        # On a second install keep what was there before the first one.
+        original = record["changes"].get(key)
+        if original is None or original.get("untouched"):
+            record["changes"][key] = {"value": value, "previous": previous}
+        else:
+            original["value"] = value
+        report.add(f"config: {key} = {value}" + (f" (was {previous[0]})" if previous else ""))
+    if changed:
+        backup = write_config(config, conf)
+        report.add(f"wrote {config}" + (f" (backup: {backup})" if backup else ""))
+
+    if xlstart is not None and xlam is not None:
+        target = xlstart / ADDIN_NAME
+        digest = sha256(xlam)
+        previous_install = record.get("addin")
+        replaced = previous_install.get("replaced_backup") if previous_install else None
+        ours = bool(previous_install) and target.exists() and \
+            sha256(target) == previous_install.get("sha256")
+        if target.exists() and not ours:
+            # Someone else's file (or an older copy installed by hand): keep it to put back.
+            backup = target.with_name(target.name + ".bak")
+            try:
+                shutil.copy2(target, backup)
+            except OSError as exc:
+                raise InstallError(f"cannot back up {target}: {exc.strerror or exc}") from None
+            replaced = str(backup)
+            report.add(f"kept the file it replaces as {backup}")
+        write_atomic(target, xlam.read_bytes(), backup=False)
+        record["addin"] = {"path": str(target), "sha256": digest, "replaced_backup": replaced}
+        report.add(f"placed {target} (Excel opens it at start-up)")
+    record["installed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    record["config"] = str(config)
+    write_atomic(_record_path(config), json.dumps(record, indent=2).encode("utf-8"), backup=False)
+    return report
+
+
+def uninstall(config: Path) -> Report:
+    report = Report()
+    record = _load_record(config)
+    if record is None:
+        raise InstallError(
+            f"nothing to uninstall: no install record at {_record_path(config)} "
+            "(rates-xl addin install was not run with this config)"
+        )
+    conf = read_config(config)
+    changed = False
+    for key, change in record.get("changes", {}).items():
+        if change.get("untouched"):
+            continue
+        current = conf.values(key)
+        if current and any(v != change["value"] for v in current):
+            report.warn(f"config: left {key} = {current[0]}: it was changed after install")
+            continue
+        conf.restore(key, change["previous"])
+        changed = True
+        previous = change["previous"]
+        report.add(f"config: {key} restored to {previous[0]}" if previous
+                   else f"config: removed {key}")
+    if changed:
+        backup = write_config(config, conf)
+        report.add(f"wrote {config}" + (f" (backup: {backup})" if backup else ""))
+
+    addin = record.get("addin")
+    if addin:
+        target = Path(addin["path"])
+        if target.exists() and sha256(target) != addin["sha256"]:
+            report.warn(f"left {target}: it is not the file install placed")
+        else:
+            try:
+                target.unlink(missing_ok=True)
+                report.add(f"removed {target}")
+                if addin.get("replaced_backup") and Path(addin["replaced_backup"]).exists():
+                    os.replace(addin["replaced_backup"], target)
+                    report.add(f"restored the add-in it had replaced at {target}")
+            except PermissionError:
+                raise InstallError(
+                    f"cannot remove {target}: permission denied (is Excel running? quit it "
+                    "and run the command again)"
+                ) from None
+    try:
+        _record_path(config).unlink()
+    except OSError as exc:
+        raise InstallError(f"cannot delete the install record: {exc.strerror or exc}") from None
+    return report
+
+
+def config_status(config: Path, settings: Mapping[str, str]) -> list[tuple[str, str | None, bool]]:
+    """For doctor: (key, value read by the add-in, as install would set it?)."""
+    conf = read_config(config)
+    return [(key, conf.get(key), conf.get(key) == value) for key, value in settings.items()]

@@ -1,0 +1,216 @@
+"""Which cells a ribbon refresh touches: pure Python, no xlwings.
+
+The ribbon handlers read a sheet's formulas in one call (`used_range.formula`), hand them
+here, and get back the cells that hold RATES_* formulas in the chosen scope, as A1
+addresses grouped for `Range.Dirty`. Keeping this apart from Excel means every rule below
+is tested on Linux.
+
+Rules:
+- A RATES formula is one that *calls* a RATES function: `RATES_SWAP(`, the Office.js
+  spelling `RATES.SWAP(`, an add-in qualified call (`rates_xl.xlam!RATES_SWAP(`,
+  `'C:\\...\\rates_xl.xlam'!RATES_SWAP(`) or Excel's unknown-function form
+  `_xludf.RATES_SWAP(`; in any letter case. Text inside string literals or quoted sheet
+  names does not count, nor do names that merely contain it (`MYRATES_SWAP(`).
+- A selection refresh covers the RATES cells inside the selection, plus the anchor of any
+  spilled RATES curve whose spill range the selection touches (selecting part of a curve
+  refreshes the curve).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+# String literals ("a ""quoted"" word") and quoted sheet/book names ('My Sheet'!A1) are
+# blanked before searching, so text in them never counts as a call.
+_STRING_LITERAL = re.compile(r'"(?:[^"]|"")*"')
+_QUOTED_NAME = re.compile(r"'(?:[^']|'')*'")
+_RATES_CALL = re.compile(
+    r"(?<![A-Za-z0-9_.\\])(?:_xludf\.)?RATES[._]([A-Za-z][A-Za-z0-9]*)\s*\(", re.IGNORECASE
+)
+
+#: Functions whose answer spills (curves, lists, the status table). Selecting any cell of
+#: their spill range refreshes them.
+SPILLING_FUNCTIONS = frozenset(
+    {"SWAPCURVE", "FORWARDCURVE", "DFCURVE", "SWAPHISTORY", "TENORS", "STATUS"}
+)
+
+#: Excel refuses range addresses longer than 255 characters in `Range("...")`.
+MAX_ADDRESS_CHARS = 255
+
+_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+_MAX_ROW, _MAX_COL = 1_048_576, 16_384
+
+
+def rates_functions(formula: object) -> list[str]:
+    """The RATES functions a formula calls, upper-case, without the prefix, in order."""
+    if not isinstance(formula, str) or not formula.startswith("="):
+        return []
+    bare = _QUOTED_NAME.sub("''", _STRING_LITERAL.sub('""', formula))
+    return [m.group(1).upper() for m in _RATES_CALL.finditer(bare)]
+
+
+def is_rates_formula(formula: object) -> bool:
+    return bool(rates_functions(formula))
+
+
+def spills(formula: object) -> bool:
+    """True when the formula calls a RATES function whose answer spills."""
+    return any(name in SPILLING_FUNCTIONS for name in rates_functions(formula))
+
+
+# -- A1 addresses ------------------------------------------------------------------------------
+@dataclass(frozen=True, order=True)
+class Rect:
+    """A block of cells, 1-based and inclusive."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
+
+    def __contains__(self, cell: tuple[int, int]) -> bool:
+        row, col = cell
+        return self.top <= row <= self.bottom and self.left <= col <= self.right
+
+    def intersects(self, other: Rect) -> bool:
+        return not (other.left > self.right or other.right < self.left
+                    or other.top > self.bottom or other.bottom < self.top)
+
+
+def column_number(letters: str) -> int:
+    number = 0
+    for ch in letters.upper():
+        number = number * 26 + (ord(ch) - ord("A") + 1)
+    return number
+
+
+def column_letters(number: int) -> str:
+    if not 1 <= number <= _MAX_COL:
+        raise ValueError(f"column {number} is outside 1..{_MAX_COL}")
+    letters = ""
+    while number:
+        number, rest = divmod(number - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def cell_address(row: int, col: int) -> str:
+    """`(3, 2)` -> `"B3"`: the relative A1 form used for scopes and `Range()`."""
+    if not 1 <= row <= _MAX_ROW:
+        raise ValueError(f"row {row} is outside 1..{_MAX_ROW}")
+    return f"{column_letters(col)}{row}"
+
+
+def _parse_cell(text: str) -> tuple[int, int]:
+    match = _CELL.match(text.strip())
+    if not match:
+        raise ValueError(f"not an A1 cell reference: {text!r}")
+    row, col = int(match.group(2)), column_number(match.group(1))
+    if not (1 <= row <= _MAX_ROW and 1 <= col <= _MAX_COL):
+        raise ValueError(f"cell reference outside the sheet: {text!r}")
+    return row, col
+
+
+def parse_address(address: str) -> list[Rect]:
+    """`"$A$1:$B$3,D4"` (what `Range.address` gives, also with a `Sheet!` prefix) -> rects.
+
+    Whole columns (`A:B`) and whole rows (`2:3`) are accepted too.
+    """
+    rects: list[Rect] = []
+    for area in address.split(","):
+        area = area.strip()
+        if "!" in area:
+            area = area.rsplit("!", 1)[1]
+        if not area:
+            raise ValueError(f"empty area in address {address!r}")
+        first, _, second = area.partition(":")
+        second = second or first
+        whole = _whole_lines(first, second)
+        if whole is not None:
+            rects.append(whole)
+            continue
+        (r1, c1), (r2, c2) = _parse_cell(first), _parse_cell(second)
+        rects.append(Rect(min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)))
+    return rects
+
+
+def _whole_lines(first: str, second: str) -> Rect | None:
+    a, b = first.replace("$", ""), second.replace("$", "")
+    if a.isalpha() and b.isalpha():
+        c1, c2 = sorted((column_number(a), column_number(b)))
+        return Rect(1, c1, _MAX_ROW, c2)
+    if a.isdigit() and b.isdigit():
+        r1, r2 = sorted((int(a), int(b)))
+        return Rect(r1, 1, r2, _MAX_COL)
+    return None
+
+
+# -- formulas of a block -----------------------------------------------------------------------
+def formula_cells(formulas: object, origin: Rect) -> Iterator[tuple[tuple[int, int], str]]:
+    """Walk what `Range.formula` returned for the block `origin`.
+
+    COM gives a plain string for one cell and a tuple of row tuples for a block; accept
+    lists too, and a flat sequence for a single row or column.
+    """
+    if isinstance(formulas, str) or formulas is None:
+        rows: list[list[object]] = [[formulas]]
+    else:
+        items = list(formulas)  # type: ignore[call-overload]
+        if all(isinstance(r, (list, tuple)) for r in items):
+            rows = [list(r) for r in items]
+        elif origin.top == origin.bottom:  # a flat single row
+            rows = [items]
+        else:  # a flat single column
+            rows = [[v] for v in items]
+    for i, row in enumerate(rows):
+        for j, formula in enumerate(row):
+            if isinstance(formula, str) and formula:
+                yield (origin.top + i, origin.left + j), formula
+
+
+def rates_cells(formulas: object, origin: Rect) -> dict[tuple[int, int], str]:
+    """The cells of a block holding RATES formulas: {(row, col): formula}."""
+    return {cell: f for cell, f in formula_cells(formulas, origin) if is_rates_formula(f)}
+
+
+def cells_in_selection(
+    cells: dict[tuple[int, int], str],
+    selection: Iterable[Rect],
+    spill_extent: Callable[[tuple[int, int]], Rect | None] = lambda cell: None,
+) -> list[tuple[int, int]]:
+    """The RATES cells a selection refresh covers (see the module rules), sorted.
+
+    `spill_extent(cell)` gives the current spill range of a spilling anchor (or None); it
+    is asked only for spilling RATES anchors outside the selection.
+    """
+    areas = list(selection)
+    chosen = {cell for cell in cells if any(cell in area for area in areas)}
+    for cell, formula in cells.items():
+        if cell in chosen or not spills(formula):
+            continue
+        extent = spill_extent(cell)
+        if extent is not None and any(extent.intersects(area) for area in areas):
+            chosen.add(cell)
+    return sorted(chosen)
+
+
+def address_chunks(cells: Iterable[tuple[int, int]], limit: int = MAX_ADDRESS_CHARS) -> list[str]:
+    """Comma-joined A1 addresses, each string within Excel's `Range()` limit.
+
+    Fewer COM calls than one per cell: `sheet.range(chunk).api.Dirty()` per chunk.
+    """
+    chunks: list[str] = []
+    current = ""
+    for row, col in sorted(set(cells)):
+        address = cell_address(row, col)
+        candidate = f"{current},{address}" if current else address
+        if len(candidate) > limit and current:
+            chunks.append(current)
+            current = address
+        else:
+            current = candidate
+    if current:
+        chunks.append(current)
+    return chunks
