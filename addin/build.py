@@ -172,11 +172,13 @@ def check_handlers(xml: bytes | str, result: CheckResult) -> None:
 def find_schema(option: str | None = None) -> Path | None:
     import os
 
-    for candidate in (option, os.environ.get(ENV_SCHEMA), REPO_SCHEMA):
+    if option:
+        if not Path(option).is_file():
+            raise BuildError(f"no schema at {option}")
+        return Path(option)
+    for candidate in (os.environ.get(ENV_SCHEMA), REPO_SCHEMA):
         if candidate and Path(candidate).is_file():
             return Path(candidate)
-    if option:
-        raise BuildError(f"no schema at {option}")
     return None
 
 
@@ -206,7 +208,8 @@ def _schema(path: str):
 
 
 def check_sources(schema: Path | None, result: CheckResult,
-                  custom_ui: Path = CUSTOM_UI, bas: Path = VBA_MODULE) -> tuple[bytes, str]:
+                  custom_ui: Path | None = None, bas: Path | None = None) -> tuple[bytes, str]:
+    custom_ui, bas = custom_ui or CUSTOM_UI, bas or VBA_MODULE
     try:
         xml = custom_ui.read_bytes()
         bas_text = bas.read_text(encoding="utf-8")
@@ -443,7 +446,10 @@ def run_checks(schema: Path | None, template: Path) -> tuple[CheckResult, bytes]
     """Every check that runs without Excel; returns the results and the assembled package."""
     result = CheckResult()
     custom_ui, _ = check_sources(schema, result)
-    package = assemble(template.read_bytes(), custom_ui)
+    try:
+        package = assemble(template.read_bytes(), custom_ui)
+    except (KeyError, ET.ParseError) as exc:
+        raise BuildError(f"the template {template.name} is not a usable add-in package: {exc}") from None
     check_package(package, custom_ui, schema, result)
     return result, package
 

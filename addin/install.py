@@ -196,7 +196,7 @@ _ENCODING = locale.getpreferredencoding(False)
 def read_config(path: Path) -> ConfigFile:
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing there yet
         return ConfigFile()
     except OSError as exc:
         raise InstallError(f"cannot read {path}: {exc.strerror or exc}") from None
@@ -267,7 +267,7 @@ def _load_record(config: Path) -> dict | None:
     path = _record_path(config)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError) as exc:
         raise InstallError(f"cannot read the install record {path}: {exc}; "

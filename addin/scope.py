@@ -125,7 +125,9 @@ def parse_address(address: str) -> list[Rect]:
             area = area.rsplit("!", 1)[1]
         if not area:
             raise ValueError(f"empty area in address {address!r}")
-        first, _, second = area.partition(":")
+        first, colon, second = area.partition(":")
+        if colon and not second:
+            raise ValueError(f"incomplete range in address {address!r}")
         second = second or first
         whole = _whole_lines(first, second)
         if whole is not None:

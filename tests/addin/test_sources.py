@@ -1,0 +1,106 @@
+"""The ribbon's sources agree: schema-valid XML, a handler per button, a VBA Sub per onAction."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from rates_xl.addin import build, ribbon
+
+SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "schemas" / "customui14.xsd"
+XML = build.CUSTOM_UI.read_bytes()
+BAS = build.VBA_MODULE.read_text(encoding="utf-8")
+TAB_BUTTONS = {"Refresh Selection", "Refresh Sheet", "Refresh Workbook", "Clear Cache",
+               "Set API Key", "Status", "Templates", "Help"}
+
+needs_schema = pytest.mark.skipif(
+    not SCHEMA.is_file(),
+    reason=f"customui14.xsd is kept outside the project and is absent here ({SCHEMA})",
+)
+
+
+def test_the_schema_is_found_relative_to_the_repository():
+    assert build.REPO_SCHEMA == SCHEMA
+
+
+@needs_schema
+def test_custom_ui_is_valid_against_customui14_xsd():
+    result = build.CheckResult()
+    build.check_schema(XML, SCHEMA, result, "customUI14.xml")
+    assert result.ok, result.problems
+    assert result.passed == ["customUI14.xml: valid against customui14.xsd"]
+
+
+@needs_schema
+@pytest.mark.parametrize("mutation", [
+    (b'size="large"', b'size="huge"'),  # not an allowed size
+    (b'<button id="rates_status"', b'<button id="rates status"'),  # an id must be an NCName
+    (b"</group>", b"<knob id=\"x\"/></group>"),  # no such element
+])
+def test_the_schema_check_catches_invalid_ribbons(mutation):
+    result = build.CheckResult()
+    build.check_schema(XML.replace(*mutation, 1), SCHEMA, result, "customUI14.xml")
+    assert not result.ok
+
+
+def test_the_tab_has_the_buttons_users_expect():
+    labels = {b.label for b in build.buttons(XML)}
+    assert labels == TAB_BUTTONS
+    tab = [c for c in build.ribbon_controls(XML) if c.tag == "tab"]
+    assert [t.label for t in tab] == ["Rates"]
+
+
+def test_every_button_has_a_handler_and_every_handler_a_button():
+    ids = [b.id for b in build.buttons(XML)]
+    assert len(ids) == len(set(ids))
+    assert set(ids) == set(ribbon.ACTIONS)
+    result = build.CheckResult()
+    build.check_handlers(XML, result)
+    assert result.ok, result.problems
+
+
+def test_every_on_action_names_a_sub_in_the_bas():
+    module = build.parse_bas(BAS)
+    assert module.name == "RatesRibbon"
+    for button in build.buttons(XML):
+        mod, _, sub = button.on_action.rpartition(".")
+        assert mod == module.name and sub in module.subs, button
+        assert "IRibbonControl" in module.subs[sub]
+    result = build.CheckResult()
+    build.check_callbacks(XML, BAS, result)
+    assert result.ok, result.problems
+
+
+ON_ACTION = b'onAction="RatesRibbon.RatesOnAction"'
+
+
+@pytest.mark.parametrize("xml, bas", [
+    (XML.replace(ON_ACTION, b'onAction="RatesRibbon.Missing"', 1), BAS),
+    (XML.replace(ON_ACTION, b'onAction="OtherModule.RatesOnAction"', 1), BAS),
+    (XML, BAS.replace("RatesOnAction(control As IRibbonControl)", "RatesOnAction()")),
+    (XML, BAS.replace("Sub RatesOnAction", "Sub SomethingElse")),
+], ids=["unknown-sub", "other-module", "no-control-parameter", "renamed-sub"])
+def test_the_callback_check_catches_mismatches(xml, bas):
+    result = build.CheckResult()
+    build.check_callbacks(xml, bas, result)
+    assert not result.ok
+
+
+def test_a_bas_without_a_module_name_is_refused():
+    with pytest.raises(build.BuildError, match="VB_Name"):
+        build.parse_bas("Sub X(control As IRibbonControl)\nEnd Sub\n")
+
+
+def test_the_vba_hands_each_button_id_to_on_action(monkeypatch):
+    """Run the exact Python command the VBA builds, for every button id."""
+    commands = build.runpython_commands(BAS)
+    assert len(commands) == 1
+    called = []
+    monkeypatch.setattr(ribbon, "on_action", lambda control_id: called.append(control_id))
+    for button in build.buttons(XML):
+        source = commands[0].format(id=button.id)
+        assert '"' not in source  # RunPython's command line wraps the command in double quotes
+        exec(compile(ast.parse(source), "<RunPython>", "exec"), {})
+    assert called == [b.id for b in build.buttons(XML)]
