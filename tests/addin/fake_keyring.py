@@ -16,13 +16,18 @@ from keyring.errors import PasswordDeleteError
 
 
 class FileKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    # Never chosen by keyring's own detection (it instantiates every backend class it
+    # knows): only when a test sets it or names it in PYTHON_KEYRING_BACKEND.
+    priority = -1  # type: ignore[assignment]
 
     def __init__(self, path: str | os.PathLike | None = None) -> None:
         super().__init__()
-        self.path = Path(path or os.environ["RATES_XL_TEST_KEYRING"])
+        where = path or os.environ.get("RATES_XL_TEST_KEYRING")
+        self.path = Path(where) if where else None
 
     def _load(self) -> dict[str, str]:
+        if self.path is None:
+            raise RuntimeError("FileKeyring needs a path or RATES_XL_TEST_KEYRING")
         try:
             return json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
