@@ -10,7 +10,7 @@ What install does, and uninstall reverses exactly:
    Other entries and lines are kept byte for byte. The file is rewritten atomically
    (temporary file + rename) after a copy of the old one is saved as `xlwings.conf.bak`.
 2. Copy `rates_xl.xlam` into Excel's per-user XLSTART folder (any file it replaces is
-   kept as `rates_xl.xlam.bak`).
+   kept as `rates_xl-replaced.xlam` next to the config: Excel opens every file in XLSTART).
 3. Record both in `rates_xl-install.json` next to the config: each key's previous values
    (or that it was absent) and the placed file's SHA-256.
 
@@ -320,8 +320,9 @@ def install(config: Path, xlstart: Path | None, xlam: Path | None,
         ours = bool(previous_install) and target.exists() and \
             sha256(target) == previous_install.get("sha256")
         if target.exists() and not ours:
-            # Someone else's file (or an older copy installed by hand): keep it to put back.
-            backup = target.with_name(target.name + ".bak")
+            # Someone else's file (or an older copy installed by hand): keep it to put back,
+            # outside XLSTART, since Excel tries to open every file in that folder.
+            backup = config.with_name("rates_xl-replaced.xlam")
             try:
                 shutil.copy2(target, backup)
             except OSError as exc:
@@ -373,7 +374,7 @@ def uninstall(config: Path) -> Report:
                 target.unlink(missing_ok=True)
                 report.add(f"removed {target}")
                 if addin.get("replaced_backup") and Path(addin["replaced_backup"]).exists():
-                    os.replace(addin["replaced_backup"], target)
+                    shutil.move(addin["replaced_backup"], target)  # may cross drives
                     report.add(f"restored the add-in it had replaced at {target}")
             except PermissionError:
                 raise InstallError(

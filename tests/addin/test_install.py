@@ -95,7 +95,10 @@ def test_an_addin_already_in_xlstart_is_kept_and_put_back(cli, paths, built_xlam
     theirs.write_bytes(b"an older copy someone placed by hand")
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
     assert theirs.read_bytes() == built_xlam.read_bytes()
+    assert sorted(p.name for p in paths.xlstart.iterdir()) == ["rates_xl.xlam"]  # Excel opens all
+    assert paths.config.with_name("rates_xl-replaced.xlam").exists()
     assert cli("addin", "uninstall")[0] == 0
+    assert not paths.config.with_name("rates_xl-replaced.xlam").exists()
     assert theirs.read_bytes() == b"an older copy someone placed by hand"
     assert sorted(p.name for p in paths.xlstart.iterdir()) == ["rates_xl.xlam"]
 
