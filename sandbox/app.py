@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from rates_xl.sandbox import schemas
+from rates_xl.sandbox import routes_market_data, routes_rates, schemas
 from rates_xl.sandbox.behaviour import Behaviour, FaultMiddleware, Knobs, check_request
 from rates_xl.sandbox.errors import install_error_handlers
 from rates_xl.sandbox.market import market_for
-from rates_xl.sandbox.routers import market_data, rates
 
 ERROR_RESPONSES = {
     status: {"model": schemas.ErrorBody, "description": meaning}
@@ -37,7 +36,7 @@ def create_app(**knobs) -> FastAPI:
     app.state.market = market_for(settings.seed)
     install_error_handlers(app)
     guarded = {"dependencies": [Depends(check_request)], "responses": ERROR_RESPONSES}
-    app.include_router(rates.router, prefix="/v1", tags=["rates"], **guarded)
-    app.include_router(market_data.router, prefix="/v1", tags=["market data"], **guarded)
+    app.include_router(routes_rates.router, prefix="/v1", tags=["rates"], **guarded)
+    app.include_router(routes_market_data.router, prefix="/v1", tags=["market data"], **guarded)
     app.add_middleware(FaultMiddleware, behaviour=app.state.behaviour)
     return app

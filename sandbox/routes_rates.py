@@ -1,4 +1,4 @@
-"""Rate curves: swap rates, forwards and discount factors, single points and curves."""
+"""Rate-curve endpoints: swap rates, forwards and discount factors, single points and curves."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rates_xl.sandbox import schemas
 from rates_xl.sandbox.errors import ServiceError
 from rates_xl.sandbox.market import Market
 from rates_xl.sandbox.params import format_timestamp, valuation
-from rates_xl.sandbox.routers.common import (
+from rates_xl.sandbox.routes_common import (
     DayCount,
     Frequency,
     IndexParam,

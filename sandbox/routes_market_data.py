@@ -1,4 +1,4 @@
-"""Other market data: FX spot and forwards, government yields, fixings, history."""
+"""Market-data endpoints: FX spot and forwards, government yields, fixings, history."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from rates_xl.sandbox.params import (
     parse_tenor,
     valuation,
 )
-from rates_xl.sandbox.routers.common import (
+from rates_xl.sandbox.routes_common import (
     IndexParam,
     TenorQuery,
     ValuationTime,
