@@ -65,6 +65,16 @@ def scalar(value: Any) -> Any:
 
     Raises ArgProblem for a multi-cell range, an Excel error value or a non-finite number.
     """
+    if isinstance(value, str):  # the common case first
+        text = value.strip()
+        if not text:
+            return None
+        if text[0] == "#":
+            upper = text.upper()
+            for err in _ERROR_TEXTS:
+                if upper.startswith(err):
+                    raise ArgProblem(f"the input is an error ({err}); fix the cell it comes from")
+        return text
     if hasattr(value, "tolist") and hasattr(value, "shape"):  # numpy arrays and scalars
         value = value.tolist()
     if isinstance(value, (list, tuple)):
@@ -76,12 +86,7 @@ def scalar(value: Any) -> Any:
     if _is_empty(value):
         return None
     if isinstance(value, str):
-        text = value.strip()
-        upper = text.upper()
-        for err in _ERROR_TEXTS:
-            if upper.startswith(err):
-                raise ArgProblem(f"the input is an error ({err}); fix the cell it comes from")
-        return text
+        return scalar(value)
     if isinstance(value, int) and not isinstance(value, bool) and value in COM_ERRORS:
         raise ArgProblem(f"the input is an error ({COM_ERRORS[value]}); fix the cell it comes from")
     if isinstance(value, float) and not math.isfinite(value):
