@@ -230,7 +230,8 @@ def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
     else:
         prepared = _prepare_memo(spec, *values)
     if isinstance(prepared, ArgumentError):
-        raise prepared
+        # A fresh exception each time: re-raising the cached one would grow its traceback.
+        raise ArgumentError(prepared.argument, prepared.problem)
     return prepared
 
 
