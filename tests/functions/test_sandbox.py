@@ -132,3 +132,19 @@ def test_valuation_time_reaches_the_service(client, sandbox, sandbox_key):
         model = direct.swap_rate("SOFR", "0D", "5Y", "1Y", valuation_time="2025-06-02T16:00:00Z")
     assert cell == model.swap_rate
     assert model.valuation_time.year == 2025
+
+
+def test_planning_cells_show_pending_then_the_answer(client):
+    """The headless engine's plan: misses are recorded (cells say PENDING), fetched together."""
+    from rates_xl.functions import PENDING
+
+    with client.planning() as recorded:
+        assert UDFS["RATES_FX"]("EURUSD") == PENDING
+        assert UDFS["RATES_SWAPCURVE"]("SOFR") == PENDING
+        assert UDFS["RATES_FX"]("eur/usd") == PENDING  # same request, recorded once
+    assert len(recorded) == 2 and client.stats()["requests_sent"] == 0
+    client.fetch_many(recorded)
+    with client.planning() as again:
+        assert isinstance(UDFS["RATES_FX"]("EURUSD"), float)
+        assert UDFS["RATES_SWAPCURVE"]("SOFR")[0] == ["Tenor", "Rate"]
+    assert not again and client.stats()["requests_sent"] == 2
