@@ -27,6 +27,20 @@ TenorQuery = Query(pattern=TENOR_PATTERN, description="A tenor such as 3M or 10Y
 SpacingQuery = Query(pattern=TENOR_PATTERN, description="Spacing between points, a tenor such as 1M or 3M")
 
 
+LAST_PRICED_DATE = date(2150, 12, 31)  # QuantLib's calendars end in 2199: room for schedules
+
+
+def within_horizon(name: str, compute) -> date:
+    """The date `compute()` gives, or a 400 if it falls past what the sandbox prices."""
+    try:
+        result = compute()
+    except RuntimeError:  # QuantLib: a date past 2199
+        result = None
+    if result is None or result > LAST_PRICED_DATE:
+        raise bad_param(name, f"{name} falls after {LAST_PRICED_DATE}, beyond the dates the sandbox prices")
+    return result
+
+
 def get_market(request: Request) -> Market:
     return request.app.state.market
 
@@ -43,8 +57,8 @@ def resolve_start(market: Market, conv: cv.IndexConvention, name: str, value: st
     """A start: a tenor counts from the valuation date, a date rolls by the index calendar."""
     parsed = parse_date_or_tenor(name, value)
     if isinstance(parsed, str):
-        return market.advance(conv, valuation_date, parsed)
-    return market.roll(conv.calendar, parsed, conv.business_day)
+        return within_horizon(name, lambda: market.advance(conv, valuation_date, parsed))
+    return within_horizon(name, lambda: market.roll(conv.calendar, parsed, conv.business_day))
 
 
 def resolve_end(market: Market, conv: cv.IndexConvention, name: str, value: str, start: date,
@@ -54,8 +68,8 @@ def resolve_end(market: Market, conv: cv.IndexConvention, name: str, value: str,
     if isinstance(parsed, str):
         if int(parsed[:-1]) == 0:
             raise bad_param(name, f"{name} {parsed} is the start itself; give a positive tenor")
-        return market.advance(conv, start, parsed, end_of_month), parsed
-    return market.roll(conv.calendar, parsed, conv.business_day), None
+        return within_horizon(name, lambda: market.advance(conv, start, parsed, end_of_month)), parsed
+    return within_horizon(name, lambda: market.roll(conv.calendar, parsed, conv.business_day)), None
 
 
 def require_after(name: str, value: date, other_name: str, other: date) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated
 
 import QuantLib as ql
@@ -26,6 +26,7 @@ from rates_xl.sandbox.routes_common import (
     date_or_tenor,
     get_market,
     resolve_index,
+    within_horizon,
 )
 
 router = APIRouter()
@@ -66,7 +67,8 @@ def fx_forward(
     pair, base, quote = _pair(currency_pair)
     val = valuation(valuation_time)
     when = val.date if date is None else parse_date("date", date)
-    when = from_ql(market.fx_calendar(base, quote).adjust(to_ql(when), ql.Following))
+    calendar = market.fx_calendar(base, quote)
+    when = within_horizon("date", lambda: from_ql(calendar.adjust(to_ql(when), ql.Following)))
     if when < val.date:
         raise ServiceError(400, f"date {when} is before the valuation date {val.date}")
     rate, spot, spot_date = market.fx_forward(base, quote, val.date, when)
@@ -75,6 +77,13 @@ def fx_forward(
         "spot_rate": spot, "spot_date": spot_date.isoformat(), "forward_diff": rate - spot,
         "days_forward": (when - spot_date).days,
     }
+
+
+def _gov_date(gov: cv.GovernmentConvention, start, parsed) -> date:
+    """A tenor counts from `start`; every date rolls by the country's calendar."""
+    if isinstance(parsed, str):
+        return from_ql(gov.calendar.advance(to_ql(start), ql.Period(parsed), ql.ModifiedFollowing))
+    return from_ql(gov.calendar.adjust(to_ql(parsed), ql.ModifiedFollowing))
 
 
 @router.get("/gov_yield", response_model=schemas.GovernmentYield, response_model_by_alias=True,
@@ -95,17 +104,12 @@ def gov_yield(
     start = val.date
     if forward_start is not None:
         parsed = parse_date_or_tenor("forward_start", forward_start)
-        start = (from_ql(gov.calendar.advance(to_ql(val.date), ql.Period(parsed), ql.ModifiedFollowing))
-                 if isinstance(parsed, str) else from_ql(gov.calendar.adjust(to_ql(parsed), ql.ModifiedFollowing)))
+        start = within_horizon("forward_start", lambda: _gov_date(gov, val.date, parsed))
         if start <= val.date:
             raise ServiceError(400, f"forward_start {start} must be later than the valuation date {val.date}")
     parsed = parse_date_or_tenor("maturity", maturity)
-    if isinstance(parsed, str):
-        end = from_ql(gov.calendar.advance(to_ql(start), ql.Period(parsed), ql.ModifiedFollowing))
-        tenor = parsed
-    else:
-        end = from_ql(gov.calendar.adjust(to_ql(parsed), ql.ModifiedFollowing))
-        tenor = f"{(end - start).days}D"
+    end = within_horizon("maturity", lambda: _gov_date(gov, start, parsed))
+    tenor = parsed if isinstance(parsed, str) else f"{(end - start).days}D"
     if end <= start:
         raise ServiceError(400, f"maturity {end} must be later than the start {start}")
     day_count = cv.DAY_COUNTS[gov.day_count]

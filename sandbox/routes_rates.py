@@ -26,6 +26,7 @@ from rates_xl.sandbox.routes_common import (
     resolve_index,
     resolve_start,
     schedule_dates,
+    within_horizon,
 )
 
 router = APIRouter()
@@ -193,7 +194,7 @@ def forward_curve(
         raise ServiceError(400, "tenor must be a positive period such as 3M")
     points = []
     for period_start in schedule_dates(conv, start, end, frequency, eom):
-        period_end = market.advance(conv, period_start, tenor, eom)
+        period_end = within_horizon("tenor", lambda d=period_start: market.advance(conv, d, tenor, eom))
         rate = market.forward_rate(conv.name, val.date, period_start, period_end)
         points.append({"start_date": period_start.isoformat(), "end_date": period_end.isoformat(),
                        "forward_rate": rate})

@@ -203,3 +203,18 @@ def test_bad_knobs_are_refused(bad):
 
     with pytest.raises(ValueError):
         create_app(**bad)
+
+
+@pytest.mark.parametrize("path,params", [
+    ("swap_rate", {**SWAP, "start_date": "100Y", "maturity_date": "100Y"}),
+    ("swap_rate", {**SWAP, "start_date": "2199-12-30", "maturity_date": "2199-12-31"}),
+    ("forward_curve", {"index": "3M EURIBOR", "start_date": "2150-12-01", "end_date": "2150-12-31",
+                       "tenor": "100Y", "frequency": "1M"}),
+    ("gov_yield", {"country_code": "US", "maturity": "100Y", "forward_start": "100Y"}),
+    ("fx_forward", {"currency_pair": "EURUSD", "date": "2199-12-31"}),
+    ("discount_factor", {"index": "SOFR", "date": "2199-12-31"}),
+])
+def test_dates_past_the_horizon_are_400_not_500(api, path, params):
+    response = api.get(path, **params)
+    assert response.status_code == 400, response.text
+    assert "beyond the dates the sandbox prices" in response.json()["detail"][0]["msg"]
