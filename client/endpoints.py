@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from rates_xl.client import models
+from rates_xl.client.daycounts import canonical_day_count
 
 TENOR_RE = re.compile(r"^[0-9]+[DWMY]$")
 
@@ -130,15 +131,6 @@ ENDPOINTS: dict[str, Endpoint] = {
     ]
 }
 
-# Day counts are QuantLib class names at the service; accept any casing of the known ones.
-DAY_COUNTS = (
-    "Actual360", "Actual365Fixed", "Actual366", "ActualActual", "ActualActualISDA",
-    "ActualActualISMA", "Thirty360", "Thirty360BondBasis", "Thirty360European",
-    "Thirty360USA", "Business252",
-)
-_DAY_COUNT_BY_FOLD = {d.casefold(): d for d in DAY_COUNTS}
-
-
 def format_timestamp(value: datetime) -> str:
     """The service's timestamp form, `YYYY-MM-DDThh:mm:ssZ`; naive values are taken as UTC."""
     value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
@@ -176,7 +168,7 @@ def normalise_value(kind: Kind, value: Any) -> str:
     if kind is Kind.INDEX:
         return text  # index names are case-sensitive at the service
     if kind is Kind.DAY_COUNT:
-        return _DAY_COUNT_BY_FOLD.get(text.casefold().replace(" ", ""), text)
+        return canonical_day_count(text) or text
     if kind is Kind.CURRENCY_PAIR:
         return text.replace("/", "").replace(" ", "").upper()
     if kind in (Kind.DATE, Kind.DATE_OR_TENOR):

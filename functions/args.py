@@ -23,6 +23,8 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from rates_xl.client.daycounts import canonical_day_count
+
 TENOR_RE = re.compile(r"^[0-9]{1,4}[DWMY]$")
 
 
@@ -252,33 +254,12 @@ def frequency(value: Any) -> str:
 
 # -- names -------------------------------------------------------------------------------------
 
-# QuantLib class and convention names the service speaks (the client lists the common ones;
-# this adds the other Thirty360 and ActualActual conventions QuantLib defines).
-_DAY_COUNTS = (
-    "Actual360", "Actual365Fixed", "Actual366", "Actual364", "Actual36525", "Actual365NoLeap",
-    "ActualActual", "ActualActualISDA", "ActualActualISMA", "ActualActualBond",
-    "ActualActualHistorical", "ActualActualActual365", "ActualActualAFB", "ActualActualEuro",
-    "Thirty360", "Thirty360BondBasis", "Thirty360USA", "Thirty360European",
-    "Thirty360EurobondBasis", "Thirty360Italian", "Thirty360German", "Thirty360ISMA",
-    "Thirty360ISDA", "Thirty360NASD", "Thirty365", "Business252", "SimpleDayCounter",
-)
-_DAY_COUNT_ALIASES = {  # market shorthand -> QuantLib name
-    "ACT/360": "Actual360", "A360": "Actual360", "ACT360": "Actual360",
-    "ACT/365": "Actual365Fixed", "ACT/365F": "Actual365Fixed", "ACT/365FIXED": "Actual365Fixed",
-    "A365F": "Actual365Fixed", "ACT365F": "Actual365Fixed",
-    "ACT/ACT": "ActualActualISDA", "ACT/ACTISDA": "ActualActualISDA",
-    "30/360": "Thirty360BondBasis", "30/360BONDBASIS": "Thirty360BondBasis",
-    "30E/360": "Thirty360EurobondBasis", "30/360US": "Thirty360USA",
-}
-_DAY_COUNT_BY_KEY = {d.upper(): d for d in _DAY_COUNTS} | _DAY_COUNT_ALIASES
-
-
 def day_count(value: Any) -> str:
     """A day count as the service names it (QuantLib's): Actual360, Actual365Fixed, ..."""
     if isinstance(value, str):
-        key = re.sub(r"[\s_()-]", "", value).upper()
-        if key in _DAY_COUNT_BY_KEY:
-            return _DAY_COUNT_BY_KEY[key]
+        name = canonical_day_count(value)
+        if name is not None:
+            return name
     raise ArgProblem(f"{show(value)} is not a day count like Actual360, Actual365Fixed or Thirty360BondBasis")
 
 

@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ["rates_xl.client", "requests", "tenacity", "pydantic", "rates_xl.sandbox", "formulas", "QuantLib"]
+HEAVY = ["rates_xl.client.client", "requests", "tenacity", "pydantic", "rates_xl.sandbox", "formulas", "QuantLib"]
 
 
 def test_importing_the_udf_module_defers_heavy_libraries():
