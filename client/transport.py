@@ -86,9 +86,25 @@ _STATUS_CLASSES: dict[int, type[errors.RatesError]] = {
 }
 
 
+REDACTED = "[api key]"
+
+
+def redact(value: Any, secret: str | None) -> Any:
+    """`value` with every occurrence of the key replaced: some services echo it back."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, REDACTED)
+    if isinstance(value, list):
+        return [redact(v, secret) for v in value]
+    if isinstance(value, dict):
+        return {k: redact(v, secret) for k, v in value.items()}
+    return value
+
+
 def error_from_response(endpoint: str, status: int, body: str, content_type: str,
                         retry_after: float | None) -> errors.RatesError:
-    """The typed error for a non-200 answer."""
+    """The typed error for a non-200 answer (`body` already redacted)."""
     detail: Any = None
     if "json" in content_type or body.lstrip().startswith("{"):
         try:
@@ -120,6 +136,7 @@ class Transport:
 
     def __init__(self, base_url: str, api_key: str | None, pool_size: int = 32) -> None:
         self.base_url = base_url.rstrip("/")
+        self._secret = api_key
         self.session = requests.Session()
         # Retries are the client's (they must take a token from the shared limiter).
         adapter = HTTPAdapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
@@ -151,14 +168,14 @@ class Transport:
             raise errors.ServiceUnavailable(
                 f"request failed: {type(exc).__name__}", endpoint=endpoint
             ) from None
-        body = response.text
+        body = redact(response.text, self._secret)
         if response.status_code != 200:
             raise error_from_response(
                 endpoint, response.status_code, body, response.headers.get("content-type", ""),
                 parse_retry_after(response.headers.get("Retry-After")),
             )
         try:
-            return json.loads(body)
+            return json.loads(body)  # redacted too: a result never needs the key
         except ValueError:
             kind = "an HTML page" if "<html" in body[:500].lower() else "text that is not JSON"
             raise errors.InvalidResponse(

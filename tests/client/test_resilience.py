@@ -287,3 +287,14 @@ def test_fresh_since_refetches_once_and_expire_drops_only_what_it_names(server, 
     client.clear_cache()
     client.fx_spot("EURUSD")
     assert server.count() == 5
+
+
+def test_a_key_echoed_by_the_service_is_redacted_everywhere(server, make_client):
+    server.responder = lambda a: Reply(status=403, body={"detail": f"Invalid API key '{a.headers['x-api-key']}'"})
+    client = make_client()
+    with pytest.raises(AuthError) as caught:
+        client.fx_spot("EURUSD")
+    exc = caught.value
+    texts = [str(exc), repr(exc), str(exc.detail), str(client.stats())]
+    assert not [t for t in texts if SECRET in t]
+    assert "[api key]" in str(exc)

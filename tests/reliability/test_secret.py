@@ -201,9 +201,6 @@ def test_a_service_that_echoes_the_key_does_not_leak_it_into_cells_or_logs(
     artefacts.check()
 
 
-@pytest.mark.xfail(strict=True, reason="client/ keeps the service's detail verbatim in the error "
-                   "text, repr, .detail and stats()['last_error'] (shown by RATES_STATUS): a detail "
-                   "that echoes the key leaks it. Reported to the lead; remove this mark when fixed.")
 def test_a_service_that_echoes_the_key_does_not_leak_it_into_errors_stats_or_status(
         artefacts, use_client, echoing_server):
     client = use_client(RatesClient(base_url=echoing_server.base_url, api_key=SECRET, backoff=0.01,
