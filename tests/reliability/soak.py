@@ -1,0 +1,161 @@
+"""The soak: mixed worksheet traffic from 8 threads for a while, watching this process's
+traced memory (tracemalloc) and open sockets (/proc/self/fd) for growth.
+
+Used by tests/reliability/test_soak.py (RATES_SOAK_SECONDS long, 20 s by default so CI
+stays short) and by `python -m bench soak` (2 minutes). The sandbox runs in a child
+process, so every byte and socket counted here is the client's.
+
+The traffic, per thread, in bursts of 40 cells (a recalculation) with a short pause:
+  pinned cells    swap rates, DFs, forwards at a past valuation time: cached for good
+  live cells      the same without valuation_time, TTL 1 s: fetched again every second
+  spilling curves swap curves and discount curves
+  bad input       caught by validation, no request
+  service errors  404 (a Sunday's fixing) and 422 (an unknown index): cached refusals
+and a housekeeping thread that expires the whole cache every 3 s (the ribbon's refresh).
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import threading
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass, field
+
+from tests.reliability.support import open_sockets
+
+VALUATION_TIME = "2026-11-20T16:00:00Z"
+INDICES = ("SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR")
+
+# Stated bounds, checked by the test and quoted in the README.
+MEMORY_GROWTH_BOUND = 1_000_000  # bytes traced after warm-up, at the end vs the start
+EXTRA_SOCKETS_BOUND = 4  # open sockets beyond one per thread
+
+
+def traffic() -> dict[str, list[tuple[str, tuple]]]:
+    months = range(1, 61)
+    pinned = [("RATES_SWAP", (i, "0D", f"{m}M", "1Y", None, None, None, VALUATION_TIME)) for i in INDICES for m in months]
+    pinned += [("RATES_DF", (i, f"{m}M", VALUATION_TIME)) for i in INDICES for m in months[:20]]
+    live = [("RATES_SWAP", (i, "0D", f"{m}Y", "1Y")) for i in INDICES for m in (1, 2, 5, 10, 30)]
+    live += [("RATES_FX", (p,)) for p in ("EURUSD", "GBPUSD", "USDJPY")]
+    curves = [("RATES_SWAPCURVE", (i, VALUATION_TIME)) for i in INDICES]
+    curves += [("RATES_DFCURVE", (i, "0D", "10Y", "6M", None, VALUATION_TIME)) for i in INDICES[:2]]
+    bad = [("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")), ("RATES_DF", (None, "1Y")),
+           ("RATES_FX", ("EURUSDX",)), ("RATES_FORWARD", ("SOFR", "6M", "3M"))]
+    refused = [("RATES_FIXING", ("SOFR", "2026-11-22")), ("RATES_SWAP", ("NOT AN INDEX", "0D", "5Y", "1Y"))]
+    return {"pinned": pinned, "live": live, "curves": curves, "bad": bad, "refused": refused}
+
+
+MIX = {"pinned": 0.70, "live": 0.15, "curves": 0.05, "bad": 0.06, "refused": 0.04}
+
+
+@dataclass
+class SoakResult:
+    seconds: float
+    threads: int
+    calls: int = 0
+    values: int = 0
+    messages: dict[str, int] = field(default_factory=dict)
+    escaped: list[str] = field(default_factory=list)  # exceptions out of a worksheet function
+    requests_sent: int = 0
+    cache_hits: int = 0
+    memory_start: int = 0  # bytes traced after warm-up
+    memory_end: int = 0
+    memory_peak: int = 0  # the most traced at any sample after warm-up
+    sockets_before: int = 0  # before the client existed
+    sockets_max: int = 0  # most open at any sample after warm-up
+    sockets_end: int = 0  # with the client still open
+    sockets_after_close: int = 0  # the client closed, its cache not yet cleared
+    sockets_after_clear: int = 0  # and its cache cleared
+    samples: list[tuple[float, int, int]] = field(default_factory=list)  # (t, bytes, sockets)
+
+    @property
+    def memory_growth(self) -> int:
+        return self.memory_end - self.memory_start
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "memory_growth": self.memory_growth}
+
+
+def run_soak(base_url: str, key: str, seconds: float, threads: int = 8, seed: int = 1) -> SoakResult:
+    from rates_xl.client import RatesClient
+    from rates_xl.functions import FUNCTIONS, set_client
+
+    result = SoakResult(seconds=seconds, threads=threads)
+    pools = traffic()
+    kinds, weights = list(MIX), list(MIX.values())
+    stop = threading.Event()
+    lock = threading.Lock()
+    gc.collect()
+    result.sockets_before = open_sockets()
+    tracemalloc.start()
+    client = RatesClient(base_url=base_url, api_key=key, rate_limit=200, burst=50, ttl_live=1, ttl_fx=1)
+    set_client(client)
+
+    def worker(n: int) -> None:
+        rng = random.Random(seed * 100 + n)
+        while not stop.is_set():
+            counts = {"calls": 0, "values": 0}
+            messages: dict[str, int] = {}
+            for _ in range(40):
+                name, args = rng.choice(pools[rng.choices(kinds, weights)[0]])
+                try:
+                    value = FUNCTIONS[name].core(*args)
+                except BaseException as exc:  # the test fails on any of these
+                    with lock:
+                        result.escaped.append(f"{name}{args}: {type(exc).__name__}")
+                    continue
+                counts["calls"] += 1
+                if isinstance(value, str):
+                    kind = " ".join(value.split()[1:3])
+                    messages[kind] = messages.get(kind, 0) + 1
+                else:
+                    counts["values"] += 1
+            with lock:
+                result.calls += counts["calls"]
+                result.values += counts["values"]
+                for kind, count in messages.items():
+                    result.messages[kind] = result.messages.get(kind, 0) + count
+            time.sleep(rng.uniform(0.005, 0.03))  # between recalculations
+
+    def housekeeping() -> None:
+        while not stop.wait(3.0):
+            client.expire(before=time.time())
+
+    pool = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(threads)]
+    pool.append(threading.Thread(target=housekeeping, daemon=True))
+    started = time.monotonic()
+    for thread in pool:
+        thread.start()
+    warmup = max(3.0, seconds * 0.2)
+    try:
+        time.sleep(warmup)
+        gc.collect()
+        result.memory_start = tracemalloc.get_traced_memory()[0]
+        while time.monotonic() - started < seconds:
+            time.sleep(min(1.0, max(0.0, seconds - (time.monotonic() - started))))
+            memory, sockets = tracemalloc.get_traced_memory()[0], open_sockets()
+            result.samples.append((round(time.monotonic() - started, 2), memory, sockets))
+            result.memory_peak = max(result.memory_peak, memory)
+            result.sockets_max = max(result.sockets_max, sockets)
+    finally:
+        stop.set()
+        for thread in pool:
+            thread.join(30)
+        gc.collect()
+        result.memory_end = tracemalloc.get_traced_memory()[0]
+        result.sockets_end = open_sockets()
+        stats = client.stats()
+        result.requests_sent, result.cache_hits = stats["requests_sent"], stats["cache_hits"]
+        set_client(None)
+        client.close()
+        tracemalloc.stop()
+        gc.collect()
+        result.sockets_after_close = open_sockets()
+        # Cached refusals (404, 422) keep their traceback, and through it the HTTP response
+        # and its connection: their sockets close only when the cache lets them go.
+        client.clear_cache()
+        gc.collect()
+        result.sockets_after_clear = open_sockets()
+    return result
