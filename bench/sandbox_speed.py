@@ -111,5 +111,30 @@ def main() -> None:
     print(f"  over HTTP, loopback  {bench_http(args.requests):6.3f}  (median, client included)")
 
 
+def run(runs: int = 5, requests: int = 500) -> dict:
+    """For `python -m bench`: each figure's median over `runs` repetitions."""
+    from bench.common import figure, result
+
+    boots = [bench_bootstrap(days=10) for _ in range(min(runs, 3))]
+    in_process = [bench_in_process(requests) for _ in range(runs)]
+    asgi = [bench_asgi(requests) for _ in range(runs)]
+    http = [bench_http(requests) for _ in range(runs)]
+    per_index = {index: statistics.median(b[index] for b in boots) for index in boots[0]}
+    return result(
+        "sandbox_speed", "(f) Sandbox: swap_rate on a cached curve (SOFR 5Y), and bootstraps",
+        [
+            figure("swap_rate server time (ASGI app, no network)", asgi, "ms", target=5),
+            figure("swap_rate pricing alone (in-process)", in_process, "ms"),
+            figure("swap_rate over HTTP, loopback, one connection", http, "ms"),
+            figure("swap_rate requests per second, one connection", [1000 / ms for ms in http], "/s", better="higher"),
+            figure("bootstrap, fastest index", [min(b.values()) for b in boots], "ms"),
+            figure("bootstrap, slowest index", [max(b.values()) for b in boots], "ms"),
+        ],
+        runs=runs, setup={"requests_per_run": requests, "bootstrap_ms_by_index": per_index},
+        notes=["bootstrap: median over 10 days per index, cache off; "
+               f"{len(boots)} runs for the bootstraps"],
+    )
+
+
 if __name__ == "__main__":
     main()

@@ -77,5 +77,34 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(runs: int = 5) -> dict:
+    """For `python -m bench`: the three figures of `main`, median over `runs` runs of
+    200 batches x 1000 calls each (the figures printed by each run are captured)."""
+    import contextlib
+    import io
+    import re
+
+    from bench.common import figure, result
+
+    figures: dict[str, list[float]] = {"warm": [], "cold": [], "scoped": []}
+    for _ in range(runs):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            if main([]) != 0:
+                raise RuntimeError("warm_call: the first call failed")
+        found = [float(x) for x in re.findall(r"median ([0-9.]+) us", out.getvalue())]
+        for name, value in zip(figures, found, strict=True):
+            figures[name].append(value)
+    return result(
+        "warm_call", "(c') One warm RATES_SWAP call (coercion + cache hit)",
+        [
+            figure("warm RATES_SWAP call", figures["warm"], "us", target=30),
+            figure("cold validation (memo bypassed) + cache hit", figures["cold"], "us"),
+            figure("warm call under a refresh scope", figures["scoped"], "us"),
+        ],
+        runs=runs,
+    )
+
+
 if __name__ == "__main__":
     sys.exit(main())
