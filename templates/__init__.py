@@ -1,0 +1,33 @@
+"""Pricing templates, headless calculation (`rates-xl calc`) and the demo (`rates-xl demo`).
+
+- The templates are Python (`swap_pricer`, `curve_dashboard`, `fx_hedging`, `swap_spreads`,
+  `history`, laid out with `layout`) built into the .xlsx files shipped beside them
+  (`rates-xl templates build`, see `build`).
+- `calc` computes any workbook without Excel: the RATES_* functions in the `formulas`
+  engine (`engine`), the plan / fetch / evaluate loop that keeps a workbook from being
+  latency-bound (`calc.plan_and_evaluate`, reusable by the ribbon's Refresh Workbook), the
+  error summary and the values-frozen copy.
+- `demo` runs every template against an in-process sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Template name -> what it shows. The built workbook is `<name>.xlsx` in this folder.
+TEMPLATES: dict[str, str] = {
+    "swap_pricer": "Vanilla fixed/float swap: leg PVs, NPV, par rate vs RATES_SWAP, DV01",
+    "curve_dashboard": "SOFR, ESTR and 3M EURIBOR swap curves with a chart; 2s10s and 5s30s",
+    "fx_hedging": "FX spot, forward ladder, forward points, implied yield differential, hedge cost",
+    "swap_spreads": "Swap rate minus government zero yield by tenor for US, UK and DE",
+    "history": "Historical swap rates for an index and tenor, with a chart",
+}
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def template_path(name: str) -> Path:
+    """The shipped workbook of a template."""
+    if name not in TEMPLATES:
+        raise KeyError(f"unknown template {name!r}; known: {', '.join(TEMPLATES)}")
+    return PACKAGE_DIR / f"{name}.xlsx"

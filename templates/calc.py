@@ -1,0 +1,482 @@
+"""Headless workbook calculation: plan the service requests, fetch them at once, compute.
+
+Two layers, so the ribbon's Refresh Workbook can reuse the first without the second:
+
+* `plan_and_evaluate(evaluate, client)`: the planning loop, independent of any engine.
+  `evaluate()` computes the whole workbook once (the `formulas` engine here, Excel's
+  CalculateFull in the add-in). Round 1 runs it inside `client.planning()`, where a cache
+  miss is recorded instead of sent (the cell reads "not fetched yet" for that round); the
+  recorded requests are fetched concurrently under the client's rate limiter; the next
+  round computes from the cache and records what the newly known values ask for (a RATES_*
+  argument that is another RATES_* result). It stops when a round records nothing, so a
+  workbook costs its distinct requests once, at the limiter's pace, never one latency each.
+* `WorkbookCalculation`: loads a file into the `formulas` engine, runs the loop, lists the
+  error cells, and freezes the values into a copy of the original with openpyxl (styles,
+  charts, data validation, names and hidden sheets survive because only cell values change).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import threading
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rates_xl.templates import engine
+
+T = TypeVar("T")
+
+#: Error values a summary lists (besides every `#RATES!` message).
+ERROR_VALUES = ("#NAME?", "#VALUE!", "#N/A", "#REF!", "#DIV/0!", "#NUM!", "#NULL!")
+
+DEFAULT_MAX_ROUNDS = 6
+#: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
+MAX_SPILL_ROWS = 3000
+
+
+class CalcError(Exception):
+    """A workbook that cannot be calculated (missing, not a workbook, corrupt); message for people."""
+
+
+# -- the planning loop --------------------------------------------------------------------------
+@dataclass
+class PlanReport:
+    """What the planning loop did: rounds, distinct requests, what failed."""
+
+    rounds: int = 0
+    distinct_requests: int = 0
+    requests_sent: int = 0
+    fetch_seconds: float = 0.0
+    failed: dict[Any, Exception] = field(default_factory=dict)
+    #: True when the last round still had misses (transient failures, or the round limit):
+    #: those cells were computed once more outside planning so they show their real error.
+    finished_unplanned: bool = False
+
+
+def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
+                      max_rounds: int = DEFAULT_MAX_ROUNDS,
+                      on_fetch: Callable[[int, Callable[[], int]], Any] | None = None) -> tuple[T, PlanReport]:
+    """Run `evaluate` until it needs nothing new from the service; return its last result.
+
+    `on_fetch(total, done)` is called before each batch of requests (with a callable giving
+    how many of them have completed so far) and may return a callable to call when it ends:
+    that is how a progress bar follows the fetch without the loop knowing about it.
+    """
+    report = PlanReport()
+    attempted: set[Any] = set()
+    sent_before = client.stats()["requests_sent"]
+    result: T | None = None
+    for _ in range(max_rounds):
+        report.rounds += 1
+        with client.planning() as missing:
+            result = evaluate()
+        new = set(missing) - attempted
+        if not missing:
+            break
+        if not new:  # only requests that failed with a transient error are still missing
+            break
+        attempted |= new
+        report.distinct_requests = len(attempted)
+        report.failed.update(_fetch(client, new, on_fetch, report))
+    else:
+        missing = {True}  # the round limit was reached: finish below
+    if missing:
+        # What is still missing failed in a way not worth remembering (429 or 5xx after all
+        # retries) or lies beyond the round limit: compute once more without planning so
+        # those cells show the service's real answer instead of "not fetched yet".
+        report.rounds += 1
+        report.finished_unplanned = True
+        result = evaluate()
+    report.requests_sent = client.stats()["requests_sent"] - sent_before
+    return result, report  # type: ignore[return-value]
+
+
+def _fetch(client: Any, keys: set[Any], on_fetch: Callable[..., Any] | None,
+           report: PlanReport) -> dict[Any, Exception]:
+    from rates_xl.client.errors import RatesError
+
+    started = time.perf_counter()
+    baseline = client.stats()
+    progress_done = None
+    if on_fetch is not None:
+        def completed() -> int:
+            now = client.stats()
+            # Each key ends as one answer cached or one error counted (retries aside).
+            cached = now.get("cached_answers", 0) - baseline.get("cached_answers", 0)
+            errors = sum(now["errors_by_status"].values()) - sum(baseline["errors_by_status"].values())
+            return min(len(keys), max(0, cached + errors))
+        progress_done = on_fetch(len(keys), completed)
+    try:
+        results = client.fetch_many(keys)
+    finally:
+        report.fetch_seconds += time.perf_counter() - started
+        if callable(progress_done):
+            progress_done()
+    return {k: v for k, v in results.items() if isinstance(v, RatesError)}
+
+
+# -- the workbook -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ErrorCell:
+    sheet: str
+    cell: str
+    value: str
+
+    @property
+    def address(self) -> str:
+        sheet = f"'{self.sheet}'" if re.search(r"[^A-Za-z0-9_]", self.sheet) else self.sheet
+        return f"{sheet}!{self.cell}"
+
+
+@dataclass
+class CalcResult:
+    path: Path
+    values: dict[tuple[str, str], Any]  # (sheet title, "B7") -> value of every formula cell
+    errors: list[ErrorCell]
+    unknown_functions: dict[str, list[str]]
+    report: PlanReport
+    seconds: float
+
+    def value(self, sheet: str, cell: str) -> Any:
+        return self.values[(sheet, cell.replace("$", "").upper())]
+
+
+class WorkbookCalculation:
+    """One workbook loaded into the `formulas` engine, ready to be computed (several times)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.book = _open_workbook(self.path)  # openpyxl, formulas kept (raises CalcError)
+        self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
+        engine.register_functions()  # before the engine parses a single formula
+        self.unknown_functions = engine.unknown_functions(self.formulas())
+        self.names = _defined_names(self.book)
+        self.spills = self._spill_ranges()
+        with _quiet_engine():
+            self.model = self._load_model()
+
+    def formulas(self) -> Iterator[tuple[str, str]]:
+        """(address, formula text) of every formula cell."""
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        for ws in self.book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    value = cell.value
+                    if isinstance(value, ArrayFormula):
+                        value = value.text
+                    if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                        yield f"{_quote(ws.title)}!{cell.coordinate}", str(value)
+
+    def evaluate(self) -> dict[tuple[str, str], Any]:
+        """Compute once; every formula cell's value by (sheet title, coordinate)."""
+        import schedula as sh
+
+        try:
+            solution = self.model.calculate()
+        except sh.DispatcherError as exc:
+            raise CalcError(f"{self.path}: calculation failed: {exc.args[1] if len(exc.args) > 1 else exc}") from None
+        values: dict[tuple[str, str], Any] = {}
+        for output, cell in self.model.cells.items():
+            if not getattr(cell, "inputs", None) and getattr(cell, "func", None) is None:
+                continue  # a constant, not a formula
+            rng = _range_of(output)
+            if rng is None:
+                continue
+            sheet = self.sheet_titles.get(rng["sheet"].upper(), rng["sheet"])
+            computed = solution.get(output, sh.NONE)
+            grid = _grid(computed, rng)
+            grid = self._trim_spill(sheet, rng, grid)
+            for (row, col), value in grid.items():
+                values[(sheet, f"{_column(col)}{row}")] = value
+        return values
+
+    def compute(self, client: Any = None, *, valuation_time: datetime | str | None = None,
+                max_rounds: int = DEFAULT_MAX_ROUNDS,
+                on_fetch: Callable[..., Any] | None = None) -> CalcResult:
+        """Plan, fetch and compute; the client defaults to the functions' shared client."""
+        if client is None:
+            from rates_xl.functions import get_client
+
+            client = get_client()
+        started = time.perf_counter()
+        with engine.pinned_valuation_time(valuation_time):
+            values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
+                                               on_fetch=on_fetch)
+        return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
+                          report, time.perf_counter() - started)
+
+    def freeze(self, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
+        """Write a copy of the original with every formula replaced by its computed value."""
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        out = Path(out)
+        if out.exists() and not force:
+            raise CalcError(f"{out} exists; pass --force to overwrite it")
+        if out.resolve() == self.path.resolve() and not force:
+            raise CalcError(f"{out} is the input workbook; pass --force to overwrite it")
+        book = _open_workbook(self.path)
+        for ws in book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                        ref = cell.coordinate
+                        if (ws.title, cell.coordinate) in self.spills:
+                            r1, c1, r2, c2 = self.spills[(ws.title, cell.coordinate)]
+                            ref = f"{_column(c1)}{r1}:{_column(c2)}{r2}"
+                        _write_range(ws, ref, result.values)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # Write beside the target and rename: an interrupted run never leaves half a file.
+        tmp = out.with_name(f".{out.name}.tmp")
+        try:
+            book.save(tmp)
+            os.replace(tmp, out)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return out
+
+    def cell_of_name(self, name: str) -> tuple[str, str]:
+        """(sheet, cell) of a workbook-level defined name."""
+        try:
+            return self.names[name.lower()]
+        except KeyError:
+            raise KeyError(f"{self.path.name} defines no name {name!r}") from None
+
+    # -- internals ----------------------------------------------------------------------------
+    def _load_model(self) -> Any:
+        import formulas
+
+        try:
+            model = formulas.ExcelModel()
+            book, context = model.add_book(str(self.path))
+            # The engine maps a result onto the spill range stored in the file and fails when
+            # the result is longer (a history over a later window, a longer maturity typed in
+            # since Excel last saved it). RATES_* spills are grown down over the empty cells
+            # below them; the padding is empty and trimmed from what is reported and frozen.
+            for ws in book.worksheets:
+                for (sheet, anchor), (_r1, _c1, r2, c2) in self.spills.items():
+                    if sheet == ws.title:
+                        ws[anchor].value.ref = f"{anchor}:{_column(c2)}{r2}"
+                _fill_omitted_arguments(ws)
+            model.pushes(*book.worksheets, context=context)
+            return model.finish()
+        except Exception as exc:  # the engine's own parse errors, in words
+            raise CalcError(f"{self.path}: the formula engine could not read it: {exc}") from None
+
+    def _spill_ranges(self) -> dict[tuple[str, str], tuple[int, int, int, int]]:
+        """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), RATES_* ones grown."""
+        from openpyxl.utils.cell import range_boundaries
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        spills = {}
+        for ws in self.book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    if isinstance(cell.value, ArrayFormula):
+                        c1, r1, c2, r2 = range_boundaries(cell.value.ref)
+                        if any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text)):
+                            while (r2 - r1 + 1 < MAX_SPILL_ROWS
+                                   and all(ws._cells.get((r2 + 1, c)) is None
+                                           or ws._cells[(r2 + 1, c)].value is None
+                                           for c in range(c1, c2 + 1))):
+                                r2 += 1
+                        spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
+        return spills
+
+    def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
+        """Excel shrinks a spill to its result; the engine pads a stored range with #N/A.
+
+        Trailing rows and columns that are all #N/A are padding (blank in Excel); when the
+        anchor is an error or a `#RATES!` message, the whole range beyond it is blank.
+        """
+        r1, c1 = int(rng["r1"]), int(rng["n1"])
+        if (sheet, f"{_column(c1)}{r1}") not in self.spills or len(grid) == 1:
+            return grid
+        anchor = grid.get((r1, c1))
+        if _is_error(anchor):
+            return {pos: (anchor if pos == (r1, c1) else None) for pos in grid}
+        r2, c2 = int(rng["r2"]), int(rng["n2"])
+        while r2 > r1 and all(_is_padding(grid.get((r2, c))) for c in range(c1, c2 + 1)):
+            r2 -= 1
+        while c2 > c1 and all(_is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
+            c2 -= 1
+        return {(r, c): (v if r <= r2 and c <= c2 else None) for (r, c), v in grid.items()}
+
+    def _errors(self, values: dict[tuple[str, str], Any]) -> list[ErrorCell]:
+        order = {title: i for i, title in enumerate(self.book.sheetnames)}
+        found = [ErrorCell(sheet, cell, str(v)) for (sheet, cell), v in values.items() if _is_error(v)]
+        return sorted(found, key=lambda e: (order.get(e.sheet, 0), *_row_col(e.cell)))
+
+
+def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
+              client: Any = None, valuation_time: datetime | str | None = None,
+              force: bool = False, on_fetch: Callable[..., Any] | None = None) -> CalcResult:
+    """Compute a workbook and (when `out` is given) write its values-frozen copy."""
+    calc = WorkbookCalculation(path)
+    if out is not None and Path(out).exists() and not force:
+        raise CalcError(f"{out} exists; pass --force to overwrite it")
+    result = calc.compute(client, valuation_time=valuation_time, on_fetch=on_fetch)
+    if out is not None:
+        calc.freeze(result, out, force=force)
+    return result
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _open_workbook(path: Path) -> Any:
+    import openpyxl
+
+    if not path.exists():
+        raise CalcError(f"{path}: no such file")
+    if path.is_dir():
+        raise CalcError(f"{path} is a folder, not a workbook")
+    if path.suffix.lower() not in (".xlsx", ".xlsm"):
+        raise CalcError(f"{path}: not an .xlsx or .xlsm workbook")
+    if not zipfile.is_zipfile(path):
+        raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
+    try:
+        return openpyxl.load_workbook(path, keep_vba=path.suffix.lower() == ".xlsm", keep_links=True)
+    except Exception as exc:
+        raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
+
+
+def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
+    names = {}
+    for name, defined in book.defined_names.items():
+        for sheet, ref in defined.destinations:
+            names[name.lower()] = (sheet, ref.replace("$", "").split(":")[0])
+    return names
+
+
+@contextlib.contextmanager
+def _quiet_engine() -> Iterator[None]:
+    """`formulas` draws its own tqdm bars while loading; ours is the one the user sees."""
+    import functools
+
+    import formulas.excel as fx
+    import tqdm
+
+    with _QUIET_LOCK:
+        original = fx.tqdm.tqdm
+        fx.tqdm.tqdm = functools.partial(original, disable=True)
+        try:
+            yield
+        finally:
+            fx.tqdm.tqdm = original
+    del tqdm
+
+
+_QUIET_LOCK = threading.Lock()
+_RANGE_CACHE: dict[str, dict[str, Any] | None] = {}
+
+
+def _range_of(output: str) -> dict[str, Any] | None:
+    if output not in _RANGE_CACHE:
+        from formulas.ranges import Ranges
+
+        try:
+            rng = Ranges.get_range(output)
+        except Exception:
+            rng = None
+        _RANGE_CACHE[output] = rng if rng and rng.get("sheet") and "r1" in rng else None
+    return _RANGE_CACHE[output]
+
+
+def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
+    import numpy as np
+    import schedula as sh
+    from formulas.ranges import Ranges
+
+    r1, c1, r2, c2 = int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"])
+    if isinstance(computed, Ranges):
+        computed = computed.value
+    if computed is sh.NONE:
+        array = np.full((r2 - r1 + 1, c2 - c1 + 1), "#VALUE!", dtype=object)
+    else:
+        array = np.atleast_2d(np.asarray(computed, dtype=object))
+    grid = {}
+    for i in range(r2 - r1 + 1):
+        for j in range(c2 - c1 + 1):
+            value = array[i % array.shape[0], j % array.shape[1]] if array.size else None
+            grid[(r1 + i, c1 + j)] = _plain(value)
+    return grid
+
+
+def _plain(value: Any) -> Any:
+    """A computed value as a plain Python value; engine errors become their text ('#N/A')."""
+    import numpy as np
+    import schedula as sh
+    from formulas.tokens.operand import XlError
+
+    if value is sh.EMPTY or value is None:
+        return None
+    if isinstance(value, XlError):
+        return str(value)
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        return float(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    return value
+
+
+def _is_error(value: Any) -> bool:
+    return isinstance(value, str) and (value in ERROR_VALUES or value.startswith("#RATES!"))
+
+
+def _is_padding(value: Any) -> bool:
+    return value is None or value == "#N/A"
+
+
+def _write_range(ws: Any, ref: str, values: dict[tuple[str, str], Any]) -> None:
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    c1, r1, c2, r2 = range_boundaries(ref)
+    for r in range(r1, r2 + 1):
+        for c in range(c1, c2 + 1):
+            coordinate = f"{get_column_letter(c)}{r}"
+            value = values.get((ws.title, coordinate))
+            if value is None and (r, c) not in ws._cells:
+                continue  # padding of a grown spill: leave the sheet as it was
+            # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
+            ws.cell(row=r, column=c).value = value
+
+
+def _fill_omitted_arguments(ws: Any) -> None:
+    """The engine's copy only: omitted RATES_* arguments become "" (see engine.fill_omitted_arguments)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    for row in ws.iter_rows():
+        for cell in row:
+            value = cell.value
+            if isinstance(value, ArrayFormula):
+                if "RATES" in value.text.upper():
+                    value.text = engine.fill_omitted_arguments(value.text)
+            elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
+                cell.value = engine.fill_omitted_arguments(value)
+
+
+def _column(n: int) -> str:
+    from openpyxl.utils.cell import get_column_letter
+
+    return get_column_letter(n)
+
+
+def _row_col(coordinate: str) -> tuple[int, int]:
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    col, row = coordinate_from_string(coordinate)
+    return row, column_index_from_string(col)
+
+
+def _quote(title: str) -> str:
+    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title

@@ -1,0 +1,429 @@
+"""The RATES_* functions inside the `formulas` engine (headless Excel calculation).
+
+`formulas` (EUPL) parses a workbook into a graph and computes it without Excel. Four of its
+habits shape this module:
+
+* Functions are looked up at parse time in one process-wide table (`formulas.get_functions()`),
+  so ours must be registered *before* a workbook is loaded; a name it does not know becomes
+  `#NAME?` without a word, hence `unknown_functions`, a static check run before computing.
+* A formula whose arguments are all constants is computed once while the workbook loads.
+  Ours must be re-evaluated in every planning round, so they are registered the way
+  `formulas` registers NOW() and RAND(): impure, skipped at compile time.
+* Functions receive `Ranges` and numpy arrays, `schedula.EMPTY` for empty cells and serial
+  numbers for dates; the adapter below turns those into what Excel (and xlwings) passes a
+  UDF, and turns answers back (2-D lists to arrays, dates to serial numbers).
+* `INDEX(range, 0, n)` gives the first element instead of column n; `INDEX` is wrapped to
+  slice whole rows and columns as Excel does (see `_fixed_index`).
+* `WORKDAY` fails when it starts on a weekend or holiday (numpy's default roll is "raise");
+  Excel counts from there, so it is re-registered with the roll Excel implies.
+* An omitted argument (`RATES_SWAP(a,b,c,d,,,,t)`) reaches a function as 0; Excel hands a
+  UDF "missing". `fill_omitted_arguments` rewrites the engine's copy of RATES_* calls so
+  an omitted argument arrives as "" (not given).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import math
+import re
+import threading
+from collections.abc import Callable, Iterable
+from datetime import date, datetime
+from typing import Any
+
+# The add-in's worksheet functions: dotted spellings (Office.js) and the prefix Office uses
+# for add-in functions in stored formulas map to the same Excel name.
+EXCEL_EPOCH = datetime(1899, 12, 30)
+DOTTED = re.compile(r"^RATES\.")
+_FUNCTION_CALL = re.compile(r"(?<![\w.\]!])([A-Za-z_][\w.]*)\s*\(")
+_STRING_LITERAL = re.compile(r'"(?:[^"]|"")*"')
+_PREFIXES = ("_XLFN._XLWS.", "_XLFN.", "_XLWS.", "_XLUDF.", "_XLDUDF_")
+
+_lock = threading.Lock()
+_registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
+
+#: Set by `pinned_valuation_time`: the valuation time injected where a formula omits it.
+_valuation_time: Any = None
+
+
+def function_table() -> dict[str, Any]:
+    """The add-in's function table (Excel name -> spec with `.core`)."""
+    from rates_xl.functions import FUNCTIONS
+
+    return FUNCTIONS
+
+
+def engine_names(excel_name: str) -> list[str]:
+    """Every spelling under which one function is registered in the engine (upper case)."""
+    name = excel_name.upper()
+    dotted = name.replace("RATES_", "RATES.", 1)
+    return [name, dotted, f"_XLUDF.{name}", f"_XLDUDF_{name}"]
+
+
+def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Register every RATES_* function (and the INDEX fix) in the `formulas` engine.
+
+    Idempotent; call before loading a workbook. Returns the registered table.
+    """
+    global _registered
+    import formulas
+
+    with _lock:
+        table = function_table() if table is None else table
+        if _registered is table:
+            return table
+        engine = formulas.get_functions()
+        for excel_name, spec in table.items():
+            entry = _impure(_adapt(excel_name, spec.core, _valuation_position(spec)))
+            for alias in engine_names(excel_name):
+                engine[alias] = entry
+        if not getattr(engine["INDEX"], "rates_xl_fixed", False):
+            engine["INDEX"] = _fixed_index(engine["INDEX"])
+        _fix_workday(engine)
+        _registered = table
+        return table
+
+
+def fill_omitted_arguments(formula: str) -> str:
+    """`=RATES_SWAP(a,,b)` -> `=RATES_SWAP(a,"",b)`: omitted RATES_* arguments stay "not given".
+
+    A small scanner (strings and nesting aware), not a regex: commas inside strings and in
+    nested calls of other functions are left alone.
+    """
+    out: list[str] = []
+    frames: list[dict[str, Any]] = []  # one per open parenthesis
+    i, n = 0, len(formula)
+    while i < n:
+        ch = formula[i]
+        if ch == '"':
+            j = i + 1
+            while j < n:
+                if formula[j] == '"':
+                    if j + 1 < n and formula[j + 1] == '"':
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(formula[i:j + 1])
+            if frames:
+                frames[-1]["blank"] = False
+            i = j + 1
+            continue
+        if ch == "(":
+            match = re.search(r"([A-Za-z_][\w.]*)\s*$", "".join(out))
+            is_rates = bool(match and match.group(1).upper().startswith(("RATES_", "RATES.")))
+            frames.append({"rates": is_rates, "blank": True, "commas": 0})
+            out.append(ch)
+        elif ch in ",)" and frames:
+            frame = frames[-1]
+            if frame["rates"] and frame["blank"] and (ch == "," or frame["commas"] > 0):
+                out.append('""')
+            if ch == ",":
+                frame["commas"] += 1
+                frame["blank"] = True
+            else:
+                frames.pop()
+                if frames:
+                    frames[-1]["blank"] = False
+            out.append(ch)
+        else:
+            if frames and not ch.isspace():
+                frames[-1]["blank"] = False
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+# -- the static check ------------------------------------------------------------------------
+def function_names(formula: str) -> set[str]:
+    """The names of the functions a formula calls (upper case, without `_xlfn.`-like prefixes)."""
+    text = _STRING_LITERAL.sub('""', formula)
+    names = set()
+    for match in _FUNCTION_CALL.finditer(text):
+        name = match.group(1).upper()
+        for prefix in _PREFIXES:
+            if name.startswith(prefix):
+                name = name[len(prefix):]
+                break
+        names.add(name)
+    return names
+
+
+def known_to_engine(name: str) -> bool:
+    """Whether the engine computes `name` (registered and not a placeholder)."""
+    import formulas
+    from formulas.functions import not_implemented
+
+    engine = formulas.get_functions()
+    upper = name.upper()
+    for candidate in (upper, f"_XLFN.{upper}", f"_XLFN._XLWS.{upper}"):
+        if candidate in engine and engine[candidate] is not not_implemented:
+            return True
+    return False
+
+
+def unknown_functions(formulas_by_cell: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """{function name: [cell addresses]} for every call the engine would turn into #NAME?."""
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    for address, formula in formulas_by_cell:
+        for name in sorted(function_names(formula)):
+            if not known_to_engine(name):
+                found[name].append(address)
+    return dict(found)
+
+
+# -- valuation time ----------------------------------------------------------------------------
+class pinned_valuation_time:  # noqa: N801 - used as a context manager, reads like one
+    """Within this block, RATES_* calls that leave `valuation_time` empty get `moment`."""
+
+    def __init__(self, moment: datetime | str | None) -> None:
+        self.moment = moment
+
+    def __enter__(self) -> None:
+        global _valuation_time
+        self._saved, _valuation_time = _valuation_time, self.moment
+
+    def __exit__(self, *exc: object) -> None:
+        global _valuation_time
+        _valuation_time = self._saved
+
+
+def _valuation_position(spec: Any) -> int | None:
+    """Where a function takes `valuation_time` (from the function table, else its signature)."""
+    names = getattr(spec, "arg_names", None)
+    if names is None:
+        try:
+            names = tuple(inspect.signature(spec.core).parameters)
+        except (TypeError, ValueError):
+            return None
+    return names.index("valuation_time") if "valuation_time" in names else None
+
+
+# -- value conversion between the engine and Excel-style Python values ------------------------
+def to_excel_serial(value: date | datetime) -> float:
+    if not isinstance(value, datetime):
+        value = datetime(value.year, value.month, value.day)
+    if value.tzinfo is not None:
+        value = value.replace(tzinfo=None)
+    delta = value - EXCEL_EPOCH
+    return delta.days + delta.seconds / 86400
+
+
+def _from_engine(value: Any) -> Any:
+    """One argument as Excel hands it to a UDF: a scalar, None for empty, or a 2-D list."""
+    import numpy as np
+    import schedula as sh
+    from formulas.ranges import Ranges
+
+    if isinstance(value, Ranges):
+        value = value.value
+    if isinstance(value, np.ndarray):
+        if value.size == 1:
+            value = value.ravel()[0]
+        else:
+            return [[_scalar_from_engine(v) for v in row] for row in np.atleast_2d(value)]
+    if value is sh.EMPTY:
+        return None
+    return _scalar_from_engine(value)
+
+
+def _scalar_from_engine(value: Any) -> Any:
+    import numpy as np
+    import schedula as sh
+
+    if value is sh.EMPTY:
+        return None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    return value
+
+
+def _to_engine(value: Any) -> Any:
+    """A UDF's answer as the engine stores it: a 2-D object array (Excel's shape).
+
+    Where the stored spill range is larger than the answer the engine pads with the array's
+    `_default`; ours is empty (what Excel shows when a spill shrinks), not #N/A.
+    """
+    import numpy as np
+
+    rows = value if isinstance(value, list) else [[value]]
+    rows = [row if isinstance(row, list | tuple) else [row] for row in rows]
+    width = max((len(row) for row in rows), default=1)
+    out = np.empty((max(len(rows), 1), width), dtype=object)
+    out[:] = ""
+    for i, row in enumerate(rows):
+        for j, cell in enumerate(row):
+            out[i, j] = _scalar_to_engine(cell)
+    return out.view(_spill_array_class())
+
+
+_SPILL_ARRAY: type | None = None
+
+
+def _spill_array_class() -> type:
+    global _SPILL_ARRAY
+    if _SPILL_ARRAY is None:
+        import schedula as sh
+        from formulas.functions import Array
+
+        _SPILL_ARRAY = type("SpillArray", (Array,), {"_default": sh.EMPTY})
+    return _SPILL_ARRAY
+
+
+def _scalar_to_engine(value: Any) -> Any:
+    from formulas.tokens.operand import Error
+
+    if isinstance(value, date):
+        return to_excel_serial(value)
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return Error.errors["#NUM!"]
+    return value
+
+
+def _first_error(args: list[Any]) -> Any:
+    """An error among the arguments, which the call answers unchanged (as Excel's own do)."""
+    from formulas.tokens.operand import XlError
+
+    for arg in args:
+        cells = [c for row in arg for c in row] if isinstance(arg, list) else [arg]
+        for cell in cells:
+            if isinstance(cell, XlError):
+                return cell
+            if isinstance(cell, str) and cell.startswith("#RATES!"):
+                # The root cause stays visible instead of a second-hand complaint about it.
+                return cell
+    return None
+
+
+def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
+    def call(*raw: Any) -> Any:
+        args = [_from_engine(a) for a in raw]
+        error = _first_error(args)
+        if error is not None:
+            return _to_engine(error)
+        if _valuation_time is not None and position is not None:
+            if len(args) <= position:
+                args += [None] * (position + 1 - len(args))
+            if args[position] is None or args[position] == "":
+                args[position] = _valuation_time
+        try:
+            result = core(*args)
+        except Exception as exc:  # the function layer should never raise; stay a cell value
+            result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
+        return _to_engine(result)
+
+    call.__name__ = excel_name
+    return call
+
+
+def _impure(func: Callable[..., Any]) -> dict[str, Any]:
+    """Registered like NOW(): not computed while loading, computed on every calculation."""
+    from formulas.functions import COMPILING, wrap_impure_func
+
+    return {
+        "extra_inputs": collections.OrderedDict([(COMPILING, False)]),
+        "function": wrap_impure_func(func),
+    }
+
+
+def _fixed_index(original: dict[str, Any]) -> dict[str, Any]:
+    """INDEX with Excel's meaning of row 0 / column 0 (the whole column / row)."""
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import Array
+    from formulas.ranges import Ranges
+
+    delegate = original["function"]
+
+    def scalar(x: Any) -> Any:
+        if isinstance(x, Ranges):
+            x = x.value
+        if isinstance(x, np.ndarray):
+            x = x.ravel()[0] if x.size == 1 else None
+        return x
+
+    @functools.wraps(delegate)
+    def index(compiling: bool, array: Any, row_num: Any = None, col_num: Any = None,
+              area_num: Any = None) -> Any:
+        if compiling:
+            return sh.NONE
+        row, col = scalar(row_num), scalar(col_num)
+        numbers = (int, float, np.integer, np.floating)
+        if (area_num is None and isinstance(row, numbers)
+                and (col_num is None or isinstance(col, numbers)) and (row == 0 or col == 0)):
+            values = np.atleast_2d(np.asarray(array.value if isinstance(array, Ranges) else array,
+                                              dtype=object))
+            if row == 0 and (col_num is None or col == 0):
+                return values.view(Array)
+            if row == 0:
+                return values[:, int(col) - 1:int(col)].view(Array)
+            return values[int(row) - 1:int(row), :].view(Array)
+        args = [array, row_num] + ([col_num] if col_num is not None else [])
+        args += [area_num] if area_num is not None else []
+        return delegate(compiling, *args)
+
+    index.rates_xl_fixed = True
+    fixed = dict(original)
+    fixed["function"] = index
+    fixed["rates_xl_fixed"] = True
+    return _Fixed(fixed)
+
+
+class _Fixed(dict):
+    """A registry entry that remembers it is ours (so registering twice does not nest)."""
+
+    rates_xl_fixed = True
+
+
+def _fix_workday(engine: dict[str, Any]) -> None:
+    """WORKDAY and WORKDAY.INTL that accept a weekend or holiday start, as Excel does."""
+    import numpy as np
+    from formulas.functions import date as fdate
+    from formulas.functions import wrap_ufunc
+
+    if getattr(engine.get("WORKDAY"), "rates_xl_fixed", False):
+        return
+    original = fdate.xworkday_intl
+
+    def workday_intl(start_date: Any, days: Any, weekend: Any = 1, holidays: Any = ()) -> Any:
+        fdate.raise_errors(start_date)
+        fdate.raise_errors(days)
+        number = fdate._convert2float(days)
+        if number == 0:
+            return original(start_date, days, weekend, holidays)
+        # Excel does not count the start day: roll a non-working start back (forward when
+        # counting backwards) to the nearest working day, then count.
+        start = np.datetime64(fdate.datetime.date(*fdate.xday(start_date, slice(0, 3))))
+        roll = "backward" if number > 0 else "forward"
+        rolled = np.busday_offset(start, 0, roll=roll, weekmask=_weekmask(weekend), holidays=holidays)
+        serial = int((rolled - np.datetime64("1899-12-30")).astype(int))
+        return original(serial, days, weekend, holidays)
+
+    for name in ("WORKDAY", "WORKDAY.INTL", "_XLFN.WORKDAY.INTL"):
+        if name not in engine:
+            continue
+        parser = (fdate.args_xworkday_intl if "INTL" in name else
+                  (lambda start_date, days, hdays=(): fdate.args_xworkday_intl(start_date, days, 1, hdays, True)))
+        fixed = wrap_ufunc(workday_intl, input_parser=lambda *a: a, check_error=lambda *a: None,
+                           args_parser=parser, excluded={3})
+        fixed.rates_xl_fixed = True
+        engine[name] = fixed
+
+
+def _weekmask(weekend: Any) -> str:
+    masks = {1: "1111100", 2: "0111110", 3: "0011111", 4: "1001111", 5: "1100111", 6: "1110011",
+             7: "1111001", 11: "1111110", 12: "0111111", 13: "1011111", 14: "1101111", 15: "1110111",
+             16: "1111011", 17: "1111101"}
+    if isinstance(weekend, str):
+        return "".join("1" if v == "0" else "0" for v in weekend)
+    return masks.get(int(weekend), "1111100")

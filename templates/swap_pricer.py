@@ -1,0 +1,228 @@
+"""Template: a vanilla fixed/float interest-rate swap, valued from the service's curves.
+
+The fixed leg's schedule and discount factors come from RATES_DFCURVE, the floating leg's
+projected rates from RATES_FORWARDCURVE, discount factors at payment dates (which a payment
+lag moves off the schedule) from RATES_DF. The sheet shows both legs period by period, the
+leg PVs, the NPV, the par rate beside RATES_SWAP's answer for the same conventions, the
+PV01 of the fixed leg and the DV01 (a +1 bp parallel shift of the zero curve).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from rates_xl.templates.layout import Book, valuation_date, year_fraction
+
+NAME = "swap_pricer"
+TITLE = "Swap pricer"
+SHEET = "Swap"
+
+INDEXES = ["SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR"]
+DISCOUNT_CHOICES = ["Auto", "SOFR", "ESTR", "SONIA"]
+FREQUENCIES = ["1M", "3M", "6M", "1Y"]
+DAY_COUNTS = ["Actual360", "Actual365Fixed", "Thirty360BondBasis", "Thirty360EurobondBasis"]
+POSITIONS = ["Pay fixed", "Receive fixed"]
+LAGS = ["Auto", 0, 1, 2]
+
+# Market conventions per index (the swap the service prices when given the same terms):
+# discount curve, payment lag (business days), index day count, kind, fixed and floating
+# leg frequency and day count.
+CONVENTIONS = [
+    ["SOFR", "SOFR", 2, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360"],
+    ["ESTR", "ESTR", 1, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360"],
+    ["SONIA", "SONIA", 0, "Actual365Fixed", "overnight", "1Y", "1Y", "Actual365Fixed", "Actual365Fixed"],
+    ["3M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "3M", "Thirty360BondBasis", "Actual360"],
+    ["6M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "6M", "Thirty360BondBasis", "Actual360"],
+]
+CONVENTION_HEADERS = ["Index", "Discount curve", "Payment lag", "Index day count", "Kind",
+                      "Fixed frequency", "Floating frequency", "Fixed day count", "Floating day count"]
+
+ROWS = 121  # data rows of the leg tables: 30 years of quarterly periods
+HOLIDAY_YEARS = (2000, 2080)
+
+# Rows of the input block.
+R = {"index": 5, "discount": 6, "position": 7, "notional": 8, "rate": 9, "start": 10, "maturity": 11,
+     "fixed_freq": 12, "float_freq": 13, "fixed_dc": 14, "float_dc": 15, "lag": 16, "vt": 17}
+
+
+def holidays() -> tuple[list[str], list[list[date | str]]]:
+    """Payment-calendar holidays per index (weekdays only), from QuantLib's calendars.
+
+    WORKDAY needs them to move a payment date by the payment lag. Written into the hidden
+    Lists sheet when the template is built.
+    """
+    import QuantLib as ql
+
+    from rates_xl.sandbox import conventions as cv
+
+    columns = []
+    for index in INDEXES:
+        calendar = cv.INDEXES[index].calendar
+        days = calendar.holidayList(ql.Date(1, 1, HOLIDAY_YEARS[0]), ql.Date(31, 12, HOLIDAY_YEARS[1]), False)
+        columns.append([date(d.year(), d.month(), d.dayOfMonth()) for d in days])
+    height = max(len(c) for c in columns)
+    rows = [[c[i] if i < len(c) else "" for c in columns] for i in range(height)]
+    return list(INDEXES), rows
+
+
+def build(book: Book) -> None:
+    s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 17, "D:D": 13, "E:E": 13, "F:L": 13,
+                                  "M:M": 3, "N:W": 13})
+    conv = book.table("conventions", CONVENTION_HEADERS, CONVENTIONS)
+    hol_head, hol_rows = holidays()
+    book.table("holidays", hol_head, hol_rows)
+    s.title("Swap pricer: vanilla fixed / floating interest-rate swap",
+            "Blue cells on yellow are inputs. Values come from RATES_DFCURVE, RATES_FORWARDCURVE "
+            "and RATES_DF; rates are in percent (3.5 means 3.5 %).")
+    s.section(4, "Inputs")
+    c = {}
+    c["index"] = s.input(R["index"], "Floating index", "SOFR", choices=book.choices("indexes", INDEXES),
+                         note="Projects the floating leg; names as the service spells them.", name="index")
+    c["discount"] = s.input(R["discount"], "Discount curve", "Auto", choices=book.choices("discount", DISCOUNT_CHOICES),
+                            note="Auto: the index's collateral curve (EURIBOR swaps discount on ESTR).")
+    c["position"] = s.input(R["position"], "Position", "Pay fixed", choices=book.choices("positions", POSITIONS),
+                            note="Pay fixed: you pay the fixed leg and receive the floating leg.")
+    c["notional"] = s.input(R["notional"], "Notional", 10_000_000, kind="amount", unit="currency",
+                            note="In the index's currency.", name="notional")
+    c["rate"] = s.input(R["rate"], "Fixed rate", 3.5, kind="percent", unit="percent",
+                        note="The swap's fixed coupon, e.g. 3.5 for 3.5 %.", name="fixed_rate")
+    c["start"] = s.input(R["start"], "Start", "2D", unit="date or tenor",
+                         note="A date, or a tenor from the valuation date: 2D is spot for SOFR.")
+    c["maturity"] = s.input(R["maturity"], "Maturity", "10Y", unit="date or tenor",
+                            note="A date, or a tenor from the start. Regular schedules (no stubs).")
+    c["fixed_freq"] = s.input(R["fixed_freq"], "Fixed leg frequency", "1Y", choices=book.choices("frequencies", FREQUENCIES))
+    c["float_freq"] = s.input(R["float_freq"], "Floating leg frequency", "1Y", choices=book.choices("frequencies", FREQUENCIES),
+                              note="For EURIBOR, the index tenor (3M, 6M).")
+    c["fixed_dc"] = s.input(R["fixed_dc"], "Fixed leg day count", "Actual360", choices=book.choices("day_counts", DAY_COUNTS))
+    c["float_dc"] = s.input(R["float_dc"], "Floating leg day count", "Actual360", choices=book.choices("day_counts", DAY_COUNTS),
+                            note="Overnight legs compound on the index day count whatever is chosen.")
+    c["lag"] = s.input(R["lag"], "Payment lag", "Auto", unit="business days", choices=book.choices("lags", LAGS),
+                       note="Auto: the index's convention (SOFR 2, ESTR 1, SONIA and EURIBOR 0).")
+    c["vt"] = s.input(R["vt"], "Valuation time", None, kind="datetime", unit="UTC",
+                      note="Empty: now. A date-time values as of then (paid keys only).")
+
+    s.section(19, "Conventions used")
+    idx, vt = c["index"], c["vt"]
+    disc = s.output(20, "Discount curve used", f'=IF({c["discount"]}="Auto",VLOOKUP({idx},{conv},2,FALSE),{c["discount"]})')
+    lag = s.output(21, "Payment lag used", f'=IF({c["lag"]}="Auto",VLOOKUP({idx},{conv},3,FALSE),{c["lag"]})',
+                   kind="int", unit="business days")
+    idx_dc = s.output(22, "Index day count", f"=VLOOKUP({idx},{conv},4,FALSE)")
+    kind = s.output(23, "Index kind", f"=VLOOKUP({idx},{conv},5,FALSE)",
+                    note="overnight: compounded in arrears; ibor: term rate fixed in advance.")
+    val = s.output(24, "Valuation date", f"={valuation_date(vt)}", kind="date")
+    s.output(25, "Market standard", f'=VLOOKUP({idx},{conv},6,FALSE)&" "&VLOOKUP({idx},{conv},8,FALSE)'
+                                    f'&" fixed vs "&VLOOKUP({idx},{conv},7,FALSE)&" "&VLOOKUP({idx},{conv},9,FALSE)',
+             note="The fixed and floating legs the market quotes for this index.")
+
+    # -- the legs (laid out first: the results sum them) ----------------------------------------
+    # Whole-column array formulas over a block of ROWS rows; only the RATES_* calls that take
+    # one date each (RATES_DF, RATES_FORWARD) are written row by row.
+    top = 44
+    first, last = top + 1, top + ROWS  # data rows of both tables
+    rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
+    hol = f"INDEX(holidays,0,MATCH({idx},holidays_head,0))"
+    bump = "0.0001"
+
+    s.section(top - 2, "Fixed leg: schedule and discount factors from RATES_DFCURVE", "B", "L")
+    s.spill(f"B{top}", "fixed_schedule", f"=RATES_DFCURVE({disc},{c['start']},{c['maturity']},{c['fixed_freq']},,{vt})",
+            2, 12, [book.fmt("date", "cell"), book.fmt("df", "cell")])
+    for col, head in zip("DEFGHIJKL", ["Period start", "Period end", "Accrual (years)", "Payment date",
+                                       "DF at payment", "Fixed cash flow", "PV", "PV, zero curve +1 bp",
+                                       "Accrual x DF"], strict=True):
+        s.text(f"{col}{top}", head, "header")
+    # Row `first` holds the start date; periods run from one schedule date to the next.
+    ok = f"ISNUMBER({rng('B', first + 1, last + 1)})"
+    period_start, period_end = rng("D"), rng("E")
+    s.column("D", first, ROWS, f'=IF({ok},{rng("B", first, last)},"")', book.fmt("date", "cell"))
+    s.column("E", first, ROWS, f'=IF({ok},{rng("B", first + 1, last + 1)},"")', book.fmt("date", "cell"))
+    s.column("F", first, ROWS, f'=IF({ok},{year_fraction(c["fixed_dc"], period_start, period_end)},"")',
+             book.fmt("years", "cell"))
+    s.row_formulas(first, ROWS, {
+        # WORKDAY takes one date at a time (the engine does not lift it over a column).
+        "G": (f'=IF(ISNUMBER(E{{r}}),IF({lag}=0,E{{r}},WORKDAY(E{{r}},{lag},{hol})),"")', book.fmt("date", "cell")),
+        # On the schedule the curve's own factor; a payment lag needs RATES_DF at the paid date.
+        "H": (f'=IF(ISNUMBER(G{{r}}),IF(G{{r}}=E{{r}},C{{n}},RATES_DF({disc},G{{r}},{vt})),"")',
+              book.fmt("df", "cell")),
+    })
+    s.column("I", first, ROWS, f'=IF({ok},{c["notional"]}*{c["rate"]}/100*{rng("F")},"")', book.fmt("money", "cell"))
+    s.column("J", first, ROWS, f'=IF({ok},{rng("I")}*{rng("H")},"")', book.fmt("money", "cell"))
+    s.column("K", first, ROWS, f'=IF({ok},{rng("J")}*EXP(-{bump}*({rng("G")}-{val})/365),"")',
+             book.fmt("money", "cell"))
+    s.column("L", first, ROWS, f'=IF({ok},{rng("F")}*{rng("H")},"")', book.fmt("df", "cell"))
+
+    s.section(top - 2, "Floating leg: projected rates from RATES_FORWARDCURVE", "N", "Z")
+    s.spill(f"N{top}", "float_schedule",
+            f"=RATES_FORWARDCURVE({idx},{c['start']},{c['maturity']},{c['float_freq']},{c['float_freq']},,{vt})",
+            3, 12, [book.fmt("date", "cell"), book.fmt("date", "cell"), book.fmt("percent", "cell")])
+    for col, head in zip("QRSTUVWXYZ", ["Accrual end", "Accrual (years)", "Rate applied (%)", "Payment date",
+                                        "DF at payment", "Floating cash flow", "PV", "Rate +1 bp (%)",
+                                        "PV, zero curve +1 bp", "Index period (years)"], strict=True):
+        s.text(f"{col}{top}", head, "header")
+    # A period belongs to the swap when the next period starts (the curve's last row starts
+    # at maturity): its accrual runs from its start to that next start.
+    in_swap = f"ISNUMBER({rng('N', first + 1, last + 1)})"
+    acc_start, acc_end = rng("N"), rng("Q")
+    s.column("Q", first, ROWS, f'=IF({in_swap},{rng("N", first + 1, last + 1)},"")', book.fmt("date", "cell"))
+    overnight = f'{kind}="overnight"'
+    s.column("R", first, ROWS,
+             f'=IF({in_swap},IF({overnight},{year_fraction(idx_dc, acc_start, acc_end)},'
+             f'{year_fraction(c["float_dc"], acc_start, acc_end)}),"")', book.fmt("years", "cell"))
+    s.column("Z", first, ROWS,
+             f'=IF({in_swap},IF({overnight},{year_fraction(idx_dc, acc_start, acc_end)},'
+             f'{year_fraction(idx_dc, acc_start, rng("O"))}),"")', book.fmt("years", "cell"))
+    s.row_formulas(first, ROWS, {
+        # Overnight: the rate compounded over the accrual period itself (RATES_FORWARD);
+        # term (IBOR) rates: the index period's forward from the curve, as the coupon fixes.
+        "S": (f'=IF(ISNUMBER(Q{{r}}),IF({overnight},RATES_FORWARD({idx},N{{r}},Q{{r}},{vt}),P{{r}}),"")',
+              book.fmt("percent", "cell")),
+        "T": (f'=IF(ISNUMBER(Q{{r}}),IF({lag}=0,Q{{r}},WORKDAY(Q{{r}},{lag},{hol})),"")', book.fmt("date", "cell")),
+        "U": (f'=IF(ISNUMBER(T{{r}}),RATES_DF({disc},T{{r}},{vt}),"")', book.fmt("df", "cell")),
+    })
+    s.column("V", first, ROWS, f'=IF({in_swap},{c["notional"]}*{rng("S")}/100*{rng("R")},"")', book.fmt("money", "cell"))
+    s.column("W", first, ROWS, f'=IF({in_swap},{rng("V")}*{rng("U")},"")', book.fmt("money", "cell"))
+    # +1 bp on continuously compounded zero rates: the rate's period grows by exp(1bp x its
+    # length), the payment's discount factor shrinks by exp(-1bp x its time).
+    period_days = f'IF({overnight},{acc_end}-{acc_start},{rng("O")}-{acc_start})'
+    s.column("X", first, ROWS,
+             f'=IF({in_swap},((1+{rng("S")}/100*{rng("Z")})*EXP({bump}*({period_days})/365)-1)/{rng("Z")}*100,"")',
+             book.fmt("percent", "cell"))
+    s.column("Y", first, ROWS,
+             f'=IF({in_swap},{c["notional"]}*{rng("X")}/100*{rng("R")}*{rng("U")}*EXP(-{bump}*({rng("T")}-{val})/365),"")',
+             book.fmt("money", "cell"))
+    f_rows, v_rows = rng, rng
+
+    # -- results ----------------------------------------------------------------------------------
+    s.section(27, "Results")
+    sign = f'IF({c["position"]}="Pay fixed",1,-1)'
+    fixed_pv = s.output(28, "Fixed leg PV", f"=SUM({f_rows('J')})", kind="money", unit="currency",
+                        note="Present value of the fixed payments.", name="fixed_leg_pv")
+    float_pv = s.output(29, "Floating leg PV", f"=SUM({v_rows('W')})", kind="money", unit="currency",
+                        note="Present value of the projected floating payments.", name="float_leg_pv")
+    s.output(30, "NPV", f"={sign}*({float_pv}-{fixed_pv})", kind="money", unit="currency",
+             note="Value to you: floating minus fixed when paying fixed, the reverse when receiving.",
+             name="npv")
+    annuity = s.output(31, "Annuity", f"=SUM({f_rows('L')})", kind="df", unit="years",
+                       note="Sum of accrual x discount factor over the fixed leg.")
+    par = s.output(32, "Par rate (from the legs)", f"={float_pv}/({c['notional']}*{annuity})*100",
+                   kind="percent", unit="percent", note="The fixed rate that makes the NPV zero.",
+                   name="par_rate")
+    check = s.output(33, "RATES_SWAP, same conventions",
+                     f"=RATES_SWAP({idx},{c['start']},{c['maturity']},{c['fixed_freq']},{c['float_freq']},"
+                     f"{c['fixed_dc']},{c['float_dc']},{vt})",
+                     kind="percent", unit="percent", note="The service's par rate: a cross-check.",
+                     name="swap_rate_check")
+    s.output(34, "Difference", f"=({par}-{check})*100", kind="bp", unit="bp",
+             note="Par rate minus RATES_SWAP; a few hundredths of a bp at most.", name="par_difference")
+    s.output(35, "PV01 of the fixed leg", f"={c['notional']}*{annuity}*0.0001", kind="money", unit="currency",
+             note="Value of 1 bp on the fixed rate over the life of the swap.", name="fixed_leg_pv01")
+    s.output(36, "DV01", f"={sign}*((SUM({v_rows('Y')})-SUM({f_rows('K')}))-({float_pv}-{fixed_pv}))",
+             kind="money", unit="currency",
+             note="Change in NPV when zero rates rise 1 bp (continuously compounded, Act/365).",
+             name="swap_dv01")
+    s.output(37, "Maturity date", f"=MAX({f_rows('E')})", kind="date", note="Last date of the fixed schedule.")
+    s.notes(39, [
+        "Leg tables: dates roll on the index calendar as the service generates them; a payment lag moves each "
+        "payment that many business days (holidays on the hidden Lists sheet) and RATES_DF discounts it.",
+        "The leg tables hold up to 30 years of quarterly periods. DV01 and the +1 bp columns shift every "
+        "zero rate by 1 bp; PV01 is the value of 1 bp on the fixed coupon.",
+    ])
