@@ -10,8 +10,11 @@ The traffic, per thread, in bursts of 40 cells (a recalculation) with a short pa
   live cells      the same without valuation_time, TTL 1 s: fetched again every second
   spilling curves swap curves and discount curves
   bad input       caught by validation, no request
-  service errors  404 (a Sunday's fixing) and 422 (an unknown index): cached refusals
-and a housekeeping thread that expires the whole cache every 3 s (the ribbon's refresh).
+  service errors  404 (a past Sunday's fixing) and 422 (an unknown index, pinned to the
+                  past): refusals cached for the long TTL
+and a housekeeping thread that refreshes the live cells every 3 s (the ribbon's refresh of
+a selection); pinned answers and cached refusals stay cached throughout, as in a workbook
+left open all day.
 """
 
 from __future__ import annotations
@@ -43,7 +46,9 @@ def traffic() -> dict[str, list[tuple[str, tuple]]]:
     curves += [("RATES_DFCURVE", (i, "0D", "10Y", "6M", None, VALUATION_TIME)) for i in INDICES[:2]]
     bad = [("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")), ("RATES_DF", (None, "1Y")),
            ("RATES_FX", ("EURUSDX",)), ("RATES_FORWARD", ("SOFR", "6M", "3M"))]
-    refused = [("RATES_FIXING", ("SOFR", "2026-11-22")), ("RATES_SWAP", ("NOT AN INDEX", "0D", "5Y", "1Y"))]
+    # Pinned to the past, so cached for the long TTL, as a refusal in a workbook left open is.
+    refused = [("RATES_FIXING", ("SOFR", "2026-11-15")),  # a Sunday: 404
+               ("RATES_SWAP", ("NOT AN INDEX", "0D", "5Y", "1Y", None, None, None, VALUATION_TIME))]
     return {"pinned": pinned, "live": live, "curves": curves, "bad": bad, "refused": refused}
 
 
@@ -119,9 +124,13 @@ def run_soak(base_url: str, key: str, seconds: float, threads: int = 8, seed: in
                     result.messages[kind] = result.messages.get(kind, 0) + count
             time.sleep(rng.uniform(0.005, 0.03))  # between recalculations
 
+    from rates_xl.functions.core import prepare
+
+    live_keys = [prepare(FUNCTIONS[name], args).key for name, args in pools["live"]]
+
     def housekeeping() -> None:
         while not stop.wait(3.0):
-            client.expire(before=time.time())
+            client.expire(before=time.time(), keys=live_keys)
 
     pool = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(threads)]
     pool.append(threading.Thread(target=housekeeping, daemon=True))
@@ -159,3 +168,29 @@ def run_soak(base_url: str, key: str, seconds: float, threads: int = 8, seed: in
         gc.collect()
         result.sockets_after_clear = open_sockets()
     return result
+
+
+def cached_refusal_grows(calls: int = 200) -> int:
+    """How many traceback entries a cached refusal gains when served `calls` times (0 when
+    the client serves it without growing: a cached exception re-raised as the same object
+    collects a traceback entry per raise, and keeps every frame of them alive)."""
+    from rates_xl.client import NotFound, RatesClient
+    from tests.client.faultserver import FaultServer, Reply
+
+    server = FaultServer()
+    server.responder = lambda arrival: Reply(status=404, body={"detail": "no fixing that day"})
+    depths = []
+    try:
+        with RatesClient(base_url=server.base_url, api_key="soak-probe") as client:
+            for n in range(calls):
+                try:
+                    client.fixing("SOFR", "2026-11-15")
+                except NotFound as exc:
+                    if n in (0, calls - 1):
+                        depth, tb = 0, exc.__traceback__
+                        while tb is not None:
+                            depth, tb = depth + 1, tb.tb_next
+                        depths.append(depth)
+    finally:
+        server.stop()
+    return depths[-1] - depths[0]
