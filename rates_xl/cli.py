@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "rates_xl.client.cli",  # call
     "rates_xl.sandbox.cli",  # sandbox
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
+    "rates_xl.templates.cli",  # calc, demo, templates build|list
 ]
 
 

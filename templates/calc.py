@@ -143,6 +143,7 @@ class CalcResult:
     unknown_functions: dict[str, list[str]]
     report: PlanReport
     seconds: float
+    formula_cells: int = 0  # formula cells in the file (a spill counts once)
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -157,6 +158,7 @@ class WorkbookCalculation:
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         engine.register_functions()  # before the engine parses a single formula
         self.unknown_functions = engine.unknown_functions(self.formulas())
+        self.formula_count = sum(1 for _ in self.formulas())
         self.names = _defined_names(self.book)
         self.spills = self._spill_ranges()
         with _quiet_engine():
@@ -211,7 +213,7 @@ class WorkbookCalculation:
             values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
                                                on_fetch=on_fetch)
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
-                          report, time.perf_counter() - started)
+                          report, time.perf_counter() - started, self.formula_count)
 
     def freeze(self, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
         """Write a copy of the original with every formula replaced by its computed value."""
@@ -241,6 +243,13 @@ class WorkbookCalculation:
         finally:
             tmp.unlink(missing_ok=True)
         return out
+
+    def named(self, result: CalcResult, name: str) -> Any:
+        """The value of a defined name's cell: computed for a formula, as typed for an input."""
+        sheet, cell = self.cell_of_name(name)
+        if (sheet, cell) in result.values:
+            return result.values[(sheet, cell)]
+        return self.book[sheet][cell].value
 
     def cell_of_name(self, name: str) -> tuple[str, str]:
         """(sheet, cell) of a workbook-level defined name."""

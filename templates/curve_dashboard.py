@@ -20,10 +20,8 @@ def build(book: Book) -> None:
     s.title("Curve dashboard: swap curves side by side",
             "Par swap rates over each index's quoted tenors (RATES_SWAPCURVE), in percent; slopes in basis points.")
     s.section(4, "Inputs")
-    vt = s.input(5, "Valuation time", None, kind="datetime", unit="UTC",
-                 note="Empty: now. A date-time values every curve as of then (paid keys only).")
-    indexes = [s.input(6 + i, f"Curve {i + 1}", name, choices=book.choices("indexes", INDEXES),
-                       note="Each curve on its index's own swap conventions." if i == 0 else "")
+    vt = s.input(5, "Valuation time", None, kind="datetime", unit="UTC", note="Empty: now.")
+    indexes = [s.input(6 + i, f"Curve {i + 1}", name, choices=book.choices("indexes", INDEXES))
                for i, name in enumerate(DEFAULTS)]
 
     # -- slopes: label column B, one column per curve ---------------------------------------------
@@ -72,7 +70,8 @@ def build(book: Book) -> None:
         s.text(f"{years_col}{CURVE_TOP}", "Years", "header")
         tenors = f"{col}{CURVE_TOP + 1}:{col}{CURVE_TOP + MAX_ROWS}"
         s.column(years_col, CURVE_TOP + 1, MAX_ROWS,
-                 f'=IF({tenors}="","",{tenor_in_years(tenors)})', book.fmt("years", "cell"))
+                 f'=IF({tenors}="","",{tenor_in_years(tenors)})', book.fmt("years", "cell"),
+                 styled_rows=book.shape(f"curve{i + 1}", 27) - 1)
         data_last = last  # the header is row `first`
         chart.add_series({
             "name": [SHEET, 6 + i - 1, 2],

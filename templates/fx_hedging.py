@@ -17,7 +17,7 @@ LADDER_TOP = 30
 
 
 def build(book: Book) -> None:
-    s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 16, "D:D": 14, "E:E": 13, "F:K": 14})
+    s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 16, "D:D": 14, "E:E": 13, "F:I": 14})
     s.title("FX forwards and hedging",
             "Spot (RATES_FX) and outright forwards (RATES_FXFORWARD) in quote currency per one unit of base.")
     s.section(4, "Inputs")
@@ -56,7 +56,7 @@ def build(book: Book) -> None:
              note="Cost over the notional's value at spot.")
     s.output(24, "Hedge cost, annualised", f"={cost}/({amount}*{spot})*100*365/{days}", kind="percent",
              unit="percent a year", note="Scaled by 365 / days: comparable across horizons.", name="hedge_cost_annual")
-    s.notes(25, ["Covered interest parity: the forward is spot times the ratio of the two currencies' discount "
+    s.notes(25, last="I", lines=["Covered interest parity: the forward is spot times the ratio of the two currencies' discount "
                  "factors, so forward points mirror the interest-rate differential between quote and base."])
 
     s.section(LADDER_TOP - 2, "Forward ladder", "B", "I")
@@ -85,7 +85,7 @@ def build(book: Book) -> None:
     book.name("forward_1y", SHEET, f"F{row['1Y']}")
     book.name("points_1y", SHEET, f"H{row['1Y']}")
     last = LADDER_TOP + len(LADDER)
-    s.notes(last + 2, [
+    s.notes(last + 2, last="I", lines=[
         "Forward - spot is in price units; forward points are the same number in pips. Value dates are spot plus "
         "the tenor, rolled past weekends (not holidays).",
         "Implied yield differential: the quote currency's rate minus the base currency's that the forward implies, "
@@ -101,4 +101,4 @@ def build(book: Book) -> None:
     chart.set_y_axis({"name": "pips", "major_gridlines": {"visible": True, "line": {"color": "#E7E6E6"}}})
     chart.set_legend({"none": True})
     chart.set_size({"width": 480, "height": 300})
-    s.ws.insert_chart("G4", chart)
+    s.ws.insert_chart("K4", chart)

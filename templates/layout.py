@@ -93,7 +93,9 @@ class Book:
                 props.update(bold=False)
             elif role == "unit":
                 props.update(font_color=NOTE_FONT, italic=True)
-            elif role == "note":
+            elif role == "note":  # one line, running on over the empty cells to its right
+                props.update(font_color=NOTE_FONT, italic=True)
+            elif role == "notes":  # a wrapped block in merged cells
                 props.update(font_color=NOTE_FONT, italic=True, text_wrap=True, valign="top")
             elif role == "title":
                 props.update(bold=True, font_size=16, font_color=NAVY)
@@ -127,9 +129,18 @@ class Book:
         ws = self.wb.add_worksheet(name)
         ws.hide_gridlines(2)
         ws.set_column("A:A", 2)
+        # Printing (and the review renders): landscape A4, one page wide.
+        ws.set_landscape()
+        ws.set_paper(9)
+        ws.fit_to_pages(1, 0)
+        ws.set_margins(left=0.4, right=0.4, top=0.5, bottom=0.5)
+        sheet = Sheet(self, ws, name)
         for cols, width in (widths or {}).items():
             ws.set_column(cols, width)
-        return Sheet(self, ws, name)
+            first, _, last = cols.partition(":")
+            for n in range(_col_index(first), _col_index(last or first) + 1):
+                sheet.widths[n] = width
+        return sheet
 
     def shape(self, key: str, default: int) -> int:
         return self.shapes.get(key, default)
@@ -174,6 +185,7 @@ class Sheet:
 
     def __init__(self, book: Book, ws: Any, name: str) -> None:
         self.book, self.ws, self.name = book, ws, name
+        self.widths: dict[int, float] = {0: 2}  # column index -> width in characters
 
     # -- text ---------------------------------------------------------------------------------
     def title(self, text: str, subtitle: str = "", width: int = 6) -> None:
@@ -193,9 +205,12 @@ class Sheet:
 
     def notes(self, row: int, lines: Iterable[str], col: str = "B", last: str = "E") -> int:
         """A block of notes, one merged row each; returns the next free row."""
+        width = sum(self.widths.get(n, 8.43) for n in range(_col_index(col), _col_index(last) + 1))
         for line in lines:
-            self.ws.merge_range(f"{col}{row}:{last}{row}", line, self.book.fmt("general", "note"))
-            self.ws.set_row(row - 1, 15 * max(1, len(line) // 110 + 1))
+            self.ws.merge_range(f"{col}{row}:{last}{row}", line, self.book.fmt("general", "notes"))
+            # Merged cells do not grow with their text: size the row for the wrapped lines.
+            lines_needed = -(-len(line) * 1.1 // max(width, 1))
+            self.ws.set_row(row - 1, 14 * max(1, int(lines_needed)))
             row += 1
         return row
 
@@ -244,33 +259,46 @@ class Sheet:
             cached = ""  # never "0": a file opened without recalculation shows no false number
         self.ws.write_formula(cell, formula, fmt, cached)
 
-    def row_formulas(self, first_row: int, count: int, columns: dict[str, tuple[str, Any]]) -> None:
+    def row_formulas(self, first_row: int, count: int, columns: dict[str, tuple[str, Any]],
+                     styled_rows: int | None = None) -> None:
         """Per-row formulas: `columns` maps a column letter to (template, format); `{r}` in
         the template is the row number, `{p}` the row above, `{n}` the row below."""
         for r in range(first_row, first_row + count):
             for col, (template, fmt) in columns.items():
+                if styled_rows is not None and r - first_row >= styled_rows:
+                    fmt = self.book.fmt("general")
                 self.formula(f"{col}{r}", template.format(r=r, p=r - 1, n=r + 1), fmt)
 
     # -- spills -----------------------------------------------------------------------------
     def spill(self, anchor: str, key: str | None, formula: str, cols: int, default_rows: int,
-              col_formats: Sequence[Any]) -> tuple[int, int]:
+              col_formats: Sequence[Any], *, header: bool | None = None,
+              styled_rows: int | None = None) -> tuple[int, int]:
         """A dynamic-array formula over its real shape; returns (first row, last row).
 
         `key` names a RATES_* spill whose row count a build measures; None: a fixed-size
         array formula (a column computed over a block of rows).
         """
         rows = self.book.shape(key, default_rows) if key else default_rows
+        header = bool(key) if header is None else header  # RATES_* tables start with a header row
+        styled = rows if styled_rows is None else styled_rows
+        plain = self.book.fmt("general")
         col0 = _col_index("".join(ch for ch in anchor if ch.isalpha()))
         row0 = int("".join(ch for ch in anchor if ch.isdigit())) - 1
+
+        def fmt_of(i: int, j: int) -> Any:
+            if header and i == 0:
+                return self.book.fmt("general", "header")
+            return col_formats[j] if i < styled else plain
+
         first_value = self.book.cached.get((self.name, anchor), "")
         self.ws.write_dynamic_array_formula(row0, col0, row0 + rows - 1, col0 + cols - 1, formula,
-                                            col_formats[0], first_value if first_value is not None else "")
+                                            fmt_of(0, 0), first_value if first_value is not None else "")
         for i in range(rows):
             for j in range(cols):
                 if i == 0 and j == 0:
                     continue
                 value = self.book.cached.get((self.name, xl_rowcol_to_cell(row0 + i, col0 + j)))
-                fmt = col_formats[j]
+                fmt = fmt_of(i, j)
                 if value is None:
                     self.ws.write_blank(row0 + i, col0 + j, None, fmt)
                 else:
@@ -279,10 +307,12 @@ class Sheet:
             self.book.spills.append(Spill(self.name, anchor, key, rows, cols))
         return row0 + 1, row0 + rows
 
-    def column(self, col: str, first_row: int, rows: int, formula: str, fmt: Any) -> None:
+    def column(self, col: str, first_row: int, rows: int, formula: str, fmt: Any,
+               styled_rows: int | None = None) -> None:
         """One array formula computing a whole column of a table (one formula, not one per row:
-        the headless engine loads and computes it far faster)."""
-        self.spill(f"{col}{first_row}", None, formula, 1, rows, [fmt])
+        the headless engine loads and computes it far faster). Only the first `styled_rows`
+        rows get `fmt` (borders), so unused rows print blank."""
+        self.spill(f"{col}{first_row}", None, formula, 1, rows, [fmt], styled_rows=styled_rows)
 
 
 def _write_value(ws: Any, row: int, col: int, value: Any, fmt: Any = None) -> None:
@@ -326,7 +356,9 @@ def year_fraction(day_count: str, d1: str, d2: str) -> str:
     start becomes the 30th; a 31st end becomes the 30th only when the start is the 30th or
     31st) and Thirty360EurobondBasis (every 31st becomes the 30th).
     """
-    # Element-wise only (IF, *, comparisons; no AND or MIN), so it also works on whole columns.
+    # Element-wise only (IF, *, comparisons; no AND or MIN), so it also works on whole columns;
+    # blanks become 0 first, since one blank makes the engine's DAY() fail for the whole column.
+    d1, d2 = f"IF(ISNUMBER({d1}),{d1},0)", f"IF(ISNUMBER({d2}),{d2},0)"
     dd1 = f"IF(DAY({d1})=31,30,DAY({d1}))"
     thirty = f"360*(YEAR({d2})-YEAR({d1}))+30*(MONTH({d2})-MONTH({d1}))"
     bond = f"({thirty}+IF((DAY({d2})=31)*({dd1}=30),30,DAY({d2}))-{dd1})/360"

@@ -16,6 +16,8 @@ from rates_xl.templates.layout import Book, valuation_date, year_fraction
 NAME = "swap_pricer"
 TITLE = "Swap pricer"
 SHEET = "Swap"
+FIXED_SHEET = "Fixed leg"
+FLOAT_SHEET = "Floating leg"
 
 INDEXES = ["SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR"]
 DISCOUNT_CHOICES = ["Auto", "SOFR", "ESTR", "SONIA"]
@@ -28,14 +30,15 @@ LAGS = ["Auto", 0, 1, 2]
 # discount curve, payment lag (business days), index day count, kind, fixed and floating
 # leg frequency and day count.
 CONVENTIONS = [
-    ["SOFR", "SOFR", 2, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360"],
-    ["ESTR", "ESTR", 1, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360"],
-    ["SONIA", "SONIA", 0, "Actual365Fixed", "overnight", "1Y", "1Y", "Actual365Fixed", "Actual365Fixed"],
-    ["3M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "3M", "Thirty360BondBasis", "Actual360"],
-    ["6M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "6M", "Thirty360BondBasis", "Actual360"],
+    ["SOFR", "SOFR", 2, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360", 0],
+    ["ESTR", "ESTR", 1, "Actual360", "overnight", "1Y", "1Y", "Actual360", "Actual360", 0],
+    ["SONIA", "SONIA", 0, "Actual365Fixed", "overnight", "1Y", "1Y", "Actual365Fixed", "Actual365Fixed", 0],
+    ["3M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "3M", "Thirty360BondBasis", "Actual360", 2],
+    ["6M EURIBOR", "ESTR", 0, "Actual360", "ibor", "1Y", "6M", "Thirty360BondBasis", "Actual360", 2],
 ]
 CONVENTION_HEADERS = ["Index", "Discount curve", "Payment lag", "Index day count", "Kind",
-                      "Fixed frequency", "Floating frequency", "Fixed day count", "Floating day count"]
+                      "Fixed frequency", "Floating frequency", "Fixed day count", "Floating day count",
+                      "Fixing lag"]
 
 ROWS = 121  # data rows of the leg tables: 30 years of quarterly periods
 HOLIDAY_YEARS = (2000, 2080)
@@ -66,14 +69,13 @@ def holidays() -> tuple[list[str], list[list[date | str]]]:
 
 
 def build(book: Book) -> None:
-    s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 17, "D:D": 13, "E:E": 13, "F:L": 13,
-                                  "M:M": 3, "N:W": 13})
+    s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 26, "D:D": 14, "E:E": 90})
     conv = book.table("conventions", CONVENTION_HEADERS, CONVENTIONS)
     hol_head, hol_rows = holidays()
     book.table("holidays", hol_head, hol_rows)
     s.title("Swap pricer: vanilla fixed / floating interest-rate swap",
             "Blue cells on yellow are inputs. Values come from RATES_DFCURVE, RATES_FORWARDCURVE "
-            "and RATES_DF; rates are in percent (3.5 means 3.5 %).")
+            "and RATES_DF; rates are in percent (3.5 means 3.5 %). Period tables: sheets Fixed leg and Floating leg.")
     s.section(4, "Inputs")
     c = {}
     c["index"] = s.input(R["index"], "Floating index", "SOFR", choices=book.choices("indexes", INDEXES),
@@ -95,7 +97,7 @@ def build(book: Book) -> None:
                               note="For EURIBOR, the index tenor (3M, 6M).")
     c["fixed_dc"] = s.input(R["fixed_dc"], "Fixed leg day count", "Actual360", choices=book.choices("day_counts", DAY_COUNTS))
     c["float_dc"] = s.input(R["float_dc"], "Floating leg day count", "Actual360", choices=book.choices("day_counts", DAY_COUNTS),
-                            note="Overnight legs compound on the index day count whatever is chosen.")
+                            note="Overnight legs compound on the index day count whatever is chosen here.")
     c["lag"] = s.input(R["lag"], "Payment lag", "Auto", unit="business days", choices=book.choices("lags", LAGS),
                        note="Auto: the index's convention (SOFR 2, ESTR 1, SONIA and EURIBOR 0).")
     c["vt"] = s.input(R["vt"], "Valuation time", None, kind="datetime", unit="UTC",
@@ -108,100 +110,27 @@ def build(book: Book) -> None:
                    kind="int", unit="business days")
     idx_dc = s.output(22, "Index day count", f"=VLOOKUP({idx},{conv},4,FALSE)")
     kind = s.output(23, "Index kind", f"=VLOOKUP({idx},{conv},5,FALSE)",
-                    note="overnight: compounded in arrears; ibor: term rate fixed in advance.")
+                    note="overnight: compounded in arrears; ibor: a term rate fixed in advance.")
     val = s.output(24, "Valuation date", f"={valuation_date(vt)}", kind="date")
     s.output(25, "Market standard", f'=VLOOKUP({idx},{conv},6,FALSE)&" "&VLOOKUP({idx},{conv},8,FALSE)'
-                                    f'&" fixed vs "&VLOOKUP({idx},{conv},7,FALSE)&" "&VLOOKUP({idx},{conv},9,FALSE)',
+                                    f'&" vs "&VLOOKUP({idx},{conv},7,FALSE)&" "&VLOOKUP({idx},{conv},9,FALSE)',
              note="The fixed and floating legs the market quotes for this index.")
+    q = {k: f"{SHEET}!{v}" for k, v in c.items()}  # the inputs as the leg sheets see them
+    q.update(disc=f"{SHEET}!{disc}", lag=f"{SHEET}!{lag}", idx_dc=f"{SHEET}!{idx_dc}", kind=f"{SHEET}!{kind}",
+             val=f"{SHEET}!{val}", fixing_lag=f"VLOOKUP({q['index']},{conv},10,FALSE)")
+    fixed = _fixed_leg(book, q)
+    floating = _floating_leg(book, q)
 
-    # -- the legs (laid out first: the results sum them) ----------------------------------------
-    # Whole-column array formulas over a block of ROWS rows; only the RATES_* calls that take
-    # one date each (RATES_DF, RATES_FORWARD) are written row by row.
-    top = 44
-    first, last = top + 1, top + ROWS  # data rows of both tables
-    rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
-    hol = f"INDEX(holidays,0,MATCH({idx},holidays_head,0))"
-    bump = "0.0001"
-
-    s.section(top - 2, "Fixed leg: schedule and discount factors from RATES_DFCURVE", "B", "L")
-    s.spill(f"B{top}", "fixed_schedule", f"=RATES_DFCURVE({disc},{c['start']},{c['maturity']},{c['fixed_freq']},,{vt})",
-            2, 12, [book.fmt("date", "cell"), book.fmt("df", "cell")])
-    for col, head in zip("DEFGHIJKL", ["Period start", "Period end", "Accrual (years)", "Payment date",
-                                       "DF at payment", "Fixed cash flow", "PV", "PV, zero curve +1 bp",
-                                       "Accrual x DF"], strict=True):
-        s.text(f"{col}{top}", head, "header")
-    # Row `first` holds the start date; periods run from one schedule date to the next.
-    ok = f"ISNUMBER({rng('B', first + 1, last + 1)})"
-    period_start, period_end = rng("D"), rng("E")
-    s.column("D", first, ROWS, f'=IF({ok},{rng("B", first, last)},"")', book.fmt("date", "cell"))
-    s.column("E", first, ROWS, f'=IF({ok},{rng("B", first + 1, last + 1)},"")', book.fmt("date", "cell"))
-    s.column("F", first, ROWS, f'=IF({ok},{year_fraction(c["fixed_dc"], period_start, period_end)},"")',
-             book.fmt("years", "cell"))
-    s.row_formulas(first, ROWS, {
-        # WORKDAY takes one date at a time (the engine does not lift it over a column).
-        "G": (f'=IF(ISNUMBER(E{{r}}),IF({lag}=0,E{{r}},WORKDAY(E{{r}},{lag},{hol})),"")', book.fmt("date", "cell")),
-        # On the schedule the curve's own factor; a payment lag needs RATES_DF at the paid date.
-        "H": (f'=IF(ISNUMBER(G{{r}}),IF(G{{r}}=E{{r}},C{{n}},RATES_DF({disc},G{{r}},{vt})),"")',
-              book.fmt("df", "cell")),
-    })
-    s.column("I", first, ROWS, f'=IF({ok},{c["notional"]}*{c["rate"]}/100*{rng("F")},"")', book.fmt("money", "cell"))
-    s.column("J", first, ROWS, f'=IF({ok},{rng("I")}*{rng("H")},"")', book.fmt("money", "cell"))
-    s.column("K", first, ROWS, f'=IF({ok},{rng("J")}*EXP(-{bump}*({rng("G")}-{val})/365),"")',
-             book.fmt("money", "cell"))
-    s.column("L", first, ROWS, f'=IF({ok},{rng("F")}*{rng("H")},"")', book.fmt("df", "cell"))
-
-    s.section(top - 2, "Floating leg: projected rates from RATES_FORWARDCURVE", "N", "Z")
-    s.spill(f"N{top}", "float_schedule",
-            f"=RATES_FORWARDCURVE({idx},{c['start']},{c['maturity']},{c['float_freq']},{c['float_freq']},,{vt})",
-            3, 12, [book.fmt("date", "cell"), book.fmt("date", "cell"), book.fmt("percent", "cell")])
-    for col, head in zip("QRSTUVWXYZ", ["Accrual end", "Accrual (years)", "Rate applied (%)", "Payment date",
-                                        "DF at payment", "Floating cash flow", "PV", "Rate +1 bp (%)",
-                                        "PV, zero curve +1 bp", "Index period (years)"], strict=True):
-        s.text(f"{col}{top}", head, "header")
-    # A period belongs to the swap when the next period starts (the curve's last row starts
-    # at maturity): its accrual runs from its start to that next start.
-    in_swap = f"ISNUMBER({rng('N', first + 1, last + 1)})"
-    acc_start, acc_end = rng("N"), rng("Q")
-    s.column("Q", first, ROWS, f'=IF({in_swap},{rng("N", first + 1, last + 1)},"")', book.fmt("date", "cell"))
-    overnight = f'{kind}="overnight"'
-    s.column("R", first, ROWS,
-             f'=IF({in_swap},IF({overnight},{year_fraction(idx_dc, acc_start, acc_end)},'
-             f'{year_fraction(c["float_dc"], acc_start, acc_end)}),"")', book.fmt("years", "cell"))
-    s.column("Z", first, ROWS,
-             f'=IF({in_swap},IF({overnight},{year_fraction(idx_dc, acc_start, acc_end)},'
-             f'{year_fraction(idx_dc, acc_start, rng("O"))}),"")', book.fmt("years", "cell"))
-    s.row_formulas(first, ROWS, {
-        # Overnight: the rate compounded over the accrual period itself (RATES_FORWARD);
-        # term (IBOR) rates: the index period's forward from the curve, as the coupon fixes.
-        "S": (f'=IF(ISNUMBER(Q{{r}}),IF({overnight},RATES_FORWARD({idx},N{{r}},Q{{r}},{vt}),P{{r}}),"")',
-              book.fmt("percent", "cell")),
-        "T": (f'=IF(ISNUMBER(Q{{r}}),IF({lag}=0,Q{{r}},WORKDAY(Q{{r}},{lag},{hol})),"")', book.fmt("date", "cell")),
-        "U": (f'=IF(ISNUMBER(T{{r}}),RATES_DF({disc},T{{r}},{vt}),"")', book.fmt("df", "cell")),
-    })
-    s.column("V", first, ROWS, f'=IF({in_swap},{c["notional"]}*{rng("S")}/100*{rng("R")},"")', book.fmt("money", "cell"))
-    s.column("W", first, ROWS, f'=IF({in_swap},{rng("V")}*{rng("U")},"")', book.fmt("money", "cell"))
-    # +1 bp on continuously compounded zero rates: the rate's period grows by exp(1bp x its
-    # length), the payment's discount factor shrinks by exp(-1bp x its time).
-    period_days = f'IF({overnight},{acc_end}-{acc_start},{rng("O")}-{acc_start})'
-    s.column("X", first, ROWS,
-             f'=IF({in_swap},((1+{rng("S")}/100*{rng("Z")})*EXP({bump}*({period_days})/365)-1)/{rng("Z")}*100,"")',
-             book.fmt("percent", "cell"))
-    s.column("Y", first, ROWS,
-             f'=IF({in_swap},{c["notional"]}*{rng("X")}/100*{rng("R")}*{rng("U")}*EXP(-{bump}*({rng("T")}-{val})/365),"")',
-             book.fmt("money", "cell"))
-    f_rows, v_rows = rng, rng
-
-    # -- results ----------------------------------------------------------------------------------
     s.section(27, "Results")
     sign = f'IF({c["position"]}="Pay fixed",1,-1)'
-    fixed_pv = s.output(28, "Fixed leg PV", f"=SUM({f_rows('J')})", kind="money", unit="currency",
+    fixed_pv = s.output(28, "Fixed leg PV", f"=SUM({fixed('J')})", kind="money", unit="currency",
                         note="Present value of the fixed payments.", name="fixed_leg_pv")
-    float_pv = s.output(29, "Floating leg PV", f"=SUM({v_rows('W')})", kind="money", unit="currency",
+    float_pv = s.output(29, "Floating leg PV", f"=SUM({floating('K')})", kind="money", unit="currency",
                         note="Present value of the projected floating payments.", name="float_leg_pv")
     s.output(30, "NPV", f"={sign}*({float_pv}-{fixed_pv})", kind="money", unit="currency",
              note="Value to you: floating minus fixed when paying fixed, the reverse when receiving.",
              name="npv")
-    annuity = s.output(31, "Annuity", f"=SUM({f_rows('L')})", kind="df", unit="years",
+    annuity = s.output(31, "Annuity", f"=SUM({fixed('L')})", kind="df", unit="years",
                        note="Sum of accrual x discount factor over the fixed leg.")
     par = s.output(32, "Par rate (from the legs)", f"={float_pv}/({c['notional']}*{annuity})*100",
                    kind="percent", unit="percent", note="The fixed rate that makes the NPV zero.",
@@ -209,20 +138,124 @@ def build(book: Book) -> None:
     check = s.output(33, "RATES_SWAP, same conventions",
                      f"=RATES_SWAP({idx},{c['start']},{c['maturity']},{c['fixed_freq']},{c['float_freq']},"
                      f"{c['fixed_dc']},{c['float_dc']},{vt})",
-                     kind="percent", unit="percent", note="The service's par rate: a cross-check.",
+                     kind="percent", unit="percent", note="The service's par rate for the same swap: a cross-check.",
                      name="swap_rate_check")
-    s.output(34, "Difference", f"=({par}-{check})*100", kind="bp", unit="bp",
-             note="Par rate minus RATES_SWAP; a few hundredths of a bp at most.", name="par_difference")
+    s.output(34, "Difference", f"=({par}-{check})*100", kind="0.000000", unit="bp",
+             note="Par rate minus RATES_SWAP; zero to rounding when the conventions match the service's.",
+             name="par_difference")
     s.output(35, "PV01 of the fixed leg", f"={c['notional']}*{annuity}*0.0001", kind="money", unit="currency",
              note="Value of 1 bp on the fixed rate over the life of the swap.", name="fixed_leg_pv01")
-    s.output(36, "DV01", f"={sign}*((SUM({v_rows('Y')})-SUM({f_rows('K')}))-({float_pv}-{fixed_pv}))",
+    s.output(36, "DV01", f"={sign}*((SUM({floating('M')})-SUM({fixed('K')}))-({float_pv}-{fixed_pv}))",
              kind="money", unit="currency",
-             note="Change in NPV when zero rates rise 1 bp (continuously compounded, Act/365).",
+             note="Change in NPV when every zero rate rises 1 bp (continuously compounded, Act/365).",
              name="swap_dv01")
-    s.output(37, "Maturity date", f"=MAX({f_rows('E')})", kind="date", note="Last date of the fixed schedule.")
+    s.output(37, "Maturity date", f"=MAX({fixed('E')})", kind="date", note="Last date of the fixed schedule.")
     s.notes(39, [
-        "Leg tables: dates roll on the index calendar as the service generates them; a payment lag moves each "
-        "payment that many business days (holidays on the hidden Lists sheet) and RATES_DF discounts it.",
-        "The leg tables hold up to 30 years of quarterly periods. DV01 and the +1 bp columns shift every "
-        "zero rate by 1 bp; PV01 is the value of 1 bp on the fixed coupon.",
-    ])
+        "Dates roll on the index calendar as the service generates them. A payment lag moves each payment that "
+        "many business days (holidays on the hidden Lists sheet) and RATES_DF discounts it there.",
+        "The period tables hold up to 30 years of quarterly periods. DV01 and the +1 bp columns shift every zero "
+        "rate by 1 bp; PV01 is the value of 1 bp on the fixed coupon.",
+    ], last="E")
+    s.ws.print_area("A1:E41")
+
+
+TOP = 5  # header row of the leg tables
+
+
+def _fixed_leg(book: Book, q: dict[str, str]):
+    """Sheet Fixed leg; returns f(col) -> the sheet-qualified range of that column's data."""
+    s = book.sheet(FIXED_SHEET, widths={"B:C": 13, "D:L": 14})
+    s.title("Fixed leg", "Schedule and discount factors from RATES_DFCURVE; one row per period.")
+    first, last = TOP + 1, TOP + ROWS
+    rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
+    hol = f"INDEX(holidays,0,MATCH({q['index']},holidays_head,0))"
+    s.section(TOP - 1, "Schedule (RATES_DFCURVE) and cash flows", "B", "L")
+    s.spill(f"B{TOP}", "fixed_schedule", f"=RATES_DFCURVE({q['disc']},{q['start']},{q['maturity']},{q['fixed_freq']},,{q['vt']})",
+            2, 12, [book.fmt("date", "cell"), book.fmt("df", "cell")])
+    periods = book.shape("fixed_schedule", 12) - 2  # header and start date aside
+    for col, head in zip("DEFGHIJKL", ["Period start", "Period end", "Accrual (years)", "Payment date",
+                                       "DF at payment", "Fixed cash flow", "PV", "PV, zero curve +1 bp",
+                                       "Accrual x DF"], strict=True):
+        s.text(f"{col}{TOP}", head, "header")
+    s.ws.set_row(TOP - 1, 30)
+    # Row `first` holds the start date; a period runs from one schedule date to the next.
+    ok = f"ISNUMBER({rng('B', first + 1, last + 1)})"
+    start, end = rng("D"), rng("E")
+    cell = lambda kind: book.fmt(kind, "cell")  # noqa: E731
+    s.column("D", first, ROWS, f'=IF({ok},{rng("B", first, last)},"")', cell("date"), periods)
+    s.column("E", first, ROWS, f'=IF({ok},{rng("B", first + 1, last + 1)},"")', cell("date"), periods)
+    s.column("F", first, ROWS, f'=IF({ok},{year_fraction(q["fixed_dc"], start, end)},"")', cell("years"), periods)
+    s.row_formulas(first, ROWS, {
+        # WORKDAY takes one date at a time (the engine does not lift it over a column).
+        "G": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
+        # On the schedule the curve's own factor; a payment lag needs RATES_DF at the paid date.
+        "H": (f'=IF(ISNUMBER(G{{r}}),IF(G{{r}}=E{{r}},C{{n}},RATES_DF({q["disc"]},G{{r}},{q["vt"]})),"")', cell("df")),
+    }, styled_rows=periods)
+    s.column("I", first, ROWS, f'=IF({ok},{q["notional"]}*{q["rate"]}/100*{rng("F")},"")', cell("money"), periods)
+    s.column("J", first, ROWS, f'=IF({ok},{rng("I")}*{rng("H")},"")', cell("money"), periods)
+    s.column("K", first, ROWS, f'=IF({ok},{rng("J")}*EXP(-0.0001*({rng("G")}-{q["val"]})/365),"")',
+             cell("money"), periods)
+    s.column("L", first, ROWS, f'=IF({ok},{rng("F")}*{rng("H")},"")', cell("df"), periods)
+    s.ws.print_area(0, 0, TOP + periods + 1, 11)
+    return lambda col: f"'{FIXED_SHEET}'!{rng(col)}"
+
+
+def _floating_leg(book: Book, q: dict[str, str]):
+    s = book.sheet(FLOAT_SHEET, widths={"B:D": 13, "E:O": 14})
+    s.title("Floating leg", "Projected rates from RATES_FORWARDCURVE (RATES_FORWARD for overnight "
+                            "compounding over each accrual period); one row per period.")
+    first, last = TOP + 1, TOP + ROWS
+    rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
+    hol = f"INDEX(holidays,0,MATCH({q['index']},holidays_head,0))"
+    cell = lambda kind: book.fmt(kind, "cell")  # noqa: E731
+    s.section(TOP - 1, "Schedule (RATES_FORWARDCURVE) and cash flows", "B", "O")
+    s.spill(f"B{TOP}", "float_schedule",
+            f"=RATES_FORWARDCURVE({q['index']},{q['start']},{q['maturity']},{q['float_freq']},{q['float_freq']},,{q['vt']})",
+            3, 12, [cell("date"), cell("date"), cell("percent")])
+    periods = book.shape("float_schedule", 12) - 2  # header and the period starting at maturity aside
+    for col, head in zip("EFGHIJKLMNO", ["Accrual end", "Accrual (years)", "Rate applied (%)", "Payment date",
+                                         "DF at payment", "Floating cash flow", "PV", "Rate +1 bp (%)",
+                                         "PV, zero curve +1 bp", "Rate period (years)", "Fixing date"], strict=True):
+        s.text(f"{col}{TOP}", head, "header")
+    s.ws.set_row(TOP - 1, 30)
+    # A period belongs to the swap when a next one starts (the curve's last row starts at
+    # maturity): its accrual runs from its start to that next start.
+    in_swap = f"ISNUMBER({rng('B', first + 1, last + 1)})"
+    start, end = rng("B"), rng("E")
+    overnight = f'{q["kind"]}="overnight"'
+    s.column("E", first, ROWS, f'=IF({in_swap},{rng("B", first + 1, last + 1)},"")', cell("date"), periods)
+    s.column("F", first, ROWS,
+             f'=IF({in_swap},IF({overnight},{year_fraction(q["idx_dc"], start, end)},'
+             f'{year_fraction(q["float_dc"], start, end)}),"")', cell("years"), periods)
+    s.column("N", first, ROWS,
+             f'=IF({in_swap},IF({overnight},{year_fraction(q["idx_dc"], start, end)},'
+             f'{year_fraction(q["idx_dc"], start, rng("C"))}),"")', cell("years"), periods)
+    s.row_formulas(first, ROWS, {
+        # A term rate fixes `fixing lag` business days before its period starts.
+        "O": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},"",WORKDAY(B{{r}},-{q["fixing_lag"]},{hol})),"")', cell("date")),
+        # Overnight: the rate compounded over the accrual period itself (RATES_FORWARD).
+        # Term (IBOR) rates: the index period's forward from the curve, as the coupon fixes,
+        # or the published fixing once its fixing date has come (RATES_FIXING is only asked
+        # then: the "future" text makes the call a no-op in engines that evaluate both
+        # branches of IF).
+        "G": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},RATES_FORWARD({q["index"]},B{{r}},E{{r}},{q["vt"]}),'
+              f'IF(O{{r}}<={q["val"]},RATES_FIXING({q["index"]},IF(O{{r}}<={q["val"]},O{{r}},"future")),D{{r}})),"")',
+              cell("percent")),
+        "H": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
+        "I": (f'=IF(ISNUMBER(H{{r}}),RATES_DF({q["disc"]},H{{r}},{q["vt"]}),"")', cell("df")),
+    }, styled_rows=periods)
+    s.column("J", first, ROWS, f'=IF({in_swap},{q["notional"]}*{rng("G")}/100*{rng("F")},"")', cell("money"), periods)
+    s.column("K", first, ROWS, f'=IF({in_swap},{rng("J")}*{rng("I")},"")', cell("money"), periods)
+    # +1 bp on continuously compounded zero rates: the rate's period grows by exp(1bp x its
+    # length), the payment's discount factor shrinks by exp(-1bp x its time).
+    period_days = f'IF({overnight},{end}-{start},{rng("C")}-{start})'
+    fixed_already = f'IF(ISNUMBER({rng("O")}),{rng("O")}<={q["val"]},FALSE)'  # a published fixing does not move
+    s.column("L", first, ROWS,
+             f'=IF({in_swap},IF({fixed_already},{rng("G")},'
+             f'((1+{rng("G")}/100*{rng("N")})*EXP(0.0001*({period_days})/365)-1)/{rng("N")}*100),"")',
+             cell("percent"), periods)
+    s.column("M", first, ROWS,
+             f'=IF({in_swap},{q["notional"]}*{rng("L")}/100*{rng("F")}*{rng("I")}*EXP(-0.0001*({rng("H")}-{q["val"]})/365),"")',
+             cell("money"), periods)
+    s.ws.print_area(0, 0, TOP + periods + 1, 14)
+    return lambda col: f"'{FLOAT_SHEET}'!{rng(col)}"

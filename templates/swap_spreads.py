@@ -30,6 +30,7 @@ def build(book: Book) -> None:
     heads = ["Country", "Swap index", "Swap start", "Fixed frequency"]
     for j, head in enumerate(heads):
         s.ws.write(6, 1 + j, head, book.fmt("general", "header"))
+    s.ws.set_row(6, 28)
     cells = []
     for i, (country, index, start, freq) in enumerate(MARKETS):
         r = 8 + i
@@ -38,7 +39,7 @@ def build(book: Book) -> None:
         st = _input(s, book, f"D{r}", start)
         fq = _input(s, book, f"E{r}", freq, book.choices("frequencies", ["3M", "6M", "1Y"]))
         cells.append((f"$B${r}", idx, st, fq))
-    s.notes(12, [
+    s.notes(12, last="N", lines=[
         "Swap rates are par rates of spot-starting swaps on the index's conventions; government yields are zero-"
         "coupon yields (semi-annual compounding) for the same tenor from the valuation date.",
         "Spread (bp) = (swap rate % - government yield % ) x 100. Positive: swaps yield more than government bonds.",
@@ -77,7 +78,7 @@ def build(book: Book) -> None:
                                      "border": {"color": colours[i]}}})
     chart.set_title({"name": "Swap spread by tenor", "name_font": {"size": 12}})
     chart.set_y_axis({"name": "bp", "major_gridlines": {"visible": True, "line": {"color": "#E7E6E6"}}})
-    chart.set_x_axis({"name": "Tenor"})
+    chart.set_x_axis({"name": "Tenor", "label_position": "low"})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 620, "height": 300})
     s.ws.insert_chart(f"B{last + 3}", chart)
