@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import logging
 import random
 import threading
@@ -204,7 +205,7 @@ class RatesClient:
         if entry is not None:
             self._count(cache_hits=1)
             if entry.error is not None:
-                raise entry.error
+                raise _fresh_copy(entry.error)
             return entry.value
         plan = _plan.get()
         if plan is not None:
@@ -217,6 +218,9 @@ class RatesClient:
                 future = self._inflight[key] = Future()
         if not leader:
             self._count(coalesced_waits=1)
+            error = future.exception()  # waits; unlike result(), does not raise the shared object
+            if error is not None:
+                raise _fresh_copy(error)
             return future.result()
         try:
             value = self._fetch(key)
@@ -371,6 +375,17 @@ class RatesClient:
         with self._stats_lock:
             self._stats.errors_by_status[str(exc.status) if exc.status else type(exc).__name__] += 1
             self._stats.last_error = f"{exc.endpoint}: {exc}"
+
+
+def _fresh_copy(error: BaseException) -> BaseException:
+    """A copy of a shared error (cached, or from a coalesced call) to raise in this thread.
+
+    Raising one exception object again and again chains each raise's frames onto its
+    __traceback__, which would grow for as long as the refusal stays cached.
+    """
+    clone = copy.copy(error)
+    clone.__traceback__ = None
+    return clone
 
 
 def _endpoint(name: str) -> Endpoint:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from rates_xl.sandbox import PAID_KEY
 from tests.reliability.soak import (
     EXTRA_SOCKETS_BOUND,
@@ -37,17 +35,10 @@ def test_a_soak_of_mixed_traffic_grows_neither_memory_nor_sockets():
     # The bounds.
     assert result.sockets_max <= result.sockets_before + THREADS + EXTRA_SOCKETS_BOUND, result.samples
     assert result.sockets_after_clear <= result.sockets_before
-    if result.memory_growth > MEMORY_GROWTH_BOUND and cached_refusal_grows():
-        pytest.xfail(f"memory grew {result.memory_growth} B (bound {MEMORY_GROWTH_BOUND}): the known "
-                     "leak of test_a_cached_refusal_served_many_times_keeps_its_size")
     assert result.memory_growth <= MEMORY_GROWTH_BOUND, result.samples
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "client/client.py get_key re-raises the cached exception object (`raise entry.error`): each "
-    "raise appends to its __traceback__ and keeps those frames alive, about 880 B per call, for "
-    "as long as the refusal is cached (24 h for the past). Fix: cache the error without its "
-    "traceback and raise a copy, or `raise entry.error.with_traceback(None)`. Reported to the "
-    "lead; remove this mark when fixed."))
 def test_a_cached_refusal_served_many_times_keeps_its_size():
-    assert cached_refusal_grows(200) == 0
+    # The first raise comes up through the transport; later ones are served from the cache
+    # and must not be deeper than that.
+    assert cached_refusal_grows(200) <= 0
