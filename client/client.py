@@ -227,7 +227,8 @@ class RatesClient:
         except RatesError as exc:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
-                self.cache.put(key, Entry(None, time.time(), self._ttl(key), error=exc))
+                # Cached without its traceback, which holds the response and its connection.
+                self.cache.put(key, Entry(None, time.time(), self._ttl(key), error=_fresh_copy(exc)))
             future.set_exception(exc)
             raise
         except BaseException as exc:  # never leave followers waiting

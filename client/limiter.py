@@ -9,6 +9,7 @@ The libraries we looked at count requests in fixed or sliding windows instead, w
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Protocol
@@ -28,14 +29,17 @@ class TokenBucket:
     """Burst `burst`, refill `rate` per second.
 
     `headroom` tokens of the service's burst are never used: the service measures arrival
-    times, which network jitter bunches together, so the client keeps a little slack to
-    stay strictly inside the service's own bucket.
+    times, which network jitter bunches together, so the client keeps slack to stay
+    strictly inside the service's own bucket. By default the slack is 100 ms worth of
+    requests (2 at 20/s, 20 at 200/s), never more than half the burst.
     """
+
+    JITTER_SLACK_SECONDS = 0.1
 
     def __init__(self, rate: float, burst: int, headroom: int | None = None,
                  clock=time.monotonic, sleep=time.sleep) -> None:
         if headroom is None:
-            headroom = min(2, burst // 10)
+            headroom = min(burst // 2, math.ceil(rate * self.JITTER_SLACK_SECONDS))
         self.rate = float(rate)
         self.capacity = max(1, burst - headroom)
         self._clock = clock

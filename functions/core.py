@@ -218,7 +218,9 @@ def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
     return Prepared(key, bool(checked.get("headers", True)))
 
 
-_prepare_memo = functools.lru_cache(maxsize=8192, typed=True)(_prepare)
+# Sized for large workbooks: each entry is a few hundred bytes, and a workbook with more
+# distinct argument sets than this revalidates on every recalculation (~40 us a call).
+_prepare_memo = functools.lru_cache(maxsize=32768, typed=True)(_prepare)
 
 
 def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:

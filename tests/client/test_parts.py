@@ -44,7 +44,9 @@ def test_token_bucket_refuses_what_it_cannot_admit_before_the_deadline():
 
 def test_token_bucket_keeps_headroom_below_the_service_burst():
     assert TokenBucket(rate=20, burst=50).capacity == 48
-    assert TokenBucket(rate=20, burst=5).capacity == 5
+    assert TokenBucket(rate=200, burst=50).capacity == 30  # 100 ms of requests held back
+    assert TokenBucket(rate=20, burst=5).capacity == 3
+    assert TokenBucket(rate=20, burst=1).capacity == 1
 
 
 def test_cache_is_bounded_and_least_recently_used_goes_first():
