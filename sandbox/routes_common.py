@@ -10,7 +10,12 @@ from fastapi import Query, Request
 from rates_xl.sandbox import conventions as cv
 from rates_xl.sandbox.errors import ServiceError, bad_param
 from rates_xl.sandbox.market import Market
-from rates_xl.sandbox.params import DATE_OR_TENOR_PATTERN, TENOR_PATTERN, parse_date_or_tenor
+from rates_xl.sandbox.params import (
+    DATE_OR_TENOR_PATTERN,
+    TENOR_PATTERN,
+    parse_date_or_tenor,
+    parse_tenor,
+)
 
 Frequency = Literal[tuple(cv.FREQUENCIES)]  # type: ignore[valid-type]
 DayCount = Literal[tuple(cv.DAY_COUNTS)]  # type: ignore[valid-type]
@@ -83,7 +88,7 @@ def schedule_dates(conv: cv.IndexConvention, start: date, end: date, spacing: st
 
     from rates_xl.sandbox.market import from_ql, to_ql
 
-    step = ql.Period(spacing)
+    step = ql.Period(parse_tenor("frequency", spacing))  # 400 past a century
     if step.length() == 0:
         raise bad_param("frequency", "frequency must be a positive tenor such as 1M")
     span_days = (end - start).days
@@ -91,6 +96,9 @@ def schedule_dates(conv: cv.IndexConvention, start: date, end: date, spacing: st
     if span_days / approx_step > limit:
         raise ServiceError(400, f"frequency {spacing} from {start} to {end} gives more than {limit} points; "
                                 "use a longer frequency or a shorter range")
-    schedule = ql.Schedule(to_ql(start), to_ql(end), step, conv.calendar, conv.business_day,
-                           conv.business_day, ql.DateGeneration.Forward, eom)
+    try:
+        schedule = ql.Schedule(to_ql(start), to_ql(end), step, conv.calendar, conv.business_day,
+                               conv.business_day, ql.DateGeneration.Forward, eom)
+    except RuntimeError:  # QuantLib: a step that lands past its last date (2199)
+        raise bad_param("frequency", f"frequency {spacing} steps past the dates the sandbox prices") from None
     return [from_ql(d) for d in schedule]

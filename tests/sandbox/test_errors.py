@@ -218,3 +218,15 @@ def test_dates_past_the_horizon_are_400_not_500(api, path, params):
     response = api.get(path, **params)
     assert response.status_code == 400, response.text
     assert "beyond the dates the sandbox prices" in response.json()["detail"][0]["msg"]
+
+
+@pytest.mark.parametrize("path", ["/v1/forward_curve", "/v1/discount_curve"])
+@pytest.mark.parametrize("frequency", ["9999Y", "100Y"])
+def test_a_schedule_step_past_the_last_priced_date_is_a_400_not_a_500(sandbox, path, frequency):
+    params = {"index": "SOFR", "start_date": "2150-01-02", "end_date": "2150-06-01",
+              "frequency": frequency, "tenor": "3M"}
+    if path.endswith("discount_curve"):
+        params.pop("tenor")
+    answer = requests.get(sandbox.base_url + path, params=params, headers={"x-api-key": PAID_KEY}, timeout=10)
+    assert answer.status_code == 400, answer.text
+    assert "frequency" in answer.text
