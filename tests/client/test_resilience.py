@@ -21,16 +21,7 @@ from rates_xl.client import (
 )
 from tests.client.conftest import SECRET
 from tests.client.faultserver import Reply
-
-
-def most_in_window(times, window):
-    times = sorted(times)
-    best, lo = 0, 0
-    for hi, t in enumerate(times):
-        while t - times[lo] >= window:
-            lo += 1
-        best = max(best, hi - lo + 1)
-    return best
+from tests.reliability.support import most_in_window
 
 
 def test_200_distinct_calls_from_16_threads_stay_inside_the_service_limits(server, make_client):

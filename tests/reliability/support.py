@@ -151,3 +151,20 @@ def wait_until(predicate, timeout: float, interval: float = 0.05) -> bool:
             return True
         time.sleep(interval)
     return predicate()
+
+
+# One good cell per function that calls the service (the reliability tests share it).
+GOOD_CELLS: dict[str, tuple] = {
+    "RATES_SWAP": ("SOFR", "0D", "5Y", "1Y"),
+    "RATES_SWAPCURVE": ("6M EURIBOR",),
+    "RATES_FORWARD": ("SOFR", "3M", "6M"),
+    "RATES_FORWARDCURVE": ("SOFR", "0D", "1Y", "3M", "3M"),
+    "RATES_DF": ("SOFR", "1Y"),
+    "RATES_DFCURVE": ("SOFR", "0D", "1Y", "6M"),
+    "RATES_FX": ("EURUSD",),
+    "RATES_FXFORWARD": ("EURUSD",),
+    "RATES_GOVYIELD": ("US", "10Y"),
+    "RATES_FIXING": ("SOFR", "2026-11-20"),
+    "RATES_SWAPHISTORY": ("SOFR", "5Y", "2026-11-16", "2026-11-20"),
+    "RATES_TENORS": ("SOFR",),
+}

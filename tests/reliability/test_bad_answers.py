@@ -9,6 +9,7 @@ import pytest
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS
 from tests.client.faultserver import FaultServer, Reply
+from tests.reliability.support import GOOD_CELLS
 
 SECRET = "rk-reliability-3b9e71f0-NEVER-SHOWN"
 
@@ -17,20 +18,7 @@ NGINX_502 = ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\
 LOGIN_PAGE = "<!DOCTYPE html><html><head><title>Sign in</title></head><body><form>...</form></body></html>"
 
 # One cell per function that asks the service, as Excel passes the arguments.
-CELLS = {
-    "RATES_SWAP": ("SOFR", "0D", "5Y", "1Y"),
-    "RATES_SWAPCURVE": ("6M EURIBOR",),
-    "RATES_FORWARD": ("SOFR", "3M", "6M"),
-    "RATES_FORWARDCURVE": ("SOFR", "0D", "1Y", "3M", "3M"),
-    "RATES_DF": ("SOFR", "1Y"),
-    "RATES_DFCURVE": ("SOFR", "0D", "1Y", "6M"),
-    "RATES_FX": ("EURUSD",),
-    "RATES_FXFORWARD": ("EURUSD",),
-    "RATES_GOVYIELD": ("US", "10Y"),
-    "RATES_FIXING": ("SOFR",),
-    "RATES_SWAPHISTORY": ("SOFR", "5Y", "2026-03-02", "2026-03-03"),
-    "RATES_TENORS": ("SOFR",),
-}
+CELLS = GOOD_CELLS
 
 # (what the server does, words the cell must contain)
 FAULTS = {

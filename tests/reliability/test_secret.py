@@ -16,7 +16,7 @@ import pytest
 from rates_xl.client import RatesClient, RatesError
 from rates_xl.functions import FUNCTIONS, set_client
 from tests.client.faultserver import FaultServer, Reply
-from tests.reliability.support import free_port
+from tests.reliability.support import GOOD_CELLS, free_port
 
 SECRET = "rk-live-7Hq2Zp9Xw4LmV1cT"  # a paid key of an extra sandbox customer
 EXPIRED_SECRET = "rk-trial-Jd83kLq0Pz5Ws2"  # that customer's old trial key
@@ -24,21 +24,7 @@ UNKNOWN_SECRET = "rk-live-Nn4Yt6Rb8Cv1Qa9U"  # a key the service does not know
 SECRETS = (SECRET, EXPIRED_SECRET, UNKNOWN_SECRET)
 
 # One good cell per function, and a few bad ones.
-GOOD = {
-    "RATES_SWAP": ("SOFR", "0D", "5Y", "1Y"),
-    "RATES_SWAPCURVE": ("6M EURIBOR",),
-    "RATES_FORWARD": ("SOFR", "3M", "6M"),
-    "RATES_FORWARDCURVE": ("SOFR", "0D", "1Y", "3M", "3M"),
-    "RATES_DF": ("SOFR", "1Y"),
-    "RATES_DFCURVE": ("SOFR", "0D", "1Y", "6M"),
-    "RATES_FX": ("EURUSD",),
-    "RATES_FXFORWARD": ("EURUSD",),
-    "RATES_GOVYIELD": ("US", "10Y"),
-    "RATES_FIXING": ("SOFR", "2026-11-20"),
-    "RATES_SWAPHISTORY": ("SOFR", "5Y", "2026-11-16", "2026-11-20"),
-    "RATES_TENORS": ("SOFR",),
-    "RATES_STATUS": (),
-}
+GOOD = {**GOOD_CELLS, "RATES_STATUS": ()}
 BAD = [
     ("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")),  # validation
     ("RATES_SWAP", ("NOT AN INDEX", "0D", "5Y", "1Y")),  # 422
