@@ -171,6 +171,26 @@ def discount_factor(
     }
 
 
+def curve_window(market: Market, index: str, start_date: str, end_date: str,
+                 is_end_of_month: bool | None, valuation_time: str | None, *, may_start_today: bool):
+    """The index, valuation, end-of-month rule, start and end of a curve's schedule.
+
+    A forward curve must start after the valuation date; a discount curve may start on it.
+    """
+    conv = resolve_index(index)
+    val = valuation(valuation_time)
+    eom = conv.end_of_month if is_end_of_month is None else is_end_of_month
+    start = resolve_start(market, conv, "start_date", start_date, val.date)
+    if may_start_today:
+        if start < val.date:
+            raise ServiceError(400, f"start_date {start} is before the valuation date {val.date}")
+    else:
+        require_after("start_date", start, "the valuation date", val.date)
+    end, _ = resolve_end(market, conv, "end_date", end_date, start, eom)
+    require_after("end_date", end, "start_date", start)
+    return conv, val, eom, start, end
+
+
 @router.get("/forward_curve", response_model=schemas.ForwardCurve,
             summary="Forward rates of `tenor`-long periods starting every `frequency`")
 def forward_curve(
@@ -183,13 +203,8 @@ def forward_curve(
     is_end_of_month: bool | None = None,
     valuation_time: ValuationTime = None,
 ) -> dict:
-    conv = resolve_index(index)
-    val = valuation(valuation_time)
-    eom = conv.end_of_month if is_end_of_month is None else is_end_of_month
-    start = resolve_start(market, conv, "start_date", start_date, val.date)
-    require_after("start_date", start, "the valuation date", val.date)
-    end, _ = resolve_end(market, conv, "end_date", end_date, start, eom)
-    require_after("end_date", end, "start_date", start)
+    conv, val, eom, start, end = curve_window(
+        market, index, start_date, end_date, is_end_of_month, valuation_time, may_start_today=False)
     if int(tenor[:-1]) == 0:
         raise ServiceError(400, "tenor must be a positive period such as 3M")
     points = []
@@ -216,14 +231,8 @@ def discount_curve(
     is_end_of_month: bool | None = None,
     valuation_time: ValuationTime = None,
 ) -> dict:
-    conv = resolve_index(index)
-    val = valuation(valuation_time)
-    eom = conv.end_of_month if is_end_of_month is None else is_end_of_month
-    start = resolve_start(market, conv, "start_date", start_date, val.date)
-    if start < val.date:
-        raise ServiceError(400, f"start_date {start} is before the valuation date {val.date}")
-    end, _ = resolve_end(market, conv, "end_date", end_date, start, eom)
-    require_after("end_date", end, "start_date", start)
+    conv, val, eom, start, end = curve_window(
+        market, index, start_date, end_date, is_end_of_month, valuation_time, may_start_today=True)
     points = [{"date": d.isoformat(), "discount_factor": market.discount(conv.name, val.date, d)}
               for d in schedule_dates(conv, start, end, frequency, eom)]
     return {
