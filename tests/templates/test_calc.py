@@ -1,0 +1,174 @@
+"""Headless calculation: the planning loop, the engine's fixes, the frozen copy, the error
+summary and the `calc` / `demo` commands, on real workbooks against the sandbox."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date, datetime
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.cli import main
+from rates_xl.client import RatesClient
+from rates_xl.templates import template_path
+from rates_xl.templates.calc import CalcError, WorkbookCalculation
+from rates_xl.templates.engine import to_excel_serial
+
+PINNED = "2026-11-20T16:00:00Z"
+
+
+@pytest.fixture
+def fresh_client(sandbox, rates_client):
+    """A client with an empty cache and zeroed counters (the session client stays shared)."""
+    from rates_xl.sandbox import PAID_KEY
+
+    with RatesClient(sandbox.base_url, api_key=PAID_KEY, rate_limit=1000, burst=1000) as client:
+        yield client
+
+
+def workbook(path, cells, spills=()):
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Data")
+    for cell, value in cells.items():
+        if isinstance(value, str) and value.startswith("="):
+            ws.write_formula(cell, value)
+        elif isinstance(value, date):
+            ws.write_datetime(cell, datetime(value.year, value.month, value.day), wb.add_format({"num_format": "yyyy-mm-dd"}))
+        else:
+            ws.write(cell, value)
+    for ref, formula in spills:
+        ws.write_dynamic_array_formula(ref, formula)
+    wb.close()
+    return path
+
+
+def test_each_distinct_request_is_sent_once_even_when_arguments_depend_on_results(tmp_path, fresh_client):
+    path = workbook(tmp_path / "plan.xlsx", {
+        "D3": f'=RATES_DF("SOFR",A3,"{PINNED}")',  # its date is the DFCURVE's second date
+        "D4": f'=RATES_DF(" sofr ",A3,"{PINNED}")',  # the same request, spelled differently
+        "E1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
+        "E2": f'=RATES_SWAP("sofr","2d","5y","1Y",,,,"{PINNED}")',
+        "E3": f'=RATES.SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',  # Office.js spelling
+    }, spills=[("A1:B5", f'=RATES_DFCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")')])
+    result = WorkbookCalculation(path).compute(fresh_client)
+    assert result.errors == []
+    assert result.report.distinct_requests == 3
+    assert result.report.requests_sent == 3 == fresh_client.stats()["requests_sent"]
+    assert result.report.rounds == 3  # curve, then the DF its dates ask for, then nothing new
+    second_date = result.value("Data", "A3")
+    direct = fresh_client.discount_factor("SOFR", date(1899, 12, 30).fromordinal(
+        date(1899, 12, 30).toordinal() + int(second_date)), valuation_time=PINNED)
+    assert result.value("Data", "D3") == result.value("Data", "D4") == pytest.approx(direct.discount_factor)
+    assert result.value("Data", "E1") == result.value("Data", "E2") == result.value("Data", "E3")
+
+
+def test_engine_fixes_index_workday_and_omitted_arguments(tmp_path, fresh_client):
+    path = workbook(tmp_path / "fixes.xlsx", {
+        "D1": "=SUM(INDEX(A2:B4,0,2))",  # Excel: the whole second column
+        "D2": "=SUM(B2:B4)",
+        "D3": "=WORKDAY(C1,1)",  # from a Saturday
+        "C1": date(2026, 11, 21),
+        "D4": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
+        "D5": f'=RATES_SWAP("SOFR","2D","5Y","1Y","1Y","Actual360","Actual360","{PINNED}")',
+    }, spills=[("A1:B4", f'=RATES_DFCURVE("SOFR","2D","2Y","1Y",,"{PINNED}")')])
+    result = WorkbookCalculation(path).compute(fresh_client)
+    assert result.errors == []
+    assert result.value("Data", "D1") == pytest.approx(result.value("Data", "D2"))
+    assert result.value("Data", "D3") == to_excel_serial(date(2026, 11, 23))
+    assert result.value("Data", "D4") == pytest.approx(result.value("Data", "D5"))
+
+
+def test_a_spill_longer_than_its_stored_range_is_computed_whole(tmp_path, fresh_client):
+    path = workbook(tmp_path / "grow.xlsx", {"D1": "=COUNT(B2:B100)"},
+                    spills=[("A1:B2", f'=RATES_DFCURVE("SOFR","2D","5Y","1Y",,"{PINNED}")')])
+    calc = WorkbookCalculation(path)
+    result = calc.compute(fresh_client)
+    assert result.errors == []
+    assert result.value("Data", "D1") == 6  # start plus five yearly dates
+    out = calc.freeze(result, tmp_path / "grow.values.xlsx")
+    frozen = openpyxl.load_workbook(out)["Data"]
+    assert [frozen[f"B{r}"].value is not None for r in range(2, 9)] == [True] * 6 + [False]
+
+
+def test_valuation_time_pins_calls_that_leave_it_empty(tmp_path, fresh_client):
+    path = workbook(tmp_path / "pin.xlsx", {
+        "A1": '=RATES_SWAP("SOFR","2D","7Y","1Y")',
+        "A2": f'=RATES_SWAP("SOFR","2D","7Y","1Y",,,,"{PINNED}")',
+        "A3": '=RATES_FX("EURUSD")',
+    })
+    result = WorkbookCalculation(path).compute(fresh_client, valuation_time=PINNED)
+    assert result.value("Data", "A1") == result.value("Data", "A2")
+    assert result.value("Data", "A1") == pytest.approx(
+        fresh_client.swap_rate("SOFR", "2D", "7Y", "1Y", valuation_time=PINNED).swap_rate)
+    assert result.value("Data", "A3") == pytest.approx(fresh_client.fx_spot("EURUSD", valuation_time=PINNED).rate)
+    assert result.report.distinct_requests == 2
+
+
+def test_frozen_copy_keeps_styles_charts_validation_and_names(tmp_path, rates_client):
+    calc = WorkbookCalculation(template_path("fx_hedging"))
+    result = calc.compute(rates_client)
+    out = calc.freeze(result, tmp_path / "fx.xlsx")
+    book = openpyxl.load_workbook(out)
+    fx = book["FX"]
+    assert fx["C17"].data_type == "n" and fx["C17"].value == pytest.approx(calc.named(result, "fx_spot"))
+    assert not any(c.data_type == "f" for row in fx.iter_rows() for c in row), "every formula frozen"
+    assert len(fx._charts) == 1
+    assert {str(dv.sqref) for dv in fx.data_validations.dataValidation} >= {"C5", "C7", "C8"}
+    assert book["Lists"].sheet_state == "hidden"
+    assert {"fx_spot", "forward_1y", "list_pairs"} <= set(book.defined_names)
+    assert fx["C5"].fill.fgColor.rgb.endswith("FFF2CC")  # the input style
+    with pytest.raises(CalcError, match="exists"):
+        calc.freeze(result, out)
+
+
+def test_calc_command_lists_error_cells_and_exits_3(tmp_path, rates_client, capsys):
+    path = workbook(tmp_path / "bad.xlsx", {
+        "A1": '=RATES_SWAP("SOFR","2D","10X","1Y")',
+        "A2": "=A1*2",
+        "A3": "=NOSUCH(1)",
+        "A4": "=1/0",
+        "A5": '=RATES_SWAP("SOFR","2D","5Y","1Y")',
+    })
+    out = tmp_path / "bad.values.xlsx"
+    assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
+    printed = capsys.readouterr()
+    assert "Data!A1: #RATES! maturity: '10X'" in printed.out
+    assert "Data!A2: #VALUE!" in printed.out and "Data!A3: #NAME?" in printed.out
+    assert "Data!A4: #DIV/0!" in printed.out and "Data!A5" not in printed.out
+    assert "unknown function NOSUCH" in printed.err
+    frozen = openpyxl.load_workbook(out)["Data"]
+    assert frozen["A1"].value.startswith("#RATES! maturity")
+    assert isinstance(frozen["A5"].value, float)
+
+
+def test_calc_command_refuses_what_it_cannot_do(tmp_path, rates_client, capsys):
+    assert main(["calc", str(tmp_path / "missing.xlsx")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    corrupt = tmp_path / "corrupt.xlsx"
+    corrupt.write_bytes(b"this is not a workbook")
+    assert main(["calc", str(corrupt)]) == 1
+    assert "not a valid workbook" in capsys.readouterr().err
+    good = tmp_path / "good.xlsx"
+    shutil.copy(template_path("swap_spreads"), good)
+    out = tmp_path / "good.values.xlsx"
+    out.write_bytes(b"keep me")
+    assert main(["calc", str(good), "--no-progress"]) == 1
+    assert "exists" in capsys.readouterr().err and out.read_bytes() == b"keep me"
+    assert main(["calc", str(good), "--force", "--no-progress", "--valuation-time", "2026-13-01"]) == 1
+    assert "--valuation-time" in capsys.readouterr().err and out.read_bytes() == b"keep me"
+    assert main(["calc", str(good), "--force", "--no-progress"]) == 0
+    assert "No error cells" in capsys.readouterr().out
+    assert openpyxl.load_workbook(out)["Spreads"]["F21"].value is not None
+
+
+def test_demo_command_on_its_own_sandbox(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for label in ("10Y SOFR swap rate", "Swap pricer NPV", "Swap pricer par rate", "EURUSD 1Y forward",
+                  "US 10Y swap spread"):
+        assert label in printed
+    assert sorted(p.name for p in out.glob("*.xlsx")) == sorted(
+        f"{n}.xlsx" for n in ("swap_pricer", "curve_dashboard", "fx_hedging", "swap_spreads", "history"))
