@@ -235,10 +235,10 @@ def _floating_leg(book: Book, q: dict[str, str]):
         "O": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},"",WORKDAY(B{{r}},-{q["fixing_lag"]},{hol})),"")', cell("date")),
         # Overnight: the rate compounded over the accrual period itself (RATES_FORWARD).
         # Term (IBOR) rates: the index period's forward from the curve, as the coupon fixes,
-        # or the published fixing once its fixing date has come (RATES_FIXING is only asked
-        # then: the "future" text makes the call a no-op in engines that evaluate both
-        # branches of IF).
-        "G": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},RATES_FORWARD({q["index"]},B{{r}},E{{r}},{q["vt"]}),'
+        # or the published fixing once its fixing date has come. The inner IFs ("n/a",
+        # "future") make the call not taken a no-op (no request) in engines that evaluate
+        # both branches of IF, as the headless one does; Excel never makes it.
+        "G": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},RATES_FORWARD({q["index"]},B{{r}},IF({overnight},E{{r}},"n/a"),{q["vt"]}),'
               f'IF(O{{r}}<={q["val"]},RATES_FIXING({q["index"]},IF(O{{r}}<={q["val"]},O{{r}},"future")),D{{r}})),"")',
               cell("percent")),
         "H": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
