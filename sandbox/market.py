@@ -84,9 +84,14 @@ class Market:
         discount = None
         if conv.discount_index:
             discount = self.curve(conv.discount_index, valuation_date).handle
-        set_evaluation_date(valuation_date)
-        helpers = self._helpers(conv, quotes, discount, valuation_date)
-        piecewise = ql.PiecewiseLogLinearDiscount(to_ql(valuation_date), helpers, CURVE_DAY_COUNT)
+        # The curve starts on the first business day from the valuation date. From a weekend
+        # or holiday QuantLib would date a term deposit's fixing in the past, where a
+        # published fixing, not the curve, sets its rate: that pillar would pin nothing and
+        # the short end would go wild (DF 0.92 after a month).
+        reference = from_ql(conv.calendar.adjust(to_ql(valuation_date)))
+        set_evaluation_date(reference)
+        helpers = self._helpers(conv, quotes, discount, reference)
+        piecewise = ql.PiecewiseLogLinearDiscount(to_ql(reference), helpers, CURVE_DAY_COUNT)
         dates, dfs = zip(*piecewise.nodes(), strict=True)
         frozen = ql.DiscountCurve(list(dates), list(dfs), CURVE_DAY_COUNT)
         frozen.enableExtrapolation()

@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 import QuantLib as ql
 
+from rates_xl.sandbox import PAID_KEY, scenario
 from rates_xl.sandbox import conventions as cv
-from rates_xl.sandbox import scenario
 from rates_xl.sandbox.market import from_ql, market_for, to_ql
 
 from .conftest import stamp
@@ -212,3 +212,28 @@ def test_sample_levels_are_realistic(api):
     sofr5 = api.ok("swap_rate", index="SOFR", start_date="2D", maturity_date="5Y", fixed_leg_frequency="12M",
                    valuation_time=snapshot_time)["swap_rate"]
     assert 3.0 < sofr5 < 4.2
+
+
+# Sunday for every calendar here but Saudi (whose weekend is Friday and Saturday).
+NON_BUSINESS_DAYS = {"3M EURIBOR": "2026-11-15", "6M EURIBOR": "2026-11-15", "SOFR": "2026-11-15",
+                     "ESTR": "2026-11-15", "3M SAIBOR": "2026-11-13"}
+
+
+@pytest.mark.parametrize("index", sorted(NON_BUSINESS_DAYS))
+def test_a_weekend_valuation_keeps_a_sane_short_end(sandbox, index):
+    """From a weekend, QuantLib dates a term deposit's fixing in the past; the bootstrap
+    must not let that pillar float (it once gave DF 0.92 after a month, forwards of 112 %)."""
+    import requests
+
+    when = f"{NON_BUSINESS_DAYS[index]}T12:00:00Z"
+    headers = {"x-api-key": PAID_KEY}
+    common = {"index": index, "valuation_time": when}
+    dfs = requests.get(f"{sandbox.base_url}/v1/discount_curve", headers=headers, timeout=30, params={
+        **common, "start_date": "0D", "end_date": "3M", "frequency": "1M"}).json()["curve"]
+    fwd = requests.get(f"{sandbox.base_url}/v1/forward_curve", headers=headers, timeout=30, params={
+        **common, "start_date": "2D", "end_date": "6M", "tenor": "3M", "frequency": "3M"}).json()["curve"]
+    assert dfs[0]["discount_factor"] == pytest.approx(1.0, abs=1e-3)
+    assert all(0.98 < p["discount_factor"] <= 1.0 for p in dfs), dfs
+    rates = [p["forward_rate"] for p in fwd]
+    assert all(0 < r < 10 for r in rates), rates
+    assert abs(rates[0] - rates[1]) < 0.5, rates
