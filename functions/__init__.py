@@ -17,7 +17,7 @@ in xlwings-free modules that other hosts reuse:
                    optional ones may be left out) -> float | 2-D list | "#RATES! ..." string.
                    It never raises.
 - `core.py`: validation (pydantic over the coercers of `args.py`), the shared client
-  (`get_client()`, `set_client(client_or_None)`), fetching and shaping;
+  (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and shaping;
   `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a headless plan runs);
   `refresh.py`: the ribbon's refresh scopes (`request_refresh`, `floor_for`).
 
@@ -38,7 +38,14 @@ from typing import Any
 import xlwings as xw
 
 from rates_xl.functions import refresh
-from rates_xl.functions.core import Arg, FunctionSpec, evaluate, get_client, set_client
+from rates_xl.functions.core import (
+    Arg,
+    FunctionSpec,
+    evaluate,
+    get_client,
+    set_client,
+    using_client,
+)
 from rates_xl.functions.messages import PENDING, PREFIX, is_message
 from rates_xl.functions.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions.table import FUNCTIONS
@@ -158,7 +165,7 @@ def RATES_STATUS(caller=None):
 UDFS = {name: globals()[name] for name in FUNCTIONS}
 
 __all__ = [
-    "FUNCTIONS", "UDFS", "FunctionSpec", "Arg", "get_client", "set_client", "evaluate",
+    "FUNCTIONS", "UDFS", "FunctionSpec", "Arg", "get_client", "set_client", "using_client", "evaluate",
     "RefreshScope", "request_refresh", "floor_for", "PREFIX", "PENDING", "is_message",
     "CATEGORY", *FUNCTIONS,
 ]

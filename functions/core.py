@@ -17,9 +17,10 @@ The shared client is built lazily on first use from the settings (`RATES_BASE_UR
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -63,6 +64,21 @@ def set_client(client: RatesClient | None) -> None:
         _client, _client_owned = client, False
     if owned and old is not None and old is not client:
         old.close()
+
+
+@contextlib.contextmanager
+def using_client(client: RatesClient) -> Iterator[RatesClient]:
+    """The functions compute with `client` inside this block; afterwards the shared client
+    is what it was (not built, if it had not been). Neither client is closed here."""
+    global _client, _client_owned
+    with _client_lock:
+        saved = _client, _client_owned
+        _client, _client_owned = client, False
+    try:
+        yield client
+    finally:
+        with _client_lock:
+            _client, _client_owned = saved
 
 
 def _secret() -> str | None:

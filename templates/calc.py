@@ -204,11 +204,11 @@ class WorkbookCalculation:
                 max_rounds: int = DEFAULT_MAX_ROUNDS,
                 on_fetch: Callable[..., Any] | None = None) -> CalcResult:
         """Plan, fetch and compute; the client defaults to the functions' shared client."""
-        from rates_xl.functions import get_client
+        from rates_xl.functions import get_client, using_client
 
         client = get_client() if client is None else client
         started = time.perf_counter()
-        with engine.pinned_valuation_time(valuation_time), functions_use(client):
+        with engine.pinned_valuation_time(valuation_time), using_client(client):
             values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
                                                on_fetch=on_fetch)
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
@@ -337,23 +337,6 @@ def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None =
 
 
 # -- helpers ----------------------------------------------------------------------------------
-@contextlib.contextmanager
-def functions_use(client: Any) -> Iterator[None]:
-    """The worksheet functions compute with `client` in this block (the planning loop must
-    plan and fetch on the very client the cells call)."""
-    from rates_xl.functions import get_client, set_client
-
-    current = get_client()
-    if current is client:
-        yield
-        return
-    set_client(client)
-    try:
-        yield
-    finally:
-        set_client(current)
-
-
 def _open_workbook(path: Path) -> Any:
     import openpyxl
 

@@ -43,19 +43,14 @@ def sandbox_client(**knobs: Any) -> Iterator[Any]:
     """A sandbox on a free loopback port and a client on it with the paid key, installed as
     the worksheet functions' shared client for the duration."""
     from rates_xl.client import RatesClient
-    from rates_xl.functions import get_client, set_client
+    from rates_xl.functions import using_client
     from rates_xl.sandbox import PAID_KEY
     from rates_xl.sandbox.server import start_in_thread
 
-    with start_in_thread(host="127.0.0.1", port=0, **knobs) as running:
-        client = RatesClient(running.base_url, api_key=PAID_KEY)
-        previous = get_client()
-        set_client(client)
-        try:
-            yield client
-        finally:
-            set_client(previous)
-            client.close()
+    with (start_in_thread(host="127.0.0.1", port=0, **knobs) as running,
+          RatesClient(running.base_url, api_key=PAID_KEY) as client,
+          using_client(client)):
+        yield client
 
 
 def run_demo(out_dir: str | os.PathLike[str] = "rates-demo", *, client: Any = None,

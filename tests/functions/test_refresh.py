@@ -132,3 +132,18 @@ def test_the_caller_is_not_read_when_no_refresh_is_registered(client):
 
     assert not refresh.has_scopes()
     assert isinstance(UDFS["RATES_FX"]("EURUSD", caller=Untouchable()), float)
+
+
+def test_using_client_lends_a_client_and_gives_the_shared_one_back(monkeypatch):
+    from rates_xl.client import RatesClient
+    from rates_xl.functions import core, get_client, set_client, using_client
+
+    monkeypatch.setenv("RATES_BASE_URL", "http://127.0.0.1:9")
+    set_client(None)
+    lent = RatesClient(base_url="http://127.0.0.1:8", api_key="lent")
+    with using_client(lent):
+        assert get_client() is lent
+    assert core._client is None  # nothing was built on the way out
+    assert get_client().base_url == "http://127.0.0.1:9"
+    set_client(None)
+    lent.close()
