@@ -18,11 +18,11 @@ INDICES = ("SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR")
 _PINNED = datetime.fromisoformat(VALUATION_TIME.replace("Z", ""))  # a date-time cell (naive = UTC)
 
 
-def distinct_cells(n: int) -> list[Cell]:
+def distinct_cells(n: int, offset: int = 0) -> list[Cell]:
     """n cells that are n distinct service requests: swap rates, discount factors and
-    forwards on five indices, one canonical spelling each."""
+    forwards on five indices, one canonical spelling each (`offset` months on, another n)."""
     cells: list[Cell] = []
-    month = 0
+    month = offset
     while len(cells) < n:
         month += 1
         for index in INDICES:

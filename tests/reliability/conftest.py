@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from bench.common import VALUATION_TIME  # noqa: F401 (the tests import it from here)
+from bench.workbooks import distinct_cells
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.sandbox import PAID_KEY
 
-# A past business day: every answer pinned to it is the same in every sandbox and process.
-VALUATION_TIME = "2026-11-20T16:00:00Z"
-INDICES = ("SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR")
-
-
-def make_cells(n: int, offset: int = 0) -> list[tuple[str, tuple]]:
-    """n distinct cells (swap rates, discount factors, forwards, FX), as Excel passes them."""
-    cells = []
-    month = offset
-    while len(cells) < n:
-        month += 1
-        for index in INDICES:
-            cells.append(("RATES_SWAP", (index, "0D", f"{month}M", "1Y", None, None, None, VALUATION_TIME)))
-            cells.append(("RATES_DF", (index, f"{month}M", VALUATION_TIME)))
-            cells.append(("RATES_FORWARD", (index, f"{month}M", f"{month + 3}M", VALUATION_TIME)))
-    return cells[:n]
+# The benchmarks' generator of distinct cells, all pinned to one past business day, so
+# every answer is the same in every sandbox and process.
+make_cells = distinct_cells
 
 
 def compute(cells, threads: int = 8) -> list:
