@@ -232,25 +232,24 @@ class Sheet:
             self.ws.data_validation(cell, {"validate": "list", "source": choices,
                                            "error_title": label, "error_type": "stop",
                                            "error_message": "Pick a value from the list."})
-        if unit:
-            self.text(f"D{row}", unit, "unit")
-        if note:
-            self.note(f"E{row}", note)
-        if name:
-            self.book.name(name, self.name, cell)
-        return f"${col}${row}"
+        return self._annotate(row, col, unit, note, name)
 
     def output(self, row: int, label: str, formula: str, *, kind: str = "general", unit: str = "",
                note: str = "", name: str | None = None, col: str = "C") -> str:
         cell = f"{col}{row}"
         self.text(f"B{row}", label)
         self.formula(cell, formula, self.book.fmt(kind, "output"))
+        return self._annotate(row, col, unit, note, name)
+
+    def _annotate(self, row: int, col: str, unit: str, note: str, name: str | None) -> str:
+        """The unit (column D), the note (column E) and the defined name of a labelled cell;
+        returns its absolute address."""
         if unit:
             self.text(f"D{row}", unit, "unit")
         if note:
             self.note(f"E{row}", note)
         if name:
-            self.book.name(name, self.name, cell)
+            self.book.name(name, self.name, f"{col}{row}")
         return f"${col}${row}"
 
     def formula(self, cell: str, formula: str, fmt: Any = None) -> None:
