@@ -1,6 +1,6 @@
 """`rates-xl addin build|install|uninstall`, `rates-xl key set|status|clear`, `rates-xl doctor`.
 
-Cheap to import: the work is in rates_xl.addin.build / install / keys / doctor, imported by
+Cheap to import: the work is in rates_xl.addin.classic.build / install / keys / doctor, imported by
 the handlers. Every failure the user can fix ends as a CommandError with one clear line.
 """
 
@@ -56,7 +56,7 @@ def _register_addin(subparsers: Any) -> None:
 
     install = commands.add_parser(
         "install", help="write the xlwings config and place the add-in in XLSTART",
-        description="Set UDF MODULES = rates_xl.functions, the interpreter (this Python) and "
+        description="Set UDF MODULES = rates_xl.addin.classic.udfs, the interpreter (this Python) and "
         "USE UDF SERVER = True in the xlwings user config, keeping every other entry (atomic "
         "write, backup as .bak), and copy rates_xl.xlam into Excel's XLSTART folder. "
         "`rates-xl addin uninstall` reverses exactly this.",
@@ -120,7 +120,7 @@ def _error(exc: BaseException):
 
 # -- addin ------------------------------------------------------------------------------------------
 def run_build(args: argparse.Namespace) -> int:
-    from rates_xl.addin import build
+    from rates_xl.addin.classic import build
     from rates_xl.cli import CommandError
 
     try:
@@ -150,7 +150,7 @@ def run_build(args: argparse.Namespace) -> int:
             "checks everything else and `--no-vba` writes the package to finish on Windows "
             "(see addin/README.md)"
         )
-    from rates_xl.addin.install import InstallError, write_atomic
+    from rates_xl.addin.classic.install import InstallError, write_atomic
 
     try:
         write_atomic(output, package, backup=output.exists())
@@ -171,7 +171,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def _locations(args: argparse.Namespace, want_xlstart: bool):
-    from rates_xl.addin import install
+    from rates_xl.addin.classic import install
 
     config = install.config_path(args.config)
     xlstart, problem = None, None
@@ -184,7 +184,7 @@ def _locations(args: argparse.Namespace, want_xlstart: bool):
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from rates_xl.addin import install
+    from rates_xl.addin.classic import install
 
     config, xlstart, problem = _locations(args, want_xlstart=not args.no_addin)
     if problem and not args.no_addin:
@@ -202,7 +202,7 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from rates_xl.addin import install
+    from rates_xl.addin.classic import install
 
     config = install.config_path(args.config)
     try:

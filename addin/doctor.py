@@ -80,7 +80,7 @@ def check_packages() -> Check:
 
 
 def check_config(config: Path) -> Check:
-    from rates_xl.addin.install import desired_settings, interpreter_key, read_config
+    from rates_xl.addin.classic.install import desired_settings, interpreter_key, read_config
 
     conf = read_config(config)
     if not conf.lines:
@@ -89,8 +89,8 @@ def check_config(config: Path) -> Check:
     wanted = desired_settings()
     problems = []
     udf = conf.get("UDF MODULES") or ""
-    if "rates_xl.functions" not in [m.strip() for m in udf.split(";")]:
-        problems.append(f"UDF MODULES is {udf or 'not set'} (needs rates_xl.functions)")
+    if "rates_xl.addin.classic.udfs" not in [m.strip() for m in udf.split(";")]:
+        problems.append(f"UDF MODULES is {udf or 'not set'} (needs rates_xl.addin.classic.udfs)")
     interpreter = conf.get(interpreter_key())
     if not interpreter:
         problems.append(f"{interpreter_key()} is not set")
@@ -107,7 +107,7 @@ def check_config(config: Path) -> Check:
 
 
 def check_addin(xlstart: Path | None, problem: str | None) -> Check:
-    from rates_xl.addin.install import ADDIN_NAME
+    from rates_xl.addin.classic.install import ADDIN_NAME
 
     if xlstart is None:
         return Check("add-in", WARN, problem or "no XLSTART folder on this platform",

@@ -26,7 +26,7 @@ BENCHMARKS = {
     "warm_recalc": "(c) warm recalculation of 10,000 cells: microseconds per call",
     "warm_call": "(c') one warm RATES_SWAP call: microseconds (the functions' own figure)",
     "naive_baseline": "(d) one request per cell, no cache, one at a time, vs ours",
-    "startup": "(e) import time of rates_xl.functions in a fresh process",
+    "startup": "(e) import time of the UDF module (rates_xl.addin.classic.udfs) in a fresh process",
     "sandbox_speed": "(f) sandbox: swap_rate requests per second, server time per request",
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",

@@ -38,8 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=1000)
     opts = parser.parse_args(argv)
 
+    from rates_xl.addin.classic import refresh
+    from rates_xl.addin.classic.udfs import RATES_SWAP
     from rates_xl.client import RatesClient
-    from rates_xl.functions import FUNCTIONS, RATES_SWAP, core, refresh, set_client
+    from rates_xl.functions import FUNCTIONS, core, set_client
     from rates_xl.sandbox import PAID_KEY
     from rates_xl.sandbox.server import start_in_thread
 

@@ -63,10 +63,10 @@ def write_workbook(path: Path, valuation: str) -> None:
 
 def one_run(workdir: Path) -> dict[str, float]:
     from bench.common import VALUATION_TIME
+    from rates_xl.calc.workbook import WorkbookCalculation
     from rates_xl.client import RatesClient
     from rates_xl.sandbox import PAID_KEY
     from rates_xl.sandbox.server import start_in_thread
-    from rates_xl.templates.calc import WorkbookCalculation
 
     book = workdir / "fill.xlsx"
     write_workbook(book, VALUATION_TIME)

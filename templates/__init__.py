@@ -1,12 +1,9 @@
-"""Pricing templates, headless calculation (`rates-xl calc`) and the demo (`rates-xl demo`).
+"""Pricing templates and the demo (`rates-xl demo`).
 
 - The templates are Python (`swap_pricer`, `curve_dashboard`, `fx_hedging`, `swap_spreads`,
   `history`, laid out with `layout`) built into the .xlsx files shipped beside them
-  (`rates-xl templates build`, see `build`).
-- `calc` computes any workbook without Excel: the RATES_* functions in the `formulas`
-  engine (`engine`), the plan / fetch / evaluate loop that keeps a workbook from being
-  latency-bound (`calc.plan_and_evaluate`, reusable by the ribbon's Refresh Workbook), the
-  error summary and the values-frozen copy.
+  (`rates-xl templates build`, see `build`); they are computed with the headless calculator
+  in `rates_xl.calc`.
 - `demo` runs every template against an in-process sandbox.
 """
 

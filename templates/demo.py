@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rates_xl.calc.workbook import CalcResult, WorkbookCalculation
 from rates_xl.templates import TEMPLATES, template_path
-from rates_xl.templates.calc import CalcResult, WorkbookCalculation
 
 #: The headline numbers: (label, template, defined name, unit, format).
 HEADLINES = [

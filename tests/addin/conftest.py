@@ -66,7 +66,7 @@ def cli(capsys):
 @pytest.fixture(scope="session")
 def built_xlam(tmp_path_factory):
     """The assembled package (`rates-xl addin build --no-vba`), for install tests."""
-    from rates_xl.addin import build
+    from rates_xl.addin.classic import build
 
     result, package = build.run_checks(None, build.find_template())
     assert result.ok, result.problems

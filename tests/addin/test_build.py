@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rates_xl.addin import build
+from rates_xl.addin.classic import build
 
 SCHEMA = build.REPO_SCHEMA
 needs_schema = pytest.mark.skipif(

@@ -76,7 +76,7 @@ def test_a_stale_config_is_explained(paths, tmp_path):
                             '"INTERPRETER_MAC","/gone/python"\n')
     check = doctor.check_config(paths.config)
     assert check.state == doctor.FAIL
-    assert "needs rates_xl.functions" in check.detail and "does not exist" in check.detail
+    assert "needs rates_xl.addin.classic.udfs" in check.detail and "does not exist" in check.detail
     assert "USE UDF SERVER is not True" in check.detail
 
 

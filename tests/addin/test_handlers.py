@@ -11,11 +11,9 @@ import re
 
 import pytest
 
-from rates_xl import functions as udfs
-from rates_xl.addin import ribbon, scope
+from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
-from rates_xl.functions import refresh
 
 FX = '=RATES_FX("EURUSD")'
 FIXING = '=RATES_FIXING("SOFR")'

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rates_xl.addin import install
+from rates_xl.addin.classic import install
 
 OTHER = (
     '"LICENSE_KEY","abc123"\r\n'
@@ -42,7 +42,7 @@ def test_install_writes_the_settings_and_keeps_everything_else(cli, paths, built
     code, out, err = cli("addin", "install", "--xlam", str(built_xlam))
     assert code == 0, err
     entries = _entries(paths.config)
-    assert entries["udf modules"] == "rates_xl.functions"
+    assert entries["udf modules"] == "rates_xl.addin.classic.udfs"
     assert entries["use udf server"] == "True"
     assert entries[install.interpreter_key().lower()] == sys.executable
     assert entries["license_key"] == "abc123"
@@ -106,15 +106,15 @@ def test_an_addin_already_in_xlstart_is_kept_and_put_back(cli, paths, built_xlam
 def test_uninstall_leaves_what_the_user_changed_since(cli, paths, built_xlam):
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
     text = paths.config.read_text(encoding=install._ENCODING)
-    paths.config.write_text(text.replace('"UDF MODULES","rates_xl.functions"',
-                                         '"UDF MODULES","rates_xl.functions;mine"'),
+    paths.config.write_text(text.replace('"UDF MODULES","rates_xl.addin.classic.udfs"',
+                                         '"UDF MODULES","rates_xl.addin.classic.udfs;mine"'),
                             encoding=install._ENCODING)
     (paths.xlstart / "rates_xl.xlam").write_bytes(b"rebuilt by the user")
     code, out, err = cli("addin", "uninstall")
     assert code == 0
-    assert "left UDF MODULES = rates_xl.functions;mine" in err
+    assert "left UDF MODULES = rates_xl.addin.classic.udfs;mine" in err
     assert "it is not the file install placed" in err
-    assert _entries(paths.config) == {"udf modules": "rates_xl.functions;mine"}
+    assert _entries(paths.config) == {"udf modules": "rates_xl.addin.classic.udfs;mine"}
     assert (paths.xlstart / "rates_xl.xlam").read_bytes() == b"rebuilt by the user"
 
 
@@ -122,7 +122,7 @@ def test_config_only_install(cli, paths):
     code, out, err = cli("addin", "install", "--no-addin")
     assert code == 0, err
     assert not paths.xlstart.exists()
-    assert _entries(paths.config)["udf modules"] == "rates_xl.functions"
+    assert _entries(paths.config)["udf modules"] == "rates_xl.addin.classic.udfs"
     assert cli("addin", "uninstall")[0] == 0
 
 
@@ -220,8 +220,8 @@ def test_config_lines_are_read_like_xlwings_reads_them(text, key, expected):
 
 def test_duplicate_entries_all_get_the_value_and_all_come_back():
     conf = install.ConfigFile.parse('"UDF MODULES","a"\n"x","y"\n"udf modules","b"\n')
-    previous = conf.set("UDF MODULES", "rates_xl.functions")
+    previous = conf.set("UDF MODULES", "rates_xl.addin.classic.udfs")
     assert previous == ["a", "b"]
-    assert conf.values("UDF MODULES") == ["rates_xl.functions", "rates_xl.functions"]
+    assert conf.values("UDF MODULES") == ["rates_xl.addin.classic.udfs", "rates_xl.addin.classic.udfs"]
     conf.restore("UDF MODULES", previous)
     assert conf.render() == '"UDF MODULES","a"\n"x","y"\n"udf modules","b"\n'

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.addin import scope
-from rates_xl.addin.scope import Rect
+from rates_xl.addin.classic import scope
+from rates_xl.addin.classic.scope import Rect
 
 
 @pytest.mark.parametrize("formula, names", [

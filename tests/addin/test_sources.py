@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rates_xl.addin import build, ribbon
+from rates_xl.addin.classic import build, ribbon
 
 SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "schemas" / "customui14.xsd"
 XML = build.CUSTOM_UI.read_bytes()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rates_xl.addin.classic import refresh
 from rates_xl.client import RatesClient
-from rates_xl.functions import core, refresh
+from rates_xl.functions import core
 
 
 @pytest.fixture(autouse=True)

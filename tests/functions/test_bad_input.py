@@ -8,7 +8,8 @@ from datetime import datetime
 
 import pytest
 
-from rates_xl.functions import FUNCTIONS, UDFS
+from rates_xl.addin.classic.udfs import UDFS
+from rates_xl.functions import FUNCTIONS
 from rates_xl.functions.messages import MAX_LENGTH
 
 from .samples import SAMPLES

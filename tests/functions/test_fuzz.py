@@ -8,7 +8,8 @@ from datetime import date, datetime
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rates_xl.functions import FUNCTIONS, UDFS
+from rates_xl.addin.classic.udfs import UDFS
+from rates_xl.functions import FUNCTIONS
 from rates_xl.functions.messages import MAX_LENGTH
 
 # What cells hold: plausible values (so some calls do reach the sandbox) and junk.

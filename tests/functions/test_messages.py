@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from rates_xl.addin.classic.udfs import UDFS
 from rates_xl.client import RatesClient, errors
-from rates_xl.functions import FUNCTIONS, UDFS, set_client
+from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.functions.messages import MAX_LENGTH, PENDING, message_for
 from rates_xl.sandbox import EXPIRED_KEY, TRIAL_KEY
 

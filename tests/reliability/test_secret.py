@@ -134,7 +134,7 @@ def test_the_key_never_appears_in_any_artefact(sandbox_factory, artefacts, tmp_p
     artefacts["console"] = out.out + out.err
 
     # A workbook computed headless (`rates-xl calc`'s engine), with the key in the environment.
-    calc = pytest.importorskip("rates_xl.templates.calc")
+    calc = pytest.importorskip("rates_xl.calc.workbook")
     monkeypatch.setenv("RATES_API_KEY", SECRET)
     set_client(None)
     source = tmp_path / "book.xlsx"

@@ -34,8 +34,8 @@ def demo_run(rates_client, tmp_path_factory):
 @pytest.fixture(scope="package")
 def swap_pricer(rates_client):
     """The swap pricer loaded once (loading it is the slow part) and computed."""
+    from rates_xl.calc.workbook import WorkbookCalculation
     from rates_xl.templates import template_path
-    from rates_xl.templates.calc import WorkbookCalculation
 
     calc = WorkbookCalculation(template_path("swap_pricer"))
     return calc, calc.compute(rates_client)

@@ -8,9 +8,10 @@ import math
 import openpyxl
 import pytest
 
+from rates_xl.calc import engine
+from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.functions import FUNCTIONS
-from rates_xl.templates import TEMPLATES, engine, template_path
-from rates_xl.templates.calc import WorkbookCalculation
+from rates_xl.templates import TEMPLATES, template_path
 
 from .conftest import named
 

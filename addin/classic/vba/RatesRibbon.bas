@@ -1,6 +1,6 @@
 Attribute VB_Name = "RatesRibbon"
 ' rates-xl: the ribbon's only callback. Every button of the Rates tab calls RatesOnAction,
-' which hands the button's id to Python; the handlers live in rates_xl.addin.ribbon
+' which hands the button's id to Python; the handlers live in rates_xl.addin.classic.ribbon
 ' (its ACTIONS table). Keep this module dumb: logic here cannot be tested on Linux.
 '
 ' RunPython is the public function of the xlwings module in this add-in's VBA project.
@@ -11,5 +11,5 @@ Attribute VB_Name = "RatesRibbon"
 Option Explicit
 
 Public Sub RatesOnAction(control As IRibbonControl)
-    RunPython "import rates_xl.addin.ribbon as r; r.on_action('" & control.Id & "')"
+    RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('" & control.Id & "')"
 End Sub

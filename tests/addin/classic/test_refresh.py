@@ -7,8 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from rates_xl.functions import UDFS, refresh
-from rates_xl.functions.refresh import RefreshRegistry, RefreshScope, floor_for, request_refresh
+from rates_xl.addin.classic import refresh
+from rates_xl.addin.classic.refresh import RefreshRegistry, RefreshScope, floor_for, request_refresh
+from rates_xl.addin.classic.udfs import UDFS
 
 
 def test_scopes_cover_book_sheet_and_cells():

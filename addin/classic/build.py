@@ -29,7 +29,7 @@ CUSTOM_UI = HERE / "ribbon" / "customUI14.xml"
 VBA_MODULE = HERE / "vba" / "RatesRibbon.bas"
 TEMPLATE_NAME = "quickstart_addin_ribbon.xlam"
 #: Where the schema lives relative to a clone: `<repo>/../shared/schemas/customui14.xsd`.
-REPO_SCHEMA = HERE.parent.parent / "shared" / "schemas" / "customui14.xsd"
+REPO_SCHEMA = HERE.parents[2] / "shared" / "schemas" / "customui14.xsd"
 ENV_SCHEMA = "RATES_XL_CUSTOMUI_XSD"
 
 CUSTOM_UI_PART = "customUI/customUI14.xml"
@@ -158,12 +158,12 @@ def check_callbacks(xml: bytes | str, bas_text: str, result: CheckResult) -> Non
 
 
 def check_handlers(xml: bytes | str, result: CheckResult) -> None:
-    from rates_xl.addin.ribbon import ACTIONS
+    from rates_xl.addin.classic.ribbon import ACTIONS
 
     ids = [c.id for c in buttons(xml)]
     for control_id in ids:
         result.check(control_id in ACTIONS, f"{control_id}: has a Python handler",
-                     f"{control_id}: no handler in rates_xl.addin.ribbon.ACTIONS")
+                     f"{control_id}: no handler in rates_xl.addin.classic.ribbon.ACTIONS")
     for control_id in ACTIONS:
         result.check(control_id in ids, f"handler {control_id}: has a button",
                      f"handler {control_id}: no button with that id in the ribbon")
@@ -241,11 +241,11 @@ def _check_command(command: str, result: CheckResult) -> None:
         return
     imports = [n for n in tree.body if isinstance(n, ast.Import)]
     calls = [n for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
-    ok = (len(imports) == 1 and imports[0].names[0].name == "rates_xl.addin.ribbon"
+    ok = (len(imports) == 1 and imports[0].names[0].name == "rates_xl.addin.classic.ribbon"
           and len(calls) == 1 and isinstance(calls[0].value.func, ast.Attribute)
           and calls[0].value.func.attr == "on_action")
-    result.check(ok, "RunPython command imports rates_xl.addin.ribbon and calls on_action",
-                 f"RunPython command does not call rates_xl.addin.ribbon.on_action: {command}")
+    result.check(ok, "RunPython command imports rates_xl.addin.classic.ribbon and calls on_action",
+                 f"RunPython command does not call rates_xl.addin.classic.ribbon.on_action: {command}")
 
 
 # -- the package ------------------------------------------------------------------------------
@@ -498,7 +498,7 @@ def import_vba(xlam: Path, bas: Path = VBA_MODULE) -> list[str]:
         else:
             raise BuildError("the template's xlwings module has no PROJECT_NAME constant")
         project.Name = "rates_xl"
-        udfs.import_udfs("rates_xl.functions", book.api)
+        udfs.import_udfs("rates_xl.addin.classic.udfs", book.api)
         done.append("imported the RATES_* UDF wrappers (module xlwings_udfs)")
         book.save()
         book.close()

@@ -3,7 +3,7 @@
 What install does, and uninstall reverses exactly:
 1. In the xlwings user config (`~/.xlwings/xlwings.conf` on Windows, the path xlwings
    itself uses: `xlwings.USER_CONFIG_FILE`), set
-   - `UDF MODULES` = `rates_xl.functions` (the UDF module),
+   - `UDF MODULES` = `rates_xl.addin.classic.udfs` (the UDF module),
    - `INTERPRETER_WIN` (macOS: `INTERPRETER_MAC`) = this Python,
    - `USE UDF SERVER` = `True`, so the ribbon's RunPython calls run inside the process that
      evaluates the RATES_* cells: Refresh and Clear Cache act on the cells' own client.
@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ADDIN_NAME = "rates_xl.xlam"
-UDF_MODULE = "rates_xl.functions"
+UDF_MODULE = "rates_xl.addin.classic.udfs"
 RECORD_NAME = "rates_xl-install.json"
 
 #: Environment overrides, for tests and unusual set-ups (options win over these).

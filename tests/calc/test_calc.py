@@ -10,11 +10,11 @@ import openpyxl
 import pytest
 import xlsxwriter
 
+from rates_xl.calc.engine import to_excel_serial
+from rates_xl.calc.workbook import CalcError, WorkbookCalculation
 from rates_xl.cli import main
 from rates_xl.client import RatesClient
 from rates_xl.templates import template_path
-from rates_xl.templates.calc import CalcError, WorkbookCalculation
-from rates_xl.templates.engine import to_excel_serial
 
 PINNED = "2026-11-20T16:00:00Z"
 

@@ -1,4 +1,4 @@
-"""What Excel imports: xlwings' own VBA wrapper generator run over `rates_xl.functions`.
+"""What Excel imports: xlwings' own VBA wrapper generator run over `rates_xl.addin.classic.udfs`.
 
 On Windows, "Import Functions" runs `xlwings.udfs.import_udfs`, which writes one VBA
 Function per UDF into a module `xlwings_udfs` and registers each with
@@ -8,7 +8,7 @@ modules it imports (pythoncom, pywintypes, win32com.client) are stubbed, xlwings
 decorators replace the inert Linux ones, and a small fake workbook records what Excel
 would receive.
 
-It runs in a child process (`python -m rates_xl.functions.vba`), so the stubs never
+It runs in a child process (`python -m rates_xl.addin.classic.vba`), so the stubs never
 leak into the caller. `export_udf_vba()` returns {"vba": text, "macro_options": [...]};
 the tests snapshot it, and the add-in build can embed the module in the .xlam.
 """
@@ -22,13 +22,13 @@ import types
 from pathlib import Path
 from typing import Any
 
-UDF_MODULE = "rates_xl.functions"
+UDF_MODULE = "rates_xl.addin.classic.udfs"
 
 
 def export_udf_vba(workbook_name: str = "rates_xl.xlam", timeout: float = 120) -> dict[str, Any]:
     """The VBA module and MacroOptions calls xlwings generates for our UDFs."""
     done = subprocess.run(
-        [sys.executable, "-m", "rates_xl.functions.vba", workbook_name],
+        [sys.executable, "-m", "rates_xl.addin.classic.vba", workbook_name],
         capture_output=True, text=True, timeout=timeout, check=False,
     )
     if done.returncode != 0:
@@ -98,7 +98,7 @@ def _export(workbook_name: str) -> dict[str, Any]:
     xlwings.func, xlwings.arg, xlwings.ret, xlwings.sub = udfs.xlfunc, udfs.xlarg, udfs.xlret, udfs.xlsub
     import importlib
 
-    # `python -m rates_xl.functions.vba` imported the package before the stubs existed, with
+    # `python -m rates_xl.addin.classic.vba` imported the package before the stubs existed, with
     # the inert decorators: run its body again so the real ones register the UDFs.
     module = importlib.reload(importlib.import_module(UDF_MODULE))
     udfs.udf_modules[UDF_MODULE] = {"filename": module.__file__, "filetime": None, "module": module}

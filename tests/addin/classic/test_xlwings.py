@@ -1,5 +1,5 @@
 """What Excel will import: xlwings' own VBA wrapper generator, run with the Windows-only
-modules stubbed (rates_xl.functions.vba), checked against a snapshot and the function table.
+modules stubbed (rates_xl.addin.classic.vba), checked against a snapshot and the function table.
 
 To accept an intended change of the VBA: RATES_XL_UPDATE_SNAPSHOTS=1 pytest tests/functions.
 """
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from rates_xl.functions import CATEGORY, FUNCTIONS, UDFS
-from rates_xl.functions.vba import export_udf_vba
+from rates_xl.addin.classic.udfs import CATEGORY, UDFS
+from rates_xl.addin.classic.vba import export_udf_vba
+from rates_xl.functions import FUNCTIONS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
@@ -61,7 +62,7 @@ def test_one_vba_function_per_udf_with_the_right_optional_arguments(exported):
         expected = [a.name if a.required else f"Optional {a.name}" for a in spec.args]
         assert params == expected, name  # `caller` is hidden from Excel
         # ...but passed: xlwings puts Nothing in its place and fills in the calling Range.
-        call = re.search(rf'{name} = XLPy.CallUDF\("rates_xl.functions", "{name}", Array\((.*?)\), ActiveWorkbook',
+        call = re.search(rf'{name} = XLPy.CallUDF\("rates_xl.addin.classic.udfs", "{name}", Array\((.*?)\), ActiveWorkbook',
                          exported["vba"]).group(1)
         assert call.split(", ") == [*spec.arg_names, "Nothing"]
 

@@ -18,7 +18,8 @@ COMMAND_MODULES = [
     "rates_xl.client.cli",  # call
     "rates_xl.sandbox.cli",  # sandbox
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
-    "rates_xl.templates.cli",  # calc, demo, templates build|list
+    "rates_xl.calc.cli",  # calc
+    "rates_xl.templates.cli",  # demo, templates build|list
 ]
 
 

@@ -5,10 +5,10 @@ Function RATES_DF(index, pay_date, Optional valuation_time)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_DF = XLPy.CallUDF("rates_xl.functions", "RATES_DF", Array(index, pay_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_DF = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_DF", Array(index, pay_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_DF = XLPy.CallUDF("rates_xl.functions", "RATES_DF", Array(index, pay_date, valuation_time, Nothing))
+        RATES_DF = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_DF", Array(index, pay_date, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -19,10 +19,10 @@ Function RATES_DFCURVE(index, start, end_date, frequency, Optional end_of_month,
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_DFCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_DFCURVE", Array(index, start, end_date, frequency, end_of_month, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_DFCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_DFCURVE", Array(index, start, end_date, frequency, end_of_month, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_DFCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_DFCURVE", Array(index, start, end_date, frequency, end_of_month, valuation_time, headers, Nothing))
+        RATES_DFCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_DFCURVE", Array(index, start, end_date, frequency, end_of_month, valuation_time, headers, Nothing))
         Exit Function
     #End If
 failed:
@@ -33,10 +33,10 @@ Function RATES_FIXING(index, Optional fixing_date)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_FIXING = XLPy.CallUDF("rates_xl.functions", "RATES_FIXING", Array(index, fixing_date, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_FIXING = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FIXING", Array(index, fixing_date, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_FIXING = XLPy.CallUDF("rates_xl.functions", "RATES_FIXING", Array(index, fixing_date, Nothing))
+        RATES_FIXING = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FIXING", Array(index, fixing_date, Nothing))
         Exit Function
     #End If
 failed:
@@ -47,10 +47,10 @@ Function RATES_FORWARD(index, start, end_date, Optional valuation_time)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_FORWARD = XLPy.CallUDF("rates_xl.functions", "RATES_FORWARD", Array(index, start, end_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_FORWARD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FORWARD", Array(index, start, end_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_FORWARD = XLPy.CallUDF("rates_xl.functions", "RATES_FORWARD", Array(index, start, end_date, valuation_time, Nothing))
+        RATES_FORWARD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FORWARD", Array(index, start, end_date, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -61,10 +61,10 @@ Function RATES_FORWARDCURVE(index, start, end_date, tenor, frequency, Optional e
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_FORWARDCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_FORWARDCURVE", Array(index, start, end_date, tenor, frequency, end_of_month, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_FORWARDCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FORWARDCURVE", Array(index, start, end_date, tenor, frequency, end_of_month, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_FORWARDCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_FORWARDCURVE", Array(index, start, end_date, tenor, frequency, end_of_month, valuation_time, headers, Nothing))
+        RATES_FORWARDCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FORWARDCURVE", Array(index, start, end_date, tenor, frequency, end_of_month, valuation_time, headers, Nothing))
         Exit Function
     #End If
 failed:
@@ -75,10 +75,10 @@ Function RATES_FX(pair, Optional valuation_time)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_FX = XLPy.CallUDF("rates_xl.functions", "RATES_FX", Array(pair, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_FX = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FX", Array(pair, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_FX = XLPy.CallUDF("rates_xl.functions", "RATES_FX", Array(pair, valuation_time, Nothing))
+        RATES_FX = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FX", Array(pair, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -89,10 +89,10 @@ Function RATES_FXFORWARD(pair, Optional value_date, Optional valuation_time)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_FXFORWARD = XLPy.CallUDF("rates_xl.functions", "RATES_FXFORWARD", Array(pair, value_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_FXFORWARD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FXFORWARD", Array(pair, value_date, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_FXFORWARD = XLPy.CallUDF("rates_xl.functions", "RATES_FXFORWARD", Array(pair, value_date, valuation_time, Nothing))
+        RATES_FXFORWARD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_FXFORWARD", Array(pair, value_date, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -103,10 +103,10 @@ Function RATES_GOVYIELD(country, maturity, Optional forward_start, Optional valu
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_GOVYIELD = XLPy.CallUDF("rates_xl.functions", "RATES_GOVYIELD", Array(country, maturity, forward_start, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_GOVYIELD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_GOVYIELD", Array(country, maturity, forward_start, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_GOVYIELD = XLPy.CallUDF("rates_xl.functions", "RATES_GOVYIELD", Array(country, maturity, forward_start, valuation_time, Nothing))
+        RATES_GOVYIELD = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_GOVYIELD", Array(country, maturity, forward_start, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -117,10 +117,10 @@ Function RATES_STATUS()
     Application.Volatile
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_STATUS = XLPy.CallUDF("rates_xl.functions", "RATES_STATUS", Array(Nothing), ActiveWorkbook, Application.Caller)
+        RATES_STATUS = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_STATUS", Array(Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_STATUS = XLPy.CallUDF("rates_xl.functions", "RATES_STATUS", Array(Nothing))
+        RATES_STATUS = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_STATUS", Array(Nothing))
         Exit Function
     #End If
 failed:
@@ -131,10 +131,10 @@ Function RATES_SWAP(index, start, maturity, fixed_freq, Optional float_freq, Opt
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_SWAP = XLPy.CallUDF("rates_xl.functions", "RATES_SWAP", Array(index, start, maturity, fixed_freq, float_freq, fixed_day_count, float_day_count, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_SWAP = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAP", Array(index, start, maturity, fixed_freq, float_freq, fixed_day_count, float_day_count, valuation_time, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_SWAP = XLPy.CallUDF("rates_xl.functions", "RATES_SWAP", Array(index, start, maturity, fixed_freq, float_freq, fixed_day_count, float_day_count, valuation_time, Nothing))
+        RATES_SWAP = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAP", Array(index, start, maturity, fixed_freq, float_freq, fixed_day_count, float_day_count, valuation_time, Nothing))
         Exit Function
     #End If
 failed:
@@ -145,10 +145,10 @@ Function RATES_SWAPCURVE(index, Optional valuation_time, Optional headers)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_SWAPCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_SWAPCURVE", Array(index, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_SWAPCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPCURVE", Array(index, valuation_time, headers, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_SWAPCURVE = XLPy.CallUDF("rates_xl.functions", "RATES_SWAPCURVE", Array(index, valuation_time, headers, Nothing))
+        RATES_SWAPCURVE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPCURVE", Array(index, valuation_time, headers, Nothing))
         Exit Function
     #End If
 failed:
@@ -159,10 +159,10 @@ Function RATES_SWAPHISTORY(index, tenor, start, end_date, Optional headers)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.functions", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.functions", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing))
+        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing))
         Exit Function
     #End If
 failed:
@@ -173,10 +173,10 @@ Function RATES_TENORS(index)
     If (Not Application.CommandBars("Standard").Controls(1).Enabled) Then Exit Function
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_TENORS = XLPy.CallUDF("rates_xl.functions", "RATES_TENORS", Array(index, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_TENORS = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_TENORS", Array(index, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_TENORS = XLPy.CallUDF("rates_xl.functions", "RATES_TENORS", Array(index, Nothing))
+        RATES_TENORS = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_TENORS", Array(index, Nothing))
         Exit Function
     #End If
 failed:

@@ -1,14 +1,14 @@
 """The Rates tab's handlers, behind one dispatch table.
 
 Every button calls the VBA callback `RatesRibbon.RatesOnAction`, which runs
-`import rates_xl.addin.ribbon as r; r.on_action("<button id>")` through xlwings'
+`import rates_xl.addin.classic.ribbon as r; r.on_action("<button id>")` through xlwings'
 RunPython. With "USE UDF SERVER" = True (written by `rates-xl addin install`) that runs in
 the same Python process as the RATES_* cells, so Refresh and Clear Cache act on the cells'
 own client and cache.
 
-Refresh (see `rates_xl.functions.refresh` for the freshness floor):
+Refresh (see `rates_xl.addin.classic.refresh` for the freshness floor):
 1. find the RATES_* cells in scope from the sheet's formulas (one `used_range.formula`
-   call per sheet; the rules are pure Python in `rates_xl.addin.scope`);
+   call per sheet; the rules are pure Python in `rates_xl.addin.classic.scope`);
 2. register the scope with `request_refresh`: from now on those cells evaluate under a
    floor, so an answer cached before it counts as expired for them; identical requests
    still coalesce into one fetch, and every other cell keeps its cache;
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rates_xl.addin import scope
+from rates_xl.addin.classic import scope
 
 log = logging.getLogger("rates_xl.addin")
 
@@ -89,7 +89,7 @@ def mark_dirty(sheet: Any, cells: list[tuple[int, int]]) -> None:
 
 
 def _recalculate(ctx: Context, dirty: dict[Any, list[tuple[int, int]]], refresh_scope: Any) -> int:
-    from rates_xl.functions.refresh import request_refresh
+    from rates_xl.addin.classic.refresh import request_refresh
 
     count = sum(len(cells) for cells in dirty.values())
     if not count:
@@ -108,7 +108,7 @@ def _rect_address(rect: scope.Rect) -> str:
 
 
 def refresh_selection(ctx: Context) -> str:
-    from rates_xl.functions.refresh import RefreshScope
+    from rates_xl.addin.classic.refresh import RefreshScope
 
     selection = ctx.book.selection
     if selection is None:
@@ -133,7 +133,7 @@ def refresh_selection(ctx: Context) -> str:
 
 
 def refresh_sheet(ctx: Context) -> str:
-    from rates_xl.functions.refresh import RefreshScope
+    from rates_xl.addin.classic.refresh import RefreshScope
 
     sheet = ctx.book.sheets.active
     cells = sorted(sheet_rates_cells(sheet))
@@ -144,7 +144,7 @@ def refresh_sheet(ctx: Context) -> str:
 
 
 def refresh_workbook(ctx: Context) -> str:
-    from rates_xl.functions.refresh import RefreshScope
+    from rates_xl.addin.classic.refresh import RefreshScope
 
     dirty = {sheet: sorted(sheet_rates_cells(sheet)) for sheet in ctx.book.sheets}
     dirty = {sheet: cells for sheet, cells in dirty.items() if cells}
@@ -348,7 +348,7 @@ def inputbox_choose(app: Any, prompt: str, title: str, options: list[str]) -> in
 
 def error_text(control_id: str, exc: BaseException) -> str:
     """What the user sees when a handler fails: the cause and what to do, never a traceback."""
-    from rates_xl.addin.install import InstallError
+    from rates_xl.addin.classic.install import InstallError
     from rates_xl.addin.keys import KeychainError
     from rates_xl.client.errors import RatesError
 

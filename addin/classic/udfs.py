@@ -1,0 +1,171 @@
+"""RATES_* worksheet functions: the xlwings UDF module (`UDF Modules = rates_xl.addin.classic.udfs`).
+
+This module is the thin xlwings layer and nothing more. Everything a function does lives
+in xlwings-free modules that other hosts reuse:
+
+- `table.FUNCTIONS` (re-exported here as `FUNCTIONS`): the function table, one row per
+  Excel name -> `FunctionSpec` with
+    .name          "RATES_SWAP"; .dotted_name "RATES.SWAP" (Office.js, `formulas` engine)
+    .args          tuple of `Arg(name, kind, doc, required, param, default)`, in Excel order
+    .description   Function Wizard text, with the unit
+    .endpoint      the client endpoint it calls (None for RATES_STATUS)
+    .result        "number" | "table" (header row first unless headers is FALSE) |
+                   "column" (one column, no header) | "rows" (label, value pairs)
+    .columns       the header row of a table, e.g. ("Tenor", "Rate")
+    .unit          "percent", "decimal", "plain number", "quote per base"
+    .core(*values) the function itself: arguments exactly as a cell passes them (trailing
+                   optional ones may be left out) -> float | 2-D list | "#RATES! ..." string.
+                   It never raises.
+- `core.py`: validation (pydantic over the coercers of `args.py`), the shared client
+  (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and shaping;
+  `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a headless plan runs);
+  `refresh.py`: the ribbon's refresh scopes (`request_refresh`, `floor_for`).
+
+Each UDF below has the Excel signature (the VBA wrapper xlwings generates follows it) plus
+the reserved trailing `caller` argument, which xlwings fills with the calling Range and
+hides from Excel. When the caller falls under a refresh scope, the call runs with that
+scope's freshness floor. Curves are returned as 2-D lists and spill natively (Excel 365
+dynamic arrays); `RATES_XL_LEGACY_ARRAYS=1` switches them to xlwings' `expand="table"`
+for Excel versions without dynamic arrays.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Any
+
+import xlwings as xw
+
+from rates_xl.addin.classic import refresh
+from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
+from rates_xl.functions.core import (
+    Arg,
+    FunctionSpec,
+    evaluate,
+    get_client,
+    set_client,
+    using_client,
+)
+from rates_xl.functions.messages import PENDING, PREFIX, is_message
+from rates_xl.functions.table import FUNCTIONS
+
+CATEGORY = "RATES"
+_LEGACY_ARRAYS = os.environ.get("RATES_XL_LEGACY_ARRAYS", "").strip().lower() in ("1", "true", "yes")
+
+
+def _udf(f):
+    """Register `f` with xlwings from its row of the function table (docs, category, spill)."""
+    spec = FUNCTIONS[f.__name__]
+    params = list(inspect.signature(f).parameters.values())
+    names = tuple(p.name for p in params)
+    if names != (*spec.arg_names, "caller"):
+        raise TypeError(f"{f.__name__}{names} does not match the function table {spec.arg_names}")
+    for p, arg in zip(params, spec.args, strict=False):
+        if (p.default is inspect.Parameter.empty) != arg.required:
+            raise TypeError(f"{f.__name__}: {arg.name} must be {'required' if arg.required else 'optional'}")
+    f.__doc__ = spec.description
+    for arg in spec.args:
+        # err_to_str: an error cell arrives as "#N/A" (not None), so it is reported, not ignored.
+        f = xw.arg(arg.name, doc=arg.doc, err_to_str=True)(f)
+    if spec.result != "number" and _LEGACY_ARRAYS:
+        f = xw.ret(expand="table")(f)
+    # Service functions skip the Function Wizard's per-keystroke calls: no quota spent on
+    # half-typed arguments.
+    return xw.func(category=CATEGORY, volatile=spec.volatile, call_in_wizard=spec.endpoint is None)(f)
+
+
+def _caller_floor(caller: Any) -> float | None:
+    """The refresh floor of the calling cell (only asked when some refresh is registered)."""
+    if caller is None or not refresh.has_scopes():
+        return None
+    try:
+        sheet = caller.sheet
+        return floor_for(sheet.book.name, sheet.name, caller.address)
+    except Exception:  # a caller we cannot read (not a worksheet cell): no floor
+        return None
+
+
+def _run(name: str, caller: Any, values: tuple[Any, ...]) -> Any:
+    return evaluate(FUNCTIONS[name], values, _caller_floor(caller))
+
+
+@_udf
+def RATES_SWAP(index, start, maturity, fixed_freq, float_freq=None, fixed_day_count=None,
+               float_day_count=None, valuation_time=None, caller=None):
+    return _run("RATES_SWAP", caller, (index, start, maturity, fixed_freq, float_freq,
+                                       fixed_day_count, float_day_count, valuation_time))
+
+
+@_udf
+def RATES_SWAPCURVE(index, valuation_time=None, headers=None, caller=None):
+    return _run("RATES_SWAPCURVE", caller, (index, valuation_time, headers))
+
+
+@_udf
+def RATES_FORWARD(index, start, end_date, valuation_time=None, caller=None):
+    return _run("RATES_FORWARD", caller, (index, start, end_date, valuation_time))
+
+
+@_udf
+def RATES_FORWARDCURVE(index, start, end_date, tenor, frequency, end_of_month=None, valuation_time=None,
+                       headers=None, caller=None):
+    return _run("RATES_FORWARDCURVE", caller, (index, start, end_date, tenor, frequency, end_of_month,
+                                               valuation_time, headers))
+
+
+@_udf
+def RATES_DF(index, pay_date, valuation_time=None, caller=None):
+    return _run("RATES_DF", caller, (index, pay_date, valuation_time))
+
+
+@_udf
+def RATES_DFCURVE(index, start, end_date, frequency, end_of_month=None, valuation_time=None, headers=None,
+                  caller=None):
+    return _run("RATES_DFCURVE", caller, (index, start, end_date, frequency, end_of_month, valuation_time,
+                                          headers))
+
+
+@_udf
+def RATES_FX(pair, valuation_time=None, caller=None):
+    return _run("RATES_FX", caller, (pair, valuation_time))
+
+
+@_udf
+def RATES_FXFORWARD(pair, value_date=None, valuation_time=None, caller=None):
+    return _run("RATES_FXFORWARD", caller, (pair, value_date, valuation_time))
+
+
+@_udf
+def RATES_GOVYIELD(country, maturity, forward_start=None, valuation_time=None, caller=None):
+    return _run("RATES_GOVYIELD", caller, (country, maturity, forward_start, valuation_time))
+
+
+@_udf
+def RATES_FIXING(index, fixing_date=None, caller=None):
+    return _run("RATES_FIXING", caller, (index, fixing_date))
+
+
+@_udf
+def RATES_SWAPHISTORY(index, tenor, start, end_date, headers=None, caller=None):
+    return _run("RATES_SWAPHISTORY", caller, (index, tenor, start, end_date, headers))
+
+
+@_udf
+def RATES_TENORS(index, caller=None):
+    return _run("RATES_TENORS", caller, (index,))
+
+
+@_udf
+def RATES_STATUS(caller=None):
+    return _run("RATES_STATUS", caller, ())
+
+
+#: The UDFs by Excel name (the objects xlwings registers).
+UDFS = {name: globals()[name] for name in FUNCTIONS}
+
+__all__ = [
+    "FUNCTIONS", "UDFS", "FunctionSpec", "Arg", "get_client", "set_client", "using_client", "evaluate",
+    "RefreshScope", "request_refresh", "floor_for", "PREFIX", "PENDING", "is_message",
+    "CATEGORY", *FUNCTIONS,
+]
