@@ -41,7 +41,7 @@ def distinct_formulas(n: int, valuation: str) -> list[str]:
         month += 1
         for index in INDICES:
             out.append(f'=RATES_SWAP("{index}","2D","{month}M","1Y",,,,"{valuation}")')
-            out.append(f'=RATES_DF("{index}","{month}M","{valuation}")')
+            out.append(f'=RATES_DISCOUNT("{index}","{month}M","{valuation}")')
             out.append(f'=RATES_FORWARD("{index}","{month}M","{month + 3}M","{valuation}")')
     return out[:n]
 

@@ -27,7 +27,7 @@ def distinct_cells(n: int, offset: int = 0) -> list[Cell]:
         month += 1
         for index in INDICES:
             cells.append(("RATES_SWAP", (index, "0D", f"{month}M", "1Y", None, None, None, VALUATION_TIME)))
-            cells.append(("RATES_DF", (index, f"{month}M", VALUATION_TIME)))
+            cells.append(("RATES_DISCOUNT", (index, f"{month}M", VALUATION_TIME)))
             cells.append(("RATES_FORWARD", (index, f"{month}M", f"{month + 3}M", VALUATION_TIME)))
     return cells[:n]
 

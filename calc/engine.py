@@ -56,10 +56,16 @@ def function_table() -> dict[str, Any]:
 
 
 def engine_names(excel_name: str) -> list[str]:
-    """Every spelling under which one function is registered in the engine (upper case)."""
-    name = excel_name.upper()
-    dotted = name.replace("RATES_", "RATES.", 1)
-    return [name, dotted, f"_XLUDF.{name}", f"_XLDUDF_{name}"]
+    """Every spelling under which one function is registered in the engine (upper case):
+    classic and dotted, Excel's stored prefixes, and the same for any former name."""
+    from rates_xl.functions.table import FORMER_NAMES
+
+    names = [excel_name.upper()] + [old for old, new in FORMER_NAMES.items() if new == excel_name.upper()]
+    spellings = []
+    for name in names:
+        dotted = name.replace("RATES_", "RATES.", 1)
+        spellings += [name, dotted, f"_XLUDF.{name}", f"_XLDUDF_{name}"]
+    return spellings
 
 
 def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -157,13 +157,13 @@ _SPECS = [
         columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end_date", "start"),),
     ),
     FunctionSpec(
-        "RATES_DF",
+        "RATES_DISCOUNT",
         "Discount factor (a plain number like 0.96) to a date or tenor. /v1/discount_factor",
         (_INDEX, Arg("pay_date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
         "discount_factor", "number", _number("discount_factor"), unit="plain number",
     ),
     FunctionSpec(
-        "RATES_DFCURVE",
+        "RATES_DISCOUNTCURVE",
         "Discount curve: spills Date, DF (plain numbers) on a schedule from start to end. /v1/discount_curve",
         (
             _INDEX, _start(), _end(),
@@ -175,7 +175,7 @@ _SPECS = [
         columns=_DFCURVE_COLS, unit="plain number", checks=(_after("end_date", "start"),),
     ),
     FunctionSpec(
-        "RATES_FX",
+        "RATES_FXSPOT",
         "FX spot rate: quote currency per one unit of base (EURUSD 1.177). /v1/fx",
         (Arg("pair", "currency_pair", "Currency pair, base then quote: EURUSD (EUR/USD works too).", param="currency_pair"),
          _VALUATION),
@@ -234,3 +234,12 @@ _SPECS = [
 
 #: Excel name -> FunctionSpec. The one table every host reads.
 FUNCTIONS: dict[str, FunctionSpec] = {spec.name: spec for spec in _SPECS}
+
+#: Names these functions had before the Office.js host (which needs at least three characters
+#: after the namespace): workbooks written with them still compute in the headless engine,
+#: and `rates-xl respell` rewrites them to the current names.
+FORMER_NAMES: dict[str, str] = {
+    "RATES_DF": "RATES_DISCOUNT",
+    "RATES_DFCURVE": "RATES_DISCOUNTCURVE",
+    "RATES_FX": "RATES_FXSPOT",
+}

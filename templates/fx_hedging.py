@@ -19,7 +19,7 @@ LADDER_TOP = 30
 def build(book: Book) -> None:
     s = book.sheet(SHEET, widths={"B:B": 30, "C:C": 16, "D:D": 14, "E:E": 13, "F:I": 14})
     s.title("FX forwards and hedging",
-            "Spot (RATES_FX) and outright forwards (RATES_FXFORWARD) in quote currency per one unit of base.")
+            "Spot (RATES_FXSPOT) and outright forwards (RATES_FXFORWARD) in quote currency per one unit of base.")
     s.section(4, "Inputs")
     pair = s.input(5, "Currency pair", "EURUSD", choices=book.choices("pairs", PAIRS),
                    note="Base then quote: EURUSD is US dollars per euro.", name="pair")
@@ -39,7 +39,7 @@ def build(book: Book) -> None:
     val = s.output(15, "Valuation date", f"={valuation_date(vt)}", kind="date")
     spot_date = s.output(16, "Spot date", f'=WORKDAY({val},IF(OR({pair}="USDCAD",{pair}="CADUSD"),1,2))',
                          kind="date", note="T+2 (USDCAD T+1), weekends rolled; forwards run from it.")
-    spot = s.output(17, "Spot", f"=RATES_FX({pair},{vt})", kind="fx", unit="quote per base", name="fx_spot")
+    spot = s.output(17, "Spot", f"=RATES_FXSPOT({pair},{vt})", kind="fx", unit="quote per base", name="fx_spot")
     del base
 
     s.section(19, "Cost of hedging")

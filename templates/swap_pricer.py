@@ -1,8 +1,8 @@
 """Template: a vanilla fixed/float interest-rate swap, valued from the service's curves.
 
-The fixed leg's schedule and discount factors come from RATES_DFCURVE, the floating leg's
+The fixed leg's schedule and discount factors come from RATES_DISCOUNTCURVE, the floating leg's
 projected rates from RATES_FORWARDCURVE, discount factors at payment dates (which a payment
-lag moves off the schedule) from RATES_DF. The sheet shows both legs period by period, the
+lag moves off the schedule) from RATES_DISCOUNT. The sheet shows both legs period by period, the
 leg PVs, the NPV, the par rate beside RATES_SWAP's answer for the same conventions, the
 PV01 of the fixed leg and the DV01 (a +1 bp parallel shift of the zero curve).
 """
@@ -74,8 +74,8 @@ def build(book: Book) -> None:
     hol_head, hol_rows = holidays()
     book.table("holidays", hol_head, hol_rows)
     s.title("Swap pricer: vanilla fixed / floating interest-rate swap",
-            "Blue cells on yellow are inputs. Values come from RATES_DFCURVE, RATES_FORWARDCURVE "
-            "and RATES_DF; rates are in percent (3.5 means 3.5 %). Period tables: sheets Fixed leg and Floating leg.")
+            "Blue cells on yellow are inputs. Values come from RATES_DISCOUNTCURVE, RATES_FORWARDCURVE "
+            "and RATES_DISCOUNT; rates are in percent (3.5 means 3.5 %). Period tables: sheets Fixed leg and Floating leg.")
     s.section(4, "Inputs")
     c = {}
     c["index"] = s.input(R["index"], "Floating index", "SOFR", choices=book.choices("indexes", INDEXES),
@@ -152,7 +152,7 @@ def build(book: Book) -> None:
     s.output(37, "Maturity date", f"=MAX({fixed('E')})", kind="date", note="Last date of the fixed schedule.")
     s.notes(39, [
         "Dates roll on the index calendar as the service generates them. A payment lag moves each payment that "
-        "many business days (holidays on the hidden Lists sheet) and RATES_DF discounts it there.",
+        "many business days (holidays on the hidden Lists sheet) and RATES_DISCOUNT discounts it there.",
         "The period tables hold up to 30 years of quarterly periods. DV01 and the +1 bp columns shift every zero "
         "rate by 1 bp; PV01 is the value of 1 bp on the fixed coupon.",
     ], last="E")
@@ -165,12 +165,12 @@ TOP = 5  # header row of the leg tables
 def _fixed_leg(book: Book, q: dict[str, str]):
     """Sheet Fixed leg; returns f(col) -> the sheet-qualified range of that column's data."""
     s = book.sheet(FIXED_SHEET, widths={"B:C": 13, "D:L": 14})
-    s.title("Fixed leg", "Schedule and discount factors from RATES_DFCURVE; one row per period.")
+    s.title("Fixed leg", "Schedule and discount factors from RATES_DISCOUNTCURVE; one row per period.")
     first, last = TOP + 1, TOP + ROWS
     rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
     hol = f"INDEX(holidays,0,MATCH({q['index']},holidays_head,0))"
-    s.section(TOP - 1, "Schedule (RATES_DFCURVE) and cash flows", "B", "L")
-    s.spill(f"B{TOP}", "fixed_schedule", f"=RATES_DFCURVE({q['disc']},{q['start']},{q['maturity']},{q['fixed_freq']},,{q['vt']})",
+    s.section(TOP - 1, "Schedule (RATES_DISCOUNTCURVE) and cash flows", "B", "L")
+    s.spill(f"B{TOP}", "fixed_schedule", f"=RATES_DISCOUNTCURVE({q['disc']},{q['start']},{q['maturity']},{q['fixed_freq']},,{q['vt']})",
             2, 12, [book.fmt("date", "cell"), book.fmt("df", "cell")])
     periods = book.shape("fixed_schedule", 12) - 2  # header and start date aside
     for col, head in zip("DEFGHIJKL", ["Period start", "Period end", "Accrual (years)", "Payment date",
@@ -188,8 +188,8 @@ def _fixed_leg(book: Book, q: dict[str, str]):
     s.row_formulas(first, ROWS, {
         # WORKDAY takes one date at a time (the engine does not lift it over a column).
         "G": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
-        # On the schedule the curve's own factor; a payment lag needs RATES_DF at the paid date.
-        "H": (f'=IF(ISNUMBER(G{{r}}),IF(G{{r}}=E{{r}},C{{n}},RATES_DF({q["disc"]},G{{r}},{q["vt"]})),"")', cell("df")),
+        # On the schedule the curve's own factor; a payment lag needs RATES_DISCOUNT at the paid date.
+        "H": (f'=IF(ISNUMBER(G{{r}}),IF(G{{r}}=E{{r}},C{{n}},RATES_DISCOUNT({q["disc"]},G{{r}},{q["vt"]})),"")', cell("df")),
     }, styled_rows=periods)
     s.column("I", first, ROWS, f'=IF({ok},{q["notional"]}*{q["rate"]}/100*{rng("F")},"")', cell("money"), periods)
     s.column("J", first, ROWS, f'=IF({ok},{rng("I")}*{rng("H")},"")', cell("money"), periods)
@@ -242,7 +242,7 @@ def _floating_leg(book: Book, q: dict[str, str]):
               f'IF(O{{r}}<={q["val"]},RATES_FIXING({q["index"]},IF(O{{r}}<={q["val"]},O{{r}},"future")),D{{r}})),"")',
               cell("percent")),
         "H": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
-        "I": (f'=IF(ISNUMBER(H{{r}}),RATES_DF({q["disc"]},H{{r}},{q["vt"]}),"")', cell("df")),
+        "I": (f'=IF(ISNUMBER(H{{r}}),RATES_DISCOUNT({q["disc"]},H{{r}},{q["vt"]}),"")', cell("df")),
     }, styled_rows=periods)
     s.column("J", first, ROWS, f'=IF({in_swap},{q["notional"]}*{rng("G")}/100*{rng("F")},"")', cell("money"), periods)
     s.column("K", first, ROWS, f'=IF({in_swap},{rng("J")}*{rng("I")},"")', cell("money"), periods)

@@ -33,7 +33,7 @@ _RATES_CALL = re.compile(
 #: Functions whose answer spills (curves, lists, the status table). Selecting any cell of
 #: their spill range refreshes them.
 SPILLING_FUNCTIONS = frozenset(
-    {"SWAPCURVE", "FORWARDCURVE", "DFCURVE", "SWAPHISTORY", "TENORS", "STATUS"}
+    {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS"}
 )
 
 #: Excel refuses range addresses longer than 255 characters in `Range("...")`.

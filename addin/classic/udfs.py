@@ -115,20 +115,20 @@ def RATES_FORWARDCURVE(index, start, end_date, tenor, frequency, end_of_month=No
 
 
 @_udf
-def RATES_DF(index, pay_date, valuation_time=None, caller=None):
-    return _run("RATES_DF", caller, (index, pay_date, valuation_time))
+def RATES_DISCOUNT(index, pay_date, valuation_time=None, caller=None):
+    return _run("RATES_DISCOUNT", caller, (index, pay_date, valuation_time))
 
 
 @_udf
-def RATES_DFCURVE(index, start, end_date, frequency, end_of_month=None, valuation_time=None, headers=None,
+def RATES_DISCOUNTCURVE(index, start, end_date, frequency, end_of_month=None, valuation_time=None, headers=None,
                   caller=None):
-    return _run("RATES_DFCURVE", caller, (index, start, end_date, frequency, end_of_month, valuation_time,
+    return _run("RATES_DISCOUNTCURVE", caller, (index, start, end_date, frequency, end_of_month, valuation_time,
                                           headers))
 
 
 @_udf
-def RATES_FX(pair, valuation_time=None, caller=None):
-    return _run("RATES_FX", caller, (pair, valuation_time))
+def RATES_FXSPOT(pair, valuation_time=None, caller=None):
+    return _run("RATES_FXSPOT", caller, (pair, valuation_time))
 
 
 @_udf

@@ -15,7 +15,7 @@ from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
 
-FX = '=RATES_FX("EURUSD")'
+FX = '=RATES_FXSPOT("EURUSD")'
 FIXING = '=RATES_FIXING("SOFR")'
 CURVE = '=RATES_SWAPCURVE("SOFR")'
 _CALL = re.compile(r'^=RATES_([A-Z]+)\((.*)\)$')
@@ -174,7 +174,7 @@ def workbook(selection=None):
     app = FakeApp()
     book = FakeBook("Pricing.xlsx", app, [
         ("Rates", {"A1": FX, "A2": FX, "B1": "=SUM(A1:A2)", "C1": FIXING, "E1": CURVE,
-                   "H3": '="RATES_FX(""EURUSD"")"'}, {"E1": "$E$1:$F$12"}),
+                   "H3": '="RATES_FXSPOT(""EURUSD"")"'}, {"E1": "$E$1:$F$12"}),
         ("Other", {"A1": FX, "B2": "plain text"}, {}),
     ])
     if selection:

@@ -12,13 +12,13 @@ from rates_xl.addin.classic.scope import Rect
     ("=RATES_SWAP(\"SOFR\",\"0D\",\"10Y\",\"1Y\")", ["SWAP"]),
     ("=rates_swap(A1,B1,C1,D1)", ["SWAP"]),
     ("=RATES.SWAPCURVE(\"SOFR\")", ["SWAPCURVE"]),  # the Office.js spelling
-    ("=_xludf.RATES_FX(\"EURUSD\")", ["FX"]),  # as Excel stores an unknown function
-    ("=rates_xl.xlam!RATES_DF(A1,B1)", ["DF"]),
+    ("=_xludf.RATES_FXSPOT(\"EURUSD\")", ["FXSPOT"]),  # as Excel stores an unknown function
+    ("=rates_xl.xlam!RATES_DISCOUNT(A1,B1)", ["DISCOUNT"]),
     ("='C:\\Users\\me\\rates_xl.xlam'!RATES_TENORS(\"SOFR\")", ["TENORS"]),
     ("=1+RATES_SWAP(A1,B1,C1,D1)*RATES_FIXING(\"SOFR\")", ["SWAP", "FIXING"]),
     ("=IFERROR(RATES_GOVYIELD( \"US\", \"10Y\" ), 0)", ["GOVYIELD"]),
     ("=RATES_SWAP (A1,B1,C1,D1)", ["SWAP"]),
-    ("=LET(x,RATES_FX(A1),x*2)", ["FX"]),
+    ("=LET(x,RATES_FXSPOT(A1),x*2)", ["FXSPOT"]),
 ])
 def test_rates_formulas_are_found(formula, names):
     assert scope.rates_functions(formula) == names
@@ -83,12 +83,12 @@ def test_cell_address_round_trips(row, col, text):
 
 def test_formula_cells_reads_every_shape_com_returns():
     block = Rect(2, 2, 3, 3)
-    grid = (("=RATES_FX(\"EURUSD\")", ""), ("", "=RATES_SWAP(A1,B1,C1,D1)"))
+    grid = (("=RATES_FXSPOT(\"EURUSD\")", ""), ("", "=RATES_SWAP(A1,B1,C1,D1)"))
     assert scope.rates_cells(grid, block) == {(2, 2): grid[0][0], (3, 3): grid[1][1]}
-    assert scope.rates_cells("=RATES_FX(\"EURUSD\")", Rect(5, 5, 5, 5)) == {(5, 5): "=RATES_FX(\"EURUSD\")"}
-    row = ("=RATES_FX(A1)", "x", "=RATES_DF(A1,B1)")
+    assert scope.rates_cells("=RATES_FXSPOT(\"EURUSD\")", Rect(5, 5, 5, 5)) == {(5, 5): "=RATES_FXSPOT(\"EURUSD\")"}
+    row = ("=RATES_FXSPOT(A1)", "x", "=RATES_DISCOUNT(A1,B1)")
     assert set(scope.rates_cells(row, Rect(1, 1, 1, 3))) == {(1, 1), (1, 3)}
-    column = ["=RATES_FX(A1)", 4.0, "=RATES_DF(A1,B1)"]
+    column = ["=RATES_FXSPOT(A1)", 4.0, "=RATES_DISCOUNT(A1,B1)"]
     assert set(scope.rates_cells(column, Rect(1, 1, 3, 1))) == {(1, 1), (3, 1)}
     assert scope.rates_cells(None, Rect(1, 1, 1, 1)) == {}
 
@@ -97,8 +97,8 @@ def test_selection_covers_its_cells_and_curves_spilling_into_it():
     cells = {
         (1, 1): "=RATES_SWAP(A9,B9,C9,D9)",  # inside the selection
         (1, 5): "=RATES_SWAPCURVE(\"SOFR\")",  # spills E1:F12, selection touches F10
-        (20, 1): "=RATES_DFCURVE(\"SOFR\",A1,B1,\"3M\")",  # spills elsewhere
-        (30, 30): "=RATES_FX(\"EURUSD\")",  # outside, not spilling
+        (20, 1): "=RATES_DISCOUNTCURVE(\"SOFR\",A1,B1,\"3M\")",  # spills elsewhere
+        (30, 30): "=RATES_FXSPOT(\"EURUSD\")",  # outside, not spilling
     }
     extents = {(1, 5): Rect(1, 5, 12, 6), (20, 1): Rect(20, 1, 40, 2)}
     asked = []

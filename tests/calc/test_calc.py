@@ -46,12 +46,12 @@ def workbook(path, cells, spills=()):
 
 def test_each_distinct_request_is_sent_once_even_when_arguments_depend_on_results(tmp_path, fresh_client):
     path = workbook(tmp_path / "plan.xlsx", {
-        "D3": f'=RATES_DF("SOFR",A3,"{PINNED}")',  # its date is the DFCURVE's second date
-        "D4": f'=RATES_DF(" sofr ",A3,"{PINNED}")',  # the same request, spelled differently
+        "D3": f'=RATES_DISCOUNT("SOFR",A3,"{PINNED}")',  # its date is the DFCURVE's second date
+        "D4": f'=RATES_DISCOUNT(" sofr ",A3,"{PINNED}")',  # the same request, spelled differently
         "E1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
         "E2": f'=RATES_SWAP("sofr","2d","5y","1Y",,,,"{PINNED}")',
         "E3": f'=RATES.SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',  # Office.js spelling
-    }, spills=[("A1:B5", f'=RATES_DFCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")')])
+    }, spills=[("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")')])
     result = WorkbookCalculation(path).compute(fresh_client)
     assert result.errors == []
     assert result.report.distinct_requests == 3
@@ -72,7 +72,7 @@ def test_engine_fixes_index_workday_and_omitted_arguments(tmp_path, fresh_client
         "C1": date(2026, 11, 21),
         "D4": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
         "D5": f'=RATES_SWAP("SOFR","2D","5Y","1Y","1Y","Actual360","Actual360","{PINNED}")',
-    }, spills=[("A1:B4", f'=RATES_DFCURVE("SOFR","2D","2Y","1Y",,"{PINNED}")')])
+    }, spills=[("A1:B4", f'=RATES_DISCOUNTCURVE("SOFR","2D","2Y","1Y",,"{PINNED}")')])
     result = WorkbookCalculation(path).compute(fresh_client)
     assert result.errors == []
     assert result.value("Data", "D1") == pytest.approx(result.value("Data", "D2"))
@@ -82,7 +82,7 @@ def test_engine_fixes_index_workday_and_omitted_arguments(tmp_path, fresh_client
 
 def test_a_spill_longer_than_its_stored_range_is_computed_whole(tmp_path, fresh_client):
     path = workbook(tmp_path / "grow.xlsx", {"D1": "=COUNT(B2:B100)"},
-                    spills=[("A1:B2", f'=RATES_DFCURVE("SOFR","2D","5Y","1Y",,"{PINNED}")')])
+                    spills=[("A1:B2", f'=RATES_DISCOUNTCURVE("SOFR","2D","5Y","1Y",,"{PINNED}")')])
     calc = WorkbookCalculation(path)
     result = calc.compute(fresh_client)
     assert result.errors == []
@@ -96,7 +96,7 @@ def test_valuation_time_pins_calls_that_leave_it_empty(tmp_path, fresh_client):
     path = workbook(tmp_path / "pin.xlsx", {
         "A1": '=RATES_SWAP("SOFR","2D","7Y","1Y")',
         "A2": f'=RATES_SWAP("SOFR","2D","7Y","1Y",,,,"{PINNED}")',
-        "A3": '=RATES_FX("EURUSD")',
+        "A3": '=RATES_FXSPOT("EURUSD")',
     })
     result = WorkbookCalculation(path).compute(fresh_client, valuation_time=PINNED)
     assert result.value("Data", "A1") == result.value("Data", "A2")
@@ -172,3 +172,21 @@ def test_demo_command_on_its_own_sandbox(tmp_path, capsys):
         assert label in printed
     assert sorted(p.name for p in out.glob("*.xlsx")) == sorted(
         f"{n}.xlsx" for n in ("swap_pricer", "curve_dashboard", "fx_hedging", "swap_spreads", "history"))
+
+
+def test_former_function_names_still_compute(tmp_path, fresh_client):
+    """RATES_DF, RATES_DFCURVE and RATES_FX (renamed for Office.js) compute as before."""
+    book = tmp_path / "former.xlsx"
+    wb = xlsxwriter.Workbook(book)
+    ws = wb.add_worksheet("S")
+    ws.write_formula("A1", '=RATES_DF("SOFR","5Y")')
+    ws.write_formula("A2", '=RATES_DISCOUNT("SOFR","5Y")')
+    ws.write_formula("A3", '=RATES_FX("EURUSD")')
+    ws.write_formula("A4", '=RATES_FXSPOT("EURUSD")')
+    ws.write_formula("A5", '=INDEX(RATES_DFCURVE("SOFR","0D","2Y","1Y",,,FALSE),2,2)')
+    wb.close()
+    result = WorkbookCalculation(book).compute(fresh_client)
+    assert not result.unknown_functions and not result.errors
+    assert result.value("S", "A1") == result.value("S", "A2") and 0.5 < result.value("S", "A1") < 1
+    assert result.value("S", "A3") == result.value("S", "A4") > 0
+    assert 0.5 < result.value("S", "A5") < 1

@@ -68,7 +68,7 @@ def test_bad_argument_names_itself_and_sends_nothing(client, name, position, val
          "#RATES! maturity: 2026-01-01 is not after start 2027-01-01"),
         ("RATES_FORWARD", ("SOFR", "2027-06-01", "2027-06-01"),
          "#RATES! end_date: 2027-06-01 is not after start 2027-06-01"),
-        ("RATES_DFCURVE", ("SOFR", datetime(2030, 1, 1), datetime(2029, 1, 1), "6M"),
+        ("RATES_DISCOUNTCURVE", ("SOFR", datetime(2030, 1, 1), datetime(2029, 1, 1), "6M"),
          "#RATES! end_date: 2029-01-01 is not after start 2030-01-01"),
         ("RATES_SWAPHISTORY", ("SOFR", "10Y", "2025-02-01", "2025-01-01"),
          "#RATES! end_date: 2025-01-01 is before start 2025-02-01"),
@@ -102,5 +102,5 @@ def test_bad_input_never_reaches_the_server(httpserver):
                     spec.core(*([value] * len(spec.args)))
         assert httpserver.log == []
         assert client.stats()["requests_sent"] == 0
-        assert UDFS["RATES_FX"]("eur/usd") == 1.17  # the server does answer good input
+        assert UDFS["RATES_FXSPOT"]("eur/usd") == 1.17  # the server does answer good input
         assert len(httpserver.log) == 1

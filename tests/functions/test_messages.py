@@ -22,7 +22,7 @@ def _cell(answer):
     [
         (None, ("RATES_SWAP", "SOFR", "0D", "5Y", "1Y"),
          "#RATES! 403 no API key is set: run `rates-xl key set`"),
-        ("not-a-real-key-123", ("RATES_FX", "EURUSD"),
+        ("not-a-real-key-123", ("RATES_FXSPOT", "EURUSD"),
          "#RATES! 403 the API key was not accepted: check it, then `rates-xl key set`"),
         (EXPIRED_KEY, ("RATES_TENORS", "SOFR"),
          "#RATES! 403 the trial key has expired: set a paid key with `rates-xl key set`"),
@@ -63,7 +63,7 @@ def test_404_and_400_carry_the_detail(client):
 
 
 def test_unreachable_service(offline_client):
-    answer = _cell(UDFS["RATES_FX"]("EURUSD"))
+    answer = _cell(UDFS["RATES_FXSPOT"]("EURUSD"))
     assert answer.startswith("#RATES! service unreachable: cannot reach the service at http://127.0.0.1:9")
 
 
@@ -105,7 +105,7 @@ def test_unexpected_exceptions_are_a_short_message(caplog):
 
 
 def test_a_bug_in_shaping_never_escapes(client):
-    spec = FUNCTIONS["RATES_FX"]
+    spec = FUNCTIONS["RATES_FXSPOT"]
     original = spec.shape
 
     def broken(answer, headers):

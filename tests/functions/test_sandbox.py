@@ -24,11 +24,11 @@ def _expected(name: str, model) -> object:
         return model.forward_rate
     if name == "RATES_FORWARDCURVE":
         return [list(_FWDCURVE_COLS)] + [[p.start_date, p.end_date, p.forward_rate] for p in model.curve]
-    if name == "RATES_DF":
+    if name == "RATES_DISCOUNT":
         return model.discount_factor
-    if name == "RATES_DFCURVE":
+    if name == "RATES_DISCOUNTCURVE":
         return [list(_DFCURVE_COLS)] + [[p.date, p.discount_factor] for p in model.curve]
-    if name in ("RATES_FX", "RATES_FXFORWARD"):
+    if name in ("RATES_FXSPOT", "RATES_FXFORWARD"):
         return model.rate
     if name == "RATES_GOVYIELD":
         return model.yield_
@@ -59,8 +59,8 @@ def test_units_are_the_services(client):
     assert 0.5 < swap < 15  # percent
     gov = UDFS["RATES_GOVYIELD"]("US", "10Y")
     assert 0.005 < gov < 0.15  # decimal
-    assert 0.3 < UDFS["RATES_DF"]("SOFR", "10Y") < 1.0
-    assert 0.5 < UDFS["RATES_FX"]("EURUSD") < 2.0
+    assert 0.3 < UDFS["RATES_DISCOUNT"]("SOFR", "10Y") < 1.0
+    assert 0.5 < UDFS["RATES_FXSPOT"]("EURUSD") < 2.0
 
 
 @pytest.mark.parametrize("name", [n for n, s in FUNCTIONS.items() if s.result in ("table", "column")])
@@ -94,16 +94,16 @@ def test_spills_are_2d_with_dates_and_floats(client, name):
 
 
 def test_same_arguments_same_shape(client):
-    first = UDFS["RATES_DFCURVE"]("SOFR", "0D", "5Y", "3M")
+    first = UDFS["RATES_DISCOUNTCURVE"]("SOFR", "0D", "5Y", "3M")
     client.clear_cache()
-    again = UDFS["RATES_DFCURVE"]("sofr", " 0d", "5y", "quarterly")
+    again = UDFS["RATES_DISCOUNTCURVE"]("sofr", " 0d", "5y", "quarterly")
     assert [len(r) for r in first] == [len(r) for r in again]
     assert client.stats()["requests_sent"] == 2
 
 
 def test_status_never_shows_the_key(client, sandbox_key):
-    UDFS["RATES_FX"]("EURUSD")
-    UDFS["RATES_FX"]("EURUSD")
+    UDFS["RATES_FXSPOT"]("EURUSD")
+    UDFS["RATES_FXSPOT"]("EURUSD")
     UDFS["RATES_SWAPCURVE"]("NOPE")
     status = dict(UDFS["RATES_STATUS"]())
     assert status["Base URL"] == client.base_url
@@ -140,12 +140,12 @@ def test_planning_cells_show_pending_then_the_answer(client):
     from rates_xl.functions import PENDING
 
     with client.planning() as recorded:
-        assert UDFS["RATES_FX"]("EURUSD") == PENDING
+        assert UDFS["RATES_FXSPOT"]("EURUSD") == PENDING
         assert UDFS["RATES_SWAPCURVE"]("SOFR") == PENDING
-        assert UDFS["RATES_FX"]("eur/usd") == PENDING  # same request, recorded once
+        assert UDFS["RATES_FXSPOT"]("eur/usd") == PENDING  # same request, recorded once
     assert len(recorded) == 2 and client.stats()["requests_sent"] == 0
     client.fetch_many(recorded)
     with client.planning() as again:
-        assert isinstance(UDFS["RATES_FX"]("EURUSD"), float)
+        assert isinstance(UDFS["RATES_FXSPOT"]("EURUSD"), float)
         assert UDFS["RATES_SWAPCURVE"]("SOFR")[0] == ["Tenor", "Rate"]
     assert not again and client.stats()["requests_sent"] == 2

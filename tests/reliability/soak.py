@@ -39,13 +39,13 @@ EXTRA_SOCKETS_BOUND = 4  # open sockets beyond one per thread
 def traffic() -> dict[str, list[tuple[str, tuple]]]:
     months = range(1, 61)
     pinned = [("RATES_SWAP", (i, "0D", f"{m}M", "1Y", None, None, None, VALUATION_TIME)) for i in INDICES for m in months]
-    pinned += [("RATES_DF", (i, f"{m}M", VALUATION_TIME)) for i in INDICES for m in months[:20]]
+    pinned += [("RATES_DISCOUNT", (i, f"{m}M", VALUATION_TIME)) for i in INDICES for m in months[:20]]
     live = [("RATES_SWAP", (i, "0D", f"{m}Y", "1Y")) for i in INDICES for m in (1, 2, 5, 10, 30)]
-    live += [("RATES_FX", (p,)) for p in ("EURUSD", "GBPUSD", "USDJPY")]
+    live += [("RATES_FXSPOT", (p,)) for p in ("EURUSD", "GBPUSD", "USDJPY")]
     curves = [("RATES_SWAPCURVE", (i, VALUATION_TIME)) for i in INDICES]
-    curves += [("RATES_DFCURVE", (i, "0D", "10Y", "6M", None, VALUATION_TIME)) for i in INDICES[:2]]
-    bad = [("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")), ("RATES_DF", (None, "1Y")),
-           ("RATES_FX", ("EURUSDX",)), ("RATES_FORWARD", ("SOFR", "6M", "3M"))]
+    curves += [("RATES_DISCOUNTCURVE", (i, "0D", "10Y", "6M", None, VALUATION_TIME)) for i in INDICES[:2]]
+    bad = [("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")), ("RATES_DISCOUNT", (None, "1Y")),
+           ("RATES_FXSPOT", ("EURUSDX",)), ("RATES_FORWARD", ("SOFR", "6M", "3M"))]
     # Pinned to the past, so cached for the long TTL, as a refusal in a workbook left open is.
     refused = [("RATES_FIXING", ("SOFR", "2026-11-15")),  # a Sunday: 404
                ("RATES_SWAP", ("NOT AN INDEX", "0D", "5Y", "1Y", None, None, None, VALUATION_TIME))]

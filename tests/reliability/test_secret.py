@@ -163,7 +163,7 @@ def _echo(arrival) -> Reply:
     }.get(arrival.path, Reply(status=404, body={"detail": f"nothing for {key}"}))
 
 
-ECHOED = ("RATES_SWAP", "RATES_FX", "RATES_SWAPCURVE", "RATES_DF", "RATES_FIXING")
+ECHOED = ("RATES_SWAP", "RATES_FXSPOT", "RATES_SWAPCURVE", "RATES_DISCOUNT", "RATES_FIXING")
 
 
 @pytest.fixture

@@ -94,13 +94,13 @@ def test_a_floor_forces_one_refetch_per_request_not_per_cell(client):
 
 def test_selection_scope_refreshes_only_its_cells(client):
     inside, outside = _cell("B.xlsx", "S", "$C$3"), _cell("B.xlsx", "S", "$D$4")
-    UDFS["RATES_FX"]("EURUSD", caller=inside)
-    UDFS["RATES_FX"]("GBPUSD", caller=outside)
+    UDFS["RATES_FXSPOT"]("EURUSD", caller=inside)
+    UDFS["RATES_FXSPOT"]("GBPUSD", caller=outside)
     assert client.stats()["requests_sent"] == 2
     request_refresh(RefreshScope("B.xlsx", "S", frozenset({"C3"})))
-    UDFS["RATES_FX"]("GBPUSD", caller=outside)
+    UDFS["RATES_FXSPOT"]("GBPUSD", caller=outside)
     assert client.stats()["requests_sent"] == 2
-    UDFS["RATES_FX"]("EURUSD", caller=inside)
+    UDFS["RATES_FXSPOT"]("EURUSD", caller=inside)
     assert client.stats()["requests_sent"] == 3
 
 
@@ -121,8 +121,8 @@ def test_an_unreadable_caller_means_no_floor(client):
 
         address = "A1"
 
-    assert isinstance(UDFS["RATES_FX"]("EURUSD", caller=Broken()), float)
-    assert isinstance(UDFS["RATES_FX"]("EURUSD", caller=Broken()), float)
+    assert isinstance(UDFS["RATES_FXSPOT"]("EURUSD", caller=Broken()), float)
+    assert isinstance(UDFS["RATES_FXSPOT"]("EURUSD", caller=Broken()), float)
     assert client.stats()["requests_sent"] == 1
 
 
@@ -132,7 +132,7 @@ def test_the_caller_is_not_read_when_no_refresh_is_registered(client):
             raise AssertionError("the caller must not be read: COM calls are slow")
 
     assert not refresh.has_scopes()
-    assert isinstance(UDFS["RATES_FX"]("EURUSD", caller=Untouchable()), float)
+    assert isinstance(UDFS["RATES_FXSPOT"]("EURUSD", caller=Untouchable()), float)
 
 
 def test_using_client_lends_a_client_and_gives_the_shared_one_back(monkeypatch):

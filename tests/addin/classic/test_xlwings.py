@@ -1,7 +1,7 @@
 """What Excel will import: xlwings' own VBA wrapper generator, run with the Windows-only
 modules stubbed (rates_xl.addin.classic.vba), checked against a snapshot and the function table.
 
-To accept an intended change of the VBA: RATES_XL_UPDATE_SNAPSHOTS=1 pytest tests/functions.
+To accept an intended change of the VBA: RATES_XL_UPDATE_SNAPSHOTS=1 pytest tests/addin/classic.
 """
 
 from __future__ import annotations
