@@ -8,6 +8,7 @@ read from the OS keychain (service `rates-xl`).
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -41,6 +42,18 @@ class Settings(BaseSettings):
     )
     cache_size: int = Field(20000, ge=1, description="Most answers kept (least recently used go).")
     max_workers: int = Field(16, ge=1, description="Concurrent requests in fetch_many.")
+    cell_deadline: float = Field(
+        4.0, gt=0, description="Seconds a cell calculated by Excel may wait in all (the UDF path)."
+    )
+    breaker_failures: int = Field(
+        3, ge=1, description="Transport failures in a row that open the circuit breaker."
+    )
+    breaker_cooldown: float = Field(
+        10.0, gt=0, description="Seconds the open breaker fails calls at once before one probe."
+    )
+    trust_store: Literal["os", "certifi"] = Field(
+        "os", description="Certificates: the OS store (truststore) or certifi's bundle."
+    )
 
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))
