@@ -255,9 +255,9 @@ class Transport:
         """No HTTP answer: say why in plain words, and whether it is the network's fault."""
         retryable, transport_failure = True, True
         if isinstance(exc, requests.ConnectTimeout):
-            message = f"no connection to the service within {timeout:g} s (a firewall dropping it?)"
+            message = f"no connection to the service within {_seconds(timeout)} s (a firewall dropping it?)"
         elif isinstance(exc, requests.Timeout):
-            message = f"no answer from the service within {timeout:g} s"
+            message = f"no answer from the service within {_seconds(timeout)} s"
         elif isinstance(exc, requests.exceptions.SSLError):
             message, retryable = tls_problem(exc, self.base_url)
         elif isinstance(exc, requests.exceptions.ProxyError):
@@ -280,6 +280,11 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _seconds(value: float) -> str:
+    """2, 1.9, 0.5, 0.25: a timeout as a person writes it."""
+    return f"{value:.1f}".rstrip("0").rstrip(".") if value >= 1 else f"{value:.2g}"
 
 
 def tls_problem(exc: BaseException, base_url: str) -> tuple[str, bool]:
