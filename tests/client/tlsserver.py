@@ -62,12 +62,14 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def https_service(tmp_path: Path, host: str = "127.0.0.1") -> Iterator[HttpsService]:
+def https_service(tmp_path: Path, host: str = "127.0.0.1",
+                  names: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Iterator[HttpsService]:
+    """`names`: what the certificate is for (another name than `host`: a mismatch)."""
     import trustme
 
     ca = trustme.CA(organization_name="Example Corp TLS Inspection")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert(host, "localhost").configure_cert(context)
+    ca.issue_cert(*names).configure_cert(context)
     ca_pem = tmp_path / "company-root.pem"
     ca.cert_pem.write_to_path(str(ca_pem))
     server = _Server(context)
