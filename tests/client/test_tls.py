@@ -116,3 +116,29 @@ def test_an_untrusted_certificate_counts_towards_the_breaker(service):
         with pytest.raises(NetworkDown, match="is not trusted"):
             client.fx_spot("USDJPY")
         assert client.stats()["requests_sent"] == 2
+
+
+def test_the_system_proxy_is_used_when_no_variable_is_set(service, monkeypatch):
+    """On Windows urllib's getproxies() reads the registry (Internet Options) when no
+    *_PROXY variable is set, and requests asks it for every request. Linux has no registry:
+    stand in for that one function, and let everything else run for real."""
+    import urllib.request
+
+    import requests.utils
+
+    proxy = ConnectProxy()
+    try:
+        system = lambda: {"https": proxy.url, "http": proxy.url}  # noqa: E731
+        monkeypatch.setattr(requests.utils, "getproxies", system)
+        monkeypatch.setattr(urllib.request, "getproxies", system)
+        monkeypatch.setenv("SSL_CERT_FILE", str(service.ca_pem))
+        with client_for(service) as client:
+            assert client.fx_spot("EURUSD").rate == pytest.approx(1.17732)
+        assert proxy.targets == [service.base_url.removeprefix("https://")]
+
+        from rates_xl.addin import doctor
+
+        assert doctor.check_proxy(service.base_url).detail == (
+            f"{proxy.url} (from the system's proxy settings) for {service.base_url.removeprefix('https://')}")
+    finally:
+        proxy.stop()
