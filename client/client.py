@@ -264,17 +264,19 @@ class RatesClient:
             with self._inflight_lock:
                 self._inflight.pop(key, None)
 
-    def fetch_many(self, keys: Iterable[RequestKey]) -> dict[RequestKey, Any]:
+    def fetch_many(self, keys: Iterable[RequestKey], *,
+                   deadline: float | None = None) -> dict[RequestKey, Any]:
         """Fetch distinct requests concurrently under the shared limiter.
 
         Returns each key's result model or its RatesError; raises nothing for one failure.
+        `deadline`: seconds each request may take in all (default `settings.deadline`).
         """
         distinct = list(dict.fromkeys(keys))
         results: dict[RequestKey, Any] = {}
 
         def one(key: RequestKey) -> Any:
             try:
-                return self.get_key(key)
+                return self.get_key(key, deadline=deadline)
             except RatesError as exc:
                 return exc
 

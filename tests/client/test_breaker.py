@@ -237,3 +237,13 @@ def test_a_cell_waiting_on_a_slow_shared_request_gives_up_at_its_own_budget(serv
         assert FUNCTIONS["RATES_FX"].core("EURUSD") == pytest.approx(1.17732)
     finally:
         set_client(None)
+
+
+def test_fetch_many_takes_a_budget_too(server, make_client):
+    """For a caller that blocks Excel while it fetches (e.g. a ribbon button)."""
+    server.responder = lambda a: Reply(delay=1.5)
+    client = make_client()
+    keys = [client.request_key("fx_spot", currency_pair=p) for p in ("EURUSD", "GBPUSD")]
+    results = client.fetch_many(keys, deadline=0.6)
+    assert all(isinstance(r, ServiceUnavailable) for r in results.values()), results
+    assert all("no answer from the service within 0." in str(r) for r in results.values()), results
