@@ -144,7 +144,7 @@ class CircuitBreaker:
             when = f"until {time.strftime('%H:%M:%S', time.localtime(retry_at))} (in {math.ceil(wait):g} s)"
         else:
             when = "while one test request is under way"
-        message = (f"not trying the service {when}: the last {self._failures} attempts failed "
-                   f"on the network ({self._cause})")
+        message = (f"not trying the service {when}: {self._failures} network failures in a row, "
+                   f"the last: {self._cause}")
         return NetworkDown(message, cause=self._cause, retry_at=retry_at, failures=self._failures,
                            endpoint=endpoint)

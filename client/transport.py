@@ -310,5 +310,5 @@ def _connection_reason(exc: Exception) -> str:
         return "connection reset"
     if ("name or service" in text or "nodename" in text or "resolve" in text
             or "getaddrinfo" in text or "name resolution" in text):
-        return "host name not found (DNS)"
+        return "host name not found by DNS"
     return "connection failed"

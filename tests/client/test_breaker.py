@@ -59,7 +59,9 @@ def test_three_transport_failures_in_a_row_open_it_and_calls_then_fail_at_once(b
     assert down.cause == "cannot reach the service at https://x (connection reset)"
     assert down.failures == 3 and down.endpoint == "fx_spot" and not down.retryable
     assert down.retry_at == pytest.approx(1_700_000_000.0 + clock.now + 6)
-    assert "(in 6 s)" in str(down) and "the last 3 attempts failed" in str(down)
+    assert str(down) == (f"not trying the service until {time.strftime('%H:%M:%S', time.localtime(down.retry_at))}"
+                         " (in 6 s): 3 network failures in a row, the last: cannot reach the service "
+                         "at https://x (connection reset)")
     assert isinstance(down, ServiceUnavailable)  # existing handlers keep working
 
 
@@ -129,7 +131,7 @@ def test_resets_open_it_and_then_no_request_is_sent(server, make_client):
         client.fx_spot("EURUSD")
     assert server.count() == 3  # the 4th attempt was not made: the breaker had opened
     for pair in ("GBPUSD", "USDJPY", "EURGBP"):
-        with pytest.raises(NetworkDown, match=r"connection reset\)\)$"):
+        with pytest.raises(NetworkDown, match=r"the last: cannot reach .* \(connection reset\)$"):
             client.fx_spot(pair)
     assert server.count() == 3
     assert client.stats()["breaker"].startswith("open: cannot reach the service at ")
@@ -247,3 +249,20 @@ def test_fetch_many_takes_a_budget_too(server, make_client):
     results = client.fetch_many(keys, deadline=0.6)
     assert all(isinstance(r, ServiceUnavailable) for r in results.values()), results
     assert all("no answer from the service within 0." in str(r) for r in results.values()), results
+
+
+def test_a_host_name_dns_cannot_find_counts_as_a_network_failure(make_client):
+    """`.invalid` never resolves (RFC 6761): the resolver says so without any traffic."""
+    client = RatesClient(base_url="http://rates.invalid", api_key=SECRET, backoff=0.01, max_backoff=0.02)
+    set_client(client)
+    try:
+        first = FUNCTIONS["RATES_FX"].core("EURUSD")
+        later = FUNCTIONS["RATES_FX"].core("GBPUSD")
+    finally:
+        set_client(None)
+        client.close()
+    assert first == ("#RATES! service unreachable: cannot reach the service at http://rates.invalid "
+                     "(host name not found by DNS)")
+    assert later.startswith("#RATES! network down: cannot reach the service at http://rates.invalid "
+                            "(host name not found by DNS), 3 times in a row; not trying again until ")
+    assert client.stats()["requests_sent"] == 3
