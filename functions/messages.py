@@ -96,8 +96,14 @@ def _network_down(exc: Any) -> str:
         when = f"not trying again until {clock} (in {math.ceil(wait):g} s): calculate again then"
     else:
         when = "one test request is under way: calculate again in a moment"
-    return (f"{PREFIX} network down: {exc.cause}, {exc.failures} times in a row; {when}, "
-            "or run rates-xl doctor")
+    cause = " ".join(str(exc.cause).split())
+    doctor = "" if "rates-xl doctor" in cause else ", or run rates-xl doctor"
+    rest = f", {exc.failures} times in a row; {when}{doctor}"
+    head = f"{PREFIX} network down: "
+    room = MAX_LENGTH - len(head) - len(rest)
+    if len(cause) > room:  # shorten the cause, never when to try again
+        cause = cause[: max(0, room - 3)] + "..."
+    return head + cause + rest
 
 
 def _detail(exc: Any) -> str:

@@ -190,3 +190,14 @@ def test_bad_settings_name_the_variable_not_its_value(monkeypatch):
     answer = _cell(UDFS["RATES_STATUS"]())
     assert answer.startswith("#RATES! settings: RATES_TIMEOUT: ")
     assert "soon" not in answer
+
+
+def test_network_down_with_a_long_cause_still_says_when_it_tries_again():
+    cause = ("the certificate of https://rates-gateway.treasury.internal.example-corporation.com "
+             "is not trusted (unable to get local issuer certificate); a company proxy inspecting "
+             "TLS? run rates-xl doctor")
+    answer = _cell(message_for(errors.NetworkDown("x", cause=cause, failures=3,
+                                                  retry_at=time.time() + 9.6)))
+    assert answer.startswith("#RATES! network down: the certificate of https://rates-gateway.")
+    assert answer.endswith("(in 10 s): calculate again then")
+    assert "..., 3 times in a row; not trying again until " in answer
