@@ -1,19 +1,24 @@
 """`rates-xl doctor`: check the installation end to end and say what to fix for each failure.
 
 Checks, in the order a problem would bite: Python and package versions, the xlwings
-config the add-in reads, the add-in in XLSTART, the API key, the base URL answering at all,
-and one real request through the client (`swap_rate_tenors` for SOFR).
+config the add-in reads, the add-in in XLSTART, the API key, then the network the way the
+client sees it (which certificate store verifies the service, which proxy carries the
+request, whether a TLS handshake with the service succeeds), the base URL answering at
+all, and one real request through the client (`swap_rate_tenors` for SOFR).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
-PACKAGES = ("rates-xl", "xlwings", "keyring", "pydantic", "requests", "tenacity", "cachetools")
+PACKAGES = ("rates-xl", "xlwings", "keyring", "pydantic", "requests", "tenacity", "cachetools",
+            "truststore")
 MIN_PYTHON = (3, 11)
 
 
@@ -31,19 +36,23 @@ class Reachability:
     summary: str
 
 
-def probe(base_url: str, timeout: float = 5.0) -> Reachability:
-    """Does anything answer HTTP at the base URL? Any status counts as reachable."""
+def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reachability:
+    """Does anything answer HTTP at the base URL? Any status counts as reachable. Sent the
+    way the client sends (its certificate store, the same proxies)."""
     import requests
 
+    from rates_xl.client.transport import Transport
+
     started = time.perf_counter()
+    transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
     try:
-        response = requests.get(base_url, timeout=timeout, allow_redirects=False)
+        response = transport.session.get(base_url, timeout=timeout, allow_redirects=False)
     except requests.exceptions.InvalidURL:
         return Reachability(False, f"not a valid URL: {base_url}")
     except requests.exceptions.MissingSchema:
         return Reachability(False, f"not a valid URL (no http:// or https://): {base_url}")
     except requests.exceptions.SSLError:
-        return Reachability(False, "TLS handshake failed (a proxy or an old certificate store?)")
+        return Reachability(False, "TLS handshake failed (see the tls check)")
     except requests.exceptions.Timeout:
         return Reachability(False, f"no answer within {timeout:g} s")
     except requests.exceptions.ConnectionError as exc:
@@ -51,6 +60,8 @@ def probe(base_url: str, timeout: float = 5.0) -> Reachability:
         return Reachability(False, reason)
     except requests.exceptions.RequestException as exc:
         return Reachability(False, type(exc).__name__)
+    finally:
+        transport.close()
     elapsed = (time.perf_counter() - started) * 1000
     response.close()
     return Reachability(True, f"reachable (HTTP {response.status_code} in {elapsed:.0f} ms)")
@@ -129,8 +140,133 @@ def check_key() -> Check:
     return Check("api key", WARN if state.keychain_problem is None else FAIL, state.describe(), fix)
 
 
-def check_reachable(base_url: str, timeout: float) -> Check:
-    reach = probe(base_url, timeout)
+# -- the network, as the client sees it ------------------------------------------------------
+
+def configured_trust_store() -> str:
+    """RATES_TRUST_STORE as the client reads it ("os" when unset or unreadable)."""
+    value = os.environ.get("RATES_TRUST_STORE", "os").strip().lower()
+    return value if value in ("os", "certifi") else "os"
+
+
+def check_certificates(trust_store: str) -> Check:
+    """Which certificate store verifies the service (and any bundle the environment adds)."""
+    from rates_xl.client.transport import os_trust_context
+
+    extra = [f"{name}={os.environ[name]}" for name in ("REQUESTS_CA_BUNDLE", "SSL_CERT_FILE")
+             if os.environ.get(name)]
+    added = f"; also {', '.join(extra)}" if extra else ""
+    if trust_store == "os" and os_trust_context() is not None:
+        from importlib import metadata
+
+        return Check("certificates", OK, "the operating system's store (truststore "
+                     f"{metadata.version('truststore')}), as the browser uses{added}")
+    import certifi
+
+    why = ("RATES_TRUST_STORE=certifi" if trust_store == "certifi"
+           else "truststore is not installed")
+    return Check("certificates", WARN, f"certifi's bundle at {certifi.where()} ({why}){added}",
+                 "a company's TLS-inspection certificate is not in it: unset RATES_TRUST_STORE "
+                 "(or pip install truststore) to use the operating system's store")
+
+
+def proxy_for(url: str) -> tuple[str | None, str]:
+    """(the proxy requests will use for `url` or None, where that comes from), exactly as the
+    client decides: HTTP(S)_PROXY / NO_PROXY, else the system's settings (urllib's
+    getproxies, which reads the Windows registry and macOS System Configuration)."""
+    import urllib.request
+
+    from requests.utils import get_environ_proxies, select_proxy
+
+    proxy = select_proxy(url, get_environ_proxies(url))
+    environment = urllib.request.getproxies_environment()
+    if proxy is None:
+        if urllib.request.getproxies() or environment:
+            return None, "NO_PROXY or the system's exceptions leave this host out"
+        return None, "no proxy set"
+    for name, value in os.environ.items():
+        if name.lower().endswith("_proxy") and name.lower() != "no_proxy" and value == proxy:
+            return proxy, f"from {name}"
+    return proxy, "from the system's proxy settings"
+
+
+def check_proxy(base_url: str) -> Check:
+    from rates_xl.functions.messages import scrub
+
+    proxy, source = proxy_for(base_url)
+    if proxy is None:
+        detail = f"direct to {urlsplit(base_url).netloc} ({source})"
+        if sys.platform == "win32":
+            detail += "; a proxy from a PAC script is not read: set HTTPS_PROXY if the browser uses one"
+        return Check("proxy", OK, detail)
+    return Check("proxy", OK, f"{scrub(proxy)} ({source}) for {urlsplit(base_url).netloc}")
+
+
+def check_tls(base_url: str, timeout: float, trust_store: str) -> Check:
+    """A TLS handshake with the service, through the client's own transport (certificate
+    store and proxy): the check that fails when a company proxy inspects TLS with a root
+    this computer does not trust."""
+    import requests
+
+    from rates_xl.client.transport import Transport, tls_problem
+
+    parts = urlsplit(base_url)
+    if parts.scheme != "https":
+        return Check("tls", OK, f"not used: {base_url} is plain HTTP")
+    host = parts.netloc
+    transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
+    try:
+        response = transport.session.get(base_url, timeout=timeout, allow_redirects=False,
+                                         stream=True)
+        details = _peer_details(response)
+        response.close()
+    except requests.exceptions.SSLError as exc:
+        message, _ = tls_problem(exc, base_url)
+        message = message.replace("; a company proxy inspecting TLS? run rates-xl doctor", "")
+        return Check("tls", FAIL, f"handshake with {host} failed: {message}", _tls_fix(str(exc), trust_store))
+    except requests.exceptions.ProxyError as exc:
+        return Check("tls", FAIL, f"the proxy did not connect us to {host} ({type(exc).__name__})",
+                     "check HTTPS_PROXY (or the system's proxy settings) and the proxy's login")
+    except requests.exceptions.RequestException as exc:
+        reason = "no answer in time" if isinstance(exc, requests.exceptions.Timeout) else (
+            "connection refused" if "refused" in str(exc).lower() else "cannot connect")
+        return Check("tls", FAIL, f"no handshake with {host}: {reason}",
+                     "check the network, a firewall or a proxy (HTTPS_PROXY), and RATES_BASE_URL")
+    finally:
+        transport.close()
+    return Check("tls", OK, f"handshake with {host} succeeded{details}")
+
+
+def _peer_details(response) -> str:
+    """', TLSv1.3, certificate issued by X' when the socket tells (best effort)."""
+    try:
+        sock = response.raw.connection.sock
+        cert = sock.getpeercert() or {}
+        issuer = dict(pair for rdn in cert.get("issuer", ()) for pair in rdn)
+        name = issuer.get("organizationName") or issuer.get("commonName")
+        return f", {sock.version()}" + (f", certificate issued by {name}" if name else "")
+    except Exception:  # a detail only: never fail the check over it
+        return ""
+
+
+def _tls_fix(error_text: str, trust_store: str) -> str:
+    text = error_text.lower()
+    if "certificate verify failed" in text and ("hostname" in text or "ip address mismatch" in text):
+        return ("the certificate is for another host: check RATES_BASE_URL; if a proxy inspects "
+                "TLS, ask IT to exempt the service's host")
+    if "certificate verify failed" in text:
+        if "expired" in text:
+            return "the certificate has expired, or this computer's clock is wrong: check the date"
+        if trust_store == "certifi":
+            return ("unset RATES_TRUST_STORE to use the operating system's store, where IT installs "
+                    "the company's TLS-inspection certificate")
+        return ("if your company inspects TLS, its root certificate must be in this computer's "
+                "store (IT installs it; the browser then trusts it too), or save it as a .pem "
+                "file and set REQUESTS_CA_BUNDLE to its path")
+    return "a proxy or firewall interfering with TLS? set HTTPS_PROXY, or ask IT to allow the host"
+
+
+def check_reachable(base_url: str, timeout: float, trust_store: str = "os") -> Check:
+    reach = probe(base_url, timeout, trust_store)
     if reach.reachable:
         return Check("service", OK, f"{base_url}: {reach.summary}")
     return Check("service", FAIL, f"{base_url}: {reach.summary}",
@@ -163,9 +299,12 @@ def check_request(base_url: str, timeout: float) -> Check:
 
 def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
         timeout: float) -> list[Check]:
+    trust_store = configured_trust_store()
     checks = [check_python(), check_packages(), check_config(config),
-              check_addin(xlstart, xlstart_problem), check_key()]
-    reach = check_reachable(base_url, timeout)
+              check_addin(xlstart, xlstart_problem), check_key(),
+              check_certificates(trust_store), check_proxy(base_url),
+              check_tls(base_url, timeout, trust_store)]
+    reach = check_reachable(base_url, timeout, trust_store)
     checks.append(reach)
     if reach.state == OK:
         checks.append(check_request(base_url, timeout))

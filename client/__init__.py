@@ -18,13 +18,14 @@ _EXPORTS = {
         name: "rates_xl.client.errors"
         for name in (
             "RatesError", "BadRequest", "AuthError", "NotFound", "Unprocessable", "RateLimited",
-            "ServerError", "ServiceUnavailable", "InvalidResponse", "NotFetched",
+            "ServerError", "ServiceUnavailable", "NetworkDown", "InvalidResponse", "NotFetched",
         )
     },
 }
 
 __all__ = [
-    "AuthError", "BadRequest", "InvalidResponse", "NotFetched", "NotFound", "RateLimited",
+    "AuthError", "BadRequest", "InvalidResponse", "NetworkDown", "NotFetched", "NotFound",
+    "RateLimited",
     "RatesClient", "RatesError", "RequestKey", "ServerError", "ServiceUnavailable", "Settings",
     "Unprocessable",
 ]
@@ -45,6 +46,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs
         AuthError,
         BadRequest,
         InvalidResponse,
+        NetworkDown,
         NotFetched,
         NotFound,
         RateLimited,

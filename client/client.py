@@ -1,8 +1,15 @@
 """`RatesClient`: the one object every cell, template and button goes through.
 
 A call travels: normalise parameters -> cache -> coalesce with an identical call in flight
--> take a token from the shared limiter -> one HTTP attempt -> retry 429/5xx/timeouts with
-backoff (honouring Retry-After) inside a total deadline -> parse into the typed result.
+-> ask the circuit breaker -> take a token from the shared limiter -> one HTTP attempt ->
+retry 429/5xx/timeouts with backoff (honouring Retry-After) inside a total deadline ->
+parse into the typed result.
+
+Two time budgets: `deadline` (30 s) for headless work (`fetch_many`, scripts, the CLI),
+which can afford the full retry policy, and `cell_deadline` (4 s), which the worksheet
+functions pass as `get_key(key, deadline=...)` because Excel waits on its main thread for
+every cell. Either way an attempt gets at most half the call's budget, so a call whose first
+connection stalls still has time for a second try.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
@@ -31,6 +39,7 @@ from tenacity import (
 )
 
 from rates_xl.client import models
+from rates_xl.client.breaker import CircuitBreaker
 from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
 from rates_xl.client.endpoints import (
     ENDPOINTS,
@@ -111,7 +120,9 @@ class RatesClient:
                  **settings: Any) -> None:
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
-        self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2)
+        self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
+                                    trust_store=self.settings.trust_store)
+        self.breaker = CircuitBreaker(self.settings.breaker_failures, self.settings.breaker_cooldown)
         self.cache: AnswerCache = cache or MemoryCache(self.settings.cache_size)
         self.limiter: Limiter = limiter or TokenBucket(self.settings.rate_limit, self.settings.burst)
         self._stats = Stats()
@@ -200,7 +211,11 @@ class RatesClient:
         """Call an endpoint by its name in the endpoint table; returns its result model."""
         return self.get_key(self.request_key(endpoint, **params))
 
-    def get_key(self, key: RequestKey) -> Any:
+    def get_key(self, key: RequestKey, *, deadline: float | None = None) -> Any:
+        """The answer to one request. `deadline`: seconds this call may take in all (the
+        worksheet functions pass `settings.cell_deadline`); default `settings.deadline`."""
+        budget = self.settings.deadline if deadline is None else deadline
+        started = time.monotonic()
         entry = self.cache.get(key, fresh_since=_fresh_since.get())
         if entry is not None:
             self._count(cache_hits=1)
@@ -218,12 +233,19 @@ class RatesClient:
                 future = self._inflight[key] = Future()
         if not leader:
             self._count(coalesced_waits=1)
-            error = future.exception()  # waits; unlike result(), does not raise the shared object
+            try:
+                # Waits, within this call's budget (the leader's may be longer); unlike
+                # result(), exception() does not raise the shared object.
+                error = future.exception(timeout=max(0.0, started + budget - time.monotonic()))
+            except FutureTimeout:
+                raise ServiceUnavailable(
+                    f"no answer within the {budget:g} s deadline", endpoint=key.endpoint
+                ) from None
             if error is not None:
                 raise _fresh_copy(error)
             return future.result()
         try:
-            value = self._fetch(key)
+            value = self._fetch(key, budget)
         except RatesError as exc:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
@@ -242,17 +264,19 @@ class RatesClient:
             with self._inflight_lock:
                 self._inflight.pop(key, None)
 
-    def fetch_many(self, keys: Iterable[RequestKey]) -> dict[RequestKey, Any]:
+    def fetch_many(self, keys: Iterable[RequestKey], *,
+                   deadline: float | None = None) -> dict[RequestKey, Any]:
         """Fetch distinct requests concurrently under the shared limiter.
 
         Returns each key's result model or its RatesError; raises nothing for one failure.
+        `deadline`: seconds each request may take in all (default `settings.deadline`).
         """
         distinct = list(dict.fromkeys(keys))
         results: dict[RequestKey, Any] = {}
 
         def one(key: RequestKey) -> Any:
             try:
-                return self.get_key(key)
+                return self.get_key(key, deadline=deadline)
             except RatesError as exc:
                 return exc
 
@@ -304,22 +328,24 @@ class RatesClient:
         with self._stats_lock:
             out = self._stats.as_dict()
         out["cached_answers"] = len(self.cache)
+        out["breaker"] = self.breaker.describe()
         return out
 
     # -- internals ----------------------------------------------------------------------------
-    def _fetch(self, key: RequestKey) -> Any:
+    def _fetch(self, key: RequestKey, budget: float) -> Any:
         spec = ENDPOINTS[key.endpoint]
         params = dict(key.params)
         started = time.monotonic()
-        deadline = started + self.settings.deadline
+        deadline = started + budget
         retrying = Retrying(
-            retry=retry_if_exception(is_retryable),
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(self.settings.deadline),
+            # No retry once the breaker has opened: the next attempt would be refused anyway.
+            retry=retry_if_exception(lambda exc: is_retryable(exc) and not self.breaker.is_open),
+            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
             wait=self._retry_wait,
             before_sleep=self._before_retry,
             reraise=True,
         )
-        payload = retrying(self._attempt, spec, params, deadline)
+        payload = retrying(self._attempt, spec, params, deadline, budget)
         try:
             return spec.model.model_validate(payload)
         except ValidationError as exc:
@@ -329,18 +355,37 @@ class RatesClient:
                 status=200, endpoint=spec.name,
             ) from None
 
-    def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float) -> Any:
-        waited = self.limiter.acquire(deadline)
-        if waited > 0:
-            self._count(throttled_waits=1, throttle_wait_seconds=waited)
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ServiceUnavailable(
-                f"no answer within the {self.settings.deadline:g} s deadline", endpoint=spec.name
-            )
+    def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float, budget: float) -> Any:
+        ticket = self.breaker.admit(spec.name)  # raises NetworkDown while open: no token spent
+        try:
+            waited = self.limiter.acquire(deadline)
+            if waited > 0:
+                self._count(throttled_waits=1, throttle_wait_seconds=waited)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ServiceUnavailable(f"no answer within the {budget:g} s deadline", endpoint=spec.name)
+        except BaseException:
+            self.breaker.released(ticket)  # nothing was sent
+            raise
         self._count(requests_sent=1)
         log.debug("GET %s %s", spec.path, params)
-        return self._transport.get(spec.name, spec.path, params, min(self.settings.timeout, remaining))
+        try:
+            answer = self._transport.get(spec.name, spec.path, params,
+                                         min(self.settings.timeout, remaining, budget / 2))
+        except ServiceUnavailable as exc:
+            if exc.transport_failure:
+                self.breaker.failed(ticket, str(exc))
+            else:
+                self.breaker.released(ticket)
+            raise
+        except RatesError:  # an HTTP answer (4xx, 429, 5xx, not JSON): the network works
+            self.breaker.succeeded(ticket)
+            raise
+        except BaseException:
+            self.breaker.released(ticket)
+            raise
+        self.breaker.succeeded(ticket)
+        return answer
 
     def _retry_wait(self, state: RetryCallState) -> float:
         """Exponential backoff with jitter, never less than the service's Retry-After."""

@@ -50,10 +50,14 @@ class AuthError(RatesError):
 
     status = 403
 
-    def __init__(self, message: str, *, reason: str = "refused", **kwargs: Any) -> None:
+    def __init__(self, message: str, *, reason: str = "refused",
+                 refused: dict[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         #: one of "missing", "invalid", "expired", "trial_past_data", "refused"
         self.reason = reason
+        #: for "trial_past_data" when the client knows: the refused parameters as sent
+        #: (service names, e.g. {"valuation_time": "2025-06-02T16:00:00Z"})
+        self.refused = refused or {}
 
 
 class NotFound(RatesError):
@@ -88,6 +92,26 @@ class ServerError(RatesError):
 
 class ServiceUnavailable(RatesError):
     """No answer: connection refused or reset, DNS failure, timeout, deadline spent."""
+
+    #: True when the network path failed (timeout, DNS, TLS, a reset or dropped connection):
+    #: what the circuit breaker counts. A refused connection is not one: it costs no time,
+    #: so it is simply not retried. Neither is a spent deadline (no attempt was made).
+    transport_failure: bool = False
+
+
+class NetworkDown(ServiceUnavailable):
+    """The circuit breaker is open: the last few attempts all failed on the network, so calls
+    fail at once until `retry_at` (a time.time() moment) instead of each waiting out its
+    timeouts. `cause` is the last transport failure in plain words."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, cause: str, retry_at: float, failures: int,
+                 **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.cause = cause
+        self.retry_at = retry_at
+        self.failures = failures
 
 
 class InvalidResponse(RatesError):

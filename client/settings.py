@@ -8,6 +8,7 @@ read from the OS keychain (service `rates-xl`).
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -26,13 +27,25 @@ class Settings(BaseSettings):
 
     base_url: str = Field(DEFAULT_BASE_URL, description="Service root; paths are /v1/... below it.")
     api_key: SecretStr | None = Field(None, description="Else the OS keychain, service 'rates-xl'.")
+    trust_store: Literal["os", "certifi"] = Field(
+        "os", description="Certificates: the OS store (truststore) or certifi's bundle."
+    )
     timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
     burst: int = Field(50, ge=1, description="Requests that may go at once before throttling.")
     max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")
     deadline: float = Field(30.0, gt=0, description="Seconds a call may take in all: waits, retries.")
+    cell_deadline: float = Field(
+        4.0, gt=0, description="Seconds a cell calculated by Excel may wait in all (the UDF path)."
+    )
     backoff: float = Field(0.25, ge=0, description="First retry delay in seconds; doubles, jittered.")
     max_backoff: float = Field(8.0, ge=0, description="Longest single retry delay in seconds.")
+    breaker_failures: int = Field(
+        3, ge=1, description="Transport failures in a row that open the circuit breaker."
+    )
+    breaker_cooldown: float = Field(
+        10.0, gt=0, description="Seconds the open breaker fails calls at once before one probe."
+    )
     ttl_live: float = Field(60.0, ge=0, description="Swap rates, curves, forwards, DFs, US yields.")
     ttl_fx: float = Field(15.0, ge=0, description="FX spot and forwards.")
     ttl_daily: float = Field(86400.0, ge=0, description="Non-US government yields.")

@@ -7,7 +7,8 @@ One call: `spec.core(*cell_values)`
      once per function (field problems and cross-argument rules, each naming an argument),
      then the client's normalised `RequestKey`. Memoised on the raw argument values (typed,
      so TRUE and 1 stay apart): a warm cell skips validation entirely.
-  2. `get_client().get_key(key)`: cache, coalescing, rate limit, retries (the client's job).
+  2. `get_client().get_key(key, deadline=cell_deadline)`: cache, coalescing, circuit
+     breaker, rate limit, retries (the client's job), within a cell's short time budget.
   3. `spec.shape(answer, headers)`: a float, or a 2-D list that spills.
   Any failure becomes one `#RATES!` string (messages.py); nothing escapes.
 
@@ -264,13 +265,16 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
     try:
         prepared = prepare(spec, values)
         client = get_client()
+        # Excel waits on its main thread for every cell: the short budget, not the
+        # headless `deadline` (fetch_many, which the calc and refresh use, keeps that).
+        budget = client.settings.cell_deadline
         if prepared.key is None:
             answer = client
         elif floor is None:
-            answer = client.get_key(prepared.key)
+            answer = client.get_key(prepared.key, deadline=budget)
         else:
             with client.fresh_since(floor):
-                answer = client.get_key(prepared.key)
+                answer = client.get_key(prepared.key, deadline=budget)
         return spec.shape(answer, prepared.headers)
     except Exception as exc:  # every failure is a cell message, never a traceback
         return message_for(exc, _secret())

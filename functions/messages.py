@@ -8,6 +8,8 @@ strings:
 - service errors: status and the service's detail in plain words, with what to do
   (`#RATES! 403 no API key was sent: set one with rates-xl key set ...`)
 - no answer:      `#RATES! service unreachable: cannot reach the service at ...`
+- network down:   `#RATES! network down: no answer from the service within 2 s, 3 times in a
+                  row; not trying again until 10:42:13 (in 10 s) ...` (the circuit breaker)
 - anything else:  `#RATES! internal error (KeyError); see the rates-xl log`
 
 Never a traceback, never the API key (scrubbed even if a detail echoes it), never a URL
@@ -64,8 +66,44 @@ _AUTH = {
     "expired": "the trial key has expired: set a paid key with `rates-xl key set`",
     "trial_past_data": "a trial key cannot ask for past data: leave valuation_time/date "
     "empty, or set a paid key with `rates-xl key set`",
-    "refused": "the API key is not permitted this request (`rates-xl key set` to change it)",
+    "refused": "the service refused this request for this API key (`rates-xl key set` to change it)",
 }
+
+
+def _trial_refusal(refused: dict[str, str]) -> str:
+    """A trial key refused what the cell asked for: say which argument, and what to do.
+    The client reports the service's parameter names; cells know their own names."""
+    from rates_xl.client.transport import is_past
+
+    param, value = next(iter(refused.items()))
+    if param == "valuation_date":  # RATES_FIXING's fixing_date
+        what = "a past fixing" if is_past(param, value) else "a fixing by date"
+        return (f"a trial key cannot ask for {what}: leave fixing_date empty (today's fixing), "
+                "or use a paid key (`rates-xl key set`)")
+    when = "as of a past time" if is_past(param, value) else "as of a chosen time"
+    return (f"a trial key cannot value {when}: leave {param} empty, "
+            "or use a paid key (`rates-xl key set`)")
+
+
+def _network_down(exc: Any) -> str:
+    """The circuit breaker is open: the cause, when the client will try again, what to do."""
+    import math
+    import time
+
+    wait = exc.retry_at - time.time()
+    if wait > 0.5:
+        clock = time.strftime("%H:%M:%S", time.localtime(exc.retry_at))
+        when = f"not trying again until {clock} (in {math.ceil(wait):g} s): calculate again then"
+    else:
+        when = "one test request is under way: calculate again in a moment"
+    cause = " ".join(str(exc.cause).split())
+    doctor = "" if "rates-xl doctor" in cause else ", or run rates-xl doctor"
+    rest = f", {exc.failures} times in a row; {when}{doctor}"
+    head = f"{PREFIX} network down: "
+    room = MAX_LENGTH - len(head) - len(rest)
+    if len(cause) > room:  # shorten the cause, never when to try again
+        cause = cause[: max(0, room - 3)] + "..."
+    return head + cause + rest
 
 
 def _detail(exc: Any) -> str:
@@ -92,6 +130,8 @@ def _describe(exc: BaseException) -> str:
 
     if isinstance(exc, errors.NotFetched):
         return PENDING
+    if isinstance(exc, errors.AuthError) and getattr(exc, "refused", None):
+        return f"{PREFIX} 403 {_trial_refusal(exc.refused)}"
     if isinstance(exc, errors.AuthError):
         advice = _AUTH.get(getattr(exc, "reason", "refused"), _AUTH["refused"])
         detail = _detail(exc)
@@ -106,6 +146,8 @@ def _describe(exc: BaseException) -> str:
         return f"{PREFIX} 429 the service's rate limit was still exceeded after retries; calculate again shortly"
     if isinstance(exc, errors.ServerError):
         return f"{PREFIX} {exc.status or 500} service error: {_detail(exc)}; calculate again later"
+    if isinstance(exc, errors.NetworkDown):
+        return _network_down(exc)
     if isinstance(exc, errors.ServiceUnavailable):
         return f"{PREFIX} service unreachable: {exc}"
     if isinstance(exc, errors.InvalidResponse):

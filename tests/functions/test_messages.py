@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from rates_xl.addin.classic.udfs import UDFS
@@ -26,10 +28,9 @@ def _cell(answer):
          "#RATES! 403 the API key was not accepted: check it, then `rates-xl key set`"),
         (EXPIRED_KEY, ("RATES_TENORS", "SOFR"),
          "#RATES! 403 the trial key has expired: set a paid key with `rates-xl key set`"),
-        (TRIAL_KEY, ("RATES_SWAPCURVE", "SOFR", "2025-06-02T16:00:00Z"),
-         "#RATES! 403 a trial key cannot ask for past data: leave valuation_time/date empty"),
-        (TRIAL_KEY, ("RATES_FIXING", "SOFR", "2025-06-02"),
-         "#RATES! 403 a trial key cannot ask for past data"),
+        # An expired trial key that also asked for the past: expiry is the problem to fix first.
+        (EXPIRED_KEY, ("RATES_SWAPCURVE", "SOFR", "2025-06-02T16:00:00Z"),
+         "#RATES! 403 the trial key has expired: set a paid key with `rates-xl key set`"),
     ],
 )
 def test_403_says_which_key_problem_and_what_to_do(sandbox, key, call, expected):
@@ -41,6 +42,55 @@ def test_403_says_which_key_problem_and_what_to_do(sandbox, key, call, expected)
         assert "(service: " in answer  # the service's own words follow
         if key:
             assert key not in answer
+
+
+# A trial key refuses valuation_time and valuation_date (the sandbox with 403, as the real
+# service does). The client knows what it sent, so the cell names the argument to empty.
+PAST_TIME = ("#RATES! 403 a trial key cannot value as of a past time: leave valuation_time "
+             "empty, or use a paid key (`rates-xl key set`)")
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (("RATES_SWAPCURVE", "SOFR", "2025-06-02T16:00:00Z"), PAST_TIME),
+        (("RATES_SWAP", "SOFR", "0D", "5Y", "1Y", None, None, None, "2025-06-02T16:00:00Z"), PAST_TIME),
+        (("RATES_FXSPOT", "EURUSD", 45810.5), PAST_TIME),  # an Excel date-time serial
+        (("RATES_GOVYIELD", "US", "10Y", None, "2025-06-02"), PAST_TIME),
+        (("RATES_SWAPCURVE", "SOFR", "2099-01-02T16:00:00Z"),
+         "#RATES! 403 a trial key cannot value as of a chosen time: leave valuation_time empty, "
+         "or use a paid key (`rates-xl key set`)"),
+        (("RATES_FIXING", "SOFR", "2025-06-02"),
+         "#RATES! 403 a trial key cannot ask for a past fixing: leave fixing_date empty "
+         "(today's fixing), or use a paid key (`rates-xl key set`)"),
+    ],
+)
+def test_a_trial_key_asked_for_a_valuation_time_says_which_argument_to_leave_empty(sandbox, call, expected):
+    with RatesClient(base_url=sandbox.base_url, api_key=TRIAL_KEY) as client:
+        set_client(client)
+        name, *cells = call
+        answer = _cell(UDFS[name](*cells))
+        assert answer == expected
+        assert TRIAL_KEY not in answer
+
+
+def test_a_vague_403_for_a_trial_request_still_names_the_argument(monkeypatch):
+    """The real service's detail may only say "not permitted": what was sent decides."""
+    from tests.client.faultserver import FaultServer, Reply
+
+    server = FaultServer()
+    server.responder = lambda a: Reply(status=403, body={"detail": "Not permitted for this API key"})
+    try:
+        with RatesClient(base_url=server.base_url, api_key="trial-key-xyz") as client:
+            set_client(client)
+            past = _cell(UDFS["RATES_DISCOUNT"]("SOFR", "1Y", "2024-03-01T16:00:00Z"))
+            live = _cell(UDFS["RATES_DISCOUNT"]("SOFR", "1Y"))
+    finally:
+        server.stop()
+    assert past == PAST_TIME
+    # Nothing a trial key refuses was sent: the service's words, with what to do.
+    assert live.startswith("#RATES! 403 the service refused this request for this API key")
+    assert "(service: Not permitted for this API key)" in live
 
 
 def test_trial_key_answers_live_data(sandbox):
@@ -79,10 +129,27 @@ def test_unreachable_service(offline_client):
                                             "type": "value_error"}]),
          "#RATES! 400 the service refused the request: maturity_date: must be in the future"),
         (errors.NotFetched("not fetched yet: fx_spot"), PENDING),
+        # (built at collection, so a retry time far enough ahead to still be ahead at the run)
+        (errors.NetworkDown("x", cause="no answer from the service within 2 s", failures=3,
+                            retry_at=time.time() + 3600),
+         "#RATES! network down: no answer from the service within 2 s, 3 times in a row; "
+         "not trying again until "),
+        (errors.NetworkDown("x", cause="cannot reach the service at https://api.example.com "
+                            "(connection reset)", failures=4, retry_at=time.time()),
+         "#RATES! network down: cannot reach the service at https://api.example.com (connection "
+         "reset), 4 times in a row; one test request is under way: calculate again in a moment"),
     ],
 )
 def test_each_error_class_has_its_words(exc, expected):
     assert _cell(message_for(exc)).startswith(expected)
+
+
+def test_network_down_says_when_it_tries_again_as_a_clock_time_and_in_seconds():
+    retry_at = time.time() + 9.6
+    answer = _cell(message_for(errors.NetworkDown(
+        "x", cause="no answer from the service within 2 s", failures=3, retry_at=retry_at)))
+    clock = time.strftime("%H:%M:%S", time.localtime(retry_at))
+    assert f"until {clock} (in 10 s): calculate again then, or run rates-xl doctor" in answer
 
 
 def test_key_and_url_passwords_are_scrubbed():
@@ -124,3 +191,14 @@ def test_bad_settings_name_the_variable_not_its_value(monkeypatch):
     answer = _cell(UDFS["RATES_STATUS"]())
     assert answer.startswith("#RATES! settings: RATES_TIMEOUT: ")
     assert "soon" not in answer
+
+
+def test_network_down_with_a_long_cause_still_says_when_it_tries_again():
+    cause = ("the certificate of https://rates-gateway.treasury.internal.example-corporation.com "
+             "is not trusted (unable to get local issuer certificate); a company proxy inspecting "
+             "TLS? run rates-xl doctor")
+    answer = _cell(message_for(errors.NetworkDown("x", cause=cause, failures=3,
+                                                  retry_at=time.time() + 9.6)))
+    assert answer.startswith("#RATES! network down: the certificate of https://rates-gateway.")
+    assert answer.endswith("(in 10 s): calculate again then")
+    assert "..., 3 times in a row; not trying again until " in answer

@@ -1,0 +1,96 @@
+"""A network that is wrong never freezes Excel (issue 11, point 3).
+
+Excel calls the RATES_* functions one at a time on its main thread. Here 400 cells with
+distinct arguments go through the real worksheet functions, one after another on one
+thread, with the client the functions build from the environment (default settings, as in
+Excel), against an address on 127.0.0.1 that accepts connections and never answers, and
+against ones that drop them. Every cell must answer with a `#RATES!` message that names the
+cause, and all 400 within 10 s in total: the circuit breaker opens after a few transport
+failures, and a cell never waits longer than `cell_deadline` (4 s) in all.
+
+The 10 s is the bound the issue sets, asserted like the timeout test in test_faults.py:
+a no-hang bound, not a speed figure (without the breaker this takes 400 x 4 s). The
+measured figures are printed and recorded in the README's Reliability section.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import pytest
+
+from rates_xl.functions import FUNCTIONS, get_client, set_client
+from rates_xl.functions.messages import MAX_LENGTH
+from rates_xl.sandbox import PAID_KEY
+from tests.reliability.badnet import BadNetwork
+from tests.reliability.conftest import make_cells
+
+BOUND_SECONDS = 10.0  # the issue's bound for the whole sheet
+
+# What each kind of wrong network looks like in a cell. A close with the request still
+# unread makes the kernel send a reset instead: either words are the truth.
+CAUSES = {
+    "hold": ("no answer from the service within ",),
+    "reset": ("connection reset",),
+    "close": ("connection closed without an answer", "connection reset"),
+}
+
+
+@pytest.fixture
+def functions_on(monkeypatch):
+    """Point the worksheet functions at `base_url` through the environment, as in Excel."""
+    for name in ("RATES_TIMEOUT", "RATES_DEADLINE", "RATES_CELL_DEADLINE", "RATES_MAX_ATTEMPTS",
+                 "RATES_BACKOFF", "RATES_BREAKER_FAILURES", "RATES_BREAKER_COOLDOWN"):
+        monkeypatch.delenv(name, raising=False)
+
+    def point(base_url: str):
+        monkeypatch.setenv("RATES_BASE_URL", base_url)
+        monkeypatch.setenv("RATES_API_KEY", PAID_KEY)
+        set_client(None)
+        return get_client()
+
+    yield point
+    set_client(None)  # closes the client the functions built
+
+
+@pytest.mark.parametrize("mode", ["hold", "reset", "close"])
+def test_400_cells_on_a_wrong_network_all_answer_with_the_cause_within_10_s(mode, functions_on):
+    cells = make_cells(400)
+    assert len(set(cells)) == 400  # 400 distinct requests: no cache or coalescing helps
+    with BadNetwork(mode) as network:
+        client = functions_on(network.base_url)
+        started = time.monotonic()
+        values = [FUNCTIONS[name].core(*args) for name, args in cells]  # one thread, like Excel
+        elapsed = time.monotonic() - started
+        tried = network.accepted
+
+    print(f"\n{mode}: 400 cells answered in {elapsed:.2f} s, {tried} connections tried; "
+          f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    cause = CAUSES[mode]
+    for value in values:
+        assert isinstance(value, str) and value.startswith("#RATES! "), value
+        assert len(value) <= MAX_LENGTH and client.settings.api_key.get_secret_value() not in value
+        assert any(words in value for words in cause), value
+    # After a few tries the breaker answers every other cell at once, saying when it will
+    # try again; only the first few cells tried the network at all.
+    down = [v for v in values if v.startswith("#RATES! network down: ")]
+    assert len(down) >= 400 - client.settings.breaker_failures, values[:5]
+    assert "times in a row; not trying again until " in down[-1]
+    assert tried <= client.settings.breaker_failures
+    assert client.stats()["requests_sent"] == tried
+    assert elapsed <= BOUND_SECONDS, f"{elapsed:.1f} s: Excel would have frozen"
+
+
+def test_one_cell_never_waits_longer_than_the_cell_deadline(functions_on):
+    """Even the first cell, before the breaker knows anything: its own short budget."""
+    with BadNetwork("hold") as network:
+        client = functions_on(network.base_url)
+        started = time.monotonic()
+        value = FUNCTIONS["RATES_FXSPOT"].core("EURUSD")
+        elapsed = time.monotonic() - started
+    assert value.startswith("#RATES! service unreachable: no answer from the service within "), value
+    assert network.accepted == 2  # two tries of half the budget each, not one of 10 s
+    assert client.breaker.state == "closed"  # 2 failures: not yet enough to open
+    # The budget plus thread and socket start-up; the headless deadline would be 30 s.
+    assert elapsed <= client.settings.cell_deadline + 1.0, elapsed
