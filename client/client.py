@@ -31,7 +31,7 @@ from tenacity import (
 )
 
 from rates_xl.client import models
-from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
+from rates_xl.client.cache import AnswerCache, Entry
 from rates_xl.client.endpoints import (
     ENDPOINTS,
     CacheClass,
@@ -46,8 +46,9 @@ from rates_xl.client.errors import (
     ServiceUnavailable,
     is_retryable,
 )
-from rates_xl.client.limiter import Limiter, TokenBucket
+from rates_xl.client.limiter import Limiter
 from rates_xl.client.settings import Settings, load_settings
+from rates_xl.client.tiers import build_tiers, key_fingerprint
 from rates_xl.client.transport import Transport
 
 log = logging.getLogger("rates_xl.client")
@@ -112,8 +113,11 @@ class RatesClient:
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
         self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2)
-        self.cache: AnswerCache = cache or MemoryCache(self.settings.cache_size)
-        self.limiter: Limiter = limiter or TokenBucket(self.settings.rate_limit, self.settings.burst)
+        # Memory, then disk for immutable answers, then the team's Redis when set (tiers.py).
+        self.cache: AnswerCache
+        self.limiter: Limiter
+        self.cache, self.limiter, self._team = build_tiers(
+            self.settings, key_fingerprint(self.settings.base_url, key), cache=cache, limiter=limiter)
         self._stats = Stats()
         self._stats_lock = threading.Lock()
         self._inflight: dict[RequestKey, Future] = {}
@@ -133,6 +137,9 @@ class RatesClient:
 
     def close(self) -> None:
         self._transport.close()
+        for tier in (self.cache, self._team):
+            if hasattr(tier, "close"):
+                tier.close()
 
     def __enter__(self) -> RatesClient:
         return self
@@ -222,7 +229,24 @@ class RatesClient:
             if error is not None:
                 raise _fresh_copy(error)
             return future.result()
+        with self._claim(key) as shared:
+            return self._lead(key, future, shared)
+
+    def _claim(self, key: RequestKey) -> contextlib.AbstractContextManager[Entry | None]:
+        """With a team cache: wait while another process fetches this request (see tiers.py)."""
+        claim = getattr(self.cache, "claim", None)
+        if claim is None:
+            return contextlib.nullcontext(None)
+        return claim(key, fresh_since=_fresh_since.get(), deadline=time.monotonic() + self.settings.deadline)
+
+    def _lead(self, key: RequestKey, future: Future, shared: Entry | None) -> Any:
         try:
+            if shared is not None:  # a teammate's answer, already in our memory tier
+                self._count(cache_hits=1)
+                if shared.error is not None:
+                    raise _fresh_copy(shared.error)
+                future.set_result(shared.value)
+                return shared.value
             value = self._fetch(key)
         except RatesError as exc:
             self._record_error(exc)
@@ -304,6 +328,9 @@ class RatesClient:
         with self._stats_lock:
             out = self._stats.as_dict()
         out["cached_answers"] = len(self.cache)
+        tiers = getattr(self.cache, "stats", None)
+        if tiers is not None:
+            out.update(tiers())
         return out
 
     # -- internals ----------------------------------------------------------------------------
