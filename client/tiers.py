@@ -170,6 +170,7 @@ class TieredCache:
         return {
             "persistent_hits": self.persistent_hits,
             "team_hits": self.team_hits,
+            "team_waits": self.team.coalesced if self.team is not None else 0,
             "persistent": self.disk.describe() if self.disk is not None else "off",
             "team": self.team.link.describe() if self.team is not None else "off",
         }
@@ -214,7 +215,7 @@ def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
         if link is not None:
             from rates_xl.client.team import TeamLimiter
 
-            limiter = TeamLimiter(link, local)
+            limiter = TeamLimiter(link, local, settings.burst)
         else:
             limiter = local
     return cache, limiter, link
