@@ -218,7 +218,7 @@ class DiskTier:
     def _give_up(self, exc: BaseException) -> None:
         self.failed = True
         self._store = None
-        self.state = f"off: {type(exc).__name__}: {exc}"[:200]
+        self.state = f"off: {type(exc).__name__}: {exc}"[:120]
         log.warning("rates-xl: the persistent cache at %s is off for this session (%s); "
                     "answers are kept in memory only", self.directory, self.state)
 

@@ -88,6 +88,13 @@ def test_two_processes_writing_at_once_lose_nothing(sandbox_factory, tmp_path):
             reader.get(endpoint, **params)
         assert _sent(service, before) == 0
         assert reader.stats()["persistent_hits"] == 120
+        from rates_xl.functions import using_client
+        from rates_xl.functions.table import FUNCTIONS
+
+        with using_client(reader):
+            status = {row[0]: row[1] for row in FUNCTIONS["RATES_STATUS"].core()}
+        assert status["Persistent hits"] == 120 and status["Requests sent"] == 0
+        assert status["Persistent cache"].startswith("on")
     finally:
         reader.close()
 

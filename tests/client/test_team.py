@@ -25,6 +25,14 @@ RATE, BURST = 20, 50  # the service's own limits per key
 PAST = "2026-03-10T16:00:00Z"
 
 
+def _status(client: RatesClient) -> dict:
+    from rates_xl.functions import using_client
+    from rates_xl.functions.table import FUNCTIONS
+
+    with using_client(client):
+        return {row[0]: row[1] for row in FUNCTIONS["RATES_STATUS"].core()}
+
+
 def _swap(index: str, start: str, maturity: str) -> list:
     return ["swap_rate", {"index": index, "start_date": start, "maturity_date": maturity,
                           "fixed_leg_frequency": "1Y"}]
@@ -94,11 +102,13 @@ def test_a_client_falls_back_at_once_and_reconnects_by_itself(sandbox, redis_ser
         state = client.stats()["team"]
         assert state.startswith("down") and "connection refused" in state, state
         assert sum("unreachable" in r.getMessage() for r in caplog.records) == 1  # one warning
+        assert _status(client)["Team"].startswith("down since")  # RATES_STATUS says so
         assert client.swap_rate("SOFR", "0D", "4Y", "1Y").swap_rate > 0  # still down: local
         redis_server.start()  # the same port again
         time.sleep(0.4)
         client.swap_rate("SOFR", "0D", "5Y", "1Y")
         assert client.stats()["team"].startswith("up"), client.stats()["team"]
+        assert _status(client)["Team"].startswith("up (redis://127.0.0.1")
         assert redis_server.client().dbsize() > 0  # sharing again
     finally:
         client.close()
