@@ -38,9 +38,9 @@ def test_everything_set_up_passes(cli, installed, keychain, sandbox, sandbox_key
     assert code == 0, out + err
     states = _lines(out)
     assert states == {"python": "ok", "packages": "ok", "xlwings config": "ok", "add-in": "ok",
-                      "api key": "ok", "service": "ok", "test request": "ok"}
+                      "api key": "ok", "caches": "ok", "service": "ok", "test request": "ok"}
     assert "swap_rate_tenors(SOFR):" in out and "tenors (" in out
-    assert "7 of 7 checks passed" in out
+    assert "8 of 8 checks passed" in out
     assert sandbox_key not in out + err
 
 
