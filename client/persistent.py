@@ -16,6 +16,7 @@ data never touches the disk.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import sqlite3
@@ -145,8 +146,11 @@ class DiskTier:
                 if "locked" not in str(exc).lower() and not isinstance(exc, diskcache.Timeout):
                     self._recover(exc, store)
                     return default
-            except (sqlite3.DatabaseError, OSError, ValueError) as exc:
+            except (sqlite3.DatabaseError, OSError) as exc:
                 self._recover(exc, store)
+                return default
+            except Exception as exc:  # e.g. a value this tier did not write: a miss, no more
+                log.debug("persistent cache: %s: %s", type(exc).__name__, exc)
                 return default
         return default
 
@@ -168,7 +172,7 @@ class DiskTier:
         import diskcache
 
         store = diskcache.Cache(
-            str(self.directory), timeout=LOCK_TIMEOUT, size_limit=self._size_limit,
+            str(self.directory), timeout=LOCK_TIMEOUT, size_limit=self._size_limit, disk=_text_only_disk(),
             eviction_policy="least-recently-used",
             disk_min_file_size=1 << 22,  # answers stay inside SQLite, not in loose files
         )
@@ -228,3 +232,19 @@ def _inode(path: Path) -> int | None:
         return path.stat().st_ino
     except OSError:
         return None
+
+
+@functools.cache
+def _text_only_disk() -> type:
+    import diskcache  # here, not at the top: a session of live data never imports it
+
+    class TextOnlyDisk(diskcache.Disk):
+        """diskcache's storage, refusing to unpickle: this tier writes JSON text only, so a
+        pickled value in the folder was put there by something else and is not trusted."""
+
+        def fetch(self, mode, filename, value, read):
+            if mode == diskcache.core.MODE_PICKLE:
+                raise ValueError("a pickled value in the rates-xl cache: ignored")
+            return super().fetch(mode, filename, value, read)
+
+    return TextOnlyDisk

@@ -221,3 +221,46 @@ def test_clear_cache_empties_memory_and_disk(sandbox, tmp_path):
         assert client.stats()["requests_sent"] == 2
     finally:
         client.close()
+
+
+def test_two_open_clients_survive_damage_under_them_with_one_set_aside(sandbox_factory, tmp_path, caplog):
+    service = sandbox_factory(rate_limit=1000, burst=1000)
+    folder = tmp_path / "cache"
+    answers = _fill(service, folder, count=10)
+    first, second = _client(service, folder), _client(service, folder)
+    try:
+        some = next(iter(answers))
+        first.get("fixing", **dict(some))
+        second.get("fixing", **dict(some))  # both have the store open
+        (folder / "cache.db").write_bytes(b"\0garbage" * 5000)
+        with caplog.at_level(logging.WARNING, logger="rates_xl.client"):
+            for client in (first, second, first, second):
+                client.cache.memory.clear()  # memory empty: every read goes to the disk
+                for params, rate in answers.items():
+                    assert client.get("fixing", **dict(params)).fixing_rate == rate
+        warnings = [r.getMessage() for r in caplog.records if "persistent cache" in r.getMessage()]
+        assert 1 <= len(warnings) <= 2, warnings  # at most one per client, however often they read
+        assert len(list(tmp_path.glob("cache.broken-*"))) <= 2
+        assert first.stats()["persistent"].startswith("on") and second.stats()["persistent"].startswith("on")
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_value_this_tier_did_not_write_is_a_miss(sandbox, tmp_path):
+    import diskcache
+
+    client = _client(sandbox, tmp_path / "cache")
+    try:
+        key = client.request_key("fixing", index="SOFR", valuation_date="2025-02-04")
+        client.fixing("SOFR", "2025-02-04")
+        name = client.cache.disk._key(key)
+        client.close()
+        with diskcache.Cache(str(tmp_path / "cache")) as raw:
+            raw.set(name, {"not": "json text"})  # stored as a pickle by someone else
+        again = _client(sandbox, tmp_path / "cache")
+        assert again.fixing("SOFR", "2025-02-04").fixing_rate > 0
+        assert again.stats()["requests_sent"] == 1 and again.stats()["persistent_hits"] == 0
+        again.close()
+    finally:
+        client.close()
