@@ -230,3 +230,47 @@ def test_doctor_reports_the_team_backend(redis_server, monkeypatch, tmp_path):
     monkeypatch.setenv("RATES_TEAM_URL", "http://not-redis")
     check = doctor.check_caches()
     assert check.state == doctor.FAIL and "not a Redis URL" in check.detail, check
+
+
+def test_a_waiter_takes_over_when_the_holder_of_a_claim_fails(server, redis_server):
+    """A fetches and fails (a slow 503, one attempt); B, waiting for A's answer meanwhile,
+    takes the claim once A lets go and fetches for itself."""
+    from rates_xl.client import ServerError
+    from tests.client.faultserver import Reply
+
+    calls = []
+
+    def reply(arrival):
+        calls.append(arrival)
+        return Reply(status=503, delay=0.6) if len(calls) == 1 else Reply(delay=0.05)
+
+    server.responder = reply
+
+    def client():
+        return RatesClient(base_url=server.base_url, api_key="sk-team-claim-test", team_url=redis_server.url,
+                           persistent=False, max_attempts=1)
+
+    first, second = client(), client()
+    outcome: dict = {}
+
+    def ask(name, c):
+        try:
+            outcome[name] = c.swap_rate("SOFR", "0D", "10Y", "1Y").swap_rate
+        except ServerError as exc:
+            outcome[name] = exc
+
+    try:
+        a = threading.Thread(target=ask, args=("first", first))
+        a.start()
+        time.sleep(0.2)  # the first holds the claim and waits for its 503
+        b = threading.Thread(target=ask, args=("second", second))
+        b.start()
+        a.join(10)
+        b.join(10)
+        assert isinstance(outcome["first"], ServerError)
+        assert isinstance(outcome["second"], float)
+        assert len(calls) == 2  # the second waited, then asked once itself
+        assert second.stats()["team_waits"] == 0 and second.stats()["requests_sent"] == 1
+    finally:
+        first.close()
+        second.close()
