@@ -172,6 +172,8 @@ def _reason(exc: BaseException) -> str:
     text = str(exc).lower()
     if "refused" in text:
         return "connection refused"
+    if type(exc).__name__ == "AuthenticationError" or "noauth" in text or "wrongpass" in text:
+        return "Redis refused the credentials: check the password in RATES_TEAM_URL"
     if "timeout" in text or "timed out" in text:
         return "no answer in time"
     return type(exc).__name__
