@@ -7,6 +7,7 @@ clients sent: how many, how fast, and what it answered; never the clients' own c
 from __future__ import annotations
 
 import collections
+import logging
 import socket
 import threading
 import time
@@ -274,3 +275,25 @@ def test_a_waiter_takes_over_when_the_holder_of_a_claim_fails(server, redis_serv
     finally:
         first.close()
         second.close()
+
+
+def test_a_password_in_the_team_url_is_used_and_never_shown(sandbox, redis_server, caplog):
+    redis_server.client().config_set("requirepass", "s3cret-team-pw")
+    base = f"127.0.0.1:{redis_server.port}/0"
+    with_password = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False,
+                                team_url=f"redis://:s3cret-team-pw@{base}")
+    without = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False,
+                          team_url=f"redis://{base}")
+    try:
+        with caplog.at_level(logging.DEBUG):
+            with_password.swap_rate("SOFR", "0D", "2Y", "1Y")
+            without.swap_rate("SOFR", "0D", "2Y", "1Y")
+        assert with_password.stats()["team"] == f"up (redis://***@{base})"
+        assert "refused the credentials" in without.stats()["team"]
+        shown = " ".join([str(with_password.stats()), repr(with_password), repr(with_password.settings),
+                          str(with_password.settings.model_dump()), caplog.text,
+                          str(_status(with_password))])
+        assert "s3cret-team-pw" not in shown
+    finally:
+        with_password.close()
+        without.close()
