@@ -74,7 +74,8 @@ def _team_run(redis_url: str | None) -> dict:
 def _calc(base_url: str, folder: str, out: Path) -> float:
     from rates_xl.sandbox import PAID_KEY
 
-    env = {**os.environ, "RATES_BASE_URL": base_url, "RATES_API_KEY": PAID_KEY, "RATES_CACHE_DIR": folder}
+    env = {**os.environ, "RATES_BASE_URL": base_url, "RATES_API_KEY": PAID_KEY, "RATES_CACHE_DIR": folder,
+           "RATES_PERSISTENT": "true"}
     env.pop("RATES_TEAM_URL", None)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "rates_xl.cli", "calc", str(ROOT / "templates" / "history.xlsx"),
