@@ -116,7 +116,7 @@ class TieredCache:
         if entry is not None:
             return entry  # the hot path: nothing below memory is touched
         durable = self.disk is not None and self._durable(key)
-        if self.disk is not None and durable:
+        if durable:
             entry = self.disk.get(key, fresh_since=fresh_since)
             if entry is not None:
                 self.persistent_hits += 1
@@ -126,11 +126,16 @@ class TieredCache:
             entry = self.team.get(key, fresh_since=fresh_since)
             if entry is not None:
                 self.team_hits += 1
-                self.memory.put(key, _remaining(entry))
-                if self.disk is not None and durable and entry.error is None:
-                    self.disk.put(key, entry)  # a teammate's history survives our restart too
+                self._from_team(key, entry)
                 return entry
         return None
+
+    def _from_team(self, key: Hashable, entry: Entry) -> None:
+        """Copy a teammate's answer down here; an immutable one to disk as well, so that it
+        survives our restart even if Redis does not."""
+        self.memory.put(key, _remaining(entry))
+        if self.disk is not None and entry.error is None and self._durable(key):
+            self.disk.put(key, entry)
 
     def put(self, key: Hashable, entry: Entry) -> None:
         self.memory.put(key, entry)
@@ -147,7 +152,7 @@ class TieredCache:
 
             return nullcontext(None)
         return self.team.claim(key, fresh_since=fresh_since, deadline=deadline,
-                               on_entry=lambda e: self.memory.put(key, _remaining(e)))
+                               on_entry=lambda entry: self._from_team(key, entry))
 
     def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
         keys = None if keys is None else list(keys)
