@@ -39,6 +39,15 @@ def _swap(index: str, start: str, maturity: str) -> list:
                           "fixed_leg_frequency": "1Y"}]
 
 
+def _warm_up(service, *indices: str) -> None:
+    """Bootstrap the curves first, with another key (its own bucket): the measured run then
+    finds the sandbox answering in about a millisecond, as the real service would, and its
+    rate-limit checks do not queue behind QuantLib."""
+    with RatesClient(base_url=service.base_url, api_key="warm-up-key", persistent=False) as client:
+        for index in indices:
+            client.swap_curve(index)
+
+
 def _spec(service, team_url: str, requests: list, start_at: float, **settings) -> dict:
     return {"base_url": service.base_url, "api_key": PAID_KEY, "requests": requests,
             "start_at": start_at, "threads": 8,
@@ -47,7 +56,8 @@ def _spec(service, team_url: str, requests: list, start_at: float, **settings) -
 
 def test_processes_sharing_a_key_stay_inside_its_limit_and_send_a_shared_request_once(
         sandbox_factory, redis_server):
-    service = sandbox_factory(rate_limit=RATE, burst=BURST)
+    service = sandbox_factory(rate_limit=RATE, burst=BURST, extra_keys={"warm-up-key": "paid"})
+    _warm_up(service, "ESTR", "SOFR")
     shared = [_swap("ESTR", "0D", f"{m}Y") for m in range(1, 21)]
     specs = []
     start_at = time.time() + 4  # every process starts together, once all have imported
