@@ -1,7 +1,8 @@
 """`rates-xl doctor`: check the installation end to end and say what to fix for each failure.
 
 Checks, in the order a problem would bite: Python and package versions, the xlwings
-config the add-in reads, the add-in in XLSTART, the API key, then the network the way the
+config the add-in reads, the add-in in XLSTART, the API key, the cache tiers (the persistent
+folder, and the team's Redis when RATES_TEAM_URL is set), then the network the way the
 client sees it (which certificate store verifies the service, which proxy carries the
 request, whether a TLS handshake with the service succeeds), the base URL answering at
 all, and one real request through the client (`swap_rate_tenors` for SOFR).
@@ -297,11 +298,45 @@ def check_request(base_url: str, timeout: float) -> Check:
     return Check("test request", OK, f"swap_rate_tenors(SOFR): {len(tenors)} tenors ({shown})")
 
 
+def check_caches() -> Check:
+    """The persistent tier (where, readable) and the team backend (off, up or unreachable)."""
+    from rates_xl.client.cli import _tiers
+
+    try:
+        settings, disk, team = _tiers()
+    except Exception as exc:  # a bad RATES_* value lands here
+        return Check("caches", FAIL, f"{type(exc).__name__}: {exc}", "check the RATES_* environment variables")
+    state, parts, fix = OK, [], ""
+    if not settings.persistent:
+        parts.append("persistent: off (RATES_PERSISTENT=false)")
+    else:
+        info = disk.info()
+        disk.close()
+        if disk.failed:
+            state, fix = WARN, f"check that {disk.directory} can be written, or set RATES_CACHE_DIR"
+            parts.append(f"persistent: {info['state']}")
+        else:
+            parts.append(f"persistent: {info.get('answers', 0)} answers in {disk.directory}")
+    if team is None:
+        parts.append("team: off (solo; RATES_TEAM_URL=redis://... shares one limit and cache)")
+    else:
+        team.link.ping()
+        parts.append(f"team: {team.link.describe()}")
+        if team.link.problem and "not installed" in team.link.problem:
+            state, fix = FAIL, 'pip install "rates-xl[team]"'
+        elif not team.link.up:
+            state = FAIL if team.link.problem and "not a Redis URL" in team.link.problem else WARN
+            fix = ("start Redis or check RATES_TEAM_URL and the network; until then each client "
+                   "works solo with its own cache and limit")
+        team.link.close()
+    return Check("caches", state, "; ".join(parts), fix)
+
+
 def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
         timeout: float) -> list[Check]:
     trust_store = configured_trust_store()
     checks = [check_python(), check_packages(), check_config(config),
-              check_addin(xlstart, xlstart_problem), check_key(),
+              check_addin(xlstart, xlstart_problem), check_key(), check_caches(),
               check_certificates(trust_store), check_proxy(base_url),
               check_tls(base_url, timeout, trust_store)]
     reach = check_reachable(base_url, timeout, trust_store)

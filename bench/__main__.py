@@ -30,6 +30,7 @@ BENCHMARKS = {
     "sandbox_speed": "(f) sandbox: swap_rate requests per second, server time per request",
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
+    "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
 }
 
 

@@ -1,4 +1,5 @@
-"""`rates-xl call ENDPOINT key=value ...`: one service answer as a table."""
+"""`rates-xl call ENDPOINT key=value ...`: one service answer as a table.
+`rates-xl cache info|clear`: the persistent tier (and the team's shared answers)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("params", nargs="*", metavar="NAME=VALUE")
     parser.add_argument("--base-url", help="service root (default: RATES_BASE_URL or the public service)")
     parser.set_defaults(handler=run_call)
+    register_cache(subparsers)
 
 
 def parse_pairs(pairs: list[str]) -> dict[str, str]:
@@ -74,4 +76,106 @@ def run_call(args: argparse.Namespace) -> int:
         for row in rows:
             table.add_row(*(str(row.get(c, "")) for c in columns))
         console.print(table)
+    return 0
+
+
+def register_cache(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "cache",
+        help="the persistent cache: where it is, how big, how many answers, hit rate; clear it",
+        description="Answers that never change (history that ended, past fixings, anything "
+        "valued as of a past time) are kept on disk across Excel sessions. `info` says where, "
+        "how big, how many answers and the hit rate; `clear` empties it. With RATES_TEAM_URL "
+        "set, both also report the team backend.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    info = actions.add_parser("info", help="where the cache is, its size, answers and hit rate")
+    info.set_defaults(handler=run_cache_info)
+    clear = actions.add_parser("clear", help="empty the persistent cache on this machine")
+    clear.add_argument("--team", action="store_true",
+                       help="also delete this key's answers shared on the team's Redis")
+    clear.set_defaults(handler=run_cache_clear)
+
+
+def _tiers():
+    from rates_xl.client.persistent import DiskTier
+    from rates_xl.client.settings import load_settings
+    from rates_xl.client.tiers import key_fingerprint
+
+    settings = load_settings()
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    scope = key_fingerprint(settings.base_url, key)
+    disk = DiskTier(settings.persistent_dir(), scope, size_mb=settings.disk_cache_mb,
+                    ttl=settings.ttl_history)
+    team = None
+    if settings.team_url is not None:
+        from rates_xl.client.team import TeamCache, TeamLink
+
+        link = TeamLink(settings.team_url.get_secret_value(), scope,
+                        timeout=max(settings.team_timeout, 1.0), retry_every=settings.team_retry)
+        team = TeamCache(link, lease=settings.deadline)
+    return settings, disk, team
+
+
+def _megabytes(count: float) -> str:
+    return f"{count / 1024:.0f} kB" if count < 1024 * 1024 else f"{count / 1024 / 1024:.1f} MB"
+
+
+def run_cache_info(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    settings, disk, team = _tiers()
+    table = Table(title="rates-xl cache", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    if not settings.persistent:
+        table.add_row("persistent tier", "off (RATES_PERSISTENT=false)")
+    elif not disk.directory.exists():
+        table.add_row("persistent tier", f"empty: nothing stored yet at {disk.directory}")
+    else:
+        info = disk.info()
+        table.add_row("persistent tier", info["state"])
+        table.add_row("folder", info["folder"])
+        if "answers" in info:
+            asked = info["hits"] + info["misses"]
+            rate = f"{info['hits'] / asked:.0%} ({info['hits']} of {asked} looks)" if asked else "no looks yet"
+            table.add_row("size", f"{_megabytes(info['bytes'])} of {_megabytes(info['size_limit'])}")
+            table.add_row("answers", str(info["answers"]))
+            table.add_row("hit rate", rate)
+        disk.close()
+    if team is None:
+        table.add_row("team backend", "off (set RATES_TEAM_URL=redis://... to share a limit and a cache)")
+    else:
+        team.link.ping()
+        table.add_row("team backend", team.link.describe())
+        if team.link.up:
+            shared = team.link.call(lambda r: sum(1 for _ in r.scan_iter(match=team.link.prefix + "a:*",
+                                                                        count=500)))
+            table.add_row("shared answers (this key)", str(shared))
+        team.link.close()
+    Console().print(table)
+    return 0
+
+
+def run_cache_clear(args: argparse.Namespace) -> int:
+    from rates_xl.cli import CommandError
+
+    settings, disk, team = _tiers()
+    if disk.directory.exists():
+        before = disk.info().get("answers", 0)
+        disk.clear()
+        disk.close()
+        print(f"cleared {before} answers from {disk.directory}")
+    else:
+        print(f"nothing to clear: no persistent cache at {disk.directory}")
+    if args.team:
+        if team is None:
+            raise CommandError("--team: no team backend is set (RATES_TEAM_URL)")
+        dropped = team.clear_scope()
+        if not team.link.up:
+            raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "
+                               f"({team.link.problem}); nothing shared was cleared")
+        print(f"cleared {dropped} shared answers of this key from {team.link.url}")
+        team.link.close()
     return 0

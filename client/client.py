@@ -40,7 +40,7 @@ from tenacity import (
 
 from rates_xl.client import models
 from rates_xl.client.breaker import CircuitBreaker
-from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
+from rates_xl.client.cache import AnswerCache, Entry
 from rates_xl.client.endpoints import (
     ENDPOINTS,
     CacheClass,
@@ -55,8 +55,9 @@ from rates_xl.client.errors import (
     ServiceUnavailable,
     is_retryable,
 )
-from rates_xl.client.limiter import Limiter, TokenBucket
+from rates_xl.client.limiter import Limiter
 from rates_xl.client.settings import Settings, load_settings
+from rates_xl.client.tiers import build_tiers, key_fingerprint
 from rates_xl.client.transport import Transport
 
 log = logging.getLogger("rates_xl.client")
@@ -123,8 +124,11 @@ class RatesClient:
         self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
                                     trust_store=self.settings.trust_store)
         self.breaker = CircuitBreaker(self.settings.breaker_failures, self.settings.breaker_cooldown)
-        self.cache: AnswerCache = cache or MemoryCache(self.settings.cache_size)
-        self.limiter: Limiter = limiter or TokenBucket(self.settings.rate_limit, self.settings.burst)
+        # Memory, then disk for immutable answers, then the team's Redis when set (tiers.py).
+        self.cache: AnswerCache
+        self.limiter: Limiter
+        self.cache, self.limiter, self._team = build_tiers(
+            self.settings, key_fingerprint(self.settings.base_url, key), cache=cache, limiter=limiter)
         self._stats = Stats()
         self._stats_lock = threading.Lock()
         self._inflight: dict[RequestKey, Future] = {}
@@ -144,6 +148,9 @@ class RatesClient:
 
     def close(self) -> None:
         self._transport.close()
+        for tier in (self.cache, self._team):
+            if hasattr(tier, "close"):
+                tier.close()
 
     def __enter__(self) -> RatesClient:
         return self
@@ -244,7 +251,24 @@ class RatesClient:
             if error is not None:
                 raise _fresh_copy(error)
             return future.result()
+        with self._claim(key, budget) as shared:
+            return self._lead(key, future, shared, budget)
+
+    def _claim(self, key: RequestKey, budget: float) -> contextlib.AbstractContextManager[Entry | None]:
+        """With a team cache: wait while another process fetches this request (see tiers.py)."""
+        claim = getattr(self.cache, "claim", None)
+        if claim is None:
+            return contextlib.nullcontext(None)
+        return claim(key, fresh_since=_fresh_since.get(), deadline=time.monotonic() + budget)
+
+    def _lead(self, key: RequestKey, future: Future, shared: Entry | None, budget: float) -> Any:
         try:
+            if shared is not None:  # a teammate's answer, already in our memory tier
+                self._count(cache_hits=1)
+                if shared.error is not None:
+                    raise _fresh_copy(shared.error)
+                future.set_result(shared.value)
+                return shared.value
             value = self._fetch(key, budget)
         except RatesError as exc:
             self._record_error(exc)
@@ -329,6 +353,9 @@ class RatesClient:
             out = self._stats.as_dict()
         out["cached_answers"] = len(self.cache)
         out["breaker"] = self.breaker.describe()
+        tiers = getattr(self.cache, "stats", None)
+        if tiers is not None:
+            out.update(tiers())
         return out
 
     # -- internals ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ read from the OS keychain (service `rates-xl`).
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr
@@ -54,9 +55,29 @@ class Settings(BaseSettings):
     )
     cache_size: int = Field(20000, ge=1, description="Most answers kept (least recently used go).")
     max_workers: int = Field(16, ge=1, description="Concurrent requests in fetch_many.")
+    persistent: bool = Field(True, description="Keep answers that never change on disk.")
+    cache_dir: str | None = Field(
+        None, description="Folder of the persistent tier; default: the OS's user cache folder."
+    )
+    disk_cache_mb: float = Field(256.0, gt=0, description="Size bound of the persistent tier, MB.")
+    team_url: SecretStr | None = Field(
+        None, description="Redis URL of the team backend (shared limit and cache); None: solo."
+    )
+    team_timeout: float = Field(0.25, gt=0, description="Seconds per Redis operation.")
+    team_retry: float = Field(5.0, gt=0, description="Seconds between reconnects to a down Redis.")
 
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))
+
+    def persistent_dir(self) -> Path:
+        """Where the persistent tier lives: `cache_dir`, else the OS convention for caches
+        (~/.cache/rates-xl on Linux, %LOCALAPPDATA%\\rates-xl\\Cache on Windows,
+        ~/Library/Caches/rates-xl on macOS)."""
+        if self.cache_dir:
+            return Path(self.cache_dir).expanduser()
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("rates-xl", appauthor=False))
 
 
 def key_from_keychain() -> SecretStr | None:

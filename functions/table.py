@@ -100,6 +100,11 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         ["Throttled waits", stats["throttled_waits"]],
         ["Retries", stats["retries"]],
         ["Last error", stats["last_error"] or "none"],
+        # The tiers below memory (client/tiers.py): answers read back from disk, and the team.
+        ["Persistent hits", stats.get("persistent_hits", 0)],
+        ["Persistent cache", stats.get("persistent", "off")],
+        ["Team", stats.get("team", "off")],
+        ["Team hits", stats.get("team_hits", 0) + stats.get("team_waits", 0)],
     ]
 
 

@@ -8,6 +8,7 @@ knobs, keys and rate-limit buckets.
 from __future__ import annotations
 
 import asyncio
+import collections
 import math
 import random
 import threading
@@ -70,6 +71,16 @@ class TokenBucket:
             return (1.0 - self.tokens) / self.rate
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """One request under /v1 as the sandbox saw it: the judge of what clients really sent."""
+
+    at: float  # time.time() when it arrived, before any latency knob
+    path: str
+    query: str  # the raw query string
+    status: int  # the status answered (429 when throttled)
+
+
 class Behaviour:
     def __init__(self, knobs: Knobs):
         self.knobs = knobs
@@ -78,6 +89,7 @@ class Behaviour:
         self.buckets: dict[str, TokenBucket] = {}
         self.lock = threading.Lock()
         self.dice = random.Random(knobs.seed)
+        self.arrivals: collections.deque[Arrival] = collections.deque(maxlen=200_000)
 
     def bucket(self, key: str) -> TokenBucket:
         with self.lock:
@@ -108,6 +120,22 @@ class FaultMiddleware:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
             return await self.app(scope, receive, send)
+        arrived = time.time()
+        answered = {}
+
+        async def record(message):
+            if message["type"] == "http.response.start":
+                answered["status"] = message["status"]
+            await send(message)
+
+        try:
+            await self._serve(scope, receive, record)
+        finally:
+            self.behaviour.arrivals.append(Arrival(
+                arrived, scope["path"], scope.get("query_string", b"").decode("latin-1"),
+                answered.get("status", 0)))
+
+    async def _serve(self, scope, receive, send):
         knobs = self.behaviour.knobs
         if knobs.latency_ms > 0:
             await asyncio.sleep(knobs.latency_ms / 1000)

@@ -37,6 +37,8 @@ class RunningSandbox:
         self.host = host
         self.port: int = sock.getsockname()[1]
         self.base_url = f"http://{host}:{self.port}"
+        #: every request under /v1 as it arrived (`behaviour.Arrival`), for tests and benchmarks
+        self.arrivals = server.config.app.state.behaviour.arrivals
 
     def stop(self, timeout: float = 10.0) -> None:
         self._server.should_exit = True

@@ -5,9 +5,23 @@ Area-specific fixtures belong in tests/<area>/conftest.py.
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
 from rates_xl.sandbox import PAID_KEY
+
+# Tests never write to the user's cache folder nor join a developer's team: every client
+# (and every subprocess) keeps its persistent tier in a temporary folder, and solo.
+os.environ["RATES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rates-xl-tests-")
+os.environ.pop("RATES_TEAM_URL", None)
+
+
+@pytest.fixture(autouse=True)
+def _own_persistent_cache(tmp_path_factory, monkeypatch):
+    """Each test starts with an empty persistent tier, so no answer leaks between tests."""
+    monkeypatch.setenv("RATES_CACHE_DIR", str(tmp_path_factory.mktemp("rates-cache")))
 
 
 @pytest.fixture(scope="session")

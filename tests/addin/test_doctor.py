@@ -38,10 +38,10 @@ def test_everything_set_up_passes(cli, installed, keychain, sandbox, sandbox_key
     assert code == 0, out + err
     states = _lines(out)
     assert states == {"python": "ok", "packages": "ok", "xlwings config": "ok", "add-in": "ok",
-                      "api key": "ok", "certificates": "ok", "proxy": "ok", "tls": "ok",
+                      "api key": "ok", "caches": "ok", "certificates": "ok", "proxy": "ok", "tls": "ok",
                       "service": "ok", "test request": "ok"}
     assert "swap_rate_tenors(SOFR):" in out and "tenors (" in out
-    assert "10 of 10 checks passed" in out
+    assert "11 of 11 checks passed" in out
     assert sandbox_key not in out + err
 
 
