@@ -59,4 +59,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m rates_xl.cli`: run the imported module's main, so the CommandError the
+    # handlers raise (rates_xl.cli.CommandError) is the class caught there, not __main__'s.
+    from rates_xl.cli import main as _main
+
+    sys.exit(_main())

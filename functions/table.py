@@ -100,6 +100,8 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         ["Throttled waits", stats["throttled_waits"]],
         ["Retries", stats["retries"]],
         ["Last error", stats["last_error"] or "none"],
+        # The circuit breaker (client/breaker.py): closed, or open with its cause and retry time.
+        ["Network", stats.get("breaker", "closed")],
         # The tiers below memory (client/tiers.py): answers read back from disk, and the team.
         ["Persistent hits", stats.get("persistent_hits", 0)],
         ["Persistent cache", stats.get("persistent", "off")],

@@ -48,7 +48,7 @@ def sandbox_client(**knobs: Any) -> Iterator[Any]:
     from rates_xl.sandbox.server import start_in_thread
 
     with (start_in_thread(host="127.0.0.1", port=0, **knobs) as running,
-          RatesClient(running.base_url, api_key=PAID_KEY) as client,
+          RatesClient(running.base_url, api_key=PAID_KEY, persistent=False) as client,
           using_client(client)):
         yield client
 

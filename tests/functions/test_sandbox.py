@@ -110,6 +110,7 @@ def test_status_never_shows_the_key(client, sandbox_key):
     assert status["API key"] == "set"
     assert status["Requests sent"] == 2 and status["Cache hits"] == 1
     assert "422" in status["Last error"]
+    assert status["Network"].startswith("closed")  # the circuit breaker: an HTTP answer is no failure
     assert sandbox_key not in repr(status)
     assert client.stats()["requests_sent"] == 2  # asking for the status costs no request
 
