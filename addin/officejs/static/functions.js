@@ -116,14 +116,22 @@
     });
   }
 
-  // Excel passes the declared arguments, then an invocation object: keep the declared
-  // ones only. An omitted optional argument arrives as null or undefined: send null.
+  // Excel passes the declared arguments, then an invocation object (a plain object: no
+  // cell value is one). Drop it, and anything beyond the declared arguments. An omitted
+  // optional argument arrives as null or undefined: send null.
+  function isInvocation(value) {
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
   function adapter(id, arity) {
     return function () {
-      var args = Array.prototype.slice.call(arguments, 0, arity).map(function (value) {
+      var args = Array.prototype.slice.call(arguments);
+      if (args.length > 0 && isInvocation(args[args.length - 1])) {
+        args.pop();
+      }
+      return push(id, args.slice(0, arity).map(function (value) {
         return value === undefined ? null : value;
-      });
-      return push(id, args);
+      }));
     };
   }
 
