@@ -43,6 +43,8 @@ def _server(app: Any, cert: Path, key: Path, log_level: str = "warning") -> uvic
     return uvicorn.Server(uvicorn.Config(
         app, log_level=log_level, access_log=False, lifespan="off",
         ssl_certfile=str(cert), ssl_keyfile=str(key),
+        # Excel keeps connections open: do not wait for them longer than this on Ctrl+C.
+        timeout_graceful_shutdown=3,
     ))
 
 
