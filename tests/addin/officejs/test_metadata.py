@@ -120,3 +120,26 @@ def test_the_manifest_escapes_its_base_url():
     root = ET.fromstring(manifest.render(base, "1").encode())  # still well-formed
     urls = {u.get("id"): u.get("DefaultValue") for u in root.iter(f"{{{manifest.NS['bt']}}}Url")}
     assert urls["Rates.Page.Url"] == base + "/v/1/functions.html"
+
+
+def test_the_host_needs_neither_xlwings_nor_quantlib():
+    """A user of `pip install rates-xl[officejs]` runs `serve` without xlwings' code (whose
+    Office.js parts are not licensed for commercial use) and without QuantLib."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from rates_xl.addin.officejs import app, batch, certs, cli, manifest, server, sideload\n"
+        "from rates_xl.addin import respell\n"
+        "app.create_app('https://localhost:8766')\n"
+        "batch.run_batch([{'fn': 'SWAP', 'args': ['SOFR', '0D', '10X', '1Y']}], __import__("
+        "'rates_xl.functions', fromlist=['get_client']).get_client())\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('xlwings', 'QuantLib'))\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"PATH": "", "RATES_BASE_URL": "http://127.0.0.1:9", "RATES_API_KEY": "x" * 20,
+                              "HOME": "/nonexistent"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
