@@ -7,8 +7,12 @@ The two hosts name the same functions differently, and Excel stores each differe
 | classic (xlwings, VBA)   | RATES_SWAP(    | RATES_SWAP( (or [1]!RATES_SWAP( with an external link to the add-in, or _xludf.RATES_SWAP( from some writers) |
 | Office.js custom function| RATES.SWAP(    | _xldudf_RATES_SWAP( : Excel's prefix for custom functions, the namespace's dot as "_" |
 
-A workbook carried from one host to the other shows #NAME? until its formulas are
-respelled. `respell_file(book, out, to="officejs" | "classic")` reads every spelling above
+Where the stored form comes from: Microsoft's answer in OfficeDev/Excel-Custom-Functions
+issue 108 ("for JavaScript custom functions, we by default save out with a different prefix,
+_xldudf"; a formula typed as CUSTOMJS.NEWFDS( in a file does not calculate on open), issue
+office-js 5611 ("by design"), and workbooks Excel wrote (`_xldudf_CX_GET(` for CX.GET: the
+namespace's dot becomes "_"). A workbook carried from one host to the other shows #NAME?
+(or does not calculate) until its formulas are respelled. `respell_file(book, out, to="officejs" | "classic")` reads every spelling above
 (any letter case, the dotted form our own tools write, and the former names RATES_DF,
 RATES_DFCURVE, RATES_FX) and writes the target's stored form, with current names.
 
