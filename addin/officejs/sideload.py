@@ -219,8 +219,11 @@ class Sideload:
         """Re-render an installed manifest for `base_url` if this release changed it (new
         versioned URLs): same files, same registry value, so Excel picks it up on restart."""
         record = self.record()
-        if not record or record.get("base_url") != base_url:
+        if not record:
             return []
+        if record.get("base_url") != base_url:
+            return [f"warning: the installed manifest points at {record.get('base_url')}, not {base_url}: "
+                    f"Excel will not reach this server (`rates-xl officejs install --url {base_url}`)"]
         text = manifest.render(base_url)
         if self.manifest_path.exists() and self.manifest_path.read_text(encoding="utf-8") == text:
             return []
