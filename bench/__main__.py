@@ -29,6 +29,7 @@ BENCHMARKS = {
     "startup": "(e) import time of the UDF module (rates_xl.addin.classic.udfs) in a fresh process",
     "sandbox_speed": "(f) sandbox: swap_rate requests per second, server time per request",
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
+    "officejs_fill": "Office.js host: 400 distinct cells in one batched POST over TLS vs the rate-limit bound",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
 }

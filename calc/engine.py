@@ -119,7 +119,10 @@ def fill_omitted_arguments(formula: str) -> str:
             continue
         if ch == "(":
             match = re.search(r"([A-Za-z_][\w.]*)\s*$", "".join(out))
-            is_rates = bool(match and match.group(1).upper().startswith(("RATES_", "RATES.")))
+            called = match.group(1).upper() if match else ""
+            # Stored add-in spellings too: _xludf.RATES_SWAP, _xldudf_RATES_SWAP (Office.js).
+            called = next((called[len(p):] for p in _PREFIXES if called.startswith(p)), called)
+            is_rates = called.startswith(("RATES_", "RATES."))
             frames.append({"rates": is_rates, "blank": True, "commas": 0})
             out.append(ch)
         elif ch in ",)" and frames:

@@ -1,0 +1,154 @@
+"""One batched POST from the script -> one outcome per call, computed by the host-free core.
+
+The script sends every call Excel made in one recalculation burst. We check each call's
+shape (known function, no more arguments than it declares, scalar arguments of bounded
+size), then compute them all with the loop `rates-xl calc` uses
+(`functions.plan.plan_and_evaluate`): a first pass records the distinct service requests
+without sending any, `fetch_many` sends them concurrently under the shared client's rate
+limiter, a second pass computes every cell from the cache. A batch of 1,000 cells therefore
+costs its distinct requests once, at the rate-limit bound, never one latency per cell.
+
+Each answer is exactly `spec.core(*args)`; only its form changes for Office.js:
+- a number stays a number; a spill stays a 2-D array, dates as Excel serial numbers (what
+  a date cell holds), empty as "";
+- a `#RATES!` message becomes an error: `invalidValue` (#VALUE!) when the input is wrong
+  (our validation, or the service's 400/422 refusal of the parameters), `notAvailable`
+  (#N/A) for everything the user cannot fix in the formula (404 no data, 403 key, 429,
+  5xx, unreachable, a malformed answer). The message is the core's, without the prefix:
+  Excel shows it on hover.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from rates_xl.addin.officejs.metadata import officejs_name
+from rates_xl.functions.core import FunctionSpec, prepare
+from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
+
+log = logging.getLogger("rates_xl.addin.officejs")
+
+#: Calls in one POST (the script sends at most this many at a time).
+MAX_BATCH = 2000
+#: Characters in one text argument (a cell holds up to 32,767; nothing we take is near 100).
+MAX_TEXT = 1000
+#: Arguments of one call: the widest function declares 8.
+MAX_ARGS = 32
+EXCEL_EPOCH = date(1899, 12, 30)
+_STATUS = re.compile(r"^#RATES! (\d{3}) ")
+_INPUT_REFUSED = {"400", "422"}  # the service refused the parameters: the formula must change
+
+
+def functions_by_id() -> dict[str, FunctionSpec]:
+    from rates_xl.functions import FUNCTIONS
+
+    return {officejs_name(spec): spec for spec in FUNCTIONS.values()}
+
+
+@dataclass
+class BatchReport:
+    calls: int
+    distinct_requests: int
+    requests_sent: int
+    rounds: int
+    seconds: float
+
+
+def invalid(message: str) -> dict[str, str]:
+    return {"error": "invalidValue", "message": message}
+
+
+def unavailable(message: str) -> dict[str, str]:
+    return {"error": "notAvailable", "message": message}
+
+
+def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec, tuple] | dict:
+    """(spec, args) for a call we can compute, or the error outcome that answers it."""
+    if not isinstance(call, dict):
+        return invalid("a call must be an object with fn and args")
+    fn, args = call.get("fn"), call.get("args", [])
+    spec = table.get(fn) if isinstance(fn, str) else None
+    if spec is None:
+        return invalid(f"unknown function {str(fn)[:40]!r}; update the add-in (restart Excel)")
+    if not isinstance(args, list) or len(args) > MAX_ARGS:
+        return invalid(f"{spec.dotted_name}: too many arguments")
+    for position, value in enumerate(args, 1):
+        if isinstance(value, (list, dict)):
+            return invalid(f"argument {position}: give one cell, not a range or an array")
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            return invalid(f"argument {position}: text longer than {MAX_TEXT} characters")
+        if value is not None and not isinstance(value, (str, int, float, bool)):
+            return invalid(f"argument {position}: not a cell value")
+    # JSON has no int/float distinction that Excel would make: numbers are floats, as xlwings passes them.
+    return spec, tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in args)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, datetime):
+        delta = value.replace(tzinfo=None) - datetime(1899, 12, 30)
+        return delta.days + delta.seconds / 86400
+    if isinstance(value, date):
+        return float((value - EXCEL_EPOCH).days)
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    return value
+
+
+def outcome(spec: FunctionSpec, args: tuple, value: Any) -> dict[str, Any]:
+    """The core's answer as the script settles it."""
+    if is_message(value):
+        text = value[len(PREFIX):].strip()
+        return {"error": kind_of(spec, args, value), "message": text}
+    if isinstance(value, list):
+        return {"value": [[_cell(v) for v in row] for row in value]}
+    if isinstance(value, float) and not math.isfinite(value):
+        return unavailable("the service's answer was not a finite number")
+    return {"value": _cell(value)}
+
+
+def kind_of(spec: FunctionSpec, args: tuple, message: str) -> str:
+    """invalidValue when the formula must change, notAvailable otherwise."""
+    status = _STATUS.match(message)
+    if status:
+        return "invalidValue" if status[1] in _INPUT_REFUSED else "notAvailable"
+    try:
+        prepare(spec, args)  # memoised: the core validated these very values a moment ago
+    except ArgumentError:
+        return "invalidValue"
+    return "notAvailable"
+
+
+def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], BatchReport]:
+    """Every call's outcome, in order. `client` must be the client the core uses."""
+    from rates_xl.functions.plan import plan_and_evaluate
+
+    started = time.perf_counter()
+    table = functions_by_id()
+    checked = [check_call(call, table) for call in calls]
+    todo = [(i, c[0], c[1]) for i, c in enumerate(checked) if isinstance(c, tuple)]
+
+    def evaluate() -> list[Any]:
+        return [spec.core(*args) for _, spec, args in todo]
+
+    values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
+    outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
+    for (i, spec, args), value in zip(todo, values, strict=True):
+        outcomes[i] = outcome(spec, args, value)
+    summary = BatchReport(
+        calls=len(calls),
+        distinct_requests=report.distinct_requests if report else 0,
+        requests_sent=report.requests_sent if report else 0,
+        rounds=report.rounds if report else 0,
+        seconds=time.perf_counter() - started,
+    )
+    log.info("batch: %d calls, %d distinct requests, %d sent, %d rounds, %.2f s", summary.calls,
+             summary.distinct_requests, summary.requests_sent, summary.rounds, summary.seconds)
+    return outcomes, summary
