@@ -350,13 +350,31 @@ def test_7_crlf_in_whatever_excel_reads(streams, modules):
         assert vbaproject.Module("RatesRibbon", source).source_bytes() == modules["RatesRibbon"].source_bytes()
 
 
+def test_the_function_wizard_texts_are_set_when_the_addin_opens(modules):
+    """xlwings' MacroOptions calls, made by the add-in itself from Workbook_Open."""
+    from rates_xl.functions import FUNCTIONS
+
+    opening = vba.procedures(modules["ThisWorkbook"].source)["Workbook_Open"][1]
+    assert vba.statements(opening) == ["On Error Resume Next", "RatesRegisterFunctions"]
+    register = vba.statements(vba.procedures(modules["RatesRegister"].source)["RatesRegisterFunctions"][1])
+    assert register[0].startswith("On Error Resume Next")
+    calls = {re.search(r"'!(\w+)\"", s).group(1): s for s in register if "MacroOptions" in s}
+    assert sorted(calls) == sorted(FUNCTIONS)
+    for name, spec in FUNCTIONS.items():
+        assert f'Description:="{spec.description.replace(chr(34), chr(34) * 2)}"' in calls[name]
+        assert 'Category:="RATES"' in calls[name]
+        assert ("ArgumentDescriptions:=args" in calls[name]) == bool(spec.args)
+    for line in modules["RatesRegister"].source.splitlines():
+        assert len(line) < 1023  # VBA's longest line
+
+
 # -- the command ------------------------------------------------------------------------------
 def test_build_out_writes_the_same_file_anywhere(cli, tmp_path, xlam):
     target = tmp_path / "somewhere" / "else.xlam"
     code, out, err = cli("addin", "build", "--out", str(target))
     assert code == 0, err
     assert target.read_bytes() == xlam
-    assert "VBA modules: ThisWorkbook, Sheet1, xlwings, RatesRibbon, xlwings_udfs" in out
+    assert "VBA modules: ThisWorkbook, Sheet1, xlwings, RatesRibbon, xlwings_udfs, RatesRegister" in out
     code, _, err = cli("addin", "build", "--out", str(target))
     assert code == 1 and "--force" in err
     assert cli("addin", "build", "--out", str(target), "--force")[0] == 0
