@@ -303,6 +303,9 @@ class Book:
                     if isinstance(value, ArrayFormula):
                         ref = scope.parse_address(value.ref)[0] if value.ref else None
                         sheet.put(where, value.text, stored_ref=ref)
+                        # Excel knows a saved spill: the next result replaces all of it.
+                        if ref is not None and (ref.top, ref.left) != (ref.bottom, ref.right):
+                            sheet.formulas[(cell.row, cell.column)].spill = ref
                     else:
                         sheet.put(where, value)
                     if cell.data_type == "f" or isinstance(value, ArrayFormula):
