@@ -104,7 +104,7 @@ def xlstart_dir(option: str | None = None, environ: Mapping[str, str] | None = N
     raise InstallError(
         f"Excel does not run on {platform}, so there is no XLSTART folder here; pass "
         f"--xlstart DIR (or set {ENV_XLSTART}) to place the add-in somewhere, or --no-addin "
-        "to write only the xlwings config"
+        "to write only the settings file"
     )
 
 

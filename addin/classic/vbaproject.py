@@ -264,8 +264,9 @@ def dir_stream(project_name: str, modules: Sequence[Module]) -> bytes:
 
 
 #: _VBA_PROJECT (2.3.4.1): Reserved1 0x61CC, Version 0xFFFF (no performance cache: Excel
-#: compiles the source), Reserved2 0x00, Reserved3 (2 bytes, ignored).
-VBA_PROJECT_STREAM = struct.pack("<HHBH", 0x61CC, 0xFFFF, 0x00, 0x0000)
+#: compiles the source), Reserved2 0x00, Reserved3 (ignored on read) 0x0001, the seven bytes
+#: Excel itself wrote into xlwings' (source-only) ribbon template.
+VBA_PROJECT_STREAM = struct.pack("<HHBH", 0x61CC, 0xFFFF, 0x00, 0x0001)
 
 
 def project_stream(project_name: str, project_id: str, modules: Sequence[Module], seed: int) -> bytes:

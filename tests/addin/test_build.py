@@ -212,7 +212,7 @@ def test_olefile_reads_every_stream_of_a_compound_file():
 
 
 def test_the_vba_project_is_source_only(streams):
-    assert streams["VBA/_VBA_PROJECT"] == b"\xcc\x61\xff\xff\x00\x00\x00"  # version 0xFFFF
+    assert streams["VBA/_VBA_PROJECT"] == b"\xcc\x61\xff\xff\x00\x01\x00"  # version 0xFFFF
     records = _dir_records(vbaproject.decompress(streams["VBA/dir"]))
     offsets = [payload for record_id, payload in records if record_id == 0x0031]
     assert offsets and set(offsets) == {b"\0\0\0\0"}  # MODULEOFFSET 0: no p-code before the source
@@ -230,6 +230,34 @@ def _dir_records(data: bytes) -> list[tuple[int, bytes]]:
         records.append((record_id, data[position + 6:position + 6 + size]))
         position += 6 + size
     return records
+
+
+def _template_project() -> dict[str, bytes]:
+    """The streams of xlwings' ribbon template's VBA project: a file saved by Excel."""
+    import xlwings
+
+    template = Path(xlwings.__file__).parent / "quickstart_addin_ribbon.xlam"
+    with zipfile.ZipFile(template) as package:
+        return build.read_compound_file(package.read("xl/vbaProject.bin"))
+
+
+def test_our_records_follow_what_excel_writes(streams):
+    """Same _VBA_PROJECT bytes, same project records in the same order, same module records."""
+    excel = _template_project()
+    assert streams["VBA/_VBA_PROJECT"] == excel["VBA/_VBA_PROJECT"]
+    ours = [i for i, _ in _dir_records(vbaproject.decompress(streams["VBA/dir"]))]
+    theirs = [i for i, _ in _dir_records(vbaproject.decompress(excel["VBA/dir"]))]
+
+    def information(ids):  # up to the first reference
+        return ids[:ids.index(0x0016)]
+
+    def standard_module(ids):  # the records of the first standard module (MODULETYPE 0x0021)
+        end = ids.index(0x0021) + 2
+        return ids[max(i for i in range(end - 1) if ids[i] == 0x0019):end]
+
+    assert information(ours) == information(theirs)
+    assert standard_module(ours) == standard_module(theirs)
+    assert ours[-1] == theirs[-1] == 0x0010
 
 
 def test_our_encryption_matches_what_excel_writes():
