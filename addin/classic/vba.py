@@ -168,7 +168,10 @@ def xlwings_module(version: str | None = None, text: str | None = None) -> str:
                                  "in rates_xl.addin.classic.vba")
         text = text.replace(old, new)
     header = (f"' rates-xl: generated from the xlwings.bas of xlwings {version} by "
-              "rates_xl.addin.classic.vba\n' (changes marked rates-xl). Do not edit here.\n")
+              "rates_xl.addin.classic.vba\n' (changes marked rates-xl). Do not edit here.\n"
+              "' Private module: its helpers (XLPy, GetConfig, ReadFile, ...) stay out of the "
+              "worksheet\n' function list; the wrappers and the ribbon in this project still "
+              "call them.\nOption Private Module\n")
     first, _, rest = text.partition("\n")  # Attribute VB_Name stays the first line
     return first + "\n" + header + rest
 

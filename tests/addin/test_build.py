@@ -311,6 +311,8 @@ def test_3_our_own_settings_file_and_nothing_else(modules):
     for other_source in ("Sheet", "GetDirectoryConfigFilePath", "GetFullName", "xlwings"):
         assert other_source not in code, other_source
     assert "GetConfigFilePath()" in get_config
+    # Its helpers (XLPy, GetConfig, ...) are not worksheet functions: a private module.
+    assert "\nOption Private Module\n" in xlwings_vba.split("\nPublic Function RunPython")[0]
     # `sql`, xlwings' own UDF, is not ours to add to every workbook's function list.
     assert "sql" not in vba.procedures(xlwings_vba)
 
