@@ -165,7 +165,8 @@ def check_dll(config: Path, udf_xlwings: str | None, platform: str = sys.platfor
     where = " or ".join(str(f) for f in dll_folders(interpreter))
     if not platform.startswith("win"):
         return Check("xlwings dll", WARN, f"xlwings64-{declared}.dll not in {where} "
-                     "(the DLL ships in xlwings' Windows wheels only)", "on Windows: " + fix)
+                     "(the DLL ships in xlwings' Windows wheels only)",
+                     "nothing to do on this machine: Excel and the DLL are Windows-only")
     return Check("xlwings dll", FAIL, f"xlwings64-{declared}.dll is in neither {where}",
                  f'run: "{interpreter}" -m pip install --force-reinstall "xlwings=={declared}"')
 
