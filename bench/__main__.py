@@ -29,6 +29,7 @@ BENCHMARKS = {
     "startup": "(e) import time of the UDF module (rates_xl.addin.classic.udfs) in a fresh process",
     "sandbox_speed": "(f) sandbox: swap_rate requests per second, server time per request",
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
+    "excel_refresh": "Refresh Workbook on the serial-Excel stand-in: today's path vs plan/fetch/compute",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
 }
 

@@ -335,6 +335,8 @@ class Sheet:
         self.values: dict[tuple[int, int], Any] = {}  # what each cell shows
         self.dirty: set[tuple[int, int]] = set()
         self.max_row = self.max_col = 1  # the extent ever used (grows only, like Excel's)
+        self.version = 0  # bumped by every change of a value (cached input blocks compare it)
+        self.blocks: dict[tuple[int, int, int, int], tuple[int, Any]] = {}
 
     def touch(self, row: int, col: int) -> None:
         if row > self.max_row:
@@ -349,12 +351,19 @@ class Sheet:
     def put(self, where: Rect, content: Any, stored_ref: Rect | None = None) -> None:
         cell = (where.top, where.left)
         self.touch(*cell)
+        self.version += 1
         self.contents[cell] = content
         if isinstance(content, str) and content.startswith("="):
             self.formulas[cell] = Formula(self, cell, content, stored_ref)
         else:
             self.formulas.pop(cell, None)
             self.values[cell] = content
+
+    def show(self, cell: tuple[int, int], value: Any) -> None:
+        """Make a cell show `value` without calculating (what a file was saved with)."""
+        self.values[cell] = value
+        self.touch(*cell)
+        self.version += 1
 
     def dirty_mark(self, f: Formula) -> bool:
         return f.cell in self.dirty
@@ -388,6 +397,8 @@ class Sheet:
     def write_result(self, f: Formula, result: Any) -> None:
         """Put a formula's result in the grid: one value, or a block spilled from the anchor."""
         from bench.serial_excel_engine import SPILL_ERROR
+
+        self.version += 1
 
         previous = f.spill
         if previous is not None:  # clear the old spill first

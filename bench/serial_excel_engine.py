@@ -142,9 +142,27 @@ def _engine_value(value: Any) -> Any:
     return value
 
 
+def _block(sheet: Sheet, top: int, left: int, bottom: int, right: int) -> Any:
+    """The engine's array of a block's current values; reused while the sheet is unchanged
+    (a lookup table read by hundreds of formulas is converted once)."""
+    import numpy as np
+
+    key = (top, left, bottom, right)
+    cached = sheet.blocks.get(key)
+    if cached is not None and cached[0] == sheet.version:
+        return cached[1]
+    block = np.empty((bottom - top + 1, right - left + 1), dtype=object)
+    values = sheet.values
+    for i, r in enumerate(range(top, bottom + 1)):
+        for j, c in enumerate(range(left, right + 1)):
+            block[i, j] = _engine_value(values.get((r, c)))
+    block.setflags(write=False)
+    sheet.blocks[key] = (sheet.version, block)
+    return block
+
+
 def compute(f: Formula, app: App) -> Any:
     """The value of one formula from the current values of its inputs (a scalar or 2-D list)."""
-    import numpy as np
     from formulas.ranges import Ranges
 
     global _app
@@ -156,13 +174,9 @@ def compute(f: Formula, app: App) -> Any:
         # whole, so ranges of one formula keep the shapes they were written with.
         bottom = min(rect.bottom, max(sheet.max_row, rect.top)) if rect.bottom >= MAX_ROW else rect.bottom
         right = min(rect.right, max(sheet.max_col, rect.left)) if rect.right >= MAX_COL else rect.right
-        block = np.empty((bottom - rect.top + 1, right - rect.left + 1), dtype=object)
-        for i, r in enumerate(range(rect.top, bottom + 1)):
-            for j, c in enumerate(range(rect.left, right + 1)):
-                block[i, j] = _engine_value(sheet.values.get((r, c)))
         ref = f"'{sheet.name.upper()}'!{scope.cell_address(rect.top, rect.left)}:" \
               f"{scope.cell_address(bottom, right)}"
-        args.append(Ranges().push(ref, block))
+        args.append(Ranges().push(ref, _block(sheet, rect.top, rect.left, bottom, right)))
     _app = app
     try:
         result = f.func(*args)

@@ -166,7 +166,7 @@ def test_a_cancelled_refresh_leaves_every_cell_fresh_or_as_it_was(sandbox, sandb
     book = app.add_book("Big.xlsx", {"Fill": {f"A{i}": f for i, f in enumerate(formulas, 1)}})
     sheet = book.sheets[0]
     for row in range(1, 41):  # what the file showed when it was opened (nothing cached yet)
-        sheet.values[(row, 1)] = f"saved {row}"
+        sheet.show((row, 1), f"saved {row}")
     # A slow fetch: 4 requests a second, two at a time; Esc "pressed" after the first report.
     client = client_for(sandbox, sandbox_key, rate_limit=4, burst=1, max_workers=2)
     polls = []
