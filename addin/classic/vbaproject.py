@@ -21,9 +21,9 @@ What is written here by hand, and why:
   protection fields, 2.4.3). `ms-ovba` (0.0.1) does this, but ships no licence text (only a
   classifier), writes work files into the current directory and needs workarounds; the
   records are plain length-prefixed fields, written below in the order of the spec.
-- The MS-OVBA compression (2.4.1). `ms-ovba-compression` 1.0.1 (MIT) exists, but its output
-  for inputs over a few kilobytes does not decompress (neither with its own decompressor nor
-  with oletools'), so `compress` below is ours: 4096-byte chunks of literal and copy tokens,
+- The MS-OVBA compression (2.4.1). `ms-ovba-compression` 1.0.1 (MIT) exists, but what it
+  writes for texts over about 2 KB (our ribbon module among them) does not decompress, with
+  its own decompressor or with oletools', so `compress` below is ours: 4096-byte chunks of literal and copy tokens,
   matches found through a table of 3-byte prefixes. oletools' decompressor reads it back in
   the tests.
 
