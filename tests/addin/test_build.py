@@ -200,6 +200,20 @@ def test_libreoffice_opens_the_addin_and_lists_the_same_modules(xlam, modules, t
         assert [line for line in loaded[name].splitlines() if line in code] == code, name
 
 
+@pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed; "
+                    "Debian: apt-get install libreoffice-calc (.ci/run installs it)")
+def test_libreoffice_finds_no_modules_in_a_damaged_project(xlam, modules, tmp_path):
+    """The reader above can fail: a module stream cut short leaves LibreOffice without it."""
+    with zipfile.ZipFile(io.BytesIO(xlam)) as package:
+        streams = build.read_compound_file(package.read("xl/vbaProject.bin"))
+    streams["VBA/dir"] = streams["VBA/dir"][:40]  # the module records are gone
+    damaged = _rewrite(xlam, {"xl/vbaProject.bin": vbaproject.compound_file(streams)})
+    path = tmp_path / "damaged.xlam"
+    path.write_bytes(damaged)
+    loaded = _lo_modules(path, tmp_path).get(vba.PROJECT_NAME, {})
+    assert sorted(loaded) != sorted(modules)
+
+
 def test_olefile_reads_every_stream_of_a_compound_file():
     olefile = pytest.importorskip("olefile")
     streams = {f"S{i}/stream{j}": os.urandom(37 * i + 4000 * j) for i in range(1, 4) for j in range(3)}
