@@ -173,8 +173,6 @@ def check_dll(config: Path, udf_xlwings: str | None, platform: str = sys.platfor
 
 def check_addin(xlstart: Path | None, problem: str | None, current: bytes | None = None) -> Check:
     """The add-in in XLSTART, and whether it is what this installation builds (`current`)."""
-    import hashlib
-
     from rates_xl.addin.classic.install import ADDIN_NAME
 
     if xlstart is None:
@@ -190,10 +188,23 @@ def check_addin(xlstart: Path | None, problem: str | None, current: bytes | None
             current = build.build_xlam()[0]
         except build.BuildError as exc:
             return Check("add-in", WARN, f"{path} (cannot build a fresh copy to compare: {exc})")
-    if hashlib.sha256(path.read_bytes()).digest() != hashlib.sha256(current).digest():
+    if _parts(path.read_bytes()) != _parts(current):
         return Check("add-in", FAIL, f"{path} is out of date (built from other sources or "
                      "another xlwings)", "quit Excel, then run: rates-xl addin install")
     return Check("add-in", OK, f"{path} (current)")
+
+
+def _parts(package: bytes) -> dict[str, str] | None:
+    """SHA-256 of each part: what the add-in holds, whatever zlib compressed it."""
+    import hashlib
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(package)) as archive:
+            return {n: hashlib.sha256(archive.read(n)).hexdigest() for n in archive.namelist()}
+    except (zipfile.BadZipFile, OSError, KeyError):
+        return None
 
 
 def check_key() -> Check:

@@ -134,11 +134,26 @@ def test_a_python_that_cannot_import_rates_xl_fails(paths, tmp_path):
 
 def test_an_addin_that_is_not_current_is_caught(paths, built):
     paths.xlstart.mkdir(parents=True)
-    (paths.xlstart / "rates_xl.xlam").write_bytes(built.xlam + b"older")
+    (paths.xlstart / "rates_xl.xlam").write_bytes(b"not even a zip")
     check = doctor.check_addin(paths.xlstart, None, current=built.xlam)
     assert check.state == doctor.FAIL and "out of date" in check.detail
     assert "rates-xl addin install" in check.fix
-    (paths.xlstart / "rates_xl.xlam").write_bytes(built.xlam)
+    import io
+    import zipfile
+
+    older = io.BytesIO()  # the same parts but one, as an add-in built by another xlwings
+    with zipfile.ZipFile(io.BytesIO(built.xlam)) as source, zipfile.ZipFile(older, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            target.writestr(name, data + b"\0" if name == "xl/vbaProject.bin" else data)
+    (paths.xlstart / "rates_xl.xlam").write_bytes(older.getvalue())
+    assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.FAIL
+    recompressed = io.BytesIO()  # the same parts, compressed by another zlib: still current
+    with zipfile.ZipFile(io.BytesIO(built.xlam)) as source, \
+            zipfile.ZipFile(recompressed, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name))
+    (paths.xlstart / "rates_xl.xlam").write_bytes(recompressed.getvalue())
     assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.OK
 
 
