@@ -204,6 +204,18 @@ def _sheet_named(app: Any, known: dict[tuple[str, str], Any], book: str, sheet: 
     return None
 
 
+def _dirty_pending(app: Any, run: Any, sheets: dict[tuple[str, str], Any]) -> None:
+    """Mark dirty the cells that answered PENDING in the last pass, wherever they are."""
+    again: dict[Any, list[tuple[int, int]]] = {}
+    for book, sheet_name, address in run.take_pending():
+        sheet = _sheet_named(app, sheets, book, sheet_name)
+        if sheet is not None:
+            rect = scope.parse_address(address)[0]
+            again.setdefault(sheet, []).append((rect.top, rect.left))
+    for sheet, cells in again.items():
+        mark_dirty(sheet, cells)
+
+
 def snapshot(book_name: str, sheet: Any, cells: dict[tuple[int, int], str]) -> dict[Any, Any]:
     """What the cells show now ({cell id: value, a block for a spill}), from one bulk read."""
     from rates_xl.addin.classic.refresh import cell_id
@@ -250,14 +262,7 @@ def _refresh(ctx: Context, dirty: dict[Any, dict[tuple[int, int], str]], refresh
                 for sheet, cells in dirty.items():
                     mark_dirty(sheet, sorted(cells))
             else:
-                again: dict[Any, list[tuple[int, int]]] = {}
-                for book, sheet_name, address in run.take_pending():
-                    sheet = _sheet_named(app, sheets, book, sheet_name)
-                    if sheet is not None:
-                        rect = scope.parse_address(address)[0]
-                        again.setdefault(sheet, []).append((rect.top, rect.left))
-                for sheet, cells in again.items():
-                    mark_dirty(sheet, cells)
+                _dirty_pending(app, run, sheets)
             ctx.notify(f"Rates: calculating (pass {rounds[0]})")
             app.calculate()
 
@@ -266,10 +271,21 @@ def _refresh(ctx: Context, dirty: dict[Any, dict[tuple[int, int], str]], refresh
             run.restoring = True
 
         with quiet_excel(app):
-            _, report = plan_and_evaluate(
-                evaluate, get_client(), process_wide=True,
-                on_progress=lambda progress: ctx.notify(progress_text(progress)),
-                should_cancel=ctx.should_cancel, on_cancel=on_cancel)
+            try:
+                _, report = plan_and_evaluate(
+                    evaluate, get_client(), process_wide=True,
+                    on_progress=lambda progress: ctx.notify(progress_text(progress)),
+                    should_cancel=ctx.should_cancel, on_cancel=on_cancel)
+            except BaseException:
+                # Whatever failed, try once to leave no cell pending (as after a cancel); the
+                # failure itself is what the user is told about.
+                try:
+                    on_cancel()
+                    _dirty_pending(app, run, sheets)
+                    app.calculate()
+                except Exception:
+                    log.warning("could not recalculate the pending cells after a failed refresh")
+                raise
     finally:
         refresh.end_pass(run)
     global last_refresh

@@ -225,6 +225,7 @@ def test_screen_updating_status_bar_and_cancel_key_are_restored_when_a_refresh_f
     assert app.api.EnableCancelKey == 1
     assert False in app.screen_history  # it was off meanwhile
     assert refresh.current_pass() is None  # the next refresh can run
+    assert pending_cells(book) == []  # one last pass put every pending cell right
     text, _ = app.alerts[-1]
     assert "Traceback" not in text
 
