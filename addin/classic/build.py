@@ -494,8 +494,9 @@ def check_vba(xlam: bytes, modules, custom_ui: bytes, result: CheckResult) -> No
 
 
 def read_compound_file(data: bytes) -> dict[str, bytes]:
-    """Every stream of a compound file by path ("VBA/dir"), read with olefile."""
+    """Every stream of a compound file by path ("VBA/dir"), read with olefile (strict: any
+    structural defect it knows of is an error)."""
     import olefile
 
-    with olefile.OleFileIO(io.BytesIO(data)) as ole:
+    with olefile.OleFileIO(io.BytesIO(data), raise_defects=olefile.DEFECT_INCORRECT) as ole:
         return {"/".join(path): ole.openstream(path).read() for path in ole.listdir()}

@@ -225,6 +225,37 @@ def test_olefile_reads_every_stream_of_a_compound_file():
             assert ole.openstream(path).read() == content
 
 
+def test_each_storage_is_a_red_black_tree_in_compound_file_order():
+    """[MS-CFB] 2.6.4: siblings form a red-black tree ordered by (name length, upper case)."""
+    import struct
+
+    names = [f"S{i}" * (i % 4 + 1) for i in range(23)]
+    data = vbaproject.compound_file({f"F/{n}": b"x" for n in names} | {"top": b"y"})
+    first_dir = struct.unpack_from("<I", data, 48)[0]
+    raw = data[512 * (first_dir + 1):]
+    entries = []
+    for n in range(1 + 1 + 1 + len(names)):  # root, F, top, the streams: one directory chain
+        e = raw[128 * n:128 * (n + 1)]
+        name = e[:struct.unpack_from("<H", e, 64)[0] - 2].decode("utf-16-le")
+        entries.append((name, e[67], *struct.unpack_from("<III", e, 68)))  # color, left, right, child
+
+    def black_height(i, lower, upper):
+        if i == vbaproject.NOSTREAM:
+            return 1
+        name, color, left, right, _ = entries[i]
+        key = vbaproject._cfb_key(name)
+        assert (lower is None or lower < key) and (upper is None or key < upper)
+        if color == 0:  # red: no red child
+            assert all(c == vbaproject.NOSTREAM or entries[c][1] == 1 for c in (left, right))
+        heights = {black_height(left, lower, key), black_height(right, key, upper)}
+        assert len(heights) == 1
+        return heights.pop() + color
+
+    for storage in (e for e in entries if e[4] != vbaproject.NOSTREAM):
+        assert entries[storage[4]][1] == 1  # a black root
+        black_height(storage[4], None, None)
+
+
 def test_the_vba_project_is_source_only(streams):
     assert streams["VBA/_VBA_PROJECT"] == b"\xcc\x61\xff\xff\x00\x01\x00"  # version 0xFFFF
     records = _dir_records(vbaproject.decompress(streams["VBA/dir"]))
