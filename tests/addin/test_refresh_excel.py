@@ -240,3 +240,31 @@ def test_progress_text():
     assert ribbon.progress_text(FetchProgress(0, 400, 0.1, 1)) == "Rates: fetching 0 of 400 requests (Esc cancels)"
     text = ribbon.progress_text(FetchProgress(100, 400, 5.0, 1))
     assert text == "Rates: fetching 100 of 400 requests, 20.0/s, about 15 s left (Esc cancels)"
+
+
+def test_a_cancelled_refresh_gives_a_spilled_curve_back_its_whole_block(sandbox, sandbox_key, cleanup_client):
+    app = serial_excel.App()
+    book = app.open(TEMPLATES / "curve_dashboard.xlsx")
+    sheet = book.sheets["Curves"]
+    anchors = ("B24", "F24", "J24")  # three curves, saved spilled in the file
+    saved = {}
+    for anchor in anchors:
+        block = sheet.range(anchor).api.SpillingToRange.Address
+        cell = scope.parse_address(anchor)[0]
+        sheet.show((cell.top + 1, cell.left), "saved")  # mark the saved block: first tenor
+        saved[anchor] = sheet.range(block).value
+    # One request a second, one at a time: cancelled after the first curve came.
+    client = client_for(sandbox, sandbox_key, rate_limit=1, burst=1, max_workers=1)
+    assert ribbon.on_action("rates_refresh_sheet", book=book,
+                            cancel_requested=lambda: client.stats()["requests_sent"] >= 1).startswith("cancelled")
+    assert ribbon.last_refresh.not_fetched >= 1
+    assert pending_cells(book) == []
+    restored = fresh = 0
+    for anchor in anchors:
+        block = sheet.range(sheet.range(anchor).api.SpillingToRange.Address).value
+        if block == saved[anchor]:
+            restored += 1  # the whole block as it was, "saved" mark included
+        else:
+            assert block[0] == ["Tenor", "Rate"] and block[1][0] != "saved" and isinstance(block[1][1], float)
+            fresh += 1
+    assert restored >= 1 and fresh >= 1
