@@ -32,7 +32,6 @@ address, formula, value, api.Dirty / HasSpill / SpillingToRange).
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -48,7 +47,6 @@ VOLATILE = frozenset({"TODAY", "NOW", "RAND", "RANDBETWEEN", "OFFSET", "INDIRECT
 #: How far down a RATES_* spill's footprint reaches over empty cells beyond the range stored in
 #: the file (the same allowance `rates-xl calc` makes): a formula reading there depends on it.
 SPILL_ALLOWANCE = 3000
-_NAME_CALL = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 
 def _fold(name: str) -> str:
@@ -182,7 +180,11 @@ class App:
         return self._graph
 
     def _footprint_known(self, f: Formula) -> bool:
-        return self._graph is not None and self._graph.footprints.get(f) == f.footprint
+        """Whether the graph already knows every cell this formula's spill now covers."""
+        known = self._graph.footprints.get(f) if self._graph is not None else None
+        now = f.footprint
+        return known is not None and (known.top <= now.top and known.left <= now.left
+                                      and known.bottom >= now.bottom and known.right >= now.right)
 
     def _evaluate(self, f: Formula) -> None:
         from bench import serial_excel_engine as engine
