@@ -270,6 +270,8 @@ def _refresh(ctx: Context, dirty: dict[Any, dict[tuple[int, int], str]], refresh
             refresh.withdraw_refresh(refresh_scope, floor)
             run.restoring = True
 
+        if ctx.cancel_requested is None:
+            escape_pressed(app)  # forget an Esc pressed before this refresh began
         with quiet_excel(app):
             try:
                 _, report = plan_and_evaluate(
