@@ -17,9 +17,10 @@ def register(subparsers: Any) -> None:
     _register_key(subparsers)
     doctor = subparsers.add_parser(
         "doctor", help="check the installation end to end and say what to fix",
-        description="Check Python and package versions, the xlwings config the add-in reads, "
-        "the add-in in XLSTART, the API key, that the service answers, and one test request "
-        "(swap_rate_tenors for SOFR). Exits 1 when a check fails.",
+        description="Check Python and package versions, the add-in's settings, that the "
+        "configured Python imports rates_xl, the xlwings DLL where the add-in looks for it, the "
+        "add-in in XLSTART and current, the API key, that the service answers, and one test "
+        "request (swap_rate_tenors for SOFR). Exits 1 when a check fails.",
     )
     doctor.add_argument("--base-url", help="service root (default: RATES_BASE_URL or the public service)")
     doctor.add_argument("--timeout", type=_positive, default=5.0, help="seconds per network check (default 5)")
@@ -30,56 +31,56 @@ def register(subparsers: Any) -> None:
 def _register_addin(subparsers: Any) -> None:
     addin = subparsers.add_parser(
         "addin", help="build, install or uninstall the Excel add-in",
-        description="The Excel add-in (rates_xl.xlam): build it from xlwings' ribbon template, "
-        "install it for Excel, uninstall it.",
+        description="The Excel add-in (rates_xl.xlam): build it from source, install it for "
+        "Excel, uninstall it.",
     )
     commands = addin.add_subparsers(dest="addin_command", metavar="ACTION", required=True)
 
     build = commands.add_parser(
-        "build", help="assemble rates_xl.xlam (the VBA step needs Windows Excel)",
-        description="Assemble rates_xl.xlam from xlwings' ribbon add-in template, "
-        "addin/ribbon/customUI14.xml and addin/vba/RatesRibbon.bas. Importing the VBA needs "
-        "Windows Excel with 'Trust access to the VBA project object model'. --check runs every "
-        "other step and check (schema, callbacks, package parts, content types, relationships) "
-        "on any OS and writes nothing.",
+        "build", help="write rates_xl.xlam from source (any OS, no Excel)",
+        description="Write the add-in from source, without Excel: the workbook flagged as an "
+        "add-in, the Rates ribbon (customUI14.xml) and a source-only VBA project (the installed "
+        "xlwings' VBA module with rates-xl's fixes, the ribbon callback, the RATES_* wrappers). "
+        "Every check runs first (schema, callbacks, package parts, content types, "
+        "relationships, the VBA read back); --check runs them and writes nothing. The same "
+        "sources give the same bytes. `rates-xl addin install` builds and places it itself.",
     )
     build.add_argument("--check", action="store_true", help="check only; write nothing")
-    build.add_argument("--no-vba", action="store_true",
-                       help="write the package without importing the VBA (finish it on Windows)")
-    build.add_argument("-o", "--output", default=str(Path("dist") / "rates_xl.xlam"),
+    build.add_argument("-o", "--out", "--output", dest="output",
+                       default=str(Path("dist") / "rates_xl.xlam"),
                        help="where to write the add-in (default: dist/rates_xl.xlam)")
     build.add_argument("--force", action="store_true", help="overwrite an existing output file")
-    build.add_argument("--template", help="ribbon add-in template (default: the one in the xlwings wheel)")
     build.add_argument("--schema", help="customui14.xsd (default: ../shared/schemas/customui14.xsd "
                        "next to the repository, or RATES_XL_CUSTOMUI_XSD)")
     build.set_defaults(handler=run_build)
 
     install = commands.add_parser(
-        "install", help="write the xlwings config and place the add-in in XLSTART",
-        description="Set UDF MODULES = rates_xl.addin.classic.udfs, the interpreter (this Python) and "
-        "USE UDF SERVER = True in the xlwings user config, keeping every other entry (atomic "
-        "write, backup as .bak), and copy rates_xl.xlam into Excel's XLSTART folder. "
+        "install", help="write the add-in's settings and place rates_xl.xlam in XLSTART",
+        description="Set the interpreter (this Python) and USE UDF SERVER = True in the "
+        "add-in's own settings file (%%USERPROFILE%%\\.rates_xl\\rates_xl.conf; xlwings' own "
+        "xlwings.conf is left alone), keeping every other line, then build rates_xl.xlam from "
+        "source (no Excel needed) and write it into Excel's XLSTART folder. "
         "`rates-xl addin uninstall` reverses exactly this.",
     )
-    install.add_argument("--xlam", help="the built add-in (default: $RATES_XL_XLAM, the package's "
-                         "rates_xl.xlam, or ./dist/rates_xl.xlam)")
-    install.add_argument("--no-addin", action="store_true", help="write only the xlwings config")
+    install.add_argument("--xlam", help="place this add-in file instead of building one")
+    install.add_argument("--no-addin", action="store_true", help="write only the settings file")
     install.add_argument("--python", help="interpreter Excel should start (default: this one)")
     _path_options(install)
     install.set_defaults(handler=run_install)
 
     uninstall = commands.add_parser(
         "uninstall", help="reverse exactly what install did",
-        description="Put back every xlwings config entry install changed (unless you changed "
-        "it since), remove the add-in install placed and restore any file it replaced.",
+        description="Put back every setting install changed (unless you changed it since), "
+        "delete the settings file if install created it and nothing else is in it, remove the "
+        "add-in install placed and restore any file it replaced.",
     )
     _path_options(uninstall, xlstart=False)
     uninstall.set_defaults(handler=run_uninstall)
 
 
 def _path_options(parser: argparse.ArgumentParser, xlstart: bool = True) -> None:
-    parser.add_argument("--config", help="xlwings user config file (default: $RATES_XL_XLWINGS_CONF "
-                        "or xlwings' own, ~/.xlwings/xlwings.conf)")
+    parser.add_argument("--config", help="the add-in's settings file (default: $RATES_XL_CONF or "
+                        "~/.rates_xl/rates_xl.conf)")
     if xlstart:
         parser.add_argument("--xlstart", help="Excel's startup folder (default: $RATES_XL_XLSTART or "
                             "the per-user XLSTART)")
@@ -123,16 +124,16 @@ def run_build(args: argparse.Namespace) -> int:
     from rates_xl.addin.classic import build
     from rates_xl.cli import CommandError
 
-    try:
-        schema = build.find_schema(args.schema)
-        template = build.find_template(args.template)
-        result, package = build.run_checks(schema, template)
-    except build.BuildError as exc:
-        raise _error(exc) from None
     output = Path(args.output)
     if not args.check and output.exists() and not args.force:
         raise CommandError(f"{output} exists; pass --force to overwrite it")
-    print(f"template: {template}")
+    try:
+        built = build.build_checked(build.find_schema(args.schema))
+    except build.BuildError as exc:
+        raise _error(exc) from None
+    result = built.result
+    print(f"VBA modules: {', '.join(m.name for m in built.modules)} "
+          f"(xlwings {built.xlwings_version}: {', '.join(sorted(built.dlls))})")
     print(f"checks: {len(result.passed)} passed, {len(result.problems)} failed, "
           f"{len(result.skipped)} skipped")
     for line in result.skipped:
@@ -142,32 +143,16 @@ def run_build(args: argparse.Namespace) -> int:
     if not result.ok:
         raise CommandError(f"{len(result.problems)} check(s) failed; nothing written")
     if args.check:
-        print("check only: nothing written. On Windows, `rates-xl addin build` also imports the VBA.")
+        print("check only: nothing written")
         return 0
-    if not args.no_vba and not sys.platform.startswith("win"):
-        raise CommandError(
-            "importing the VBA module needs Windows Excel. Here, `rates-xl addin build --check` "
-            "checks everything else and `--no-vba` writes the package to finish on Windows "
-            "(see addin/README.md)"
-        )
     from rates_xl.addin.classic.install import InstallError, write_atomic
 
     try:
-        write_atomic(output, package, backup=output.exists())
+        write_atomic(output, built.xlam, backup=output.exists())
     except InstallError as exc:
         raise _error(exc) from None
-    print(f"wrote {output}")
-    if args.no_vba:
-        print("not finished: the VBA module is not imported yet; see addin/README.md, "
-              "'Finish the build on Windows by hand'")
-        return 0
-    try:
-        for line in build.import_vba(output.resolve()):  # pragma: no cover - Windows Excel only
-            print(line)
-    except build.BuildError as exc:  # pragma: no cover
-        raise _error(exc) from None
-    print(f"built {output}")  # pragma: no cover
-    return 0  # pragma: no cover
+    print(f"wrote {output} ({len(built.xlam)} bytes)")
+    return 0
 
 
 def _locations(args: argparse.Namespace, want_xlstart: bool):
@@ -184,15 +169,31 @@ def _locations(args: argparse.Namespace, want_xlstart: bool):
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from rates_xl.addin.classic import install
+    from rates_xl.addin.classic import build, install
 
     config, xlstart, problem = _locations(args, want_xlstart=not args.no_addin)
     if problem and not args.no_addin:
         raise _error(problem)
-    xlam = Path(args.xlam) if args.xlam else install.default_xlam()
+    xlam, version = None, None
+    if not args.no_addin:
+        if args.xlam:
+            try:
+                xlam = Path(args.xlam).read_bytes()
+            except OSError as exc:
+                raise _error(f"cannot read {args.xlam}: {exc.strerror or exc}") from None
+        else:
+            try:
+                built = build.build_checked(build.find_schema())
+            except build.BuildError as exc:
+                raise _error(exc) from None
+            if not built.result.ok:
+                raise _error("the add-in failed its checks (run `rates-xl addin build --check`): "
+                             + "; ".join(built.result.problems[:3]))
+            xlam, version = built.xlam, built.xlwings_version
+            print(f"built rates_xl.xlam for xlwings {version} ({len(xlam)} bytes)")
     try:
         report = install.install(config, None if args.no_addin else xlstart, xlam,
-                                 install.desired_settings(args.python))
+                                 install.desired_settings(args.python), version)
     except install.InstallError as exc:
         raise _error(exc) from None
     for line in report.lines:

@@ -22,7 +22,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -288,21 +288,30 @@ class RatesClient:
             with self._inflight_lock:
                 self._inflight.pop(key, None)
 
-    def fetch_many(self, keys: Iterable[RequestKey], *,
-                   deadline: float | None = None) -> dict[RequestKey, Any]:
+    def fetch_many(self, keys: Iterable[RequestKey], *, deadline: float | None = None,
+                   cancelled: Callable[[], bool] | None = None,
+                   on_done: Callable[[RequestKey, Any], Any] | None = None) -> dict[RequestKey, Any]:
         """Fetch distinct requests concurrently under the shared limiter.
 
         Returns each key's result model or its RatesError; raises nothing for one failure.
         `deadline`: seconds each request may take in all (default `settings.deadline`).
+        `cancelled()` is asked before each request starts: once it is true, the requests not
+        yet started end as `NotFetched` (those on the wire finish). `on_done(key, outcome)`
+        is called from the fetching thread as each one ends (progress).
         """
         distinct = list(dict.fromkeys(keys))
         results: dict[RequestKey, Any] = {}
 
         def one(key: RequestKey) -> Any:
+            if cancelled is not None and cancelled():
+                return NotFetched(f"cancelled before it was sent: {key.endpoint}", endpoint=key.endpoint)
             try:
-                return self.get_key(key, deadline=deadline)
+                outcome = self.get_key(key, deadline=deadline)
             except RatesError as exc:
-                return exc
+                outcome = exc
+            if on_done is not None:
+                on_done(key, outcome)
+            return outcome
 
         if not distinct:
             return results

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rates_xl.functions import args as coerce
+from rates_xl.functions import plan
 from rates_xl.functions.messages import ArgumentError, message_for
 
 if TYPE_CHECKING:
@@ -270,11 +271,29 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
         budget = client.settings.cell_deadline
         if prepared.key is None:
             answer = client
-        elif floor is None:
-            answer = client.get_key(prepared.key, deadline=budget)
         else:
-            with client.fresh_since(floor):
-                answer = client.get_key(prepared.key, deadline=budget)
+            answer = _answer(client, prepared.key, floor, budget)
         return spec.shape(answer, prepared.headers)
     except Exception as exc:  # every failure is a cell message, never a traceback
         return message_for(exc, _secret())
+
+
+def _answer(client: RatesClient, key: RequestKey, floor: float | None, budget: float) -> Any:
+    """The client's answer under the cell's floor; inside a process-wide planning round when
+    one is open. Excel may call a UDF on another thread than the one that opened the round and
+    the client plans per thread (a context variable), so the call plans itself and adds what
+    it recorded to the round."""
+    shared = plan.shared_round()
+    if shared is None:
+        if floor is None:
+            return client.get_key(key, deadline=budget)
+        with client.fresh_since(floor):
+            return client.get_key(key, deadline=budget)
+    with contextlib.ExitStack() as stack:
+        if floor is not None:
+            stack.enter_context(client.fresh_since(floor))
+        recorded = stack.enter_context(client.planning())
+        try:
+            return client.get_key(key, deadline=budget)
+        finally:
+            shared.record(recorded)

@@ -3,23 +3,42 @@ requests once, fetched concurrently at the limiter's pace, never one latency per
 
 `plan_and_evaluate(evaluate, client)` is independent of any engine. `evaluate()` computes the
 workbook (or the part of it being refreshed) once: the `formulas` engine in `rates-xl calc`,
-Excel's own calculation in the add-in. Round 1 runs it inside `client.planning()`, where a
-cache miss is recorded instead of sent (the cell reads "not fetched yet" for that round); the
-recorded requests are fetched concurrently under the client's rate limiter; the next round
-computes from the cache and records what the newly known values ask for (a RATES_* argument
-that is another RATES_* result). It stops when a round records nothing.
+Excel's own calculation in the add-in's Refresh buttons. Round 1 runs it while the client
+plans, where a cache miss is recorded instead of sent (the cell reads `PENDING` for that
+round); the recorded requests are fetched concurrently under the client's rate limiter;
+the next round computes from the cache and records what the newly known values ask for (a
+RATES_* argument that is another RATES_* result). It stops when a round records nothing.
+
+Where the cells are computed decides how planning reaches them:
+
+- `rates-xl calc` computes on the calling thread: the client's own `planning()` (a
+  context variable) is enough.
+- Excel calls the UDFs back through COM while `evaluate()` waits in `Application.Calculate`,
+  possibly on another thread of the UDF server. `process_wide=True` makes the round visible
+  to every thread: `functions.core.evaluate` asks `shared_round()` and, when a round is open,
+  plans its own call and adds what it recorded to the round (`SharedRound.record`).
+
+Hosts that show progress and can be cancelled (the ribbon) pass `on_progress`, called on the
+calling thread (the one COM allows to touch Excel) every `PROGRESS_INTERVAL` seconds while a
+batch is fetched, and `should_cancel`, polled as often. On cancel the batch stops sending
+(requests already on the wire finish), `on_cancel()` runs, and `evaluate()` runs once more
+outside planning: the host makes that pass show every cell fresh or as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 DEFAULT_MAX_ROUNDS = 6
+#: Seconds between two progress reports (and cancel polls) while a batch is fetched.
+PROGRESS_INTERVAL = 0.25
 
 
 @dataclass
@@ -34,16 +53,87 @@ class PlanReport:
     #: True when the last round still had misses (transient failures, or the round limit):
     #: those cells were computed once more outside planning so they show their real error.
     finished_unplanned: bool = False
+    #: True when `should_cancel` stopped a fetch; `not_fetched` requests were never answered.
+    cancelled: bool = False
+    not_fetched: int = 0
 
 
+@dataclass(frozen=True)
+class FetchProgress:
+    """One batch being fetched: what `on_progress` is shown."""
+
+    done: int
+    total: int
+    elapsed: float
+    round: int
+
+    @property
+    def per_second(self) -> float:
+        return self.done / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        """At the pace so far; None before the first answer."""
+        if self.done <= 0 or self.elapsed <= 0:
+            return None
+        return (self.total - self.done) / self.per_second
+
+
+# -- the process-wide round -----------------------------------------------------------------------
+class SharedRound:
+    """The requests a planning round recorded, from whichever thread computed a cell."""
+
+    def __init__(self, recorded: set[Any]) -> None:
+        self._recorded = recorded
+        self._lock = threading.Lock()
+
+    def record(self, keys: set[Any]) -> None:
+        if keys:
+            with self._lock:
+                self._recorded.update(keys)
+
+
+_shared: SharedRound | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_round() -> SharedRound | None:
+    """The round open process-wide (by a host whose cells compute on other threads), or None."""
+    return _shared
+
+
+@contextlib.contextmanager
+def _planning(client: Any, process_wide: bool) -> Iterator[set[Any]]:
+    global _shared
+    with client.planning() as recorded:
+        if not process_wide:
+            yield recorded
+            return
+        with _shared_lock:
+            if _shared is not None:
+                raise RuntimeError("another process-wide planning round is already open")
+            _shared = SharedRound(recorded)
+        try:
+            yield recorded
+        finally:
+            with _shared_lock:
+                _shared = None
+
+
+# -- the loop ---------------------------------------------------------------------------------------
 def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
                       max_rounds: int = DEFAULT_MAX_ROUNDS,
-                      on_fetch: Callable[[int, Callable[[], int]], Any] | None = None) -> tuple[T, PlanReport]:
+                      on_fetch: Callable[[int, Callable[[], int]], Any] | None = None,
+                      on_progress: Callable[[FetchProgress], Any] | None = None,
+                      should_cancel: Callable[[], bool] | None = None,
+                      on_cancel: Callable[[], Any] | None = None,
+                      process_wide: bool = False) -> tuple[T, PlanReport]:
     """Run `evaluate` until it needs nothing new from the service; return its last result.
 
     `on_fetch(total, done)` is called before each batch of requests (with a callable giving
     how many of them have completed so far) and may return a callable to call when it ends:
-    that is how a progress bar follows the fetch without the loop knowing about it.
+    that is how a progress bar on its own thread follows the fetch (`rates-xl calc`).
+    `on_progress`, `should_cancel`, `on_cancel` and `process_wide`: see the module notes.
     """
     report = PlanReport()
     attempted: set[Any] = set()
@@ -51,48 +141,116 @@ def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
     result: T | None = None
     for _ in range(max_rounds):
         report.rounds += 1
-        with client.planning() as missing:
+        round_started = time.time()
+        with _planning(client, process_wide) as recorded:
             result = evaluate()
-        new = set(missing) - attempted
+        missing = set(recorded)
+        new = missing - attempted
         if not missing:
             break
         if not new:  # only requests that failed with a transient error are still missing
             break
         attempted |= new
         report.distinct_requests = len(attempted)
-        report.failed.update(_fetch(client, new, on_fetch, report))
+        failed, unanswered = _fetch(client, new, round_started, report,
+                                    on_fetch, on_progress, should_cancel)
+        report.failed.update(failed)
+        if report.cancelled:
+            report.not_fetched = len(unanswered)
+            if on_cancel is not None:
+                on_cancel()
+            break
     else:
         missing = {True}  # the round limit was reached: finish below
     if missing:
-        # What is still missing failed in a way not worth remembering (429 or 5xx after all
-        # retries) or lies beyond the round limit: compute once more without planning so
-        # those cells show the service's real answer instead of "not fetched yet".
+        # Cancelled: the host's last pass shows each cell fresh or as it was. Otherwise what is
+        # still missing failed in a way not worth remembering (429 or 5xx after all retries)
+        # or lies beyond the round limit: compute once more without planning so those cells
+        # show the service's real answer instead of "not fetched yet".
         report.rounds += 1
-        report.finished_unplanned = True
+        report.finished_unplanned = not report.cancelled
         result = evaluate()
     report.requests_sent = client.stats()["requests_sent"] - sent_before
     return result, report  # type: ignore[return-value]
 
 
-def _fetch(client: Any, keys: set[Any], on_fetch: Callable[..., Any] | None,
-           report: PlanReport) -> dict[Any, Exception]:
-    from rates_xl.client.errors import RatesError
+def _fetch(client: Any, keys: set[Any], round_started: float, report: PlanReport,
+           on_fetch: Callable[..., Any] | None, on_progress: Callable[[FetchProgress], Any] | None,
+           should_cancel: Callable[[], bool] | None) -> tuple[dict[Any, Exception], set[Any]]:
+    """Fetch one batch; returns (failures, keys left unanswered by a cancel)."""
+    from rates_xl.client.errors import NotFetched, RatesError
 
     started = time.perf_counter()
-    baseline = client.stats()
-    progress_done = None
-    if on_fetch is not None:
-        def completed() -> int:
-            now = client.stats()
-            # Each key ends as one answer cached or one error counted (retries aside).
-            cached = now.get("cached_answers", 0) - baseline.get("cached_answers", 0)
-            errors = sum(now["errors_by_status"].values()) - sum(baseline["errors_by_status"].values())
-            return min(len(keys), max(0, cached + errors))
-        progress_done = on_fetch(len(keys), completed)
+    answered = [0]  # keys answered or failed so far (one list item: updated from fetch threads)
+    answered_lock = threading.Lock()
+
+    def one_done(key: Any, outcome: Any) -> None:
+        with answered_lock:
+            answered[0] += 1
+
+    def completed() -> int:
+        return answered[0]
+
+    progress_done = on_fetch(len(keys), completed) if on_fetch is not None else None
+    cancel = threading.Event()
+
+    def fetch() -> dict[Any, Any]:
+        # A key was recorded because no answer cached before this round would do for the cell
+        # that asked (absent, expired, or older than its refresh floor): fetch it afresh even
+        # if an older answer is still cached.
+        with client.fresh_since(round_started):
+            return client.fetch_many(keys, cancelled=cancel.is_set, on_done=one_done)
+
     try:
-        results = client.fetch_many(keys)
+        if on_progress is None and should_cancel is None:
+            results = fetch()
+        else:
+            results = _watched(fetch, lambda: FetchProgress(completed(), len(keys),
+                                                            time.perf_counter() - started,
+                                                            report.rounds),
+                               on_progress, should_cancel, cancel)
     finally:
         report.fetch_seconds += time.perf_counter() - started
         if callable(progress_done):
             progress_done()
-    return {k: v for k, v in results.items() if isinstance(v, RatesError)}
+    if cancel.is_set():
+        report.cancelled = True
+    unanswered = {k for k, v in results.items() if isinstance(v, NotFetched)}
+    failed = {k: v for k, v in results.items() if isinstance(v, RatesError) and k not in unanswered}
+    return failed, unanswered
+
+
+def _watched(fetch: Callable[[], dict[Any, Any]], snapshot: Callable[[], FetchProgress],
+             on_progress: Callable[[FetchProgress], Any] | None,
+             should_cancel: Callable[[], bool] | None, cancel: threading.Event) -> dict[Any, Any]:
+    """Run `fetch` on a worker thread; report progress and poll for a cancel on this one."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["results"] = fetch()
+        except BaseException as exc:  # handed to the calling thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="rates-plan-fetch", daemon=True)
+    worker.start()
+    try:
+        while True:
+            worker.join(PROGRESS_INTERVAL)
+            if not worker.is_alive():
+                break
+            if should_cancel is not None and not cancel.is_set() and should_cancel():
+                cancel.set()
+            if on_progress is not None:
+                on_progress(snapshot())
+    except BaseException:
+        # The host's hook failed (Excel went away...): send nothing more, let the requests on
+        # the wire finish, and report the failure.
+        cancel.set()
+        worker.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    if on_progress is not None:
+        on_progress(snapshot())
+    return box["results"]

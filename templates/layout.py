@@ -59,6 +59,10 @@ class Spill:
     cols: int
 
 
+#: Excel 365's calculation engine id (calcPr calcId): no "older version" recalculation on open.
+CALC_ENGINE_ID = 191029
+
+
 @dataclass
 class Book:
     """One template workbook being written."""
@@ -71,6 +75,14 @@ class Book:
 
     def __post_init__(self) -> None:
         self.wb = xlsxwriter.Workbook(self.path, {"default_date_format": NUMBER_FORMATS["date"]})
+        # Open showing the stored values, without a recalculation: XlsxWriter asks for a full
+        # one on load by default (a serial recalculation of every RATES_ cell would freeze
+        # Excel before the user asked for anything), and a file stamped with an older
+        # calculation engine than Excel's own is fully recalculated too. The Refresh buttons
+        # fetch. `calc_on_load` is XlsxWriter's attribute behind fullCalcOnLoad; the tests read
+        # calcPr back from every shipped template.
+        self.wb.calc_on_load = False
+        self.wb.set_calc_mode("auto", calc_id=CALC_ENGINE_ID)
         self._formats: dict[tuple, Any] = {}
         self._tables: list[tuple[str, list[str], list[list[Any]]]] = []
 

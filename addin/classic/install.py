@@ -1,26 +1,29 @@
-"""`rates-xl addin install / uninstall`: the xlwings user config and the add-in in XLSTART.
+r"""`rates-xl addin install / uninstall`: the add-in's own settings file and the add-in in XLSTART.
 
 What install does, and uninstall reverses exactly:
-1. In the xlwings user config (`~/.xlwings/xlwings.conf` on Windows, the path xlwings
-   itself uses: `xlwings.USER_CONFIG_FILE`), set
-   - `UDF MODULES` = `rates_xl.addin.classic.udfs` (the UDF module),
+1. In the add-in's own settings file, `%USERPROFILE%\.rates_xl\rates_xl.conf` (the file its
+   VBA reads: PROJECT_NAME "rates_xl"; never xlwings' own xlwings.conf, which stays as the
+   user had it), set
    - `INTERPRETER_WIN` (macOS: `INTERPRETER_MAC`) = this Python,
    - `USE UDF SERVER` = `True`, so the ribbon's RunPython calls run inside the process that
      evaluates the RATES_* cells: Refresh and Clear Cache act on the cells' own client.
-   Other entries and lines are kept byte for byte. The file is rewritten atomically
-   (temporary file + rename) after a copy of the old one is saved as `xlwings.conf.bak`.
-2. Copy `rates_xl.xlam` into Excel's per-user XLSTART folder (any file it replaces is
-   kept as `rates_xl-replaced.xlam` next to the config: Excel opens every file in XLSTART).
-3. Record both in `rates_xl-install.json` next to the config: each key's previous values
-   (or that it was absent) and the placed file's SHA-256.
+   Other lines of the file (a user may add xlwings settings such as `SHOW CONSOLE`) are kept
+   byte for byte; the file is rewritten atomically (temporary file + rename).
+2. Build `rates_xl.xlam` from source (`build.build_checked`: no Excel needed; or take the
+   file given with --xlam) and write it into Excel's per-user XLSTART folder (any file it
+   replaces is kept as `rates_xl-replaced.xlam` next to the settings: Excel opens every file
+   in XLSTART).
+3. Record all of it in `rates_xl-install.json` next to the settings: each key's previous
+   values (or that it was absent), whether the file and its folder existed, the placed
+   file's SHA-256 and the xlwings version it was built for (doctor compares them).
 
 Uninstall puts back every key we changed unless the user changed it since (then it is left
-and reported), removes the add-in only if it is still the file we placed, restores a file
-we replaced, and deletes the record.
+and reported), deletes the settings file and its folder if install created them and nothing
+else is left in them, removes the add-in only if it is still the file we placed, restores a
+file we replaced, and deletes the record.
 
 The file format is xlwings' own: one `"KEY","VALUE"` line per entry, keys compared without
-regard to case (the add-in's VBA `GetConfigFromFile` takes the first match, xlwings' Python
-the last, so every matching line gets the value). Values cannot contain a double quote.
+regard to case (the add-in's VBA takes the first match). Values cannot contain a double quote.
 """
 
 from __future__ import annotations
@@ -39,13 +42,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ADDIN_NAME = "rates_xl.xlam"
-UDF_MODULE = "rates_xl.addin.classic.udfs"
 RECORD_NAME = "rates_xl-install.json"
+#: Where the add-in's VBA looks (GetConfigFilePath with PROJECT_NAME "rates_xl").
+CONFIG_DIR = ".rates_xl"
+CONFIG_NAME = "rates_xl.conf"
 
 #: Environment overrides, for tests and unusual set-ups (options win over these).
-ENV_CONFIG = "RATES_XL_XLWINGS_CONF"
+ENV_CONFIG = "RATES_XL_CONF"
 ENV_XLSTART = "RATES_XL_XLSTART"
-ENV_XLAM = "RATES_XL_XLAM"
 
 _LINE = re.compile(r'^\s*"([^"]*)"\s*,\s*"([^"]*)"\s*$|^\s*([^",]+?)\s*,\s*(.*?)\s*$')
 
@@ -61,21 +65,24 @@ def interpreter_key(platform: str = sys.platform) -> str:
 
 def desired_settings(python: str | None = None, platform: str = sys.platform) -> dict[str, str]:
     return {
-        "UDF MODULES": UDF_MODULE,
         interpreter_key(platform): python or sys.executable,
         "USE UDF SERVER": "True",
     }
 
 
-def config_path(option: str | None = None, environ: Mapping[str, str] | None = None) -> Path:
+def config_path(option: str | None = None, environ: Mapping[str, str] | None = None,
+                platform: str = sys.platform) -> Path:
+    """The add-in's settings file, where its VBA reads it (GetConfigFilePath)."""
     environ = os.environ if environ is None else environ
     if option:
         return Path(option).expanduser()
     if environ.get(ENV_CONFIG):
         return Path(environ[ENV_CONFIG]).expanduser()
-    import xlwings
-
-    return Path(xlwings.USER_CONFIG_FILE)
+    if platform == "darwin":  # the VBA's GetMacDir("$HOME"): Excel's sandbox container
+        return (Path.home() / "Library" / "Containers" / "com.microsoft.Excel" / "Data"
+                / CONFIG_NAME)
+    home = environ.get("USERPROFILE") if platform.startswith("win") else None
+    return Path(home or Path.home()) / CONFIG_DIR / CONFIG_NAME
 
 
 def xlstart_dir(option: str | None = None, environ: Mapping[str, str] | None = None,
@@ -97,25 +104,14 @@ def xlstart_dir(option: str | None = None, environ: Mapping[str, str] | None = N
     raise InstallError(
         f"Excel does not run on {platform}, so there is no XLSTART folder here; pass "
         f"--xlstart DIR (or set {ENV_XLSTART}) to place the add-in somewhere, or --no-addin "
-        "to write only the xlwings config"
+        "to write only the settings file"
     )
-
-
-def default_xlam(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The built add-in: $RATES_XL_XLAM, the package's copy, or ./dist/rates_xl.xlam."""
-    environ = os.environ if environ is None else environ
-    if environ.get(ENV_XLAM):
-        return Path(environ[ENV_XLAM]).expanduser()
-    for candidate in (Path(__file__).with_name(ADDIN_NAME), Path.cwd() / "dist" / ADDIN_NAME):
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 # -- the config file -----------------------------------------------------------------------------
 @dataclass
 class ConfigFile:
-    """xlwings.conf as lines; only the lines we set are rewritten."""
+    """A settings file as lines; only the lines we set are rewritten."""
 
     lines: list[str] = field(default_factory=list)  # without line endings
     newline: str = os.linesep
@@ -161,7 +157,7 @@ class ConfigFile:
     def set(self, key: str, value: str) -> list[str] | None:
         """Set every matching line (append one if none); returns the previous values or None."""
         if '"' in value or '"' in key:
-            raise InstallError(f"xlwings.conf cannot hold a double quote; {key} = {value!r}")
+            raise InstallError(f"the settings file cannot hold a double quote; {key} = {value!r}")
         indices = self._indices(key)
         if not indices:
             self.lines.append(_format(key, value))
@@ -236,8 +232,8 @@ def write_atomic(path: Path, data: bytes, *, backup: bool = True) -> Path | None
     return backup_path
 
 
-def write_config(path: Path, config: ConfigFile) -> Path | None:
-    return write_atomic(path, config.render().encode(_ENCODING, errors="surrogateescape"))
+def write_config(path: Path, config: ConfigFile) -> None:
+    write_atomic(path, config.render().encode(_ENCODING, errors="surrogateescape"), backup=False)
 
 
 # -- install / uninstall -------------------------------------------------------------------------
@@ -274,29 +270,26 @@ def _load_record(config: Path) -> dict | None:
                            "fix or delete it and run the command again") from None
 
 
-def install(config: Path, xlstart: Path | None, xlam: Path | None,
-            settings: Mapping[str, str]) -> Report:
-    """Write the config entries and place the add-in; see the module docstring."""
+def install(config: Path, xlstart: Path | None, xlam: bytes | None, settings: Mapping[str, str],
+            xlwings_version: str | None = None) -> Report:
+    """Write the settings and place the add-in's bytes `xlam`; see the module docstring."""
     report = Report()
-    if xlstart is not None:
-        if xlam is None or not xlam.is_file():
-            raise InstallError(
-                f"no built add-in at {xlam}" if xlam else
-                "no built add-in found: run `rates-xl addin build` on Windows, pass --xlam "
-                "PATH, or use --no-addin to write only the xlwings config"
-            )
-    record = _load_record(config) or {"changes": {}, "addin": None}
-    # Validate everything before writing anything.
-    for key, value in settings.items():
+    for key, value in settings.items():  # validate everything before writing anything
         if '"' in value:
-            raise InstallError(f"xlwings.conf cannot hold a double quote; {key} = {value!r}")
+            raise InstallError(f"the settings file cannot hold a double quote; {key} = {value!r}")
+    if xlstart is not None and xlam is None:
+        raise InstallError("no add-in to place")
+    record = _load_record(config) or {
+        "changes": {}, "addin": None,
+        "config_existed": config.exists(), "config_dir_existed": config.parent.exists(),
+    }
 
     conf = read_config(config)
-    changed = False
+    changed = not config.exists()
     for key, value in settings.items():
         current = conf.values(key)
         if current and all(v == value for v in current):
-            report.add(f"config: {key} already = {value}")
+            report.add(f"settings: {key} already = {value}")
             record["changes"].setdefault(key, {"value": value, "previous": None, "untouched": True})
             continue
         previous = conf.set(key, value)
@@ -307,14 +300,14 @@ def install(config: Path, xlstart: Path | None, xlam: Path | None,
             record["changes"][key] = {"value": value, "previous": previous}
         else:
             original["value"] = value
-        report.add(f"config: {key} = {value}" + (f" (was {previous[0]})" if previous else ""))
+        report.add(f"settings: {key} = {value}" + (f" (was {previous[0]})" if previous else ""))
     if changed:
-        backup = write_config(config, conf)
-        report.add(f"wrote {config}" + (f" (backup: {backup})" if backup else ""))
+        write_config(config, conf)
+        report.add(f"wrote {config}")
 
     if xlstart is not None and xlam is not None:
         target = xlstart / ADDIN_NAME
-        digest = sha256(xlam)
+        digest = hashlib.sha256(xlam).hexdigest()
         previous_install = record.get("addin")
         replaced = previous_install.get("replaced_backup") if previous_install else None
         ours = bool(previous_install) and target.exists() and \
@@ -329,13 +322,19 @@ def install(config: Path, xlstart: Path | None, xlam: Path | None,
                 raise InstallError(f"cannot back up {target}: {exc.strerror or exc}") from None
             replaced = str(backup)
             report.add(f"kept the file it replaces as {backup}")
-        write_atomic(target, xlam.read_bytes(), backup=False)
-        record["addin"] = {"path": str(target), "sha256": digest, "replaced_backup": replaced}
+        write_atomic(target, xlam, backup=False)
+        record["addin"] = {"path": str(target), "sha256": digest, "replaced_backup": replaced,
+                           "xlwings_version": xlwings_version}
         report.add(f"placed {target} (Excel opens it at start-up)")
     record["installed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     record["config"] = str(config)
     write_atomic(_record_path(config), json.dumps(record, indent=2).encode("utf-8"), backup=False)
     return report
+
+
+def load_record(config: Path) -> dict | None:
+    """What install did (for doctor), or None."""
+    return _load_record(config)
 
 
 def uninstall(config: Path) -> Report:
@@ -344,7 +343,7 @@ def uninstall(config: Path) -> Report:
     if record is None:
         raise InstallError(
             f"nothing to uninstall: no install record at {_record_path(config)} "
-            "(rates-xl addin install was not run with this config)"
+            "(rates-xl addin install was not run with these settings)"
         )
     conf = read_config(config)
     changed = False
@@ -353,16 +352,21 @@ def uninstall(config: Path) -> Report:
             continue
         current = conf.values(key)
         if current and any(v != change["value"] for v in current):
-            report.warn(f"config: left {key} = {current[0]}: it was changed after install")
+            report.warn(f"settings: left {key} = {current[0]}: it was changed after install")
             continue
         conf.restore(key, change["previous"])
         changed = True
         previous = change["previous"]
-        report.add(f"config: {key} restored to {previous[0]}" if previous
-                   else f"config: removed {key}")
-    if changed:
-        backup = write_config(config, conf)
-        report.add(f"wrote {config}" + (f" (backup: {backup})" if backup else ""))
+        report.add(f"settings: {key} restored to {previous[0]}" if previous
+                   else f"settings: removed {key}")
+    created = record.get("config_existed") is False
+    if created and not any(line.strip() for line in conf.lines):
+        if config.exists():
+            config.unlink()
+            report.add(f"removed {config}")
+    elif changed:
+        write_config(config, conf)
+        report.add(f"wrote {config}")
 
     addin = record.get("addin")
     if addin:
@@ -385,10 +389,16 @@ def uninstall(config: Path) -> Report:
         _record_path(config).unlink()
     except OSError as exc:
         raise InstallError(f"cannot delete the install record: {exc.strerror or exc}") from None
+    if record.get("config_dir_existed") is False:
+        try:
+            config.parent.rmdir()  # only if empty: anything the user put there stays
+            report.add(f"removed {config.parent}")
+        except OSError:
+            pass
     return report
 
 
 def config_status(config: Path, settings: Mapping[str, str]) -> list[tuple[str, str | None, bool]]:
-    """For doctor: (key, value read by the add-in, as install would set it?)."""
+    """For doctor: (key, value the add-in reads, as install would set it?)."""
     conf = read_config(config)
     return [(key, conf.get(key), conf.get(key) == value) for key, value in settings.items()]

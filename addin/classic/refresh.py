@@ -12,6 +12,12 @@ floor counts as expired *for that cell*:
 - cells outside the scope carry no floor and keep using the cache as usual;
 - a floor stays registered (bounded, newest first) but costs nothing once answers are newer.
 
+While a refresh runs, a `RefreshPass` is open process-wide (`begin_pass` / `end_pass`): the
+UDFs evaluate through `evaluate_cell`, which notes every cell that answered `PENDING` (the
+ribbon marks exactly those dirty for the next round, wherever they are), and, after a cancel,
+answers a cell whose request was never fetched with the value it showed before the refresh
+(the pass's snapshot) instead of `PENDING`: every cell ends fresh or as it was.
+
 Pure Python: no xlwings. Book and sheet names compare case-insensitively, as in Excel;
 cells are A1 addresses or ranges ("$B$2", "A1:C10"), with or without `$`.
 """
@@ -23,6 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
 
@@ -125,6 +132,15 @@ class RefreshRegistry:
                 self._floors.popitem(last=False)  # the oldest request goes first
         return floor
 
+    def withdraw(self, scope: RefreshScope, floor: float) -> bool:
+        """Forget the floor `request` returned, unless a newer request replaced it."""
+        with self._lock:
+            held = self._floors.get(scope.target)
+            if held is None or held[1] != floor:
+                return False
+            del self._floors[scope.target]
+            return True
+
     def floor_for(self, book: str, sheet: str, address: str) -> float | None:
         with self._lock:
             scopes = list(self._floors.values())
@@ -157,9 +173,106 @@ def floor_for(book: str, sheet: str, address: str) -> float | None:
     return _registry.floor_for(book, sheet, address)
 
 
+def withdraw_refresh(scope: RefreshScope, floor: float) -> bool:
+    """Drop a refresh (a cancelled one): its cells keep the cache they had before it."""
+    return _registry.withdraw(scope, floor)
+
+
 def has_scopes() -> bool:
     return bool(_registry)
 
 
 def clear_scopes() -> None:
     _registry.clear()
+
+
+# -- the refresh in progress ---------------------------------------------------------------------
+CellId = tuple[str, str, str]  # (book, sheet, "B7"): folded names, address without `$`
+
+
+def cell_id(book: str, sheet: str, address: str) -> CellId:
+    return _fold(book), _fold(sheet), address.split(":")[0].replace("$", "").upper()
+
+
+class RefreshPass:
+    """One ribbon refresh in progress, as the UDFs see it (one at a time per process).
+
+    `snapshot` holds the values the refreshed cells showed before it ({CellId: value, or a
+    2-D list for a spill}); `restoring` is set after a cancel.
+    """
+
+    def __init__(self, snapshot: dict[CellId, Any] | None = None) -> None:
+        self.snapshot = dict(snapshot or {})
+        self.restoring = False
+        self._pending: dict[CellId, tuple[str, str, str]] = {}
+        self._lock = threading.Lock()
+
+    def note_pending(self, book: str, sheet: str, address: str) -> None:
+        with self._lock:
+            self._pending[cell_id(book, sheet, address)] = (book, sheet, address)
+
+    def take_pending(self) -> list[tuple[str, str, str]]:
+        """The cells that answered PENDING since the last call: (book, sheet, address) as Excel named them."""
+        with self._lock:
+            cells, self._pending = list(self._pending.values()), {}
+        return cells
+
+
+_pass: RefreshPass | None = None
+
+
+def begin_pass(snapshot: dict[CellId, Any] | None = None) -> RefreshPass:
+    global _pass
+    with _registry._lock:
+        if _pass is not None:
+            raise RuntimeError("a refresh is already running; wait for it to finish (or press Esc)")
+        _pass = RefreshPass(snapshot)
+        return _pass
+
+
+def end_pass(run: RefreshPass) -> None:
+    global _pass
+    with _registry._lock:
+        if _pass is run:
+            _pass = None
+
+
+def current_pass() -> RefreshPass | None:
+    return _pass
+
+
+def _caller_id(caller: Any) -> tuple[str, str, str] | None:
+    """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
+    if caller is None:
+        return None
+    try:
+        sheet = caller.sheet
+        return sheet.book.name, sheet.name, caller.address
+    except Exception:  # a caller we cannot read (not a worksheet cell)
+        return None
+
+
+def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Any) -> Any:
+    """One UDF call from Excel: under the caller's refresh floor, seen by a refresh in progress."""
+    from rates_xl.functions.core import evaluate
+    from rates_xl.functions.messages import PENDING
+
+    run = _pass
+    where = _caller_id(caller) if (run is not None or _registry) else None
+    floor = _registry.floor_for(*where) if where is not None and _registry else None
+    if run is None or where is None:
+        return evaluate(spec, values, floor)
+    if run.restoring:
+        # After a cancel: what is cached serves (the floor was withdrawn); a request that was
+        # never fetched gives back what the cell showed before, without a request.
+        key = cell_id(*where)
+        if key in run.snapshot:
+            from rates_xl.functions.core import get_client
+
+            with get_client().planning():
+                result = evaluate(spec, values, floor)
+            return run.snapshot[key] if result == PENDING else result
+    result = evaluate(spec, values, floor)
+    if isinstance(result, str) and result == PENDING:
+        run.note_pending(*where)
+    return result

@@ -6,15 +6,26 @@ RunPython. With "USE UDF SERVER" = True (written by `rates-xl addin install`) th
 the same Python process as the RATES_* cells, so Refresh and Clear Cache act on the cells'
 own client and cache.
 
-Refresh (see `rates_xl.addin.classic.refresh` for the freshness floor):
+Refresh (see `rates_xl.addin.classic.refresh` for the freshness floor) goes through
+Excel's own calculation, as plan, fetch, compute (`rates_xl.functions.plan.plan_and_evaluate`,
+the loop `rates-xl calc` uses too):
 1. find the RATES_* cells in scope from the sheet's formulas (one `used_range.formula`
-   call per sheet; the rules are pure Python in `rates_xl.addin.classic.scope`);
+   call per sheet; the rules are pure Python in `rates_xl.addin.classic.scope`) and keep
+   what they show now (one `used_range.value` call per sheet), for a cancel;
 2. register the scope with `request_refresh`: from now on those cells evaluate under a
-   floor, so an answer cached before it counts as expired for them; identical requests
-   still coalesce into one fetch, and every other cell keeps its cache;
-3. mark exactly those cells dirty (`Range.api.Dirty`, in chunks of addresses) and let
-   Excel recalculate (`App.calculate`: dirty cells and their dependents only, never a full
-   recalculation).
+   floor, so an answer cached before it counts as expired for them; every other cell keeps
+   its cache;
+3. plan: mark exactly those cells dirty (`Range.api.Dirty`, in chunks of addresses) and let
+   Excel recalculate (`App.calculate`: dirty cells and their dependents only) while the
+   client plans process-wide: a cache miss records its request and the cell answers
+   `PENDING` at once;
+4. fetch every recorded request concurrently under the rate limiter, with done / total,
+   requests per second and time left in Excel's status bar; Esc cancels;
+5. compute: mark the cells that answered `PENDING` dirty and calculate again, from the
+   cache; repeat 3-5 while RATES_* arguments depend on other RATES_* results.
+Screen updating is off meanwhile; it, the status bar and Excel's cancel key are put back in
+a `finally`. A cancel withdraws the floor and computes the pending cells once more without
+sending anything: each shows its fresh answer if it came, else what it showed before.
 
 Handlers take a `Context` (the calling book plus the two dialogs xlwings lacks) and return
 a one-line summary; `on_action` turns every failure into a message box: no traceback
@@ -23,8 +34,12 @@ reaches the user, and no message ever contains the key.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,10 +63,17 @@ class Context:
     book: Any
     prompt_secret: Callable[[str, str], str | None]
     choose: Callable[[Any, str, str, list[str]], int | None]
+    #: Asked while a refresh fetches: True stops it. Default: Esc pressed in Excel (Windows).
+    cancel_requested: Callable[[], bool] | None = None
 
     @property
     def app(self) -> Any:
         return self.book.app
+
+    def should_cancel(self) -> bool:
+        if self.cancel_requested is not None:
+            return bool(self.cancel_requested())
+        return escape_pressed(self.app)
 
     def alert(self, text: str, title: str = TITLE) -> None:
         self.app.alert(text, title=title)
@@ -88,17 +110,200 @@ def mark_dirty(sheet: Any, cells: list[tuple[int, int]]) -> None:
         sheet.range(chunk).api.Dirty()
 
 
-def _recalculate(ctx: Context, dirty: dict[Any, list[tuple[int, int]]], refresh_scope: Any) -> int:
-    from rates_xl.addin.classic.refresh import request_refresh
+def escape_pressed(app: Any) -> bool:
+    """Esc pressed (since the last poll, or held) while Excel's window is in front. Windows only.
 
-    count = sum(len(cells) for cells in dirty.values())
-    if not count:
-        return 0
-    request_refresh(refresh_scope)
-    for sheet, cells in dirty.items():
+    Excel is busy in RunPython meanwhile, so it never sees the key itself; `quiet_excel` sets
+    `EnableCancelKey` to xlDisabled so Esc cannot interrupt the VBA callback instead.
+    """
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    user32 = ctypes.windll.user32  # type: ignore[attr-defined]
+    if not user32.GetAsyncKeyState(0x1B) & 0x8001:  # VK_ESCAPE: down now, or pressed since
+        return False
+    try:
+        return int(user32.GetForegroundWindow()) == int(app.hwnd)
+    except Exception:  # no window handle to compare: trust the key
+        return True
+
+
+XL_CANCEL_DISABLED = 0  # Application.EnableCancelKey = xlDisabled
+
+
+@contextlib.contextmanager
+def quiet_excel(app: Any) -> Iterator[None]:
+    """Screen updating off and Esc kept from VBA while a refresh runs; the status bar, screen
+    updating and cancel key as they were afterwards, whatever happens."""
+    saved: list[tuple[Callable[[], None], str]] = []
+
+    def swap(name: str, value: Any, target: Any = app) -> None:
+        try:
+            before = getattr(target, name)
+            setattr(target, name, value)
+        except Exception:  # an older Excel or a host without it: carry on without
+            return
+        saved.append((lambda: setattr(target, name, before), name))
+
+    swap("screen_updating", False)
+    try:
+        status_before = app.status_bar
+    except Exception:
+        status_before = False
+    saved.append((lambda: setattr(app, "status_bar", status_before), "status_bar"))
+    swap("EnableCancelKey", XL_CANCEL_DISABLED, getattr(app, "api", None))
+    try:
+        yield
+    finally:
+        for restore, name in reversed(saved):
+            try:
+                restore()
+            except Exception:
+                log.warning("could not restore Excel's %s", name)
+
+
+def progress_text(progress: Any) -> str:
+    """The status bar while a batch is fetched: done / total, pace, time left, how to cancel."""
+    text = f"Rates: fetching {progress.done} of {progress.total} requests"
+    if progress.done:
+        text += f", {progress.per_second:.1f}/s"
+    left = progress.seconds_left
+    if left is not None and progress.done < progress.total:
+        text += f", about {math.ceil(left)} s left"
+    return text + " (Esc cancels)"
+
+
+@dataclass
+class RefreshOutcome:
+    """What the last refresh did (`last_refresh`): for the status bar, Status and tests."""
+
+    cells: int = 0
+    requests: int = 0
+    seconds: float = 0.0
+    rounds: int = 0
+    cancelled: bool = False
+    not_fetched: int = 0
+
+
+#: The outcome of the latest refresh in this process.
+last_refresh: RefreshOutcome | None = None
+
+
+def _sheet_named(app: Any, known: dict[tuple[str, str], Any], book: str, sheet: str) -> Any:
+    """The sheet object of a cell the UDFs named (usually one of the refreshed sheets)."""
+    folded = (book.strip().casefold(), sheet.strip().casefold())
+    if folded in known:
+        return known[folded]
+    for candidate_book in app.books:
+        if candidate_book.name.strip().casefold() == folded[0]:
+            for candidate in candidate_book.sheets:
+                if candidate.name.strip().casefold() == folded[1]:
+                    known[folded] = candidate
+                    return candidate
+    return None
+
+
+def _dirty_pending(app: Any, run: Any, sheets: dict[tuple[str, str], Any]) -> None:
+    """Mark dirty the cells that answered PENDING in the last pass, wherever they are."""
+    again: dict[Any, list[tuple[int, int]]] = {}
+    for book, sheet_name, address in run.take_pending():
+        sheet = _sheet_named(app, sheets, book, sheet_name)
+        if sheet is not None:
+            rect = scope.parse_address(address)[0]
+            again.setdefault(sheet, []).append((rect.top, rect.left))
+    for sheet, cells in again.items():
         mark_dirty(sheet, cells)
-    ctx.app.calculate()
-    return count
+
+
+def snapshot(book_name: str, sheet: Any, cells: dict[tuple[int, int], str]) -> dict[Any, Any]:
+    """What the cells show now ({cell id: value, a block for a spill}), from one bulk read."""
+    from rates_xl.addin.classic.refresh import cell_id
+
+    used = sheet.used_range
+    origin = scope.parse_address(used.address)[0]
+    grid = dict(scope.block_values(used.value, origin))
+    shown: dict[Any, Any] = {}
+    for cell, formula in cells.items():
+        key = cell_id(book_name, sheet.name, scope.cell_address(*cell))
+        extent = spill_extent(sheet, cell) if scope.spills(formula) else None
+        if extent is not None:
+            shown[key] = [[grid.get((r, c)) for c in range(extent.left, extent.right + 1)]
+                          for r in range(extent.top, extent.bottom + 1)]
+        else:
+            shown[key] = grid.get(cell)
+    return shown
+
+
+def _refresh(ctx: Context, dirty: dict[Any, dict[tuple[int, int], str]], refresh_scope: Any) -> RefreshOutcome:
+    """Plan, fetch and compute the cells in `dirty` ({sheet: {cell: formula}}) through Excel."""
+    from rates_xl.addin.classic import refresh
+    from rates_xl.functions import get_client
+    from rates_xl.functions.plan import plan_and_evaluate
+
+    dirty = {sheet: cells for sheet, cells in dirty.items() if cells}
+    outcome = RefreshOutcome(cells=sum(len(cells) for cells in dirty.values()))
+    if not outcome.cells:
+        return outcome
+    app, started = ctx.app, time.perf_counter()
+    shown: dict[Any, Any] = {}
+    for sheet, cells in dirty.items():
+        shown.update(snapshot(ctx.book.name, sheet, cells))
+    sheets = {(ctx.book.name.strip().casefold(), sheet.name.strip().casefold()): sheet for sheet in dirty}
+    run = refresh.begin_pass(shown)
+    try:
+        floor = refresh.request_refresh(refresh_scope)
+        rounds = [0]
+
+        def evaluate() -> None:
+            """One pass of Excel's calculation: the scope at first, then what answered PENDING."""
+            rounds[0] += 1
+            if rounds[0] == 1:
+                for sheet, cells in dirty.items():
+                    mark_dirty(sheet, sorted(cells))
+            else:
+                _dirty_pending(app, run, sheets)
+            ctx.notify(f"Rates: calculating (pass {rounds[0]})")
+            app.calculate()
+
+        def on_cancel() -> None:
+            refresh.withdraw_refresh(refresh_scope, floor)
+            run.restoring = True
+
+        if ctx.cancel_requested is None:
+            escape_pressed(app)  # forget an Esc pressed before this refresh began
+        with quiet_excel(app):
+            try:
+                _, report = plan_and_evaluate(
+                    evaluate, get_client(), process_wide=True,
+                    on_progress=lambda progress: ctx.notify(progress_text(progress)),
+                    should_cancel=ctx.should_cancel, on_cancel=on_cancel)
+            except BaseException:
+                # Whatever failed, try once to leave no cell pending (as after a cancel); the
+                # failure itself is what the user is told about.
+                try:
+                    on_cancel()
+                    _dirty_pending(app, run, sheets)
+                    app.calculate()
+                except Exception:
+                    log.warning("could not recalculate the pending cells after a failed refresh")
+                raise
+    finally:
+        refresh.end_pass(run)
+    global last_refresh
+    outcome.requests, outcome.rounds = report.requests_sent, report.rounds
+    outcome.cancelled, outcome.not_fetched = report.cancelled, report.not_fetched
+    outcome.seconds = time.perf_counter() - started
+    last_refresh = outcome
+    return outcome
+
+
+def _summary(outcome: RefreshOutcome, where: str) -> str:
+    if outcome.cancelled:
+        return (f"Rates: refresh cancelled {where}; {outcome.not_fetched} request"
+                f"{'' if outcome.not_fetched == 1 else 's'} not fetched, those cells show what they showed before")
+    return (f"Rates: refreshed {_cells(outcome.cells)} {where} ({outcome.requests} request"
+            f"{'' if outcome.requests == 1 else 's'}, {outcome.seconds:.1f} s)")
 
 
 def _rect_address(rect: scope.Rect) -> str:
@@ -127,31 +332,33 @@ def refresh_selection(ctx: Context) -> str:
     outside = [cell for cell in chosen if not any(cell in area for area in areas)]
     addresses = [_rect_address(a) for a in areas] + [scope.cell_address(*c) for c in outside]
     refresh_scope = RefreshScope(ctx.book.name, sheet.name, frozenset(addresses))
-    count = _recalculate(ctx, {sheet: chosen}, refresh_scope)
-    ctx.notify(f"Rates: refreshed {_cells(count)} in the selection")
-    return f"refreshed {count}"
+    outcome = _refresh(ctx, {sheet: {cell: cells[cell] for cell in chosen}}, refresh_scope)
+    ctx.notify(_summary(outcome, "in the selection"))
+    return _result(outcome)
 
 
 def refresh_sheet(ctx: Context) -> str:
     from rates_xl.addin.classic.refresh import RefreshScope
 
     sheet = ctx.book.sheets.active
-    cells = sorted(sheet_rates_cells(sheet))
-    count = _recalculate(ctx, {sheet: cells}, RefreshScope(ctx.book.name, sheet.name))
-    ctx.notify(f"Rates: refreshed {_cells(count)} on {sheet.name}" if count
+    outcome = _refresh(ctx, {sheet: sheet_rates_cells(sheet)}, RefreshScope(ctx.book.name, sheet.name))
+    ctx.notify(_summary(outcome, f"on {sheet.name}") if outcome.cells
                else f"Rates: no RATES_ formulas on {sheet.name}")
-    return f"refreshed {count}"
+    return _result(outcome)
 
 
 def refresh_workbook(ctx: Context) -> str:
     from rates_xl.addin.classic.refresh import RefreshScope
 
-    dirty = {sheet: sorted(sheet_rates_cells(sheet)) for sheet in ctx.book.sheets}
-    dirty = {sheet: cells for sheet, cells in dirty.items() if cells}
-    count = _recalculate(ctx, dirty, RefreshScope(ctx.book.name))
-    ctx.notify(f"Rates: refreshed {_cells(count)} in {ctx.book.name}" if count
+    dirty = {sheet: sheet_rates_cells(sheet) for sheet in ctx.book.sheets}
+    outcome = _refresh(ctx, dirty, RefreshScope(ctx.book.name))
+    ctx.notify(_summary(outcome, f"in {ctx.book.name}") if outcome.cells
                else f"Rates: no RATES_ formulas in {ctx.book.name}")
-    return f"refreshed {count}"
+    return _result(outcome)
+
+
+def _result(outcome: RefreshOutcome) -> str:
+    return f"cancelled {outcome.cells}" if outcome.cancelled else f"refreshed {outcome.cells}"
 
 
 def _cells(count: int) -> str:
@@ -362,13 +569,14 @@ def error_text(control_id: str, exc: BaseException) -> str:
 
 def on_action(control_id: str, book: Any = None,
               prompt_secret: Callable[[str, str], str | None] = tk_prompt_secret,
-              choose: Callable[[Any, str, str, list[str]], int | None] = inputbox_choose) -> str:
+              choose: Callable[[Any, str, str, list[str]], int | None] = inputbox_choose,
+              cancel_requested: Callable[[], bool] | None = None) -> str:
     """Run the handler of a ribbon button. Called from VBA; `book` etc. are for tests."""
     if book is None:
         import xlwings as xw
 
         book = xw.Book.caller()
-    ctx = Context(book, prompt_secret, choose)
+    ctx = Context(book, prompt_secret, choose, cancel_requested)
     handler = ACTIONS.get(control_id)
     if handler is None:
         ctx.alert(f"The button {control_id!r} has no handler in this rates-xl package: the "

@@ -150,26 +150,32 @@ def _whole_lines(first: str, second: str) -> Rect | None:
 
 
 # -- formulas of a block -----------------------------------------------------------------------
-def formula_cells(formulas: object, origin: Rect) -> Iterator[tuple[tuple[int, int], str]]:
-    """Walk what `Range.formula` returned for the block `origin`.
+def block_values(block: object, origin: Rect) -> Iterator[tuple[tuple[int, int], object]]:
+    """Walk what `Range.formula` or `Range.value` returned for the block `origin`, every cell.
 
-    COM gives a plain string for one cell and a tuple of row tuples for a block; accept
-    lists too, and a flat sequence for a single row or column.
+    COM gives a plain value for one cell and a tuple of row tuples for a block (xlwings a
+    list of lists, or a flat list for a single row or column); accept all of them.
     """
-    if isinstance(formulas, str) or formulas is None:
-        rows: list[list[object]] = [[formulas]]
-    else:
-        items = list(formulas)  # type: ignore[call-overload]
-        if all(isinstance(r, (list, tuple)) for r in items):
+    if isinstance(block, (list, tuple)):
+        items = list(block)
+        if items and all(isinstance(r, (list, tuple)) for r in items):
             rows = [list(r) for r in items]
         elif origin.top == origin.bottom:  # a flat single row
             rows = [items]
         else:  # a flat single column
             rows = [[v] for v in items]
+    else:
+        rows = [[block]]
     for i, row in enumerate(rows):
-        for j, formula in enumerate(row):
-            if isinstance(formula, str) and formula:
-                yield (origin.top + i, origin.left + j), formula
+        for j, value in enumerate(row):
+            yield (origin.top + i, origin.left + j), value
+
+
+def formula_cells(formulas: object, origin: Rect) -> Iterator[tuple[tuple[int, int], str]]:
+    """The non-empty formulas (and constants) of what `Range.formula` returned for `origin`."""
+    for cell, formula in block_values(formulas, origin):
+        if isinstance(formula, str) and formula:
+            yield cell, formula
 
 
 def rates_cells(formulas: object, origin: Rect) -> dict[tuple[int, int], str]:

@@ -70,24 +70,17 @@ def _udf(f):
         f = xw.arg(arg.name, doc=arg.doc, err_to_str=True)(f)
     if spec.result != "number" and _LEGACY_ARRAYS:
         f = xw.ret(expand="table")(f)
-    # Service functions skip the Function Wizard's per-keystroke calls: no quota spent on
-    # half-typed arguments.
-    return xw.func(category=CATEGORY, volatile=spec.volatile, call_in_wizard=spec.endpoint is None)(f)
-
-
-def _caller_floor(caller: Any) -> float | None:
-    """The refresh floor of the calling cell (only asked when some refresh is registered)."""
-    if caller is None or not refresh.has_scopes():
-        return None
-    try:
-        sheet = caller.sheet
-        return floor_for(sheet.book.name, sheet.name, caller.address)
-    except Exception:  # a caller we cannot read (not a worksheet cell): no floor
-        return None
+    # call_in_wizard=True for every function: with False, xlwings' wrapper returns early (an
+    # empty value, shown as 0) whenever the Standard command bar is disabled, which Microsoft
+    # 365 reports during a recalculation on open (xlwings issue 1574): a plausible wrong
+    # number. A half-typed argument already fails validation without a request.
+    return xw.func(category=CATEGORY, volatile=spec.volatile, call_in_wizard=True)(f)
 
 
 def _run(name: str, caller: Any, values: tuple[Any, ...]) -> Any:
-    return evaluate(FUNCTIONS[name], values, _caller_floor(caller))
+    # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
+    # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
+    return refresh.evaluate_cell(FUNCTIONS[name], values, caller)
 
 
 @_udf

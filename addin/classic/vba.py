@@ -1,4 +1,19 @@
-"""What Excel imports: xlwings' own VBA wrapper generator run over `rates_xl.addin.classic.udfs`.
+r"""The add-in's VBA, as source: the xlwings module, the ribbon callback, the UDF wrappers.
+
+`project_modules()` returns every module of the add-in's VBA project (the build writes them
+into vbaProject.bin, source only):
+- `xlwings`: the standard `xlwings.bas` of the *installed* xlwings (so it declares the DLL of
+  that version), with the changes listed in `XLWINGS_PATCHES`: its own settings file
+  (%USERPROFILE%\.rates_xl\rates_xl.conf: PROJECT_NAME "rates_xl"), read once per Excel
+  session and never from a sheet or a folder; the UDF server's command line computed once
+  (from ThisWorkbook, the add-in: one Python for every workbook); the DLL loaded once; no
+  `sql` UDF. Every change is an exact replacement that fails the build, naming the xlwings
+  version, if that xlwings no longer has the text it replaces.
+- `RatesRibbon`: vba/RatesRibbon.bas, the ribbon's callback.
+- `xlwings_udfs`: the RATES_* wrappers from xlwings' own generator, run headless (below).
+- `ThisWorkbook` and `Sheet1`: the empty document modules of the add-in's workbook.
+
+xlwings' own VBA wrapper generator, run over `rates_xl.addin.classic.udfs`:
 
 On Windows, "Import Functions" runs `xlwings.udfs.import_udfs`, which writes one VBA
 Function per UDF into a module `xlwings_udfs` and registers each with
@@ -16,6 +31,7 @@ the tests snapshot it, and the add-in build can embed the module in the .xlam.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import types
@@ -23,6 +39,222 @@ from pathlib import Path
 from typing import Any
 
 UDF_MODULE = "rates_xl.addin.classic.udfs"
+HERE = Path(__file__).resolve().parent
+RIBBON_BAS = HERE / "vba" / "RatesRibbon.bas"
+PROJECT_NAME = "rates_xl"
+#: The document modules' names, which the workbook's codeName attributes must repeat.
+WORKBOOK_CODENAME = "ThisWorkbook"
+SHEET_CODENAME = "Sheet1"
+
+
+class VbaSourceError(Exception):
+    """The installed xlwings' VBA does not look as the patches expect."""
+
+
+def installed_xlwings_bas() -> tuple[str, str]:
+    """(xlwings version, text of its standard xlwings.bas)."""
+    import xlwings
+
+    path = Path(xlwings.__file__).parent / "xlwings.bas"
+    try:
+        return xlwings.__version__, path.read_bytes().decode("cp1252")
+    except OSError as exc:
+        raise VbaSourceError(f"cannot read {path}: {exc}") from None
+
+
+_SETTINGS = """
+' rates-xl: the settings and the UDF server's command are read once per Excel session.
+Private mSettings As Collection
+Private mXLPyCommand As String
+Private mDllLoaded As Boolean
+
+Public Sub RatesReloadSettings()
+    ' rates-xl: forget the cached settings and command; the next call reads them again.
+    Set mSettings = Nothing
+    mXLPyCommand = ""
+End Sub
+"""
+
+_GET_CONFIG = r"""Function GetConfig(configKey As String, Optional default As String = "", Optional source As String = "") As Variant
+    ' rates-xl: one source only, the add-in's own file (GetConfigFilePath:
+    ' %USERPROFILE%\.rates_xl\rates_xl.conf), read once per session: no sheet, no .conf beside
+    ' a workbook, never xlwings.conf. `source` is kept for xlwings' callers and ignored.
+    Dim value As String
+    If mSettings Is Nothing Then LoadSettings
+    On Error Resume Next
+    value = mSettings(LCase$(configKey))
+    If Err.Number <> 0 Then value = default
+    On Error GoTo 0
+    GetConfig = ExpandEnvironmentStrings(value)
+End Function
+
+Private Sub LoadSettings()
+    ' "KEY","VALUE" lines; the first line of a key wins, as in xlwings' GetConfigFromFile.
+    Dim path As String, key As String, value As String, handle As Integer
+    Set mSettings = New Collection
+    path = GetConfigFilePath()
+    If Not FileExists(path) Then Exit Sub
+    handle = FreeFile
+    On Error GoTo Done
+    Open path For Input As #handle
+    Do While Not EOF(handle)
+        Input #handle, key, value
+        On Error Resume Next
+        mSettings.Add value, LCase$(key)  ' a Collection refuses a second item with the same key
+        On Error GoTo Done
+    Loop
+Done:
+    Close #handle
+End Sub
+"""
+
+_XLPY_COMMAND = """Function XLPyCommand()
+    ' rates-xl: computed once per session (RatesReloadSettings clears it): a call to a RATES_
+    ' function reads no file. The command names ThisWorkbook (the add-in), so every workbook
+    ' shares one UDF server: one cache, one rate limiter, one key.
+    If mXLPyCommand = "" Then mXLPyCommand = BuildXLPyCommand()
+    XLPyCommand = mXLPyCommand
+End Function
+
+Private Function BuildXLPyCommand()"""
+
+_LOAD_DLL = """Private Sub XLPyLoadDLL()
+    ' rates-xl: load the DLL once per session.
+    If mDllLoaded Then Exit Sub
+    LoadDLLFromInterpreterFolder
+    mDllLoaded = True
+End Sub
+
+Private Sub LoadDLLFromInterpreterFolder()"""
+
+
+def _between(text: str, start: str, end: str) -> str:
+    """The text from `start` up to and including the first `end` after it."""
+    i = text.find(start)
+    j = text.find(end, i)
+    if i < 0 or j < 0:
+        raise VbaSourceError(f"no {start.strip()!r} ... {end.strip()!r} block")
+    return text[i:j + len(end)]
+
+
+def xlwings_module(version: str | None = None, text: str | None = None) -> str:
+    """The add-in's xlwings module: the installed xlwings.bas with XLWINGS_PATCHES applied."""
+    if text is None:
+        version, text = installed_xlwings_bas()
+    text = text.replace("\r\n", "\n")
+    try:
+        xl_py_command = _between(text, "\nFunction XLPyCommand()", "\nEnd Function")
+        patches = [
+            # Our own settings file and name: %USERPROFILE%\.rates_xl\rates_xl.conf.
+            ('Public Const PROJECT_NAME As String = "xlwings"\n',
+             f'Public Const PROJECT_NAME As String = "{PROJECT_NAME}"\n' + _SETTINGS),
+            (_between(text, "\nFunction GetConfig(", "\nEnd Function"), "\n" + _GET_CONFIG.rstrip("\n")),
+            (_between(text, "\n#If App = \"Microsoft Excel\" Then\nFunction GetConfigFromSheet(",
+                      "\nEnd Function\n#End If"), ""),
+            (xl_py_command,
+             "\n" + _XLPY_COMMAND + xl_py_command[len("\nFunction XLPyCommand()"):]
+             .replace("XLPyCommand = ", "BuildXLPyCommand = ")),
+            ("Private Sub XLPyLoadDLL()", _LOAD_DLL),
+            # xlwings' `sql` UDF would appear in every workbook's function list.
+            (_between(text, "\nFunction sql(", "\nEnd Function"), ""),
+        ]
+    except VbaSourceError as exc:
+        raise VbaSourceError(f"xlwings {version}'s xlwings.bas has changed: {exc}; "
+                             "update XLWINGS_PATCHES in rates_xl.addin.classic.vba") from None
+    for old, new in patches:
+        if text.count(old) != 1:
+            raise VbaSourceError(f"xlwings {version}'s xlwings.bas has changed: expected "
+                                 f"{old.strip().splitlines()[0]!r} once; update XLWINGS_PATCHES "
+                                 "in rates_xl.addin.classic.vba")
+        text = text.replace(old, new)
+    header = (f"' rates-xl: generated from the xlwings.bas of xlwings {version} by "
+              "rates_xl.addin.classic.vba\n' (changes marked rates-xl). Do not edit here.\n"
+              "' Private module: its helpers (XLPy, GetConfig, ReadFile, ...) stay out of the "
+              "worksheet\n' function list; the wrappers and the ribbon in this project still "
+              "call them.\nOption Private Module\n")
+    first, _, rest = text.partition("\n")  # Attribute VB_Name stays the first line
+    return first + "\n" + header + rest
+
+
+#: Declared DLL file names, for the tests and doctor.
+_DLL = re.compile(r'Lib "(xlwings(?:32|64)-[^"]+\.dll)"')
+
+
+def declared_dlls(module_text: str) -> set[str]:
+    return set(_DLL.findall(module_text))
+
+
+def ribbon_module() -> str:
+    return RIBBON_BAS.read_bytes().decode("cp1252")
+
+
+def _vba_string(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def registration_module(macro_options: list[dict[str, Any]]) -> str:
+    """`RatesRegister`: the Function Wizard texts, set when the add-in opens.
+
+    xlwings' own import calls Application.MacroOptions once, inside Excel, and Excel keeps the
+    result in the workbook. A project written without Excel cannot do that, so the add-in
+    makes the same calls itself from Workbook_Open: category, description and argument help
+    for every RATES_ function.
+    """
+    lines = [
+        'Attribute VB_Name = "RatesRegister"',
+        "' rates-xl: generated by rates_xl.addin.classic.vba from the function table. Gives the",
+        "' Function Wizard each RATES_ function's category, description and argument help (what",
+        "' xlwings' import does with Application.MacroOptions). Called from Workbook_Open.",
+        "Option Explicit",
+        "",
+        "Public Sub RatesRegisterFunctions()",
+        "    Dim args() As Variant",
+        "    On Error Resume Next  ' never stop the add-in from opening over a description",
+    ]
+    for option in macro_options:
+        name = option["macro"].rpartition("!")[2]
+        call = (f"    Application.MacroOptions Macro:=\"'\" & ThisWorkbook.Name & \"'!{name}\", "
+                f"Description:={_vba_string(option['Description'])}, "
+                f"Category:={_vba_string(option['Category'])}")
+        descriptions = option.get("ArgumentDescriptions") or []
+        if descriptions:
+            lines.append(f"    ReDim args(0 To {len(descriptions) - 1})")
+            lines += [f"    args({i}) = {_vba_string(d)}" for i, d in enumerate(descriptions)]
+            call += ", ArgumentDescriptions:=args"
+        lines.append(call)
+    lines += ["End Sub"]
+    return "\n".join(lines) + "\n"
+
+
+WORKBOOK_OPEN = """
+Private Sub Workbook_Open()
+    ' rates-xl: the Function Wizard's texts for the RATES_ functions (module RatesRegister).
+    On Error Resume Next
+    RatesRegisterFunctions
+End Sub
+"""
+
+
+def project_modules(udf_export: dict[str, Any] | None = None):
+    """Every module of the add-in's VBA project, in the order the project lists them."""
+    from rates_xl.addin.classic.vbaproject import (
+        WORKBOOK_BASE,
+        WORKSHEET_BASE,
+        Module,
+        document_module,
+    )
+
+    if udf_export is None:
+        udf_export = export_udf_vba(PROJECT_NAME + ".xlam")
+    workbook = document_module(WORKBOOK_CODENAME, WORKBOOK_BASE)
+    return [
+        Module(workbook.name, workbook.source + "\n" + WORKBOOK_OPEN, "document"),
+        document_module(SHEET_CODENAME, WORKSHEET_BASE),
+        Module("xlwings", xlwings_module()),
+        Module("RatesRibbon", ribbon_module()),
+        Module("xlwings_udfs", udf_export["vba"]),
+        Module("RatesRegister", registration_module(udf_export["macro_options"])),
+    ]
 
 
 def export_udf_vba(workbook_name: str = "rates_xl.xlam", timeout: float = 120) -> dict[str, Any]:
@@ -114,3 +346,25 @@ if __name__ == "__main__":
     with contextlib.redirect_stdout(io.StringIO()):  # import_udfs prints a line
         result = _export(sys.argv[1] if len(sys.argv) > 1 else "rates_xl.xlam")
     print(json.dumps(result))
+
+
+_PROCEDURE = re.compile(
+    r"^[ \t]*(?:(?:Public|Private|Friend)\s+)?(?:Static\s+)?(Sub|Function)\s+(\w+)\s*\((.*?)\)[^\n]*\n"
+    r"(.*?)^[ \t]*End\s+\1\b", re.MULTILINE | re.DOTALL | re.IGNORECASE)
+
+
+def procedures(module_text: str) -> dict[str, tuple[str, str]]:
+    """{name: (parameters, body)} of each Sub and Function in a module's text."""
+    text = module_text.replace("\r\n", "\n")
+    return {m.group(2): (m.group(3), m.group(4)) for m in _PROCEDURE.finditer(text)}
+
+
+def statements(body: str) -> list[str]:
+    """A procedure body's statements, without comments, blank lines and declarations."""
+    found = []
+    for line in body.splitlines():
+        line = line.strip()
+        if not line or line.startswith("'") or line.lower().startswith(("dim ", "#")):
+            continue
+        found.append(line)
+    return found

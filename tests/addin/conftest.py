@@ -31,13 +31,12 @@ def no_keychain():
 
 @pytest.fixture
 def paths(tmp_path, monkeypatch):
-    """Private xlwings config and XLSTART through the documented environment overrides."""
-    config = tmp_path / "home" / ".xlwings" / "xlwings.conf"
+    """The add-in's settings file and XLSTART in a temporary folder (documented overrides)."""
+    config = tmp_path / "home" / ".rates_xl" / "rates_xl.conf"
     xlstart = tmp_path / "XLSTART"
-    monkeypatch.setenv("RATES_XL_XLWINGS_CONF", str(config))
+    monkeypatch.setenv("RATES_XL_CONF", str(config))
     monkeypatch.setenv("RATES_XL_XLSTART", str(xlstart))
     monkeypatch.delenv("RATES_API_KEY", raising=False)
-    monkeypatch.delenv("RATES_XL_XLAM", raising=False)
 
     class Paths:
         pass
@@ -64,12 +63,18 @@ def cli(capsys):
 
 
 @pytest.fixture(scope="session")
-def built_xlam(tmp_path_factory):
-    """The assembled package (`rates-xl addin build --no-vba`), for install tests."""
+def built(tmp_path_factory):
+    """The add-in as `rates-xl addin build` writes it (built once per test session)."""
     from rates_xl.addin.classic import build
 
-    result, package = build.run_checks(None, build.find_template())
-    assert result.ok, result.problems
+    result = build.build_checked(build.find_schema())
+    assert result.result.ok, result.result.problems
+    return result
+
+
+@pytest.fixture(scope="session")
+def built_xlam(built, tmp_path_factory):
+    """The built add-in as a file."""
     path = tmp_path_factory.mktemp("dist") / "rates_xl.xlam"
-    path.write_bytes(package)
+    path.write_bytes(built.xlam)
     return path

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import socket
+import sys
 
 import pytest
+import xlwings
 
 from rates_xl.addin import doctor
 
@@ -17,8 +19,8 @@ def _closed_port() -> int:
 
 
 @pytest.fixture
-def installed(cli, paths, built_xlam):
-    assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
+def installed(cli, paths):
+    assert cli("addin", "install")[0] == 0  # builds the add-in for the installed xlwings
     return paths
 
 
@@ -37,11 +39,14 @@ def test_everything_set_up_passes(cli, installed, keychain, sandbox, sandbox_key
     code, out, err = cli("doctor", "--base-url", sandbox.base_url)
     assert code == 0, out + err
     states = _lines(out)
-    assert states == {"python": "ok", "packages": "ok", "xlwings config": "ok", "add-in": "ok",
-                      "api key": "ok", "caches": "ok", "certificates": "ok", "proxy": "ok", "tls": "ok",
+    dll = "ok" if sys.platform.startswith("win") else "warn"  # the DLL ships in Windows wheels
+    assert states == {"python": "ok", "packages": "ok", "settings": "ok", "udf python": "ok",
+                      "xlwings dll": dll, "add-in": "ok", "api key": "ok", "caches": "ok",
+                      "certificates": "ok", "proxy": "ok", "tls": "ok",
                       "service": "ok", "test request": "ok"}
     assert "swap_rate_tenors(SOFR):" in out and "tenors (" in out
-    assert "11 of 11 checks passed" in out
+    assert f"imports rates_xl (xlwings {xlwings.__version__})" in out
+    assert "12 of 12 checks passed" in out
     assert sandbox_key not in out + err
 
 
@@ -66,19 +71,91 @@ def test_no_config_says_run_install(cli, paths, keychain, sandbox, sandbox_key, 
     monkeypatch.setenv("RATES_API_KEY", sandbox_key)
     code, out, _ = cli("doctor", "--base-url", sandbox.base_url)
     assert code == 1
-    assert _lines(out)["xlwings config"] == "FAIL"
+    assert _lines(out)["settings"] == "FAIL"
     assert "fix: run: rates-xl addin install" in out
-    assert _lines(out)["add-in"] == "warn"
+    assert _lines(out)["add-in"] == "FAIL"
 
 
 def test_a_stale_config_is_explained(paths, tmp_path):
     paths.config.parent.mkdir(parents=True)
-    paths.config.write_text('"UDF MODULES","other"\n"INTERPRETER_WIN","C:\\gone\\python.exe"\n'
+    paths.config.write_text('"INTERPRETER_WIN","C:\\gone\\python.exe"\n'
                             '"INTERPRETER_MAC","/gone/python"\n')
     check = doctor.check_config(paths.config)
     assert check.state == doctor.FAIL
-    assert "needs rates_xl.addin.classic.udfs" in check.detail and "does not exist" in check.detail
+    assert "does not exist" in check.detail
     assert "USE UDF SERVER is not True" in check.detail
+
+
+def _fake_install(paths, tmp_path, built_for: str, dll_version: str | None):
+    """A Python in a venv-like folder, with (or without) the DLL where the add-in looks."""
+    from rates_xl.addin.classic import install
+
+    scripts = tmp_path / "venv" / "Scripts"
+    scripts.mkdir(parents=True)
+    python = scripts / "python.exe"
+    python.write_text("")
+    if dll_version:
+        (tmp_path / "venv" / f"xlwings64-{dll_version}.dll").write_bytes(b"MZ")
+    install.install(paths.config, paths.xlstart, b"an add-in", install.desired_settings(str(python)),
+                    built_for)
+    return python
+
+
+def test_the_dll_the_addin_declares_is_found_where_it_looks(paths, tmp_path):
+    _fake_install(paths, tmp_path, "0.37.8", "0.37.8")
+    check = doctor.check_dll(paths.config, "0.37.8", platform="win32")
+    assert check.state == doctor.OK and "xlwings64-0.37.8.dll" in check.detail
+
+
+def test_an_upgraded_xlwings_is_caught_with_the_command_that_fixes_it(paths, tmp_path):
+    _fake_install(paths, tmp_path, "0.37.8", "0.38.0")
+    check = doctor.check_dll(paths.config, "0.38.0", platform="win32")
+    assert check.state == doctor.FAIL
+    assert "declares xlwings64-0.37.8.dll" in check.detail and "xlwings 0.38.0" in check.detail
+    assert "rates-xl addin install" in check.fix
+
+
+def test_a_missing_dll_names_both_folders_and_the_fix(paths, tmp_path):
+    python = _fake_install(paths, tmp_path, "0.37.8", None)
+    check = doctor.check_dll(paths.config, "0.37.8", platform="win32")
+    assert check.state == doctor.FAIL
+    assert str(python.parent) in check.detail and str(python.parent.parent) in check.detail
+    assert 'pip install --force-reinstall "xlwings==0.37.8"' in check.fix
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="uses /bin/false as a broken Python")
+def test_a_python_that_cannot_import_rates_xl_fails(paths, tmp_path):
+    from rates_xl.addin.classic import install
+
+    install.install(paths.config, None, None, install.desired_settings("/bin/false"))
+    check, version = doctor.check_interpreter(paths.config)
+    assert check.state == doctor.FAIL and version is None
+    assert "cannot import rates_xl" in check.detail and "pip install rates-xl" in check.fix
+
+
+def test_an_addin_that_is_not_current_is_caught(paths, built):
+    paths.xlstart.mkdir(parents=True)
+    (paths.xlstart / "rates_xl.xlam").write_bytes(b"not even a zip")
+    check = doctor.check_addin(paths.xlstart, None, current=built.xlam)
+    assert check.state == doctor.FAIL and "out of date" in check.detail
+    assert "rates-xl addin install" in check.fix
+    import io
+    import zipfile
+
+    older = io.BytesIO()  # the same parts but one, as an add-in built by another xlwings
+    with zipfile.ZipFile(io.BytesIO(built.xlam)) as source, zipfile.ZipFile(older, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            target.writestr(name, data + b"\0" if name == "xl/vbaProject.bin" else data)
+    (paths.xlstart / "rates_xl.xlam").write_bytes(older.getvalue())
+    assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.FAIL
+    recompressed = io.BytesIO()  # the same parts, compressed by another zlib: still current
+    with zipfile.ZipFile(io.BytesIO(built.xlam)) as source, \
+            zipfile.ZipFile(recompressed, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as target:
+        for name in source.namelist():
+            target.writestr(name, source.read(name))
+    (paths.xlstart / "rates_xl.xlam").write_bytes(recompressed.getvalue())
+    assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.OK
 
 
 @pytest.mark.parametrize("argv", [("doctor", "--timeout", "0"), ("doctor", "--timeout", "soon"),

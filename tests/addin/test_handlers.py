@@ -1,16 +1,17 @@
-"""The ribbon handlers, on a small fake of just the xlwings objects they touch.
+"""The ribbon handlers, on the serial-Excel stand-in (bench/serial_excel.py).
 
-The fake Excel recalculates what was marked dirty by calling the real UDFs with the real
-client against the sandbox, so the refresh floor is tested end to end: cells in scope fetch
-once, duplicates share that fetch, cells outside keep their cache.
+The stand-in recalculates what was marked dirty by calling the real UDFs, one cell at a
+time, with the real client against the sandbox, so the refresh floor is tested end to end:
+cells in scope fetch once, duplicates share that fetch, cells outside keep their cache.
+The refresh itself (plan, fetch, compute through Excel's calculation) is tested on whole
+templates in test_refresh_excel.py.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from bench import serial_excel
 from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
@@ -18,134 +19,6 @@ from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
 FX = '=RATES_FXSPOT("EURUSD")'
 FIXING = '=RATES_FIXING("SOFR")'
 CURVE = '=RATES_SWAPCURVE("SOFR")'
-_CALL = re.compile(r'^=RATES_([A-Z]+)\((.*)\)$')
-
-
-# -- the fake: only what the handlers use ---------------------------------------------------------
-class FakeCom:
-    def __init__(self, rng):
-        self._rng = rng
-
-    def Dirty(self):
-        for rect in scope.parse_address(self._rng.address):
-            for row in range(rect.top, rect.bottom + 1):
-                for col in range(rect.left, rect.right + 1):
-                    self._rng.sheet.dirty.append((row, col))
-
-    @property
-    def HasSpill(self):
-        return self._rng.cell in self._rng.sheet.spills
-
-    @property
-    def SpillingToRange(self):
-        return type("Spill", (), {"Address": self._rng.sheet.spills[self._rng.cell]})()
-
-
-class FakeRange:
-    def __init__(self, sheet, where):
-        self.sheet = sheet
-        if isinstance(where, tuple):
-            where = scope.cell_address(*where)
-        self.rects = scope.parse_address(where)
-        self.address = ",".join(_dollar(r) for r in self.rects)
-
-    @property
-    def cell(self):
-        return self.rects[0].top, self.rects[0].left
-
-    @property
-    def formula(self):
-        rect = self.rects[0]
-        grid = tuple(tuple(self.sheet.formulas.get((r, c), "") for c in range(rect.left, rect.right + 1))
-                     for r in range(rect.top, rect.bottom + 1))
-        return grid[0][0] if len(grid) == 1 and len(grid[0]) == 1 else grid
-
-    @property
-    def api(self):
-        return FakeCom(self)
-
-
-def _dollar(rect):
-    first = f"${scope.column_letters(rect.left)}${rect.top}"
-    last = f"${scope.column_letters(rect.right)}${rect.bottom}"
-    return first if first == last else f"{first}:{last}"
-
-
-class FakeSheet:
-    def __init__(self, book, name, formulas, spills=None):
-        self.book, self.name = book, name
-        self.formulas = {_cell(a): f for a, f in formulas.items()}
-        self.spills = {_cell(a): area for a, area in (spills or {}).items()}
-        self.dirty: list[tuple[int, int]] = []
-        self.values: dict[tuple[int, int], object] = {}
-
-    @property
-    def used_range(self):
-        cells = list(self.formulas) or [(1, 1)]
-        top, left = min(r for r, _ in cells), min(c for _, c in cells)
-        bottom, right = max(r for r, _ in cells), max(c for _, c in cells)
-        return FakeRange(self, f"{scope.cell_address(top, left)}:{scope.cell_address(bottom, right)}")
-
-    def range(self, where):
-        return FakeRange(self, where)
-
-
-def _cell(address):
-    rect = scope.parse_address(address)[0]
-    return rect.top, rect.left
-
-
-class FakeSheets(list):
-    active = None
-
-
-class FakeWorkbooks:
-    def __init__(self):
-        self.added = []
-
-    def Add(self, template):
-        self.added.append(template)
-
-
-class FakeApp:
-    def __init__(self):
-        self.calculations = 0
-        self.alerts: list[tuple[str, str]] = []
-        self.status_bar = None
-        self.api = type("Api", (), {})()
-        self.api.Workbooks = FakeWorkbooks()
-        self.books: list[FakeBook] = []
-
-    def alert(self, prompt, title=None):
-        self.alerts.append((prompt, title))
-
-    def calculate(self):
-        """Excel's Calculate: evaluate the dirty cells (with the real UDFs), clear the marks."""
-        self.calculations += 1
-        for book in self.books:
-            for sheet in book.sheets:
-                for cell in sorted(set(sheet.dirty)):
-                    sheet.values[cell] = evaluate(sheet, cell)
-                sheet.dirty.clear()
-
-
-class FakeBook:
-    def __init__(self, name, app, sheets):
-        self.name, self.app = name, app
-        self.sheets = FakeSheets(FakeSheet(self, n, f, s) for n, f, s in sheets)
-        self.sheets.active = self.sheets[0]
-        self.selection = None
-        app.books.append(self)
-
-    def select(self, sheet_index, address):
-        self.selection = FakeRange(self.sheets[sheet_index], address)
-
-
-def evaluate(sheet, cell):
-    """Call the UDF a cell's formula names, with that cell as the caller (as xlwings does)."""
-    name, args = _CALL.match(sheet.formulas[cell]).groups()
-    values = [a.strip().strip('"') for a in args.split(",")] if args else []
-    return getattr(udfs, f"RATES_{name}")(*values, caller=FakeRange(sheet, cell))
 
 
 def context(book, secret=None, choice=None):
@@ -171,22 +44,25 @@ def client(sandbox, sandbox_key, monkeypatch):
 
 
 def workbook(selection=None):
-    app = FakeApp()
-    book = FakeBook("Pricing.xlsx", app, [
-        ("Rates", {"A1": FX, "A2": FX, "B1": "=SUM(A1:A2)", "C1": FIXING, "E1": CURVE,
-                   "H3": '="RATES_FXSPOT(""EURUSD"")"'}, {"E1": "$E$1:$F$12"}),
-        ("Other", {"A1": FX, "B2": "plain text"}, {}),
-    ])
+    app = serial_excel.App()
+    book = app.add_book("Pricing.xlsx", {
+        "Rates": {"A1": FX, "A2": FX, "B1": "=SUM(A1:A2)", "C1": FIXING, "E1": CURVE,
+                  "H3": '="RATES_FXSPOT(""EURUSD"")"'},
+        "Other": {"A1": FX, "B2": "plain text"},
+    })
     if selection:
         book.select(0, selection)
     return book
 
 
 def first_calculation(book):
-    for sheet in book.sheets:
-        for cell, formula in sheet.formulas.items():
-            if scope.is_rates_formula(formula):
-                sheet.values[cell] = evaluate(sheet, cell)
+    book.app.calculate_full()
+
+
+def evaluate(sheet, cell):
+    """Evaluate one cell now, with that cell as the caller (as xlwings does)."""
+    sheet.range(cell).api.Calculate()
+    return sheet.values[cell]
 
 
 # -- refresh --------------------------------------------------------------------------------------
@@ -196,13 +72,14 @@ def test_refresh_sheet_refetches_once_and_leaves_other_sheets_cached(client):
     sent = client.stats()["requests_sent"]
     assert isinstance(book.sheets[0].values[(1, 1)], float)
 
+    calculations = book.app.calculations
     assert ribbon.on_action("rates_refresh_sheet", book=book) == "refreshed 4"
     # A1 and A2 ask the same question: one fetch. C1 and E1 one each. Nothing else.
     assert client.stats()["requests_sent"] == sent + 3
-    assert book.app.calculations == 1
-    assert book.app.status_bar == "Rates: refreshed 4 cells on Rates"
+    assert book.app.calculations == calculations + 2  # the plan pass and the compute pass
+    assert book.app.status_bar.startswith("Rates: refreshed 4 cells on Rates (3 requests, ")
     # The other sheet's FX cell was not dirtied, and evaluating it now uses the cache.
-    assert book.sheets[1].dirty == []
+    assert book.sheets[1].dirty == set()
     evaluate(book.sheets[1], (1, 1))
     assert client.stats()["requests_sent"] == sent + 3
     assert refresh.floor_for("Pricing.xlsx", "Other", "$A$1") is None
@@ -214,18 +91,18 @@ def test_refresh_selection_covers_selected_cells_and_curves_spilling_into_it(cli
     first_calculation(book)
     sent = client.stats()["requests_sent"]
     dirtied = []
-    original = FakeCom.Dirty
+    original = serial_excel._RangeApi.Dirty
 
     def spy(self):
         dirtied.append(self._rng.address)
         original(self)
 
-    FakeCom.Dirty = spy
+    serial_excel._RangeApi.Dirty = spy
     try:
         assert ribbon.on_action("rates_refresh_selection", book=book) == "refreshed 2"
     finally:
-        FakeCom.Dirty = original
-    assert len(dirtied) == 1  # one Dirty call, exactly those cells
+        serial_excel._RangeApi.Dirty = original
+    assert len(dirtied) == 2  # the plan pass: exactly those cells; the compute pass: the same two
     assert set(dirtied[0].split(",")) == {"$A$2", "$E$1"}
     assert client.stats()["requests_sent"] == sent + 2  # the FX rate and the curve
     assert refresh.floor_for("Pricing.xlsx", "Rates", "A2") is not None
@@ -239,10 +116,11 @@ def test_refresh_workbook_covers_every_sheet(client):
     book = workbook()
     first_calculation(book)
     sent = client.stats()["requests_sent"]
+    calculations = book.app.calculations
     assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 5"
     assert client.stats()["requests_sent"] == sent + 3  # FX (4 cells on 2 sheets), fixing, curve
     assert refresh.floor_for("Pricing.xlsx", "Other", "A1") is not None
-    assert book.app.calculations == 1
+    assert book.app.calculations == calculations + 2
 
 
 def test_refresh_with_nothing_to_do_does_not_recalculate(client):
@@ -297,7 +175,8 @@ def test_set_key_without_a_keychain_says_what_to_do(no_keychain):
 def test_status_shows_connection_key_state_counters_and_last_error(client, keychain, sandbox_key):
     book = workbook()
     first_calculation(book)
-    evaluate(FakeSheet(book, "Bad", {"A1": '=RATES_FIXING("NOSUCHINDEX")'}), (1, 1))
+    bad = book.app.add_book("Bad.xlsx", {"Bad": {"A1": '=RATES_FIXING("NOSUCHINDEX")'}})
+    evaluate(bad.sheets[0], (1, 1))
     assert ribbon.on_action("rates_status", book=book) == "shown"
     text, title = book.app.alerts[-1]
     assert title == "Rates: Status"
@@ -382,10 +261,12 @@ def test_unknown_buttons_and_failures_give_a_message_not_a_traceback(monkeypatch
     assert "rates-xl doctor" in text and "Traceback" not in text and "internal detail" not in text
 
 
-def test_spill_extent_reads_excel_and_tolerates_old_excel():
+def test_spill_extent_reads_excel_and_tolerates_old_excel(client):
     book = workbook()
+    first_calculation(book)
     sheet = book.sheets[0]
-    assert ribbon.spill_extent(sheet, (1, 5)) == scope.Rect(1, 5, 12, 6)
+    rows = len(client.swap_curve("SOFR").swap_rates) + 1  # a header row, then one row per tenor
+    assert ribbon.spill_extent(sheet, (1, 5)) == scope.Rect(1, 5, rows, 6)
     assert ribbon.spill_extent(sheet, (1, 1)) is None
 
     class NoDynamicArrays:
@@ -400,11 +281,11 @@ def test_dirty_goes_in_chunks_excel_accepts():
     sheet = book.sheets[0]
     cells = [(row, 1) for row in range(1, 120)]
     addresses = []
-    original = FakeCom.Dirty
-    FakeCom.Dirty = lambda self: addresses.append(self._rng.address)
+    original = serial_excel._RangeApi.Dirty
+    serial_excel._RangeApi.Dirty = lambda self: addresses.append(self._rng.address)
     try:
         ribbon.mark_dirty(sheet, cells)
     finally:
-        FakeCom.Dirty = original
+        serial_excel._RangeApi.Dirty = original
     assert len(addresses) > 1
     assert sum(a.count(",") + 1 for a in addresses) == len(cells)

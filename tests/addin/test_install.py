@@ -1,4 +1,6 @@
-"""`rates-xl addin install / uninstall`: the xlwings config and XLSTART, reversed exactly."""
+"""`rates-xl addin install / uninstall`: the add-in's own settings and XLSTART, reversed exactly.
+
+The tests' "XLSTART" and user profile are temporary folders (the `paths` fixture)."""
 
 from __future__ import annotations
 
@@ -38,11 +40,9 @@ def _write(path, text):
 
 def test_install_writes_the_settings_and_keeps_everything_else(cli, paths, built_xlam):
     _write(paths.config, OTHER)
-    original = paths.config.read_bytes()
     code, out, err = cli("addin", "install", "--xlam", str(built_xlam))
     assert code == 0, err
     entries = _entries(paths.config)
-    assert entries["udf modules"] == "rates_xl.addin.classic.udfs"
     assert entries["use udf server"] == "True"
     assert entries[install.interpreter_key().lower()] == sys.executable
     assert entries["license_key"] == "abc123"
@@ -52,7 +52,8 @@ def test_install_writes_the_settings_and_keeps_everything_else(cli, paths, built
     assert text.count("\r\n") == len(text.splitlines())
     # The existing interpreter line is updated in place, keeping its spelling.
     assert f'"Interpreter_Win","{sys.executable}"' in text or sys.platform == "darwin"
-    assert paths.config.with_name("xlwings.conf.bak").read_bytes() == original
+    assert sorted(p.name for p in paths.config.parent.iterdir()) == [
+        "rates_xl-install.json", "rates_xl.conf"]  # nothing else written beside it
     assert (paths.xlstart / "rates_xl.xlam").read_bytes() == built_xlam.read_bytes()
     assert "Restart Excel" in out
 
@@ -66,19 +67,41 @@ def test_uninstall_restores_the_config_byte_for_byte_and_removes_the_addin(cli, 
     assert paths.config.read_bytes() == original
     assert not (paths.xlstart / "rates_xl.xlam").exists()
     assert not paths.config.with_name(install.RECORD_NAME).exists()
-    assert "config: removed UDF MODULES" in out
+    assert "settings: removed USE UDF SERVER" in out
 
 
-def test_install_on_a_fresh_machine_creates_the_config_and_uninstall_empties_it(cli, paths, built_xlam):
+def test_install_builds_the_addin_itself_no_excel_needed(cli, paths, built):
+    code, out, err = cli("addin", "install")
+    assert code == 0, err
+    assert (paths.xlstart / "rates_xl.xlam").read_bytes() == built.xlam  # same sources, same bytes
+    assert f"built rates_xl.xlam for xlwings {built.xlwings_version}" in out
+
+
+def test_install_on_a_fresh_machine_and_uninstall_leave_nothing_behind(cli, paths, built_xlam):
+    home = paths.config.parent.parent
+    home.mkdir(parents=True)
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
-    assert set(_entries(paths.config)) == {"udf modules", "use udf server", install.interpreter_key().lower()}
+    assert set(_entries(paths.config)) == {"use udf server", install.interpreter_key().lower()}
     assert cli("addin", "uninstall")[0] == 0
-    assert paths.config.read_bytes() == b""
+    assert list(home.iterdir()) == []  # the settings file and its folder are gone
     assert list(paths.xlstart.iterdir()) == []
 
 
+def test_install_never_touches_xlwings_own_config(cli, paths, built_xlam, tmp_path, monkeypatch):
+    import xlwings
+
+    theirs = tmp_path / "xlwings-home" / "xlwings.conf"
+    _write(theirs, '"PROJECT_NAME","xlwings"\r\n"UDF MODULES","their_module"\r\n')
+    before = theirs.read_bytes()
+    monkeypatch.setattr(xlwings, "USER_CONFIG_FILE", str(theirs))
+    assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
+    assert cli("addin", "uninstall")[0] == 0
+    assert theirs.read_bytes() == before
+    assert sorted(p.name for p in theirs.parent.iterdir()) == ["xlwings.conf"]
+
+
 def test_installing_twice_still_uninstalls_to_the_original(cli, paths, built_xlam, tmp_path):
-    _write(paths.config, '"UDF Modules","mymodule"\n')
+    _write(paths.config, '"SHOW CONSOLE","True"\n')
     original = paths.config.read_bytes()
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
     other_python = tmp_path / "python-other"
@@ -106,15 +129,14 @@ def test_an_addin_already_in_xlstart_is_kept_and_put_back(cli, paths, built_xlam
 def test_uninstall_leaves_what_the_user_changed_since(cli, paths, built_xlam):
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
     text = paths.config.read_text(encoding=install._ENCODING)
-    paths.config.write_text(text.replace('"UDF MODULES","rates_xl.addin.classic.udfs"',
-                                         '"UDF MODULES","rates_xl.addin.classic.udfs;mine"'),
+    paths.config.write_text(text.replace('"USE UDF SERVER","True"', '"USE UDF SERVER","False"'),
                             encoding=install._ENCODING)
     (paths.xlstart / "rates_xl.xlam").write_bytes(b"rebuilt by the user")
     code, out, err = cli("addin", "uninstall")
     assert code == 0
-    assert "left UDF MODULES = rates_xl.addin.classic.udfs;mine" in err
+    assert "left USE UDF SERVER = False" in err
     assert "it is not the file install placed" in err
-    assert _entries(paths.config) == {"udf modules": "rates_xl.addin.classic.udfs;mine"}
+    assert _entries(paths.config) == {"use udf server": "False"}
     assert (paths.xlstart / "rates_xl.xlam").read_bytes() == b"rebuilt by the user"
 
 
@@ -122,15 +144,16 @@ def test_config_only_install(cli, paths):
     code, out, err = cli("addin", "install", "--no-addin")
     assert code == 0, err
     assert not paths.xlstart.exists()
-    assert _entries(paths.config)["udf modules"] == "rates_xl.addin.classic.udfs"
+    assert _entries(paths.config)["use udf server"] == "True"
     assert cli("addin", "uninstall")[0] == 0
+    assert not paths.config.exists()
 
 
 def test_an_unwritable_config_is_a_clear_error_and_changes_nothing(cli, paths, built_xlam, tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the config folder should be")
     code, _, err = cli("addin", "install", "--xlam", str(built_xlam),
-                       "--config", str(blocker / "xlwings.conf"))
+                       "--config", str(blocker / "rates_xl.conf"))
     assert code == 1
     assert err.startswith("rates-xl addin: cannot write") and "Traceback" not in err
     assert not paths.xlstart.exists()
@@ -147,7 +170,7 @@ def test_a_failed_write_leaves_the_old_config_and_no_temporary_file(paths, monke
     with pytest.raises(install.InstallError, match="No space left"):
         install.install(paths.config, None, None, install.desired_settings())
     assert paths.config.read_bytes() == original
-    assert sorted(p.name for p in paths.config.parent.iterdir()) == ["xlwings.conf", "xlwings.conf.bak"]
+    assert sorted(p.name for p in paths.config.parent.iterdir()) == ["rates_xl.conf"]
 
 
 def test_a_value_with_a_double_quote_is_refused_before_writing(cli, paths):
@@ -156,13 +179,9 @@ def test_a_value_with_a_double_quote_is_refused_before_writing(cli, paths):
     assert not paths.config.exists()
 
 
-def test_missing_addin_file_is_a_clear_error(cli, paths, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(install, "default_xlam", lambda environ=None: None)
-    code, _, err = cli("addin", "install")
-    assert code == 1 and "rates-xl addin build" in err and "--no-addin" in err
+def test_missing_addin_file_is_a_clear_error(cli, paths, tmp_path):
     code, _, err = cli("addin", "install", "--xlam", str(tmp_path / "nope.xlam"))
-    assert code == 1 and "no built add-in at" in err
+    assert code == 1 and "cannot read" in err and "nope.xlam" in err
     assert not paths.config.exists()
 
 
@@ -179,9 +198,12 @@ def test_a_corrupt_install_record_is_reported(cli, paths):
 
 
 def test_where_things_live(tmp_path, monkeypatch):
-    import xlwings
+    from pathlib import PureWindowsPath
 
-    assert install.config_path(environ={}) == __import__("pathlib").Path(xlwings.USER_CONFIG_FILE)
+    # Where the add-in's VBA reads: Environ("USERPROFILE") & "\.rates_xl\rates_xl.conf".
+    windows = install.config_path(environ={"USERPROFILE": "C:\\Users\\me"}, platform="win32")
+    assert PureWindowsPath(str(windows)).parts[-2:] == (".rates_xl", "rates_xl.conf")
+    assert str(windows).startswith("C:\\Users\\me")
     assert install.config_path("x.conf", environ={install.ENV_CONFIG: "y.conf"}).name == "x.conf"
     appdata = {"APPDATA": "C:\\Users\\me\\AppData\\Roaming"}
     assert install.xlstart_dir(environ=appdata, platform="win32").parts[-3:] == ("Microsoft", "Excel", "XLSTART")
@@ -204,8 +226,9 @@ def test_linux_without_xlstart_points_at_the_options(cli, paths, monkeypatch, bu
 def test_the_record_lists_what_install_did(cli, paths, built_xlam):
     assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
     record = json.loads(paths.config.with_name(install.RECORD_NAME).read_text())
-    assert set(record["changes"]) == {"UDF MODULES", "USE UDF SERVER", install.interpreter_key()}
+    assert set(record["changes"]) == {"USE UDF SERVER", install.interpreter_key()}
     assert record["addin"]["sha256"] == install.sha256(built_xlam)
+    assert record["config_existed"] is False
 
 
 @pytest.mark.parametrize("text, key, expected", [

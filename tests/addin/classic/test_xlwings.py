@@ -77,8 +77,8 @@ def test_no_parameter_is_a_vba_keyword():
 def test_wizard_and_volatility(exported):
     blocks = dict(re.findall(r"^Function (RATES_\w+)\(.*?\)\n(.*?)^End Function", exported["vba"], flags=re.M | re.S))
     for name, spec in FUNCTIONS.items():
-        in_wizard_guard = "CommandBars(\"Standard\").Controls(1).Enabled" in blocks[name]
-        assert in_wizard_guard == (spec.endpoint is not None), name  # no quota spent while typing
+        # No early exit (xlwings issue 1574: it returns 0 during a recalculation on open).
+        assert "CommandBars" not in blocks[name], name
         assert ("Application.Volatile" in blocks[name]) == spec.volatile, name
 
 
