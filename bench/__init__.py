@@ -1,11 +1,16 @@
 """Benchmarks: `python -m bench` (see bench/__main__.py); results in bench/results/."""
 
 import os as _os
+import sys as _sys
 import tempfile as _tempfile
 
 # The benchmarks measure the way to the service, run after run against one sandbox: an
 # answer kept on disk by one run must not serve the next, nor land in the user's cache
 # folder. Benchmarks of the persistent tier itself (bench/team.py) turn it on explicitly.
-_os.environ["RATES_PERSISTENT"] = "false"
-_os.environ["RATES_CACHE_DIR"] = _tempfile.mkdtemp(prefix="rates-xl-bench-")
-_os.environ.pop("RATES_TEAM_URL", None)
+# Not when the test suite imports a bench module (the serial-Excel stand-in, the generator
+# of distinct cells): tests/conftest.py gives each test its own cache folder, and this
+# process-wide switch would turn the persistent tier off for every test that follows.
+if "pytest" not in _sys.modules:
+    _os.environ["RATES_PERSISTENT"] = "false"
+    _os.environ["RATES_CACHE_DIR"] = _tempfile.mkdtemp(prefix="rates-xl-bench-")
+    _os.environ.pop("RATES_TEAM_URL", None)

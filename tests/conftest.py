@@ -16,6 +16,7 @@ from rates_xl.sandbox import PAID_KEY
 # (and every subprocess) keeps its persistent tier in a temporary folder, and solo.
 os.environ["RATES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rates-xl-tests-")
 os.environ.pop("RATES_TEAM_URL", None)
+os.environ.pop("RATES_PERSISTENT", None)  # the tier is on by default, as users get it
 
 
 @pytest.fixture(autouse=True)

@@ -1,25 +1,9 @@
 """RATES_* worksheet functions: the xlwings UDF module (`UDF Modules = rates_xl.addin.classic.udfs`).
 
-This module is the thin xlwings layer and nothing more. Everything a function does lives
-in xlwings-free modules that other hosts reuse:
-
-- `table.FUNCTIONS` (re-exported here as `FUNCTIONS`): the function table, one row per
-  Excel name -> `FunctionSpec` with
-    .name          "RATES_SWAP"; .dotted_name "RATES.SWAP" (Office.js, `formulas` engine)
-    .args          tuple of `Arg(name, kind, doc, required, param, default)`, in Excel order
-    .description   Function Wizard text, with the unit
-    .endpoint      the client endpoint it calls (None for RATES_STATUS)
-    .result        "number" | "table" (header row first unless headers is FALSE) |
-                   "column" (one column, no header) | "rows" (label, value pairs)
-    .columns       the header row of a table, e.g. ("Tenor", "Rate")
-    .unit          "percent", "decimal", "plain number", "quote per base"
-    .core(*values) the function itself: arguments exactly as a cell passes them (trailing
-                   optional ones may be left out) -> float | 2-D list | "#RATES! ..." string.
-                   It never raises.
-- `core.py`: validation (pydantic over the coercers of `args.py`), the shared client
-  (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and shaping;
-  `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a headless plan runs);
-  `refresh.py`: the ribbon's refresh scopes (`request_refresh`, `floor_for`).
+This module is the thin xlwings layer and nothing more: everything a function does lives in
+the host-free core, `rates_xl.functions` (the function table `FUNCTIONS`, validation,
+messages, the shared client), which the Office.js host and the headless engine read too;
+`refresh.py` beside this file holds the classic ribbon's refresh scopes.
 
 Each UDF below has the Excel signature (the VBA wrapper xlwings generates follows it) plus
 the reserved trailing `caller` argument, which xlwings fills with the calling Range and

@@ -46,7 +46,7 @@ def test_everything_set_up_passes(cli, installed, keychain, sandbox, sandbox_key
                       "service": "ok", "test request": "ok"}
     assert "swap_rate_tenors(SOFR):" in out and "tenors (" in out
     assert f"imports rates_xl (xlwings {xlwings.__version__})" in out
-    assert "12 of 12 checks passed" in out
+    assert "13 of 13 checks passed" in out
     assert sandbox_key not in out + err
 
 
