@@ -27,6 +27,9 @@ T = TypeVar("T")
 #: Error values a summary lists (besides every `#RATES!` message).
 ERROR_VALUES = ("#NAME?", "#VALUE!", "#N/A", "#REF!", "#DIV/0!", "#NUM!", "#NULL!")
 
+#: The engines `WorkbookCalculation` can use ("auto": fast unless a formula needs formulas).
+ENGINES = ("auto", "fast", "formulas")
+
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
 
@@ -63,9 +66,17 @@ class CalcResult:
 
 
 class WorkbookCalculation:
-    """One workbook loaded into the `formulas` engine, ready to be computed (several times)."""
+    """One workbook loaded into a formula engine, ready to be computed (several times).
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    `engine="auto"` (the default) computes with formualizer (`calc/fast.py`) unless some
+    formula is of a kind it gets wrong and cannot be rewritten for it (`calc/analysis.py`);
+    then the whole workbook is computed with `formulas`, slower but right, and `engine_reason`
+    says why. `engine="fast"` / `"formulas"` force one.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto") -> None:
+        if engine_name not in ENGINES:
+            raise CalcError(f"unknown engine {engine_name!r}; choose one of {', '.join(ENGINES)}")
         self.path = Path(path)
         self.book = _open_workbook(self.path)  # openpyxl, formulas kept (raises CalcError)
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
@@ -73,9 +84,79 @@ class WorkbookCalculation:
         self.unknown_functions = engine.unknown_functions(self.formulas())
         self.formula_count = sum(1 for _ in self.formulas())
         self.names = _defined_names(self.book)
+        self.external_links = len(getattr(self.book, "_external_links", []) or [])
+        self.iteration = _iteration_settings(self.book)
         self.spills = self._spill_ranges()
-        with _quiet_engine():
-            self.model = self._load_model()
+        self.engine_reason = ""
+        self.unsupported: dict[tuple[str, str], str] = {}  # cells no engine computes: why
+        self.fast = None
+        self.model = None
+        self.engine_name = engine_name
+        if engine_name in ("auto", "fast"):
+            self._load_fast(forced=engine_name == "fast")
+        if self.fast is None:
+            self.engine_name = "formulas"
+            with _quiet_engine():
+                self.model = self._load_model()
+
+    def _load_fast(self, forced: bool) -> None:
+        from rates_xl.calc import fast
+
+        try:
+            prepared = fast.prepare(self.book, self._range_size)
+        except Exception as exc:  # never a traceback: say it, use the other engine
+            self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
+            self.book = _open_workbook(self.path)
+            return
+        if prepared.unsupported and not forced:
+            cells = sorted(prepared.unsupported.items())
+            listed = "; ".join(f"{_address(s, c)}: {why}" for (s, c), why in cells[:3])
+            more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
+            self.engine_reason = (f"{len(cells)} formula(s) the fast engine would compute wrongly "
+                                  f"({listed}{more})")
+            self.book = _open_workbook(self.path)  # the engine-ready copy was changed
+            return
+        try:
+            self.fast = fast.FastModel(prepared)
+        except Exception as exc:
+            self.engine_reason = f"the fast engine could not load it ({type(exc).__name__}: {exc})"
+            self.book = _open_workbook(self.path)
+            return
+        self.engine_name = "fast"
+        self.unsupported.update(prepared.unsupported)
+
+    def _range_size(self, sheet: str, text: str) -> int | None:
+        """How many cells a formula operand covers (None when it is not known to be one)."""
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        prefix, ref = split_reference(text)
+        shape = range_shape(ref.replace("$", "") if ":" in ref else ref)
+        if shape is not None:
+            c1, r1, c2, r2 = shape
+            return (c2 - c1 + 1) * (r2 - r1 + 1)
+        if prefix or re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", ref):
+            return 1 if not prefix or "[" not in prefix else None
+        if re.fullmatch(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d+:\$?\d+", ref):
+            return None  # whole columns or rows
+        return self._name_size(sheet, ref)
+
+    def _name_size(self, sheet: str, name: str) -> int | None:
+        defined = _find_name(self.book, sheet, name)
+        if defined is None:
+            return None
+        value = (defined.attr_text or "").strip()
+        if re.fullmatch(r'-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE', value, re.IGNORECASE):
+            return 1
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        total = 0
+        for part in value.split(","):
+            shape = range_shape(split_reference(part.strip())[1].replace("$", ""))
+            if shape is None:
+                return None
+            c1, r1, c2, r2 = shape
+            total += (c2 - c1 + 1) * (r2 - r1 + 1)
+        return total or None
 
     def formulas(self) -> Iterator[tuple[str, str]]:
         """(address, formula text) of every formula cell."""
@@ -92,6 +173,38 @@ class WorkbookCalculation:
 
     def evaluate(self) -> dict[tuple[str, str], Any]:
         """Compute once; every formula cell's value by (sheet title, coordinate)."""
+        if self.fast is not None:
+            return self._evaluate_fast()
+        return self._evaluate_formulas()
+
+    def _evaluate_fast(self) -> dict[tuple[str, str], Any]:
+        from openpyxl.utils.cell import range_boundaries
+
+        try:
+            self.fast.evaluate()
+        except Exception as exc:
+            raise CalcError(f"{self.path}: calculation failed: {type(exc).__name__}: {exc}") from None
+        values: dict[tuple[str, str], Any] = {}
+        prepared = self.fast.prepared
+        for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
+            if (sheet, anchor) in self.unsupported:
+                continue
+            kind = prepared.rewritten.get((sheet, anchor))
+            cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
+            if kind == "spill":
+                extent = self.fast.spill_extent(sheet, anchor)
+                spilled = set()
+                if extent:
+                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                    spilled = {(r, c) for r in range(f1, f2 + 1) for c in range(e1, e2 + 1)}
+                for r, c in cells - spilled:
+                    values[(sheet, f"{_column(c)}{r}")] = None  # a spill that shrank
+                cells = spilled | {(r1, c1)}
+            for r, c in cells:
+                values[(sheet, f"{_column(c)}{r}")] = self.fast.value(sheet, r, c)
+        return values
+
+    def _evaluate_formulas(self) -> dict[tuple[str, str], Any]:
         import schedula as sh
 
         try:
@@ -268,11 +381,59 @@ def _open_workbook(path: Path) -> Any:
 
 
 def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
-    names = {}
+    """Workbook-level names that point at one place in this workbook: name -> (sheet, cell).
+
+    Every other kind Excel saves is skipped here (it is still computed by the engine):
+    constants and formulas (`rate = 0.05`, `=OFFSET(...)`), names into other workbooks
+    (`[1]Sheet1!A1`), #REF! names, and several areas. Sheet-scoped names are read too,
+    under `sheet!name`, without shadowing a workbook-level one.
+    """
+    names: dict[str, tuple[str, str]] = {}
+
+    def add(key: str, defined: Any) -> None:
+        try:
+            destinations = list(defined.destinations)
+        except Exception:  # a formula, a constant or a malformed reference: no destination
+            return
+        for sheet, ref in destinations[:1]:
+            if not sheet or not ref or "[" in sheet or sheet not in book.sheetnames:
+                continue
+            names.setdefault(key, (sheet, ref.replace("$", "").split(":")[0]))
+
     for name, defined in book.defined_names.items():
-        for sheet, ref in defined.destinations:
-            names[name.lower()] = (sheet, ref.replace("$", "").split(":")[0])
+        add(name.lower(), defined)
+    for ws in book.worksheets:
+        for name, defined in getattr(ws, "defined_names", {}).items():
+            add(f"{ws.title}!{name}".lower(), defined)
     return names
+
+
+def _find_name(book: Any, sheet: str, name: str) -> Any:
+    """The defined name `name` as a formula on `sheet` sees it (sheet scope first)."""
+    try:
+        scoped = book[sheet].defined_names
+        for key, defined in scoped.items():
+            if key.lower() == name.lower():
+                return defined
+    except (KeyError, AttributeError):
+        pass
+    for key, defined in book.defined_names.items():
+        if key.lower() == name.lower():
+            return defined
+    return None
+
+
+def _iteration_settings(book: Any) -> tuple[bool, int, float]:
+    """The workbook's own calculation settings for circular references (Excel's defaults)."""
+    calc = getattr(book, "calculation", None)
+    iterate = bool(getattr(calc, "iterate", False))
+    count = int(getattr(calc, "iterateCount", None) or 100)
+    delta = float(getattr(calc, "iterateDelta", None) or 0.001)
+    return iterate, count, delta
+
+
+def _address(sheet: str, cell: str) -> str:
+    return f"{_quote(sheet)}!{cell}"
 
 
 @contextlib.contextmanager
