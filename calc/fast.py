@@ -18,7 +18,7 @@ import contextvars
 import io
 import math
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -63,6 +63,8 @@ class Prepared:
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
     areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    #: The same workbook with iterative calculation off, to find the loops (iterating books).
+    probe: bytes | None = None
 
 
 def array_functions() -> frozenset[str]:
@@ -74,9 +76,12 @@ def array_functions() -> frozenset[str]:
     return frozenset(n.upper() for n in names)
 
 
-def prepare(book: Any, range_size: Callable[[str, str], int | None]) -> Prepared:
+def prepare(book: Any, range_size: Callable[[str, str], int | None],
+            cached: Callable[[], dict[tuple[str, str], Any]] = dict) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
-    serialise it. `range_size(sheet, text)` gives an operand's cell count."""
+    serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
+    values the file cached, which replace the formulas the engine would compute wrongly (so
+    what depends on them starts from Excel's value, not from a wrong one)."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -139,10 +144,29 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None]) -> Prepared
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
+    if prepared.unsupported:
+        values = cached()
+        for (title, coordinate) in prepared.unsupported:
+            r1, c1, r2, c2 = prepared.areas[(title, coordinate)]
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    key = (title, f"{get_column_letter(c)}{r}")
+                    book[title].cell(row=r, column=c).value = values.get(key)
+    prepared.data = _save(book)
+    calculation = getattr(book, "calculation", None)
+    if calculation is not None and calculation.iterate:
+        calculation.iterate = False
+        try:
+            prepared.probe = _save(book)
+        finally:
+            calculation.iterate = True
+    return prepared
+
+
+def _save(book: Any) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
-    prepared.data = buffer.getvalue()
-    return prepared
+    return buffer.getvalue()
 
 
 def _engine_formula(formula: str) -> str:
@@ -194,8 +218,28 @@ class FastModel:
             return None
         return spill.extent if spill is not None and spill.extent else None
 
-    def cycle_cells(self) -> Iterable[str]:
-        return ()
+    def loops(self) -> list[tuple[str, int, int]]:
+        """Cells in a circular reference: (sheet, row, col). Read from the engine when it
+        stamps them (iteration off); from a copy with iteration off when the book iterates."""
+        import formualizer
+
+        if self.prepared.probe is None:
+            workbook = self.workbook
+        else:
+            workbook = formualizer.load_workbook_bytes(self.prepared.probe)
+            workbook.evaluate_all()  # our functions are not registered there: no request
+        found = []
+        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    value = workbook.get_value(sheet, r, c)
+                    if isinstance(value, dict) and value.get("kind") == "Circ":
+                        found.append((sheet, r, c))
+        return found
+
+    def has_loops(self) -> bool:
+        telemetry = self.workbook.last_cycle_telemetry()
+        return bool(telemetry.static_sccs or telemetry.live_cycles_witnessed or telemetry.circ_cells_stamped)
 
 
 def engine_spellings(excel_name: str) -> list[str]:

@@ -14,7 +14,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +51,21 @@ class ErrorCell:
         return f"{sheet}!{self.cell}"
 
 
+@dataclass(frozen=True)
+class SkippedCell:
+    """A formula cell the calculator did not compute: the frozen copy keeps the value the file
+    had cached for it (Excel's, when Excel saved it last)."""
+
+    sheet: str
+    cell: str
+    reason: str
+    cached: Any = None
+
+    @property
+    def address(self) -> str:
+        return _address(self.sheet, self.cell)
+
+
 @dataclass
 class CalcResult:
     path: Path
@@ -60,6 +75,10 @@ class CalcResult:
     report: PlanReport
     seconds: float
     formula_cells: int = 0  # formula cells in the file (a spill counts once)
+    engine: str = "fast"  # which engine computed it (see WorkbookCalculation)
+    skipped: list[SkippedCell] = field(default_factory=list)
+    loops: list[str] = field(default_factory=list)  # cells in circular references
+    notes: list[str] = field(default_factory=list)  # what a reader of the summary should know
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -88,6 +107,9 @@ class WorkbookCalculation:
         self.iteration = _iteration_settings(self.book)
         self.spills = self._spill_ranges()
         self.engine_reason = ""
+        self._loops: list[str] | None = None
+        self._calls_rates: bool | None = None
+        self.calls_rates()
         self.unsupported: dict[tuple[str, str], str] = {}  # cells no engine computes: why
         self.fast = None
         self.model = None
@@ -103,12 +125,14 @@ class WorkbookCalculation:
         from rates_xl.calc import fast
 
         try:
-            prepared = fast.prepare(self.book, self._range_size)
+            prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path))
         except Exception as exc:  # never a traceback: say it, use the other engine
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
             self.book = _open_workbook(self.path)
             return
-        if prepared.unsupported and not forced:
+        if prepared.unsupported and not forced and self.calls_rates():
+            # Their cached values would be stale where the service's answers have moved:
+            # the exact engine computes the whole book instead.
             cells = sorted(prepared.unsupported.items())
             listed = "; ".join(f"{_address(s, c)}: {why}" for (s, c), why in cells[:3])
             more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
@@ -171,6 +195,26 @@ class WorkbookCalculation:
                     if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
                         yield f"{_quote(ws.title)}!{cell.coordinate}", str(value)
 
+    def formula_texts(self) -> dict[tuple[str, str], str]:
+        """(sheet, cell) -> formula, for every cell of an array formula's range too."""
+        from openpyxl.utils.cell import range_boundaries
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        texts = {}
+        book = _open_workbook(self.path)
+        for ws in book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    value = cell.value
+                    if isinstance(value, ArrayFormula):
+                        c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
+                        for r in range(r1, r2 + 1):
+                            for c in range(c1, c2 + 1):
+                                texts[(ws.title, f"{_column(c)}{r}")] = str(value.text)
+                    elif cell.data_type == "f":
+                        texts.setdefault((ws.title, cell.coordinate), str(value))
+        return texts
+
     def evaluate(self) -> dict[tuple[str, str], Any]:
         """Compute once; every formula cell's value by (sheet title, coordinate)."""
         if self.fast is not None:
@@ -202,7 +246,22 @@ class WorkbookCalculation:
                 cells = spilled | {(r1, c1)}
             for r, c in cells:
                 values[(sheet, f"{_column(c)}{r}")] = self.fast.value(sheet, r, c)
+        self._settle_loops(values)
         return values
+
+    def _settle_loops(self, values: dict[tuple[str, str], Any]) -> None:
+        """Excel's rule for circular references, by the file's own settings: iteration on,
+        the iterated values (listed as a loop); off, 0 in every cell of the loop (and a warning)."""
+        iterate = self.iteration[0]
+        if iterate:
+            if self._loops is None:
+                self._loops = [_address(s, f"{_column(c)}{r}") for s, r, c in self.fast.loops()] \
+                    if self.fast.has_loops() else []
+            return
+        loops = [key for key, value in values.items() if value == "#CIRC!"]
+        for key in loops:
+            values[key] = 0
+        self._loops = [_address(*key) for key in sorted(loops, key=lambda k: (k[0], *_row_col(k[1])))]
 
     def _evaluate_formulas(self) -> dict[tuple[str, str], Any]:
         import schedula as sh
@@ -229,16 +288,70 @@ class WorkbookCalculation:
     def compute(self, client: Any = None, *, valuation_time: datetime | str | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS,
                 on_fetch: Callable[..., Any] | None = None) -> CalcResult:
-        """Plan, fetch and compute; the client defaults to the functions' shared client."""
+        """Plan, fetch and compute; the client defaults to the functions' shared client.
+
+        A workbook that calls no RATES_* function is computed once, without a client."""
         from rates_xl.functions import get_client, using_client
 
-        client = get_client() if client is None else client
         started = time.perf_counter()
-        with engine.pinned_valuation_time(valuation_time), using_client(client):
-            values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
-                                               on_fetch=on_fetch)
+        with engine.pinned_valuation_time(valuation_time):
+            if not self.calls_rates():
+                values, report = self.evaluate(), PlanReport(rounds=1)
+            else:
+                client = get_client() if client is None else client
+                with using_client(client):
+                    values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
+                                                       on_fetch=on_fetch)
+        skipped = self._skipped(values)
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
-                          report, time.perf_counter() - started, self.formula_count)
+                          report, time.perf_counter() - started, self.formula_count,
+                          engine=self.engine_name, skipped=skipped, loops=list(self._loops or []),
+                          notes=self._notes())
+
+    def calls_rates(self) -> bool:
+        """Whether any formula calls a RATES_* function (else no client is needed)."""
+        if self._calls_rates is None:
+            self._calls_rates = any(
+                any(name.startswith(("RATES_", "RATES.")) for name in engine.function_names(text))
+                for _, text in self.formulas())
+        return self._calls_rates
+
+    def _skipped(self, values: dict[tuple[str, str], Any]) -> list[SkippedCell]:
+        """Cells no engine computed: their cached value goes into `values` and the summary."""
+        if not self.unsupported:
+            return []
+        cached = _cached_values(self.path)
+        out = []
+        areas = self.fast.prepared.areas if self.fast is not None else {}
+        for (sheet, cell), reason in sorted(self.unsupported.items()):
+            r1, c1, r2, c2 = areas.get((sheet, cell), (*_row_col(cell), *_row_col(cell)))
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    coordinate = f"{_column(c)}{r}"
+                    value = cached.get((sheet, coordinate))
+                    values[(sheet, coordinate)] = value
+                    out.append(SkippedCell(sheet, coordinate, f"not computed ({reason}): the file's cached value is kept", value))
+        return out
+
+    def _notes(self) -> list[str]:
+        notes = []
+        if self.engine_reason:
+            notes.append(f"computed with the formulas engine: {self.engine_reason}")
+        if self.external_links:
+            notes.append(f"{self.external_links} link(s) to other workbooks: their values are the ones "
+                         "this file cached (the linked files are not opened)")
+        if self._loops:
+            iterate, count, delta = self.iteration
+            if iterate:
+                notes.append(f"circular references ({len(self._loops)} cells) computed iteratively as the "
+                             f"file asks (at most {count} iterations, change below {delta:g})")
+            else:
+                notes.append(f"circular references ({len(self._loops)} cells) with iterative calculation "
+                             "off: Excel warns and shows 0 in them, and so does this copy")
+        if self.unsupported:
+            notes.append(f"{len(self.unsupported)} cell(s) not computed: each keeps the value the file "
+                         "cached (listed with the reason)")
+        return notes
 
     def freeze(self, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
         """Write a copy of the original with every formula replaced by its computed value."""
@@ -421,6 +534,18 @@ def _find_name(book: Any, sheet: str, name: str) -> Any:
         if key.lower() == name.lower():
             return defined
     return None
+
+
+def _cached_values(path: Path) -> dict[tuple[str, str], Any]:
+    """The values the file itself cached for its formula cells (what Excel last computed)."""
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(path, data_only=True, keep_links=True)
+    except Exception:
+        return {}
+    return {(ws.title, cell.coordinate): cell.value for ws in book.worksheets
+            for row in ws.iter_rows() for cell in row if cell.value is not None}
 
 
 def _iteration_settings(book: Any) -> tuple[bool, int, float]:

@@ -1,0 +1,225 @@
+"""Build the calculation corpus: small workbooks covering what Excel saves, and their
+reference copies recalculated by LibreOffice (an engine no one here wrote).
+
+    python -m tests.calc.corpus.build            # writes tests/calc/corpus/{source,reference}/
+
+`source/` holds the workbooks as XlsxWriter writes them (cached values absent or 0);
+`reference/` holds each one after LibreOffice headless loaded it, recalculated every formula
+(a throw-away profile sets "recalculate Excel files on load: always") and saved it, so each
+formula cell carries LibreOffice's value. Both are committed: the fidelity test reads
+`reference/` and needs no LibreOffice. Needs `soffice` (Debian's libreoffice-calc).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import xlsxwriter
+
+HERE = Path(__file__).parent
+SOURCE, REFERENCE = HERE / "source", HERE / "reference"
+
+# LibreOffice's setting "Recalculation on file load, Excel 2007 and newer: Always recalculate".
+_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+"""
+
+
+def families(path: Path) -> None:
+    """Many function families over a small data block (about 260 formulas)."""
+    wb = xlsxwriter.Workbook(path)
+    data = wb.add_worksheet("Data")
+    date_format = wb.add_format({"num_format": "yyyy-mm-dd"})
+    for i in range(20):
+        data.write(i, 0, i + 1)
+        data.write(i, 1, round(math.sin(i) * 100, 3))
+        data.write(i, 2, ["alpha", "Beta", "gamma ray", " delta ", "EPS"][i % 5])
+        data.write_datetime(i, 3, datetime(2024, 1 + i % 12, 1 + (i * 3) % 28), date_format)
+        data.write(i, 4, i % 3 == 0)
+    calc = wb.add_worksheet("Calc")
+    formulas = []
+    for r in range(1, 21):
+        formulas += [
+            f"=Data!A{r}*2+Data!B{r}", f"=ROUND(Data!B{r}/7,3)", f"=ABS(Data!B{r})", f"=MOD(Data!A{r},4)",
+            f"=POWER(Data!A{r},2)-SQRT(Data!A{r})", f"=INT(Data!B{r})", f"=LEN(Data!C{r})", f"=UPPER(Data!C{r})",
+            f"=TRIM(Data!C{r})", f'=LEFT(Data!C{r},3)&"-"&RIGHT(Data!C{r},2)', f'=SUBSTITUTE(Data!C{r},"a","A")',
+            f"=YEAR(Data!D{r})*100+MONTH(Data!D{r})", f"=DAY(Data!D{r})+WEEKDAY(Data!D{r})", f"=EDATE(Data!D{r},3)",
+            f"=EOMONTH(Data!D{r},1)", f'=IF(Data!B{r}>0,"up","down")', f"=AND(Data!E{r},Data!A{r}>5)",
+            f"=IFERROR(1/(Data!A{r}-10),-1)", f"=ISNUMBER(Data!C{r})", f"=ROUNDUP(Data!B{r},-1)",
+            f"=LN(Data!A{r})+EXP(Data!A{r}/20)", f"=MID(Data!C{r},2,3)", f'=TEXT(Data!A{r},"000")',
+        ]
+    formulas += ["=SUM(Data!A1:A20)", "=AVERAGE(Data!B1:B20)", "=MAX(Data!B1:B20)-MIN(Data!B1:B20)",
+                 "=COUNT(Data!A1:E20)", "=COUNTA(Data!C1:C20)", '=COUNTIF(Data!C1:C20,"alpha")',
+                 '=SUMIF(Data!B1:B20,">0")', "=SUMPRODUCT(Data!A1:A20,Data!B1:B20)", "=MEDIAN(Data!B1:B20)",
+                 "=STDEV(Data!B1:B20)", "=LARGE(Data!B1:B20,3)", "=SMALL(Data!B1:B20,2)",
+                 "=VLOOKUP(7,Data!A1:C20,3,FALSE)", "=INDEX(Data!B1:B20,MATCH(12,Data!A1:A20,0))",
+                 "=HLOOKUP(3,Data!A1:C3,2)", "=NPV(0.05,Data!A1:A5)", "=PMT(0.04/12,360,-300000)",
+                 "=FV(0.03,10,-100)", "=PV(0.05,20,-1000)", "=NETWORKDAYS(Data!D1,Data!D2)",
+                 "=WORKDAY(Data!D3,10)", "=DATE(2025,2,30)", '=DATEVALUE("2025-03-15")',
+                 '=CONCATENATE("a",1,TRUE)', "=CHOOSE(2,Data!A1,Data!A2,Data!A3)", "=ROWS(Data!A1:B7)",
+                 "=COLUMNS(Data!A1:E1)", "=SUMSQ(Data!A1:A4)", "=PRODUCT(Data!A1:A6)", '=REPT("ab",3)',
+                 "=SIGN(Data!B5)", "=TRUNC(Data!B6,1)", "=FLOOR(Data!B7,5)", "=CEILING(Data!A7,4)"]
+    for i, formula in enumerate(formulas):
+        calc.write_formula(i // 12, i % 12, formula)
+    wb.close()
+
+
+def names_and_references(path: Path) -> None:
+    """Defined names of several kinds, and functions that return references."""
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Inputs")
+    other = wb.add_worksheet("Other sheet")
+    for i in range(10):
+        ws.write(i, 0, (i + 1) * 10)
+        ws.write(i, 1, f"k{i}")
+        other.write(i, 0, i * 0.5)
+    wb.define_name("rate", "=0.05")  # a constant
+    wb.define_name("label", '="fixed"')  # a text constant
+    wb.define_name("amounts", "=Inputs!$A$1:$A$10")  # a range
+    wb.define_name("first_amount", "=Inputs!$A$1")  # a cell
+    wb.define_name("grown", "=amounts*(1+rate)")  # a formula over names
+    wb.define_name("'Other sheet'!local", "='Other sheet'!$A$1:$A$10")  # sheet-scoped
+    wb.define_name("_xlnm.Print_Area", "=Inputs!$A$1:$B$10")  # hidden kind: a print area
+    wb.define_name("bad_name", "=#REF!")  # a dangling name Excel keeps
+    calc = wb.add_worksheet("Calc")
+    rows = ["=SUM(amounts)", "=first_amount*rate", "=label&\"!\"", "=SUM(OFFSET(Inputs!A1,2,0,3,1))",
+            "=OFFSET(Inputs!A1,4,1)", '=SUM(INDIRECT("Inputs!A1:A4"))', '=INDIRECT("Inputs!B"&3)',
+            "=SUM(INDEX(Inputs!A1:B10,0,1))", "=SUM(INDEX(Inputs!A1:A10,2):INDEX(Inputs!A1:A10,5))",
+            "=SUM(CHOOSE(2,Inputs!A1:A3,Inputs!A4:A6))", "=COUNT(amounts)", "=MAX(amounts)/first_amount",
+            "=SUMPRODUCT(amounts,'Other sheet'!A1:A10)", "=SUM(Inputs!A:A)", "=ROW(Inputs!A7)+COLUMN(Inputs!C1)",
+            "=INDEX(amounts,3)*2", "=MATCH(\"k4\",Inputs!B1:B10,0)", "=AVERAGE(Inputs!A2:A9)"]
+    for i, formula in enumerate(rows):
+        calc.write_formula(i, 0, formula)
+    other.write_formula("C1", "=SUM(local)")
+    wb.close()
+
+
+def arrays(path: Path) -> None:
+    """Array formulas (CSE) and the class a fast engine gets wrong: scalar functions over ranges."""
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Arr")
+    for i in range(8):
+        ws.write(i, 0, ["3", 4, "x", 7.5, "", 12, "ab", 9][i] if i != 4 else None)
+        ws.write_datetime(i, 1, datetime(2020 + i, 1 + i, 10), wb.add_format({"num_format": "yyyy-mm-dd"}))
+        ws.write(i, 2, i * 1.5)
+    ws.write_array_formula("D1:D8", "{=IF(ISNUMBER(A1:A8),A1:A8*2,0)}")
+    ws.write_array_formula("E1:E8", "{=YEAR(B1:B8)+MONTH(B1:B8)/100}")
+    ws.write_array_formula("F1:F8", "{=LEFT(A1:A8&\"zz\",2)}")
+    ws.write_array_formula("G1:G8", "{=EXP(C1:C8/10)}")
+    ws.write_array_formula("H1:H8", "{=C1:C8*2+1}")
+    ws.write_array_formula("I1", "{=SUM(LEN(A1:A8))}")  # aggregated: needs the exact engine
+    ws.write_array_formula("I2", "{=SUM(IF(ISNUMBER(A1:A8),A1:A8))}")
+    ws.write_formula("I3", "=SUMPRODUCT(LEN(A1:A8))")
+    ws.write_formula("I4", "=SUMPRODUCT((C1:C8>3)*C1:C8)")
+    ws.write_array_formula("J1:K2", "{=TRANSPOSE(C1:D2)}")
+    ws.write_formula("L3", "=C3:C5*10")  # implicit intersection in an ordinary cell
+    ws.write_formula("L9", "=C3:C5*10")  # no intersection: #VALUE!
+    merged = wb.add_format({"align": "center"})
+    ws.merge_range("M1:N2", "merged", merged)
+    ws.write_formula("M4", "=M1&\"!\"")
+    wb.close()
+
+
+def circular(path: Path, iterate: bool) -> None:
+    """A loop: interest on an average balance that includes the interest."""
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Loop")
+    ws.write("A1", 1000)
+    ws.write("A2", 0.05)
+    ws.write_formula("B1", "=A2*(A1+B2)/2")  # interest
+    ws.write_formula("B2", "=A1+B1")  # closing balance
+    ws.write_formula("B3", "=B2*2")  # depends on the loop
+    ws.write_formula("B4", "=A1*3")  # independent of it
+    if iterate:
+        wb.set_calc_mode("auto")
+        wb.calc_on_load = True
+    wb.close()
+    if iterate:
+        _set_iteration(path, count=100, delta=0.000001)
+
+
+def _set_iteration(path: Path, count: int, delta: float) -> None:
+    import openpyxl
+
+    book = openpyxl.load_workbook(path)
+    book.calculation.iterate = True
+    book.calculation.iterateCount = count
+    book.calculation.iterateDelta = delta
+    book.save(path)
+
+
+def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
+    """A large workbook of ordinary formulas over many families (speed and memory)."""
+    wb = xlsxwriter.Workbook(path)
+    per_sheet = formulas // sheets
+    data = wb.add_worksheet("Data")
+    for i in range(500):
+        data.write_row(i, 0, [i + 1, (i * 37) % 101 / 7, f"item{i % 17}", 45000 + i])
+    templates = ["=Data!A{r}*{k}+Data!B{r}", "=ROUND(Data!B{r}*{k}/3,4)", "=IF(Data!A{r}>{k},Data!B{r},-Data!B{r})",
+                 "=LEN(Data!C{r})+{k}", "=YEAR(Data!D{r})+MONTH(Data!D{r})*{k}", '=VLOOKUP(Data!A{r},Data!A$1:C$500,2,FALSE)*{k}',
+                 "=SUM(Data!A{r}:B{r})+{k}", "=MAX(Data!B{r},{k})", "=EXP(-Data!B{r}/{k})", "=IFERROR(Data!B{r}/(Data!A{r}-{k}),0)"]
+    made = 0
+    for s in range(sheets):
+        ws = wb.add_worksheet(f"S{s + 1}")
+        for i in range(per_sheet):
+            r, k = i % 500 + 1, s + 2
+            col = i // 500
+            if col > 0 and i % 5 == 0:  # a chain on the sheet's own earlier cells
+                ws.write_formula(i % 500, col, f"={xlsxwriter.utility.xl_col_to_name(col - 1)}{r}*1.01+1")
+            else:
+                ws.write_formula(i % 500, col, templates[(i + s) % len(templates)].format(r=r, k=k))
+            made += 1
+    wb.close()
+
+
+BUILDERS = {
+    "families": families,
+    "names_and_references": names_and_references,
+    "arrays": arrays,
+    "circular_iterative": lambda p: circular(p, True),
+    "circular_off": lambda p: circular(p, False),
+}
+
+
+def recalculate(source: Path, out_dir: Path) -> Path:
+    """LibreOffice headless: load (recalculating every formula), save as .xlsx into out_dir."""
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        raise RuntimeError("LibreOffice (soffice) is not installed: apt-get install libreoffice-calc")
+    with tempfile.TemporaryDirectory() as profile:
+        user = Path(profile) / "user"
+        user.mkdir()
+        (user / "registrymodifications.xcu").write_text(_PROFILE)
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([soffice, f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
+                            "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", tmp, str(source)],
+                           check=True, capture_output=True, timeout=180)
+            made = Path(tmp) / f"{source.stem}.xlsx"
+            out_dir.mkdir(parents=True, exist_ok=True)
+            target = out_dir / source.name
+            shutil.copy(made, target)
+    return target
+
+
+def main() -> int:
+    SOURCE.mkdir(parents=True, exist_ok=True)
+    for name, build in BUILDERS.items():
+        path = SOURCE / f"{name}.xlsx"
+        build(path)
+        recalculate(path, REFERENCE)
+        print(f"{name}: source and reference written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
