@@ -236,6 +236,9 @@ class WorkbookCalculation:
             kind = prepared.rewritten.get((sheet, anchor))
             cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
             if kind == "spill":
+                # Report the range a RATES_* spill may grow into (blank where it did not).
+                g1, h1, g2, h2 = self.spills.get((sheet, anchor), (r1, c1, r2, c2))
+                cells |= {(r, c) for r in range(g1, g2 + 1) for c in range(h1, h2 + 1)}
                 extent = self.fast.spill_extent(sheet, anchor)
                 spilled = set()
                 if extent:
