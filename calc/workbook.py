@@ -8,6 +8,7 @@ survive because only cell values change).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import threading
@@ -305,11 +306,15 @@ class WorkbookCalculation:
                 with using_client(client):
                     values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
                                                        on_fetch=on_fetch)
+        return self.result(values, report, time.perf_counter() - started)
+
+    def result(self, values: dict[tuple[str, str], Any], report: PlanReport, seconds: float) -> CalcResult:
+        """The result of an evaluation: skipped cells filled with their cached values, error
+        cells, loops and notes."""
         skipped = self._skipped(values)
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
-                          report, time.perf_counter() - started, self.formula_count,
-                          engine=self.engine_name, skipped=skipped, loops=list(self._loops or []),
-                          notes=self._notes())
+                          report, seconds, self.formula_count, engine=self.engine_name,
+                          skipped=skipped, loops=list(self._loops or []), notes=self._notes())
 
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
@@ -365,7 +370,9 @@ class WorkbookCalculation:
             raise CalcError(f"{out} exists; pass --force to overwrite it")
         if out.resolve() == self.path.resolve() and not force:
             raise CalcError(f"{out} is the input workbook; pass --force to overwrite it")
-        book = _open_workbook(self.path)
+        # The VBA project travels (byte for byte) only into a macro-enabled copy.
+        book = _open_workbook(self.path, keep_vba=self.path.suffix.lower() == ".xlsm"
+                              and out.suffix.lower() == ".xlsm")
         for ws in book.worksheets:
             for row in ws.iter_rows():
                 for cell in row:
@@ -381,6 +388,10 @@ class WorkbookCalculation:
         try:
             book.save(tmp)
             os.replace(tmp, out)
+        except OSError as exc:
+            raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
+        except Exception as exc:  # a value the writer refuses: say which file, never a traceback
+            raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
         finally:
             tmp.unlink(missing_ok=True)
         return out
@@ -478,8 +489,85 @@ def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None =
     return result
 
 
+@dataclass
+class BatchResult:
+    """Several workbooks computed together: one client, one fetch of each distinct request."""
+
+    results: dict[Path, CalcResult]
+    failures: dict[Path, str]  # workbooks that could not be computed: why
+    report: PlanReport
+    seconds: float
+    calculations: dict[Path, WorkbookCalculation] = field(default_factory=dict)
+
+
+def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
+                   valuation_time: datetime | str | None = None, engine_name: str = "auto",
+                   max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., Any] | None = None,
+                   on_load: Callable[[Path], Any] | None = None) -> BatchResult:
+    """Load every workbook, then run one plan / fetch / compute loop over all of them: each
+    round evaluates every book, so a request several books make is fetched once. A book that
+    cannot be read or computed is reported in `failures`; the others go on."""
+    from rates_xl.functions import get_client, using_client
+
+    started = time.perf_counter()
+    calcs: dict[Path, WorkbookCalculation] = {}
+    failures: dict[Path, str] = {}
+    for raw in paths:
+        path = Path(raw)
+        if on_load is not None:
+            on_load(path)
+        try:
+            calcs[path] = WorkbookCalculation(path, engine_name=engine_name)
+        except CalcError as exc:
+            failures[path] = str(exc)
+        except Exception as exc:  # never a traceback: the book is reported, the others go on
+            failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
+
+    def evaluate() -> dict[Path, dict[tuple[str, str], Any]]:
+        out = {}
+        for path, calc in list(calcs.items()):
+            try:
+                out[path] = calc.evaluate()
+            except Exception as exc:
+                failures[path] = str(exc) if isinstance(exc, CalcError) else (
+                    f"{path}: calculation failed ({type(exc).__name__}: {exc})")
+                del calcs[path]
+        return out
+
+    needs_client = any(calc.calls_rates() for calc in calcs.values())
+    with engine.pinned_valuation_time(valuation_time):
+        if needs_client:
+            client = get_client() if client is None else client
+            with using_client(client):
+                values, report = plan_and_evaluate(evaluate, client, max_rounds=max_rounds,
+                                                   on_fetch=on_fetch)
+        else:
+            values, report = evaluate(), PlanReport(rounds=1)
+    results = {}
+    for path, calc in calcs.items():
+        if path in values:
+            results[path] = calc.result(values[path], report, time.perf_counter() - started)
+    return BatchResult(results, failures, report, time.perf_counter() - started,
+                       {p: c for p, c in calcs.items() if p in results})
+
+
+def workbooks_in(paths: list[str | os.PathLike[str]]) -> list[Path]:
+    """The workbooks named, a folder standing for the .xlsx / .xlsm files directly in it
+    (Excel's lock files `~$...` and copies this command wrote, `*.values.*`, left out)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir()
+                            if p.suffix.lower() in (".xlsx", ".xlsm") and not p.name.startswith("~$")
+                            and ".values." not in p.name)
+        else:
+            found.append(path)
+    return found
+
+
 # -- helpers ----------------------------------------------------------------------------------
-def _open_workbook(path: Path) -> Any:
+def _open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
     import openpyxl
 
     if not path.exists():
@@ -491,7 +579,8 @@ def _open_workbook(path: Path) -> Any:
     if not zipfile.is_zipfile(path):
         raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
     try:
-        return openpyxl.load_workbook(path, keep_vba=path.suffix.lower() == ".xlsm", keep_links=True)
+        keep_vba = path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
+        return openpyxl.load_workbook(path, keep_vba=keep_vba, keep_links=True)
     except Exception as exc:
         raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
 
@@ -657,8 +746,26 @@ def _write_range(ws: Any, ref: str, values: dict[tuple[str, str], Any]) -> None:
             value = values.get((ws.title, coordinate))
             if value is None and (r, c) not in ws._cells:
                 continue  # padding of a grown spill: leave the sheet as it was
-            # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
-            ws.cell(row=r, column=c).value = value
+            _set_value(ws.cell(row=r, column=c), value)
+
+
+def _set_value(cell: Any, value: Any) -> None:
+    """A computed value into a cell as a value, whatever it is: text that looks like a formula
+    stays text, characters a file cannot hold are dropped, anything else becomes its text."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if isinstance(value, bool | int | float) or value is None:
+        if isinstance(value, float) and not math.isfinite(value):
+            value = "#NUM!"
+        cell.value = value
+        return
+    if not isinstance(value, str):
+        value = str(value)  # a reference or another object an engine handed back
+    value = ILLEGAL_CHARACTERS_RE.sub("", value)[:32767]
+    # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
+    cell.value = value
+    if value.startswith("="):
+        cell.data_type = "s"  # a text result, not a formula to write
 
 
 def _fill_omitted_arguments(ws: Any) -> None:

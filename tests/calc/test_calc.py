@@ -137,7 +137,7 @@ def test_calc_command_lists_error_cells_and_exits_3(tmp_path, rates_client, caps
     assert "Data!A1: #RATES! maturity: '10X'" in printed.out
     assert "Data!A2: #VALUE!" in printed.out and "Data!A3: #NAME?" in printed.out
     assert "Data!A4: #DIV/0!" in printed.out and "Data!A5" not in printed.out
-    assert "unknown function NOSUCH" in printed.err
+    assert "unknown function NOSUCH" in printed.out
     frozen = openpyxl.load_workbook(out)["Data"]
     assert frozen["A1"].value.startswith("#RATES! maturity")
     assert isinstance(frozen["A5"].value, float)
