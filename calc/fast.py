@@ -229,7 +229,7 @@ class FastModel:
             workbook = formualizer.load_workbook_bytes(self.prepared.probe)
             workbook.evaluate_all()  # our functions are not registered there: no request
         found = []
-        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+        for (sheet, _anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
                     value = workbook.get_value(sheet, r, c)
