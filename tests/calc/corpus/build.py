@@ -182,6 +182,91 @@ def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
     wb.close()
 
 
+def external_link(path: Path) -> None:
+    """Formulas reading another workbook through an externalLink part with cached values, as
+    Excel saves them (XlsxWriter cannot write the part: it is added to the package after)."""
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Book")
+    ws.write_formula("A1", "=[1]Rates!B2*100", None, 4.25)
+    ws.write_formula("A2", "=A1+1", None, 5.25)
+    ws.write_formula("A3", "=SUM([1]Rates!B2:B3)", None, 0.0825)
+    ws.write_formula("A4", "=ext_rate*2", None, 0.085)
+    wb.define_name("ext_rate", "=[1]Rates!$B$2")
+    wb.close()
+    _add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
+
+
+def _add_external_link(path: Path, target: str, sheet: str, cells: dict[str, float]) -> None:
+    import re
+    import zipfile
+
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    rows: dict[int, list[str]] = {}
+    for ref, value in cells.items():
+        rows.setdefault(int(re.sub(r"\D", "", ref)), []).append(f'<cell r="{ref}"><v>{value}</v></cell>')
+    data = "".join(f'<row r="{r}">{"".join(c)}</row>' for r, c in sorted(rows.items()))
+    link = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<externalLink xmlns="{main}" '
+            f'xmlns:r="{rel}"><externalBook r:id="rId1"><sheetNames><sheetName val="{sheet}"/></sheetNames>'
+            f'<sheetDataSet><sheetData sheetId="0">{data}</sheetData></sheetDataSet></externalBook></externalLink>')
+    link_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns='
+                 '"http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+                 f'Type="{rel}/externalLinkPath" Target="{target}" TargetMode="External"/></Relationships>')
+    with zipfile.ZipFile(path) as src:
+        parts = {name: src.read(name) for name in src.namelist()}
+    workbook = parts["xl/workbook.xml"].decode()
+    workbook = workbook.replace("</sheets>", '</sheets><externalReferences><externalReference r:id="rIdExt1"/>'
+                                "</externalReferences>", 1)
+    parts["xl/workbook.xml"] = workbook.encode()
+    rels = parts["xl/_rels/workbook.xml.rels"].decode()
+    rels = rels.replace("</Relationships>", f'<Relationship Id="rIdExt1" Type="{rel}/externalLink" '
+                        'Target="externalLinks/externalLink1.xml"/></Relationships>')
+    parts["xl/_rels/workbook.xml.rels"] = rels.encode()
+    types = parts["[Content_Types].xml"].decode()
+    types = types.replace("</Types>", '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType='
+                          '"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>')
+    parts["[Content_Types].xml"] = types.encode()
+    parts["xl/externalLinks/externalLink1.xml"] = link.encode()
+    parts["xl/externalLinks/_rels/externalLink1.xml.rels"] = link_rels.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, content in parts.items():
+            out.writestr(name, content)
+
+
+def features(path: Path, vba_project: Path | None = None) -> None:
+    """What a real workbook carries besides formulas: merged cells, hidden and very hidden
+    sheets, a chart, comments, data validation, dynamic arrays and newer functions (`_xlfn.`),
+    and (with `vba_project`) a VBA project."""
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Main")
+    hidden = wb.add_worksheet("Hidden")
+    very = wb.add_worksheet("VeryHidden")
+    hidden.hide()
+    very.very_hidden() if hasattr(very, "very_hidden") else very.hide()
+    for i in range(6):
+        ws.write(i + 1, 0, f"r{i}")
+        ws.write(i + 1, 1, (i + 1) * 1.5)
+        hidden.write(i, 0, i * 10)
+        very.write(i, 0, i * 100)
+    ws.merge_range("D1:E1", "Merged title")
+    ws.write_formula("D2", "=SUM(B2:B7)")
+    ws.write_formula("D3", "=SUM(Hidden!A1:A6)+SUM(VeryHidden!A1:A6)")
+    ws.write_comment("D2", "the total")
+    ws.data_validation("F2", {"validate": "list", "source": ["a", "b"]})
+    ws.write_dynamic_array_formula("G2:G7", "=SORT(B2:B7,1,-1)")
+    ws.write_dynamic_array_formula("H2:H4", "=SEQUENCE(3)")
+    ws.write_formula("I2", '=XLOOKUP("r2",A2:A7,B2:B7)')
+    ws.write_formula("I3", '=TEXTJOIN("-",TRUE,A2:A4)')
+    ws.write_formula("I4", "=IFS(B2>1,\"big\",TRUE,\"small\")")
+    ws.write_formula("I5", "=D1")  # a merged cell's value
+    chart = wb.add_chart({"type": "line"})
+    chart.add_series({"values": "=Main!$B$2:$B$7", "categories": "=Main!$A$2:$A$7"})
+    ws.insert_chart("K2", chart)
+    if vba_project is not None:
+        wb.add_vba_project(str(vba_project))
+    wb.close()
+
+
 BUILDERS = {
     "families": families,
     "names_and_references": names_and_references,

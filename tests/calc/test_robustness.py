@@ -1,0 +1,215 @@
+"""Workbooks as Excel saves them, one per failure class: no traceback, the right values, and
+a summary that says what was not computed and why. No service is needed: none of these calls
+a RATES_* function (the ones that do are in test_calc.py)."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.calc.workbook import WorkbookCalculation, calculate_many
+from rates_xl.cli import main
+from tests.calc.corpus import build
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def compute(path, **kwargs):
+    calc = WorkbookCalculation(path, **kwargs)
+    return calc, calc.compute()
+
+
+def test_every_kind_of_defined_name(tmp_path):
+    """Constants, formulas over names, sheet-scoped names, print areas and #REF! names used to
+    end in a traceback (every name was assumed to have a sheet destination)."""
+    calc, result = compute(CORPUS / "reference" / "names_and_references.xlsx")
+    assert result.errors == [] and result.skipped == []
+    assert result.value("Calc", "A1") == 550  # SUM(amounts)
+    assert result.value("Calc", "A2") == pytest.approx(0.5)  # first_amount*rate (a constant name)
+    assert result.value("Calc", "A3") == "fixed!"  # a text constant
+    assert result.value("Other sheet", "C1") == pytest.approx(22.5)  # a sheet-scoped name
+    assert calc.cell_of_name("first_amount") == ("Inputs", "A1")
+    assert "bad_name" not in calc.names and "rate" not in calc.names  # no destination: not a cell
+
+
+def test_functions_that_return_references_are_frozen_as_values(tmp_path):
+    """OFFSET, INDIRECT, INDEX(...):INDEX(...), CHOOSE over ranges: computed, and the frozen
+    copy holds their values (freezing used to crash on a reference result)."""
+    calc, result = compute(CORPUS / "reference" / "names_and_references.xlsx")
+    assert result.value("Calc", "A4") == 120  # SUM(OFFSET(Inputs!A1,2,0,3,1)) = 30+40+50
+    assert result.value("Calc", "A5") == "k4"  # a single-cell OFFSET
+    assert result.value("Calc", "A6") == 100  # SUM(INDIRECT("Inputs!A1:A4"))
+    assert result.value("Calc", "A9") == 140  # SUM(INDEX(..,2):INDEX(..,5))
+    assert result.value("Calc", "A10") == 150  # SUM(CHOOSE(2, A1:A3, A4:A6))
+    out = calc.freeze(result, tmp_path / "refs.xlsx")
+    frozen = openpyxl.load_workbook(out)["Calc"]
+    assert [frozen[f"A{r}"].value for r in (4, 5, 6)] == [120, "k4", 100]
+    assert not any(c.data_type == "f" for row in frozen.iter_rows() for c in row)
+
+
+@pytest.mark.parametrize("name, iterate", [("circular_iterative", True), ("circular_off", False)])
+def test_circular_references_follow_the_files_own_settings(name, iterate, capsys):
+    """A loop used to come back as #VALUE! in every cell of it."""
+    calc, result = compute(CORPUS / "source" / f"{name}.xlsx")
+    assert calc.iteration[0] is iterate
+    assert result.loops == ["Loop!B1", "Loop!B2", "Loop!B3"] or set(result.loops) >= {"Loop!B1", "Loop!B2"}
+    assert result.value("Loop", "B4") == 3000  # outside the loop: computed as usual
+    if iterate:  # interest = 5 % of the average of 1000 and the closing balance
+        assert result.value("Loop", "B1") == pytest.approx(50 / 0.975, rel=1e-6)
+        assert result.value("Loop", "B3") == pytest.approx(2 * (1000 + 50 / 0.975), rel=1e-6)
+        assert any("computed iteratively" in note for note in result.notes)
+    else:  # Excel: a warning, and 0 in the loop
+        assert [result.value("Loop", f"B{r}") for r in (1, 2, 3)] == [0, 0, 0]
+        assert any("iterative calculation off" in note for note in result.notes)
+    assert result.errors == []
+
+
+def test_circular_reference_listed_by_the_command(tmp_path, capsys):
+    book = tmp_path / "loop.xlsx"
+    shutil.copy(CORPUS / "source" / "circular_off.xlsx", book)
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "circular reference: Loop!B1, Loop!B2" in printed and "iterative calculation off" in printed
+
+
+def test_external_links_use_the_values_the_file_cached(tmp_path, capsys):
+    book = tmp_path / "linked.xlsx"
+    build.external_link(book)
+    calc, result = compute(book)
+    assert result.value("Book", "A1") == pytest.approx(4.25)  # [1]Rates!B2 * 100
+    assert result.value("Book", "A3") == pytest.approx(0.0825)  # a range in the other book
+    assert result.value("Book", "A4") == pytest.approx(0.085)  # a name pointing there
+    assert any("link(s) to other workbooks" in note for note in result.notes)
+    out = calc.freeze(result, tmp_path / "linked.values.xlsx")
+    with zipfile.ZipFile(out) as frozen:
+        assert "xl/externalLinks/externalLink1.xml" in frozen.namelist()
+    assert main(["calc", str(book), "-o", str(tmp_path / "again.xlsx"), "--no-progress"]) == 0
+    assert "their values are the ones this file cached" in capsys.readouterr().out
+
+
+def test_external_values_come_from_the_link_part_not_the_cells_cache(tmp_path):
+    book = tmp_path / "linked.xlsx"
+    build.external_link(book)
+    # Change the linked book's cached value: the formulas must follow it.
+    with zipfile.ZipFile(book) as src:
+        parts = {n: src.read(n) for n in src.namelist()}
+    part = "xl/externalLinks/externalLink1.xml"
+    parts[part] = parts[part].replace(b"<v>0.0425</v>", b"<v>0.05</v>")
+    with zipfile.ZipFile(book, "w") as out:
+        for name, content in parts.items():
+            out.writestr(name, content)
+    _, result = compute(book)
+    assert result.value("Book", "A1") == pytest.approx(5.0)
+    assert result.value("Book", "A2") == pytest.approx(6.0)
+
+
+def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, capsys):
+    """Scalar functions over ranges (ISNUMBER(A1:A8), YEAR(B1:B8) ...): the fast engine takes
+    the first element and says nothing. Array formulas are written out per cell; what cannot
+    be (an aggregate over them) keeps the file's cached value and is listed with the reason."""
+    path = CORPUS / "reference" / "arrays.xlsx"
+    calc, result = compute(path)
+    cached = openpyxl.load_workbook(path, data_only=True)["Arr"]
+    assert result.engine == "fast"
+    for col in "DEFGH":
+        for r in range(1, 9):
+            assert result.value("Arr", f"{col}{r}") == pytest.approx(cached[f"{col}{r}"].value), f"{col}{r}"
+    assert result.value("Arr", "L3") == pytest.approx(30)  # implicit intersection: row 3
+    assert result.value("Arr", "L9") == "#VALUE!"  # no intersection
+    skipped = {cell.address: cell for cell in result.skipped}
+    assert set(skipped) == {"Arr!I1", "Arr!I2", "Arr!I3"}
+    assert "LEN given the range A1:A8" in skipped["Arr!I1"].reason
+    assert skipped["Arr!I1"].cached == result.value("Arr", "I1") == cached["I1"].value
+    out = tmp_path / "arr.xlsx"
+    assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
+    printed = capsys.readouterr().out
+    assert "3 cells not computed" in printed and "Arr!I1: not computed (LEN given the range A1:A8)" in printed
+    assert openpyxl.load_workbook(out)["Arr"]["I1"].value == cached["I1"].value
+
+
+def test_features_survive_and_newer_functions_compute(tmp_path):
+    book = tmp_path / "features.xlsx"
+    build.features(book)
+    calc, result = compute(book)
+    assert result.errors == [] and result.skipped == []
+    assert result.value("Main", "D3") == 150 + 1500  # hidden and very hidden sheets
+    assert [result.value("Main", f"G{r}") for r in range(2, 8)] == [9, 7.5, 6, 4.5, 3, 1.5]  # SORT spills
+    assert [result.value("Main", f"H{r}") for r in range(2, 5)] == [1, 2, 3]
+    assert result.value("Main", "I2") == 4.5 and result.value("Main", "I3") == "r0-r1-r2"
+    assert result.value("Main", "I4") == "big" and result.value("Main", "I5") == "Merged title"
+    out = calc.freeze(result, tmp_path / "features.values.xlsx")
+    frozen = openpyxl.load_workbook(out)
+    main_sheet = frozen["Main"]
+    assert "D1:E1" in {str(r) for r in main_sheet.merged_cells.ranges}
+    assert frozen["Hidden"].sheet_state == "hidden" and frozen["VeryHidden"].sheet_state == "veryHidden"
+    assert main_sheet["D2"].comment is not None and main_sheet["D2"].value == 31.5
+    assert len(main_sheet._charts) == 1 and len(main_sheet.data_validations.dataValidation) == 1
+
+
+def _vba_project(tmp_path) -> Path:
+    """A real vbaProject.bin: the one in xlwings' quickstart workbook (BSD-licensed)."""
+    import xlwings
+
+    source = Path(xlwings.__file__).parent / "quickstart.xlsm"
+    if not source.exists():
+        pytest.skip("xlwings' quickstart.xlsm is not installed")
+    with zipfile.ZipFile(source) as book:
+        target = tmp_path / "vbaProject.bin"
+        target.write_bytes(book.read("xl/vbaProject.bin"))
+    return target
+
+
+def test_xlsm_keeps_its_vba_project_byte_for_byte(tmp_path, capsys):
+    vba = _vba_project(tmp_path)
+    book = tmp_path / "macro.xlsm"
+    build.features(book, vba_project=vba)
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    out = tmp_path / "macro.values.xlsm"
+    assert out.exists()
+    with zipfile.ZipFile(out) as frozen:
+        assert frozen.read("xl/vbaProject.bin") == vba.read_bytes()
+    assert openpyxl.load_workbook(out)["Main"]["D2"].value == 31.5
+
+
+def test_no_traceback_on_odd_values_and_broken_files(tmp_path, capsys):
+    book = tmp_path / "odd.xlsx"
+    wb = xlsxwriter.Workbook(book)
+    ws = wb.add_worksheet("S")
+    ws.write_formula("A1", '="=not a formula"')  # text that looks like a formula
+    ws.write_formula("A2", '="bell"&CHAR(7)')  # a character a file cannot hold
+    ws.write_formula("A3", "=NOSUCHFUNCTION(1)")
+    ws.write_formula("A4", "=1/0")
+    ws.write_formula("A5", "=SUM(")  # a formula Excel would refuse; files can still hold it
+    wb.close()
+    calc, result = compute(book)
+    out = calc.freeze(result, tmp_path / "odd.values.xlsx")
+    frozen = openpyxl.load_workbook(out)["S"]
+    assert frozen["A1"].value == "=not a formula" and frozen["A1"].data_type == "s"
+    assert frozen["A2"].value == "bell"
+    assert {e.address for e in result.errors} >= {"S!A3", "S!A4"}
+    assert main(["calc", str(book), "-o", str(tmp_path / "c.xlsx"), "--no-progress"]) == 3
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_several_workbooks_and_a_folder_in_one_run(tmp_path, capsys):
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for name in ("names_and_references", "circular_iterative"):
+        shutil.copy(CORPUS / "reference" / f"{name}.xlsx", folder / f"{name}.xlsx")
+    (folder / "broken.xlsx").write_bytes(b"not a workbook")
+    (folder / "~$names_and_references.xlsx").write_bytes(b"an Excel lock file")
+    out = tmp_path / "out"
+    assert main(["calc", str(folder), "-o", str(out), "--no-progress"]) == 1  # one book failed
+    printed = capsys.readouterr()
+    assert "Computed 2 of 3 workbooks" in printed.out
+    assert "broken.xlsx: not a valid workbook" in printed.err
+    assert sorted(p.name for p in out.iterdir()) == ["circular_iterative.values.xlsx",
+                                                      "names_and_references.values.xlsx"]
+    batch = calculate_many([folder / "names_and_references.xlsx", folder / "circular_iterative.xlsx"])
+    assert not batch.failures and len(batch.results) == 2
