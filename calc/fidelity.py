@@ -30,6 +30,8 @@ class Fidelity:
     skipped: int = 0  # cells the calculator did not compute (listed with a reason)
     circular: int = 0  # loops with iteration off: Excel shows 0, LibreOffice an error
     differences: list[tuple[str, Any, Any]] = field(default_factory=list)
+    result: Any = field(default=None, repr=False)  # the CalcResult compared
+    formulas: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
 
     @property
     def share(self) -> float:
@@ -45,7 +47,7 @@ def _address(sheet: str, cell: str) -> str:
 def same(ours: Any, theirs: Any) -> bool:
     ours, theirs = _normal(ours), _normal(theirs)
     if isinstance(ours, bool) or isinstance(theirs, bool):
-        return ours == theirs
+        return type(ours) is type(theirs) and ours == theirs
     if isinstance(ours, int | float) and isinstance(theirs, int | float):
         return math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
     return ours == theirs
@@ -76,9 +78,9 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None) 
     calc = WorkbookCalculation(path, engine_name=engine_name)
     result = calc.compute(client)
     cached = openpyxl.load_workbook(path, data_only=True)
-    report = Fidelity(path, calc.engine_name)
+    report = Fidelity(path, calc.engine_name, result=result)
     skipped = {(s.sheet, s.cell) for s in result.skipped}
-    formulas = dict(calc.formula_texts())
+    formulas = report.formulas = dict(calc.formula_texts())
     loops = set(result.loops) if not calc.iteration[0] else set()
     for (sheet, cell), ours in sorted(result.values.items()):
         text = formulas.get((sheet, cell), "")

@@ -35,9 +35,14 @@ _PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
+def _workbook(path: Path) -> xlsxwriter.Workbook:
+    # Newer functions (IFNA, DAYS, XOR ...) are stored with Excel's `_xlfn.` prefix.
+    return xlsxwriter.Workbook(path, {"use_future_functions": True})
+
+
 def families(path: Path) -> None:
     """Many function families over a small data block (about 260 formulas)."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     data = wb.add_worksheet("Data")
     date_format = wb.add_format({"num_format": "yyyy-mm-dd"})
     for i in range(20):
@@ -74,9 +79,70 @@ def families(path: Path) -> None:
     wb.close()
 
 
+def edge_cases(path: Path) -> None:
+    """Coercion, blanks, errors, comparisons and conditional aggregates: where engines differ."""
+    wb = _workbook(path)
+    ws = wb.add_worksheet("In")
+    # No booleans inside ranges: LibreOffice stores them as numbers (SUM and COUNT then differ
+    # from Excel's); a boolean cell read on its own is in D1.
+    values = [5, "7", None, 4, "text", -2.5, 0, "", 1e-9, 123456789.125]
+    ws.write_boolean("D1", True)
+    for i, value in enumerate(values):
+        if value is None:
+            continue
+        ws.write_string(i, 0, value) if isinstance(value, str) else ws.write(i, 0, value)
+        ws.write(i, 1, ["a", "b", "a", "c", "b", "a", "c", "a", "b", "c"][i])
+        ws.write(i, 2, i * 3 - 10)
+    out = wb.add_worksheet("Out")
+    formulas = [
+        "=In!A1+In!A2", "=In!A2*2", "=In!A3+1", "=In!A4+1", "=In!A5&In!A1", "=SUM(In!A1:A10)",
+        "=COUNT(In!A1:A10)", "=COUNTA(In!A1:A10)", "=COUNTBLANK(In!A1:A10)", "=AVERAGE(In!A1:A10)",
+        "=In!A1=5", '=In!A2="7"', '=In!B1<"b"', '=UPPER(In!B1)="A"', "=In!A3=0", '=In!A3=""', "=In!D1+1",
+        "=ISBLANK(In!A3)", "=ISBLANK(In!A8)", "=ISTEXT(In!A2)", "=ISLOGICAL(In!D1)", "=N(In!D1)",
+        "=In!A1/In!A7", "=IFERROR(In!A1/In!A7,\"div\")", "=ISERROR(In!A5*1)", "=IFNA(NA(),0)",
+        "=ISNA(MATCH(99,In!C1:C10,0))", "=ERROR.TYPE(In!A1/In!A7)", '=SUMIFS(In!C1:C10,In!B1:B10,"a")',
+        '=COUNTIFS(In!B1:B10,"b",In!C1:C10,">0")', '=AVERAGEIF(In!B1:B10,"c",In!C1:C10)',
+        '=SUMIF(In!B1:B10,"<>a",In!C1:C10)', '=COUNTIF(In!C1:C10,">=2")', '=COUNTIF(In!B1:B10,"a*")',
+        "=INDEX(In!A1:C10,4,3)", '=MATCH("c",In!B1:B10,0)', "=MATCH(5,In!C1:C10,1)",
+        '=VLOOKUP("b",In!B1:C10,2,FALSE)', "=LOOKUP(6,In!C1:C10)", "=ROUND(2.5,0)", "=ROUND(-2.5,0)",
+        "=ROUND(1.005,2)", "=MROUND(10,3)", "=ROUNDDOWN(-1.55,1)", "=INT(-1.5)", "=TRUNC(-1.5)",
+        "=MOD(-7,3)", "=MOD(7,-3)", "=QUOTIENT(-7,2)", "=POWER(8,1/3)", "=SQRT(2)", "=LOG(100)",
+        "=LOG(8,2)", "=FACT(10)", "=COMBIN(10,3)", "=GCD(24,36)", "=LCM(4,6)", "=PI()*2",
+        "=DEGREES(PI())", "=ATAN2(1,1)", "=DATE(2024,2,29)+365", "=DATEDIF(DATE(2020,1,31),DATE(2024,3,1),\"m\")",
+        "=DAYS(DATE(2024,3,1),DATE(2024,2,1))", "=YEARFRAC(DATE(2024,1,1),DATE(2024,7,1),1)",
+        "=YEARFRAC(DATE(2024,1,31),DATE(2024,7,31),0)", "=EOMONTH(DATE(2024,1,31),1)",
+        "=EDATE(DATE(2024,1,31),1)", "=WEEKDAY(DATE(2024,6,1),2)", "=WEEKNUM(DATE(2024,6,1))",
+        "=NETWORKDAYS(DATE(2024,1,1),DATE(2024,12,31))", "=WORKDAY(DATE(2024,12,24),3)",
+        "=TIME(12,30,0)", '=TEXT(DATE(2024,5,6),"yyyy-mm-dd")', '=TEXT(0.1234,"0.0%")',
+        '=TEXT(1234.5,"#,##0.00")', '=VALUE("1.5e3")', '=FIND("b","abcb")', '=SEARCH("B","abcb",3)',
+        '=SUBSTITUTE("a-b-c","-","+",2)', '=REPLACE("abcdef",2,3,"X")', '=PROPER("hello world")',
+        '=EXACT("a","A")', '=LEN("  x ")', '=TRIM("  a   b ")', '=CHAR(65)&CODE("a")', '=REPT("-",5)',
+        '=MID("abcdef",3,10)', '=LEFT("abc",5)', '=RIGHT("abc",0)', '=FIXED(1234.567,1)',
+        "=PMT(0.05/12,60,10000)", "=IPMT(0.05/12,1,60,10000)", "=PPMT(0.05/12,1,60,10000)",
+        "=NPER(0.01,-100,1000)", "=RATE(60,-200,10000)", "=IRR({-100,30,40,50})",
+        "=XNPV(0.05,{-100,60,60},{45000,45365,45730})", "=EFFECT(0.05,12)", "=NOMINAL(0.05,12)",
+        "=SLN(1000,100,5)", "=DB(1000,100,5,1)", "=DDB(1000,100,5,1)",
+        "=MAX(In!A1:A10)", "=MIN(In!A1:A10)", "=MAXA(In!A1:A10)", "=MEDIAN(In!C1:C10)",
+        "=MODE(1,2,2,3)", "=STDEV.P(In!C1:C10)", "=VAR.S(In!C1:C10)", "=PERCENTILE(In!C1:C10,0.3)",
+        "=QUARTILE(In!C1:C10,1)", "=RANK(In!C5,In!C1:C10)", "=CORREL(In!C1:C10,In!C1:C10)",
+        "=SLOPE(In!C1:C10,In!C1:C10)", "=NORM.S.DIST(1,TRUE)", "=NORMSINV(0.975)",
+        "=AND(TRUE,In!D1)", "=OR(FALSE,In!A7)", "=XOR(TRUE,TRUE)", "=NOT(In!A7)",
+        "=IF(In!A3,\"yes\",\"no\")", "=CHOOSE(3,\"a\",\"b\",\"c\")", "=ABS(In!A6)",
+        "=SIGN(In!A6)", "=EVEN(3.1)", "=ODD(-2)", "=1E+308*10", "=SUMPRODUCT(In!C1:C10,In!C1:C10)",
+        "=SUMSQ(In!C1:C3)", "=PRODUCT(In!C4:C6)", "=SUBTOTAL(9,In!C1:C10)", "=ROWS(In!A:A)",
+        '=HYPERLINK("https://example.invalid","link")', '=T("x")&T(1)', '=CONCATENATE(In!A1,In!B1)',
+        "=In!A10*1000", "=In!A9*1e9", "=0.1+0.2", "=1-0.9", "=2^0.5", "=-2^2", "=(-2)^2",
+        "=10%", "=50%*In!A1", '="a"<"B"', "=TRUE+TRUE", "=\"1\"+\"2\"",
+        "=YEAR(TODAY())>2000", "=RAND()<1", "=NOW()-TODAY()<1",  # volatile: counted apart
+    ]
+    for i, formula in enumerate(formulas):
+        out.write_formula(i // 10, i % 10, formula)
+    wb.close()
+
+
 def names_and_references(path: Path) -> None:
     """Defined names of several kinds, and functions that return references."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     ws = wb.add_worksheet("Inputs")
     other = wb.add_worksheet("Other sheet")
     for i in range(10):
@@ -106,7 +172,7 @@ def names_and_references(path: Path) -> None:
 
 def arrays(path: Path) -> None:
     """Array formulas (CSE) and the class a fast engine gets wrong: scalar functions over ranges."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     ws = wb.add_worksheet("Arr")
     for i in range(8):
         ws.write(i, 0, ["3", 4, "x", 7.5, "", 12, "ab", 9][i] if i != 4 else None)
@@ -132,7 +198,7 @@ def arrays(path: Path) -> None:
 
 def circular(path: Path, iterate: bool) -> None:
     """A loop: interest on an average balance that includes the interest."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     ws = wb.add_worksheet("Loop")
     ws.write("A1", 1000)
     ws.write("A2", 0.05)
@@ -160,7 +226,7 @@ def _set_iteration(path: Path, count: int, delta: float) -> None:
 
 def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
     """A large workbook of ordinary formulas over many families (speed and memory)."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     per_sheet = formulas // sheets
     data = wb.add_worksheet("Data")
     for i in range(500):
@@ -185,7 +251,7 @@ def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
 def external_link(path: Path) -> None:
     """Formulas reading another workbook through an externalLink part with cached values, as
     Excel saves them (XlsxWriter cannot write the part: it is added to the package after)."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     ws = wb.add_worksheet("Book")
     ws.write_formula("A1", "=[1]Rates!B2*100", None, 4.25)
     ws.write_formula("A2", "=A1+1", None, 5.25)
@@ -237,7 +303,7 @@ def features(path: Path, vba_project: Path | None = None) -> None:
     """What a real workbook carries besides formulas: merged cells, hidden and very hidden
     sheets, a chart, comments, data validation, dynamic arrays and newer functions (`_xlfn.`),
     and (with `vba_project`) a VBA project."""
-    wb = xlsxwriter.Workbook(path)
+    wb = _workbook(path)
     ws = wb.add_worksheet("Main")
     hidden = wb.add_worksheet("Hidden")
     very = wb.add_worksheet("VeryHidden")
@@ -269,10 +335,13 @@ def features(path: Path, vba_project: Path | None = None) -> None:
 
 BUILDERS = {
     "families": families,
+    "edge_cases": edge_cases,
     "names_and_references": names_and_references,
     "arrays": arrays,
     "circular_iterative": lambda p: circular(p, True),
     "circular_off": lambda p: circular(p, False),
+    "external_link": external_link,
+    "generated_12000": generated,
 }
 
 
@@ -296,9 +365,11 @@ def recalculate(source: Path, out_dir: Path) -> Path:
     return target
 
 
-def main() -> int:
+def main(names: list[str] | None = None) -> int:
     SOURCE.mkdir(parents=True, exist_ok=True)
     for name, build in BUILDERS.items():
+        if names and name not in names:
+            continue
         path = SOURCE / f"{name}.xlsx"
         build(path)
         recalculate(path, REFERENCE)
@@ -307,4 +378,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
