@@ -242,6 +242,38 @@ class FastModel:
         return bool(telemetry.static_sccs or telemetry.live_cycles_witnessed or telemetry.circ_cells_stamped)
 
 
+_KNOWN: dict[str, bool] = {}
+
+
+def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
+    """{function name: [cell addresses]} for every call the fast engine turns into #NAME?.
+
+    Asked of the engine itself: `=NAME()` on a scratch sheet is #NAME? only for a name it
+    does not know (a known one complains about its arguments instead); answers are cached."""
+    import collections
+
+    import formualizer
+
+    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
+    todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
+    if todo:
+        scratch = formualizer.Workbook()
+        sheet = scratch.sheet("S")
+        for i, name in enumerate(todo):
+            sheet.set_formula(i + 1, 1, f"={name}()")
+        scratch.evaluate_all()
+        for i, name in enumerate(todo):
+            value = scratch.get_value("S", i + 1, 1)
+            _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
+    for address, names in calls:
+        for name in sorted(names - ours):
+            if not _KNOWN.get(name, True):
+                found[name].append(address)
+    return dict(found)
+
+
 def engine_spellings(excel_name: str) -> list[str]:
     """The names formualizer gets: the engine's list (classic, dotted, Excel's prefixes)."""
     return engine.engine_names(excel_name)

@@ -100,9 +100,8 @@ class WorkbookCalculation:
         self.path = Path(path)
         self.book = _open_workbook(self.path)  # openpyxl, formulas kept (raises CalcError)
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
-        engine.register_functions()  # before the engine parses a single formula
-        self.unknown_functions = engine.unknown_functions(self.formulas())
-        self.formula_count = sum(1 for _ in self.formulas())
+        self._formulas = list(self._scan_formulas())
+        self.formula_count = len(self._formulas)
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
         self.iteration = _iteration_settings(self.book)
@@ -119,8 +118,23 @@ class WorkbookCalculation:
             self._load_fast(forced=engine_name == "fast")
         if self.fast is None:
             self.engine_name = "formulas"
-            with _quiet_engine():
-                self.model = self._load_model()
+            engine.register_functions()  # before the engine parses a single formula
+            try:
+                with _quiet_engine():
+                    self.model = self._load_model()
+            except CalcError as exc:
+                if engine_name != "auto" or self.engine_reason.startswith("the fast engine could not"):
+                    raise
+                # The exact engine cannot read it: the fast one computes what it can, and the
+                # cells it would get wrong keep their cached values (listed as not computed).
+                self.engine_reason += f"; the formulas engine could not read it either ({exc})"
+                self._load_fast(forced=True)
+        if self.fast is None:
+            self.unknown_functions = engine.unknown_functions(self.formulas())
+        else:
+            from rates_xl.calc import fast
+
+            self.unknown_functions = fast.unknown_functions(self.formulas())
 
     def _load_fast(self, forced: bool) -> None:
         from rates_xl.calc import fast
@@ -185,6 +199,9 @@ class WorkbookCalculation:
 
     def formulas(self) -> Iterator[tuple[str, str]]:
         """(address, formula text) of every formula cell."""
+        return iter(self._formulas)
+
+    def _scan_formulas(self) -> Iterator[tuple[str, str]]:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
