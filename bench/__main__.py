@@ -29,6 +29,7 @@ BENCHMARKS = {
     "startup": "(e) import time of the UDF module (rates_xl.addin.classic.udfs) in a fresh process",
     "sandbox_speed": "(f) sandbox: swap_rate requests per second, server time per request",
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
+    "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
 }
 

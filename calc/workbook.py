@@ -108,6 +108,7 @@ class WorkbookCalculation:
         self.spills = self._spill_ranges()
         self.engine_reason = ""
         self._loops: list[str] | None = None
+        self.round_seconds: list[float] = []  # how long each evaluation took (bench/calc_speed.py)
         self._calls_rates: bool | None = None
         self.calls_rates()
         self.unsupported: dict[tuple[str, str], str] = {}  # cells no engine computes: why
@@ -235,9 +236,13 @@ class WorkbookCalculation:
 
     def evaluate(self) -> dict[tuple[str, str], Any]:
         """Compute once; every formula cell's value by (sheet title, coordinate)."""
-        if self.fast is not None:
-            return self._evaluate_fast()
-        return self._evaluate_formulas()
+        started = time.perf_counter()
+        try:
+            if self.fast is not None:
+                return self._evaluate_fast()
+            return self._evaluate_formulas()
+        finally:
+            self.round_seconds.append(time.perf_counter() - started)
 
     def _evaluate_fast(self) -> dict[tuple[str, str], Any]:
         from openpyxl.utils.cell import range_boundaries
@@ -360,8 +365,10 @@ class WorkbookCalculation:
 
     def _notes(self) -> list[str]:
         notes = []
-        if self.engine_reason:
+        if self.engine_reason and self.engine_name == "formulas":
             notes.append(f"computed with the formulas engine: {self.engine_reason}")
+        elif self.engine_reason:
+            notes.append(self.engine_reason)
         if self.external_links:
             notes.append(f"{self.external_links} link(s) to other workbooks: their values are the ones "
                          "this file cached (the linked files are not opened)")
