@@ -1,0 +1,67 @@
+"""The reading that decides what the fast engine may compute as written (calc/analysis.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.analysis import analyse, intersect, lift, range_shape, split_reference
+
+NAMES = {"holidays": 10, "rate": 1}
+
+
+def size(text):
+    shape = range_shape(split_reference(text)[1].replace("$", ""))
+    if shape is None:
+        return NAMES.get(text.lower())
+    c1, r1, c2, r2 = shape
+    return (c2 - c1 + 1) * (r2 - r1 + 1)
+
+
+def read(formula):
+    return analyse(formula, size, frozenset({"RATES_DISCOUNTCURVE"}))
+
+
+@pytest.mark.parametrize("formula", [
+    "=SUM(A1:A3)", "=VLOOKUP(B1,A1:C9,2,FALSE)", "=WORKDAY(E6,2,INDEX(holidays,0,1))",
+    '=IF(ISNUMBER(G6),RATES_DISCOUNT("SOFR",G6),"")', "=EXP(rate)", "=SUMPRODUCT(A1:A3,B1:B3)",
+    "=INDEX(RATES_DISCOUNTCURVE(1,2),2,2)", '=COUNTIF(A1:A9,">0")', "=A1*2+B7",
+])
+def test_formulas_the_fast_engine_computes_as_written(formula):
+    assert read(formula).safe
+
+
+@pytest.mark.parametrize("formula, hazard", [
+    ("=ISNUMBER(A1:A3)", "ISNUMBER given the range A1:A3"),
+    ("=SUM(LEN(A1:A3))", "LEN given the range A1:A3"),
+    ("=SUMPRODUCT(LEN(A1:A3))", "LEN given the range A1:A3"),
+    ("=YEAR(RATES_DISCOUNTCURVE(1,2))", "YEAR given the array from RATES_DISCOUNTCURVE"),
+    ("=LEFT(C1#,1)", "LEFT given the spill C1#"),
+    ("=EXP({1,2})", "EXP given an array constant"),
+    ("=NOSUCH(A1:A3)", "NOSUCH given the range A1:A3"),  # unknown: never guessed
+])
+def test_scalar_functions_over_arrays_are_found(formula, hazard):
+    found = read(formula)
+    assert not found.safe and hazard in found.hazards
+
+
+def test_an_array_formula_is_written_out_per_cell_with_excel_broadcasting():
+    found = read('=IF(ISNUMBER(B7:B9),B6:B8*$C$1,"")')
+    assert found.liftable
+    assert lift(found, 3, 1) == [['=IF(ISNUMBER(B7),B6*$C$1,"")'], ['=IF(ISNUMBER(B8),B7*$C$1,"")'],
+                                 ['=IF(ISNUMBER(B9),B8*$C$1,"")']]
+    # A row broadcast over rows, a shorter range padded with #N/A, as Excel does.
+    assert lift(read("=A1:C1+D1:D2"), 2, 3) == [["=A1+D1", "=B1+D1", "=C1+D1"], ["=A1+D2", "=B1+D2", "=C1+D2"]]
+    assert lift(read("=LEN(A1:A2)"), 3, 1)[2] == ["=LEN(NA())"]
+    assert lift(read("='Fixed leg'!B5:B6*2"), 2, 1) == [["='Fixed leg'!B5*2"], ["='Fixed leg'!B6*2"]]
+
+
+def test_what_cannot_be_written_out_is_not():
+    assert lift(read("=SUM(LEN(A1:A3))"), 1, 1) is None  # an aggregate over a lifted function
+    assert lift(read("=YEAR(RATES_DISCOUNTCURVE(1,2))"), 3, 1) is None  # not a plain range
+    assert lift(read("=LEN(A:A)"), 3, 1) is None  # a whole column
+
+
+def test_an_ordinary_cell_intersects_as_excel_does():
+    assert intersect(read("=A1:A5*10"), 3, 2) == "=A3*10"
+    assert intersect(read("=A1:A5*10"), 9, 2) == "=#VALUE!*10"
+    assert intersect(read("=LEN(B1:D1)"), 7, 3) == "=LEN(C1)"
