@@ -57,8 +57,10 @@ class Prepared:
     data: bytes
     #: (sheet, anchor coordinate) -> "lifted" | "intersected" | "spill" for rewritten cells.
     rewritten: dict[tuple[str, str], str] = field(default_factory=dict)
-    #: (sheet, coordinate) -> why the fast engine would compute it wrongly (not rewritable).
+    #: (sheet, coordinate) -> why the fast engine cannot compute it (kept as cached).
     unsupported: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: Those of them it would compute wrongly (not merely a function it does not know).
+    wrong: set[tuple[str, str]] = field(default_factory=set)
     #: Cells whose formula calls a RATES_* function: re-set in every later planning round.
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
@@ -77,11 +79,13 @@ def array_functions() -> frozenset[str]:
 
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
-            cached: Callable[[], dict[tuple[str, str], Any]] = dict) -> Prepared:
+            cached: Callable[[], dict[tuple[str, str], Any]] = dict,
+            unknown: frozenset[str] = frozenset()) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
-    what depends on them starts from Excel's value, not from a wrong one)."""
+    what depends on them starts from Excel's value, not from a wrong one), as they do for
+    formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...)."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -95,19 +99,28 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         for row in ws.iter_rows():
             for cell in row:
                 value = cell.value
+                key = (title, cell.coordinate)
+                if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
+                    # A What-If data table (TABLE(...)): no engine here computes one.
+                    prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                    prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
+                    continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
                     continue
-                key = (title, cell.coordinate)
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 formula = _engine_formula(value)
                 found = analysis.analyse(formula, size, arrays)
                 if found.error:
                     prepared.unsupported[key] = found.error
                     continue
+                if found.functions & unknown:
+                    prepared.unsupported[key] = _unknown(found.functions & unknown)
+                    continue
                 if found.needs_rewrite:
                     rewritten = analysis.intersect(found, cell.row, cell.column)
                     if rewritten is None:
                         prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
+                        prepared.wrong.add(key)
                         continue
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
@@ -128,10 +141,14 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             if found.error:
                 prepared.unsupported[key] = found.error
                 continue
+            if found.functions & unknown:
+                prepared.unsupported[key] = _unknown(found.functions & unknown)
+                continue
             if found.needs_rewrite:
                 cells = analysis.lift(found, r2 - r1 + 1, c2 - c1 + 1)
                 if cells is None:
                     prepared.unsupported[key] = "; ".join(found.hazards) or "an array of ranges"
+                    prepared.wrong.add(key)
                     continue
                 for i, line in enumerate(cells):
                     for j, text in enumerate(line):
@@ -161,6 +178,11 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def _unknown(names: set[str]) -> str:
+    listed = ", ".join(sorted(names))
+    return f"calls {listed}, which the engine does not know"
 
 
 def _save(book: Any) -> bytes:

@@ -132,24 +132,24 @@ class WorkbookCalculation:
                 self._load_fast(forced=True)
         if self.fast is None:
             self.unknown_functions = engine.unknown_functions(self.formulas())
-        else:
-            from rates_xl.calc import fast
-
-            self.unknown_functions = fast.unknown_functions(self.formulas())
 
     def _load_fast(self, forced: bool) -> None:
         from rates_xl.calc import fast
 
         try:
-            prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path))
+            self.unknown_functions = fast.unknown_functions(self.formulas())
+            # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
+            # unknown name may be an Excel function this engine lacks: keep Excel's value.
+            foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
+            prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign)
         except Exception as exc:  # never a traceback: say it, use the other engine
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
             self.book = _open_workbook(self.path)
             return
-        if prepared.unsupported and not forced and self.calls_rates():
+        if prepared.wrong and not forced and self.calls_rates():
             # Their cached values would be stale where the service's answers have moved:
             # the exact engine computes the whole book instead.
-            cells = sorted(prepared.unsupported.items())
+            cells = sorted((key, prepared.unsupported[key]) for key in prepared.wrong)
             listed = "; ".join(f"{_address(s, c)}: {why}" for (s, c), why in cells[:3])
             more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
             self.engine_reason = (f"{len(cells)} formula(s) the fast engine would compute wrongly "
@@ -406,6 +406,7 @@ class WorkbookCalculation:
                             r1, c1, r2, c2 = self.spills[(ws.title, cell.coordinate)]
                             ref = f"{_column(c1)}{r1}:{_column(c2)}{r2}"
                         _write_range(ws, ref, result.values)
+        _mark_skipped(book, result.skipped)
         out.parent.mkdir(parents=True, exist_ok=True)
         # Write beside the target and rename: an interrupted run never leaves half a file.
         tmp = out.with_name(f".{out.name}.tmp")
@@ -771,6 +772,20 @@ def _write_range(ws: Any, ref: str, values: dict[tuple[str, str], Any]) -> None:
             if value is None and (r, c) not in ws._cells:
                 continue  # padding of a grown spill: leave the sheet as it was
             _set_value(ws.cell(row=r, column=c), value)
+
+
+def _mark_skipped(book: Any, skipped: list[SkippedCell]) -> None:
+    """The copy says so itself: a note on each cell that keeps its cached value."""
+    from openpyxl.comments import Comment
+
+    for cell in skipped:
+        if cell.sheet not in book.sheetnames:
+            continue
+        target = book[cell.sheet][cell.cell]
+        text = f"rates-xl calc: {cell.reason}."
+        if target.comment is not None:
+            text = f"{target.comment.text}\n\n{text}"
+        target.comment = Comment(text, "rates-xl")
 
 
 def _set_value(cell: Any, value: Any) -> None:
