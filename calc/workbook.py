@@ -1,8 +1,10 @@
-"""Headless workbook calculation: `WorkbookCalculation` loads a file into the `formulas`
-engine, runs the plan / fetch / compute loop (`rates_xl.functions.plan.plan_and_evaluate`,
-the same loop the Excel hosts use), lists the error cells, and freezes the values into a copy
-of the original with openpyxl (styles, charts, data validation, names and hidden sheets
-survive because only cell values change).
+"""Headless workbook calculation: `WorkbookCalculation` loads a file into an engine (the
+fast one, formualizer, prepared by `calc/fast.py`; or `formulas` when a formula needs it),
+runs the plan / fetch / compute loop (`rates_xl.functions.plan.plan_and_evaluate`, the same
+loop the Excel hosts use), lists error cells, cells not computed (with the reason; their
+cached values are kept), circular references and links to other books, and freezes the
+values into a copy of the original with openpyxl (styles, charts, data validation, names,
+hidden sheets, pivot tables and VBA survive because only cell values change).
 """
 
 from __future__ import annotations
@@ -142,7 +144,8 @@ class WorkbookCalculation:
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
             prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign)
-        except Exception as exc:  # never a traceback: say it, use the other engine
+        except BaseException as exc:  # never a traceback: say it, use the other engine
+            _reraise_interrupts(exc)
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
             self.book = _open_workbook(self.path)
             return
@@ -158,7 +161,8 @@ class WorkbookCalculation:
             return
         try:
             self.fast = fast.FastModel(prepared)
-        except Exception as exc:
+        except BaseException as exc:  # never a traceback
+            _reraise_interrupts(exc)
             self.engine_reason = f"the fast engine could not load it ({type(exc).__name__}: {exc})"
             self.book = _open_workbook(self.path)
             return
@@ -249,7 +253,8 @@ class WorkbookCalculation:
 
         try:
             self.fast.evaluate()
-        except Exception as exc:
+        except BaseException as exc:  # never a traceback
+            _reraise_interrupts(exc)
             raise CalcError(f"{self.path}: calculation failed: {type(exc).__name__}: {exc}") from None
         values: dict[tuple[str, str], Any] = {}
         prepared = self.fast.prepared
@@ -545,7 +550,8 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
             calcs[path] = WorkbookCalculation(path, engine_name=engine_name)
         except CalcError as exc:
             failures[path] = str(exc)
-        except Exception as exc:  # never a traceback: the book is reported, the others go on
+        except BaseException as exc:  # never a traceback: the book is reported, the others go on
+            _reraise_interrupts(exc)
             failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
 
     def evaluate() -> dict[Path, dict[tuple[str, str], Any]]:
@@ -553,7 +559,8 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
         for path, calc in list(calcs.items()):
             try:
                 out[path] = calc.evaluate()
-            except Exception as exc:
+            except BaseException as exc:  # never a traceback
+                _reraise_interrupts(exc)
                 failures[path] = str(exc) if isinstance(exc, CalcError) else (
                     f"{path}: calculation failed ({type(exc).__name__}: {exc})")
                 del calcs[path]
@@ -651,6 +658,13 @@ def _find_name(book: Any, sheet: str, name: str) -> Any:
         if key.lower() == name.lower():
             return defined
     return None
+
+
+def _reraise_interrupts(exc: BaseException) -> None:
+    """Engine failures are caught as BaseException, because a Rust panic inside formualizer
+    arrives as pyo3's PanicException, which derives from it; Ctrl-C and exit still pass."""
+    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+        raise exc
 
 
 def _cached_values(path: Path) -> dict[tuple[str, str], Any]:
