@@ -108,6 +108,9 @@ class Analysis:
     top_level_ranges: bool = False  # a plain range outside every function call
     spills: bool = False  # an array from a function or a constant outside every function call
     liftable: bool = True  # every hazard lies outside range-taking arguments, on plain ranges
+    #: (start, end) of arguments taking a range whose value is an elementwise call over
+    #: ranges: `materialise` computes each into cells and passes those cells instead.
+    helpers: list[tuple[int, int]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
 
     @property
@@ -134,16 +137,29 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         result.error = f"cannot read the formula: {exc}"
         result.liftable = False
         return result
-    # One frame per open function call or parenthesis: [name or None, argument position].
+    # One frame per open function call or parenthesis:
+    # [name or None, argument position, where the argument starts, positions to materialise].
     frames: list[list] = []
     array_depth = 0
 
     def in_elementwise() -> bool:
         return all(f[0] is None or not takes_range(f[0], f[1]) for f in frames)
 
+    def flag_range_argument() -> None:
+        # The innermost argument that takes a range around a hazard: its value can be
+        # computed into cells (`materialise`) and handed over as the range it expects.
+        for frame in reversed(frames):
+            if frame[0] is not None and takes_range(frame[0], frame[1]):
+                frame[3].add(frame[1])
+                return
+
+    def close_argument(frame: list, end: int) -> None:
+        if frame[0] is not None and frame[1] in frame[3]:
+            result.helpers.append((frame[2], end))
+
     def mark_array(description: str, plain_range: bool) -> None:
         # An array-valued operand is a hazard when the innermost call taking it is elementwise.
-        for name, position in reversed(frames):
+        for name, position, _start, _flagged in reversed(frames):
             if name is None:
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
@@ -151,6 +167,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             result.hazards.append(f"{name} given {description}")
             if name not in ELEMENTWISE or not plain_range or not in_elementwise():
                 result.liftable = False
+            if not in_elementwise():
+                flag_range_argument()
             return
         # At top level: a plain range (or an operator over it) is spilled in array context and
         # intersected in an ordinary cell, which lifting writes out; any other array (a curve,
@@ -165,15 +183,19 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         if kind.endswith("Func") and sub.endswith("Open"):
             name = bare_name(text)
             result.functions.add(name)
-            frames.append([name, 0])
+            frames.append([name, 0, token.end, set()])
         elif sub.endswith("Close") and (kind.endswith("Func") or kind.endswith("Paren")):
-            name = frames.pop()[0] if frames else None
+            frame = frames.pop() if frames else [None, 0, 0, set()]
+            close_argument(frame, token.start)
+            name = frame[0]
             if name is not None and (name in ARRAY_RESULTS or name in array_functions):
                 mark_array(f"the array from {name}", False)
         elif kind.endswith("Paren") and sub.endswith("Open"):
-            frames.append([None, 0])
+            frames.append([None, 0, token.end, set()])
         elif kind.endswith("Sep") and sub.endswith("Arg") and frames and array_depth == 0:
+            close_argument(frames[-1], token.start)
             frames[-1][1] += 1
+            frames[-1][2] = token.end
         elif kind.endswith("Array") and sub.endswith("Open"):
             array_depth += 1
         elif kind.endswith("Array") and sub.endswith("Close"):
@@ -286,3 +308,40 @@ def intersect(analysis: Analysis, row: int, col: int) -> str | None:
         last = operand.end
     text.append(analysis.formula[last:])
     return "".join(text)
+
+
+def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | None],
+                range_size: Callable[[str], int | None],
+                array_functions: frozenset[str] = frozenset()) -> str | None:
+    """`SUM(LEN(A1:A8))` -> `SUM($X$1:$X$8)` with `=LEN(A1)` ... `=LEN(A8)` in X1:X8.
+
+    Each argument that takes a range but is given an elementwise call over ranges is lifted
+    into helper cells (`place(formulas)` puts them on the formula's own sheet, so its
+    references mean the same, and returns their range); the function then reads the range,
+    as Excel's does the array. A function taking a range treats the two alike (text and
+    booleans ignored, errors passed on). None when an argument cannot be lifted."""
+    spans = [s for s in analysis.helpers
+             if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in analysis.helpers)]
+    if not spans:
+        return None
+    text = analysis.formula
+    for start, end in sorted(set(spans), reverse=True):  # from the right: offsets stay valid
+        inner = analyse("=" + text[start:end].strip(), range_size, array_functions)
+        if inner.error or not inner.liftable or inner.spills or inner.helpers:
+            return None
+        shapes = []
+        for operand in inner.operands:
+            if operand.elementwise:
+                shape = range_shape(split_reference(operand.text)[1].replace("$", ""))
+                if shape is None:
+                    return None
+                shapes.append((shape[3] - shape[1] + 1, shape[2] - shape[0] + 1))
+        if not shapes:
+            return None
+        rows, cols = max(h for h, _ in shapes), max(w for _, w in shapes)
+        cells = lift(inner, rows, cols)
+        where = place(cells) if cells is not None else None
+        if where is None:
+            return None
+        text = text[:start] + where + text[end:]
+    return text

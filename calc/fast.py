@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextvars
 import io
 import math
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -91,9 +92,26 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
 
     arrays = array_functions()
     prepared = Prepared(b"")
+    # Helper cells go to the right of each sheet's used range; a whole-row reference would
+    # read them, so a book with one gets none (its formulas that need them are not computed).
+    helpers_allowed = not _has_whole_rows(book)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
+        place = _placer(ws) if helpers_allowed else (lambda cells: None)
+
+        def settle(formula: str, found: analysis.Analysis, place: Any = place,
+                   size: Any = size) -> tuple[str, analysis.Analysis]:
+            """Materialise what an argument that takes a range needs, until nothing does."""
+            for _ in range(4):
+                if not found.helpers or found.error:
+                    break
+                rewritten = analysis.materialise(found, place, size, arrays)
+                if rewritten is None:
+                    break
+                formula, found = rewritten, analysis.analyse(rewritten, size, arrays)
+            return formula, found
+
         anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
                    if isinstance(cell.value, ArrayFormula)]
         for row in ws.iter_rows():
@@ -116,6 +134,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if found.functions & unknown:
                     prepared.unsupported[key] = _unknown(found.functions & unknown)
                     continue
+                formula, found = settle(formula, found)
                 if found.needs_rewrite:
                     rewritten = analysis.intersect(found, cell.row, cell.column)
                     if rewritten is None:
@@ -144,6 +163,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             if found.functions & unknown:
                 prepared.unsupported[key] = _unknown(found.functions & unknown)
                 continue
+            formula, found = settle(formula, found)
             if found.needs_rewrite:
                 cells = analysis.lift(found, r2 - r1 + 1, c2 - c1 + 1)
                 if cells is None:
@@ -178,6 +198,43 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def _placer(ws: Any) -> Callable[[list[list[str]]], str | None]:
+    """Where helper cells go on `ws`: blocks side by side, two columns right of its used range."""
+    from openpyxl.utils.cell import get_column_letter
+
+    state = {"col": ws.max_column + 2}
+
+    def place(cells: list[list[str]]) -> str | None:
+        rows, cols = len(cells), len(cells[0]) if cells else 0
+        c1 = state["col"]
+        if not rows or c1 + cols > 16384 or rows > 1048576:
+            return None
+        for i, line in enumerate(cells):
+            for j, text in enumerate(line):
+                ws.cell(row=1 + i, column=c1 + j).value = text
+        state["col"] = c1 + cols
+        return f"${get_column_letter(c1)}$1:${get_column_letter(c1 + cols - 1)}${rows}"
+
+    return place
+
+
+_WHOLE_ROWS = re.compile(r"(?<![\w.$:])\$?\d+:\$?\d+(?![\w.])")
+
+
+def _has_whole_rows(book: Any) -> bool:
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    for ws in book.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                text = value.text if isinstance(value, ArrayFormula) else value
+                if isinstance(text, str) and text.startswith("=") and \
+                        _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
+                    return True
+    return False
 
 
 def _unknown(names: set[str]) -> str:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.analysis import analyse, intersect, lift, range_shape, split_reference
+from rates_xl.calc.analysis import (
+    analyse,
+    intersect,
+    lift,
+    materialise,
+    range_shape,
+    split_reference,
+)
 
 NAMES = {"holidays": 10, "rate": 1}
 
@@ -65,3 +72,18 @@ def test_an_ordinary_cell_intersects_as_excel_does():
     assert intersect(read("=A1:A5*10"), 3, 2) == "=A3*10"
     assert intersect(read("=A1:A5*10"), 9, 2) == "=#VALUE!*10"
     assert intersect(read("=LEN(B1:D1)"), 7, 3) == "=LEN(C1)"
+
+
+def test_an_argument_that_takes_a_range_is_computed_into_helper_cells():
+    blocks = []
+
+    def place(cells):
+        blocks.append(cells)
+        return f"$Z$1:$Z${len(cells)}"
+
+    found = read("=SUMPRODUCT(--(YEAR(A1:A3)=2026),B1:B3)")
+    assert not found.liftable and found.helpers
+    assert materialise(found, place, size) == "=SUMPRODUCT($Z$1:$Z$3,B1:B3)"
+    assert blocks == [[["=--(YEAR(A1)=2026)"], ["=--(YEAR(A2)=2026)"], ["=--(YEAR(A3)=2026)"]]]
+    assert materialise(read("=SUM(LEN(A:A))"), place, size) is None  # not a plain range
+    assert materialise(read("=SUM(LEN(A1:A3))"), lambda cells: None, size) is None  # no room

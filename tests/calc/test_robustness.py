@@ -110,8 +110,9 @@ def test_external_values_come_from_the_link_part_not_the_cells_cache(tmp_path):
 
 def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, capsys):
     """Scalar functions over ranges (ISNUMBER(A1:A8), YEAR(B1:B8) ...): the fast engine takes
-    the first element and says nothing. Array formulas are written out per cell; what cannot
-    be (an aggregate over them) keeps the file's cached value and is listed with the reason."""
+    the first element and says nothing. Array formulas are written out per cell, aggregates
+    over them read helper cells; what cannot be written out (a whole column) keeps the file's
+    cached value and is listed with the reason."""
     path = CORPUS / "reference" / "arrays.xlsx"
     calc, result = compute(path)
     cached = openpyxl.load_workbook(path, data_only=True)["Arr"]
@@ -119,20 +120,37 @@ def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, c
     for col in "DEFGH":
         for r in range(1, 9):
             assert result.value("Arr", f"{col}{r}") == pytest.approx(cached[f"{col}{r}"].value), f"{col}{r}"
+    for cell in ("I1", "I2", "I3", "I5"):  # SUM(LEN(..)), SUM(IF(ISNUMBER(..))), SUMPRODUCT(..)
+        assert result.value("Arr", cell) == pytest.approx(cached[cell].value), cell
+    assert result.value("Arr", "I5") == pytest.approx(sum(i * 1.5 for i in range(4, 8)))  # years 2024+
     assert result.value("Arr", "L3") == pytest.approx(30)  # implicit intersection: row 3
     assert result.value("Arr", "L9") == "#VALUE!"  # no intersection
     skipped = {cell.address: cell for cell in result.skipped}
-    assert set(skipped) == {"Arr!I1", "Arr!I2", "Arr!I3"}
-    assert "LEN given the range A1:A8" in skipped["Arr!I1"].reason
-    assert skipped["Arr!I1"].cached == result.value("Arr", "I1") == cached["I1"].value
+    assert set(skipped) == {"Arr!I6"}
+    assert "LEN given the range A:A" in skipped["Arr!I6"].reason
+    assert skipped["Arr!I6"].cached == result.value("Arr", "I6") == cached["I6"].value
     out = tmp_path / "arr.xlsx"
     assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
     printed = capsys.readouterr().out
-    assert "3 cells not computed" in printed and "Arr!I1: not computed (LEN given the range A1:A8)" in printed
+    assert "1 cell not computed" in printed and "Arr!I6: not computed (LEN given the range A:A)" in printed
     frozen = openpyxl.load_workbook(out)["Arr"]
-    assert frozen["I1"].value == cached["I1"].value
-    assert "not computed (LEN given the range A1:A8)" in frozen["I1"].comment.text  # the copy says so
-    assert frozen["D1"].comment is None
+    assert frozen["I6"].value == cached["I6"].value
+    assert "not computed (LEN given the range A:A)" in frozen["I6"].comment.text  # the copy says so
+    assert frozen["I1"].comment is None
+    assert frozen.max_column == openpyxl.load_workbook(path)["Arr"].max_column  # no helper cells
+
+
+def test_helper_cells_are_not_used_where_a_whole_row_would_read_them(tmp_path):
+    book = tmp_path / "rows.xlsx"
+    wb = xlsxwriter.Workbook(book)
+    ws = wb.add_worksheet("S")
+    ws.write_column("A1", ["ab", "c", "def"])
+    ws.write_formula("C1", "=SUM(LEN(A1:A3))", None, 6)
+    ws.write_formula("C2", "=COUNTA(1:1)", None, 2)
+    wb.close()
+    _, result = compute(book)
+    assert [c.address for c in result.skipped] == ["S!C1"] and result.value("S", "C1") == 6
+    assert result.value("S", "C2") == 2
 
 
 def test_a_what_if_data_table_keeps_its_cached_value(tmp_path):

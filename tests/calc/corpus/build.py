@@ -187,6 +187,8 @@ def arrays(path: Path) -> None:
     ws.write_array_formula("I2", "{=SUM(IF(ISNUMBER(A1:A8),A1:A8))}")
     ws.write_formula("I3", "=SUMPRODUCT(LEN(A1:A8))")
     ws.write_formula("I4", "=SUMPRODUCT((C1:C8>3)*C1:C8)")
+    ws.write_formula("I5", "=SUMPRODUCT(--(YEAR(B1:B8)>2023),C1:C8)")  # the finance idiom
+    ws.write_formula("I6", "=SUMPRODUCT(LEN(A:A))")  # a whole column: not written out, kept
     ws.write_array_formula("J1:K2", "{=TRANSPOSE(C1:D2)}")
     ws.write_formula("L3", "=C3:C5*10")  # implicit intersection in an ordinary cell
     ws.write_formula("L9", "=C3:C5*10")  # no intersection: #VALUE!
