@@ -124,10 +124,12 @@ class Analysis:
 
 
 def analyse(formula: str, range_size: Callable[[str], int | None],
-            array_functions: frozenset[str] = frozenset()) -> Analysis:
+            array_functions: frozenset[str] = frozenset(),
+            resolve: Callable[[str], str | None] | None = None) -> Analysis:
     """Read `formula` (with its '='). `range_size(text)` gives an operand's cell count (None:
     unknown, treated as an array); `array_functions` are the RATES_* functions that answer
-    a table (they spill), besides Excel's own in `ARRAY_RESULTS`."""
+    a table (they spill), besides Excel's own in `ARRAY_RESULTS`; `resolve(name)` the range a
+    defined name stands for ("Data!$A$1:$A$9"), so lifting can write out its cells too."""
     import formualizer
 
     result = Analysis(formula)
@@ -206,8 +208,11 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             spill = nxt is not None and str(nxt.token_type).endswith("OpPostfix") and nxt.value == "#"
             size = None if spill else range_size(text)
             if size is None or size > 1:
-                plain = not spill and size is not None and range_shape(split_reference(text)[1]) is not None
-                result.operands.append(Operand(text, token.start, token.end, in_elementwise()))
+                ref = text
+                if resolve is not None and not spill and range_shape(split_reference(text)[1]) is None:
+                    ref = resolve(text) or text  # a defined name: the range it stands for
+                plain = not spill and size is not None and range_shape(split_reference(ref)[1]) is not None
+                result.operands.append(Operand(ref, token.start, token.end, in_elementwise()))
                 mark_array(f"the spill {text}#" if spill else f"the range {text}", plain)
         elif kind.endswith("OpInfix") and text == ":":
             mark_array("a range built with ':'", False)
@@ -312,7 +317,8 @@ def intersect(analysis: Analysis, row: int, col: int) -> str | None:
 
 def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | None],
                 range_size: Callable[[str], int | None],
-                array_functions: frozenset[str] = frozenset()) -> str | None:
+                array_functions: frozenset[str] = frozenset(),
+                resolve: Callable[[str], str | None] | None = None) -> str | None:
     """`SUM(LEN(A1:A8))` -> `SUM($X$1:$X$8)` with `=LEN(A1)` ... `=LEN(A8)` in X1:X8.
 
     Each argument that takes a range but is given an elementwise call over ranges is lifted
@@ -326,7 +332,7 @@ def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | Non
         return None
     text = analysis.formula
     for start, end in sorted(set(spans), reverse=True):  # from the right: offsets stay valid
-        inner = analyse("=" + text[start:end].strip(), range_size, array_functions)
+        inner = analyse("=" + text[start:end].strip(), range_size, array_functions, resolve)
         if inner.error or not inner.liftable or inner.spills or inner.helpers:
             return None
         shapes = []

@@ -81,7 +81,8 @@ def array_functions() -> frozenset[str]:
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
             cached: Callable[[], dict[tuple[str, str], Any]] = dict,
-            unknown: frozenset[str] = frozenset()) -> Prepared:
+            unknown: frozenset[str] = frozenset(),
+            resolve: Callable[[str, str], str | None] | None = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
@@ -99,17 +100,18 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         title = ws.title
         size = _sized(range_size, title)
         place = _placer(ws) if helpers_allowed else (lambda cells: None)
+        names = _sized(resolve, title) if resolve is not None else None
 
         def settle(formula: str, found: analysis.Analysis, place: Any = place,
-                   size: Any = size) -> tuple[str, analysis.Analysis]:
+                   size: Any = size, names: Any = names) -> tuple[str, analysis.Analysis]:
             """Materialise what an argument that takes a range needs, until nothing does."""
             for _ in range(4):
                 if not found.helpers or found.error:
                     break
-                rewritten = analysis.materialise(found, place, size, arrays)
+                rewritten = analysis.materialise(found, place, size, arrays, names)
                 if rewritten is None:
                     break
-                formula, found = rewritten, analysis.analyse(rewritten, size, arrays)
+                formula, found = rewritten, analysis.analyse(rewritten, size, arrays, names)
             return formula, found
 
         anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
@@ -127,7 +129,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 formula = _engine_formula(value)
-                found = analysis.analyse(formula, size, arrays)
+                found = analysis.analyse(formula, size, arrays, names)
                 if found.error:
                     prepared.unsupported[key] = found.error
                     continue
@@ -151,7 +153,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
             formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text)
-            found = analysis.analyse(formula, size, arrays)
+            found = analysis.analyse(formula, size, arrays, names)
             rates = any(analysis.is_rates(f) for f in found.functions)
             for rr in range(r1, r2 + 1):  # stored values of a spill block it: empty the range
                 for cc in range(c1, c2 + 1):

@@ -143,7 +143,8 @@ class WorkbookCalculation:
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
-            prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign)
+            prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign,
+                                    self._name_range)
         except BaseException as exc:  # never a traceback: say it, use the other engine
             _reraise_interrupts(exc)
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
@@ -183,6 +184,20 @@ class WorkbookCalculation:
         if re.fullmatch(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d+:\$?\d+", ref):
             return None  # whole columns or rows
         return self._name_size(sheet, ref)
+
+    def _name_range(self, sheet: str, name: str) -> str | None:
+        """The one rectangular range in this book a defined name stands for, as a formula
+        would write it ("'Data sheet'!$A$1:$A$9"); None for anything else."""
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        defined = _find_name(self.book, sheet, name)
+        value = (getattr(defined, "attr_text", None) or "").strip()
+        if not value or "," in value or "[" in value or "(" in value:
+            return None
+        prefix, ref = split_reference(value)
+        if not prefix or range_shape(ref) is None:
+            return None
+        return value
 
     def _name_size(self, sheet: str, name: str) -> int | None:
         defined = _find_name(self.book, sheet, name)

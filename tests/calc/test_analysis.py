@@ -87,3 +87,9 @@ def test_an_argument_that_takes_a_range_is_computed_into_helper_cells():
     assert blocks == [[["=--(YEAR(A1)=2026)"], ["=--(YEAR(A2)=2026)"], ["=--(YEAR(A3)=2026)"]]]
     assert materialise(read("=SUM(LEN(A:A))"), place, size) is None  # not a plain range
     assert materialise(read("=SUM(LEN(A1:A3))"), lambda cells: None, size) is None  # no room
+
+
+def test_a_defined_name_is_written_out_through_the_range_it_stands_for():
+    names = {"dates": "'Deal data'!$B$2:$B$4"}
+    found = analyse("=YEAR(dates)", lambda t: 3 if t in names else size(t), frozenset(), names.get)
+    assert lift(found, 3, 1) == [["=YEAR('Deal data'!B2)"], ["=YEAR('Deal data'!B3)"], ["=YEAR('Deal data'!B4)"]]

@@ -33,6 +33,7 @@ def test_every_kind_of_defined_name(tmp_path):
     assert result.value("Calc", "A2") == pytest.approx(0.5)  # first_amount*rate (a constant name)
     assert result.value("Calc", "A3") == "fixed!"  # a text constant
     assert result.value("Other sheet", "C1") == pytest.approx(22.5)  # a sheet-scoped name
+    assert result.value("Calc", "A19") == 400  # SUMPRODUCT(--(RIGHT(keys,1)>"4"),amounts): written out
     assert calc.cell_of_name("first_amount") == ("Inputs", "A1")
     assert "bad_name" not in calc.names and "rate" not in calc.names  # no destination: not a cell
 

@@ -152,6 +152,7 @@ def names_and_references(path: Path) -> None:
     wb.define_name("rate", "=0.05")  # a constant
     wb.define_name("label", '="fixed"')  # a text constant
     wb.define_name("amounts", "=Inputs!$A$1:$A$10")  # a range
+    wb.define_name("keys", "=Inputs!$B$1:$B$10")
     wb.define_name("first_amount", "=Inputs!$A$1")  # a cell
     wb.define_name("grown", "=amounts*(1+rate)")  # a formula over names
     wb.define_name("'Other sheet'!local", "='Other sheet'!$A$1:$A$10")  # sheet-scoped
@@ -163,7 +164,8 @@ def names_and_references(path: Path) -> None:
             "=SUM(INDEX(Inputs!A1:B10,0,1))", "=SUM(INDEX(Inputs!A1:A10,2):INDEX(Inputs!A1:A10,5))",
             "=SUM(CHOOSE(2,Inputs!A1:A3,Inputs!A4:A6))", "=COUNT(amounts)", "=MAX(amounts)/first_amount",
             "=SUMPRODUCT(amounts,'Other sheet'!A1:A10)", "=SUM(Inputs!A:A)", "=ROW(Inputs!A7)+COLUMN(Inputs!C1)",
-            "=INDEX(amounts,3)*2", "=MATCH(\"k4\",Inputs!B1:B10,0)", "=AVERAGE(Inputs!A2:A9)"]
+            "=INDEX(amounts,3)*2", "=MATCH(\"k4\",Inputs!B1:B10,0)", "=AVERAGE(Inputs!A2:A9)",
+            '=SUMPRODUCT(--(RIGHT(keys,1)>"4"),amounts)']  # a scalar function over a name
     for i, formula in enumerate(rows):
         calc.write_formula(i, 0, formula)
     other.write_formula("C1", "=SUM(local)")
