@@ -280,3 +280,14 @@ def test_a_pivot_table_and_its_cache_survive(tmp_path):
         names = frozen.namelist()
     assert any(n.startswith("xl/pivotCache/pivotCacheDefinition") for n in names)
     assert any(n.startswith("xl/pivotTables/pivotTable") for n in names)
+
+
+def test_the_engine_can_be_chosen_and_the_summary_names_it(tmp_path, capsys):
+    book = tmp_path / "names.xlsx"
+    shutil.copy(CORPUS / "reference" / "names_and_references.xlsx", book)
+    assert main(["calc", str(book), "--engine", "fast", "-o", str(tmp_path / "a.xlsx"), "--no-progress"]) == 0
+    assert "(fast engine)" in capsys.readouterr().out
+    _, exact = compute(book, engine_name="formulas")
+    assert exact.engine == "formulas" and exact.value("Calc", "A1") == 550
+    with pytest.raises(Exception, match="unknown engine"):
+        WorkbookCalculation(book, engine_name="excel")
