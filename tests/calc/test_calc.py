@@ -211,3 +211,18 @@ def test_several_workbooks_share_one_fetch(tmp_path, fresh_client):
     assert batch.report.distinct_requests == 3 == fresh_client.stats()["requests_sent"]
     assert batch.results[first].value("Data", "A1") == batch.results[second].value("Data", "A1")
     assert batch.results[second].value("Data", "A2") > 0
+
+
+def test_a_book_with_service_calls_and_a_formula_the_fast_engine_gets_wrong_uses_formulas(tmp_path, fresh_client):
+    """Its cached values would be stale once the service's answers move: the exact engine
+    computes the whole book, and the summary says why."""
+    path = workbook(tmp_path / "mixed.xlsx", {
+        "A1": "abc", "A2": "de",
+        "B1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
+        "B2": "=SUMPRODUCT(LEN(A:A))",  # a whole column: the fast engine cannot write it out
+    })
+    calc = WorkbookCalculation(path)
+    assert calc.engine_name == "formulas" and "would compute wrongly" in calc.engine_reason
+    result = calc.compute(fresh_client)
+    assert result.value("Data", "B2") == 5 and result.value("Data", "B1") > 0
+    assert any(note.startswith("computed with the formulas engine") for note in result.notes)
