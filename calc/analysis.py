@@ -70,6 +70,9 @@ DROP EXPAND WRAPROWS WRAPCOLS TEXTSPLIT
 
 _PREFIX = re.compile(r"^(?:_XLFN\._XLWS\.|_XLFN\.|_XLWS\.|_XLUDF\.|_XLDUDF_)", re.IGNORECASE)
 _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)(\d+)$")
+# A name after a sheet ('Sheet 1'!local_rate), not a cell, column or row reference.
+_QUALIFIED_NAME = re.compile(r"^(?![$]?[A-Za-z]{1,3}[$]?\d+(:|$))(?![$]?[A-Za-z]{1,3}:[$]?[A-Za-z]{1,3}$)"
+                             r"(?![$]?\d+:[$]?\d+$)[A-Za-z_\\][\w.]*$")
 
 
 def bare_name(token_text: str) -> str:
@@ -111,6 +114,9 @@ class Analysis:
     #: (start, end) of arguments taking a range whose value is an elementwise call over
     #: ranges: `materialise` computes each into cells and passes those cells instead.
     helpers: list[tuple[int, int]] = field(default_factory=list)
+    #: (start, end, text) of sheet-qualified names (`S1!local_rate`): the fast engine does
+    #: not resolve them, `qualify_names` writes the range they stand for instead.
+    qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
 
     @property
@@ -204,6 +210,9 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             array_depth -= 1
             mark_array("an array constant", False)
         elif kind.endswith("Operand") and sub.endswith("Range") and array_depth == 0:
+            if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
+                    range_shape(split_reference(text)[1]) is None:
+                result.qualified_names.append((token.start, token.end, text))
             nxt = tokens[index + 1] if index + 1 < len(tokens) else None
             spill = nxt is not None and str(nxt.token_type).endswith("OpPostfix") and nxt.value == "#"
             size = None if spill else range_size(text)
@@ -351,3 +360,13 @@ def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | Non
             return None
         text = text[:start] + where + text[end:]
     return text
+
+
+def qualify_names(analysis: Analysis, resolve: Callable[[str], str | None]) -> str | None:
+    """`=S2!A1+S1!local_k` -> `=S2!A1+S1!$A$1` for a sheet-scoped name used from another sheet."""
+    text, changed = analysis.formula, False
+    for start, end, name in sorted(analysis.qualified_names, reverse=True):
+        target = resolve(name)
+        if target:
+            text, changed = text[:start] + target + text[end:], True
+    return text if changed else None

@@ -114,6 +114,15 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 formula, found = rewritten, analysis.analyse(rewritten, size, arrays, names)
             return formula, found
 
+        def qualified(formula: str, found: analysis.Analysis, size: Any = size,
+                      names: Any = names) -> tuple[str, analysis.Analysis]:
+            """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
+            if found.qualified_names and names is not None:
+                rewritten = analysis.qualify_names(found, names)
+                if rewritten is not None:
+                    return rewritten, analysis.analyse(rewritten, size, arrays, names)
+            return formula, found
+
         anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
                    if isinstance(cell.value, ArrayFormula)]
         for row in ws.iter_rows():
@@ -136,7 +145,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if found.functions & unknown:
                     prepared.unsupported[key] = _unknown(found.functions & unknown)
                     continue
-                formula, found = settle(formula, found)
+                formula, found = settle(*qualified(formula, found))
                 if found.needs_rewrite:
                     rewritten = analysis.intersect(found, cell.row, cell.column)
                     if rewritten is None:
@@ -165,7 +174,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             if found.functions & unknown:
                 prepared.unsupported[key] = _unknown(found.functions & unknown)
                 continue
-            formula, found = settle(formula, found)
+            formula, found = settle(*qualified(formula, found))
             if found.needs_rewrite:
                 cells = analysis.lift(found, r2 - r1 + 1, c2 - c1 + 1)
                 if cells is None:

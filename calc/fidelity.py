@@ -45,6 +45,18 @@ def _address(sheet: str, cell: str) -> str:
 
 
 def same(ours: Any, theirs: Any) -> bool:
+    from datetime import datetime
+
+    from openpyxl.utils.datetime import from_excel
+
+    if isinstance(theirs, datetime) and isinstance(ours, int | float) and not isinstance(ours, bool):
+        # The reader turned a date-formatted serial into a date; compare as dates, in the
+        # reader's own mapping (it reads both 59 and 60 as 1900-02-28, Excel's leap-year quirk).
+        try:
+            seconds = abs((from_excel(ours) - theirs).total_seconds())
+        except (OverflowError, ValueError, TypeError):
+            return False
+        return seconds <= max(1e-3, 1e-9 * abs(ours) * 86400)
     ours, theirs = _normal(ours), _normal(theirs)
     if isinstance(ours, bool) or isinstance(theirs, bool):
         return type(ours) is type(theirs) and ours == theirs
@@ -56,12 +68,12 @@ def same(ours: Any, theirs: Any) -> bool:
 def _normal(value: Any) -> Any:
     from datetime import date, datetime, time
 
-    from rates_xl.calc.engine import to_excel_serial
+    from openpyxl.utils.datetime import to_excel
 
     if value == "":
         return None
     if isinstance(value, datetime | date):
-        return to_excel_serial(value)
+        return to_excel(value)  # Excel's serial, 1900 leap-year quirk included (59 = 1900-02-28)
     if isinstance(value, time):
         return (value.hour * 3600 + value.minute * 60 + value.second) / 86400
     return value

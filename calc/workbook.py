@@ -190,6 +190,9 @@ class WorkbookCalculation:
         would write it ("'Data sheet'!$A$1:$A$9"); None for anything else."""
         from rates_xl.calc.analysis import range_shape, split_reference
 
+        if "!" in name:  # 'Other sheet'!local_name: that sheet's own name
+            prefix, name = split_reference(name)
+            sheet = prefix[:-1].strip("'").replace("''", "'")
         defined = _find_name(self.book, sheet, name)
         value = (getattr(defined, "attr_text", None) or "").strip()
         if not value or "," in value or "[" in value or "(" in value:

@@ -93,3 +93,12 @@ def test_a_defined_name_is_written_out_through_the_range_it_stands_for():
     names = {"dates": "'Deal data'!$B$2:$B$4"}
     found = analyse("=YEAR(dates)", lambda t: 3 if t in names else size(t), frozenset(), names.get)
     assert lift(found, 3, 1) == [["=YEAR('Deal data'!B2)"], ["=YEAR('Deal data'!B3)"], ["=YEAR('Deal data'!B4)"]]
+
+
+def test_a_sheet_qualified_name_becomes_the_range_it_stands_for():
+    from rates_xl.calc.analysis import qualify_names
+
+    found = read("=S2!A1+S1!local_k*'Other sheet'!rate_x")
+    assert [name for _, _, name in found.qualified_names] == ["S1!local_k", "'Other sheet'!rate_x"]
+    targets = {"S1!local_k": "S1!$A$1", "'Other sheet'!rate_x": "'Other sheet'!$B$2"}
+    assert qualify_names(found, targets.get) == "=S2!A1+S1!$A$1*'Other sheet'!$B$2"

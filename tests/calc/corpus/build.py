@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import xlsxwriter
@@ -229,27 +229,48 @@ def _set_iteration(path: Path, count: int, delta: float) -> None:
 
 
 def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
-    """A large workbook of ordinary formulas over many families (speed and memory)."""
+    """A large workbook like the ones treasury teams keep (speed, memory and fidelity): many
+    sheets, 14 function families, defined names of several kinds (a constant, ranges, a
+    sheet-scoped name), cross-sheet chains, SUMPRODUCT over a scalar function of a range, and
+    a link to another workbook with its cached values."""
     wb = _workbook(path)
     per_sheet = formulas // sheets
     data = wb.add_worksheet("Data")
+    date_format = wb.add_format({"num_format": "yyyy-mm-dd"})
     for i in range(500):
-        data.write_row(i, 0, [i + 1, (i * 37) % 101 / 7, f"item{i % 17}", 45000 + i])
+        data.write_row(i, 0, [i + 1, (i * 37) % 101 / 7, f"item{i % 17}"])
+        data.write_datetime(i, 3, datetime(2023, 1, 1) + timedelta(days=i * 3), date_format)
+    wb.define_name("bump", "=0.0025")  # a constant
+    wb.define_name("ids", "=Data!$A$1:$A$500")  # ranges
+    wb.define_name("amounts", "=Data!$B$1:$B$500")
+    wb.define_name("dates", "=Data!$D$1:$D$500")
     templates = ["=Data!A{r}*{k}+Data!B{r}", "=ROUND(Data!B{r}*{k}/3,4)", "=IF(Data!A{r}>{k},Data!B{r},-Data!B{r})",
-                 "=LEN(Data!C{r})+{k}", "=YEAR(Data!D{r})+MONTH(Data!D{r})*{k}", '=VLOOKUP(Data!A{r},Data!A$1:C$500,2,FALSE)*{k}',
-                 "=SUM(Data!A{r}:B{r})+{k}", "=MAX(Data!B{r},{k})", "=EXP(-Data!B{r}/{k})", "=IFERROR(Data!B{r}/(Data!A{r}-{k}),0)"]
-    made = 0
+                 "=LEN(Data!C{r})+{k}", "=YEAR(Data!D{r})+MONTH(Data!D{r})*{k}",
+                 "=VLOOKUP(Data!A{r},Data!A$1:C$500,2,FALSE)*{k}", "=SUM(Data!A{r}:B{r})+{k}",
+                 "=MAX(Data!B{r},{k})", "=EXP(-Data!B{r}/{k})", "=IFERROR(Data!B{r}/(Data!A{r}-{k}),0)",
+                 "=INDEX(amounts,MATCH(Data!A{r},ids,0))*(1+bump)", '=COUNTIF(Data!C$1:C$500,Data!C{r})+{k}',
+                 "=EDATE(Data!D{r},{k})-Data!D{r}", '=TEXT(Data!D{r},"yyyy-mm")&"-"&{k}',
+                 "=NETWORKDAYS(Data!D{r},Data!D{r}+{k}*7)", "=SUMIF(Data!C$1:C$500,Data!C{r},amounts)/{k}"]
     for s in range(sheets):
         ws = wb.add_worksheet(f"S{s + 1}")
         for i in range(per_sheet):
             r, k = i % 500 + 1, s + 2
-            col = i // 500
-            if col > 0 and i % 5 == 0:  # a chain on the sheet's own earlier cells
-                ws.write_formula(i % 500, col, f"={xlsxwriter.utility.xl_col_to_name(col - 1)}{r}*1.01+1")
+            row, col = i % 500, i // 500
+            if s == 0 and i == 0:
+                ws.write_formula(row, col, "=SUM(amounts)")
+            elif col > 0 and i % 5 == 0:  # a chain on the sheet's own earlier cells
+                ws.write_formula(row, col, f"={xlsxwriter.utility.xl_col_to_name(col - 1)}{r}*1.01+1")
+            elif s > 0 and i % 97 == 0:  # across sheets
+                ws.write_formula(row, col, f"=S{s}!A{r}+S1!local_k")
+            elif i % 251 == 0:  # the SUMPRODUCT idiom over a name
+                ws.write_formula(row, col, f"=SUMPRODUCT(--(YEAR(dates)={2023 + s % 4}),amounts)")
+            elif i % 499 == 0:  # a linked workbook's cached values
+                ws.write_formula(row, col, f"=[1]Rates!B2*{k}", None, 0.0425 * k)
             else:
-                ws.write_formula(i % 500, col, templates[(i + s) % len(templates)].format(r=r, k=k))
-            made += 1
+                ws.write_formula(row, col, templates[(i + s) % len(templates)].format(r=r, k=k))
+    wb.define_name("S1!local_k", "=S1!$A$1")  # sheet-scoped (once the sheet exists)
     wb.close()
+    _add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
 
 
 def external_link(path: Path) -> None:
