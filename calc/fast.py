@@ -99,7 +99,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
-        place = _placer(ws) if helpers_allowed else (lambda cells: None)
+        place = _placer(ws, prepared) if helpers_allowed else (lambda cells: None)
         names = _sized(resolve, title) if resolve is not None else None
 
         def settle(formula: str, found: analysis.Analysis, place: Any = place,
@@ -211,8 +211,9 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     return prepared
 
 
-def _placer(ws: Any) -> Callable[[list[list[str]]], str | None]:
-    """Where helper cells go on `ws`: blocks side by side, two columns right of its used range."""
+def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:
+    """Where helper cells go on `ws`: blocks side by side, two columns right of its used range
+    (those calling a RATES_* function are re-set in later rounds like any other)."""
     from openpyxl.utils.cell import get_column_letter
 
     state = {"col": ws.max_column + 2}
@@ -225,6 +226,8 @@ def _placer(ws: Any) -> Callable[[list[list[str]]], str | None]:
         for i, line in enumerate(cells):
             for j, text in enumerate(line):
                 ws.cell(row=1 + i, column=c1 + j).value = text
+                if any(analysis.is_rates(name) for name in engine.function_names(text)):
+                    prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
         return f"${get_column_letter(c1)}$1:${get_column_letter(c1 + cols - 1)}${rows}"
 

@@ -226,3 +226,18 @@ def test_a_book_with_service_calls_and_a_formula_the_fast_engine_gets_wrong_uses
     result = calc.compute(fresh_client)
     assert result.value("Data", "B2") == 5 and result.value("Data", "B1") > 0
     assert any(note.startswith("computed with the formulas engine") for note in result.notes)
+
+
+def test_service_calls_inside_helper_cells_are_computed_again_in_later_rounds(tmp_path, fresh_client):
+    """SUM(IF(LEN(A1:A3)>0, RATES_...)) is computed through helper cells: they are re-set
+    each round like any RATES_* cell, so the answer fetched after round 1 reaches the sum."""
+    path = workbook(tmp_path / "helpers.xlsx", {
+        "A1": "x", "A2": "yy", "A3": "",
+        "B1": f'=SUM(IF(LEN(A1:A3)>0,RATES_DISCOUNT("SOFR","5Y","{PINNED}"),0))',
+        "B2": f'=RATES_DISCOUNT("SOFR","5Y","{PINNED}")',
+    })
+    calc = WorkbookCalculation(path)
+    assert calc.engine_name == "fast"
+    result = calc.compute(fresh_client)
+    assert result.errors == [] and result.report.rounds == 2
+    assert result.value("Data", "B1") == pytest.approx(2 * result.value("Data", "B2"))
