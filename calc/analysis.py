@@ -10,11 +10,19 @@ each array-valued operand: inside an argument that takes a range (`SUM(...)`, th
 `INDEX`, the holidays of `WORKDAY`, any RATES_* argument) it is fine; anywhere else it is
 the hazard. A function in neither table is treated as a hazard too (never guessed).
 
-An array formula whose hazards are all outside range-taking arguments, and whose array
-operands are plain ranges, is *lifted*: Excel's element-by-element evaluation is written
-out as one ordinary formula per cell of its range (`=IF(ISNUMBER(B7:B9),B7:B9,"")` over
-D7:D9 becomes `=IF(ISNUMBER(B7),B7,"")`, `=IF(ISNUMBER(B8),B8,"")`, ...), which the fast
-engine computes right. Anything else with a hazard goes to the `formulas` engine.
+Rewritings, each the way Excel evaluates the formula, which the fast engine then computes
+right (`calc/fast.py` applies them to its own copy of the workbook):
+
+- `lift`: an array formula whose hazards lie outside range-taking arguments, on plain
+  ranges, becomes one ordinary formula per cell of its range (`=IF(ISNUMBER(B7:B9),B7:B9,"")`
+  over D7:D9 becomes `=IF(ISNUMBER(B7),B7,"")`, `=IF(ISNUMBER(B8),B8,"")`, ...);
+- `intersect`: an ordinary cell gets Excel's implicit intersection written out;
+- `materialise`: an argument that takes a range but is given a hazard (`SUM(LEN(A1:A8))`)
+  is lifted into helper cells and the function reads their range;
+- `qualify_names`: a sheet-scoped name used from another sheet becomes its range.
+
+What none of them can rewrite is reported back: the caller keeps the file's cached value
+(listed), or computes the whole workbook with the `formulas` engine.
 """
 
 from __future__ import annotations

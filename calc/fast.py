@@ -1,15 +1,16 @@
-"""The fast engine: formualizer (Rust; MIT or Apache-2.0), with the RATES_* functions
-registered under every spelling, fed a copy of the workbook prepared so that it computes
-every formula the way Excel does.
+"""The fast engine: formualizer (Rust; MIT), with the RATES_* functions registered under
+every spelling, fed a copy of the workbook prepared so that it computes every formula the way
+Excel does.
 
-The preparation (`prepare`) is where its known faults are worked around, and the only
-place: formulas it would compute wrongly are rewritten per cell (`analysis.lift` and
-`analysis.intersect`) or, where that is impossible, reported back so the caller uses the
-`formulas` engine instead; spill ranges are emptied of the values the file stored for them
-(stored values block a spill); omitted RATES_* arguments become "" (not 0).
+The preparation (`prepare`) is where its known faults are worked around, and the only place:
+formulas it would compute wrongly are rewritten (`calc/analysis.py`: per cell, implicit
+intersection, helper cells, sheet-qualified names) or, where that is impossible, reported back
+(with functions it does not know and what-if data tables) and given the file's cached value;
+spill ranges are emptied of the values the file stored for them (stored values block a
+spill); omitted RATES_* arguments become "" (not 0).
 
 Later planning rounds re-set only the formulas that call a RATES_* function: the engine
-recomputes those and what depends on them, nothing else (`evaluate`).
+recomputes those and what depends on them, nothing else (`FastModel.evaluate`).
 """
 
 from __future__ import annotations
