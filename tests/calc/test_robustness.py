@@ -287,7 +287,9 @@ def test_the_engine_can_be_chosen_and_the_summary_names_it(tmp_path, capsys):
     shutil.copy(CORPUS / "reference" / "names_and_references.xlsx", book)
     assert main(["calc", str(book), "--engine", "fast", "-o", str(tmp_path / "a.xlsx"), "--no-progress"]) == 0
     assert "(fast engine)" in capsys.readouterr().out
-    _, exact = compute(book, engine_name="formulas")
+    calc, exact = compute(book, engine_name="formulas")
     assert exact.engine == "formulas" and exact.value("Calc", "A1") == 550
+    frozen = openpyxl.load_workbook(calc.freeze(exact, tmp_path / "exact.xlsx"))["Calc"]  # used to crash
+    assert frozen["A1"].value == 550 and not any(c.data_type == "f" for row in frozen.iter_rows() for c in row)
     with pytest.raises(Exception, match="unknown engine"):
         WorkbookCalculation(book, engine_name="excel")
