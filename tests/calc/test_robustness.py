@@ -293,3 +293,16 @@ def test_the_engine_can_be_chosen_and_the_summary_names_it(tmp_path, capsys):
     assert frozen["A1"].value == 550 and not any(c.data_type == "f" for row in frozen.iter_rows() for c in row)
     with pytest.raises(Exception, match="unknown engine"):
         WorkbookCalculation(book, engine_name="excel")
+
+
+def test_the_12000_formula_workbook_computes_from_the_command(tmp_path, capsys):
+    """The issue's first failure: a large book with names of several kinds and links to
+    another book ended in a traceback before computing anything."""
+    out = tmp_path / "big.values.xlsx"
+    assert main(["calc", str(CORPUS / "source" / "generated_12000.xlsx"), "-o", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr()
+    assert "12000 formulas" in printed.out and "(fast engine)" in printed.out
+    assert "link(s) to other workbooks" in printed.out and "No error cells." in printed.out
+    assert "Traceback" not in printed.out + printed.err
+    frozen = openpyxl.load_workbook(out)["S1"]
+    assert frozen["A1"].data_type == "n" and frozen["A1"].value > 0  # SUM(amounts)
