@@ -415,7 +415,28 @@ def recalculate(source: Path, out_dir: Path) -> Path:
             out_dir.mkdir(parents=True, exist_ok=True)
             target = out_dir / source.name
             shutil.copy(made, target)
+    _relative_links(target)
     return target
+
+
+def _relative_links(path: Path) -> None:
+    """LibreOffice writes a link to another workbook as a path from where it ran: keep the
+    file name only, as Excel does for a book beside it (no machine's folders in the corpus)."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(path) as src:
+        parts = {name: src.read(name) for name in src.namelist()}
+    changed = False
+    for name, content in parts.items():
+        if name.startswith("xl/externalLinks/_rels/"):
+            fixed = re.sub(rb'Target="[^"]*/([^"/]+)"', rb'Target="\1"', content)
+            changed |= fixed != content
+            parts[name] = fixed
+    if changed:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+            for name, content in parts.items():
+                out.writestr(name, content)
 
 
 def main(names: list[str] | None = None) -> int:
