@@ -31,6 +31,7 @@ BENCHMARKS = {
     "workbook_fill": "a template workbook computed headless by the plan/fetch loop",
     "officejs_fill": "Office.js host: 400 distinct cells in one batched POST over TLS vs the rate-limit bound",
     "excel_refresh": "Refresh Workbook on the serial-Excel stand-in: today's path vs plan/fetch/compute",
+    "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
 }

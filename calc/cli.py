@@ -13,79 +13,141 @@ MAX_LISTED_ERRORS = 40
 
 def register(subparsers: Any) -> None:
     calc = subparsers.add_parser(
-        "calc", help="compute a workbook without Excel and write a values-frozen copy",
-        description="Compute BOOK with every RATES_* function (the configured service, or RATES_BASE_URL "
-                    "and RATES_API_KEY), write a copy with every formula replaced by its value (styles, charts "
-                    f"and drop-downs kept) and list every error cell. Exit code {EXIT_ERROR_CELLS} when some "
-                    "cells hold errors.")
-    calc.add_argument("book", help="the .xlsx (or .xlsm) workbook to compute")
-    calc.add_argument("-o", "--out", help="where to write the values-frozen copy (default: BOOK.values.xlsx beside it)")
+        "calc", help="compute workbooks without Excel and write values-frozen copies",
+        description="Compute each BOOK (or every .xlsx/.xlsm in a FOLDER) with every RATES_* function (the "
+                    "configured service, or RATES_BASE_URL and RATES_API_KEY), write a copy with every formula "
+                    "replaced by its value (styles, charts, drop-downs and VBA kept) and print one summary: error "
+                    "cells, cells not computed and why, circular references, links to other workbooks. Several "
+                    "books share one client: a request they have in common is fetched once. Exit code "
+                    f"{EXIT_ERROR_CELLS} when some cells hold errors or were not computed, 1 when a book could not "
+                    "be computed at all.")
+    calc.add_argument("book", nargs="+", metavar="BOOK", help="workbooks (.xlsx, .xlsm) or folders of them")
+    calc.add_argument("-o", "--out",
+                      help="one book: where to write its copy (default BOOK.values.xlsx beside it); "
+                           "several: a folder for the copies")
     calc.add_argument("--valuation-time", metavar="T",
                       help="value every RATES_* call that leaves valuation_time empty as of T "
                            "(2026-01-02 or 2026-01-02T16:00:00Z; paid keys only)")
-    calc.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    calc.add_argument("--engine", choices=("auto", "fast", "formulas"), default="auto",
+                      help="auto (default): the fast engine unless a formula needs the exact one; "
+                           "fast: formualizer; formulas: the formulas package (slow)")
+    calc.add_argument("--force", action="store_true", help="overwrite copies that exist")
     calc.add_argument("--sandbox", action="store_true",
                       help="compute against a sandbox started for the run (no key, no network)")
     calc.add_argument("--no-progress", action="store_true", help="no progress bar")
     calc.set_defaults(handler=_calc)
 
 
-
 # -- handlers ------------------------------------------------------------------------------------
 def _calc(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rates_xl.calc.workbook import CalcError, WorkbookCalculation
+    from rates_xl.calc.workbook import calculate_many, workbooks_in
     from rates_xl.cli import CommandError
 
-    book = Path(args.book)
-    out = Path(args.out) if args.out else book.with_name(f"{book.stem}.values.xlsx")
-    if out.exists() and not args.force:
-        raise CommandError(f"{out} exists; pass --force to overwrite it, or -o to write elsewhere")
-    if out.resolve() == book.resolve():
-        raise CommandError("the output would replace the input workbook; choose another -o")
-    if out.suffix.lower() not in (".xlsx", ".xlsm"):
-        raise CommandError(f"{out}: the output must be an .xlsx file")
+    books = workbooks_in(args.book)
+    if not books:
+        raise CommandError(f"no .xlsx or .xlsm workbook in {', '.join(args.book)}")
+    outs = _outputs(books, Path(args.out) if args.out else None, any(Path(b).is_dir() for b in args.book))
+    for book, out in outs.items():
+        if out.exists() and not args.force:
+            raise CommandError(f"{out} exists; pass --force to overwrite it, or -o to write elsewhere")
+        if out.exists() and book.exists() and out.resolve() == book.resolve():
+            raise CommandError(f"the copy of {book} would replace it; choose another -o")
+        if out.suffix.lower() not in (".xlsx", ".xlsm"):
+            raise CommandError(f"{out}: the output must be an .xlsx or .xlsm file")
     valuation = _valuation_time(args.valuation_time)
     progress = Progress(enabled=not args.no_progress)
-    try:
-        with progress:
-            progress.stage(f"Loading {book.name}")
-            calc = WorkbookCalculation(book)
-            if calc.unknown_functions:
-                for name, cells in sorted(calc.unknown_functions.items()):
-                    listed = ", ".join(cells[:5]) + (f" and {len(cells) - 5} more" if len(cells) > 5 else "")
-                    progress.print(f"[yellow]unknown function {name}[/] (becomes #NAME?): {listed}")
-            progress.stage("Computing")
-            if args.sandbox:
-                from rates_xl.templates.demo import sandbox_client
+    with progress:
+        def loading(path: Path) -> None:
+            progress.stage(f"Loading {path.name}")
 
-                with sandbox_client() as client:
-                    result = calc.compute(client, valuation_time=valuation, on_fetch=progress.fetch)
-            else:
-                result = calc.compute(valuation_time=valuation, on_fetch=progress.fetch)
-            progress.stage(f"Writing {out.name}")
-            calc.freeze(result, out, force=args.force)
-    except CalcError as exc:
-        raise CommandError(str(exc)) from None
-    return _report(result, out)
+        def compute(client: Any) -> Any:
+            return calculate_many(books, client, valuation_time=valuation, engine_name=args.engine,
+                                  on_fetch=progress.fetch, on_load=loading)
+
+        if args.sandbox:
+            from rates_xl.templates.demo import sandbox_client
+
+            with sandbox_client() as client:
+                batch = compute(client)
+        else:
+            batch = compute(None)
+        written = {}
+        for path, result in batch.results.items():
+            progress.stage(f"Writing {outs[path].name}")
+            try:
+                batch.calculations[path].freeze(result, outs[path], force=args.force)
+                written[path] = outs[path]
+            except Exception as exc:  # noqa: BLE001 - reported with the book, the others go on
+                batch.failures[path] = str(exc)
+    return _report(batch, books, written)
 
 
-def _report(result: Any, out: Any) -> int:
-    report = result.report
-    print(f"Computed {result.path.name}: {result.formula_cells} formulas in {result.seconds:.1f} s; "
-          f"{report.distinct_requests} distinct service requests, {report.requests_sent} sent, "
-          f"{report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
-    print(f"Wrote {out} (values frozen).")
-    if not result.errors:
-        print("No error cells.")
-        return 0
-    print(f"{len(result.errors)} error cell{'s' if len(result.errors) != 1 else ''}:")
-    for error in result.errors[:MAX_LISTED_ERRORS]:
-        print(f"  {error.address}: {error.value}")
-    if len(result.errors) > MAX_LISTED_ERRORS:
-        print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
-    return EXIT_ERROR_CELLS
+def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
+    def copy_name(book: Any) -> str:
+        suffix = ".xlsm" if book.suffix.lower() == ".xlsm" else ".xlsx"
+        return f"{book.stem}.values{suffix}"
+
+    if out is None:
+        return {book: book.with_name(copy_name(book)) for book in books}
+    if len(books) == 1 and not folder_given and not out.is_dir():
+        return {books[0]: out}
+    return {book: out / copy_name(book) for book in books}
+
+
+def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
+    report = batch.report
+    several = len(books) > 1
+    if several:
+        print(f"Computed {len(batch.results)} of {len(books)} workbooks in {batch.seconds:.1f} s: "
+              f"{report.distinct_requests} distinct service requests, {report.requests_sent} sent, "
+              f"{report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+    status = 0
+    for book in books:
+        if book in batch.failures:
+            print(f"rates-xl calc: {batch.failures[book]}", file=sys.stderr)
+            status = 1
+            continue
+        result = batch.results.get(book)
+        if result is None:
+            continue
+        if several:
+            print(f"{book.name}: {result.formula_cells} formulas ({result.engine} engine).")
+        else:
+            print(f"Computed {book.name}: {result.formula_cells} formulas in {result.seconds:.1f} s "
+                  f"({result.engine} engine); {report.distinct_requests} distinct service requests, "
+                  f"{report.requests_sent} sent, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+        if book in written:
+            print(f"Wrote {written[book]} (values frozen).")
+        for note in result.notes:
+            print(f"  note: {note}")
+        if result.unknown_functions:
+            for name, cells in sorted(result.unknown_functions.items()):
+                listed = ", ".join(cells[:5]) + (f" and {len(cells) - 5} more" if len(cells) > 5 else "")
+                print(f"  unknown function {name} (becomes #NAME?): {listed}")
+        if result.loops:
+            listed = ", ".join(result.loops[:MAX_LISTED_ERRORS])
+            more = f" and {len(result.loops) - MAX_LISTED_ERRORS} more" if len(result.loops) > MAX_LISTED_ERRORS else ""
+            print(f"  circular reference: {listed}{more}")
+        if result.skipped:
+            print(f"  {len(result.skipped)} cell{'s' if len(result.skipped) != 1 else ''} not computed "
+                  "(the file's cached value kept):")
+            for cell in result.skipped[:MAX_LISTED_ERRORS]:
+                print(f"    {cell.address}: {cell.reason}")
+            if len(result.skipped) > MAX_LISTED_ERRORS:
+                print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
+        if not result.errors:
+            print("  No error cells." if several else "No error cells.")
+        else:
+            print(f"{'  ' if several else ''}{len(result.errors)} error cell{'s' if len(result.errors) != 1 else ''}:")
+            for error in result.errors[:MAX_LISTED_ERRORS]:
+                print(f"  {error.address}: {error.value}")
+            if len(result.errors) > MAX_LISTED_ERRORS:
+                print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
+        if (result.errors or result.skipped) and status == 0:
+            status = EXIT_ERROR_CELLS
+    return status
 
 
 # -- helpers -------------------------------------------------------------------------------------

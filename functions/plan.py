@@ -2,7 +2,7 @@
 requests once, fetched concurrently at the limiter's pace, never one latency per cell.
 
 `plan_and_evaluate(evaluate, client)` is independent of any engine. `evaluate()` computes the
-workbook (or the part of it being refreshed) once: the `formulas` engine in `rates-xl calc`,
+workbook (or the part of it being refreshed) once: the headless engine in `rates-xl calc` (calc/),
 Excel's own calculation in the add-in's Refresh buttons. Round 1 runs it while the client
 plans, where a cache miss is recorded instead of sent (the cell reads `PENDING` for that
 round); the recorded requests are fetched concurrently under the client's rate limiter;

@@ -135,9 +135,11 @@ def test_calc_command_lists_error_cells_and_exits_3(tmp_path, rates_client, caps
     assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
     printed = capsys.readouterr()
     assert "Data!A1: #RATES! maturity: '10X'" in printed.out
-    assert "Data!A2: #VALUE!" in printed.out and "Data!A3: #NAME?" in printed.out
-    assert "Data!A4: #DIV/0!" in printed.out and "Data!A5" not in printed.out
-    assert "unknown function NOSUCH" in printed.err
+    assert "Data!A2: #VALUE!" in printed.out and "Data!A4: #DIV/0!" in printed.out
+    assert "Data!A5" not in printed.out
+    # A function the engine does not know: not computed, the file's cached value kept, said so.
+    assert "unknown function NOSUCH" in printed.out
+    assert "Data!A3: not computed (calls NOSUCH, which the engine does not know)" in printed.out
     frozen = openpyxl.load_workbook(out)["Data"]
     assert frozen["A1"].value.startswith("#RATES! maturity")
     assert isinstance(frozen["A5"].value, float)
@@ -190,3 +192,52 @@ def test_former_function_names_still_compute(tmp_path, fresh_client):
     assert result.value("S", "A1") == result.value("S", "A2") and 0.5 < result.value("S", "A1") < 1
     assert result.value("S", "A3") == result.value("S", "A4") > 0
     assert 0.5 < result.value("S", "A5") < 1
+
+
+def test_several_workbooks_share_one_fetch(tmp_path, fresh_client):
+    """Two books asking partly the same requests: each distinct request is sent once."""
+    from rates_xl.calc.workbook import calculate_many
+
+    first = workbook(tmp_path / "first.xlsx", {
+        "A1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
+        "A2": f'=RATES_SWAP("SOFR","2D","7Y","1Y",,,,"{PINNED}")',
+    })
+    second = workbook(tmp_path / "second.xlsx", {
+        "A1": f'=RATES_SWAP("sofr","2D","5Y","1Y",,,,"{PINNED}")',  # the same request as first!A1
+        "A2": f'=RATES_FXSPOT("EURUSD","{PINNED}")',
+    })
+    batch = calculate_many([first, second], fresh_client)
+    assert not batch.failures
+    assert batch.report.distinct_requests == 3 == fresh_client.stats()["requests_sent"]
+    assert batch.results[first].value("Data", "A1") == batch.results[second].value("Data", "A1")
+    assert batch.results[second].value("Data", "A2") > 0
+
+
+def test_a_book_with_service_calls_and_a_formula_the_fast_engine_gets_wrong_uses_formulas(tmp_path, fresh_client):
+    """Its cached values would be stale once the service's answers move: the exact engine
+    computes the whole book, and the summary says why."""
+    path = workbook(tmp_path / "mixed.xlsx", {
+        "A1": "abc", "A2": "de",
+        "B1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
+        "B2": "=SUMPRODUCT(LEN(A:A))",  # a whole column: the fast engine cannot write it out
+    })
+    calc = WorkbookCalculation(path)
+    assert calc.engine_name == "formulas" and "would compute wrongly" in calc.engine_reason
+    result = calc.compute(fresh_client)
+    assert result.value("Data", "B2") == 5 and result.value("Data", "B1") > 0
+    assert any(note.startswith("computed with the formulas engine") for note in result.notes)
+
+
+def test_service_calls_inside_helper_cells_are_computed_again_in_later_rounds(tmp_path, fresh_client):
+    """SUM(IF(LEN(A1:A3)>0, RATES_...)) is computed through helper cells: they are re-set
+    each round like any RATES_* cell, so the answer fetched after round 1 reaches the sum."""
+    path = workbook(tmp_path / "helpers.xlsx", {
+        "A1": "x", "A2": "yy", "A3": "",
+        "B1": f'=SUM(IF(LEN(A1:A3)>0,RATES_DISCOUNT("SOFR","5Y","{PINNED}"),0))',
+        "B2": f'=RATES_DISCOUNT("SOFR","5Y","{PINNED}")',
+    })
+    calc = WorkbookCalculation(path)
+    assert calc.engine_name == "fast"
+    result = calc.compute(fresh_client)
+    assert result.errors == [] and result.report.rounds == 2
+    assert result.value("Data", "B1") == pytest.approx(2 * result.value("Data", "B2"))

@@ -1,0 +1,133 @@
+"""Headless calculation speed and memory, per engine: `swap_pricer.xlsx` from a cold process
+to its last evaluation round (load + every round + the fetch against the sandbox), and a
+12,000-formula workbook (load + compute + values-frozen copy, peak memory).
+
+    python -m bench calc_speed                 the fast engine (auto), and formulas on swap_pricer
+    python -m bench.calc_speed --formulas-12k  also formulas on the 12,000-formula book (~1-2 min, ~1 GB)
+
+Each measurement runs in a fresh process (`--child`), so imports, loading and peak memory
+(ru_maxrss) are the workbook's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIG = ROOT / "tests" / "calc" / "corpus" / "source" / "generated_12000.xlsx"
+LATENCY_MS = 30
+
+
+def child(book: str, engine_name: str) -> dict:
+    """Run in a fresh process: time one workbook from import to the frozen copy."""
+    import resource
+    import tempfile
+
+    started = time.perf_counter()
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    imported = time.perf_counter()
+    if book == "swap_pricer":
+        from bench.common import VALUATION_TIME
+        from rates_xl.client import RatesClient
+        from rates_xl.sandbox import PAID_KEY
+        from rates_xl.sandbox.server import start_in_thread
+        from rates_xl.templates import template_path
+
+        with start_in_thread(latency_ms=LATENCY_MS) as sandbox:
+            with RatesClient(sandbox.base_url, api_key=PAID_KEY) as client:
+                begin = time.perf_counter()
+                calc = WorkbookCalculation(template_path("swap_pricer"), engine_name=engine_name)
+                loaded = time.perf_counter()
+                result = calc.compute(client, valuation_time=VALUATION_TIME)
+                computed = time.perf_counter()
+    else:
+        begin = time.perf_counter()
+        calc = WorkbookCalculation(book, engine_name=engine_name)
+        loaded = time.perf_counter()
+        result = calc.compute()
+        computed = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        calc.freeze(result, Path(tmp) / "out.xlsx")
+    frozen = time.perf_counter()
+    return {
+        "engine": calc.engine_name, "formulas": result.formula_cells, "errors": len(result.errors),
+        "import": imported - started, "load": loaded - begin, "compute": computed - loaded,
+        "freeze": frozen - computed, "wall": computed - begin, "wall_with_freeze": frozen - begin,
+        "rounds": result.report.rounds, "round_seconds": calc.round_seconds,
+        "fetch": result.report.fetch_seconds, "requests": result.report.distinct_requests,
+        "recomputed_cells": len(calc.fast.prepared.rates_cells) if calc.fast is not None else result.formula_cells,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def measure(book: str, engine_name: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "bench.calc_speed", "--child", book, engine_name],
+                         cwd=ROOT, capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        raise RuntimeError(f"{book} / {engine_name}: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(runs: int = 3, formulas_12k: bool = False) -> dict:
+    """For `python -m bench`."""
+    from bench.common import figure, result
+
+    rows = {("swap_pricer", "auto"): [measure("swap_pricer", "auto") for _ in range(runs)],
+            ("swap_pricer", "formulas"): [measure("swap_pricer", "formulas")],
+            ("big", "auto"): [measure(str(BIG), "auto") for _ in range(runs)]}
+    if formulas_12k:
+        rows[("big", "formulas")] = [measure(str(BIG), "formulas")]
+
+    def col(key: tuple, field: str) -> list[float]:
+        return [r[field] for r in rows[key]]
+
+    def later_rounds(key: tuple) -> list[float]:
+        return [max(r["round_seconds"][1:] or [0.0]) for r in rows[key]]
+
+    figures = [
+        figure("swap_pricer.xlsx, fast: load + every round (wall)", col(("swap_pricer", "auto"), "wall"), "s", target=3.0),
+        figure("  of which loading into the engine", col(("swap_pricer", "auto"), "load"), "s"),
+        figure("  first evaluation round", [r["round_seconds"][0] for r in rows[("swap_pricer", "auto")]], "s"),
+        figure("  slowest later round (RATES_* cells and their dependents only)",
+               later_rounds(("swap_pricer", "auto")), "s"),
+        figure("  evaluation rounds", col(("swap_pricer", "auto"), "rounds"), "", digits=0),
+        figure("  distinct requests (30 ms latency, fetched concurrently)", col(("swap_pricer", "auto"), "requests"), "", digits=0),
+        figure("  peak memory (whole process, sandbox included)", col(("swap_pricer", "auto"), "peak_mb"), "MB", digits=0),
+        figure("swap_pricer.xlsx, formulas: load + every round (wall)", col(("swap_pricer", "formulas"), "wall"), "s"),
+        figure("  of which loading into the engine", col(("swap_pricer", "formulas"), "load"), "s"),
+        figure("  peak memory", col(("swap_pricer", "formulas"), "peak_mb"), "MB", digits=0),
+        figure("12,000 formulas, fast: load + compute (wall)", col(("big", "auto"), "wall"), "s", target=15.0),
+        figure("  the same with the values-frozen copy written", col(("big", "auto"), "wall_with_freeze"), "s"),
+        figure("  peak memory", col(("big", "auto"), "peak_mb"), "MB", target=400.0, digits=0),
+    ]
+    if formulas_12k:
+        figures += [figure("12,000 formulas, formulas: load + compute (wall)", col(("big", "formulas"), "wall"), "s"),
+                    figure("  peak memory", col(("big", "formulas"), "peak_mb"), "MB", digits=0)]
+    return result("calc_speed", "headless calculation: swap_pricer.xlsx and a 12,000-formula workbook, per engine",
+                  figures, runs=runs, setup={"latency_ms": LATENCY_MS, "big": BIG.name},
+                  notes=["each measurement in a fresh process; formulas runs once (it is slow)"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--child", nargs=2, metavar=("BOOK", "ENGINE"), help=argparse.SUPPRESS)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--formulas-12k", action="store_true", help="also formulas on the 12,000-formula book")
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return 0
+    from bench.common import report
+
+    report(run(args.runs, args.formulas_12k))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

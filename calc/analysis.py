@@ -1,0 +1,380 @@
+"""What a formula asks of an engine, read from its tokens: the one place that decides whether
+the fast engine computes a formula correctly, and the rewriting that makes it do so.
+
+The fast engine (formualizer) is silently wrong on one class of formulas: a function that
+takes a single value (ISNUMBER, YEAR, LEFT, EXP, LEN ...) given a range or another array.
+Excel applies such a function to every element (array context) or picks the element in the
+formula's own row or column (implicit intersection, in an ordinary cell); formualizer takes
+the first element and says nothing. `classify` finds every such call by the position of
+each array-valued operand: inside an argument that takes a range (`SUM(...)`, the table of
+`INDEX`, the holidays of `WORKDAY`, any RATES_* argument) it is fine; anywhere else it is
+the hazard. A function in neither table is treated as a hazard too (never guessed).
+
+Rewritings, each the way Excel evaluates the formula, which the fast engine then computes
+right (`calc/fast.py` applies them to its own copy of the workbook):
+
+- `lift`: an array formula whose hazards lie outside range-taking arguments, on plain
+  ranges, becomes one ordinary formula per cell of its range (`=IF(ISNUMBER(B7:B9),B7:B9,"")`
+  over D7:D9 becomes `=IF(ISNUMBER(B7),B7,"")`, `=IF(ISNUMBER(B8),B8,"")`, ...);
+- `intersect`: an ordinary cell gets Excel's implicit intersection written out;
+- `materialise`: an argument that takes a range but is given a hazard (`SUM(LEN(A1:A8))`)
+  is lifted into helper cells and the function reads their range;
+- `qualify_names`: a sheet-scoped name used from another sheet becomes its range.
+
+What none of them can rewrite is reported back: the caller keeps the file's cached value
+(listed), or computes the whole workbook with the `formulas` engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+# Functions of single values: over an array Excel applies them element by element.
+ELEMENTWISE = frozenset("""
+ABS ACOS ACOSH ASIN ASINH ATAN ATAN2 ATANH CEILING CEILING.MATH CHAR CLEAN CODE COS COSH
+DATE DATEVALUE DAY DAYS DEGREES DOLLAR EDATE EOMONTH EVEN EXACT EXP FACT FIND FIXED FLOOR
+FLOOR.MATH HOUR IF IFERROR IFNA INT ISBLANK ISERR ISERROR ISEVEN ISLOGICAL ISNA ISNONTEXT
+ISNUMBER ISODD ISTEXT LEFT LEN LN LOG LOG10 LOWER MID MINUTE MOD MONTH MROUND N NOT ODD
+POWER PROPER QUOTIENT RADIANS REPLACE REPT RIGHT ROUND ROUNDDOWN ROUNDUP SEARCH SECOND SIGN
+SIN SINH SQRT SUBSTITUTE T TAN TANH TEXT TIME TIMEVALUE TRIM TRUNC UPPER VALUE WEEKDAY
+WEEKNUM YEAR YEARFRAC ISOWEEKNUM DAYS360 CONCATENATE NUMBERVALUE
+""".split())
+
+ALL = None  # every argument takes a range
+
+# Arguments (0-based) that take a range or an array as it is.
+RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
+    **{name: ALL for name in """
+        SUM SUMPRODUCT SUMSQ PRODUCT COUNT COUNTA COUNTBLANK AVERAGE AVERAGEA MIN MINA MAX MAXA
+        MEDIAN MODE STDEV STDEV.S STDEV.P STDEVP STDEVA VAR VAR.S VAR.P VARP AND OR XOR CONCAT
+        TEXTJOIN ROWS COLUMNS ROW COLUMN TRANSPOSE MMULT MINVERSE MDETERM CORREL COVAR
+        COVARIANCE.S COVARIANCE.P SLOPE INTERCEPT RSQ FORECAST FORECAST.LINEAR TREND GROWTH
+        LINEST LOGEST PERCENTILE PERCENTILE.INC PERCENTILE.EXC QUARTILE QUARTILE.INC
+        QUARTILE.EXC LARGE SMALL RANK RANK.EQ RANK.AVG FILTER SORT SORTBY UNIQUE AGGREGATE
+        SUBTOTAL GEOMEAN HARMEAN AVEDEV DEVSQ KURT SKEW FREQUENCY SUMX2MY2 SUMX2PY2 SUMXMY2
+        ISREF AREAS TOCOL TOROW HSTACK VSTACK CHOOSECOLS CHOOSEROWS TAKE DROP EXPAND WRAPROWS
+        WRAPCOLS MAXIFS MINIFS AVERAGEIFS SUMIFS COUNTIFS
+    """.split()},
+    "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
+    "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
+    "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),
+    "AVERAGEIF": frozenset({0, 2}), "OFFSET": frozenset({0}), "NPV": frozenset(range(1, 255)),
+    "IRR": frozenset({0}), "MIRR": frozenset({0}), "XNPV": frozenset({1, 2}),
+    "XIRR": frozenset({0, 1}), "WORKDAY": frozenset({2}), "NETWORKDAYS": frozenset({2}),
+    "WORKDAY.INTL": frozenset({3}), "NETWORKDAYS.INTL": frozenset({3}),
+    "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
+    "IFS": frozenset(), "SWITCH": frozenset(),
+}
+
+# Functions that return an array (or a multi-cell reference) even from single values.
+ARRAY_RESULTS = frozenset("""
+OFFSET INDIRECT TRANSPOSE MMULT MINVERSE FILTER SORT SORTBY UNIQUE SEQUENCE RANDARRAY
+FREQUENCY LINEST LOGEST TREND GROWTH TOCOL TOROW HSTACK VSTACK CHOOSECOLS CHOOSEROWS TAKE
+DROP EXPAND WRAPROWS WRAPCOLS TEXTSPLIT
+""".split())
+
+_PREFIX = re.compile(r"^(?:_XLFN\._XLWS\.|_XLFN\.|_XLWS\.|_XLUDF\.|_XLDUDF_)", re.IGNORECASE)
+_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)(\d+)$")
+# A name after a sheet ('Sheet 1'!local_rate), not a cell, column or row reference.
+_QUALIFIED_NAME = re.compile(r"^(?![$]?[A-Za-z]{1,3}[$]?\d+(:|$))(?![$]?[A-Za-z]{1,3}:[$]?[A-Za-z]{1,3}$)"
+                             r"(?![$]?\d+:[$]?\d+$)[A-Za-z_\\][\w.]*$")
+
+
+def bare_name(token_text: str) -> str:
+    """'_xlfn.XLOOKUP(' -> 'XLOOKUP'."""
+    return _PREFIX.sub("", token_text.rstrip("(").strip()).upper()
+
+
+def is_rates(name: str) -> bool:
+    return name.startswith(("RATES_", "RATES."))
+
+
+def takes_range(name: str, position: int) -> bool:
+    if is_rates(name):
+        return True
+    positions = RANGE_ARGUMENTS.get(name, frozenset())
+    return positions is ALL or position in positions
+
+
+# -- tokens ----------------------------------------------------------------------------------
+@dataclass
+class Operand:
+    text: str
+    start: int
+    end: int
+    elementwise: bool  # not inside any range-taking argument: lifting rewrites it
+
+
+@dataclass
+class Analysis:
+    """One formula's reading: its functions, array operands and hazards."""
+
+    formula: str
+    functions: set[str] = field(default_factory=set)
+    operands: list[Operand] = field(default_factory=list)
+    hazards: list[str] = field(default_factory=list)  # why the fast engine would be wrong
+    top_level_ranges: bool = False  # a plain range outside every function call
+    spills: bool = False  # an array from a function or a constant outside every function call
+    liftable: bool = True  # every hazard lies outside range-taking arguments, on plain ranges
+    #: (start, end) of arguments taking a range whose value is an elementwise call over
+    #: ranges: `materialise` computes each into cells and passes those cells instead.
+    helpers: list[tuple[int, int]] = field(default_factory=list)
+    #: (start, end, text) of sheet-qualified names (`S1!local_rate`): the fast engine does
+    #: not resolve them, `qualify_names` writes the range they stand for instead.
+    qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
+    error: str | None = None  # the tokenizer's complaint, if any
+
+    @property
+    def safe(self) -> bool:
+        """The fast engine computes the formula as written, in any cell."""
+        return not self.hazards and not self.top_level_ranges and self.error is None
+
+    @property
+    def needs_rewrite(self) -> bool:
+        return bool(self.hazards) or self.top_level_ranges
+
+
+def analyse(formula: str, range_size: Callable[[str], int | None],
+            array_functions: frozenset[str] = frozenset(),
+            resolve: Callable[[str], str | None] | None = None) -> Analysis:
+    """Read `formula` (with its '='). `range_size(text)` gives an operand's cell count (None:
+    unknown, treated as an array); `array_functions` are the RATES_* functions that answer
+    a table (they spill), besides Excel's own in `ARRAY_RESULTS`; `resolve(name)` the range a
+    defined name stands for ("Data!$A$1:$A$9"), so lifting can write out its cells too."""
+    import formualizer
+
+    result = Analysis(formula)
+    try:
+        tokens = list(formualizer.tokenize(formula))
+    except Exception as exc:  # the tokenizer's own errors, kept as a reason
+        result.error = f"cannot read the formula: {exc}"
+        result.liftable = False
+        return result
+    # One frame per open function call or parenthesis:
+    # [name or None, argument position, where the argument starts, positions to materialise].
+    frames: list[list] = []
+    array_depth = 0
+
+    def in_elementwise() -> bool:
+        return all(f[0] is None or not takes_range(f[0], f[1]) for f in frames)
+
+    def flag_range_argument() -> None:
+        # The innermost argument that takes a range around a hazard: its value can be
+        # computed into cells (`materialise`) and handed over as the range it expects.
+        for frame in reversed(frames):
+            if frame[0] is not None and takes_range(frame[0], frame[1]):
+                frame[3].add(frame[1])
+                return
+
+    def close_argument(frame: list, end: int) -> None:
+        if frame[0] is not None and frame[1] in frame[3]:
+            result.helpers.append((frame[2], end))
+
+    def mark_array(description: str, plain_range: bool) -> None:
+        # An array-valued operand is a hazard when the innermost call taking it is elementwise.
+        for name, position, _start, _flagged in reversed(frames):
+            if name is None:
+                continue  # a plain parenthesis: look further out
+            if takes_range(name, position):
+                return  # the innermost function call takes it as a range: fine
+            result.hazards.append(f"{name} given {description}")
+            if name not in ELEMENTWISE or not plain_range or not in_elementwise():
+                result.liftable = False
+            if not in_elementwise():
+                flag_range_argument()
+            return
+        # At top level: a plain range (or an operator over it) is spilled in array context and
+        # intersected in an ordinary cell, which lifting writes out; any other array (a curve,
+        # TRANSPOSE(...)) is a spill the fast engine computes itself.
+        if plain_range:
+            result.top_level_ranges = True
+        else:
+            result.spills = True
+
+    for index, token in enumerate(tokens):
+        kind, sub, text = str(token.token_type), str(token.subtype), token.value
+        if kind.endswith("Func") and sub.endswith("Open"):
+            name = bare_name(text)
+            result.functions.add(name)
+            frames.append([name, 0, token.end, set()])
+        elif sub.endswith("Close") and (kind.endswith("Func") or kind.endswith("Paren")):
+            frame = frames.pop() if frames else [None, 0, 0, set()]
+            close_argument(frame, token.start)
+            name = frame[0]
+            if name is not None and (name in ARRAY_RESULTS or name in array_functions):
+                mark_array(f"the array from {name}", False)
+        elif kind.endswith("Paren") and sub.endswith("Open"):
+            frames.append([None, 0, token.end, set()])
+        elif kind.endswith("Sep") and sub.endswith("Arg") and frames and array_depth == 0:
+            close_argument(frames[-1], token.start)
+            frames[-1][1] += 1
+            frames[-1][2] = token.end
+        elif kind.endswith("Array") and sub.endswith("Open"):
+            array_depth += 1
+        elif kind.endswith("Array") and sub.endswith("Close"):
+            array_depth -= 1
+            mark_array("an array constant", False)
+        elif kind.endswith("Operand") and sub.endswith("Range") and array_depth == 0:
+            if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
+                    range_shape(split_reference(text)[1]) is None:
+                result.qualified_names.append((token.start, token.end, text))
+            nxt = tokens[index + 1] if index + 1 < len(tokens) else None
+            spill = nxt is not None and str(nxt.token_type).endswith("OpPostfix") and nxt.value == "#"
+            size = None if spill else range_size(text)
+            if size is None or size > 1:
+                ref = text
+                if resolve is not None and not spill and range_shape(split_reference(text)[1]) is None:
+                    ref = resolve(text) or text  # a defined name: the range it stands for
+                plain = not spill and size is not None and range_shape(split_reference(ref)[1]) is not None
+                result.operands.append(Operand(ref, token.start, token.end, in_elementwise()))
+                mark_array(f"the spill {text}#" if spill else f"the range {text}", plain)
+        elif kind.endswith("OpInfix") and text == ":":
+            mark_array("a range built with ':'", False)
+    return result
+
+
+# -- lifting ---------------------------------------------------------------------------------
+def split_reference(text: str) -> tuple[str, str]:
+    """'Sheet 1'!$A$1:B3 -> ("'Sheet 1'!", "$A$1:B3")."""
+    if "!" in text:
+        sheet, _, ref = text.rpartition("!")
+        return sheet + "!", ref
+    return "", text
+
+
+@lru_cache(maxsize=65536)
+def _cell(ref: str) -> tuple[str, str, str, int] | None:
+    match = _CELL.match(ref)
+    if not match:
+        return None
+    return match.group(1), match.group(2).upper(), match.group(3), int(match.group(4))
+
+
+def range_shape(ref: str) -> tuple[int, int, int, int] | None:
+    """'B7:C9' -> (min_col, min_row, max_col, max_row); None for names and whole columns."""
+    from openpyxl.utils.cell import column_index_from_string
+
+    parts = ref.split(":")
+    cells = [_cell(p) for p in parts]
+    if any(c is None for c in cells) or len(parts) > 2:
+        return None
+    (_, c1, _, r1), (_, c2, _, r2) = cells[0], cells[-1]
+    a, b = column_index_from_string(c1), column_index_from_string(c2)
+    return min(a, b), min(r1, r2), max(a, b), max(r1, r2)
+
+
+def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
+    """One ordinary formula per cell of a `rows` x `cols` array formula, or None when it
+    cannot be written out (an operand that is not a plain range, or shapes that differ)."""
+    from openpyxl.utils.cell import get_column_letter
+
+    if not analysis.liftable or analysis.error or analysis.spills:
+        return None
+    pieces = []
+    for operand in analysis.operands:
+        if not operand.elementwise:
+            continue
+        sheet, ref = split_reference(operand.text)
+        shape = range_shape(ref)
+        if shape is None:
+            return None
+        c1, r1, c2, r2 = shape
+        pieces.append((operand, sheet, c1, r1, c2 - c1 + 1, r2 - r1 + 1))
+    out = []
+    for i in range(rows):
+        row = []
+        for j in range(cols):
+            text, last = [], 0
+            for operand, sheet, c1, r1, width, height in pieces:
+                di = i if height > 1 else 0
+                dj = j if width > 1 else 0
+                text.append(analysis.formula[last:operand.start])
+                if di >= height or dj >= width:
+                    text.append("NA()")  # Excel's #N/A beyond a shorter array
+                else:
+                    text.append(f"{sheet}{get_column_letter(c1 + dj)}{r1 + di}")
+                last = operand.end
+            text.append(analysis.formula[last:])
+            row.append("".join(text))
+        out.append(row)
+    return out
+
+
+def intersect(analysis: Analysis, row: int, col: int) -> str | None:
+    """An ordinary cell's formula with Excel's implicit intersection written out: each range
+    operand outside range-taking arguments becomes the cell of that range in the formula's
+    own row (a column range) or column (a row range), #VALUE! where there is none."""
+    from openpyxl.utils.cell import get_column_letter
+
+    if not analysis.liftable or analysis.error or analysis.spills:
+        return None
+    text, last = [], 0
+    for operand in analysis.operands:
+        if not operand.elementwise:
+            continue
+        sheet, ref = split_reference(operand.text)
+        shape = range_shape(ref)
+        if shape is None:
+            return None
+        c1, r1, c2, r2 = shape
+        text.append(analysis.formula[last:operand.start])
+        if c1 == c2 and r1 <= row <= r2:
+            text.append(f"{sheet}{get_column_letter(c1)}{row}")
+        elif r1 == r2 and c1 <= col <= c2:
+            text.append(f"{sheet}{get_column_letter(col)}{r1}")
+        else:
+            text.append("#VALUE!")
+        last = operand.end
+    text.append(analysis.formula[last:])
+    return "".join(text)
+
+
+def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | None],
+                range_size: Callable[[str], int | None],
+                array_functions: frozenset[str] = frozenset(),
+                resolve: Callable[[str], str | None] | None = None) -> str | None:
+    """`SUM(LEN(A1:A8))` -> `SUM($X$1:$X$8)` with `=LEN(A1)` ... `=LEN(A8)` in X1:X8.
+
+    Each argument that takes a range but is given an elementwise call over ranges is lifted
+    into helper cells (`place(formulas)` puts them on the formula's own sheet, so its
+    references mean the same, and returns their range); the function then reads the range,
+    as Excel's does the array. A function taking a range treats the two alike (text and
+    booleans ignored, errors passed on). None when an argument cannot be lifted."""
+    spans = [s for s in analysis.helpers
+             if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in analysis.helpers)]
+    if not spans:
+        return None
+    text = analysis.formula
+    for start, end in sorted(set(spans), reverse=True):  # from the right: offsets stay valid
+        inner = analyse("=" + text[start:end].strip(), range_size, array_functions, resolve)
+        if inner.error or not inner.liftable or inner.spills or inner.helpers:
+            return None
+        shapes = []
+        for operand in inner.operands:
+            if operand.elementwise:
+                shape = range_shape(split_reference(operand.text)[1].replace("$", ""))
+                if shape is None:
+                    return None
+                shapes.append((shape[3] - shape[1] + 1, shape[2] - shape[0] + 1))
+        if not shapes:
+            return None
+        rows, cols = max(h for h, _ in shapes), max(w for _, w in shapes)
+        cells = lift(inner, rows, cols)
+        where = place(cells) if cells is not None else None
+        if where is None:
+            return None
+        text = text[:start] + where + text[end:]
+    return text
+
+
+def qualify_names(analysis: Analysis, resolve: Callable[[str], str | None]) -> str | None:
+    """`=S2!A1+S1!local_k` -> `=S2!A1+S1!$A$1` for a sheet-scoped name used from another sheet."""
+    text, changed = analysis.formula, False
+    for start, end, name in sorted(analysis.qualified_names, reverse=True):
+        target = resolve(name)
+        if target:
+            text, changed = text[:start] + target + text[end:], True
+    return text if changed else None

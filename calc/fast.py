@@ -1,0 +1,455 @@
+"""The fast engine: formualizer (Rust; MIT), with the RATES_* functions registered under
+every spelling, fed a copy of the workbook prepared so that it computes every formula the way
+Excel does.
+
+The preparation (`prepare`) is where its known faults are worked around, and the only place:
+formulas it would compute wrongly are rewritten (`calc/analysis.py`: per cell, implicit
+intersection, helper cells, sheet-qualified names) or, where that is impossible, reported back
+(with functions it does not know and what-if data tables) and given the file's cached value;
+spill ranges are emptied of the values the file stored for them (stored values block a
+spill); omitted RATES_* arguments become "" (not 0).
+
+Later planning rounds re-set only the formulas that call a RATES_* function: the engine
+recomputes those and what depends on them, nothing else (`FastModel.evaluate`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import io
+import math
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from rates_xl.calc import analysis, engine
+
+# formualizer's error kinds -> Excel's error text.
+ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
+              "Num": "#NUM!", "Null": "#NULL!", "Spill": "#SPILL!", "Calc": "#CALC!",
+              "Circ": "#CIRC!", "GettingData": "#GETTING_DATA", "Nimpl": "#NAME?"}
+ERROR_KIND = {text: kind for kind, text in ERROR_TEXT.items() if kind not in ("Nimpl",)}
+
+
+class _ContextSlot:
+    """The context of the evaluation under way (read from the engine's threads)."""
+
+    def __init__(self) -> None:
+        self._value: contextvars.Context | None = None
+        self._lock = threading.Lock()
+
+    def set(self, value: contextvars.Context) -> None:
+        with self._lock:
+            self._value = value
+
+    def get(self) -> contextvars.Context | None:
+        return self._value
+
+
+_context = _ContextSlot()
+
+
+@dataclass
+class Prepared:
+    """What `prepare` did to the engine's copy of the workbook."""
+
+    data: bytes
+    #: (sheet, anchor coordinate) -> "lifted" | "intersected" | "spill" for rewritten cells.
+    rewritten: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: (sheet, coordinate) -> why the fast engine cannot compute it (kept as cached).
+    unsupported: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: Those of them it would compute wrongly (not merely a function it does not know).
+    wrong: set[tuple[str, str]] = field(default_factory=set)
+    #: Cells whose formula calls a RATES_* function: re-set in every later planning round.
+    rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
+    areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    #: The same workbook with iterative calculation off, to find the loops (iterating books).
+    probe: bytes | None = None
+
+
+def array_functions() -> frozenset[str]:
+    """RATES_* functions that answer a table (they spill), under every spelling."""
+    names = set()
+    for excel_name, spec in engine.function_table().items():
+        if spec.result != "number":
+            names.update(engine.engine_names(excel_name))
+    return frozenset(n.upper() for n in names)
+
+
+def prepare(book: Any, range_size: Callable[[str, str], int | None],
+            cached: Callable[[], dict[tuple[str, str], Any]] = dict,
+            unknown: frozenset[str] = frozenset(),
+            resolve: Callable[[str, str], str | None] | None = None) -> Prepared:
+    """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
+    serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
+    values the file cached, which replace the formulas the engine would compute wrongly (so
+    what depends on them starts from Excel's value, not from a wrong one), as they do for
+    formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...)."""
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    arrays = array_functions()
+    prepared = Prepared(b"")
+    # Helper cells go to the right of each sheet's used range; a whole-row reference would
+    # read them, so a book with one gets none (its formulas that need them are not computed).
+    helpers_allowed = not _has_whole_rows(book)
+    for ws in book.worksheets:
+        title = ws.title
+        size = _sized(range_size, title)
+        place = _placer(ws, prepared) if helpers_allowed else (lambda cells: None)
+        names = _sized(resolve, title) if resolve is not None else None
+
+        def settle(formula: str, found: analysis.Analysis, place: Any = place,
+                   size: Any = size, names: Any = names) -> tuple[str, analysis.Analysis]:
+            """Materialise what an argument that takes a range needs, until nothing does."""
+            for _ in range(4):
+                if not found.helpers or found.error:
+                    break
+                rewritten = analysis.materialise(found, place, size, arrays, names)
+                if rewritten is None:
+                    break
+                formula, found = rewritten, analysis.analyse(rewritten, size, arrays, names)
+            return formula, found
+
+        def qualified(formula: str, found: analysis.Analysis, size: Any = size,
+                      names: Any = names) -> tuple[str, analysis.Analysis]:
+            """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
+            if found.qualified_names and names is not None:
+                rewritten = analysis.qualify_names(found, names)
+                if rewritten is not None:
+                    return rewritten, analysis.analyse(rewritten, size, arrays, names)
+            return formula, found
+
+        anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
+                   if isinstance(cell.value, ArrayFormula)]
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                key = (title, cell.coordinate)
+                if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
+                    # A What-If data table (TABLE(...)): no engine here computes one.
+                    prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                    prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
+                    continue
+                if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                    continue
+                prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                formula = _engine_formula(value)
+                found = analysis.analyse(formula, size, arrays, names)
+                if found.error:
+                    prepared.unsupported[key] = found.error
+                    continue
+                if found.functions & unknown:
+                    prepared.unsupported[key] = _unknown(found.functions & unknown)
+                    continue
+                formula, found = settle(*qualified(formula, found))
+                if found.needs_rewrite:
+                    rewritten = analysis.intersect(found, cell.row, cell.column)
+                    if rewritten is None:
+                        prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
+                        prepared.wrong.add(key)
+                        continue
+                    formula = rewritten
+                    prepared.rewritten[key] = "intersected"
+                cell.value = formula
+                if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
+                    prepared.rates_cells.append((title, cell.row, cell.column, formula))
+        for r, c, array in anchors:
+            c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
+            key = (title, f"{get_column_letter(c)}{r}")
+            prepared.areas[key] = (r1, c1, r2, c2)
+            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text)
+            found = analysis.analyse(formula, size, arrays, names)
+            rates = any(analysis.is_rates(f) for f in found.functions)
+            for rr in range(r1, r2 + 1):  # stored values of a spill block it: empty the range
+                for cc in range(c1, c2 + 1):
+                    if (rr, cc) in ws._cells:
+                        ws._cells[(rr, cc)].value = None
+            if found.error:
+                prepared.unsupported[key] = found.error
+                continue
+            if found.functions & unknown:
+                prepared.unsupported[key] = _unknown(found.functions & unknown)
+                continue
+            formula, found = settle(*qualified(formula, found))
+            if found.needs_rewrite:
+                cells = analysis.lift(found, r2 - r1 + 1, c2 - c1 + 1)
+                if cells is None:
+                    prepared.unsupported[key] = "; ".join(found.hazards) or "an array of ranges"
+                    prepared.wrong.add(key)
+                    continue
+                for i, line in enumerate(cells):
+                    for j, text in enumerate(line):
+                        ws.cell(row=r1 + i, column=c1 + j).value = text
+                        if rates:
+                            prepared.rates_cells.append((title, r1 + i, c1 + j, text))
+                prepared.rewritten[key] = "lifted"
+            else:
+                ws.cell(row=r, column=c).value = formula
+                prepared.rewritten[key] = "spill"
+                if rates:
+                    prepared.rates_cells.append((title, r, c, formula))
+    if prepared.unsupported:
+        values = cached()
+        for (title, coordinate) in prepared.unsupported:
+            r1, c1, r2, c2 = prepared.areas[(title, coordinate)]
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    key = (title, f"{get_column_letter(c)}{r}")
+                    book[title].cell(row=r, column=c).value = values.get(key)
+    prepared.data = _save(book)
+    calculation = getattr(book, "calculation", None)
+    if calculation is not None and calculation.iterate:
+        calculation.iterate = False
+        try:
+            prepared.probe = _save(book)
+        finally:
+            calculation.iterate = True
+    return prepared
+
+
+def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:
+    """Where helper cells go on `ws`: blocks side by side, two columns right of its used range
+    (those calling a RATES_* function are re-set in later rounds like any other)."""
+    from openpyxl.utils.cell import get_column_letter
+
+    state = {"col": ws.max_column + 2}
+
+    def place(cells: list[list[str]]) -> str | None:
+        rows, cols = len(cells), len(cells[0]) if cells else 0
+        c1 = state["col"]
+        if not rows or c1 + cols > 16384 or rows > 1048576:
+            return None
+        for i, line in enumerate(cells):
+            for j, text in enumerate(line):
+                ws.cell(row=1 + i, column=c1 + j).value = text
+                if any(analysis.is_rates(name) for name in engine.function_names(text)):
+                    prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
+        state["col"] = c1 + cols
+        return f"${get_column_letter(c1)}$1:${get_column_letter(c1 + cols - 1)}${rows}"
+
+    return place
+
+
+_WHOLE_ROWS = re.compile(r"(?<![\w.$:])\$?\d+:\$?\d+(?![\w.])")
+
+
+def _has_whole_rows(book: Any) -> bool:
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    for ws in book.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                value = cell.value
+                text = value.text if isinstance(value, ArrayFormula) else value
+                if isinstance(text, str) and text.startswith("=") and \
+                        _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
+                    return True
+    return False
+
+
+def _unknown(names: set[str]) -> str:
+    listed = ", ".join(sorted(names))
+    return f"calls {listed}, which the engine does not know"
+
+
+def _save(book: Any) -> bytes:
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def _engine_formula(formula: str) -> str:
+    if "RATES" in formula.upper():
+        formula = engine.fill_omitted_arguments(formula)
+    return formula
+
+
+def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:
+    def size(text: str) -> int | None:
+        return range_size(sheet, text)
+    return size
+
+
+class FastModel:
+    """A workbook loaded in formualizer, computed again cheaply in later planning rounds."""
+
+    def __init__(self, prepared: Prepared) -> None:
+        import formualizer
+
+        self.prepared = prepared
+        self.workbook = formualizer.load_workbook_bytes(prepared.data)
+        for excel_name, spec in engine.function_table().items():
+            call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
+            for alias in engine_spellings(excel_name):
+                self.workbook.register_function(alias, call, volatile=False, deterministic=True)
+        self.rounds = 0
+
+    def evaluate(self) -> None:
+        """Compute; in later rounds only the RATES_* cells and what depends on them."""
+        if self.rounds:
+            for sheet, row, col, formula in self.prepared.rates_cells:
+                self.workbook.set_formula(sheet, row, col, formula)
+        # The engine may call our functions from its own threads: each call runs in a copy of
+        # this context, so the client's planning state and the lent client reach it.
+        _context.set(contextvars.copy_context())
+        self.workbook.evaluate_all()
+        self.rounds += 1
+
+    def value(self, sheet: str, row: int, col: int) -> Any:
+        return plain(self.workbook.get_value(sheet, row, col))
+
+    def spill_extent(self, sheet: str, coordinate: str) -> str | None:
+        """'B5:C16' for a spilled anchor, None otherwise."""
+        try:
+            snapshot = self.workbook.inspect_cell(f"{_quote(sheet)}!{coordinate}", include_values=False)
+            spill = snapshot.cell.spill
+        except Exception:
+            return None
+        return spill.extent if spill is not None and spill.extent else None
+
+    def loops(self) -> list[tuple[str, int, int]]:
+        """Cells in a circular reference: (sheet, row, col). Read from the engine when it
+        stamps them (iteration off); from a copy with iteration off when the book iterates."""
+        import formualizer
+
+        if self.prepared.probe is None:
+            workbook = self.workbook
+        else:
+            workbook = formualizer.load_workbook_bytes(self.prepared.probe)
+            workbook.evaluate_all()  # our functions are not registered there: no request
+        found = []
+        for (sheet, _anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    value = workbook.get_value(sheet, r, c)
+                    if isinstance(value, dict) and value.get("kind") == "Circ":
+                        found.append((sheet, r, c))
+        return found
+
+    def has_loops(self) -> bool:
+        telemetry = self.workbook.last_cycle_telemetry()
+        return bool(telemetry.static_sccs or telemetry.live_cycles_witnessed or telemetry.circ_cells_stamped)
+
+
+_KNOWN: dict[str, bool] = {}
+
+
+def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
+    """{function name: [cell addresses]} for every call the fast engine turns into #NAME?.
+
+    Asked of the engine itself: `=NAME()` on a scratch sheet is #NAME? only for a name it
+    does not know (a known one complains about its arguments instead); answers are cached."""
+    import collections
+
+    import formualizer
+
+    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
+    todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
+    if todo:
+        scratch = formualizer.Workbook()
+        sheet = scratch.sheet("S")
+        for i, name in enumerate(todo):
+            sheet.set_formula(i + 1, 1, f"={name}()")
+        scratch.evaluate_all()
+        for i, name in enumerate(todo):
+            value = scratch.get_value("S", i + 1, 1)
+            _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
+    for address, names in calls:
+        for name in sorted(names - ours):
+            if not _KNOWN.get(name, True):
+                found[name].append(address)
+    return dict(found)
+
+
+def engine_spellings(excel_name: str) -> list[str]:
+    """The names formualizer gets: the engine's list (classic, dotted, Excel's prefixes)."""
+    return engine.engine_names(excel_name)
+
+
+def plain(value: Any) -> Any:
+    """A formualizer value as the calculator reports it (errors as Excel's text)."""
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
+    if isinstance(value, date):  # the engine's reading of a date-formatted cell: Excel's serial
+        return engine.to_excel_serial(value)
+    return value
+
+
+def _to_engine(value: Any) -> Any:
+    if isinstance(value, list):
+        rows = [row if isinstance(row, list | tuple) else [row] for row in value]
+        width = max((len(r) for r in rows), default=1)
+        return [[_scalar_to_engine(v) for v in row] + [""] * (width - len(row)) for row in rows] or [[""]]
+    return _scalar_to_engine(value)
+
+
+def _scalar_to_engine(value: Any) -> Any:
+    if isinstance(value, date):
+        return engine.to_excel_serial(value)
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"type": "Error", "kind": "Num"}
+    if isinstance(value, str) and value in ERROR_KIND:
+        return {"type": "Error", "kind": ERROR_KIND[value]}
+    return value
+
+
+def _from_engine(value: Any) -> Any:
+    if isinstance(value, list):
+        rows = [[_cell_from_engine(v) for v in row] for row in value]
+        if len(rows) == 1 and len(rows[0]) == 1:
+            return rows[0][0]
+        return rows
+    return _cell_from_engine(value)
+
+
+def _cell_from_engine(value: Any) -> Any:
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return value
+    return value
+
+
+def _first_error(args: list[Any]) -> Any:
+    for arg in args:
+        cells = [c for row in arg for c in row] if isinstance(arg, list) else [arg]
+        for cell in cells:
+            if isinstance(cell, dict) and cell.get("type") == "Error":
+                return cell
+            if isinstance(cell, str) and cell.startswith("#RATES!"):
+                return cell
+    return None
+
+
+def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
+    def call(*raw: Any) -> Any:
+        args = [_from_engine(a) for a in raw]
+        error = _first_error(args)
+        if error is not None:
+            return error
+        moment = engine._valuation_time
+        if moment is not None and position is not None:
+            if len(args) <= position:
+                args += [None] * (position + 1 - len(args))
+            if args[position] is None or args[position] == "":
+                args[position] = moment
+        context = _context.get()
+        try:
+            result = context.copy().run(core, *args) if context is not None else core(*args)
+        except Exception as exc:  # the function layer never raises; stay a cell value
+            result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
+        return _to_engine(result)
+
+    call.__name__ = excel_name
+    return call
+
+
+def _quote(title: str) -> str:
+    return "'" + title.replace("'", "''") + "'"

@@ -1,0 +1,119 @@
+"""How often the calculator agrees with another spreadsheet engine: compute a workbook whose
+cached values were written by that engine (LibreOffice, Excel) and compare cell by cell.
+
+A formula cell counts as equal when both are numbers within 1e-9 relative (1e-12 absolute
+near zero), or both are the same text, boolean, error or blank. Cells whose formula calls a
+volatile function (NOW, TODAY, RAND ...) or reads another workbook are counted apart: their
+reference value is not one a recalculation can reproduce.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
+_EXTERNAL = re.compile(r"\[\d+\]|\[[^\]]+\.xls[xmb]?\]", re.IGNORECASE)
+
+
+@dataclass
+class Fidelity:
+    path: Path
+    engine: str
+    compared: int = 0
+    equal: int = 0
+    volatile: int = 0
+    external: int = 0
+    skipped: int = 0  # cells the calculator did not compute (listed with a reason)
+    circular: int = 0  # loops with iteration off: Excel shows 0, LibreOffice an error
+    differences: list[tuple[str, Any, Any]] = field(default_factory=list)
+    result: Any = field(default=None, repr=False)  # the CalcResult compared
+    formulas: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+
+    @property
+    def share(self) -> float:
+        return self.equal / self.compared if self.compared else 1.0
+
+
+def _address(sheet: str, cell: str) -> str:
+    from rates_xl.calc.workbook import _address as address
+
+    return address(sheet, cell)
+
+
+def same(ours: Any, theirs: Any) -> bool:
+    from datetime import datetime
+
+    from openpyxl.utils.datetime import from_excel
+
+    if isinstance(theirs, datetime) and isinstance(ours, int | float) and not isinstance(ours, bool):
+        # The reader turned a date-formatted serial into a date; compare as dates, in the
+        # reader's own mapping (it reads both 59 and 60 as 1900-02-28, Excel's leap-year quirk).
+        try:
+            seconds = abs((from_excel(ours) - theirs).total_seconds())
+        except (OverflowError, ValueError, TypeError):
+            return False
+        return seconds <= max(1e-3, 1e-9 * abs(ours) * 86400)
+    ours, theirs = _normal(ours), _normal(theirs)
+    if isinstance(ours, bool) or isinstance(theirs, bool):
+        return type(ours) is type(theirs) and ours == theirs
+    if isinstance(ours, int | float) and isinstance(theirs, int | float):
+        return math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
+    return ours == theirs
+
+
+def _normal(value: Any) -> Any:
+    from datetime import date, datetime, time
+
+    from openpyxl.utils.datetime import to_excel
+
+    if value == "":
+        return None
+    if isinstance(value, datetime | date):
+        return to_excel(value)  # Excel's serial, 1900 leap-year quirk included (59 = 1900-02-28)
+    if isinstance(value, time):
+        return (value.hour * 3600 + value.minute * 60 + value.second) / 86400
+    return value
+
+
+def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None) -> Fidelity:
+    """Compute `path` and compare every formula cell with the value cached in the file."""
+    import openpyxl
+
+    from rates_xl.calc import engine
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = Path(path)
+    calc = WorkbookCalculation(path, engine_name=engine_name)
+    result = calc.compute(client)
+    cached = openpyxl.load_workbook(path, data_only=True)
+    report = Fidelity(path, calc.engine_name, result=result)
+    skipped = {(s.sheet, s.cell) for s in result.skipped}
+    formulas = report.formulas = dict(calc.formula_texts())
+    loops = set(result.loops) if not calc.iteration[0] else set()
+    for (sheet, cell), ours in sorted(result.values.items()):
+        text = formulas.get((sheet, cell), "")
+        if text:
+            names = engine.function_names(text)
+            if names & VOLATILE:
+                report.volatile += 1
+                continue
+            if _EXTERNAL.search(text):
+                report.external += 1
+                continue
+        if loops and _address(sheet, cell) in loops:
+            report.circular += 1
+            continue
+        if (sheet, cell) in skipped:
+            report.skipped += 1
+            continue
+        theirs = cached[sheet][cell].value
+        report.compared += 1
+        if same(ours, theirs):
+            report.equal += 1
+        else:
+            report.differences.append((f"{sheet}!{cell}", ours, theirs))
+    return report

@@ -1,0 +1,308 @@
+"""Workbooks as Excel saves them, one per failure class: no traceback, the right values, and
+a summary that says what was not computed and why. No service is needed: none of these calls
+a RATES_* function (the ones that do are in test_calc.py)."""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.calc.workbook import WorkbookCalculation, calculate_many
+from rates_xl.cli import main
+from tests.calc.corpus import build
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def compute(path, **kwargs):
+    calc = WorkbookCalculation(path, **kwargs)
+    return calc, calc.compute()
+
+
+def test_every_kind_of_defined_name(tmp_path):
+    """Constants, formulas over names, sheet-scoped names, print areas and #REF! names used to
+    end in a traceback (every name was assumed to have a sheet destination)."""
+    calc, result = compute(CORPUS / "reference" / "names_and_references.xlsx")
+    assert result.errors == [] and result.skipped == []
+    assert result.value("Calc", "A1") == 550  # SUM(amounts)
+    assert result.value("Calc", "A2") == pytest.approx(0.5)  # first_amount*rate (a constant name)
+    assert result.value("Calc", "A3") == "fixed!"  # a text constant
+    assert result.value("Other sheet", "C1") == pytest.approx(22.5)  # a sheet-scoped name
+    assert result.value("Calc", "A19") == 400  # SUMPRODUCT(--(RIGHT(keys,1)>"4"),amounts): written out
+    assert calc.cell_of_name("first_amount") == ("Inputs", "A1")
+    assert "bad_name" not in calc.names and "rate" not in calc.names  # no destination: not a cell
+
+
+def test_functions_that_return_references_are_frozen_as_values(tmp_path):
+    """OFFSET, INDIRECT, INDEX(...):INDEX(...), CHOOSE over ranges: computed, and the frozen
+    copy holds their values (freezing used to crash on a reference result)."""
+    calc, result = compute(CORPUS / "reference" / "names_and_references.xlsx")
+    assert result.value("Calc", "A4") == 120  # SUM(OFFSET(Inputs!A1,2,0,3,1)) = 30+40+50
+    assert result.value("Calc", "A5") == "k4"  # a single-cell OFFSET
+    assert result.value("Calc", "A6") == 100  # SUM(INDIRECT("Inputs!A1:A4"))
+    assert result.value("Calc", "A9") == 140  # SUM(INDEX(..,2):INDEX(..,5))
+    assert result.value("Calc", "A10") == 150  # SUM(CHOOSE(2, A1:A3, A4:A6))
+    out = calc.freeze(result, tmp_path / "refs.xlsx")
+    frozen = openpyxl.load_workbook(out)["Calc"]
+    assert [frozen[f"A{r}"].value for r in (4, 5, 6)] == [120, "k4", 100]
+    assert not any(c.data_type == "f" for row in frozen.iter_rows() for c in row)
+
+
+@pytest.mark.parametrize("name, iterate", [("circular_iterative", True), ("circular_off", False)])
+def test_circular_references_follow_the_files_own_settings(name, iterate, capsys):
+    """A loop used to come back as #VALUE! in every cell of it."""
+    calc, result = compute(CORPUS / "source" / f"{name}.xlsx")
+    assert calc.iteration[0] is iterate
+    assert result.loops == ["Loop!B1", "Loop!B2", "Loop!B3"] or set(result.loops) >= {"Loop!B1", "Loop!B2"}
+    assert result.value("Loop", "B4") == 3000  # outside the loop: computed as usual
+    if iterate:  # interest = 5 % of the average of 1000 and the closing balance
+        assert result.value("Loop", "B1") == pytest.approx(50 / 0.975, rel=1e-6)
+        assert result.value("Loop", "B3") == pytest.approx(2 * (1000 + 50 / 0.975), rel=1e-6)
+        assert any("computed iteratively" in note for note in result.notes)
+    else:  # Excel: a warning, and 0 in the loop
+        assert [result.value("Loop", f"B{r}") for r in (1, 2, 3)] == [0, 0, 0]
+        assert any("iterative calculation off" in note for note in result.notes)
+    assert result.errors == []
+
+
+def test_circular_reference_listed_by_the_command(tmp_path, capsys):
+    book = tmp_path / "loop.xlsx"
+    shutil.copy(CORPUS / "source" / "circular_off.xlsx", book)
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "circular reference: Loop!B1, Loop!B2" in printed and "iterative calculation off" in printed
+
+
+def test_external_links_use_the_values_the_file_cached(tmp_path, capsys):
+    book = tmp_path / "linked.xlsx"
+    build.external_link(book)
+    calc, result = compute(book)
+    assert result.value("Book", "A1") == pytest.approx(4.25)  # [1]Rates!B2 * 100
+    assert result.value("Book", "A3") == pytest.approx(0.0825)  # a range in the other book
+    assert result.value("Book", "A4") == pytest.approx(0.085)  # a name pointing there
+    assert any("link(s) to other workbooks" in note for note in result.notes)
+    out = calc.freeze(result, tmp_path / "linked.values.xlsx")
+    with zipfile.ZipFile(out) as frozen:
+        assert "xl/externalLinks/externalLink1.xml" in frozen.namelist()
+    assert main(["calc", str(book), "-o", str(tmp_path / "again.xlsx"), "--no-progress"]) == 0
+    assert "their values are the ones this file cached" in capsys.readouterr().out
+
+
+def test_external_values_come_from_the_link_part_not_the_cells_cache(tmp_path):
+    book = tmp_path / "linked.xlsx"
+    build.external_link(book)
+    # Change the linked book's cached value: the formulas must follow it.
+    with zipfile.ZipFile(book) as src:
+        parts = {n: src.read(n) for n in src.namelist()}
+    part = "xl/externalLinks/externalLink1.xml"
+    parts[part] = parts[part].replace(b"<v>0.0425</v>", b"<v>0.05</v>")
+    with zipfile.ZipFile(book, "w") as out:
+        for name, content in parts.items():
+            out.writestr(name, content)
+    _, result = compute(book)
+    assert result.value("Book", "A1") == pytest.approx(5.0)
+    assert result.value("Book", "A2") == pytest.approx(6.0)
+
+
+def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, capsys):
+    """Scalar functions over ranges (ISNUMBER(A1:A8), YEAR(B1:B8) ...): the fast engine takes
+    the first element and says nothing. Array formulas are written out per cell, aggregates
+    over them read helper cells; what cannot be written out (a whole column) keeps the file's
+    cached value and is listed with the reason."""
+    path = CORPUS / "reference" / "arrays.xlsx"
+    calc, result = compute(path)
+    cached = openpyxl.load_workbook(path, data_only=True)["Arr"]
+    assert result.engine == "fast"
+    for col in "DEFGH":
+        for r in range(1, 9):
+            assert result.value("Arr", f"{col}{r}") == pytest.approx(cached[f"{col}{r}"].value), f"{col}{r}"
+    for cell in ("I1", "I2", "I3", "I5"):  # SUM(LEN(..)), SUM(IF(ISNUMBER(..))), SUMPRODUCT(..)
+        assert result.value("Arr", cell) == pytest.approx(cached[cell].value), cell
+    assert result.value("Arr", "I5") == pytest.approx(sum(i * 1.5 for i in range(4, 8)))  # years 2024+
+    assert result.value("Arr", "L3") == pytest.approx(30)  # implicit intersection: row 3
+    assert result.value("Arr", "L9") == "#VALUE!"  # no intersection
+    skipped = {cell.address: cell for cell in result.skipped}
+    assert set(skipped) == {"Arr!I6"}
+    assert "LEN given the range A:A" in skipped["Arr!I6"].reason
+    assert skipped["Arr!I6"].cached == result.value("Arr", "I6") == cached["I6"].value
+    out = tmp_path / "arr.xlsx"
+    assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
+    printed = capsys.readouterr().out
+    assert "1 cell not computed" in printed and "Arr!I6: not computed (LEN given the range A:A)" in printed
+    frozen = openpyxl.load_workbook(out)["Arr"]
+    assert frozen["I6"].value == cached["I6"].value
+    assert "not computed (LEN given the range A:A)" in frozen["I6"].comment.text  # the copy says so
+    assert frozen["I1"].comment is None
+    assert frozen.max_column == openpyxl.load_workbook(path)["Arr"].max_column  # no helper cells
+
+
+def test_helper_cells_are_not_used_where_a_whole_row_would_read_them(tmp_path):
+    book = tmp_path / "rows.xlsx"
+    wb = xlsxwriter.Workbook(book)
+    ws = wb.add_worksheet("S")
+    ws.write_column("A1", ["ab", "c", "def"])
+    ws.write_formula("C1", "=SUM(LEN(A1:A3))", None, 6)
+    ws.write_formula("C2", "=COUNTA(1:1)", None, 2)
+    wb.close()
+    _, result = compute(book)
+    assert [c.address for c in result.skipped] == ["S!C1"] and result.value("S", "C1") == 6
+    assert result.value("S", "C2") == 2
+
+
+def test_a_what_if_data_table_keeps_its_cached_value(tmp_path):
+    book = tmp_path / "table.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "T"
+    ws["A1"], ws["B1"] = 2, "=A1*10"
+    wb.save(book)
+    # openpyxl cannot write a data table: add one as Excel stores it (t="dataTable").
+    with zipfile.ZipFile(book) as src:
+        parts = {n: src.read(n) for n in src.namelist()}
+    sheet = "xl/worksheets/sheet1.xml"
+    parts[sheet] = parts[sheet].replace(
+        b"</sheetData>", b'<row r="3"><c r="B3"><f t="dataTable" ref="B3:B3" dt2D="0" dtr="0" r1="A1"/>'
+                         b"<v>42</v></c></row></sheetData>")
+    with zipfile.ZipFile(book, "w") as out:
+        for name, content in parts.items():
+            out.writestr(name, content)
+    calc, result = compute(book)
+    assert result.value("T", "B1") == 20
+    assert [(c.address, c.cached) for c in result.skipped] == [("T!B3", 42)]
+    assert "what-if data table" in result.skipped[0].reason
+    frozen = openpyxl.load_workbook(calc.freeze(result, tmp_path / "table.values.xlsx"))["T"]
+    assert frozen["B3"].value == 42
+
+
+def test_features_survive_and_newer_functions_compute(tmp_path):
+    book = tmp_path / "features.xlsx"
+    build.features(book)
+    calc, result = compute(book)
+    assert result.errors == [] and result.skipped == []
+    assert result.value("Main", "D3") == 150 + 1500  # hidden and very hidden sheets
+    assert [result.value("Main", f"G{r}") for r in range(2, 8)] == [9, 7.5, 6, 4.5, 3, 1.5]  # SORT spills
+    assert [result.value("Main", f"H{r}") for r in range(2, 5)] == [1, 2, 3]
+    assert result.value("Main", "I2") == 4.5 and result.value("Main", "I3") == "r0-r1-r2"
+    assert result.value("Main", "I4") == "big" and result.value("Main", "I5") == "Merged title"
+    out = calc.freeze(result, tmp_path / "features.values.xlsx")
+    frozen = openpyxl.load_workbook(out)
+    main_sheet = frozen["Main"]
+    assert "D1:E1" in {str(r) for r in main_sheet.merged_cells.ranges}
+    assert frozen["Hidden"].sheet_state == "hidden" and frozen["VeryHidden"].sheet_state == "veryHidden"
+    assert main_sheet["D2"].comment is not None and main_sheet["D2"].value == 31.5
+    assert len(main_sheet._charts) == 1 and len(main_sheet.data_validations.dataValidation) == 1
+
+
+def _vba_project(tmp_path) -> Path:
+    """A real vbaProject.bin: the one in xlwings' quickstart workbook (BSD-licensed)."""
+    import xlwings
+
+    source = Path(xlwings.__file__).parent / "quickstart.xlsm"
+    if not source.exists():
+        pytest.skip("xlwings' quickstart.xlsm is not installed")
+    with zipfile.ZipFile(source) as book:
+        target = tmp_path / "vbaProject.bin"
+        target.write_bytes(book.read("xl/vbaProject.bin"))
+    return target
+
+
+def test_xlsm_keeps_its_vba_project_byte_for_byte(tmp_path, capsys):
+    vba = _vba_project(tmp_path)
+    book = tmp_path / "macro.xlsm"
+    build.features(book, vba_project=vba)
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    out = tmp_path / "macro.values.xlsm"
+    assert out.exists()
+    with zipfile.ZipFile(out) as frozen:
+        assert frozen.read("xl/vbaProject.bin") == vba.read_bytes()
+    assert openpyxl.load_workbook(out)["Main"]["D2"].value == 31.5
+
+
+def test_no_traceback_on_odd_values_and_broken_files(tmp_path, capsys):
+    book = tmp_path / "odd.xlsx"
+    wb = xlsxwriter.Workbook(book)
+    ws = wb.add_worksheet("S")
+    ws.write_formula("A1", '="=not a formula"')  # text that looks like a formula
+    ws.write_formula("A2", '="bell"&CHAR(7)')  # a character a file cannot hold
+    ws.write_formula("A3", "=NOSUCHFUNCTION(1)")
+    ws.write_formula("A4", "=1/0")
+    ws.write_formula("A5", "=SUM(")  # a formula Excel would refuse; files can still hold it
+    wb.close()
+    calc, result = compute(book)
+    out = calc.freeze(result, tmp_path / "odd.values.xlsx")
+    frozen = openpyxl.load_workbook(out)["S"]
+    assert frozen["A1"].value == "=not a formula" and frozen["A1"].data_type == "s"
+    assert frozen["A2"].value == "bell"
+    assert "S!A4" in {e.address for e in result.errors}
+    skipped = {c.address: c.reason for c in result.skipped}
+    assert "NOSUCHFUNCTION, which the engine does not know" in skipped["S!A3"]
+    assert "S!A5" in skipped or "S!A5" in {e.address for e in result.errors}, (skipped, result.errors)
+    assert main(["calc", str(book), "-o", str(tmp_path / "c.xlsx"), "--no-progress"]) == 3
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_several_workbooks_and_a_folder_in_one_run(tmp_path, capsys):
+    folder = tmp_path / "books"
+    folder.mkdir()
+    for name in ("names_and_references", "circular_iterative"):
+        shutil.copy(CORPUS / "reference" / f"{name}.xlsx", folder / f"{name}.xlsx")
+    (folder / "broken.xlsx").write_bytes(b"not a workbook")
+    (folder / "~$names_and_references.xlsx").write_bytes(b"an Excel lock file")
+    out = tmp_path / "out"
+    assert main(["calc", str(folder), "-o", str(out), "--no-progress"]) == 1  # one book failed
+    printed = capsys.readouterr()
+    assert "Computed 2 of 3 workbooks" in printed.out
+    assert "broken.xlsx: not a valid workbook" in printed.err
+    assert sorted(p.name for p in out.iterdir()) == ["circular_iterative.values.xlsx",
+                                                      "names_and_references.values.xlsx"]
+    batch = calculate_many([folder / "names_and_references.xlsx", folder / "circular_iterative.xlsx"])
+    assert not batch.failures and len(batch.results) == 2
+
+
+def test_a_pivot_table_and_its_cache_survive(tmp_path):
+    """A pivot table made by LibreOffice (corpus/pivot_uno.py): formulas over its output
+    compute, and the frozen copy keeps the pivot table and its cache."""
+    path = CORPUS / "reference" / "pivot.xlsx"
+    calc, result = compute(path)
+    assert result.errors == [] and result.skipped == []
+    cached = openpyxl.load_workbook(path, data_only=True)["Pivot"]
+    assert result.value("Pivot", "A1") == 52
+    assert result.value("Pivot", "A2") == cached["A2"].value > 0  # over the pivot's output
+    assert result.value("Pivot", "A3") == 52 - cached["A2"].value
+    out = calc.freeze(result, tmp_path / "pivot.values.xlsx")
+    with zipfile.ZipFile(out) as frozen:
+        names = frozen.namelist()
+    assert any(n.startswith("xl/pivotCache/pivotCacheDefinition") for n in names)
+    assert any(n.startswith("xl/pivotTables/pivotTable") for n in names)
+
+
+def test_the_engine_can_be_chosen_and_the_summary_names_it(tmp_path, capsys):
+    book = tmp_path / "names.xlsx"
+    shutil.copy(CORPUS / "reference" / "names_and_references.xlsx", book)
+    assert main(["calc", str(book), "--engine", "fast", "-o", str(tmp_path / "a.xlsx"), "--no-progress"]) == 0
+    assert "(fast engine)" in capsys.readouterr().out
+    calc, exact = compute(book, engine_name="formulas")
+    assert exact.engine == "formulas" and exact.value("Calc", "A1") == 550
+    frozen = openpyxl.load_workbook(calc.freeze(exact, tmp_path / "exact.xlsx"))["Calc"]  # used to crash
+    assert frozen["A1"].value == 550 and not any(c.data_type == "f" for row in frozen.iter_rows() for c in row)
+    with pytest.raises(Exception, match="unknown engine"):
+        WorkbookCalculation(book, engine_name="excel")
+
+
+def test_the_12000_formula_workbook_computes_from_the_command(tmp_path, capsys):
+    """The issue's first failure: a large book with names of several kinds and links to
+    another book ended in a traceback before computing anything."""
+    out = tmp_path / "big.values.xlsx"
+    assert main(["calc", str(CORPUS / "source" / "generated_12000.xlsx"), "-o", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr()
+    assert "12000 formulas" in printed.out and "(fast engine)" in printed.out
+    assert "link(s) to other workbooks" in printed.out and "No error cells." in printed.out
+    assert "Traceback" not in printed.out + printed.err
+    frozen = openpyxl.load_workbook(out)["S1"]
+    assert frozen["A1"].data_type == "n" and frozen["A1"].value > 0  # SUM(amounts)
