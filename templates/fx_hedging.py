@@ -3,7 +3,7 @@ the cost of hedging a stated amount."""
 
 from __future__ import annotations
 
-from rates_xl.templates.layout import Book, valuation_date
+from rates_xl.templates.layout import Book, service_date, valuation_date
 
 NAME = "fx_hedging"
 TITLE = "FX forwards and hedging"
@@ -36,9 +36,15 @@ def build(book: Book) -> None:
     quote = s.output(13, "Quote currency", f"=RIGHT({pair},3)")
     pip = s.output(14, "Pip size factor", f'=IF({quote}="JPY",100,10000)', kind="int", unit="points per unit",
                    note="Forward points are quoted in pips: 1/10000 of the rate, 1/100 for yen pairs.")
-    val = s.output(15, "Valuation date", f"={valuation_date(vt)}", kind="date")
-    spot_date = s.output(16, "Spot date", f'=WORKDAY({val},IF(OR({pair}="USDCAD",{pair}="CADUSD"),1,2))',
-                         kind="date", note="T+2 (USDCAD T+1), weekends rolled; forwards run from it.")
+    # The service's dates, not TODAY(): nothing the RATES_ cells read is volatile, so none is
+    # recalculated (a blocking service call each) when the file opens; Refresh moves them.
+    s.output(15, "Valuation date", "=" + valuation_date(vt, service_date('"SOFR"', '"0D"', vt)), kind="date",
+             note="Empty valuation time: the service's (today in UTC, rolled to a US business day, where its "
+                  "SOFR curve starts). It moves when Refresh fetches, not when the file opens.")
+    spot_lag = f'IF(OR({pair}="USDCAD",{pair}="CADUSD"),"1D","2D")'
+    spot_date = s.output(16, "Spot date", "=" + service_date('"SOFR"', spot_lag, vt), kind="date",
+                         note="T+2 (USDCAD T+1): the 2nd (1st) US business day after the valuation date, where "
+                              "the service starts its SOFR curve at 2D (1D); forwards run from it.")
     spot = s.output(17, "Spot", f"=RATES_FXSPOT({pair},{vt})", kind="fx", unit="quote per base", name="fx_spot")
     del base
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rates_xl.templates.layout import Book
+from rates_xl.templates.layout import Book, service_date
 
 NAME = "history"
 TITLE = "Swap rate history"
@@ -20,10 +20,16 @@ def build(book: Book) -> None:
     s.section(4, "Inputs")
     idx = s.input(5, "Index", "SOFR", choices=book.choices("indexes", INDEXES), name="history_index")
     tenor = s.input(6, "Tenor", "10Y", choices=book.choices("tenors", TENORS))
-    end = s.input(7, "End date", "=WORKDAY(TODAY(),-1)", kind="date",
-                  note="The last close: by default the previous business day. Type a date to pin it.")
+    end = s.input(7, "End date", f"=WORKDAY({_plain('C9')},-1)", kind="date",
+                  note="The last close: by default the weekday before the valuation date (a holiday has no close). "
+                       "Type a date to pin it.")
     start = s.input(8, "Start date", f"=EDATE({_plain('C7')},-12)", kind="date",
                     note="By default one year before the end date.")
+    # The service's date, not TODAY(): nothing RATES_SWAPHISTORY reads is volatile, so it is
+    # not recalculated (a blocking service call) when the file opens; Refresh moves it.
+    s.output(9, "Valuation date", "=" + service_date(idx), kind="date",
+             note="The service's today (UTC), rolled to a business day of the index calendar, where the "
+                  "index's curve starts. It moves when Refresh fetches, not when the file opens.")
 
     s.section(10, "Summary")
     dates = f"$B${TOP + 1}:$B${TOP + STATS_ROWS}"

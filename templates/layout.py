@@ -385,6 +385,22 @@ def tenor_in_years(cell: str) -> str:
     return f'IF({unit}="Y",{n},IF({unit}="M",{n}/12,IF({unit}="W",{n}*7/365,{n}/365)))'
 
 
-def valuation_date(cell: str) -> str:
-    """Excel formula: the valuation date of a valuation-time input (empty: today)."""
-    return (f'IF({cell}="",TODAY(),IF(ISNUMBER({cell}),INT({cell}),DATEVALUE(LEFT({cell},10))))')
+def service_date(index: str, tenor: str = '"0D"', valuation_time: str = "") -> str:
+    """Excel formula: the date the service resolves a start `tenor` (a formula: '"0D"', a
+    cell) to for `index` (a cell or a quoted name), as of `valuation_time` (a cell; empty:
+    now, as the service counts it).
+
+    It is the first date of the index's discount curve from that start: "0D" is the valuation
+    date rolled to a business day of the index calendar, "1D" the first business day after
+    the valuation date, "2D" the second (see README, "Dates and tenors"). A service answer,
+    not TODAY(): no volatile function, so the cell is not recalculated when the workbook
+    opens (each RATES_ cell recalculated on open is a blocking service call); it moves when
+    Refresh fetches.
+    """
+    return f'INDEX(RATES_DISCOUNTCURVE({index},{tenor},"1D","1D",,{valuation_time},FALSE),1,1)'
+
+
+def valuation_date(cell: str, service: str) -> str:
+    """Excel formula: the valuation date of a valuation-time input; empty: `service`, the
+    service's own valuation date (a `service_date(..., "0D", cell)` cell), never TODAY()."""
+    return (f'IF({cell}="",{service},IF(ISNUMBER({cell}),INT({cell}),DATEVALUE(LEFT({cell},10))))')

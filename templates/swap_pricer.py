@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from rates_xl.templates.layout import Book, valuation_date, year_fraction
+from rates_xl.templates.layout import Book, service_date, valuation_date, year_fraction
 
 NAME = "swap_pricer"
 TITLE = "Swap pricer"
@@ -111,52 +111,59 @@ def build(book: Book) -> None:
     idx_dc = s.output(22, "Index day count", f"=VLOOKUP({idx},{conv},4,FALSE)")
     kind = s.output(23, "Index kind", f"=VLOOKUP({idx},{conv},5,FALSE)",
                     note="overnight: compounded in arrears; ibor: a term rate fixed in advance.")
-    val = s.output(24, "Valuation date", f"={valuation_date(vt)}", kind="date")
-    s.output(25, "Market standard", f'=VLOOKUP({idx},{conv},6,FALSE)&" "&VLOOKUP({idx},{conv},8,FALSE)'
+    # The service's dates, not TODAY(): nothing here is volatile, so no RATES_ cell is
+    # recalculated (a blocking service call each) when the file opens; Refresh moves them.
+    val = s.output(24, "Valuation date", "=" + valuation_date(vt, service_date(idx, '"0D"', vt)), kind="date",
+                   note="Empty valuation time: the service's, where the index curve starts (today in UTC, rolled "
+                        "to a business day). It moves when Refresh fetches, not when the file opens.")
+    cutoff = s.output(25, "Fixings published before", "=" + service_date(idx, '"1D"', vt), kind="date",
+                      note="The first business day after the valuation time (the index curve's start at 1D): a "
+                           "term-rate period fixing before it takes the published fixing, a later one the forward.")
+    s.output(26, "Market standard", f'=VLOOKUP({idx},{conv},6,FALSE)&" "&VLOOKUP({idx},{conv},8,FALSE)'
                                     f'&" vs "&VLOOKUP({idx},{conv},7,FALSE)&" "&VLOOKUP({idx},{conv},9,FALSE)',
              note="The fixed and floating legs the market quotes for this index.")
     q = {k: f"{SHEET}!{v}" for k, v in c.items()}  # the inputs as the leg sheets see them
     q.update(disc=f"{SHEET}!{disc}", lag=f"{SHEET}!{lag}", idx_dc=f"{SHEET}!{idx_dc}", kind=f"{SHEET}!{kind}",
-             val=f"{SHEET}!{val}", fixing_lag=f"VLOOKUP({q['index']},{conv},10,FALSE)")
+             val=f"{SHEET}!{val}", cutoff=f"{SHEET}!{cutoff}", fixing_lag=f"VLOOKUP({q['index']},{conv},10,FALSE)")
     fixed = _fixed_leg(book, q)
     floating = _floating_leg(book, q)
 
-    s.section(27, "Results")
+    s.section(28, "Results")
     sign = f'IF({c["position"]}="Pay fixed",1,-1)'
-    fixed_pv = s.output(28, "Fixed leg PV", f"=SUM({fixed('J')})", kind="money", unit="currency",
+    fixed_pv = s.output(29, "Fixed leg PV", f"=SUM({fixed('J')})", kind="money", unit="currency",
                         note="Present value of the fixed payments.", name="fixed_leg_pv")
-    float_pv = s.output(29, "Floating leg PV", f"=SUM({floating('K')})", kind="money", unit="currency",
+    float_pv = s.output(30, "Floating leg PV", f"=SUM({floating('K')})", kind="money", unit="currency",
                         note="Present value of the projected floating payments.", name="float_leg_pv")
-    s.output(30, "NPV", f"={sign}*({float_pv}-{fixed_pv})", kind="money", unit="currency",
+    s.output(31, "NPV", f"={sign}*({float_pv}-{fixed_pv})", kind="money", unit="currency",
              note="Value to you: floating minus fixed when paying fixed, the reverse when receiving.",
              name="npv")
-    annuity = s.output(31, "Annuity", f"=SUM({fixed('L')})", kind="df", unit="years",
+    annuity = s.output(32, "Annuity", f"=SUM({fixed('L')})", kind="df", unit="years",
                        note="Sum of accrual x discount factor over the fixed leg.")
-    par = s.output(32, "Par rate (from the legs)", f"={float_pv}/({c['notional']}*{annuity})*100",
+    par = s.output(33, "Par rate (from the legs)", f"={float_pv}/({c['notional']}*{annuity})*100",
                    kind="percent", unit="percent", note="The fixed rate that makes the NPV zero.",
                    name="par_rate")
-    check = s.output(33, "RATES_SWAP, same conventions",
+    check = s.output(34, "RATES_SWAP, same conventions",
                      f"=RATES_SWAP({idx},{c['start']},{c['maturity']},{c['fixed_freq']},{c['float_freq']},"
                      f"{c['fixed_dc']},{c['float_dc']},{vt})",
                      kind="percent", unit="percent", note="The service's par rate for the same swap: a cross-check.",
                      name="swap_rate_check")
-    s.output(34, "Difference", f"=({par}-{check})*100", kind="0.000000", unit="bp",
+    s.output(35, "Difference", f"=({par}-{check})*100", kind="0.000000", unit="bp",
              note="Par rate minus RATES_SWAP; zero to rounding when the conventions match the service's.",
              name="par_difference")
-    s.output(35, "PV01 of the fixed leg", f"={c['notional']}*{annuity}*0.0001", kind="money", unit="currency",
+    s.output(36, "PV01 of the fixed leg", f"={c['notional']}*{annuity}*0.0001", kind="money", unit="currency",
              note="Value of 1 bp on the fixed rate over the life of the swap.", name="fixed_leg_pv01")
-    s.output(36, "DV01", f"={sign}*((SUM({floating('M')})-SUM({fixed('K')}))-({float_pv}-{fixed_pv}))",
+    s.output(37, "DV01", f"={sign}*((SUM({floating('M')})-SUM({fixed('K')}))-({float_pv}-{fixed_pv}))",
              kind="money", unit="currency",
              note="Change in NPV when every zero rate rises 1 bp (continuously compounded, Act/365).",
              name="swap_dv01")
-    s.output(37, "Maturity date", f"=MAX({fixed('E')})", kind="date", note="Last date of the fixed schedule.")
-    s.notes(39, [
+    s.output(38, "Maturity date", f"=MAX({fixed('E')})", kind="date", note="Last date of the fixed schedule.")
+    s.notes(40, [
         "Dates roll on the index calendar as the service generates them. A payment lag moves each payment that "
         "many business days (holidays on the hidden Lists sheet) and RATES_DISCOUNT discounts it there.",
         "The period tables hold up to 30 years of quarterly periods. DV01 and the +1 bp columns shift every zero "
         "rate by 1 bp; PV01 is the value of 1 bp on the fixed coupon.",
     ], last="E")
-    s.ws.print_area("A1:E41")
+    s.ws.print_area("A1:E42")
 
 
 TOP = 5  # header row of the leg tables
@@ -235,11 +242,12 @@ def _floating_leg(book: Book, q: dict[str, str]):
         "O": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},"",WORKDAY(B{{r}},-{q["fixing_lag"]},{hol})),"")', cell("date")),
         # Overnight: the rate compounded over the accrual period itself (RATES_FORWARD).
         # Term (IBOR) rates: the index period's forward from the curve, as the coupon fixes,
-        # or the published fixing once its fixing date has come. The inner IFs ("n/a",
-        # "future") make the call not taken a no-op (no request) in engines that evaluate
-        # both branches of IF, as the headless one does; Excel never makes it.
+        # or the published fixing once its fixing date has come (it is before the first
+        # business day after the valuation time, the service's cut-off). The inner IFs
+        # ("n/a", "future") make the call not taken a no-op (no request) in engines that
+        # evaluate both branches of IF, as the headless one does; Excel never makes it.
         "G": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},RATES_FORWARD({q["index"]},B{{r}},IF({overnight},E{{r}},"n/a"),{q["vt"]}),'
-              f'IF(O{{r}}<={q["val"]},RATES_FIXING({q["index"]},IF(O{{r}}<={q["val"]},O{{r}},"future")),D{{r}})),"")',
+              f'IF(O{{r}}<{q["cutoff"]},RATES_FIXING({q["index"]},IF(O{{r}}<{q["cutoff"]},O{{r}},"future")),D{{r}})),"")',
               cell("percent")),
         "H": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
         "I": (f'=IF(ISNUMBER(H{{r}}),RATES_DISCOUNT({q["disc"]},H{{r}},{q["vt"]}),"")', cell("df")),
@@ -249,7 +257,7 @@ def _floating_leg(book: Book, q: dict[str, str]):
     # +1 bp on continuously compounded zero rates: the rate's period grows by exp(1bp x its
     # length), the payment's discount factor shrinks by exp(-1bp x its time).
     period_days = f'IF({overnight},{end}-{start},{rng("C")}-{start})'
-    fixed_already = f'IF(ISNUMBER({rng("O")}),{rng("O")}<={q["val"]},FALSE)'  # a published fixing does not move
+    fixed_already = f'IF(ISNUMBER({rng("O")}),{rng("O")}<{q["cutoff"]},FALSE)'  # a published fixing does not move
     s.column("L", first, ROWS,
              f'=IF({in_swap},IF({fixed_already},{rng("G")},'
              f'((1+{rng("G")}/100*{rng("N")})*EXP(0.0001*({period_days})/365)-1)/{rng("N")}*100),"")',

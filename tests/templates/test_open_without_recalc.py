@@ -85,15 +85,8 @@ def _rates_cells_dirty_on_open(path: Path) -> list[str]:
     return sorted(f"{s}!{c}" for s, c in dirty if "RATES_" in formulas[(s, c)] or "RATES." in formulas[(s, c)])
 
 
-# Known gap, outside this change: these templates default the valuation date to TODAY() and
-# derive RATES_ arguments (ladder dates, fixing dates, the history's end) from it, so those
-# cells recalculate at every open. Strict: the mark goes the day the templates stop doing so.
-_TODAY_DEPENDENT = {"swap_pricer.xlsx", "fx_hedging.xlsx", "history.xlsx"}
-
-
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(
-        strict=True, reason="RATES_ arguments derived from TODAY() recalculate on open"))
-    if p.name in _TODAY_DEPENDENT else p for p in TEMPLATES], ids=lambda p: p.name)
+# The templates take their dates from the service (the start of a discount curve at 0D, 1D,
+# 2D), never from TODAY(): no RATES_ cell is dirty when a template opens.
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.name)
 def test_no_rates_cell_recalculates_on_open(path):
     assert _rates_cells_dirty_on_open(path) == []
