@@ -98,9 +98,12 @@ def _history_run() -> dict:
             again_at = time.time()
             again = _calc(sandbox.base_url, folder, Path(folder) / "again.xlsx")
             sent_again = sum(1 for a in sandbox.arrivals if a.at >= again_at)
+            history_again = sum(1 for a in sandbox.arrivals
+                                if a.at >= again_at and a.path.endswith("/historical_swap_rates"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return {"first": first, "again": again, "sent_first": sent_first, "sent_again": sent_again}
+    return {"first": first, "again": again, "sent_first": sent_first, "sent_again": sent_again,
+            "history_again": history_again}
 
 
 def run(runs: int = 3) -> dict:
@@ -131,7 +134,11 @@ def run(runs: int = 3) -> dict:
             figure("solo (no team), 1 run: 429s received", [solo["429s"]], "", digits=0),
             figure("solo (no team), 1 run: requests sent / distinct", [solo["ratio"]], "x"),
             figure("solo (no team), 1 run: wall time / bound", [solo["wall_ratio"]], "x"),
-            figure("history reopened: requests sent", col(history, "sent_again"), "", target=0, digits=0),
+            figure("history reopened: history requests sent", col(history, "history_again"), "",
+                   target=0, digits=0),
+            # The one live answer a reopen asks for: the template's valuation date (a discount
+            # curve's first date; the templates never read TODAY(), see templates/layout.py).
+            figure("history reopened: all requests sent", col(history, "sent_again"), "", digits=0),
             figure("history reopened: rates-xl calc time", col(history, "again"), "s"),
             figure("history first open: requests sent", col(history, "sent_first"), "", digits=0),
             figure("history first open: rates-xl calc time", col(history, "first"), "s"),
