@@ -90,10 +90,11 @@ class CalcResult:
 class WorkbookCalculation:
     """One workbook loaded into a formula engine, ready to be computed (several times).
 
-    `engine="auto"` (the default) computes with formualizer (`calc/fast.py`) unless some
-    formula is of a kind it gets wrong and cannot be rewritten for it (`calc/analysis.py`);
-    then the whole workbook is computed with `formulas`, slower but right, and `engine_reason`
-    says why. `engine="fast"` / `"formulas"` force one.
+    `engine="auto"` (the default) computes with formualizer (`calc/fast.py`); a formula of a
+    kind it gets wrong and that cannot be rewritten for it (`calc/analysis.py`) keeps the
+    file's cached value and is listed with the reason, never guessed. `formulas` computes the
+    book only when formualizer cannot read it at all (`engine_reason` says why).
+    `engine="fast"` / `"formulas"` force one.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto") -> None:
@@ -150,16 +151,15 @@ class WorkbookCalculation:
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
             self.book = _open_workbook(self.path)
             return
-        if prepared.wrong and not forced and self.calls_rates():
-            # Their cached values would be stale where the service's answers have moved:
-            # the exact engine computes the whole book instead.
-            cells = sorted((key, prepared.unsupported[key]) for key in prepared.wrong)
-            listed = "; ".join(f"{_address(s, c)}: {why}" for (s, c), why in cells[:3])
-            more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
-            self.engine_reason = (f"{len(cells)} formula(s) the fast engine would compute wrongly "
-                                  f"({listed}{more})")
-            self.book = _open_workbook(self.path)  # the engine-ready copy was changed
-            return
+        if prepared.wrong and self.calls_rates():
+            # These cells keep the file's cached value and are listed, as in any book; in one
+            # that calls the service that value may be older than this run's answers, and the
+            # reason says so. The `formulas` engine is no fallback here: over the corpus it
+            # gives wrong numbers without a word (0.977 of cells right), and a value visibly
+            # kept from the file beats one silently wrong (`--engine formulas` still forces it).
+            for key in prepared.wrong:
+                prepared.unsupported[key] += ("; the book calls the service, so the cached value "
+                                              "may predate this calculation's answers")
         try:
             self.fast = fast.FastModel(prepared)
         except BaseException as exc:  # never a traceback
