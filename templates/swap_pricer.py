@@ -214,6 +214,10 @@ def _floating_leg(book: Book, q: dict[str, str]):
     first, last = TOP + 1, TOP + ROWS
     rng = lambda col, a=first, b=last: f"{col}{a}:{col}{b}"  # noqa: E731
     hol = f"INDEX(holidays,0,MATCH({q['index']},holidays_head,0))"
+    # The cut-off for published fixings is itself a service answer: while it is still pending
+    # (Refresh's first round, a text), every fixing counts as not yet published. Compared
+    # as it is, a pending text would rank above any date and ask for fixings not yet known.
+    cutoff = f'IF(ISNUMBER({q["cutoff"]}),{q["cutoff"]},0)'
     cell = lambda kind: book.fmt(kind, "cell")  # noqa: E731
     s.section(TOP - 1, "Schedule (RATES_FORWARDCURVE) and cash flows", "B", "O")
     s.spill(f"B{TOP}", "float_schedule",
@@ -247,7 +251,7 @@ def _floating_leg(book: Book, q: dict[str, str]):
         # ("n/a", "future") make the call not taken a no-op (no request) in engines that
         # evaluate both branches of IF, as the headless one does; Excel never makes it.
         "G": (f'=IF(ISNUMBER(E{{r}}),IF({overnight},RATES_FORWARD({q["index"]},B{{r}},IF({overnight},E{{r}},"n/a"),{q["vt"]}),'
-              f'IF(O{{r}}<{q["cutoff"]},RATES_FIXING({q["index"]},IF(O{{r}}<{q["cutoff"]},O{{r}},"future")),D{{r}})),"")',
+              f'IF(O{{r}}<{cutoff},RATES_FIXING({q["index"]},IF(O{{r}}<{cutoff},O{{r}},"future")),D{{r}})),"")',
               cell("percent")),
         "H": (f'=IF(ISNUMBER(E{{r}}),IF({q["lag"]}=0,E{{r}},WORKDAY(E{{r}},{q["lag"]},{hol})),"")', cell("date")),
         "I": (f'=IF(ISNUMBER(H{{r}}),RATES_DISCOUNT({q["disc"]},H{{r}},{q["vt"]}),"")', cell("df")),
@@ -257,7 +261,7 @@ def _floating_leg(book: Book, q: dict[str, str]):
     # +1 bp on continuously compounded zero rates: the rate's period grows by exp(1bp x its
     # length), the payment's discount factor shrinks by exp(-1bp x its time).
     period_days = f'IF({overnight},{end}-{start},{rng("C")}-{start})'
-    fixed_already = f'IF(ISNUMBER({rng("O")}),{rng("O")}<{q["cutoff"]},FALSE)'  # a published fixing does not move
+    fixed_already = f'IF(ISNUMBER({rng("O")}),{rng("O")}<{cutoff},FALSE)'  # a published fixing does not move
     s.column("L", first, ROWS,
              f'=IF({in_swap},IF({fixed_already},{rng("G")},'
              f'((1+{rng("G")}/100*{rng("N")})*EXP(0.0001*({period_days})/365)-1)/{rng("N")}*100),"")',
