@@ -192,29 +192,14 @@ def _python(result: Any) -> Any:
     import schedula as sh
     from formulas.ranges import Ranges
 
+    from rates_xl.calc import engine
+
     if isinstance(result, Ranges):
         result = result.value
     if isinstance(result, np.ndarray):
         if result.size == 1:
-            return _scalar(result.ravel()[0])
-        return [[_scalar(v) for v in row] for row in np.atleast_2d(result)]
+            return engine.scalar_from_engine(result.ravel()[0])
+        return [[engine.scalar_from_engine(v) for v in row] for row in np.atleast_2d(result)]
     if result is sh.EMPTY:
         return 0.0  # a formula pointing at an empty cell shows 0
-    return _scalar(result)
-
-
-def _scalar(value: Any) -> Any:
-    import numpy as np
-    import schedula as sh
-
-    if value is sh.EMPTY:
-        return None
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.str_):
-        return str(value)
-    return value
+    return engine.scalar_from_engine(result)

@@ -232,13 +232,13 @@ def _from_engine(value: Any) -> Any:
         if value.size == 1:
             value = value.ravel()[0]
         else:
-            return [[_scalar_from_engine(v) for v in row] for row in np.atleast_2d(value)]
+            return [[scalar_from_engine(v) for v in row] for row in np.atleast_2d(value)]
     if value is sh.EMPTY:
         return None
-    return _scalar_from_engine(value)
+    return scalar_from_engine(value)
 
 
-def _scalar_from_engine(value: Any) -> Any:
+def scalar_from_engine(value: Any) -> Any:
     import numpy as np
     import schedula as sh
 
