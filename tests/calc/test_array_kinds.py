@@ -135,3 +135,11 @@ def test_legacy_arrays_match_libreoffice(book, tmp_path):
     for cell in READERS:
         assert same(result.value("Arrays sheet", cell), reference[cell].value), cell
     assert compared == 3 + 5 + 6 + 4 + 2 + 6
+
+
+def test_the_formulas_engine_keeps_a_legacy_arrays_na_too(book):
+    """The fallback engine: a legacy range is neither grown nor trimmed (its #N/A stays)."""
+    result = WorkbookCalculation(book, engine_name="formulas").compute()
+    for ref in ("D1:D3", "H1:H5", "J1:L2", "J4:K5", "R1:S3"):  # N1:N2: see the README (#VALUE!)
+        got = [[result.value("Arrays sheet", c) for c in line] for line in _cells(ref)]
+        assert got == LEGACY[ref][1], ref
