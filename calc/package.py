@@ -25,20 +25,22 @@ _OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relati
 _SHEET_METADATA = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sheetMetadata"
 
 
-def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]]:
-    """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook.
+def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]] | None:
+    """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook; every
+    other array formula (`<f t="array">` without a dynamic cm) is a legacy one.
 
-    Every other array formula (`<f t="array">` without a dynamic cm) is a legacy one. A file
-    that cannot be read this way (not a zip, a part missing or malformed) has none: calc's own
-    reading of the file reports what is wrong with it."""
+    None when the book carries no dynamic-array metadata at all: either it has only legacy
+    arrays or its writer dropped the marker (openpyxl and LibreOffice do), which the file
+    cannot tell apart. A file that cannot be read this way (not a zip, a part missing or
+    malformed) gives None too: calc's own reading of the file says what is wrong with it."""
     try:
         with zipfile.ZipFile(path) as package:
             return _dynamic_anchors(package)
     except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-        return frozenset()
+        return None
 
 
-def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]]:
+def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     folder = posixpath.dirname(workbook_part)
@@ -47,10 +49,10 @@ def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]]:
     if metadata is None:
         metadata = posixpath.join(folder, "metadata.xml")
     if metadata not in names:
-        return frozenset()
+        return None
     dynamic = _dynamic_cell_metadata(package.read(metadata))
     if not dynamic:
-        return frozenset()
+        return None
     found = set()
     root = ElementTree.fromstring(package.read(workbook_part))
     for sheet in root.iter(f"{_MAIN}sheet"):

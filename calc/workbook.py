@@ -108,7 +108,8 @@ class WorkbookCalculation:
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
         self.iteration = _iteration_settings(self.book)
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
-        # ones spill to their result. openpyxl drops the marker: read it from the package.
+        # ones spill to their result. openpyxl drops the marker: read it from the package
+        # (None: the book has no marker at all, see `_spill_ranges`).
         self.dynamic_arrays = package.dynamic_array_anchors(self.path)
         self.legacy_arrays: frozenset[tuple[str, str]] = frozenset()
         self.spills = self._spill_ranges()
@@ -499,7 +500,12 @@ class WorkbookCalculation:
 
     def _spill_ranges(self) -> dict[tuple[str, str], tuple[int, int, int, int]]:
         """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), dynamic RATES_* ones
-        grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`)."""
+        grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`).
+
+        In a book with no dynamic-array marker at all the RATES_* arrays count as dynamic: a
+        template re-saved by openpyxl or LibreOffice has lost the marker, and cutting its curve
+        to the range Excel last saved would silently drop rows; every other array there is a
+        legacy one, as Excel and LibreOffice read that very file."""
         from openpyxl.utils.cell import range_boundaries
         from openpyxl.worksheet.formula import ArrayFormula
 
@@ -510,9 +516,14 @@ class WorkbookCalculation:
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
                         c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
-                        if (ws.title, cell.coordinate) not in self.dynamic_arrays:
+                        rates = any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text))
+                        if self.dynamic_arrays is None:
+                            dynamic = rates  # no marker in the book (see above)
+                        else:
+                            dynamic = (ws.title, cell.coordinate) in self.dynamic_arrays
+                        if not dynamic:
                             legacy.add((ws.title, cell.coordinate))
-                        elif any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text)):
+                        elif rates:
                             while (r2 - r1 + 1 < MAX_SPILL_ROWS
                                    and all(ws._cells.get((r2 + 1, c)) is None
                                            or ws._cells[(r2 + 1, c)].value is None

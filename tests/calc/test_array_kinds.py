@@ -74,13 +74,13 @@ def test_the_marker_is_read_from_the_package(book):
     assert ("Arrays sheet", "D1") in calc.legacy_arrays and ("Arrays sheet", "P1") not in calc.legacy_arrays
 
 
-def test_a_book_without_dynamic_arrays_or_not_a_package_has_none(tmp_path):
+def test_a_book_without_the_marker_or_not_a_package_says_so(tmp_path):
     plain = openpyxl.Workbook()
     plain.active["A1"] = "=1+1"
     plain.save(tmp_path / "plain.xlsx")
     (tmp_path / "junk.xlsx").write_bytes(b"not a zip")
-    assert dynamic_array_anchors(tmp_path / "plain.xlsx") == frozenset()
-    assert dynamic_array_anchors(tmp_path / "junk.xlsx") == frozenset()
+    assert dynamic_array_anchors(tmp_path / "plain.xlsx") is None  # no marker in the book
+    assert dynamic_array_anchors(tmp_path / "junk.xlsx") is None
 
 
 def test_excels_fill_rule():
@@ -143,3 +143,44 @@ def test_the_formulas_engine_keeps_a_legacy_arrays_na_too(book):
     for ref in ("D1:D3", "H1:H5", "J1:L2", "J4:K5", "R1:S3"):  # N1:N2: see the README (#VALUE!)
         got = [[result.value("Arrays sheet", c) for c in line] for line in _cells(ref)]
         assert got == LEGACY[ref][1], ref
+
+
+PINNED = "2026-11-20T16:00:00Z"
+CURVE = f'RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")'
+
+
+def test_a_legacy_rates_array_is_cut_where_the_book_carries_the_marker(tmp_path, rates_client):
+    wb = xlsxwriter.Workbook(tmp_path / "rates.xlsx")
+    ws = wb.add_worksheet("Curve")
+    ws.write_array_formula("A1:B3", "{=" + CURVE + "}")  # Ctrl+Shift+Enter over 3 rows
+    ws.write_dynamic_array_formula("D1:E2", "=" + CURVE)  # the same, spilling
+    wb.close()
+    calc = WorkbookCalculation(tmp_path / "rates.xlsx")
+    assert calc.legacy_arrays == {("Curve", "A1")}
+    result = calc.compute(rates_client)
+    rows = [r for r in range(1, 40) if result.values.get(("Curve", f"D{r}")) is not None]
+    assert len(rows) > 3  # the curve is longer than the legacy range
+    for r in (1, 2, 3):
+        assert [result.value("Curve", f"{c}{r}") for c in "AB"] == [result.value("Curve", f"{c}{r}") for c in "DE"]
+    assert all(result.values.get(("Curve", f"A{r}")) is None for r in range(4, 40))
+
+
+def test_without_any_marker_rates_arrays_spill_and_others_are_legacy(tmp_path, rates_client):
+    """openpyxl (and LibreOffice) drop the marker: a RATES_* table keeps spilling there, as
+    one re-saved from a template must; any other array is read as Excel reads that file."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Curve"
+    ws["A1"] = ArrayFormula("A1:B2", "=" + CURVE)
+    for r in range(1, 6):
+        ws.cell(r, 7, r)
+    ws["H1"] = ArrayFormula("H1:H2", "=G1:G5*2")
+    wb.save(tmp_path / "resaved.xlsx")
+    calc = WorkbookCalculation(tmp_path / "resaved.xlsx")
+    assert calc.dynamic_arrays is None and calc.legacy_arrays == {("Curve", "H1")}
+    result = calc.compute(rates_client)
+    assert result.value("Curve", "A4") is not None  # grown past the stored A1:B2
+    assert [result.value("Curve", c) for c in ("H1", "H2")] == [2, 4]
+    assert result.values.get(("Curve", "H3")) is None
