@@ -83,12 +83,15 @@ def array_functions() -> frozenset[str]:
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
             cached: Callable[[], dict[tuple[str, str], Any]] = dict,
             unknown: frozenset[str] = frozenset(),
-            resolve: Callable[[str, str], str | None] | None = None) -> Prepared:
+            resolve: Callable[[str, str], str | None] | None = None,
+            legacy: frozenset[tuple[str, str]] = frozenset()) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
     what depends on them starts from Excel's value, not from a wrong one), as they do for
-    formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...)."""
+    formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...). Array
+    formulas anchored at a (sheet, cell) in `legacy` (Ctrl+Shift+Enter) are cut to their stored
+    range (`fit_legacy`); the others spill as dynamic arrays do."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -189,6 +192,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                             prepared.rates_cells.append((title, r1 + i, c1 + j, text))
                 prepared.rewritten[key] = "lifted"
             else:
+                if key in legacy:
+                    formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                 ws.cell(row=r, column=c).value = formula
                 prepared.rewritten[key] = "spill"
                 if rates:
@@ -210,6 +215,37 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def cut_to_range(formula: str, rows: int, cols: int) -> str:
+    """A legacy array formula's text for the engine, whose every array formula spills: its
+    result cut to the first `rows` x `cols` of the stored range, so it never spills past the
+    range (where Excel shows nothing of it, and a formula there must not read it). The cells
+    of the range beyond a smaller result are filled in by `fit_legacy` (Excel's broadcasting).
+
+    LET evaluates the formula once; TAKE would answer #VALUE! in this engine for counts past
+    the result's own size (Excel clamps them), hence the MIN."""
+    body = formula[1:] if formula.startswith("=") else formula
+    return (f"=LET(_rates_xl_cse,({body}),TAKE(_rates_xl_cse,MIN(ROWS(_rates_xl_cse),{rows}),"
+            f"MIN(COLUMNS(_rates_xl_cse),{cols})))")
+
+
+def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]:
+    """A legacy array formula's `rows` x `cols` range filled from its result as Excel does: a
+    1-row result repeats down every row, a 1-column one across every column (a single value
+    fills the range), and cells beyond the result's other dimensions show #N/A."""
+    height = len(result)
+    width = max((len(line) for line in result), default=0)
+    out = []
+    for i in range(rows):
+        line = []
+        for j in range(cols):
+            ri = 0 if height == 1 else i
+            ci = 0 if width == 1 else j
+            inside = ri < height and ci < len(result[ri])
+            line.append(result[ri][ci] if inside else "#N/A")
+        out.append(line)
+    return out
 
 
 def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rates_xl.calc import engine
+from rates_xl.calc import engine, package
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
 
 T = TypeVar("T")
@@ -108,6 +108,11 @@ class WorkbookCalculation:
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
         self.iteration = _iteration_settings(self.book)
+        # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
+        # ones spill to their result. openpyxl drops the marker: read it from the package
+        # (None: the book has no marker at all, see `_spill_ranges`).
+        self.dynamic_arrays = package.dynamic_array_anchors(self.path)
+        self.legacy_arrays: frozenset[tuple[str, str]] = frozenset()
         self.spills = self._spill_ranges()
         self.engine_reason = ""
         self._loops: list[str] | None = None
@@ -145,7 +150,7 @@ class WorkbookCalculation:
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
             prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign,
-                                    self._name_range)
+                                    self._name_range, self.legacy_arrays)
         except BaseException as exc:  # never a traceback: say it, use the other engine
             _reraise_interrupts(exc)
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"
@@ -281,6 +286,20 @@ class WorkbookCalculation:
                 continue
             kind = prepared.rewritten.get((sheet, anchor))
             cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
+            if kind == "spill" and (sheet, anchor) in self.legacy_arrays:
+                # A legacy array: exactly its stored range, filled from the (cut) result.
+                from rates_xl.calc.fast import fit_legacy
+
+                h2, w2 = r1, c1
+                extent = self.fast.spill_extent(sheet, anchor)
+                if extent:
+                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                    h2, w2 = f2, e2
+                result = [[self.fast.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+                for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                    for j, value in enumerate(line):
+                        values[(sheet, f"{_column(c1 + j)}{r1 + i}")] = value
+                continue
             if kind == "spill":
                 # Report the range a RATES_* spill may grow into (blank where it did not).
                 g1, h1, g2, h2 = self.spills.get((sheet, anchor), (r1, c1, r2, c2))
@@ -480,33 +499,50 @@ class WorkbookCalculation:
             raise CalcError(f"{self.path}: the formula engine could not read it: {exc}") from None
 
     def _spill_ranges(self) -> dict[tuple[str, str], tuple[int, int, int, int]]:
-        """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), RATES_* ones grown."""
+        """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), dynamic RATES_* ones
+        grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`).
+
+        In a book with no dynamic-array marker at all the RATES_* arrays count as dynamic: a
+        template re-saved by openpyxl or LibreOffice has lost the marker, and cutting its curve
+        to the range Excel last saved would silently drop rows; every other array there is a
+        legacy one, as Excel and LibreOffice read that very file."""
         from openpyxl.utils.cell import range_boundaries
         from openpyxl.worksheet.formula import ArrayFormula
 
         spills = {}
+        legacy = set()
         for ws in self.book.worksheets:
             for row in ws.iter_rows():
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
-                        c1, r1, c2, r2 = range_boundaries(cell.value.ref)
-                        if any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text)):
+                        c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
+                        rates = any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text))
+                        if self.dynamic_arrays is None:
+                            dynamic = rates  # no marker in the book (see above)
+                        else:
+                            dynamic = (ws.title, cell.coordinate) in self.dynamic_arrays
+                        if not dynamic:
+                            legacy.add((ws.title, cell.coordinate))
+                        elif rates:
                             while (r2 - r1 + 1 < MAX_SPILL_ROWS
                                    and all(ws._cells.get((r2 + 1, c)) is None
                                            or ws._cells[(r2 + 1, c)].value is None
                                            for c in range(c1, c2 + 1))):
                                 r2 += 1
                         spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
+        self.legacy_arrays = frozenset(legacy)
         return spills
 
     def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
-        """Excel shrinks a spill to its result; the engine pads a stored range with #N/A.
+        """Excel shrinks a dynamic spill to its result; the engine pads a stored range with #N/A.
 
         Trailing rows and columns that are all #N/A are padding (blank in Excel); when the
         anchor is an error or a `#RATES!` message, the whole range beyond it is blank.
         """
         r1, c1 = int(rng["r1"]), int(rng["n1"])
-        if (sheet, f"{_column(c1)}{r1}") not in self.spills or len(grid) == 1:
+        anchor_key = (sheet, f"{_column(c1)}{r1}")
+        if anchor_key not in self.spills or anchor_key in self.legacy_arrays or len(grid) == 1:
+            # A legacy array shows its #N/A beyond a shorter result, as Excel does.
             return grid
         anchor = grid.get((r1, c1))
         if _is_error(anchor):

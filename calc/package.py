@@ -1,0 +1,122 @@
+"""What openpyxl drops from a workbook's package and calc needs, read from the zip itself.
+
+One thing so far: which array formulas are dynamic. Excel marks a dynamic-array formula by
+`cm="N"` on its anchor cell (`<c r="A1" cm="1"><f t="array" ref="A1:A3">`), N pointing (1-based)
+into `xl/metadata.xml`'s cellMetadata, whose record names the `XLDAPR` future metadata with
+`fDynamic="1"`. A legacy (Ctrl+Shift+Enter) array formula has `<f t="array">` and no such cm.
+openpyxl reads both as the same `ArrayFormula`, so calc could not tell a spill from a fixed range.
+
+Written by hand because no reading library keeps the attribute; it costs nothing for a book
+without dynamic arrays (no metadata part, no sheet is read) and one streaming pass over each
+sheet part otherwise (elements cleared as they go).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+_SHEET_METADATA = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sheetMetadata"
+
+
+def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]] | None:
+    """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook; every
+    other array formula (`<f t="array">` without a dynamic cm) is a legacy one.
+
+    None when the book carries no dynamic-array metadata at all: either it has only legacy
+    arrays or its writer dropped the marker (openpyxl and LibreOffice do), which the file
+    cannot tell apart. A file that cannot be read this way (not a zip, a part missing or
+    malformed) gives None too: calc's own reading of the file says what is wrong with it."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            return _dynamic_anchors(package)
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        return None
+
+
+def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:
+    names = set(package.namelist())
+    workbook_part = _office_document(package, names)
+    folder = posixpath.dirname(workbook_part)
+    relations = _relations(package, names, workbook_part)
+    metadata = next((target for kind, target in relations.values() if kind == _SHEET_METADATA), None)
+    if metadata is None:
+        metadata = posixpath.join(folder, "metadata.xml")
+    if metadata not in names:
+        return None
+    dynamic = _dynamic_cell_metadata(package.read(metadata))
+    if not dynamic:
+        return None
+    found = set()
+    root = ElementTree.fromstring(package.read(workbook_part))
+    for sheet in root.iter(f"{_MAIN}sheet"):
+        relation = relations.get(sheet.get(f"{_REL}id", ""))
+        if relation is None or relation[1] not in names:
+            continue  # a chart sheet or a dangling relation: no cells
+        title = sheet.get("name", "")
+        with package.open(relation[1]) as part:
+            for _event, element in ElementTree.iterparse(part, events=("end",)):
+                if element.tag == f"{_MAIN}c":
+                    cm = element.get("cm")
+                    if cm is not None and cm.isdigit() and int(cm) in dynamic:
+                        formula = element.find(f"{_MAIN}f")
+                        if formula is not None and formula.get("t") == "array":
+                            found.add((title, element.get("r", "")))
+                    element.clear()
+                elif element.tag == f"{_MAIN}row":
+                    element.clear()
+    return frozenset(found)
+
+
+def _office_document(package: zipfile.ZipFile, names: set[str]) -> str:
+    """The workbook part (xl/workbook.xml in every file Excel writes)."""
+    if "_rels/.rels" in names:
+        for rel in ElementTree.fromstring(package.read("_rels/.rels")).iter(f"{_PKG_REL}Relationship"):
+            if rel.get("Type") == _OFFICE_DOCUMENT:
+                return rel.get("Target", "").lstrip("/")
+    return "xl/workbook.xml"
+
+
+def _relations(package: zipfile.ZipFile, names: set[str], part: str) -> dict[str, tuple[str, str]]:
+    """Relationship id -> (type, part name in the zip) of `part`."""
+    folder, base = posixpath.split(part)
+    rels = posixpath.join(folder, "_rels", base + ".rels")
+    if rels not in names:
+        return {}
+    found = {}
+    for rel in ElementTree.fromstring(package.read(rels)).iter(f"{_PKG_REL}Relationship"):
+        target = rel.get("Target", "")
+        if rel.get("TargetMode") == "External":
+            continue
+        target = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
+        found[rel.get("Id", "")] = (rel.get("Type", ""), target)
+    return found
+
+
+def _dynamic_cell_metadata(data: bytes) -> set[int]:
+    """The cm values (1-based cellMetadata records) that mark a dynamic array: the record's
+    `rc t` names (1-based) a metadataType, `v` (0-based) that type's futureMetadata block."""
+    root = ElementTree.fromstring(data)
+    types = [t.get("name", "") for t in root.iter(f"{_MAIN}metadataType")]
+    flags: dict[str, list[bool]] = {}
+    for future in root.iter(f"{_MAIN}futureMetadata"):
+        blocks = flags.setdefault(future.get("name", ""), [])
+        for block in future.findall(f"{_MAIN}bk"):
+            # The flag sits in an extension of its own namespace (xda:dynamicArrayProperties).
+            blocks.append(any(e.tag.endswith("}dynamicArrayProperties") and e.get("fDynamic") in ("1", "true")
+                              for e in block.iter()))
+    dynamic = set()
+    cells = root.find(f"{_MAIN}cellMetadata")
+    for index, block in enumerate(cells.findall(f"{_MAIN}bk") if cells is not None else [], start=1):
+        for record in block.findall(f"{_MAIN}rc"):
+            t, v = int(record.get("t", "0")), int(record.get("v", "-1"))
+            name = types[t - 1] if 0 < t <= len(types) else ""
+            if name == "XLDAPR" and 0 <= v < len(flags.get(name, [])) and flags[name][v]:
+                dynamic.add(index)
+    return dynamic
