@@ -299,14 +299,13 @@ def _scalar_to_engine(value: Any) -> Any:
     return value
 
 
-def _first_error(args: list[Any]) -> Any:
-    """An error among the arguments, which the call answers unchanged (as Excel's own do)."""
-    from formulas.tokens.operand import XlError
-
+def first_error(args: list[Any], is_engine_error: Callable[[Any], bool]) -> Any:
+    """An error among the arguments, which the call answers unchanged (as Excel's own do):
+    the engine's own error value (each engine has its kind) or a `#RATES!` message."""
     for arg in args:
         cells = [c for row in arg for c in row] if isinstance(arg, list) else [arg]
         for cell in cells:
-            if isinstance(cell, XlError):
+            if is_engine_error(cell):
                 return cell
             if isinstance(cell, str) and cell.startswith("#RATES!"):
                 # The root cause stays visible instead of a second-hand complaint about it.
@@ -314,10 +313,16 @@ def _first_error(args: list[Any]) -> Any:
     return None
 
 
+def _is_xl_error(value: Any) -> bool:
+    from formulas.tokens.operand import XlError
+
+    return isinstance(value, XlError)
+
+
 def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [_from_engine(a) for a in raw]
-        error = _first_error(args)
+        error = first_error(args, _is_xl_error)
         if error is not None:
             return _to_engine(error)
         if _valuation_time is not None and position is not None:

@@ -453,21 +453,15 @@ def _cell_from_engine(value: Any) -> Any:
     return value
 
 
-def _first_error(args: list[Any]) -> Any:
-    for arg in args:
-        cells = [c for row in arg for c in row] if isinstance(arg, list) else [arg]
-        for cell in cells:
-            if isinstance(cell, dict) and cell.get("type") == "Error":
-                return cell
-            if isinstance(cell, str) and cell.startswith("#RATES!"):
-                return cell
-    return None
+def _is_error(value: Any) -> bool:
+    """formualizer's error value, as it hands one to a Python function."""
+    return isinstance(value, dict) and value.get("type") == "Error"
 
 
 def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [_from_engine(a) for a in raw]
-        error = _first_error(args)
+        error = engine.first_error(args, _is_error)
         if error is not None:
             return error
         moment = engine._valuation_time
