@@ -271,18 +271,11 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     cannot be written out (an operand that is not a plain range, or shapes that differ)."""
     from openpyxl.utils.cell import get_column_letter
 
-    if not analysis.liftable or analysis.error or analysis.spills:
+    ranges = _elementwise_ranges(analysis)
+    if ranges is None:
         return None
-    pieces = []
-    for operand in analysis.operands:
-        if not operand.elementwise:
-            continue
-        sheet, ref = split_reference(operand.text)
-        shape = range_shape(ref)
-        if shape is None:
-            return None
-        c1, r1, c2, r2 = shape
-        pieces.append((operand, sheet, c1, r1, c2 - c1 + 1, r2 - r1 + 1))
+    pieces = [(operand, sheet, c1, r1, c2 - c1 + 1, r2 - r1 + 1)
+              for operand, sheet, (c1, r1, c2, r2) in ranges]
     out = []
     for i in range(rows):
         row = []
@@ -303,15 +296,12 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     return out
 
 
-def intersect(analysis: Analysis, row: int, col: int) -> str | None:
-    """An ordinary cell's formula with Excel's implicit intersection written out: each range
-    operand outside range-taking arguments becomes the cell of that range in the formula's
-    own row (a column range) or column (a row range), #VALUE! where there is none."""
-    from openpyxl.utils.cell import get_column_letter
-
+def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, tuple[int, int, int, int]]] | None:
+    """(operand, sheet prefix, (c1, r1, c2, r2)) of each operand an elementwise function is
+    given, in formula order; None when the formula cannot be written out cell by cell."""
     if not analysis.liftable or analysis.error or analysis.spills:
         return None
-    text, last = [], 0
+    ranges = []
     for operand in analysis.operands:
         if not operand.elementwise:
             continue
@@ -319,7 +309,21 @@ def intersect(analysis: Analysis, row: int, col: int) -> str | None:
         shape = range_shape(ref)
         if shape is None:
             return None
-        c1, r1, c2, r2 = shape
+        ranges.append((operand, sheet, shape))
+    return ranges
+
+
+def intersect(analysis: Analysis, row: int, col: int) -> str | None:
+    """An ordinary cell's formula with Excel's implicit intersection written out: each range
+    operand outside range-taking arguments becomes the cell of that range in the formula's
+    own row (a column range) or column (a row range), #VALUE! where there is none."""
+    from openpyxl.utils.cell import get_column_letter
+
+    ranges = _elementwise_ranges(analysis)
+    if ranges is None:
+        return None
+    text, last = [], 0
+    for operand, sheet, (c1, r1, c2, r2) in ranges:
         text.append(analysis.formula[last:operand.start])
         if c1 == c2 and r1 <= row <= r2:
             text.append(f"{sheet}{get_column_letter(c1)}{row}")
