@@ -143,11 +143,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 formula = _engine_formula(value)
                 found = analysis.analyse(formula, size, arrays, names)
-                if found.error:
-                    prepared.unsupported[key] = found.error
-                    continue
-                if found.functions & unknown:
-                    prepared.unsupported[key] = _unknown(found.functions & unknown)
+                if (why := _not_computable(found, unknown)) is not None:
+                    prepared.unsupported[key] = why
                     continue
                 formula, found = settle(*qualified(formula, found))
                 if found.needs_rewrite:
@@ -172,11 +169,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 for cc in range(c1, c2 + 1):
                     if (rr, cc) in ws._cells:
                         ws._cells[(rr, cc)].value = None
-            if found.error:
-                prepared.unsupported[key] = found.error
-                continue
-            if found.functions & unknown:
-                prepared.unsupported[key] = _unknown(found.functions & unknown)
+            if (why := _not_computable(found, unknown)) is not None:
+                prepared.unsupported[key] = why
                 continue
             formula, found = settle(*qualified(formula, found))
             if found.needs_rewrite:
@@ -451,6 +445,16 @@ def _cell_from_engine(value: Any) -> Any:
     if isinstance(value, dict) and value.get("type") == "Error":
         return value
     return value
+
+
+def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | None:
+    """Why the engine cannot compute a formula at all (unreadable, or calls a function it
+    does not know), or None."""
+    if found.error:
+        return found.error
+    if found.functions & unknown:
+        return _unknown(found.functions & unknown)
+    return None
 
 
 def _is_error(value: Any) -> bool:
