@@ -29,8 +29,7 @@ HELP_WIDTH = 90
 def _subcommands(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
     for action in parser._actions:  # argparse has no public walk over subparsers
         if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield name, sub
+            yield from action.choices.items()
 
 
 def commands(parser: argparse.ArgumentParser | None = None,
