@@ -1,7 +1,7 @@
 """The function reference, generated from the function table: one page per function.
 
 The documentation site (docs/hooks.py) and the Office.js server's help pages (each
-function's `helpUrl`, addin/officejs/help.py) both read this module, so the page Excel
+function's `helpUrl`, addin/officejs/help_pages.py) both read this module, so the page Excel
 opens from the Function Wizard is the page in the docs. Each page has the signature in both
 spellings, every argument with the service parameter it feeds and what it takes, the unit
 of the answer, examples (the table's, which the tests compute against the sandbox) and every
