@@ -48,6 +48,15 @@ class Message:
 
 _LATE, _EARLY = date(2026, 6, 1), date(2026, 1, 1)
 
+
+class XlError:
+    """Stands for the `formulas` engine's error value (args.scalar knows it by its class name;
+    importing `formulas` here would cost every help page a second)."""
+
+    def __str__(self) -> str:
+        return "#N/A"
+
+
 #: Probes every argument kind refuses the same way (scalar() in args.py): value -> what to do.
 PROBES: tuple[tuple[Any, str, str], ...] = (
     ([1.0, 2.0], "the argument points at a range of several cells",
@@ -56,6 +65,7 @@ PROBES: tuple[tuple[Any, str, str], ...] = (
      "fix that cell first; the error travels into every formula that reads it"),
     (-2146826246, "the cell the argument points at holds an Excel error (as Excel passes it)",
      "fix that cell first"),
+    (XlError(), "the cell holds an error value (as the headless engine passes it)", "fix that cell first"),
     (float("nan"), "the argument is not a finite number", "give a real value"),
 )
 

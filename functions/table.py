@@ -171,7 +171,7 @@ _SPECS = [
         "forward_curve", "table",
         _table(_FWDCURVE_COLS, lambda a: ([p.start_date, p.end_date, float(p.forward_rate)] for p in a.curve)),
         columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end_date", "start"),),
-        examples=(("SOFR", "0D", "5Y", "3M", "3M"),),
+        examples=(("SOFR", "2D", "5Y", "3M", "3M"),),
     ),
     FunctionSpec(
         "RATES_DISCOUNT",
