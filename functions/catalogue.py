@@ -303,6 +303,11 @@ def _failures() -> list[Failure]:
             failures=3)),
                 "the circuit breaker is open: the last attempts all failed on the network, so calls fail at once "
                 "instead of each waiting out its time limit", "calculate again after the time it names; " + doctor),
+        Failure("network-probing", _only_with_request(lambda: errors.NetworkDown(
+            "network down", cause="no answer from the service within 2 s", retry_at=time.time() - 1,
+            failures=3)),
+                "the circuit breaker's wait is over and one test request is on its way; other calls still "
+                "fail at once until it answers", "calculate again in a moment; if it lasts, " + doctor),
         Failure("not-json", _only_with_request(lambda: errors.InvalidResponse(
             "the service answered an HTML page instead of JSON", status=200)),
                 "something other than the service answered: a captive portal, a proxy's login page, a wrong base URL",
