@@ -116,8 +116,15 @@ def troubleshooting_page() -> str:
              "to fix ([commands](commands.md#rates-xl-doctor)).", "",
              "## Bad input", "",
              "`#RATES! <argument>: <what is wrong>`: the argument named has a value it cannot take. Nothing "
-             "was sent to the service. One example of each check, by kind of argument:", "",
+             "was sent to the service.", "",
+             "Any argument, whatever it takes (shown for `index`):", "",
              "| message | what to do |", "|---|---|"]
+    swap = FUNCTIONS["RATES_SWAP"]
+    general = [m for m in catalogue.argument_messages(swap, swap.args[0]) if m.general]
+    for message in [*general, *catalogue.cross_messages(swap), catalogue.too_many_arguments(swap)]:
+        lines.append(row(message.text, message.action))
+    lines += ["", "By what the argument takes (one example argument of each kind):", "",
+              "| message | what to do |", "|---|---|"]
     seen_kinds: set[str] = set()
     for spec in FUNCTIONS.values():
         for arg in spec.args:
@@ -125,10 +132,8 @@ def troubleshooting_page() -> str:
                 continue
             seen_kinds.add(arg.kind)
             for message in catalogue.argument_messages(spec, arg):
-                lines.append(row(message.text, message.action))
-    swap = FUNCTIONS["RATES_SWAP"]
-    for message in [*catalogue.cross_messages(swap), catalogue.too_many_arguments(swap)]:
-        lines.append(row(message.text, message.action))
+                if not message.general:
+                    lines.append(row(message.text, message.action))
 
     lines += ["", "## The service, the network, the set-up", "",
               "In order of the message text.", "",

@@ -42,6 +42,7 @@ class Message:
     cause: str
     action: str
     argument: str | None = None  # the argument it names, for bad input
+    general: bool = False  # any argument can give it (a range, an error value), whatever its kind
 
 
 # -- bad input -------------------------------------------------------------------------------------
@@ -104,20 +105,20 @@ def argument_messages(spec: FunctionSpec, arg: Arg) -> list[Message]:
     expected = coerce.COERCERS[arg.kind][1]
     found: dict[str, Message] = {}
 
-    def probe(value: Any, cause: str, action: str) -> None:
+    def probe(value: Any, cause: str, action: str, general: bool = False) -> None:
         values = _base_values(spec)
         values[position] = value
         exc = _problem(spec, values)
         if exc is not None and exc.argument == arg.name:
             text = message_for(exc)
-            found.setdefault(text, Message(text, cause, action, arg.name))
+            found.setdefault(text, Message(text, cause, action, arg.name, general))
 
     if arg.required:
         probe(None, f"{arg.name} is required and the cell is empty", f"give {expected}")
     for value in KIND_PROBES[arg.kind]:
         probe(value, f"{arg.name} is not {expected}", f"give {expected}")
     for value, cause, action in PROBES:
-        probe(value, cause, action)
+        probe(value, cause, action, general=True)
     return list(found.values())
 
 
