@@ -11,7 +11,8 @@ looks first, in bounded memory (the central directory, 64 KB buffers):
 - the sizes the headers declare: the total, and the ratio of each entry over 1 MB;
 - what the entries really inflate to, streamed with a cap: a header may lie about its size
   (readers that trust the data, not the header, would inflate the lot), so each deflated
-  entry is inflated 64 KB at a time and refused as soon as it passes its declared size.
+  entry is inflated 64 KB at a time and refused as soon as it passes its declared size. A
+  damaged entry is skipped, not a reason to stop looking at the others.
 
 Written by hand because zipfile has no such check (Python's docs only warn about bombs) and
 no well-kept library does it for a package others then open. A package that is not a zip or
@@ -66,13 +67,19 @@ def refusal(path: str | os.PathLike[str]) -> str | None:
     try:
         with path.open("rb") as handle:
             reason = _inspect(handle)
-    except (OSError, _Damaged, zipfile.BadZipFile, zlib.error, ValueError, EOFError, struct.error):
-        return None
+    except (OSError, _Damaged, zipfile.BadZipFile, ValueError, EOFError, struct.error):
+        return None  # not a zip zipfile reads: every engine's reading fails and says so
     return f"{path}: refused: {reason}; {_REFUSED}" if reason else None
 
 
 def _inspect(handle) -> str | None:
-    entries, directory_size = _end_record(handle)
+    try:
+        entries, directory_size = _end_record(handle)
+    except _Damaged:
+        if not zipfile.is_zipfile(handle):
+            raise
+        # zipfile finds a directory this reading cannot measure: no real workbook looks so.
+        return "the package's end record cannot be measured"
     if entries > MAX_ENTRIES or directory_size > MAX_CENTRAL_DIRECTORY_BYTES:
         return (f"the package lists {entries:,} entries in a {_size(directory_size)} directory "
                 f"(at most {MAX_ENTRIES:,})")
@@ -95,7 +102,10 @@ def _inspect(handle) -> str | None:
             return f"the package would inflate to {_size(total)} ({_entry(info)})"
     for info in infos:
         if info.compress_type == zipfile.ZIP_DEFLATED:
-            produced = _inflate(handle, info, limit=info.file_size)
+            try:
+                produced = _inflate(handle, info, limit=info.file_size)
+            except (_Damaged, zlib.error):
+                continue  # a damaged entry fails whoever reads it; the others are still measured
             if produced > info.file_size:
                 return (f"entry {info.filename} inflates past the {_size(info.file_size)} its header "
                         f"declares ({_size(produced)} and more from {_size(info.compress_size)})")

@@ -174,6 +174,18 @@ def test_a_bomb_among_good_books_is_refused_and_the_others_computed(tmp_path):
     assert (folder / "good.values.xlsx").exists() and not (folder / "bomb.values.xlsx").exists()
 
 
+def test_a_damaged_entry_does_not_hide_a_lying_one(tmp_path):
+    """An unreadable part (here its local header's signature broken) used to end the check
+    with no verdict, and the lying sheet after it went unmeasured."""
+    bomb = make_bomb(tmp_path / "liar.xlsx", padding_mb=64, declared=4096)
+    data = bytearray(bomb.read_bytes())
+    first = zipfile.ZipFile(bomb).infolist()[0]
+    assert first.filename != SHEET
+    data[first.header_offset:first.header_offset + 4] = b"XXXX"
+    bomb.write_bytes(bytes(data))
+    assert "inflates past the 4 KB its header declares" in safezip.refusal(bomb)
+
+
 def test_too_many_entries(tmp_path):
     path = _plain(tmp_path / "p.xlsx", [(f"x/{i}.xml", b"<a/>") for i in range(safezip.MAX_ENTRIES + 1)])
     assert safezip.refusal(path) == (f"{path}: refused: the package lists 10,001 entries in a "
