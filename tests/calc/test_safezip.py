@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import resource
 import struct
 import subprocess
 import sys
@@ -96,22 +95,29 @@ def make_bomb(path: Path, padding_mb: int, declared: int | None = None, sheets: 
     return write_package(path, entries)
 
 
+#: Runs a command and prints its exit code and peak resident memory (kB). Through this small
+#: process because Linux starts a child's ru_maxrss at its parent's peak (exec keeps the
+#: high-water mark), and the test session's own is over 200 MB. The 4 GB address-space limit
+#: is inherited by the command.
+_MEASURE = """
+import os, resource, subprocess, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+with open(sys.argv[1], "wb") as out, open(sys.argv[2], "wb") as err:
+    child = subprocess.Popen(sys.argv[3:], stdout=out, stderr=err)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped above
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def run_calc(book: Path) -> tuple[int, str, str, int]:
     """`rates-xl calc BOOK` in a child: (exit code, stdout, stderr, peak resident memory in bytes)."""
     out, err = book.with_suffix(".out"), book.with_suffix(".err")
-
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        child = subprocess.Popen([sys.executable, "-m", "rates_xl.cli", "calc", "--no-progress", str(book)],
-                                 stdout=stdout, stderr=stderr, preexec_fn=limit, cwd=book.parent)
-        try:
-            _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the session's
-        finally:
-            child.returncode = 0  # reaped above: keep Popen from waiting on it again
-    return (os.waitstatus_to_exitcode(status), out.read_text(), err.read_text(),
-            usage.ru_maxrss * 1024)  # kilobytes on Linux
+    done = subprocess.run([sys.executable, "-c", _MEASURE, str(out), str(err), sys.executable, "-m",
+                           "rates_xl.cli", "calc", "--no-progress", str(book)],
+                          capture_output=True, text=True, timeout=600, cwd=book.parent, check=True)
+    code, peak_kb = (int(v) for v in done.stdout.split())
+    return code, out.read_text(), err.read_text(), peak_kb * 1024
 
 
 # -- the bombs ----------------------------------------------------------------------------------
