@@ -2,9 +2,9 @@
 
 Every button calls the VBA callback `RatesRibbon.RatesOnAction`, which runs
 `import rates_xl.addin.classic.ribbon as r; r.on_action("<button id>")` through xlwings'
-RunPython. With "USE UDF SERVER" = True (written by `rates-xl addin install`) that runs in
-the same Python process as the RATES_* cells, so Refresh and Clear Cache act on the cells'
-own client and cache.
+RunPython, which the add-in's xlwings module always runs inside the UDF server (see
+`rates_xl.addin.classic.vba`): the same Python process as the RATES_* cells, so Refresh and
+Clear Cache act on the cells' own client and cache.
 
 Refresh (see `rates_xl.addin.classic.refresh` for the freshness floor) goes through
 Excel's own calculation, as plan, fetch, compute (`rates_xl.functions.plan.plan_and_evaluate`,

@@ -38,6 +38,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from rates_xl.addin.classic import vbaprune
+
 UDF_MODULE = "rates_xl.addin.classic.udfs"
 HERE = Path(__file__).resolve().parent
 RIBBON_BAS = HERE / "vba" / "RatesRibbon.bas"
@@ -45,6 +47,12 @@ PROJECT_NAME = "rates_xl"
 #: The document modules' names, which the workbook's codeName attributes must repeat.
 WORKBOOK_CODENAME = "ThisWorkbook"
 SHEET_CODENAME = "Sheet1"
+
+
+#: What the xlwings module keeps though no module names it: RatesReloadSettings, run by hand
+#: (`Application.Run "RatesReloadSettings"` after editing the settings file), and the
+#: XLWINGS_VERSION constant, which says which xlwings (and DLL) the add-in was built for.
+XLWINGS_ENTRY_POINTS = ("RatesReloadSettings", "XLWINGS_VERSION")
 
 
 class VbaSourceError(Exception):
@@ -63,7 +71,7 @@ def installed_xlwings_bas() -> tuple[str, str]:
 
 
 _SETTINGS = """
-' rates-xl: the settings and the UDF server's command are read once per Excel session.
+' rates-xl: the settings and the UDF server's start line, read once per Excel session.
 Private mSettings As Collection
 Private mXLPyCommand As String
 Private mDllLoaded As Boolean
@@ -108,6 +116,17 @@ Done:
 End Sub
 """
 
+_RUN_PYTHON = """Public Function RunPython(PythonCommand As String)
+    ' rates-xl: always inside the UDF server, the Python that evaluates the RATES_ cells, so
+    ' the ribbon's handlers act on its cache, rate limiter and key. xlwings' RunPython did
+    ' that only with USE UDF SERVER = True (which `rates-xl addin install` writes) and
+    ' otherwise started a console Python through cmd.exe and WScript.Shell, with a log file
+    ' it deleted afterwards: none of that is kept. An error goes to the caller, RatesOnAction,
+    ' which shows it.
+    XLPy.SetAttr XLPy.Module("xlwings._xlwindows"), "BOOK_CALLER", ThisWorkbook
+    XLPy.Exec PythonCommand
+End Function"""
+
 _XLPY_COMMAND = """Function XLPyCommand()
     ' rates-xl: computed once per session (RatesReloadSettings clears it): a call to a RATES_
     ' function reads no file. The command names ThisWorkbook (the add-in), so every workbook
@@ -137,8 +156,11 @@ def _between(text: str, start: str, end: str) -> str:
     return text[i:j + len(end)]
 
 
-def xlwings_module(version: str | None = None, text: str | None = None) -> str:
-    """The add-in's xlwings module: the installed xlwings.bas with XLWINGS_PATCHES applied."""
+def xlwings_module(version: str | None = None, text: str | None = None,
+                   callers: list[str] | None = None) -> str:
+    """The add-in's xlwings module: the installed xlwings.bas with XLWINGS_PATCHES applied,
+    its conditional compilation decided for Excel on Windows and, given `callers` (the other
+    modules' sources), cut down to what they call (`vbaprune`)."""
     if text is None:
         version, text = installed_xlwings_bas()
     text = text.replace("\r\n", "\n")
@@ -155,6 +177,7 @@ def xlwings_module(version: str | None = None, text: str | None = None) -> str:
              "\n" + _XLPY_COMMAND + xl_py_command[len("\nFunction XLPyCommand()"):]
              .replace("XLPyCommand = ", "BuildXLPyCommand = ")),
             ("Private Sub XLPyLoadDLL()", _LOAD_DLL),
+            (_between(text, "\nPublic Function RunPython(", "\nEnd Function"), "\n" + _RUN_PYTHON),
             # xlwings' `sql` UDF would appear in every workbook's function list.
             (_between(text, "\nFunction sql(", "\nEnd Function"), ""),
         ]
@@ -167,11 +190,21 @@ def xlwings_module(version: str | None = None, text: str | None = None) -> str:
                                  f"{old.strip().splitlines()[0]!r} once; update XLWINGS_PATCHES "
                                  "in rates_xl.addin.classic.vba")
         text = text.replace(old, new)
+    try:
+        text = vbaprune.resolve_conditionals(text)
+        if callers is not None:
+            text = vbaprune.prune(text, callers, XLWINGS_ENTRY_POINTS)
+    except vbaprune.VbaStructureError as exc:
+        raise VbaSourceError(f"xlwings {version}'s xlwings.bas has changed: {exc}; "
+                             "update rates_xl.addin.classic.vbaprune") from None
+    # No word here that olevba counts as suspicious ("Windows", "command", "call", ...): the
+    # tests compare its list with the one justified in addin/README.md.
     header = (f"' rates-xl: generated from the xlwings.bas of xlwings {version} by "
-              "rates_xl.addin.classic.vba\n' (changes marked rates-xl). Do not edit here.\n"
-              "' Private module: its helpers (XLPy, GetConfig, ReadFile, ...) stay out of the "
+              "rates_xl.addin.classic.vba with its\n' XLWINGS_PATCHES, cut to the procedures this "
+              "add-in uses (rates_xl.addin.classic.vbaprune),\n' their comments left out. Do not "
+              "edit here.\n' Private module: its helpers (XLPy, GetConfig, ...) stay out of the "
               "worksheet\n' function list; the wrappers and the ribbon in this project still "
-              "call them.\nOption Private Module\n")
+              "use them.\nOption Private Module\n")
     first, _, rest = text.partition("\n")  # Attribute VB_Name stays the first line
     return first + "\n" + header + rest
 
@@ -247,14 +280,17 @@ def project_modules(udf_export: dict[str, Any] | None = None):
     if udf_export is None:
         udf_export = export_udf_vba(PROJECT_NAME + ".xlam")
     workbook = document_module(WORKBOOK_CODENAME, WORKBOOK_BASE)
-    return [
+    others = [
         Module(workbook.name, workbook.source + "\n" + WORKBOOK_OPEN, "document"),
         document_module(SHEET_CODENAME, WORKSHEET_BASE),
-        Module("xlwings", xlwings_module()),
         Module("RatesRibbon", ribbon_module()),
         Module("xlwings_udfs", udf_export["vba"]),
         Module("RatesRegister", registration_module(udf_export["macro_options"])),
     ]
+    # The xlwings module keeps what these modules call (the entry points: the UDF wrappers,
+    # the ribbon callback, Workbook_Open and RatesRegister).
+    xlwings = Module("xlwings", xlwings_module(callers=[m.source for m in others]))
+    return [*others[:2], xlwings, *others[2:]]
 
 
 def export_udf_vba(workbook_name: str = "rates_xl.xlam", timeout: float = 120) -> dict[str, Any]:

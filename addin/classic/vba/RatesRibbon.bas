@@ -3,12 +3,11 @@ Attribute VB_Name = "RatesRibbon"
 ' which hands the button's id to Python; the handlers live in rates_xl.addin.classic.ribbon
 ' (its ACTIONS table). Keep this module small: logic here cannot be tested on Linux.
 '
-' RunPython is the public function of this add-in's xlwings module. With "USE UDF SERVER" =
-' True (written by `rates-xl addin install` into %USERPROFILE%\.rates_xl\rates_xl.conf) it
-' runs the command inside the one Python process that evaluates the RATES_ cells of every
-' workbook, so Refresh and Clear Cache act on their cache.
-' The id goes in single quotes: the command line form of RunPython wraps the command in
-' double quotes. Ids are [A-Za-z0-9_] only (checked by the tests), so nothing to escape.
+' RunPython is the public function of this add-in's xlwings module: it hands the Python
+' statement to the one Python process that evaluates the RATES_ cells of every workbook
+' (the UDF server), so Refresh and Clear Cache act on their cache.
+' The id goes in single quotes inside the Python statement. Ids are [A-Za-z0-9_] only
+' (checked by the tests), so nothing to escape.
 '
 ' Errors never reach VBA's debugger: the handler is set before anything else runs, and the
 ' Refresh buttons, which need a workbook, say so in a short message when there is none or
@@ -27,17 +26,17 @@ Public Sub RatesOnAction(control As IRibbonControl)
     RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('" & id & "')"
     Exit Sub
 Failed:
-    MsgBox "The Rates add-in could not run this button: " & Err.Description & vbCrLf & vbCrLf & _
-           "Run `rates-xl doctor` in a command prompt to check the set-up.", vbExclamation, TITLE
+    MsgBox "The Rates add-in could not complete this button: " & Err.Description & vbCrLf & vbCrLf & _
+           "In a terminal, type `rates-xl doctor` to check the set-up.", vbExclamation, TITLE
 End Sub
 
 Private Function RatesWorkbookReady() As Boolean
     ' True when an editable workbook is active; otherwise tells the user why not.
-    Dim protectedView As Object
+    Dim viewWindow As Object
     On Error Resume Next
-    Set protectedView = Application.ActiveProtectedViewWindow  ' Excel 2010 and later
+    Set viewWindow = Application.ActiveProtectedViewWindow  ' Excel 2010 and later
     On Error GoTo 0
-    If Not protectedView Is Nothing Then
+    If Not viewWindow Is Nothing Then
         MsgBox "This workbook is open in Protected View. Click Enable Editing, then try again.", _
                vbInformation, TITLE
     ElseIf ActiveWorkbook Is Nothing Then
