@@ -25,6 +25,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from rates_xl.client import errors
+from rates_xl.client.redaction import redact
 
 USER_AGENT = "rates-xl"
 
@@ -118,22 +119,6 @@ _STATUS_CLASSES: dict[int, type[errors.RatesError]] = {
     422: errors.Unprocessable,
     429: errors.RateLimited,
 }
-
-
-REDACTED = "[api key]"
-
-
-def redact(value: Any, secret: str | None) -> Any:
-    """`value` with every occurrence of the key replaced: some services echo it back."""
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, REDACTED)
-    if isinstance(value, list):
-        return [redact(v, secret) for v in value]
-    if isinstance(value, dict):
-        return {k: redact(v, secret) for k, v in value.items()}
-    return value
 
 
 def error_from_response(endpoint: str, status: int, body: str, content_type: str,
