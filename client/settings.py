@@ -31,7 +31,12 @@ class Settings(BaseSettings):
     trust_store: Literal["os", "certifi"] = Field(
         "os", description="Certificates: the OS store (truststore) or certifi's bundle."
     )
-    timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
+    timeout: float = Field(
+        10.0, gt=0, description="Seconds per attempt: connecting, redirects, headers and the whole body."
+    )
+    max_answer_mb: float = Field(
+        16.0, gt=0, description="Largest answer read, MB; a larger one is refused, not retried."
+    )
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
     burst: int = Field(50, ge=1, description="Requests that may go at once before throttling.")
     max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")

@@ -12,7 +12,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
@@ -92,6 +92,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     reset: bool = False  # drop the connection without answering
+    # A body written piece by piece: `chunks()` yields the pieces, `pause` seconds apart.
+    # Sent chunked unless `headers` declare a Content-Length; with `raw`, the pieces are the
+    # whole answer, status line and headers included (to trickle the headers themselves).
+    chunks: Callable[[], Iterable[bytes]] | None = None
+    pause: float = 0.0
+    raw: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,9 @@ class FaultServer:
                     self.connection.close()
                     self.close_connection = True
                     return
+                if reply.chunks is not None:
+                    self._send_pieces(reply)
+                    return
                 body = reply.body if reply.body is not None else BODIES.get(parts.path, {})
                 if isinstance(body, dict | list):
                     body = json.dumps(body)
@@ -148,6 +157,29 @@ class FaultServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): that is what the test wanted
+
+            def _send_pieces(self, reply: Reply) -> None:
+                chunked = not reply.raw and "Content-Length" not in reply.headers
+                if not reply.raw:
+                    self.send_response(reply.status)
+                    headers = {"Content-Type": "application/json", **reply.headers}
+                    if chunked:
+                        headers["Transfer-Encoding"] = "chunked"
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.flush()
+                try:
+                    for piece in reply.chunks():
+                        self.wfile.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
+                        self.wfile.flush()
+                        if reply.pause:
+                            time.sleep(reply.pause)
+                    if chunked:
+                        self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the client hung up: what the tests want to see
+                    pass
+                self.close_connection = True
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
