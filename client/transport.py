@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 from requests.adapters import HTTPAdapter
 
 from rates_xl.client import errors
@@ -300,23 +301,26 @@ class Transport:
         return target
 
     def _read_body(self, endpoint: str, response: requests.Response, deadline: AttemptDeadline) -> bytes:
-        """The whole body, read in chunks: refused past `max_bytes` (without reading it all
-        when its length is declared), abandoned when the deadline passes."""
+        """The whole body, read as it arrives: refused past `max_bytes` (without reading it
+        at all when its length is declared), abandoned when the deadline passes. read1
+        returns what has arrived (requests' iter_content waits for a full chunk), so a
+        trickle is counted byte by byte and the message can say how much came."""
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_bytes:
             raise self._too_big(endpoint, response.status_code)
         body = bytearray()
         try:
-            for chunk in response.iter_content(CHUNK):
+            while chunk := response.raw.read1(CHUNK, decode_content=True):
                 body += chunk
                 if len(body) > self.max_bytes:
                     raise self._too_big(endpoint, response.status_code)
                 if deadline.remaining() < 0:
-                    raise self._too_slow(endpoint, deadline, len(body))
-        except requests.RequestException as exc:
+                    raise self._too_slow(endpoint, deadline, len(body), declared)
+        except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
             if deadline.expired or deadline.remaining() < 0:
-                raise self._too_slow(endpoint, deadline, len(body)) from None
-            raise self._unreachable(endpoint, exc, deadline.seconds) from None
+                raise self._too_slow(endpoint, deadline, len(body), declared) from None
+            raise self._unreachable(endpoint, _as_requests_error(exc), deadline.seconds) from None
+        response.raw.release_conn()  # read to the end: the connection can serve the next one
         return bytes(body)
 
     def _too_big(self, endpoint: str, status: int) -> errors.InvalidResponse:
@@ -325,15 +329,15 @@ class Transport:
             f"the service's answer is larger than {self.max_bytes / 2**20:g} MB: not read",
             status=status, endpoint=endpoint)
 
-    def _too_slow(self, endpoint: str, deadline: AttemptDeadline,
-                  received: int | None) -> errors.ServiceUnavailable:
+    def _too_slow(self, endpoint: str, deadline: AttemptDeadline, received: int | None,
+                  declared: str = "") -> errors.ServiceUnavailable:
         """The deadline passed: before the headers arrived, or while the body trickled in."""
         seconds = _seconds(deadline.seconds)
         if received is None:
             message = f"no answer from the service within {seconds} s"
         else:
-            message = (f"the service sent its answer too slowly: {received:,} bytes "
-                       f"in {seconds} s, not all of it")
+            of = f" of {int(declared):,}" if declared.isdigit() else ""
+            message = f"the service sent its answer too slowly: {received:,}{of} bytes in {seconds} s"
         error = errors.ServiceUnavailable(message, endpoint=endpoint)
         error.transport_failure = True
         return error
@@ -368,6 +372,16 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _as_requests_error(exc: BaseException) -> requests.RequestException:
+    """A failure while reading the body, as requests would have raised it (so `_unreachable`
+    words it like any other): a dropped connection is a ConnectionError."""
+    if isinstance(exc, requests.RequestException):
+        return exc
+    if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
+        return requests.ReadTimeout(str(exc))
+    return requests.ConnectionError(str(exc))
 
 
 def _decode(data: bytes, encoding: str | None) -> str:

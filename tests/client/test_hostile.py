@@ -113,7 +113,8 @@ def test_a_body_trickling_a_byte_a_second_ends_the_cell_within_its_budget(server
     elapsed = time.monotonic() - started
     assert elapsed < client.settings.cell_deadline + 3, elapsed  # a hang bound; the figure is in docs
     assert cell.startswith("#RATES! service unreachable: the service sent its answer too slowly: "), cell
-    assert re.search(r"too slowly: \d+ bytes in [\d.]+ s, not all of it$", cell), cell
+    came = re.search(r"too slowly: (\d+) of 600 bytes in [\d.]+ s$", cell)
+    assert came and int(came.group(1)) >= 1, cell  # what did arrive is counted
     assert 1 <= server.count() <= 2
 
 
