@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -109,7 +110,9 @@ class Arrival:
 
 
 class FaultServer:
-    def __init__(self) -> None:
+    """`tls`: a server-side SSL context to speak HTTPS with (base_url is then https://)."""
+
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.arrivals: list[Arrival] = []
         self._lock = threading.Lock()
         self.responder: Callable[[Arrival], Reply] = lambda arrival: Reply()
@@ -185,8 +188,23 @@ class FaultServer:
             daemon_threads = True
             request_queue_size = 128
 
+            def get_request(self):  # with TLS: the handshake in the handler's thread
+                conn, addr = self.socket.accept()
+                if tls is None:
+                    return conn, addr
+                return tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False), addr
+
+            def finish_request(self, request, client_address) -> None:
+                if tls is not None:
+                    try:
+                        request.do_handshake()
+                    except (ssl.SSLError, OSError):
+                        return
+                super().finish_request(request, client_address)
+
         self._httpd = Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        scheme = "https" if tls is not None else "http"
+        self.base_url = f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 

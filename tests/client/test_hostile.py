@@ -11,7 +11,7 @@ import tracemalloc
 
 import pytest
 
-from rates_xl.client import InvalidResponse, Redirected, ServiceUnavailable
+from rates_xl.client import InvalidResponse, RatesClient, Redirected, ServiceUnavailable
 from rates_xl.client.limiter import TokenBucket
 from rates_xl.client.transport import MAX_REDIRECTS
 from rates_xl.functions import FUNCTIONS, using_client
@@ -127,9 +127,35 @@ def test_a_trickling_answer_ends_the_headless_call_within_its_budget(server, mak
     assert time.monotonic() - started < 3.0 + 3
 
 
+SLOW_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Slow: " + b"y" * 500
+
+
+def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
+    """The deadline shuts down the socket under an SSL connection as well: headers trickling
+    in are read by http.client in one call, which only the deadline's timer can end."""
+    import ssl
+
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    ca.cert_pem.write_to_path(str(tmp_path / "root.pem"))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tmp_path / "root.pem"))
+    tls_server = FaultServer(tls=context)
+    tls_server.responder = lambda a: Reply(chunks=lambda: (bytes([c]) for c in SLOW_HEAD), pause=0.2, raw=True)
+    try:
+        with RatesClient(base_url=tls_server.base_url, api_key=SECRET, deadline=2.0, max_attempts=1) as client:
+            started = time.monotonic()
+            with pytest.raises(ServiceUnavailable, match="no answer from the service within 1 s"):
+                client.fx_spot("EURUSD")
+            assert time.monotonic() - started < 2.0 + 3
+        assert tls_server.count() == 1
+    finally:
+        tls_server.stop()
+
+
 def test_headers_trickling_in_end_the_attempt_at_its_deadline(server, make_client):
-    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Slow: " + b"y" * 500
-    server.responder = lambda a: Reply(chunks=lambda: (bytes([c]) for c in head), pause=0.2, raw=True)
+    server.responder = lambda a: Reply(chunks=lambda: (bytes([c]) for c in SLOW_HEAD), pause=0.2, raw=True)
     client = make_client(deadline=2.0, max_attempts=1)
     started = time.monotonic()
     with pytest.raises(ServiceUnavailable, match="no answer from the service within 1 s"):
