@@ -12,9 +12,11 @@ register their socket with the calling thread's deadline just before they read t
 a timer shuts the socket down (shutdown, not close: the reading thread still owns it),
 which ends the blocked read at once; the transport then sees `expired` and says the answer
 was too slow. Connecting is bounded by the connect timeout, which the transport sets to
-what is left of the deadline. SOCKS proxies use their own connection classes and are not
-watched: there the transport's check after each chunk of the body still stops the
-trickle, a recv (bounded by the read timeout) late.
+what is left of the deadline. The body is also checked against the deadline after every
+piece that arrives (transport.py), so where the timer cannot act, a body's trickle still
+stops at most one read timeout late: through a SOCKS proxy (its own connection classes,
+not watched), or should a shutdown not wake a blocked read (checked here on Linux, over
+HTTP and TLS; Windows documents the same for closing, not for shutdown).
 """
 
 from __future__ import annotations
