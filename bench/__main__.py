@@ -33,6 +33,7 @@ BENCHMARKS = {
     "excel_refresh": "Refresh Workbook on the serial-Excel stand-in: today's path vs plan/fetch/compute",
     "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
+    "hostile": "a hostile service: trickling body vs the cell and headless budgets, a 50 MB 500, a redirect loop",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
 }
 

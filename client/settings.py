@@ -37,7 +37,12 @@ class Settings(BaseSettings):
         "os", description="Certificates that verify the service: `os` (the operating system's store, "
         "via truststore) or `certifi` (requests' bundled list).",
     )
-    timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
+    timeout: float = Field(
+        10.0, gt=0, description="Seconds per attempt: connecting, redirects, headers and the whole body."
+    )
+    max_answer_mb: float = Field(
+        16.0, gt=0, description="Largest answer read, MB; a larger one is refused, not retried."
+    )
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
     burst: int = Field(
         50, ge=1, description="The service's burst; the client holds 100 ms worth of requests of it in "

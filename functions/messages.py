@@ -53,9 +53,12 @@ _URL_PASSWORD = re.compile(r"(?<=://)[^/@\s]+@")
 
 
 def scrub(text: str, secret: str | None = None) -> str:
-    """Drop the key (should a detail echo it) and any user:password@ in a URL."""
+    """Drop the key and any piece of it (should a detail echo it) and any user:password@
+    in a URL."""
+    from rates_xl.client.redaction import redact_text
+
     if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
+        text = redact_text(text, secret, "***")
     return _URL_PASSWORD.sub("", text)
 
 
