@@ -62,11 +62,16 @@ async ([cells, arities]) => {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield launched
-        launched.close()
+def playwright():
+    with sync_api.sync_playwright() as started:  # one per thread: every browser comes from it
+        yield started
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    yield launched
+    launched.close()
 
 
 def stub_route():
@@ -228,7 +233,7 @@ class StandInPages:
         self._server.server_close()
 
 
-def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends(serve):
+def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends(playwright, serve):
     from rates_xl.addin.officejs import metadata
     from tests.reliability.badnet import BadNetwork
 
@@ -240,37 +245,35 @@ def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends
     metadata_url = f"{served.url}/v/{served.app.state.version}/functions.json"
     batch_url = f"{served.url}/api/batch"
     console: list[str] = []
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [RESOLVE_TO_LOOPBACK], headless=True)
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [RESOLVE_TO_LOOPBACK],
-                                                 headless=True)
-            office = browser.new_page(ignore_https_errors=True)
-            office.goto(excel + "/")
-            # The stand-in Office origin reads the metadata: a simple GET, and one with a header
-            # that makes Chromium send a preflight first.
-            for headers in ({}, {"X-Requested-With": "rates-xl-test"}):
-                got = office.evaluate(FETCH_JSON, [metadata_url, headers])
-                assert got == {"status": 200, "body": metadata.functions_document()}, got.get("error")
-            # ... but not the batch: its preflight is refused, the POST never leaves Chromium.
-            for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain")):
-                got = office.evaluate(POST_BATCH, [batch_url, mode, content_type])
-                assert "error" in got or got == {"status": 0, "type": "opaque"}, got
+        office = browser.new_page(ignore_https_errors=True)
+        office.goto(excel + "/")
+        # The stand-in Office origin reads the metadata: a simple GET, and one with a header
+        # that makes Chromium send a preflight first.
+        for headers in ({}, {"X-Requested-With": "rates-xl-test"}):
+            got = office.evaluate(FETCH_JSON, [metadata_url, headers])
+            assert got == {"status": 200, "body": metadata.functions_document()}, got.get("error")
+        # ... but not the batch: its preflight is refused, the POST never leaves Chromium.
+        for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain")):
+            got = office.evaluate(POST_BATCH, [batch_url, mode, content_type])
+            assert "error" in got or got == {"status": 0, "type": "opaque"}, got
 
-            stranger = browser.new_page(ignore_https_errors=True)
-            stranger.on("console", lambda message: console.append(message.text))
-            stranger.goto(other + "/")
-            got = stranger.evaluate(FETCH_JSON, [metadata_url, {}])
-            assert "error" in got and "Failed to fetch" in got["error"], got
-            for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain"),
-                                       ("no-cors", "application/json")):
-                got = stranger.evaluate(POST_BATCH, [batch_url, mode, content_type])
-                # An opaque answer is all a no-cors request gets: nothing to read (it was a 403).
-                assert "error" in got or got == {"status": 0, "type": "opaque"}, got
-            browser.close()
+        stranger = browser.new_page(ignore_https_errors=True)
+        stranger.on("console", lambda message: console.append(message.text))
+        stranger.goto(other + "/")
+        got = stranger.evaluate(FETCH_JSON, [metadata_url, {}])
+        assert "error" in got and "Failed to fetch" in got["error"], got
+        for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain"),
+                                   ("no-cors", "application/json")):
+            got = stranger.evaluate(POST_BATCH, [batch_url, mode, content_type])
+            # An opaque answer is all a no-cors request gets: nothing to read (it was a 403).
+            assert "error" in got or got == {"status": 0, "type": "opaque"}, got
         assert any("blocked by CORS policy" in line for line in console), console
         assert service.accepted == 0  # nothing any page did reached the service with the key
         assert client.stats()["requests_sent"] == 0
     finally:
+        browser.close()
         pages.stop()
         service.stop()
         client.close()
