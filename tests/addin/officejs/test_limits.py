@@ -146,6 +146,32 @@ def test_a_body_that_never_ends_is_408(serve, sandbox_client):
     sock.close()
 
 
+def test_the_rest_of_a_refused_body_is_cut_off_at_the_header_limit(serve, sandbox_client):
+    """A 413 is answered at once (the client can read it); the body that keeps coming after
+    it is discarded, for at most the header time limit, then the connection is closed."""
+    limits = Limits(header_timeout_s=1.0, max_body=1000)
+    served = serve(client=sandbox_client, limits=limits)
+    sock = tls_socket(served.running.port)
+    sock.sendall(f"POST /api/batch HTTP/1.1\r\nHost: localhost\r\nOrigin: {served.url}\r\n"
+                 "Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n".encode())
+    sock.settimeout(10)
+    answer = b""
+    while not answer.endswith(b"}"):  # the JSON body ends the answer
+        answer += sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 413 ") and b"over 1000 bytes" in answer
+    start = time.monotonic()
+    while time.monotonic() - start < limits.header_timeout_s + 5:
+        try:
+            sock.sendall(b"x" * 1000)
+        except OSError:
+            break
+        if is_closed(sock):
+            break
+        time.sleep(0.05)
+    assert is_closed(sock) and time.monotonic() - start < limits.header_timeout_s + 2
+    sock.close()
+
+
 def test_300_hanging_connections_within_256_file_descriptors_leave_room(tls, sandbox, tmp_path):
     """macOS starts processes with 256 file descriptors: the real `rates-xl serve`, so
     limited, must still answer while 300 connections try to hang in their headers (without
@@ -216,13 +242,13 @@ def test_45_slow_batches_leave_the_static_files_fast_and_run_in_a_bounded_pool(s
         for thread in threads:
             thread.start()
         assert wait_until(lambda: held.accepted >= limits.batch_workers, timeout=30)
+        assert wait_until(lambda: served.app.state.batches.in_flight == 45, timeout=30)
         time.sleep(0.5)  # give any unbounded pool time to show itself
         for path in ("/manifest.xml", f"/v/{served.app.state.version}/functions.json"):
             started = time.perf_counter()
             assert served.http.get(served.url + path, timeout=30).status_code == 200
             assert time.perf_counter() - started < 5, path  # a hang, not a benchmark: see bench/
         assert held.accepted == limits.batch_workers  # the rest wait in the queue
-        assert served.app.state.batches.in_flight == 45
     finally:
         held.stop()  # every held request fails now: the batches finish
         for thread in threads:
