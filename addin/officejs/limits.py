@@ -14,6 +14,8 @@ Every bound is in `Limits`, and each is enforced in one place:
   request (a slow-header client or an idle keep-alive), or, when every connection is busy
   with a request, the new one. The bound stays well under macOS' default of 256 file
   descriptors, so real requests are still accepted when hundreds of sockets hang.
+  (uvicorn's `limit_concurrency` counts hanging connections too and then answers every new
+  request 503: the hanging ones would win.)
 - **Bodies** (`RequestBody`): every body is read whole, before the app sees it, within
   `body_timeout_s` (else 408) and `max_body` bytes (else 413), chunked or not. Reading it
   here, outside the app's middleware (which runs in task groups), keeps the 413 a 413: an
@@ -35,6 +37,7 @@ import contextlib
 import contextvars
 import json
 import logging
+import math
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -67,6 +70,7 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+ROOM_WARNING_EVERY_S = 60.0
 
 
 # -- connections and headers (the HTTP protocol) ------------------------------------------
@@ -75,6 +79,8 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with a header timeout and a cap on connections."""
 
     limits = DEFAULT_LIMITS
+    closed_for_room = 0  # connections closed by the cap, in this process
+    last_room_warning = -math.inf
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -123,8 +129,13 @@ class GuardedH11Protocol(H11Protocol):
         idle = [c for c in self.connections
                 if c is not self and getattr(c, "waiting_since", None) is not None and not c.transport.is_closing()]
         victim = min(idle, key=lambda c: c.waiting_since) if idle else self
-        log.warning("more than %d connections: closing %s", self.limits.max_connections,
-                    "the longest idle one" if victim is not self else "the new one")
+        cls = GuardedH11Protocol
+        cls.closed_for_room += 1
+        now = time.monotonic()
+        if now - cls.last_room_warning >= ROOM_WARNING_EVERY_S:  # once a minute, not once a socket
+            cls.last_room_warning = now
+            log.warning("more than %d connections: closed %d waiting ones so far (a client opening "
+                        "connections it does not use?)", self.limits.max_connections, cls.closed_for_room)
         victim.close_now()
 
     def close_now(self) -> None:
