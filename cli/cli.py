@@ -70,10 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     with _interrupts() as interrupt:
+        # Until the arguments are parsed (the command modules import), the first word names it.
+        words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
+        interrupt.command = words[0] if words else ""
         try:
             parser = build_parser()
             args = parser.parse_args(argv)  # usage errors: argparse prints them, exits 2
-            interrupt.command = args.command or ""
+            interrupt.command = _command_words(args)
             handler = getattr(args, "handler", None)
             if handler is None:
                 parser.print_help()
@@ -90,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
             return interrupt.stop()
         return code
+
+
+def _command_words(args: argparse.Namespace) -> str:
+    """'cache clear', 'addin install', 'call': the command as typed, for its messages."""
+    actions = [value for name, value in vars(args).items()
+               if (name.endswith("_command") or name == "action") and isinstance(value, str)]
+    return " ".join([args.command or "", *actions]).strip()
 
 
 def _one_line(exc: Exception) -> str | None:

@@ -155,7 +155,7 @@ def test_an_unwritable_config_is_a_clear_error_and_changes_nothing(cli, paths, b
     code, _, err = cli("addin", "install", "--xlam", str(built_xlam),
                        "--config", str(blocker / "rates_xl.conf"))
     assert code == 1
-    assert err.startswith("rates-xl addin: cannot write") and "Traceback" not in err
+    assert err.startswith("rates-xl addin install: cannot write") and "Traceback" not in err
     assert not paths.xlstart.exists()
 
 
