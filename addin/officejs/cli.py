@@ -190,7 +190,9 @@ def run_manifest(args: argparse.Namespace) -> int:
     if problems:
         raise _error(f"the manifest for {args.url} is not valid: {problems[0]}")
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        from rates_xl import atomic
+
+        atomic.write_text(args.output, text)
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
