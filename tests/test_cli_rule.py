@@ -411,3 +411,15 @@ def test_uninstall_from_another_folder_removes_what_a_relative_install_placed(tm
     assert removed.returncode == 0, removed.stderr
     assert not placed.exists(), removed.stdout
     assert f"removed {placed}" in removed.stdout and "uninstalled." in removed.stdout
+
+
+def test_cache_clear_team_with_the_team_unreachable_clears_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "keep.txt").write_text("an answer")
+    env = _env(tmp_path, RATES_TEAM_URL=f"redis://127.0.0.1:{_closed_port()}")
+    done = _run(["cache", "clear", "--team"], tmp_path, env=env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("nothing was cleared")
+    assert done.stdout == ""
+    assert (cache / "keep.txt").read_text() == "an answer"
