@@ -6,7 +6,8 @@ for all of them:
 
 - a failure the user can fix prints ONE clear line on stderr (`rates-xl CMD: what is wrong
   and what to do`), never a traceback, never the API key, and exits 1 (a handler raises
-  `CommandError`, or the client's `RatesError` reaches here);
+  `CommandError`, or the client's `RatesError` reaches here); a bug prints one line too
+  (`internal error (TypeError)`), its traceback only with RATES_XL_TRACEBACK=1;
 - a usage error (an unknown option, a malformed NAME=VALUE, a value an argument cannot
   take) exits 2, as argparse does (a handler raises `UsageError`);
 - Ctrl+C (SIGINT) or SIGTERM stops the command within a second with `rates-xl CMD:
@@ -84,10 +85,13 @@ def main(argv: list[str] | None = None) -> int:
             code = int(handler(args) or 0)
         except KeyboardInterrupt:
             return interrupt.stop()
-        except Exception as exc:  # noqa: BLE001 - a known failure becomes one line; others re-raise
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one line
             line = _one_line(exc)
-            if line is None:
-                raise
+            if line is None:  # a bug: still one line; the traceback on request
+                if os.environ.get("RATES_XL_TRACEBACK"):
+                    raise
+                line = (f"internal error ({type(exc).__name__}); this is a bug: please report it "
+                        "with the output of the same command run with RATES_XL_TRACEBACK=1")
             print(f"rates-xl {interrupt.command}: {line}", file=sys.stderr)
             return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILURE
         if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
@@ -103,7 +107,8 @@ def _command_words(args: argparse.Namespace) -> str:
 
 
 def _one_line(exc: Exception) -> str | None:
-    """The line to print for a failure the user can fix; None for a bug (traceback)."""
+    """The line to print for a failure the user can fix; None for a bug (whose message may
+    hold anything, so only its type is printed)."""
     from rates_xl.client.errors import AuthError, RatesError
 
     if isinstance(exc, AuthError):  # the cells' words: how to set a key on THIS machine

@@ -425,3 +425,35 @@ def test_cache_clear_team_with_the_team_unreachable_clears_nothing(tmp_path):
     assert done.stderr.strip().splitlines()[-1].endswith("nothing was cleared")
     assert done.stdout == ""
     assert (cache / "keep.txt").read_text() == "an answer"
+
+
+_BUG_DRIVER = r"""
+import sys
+import rates_xl.cli as cli
+real = cli.build_parser
+def build():
+    parser = real()
+    parse = parser.parse_args
+    def parse_args(argv=None):
+        args = parse(argv)
+        def handler(ns):
+            raise TypeError("a bug, with a detail that could be anything")
+        args.handler = handler
+        return args
+    parser.parse_args = parse_args
+    return parser
+cli.build_parser = build
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_bug_is_one_line_too_and_its_traceback_comes_on_request(tmp_path):
+    argv = [sys.executable, "-c", _BUG_DRIVER, "templates", "list"]
+    done = subprocess.run(argv, cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 1
+    line = _one_line(done, "templates list")
+    assert "internal error (TypeError)" in line and "a detail" not in line
+    shown = subprocess.run(argv, cwd=tmp_path, env=_env(tmp_path, RATES_XL_TRACEBACK="1"),
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert "Traceback" in shown.stderr and "a detail that could be anything" in shown.stderr
