@@ -8,10 +8,11 @@ read from the OS keychain (service `rates-xl`).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,14 @@ class Settings(BaseSettings):
         5.0, gt=0, description="Seconds between attempts to reach a team backend that is down.",
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _a_service_root(cls, value: str) -> str:
+        problem = base_url_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))
 
@@ -123,6 +132,26 @@ class Settings(BaseSettings):
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir("rates-xl", appauthor=False))
+
+
+def base_url_problem(url: str) -> str | None:
+    """What is wrong with a service root, in words (None: nothing). Checked here, once, so
+    a root without http:// fails as settings, not later as requests' MissingSchema."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    shown = re.sub(r"(?<=://)[^/@\s]+@", "", text)  # never echo a user:password@
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return f"{shown!r} is not a URL; write it like {DEFAULT_BASE_URL}"
+    if parts.scheme not in ("http", "https"):
+        return (f"{shown!r} has no http:// or https:// in front; write it like {DEFAULT_BASE_URL}"
+                if not parts.scheme or "://" not in text else
+                f"{shown!r} is not an http:// or https:// URL; write it like {DEFAULT_BASE_URL}")
+    if not parts.hostname:
+        return f"{shown!r} names no host; write it like {DEFAULT_BASE_URL}"
+    return None
 
 
 def key_from_keychain() -> SecretStr | None:

@@ -152,8 +152,9 @@ def error_from_response(endpoint: str, status: int, body: str, content_type: str
         reason = auth_reason(detail_text)
         refused = trial_refused(params)
         if refused and reason in ("refused", "trial_past_data"):
-            # The detail may be as vague as "not permitted"; we know what we sent.
-            return errors.AuthError(f"403 {trial_advice(refused)} ({detail_text})",
+            # The detail may be as vague as "not permitted"; we know what we sent. Our words
+            # say it all, so the service's (kept in .detail) are not repeated after them.
+            return errors.AuthError(f"403 {trial_advice(refused)}",
                                     reason="trial_past_data", refused=refused, **kwargs)
         return errors.AuthError(f"403 {_AUTH_ADVICE[reason]} ({detail_text})", reason=reason, **kwargs)
     if status == 429:

@@ -121,10 +121,13 @@ def start_in_thread(app_factory: Any, cert: Path, key: Path, host: str = DEFAULT
     return RunningServer(server, thread, sock, app), app
 
 
-def serve(app: Any, host: str, port: int, cert: Path, key: Path, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Run in the foreground until interrupted (Ctrl+C)."""
+def serve(app: Any, host: str, port: int, cert: Path, key: Path, limits: Limits = DEFAULT_LIMITS,
+          on_listening: Any = None) -> None:
+    """Run in the foreground until interrupted (Ctrl+C); `on_listening()` once the port is bound."""
     raise_file_limit()
     sock = _bind(host, port)
+    if on_listening is not None:
+        on_listening()
     try:
         _server(app, cert, key, limits, log_level="info").run(sockets=[sock])
     finally:
