@@ -66,3 +66,11 @@ class TokenBucket:
         if wait > 0:
             self._sleep(wait)
         return wait
+
+    def drain(self) -> None:
+        """Empty the bucket (requests already queued keep their places): for a limiter that
+        takes over from another one that may have spent the service's burst."""
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(0.0, self._tokens + (now - self._updated) * self.rate)
+            self._updated = now
