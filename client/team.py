@@ -196,6 +196,9 @@ def _reason(exc: BaseException) -> str:
         return "Redis refused the credentials: check the password in RATES_TEAM_URL"
     if "timeout" in text or "timed out" in text:
         return "no answer in time"
+    if "certificate" in text:
+        return ("its TLS certificate is not trusted here: name its root with "
+                "?ssl_ca_certs=<file> in RATES_TEAM_URL, or install it in the OS store")
     return type(exc).__name__
 
 

@@ -489,3 +489,68 @@ def test_a_redis_restarted_empty_does_not_hand_a_newcomer_a_full_burst(sandbox_f
     _fill(service, redis_server.url, 60, "6M").close()
     statuses = collections.Counter(a.status for a in service.arrivals if a.at >= started)
     assert statuses[429] == 0 and statuses[200] == 120, statuses
+
+
+# -- the documented Redis set-up -----------------------------------------------------------
+
+def _documented_acl() -> list[str]:
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "caches.md"
+    [line] = [line.strip() for line in docs.read_text().splitlines()
+              if line.strip().startswith("ACL SETUSER rates-xl")]
+    return line.split()
+
+
+def test_the_documented_acl_user_is_enough_and_no_more(sandbox, redis_server):
+    import redis
+
+    admin = redis_server.client()
+    words = _documented_acl()
+    words = [">acl-test-pw" if word.startswith(">") else word for word in words]
+    admin.execute_command(*words)
+    admin.execute_command("ACL", "LOG", "RESET")
+    url = f"redis://rates-xl:acl-test-pw@127.0.0.1:{redis_server.port}/0"
+    first = _team_client(sandbox, team_url=url)
+    second = _team_client(sandbox, team_url=url)
+    try:
+        for maturity in ("2Y", "3Y"):
+            first.swap_rate("SOFR", "0D", maturity, "1Y")
+            second.swap_rate("SOFR", "0D", maturity, "1Y")
+        assert second.stats()["requests_sent"] == 0 and second.stats()["team_hits"] == 2
+        assert first.limiter.shared_acquires == 2 and first.limiter.local_acquires == 0
+        admin.script_flush()  # Redis forgot the scripts: they are loaded again
+        first.swap_rate("SOFR", "0D", "4Y", "1Y")
+        assert first.limiter.shared_acquires == 3
+        assert first.cache.team.clear_scope() == 3  # rates-xl cache clear --team
+        assert first.stats()["team"].startswith("up"), first.stats()["team"]
+        assert admin.acl_log() == []  # nothing rates-xl did was refused
+        admin.set("someone-elses-key", "x")
+        restricted = redis.Redis.from_url(url)
+        for command in (("GET", "someone-elses-key"), ("FLUSHALL",), ("CONFIG", "GET", "*"), ("KEYS", "*")):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                restricted.execute_command(*command)
+        restricted.close()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_tls_redis_is_used_with_the_root_named_in_the_url(sandbox, tls_redis_server):
+    url = f"{tls_redis_server.url}?ssl_ca_certs={tls_redis_server.ca_pem}"
+    assert url.startswith("rediss://")
+    first = _team_client(sandbox, team_url=url)
+    second = _team_client(sandbox, team_url=url)
+    untrusted = _team_client(sandbox, team_url=tls_redis_server.url)  # the OS store only
+    try:
+        first.swap_rate("SOFR", "0D", "2Y", "1Y")
+        second.swap_rate("SOFR", "0D", "2Y", "1Y")
+        assert second.stats()["team_hits"] == 1 and second.stats()["requests_sent"] == 0
+        assert first.stats()["team"] == f"up (rediss://127.0.0.1:{tls_redis_server.port}/0)"
+        # A root the OS does not know: not trusted, the client works solo and says why.
+        assert untrusted.swap_rate("SOFR", "0D", "2Y", "1Y").swap_rate > 0
+        state = untrusted.stats()["team"]
+        assert state.startswith("down") and "certificate" in state, state
+    finally:
+        for client in (first, second, untrusted):
+            client.close()
