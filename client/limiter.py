@@ -67,10 +67,19 @@ class TokenBucket:
             self._sleep(wait)
         return wait
 
-    def drain(self) -> None:
-        """Empty the bucket (requests already queued keep their places): for a limiter that
-        takes over from another one that may have spent the service's burst."""
+    def backlog(self) -> int:
+        """Requests that have a slot but whose slot has not come yet (they are waiting)."""
+        with self._lock:
+            tokens = self._tokens + (self._clock() - self._updated) * self.rate
+        return math.ceil(-tokens) if tokens < 0 else 0
+
+    def drain(self, until: float | None = None) -> None:
+        """Empty the bucket, and keep it empty until `until` (clock time) if given: for a
+        limiter that takes over from another one, which may have spent the service's burst
+        and promised slots up to then."""
         with self._lock:
             now = self._clock()
             self._tokens = min(0.0, self._tokens + (now - self._updated) * self.rate)
+            if until is not None and until > now:
+                self._tokens -= (until - now) * self.rate
             self._updated = now

@@ -53,32 +53,43 @@ log = logging.getLogger("rates_xl.client")
 # emission interval on. A caller that would wait past its deadline takes nothing.
 #
 # The bucket starts empty (sustained rate, no burst) rather than full when the service's
-# bucket may have been drained without Redis knowing: ARGV[4] = 1 from a client that fell
-# back to its local limiter since its last shared request (it and its teammates kept sending
-# meanwhile), or when the state is missing and so is the marker KEYS[2], which has no expiry:
-# this Redis restarted empty (or is new), while a bucket that merely expired after a quiet
-# spell leaves the marker behind.
+# bucket may have been drained without Redis knowing: when a client comes back from its
+# local limiter (ARGV[4] >= 0: it and its teammates kept sending meanwhile), which also adds
+# the ARGV[4] requests its local limiter has already scheduled; or when the state is missing
+# and so is the marker KEYS[2], which has no expiry: this Redis restarted empty (or is new),
+# while a bucket that merely expired after a quiet spell leaves the marker behind.
+#
+# KEYS[3] holds who asked in the last ARGV[6] microseconds (ARGV[5] is the caller), and the
+# script returns how many: while Redis is down each process takes only its share of the
+# sustained rate, so the team together still keeps to it.
 GCRA_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local tolerance = interval * (tonumber(ARGV[2]) - 1)
 local max_wait = tonumber(ARGV[3])
+local window = tonumber(ARGV[6])
+redis.call('ZADD', KEYS[3], now, ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
+redis.call('PEXPIRE', KEYS[3], math.ceil(window / 1000))
+local members = redis.call('ZCARD', KEYS[3])
 local stored = redis.call('GET', KEYS[1])
 local tat = tonumber(stored or now)
 if tat < now then tat = now end
 local lost = false
 if not stored then lost = redis.call('SET', KEYS[2], '1', 'NX') ~= false end
-if (lost or ARGV[4] == '1') and tat < now + tolerance + interval then
+local back = tonumber(ARGV[4])
+if (lost or back >= 0) and tat < now + tolerance + interval then
   tat = now + tolerance + interval
 end
+if back > 0 then tat = tat + back * interval end
 local wait = tat - tolerance - now
 if wait < 0 then wait = 0 end
-if wait > max_wait then return {0, wait} end
+if wait > max_wait then return {0, wait, members} end
 local new_tat = tat + interval
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat),
            'PX', math.ceil((new_tat - now) / 1000) + 1000)
-return {1, wait}
+return {1, wait, members}
 """
 
 # Release a claim only if it is still ours (it may have expired and been taken by another).
@@ -213,43 +224,63 @@ class TeamLimiter:
     2 cores drew an occasional 429.
 
     A failover either way starts from an empty bucket, never a full one: the service's own
-    bucket may be drained by what was sent just before. Falling back to the local bucket
-    empties it; the first shared request after an outage asks the script to start from
-    empty too (and the script does so by itself when Redis lost the state). Either way the
-    cost is at most one burst's worth of waiting; a burst on a drained bucket cost a 429
-    (and a second's retry) per request of it.
+    bucket may be drained by what was sent just before. The local bucket that takes over
+    starts empty once the slots Redis gave this process have passed, at this process's share
+    of the rate (the rate / the teammates that asked in the last `MEMBER_WINDOW_SECONDS`, as
+    Redis last said); the first shared request after
+    an outage asks the script to start from empty too (and the script does so by itself when
+    Redis lost the state). The cost is at most one burst's worth of waiting; a burst on a
+    drained bucket cost a 429 (and a retry) per request of it.
     """
 
     JITTER_SLACK_SECONDS = 0.25
+    MEMBER_WINDOW_SECONDS = 10.0
 
     def __init__(self, link: TeamLink, local: TokenBucket, burst: int, sleep=time.sleep) -> None:
         self.link, self.local = link, local
-        self.rate = local.rate
+        self.rate, self.burst = local.rate, burst
         headroom = min(burst // 2, math.ceil(self.rate * self.JITTER_SLACK_SECONDS))
         self.capacity = max(1, burst - headroom)
         self._interval_us = 1_000_000 / local.rate
-        self._keys = [link.prefix + "bucket", link.prefix + "bucket-kept"]
+        self._keys = [link.prefix + "bucket", link.prefix + "bucket-kept", link.prefix + "members"]
+        self._me = uuid.uuid4().hex
         self._sleep = sleep
         self._lock = threading.Lock()
-        self._went_local = False  # since the last shared request
+        self._local_mode = False  # Redis failed us and no shared request has worked since
+        self._handing_over = False  # a thread is telling Redis we are back
+        self._last_slot = 0.0  # time.monotonic() of the latest slot Redis gave this process
+        self.members = 1  # processes sharing the bucket, as Redis last said
         self.shared_acquires = 0
         self.local_acquires = 0
 
     def acquire(self, deadline: float) -> float:
+        # Back from an outage: one thread hands over (telling Redis what our local bucket
+        # still has scheduled); the others keep to the local bucket until it has.
+        with self._lock:
+            local, handing_over = self._local_mode, False
+            if local and not self._handing_over:
+                self._handing_over = handing_over = True
+        if local and not handing_over:
+            return self._acquire_local(deadline)
+        backlog = self.local.backlog() if handing_over else -1
         max_wait = max(0.0, deadline - time.monotonic())
-        after_outage = 1 if self._went_local else 0
         answer = self.link.call(lambda r: self.link._gcra(
-            keys=self._keys, args=[self._interval_us, self.capacity, int(max_wait * 1e6), after_outage]))
+            keys=self._keys, args=[self._interval_us, self.capacity, int(max_wait * 1e6), backlog,
+                                   self._me, int(self.MEMBER_WINDOW_SECONDS * 1e6)]))
+        with self._lock:
+            if handing_over:
+                self._handing_over = False
+            if answer is _DOWN and not self._local_mode:
+                # Empty, and nothing before the slots Redis already gave us have gone: they
+                # were scheduled at the team's rate, on top of which ours would come.
+                self._local_mode = True
+                self.local = TokenBucket(self.rate / self.members, self.burst)
+                self.local.drain(until=self._last_slot)
+            elif answer is not _DOWN:
+                self._local_mode = False
         if answer is _DOWN:
-            with self._lock:
-                if not self._went_local:  # the first local request of this outage
-                    self._went_local = True
-                    self.local.drain()
-            self.local_acquires += 1
-            return self.local.acquire(deadline)
-        if after_outage:
-            self._went_local = False
-        allowed, wait_us = int(answer[0]), int(answer[1])
+            return self._acquire_local(deadline)
+        allowed, wait_us, self.members = int(answer[0]), int(answer[1]), max(1, int(answer[2]))
         wait = wait_us / 1e6
         if not allowed:
             raise RateLimited(
@@ -258,9 +289,14 @@ class TeamLimiter:
                 retry_after=wait,
             )
         self.shared_acquires += 1
+        self._last_slot = max(self._last_slot, time.monotonic() + wait)
         if wait > 0:
             self._sleep(wait)
         return wait
+
+    def _acquire_local(self, deadline: float) -> float:
+        self.local_acquires += 1
+        return self.local.acquire(deadline)
 
 
 def entry_key(api_key: str) -> bytes:
