@@ -435,10 +435,14 @@ def test_a_claim_written_by_someone_else_delays_a_cell_but_does_not_fail_it(sand
 
 
 # -- failovers start from what the service's bucket may still hold, not a full burst ---------
+# Half the service's rate and a smaller burst: a burst the limiter wrongly allows then goes
+# out faster than the service refills even on a loaded machine, and the fills stay short.
+SLOW_RATE, SLOW_BURST = 10, 20
 
 def _fill(service, redis_url: str, count: int, tag: str, **settings) -> RatesClient:
     """A client that asks `count` distinct swap rates at once through the team."""
-    client = _team_client(service, team_url=redis_url, max_workers=8, backoff=0.05, **settings)
+    client = _team_client(service, team_url=redis_url, max_workers=8, backoff=0.05,
+                          rate_limit=SLOW_RATE, burst=SLOW_BURST, **settings)
     keys = [client.request_key("swap_rate", index="SOFR", start_date=f"{n % 11 + 1}M",
                                maturity_date=f"{n // 11 + 1}Y", fixed_leg_frequency=tag)
             for n in range(count)]
@@ -464,42 +468,43 @@ def _restart_redis_after(service, redis_server, arrivals: int, down: float) -> t
 
 
 def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory, redis_server):
-    """Four processes fill 160 requests together (8 s at the service's 20/s); Redis dies
-    60 requests in, comes back empty 1.5 s later. The local buckets that take over, each at
+    """Four processes fill 100 requests together (8 s at the service's 10/s); Redis dies
+    30 requests in, comes back empty 1.5 s later. The local buckets that take over, each at
     its share of the rate, and the shared one on Redis' return, all start empty: the
     service's bucket was drained by the requests just sent."""
-    service = sandbox_factory(rate_limit=RATE, burst=BURST, extra_keys={"warm-up-key": "paid"})
+    service = sandbox_factory(rate_limit=SLOW_RATE, burst=SLOW_BURST, extra_keys={"warm-up-key": "paid"})
     _warm_up(service, "SOFR")
     warm = len(service.arrivals)
     start_at = time.time() + 4
     specs = [_spec(service, redis_server.url,
-                   [_swap("SOFR", f"{w * 10 + n % 10 + 1}M", f"{n // 10 + 1}Y") for n in range(40)],
-                   start_at, team_retry=0.3, max_attempts=8, deadline=60)
+                   [_swap("SOFR", f"{w * 10 + n % 10 + 1}M", f"{n // 10 + 1}Y") for n in range(25)],
+                   start_at, team_retry=0.3, max_attempts=8, deadline=60,
+                   rate_limit=SLOW_RATE, burst=SLOW_BURST)
              for w in range(4)]
-    outage = _restart_redis_after(service, redis_server, warm + 60, down=1.5)
+    outage = _restart_redis_after(service, redis_server, warm + 30, down=1.5)
     results = run_workers(specs)
     outage.join(10)
     assert redis_server.process.poll() is None and not outage.is_alive(), "Redis did not come back"
     for result in results:
-        assert result["errors"] == [] and result["answered"] == 40, result["errors"]
+        assert result["errors"] == [] and result["answered"] == 25, result["errors"]
     assert any(r["stats"]["team"].startswith("up") for r in results)  # it came back
     statuses = collections.Counter(a.status for a in list(service.arrivals)[warm:])
-    assert statuses[429] == 0 and statuses[200] == 160, statuses
+    assert statuses[429] == 0 and statuses[200] >= 100, statuses  # (a timed-out attempt may be sent twice)
 
 
 def test_a_redis_restarted_empty_does_not_hand_a_newcomer_a_full_burst(sandbox_factory, redis_server):
     """The restart happens between two clients' fills: the second never saw an outage, and
     finds no state in Redis. Without the marker it would take a full burst from a service
     whose bucket the first has just emptied."""
-    service = sandbox_factory(rate_limit=RATE, burst=BURST, extra_keys={"warm-up-key": "paid"})
+    service = sandbox_factory(rate_limit=SLOW_RATE, burst=SLOW_BURST, extra_keys={"warm-up-key": "paid"})
     _warm_up(service, "SOFR")
     started = time.time()
-    _fill(service, redis_server.url, 60, "1Y").close()
+    _fill(service, redis_server.url, 40, "1Y").close()
     redis_server.kill()
     redis_server.start()
-    _fill(service, redis_server.url, 60, "6M").close()
+    _fill(service, redis_server.url, 40, "6M").close()
     statuses = collections.Counter(a.status for a in service.arrivals if a.at >= started)
-    assert statuses[429] == 0 and statuses[200] == 120, statuses
+    assert statuses[429] == 0 and statuses[200] == 80, statuses
 
 
 # -- the documented Redis set-up -----------------------------------------------------------
