@@ -68,7 +68,8 @@ class TokenBucket:
         return wait
 
     def backlog(self) -> int:
-        """Requests that have a slot but whose slot has not come yet (they are waiting)."""
+        """The slots promised that have not come yet, in requests: to requests now waiting
+        for them, and those `drain(until)` holds back."""
         with self._lock:
             tokens = self._tokens + (self._clock() - self._updated) * self.rate
         return math.ceil(-tokens) if tokens < 0 else 0

@@ -345,6 +345,8 @@ class TeamCache:
         stored = self.link.call(lambda r: r.get(name))
         if stored is _DOWN or stored is None:
             return None
+        if isinstance(stored, str):  # a URL with ?decode_responses=true
+            stored = stored.encode()
         mac, _, body = stored.partition(b".")
         if not hmac.compare_digest(mac, self._mac(name, body).encode()):
             self._refuse(key)

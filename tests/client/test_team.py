@@ -11,6 +11,8 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -316,7 +318,7 @@ def _stored_entry(redis_client, request_text: str) -> tuple[bytes, bytes, dict]:
     where there is one) and the JSON record."""
     import json
 
-    for name in redis_client.scan_iter(match="rates-xl:*"):
+    for name in redis_client.scan_iter(match="rates-xl:*", _type="string"):
         value = redis_client.get(name)
         if value is None or b"{" not in value:
             continue
@@ -451,12 +453,12 @@ def _fill(service, redis_url: str, count: int, tag: str, **settings) -> RatesCli
     return client
 
 
-def _restart_redis_after(service, redis_server, arrivals: int, down: float) -> threading.Thread:
-    """Kill Redis once the service has seen `arrivals` requests (the fill is under way however
-    slowly the processes started), and start it again, empty, `down` seconds later."""
+def _restart_redis_after(service, redis_server, started: Callable[[list], bool], down: float) -> threading.Thread:
+    """Kill Redis once `started(arrivals)` says the fill is under way (however slowly the
+    processes started), and start it again, empty, `down` seconds later."""
     def run() -> None:
         deadline = time.monotonic() + 60
-        while len(service.arrivals) < arrivals and time.monotonic() < deadline:
+        while not started(list(service.arrivals)) and time.monotonic() < deadline:
             time.sleep(0.005)
         redis_server.kill()
         time.sleep(down)
@@ -481,7 +483,14 @@ def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory,
                    start_at, team_retry=0.3, max_attempts=8, deadline=60,
                    rate_limit=SLOW_RATE, burst=SLOW_BURST)
              for w in range(4)]
-    outage = _restart_redis_after(service, redis_server, warm + 30, down=1.5)
+    def under_way(arrivals: list) -> bool:
+        """30 requests in, and every process among them (its start dates are its own), so
+        each has learnt from Redis how many share the bucket."""
+        months = [parse_qs(a.query)["start_date"][0] for a in arrivals[warm:]]
+        workers = {(int(m.rstrip("M")) - 1) // 10 for m in months}
+        return len(months) >= 30 and len(workers) == 4
+
+    outage = _restart_redis_after(service, redis_server, under_way, down=1.5)
     results = run_workers(specs)
     outage.join(10)
     assert redis_server.process.poll() is None and not outage.is_alive(), "Redis did not come back"
