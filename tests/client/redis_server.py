@@ -11,7 +11,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,6 +97,22 @@ class RedisServer:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(5)
+
+    def restart_empty_when(self, started: Callable[[], bool], down: float) -> threading.Thread:
+        """In a thread: kill this Redis once `started()` (a fill is under way, however slowly
+        its processes started) and start it again `down` seconds later, empty (no
+        persistence). Join the thread to know it is back."""
+        def run() -> None:
+            deadline = time.monotonic() + 60
+            while not started() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            self.kill()
+            time.sleep(down)
+            self.start()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        return thread
 
     def stop(self) -> None:
         self.kill()

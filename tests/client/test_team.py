@@ -11,7 +11,6 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
 from urllib.parse import parse_qs
 
 import pytest
@@ -453,22 +452,6 @@ def _fill(service, redis_url: str, count: int, tag: str, **settings) -> RatesCli
     return client
 
 
-def _restart_redis_after(service, redis_server, started: Callable[[list], bool], down: float) -> threading.Thread:
-    """Kill Redis once `started(arrivals)` says the fill is under way (however slowly the
-    processes started), and start it again, empty, `down` seconds later."""
-    def run() -> None:
-        deadline = time.monotonic() + 60
-        while not started(list(service.arrivals)) and time.monotonic() < deadline:
-            time.sleep(0.005)
-        redis_server.kill()
-        time.sleep(down)
-        redis_server.start()  # persistence off: the bucket's state is gone
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
 def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory, redis_server):
     """Four processes fill 100 requests together (8 s at the service's 10/s); Redis dies
     30 requests in, comes back empty 1.5 s later. The local buckets that take over, each at
@@ -483,14 +466,14 @@ def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory,
                    start_at, team_retry=0.3, max_attempts=8, deadline=60,
                    rate_limit=SLOW_RATE, burst=SLOW_BURST)
              for w in range(4)]
-    def under_way(arrivals: list) -> bool:
+    def under_way() -> bool:
         """30 requests in, and every process among them (its start dates are its own), so
         each has learnt from Redis how many share the bucket."""
-        months = [parse_qs(a.query)["start_date"][0] for a in arrivals[warm:]]
+        months = [parse_qs(a.query)["start_date"][0] for a in list(service.arrivals)[warm:]]
         workers = {(int(m.rstrip("M")) - 1) // 10 for m in months}
         return len(months) >= 30 and len(workers) == 4
 
-    outage = _restart_redis_after(service, redis_server, under_way, down=1.5)
+    outage = redis_server.restart_empty_when(under_way, down=1.5)
     results = run_workers(specs)
     outage.join(10)
     assert redis_server.process.poll() is None and not outage.is_alive(), "Redis did not come back"
