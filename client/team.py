@@ -227,10 +227,10 @@ class TeamLimiter:
     bucket may be drained by what was sent just before. The local bucket that takes over
     starts empty once the slots Redis gave this process have passed, at this process's share
     of the rate (the rate / the teammates that asked in the last `MEMBER_WINDOW_SECONDS`, as
-    Redis last said); the first shared request after
-    an outage asks the script to start from empty too (and the script does so by itself when
-    Redis lost the state). The cost is at most one burst's worth of waiting; a burst on a
-    drained bucket cost a 429 (and a retry) per request of it.
+    Redis last said). Back on Redis, one thread hands over: the script starts the shared
+    bucket empty plus what our local bucket still has scheduled (and starts it empty by
+    itself when Redis lost the state). The cost is at most one burst's worth of waiting; a
+    burst on a drained bucket cost a 429 (and a retry) per request of it.
     """
 
     JITTER_SLACK_SECONDS = 0.25
