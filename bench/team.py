@@ -102,7 +102,7 @@ def _forget_answers(redis: RedisServer) -> None:
     """Empty the team's answers between runs, as a new day would, but keep the marker that
     says this Redis has kept the bucket (a restarted one starts the bucket empty)."""
     store = redis.client()
-    names = [n for n in store.scan_iter(match="rates-xl:*") if not n.endswith(b":bucket-kept")]
+    names = [n for n in store.scan_iter(match="rates-xl:*") if n != b"rates-xl:v1:kept"]
     if names:
         store.delete(*names)
 

@@ -242,7 +242,10 @@ class TeamLimiter:
         headroom = min(burst // 2, math.ceil(self.rate * self.JITTER_SLACK_SECONDS))
         self.capacity = max(1, burst - headroom)
         self._interval_us = 1_000_000 / local.rate
-        self._keys = [link.prefix + "bucket", link.prefix + "bucket-kept", link.prefix + "members"]
+        # The marker is one for the whole Redis, not per key: a restart loses every key at
+        # once, and a key (or a service URL) new to a Redis that kept its state has not
+        # drained anything.
+        self._keys = [link.prefix + "bucket", f"rates-xl:{FORMAT}:kept", link.prefix + "members"]
         self._me = uuid.uuid4().hex
         self._sleep = sleep
         self._lock = threading.Lock()
