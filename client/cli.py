@@ -195,8 +195,7 @@ def run_cache_info(args: argparse.Namespace) -> int:
         team.link.ping()
         table.add_row("team backend", team.link.describe())
         if team.link.up:
-            shared = team.link.call(lambda r: sum(1 for _ in r.scan_iter(match=team.link.prefix + "a:*",
-                                                                        count=500)))
+            shared = team.count()
             table.add_row("shared answers (this key)", str(shared))
         team.link.close()
     Console().print(table)

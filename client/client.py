@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
@@ -46,7 +46,6 @@ from rates_xl.client.endpoints import (
     ENDPOINTS,
     CacheClass,
     Endpoint,
-    cache_class_of,
     normalise_params,
 )
 from rates_xl.client.errors import (
@@ -58,7 +57,7 @@ from rates_xl.client.errors import (
 )
 from rates_xl.client.limiter import Limiter
 from rates_xl.client.settings import Settings, load_settings
-from rates_xl.client.tiers import build_tiers, key_fingerprint
+from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
 from rates_xl.client.transport import Transport
 
 log = logging.getLogger("rates_xl.client")
@@ -450,14 +449,7 @@ class RatesClient:
         log.info("retrying after %s (attempt %d)", type(exc).__name__, state.attempt_number)
 
     def _ttl(self, key: RequestKey) -> float:
-        params = dict(key.params)
-        now = datetime.now(UTC)
-        valuation = params.get("valuation_time")
-        if valuation and valuation < now.strftime("%Y-%m-%dT%H:%M:%SZ"):
-            # The past does not change: a request pinned to it is immutable.
-            return self.settings.ttl_history
-        cache_class = cache_class_of(ENDPOINTS[key.endpoint], params, now.date())
-        return self.settings.ttl_for(cache_class.value)
+        return local_ttl(self.settings, key)
 
     def _count(self, **increments: float) -> None:
         with self._stats_lock:

@@ -66,3 +66,21 @@ class TokenBucket:
         if wait > 0:
             self._sleep(wait)
         return wait
+
+    def backlog(self) -> int:
+        """The slots promised that have not come yet, in requests: to requests now waiting
+        for them, and those `drain(until)` holds back."""
+        with self._lock:
+            tokens = self._tokens + (self._clock() - self._updated) * self.rate
+        return math.ceil(-tokens) if tokens < 0 else 0
+
+    def drain(self, until: float | None = None) -> None:
+        """Empty the bucket, and keep it empty until `until` (clock time) if given: for a
+        limiter that takes over from another one, which may have spent the service's burst
+        and promised slots up to then."""
+        with self._lock:
+            now = self._clock()
+            self._tokens = min(0.0, self._tokens + (now - self._updated) * self.rate)
+            if until is not None and until > now:
+                self._tokens -= (until - now) * self.rate
+            self._updated = now

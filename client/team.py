@@ -11,6 +11,10 @@ process and machine that builds a `RatesClient` with that setting (Excel through
   matter.
 - `TeamCache`: answers with the same TTLs as the local cache, and `claim`, which coalesces a
   request across processes: the first asks the service, the others wait for its answer.
+  Each answer carries an HMAC-SHA256 keyed by a key derived from the API key (never the key
+  itself, never stored): it covers the Redis key, the answer and its fetch time and TTL, so
+  whoever can write to Redis but does not hold the API key cannot forge, move or stretch an
+  answer; a reader trusts an answer no longer than its own settings' TTL for it.
 - `TeamLink`: the connection and its health. Any Redis error or slow answer (more than
   `team_timeout`) marks the team down: the client carries on at once with its local cache and
   limiter, says so in RATES_STATUS and `rates-xl doctor`, and tries Redis again every
@@ -18,12 +22,15 @@ process and machine that builds a `RatesClient` with that setting (Excel through
 
 Keys in Redis: `rates-xl:v1:<fingerprint>:...`, the fingerprint a one-way hash of the service
 URL and the API key (see `tiers.key_fingerprint`); the key itself never reaches Redis.
+docs/caches.md says how to set Redis up (ACL user, TLS) and what someone with write access
+to it can still do (delay and deny, never forge).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import logging
 import math
 import threading
@@ -44,21 +51,45 @@ log = logging.getLogger("rates_xl.client")
 # next request in microseconds of Redis' clock. A request may go at max(TAT, now) minus the
 # burst tolerance; the caller is told how long to wait until then, and TAT moves one
 # emission interval on. A caller that would wait past its deadline takes nothing.
+#
+# The bucket starts empty (sustained rate, no burst) rather than full when the service's
+# bucket may have been drained without Redis knowing: when a client comes back from its
+# local limiter (ARGV[4] >= 0: it and its teammates kept sending meanwhile), which also adds
+# the ARGV[4] requests its local limiter has already scheduled; or when the state is missing
+# and so is the marker KEYS[2], which has no expiry: this Redis restarted empty (or is new),
+# while a bucket that merely expired after a quiet spell leaves the marker behind.
+#
+# KEYS[3] holds who asked in the last ARGV[6] microseconds (ARGV[5] is the caller), and the
+# script returns how many: while Redis is down each process takes only its share of the
+# sustained rate, so the team together still keeps to it.
 GCRA_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local interval = tonumber(ARGV[1])
 local tolerance = interval * (tonumber(ARGV[2]) - 1)
 local max_wait = tonumber(ARGV[3])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+local window = tonumber(ARGV[6])
+redis.call('ZADD', KEYS[3], now, ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
+redis.call('PEXPIRE', KEYS[3], math.ceil(window / 1000))
+local members = redis.call('ZCARD', KEYS[3])
+local stored = redis.call('GET', KEYS[1])
+local tat = tonumber(stored or now)
 if tat < now then tat = now end
+local lost = false
+if not stored then lost = redis.call('SET', KEYS[2], '1', 'NX') ~= false end
+local back = tonumber(ARGV[4])
+if (lost or back >= 0) and tat < now + tolerance + interval then
+  tat = now + tolerance + interval
+end
+if back > 0 then tat = tat + back * interval end
 local wait = tat - tolerance - now
 if wait < 0 then wait = 0 end
-if wait > max_wait then return {0, wait} end
+if wait > max_wait then return {0, wait, members} end
 local new_tat = tat + interval
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat),
            'PX', math.ceil((new_tat - now) / 1000) + 1000)
-return {1, wait}
+return {1, wait, members}
 """
 
 # Release a claim only if it is still ours (it may have expired and been taken by another).
@@ -176,6 +207,9 @@ def _reason(exc: BaseException) -> str:
         return "Redis refused the credentials: check the password in RATES_TEAM_URL"
     if "timeout" in text or "timed out" in text:
         return "no answer in time"
+    if "certificate" in text:
+        return ("its TLS certificate is not trusted here: name its root with "
+                "?ssl_ca_certs=<file> in RATES_TEAM_URL, or install it in the OS store")
     return type(exc).__name__
 
 
@@ -188,29 +222,68 @@ class TeamLimiter:
     send what the script schedules with more jitter than one process does (each its own
     CPU share, connection and network path); with the smaller reserve, 4 processes on
     2 cores drew an occasional 429.
+
+    A failover either way starts from an empty bucket, never a full one: the service's own
+    bucket may be drained by what was sent just before. The local bucket that takes over
+    starts empty once the slots Redis gave this process have passed, at this process's share
+    of the rate (the rate / the teammates that asked in the last `MEMBER_WINDOW_SECONDS`, as
+    Redis last said). Back on Redis, one thread hands over: the script starts the shared
+    bucket empty plus what our local bucket still has scheduled (and starts it empty by
+    itself when Redis lost the state). The cost is at most one burst's worth of waiting; a
+    burst on a drained bucket cost a 429 (and a retry) per request of it.
     """
 
     JITTER_SLACK_SECONDS = 0.25
+    MEMBER_WINDOW_SECONDS = 10.0
 
     def __init__(self, link: TeamLink, local: TokenBucket, burst: int, sleep=time.sleep) -> None:
         self.link, self.local = link, local
-        self.rate = local.rate
+        self.rate, self.burst = local.rate, burst
         headroom = min(burst // 2, math.ceil(self.rate * self.JITTER_SLACK_SECONDS))
         self.capacity = max(1, burst - headroom)
         self._interval_us = 1_000_000 / local.rate
-        self._key = link.prefix + "bucket"
+        # The marker is one for the whole Redis, not per key: a restart loses every key at
+        # once, and a key (or a service URL) new to a Redis that kept its state has not
+        # drained anything.
+        self._keys = [link.prefix + "bucket", f"rates-xl:{FORMAT}:kept", link.prefix + "members"]
+        self._me = uuid.uuid4().hex
         self._sleep = sleep
+        self._lock = threading.Lock()
+        self._local_mode = False  # Redis failed us and no shared request has worked since
+        self._handing_over = False  # a thread is telling Redis we are back
+        self._last_slot = 0.0  # time.monotonic() of the latest slot Redis gave this process
+        self.members = 1  # processes sharing the bucket, as Redis last said
         self.shared_acquires = 0
         self.local_acquires = 0
 
     def acquire(self, deadline: float) -> float:
+        # Back from an outage: one thread hands over (telling Redis what our local bucket
+        # still has scheduled); the others keep to the local bucket until it has.
+        with self._lock:
+            local, handing_over = self._local_mode, False
+            if local and not self._handing_over:
+                self._handing_over = handing_over = True
+        if local and not handing_over:
+            return self._acquire_local(deadline)
+        backlog = self.local.backlog() if handing_over else -1
         max_wait = max(0.0, deadline - time.monotonic())
         answer = self.link.call(lambda r: self.link._gcra(
-            keys=[self._key], args=[self._interval_us, self.capacity, int(max_wait * 1e6)]))
+            keys=self._keys, args=[self._interval_us, self.capacity, int(max_wait * 1e6), backlog,
+                                   self._me, int(self.MEMBER_WINDOW_SECONDS * 1e6)]))
+        with self._lock:
+            if handing_over:
+                self._handing_over = False
+            if answer is _DOWN and not self._local_mode:
+                # Empty, and nothing before the slots Redis already gave us have gone: they
+                # were scheduled at the team's rate, on top of which ours would come.
+                self._local_mode = True
+                self.local = TokenBucket(self.rate / self.members, self.burst)
+                self.local.drain(until=self._last_slot)
+            elif answer is not _DOWN:
+                self._local_mode = False
         if answer is _DOWN:
-            self.local_acquires += 1
-            return self.local.acquire(deadline)
-        allowed, wait_us = int(answer[0]), int(answer[1])
+            return self._acquire_local(deadline)
+        allowed, wait_us, self.members = int(answer[0]), int(answer[1]), max(1, int(answer[2]))
         wait = wait_us / 1e6
         if not allowed:
             raise RateLimited(
@@ -219,38 +292,99 @@ class TeamLimiter:
                 retry_after=wait,
             )
         self.shared_acquires += 1
+        self._last_slot = max(self._last_slot, time.monotonic() + wait)
         if wait > 0:
             self._sleep(wait)
         return wait
 
+    def _acquire_local(self, deadline: float) -> float:
+        self.local_acquires += 1
+        return self.local.acquire(deadline)
+
+
+def entry_key(api_key: str) -> bytes:
+    """The key that authenticates the team's answers, derived from the API key (HMAC as a
+    one-step HKDF: the API key is already a long random secret). Everyone holding the API key
+    derives the same one; Redis never sees it or the API key."""
+    return hmac.new(api_key.encode(), b"rates-xl team cache v1", hashlib.sha256).digest()
+
 
 class TeamCache:
-    """Answers shared by the team, with their TTLs; `claim` coalesces across processes."""
+    """Answers shared by the team, with their TTLs; `claim` coalesces across processes.
+
+    An answer is stored as `<HMAC hex>.<JSON>` (`tiers.encode_entry`), the MAC over the Redis
+    key and the JSON, which holds the request, the answer, its fetch time and its TTL. Without
+    `api_key` nothing can be authenticated, so nothing is read or written (the CLI's cache
+    commands, which only count and delete, build it so). `ttl_of(key)` is this process's own
+    TTL for a request: a teammate with longer TTLs cannot make us keep an answer longer.
+    """
 
     POLL_FIRST, POLL_MAX = 0.005, 0.05  # seconds between looks while a teammate fetches
+    ANSWERS = "a2:"  # answers with a MAC; older clients' unauthenticated `a:` ones are never read
 
-    def __init__(self, link: TeamLink, *, lease: float) -> None:
+    def __init__(self, link: TeamLink, *, lease: float, api_key: str | None = None,
+                 ttl_of: Callable[[Hashable], float] | None = None) -> None:
         self.link = link
         self.lease_ms = int(lease * 1000)  # a claim outlives no leader by more than this
+        self._mac_key = entry_key(api_key) if api_key else None
+        self._ttl_of = ttl_of
         self.coalesced = 0  # answers a teammate fetched while we waited
+        self.rejected = 0  # entries refused: no valid MAC
+        self._warned = False
 
     def _answer_key(self, key: Hashable) -> str:
-        return self.link.prefix + "a:" + hashlib.sha256(request_text(key).encode()).hexdigest()[:40]
+        return self.link.prefix + self.ANSWERS + hashlib.sha256(request_text(key).encode()).hexdigest()[:40]
+
+    def claim_key(self, key: Hashable) -> str:
+        return self.link.prefix + "claim:" + self._answer_key(key).rsplit(":", 1)[1]
+
+    def _mac(self, name: str, body: bytes) -> str:
+        return hmac.new(self._mac_key, name.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
     def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
-        text = self.link.call(lambda r: r.get(self._answer_key(key)))
-        if text is _DOWN or text is None:
+        if self._mac_key is None:
             return None
-        entry = decode_entry(key, text)
+        name = self._answer_key(key)
+        stored = self.link.call(lambda r: r.get(name))
+        if stored is _DOWN or stored is None:
+            return None
+        if isinstance(stored, str):  # a URL with ?decode_responses=true
+            stored = stored.encode()
+        mac, _, body = stored.partition(b".")
+        if not hmac.compare_digest(mac, self._mac(name, body).encode()):
+            self._refuse(key)
+            return None
+        entry = decode_entry(key, body)
         if entry is None or (fresh_since is not None and entry.fetched_at < fresh_since):
             return None
+        if self._ttl_of is not None and entry.ttl > self._ttl_of(key):
+            entry = Entry(entry.value, entry.fetched_at, self._ttl_of(key), entry.error)
+        if time.time() >= entry.fetched_at + entry.ttl:
+            return None  # Redis' own expiry is not authenticated: the MAC'd one is
         return entry
+
+    def _refuse(self, key: Hashable) -> None:
+        self.rejected += 1
+        if not self._warned:
+            self._warned = True
+            log.warning("rates-xl: a team cache entry failed authentication (%s at %s); it is not "
+                        "used. Something other than a client with this API key wrote it to Redis",
+                        getattr(key, "endpoint", "?"), self.link.url)
 
     def put(self, key: Hashable, entry: Entry) -> None:
         left_ms = int((entry.ttl - max(0.0, time.time() - entry.fetched_at)) * 1000)
         text = encode_entry(key, entry)
-        if left_ms > 0 and text is not None:
-            self.link.call(lambda r: r.set(self._answer_key(key), text, px=left_ms))
+        if self._mac_key is None or left_ms <= 0 or text is None:
+            return
+        name, body = self._answer_key(key), text.encode()
+        stored = self._mac(name, body).encode() + b"." + body
+        self.link.call(lambda r: r.set(name, stored, px=left_ms))
+
+    def count(self) -> int | None:
+        """How many answers of this key Redis holds, or None when it cannot be reached."""
+        found = self.link.call(lambda r: sum(1 for _ in r.scan_iter(
+            match=self.link.prefix + self.ANSWERS + "*", count=500)))
+        return None if found is _DOWN else int(found)
 
     def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
         """Drop the given keys' shared answers fetched before `before`. Without keys nothing
@@ -266,7 +400,7 @@ class TeamCache:
     def clear_scope(self) -> int:
         """Delete every shared answer of this key (`rates-xl cache clear --team`)."""
         def drop(r: Any) -> int:
-            names = list(r.scan_iter(match=self.link.prefix + "a:*", count=500))
+            names = list(r.scan_iter(match=self.link.prefix + self.ANSWERS + "*", count=500))
             return r.delete(*names) if names else 0
 
         result = self.link.call(drop)
@@ -276,15 +410,20 @@ class TeamCache:
     def claim(self, key: Hashable, *, fresh_since: float | None, deadline: float,
               on_entry: Callable[[Entry], None] = lambda entry: None) -> Iterator[Entry | None]:
         """Yield None when this process should fetch the request (it holds the claim, or the
-        team is down, or the wait reached `deadline`), or the entry a teammate just fetched.
+        team is down, or it waited half the time left until `deadline`), or the entry a
+        teammate just fetched.
 
         The claim is a Redis key set with NX and a lease, released (if still ours) on exit,
         after the caller has stored its answer, so a waiter finds the answer once the claim
-        is gone; a waiter whose leader failed without an answer takes the claim itself.
+        is gone; a waiter whose leader failed without an answer takes the claim itself. A
+        waiter gives up at half its time, keeping the other half to fetch for itself: a
+        leader that died holding the claim, or a claim written by someone else, delays a
+        call but does not make it fail.
         """
-        lock = self.link.prefix + "claim:" + self._answer_key(key).rsplit(":", 1)[1]
+        lock = self.claim_key(key)
         token = uuid.uuid4().hex
         pause = self.POLL_FIRST
+        give_up = time.monotonic() + max(0.0, deadline - time.monotonic()) / 2
         while True:
             taken = self.link.call(lambda r: r.set(lock, token, nx=True, px=self.lease_ms))
             if taken is _DOWN:
@@ -304,8 +443,8 @@ class TeamCache:
                 finally:
                     self.link.call(lambda r: self.link._release(keys=[lock], args=[token]))
                 return
-            if time.monotonic() + pause > deadline:
-                yield None  # waited as long as this call may: fetch it ourselves
+            if time.monotonic() + pause > give_up:
+                yield None  # waited as long as this call can afford: fetch it ourselves
                 return
             time.sleep(pause)
             pause = min(pause * 2, self.POLL_MAX)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from rates_xl.client import errors
 from rates_xl.client.cache import Entry, MemoryCache
-from rates_xl.client.endpoints import ENDPOINTS
+from rates_xl.client.endpoints import ENDPOINTS, cache_class_of
 from rates_xl.client.limiter import Limiter, TokenBucket
 
 if TYPE_CHECKING:
@@ -68,6 +68,17 @@ def is_immutable(key: Any, now: datetime | None = None) -> bool:
     if key.endpoint == "fixing":
         return params.get("valuation_date", today) < today
     return False
+
+
+def local_ttl(settings: Settings, key: Any, now: datetime | None = None) -> float:
+    """How long this process keeps the answer to `key`, from its own settings: anything
+    pinned to a past valuation time never changes (`ttl_history`), the rest by data class."""
+    now = now or datetime.now(UTC)
+    params = dict(key.params)
+    valuation = params.get("valuation_time")
+    if valuation and valuation < now.strftime("%Y-%m-%dT%H:%M:%SZ"):
+        return settings.ttl_history
+    return settings.ttl_for(cache_class_of(ENDPOINTS[key.endpoint], params, now.date()).value)
 
 
 def encode_entry(key: Any, entry: Entry) -> str | None:
@@ -176,6 +187,7 @@ class TieredCache:
             "persistent_hits": self.persistent_hits,
             "team_hits": self.team_hits,
             "team_waits": self.team.coalesced if self.team is not None else 0,
+            "team_refused": self.team.rejected if self.team is not None else 0,
             "persistent": self.disk.describe() if self.disk is not None else "off",
             "team": self.team.link.describe() if self.team is not None else "off",
         }
@@ -213,7 +225,9 @@ def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
         if link is not None:
             from rates_xl.client.team import TeamCache
 
-            team = TeamCache(link, lease=settings.deadline + 5)
+            api_key = settings.api_key.get_secret_value() if settings.api_key else None
+            team = TeamCache(link, lease=settings.deadline + 5, api_key=api_key,
+                             ttl_of=lambda key: local_ttl(settings, key))
         cache = TieredCache(MemoryCache(settings.cache_size), disk=disk, team=team)
     if limiter is None:
         local = TokenBucket(settings.rate_limit, settings.burst)

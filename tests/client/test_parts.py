@@ -42,6 +42,19 @@ def test_token_bucket_refuses_what_it_cannot_admit_before_the_deadline():
     assert bucket.acquire(deadline=clock.now + 1.0) == pytest.approx(1.0)
 
 
+def test_a_drained_bucket_gives_no_burst_and_waits_for_the_slots_promised_before():
+    """What a limiter taking over from the team's does (team.py): empty, and nothing before
+    `until`; `backlog` counts what it has scheduled and not yet let go."""
+    clock = FakeClock()
+    bucket = TokenBucket(rate=20, burst=50, headroom=0, clock=clock, sleep=lambda s: None)
+    bucket.drain(until=clock.now + 0.5)
+    waits = [bucket.acquire(deadline=1e9) for _ in range(3)]
+    assert waits == [pytest.approx(0.55), pytest.approx(0.6), pytest.approx(0.65)]
+    assert bucket.backlog() == 13  # promised up to 0.65 s ahead, at 20/s
+    clock.now += 0.65
+    assert bucket.backlog() == 0
+
+
 def test_token_bucket_keeps_headroom_below_the_service_burst():
     assert TokenBucket(rate=20, burst=50).capacity == 48
     assert TokenBucket(rate=200, burst=50).capacity == 30  # 100 ms of requests held back

@@ -11,6 +11,7 @@ import logging
 import socket
 import threading
 import time
+from urllib.parse import parse_qs
 
 import pytest
 
@@ -307,3 +308,257 @@ def test_a_password_in_the_team_url_is_used_and_never_shown(sandbox, redis_serve
     finally:
         with_password.close()
         without.close()
+
+
+# -- what someone who can write to the team's Redis, but has no API key, can do --------------
+
+def _stored_entry(redis_client, request_text: str) -> tuple[bytes, bytes, dict]:
+    """The Redis key holding the answer to `request_text`, the bytes before its JSON (the MAC,
+    where there is one) and the JSON record."""
+    import json
+
+    for name in redis_client.scan_iter(match="rates-xl:*", _type="string"):
+        value = redis_client.get(name)
+        if value is None or b"{" not in value:
+            continue
+        head, brace, body = value.partition(b"{")
+        record = json.loads(brace + body)
+        if isinstance(record, dict) and record.get("k") == request_text:
+            return name, head, record
+    raise AssertionError(f"no stored answer for {request_text}")
+
+
+def _team_client(service, key=PAID_KEY, **settings):
+    return RatesClient(base_url=service.base_url, api_key=key, persistent=False, **settings)
+
+
+def test_an_answer_edited_in_redis_is_not_served(sandbox, redis_server, caplog):
+    import json
+
+    from rates_xl.client.tiers import request_text
+
+    first = _team_client(sandbox, team_url=redis_server.url)
+    second = _team_client(sandbox, team_url=redis_server.url)
+    try:
+        real = first.swap_rate("SOFR", "0D", "10Y", "1Y").swap_rate
+        key = first.request_key("swap_rate", index="SOFR", start_date="0D", maturity_date="10Y",
+                                fixed_leg_frequency="1Y")
+        store = redis_server.client()
+        name, head, record = _stored_entry(store, request_text(key))
+        record["v"]["swap_rate"], record["ttl"] = 99.99, 1e9
+        store.set(name, head + json.dumps(record, separators=(",", ":")).encode(), ex=10**9)
+
+        with caplog.at_level(logging.WARNING):
+            served = second.swap_rate("SOFR", "0D", "10Y", "1Y").swap_rate
+            second.swap_rate("SOFR", "0D", "10Y", "1Y")  # again: from memory, the real one
+        assert served == real and served != 99.99
+        stats = second.stats()
+        assert stats["requests_sent"] == 1 and stats["team_hits"] == 0, stats
+        assert stats["team_refused"] >= 1  # each read of it is refused
+        warnings = [r.getMessage() for r in caplog.records if "failed authentication" in r.getMessage()]
+        assert len(warnings) == 1 and PAID_KEY not in caplog.text
+        # The refused entry was overwritten by the real answer, which a third client trusts.
+        third = _team_client(sandbox, team_url=redis_server.url)
+        assert third.swap_rate("SOFR", "0D", "10Y", "1Y").swap_rate == real
+        assert third.stats()["requests_sent"] == 0 and third.stats()["team_hits"] == 1
+        third.close()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_an_entry_moved_to_another_request_or_from_another_key_is_refused(sandbox_factory, redis_server):
+    other_key = "team-b-paid-key-0123456789"
+    service = sandbox_factory(rate_limit=1000, burst=1000, extra_keys={other_key: "paid"})
+    from rates_xl.client.tiers import key_fingerprint, request_text
+
+    ours = _team_client(service, team_url=redis_server.url)
+    theirs = _team_client(service, other_key, team_url=redis_server.url)
+    reader = _team_client(service, team_url=redis_server.url)
+    store = redis_server.client()
+    try:
+        def key(client, maturity):
+            return client.request_key("swap_rate", index="SOFR", start_date="0D",
+                                      maturity_date=maturity, fixed_leg_frequency="1Y")
+
+        # Moved: the 2Y answer copied over the 3Y one, record and all.
+        ours.swap_rate("SOFR", "0D", "2Y", "1Y")
+        ours.swap_rate("SOFR", "0D", "3Y", "1Y")
+        two, _, _ = _stored_entry(store, request_text(key(ours, "2Y")))
+        three, _, _ = _stored_entry(store, request_text(key(ours, "3Y")))
+        store.set(three, store.get(two))
+        assert reader.swap_rate("SOFR", "0D", "3Y", "1Y").swap_rate != ours.swap_rate("SOFR", "0D", "2Y", "1Y").swap_rate
+        assert reader.stats()["requests_sent"] == 1 and reader.stats()["team_hits"] == 0
+
+        # From another key: team B's answer copied into our key's place for the same request.
+        theirs.swap_rate("SOFR", "0D", "5Y", "1Y")
+        their_name, _, _ = _stored_entry(store, request_text(key(theirs, "5Y")))
+        our_name = their_name.replace(key_fingerprint(service.base_url, other_key).encode(),
+                                      key_fingerprint(service.base_url, PAID_KEY).encode())
+        store.set(our_name, store.get(their_name))
+        reader.swap_rate("SOFR", "0D", "5Y", "1Y")
+        assert reader.stats()["requests_sent"] == 2 and reader.stats()["team_hits"] == 0
+        assert reader.stats()["team_refused"] >= 2
+    finally:
+        for client in (ours, theirs, reader):
+            client.close()
+
+
+def test_a_teammate_with_longer_ttls_does_not_make_us_keep_an_answer_longer(sandbox, redis_server):
+    writer = _team_client(sandbox, team_url=redis_server.url, ttl_live=10**6)
+    reader = _team_client(sandbox, team_url=redis_server.url, ttl_live=1.0)
+    try:
+        writer.swap_rate("SOFR", "0D", "6Y", "1Y")
+        reader.swap_rate("SOFR", "0D", "6Y", "1Y")
+        assert reader.stats()["requests_sent"] == 0 and reader.stats()["team_hits"] == 1
+        time.sleep(1.2)  # past the reader's own TTL, far inside the writer's
+        reader.swap_rate("SOFR", "0D", "6Y", "1Y")
+        assert reader.stats()["requests_sent"] == 1, reader.stats()
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_a_claim_written_by_someone_else_delays_a_cell_but_does_not_fail_it(sandbox, redis_server):
+    client = _team_client(sandbox, team_url=redis_server.url)
+    try:
+        key = client.request_key("swap_rate", index="SOFR", start_date="0D", maturity_date="8Y",
+                                 fixed_leg_frequency="1Y")
+        redis_server.client().set(client.cache.team.claim_key(key), "not-a-teammate", ex=3600)
+        started = time.monotonic()
+        answer = client.get_key(key, deadline=4.0)
+        elapsed = time.monotonic() - started
+        assert answer.swap_rate > 0 and client.stats()["requests_sent"] == 1
+        # It waited about half its budget for the "teammate", keeping the rest to fetch.
+        assert elapsed < 3.5, elapsed
+    finally:
+        client.close()
+
+
+# -- failovers start from what the service's bucket may still hold, not a full burst ---------
+# Half the service's rate and a smaller burst: a burst the limiter wrongly allows then goes
+# out faster than the service refills even on a loaded machine, and the fills stay short.
+SLOW_RATE, SLOW_BURST = 10, 20
+
+def _fill(service, redis_url: str, count: int, tag: str, **settings) -> RatesClient:
+    """A client that asks `count` distinct swap rates at once through the team."""
+    client = _team_client(service, team_url=redis_url, max_workers=8, backoff=0.05,
+                          rate_limit=SLOW_RATE, burst=SLOW_BURST, **settings)
+    keys = [client.request_key("swap_rate", index="SOFR", start_date=f"{n % 11 + 1}M",
+                               maturity_date=f"{n // 11 + 1}Y", fixed_leg_frequency=tag)
+            for n in range(count)]
+    results = client.fetch_many(keys)
+    assert not [v for v in results.values() if not hasattr(v, "swap_rate")], results
+    return client
+
+
+def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory, redis_server):
+    """Four processes fill 100 requests together (8 s at the service's 10/s); Redis dies
+    30 requests in, comes back empty 1.5 s later. The local buckets that take over, each at
+    its share of the rate, and the shared one on Redis' return, all start empty: the
+    service's bucket was drained by the requests just sent."""
+    service = sandbox_factory(rate_limit=SLOW_RATE, burst=SLOW_BURST, extra_keys={"warm-up-key": "paid"})
+    _warm_up(service, "SOFR")
+    warm = len(service.arrivals)
+    start_at = time.time() + 4
+    specs = [_spec(service, redis_server.url,
+                   [_swap("SOFR", f"{w * 10 + n % 10 + 1}M", f"{n // 10 + 1}Y") for n in range(25)],
+                   start_at, team_retry=0.3, max_attempts=8, deadline=60,
+                   rate_limit=SLOW_RATE, burst=SLOW_BURST)
+             for w in range(4)]
+    def under_way() -> bool:
+        """30 requests in, and every process among them (its start dates are its own), so
+        each has learnt from Redis how many share the bucket."""
+        months = [parse_qs(a.query)["start_date"][0] for a in list(service.arrivals)[warm:]]
+        workers = {(int(m.rstrip("M")) - 1) // 10 for m in months}
+        return len(months) >= 30 and len(workers) == 4
+
+    outage = redis_server.restart_empty_when(under_way, down=1.5)
+    results = run_workers(specs)
+    outage.join(10)
+    assert redis_server.process.poll() is None and not outage.is_alive(), "Redis did not come back"
+    for result in results:
+        assert result["errors"] == [] and result["answered"] == 25, result["errors"]
+    assert any(r["stats"]["team"].startswith("up") for r in results)  # it came back
+    statuses = collections.Counter(a.status for a in list(service.arrivals)[warm:])
+    assert statuses[429] == 0 and statuses[200] >= 100, statuses  # (a timed-out attempt may be sent twice)
+
+
+def test_a_redis_restarted_empty_does_not_hand_a_newcomer_a_full_burst(sandbox_factory, redis_server):
+    """The restart happens between two clients' fills: the second never saw an outage, and
+    finds no state in Redis. Without the marker it would take a full burst from a service
+    whose bucket the first has just emptied."""
+    service = sandbox_factory(rate_limit=SLOW_RATE, burst=SLOW_BURST, extra_keys={"warm-up-key": "paid"})
+    _warm_up(service, "SOFR")
+    started = time.time()
+    _fill(service, redis_server.url, 40, "1Y").close()
+    redis_server.kill()
+    redis_server.start()
+    _fill(service, redis_server.url, 40, "6M").close()
+    statuses = collections.Counter(a.status for a in service.arrivals if a.at >= started)
+    assert statuses[429] == 0 and statuses[200] == 80, statuses
+
+
+# -- the documented Redis set-up -----------------------------------------------------------
+
+def _documented_acl() -> list[str]:
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "caches.md"
+    [line] = [line.strip() for line in docs.read_text().splitlines()
+              if line.strip().startswith("ACL SETUSER rates-xl")]
+    return line.split()
+
+
+def test_the_documented_acl_user_is_enough_and_no_more(sandbox, redis_server):
+    import redis
+
+    admin = redis_server.client()
+    words = _documented_acl()
+    words = [">acl-test-pw" if word.startswith(">") else word for word in words]
+    admin.execute_command(*words)
+    admin.execute_command("ACL", "LOG", "RESET")
+    url = f"redis://rates-xl:acl-test-pw@127.0.0.1:{redis_server.port}/0"
+    first = _team_client(sandbox, team_url=url)
+    second = _team_client(sandbox, team_url=url)
+    try:
+        for maturity in ("2Y", "3Y"):
+            first.swap_rate("SOFR", "0D", maturity, "1Y")
+            second.swap_rate("SOFR", "0D", maturity, "1Y")
+        assert second.stats()["requests_sent"] == 0 and second.stats()["team_hits"] == 2
+        assert first.limiter.shared_acquires == 2 and first.limiter.local_acquires == 0
+        admin.script_flush()  # Redis forgot the scripts: they are loaded again
+        first.swap_rate("SOFR", "0D", "4Y", "1Y")
+        assert first.limiter.shared_acquires == 3
+        assert first.cache.team.clear_scope() == 3  # rates-xl cache clear --team
+        assert first.stats()["team"].startswith("up"), first.stats()["team"]
+        assert admin.acl_log() == []  # nothing rates-xl did was refused
+        admin.set("someone-elses-key", "x")
+        restricted = redis.Redis.from_url(url)
+        for command in (("GET", "someone-elses-key"), ("FLUSHALL",), ("CONFIG", "GET", "*"), ("KEYS", "*")):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                restricted.execute_command(*command)
+        restricted.close()
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_tls_redis_is_used_with_the_root_named_in_the_url(sandbox, tls_redis_server):
+    url = f"{tls_redis_server.url}?ssl_ca_certs={tls_redis_server.ca_pem}"
+    assert url.startswith("rediss://")
+    first = _team_client(sandbox, team_url=url)
+    second = _team_client(sandbox, team_url=url)
+    untrusted = _team_client(sandbox, team_url=tls_redis_server.url)  # the OS store only
+    try:
+        first.swap_rate("SOFR", "0D", "2Y", "1Y")
+        second.swap_rate("SOFR", "0D", "2Y", "1Y")
+        assert second.stats()["team_hits"] == 1 and second.stats()["requests_sent"] == 0
+        assert first.stats()["team"] == f"up (rediss://127.0.0.1:{tls_redis_server.port}/0)"
+        # A root the OS does not know: not trusted, the client works solo and says why.
+        assert untrusted.swap_rate("SOFR", "0D", "2Y", "1Y").swap_rate > 0
+        state = untrusted.stats()["team"]
+        assert state.startswith("down") and "certificate" in state, state
+    finally:
+        for client in (first, second, untrusted):
+            client.close()
