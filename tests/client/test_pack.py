@@ -159,3 +159,19 @@ def test_replay_needs_no_key_and_reads_no_other_cache(server, make_client, monke
         with pytest.raises(NotInPack):  # the disk tier holds it, but replay answers from the pack only
             replay.fixing(**past)
     assert isinstance(pack, Pack)
+
+
+def test_a_cell_shows_the_missing_request_as_one_rates_line(server, make_client):
+    from rates_xl.functions.messages import MAX_LENGTH, message_for
+
+    pack = Pack(base_url=server.base_url, created="2026-04-01T16:00:05.000000Z")
+    long = dict(SWAP, floating_leg_frequency="6M", fixed_leg_day_count="Actual360",
+                floating_leg_day_count="Actual360", valuation_time="2026-04-01T16:00:00Z")
+    with RatesClient(replay=pack) as replay:
+        with pytest.raises(NotInPack) as missing:
+            replay.swap_rate(**long)
+    text = message_for(missing.value)
+    assert text == ("#RATES! not in the market-data pack: swap_rate SOFR 0D 10Y 1Y 6M Actual360 Actual360 "
+                    "2026-04-01T16:00:00Z (recorded 2026-04-01T16:00:05Z): replay cannot ask the service")
+    assert len(text) <= MAX_LENGTH
+    assert server.count() == 0
