@@ -93,3 +93,15 @@ def test_a_file_that_is_not_a_pack_is_one_line(tmp_path):
     assert result.returncode != 0
     assert "version 9 is not supported" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_with_the_sandbox_stopped_gives_the_same_answers(sandbox_factory, sandbox_key, monkeypatch):
+    monkeypatch.setenv("RATES_PERSISTENT", "false")
+    running = sandbox_factory(rate_limit=1000, burst=1000)
+    with RatesClient(base_url=running.base_url, api_key=sandbox_key) as client, client.recording() as recorder:
+        live = [client.get(name, **params) for name, params in CALLS]
+    running.stop()
+    with pytest.raises(errors.ServiceUnavailable), RatesClient(base_url=running.base_url, max_attempts=1) as gone:
+        gone.fx_spot("EURUSD")  # really stopped
+    with RatesClient(replay=loads(recorder.pack().dumps())) as offline:
+        assert [offline.get(name, **params) for name, params in CALLS] == live
