@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -74,13 +73,6 @@ class Pack(BaseModel):
     base_url: str
     created: str
     answers: tuple[PackAnswer, ...] = ()
-
-    def find(self, endpoint: str, params: Iterable[tuple[str, str]]) -> PackAnswer | None:
-        wanted = (endpoint, tuple(sorted(params)))
-        for answer in self.answers:  # packs are small (hundreds); a scan keeps the model plain
-            if (answer.endpoint, answer.params) == wanted:
-                return answer
-        return None
 
     def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer]:
         return {(a.endpoint, a.params): a for a in self.answers}
