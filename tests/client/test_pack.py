@@ -175,3 +175,36 @@ def test_a_cell_shows_the_missing_request_as_one_rates_line(server, make_client)
                     "2026-04-01T16:00:00Z (recorded 2026-04-01T16:00:05Z): replay cannot ask the service")
     assert len(text) <= MAX_LENGTH
     assert server.count() == 0
+
+
+def test_an_answer_from_the_disk_tier_is_recorded_verbatim_with_its_first_fetch_time(server, make_client):
+    past = dict(index="SOFR", valuation_date="2025-12-01")  # immutable: kept on disk
+    first = make_client(persistent=True)
+    with first.recording() as recorder:
+        first.fixing(**past)
+    (original,) = recorder.pack().answers
+    first.close()
+    second = make_client(persistent=True)  # a new process, as far as caches go: empty memory
+    with second.recording() as recorder:
+        time.sleep(0.02)
+        second.fixing(**past)
+    assert server.count() == 1 and second.stats()["persistent_hits"] == 1
+    (again,) = recorder.pack().answers
+    assert again == original  # same text as sent, same first fetch time
+    assert again.verbatim is True
+
+
+def test_a_cache_entry_written_before_texts_were_kept_is_recorded_as_not_verbatim():
+    from rates_xl.client.client import RequestKey
+    from rates_xl.client.tiers import decode_entry
+
+    key = RequestKey("fx_spot", (("currency_pair", "EURUSD"),))
+    old = '{"k":"fx_spot?currency_pair=EURUSD","t":1775059200.5,"ttl":60,"v":{"currency_pair":"EURUSD","rate":1.1}}'
+    entry = decode_entry(key, old)
+    assert entry is not None and entry.raw is None
+    recorder = PackRecorder("http://127.0.0.1:1")
+    recorder.record(key, entry.value, entry.fetched_at, raw=entry.raw)
+    (answer,) = recorder.pack().answers
+    assert answer.verbatim is False
+    assert json.loads(answer.answer)["rate"] == 1.1
+    assert answer.fetched_at == "2026-04-01T16:00:00.500000Z"
