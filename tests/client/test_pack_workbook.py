@@ -126,3 +126,17 @@ def test_a_pack_of_500_requests_adds_less_than_1_mb(book):
     assert added < 1 << 20
     assert len(pack.dumps()) > added  # the zip's own deflate does the compressing
     print(f"500 answers: pack JSON {len(pack.dumps())} bytes, workbook grows by {added} bytes")
+
+
+def test_another_custom_xml_part_is_left_alone(book):
+    """A book may already carry custom XML (document-management metadata, say): the pack
+    takes the next free item number and the other part stays as it was."""
+    foreign = b'<?xml version="1.0"?><metadata xmlns="urn:example:dms"><owner>desk</owner></metadata>'
+    with zipfile.ZipFile(book, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("customXml/item1.xml", foreign)
+    pack = _pack(1)
+    write_pack(book, pack)
+    parts = _parts(book)
+    assert parts["customXml/item1.xml"] == foreign
+    assert b"urn:rates-xl:market-data-pack" in parts["customXml/item2.xml"]
+    assert read_pack(book) == pack
