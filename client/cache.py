@@ -24,6 +24,8 @@ class Entry:
     fetched_at: float  # time.time() when the answer arrived
     ttl: float
     error: Exception | None = None
+    #: the answer's JSON text as the service sent it, kept for the market-data pack
+    raw: str | None = None
 
 
 class AnswerCache(Protocol):

@@ -41,7 +41,7 @@ from tenacity import (
 
 from rates_xl.client import models
 from rates_xl.client.breaker import CircuitBreaker
-from rates_xl.client.cache import AnswerCache, Entry
+from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
 from rates_xl.client.endpoints import (
     ENDPOINTS,
     CacheClass,
@@ -55,7 +55,8 @@ from rates_xl.client.errors import (
     ServiceUnavailable,
     is_retryable,
 )
-from rates_xl.client.limiter import Limiter
+from rates_xl.client.limiter import Limiter, TokenBucket
+from rates_xl.client.pack import Pack, PackRecorder, PackTransport
 from rates_xl.client.settings import Settings, load_settings
 from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
 from rates_xl.client.transport import Transport
@@ -106,6 +107,8 @@ class Stats:
 # does not change what other cells see.
 _fresh_since: contextvars.ContextVar[float | None] = contextvars.ContextVar("fresh_since", default=None)
 _plan: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
+# Set by `recording`: where answers are written down for the market-data pack (pack.py).
+_recorder: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar("recorder", default=None)
 
 
 class RatesClient:
@@ -114,16 +117,30 @@ class RatesClient:
     Unset arguments come from `Settings` (`RATES_*` environment variables, the keychain for
     the key). `cache` and `limiter` accept any object with the same interface, e.g. a shared
     team backend.
+
+    `replay=pack` answers only from a market-data pack (pack.py): no key, no network, no
+    disk or team cache; a request the pack does not hold raises `NotInPack`.
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
                  cache: AnswerCache | None = None, limiter: Limiter | None = None,
-                 **settings: Any) -> None:
+                 replay: Pack | None = None, **settings: Any) -> None:
+        if replay is not None:
+            base_url = base_url or replay.base_url
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
-        self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
-                                    trust_store=self.settings.trust_store,
-                                    max_bytes=int(self.settings.max_answer_mb * 2**20))
+        self._transport: Transport | PackTransport
+        if replay is not None:
+            # The pack's answers, and only them: no cache outside this process may stand in,
+            # and nothing is sent anywhere, so the key is not even handed on.
+            key = None
+            self._transport = PackTransport(replay)
+            cache = cache if cache is not None else MemoryCache(self.settings.cache_size)
+            limiter = limiter if limiter is not None else TokenBucket(1e9, 10**9)
+        else:
+            self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
+                                        trust_store=self.settings.trust_store,
+                                        max_bytes=int(self.settings.max_answer_mb * 2**20))
         self.breaker = CircuitBreaker(self.settings.breaker_failures, self.settings.breaker_cooldown)
         # Memory, then disk for immutable answers, then the team's Redis when set (tiers.py).
         self.cache: AnswerCache
@@ -227,6 +244,7 @@ class RatesClient:
         entry = self.cache.get(key, fresh_since=_fresh_since.get())
         if entry is not None:
             self._count(cache_hits=1)
+            _record(key, entry)
             if entry.error is not None:
                 raise _fresh_copy(entry.error)
             return entry.value
@@ -251,7 +269,9 @@ class RatesClient:
                 ) from None
             if error is not None:
                 raise _fresh_copy(error)
-            return future.result()
+            entry = future.result()  # the leader's Entry: value, fetch time and text as sent
+            _record(key, entry)
+            return entry.value
         with self._claim(key, budget) as shared:
             return self._lead(key, future, shared, budget)
 
@@ -266,24 +286,29 @@ class RatesClient:
         try:
             if shared is not None:  # a teammate's answer, already in our memory tier
                 self._count(cache_hits=1)
+                _record(key, shared)
                 if shared.error is not None:
                     raise _fresh_copy(shared.error)
-                future.set_result(shared.value)
+                future.set_result(shared)
                 return shared.value
-            value = self._fetch(key, budget)
+            value, raw = self._fetch(key, budget)
         except RatesError as exc:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
                 # Cached without its traceback, which holds the response and its connection.
-                self.cache.put(key, Entry(None, time.time(), self._ttl(key), error=_fresh_copy(exc)))
+                refusal = Entry(None, time.time(), self._ttl(key), error=_fresh_copy(exc))
+                self.cache.put(key, refusal)
+                _record(key, refusal)
             future.set_exception(exc)
             raise
         except BaseException as exc:  # never leave followers waiting
             future.set_exception(exc)
             raise
         else:
-            self.cache.put(key, Entry(value, time.time(), self._ttl(key)))
-            future.set_result(value)
+            entry = Entry(value, time.time(), self._ttl(key), raw=raw)
+            self.cache.put(key, entry)
+            _record(key, entry)
+            future.set_result(entry)
             return value
         finally:
             with self._inflight_lock:
@@ -348,6 +373,17 @@ class RatesClient:
         finally:
             _plan.reset(token)
 
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[PackRecorder]:
+        """Within this block (this thread or context, and `fetch_many`'s workers) every answer
+        used is written down, with its fetch time: `recorder.pack()` is the market-data pack."""
+        recorder = PackRecorder(self.base_url)
+        token = _recorder.set(recorder)
+        try:
+            yield recorder
+        finally:
+            _recorder.reset(token)
+
     def expire(self, *, before: float | datetime | None = None,
                keys: Iterable[RequestKey] | None = None) -> int:
         """Drop cached answers fetched before `before` (all when None) among `keys` (all when None)."""
@@ -369,7 +405,8 @@ class RatesClient:
         return out
 
     # -- internals ----------------------------------------------------------------------------
-    def _fetch(self, key: RequestKey, budget: float) -> Any:
+    def _fetch(self, key: RequestKey, budget: float) -> tuple[Any, str]:
+        """The parsed answer and its text as sent."""
         spec = ENDPOINTS[key.endpoint]
         params = dict(key.params)
         started = time.monotonic()
@@ -382,9 +419,9 @@ class RatesClient:
             before_sleep=self._before_retry,
             reraise=True,
         )
-        payload = retrying(self._attempt, spec, params, deadline, budget)
+        answer = retrying(self._attempt, spec, params, deadline, budget)
         try:
-            return spec.model.model_validate(payload)
+            return spec.model.model_validate(answer.payload), answer.text
         except ValidationError as exc:
             fields = ", ".join(".".join(str(p) for p in err["loc"]) for err in exc.errors()[:3])
             raise InvalidResponse(
@@ -407,7 +444,7 @@ class RatesClient:
         self._count(requests_sent=1)
         log.debug("GET %s %s", spec.path, params)
         try:
-            answer = self._transport.get(
+            answer = self._transport.fetch(
                 spec.name, spec.path, params, min(self.settings.timeout, remaining, budget / 2),
                 before_redirect=lambda url: self._redirected(url, deadline))
         except ServiceUnavailable as exc:
@@ -460,6 +497,15 @@ class RatesClient:
         with self._stats_lock:
             self._stats.errors_by_status[str(exc.status) if exc.status else type(exc).__name__] += 1
             self._stats.last_error = f"{exc.endpoint}: {exc}"
+
+
+def _record(key: RequestKey, entry: Entry) -> None:
+    """The market-data pack's hook: every answer a call returns passes here, whether it came
+    from the wire, a cache tier or a teammate, with the time it was first fetched. Costs one
+    context-variable read when nothing is recording."""
+    recorder = _recorder.get()
+    if recorder is not None:
+        recorder.record(key, entry.value, entry.fetched_at, raw=entry.raw, error=entry.error)
 
 
 def _fresh_copy(error: BaseException) -> BaseException:

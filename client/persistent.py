@@ -61,7 +61,7 @@ class DiskTier:
             return None
         if fresh_since is not None and entry.fetched_at < fresh_since:
             return None
-        return Entry(entry.value, entry.fetched_at, self._ttl)
+        return Entry(entry.value, entry.fetched_at, self._ttl, raw=entry.raw)
 
     def put(self, key: Hashable, entry: Entry) -> None:
         text = encode_entry(key, entry)

@@ -86,6 +86,8 @@ def encode_entry(key: Any, entry: Entry) -> str | None:
     record: dict[str, Any] = {"k": request_text(key), "t": entry.fetched_at, "ttl": entry.ttl}
     if entry.error is None:
         record["v"] = entry.value.model_dump(mode="json", by_alias=True)
+        if entry.raw is not None:
+            record["r"] = entry.raw  # the text as sent, for a market-data pack read from here
     else:
         error = entry.error
         if type(error).__name__ not in _SHARED_ERRORS:
@@ -106,7 +108,8 @@ def decode_entry(key: Any, text: str | bytes) -> Entry | None:
             error = cls(record["e"]["message"], endpoint=record["e"].get("endpoint"))
             return Entry(None, float(record["t"]), float(record["ttl"]), error=error)
         value = ENDPOINTS[key.endpoint].model.model_validate(record["v"])
-        return Entry(value, float(record["t"]), float(record["ttl"]))
+        raw = record.get("r")
+        return Entry(value, float(record["t"]), float(record["ttl"]), raw=raw if isinstance(raw, str) else None)
     except Exception as exc:  # damaged, foreign or outdated: a miss, never a wrong answer
         log.debug("ignoring an undecodable cache entry: %s", type(exc).__name__)
         return None
@@ -200,7 +203,7 @@ class TieredCache:
 def _remaining(entry: Entry) -> Entry:
     """The entry with the TTL it has left, so a copy lives no longer than the original."""
     left = entry.ttl - max(0.0, time.time() - entry.fetched_at)
-    return Entry(entry.value, entry.fetched_at, max(left, 0.0), entry.error)
+    return Entry(entry.value, entry.fetched_at, max(left, 0.0), entry.error, entry.raw)
 
 
 def build_tiers(settings: Settings, scope: str, *, cache: Any = None,

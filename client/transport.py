@@ -20,7 +20,7 @@ import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -207,6 +207,13 @@ class _Adapter(HTTPAdapter):
             conn.ca_certs = conn.ca_cert_dir = None
 
 
+class Answer(NamedTuple):
+    """A 200 answer: its parsed JSON, and its text exactly as the service sent it."""
+
+    payload: Any
+    text: str
+
+
 class Transport:
     """A pooled requests.Session with the key in its headers, one GET per call.
 
@@ -238,7 +245,13 @@ class Transport:
 
     def get(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
             before_redirect: Callable[[str], None] | None = None) -> Any:
-        """One GET: parsed JSON, or a typed error, within `timeout` seconds in all
+        """One GET: parsed JSON, or a typed error (see `fetch`)."""
+        return self.fetch(endpoint, path, params, timeout, before_redirect=before_redirect).payload
+
+    def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
+              before_redirect: Callable[[str], None] | None = None) -> Answer:
+        """One GET: the parsed JSON and its text as sent (for the market-data pack), or a
+        typed error, within `timeout` seconds in all
         (connecting, redirects, headers and the whole body). A `ServiceUnavailable` with
         `transport_failure` set means no HTTP answer arrived because of the network path."""
         url: str = self.base_url + path
@@ -264,7 +277,7 @@ class Transport:
                 parse_retry_after(response.headers.get("Retry-After")), params,
             )
         try:
-            return json.loads(body)  # redacted too: a result never needs the key
+            return Answer(json.loads(body), body)  # redacted too: a result never needs the key
         except ValueError:
             kind = "an HTML page" if "<html" in body[:500].lower() else "text that is not JSON"
             raise errors.InvalidResponse(

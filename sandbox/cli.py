@@ -55,6 +55,9 @@ def register(subparsers) -> None:
     parser.add_argument("--extra-key", type=_extra_key, action="append", default=[], metavar="KEY[=KIND]",
                         help=f"accept another key; KIND is one of {', '.join(KEY_KINDS)} (default paid)")
     parser.add_argument("--seed", type=int, default=0, help="scenario seed (default 0)")
+    parser.add_argument("--pack", metavar="FILE",
+                        help="serve only the answers of a market-data pack (a .pack.json, or a workbook "
+                             "holding one) to replay a book; anything else is a 404 saying so")
     parser.set_defaults(handler=run)
 
 
@@ -68,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:  # the sandbox extra is not installed
         raise CommandError(f"the sandbox needs FastAPI, uvicorn and QuantLib: pip install 'rates-xl[sandbox]' ({exc})") from None
 
+    if args.pack:
+        return _serve_pack(args, serve)
+
     def announce(port: int) -> None:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"rates-xl sandbox serving at http://{host}:{port}  (API under /v1, schema at /openapi.json)")
@@ -80,6 +86,34 @@ def run(args: argparse.Namespace) -> int:
         serve(args.host, args.port, announce=announce, rate_limit=args.rate_limit, burst=args.burst,
               latency_ms=args.latency_ms, fail_rate=args.fail_rate, storm_seconds=args.storm_seconds,
               extra_keys=dict(args.extra_key), seed=args.seed)
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0
+
+
+def _serve_pack(args: argparse.Namespace, serve) -> int:
+    """`--pack FILE`: the pack's answers over HTTP, so the add-in in Excel can replay a book."""
+    from pathlib import Path
+
+    from rates_xl.cli import CommandError
+    from rates_xl.client.pack import PackError, read
+    from rates_xl.client.pack_workbook import require_pack
+    from rates_xl.sandbox.pack_app import create_pack_app
+
+    path = Path(args.pack)
+    try:
+        pack = read(path) if path.suffix.lower() == ".json" else require_pack(path)
+    except PackError as exc:
+        raise CommandError(str(exc)) from None
+
+    def announce(port: int) -> None:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"rates-xl sandbox replaying {path.name} at http://{host}:{port}: {len(pack.answers)} answers "
+              f"recorded from {pack.base_url} ({pack.created[:19]}Z); no key needed")
+        print("Anything not in the pack is a 404 saying so. Ctrl+C stops it.", flush=True)
+
+    try:
+        serve(args.host, args.port, announce=announce, app=create_pack_app(pack))
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0

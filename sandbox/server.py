@@ -38,7 +38,8 @@ class RunningSandbox:
         self.port: int = sock.getsockname()[1]
         self.base_url = f"http://{host}:{self.port}"
         #: every request under /v1 as it arrived (`behaviour.Arrival`), for tests and benchmarks
-        self.arrivals = server.config.app.state.behaviour.arrivals
+        state = server.config.app.state
+        self.arrivals = state.behaviour.arrivals if hasattr(state, "behaviour") else state.arrivals
 
     def stop(self, timeout: float = 10.0) -> None:
         self._server.should_exit = True
@@ -55,9 +56,10 @@ class RunningSandbox:
         return f"RunningSandbox({self.base_url})"
 
 
-def start_in_thread(host: str = "127.0.0.1", port: int = 0, **knobs) -> RunningSandbox:
-    """Start a sandbox with the given knobs; returns once it accepts connections."""
-    app = create_app(**knobs)
+def start_in_thread(host: str = "127.0.0.1", port: int = 0, *, app=None, **knobs) -> RunningSandbox:
+    """Start a sandbox with the given knobs (or serve `app`, e.g. a pack's); returns once it
+    accepts connections."""
+    app = app if app is not None else create_app(**knobs)
     sock = _bind(host, port)
     server = _server(app)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
@@ -72,9 +74,9 @@ def start_in_thread(host: str = "127.0.0.1", port: int = 0, **knobs) -> RunningS
     return RunningSandbox(server, thread, sock, host)
 
 
-def serve(host: str, port: int, announce=print, **knobs) -> None:
-    """Run in the foreground until interrupted (Ctrl+C)."""
-    app = create_app(**knobs)
+def serve(host: str, port: int, announce=print, *, app=None, **knobs) -> None:
+    """Run in the foreground until interrupted (Ctrl+C); `app` instead of a sandbox built from knobs."""
+    app = app if app is not None else create_app(**knobs)
     sock = _bind(host, port)
     announce(sock.getsockname()[1])
     _server(app).run(sockets=[sock])

@@ -1,0 +1,183 @@
+"""The market-data pack inside a workbook: an OOXML custom XML part, or a file beside it.
+
+ECMA-376 Part 1, 22.5 (Custom XML Data Properties): a package may hold custom XML parts
+(`customXml/itemN.xml`), each with a properties part (`customXml/itemPropsN.xml`, which
+gives it an itemID) and reached by a `customXml` relationship from the workbook part. Excel
+keeps such parts when it saves a workbook, which is why the pack travels this way.
+
+Written by hand on the zip (zipfile): no spreadsheet library writes custom XML parts, and
+openpyxl, which reads and rewrites the whole book, drops them (tests/client/test_pack_workbook.py).
+Every other part is copied byte for byte, with its own compression.
+
+The part is `<marketDataPack xmlns="urn:rates-xl:market-data-pack" version="1">` holding
+the pack's JSON as text. No extra compression: the zip already deflates the part, and a
+pack of 500 requests adds well under 1 MB (measured in docs/market-data-pack.md).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import tempfile
+import uuid
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+from xml.sax.saxutils import escape
+
+from rates_xl.client.pack import Pack, PackError, loads
+
+NAMESPACE = "urn:rates-xl:market-data-pack"
+_ROOT = f"{{{NAMESPACE}}}marketDataPack"
+_REL_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXml"
+_REL_CUSTOM_XML_PROPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXmlProps"
+_REL_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+_PROPS_TYPE = "application/vnd.openxmlformats-officedocument.customXmlProperties+xml"
+_ITEM_RE = re.compile(r"^customXml/item(\d+)\.xml$")
+#: A pack part larger than this is refused on read (a zip bomb is not a pack).
+MAX_PART_BYTES = 64 << 20
+
+
+def beside(book: str | Path) -> Path:
+    """Where a pack written beside a book lives: `BOOK.pack.json` next to `BOOK.xlsx`."""
+    book = Path(book)
+    return book.with_name(book.stem + ".pack.json")
+
+
+def read_pack(book: str | Path) -> Pack | None:
+    """The pack inside the workbook, or None when it carries none (never written, or saved
+    by a program that drops custom XML parts)."""
+    try:
+        with zipfile.ZipFile(book) as archive:
+            name = _pack_part(archive)
+            if name is None:
+                return None
+            if archive.getinfo(name).file_size > MAX_PART_BYTES:
+                raise PackError(f"the market-data pack in {Path(book).name} is larger than "
+                                f"{MAX_PART_BYTES >> 20} MB: refused")
+            root = ElementTree.fromstring(archive.read(name))
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise PackError(f"cannot read {Path(book).name} as a workbook: {exc}") from None
+    return loads(root.text or "")
+
+
+def require_pack(book: str | Path) -> Pack:
+    """The pack to replay a book from: inside it, else beside it; else one clear line."""
+    inside = read_pack(book)
+    if inside is not None:
+        return inside
+    side = beside(book)
+    if side.exists():
+        from rates_xl.client.pack import read
+
+        return read(side)
+    raise PackError(f"{Path(book).name} carries no market-data pack and there is no {side.name} "
+                    "beside it (was it saved by a program that drops custom XML parts?): "
+                    "nothing to replay")
+
+
+def write_pack(book: str | Path, pack: Pack) -> None:
+    """Put `pack` into the workbook (replacing the one it holds), leaving every other part as it was."""
+    book = Path(book)
+    with zipfile.ZipFile(book) as archive:
+        infos = archive.infolist()
+        parts = {info.filename: archive.read(info) for info in infos}
+        existing = _pack_part(archive)
+    item_xml = _item_xml(pack)
+    if existing is not None:
+        parts[existing] = item_xml
+        _relate(parts, existing)
+        added: list[zipfile.ZipInfo] = []
+    else:
+        added = _add_part(parts, item_xml)
+    # Written beside, then moved over: a crash never leaves half a workbook.
+    handle, temp = tempfile.mkstemp(dir=book.parent, prefix=book.name, suffix=".tmp")
+    os.close(handle)
+    try:
+        with zipfile.ZipFile(temp, "w") as out:
+            for info in infos:
+                out.writestr(info, parts[info.filename])
+            for info in added:
+                out.writestr(info, parts[info.filename])
+        os.replace(temp, book)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _item_xml(pack: Pack) -> bytes:
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            f'<marketDataPack xmlns="{NAMESPACE}" version="{pack.version}">'
+            f"{escape(pack.dumps())}</marketDataPack>").encode()
+
+
+def _pack_part(archive: zipfile.ZipFile) -> str | None:
+    """The name of the custom XML part holding a pack, by its root element."""
+    for name in archive.namelist():
+        if _ITEM_RE.match(name):
+            head = archive.open(name).read(400).decode("utf-8", "replace")
+            if NAMESPACE in head and "marketDataPack" in head:
+                return name
+    return None
+
+
+def _add_part(parts: dict[str, bytes], item_xml: bytes) -> list[zipfile.ZipInfo]:
+    """Add the item, its properties and relationships, and the content type; returns the new entries."""
+    taken = {int(m.group(1)) for name in parts if (m := _ITEM_RE.match(name))}
+    n = max(taken, default=0) + 1
+    item, props, item_rels = f"customXml/item{n}.xml", f"customXml/itemProps{n}.xml", f"customXml/_rels/item{n}.xml.rels"
+    parts[item] = item_xml
+    parts[props] = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+        f'<ds:datastoreItem ds:itemID="{{{str(uuid.uuid4()).upper()}}}" '
+        'xmlns:ds="http://schemas.openxmlformats.org/officeDocument/2006/customXml">'
+        f'<ds:schemaRefs><ds:schemaRef ds:uri="{NAMESPACE}"/></ds:schemaRefs></ds:datastoreItem>').encode()
+    parts[item_rels] = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{_REL_CUSTOM_XML_PROPS}" Target="itemProps{n}.xml"/>'
+        "</Relationships>").encode()
+    _relate(parts, item)
+    types = parts["[Content_Types].xml"].decode("utf-8")
+    additions = f'<Override PartName="/{props}" ContentType="{_PROPS_TYPE}"/>'
+    if not re.search(r'<Default\s+Extension="xml"', types, re.IGNORECASE):
+        additions = '<Default Extension="xml" ContentType="application/xml"/>' + additions
+    parts["[Content_Types].xml"] = types.replace("</Types>", additions + "</Types>").encode("utf-8")
+    added = []
+    for name in (item, props, item_rels):
+        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        added.append(info)
+    return added
+
+
+def _relate(parts: dict[str, bytes], item: str) -> None:
+    """Make sure the workbook part has a customXml relationship to `item`. (LibreOffice moves
+    it to the package root when it saves; Excel looks for it on the workbook part.)"""
+    workbook = _workbook_part(parts)
+    rels_name = posixpath.join(posixpath.dirname(workbook), "_rels", posixpath.basename(workbook) + ".rels")
+    rels = parts[rels_name].decode("utf-8")
+    target = posixpath.relpath(item, posixpath.dirname(workbook))
+    if f'Target="{target}"' in rels:
+        return
+    used = {int(i) for i in re.findall(r'Id="rId(\d+)"', rels)}
+    rel_id = f"rId{max(used, default=0) + 1}"
+    rels = rels.replace("</Relationships>", f'<Relationship Id="{rel_id}" Type="{_REL_CUSTOM_XML}" '
+                                            f'Target="{target}"/></Relationships>')
+    parts[rels_name] = rels.encode("utf-8")
+
+
+def _workbook_part(parts: dict[str, bytes]) -> str:
+    """The workbook part's name, from the package relationships (usually xl/workbook.xml)."""
+    rels = parts.get("_rels/.rels", b"").decode("utf-8")
+    for match in re.finditer(r"<Relationship\b[^>]*>", rels):
+        tag = match.group(0)
+        if _REL_OFFICE_DOCUMENT in tag:
+            target = re.search(r'Target="([^"]+)"', tag)
+            if target:
+                return target.group(1).lstrip("/")
+    raise PackError("not a workbook: no officeDocument relationship")
+
+
+__all__ = ["beside", "read_pack", "require_pack", "write_pack", "NAMESPACE"]
