@@ -187,7 +187,7 @@ class App:
                                       and known.bottom >= now.bottom and known.right >= now.right)
 
     def _evaluate(self, f: Formula) -> None:
-        from bench import serial_excel_engine as engine
+        from tests.support import serial_excel_engine as engine
 
         self.evaluated += 1
         self._current = f
@@ -224,6 +224,15 @@ class _AppApi:
     def __init__(self) -> None:
         self.EnableCancelKey = 1  # xlInterrupt
         self.Workbooks = _Workbooks()
+        #: What the user types into the next InputBoxes; none left: Cancel.
+        self.input_answers: list[Any] = []
+        self.input_prompts: list[tuple[str, str]] = []
+
+    def InputBox(self, prompt: str, title: str, default: str = "", Type: int = 2) -> Any:  # noqa: N802,N803
+        # Application.InputBox answers False when the user cancels (learn.microsoft.com/
+        # office/vba/api/excel.application.inputbox); Type=1 answers a number.
+        self.input_prompts.append((prompt, title))
+        return self.input_answers.pop(0) if self.input_answers else False
 
 
 class _Workbooks:
@@ -273,7 +282,7 @@ class Book:
             return None
 
     def compile(self) -> None:
-        from bench import serial_excel_engine as engine
+        from tests.support import serial_excel_engine as engine
 
         engine.compile_book(self)
 
@@ -398,7 +407,7 @@ class Sheet:
 
     def write_result(self, f: Formula, result: Any) -> None:
         """Put a formula's result in the grid: one value, or a block spilled from the anchor."""
-        from bench.serial_excel_engine import SPILL_ERROR
+        from tests.support.serial_excel_engine import SPILL_ERROR
 
         self.version += 1
 
@@ -527,9 +536,13 @@ class _RangeApi:
         return f is not None and f.spill is not None
 
     @property
-    def SpillingToRange(self) -> Any:  # noqa: N802
+    def SpillingToRange(self) -> _RangeApi:  # noqa: N802
         f = self._rng.sheet.formulas[(self._rng._rect.top, self._rng._rect.left)]
-        return type("SpillRange", (), {"Address": _a1(f.spill)})()
+        return Range(self._rng.sheet, f.spill).api
+
+    @property
+    def Address(self) -> str:  # noqa: N802
+        return self._rng.address
 
 
 # -- the dependency graph -----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The serial stand-in's formula evaluation (see bench/serial_excel.py): one cell at a time with
+"""The serial stand-in's formula evaluation (see tests/support/serial_excel.py): one cell at a time with
 the `formulas` package's parser and functions; RATES_* calls go to the real xlwings UDFs.
 
 Each formula is compiled on its own (`formulas.Parser().ast(...).compile()`), which gives a
@@ -21,7 +21,7 @@ from rates_xl.addin.classic import scope
 from rates_xl.addin.classic.scope import Rect
 
 if TYPE_CHECKING:
-    from bench.serial_excel import App, Book, Formula, Sheet
+    from tests.support.serial_excel import App, Book, Formula, Sheet
 
 _compile_lock = threading.Lock()
 MAX_ROW, MAX_COL = 1_048_576, 16_384
@@ -104,7 +104,7 @@ def _compile(f: Formula, book: Book) -> None:
     f.func = formulas.Parser().ast(text, context=context)[1].compile(context=context)
     f.inputs = [_resolve(key, f.sheet, book) for key in f.func.inputs]
     names = engine.function_names(text)
-    from bench.serial_excel import VOLATILE
+    from tests.support.serial_excel import VOLATILE
 
     volatile_udfs = {n for n, spec in FUNCTIONS.items() if spec.volatile}
     f.volatile = bool(names & VOLATILE) or bool(names & volatile_udfs)
@@ -133,7 +133,7 @@ def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Rect | None]
 def _engine_value(value: Any) -> Any:
     import schedula as sh
 
-    from bench.serial_excel import to_serial
+    from tests.support.serial_excel import to_serial
 
     if value is None:
         return sh.EMPTY
