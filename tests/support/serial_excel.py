@@ -24,10 +24,10 @@ computed per cell by the `formulas` package's parser and functions, with the fix
 `rates-xl calc` applies (INDEX row/column 0, WORKDAY from a holiday, omitted RATES_*
 arguments) so both compute the same workbook the same way.
 
-Surface (the xlwings names the handlers use): `App` (books, calculate, calculate_full,
-screen_updating, status_bar, alert, api.EnableCancelKey, hwnd), `Book` (name, app, sheets,
-selection, select), `Sheet` (name, book, used_range, range, calculate), `Range` (sheet,
-address, formula, value, api.Dirty / HasSpill / SpillingToRange).
+Surface: every member the add-in touches is declared in
+`rates_xl.addin.classic.excel_surface` (Protocols); tests/addin/test_excel_surface.py checks
+this stand-in and xlwings' classes provide each one. What the tests drive beyond it
+(`add_book`, `calculate_full`, `select`, histories of the status bar...) is the stand-in's own.
 """
 
 from __future__ import annotations
