@@ -9,6 +9,7 @@ The contract, checked by tests/test_support_layout.py:
 Modules:
     serial_excel, serial_excel_engine  a serial stand-in for desktop Excel (its contract with
                                        the add-in: rates_xl.addin.classic.excel_surface)
+    serial_excel_rtd                   Excel's side of RTD for the stand-in (App.use_rtd)
     sandbox       the sandbox in a child process, free loopback ports, wait_until
     sends         what the client sent (from its log), most in a window, open sockets
     cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS

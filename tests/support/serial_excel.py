@@ -105,6 +105,10 @@ class App:
         self.alerts: list[tuple[str, str | None]] = []
         self.api = _AppApi()
         self.hwnd = 0
+        # Application.Ready: False while Excel is busy, e.g. a cell in edit mode (MS
+        # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
+        self.ready = True
+        self.rtd: Any = None  # an RtdHost once use_rtd() is called
         # What the tests look at: calculations run, cells evaluated, UDF calls and their threads.
         self.calculations = 0
         self.evaluated = 0
@@ -149,6 +153,23 @@ class App:
     def alert(self, prompt: str, title: str | None = None, **_: Any) -> None:
         self.alerts.append((prompt, title))
 
+    def use_rtd(self, servers: dict[str, Any], clock: Any = None) -> Any:
+        """Excel's RTD machinery (tests/support/serial_excel_rtd.py) with these servers,
+        {ProgID: factory}; `clock` (seconds) for tests that step time themselves."""
+        from tests.support.serial_excel_rtd import RtdHost
+
+        self.rtd = RtdHost(self, servers, **({"clock": clock} if clock else {}))
+        return self.rtd
+
+    def close_book(self, book: Book) -> None:
+        """Workbook.Close: its formulas leave (an RTD topic only they used is disconnected)."""
+        self.books.remove(book)
+        self._graph = None
+        if self.rtd is not None:
+            for sheet in book.sheets:
+                for f in sheet.formulas.values():
+                    self.rtd.release(f)
+
     # -- calculation --
     def calculate(self) -> None:
         """Application.Calculate: dirty and volatile cells and their dependents, in order."""
@@ -191,10 +212,14 @@ class App:
 
         self.evaluated += 1
         self._current = f
+        if self.rtd is not None:
+            self.rtd.begin_cell(f)
         try:
             result = engine.compute(f, self)
         finally:
             self._current = None
+            if self.rtd is not None:
+                self.rtd.end_cell(f)
         f.sheet.write_result(f, result)
 
     # Called by the RATES_* entries of the formula engine (see serial_excel_engine).
@@ -364,6 +389,9 @@ class Sheet:
         self.touch(*cell)
         self.version += 1
         self.contents[cell] = content
+        replaced = self.formulas.get(cell)
+        if replaced is not None and self.book.app.rtd is not None:
+            self.book.app.rtd.release(replaced)
         if isinstance(content, str) and content.startswith("="):
             self.formulas[cell] = Formula(self, cell, content, stored_ref)
         else:

@@ -51,6 +51,22 @@ def _udf_entry(name: str) -> Any:
     return engine._impure(call)
 
 
+def _rtd_entry() -> Any:
+    """=RTD(progid, server, topic...): Excel's RTD machinery of the stand-in (App.use_rtd)."""
+    from rates_xl.calc import engine
+
+    def call(*raw: Any) -> Any:
+        app = _app
+        if app is None or app.rtd is None:
+            return _error("#N/A")  # no RTD server known: Excel shows #N/A (KB 277617)
+        args = [_as_excel_passes(engine._from_engine(a)) for a in raw]
+        value = app.rtd.call(*args)
+        return _error(value) if value == "#N/A" else engine._to_engine(value)
+
+    call.__name__ = "RTD"
+    return engine._impure(call)
+
+
 def _as_excel_passes(value: Any) -> Any:
     """Error values as xlwings' err_to_str gives them; lists element by element."""
     from formulas.tokens.operand import XlError
@@ -80,6 +96,8 @@ def compile_book(book: Book) -> None:
             for alias in engine.engine_names(name):
                 saved[alias] = table.get(alias)
                 table[alias] = entry
+        saved["RTD"] = table.get("RTD")
+        table["RTD"] = _rtd_entry()
         try:
             for sheet in book.sheets:
                 for f in sheet.formulas.values():
