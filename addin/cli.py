@@ -214,7 +214,9 @@ def run_uninstall(args: argparse.Namespace) -> int:
         print(line)
     for line in report.warnings:
         print(f"warning: {line}", file=sys.stderr)
-    print("uninstalled.")
+    # Say what happened, not what was hoped: a run that removed nothing says so.
+    print("uninstalled." if report.lines else "nothing was removed (see the warnings above); "
+          "the install record is deleted")
     return 0
 
 
@@ -254,10 +256,10 @@ def run_key_status(args: argparse.Namespace) -> int:
     from rates_xl.addin import keys
 
     state = keys.key_state()
+    if not state.is_set:  # one line: what is missing and how to set it on this machine
+        raise _error(f"no API key is set; set one {keys.how_to_set_key()}")
     print(f"API key: {state.describe()}")
-    if not state.is_set:
-        print("to set one: rates-xl key set")
-    return 0 if state.is_set else 1
+    return 0
 
 
 def run_key_clear(args: argparse.Namespace) -> int:
@@ -279,17 +281,24 @@ def run_doctor(args: argparse.Namespace) -> int:
     from rates_xl.client.settings import Settings
 
     config, xlstart, problem = _locations(args, want_xlstart=True)
-    try:
-        base_url = args.base_url or Settings().base_url
-    except Exception as exc:  # a malformed RATES_* variable
-        raise _error(f"the RATES_* settings are invalid: {exc}") from None
+    if args.base_url:
+        base_url = args.base_url  # checked by doctor.run, as one of its checks
+    else:
+        try:
+            base_url = Settings().base_url
+        except Exception as exc:  # a malformed RATES_* variable
+            from rates_xl.functions.messages import settings_problem
+
+            raise _error(f"the RATES_* settings are invalid: {settings_problem(exc)}") from None
     checks = doctor.run(config, xlstart, problem, base_url, args.timeout)
     width = max(len(c.name) for c in checks)
     for check in checks:
         print(f"[{check.state:>4}] {check.name:<{width}}  {check.detail}")
-        if check.fix and check.state != doctor.OK:
+        if check.fix and check.state in (doctor.WARN, doctor.FAIL):
             print(f"       {'':<{width}}  fix: {check.fix}")
     failed = [c for c in checks if c.state == doctor.FAIL]
-    print(f"{len(checks) - len(failed)} of {len(checks)} checks passed"
+    applicable = [c for c in checks if c.state != doctor.NA]
+    print(f"{len(applicable) - len(failed)} of {len(applicable)} checks passed"
+          + (f" ({len(checks) - len(applicable)} not applicable here)" if len(applicable) < len(checks) else "")
           + ("" if not failed else f"; fix: {', '.join(c.name for c in failed)}"))
     return 1 if failed else 0

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
+#: NA: the check does not apply on this machine (the classic add-in's checks without Excel).
+OK, WARN, FAIL, NA = "ok", "warn", "FAIL", "n/a"
 PACKAGES = ("rates-xl", "xlwings", "keyring", "pydantic", "requests", "tenacity", "cachetools",
             "truststore")
 MIN_PYTHON = (3, 11)
@@ -28,7 +29,7 @@ MIN_PYTHON = (3, 11)
 @dataclass(frozen=True)
 class Check:
     name: str
-    state: str  # OK, WARN or FAIL
+    state: str  # OK, WARN, FAIL or NA
     detail: str
     fix: str = ""
 
@@ -39,9 +40,15 @@ class Reachability:
     summary: str
 
 
+#: Where the probe asks: an endpoint every rates service has. Without a key or parameters it
+#: answers 403 or 422; a 404 there means the base URL is not the service's root.
+PROBE_PATH = "/v1/swap_rate_tenors"
+
+
 def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reachability:
-    """Does anything answer HTTP at the base URL? Any status counts as reachable. Sent the
-    way the client sends (its certificate store, the same proxies)."""
+    """Does the rates service answer HTTP at the base URL? Any status but 404 at PROBE_PATH
+    counts as reachable. Sent the way the client sends (its certificate store, the same
+    proxies), without the key."""
     import requests
 
     from rates_xl.client.transport import Transport
@@ -49,7 +56,8 @@ def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reach
     started = time.perf_counter()
     transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
     try:
-        response = transport.session.get(base_url, timeout=timeout, allow_redirects=False)
+        response = transport.session.get(base_url.rstrip("/") + PROBE_PATH, timeout=timeout,
+                                         allow_redirects=False)
     except requests.exceptions.InvalidURL:
         return Reachability(False, f"not a valid URL: {base_url}")
     except requests.exceptions.MissingSchema:
@@ -67,6 +75,9 @@ def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reach
         transport.close()
     elapsed = (time.perf_counter() - started) * 1000
     response.close()
+    if response.status_code == 404:
+        return Reachability(False, f"answers, but HTTP 404 at {PROBE_PATH}: this is not the rates "
+                                   "service's root")
     return Reachability(True, f"reachable (HTTP {response.status_code} in {elapsed:.0f} ms)")
 
 
@@ -225,8 +236,10 @@ def check_key() -> Check:
     state = key_state()
     if state.is_set:
         return Check("api key", OK, state.describe())
-    fix = "run: rates-xl key set (or set RATES_API_KEY)"
-    return Check("api key", WARN if state.keychain_problem is None else FAIL, state.describe(), fix)
+    from rates_xl.addin.keys import how_to_set_key
+
+    return Check("api key", WARN if state.keychain_problem is None else FAIL, state.describe(),
+                 f"set a key {how_to_set_key()}")
 
 
 # -- the network, as the client sees it ------------------------------------------------------
@@ -358,6 +371,10 @@ def check_reachable(base_url: str, timeout: float, trust_store: str = "os") -> C
     reach = probe(base_url, timeout, trust_store)
     if reach.reachable:
         return Check("service", OK, f"{base_url}: {reach.summary}")
+    if "HTTP 404" in reach.summary:
+        return Check("service", FAIL, f"{base_url}: {reach.summary}",
+                     "set RATES_BASE_URL (or --base-url) to the service's root, e.g. "
+                     "https://api.bluegamma.io (without /v1)")
     return Check("service", FAIL, f"{base_url}: {reach.summary}",
                  "check the network, a proxy (HTTPS_PROXY) or RATES_BASE_URL")
 
@@ -370,10 +387,16 @@ def check_request(base_url: str, timeout: float) -> Check:
                          deadline=timeout * 2) as client:
             answer = client.swap_rate_tenors(index="SOFR")
     except AuthError as exc:
-        fix = {"missing": "run: rates-xl key set",
-               "invalid": "the key is wrong: run rates-xl key set with the right one",
-               "expired": "the trial has ended: renew the subscription, then rates-xl key set"}
-        return Check("test request", FAIL, f"swap_rate_tenors(SOFR): {exc}",
+        from rates_xl.addin.keys import how_to_set_key
+
+        how = how_to_set_key()
+        fix = {"missing": f"set a key {how}",
+               "invalid": f"the key is wrong: set the right one {how}",
+               "expired": f"the trial has ended: renew the subscription, then set the key {how}"}
+        from rates_xl.functions.messages import PREFIX, message_for
+
+        words = message_for(exc).removeprefix(PREFIX).strip()  # the cells' words
+        return Check("test request", FAIL, f"swap_rate_tenors(SOFR): {words}",
                      fix.get(exc.reason, "check the key's permissions with the provider"))
     except RatesError as exc:
         return Check("test request", FAIL, f"swap_rate_tenors(SOFR): {exc}",
@@ -420,14 +443,45 @@ def check_caches() -> Check:
     return Check("caches", state, "; ".join(parts), fix)
 
 
+def this_platform() -> str:
+    return sys.platform
+
+
+def excel_runs_here(config: Path, platform: str) -> bool:
+    """Do the classic add-in's checks apply? Excel runs on Windows and macOS; elsewhere they
+    apply only when the add-in was set up here anyway (its settings file exists)."""
+    return platform.startswith("win") or platform == "darwin" or config.exists()
+
+
+def _not_applicable(name: str, platform: str) -> Check:
+    return Check(name, NA, f"not applicable here: Excel runs on Windows and macOS, this is "
+                           f"{platform} (compute workbooks with rates-xl calc)")
+
+
 def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
-        timeout: float) -> list[Check]:
+        timeout: float, platform: str | None = None) -> list[Check]:
+    from rates_xl.client.settings import base_url_problem
+
+    platform = platform or this_platform()
     trust_store = configured_trust_store()
-    interpreter, udf_xlwings = check_interpreter(config)
-    checks = [check_python(), check_packages(), check_config(config), interpreter,
-              check_dll(config, udf_xlwings), check_addin(xlstart, xlstart_problem), check_key(),
-              check_caches(), check_certificates(trust_store), check_proxy(base_url),
-              check_tls(base_url, timeout, trust_store)]
+    if excel_runs_here(config, platform):
+        interpreter, udf_xlwings = check_interpreter(config)
+        excel = [check_config(config), interpreter, check_dll(config, udf_xlwings, platform),
+                 check_addin(xlstart, xlstart_problem)]
+    else:
+        excel = [_not_applicable(name, platform)
+                 for name in ("settings", "udf python", "xlwings dll", "add-in")]
+    checks = [check_python(), check_packages(), *excel, check_key(), check_caches(),
+              check_certificates(trust_store)]
+    problem = base_url_problem(base_url)
+    if problem:  # nothing on the network can be checked against a URL that is not one
+        checks.append(Check("service", FAIL, f"the base URL {problem}",
+                            "set RATES_BASE_URL (or --base-url) to the service's root, e.g. "
+                            "https://api.bluegamma.io"))
+        checks.append(Check("test request", FAIL, "skipped: the base URL is not a URL",
+                            "fix the service check first"))
+        return checks
+    checks += [check_proxy(base_url), check_tls(base_url, timeout, trust_store)]
     reach = check_reachable(base_url, timeout, trust_store)
     checks.append(reach)
     if reach.state == OK:

@@ -50,6 +50,24 @@ class KeyState:
         return text
 
 
+def keychain_usable() -> bool:
+    """Can `rates-xl key set` work here? False on headless Linux, CI, a server..."""
+    try:
+        read_keychain()
+    except KeychainError:
+        return False
+    return True
+
+
+def how_to_set_key() -> str:
+    """The one place that says how to give the client a key on this machine, for every
+    message that tells the user to (cells, `key status`, doctor, serve): the keychain
+    where one is usable, else the environment variable. Reads as "set a key {this}"."""
+    if keychain_usable():
+        return f"with `rates-xl key set` (or in {ENV_VAR})"
+    return f"in the environment variable {ENV_VAR} (no keychain on this machine)"
+
+
 def backend_name() -> str:
     import keyring
 

@@ -28,7 +28,6 @@ every part (openpyxl drops charts and images, among others).
 
 from __future__ import annotations
 
-import os
 import re
 import zipfile
 from collections import Counter
@@ -135,9 +134,11 @@ def respell_file(book: Path, out: Path, *, to: str, force: bool = False) -> Repo
         source = zipfile.ZipFile(book)
     except zipfile.BadZipFile:
         raise RespellError(f"{book} is not an Excel workbook (.xlsx/.xlsm: a zip package)") from None
+    from rates_xl import atomic
+
     report = Report()
-    temporary = out.with_name(f".{out.name}.respell-tmp")
-    with source, zipfile.ZipFile(temporary, "w") as target:
+    # Written beside `out` and renamed into place: a failure or Ctrl+C leaves no half file.
+    with source, atomic.replacing(out) as temporary, zipfile.ZipFile(temporary, "w") as target:
         names = source.namelist()
         if "xl/workbook.xml" not in names:
             raise RespellError(f"{book} has no xl/workbook.xml: not an Excel workbook")
@@ -158,5 +159,4 @@ def respell_file(book: Path, out: Path, *, to: str, force: bool = False) -> Repo
                         report.parts += 1
             # Same name, date, compression, attributes and order; only changed parts differ.
             target.writestr(info, data, compress_type=info.compress_type)
-    os.replace(temporary, out)
     return report

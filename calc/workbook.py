@@ -451,16 +451,15 @@ class WorkbookCalculation:
         _mark_skipped(book, result.skipped)
         out.parent.mkdir(parents=True, exist_ok=True)
         # Write beside the target and rename: an interrupted run never leaves half a file.
-        tmp = out.with_name(f".{out.name}.tmp")
+        from rates_xl import atomic
+
         try:
-            book.save(tmp)
-            os.replace(tmp, out)
+            with atomic.replacing(out) as tmp:
+                book.save(tmp)
         except OSError as exc:
             raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
         except Exception as exc:  # a value the writer refuses: say which file, never a traceback
             raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
-        finally:
-            tmp.unlink(missing_ok=True)
         return out
 
     def named(self, result: CalcResult, name: str) -> Any:

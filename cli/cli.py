@@ -1,21 +1,40 @@
-"""The `rates-xl` console script.
+"""The `rates-xl` console script, and the rule every command follows.
 
 Each area of the project owns its subcommands in its own `cli` module, which exposes
-`register(subparsers)`; this file only lists those modules and turns failures into one
-clear line on stderr (never a traceback, never the API key). Keep the listed modules
-cheap to import: heavy libraries (QuantLib, formulas) are imported inside the handlers.
+`register(subparsers)`; this file only lists those modules and applies the rule, once,
+for all of them:
+
+- a failure the user can fix prints ONE clear line on stderr (`rates-xl CMD: what is wrong
+  and what to do`), never a traceback, never the API key, and exits 1 (a handler raises
+  `CommandError`, or the client's `RatesError` reaches here); a bug prints one line too
+  (`internal error (TypeError)`), its traceback only with RATES_XL_TRACEBACK=1;
+- a usage error (an unknown option, a malformed NAME=VALUE, a value an argument cannot
+  take) exits 2, as argparse does (a handler raises `UsageError`);
+- Ctrl+C (SIGINT) or SIGTERM stops the command within a second with `rates-xl CMD:
+  interrupted` and exit 130, and leaves no partial file: files are written through
+  `rates_xl.atomic` (a temporary file renamed into place) and the temporary files still
+  being written are removed.
+
+Commands whose job is a report (`doctor`, `calc`) print the report and then exit 1 (or
+calc's 3) when it found problems. Keep the listed modules cheap to import: heavy libraries
+(QuantLib, formulas) are imported inside the handlers.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rates_xl import __version__
 
 COMMAND_MODULES = [
-    "rates_xl.client.cli",  # call
+    "rates_xl.client.cli",  # call, cache info|clear
     "rates_xl.sandbox.cli",  # sandbox
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
     "rates_xl.calc.cli",  # calc
@@ -23,9 +42,19 @@ COMMAND_MODULES = [
     "rates_xl.addin.officejs.cli",  # serve, officejs install|uninstall|manifest|certs, respell
 ]
 
+#: Exit codes: a failure the user can fix, a usage error, an interrupt (128 + SIGINT).
+EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
+#: Seconds an interrupted command has to unwind (close files, stop the progress bar) before
+#: it is ended regardless: threads still waiting on the network must not hold it up.
+INTERRUPT_GRACE_S = 0.5
+
 
 class CommandError(Exception):
-    """A failure the user can fix; its message is printed as is."""
+    """A failure the user can fix; its message is printed as is (exit 1)."""
+
+
+class UsageError(CommandError):
+    """The command was given wrong arguments; its message is printed as is (exit 2)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,22 +70,126 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rates_xl.client.errors import RatesError
+    with _interrupts() as interrupt:
+        # Until the arguments are parsed (the command modules import), the first word names it.
+        words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
+        interrupt.command = words[0] if words else ""
+        try:
+            parser = build_parser()
+            args = parser.parse_args(argv)  # usage errors: argparse prints them, exits 2
+            interrupt.command = _command_words(args)
+            handler = getattr(args, "handler", None)
+            if handler is None:
+                parser.print_help()
+                return EXIT_USAGE
+            code = int(handler(args) or 0)
+        except KeyboardInterrupt:
+            return interrupt.stop()
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+            line = _one_line(exc)
+            if line is None:  # a bug: still one line; the traceback on request
+                if os.environ.get("RATES_XL_TRACEBACK"):
+                    raise
+                line = (f"internal error ({type(exc).__name__}); this is a bug: please report it "
+                        "with the output of the same command run with RATES_XL_TRACEBACK=1")
+            print(f"rates-xl {interrupt.command}: {line}", file=sys.stderr)
+            return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILURE
+        if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
+            return interrupt.stop()
+        return code
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 2
+
+def _command_words(args: argparse.Namespace) -> str:
+    """'cache clear', 'addin install', 'call': the command as typed, for its messages."""
+    actions = [value for name, value in vars(args).items()
+               if (name.endswith("_command") or name == "action") and isinstance(value, str)]
+    return " ".join([args.command or "", *actions]).strip()
+
+
+def _one_line(exc: Exception) -> str | None:
+    """The line to print for a failure the user can fix; None for a bug (whose message may
+    hold anything, so only its type is printed)."""
+    from rates_xl.client.errors import AuthError, RatesError
+
+    if isinstance(exc, AuthError):  # the cells' words: how to set a key on THIS machine
+        from rates_xl.functions.messages import PREFIX, message_for
+
+        return message_for(exc).removeprefix(PREFIX).strip()
+    if isinstance(exc, CommandError | RatesError):
+        return str(exc)
+    if type(exc).__name__ == "ValidationError" and "Settings" in str(getattr(exc, "title", "")):
+        from rates_xl.functions.messages import settings_problem
+
+        return f"the client's settings are invalid: {settings_problem(exc)}"
+    return None
+
+
+class _Interrupt:
+    """What the signal handlers know: whether a signal came, and how to end the command."""
+
+    def __init__(self) -> None:
+        self.command = ""
+        self.signalled = False
+        self._reported = threading.Lock()
+
+    def handle(self, signum: int, frame: object) -> None:
+        if self.signalled:  # a second Ctrl+C: stop now
+            self._exit()
+        self.signalled = True
+        # Half-written files are being abandoned: their finalizers' complaints (zipfile's
+        # "Exception ignored in ZipFile.__del__") are noise, not news.
+        sys.unraisablehook = lambda unraisable: None
+        timer = threading.Timer(INTERRUPT_GRACE_S, self._exit)
+        timer.daemon = True
+        timer.start()
+        raise KeyboardInterrupt
+
+    def stop(self) -> int:
+        """After the interrupt unwound to main: report it; exit at once when a signal caused
+        it (worker threads may still wait on the network; Python would join them)."""
+        from rates_xl import atomic
+
+        atomic.remove_pending()
+        self._report()
+        if self.signalled:
+            self._exit()
+        return EXIT_INTERRUPTED
+
+    def _report(self) -> None:
+        if self._reported.acquire(blocking=False):
+            name = f"rates-xl {self.command}".rstrip()
+            print(f"{name}: interrupted", file=sys.stderr, flush=True)
+
+    def _exit(self) -> None:
+        from rates_xl import atomic
+
+        atomic.remove_pending()
+        self._report()
+        if sys.stderr is not None and sys.stderr.isatty():
+            sys.stderr.write("\x1b[?25h")  # a progress bar cut short hides the cursor
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+        os._exit(EXIT_INTERRUPTED)
+
+
+@contextmanager
+def _interrupts() -> Iterator[_Interrupt]:
+    """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread for the command's
+    duration (signals can only be handled there; elsewhere, e.g. a test calling main from
+    a thread, nothing is installed)."""
+    interrupt = _Interrupt()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupt
+        return
+    previous = {sig: signal.signal(sig, interrupt.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return int(handler(args) or 0)
-    except (CommandError, RatesError) as exc:
-        print(f"rates-xl {args.command}: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"rates-xl {args.command}: interrupted", file=sys.stderr)
-        return 130
+        yield interrupt
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,14 @@ _EXPORTS = {
         for name in (
             "RatesError", "BadRequest", "AuthError", "NotFound", "Unprocessable", "RateLimited",
             "ServerError", "ServiceUnavailable", "NetworkDown", "InvalidResponse", "NotFetched",
+            "Redirected",
         )
     },
 }
 
 __all__ = [
     "AuthError", "BadRequest", "InvalidResponse", "NetworkDown", "NotFetched", "NotFound",
-    "RateLimited",
+    "RateLimited", "Redirected",
     "RatesClient", "RatesError", "RequestKey", "ServerError", "ServiceUnavailable", "Settings",
     "Unprocessable",
 ]
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs
         NotFound,
         RateLimited,
         RatesError,
+        Redirected,
         ServerError,
         ServiceUnavailable,
         Unprocessable,

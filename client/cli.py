@@ -15,6 +15,8 @@ def register(subparsers: Any) -> None:
         help="call one endpoint and print its answer as a table",
         description="Call one service endpoint with the client (cache, limiter, retries) and "
         "print the answer. Endpoints: " + ", ".join(ENDPOINTS) + ". "
+        "A NAME is the service's parameter or the worksheet function's argument (currency_pair "
+        "or pair, country_code or country); values are checked as a cell checks them. "
         "Example: rates-xl call swap_rate index=SOFR start_date=0D maturity_date=10Y "
         "fixed_leg_frequency=1Y",
     )
@@ -26,36 +28,79 @@ def register(subparsers: Any) -> None:
 
 
 def parse_pairs(pairs: list[str]) -> dict[str, str]:
-    from rates_xl.cli import CommandError
+    from rates_xl.cli import UsageError
 
     params: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise CommandError(f"expected NAME=VALUE, got {pair!r}")
+            raise UsageError(f"expected NAME=VALUE, got {pair!r}")
         params[name.strip()] = value
     return params
 
 
+def request_params(endpoint: str, pairs: list[str]) -> dict[str, Any]:
+    """NAME=VALUE pairs -> the endpoint's parameters, checked as a cell checks its arguments.
+
+    A name may be the service's (`currency_pair`) or the worksheet function's (`pair`); each
+    value goes through the same coercer a cell's does (functions/args.py), so a bad value
+    gets the message a cell would show, named as typed. Raises UsageError (exit 2).
+    """
+    from rates_xl.cli import UsageError
+    from rates_xl.functions import args as coerce
+    from rates_xl.functions.table import argument_aliases
+
+    spec = ENDPOINTS[endpoint]
+    aliases = argument_aliases(endpoint)
+    given = parse_pairs(pairs)
+    params: dict[str, Any] = {}
+    for name, text in given.items():
+        param = name if name in spec.params else aliases.get(name)
+        if param is None:
+            also = f" (or {', '.join(aliases)})" if aliases else ""
+            raise UsageError(f"{endpoint} takes {', '.join(spec.params)}{also}; not {name}")
+        if param in params:
+            raise UsageError(f"{name} and another spelling of it are both given")
+        convert, _ = coerce.COERCERS[spec.params[param].value]
+        try:
+            params[param] = convert(coerce.scalar(text))
+        except coerce.ArgProblem as problem:
+            raise UsageError(f"{name}: {problem}") from None
+    missing = [p for p in spec.required if p not in params]
+    if missing:
+        raise UsageError(f"{endpoint} needs {', '.join(missing)}")
+    return params
+
+
 def run_call(args: argparse.Namespace) -> int:
+    import time
+
     from rich.console import Console
     from rich.table import Table
 
-    from rates_xl.cli import CommandError
+    from rates_xl.cli import CommandError, UsageError
     from rates_xl.client import RatesClient
+    from rates_xl.client.errors import NetworkDown, ServiceUnavailable
+    from rates_xl.client.settings import base_url_problem
 
-    params = parse_pairs(args.params)
-    spec = ENDPOINTS[args.endpoint]
-    unknown = sorted(set(params) - set(spec.params))
-    if unknown:
-        raise CommandError(
-            f"{args.endpoint} takes {', '.join(spec.params)}; not {', '.join(unknown)}"
-        )
-    missing = [p for p in spec.required if p not in params]
-    if missing:
-        raise CommandError(f"{args.endpoint} needs {', '.join(missing)}")
+    if args.base_url is not None and (problem := base_url_problem(args.base_url)):
+        raise UsageError(f"--base-url: {problem}")
+    params = request_params(args.endpoint, args.params)
     with RatesClient(base_url=args.base_url) as client:
-        result = client.get(args.endpoint, **params)
+        started = time.monotonic()
+        try:
+            result = client.get(args.endpoint, **params)
+        except ServiceUnavailable as exc:
+            if isinstance(exc, NetworkDown) or exc.status is not None:
+                raise
+            # The client's message names the last attempt's timeout; the user waited for
+            # every attempt: say how long in all, and which setting bounds it.
+            waited = time.monotonic() - started
+            sent = client.stats()["requests_sent"]
+            raise CommandError(
+                f"{exc}; gave up after {waited:.1f} s and {sent} attempt{'s' if sent != 1 else ''} "
+                f"(RATES_DEADLINE={client.settings.deadline:g} s bounds the wait, RATES_TIMEOUT="
+                f"{client.settings.timeout:g} s each attempt)") from None
     data = result.model_dump(mode="json", by_alias=True)
     console = Console()
     scalars = Table(title=f"{args.endpoint}", show_header=True)
@@ -162,6 +207,13 @@ def run_cache_clear(args: argparse.Namespace) -> int:
     from rates_xl.cli import CommandError
 
     settings, disk, team = _tiers()
+    if args.team and team is None:  # refuse before clearing anything
+        raise CommandError("--team: no team backend is set (RATES_TEAM_URL); nothing was cleared")
+    if args.team:
+        team.link.ping()
+        if not team.link.up:
+            raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "
+                               f"({team.link.problem}); nothing was cleared")
     if disk.directory.exists():
         before = disk.info().get("answers", 0)
         disk.clear()
@@ -170,8 +222,6 @@ def run_cache_clear(args: argparse.Namespace) -> int:
     else:
         print(f"nothing to clear: no persistent cache at {disk.directory}")
     if args.team:
-        if team is None:
-            raise CommandError("--team: no team backend is set (RATES_TEAM_URL)")
         dropped = team.clear_scope()
         if not team.link.up:
             raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "

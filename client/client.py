@@ -28,6 +28,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from tenacity import (
@@ -122,7 +123,8 @@ class RatesClient:
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
         self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
-                                    trust_store=self.settings.trust_store)
+                                    trust_store=self.settings.trust_store,
+                                    max_bytes=int(self.settings.max_answer_mb * 2**20))
         self.breaker = CircuitBreaker(self.settings.breaker_failures, self.settings.breaker_cooldown)
         # Memory, then disk for immutable answers, then the team's Redis when set (tiers.py).
         self.cache: AnswerCache
@@ -406,8 +408,9 @@ class RatesClient:
         self._count(requests_sent=1)
         log.debug("GET %s %s", spec.path, params)
         try:
-            answer = self._transport.get(spec.name, spec.path, params,
-                                         min(self.settings.timeout, remaining, budget / 2))
+            answer = self._transport.get(
+                spec.name, spec.path, params, min(self.settings.timeout, remaining, budget / 2),
+                before_redirect=lambda url: self._redirected(url, deadline))
         except ServiceUnavailable as exc:
             if exc.transport_failure:
                 self.breaker.failed(ticket, str(exc))
@@ -422,6 +425,14 @@ class RatesClient:
             raise
         self.breaker.succeeded(ticket)
         return answer
+
+    def _redirected(self, url: str, deadline: float) -> None:
+        """A same-origin redirect is about to be followed: one more request, one more token."""
+        waited = self.limiter.acquire(deadline)
+        if waited > 0:
+            self._count(throttled_waits=1, throttle_wait_seconds=waited)
+        self._count(requests_sent=1)
+        log.debug("GET %s (redirected)", urlsplit(url).path)
 
     def _retry_wait(self, state: RetryCallState) -> float:
         """Exponential backoff with jitter, never less than the service's Retry-After."""

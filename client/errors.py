@@ -118,6 +118,18 @@ class InvalidResponse(RatesError):
     """An answer that is not JSON, or not the documented shape."""
 
 
+class Redirected(RatesError):
+    """A redirect the client does not follow: to another origin (scheme, host or port; the
+    API key would go there), or one too many in a row (a loop). `target` is where it
+    pointed (scheme://host:port, nothing more). Not retried: it would redirect again."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, target: str, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.target = target
+
+
 class NotFetched(RatesError):
     """Raised while planning (see `RatesClient.planning`): the answer is not cached yet.
 

@@ -6,9 +6,9 @@ requests reach it (`tiers.is_immutable`: history that ended, past fixings, past 
 times), and only answers, never refusals. Entries are JSON scoped by the key fingerprint, so
 a trial key never reads what a paid key fetched.
 
-A store that cannot be read (a truncated or garbage file, a foreign format) is moved aside
-as `<folder>.broken-<time>` and rebuilt, with one warning; after a second failure the tier
-turns itself off for this process. Either way a read is a miss and a write is skipped:
+A store that cannot be read (a truncated or garbage file, a foreign format) has its own
+files (never anything else in the folder) moved into `<folder>/broken-<time>` and is
+rebuilt, with one warning; after a second failure the tier turns itself off for this process. Either way a read is a miss and a write is skipped:
 never a crash, never a wrong answer. The store is opened on first use, so a workbook of live
 data never touches the disk.
 """
@@ -202,12 +202,18 @@ class DiskTier:
             self._rebuilt = True
 
     def _set_aside(self, exc: BaseException) -> None:
-        """Move an unreadable store out of the way so a fresh one can be built in its place."""
-        aside = self.directory.with_name(
-            f"{self.directory.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        """Move an unreadable store out of the way so a fresh one can be built in its place.
+
+        Only the store's own files move (diskcache's database and its value folders), into
+        `broken-<time>-<pid>` inside the folder: RATES_CACHE_DIR may name a folder that
+        holds other things too, and those stay exactly where they are."""
+        aside = self.directory / f"broken-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         try:
-            if self.directory.exists():
-                self.directory.rename(aside)
+            own = _store_files(self.directory)
+            if own:
+                aside.mkdir(exist_ok=True)
+                for path in own:
+                    path.rename(aside / path.name)
         except OSError as move_error:  # e.g. Windows, another process has it open
             log.debug("could not move the store aside: %s", move_error)
             aside = None
@@ -215,7 +221,7 @@ class DiskTier:
             "rates-xl: the persistent cache at %s could not be read (%s: %s); %s and a new "
             "one is being built. Answers are fetched again as needed.",
             self.directory, type(exc).__name__, exc,
-            f"it was moved to {aside}" if aside else "it is left in place",
+            f"its files were moved to {aside}" if aside else "it is left in place",
         )
         self._rebuilt = True
 
@@ -225,6 +231,28 @@ class DiskTier:
         self.state = f"off: {type(exc).__name__}: {exc}"[:120]
         log.warning("rates-xl: the persistent cache at %s is off for this session (%s); "
                     "answers are kept in memory only", self.directory, self.state)
+
+
+#: diskcache's database and SQLite's journal files beside it.
+_STORE_FILES = ("cache.db", "cache.db-wal", "cache.db-shm", "cache.db-journal")
+_HEX = frozenset("0123456789abcdef")
+
+
+def _store_files(directory: Path) -> list[Path]:
+    """The files and folders of `directory` that diskcache made: its database files, and the
+    value folders it names with two hex digits (`ab/cd/<hex>.val`). A folder with that name
+    holding anything else is not taken for one of them."""
+    found = [directory / name for name in _STORE_FILES if (directory / name).exists()]
+    for sub in directory.iterdir() if directory.is_dir() else ():
+        if _is_hex_pair(sub) and all(
+                _is_hex_pair(inner) and all(f.is_file() and f.suffix == ".val" for f in inner.iterdir())
+                for inner in sub.iterdir()):
+            found.append(sub)
+    return found
+
+
+def _is_hex_pair(path: Path) -> bool:
+    return path.is_dir() and len(path.name) == 2 and set(path.name) <= _HEX
 
 
 def _inode(path: Path) -> int | None:

@@ -8,10 +8,11 @@ read from the OS keychain (service `rates-xl`).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,12 @@ class Settings(BaseSettings):
         "os", description="Certificates that verify the service: `os` (the operating system's store, "
         "via truststore) or `certifi` (requests' bundled list).",
     )
-    timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
+    timeout: float = Field(
+        10.0, gt=0, description="Seconds per attempt: connecting, redirects, headers and the whole body."
+    )
+    max_answer_mb: float = Field(
+        16.0, gt=0, description="Largest answer read, MB; a larger one is refused, not retried."
+    )
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
     burst: int = Field(
         50, ge=1, description="The service's burst; the client holds 100 ms worth of requests of it in "
@@ -106,6 +112,14 @@ class Settings(BaseSettings):
         5.0, gt=0, description="Seconds between attempts to reach a team backend that is down.",
     )
 
+    @field_validator("base_url")
+    @classmethod
+    def _a_service_root(cls, value: str) -> str:
+        problem = base_url_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))
 
@@ -118,6 +132,26 @@ class Settings(BaseSettings):
         from platformdirs import user_cache_dir
 
         return Path(user_cache_dir("rates-xl", appauthor=False))
+
+
+def base_url_problem(url: str) -> str | None:
+    """What is wrong with a service root, in words (None: nothing). Checked here, once, so
+    a root without http:// fails as settings, not later as requests' MissingSchema."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    shown = re.sub(r"(?<=://)[^/@\s]+@", "", text)  # never echo a user:password@
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return f"{shown!r} is not a URL; write it like {DEFAULT_BASE_URL}"
+    if parts.scheme not in ("http", "https"):
+        return (f"{shown!r} has no http:// or https:// in front; write it like {DEFAULT_BASE_URL}"
+                if not parts.scheme or "://" not in text else
+                f"{shown!r} is not an http:// or https:// URL; write it like {DEFAULT_BASE_URL}")
+    if not parts.hostname:
+        return f"{shown!r} names no host; write it like {DEFAULT_BASE_URL}"
+    return None
 
 
 def key_from_keychain() -> SecretStr | None:

@@ -18,15 +18,25 @@ import json
 import re
 import ssl
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 from requests.adapters import HTTPAdapter
 
 from rates_xl.client import errors
+from rates_xl.client.deadline import AttemptDeadline, WatchedPools
+from rates_xl.client.redaction import redact
 
 USER_AGENT = "rates-xl"
+#: Same-origin redirects followed in one attempt (each one is charged to the limiter).
+MAX_REDIRECTS = 3
+_REDIRECTS = (301, 302, 303, 307, 308)
+#: Bytes read from the network at a time; the size cap and the deadline are checked between.
+CHUNK = 64 * 1024
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -120,22 +130,6 @@ _STATUS_CLASSES: dict[int, type[errors.RatesError]] = {
 }
 
 
-REDACTED = "[api key]"
-
-
-def redact(value: Any, secret: str | None) -> Any:
-    """`value` with every occurrence of the key replaced: some services echo it back."""
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, REDACTED)
-    if isinstance(value, list):
-        return [redact(v, secret) for v in value]
-    if isinstance(value, dict):
-        return {k: redact(v, secret) for k, v in value.items()}
-    return value
-
-
 def error_from_response(endpoint: str, status: int, body: str, content_type: str,
                         retry_after: float | None,
                         params: dict[str, str] | None = None) -> errors.RatesError:
@@ -158,8 +152,9 @@ def error_from_response(endpoint: str, status: int, body: str, content_type: str
         reason = auth_reason(detail_text)
         refused = trial_refused(params)
         if refused and reason in ("refused", "trial_past_data"):
-            # The detail may be as vague as "not permitted"; we know what we sent.
-            return errors.AuthError(f"403 {trial_advice(refused)} ({detail_text})",
+            # The detail may be as vague as "not permitted"; we know what we sent. Our words
+            # say it all, so the service's (kept in .detail) are not repeated after them.
+            return errors.AuthError(f"403 {trial_advice(refused)}",
                                     reason="trial_past_data", refused=refused, **kwargs)
         return errors.AuthError(f"403 {_AUTH_ADVICE[reason]} ({detail_text})", reason=reason, **kwargs)
     if status == 429:
@@ -193,11 +188,15 @@ class _Adapter(HTTPAdapter):
         if self._ssl_context is not None:
             kwargs["ssl_context"] = self._ssl_context
         super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = WatchedPools  # see deadline.py
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> Any:
         if self._ssl_context is not None:
             proxy_kwargs["ssl_context"] = self._ssl_context
-        return super().proxy_manager_for(proxy, **proxy_kwargs)
+        manager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if not proxy.lower().startswith("socks"):  # SOCKS pools have their own connections
+            manager.pool_classes_by_scheme = WatchedPools
+        return manager
 
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
         super().cert_verify(conn, url, verify, cert)
@@ -209,12 +208,21 @@ class _Adapter(HTTPAdapter):
 
 
 class Transport:
-    """A pooled requests.Session with the key in its headers, one GET per call."""
+    """A pooled requests.Session with the key in its headers, one GET per call.
+
+    requests' own redirect handling is off: it would send the key (in `x-api-key`; it only
+    strips `Authorization`) to whatever host a redirect names, and follow up to 30 hops
+    that no limiter sees. Here a redirect to another origin (scheme, host, port) is an
+    error naming it, and a same-origin one is followed at most MAX_REDIRECTS times, each
+    hop announced to `before_redirect` so the client charges it to the limiter.
+    """
 
     def __init__(self, base_url: str, api_key: str | None, pool_size: int = 32,
-                 trust_store: str = "os") -> None:
+                 trust_store: str = "os", max_bytes: int = 16 << 20) -> None:
         self.base_url = base_url.rstrip("/")
         self._secret = api_key
+        #: Largest answer read; a larger one is refused (and not retried).
+        self.max_bytes = max_bytes
         self.session = requests.Session()
         context = os_trust_context() if trust_store == "os" else None
         #: "os" (truststore) or "certifi": which certificate store verifies the service.
@@ -228,15 +236,28 @@ class Transport:
         if api_key:
             self.session.headers["x-api-key"] = api_key
 
-    def get(self, endpoint: str, path: str, params: dict[str, str], timeout: float) -> Any:
-        """One GET: parsed JSON, or a typed error. A `ServiceUnavailable` with
+    def get(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
+            before_redirect: Callable[[str], None] | None = None) -> Any:
+        """One GET: parsed JSON, or a typed error, within `timeout` seconds in all
+        (connecting, redirects, headers and the whole body). A `ServiceUnavailable` with
         `transport_failure` set means no HTTP answer arrived because of the network path."""
-        url = self.base_url + path
-        try:
-            response = self.session.get(url, params=params, timeout=timeout)
-        except requests.RequestException as exc:
-            raise self._unreachable(endpoint, exc, timeout) from None
-        body = redact(response.text, self._secret)
+        url: str = self.base_url + path
+        query: dict[str, str] | None = params
+        with AttemptDeadline(timeout) as deadline:
+            for hop in range(MAX_REDIRECTS + 1):
+                response = self._send(endpoint, url, query, deadline)
+                location = response.headers.get("location")
+                if response.status_code not in _REDIRECTS or not location:
+                    break
+                response.close()
+                url, query = self._redirect_target(endpoint, response, location, hop), None
+                if before_redirect is not None:
+                    before_redirect(url)
+            try:
+                data = self._read_body(endpoint, response, deadline)
+            finally:
+                response.close()
+        body = redact(_decode(data, response.encoding), self._secret)
         if response.status_code != 200:
             raise error_from_response(
                 endpoint, response.status_code, body, response.headers.get("content-type", ""),
@@ -249,6 +270,79 @@ class Transport:
             raise errors.InvalidResponse(
                 f"the service answered {kind} instead of JSON", status=200, endpoint=endpoint
             ) from None
+
+    def _send(self, endpoint: str, url: str, query: dict[str, str] | None,
+              deadline: AttemptDeadline) -> requests.Response:
+        """Send one request and read its headers, within what is left of the deadline."""
+        left = deadline.remaining()
+        if left <= 0:
+            raise self._too_slow(endpoint, deadline, None)
+        try:
+            return self.session.get(url, params=query, timeout=left, stream=True, allow_redirects=False)
+        except requests.RequestException as exc:
+            if deadline.expired:
+                raise self._too_slow(endpoint, deadline, None) from None
+            raise self._unreachable(endpoint, exc, deadline.seconds) from None
+
+    def _redirect_target(self, endpoint: str, response: requests.Response, location: str,
+                         hop: int) -> str:
+        """Where a redirect points, if the client may follow it; else a `Redirected` error."""
+        target = urljoin(response.url, location)
+        if _origin(target) != _origin(self.base_url):
+            raise errors.Redirected(
+                f"the service redirected to another host, {_origin_text(target)}: not followed, "
+                f"so the API key was not sent there (it goes to {_origin_text(self.base_url)} "
+                "only); if the service has moved, set RATES_BASE_URL to its new address",
+                status=response.status_code, endpoint=endpoint, target=_origin_text(target))
+        if hop == MAX_REDIRECTS:
+            raise errors.Redirected(
+                f"the service redirected more than {MAX_REDIRECTS} times in a row (a redirect "
+                "loop?): not followed further", status=response.status_code, endpoint=endpoint,
+                target=_origin_text(target))
+        return target
+
+    def _read_body(self, endpoint: str, response: requests.Response, deadline: AttemptDeadline) -> bytes:
+        """The whole body, read as it arrives: refused past `max_bytes` (without reading it
+        at all when its length is declared), abandoned when the deadline passes. read1
+        returns what has arrived (requests' iter_content waits for a full chunk), so a
+        trickle is counted byte by byte and the message can say how much came."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            raise self._too_big(endpoint, response.status_code)
+        body = bytearray()
+        try:
+            while chunk := response.raw.read1(CHUNK, decode_content=True):
+                body += chunk
+                if len(body) > self.max_bytes:
+                    raise self._too_big(endpoint, response.status_code)
+                if deadline.remaining() < 0:
+                    raise self._too_slow(endpoint, deadline, len(body), declared)
+        except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+            if deadline.expired or deadline.remaining() < 0:
+                raise self._too_slow(endpoint, deadline, len(body), declared) from None
+            raise self._unreachable(endpoint, _as_requests_error(exc), deadline.seconds) from None
+        response.raw.release_conn()  # read to the end: the connection can serve the next one
+        return bytes(body)
+
+    def _too_big(self, endpoint: str, status: int) -> errors.InvalidResponse:
+        # Not retryable: the same answer would be read again, to be refused again.
+        return errors.InvalidResponse(
+            f"the service's answer is larger than {self.max_bytes / 2**20:g} MB "
+            "(RATES_MAX_ANSWER_MB): refused, not read",
+            status=status, endpoint=endpoint)
+
+    def _too_slow(self, endpoint: str, deadline: AttemptDeadline, received: int | None,
+                  declared: str = "") -> errors.ServiceUnavailable:
+        """The deadline passed: before the headers arrived, or while the body trickled in."""
+        seconds = _seconds(deadline.seconds)
+        if received is None:
+            message = f"no answer from the service within {seconds} s"
+        else:
+            of = f" of {int(declared):,}" if declared.isdigit() else ""
+            message = f"the service sent its answer too slowly: {received:,}{of} bytes in {seconds} s"
+        error = errors.ServiceUnavailable(message, endpoint=endpoint)
+        error.transport_failure = True
+        return error
 
     def _unreachable(self, endpoint: str, exc: requests.RequestException,
                      timeout: float) -> errors.ServiceUnavailable:
@@ -280,6 +374,45 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _as_requests_error(exc: BaseException) -> requests.RequestException:
+    """A failure while reading the body, as requests would have raised it (so `_unreachable`
+    words it like any other): a dropped connection is a ConnectionError."""
+    if isinstance(exc, requests.RequestException):
+        return exc
+    if isinstance(exc, urllib3.exceptions.ReadTimeoutError | TimeoutError):
+        return requests.ReadTimeout(str(exc))
+    return requests.ConnectionError(str(exc))
+
+
+def _decode(data: bytes, encoding: str | None) -> str:
+    """The body as text, in the encoding the headers name (requests' rules), else UTF-8."""
+    try:
+        return data.decode(encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        return data.decode("utf-8", errors="replace")
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port): what must stay the same for the key to go along."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number: no origin of ours
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _origin_text(url: str) -> str:
+    """scheme://host[:port], without any user:password@ a Location might carry."""
+    scheme, host, port = _origin(url)
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}" + (f":{port}" if port not in (None, _DEFAULT_PORTS.get(scheme)) else "")
 
 
 def _seconds(value: float) -> str:

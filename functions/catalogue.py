@@ -309,6 +309,26 @@ def _failures() -> list[Failure]:
             failures=3)),
                 "the circuit breaker's wait is over and one test request is on its way; other calls still "
                 "fail at once until it answers", "calculate again in a moment; if it lasts, " + doctor),
+        Failure("redirected-away", _only_with_request(lambda: errors.Redirected(
+            "the service redirected to another host, https://elsewhere.example: not followed, so the API "
+            "key was not sent there (it goes to https://api.bluegamma.io only); if the service has moved, "
+            "set RATES_BASE_URL to its new address", status=302, target="https://elsewhere.example")),
+                "the service (or something on the path to it) answered with a redirect to another host; "
+                "the client never follows one, so the key stays with the service",
+                "check RATES_BASE_URL is the service's own address; if the service has moved, set it to the new one"),
+        Failure("redirect-loop", _only_with_request(lambda: errors.Redirected(
+            "the service redirected more than 3 times in a row (a redirect loop?): not followed further",
+            status=302, target="https://api.bluegamma.io")),
+                "the service's address keeps redirecting (a misconfigured proxy or base URL)",
+                "check RATES_BASE_URL; " + doctor),
+        Failure("too-slow", _only_with_request(lambda: errors.ServiceUnavailable(
+            "the service sent its answer too slowly: 2 of 600 bytes in 4.0 s")),
+                "the answer arrived slower than the time budget allows (a trickling proxy or an overloaded link)",
+                "calculate again; if it lasts, " + doctor),
+        Failure("too-large", _only_with_request(lambda: errors.InvalidResponse(
+            "the service's answer is larger than 16 MB (RATES_MAX_ANSWER_MB): refused, not read", status=200)),
+                "the answer is far larger than any the service documents: a wrong base URL or a hostile server",
+                "check RATES_BASE_URL; raise RATES_MAX_ANSWER_MB only if you expect answers that large"),
         Failure("not-json", _only_with_request(lambda: errors.InvalidResponse(
             "the service answered an HTML page instead of JSON", status=200)),
                 "something other than the service answered: a captive portal, a proxy's login page, a wrong base URL",

@@ -53,21 +53,34 @@ _URL_PASSWORD = re.compile(r"(?<=://)[^/@\s]+@")
 
 
 def scrub(text: str, secret: str | None = None) -> str:
-    """Drop the key (should a detail echo it) and any user:password@ in a URL."""
+    """Drop the key and any piece of it (should a detail echo it) and any user:password@
+    in a URL."""
+    from rates_xl.client.redaction import redact_text
+
     if secret and len(secret) >= 4:
-        text = text.replace(secret, "***")
+        text = redact_text(text, secret, "***")
     return _URL_PASSWORD.sub("", text)
 
 
-# 403: what the key problem is, and what to do about it (AuthError.reason -> words).
+# 403: what the key problem is, and what to do about it (AuthError.reason -> words);
+# {how}: how to set a key on this machine (addin/keys.py decides: keychain or RATES_API_KEY).
 _AUTH = {
-    "missing": "no API key is set: run `rates-xl key set` (or set RATES_API_KEY)",
-    "invalid": "the API key was not accepted: check it, then `rates-xl key set`",
-    "expired": "the trial key has expired: set a paid key with `rates-xl key set`",
+    "missing": "no API key is set: set one {how}",
+    "invalid": "the API key was not accepted: check it, then set it again {how}",
+    "expired": "the trial key has expired: set a paid key {how}",
     "trial_past_data": "a trial key cannot ask for past data: leave valuation_time/date "
-    "empty, or set a paid key with `rates-xl key set`",
-    "refused": "the service refused this request for this API key (`rates-xl key set` to change it)",
+    "empty, or set a paid key {how}",
+    "refused": "the service refused this request for this API key (set another {how})",
 }
+
+
+def _how_to_set_key() -> str:
+    try:
+        from rates_xl.addin.keys import how_to_set_key
+
+        return how_to_set_key()
+    except Exception:  # keyring itself broken: the variable always works
+        return "in the environment variable RATES_API_KEY"
 
 
 def _trial_refusal(refused: dict[str, str]) -> str:
@@ -79,10 +92,10 @@ def _trial_refusal(refused: dict[str, str]) -> str:
     if param == "valuation_date":  # RATES_FIXING's fixing_date
         what = "a past fixing" if is_past(param, value) else "a fixing by date"
         return (f"a trial key cannot ask for {what}: leave fixing_date empty (today's fixing), "
-                "or use a paid key (`rates-xl key set`)")
+                f"or use a paid key (set it {_how_to_set_key()})")
     when = "as of a past time" if is_past(param, value) else "as of a chosen time"
     return (f"a trial key cannot value {when}: leave {param} empty, "
-            "or use a paid key (`rates-xl key set`)")
+            f"or use a paid key (set it {_how_to_set_key()})")
 
 
 def _network_down(exc: Any) -> str:
@@ -134,6 +147,7 @@ def _describe(exc: BaseException) -> str:
         return f"{PREFIX} 403 {_trial_refusal(exc.refused)}"
     if isinstance(exc, errors.AuthError):
         advice = _AUTH.get(getattr(exc, "reason", "refused"), _AUTH["refused"])
+        advice = advice.format(how=_how_to_set_key())
         detail = _detail(exc)
         return f"{PREFIX} 403 {advice} (service: {detail})"
     if isinstance(exc, errors.BadRequest):
@@ -156,15 +170,16 @@ def _describe(exc: BaseException) -> str:
         status = f"{exc.status} " if exc.status else ""
         return f"{PREFIX} {status}{exc}"
     if type(exc).__name__ == "ValidationError" and "Settings" in str(getattr(exc, "title", "")):
-        return f"{PREFIX} settings: {_settings_problem(exc)}"
+        return f"{PREFIX} settings: {settings_problem(exc)}"
     log.exception("unexpected error in a worksheet function", exc_info=exc)
     return f"{PREFIX} internal error ({type(exc).__name__}); see the rates-xl log"
 
 
-def _settings_problem(exc: Any) -> str:
+def settings_problem(exc: Any) -> str:
     """A bad RATES_* environment value, named by its variable (never its value: it may be the key)."""
     parts = []
     for err in exc.errors()[:2]:
         name = "RATES_" + "_".join(str(p) for p in err.get("loc", ())).upper()
-        parts.append(f"{name}: {err.get('msg', 'invalid')}")
+        problem = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{name}: {problem}")
     return "; ".join(parts) or "invalid client settings"

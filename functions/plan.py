@@ -243,11 +243,13 @@ def _watched(fetch: Callable[[], dict[Any, Any]], snapshot: Callable[[], FetchPr
                 cancel.set()
             if on_progress is not None:
                 on_progress(snapshot())
-    except BaseException:
+    except BaseException as exc:
         # The host's hook failed (Excel went away...): send nothing more, let the requests on
-        # the wire finish, and report the failure.
+        # the wire finish, and report the failure. An interrupt (Ctrl+C) does not wait for
+        # them: the user asked to stop now, and the worker is a daemon thread.
         cancel.set()
-        worker.join()
+        if not isinstance(exc, KeyboardInterrupt):
+            worker.join()
         raise
     if "error" in box:
         raise box["error"]

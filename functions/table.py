@@ -264,3 +264,20 @@ FORMER_NAMES: dict[str, str] = {
     "RATES_DFCURVE": "RATES_DISCOUNTCURVE",
     "RATES_FX": "RATES_FXSPOT",
 }
+
+
+def service_parameters() -> list[tuple[str, str, str, str]]:
+    """Each function's arguments beside the service parameters they feed: rows of
+    (function, Excel argument, endpoint, service parameter), in the table's order. The
+    worksheet names are short (`pair`, `country`, `pay_date`); the service's are its own
+    (`currency_pair`, `country_code`, `date`). The docs' reference prints this table."""
+    return [(spec.name, arg.name, spec.endpoint, arg.param)
+            for spec in _SPECS if spec.endpoint
+            for arg in spec.args if arg.param]
+
+
+def argument_aliases(endpoint: str) -> dict[str, str]:
+    """The Excel argument names that feed `endpoint` -> its parameters, where they differ
+    (what `rates-xl call` accepts besides the service's own names)."""
+    return {arg: param for _, arg, ep, param in service_parameters()
+            if ep == endpoint and arg != param}

@@ -40,6 +40,12 @@ def _demo(args: argparse.Namespace) -> int:
         from rates_xl.templates.demo import run_demo
     except ImportError as exc:  # pragma: no cover - the sandbox extra is missing
         raise CommandError(f"the demo needs the sandbox: pip install \"rates-xl[sandbox]\" ({exc})") from None
+    from pathlib import Path
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CommandError(f"--out {out} is a file, not a folder: name a folder (new or "
+                           "existing) with --out DIR")
     progress = Progress(enabled=not args.no_progress)
     try:
         with progress:
@@ -49,7 +55,8 @@ def _demo(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         raise CommandError(f"the demo needs the sandbox: pip install \"rates-xl[sandbox]\" ({exc.name} is missing)") from None
     except OSError as exc:
-        raise CommandError(f"cannot write to {args.out}: {exc}") from None
+        where = exc.filename or args.out
+        raise CommandError(f"cannot write to {where}: {exc.strerror or exc}") from None
     _print_demo(run)
     errors = sum(len(r.errors) for r in run.results.values())
     return 0 if errors == 0 else EXIT_ERROR_CELLS

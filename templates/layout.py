@@ -30,6 +30,9 @@ INPUT_FONT = "#0000CC"
 OUTPUT_FILL = "#E2EFDA"
 HEADER_FILL = "#D9E1F2"
 NOTE_FONT = "#595959"
+#: Column-width units one character of a note takes (10-point italic Calibri, with margin):
+#: how wrapped notes size their rows.
+NOTE_CHAR_WIDTH = 1.1
 BORDER = "#A6A6A6"
 
 NUMBER_FORMATS = {
@@ -213,7 +216,26 @@ class Sheet:
         self.ws.write_string(cell, text, self.book.fmt(kind, role))
 
     def note(self, cell: str, text: str) -> None:
-        self.ws.write_string(cell, text, self.book.fmt("general", "note"))
+        """A note on one line, running on over the empty cells to its right; one longer than
+        the room left up to the sheet's last sized column wraps there instead, or the printed
+        page (fit to that width) would cut it off."""
+        col = cell.rstrip("0123456789")
+        row = int(cell[len(col):])
+        first = _col_index(col)
+        room = sum(self.widths.get(n, 8.43) for n in range(first, max([first, *self.widths]) + 1))
+        lines = int(-(-len(text) * NOTE_CHAR_WIDTH // max(room, 1)))
+        if lines <= 1:
+            self.ws.write_string(cell, text, self.book.fmt("general", "note"))
+            return
+        if first != max(self.widths):  # merge across the room, so the wrap uses all of it
+            from xlsxwriter.utility import xl_col_to_name
+
+            last = xl_col_to_name(max(self.widths))
+            self.ws.merge_range(f"{cell}:{last}{row}", text, self.book.fmt("general", "notes"))
+        else:
+            self.ws.write_string(cell, text, self.book.fmt("general", "notes"))
+        # Rows do not grow with wrapped text in every reader: size it for the lines.
+        self.ws.set_row(row - 1, 14 * lines)
 
     def notes(self, row: int, lines: Iterable[str], col: str = "B", last: str = "E") -> int:
         """A block of notes, one merged row each; returns the next free row."""
@@ -221,7 +243,7 @@ class Sheet:
         for line in lines:
             self.ws.merge_range(f"{col}{row}:{last}{row}", line, self.book.fmt("general", "notes"))
             # Merged cells do not grow with their text: size the row for the wrapped lines.
-            lines_needed = -(-len(line) * 1.1 // max(width, 1))
+            lines_needed = -(-len(line) * NOTE_CHAR_WIDTH // max(width, 1))
             self.ws.set_row(row - 1, 14 * max(1, int(lines_needed)))
             row += 1
         return row

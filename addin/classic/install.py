@@ -274,6 +274,9 @@ def install(config: Path, xlstart: Path | None, xlam: bytes | None, settings: Ma
             xlwings_version: str | None = None) -> Report:
     """Write the settings and place the add-in's bytes `xlam`; see the module docstring."""
     report = Report()
+    # Recorded as absolute paths: uninstall may run from any folder.
+    config = Path(os.path.abspath(config))
+    xlstart = Path(os.path.abspath(xlstart)) if xlstart is not None else None
     for key, value in settings.items():  # validate everything before writing anything
         if '"' in value:
             raise InstallError(f"the settings file cannot hold a double quote; {key} = {value!r}")
@@ -339,12 +342,20 @@ def load_record(config: Path) -> dict | None:
 
 def uninstall(config: Path) -> Report:
     report = Report()
+    config = Path(os.path.abspath(config))
     record = _load_record(config)
     if record is None:
         raise InstallError(
             f"nothing to uninstall: no install record at {_record_path(config)} "
             "(rates-xl addin install was not run with these settings)"
         )
+    addin = record.get("addin")
+    if addin and not Path(addin["path"]).is_absolute() and not Path(addin["path"]).exists():
+        # An older install recorded the folder as typed: say so, change nothing.
+        raise InstallError(
+            f"the add-in was recorded as {addin['path']}, relative to the folder install ran in, "
+            f"and is not at {Path(os.path.abspath(addin['path']))}: run uninstall from that "
+            "folder, or delete the file yourself; nothing was changed")
     conf = read_config(config)
     changed = False
     for key, change in record.get("changes", {}).items():
@@ -368,10 +379,11 @@ def uninstall(config: Path) -> Report:
         write_config(config, conf)
         report.add(f"wrote {config}")
 
-    addin = record.get("addin")
     if addin:
-        target = Path(addin["path"])
-        if target.exists() and sha256(target) != addin["sha256"]:
+        target = Path(os.path.abspath(addin["path"]))
+        if not target.exists():
+            report.warn(f"the add-in is no longer at {target}: nothing to remove there")
+        elif sha256(target) != addin["sha256"]:
             report.warn(f"left {target}: it is not the file install placed")
         else:
             try:

@@ -16,11 +16,14 @@ A request for another <version> (a manifest from an older install) is redirected
 current one, so an update reaches users without reinstalling.
 
 Security, all here: the server binds to loopback (server.py) and this app refuses a Host it
-does not serve (DNS rebinding) and any Origin other than its own; it sends no CORS headers,
-so no other site's script can read an answer; the batch endpoint takes JSON only (a
-cross-site form cannot send it without a preflight we never answer), and bodies, batches
-and arguments have caps. The API key lives in the client, which the page, the script and
-the answers never see.
+does not serve (DNS rebinding). The static files answer CORS to Excel on the web's origins
+(origins.py: they hold nothing private) and refuse any other foreign Origin; the batch
+endpoint answers its own origin only, with no CORS header and no preflight, so no other
+site's script can spend the key or read an answer. It takes JSON only (a cross-site form
+cannot send it without a preflight we never answer), and bodies, batches and arguments
+have caps; what a client can cost in connections, time and threads is bounded in
+limits.py. The API key lives in the client, which the page, the script and the answers
+never see.
 """
 
 from __future__ import annotations
@@ -32,59 +35,20 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rates_xl import __version__
 from rates_xl.addin.officejs import assets, help_pages, manifest
 from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
+from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
+from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
-#: Largest request body: a full batch of calls with typical arguments is ~200 kB.
-MAX_BODY = 1_000_000
 #: Default per-call time limit in the script: beyond it the cell shows #N/A, never #BUSY!.
 DEFAULT_TIME_LIMIT_S = 120.0
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
-
-
-class BodyLimit:
-    """Refuse request bodies over `limit` bytes (413), declared or streamed."""
-
-    def __init__(self, app: Any, limit: int) -> None:
-        self.app, self.limit = app, limit
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await _plain(send, 413, f"request body over {self.limit} bytes")
-        seen = 0
-
-        async def limited_receive() -> dict:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, limited_receive, send)
-        except _TooLarge:
-            await _plain(send, 413, f"request body over {self.limit} bytes")
-
-
-class _TooLarge(Exception):
-    pass
-
-
-async def _plain(send: Any, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+BATCH_PATH = assets.BATCH_PATH
 
 
 def allowed_origins(public_url: str) -> set[str]:
@@ -97,21 +61,53 @@ def allowed_origins(public_url: str) -> set[str]:
     return origins
 
 
+def is_static(path: str) -> bool:
+    """The files Excel fetches, which Excel on the web's origins may read (CORS)."""
+    return path == "/manifest.xml" or path.startswith("/v/")
+
+
+def refused(detail: str, status: int = 403) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+def parse_batch(body: bytes) -> list[Any] | JSONResponse:
+    """The calls of a batch body, or the 4xx that answers it (one line, never a 500)."""
+    try:
+        # Every JSON number becomes a float, as Excel's cells hold them: an integer of
+        # thousands of digits is then infinite (refused by its own cell, see batch.py)
+        # instead of an int() conversion error that would lose the whole batch.
+        payload = json.loads(body, parse_int=float)
+    except RecursionError:
+        return refused("the body is nested too deeply to be a batch", 400)
+    except ValueError:  # not JSON, not UTF-8
+        return refused("the body is not JSON", 400)
+    calls = payload.get("calls") if isinstance(payload, dict) else None
+    if not isinstance(calls, list):
+        return refused("expected {\"calls\": [...]}", 400)
+    if len(calls) > MAX_BATCH:
+        return refused(f"at most {MAX_BATCH} calls per batch", 413)
+    return calls
+
+
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
-               time_limit_s: float = DEFAULT_TIME_LIMIT_S, max_body: int = MAX_BODY) -> FastAPI:
+               time_limit_s: float = DEFAULT_TIME_LIMIT_S, limits: Limits = DEFAULT_LIMITS,
+               excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS) -> FastAPI:
     """The app for a server reached at `public_url` (e.g. https://localhost:8766).
 
     `client`: the RatesClient every call goes through; default: the core's shared client,
     built from the settings (RATES_BASE_URL, the keychain, ...) on first use.
+    `excel_origins`: the origin patterns that may read the static files (origins.py).
     """
     from rates_xl.functions import core
 
     if client is not None:
         core.set_client(client)
     public_url = public_url.rstrip("/")
-    origins = allowed_origins(public_url)
+    cors = CorsPolicy(allowed_origins(public_url), excel_origins)
     version = manifest.asset_version()
     script = assets.script(origin=public_url, time_limit_s=time_limit_s, max_batch=MAX_BATCH)
+    # Every static answer is bytes made once, here: served on the event loop, it never
+    # waits for a thread (batches occupy theirs, see limits.BatchGate).
     files: dict[str, tuple[bytes, str]] = {
         "functions.html": (assets.page(office_js_url).encode(), "text/html; charset=utf-8"),
         "functions.js": (script.encode(), "text/javascript; charset=utf-8"),
@@ -119,22 +115,32 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     }
     for size in manifest.ICON_SIZES:
         files[f"icon-{size}.png"] = (assets.icon_png(size), "image/png")
+    manifest_bytes = manifest.render(public_url, version).encode()
 
     app = FastAPI(title="rates-xl Office.js host", version=__version__,
                   docs_url=None, redoc_url=None, openapi_url=None)
     app.state.version = version
     app.state.public_url = public_url
+    app.state.batches = gate = BatchGate(limits)
 
     @app.middleware("http")
-    async def own_origin_only(request: Request, call_next: Any) -> Response:
+    async def origin_rules(request: Request, call_next: Any) -> Response:
         origin = request.headers.get("origin")
-        if origin is not None and origin not in origins:
+        shared = origin is not None and is_static(request.url.path) and cors.allows(origin)
+        if origin is not None and not cors.is_own(origin) and not shared:
             log.warning("refused a request from origin %r", origin[:100])
-            return JSONResponse({"detail": "this server answers its own add-in only"}, status_code=403)
+            return refused("this server answers its own add-in only")
+        if shared and request.method == "OPTIONS":
+            return Response(status_code=204, headers=cors.preflight_headers(
+                origin, request.headers.get("access-control-request-headers")))
         site = request.headers.get("sec-fetch-site")
-        if request.method != "GET" and site not in (None, "same-origin", "none"):
-            return JSONResponse({"detail": "cross-site requests are refused"}, status_code=403)
+        if request.method not in ("GET", "HEAD") and site not in (None, "same-origin", "none"):
+            return refused("cross-site requests are refused")
         response = await call_next(request)
+        if is_static(request.url.path):
+            response.headers["Vary"] = "Origin"  # the answer depends on it, caches must know
+            if shared and not cors.is_own(origin):
+                response.headers.update(cors.headers(origin))
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["Cache-Control"] = "no-cache"  # revalidate; new releases are new URLs anyway
@@ -142,10 +148,10 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
     hosts = [urlsplit(public_url).hostname or "localhost", "localhost", "127.0.0.1", "::1"]
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(dict.fromkeys(hosts)))
-    app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(RequestBody, limits=limits)
 
     @app.get("/", response_class=HTMLResponse)
-    def home() -> str:
+    async def home() -> str:
         return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>rates-xl</title></head>"
                 f"<body><h1>rates-xl {__version__}</h1><p>The RATES.* custom functions for Excel are served "
                 f"here. Add-in manifest: <a href=\"/manifest.xml\">manifest.xml</a>.</p></body></html>")
@@ -153,33 +159,31 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     app.include_router(help_pages.router)  # GET /help/<function>.html: each function's helpUrl
 
     @app.get("/manifest.xml")
-    def manifest_xml() -> Response:
-        return Response(manifest.render(public_url, version), media_type="application/xml")
+    async def manifest_xml() -> Response:
+        return Response(manifest_bytes, media_type="application/xml")
 
     @app.get("/v/{asked}/{name}")
-    def versioned(asked: str, name: str) -> Response:
+    async def versioned(asked: str, name: str) -> Response:
         if name not in files:
-            return JSONResponse({"detail": "not found"}, status_code=404)
+            return refused("not found", 404)
         if asked != version:
             return RedirectResponse(f"/v/{version}/{name}", status_code=307)
         body, media_type = files[name]
         return Response(body, media_type=media_type)
 
-    @app.post("/api/batch")
+    @app.post(BATCH_PATH)
     async def batch(request: Request) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return JSONResponse({"detail": "send JSON (Content-Type: application/json)"}, status_code=415)
+            return refused("send JSON (Content-Type: application/json)", 415)
+        calls = parse_batch(await request.body())
+        if isinstance(calls, Response):
+            return calls
         try:
-            payload = json.loads(await request.body())
-        except ValueError:
-            return JSONResponse({"detail": "the body is not JSON"}, status_code=400)
-        calls = payload.get("calls") if isinstance(payload, dict) else None
-        if not isinstance(calls, list):
-            return JSONResponse({"detail": "expected {\"calls\": [...]}"}, status_code=400)
-        if len(calls) > MAX_BATCH:
-            return JSONResponse({"detail": f"at most {MAX_BATCH} calls per batch"}, status_code=413)
-        # The core blocks (limiter waits, HTTP): run it on a worker thread, one per batch.
-        results, _ = await run_in_threadpool(run_batch, calls, core.get_client())
+            results, _ = await gate.run(run_batch, calls, core.get_client())
+        except Busy:
+            return JSONResponse(
+                {"detail": f"busy: {gate.in_flight} batches in progress; calculate again in a moment"},
+                status_code=503, headers={"Retry-After": str(limits.retry_after_s)})
         return JSONResponse({"results": results})
 
     return app

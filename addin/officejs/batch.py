@@ -79,14 +79,25 @@ def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec,
     if not isinstance(args, list) or len(args) > MAX_ARGS:
         return invalid(f"{spec.dotted_name}: too many arguments")
     for position, value in enumerate(args, 1):
+        name = spec.args[position - 1].name if position <= len(spec.args) else f"argument {position}"
         if isinstance(value, (list, dict)):
-            return invalid(f"argument {position}: give one cell, not a range or an array")
+            return invalid(f"{name}: give one cell, not a range or an array")
         if isinstance(value, str) and len(value) > MAX_TEXT:
-            return invalid(f"argument {position}: text longer than {MAX_TEXT} characters")
+            return invalid(f"{name}: text longer than {MAX_TEXT} characters")
         if value is not None and not isinstance(value, (str, int, float, bool)):
-            return invalid(f"argument {position}: not a cell value")
+            return invalid(f"{name}: not a cell value")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not _finite(value):
+            # NaN, Infinity, or a number of hundreds of digits
+            return invalid(f"{name}: not a number a cell can hold")
     # JSON has no int/float distinction that Excel would make: numbers are floats, as xlwings passes them.
     return spec, tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in args)
+
+
+def _finite(number: int | float) -> bool:
+    try:
+        return math.isfinite(number)  # converts an int to float: too many digits overflow
+    except OverflowError:
+        return False
 
 
 def _cell(value: Any) -> Any:

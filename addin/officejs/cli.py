@@ -139,14 +139,37 @@ def run_serve(args: argparse.Namespace) -> int:
     client = get_client()  # one client for every batch, from the settings (RATES_*, the keychain)
     app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit)
     _say(_sideload(None).refresh(public_url))
-    print(f"rates-xl serve: {public_url} (service {client.base_url}, API key "
-          f"{'set' if client.has_key else 'NOT set: rates-xl key set'})")
-    print(f"manifest: {public_url}/manifest.xml (install it with `rates-xl officejs install`); Ctrl+C stops")
+    if client.has_key:
+        key_state = "set"
+    else:
+        from rates_xl.addin.keys import how_to_set_key
+
+        key_state = f"NOT set: set one {how_to_set_key()}"
+
+    def listening() -> None:  # only once the port is ours: never a banner before "cannot listen"
+        print(f"rates-xl serve: {public_url} (service {client.base_url}, API key {key_state})")
+        print(f"manifest: {public_url}/manifest.xml (install it with `rates-xl officejs install`); "
+              "Ctrl+C stops", flush=True)
+
+    _log_batches()
     try:
-        server.serve(app, args.host, args.port, cert, key)
+        server.serve(app, args.host, args.port, cert, key, on_listening=listening)
     except OSError as exc:
         raise _error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
+
+
+def _log_batches() -> None:
+    """The host's own log lines (`batch: N calls, ...`, which addin/README's checklist asks
+    for) at INFO on stderr, beside uvicorn's, which has its own handlers."""
+    import logging
+
+    logger = logging.getLogger("rates_xl.addin.officejs")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -167,7 +190,9 @@ def run_manifest(args: argparse.Namespace) -> int:
     if problems:
         raise _error(f"the manifest for {args.url} is not valid: {problems[0]}")
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        from rates_xl import atomic
+
+        atomic.write_text(args.output, text)
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)

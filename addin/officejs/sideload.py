@@ -20,7 +20,6 @@ logic runs on any OS in the tests.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Protocol
@@ -98,10 +97,10 @@ def mac_wef_dir() -> Path:
 
 
 def _write_atomic(path: Path, text: str) -> None:
+    from rates_xl import atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    atomic.write_text(path, text)
 
 
 class Sideload:

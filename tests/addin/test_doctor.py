@@ -28,7 +28,7 @@ def _lines(out: str) -> dict[str, str]:
     """{check name: state} from doctor's `[state] name  detail` lines."""
     found = {}
     for line in out.splitlines():
-        match = re.match(r"^\[\s*(\w+)\] (.+?)\s{2,}", line)
+        match = re.match(r"^\[\s*([\w/]+)\] (.+?)\s{2,}", line)
         if match:
             found[match.group(2)] = match.group(1)
     return found
@@ -55,7 +55,7 @@ def test_a_missing_key_fails_the_test_request_and_says_how_to_fix_it(cli, instal
     assert code == 1
     states = _lines(out)
     assert states["api key"] == "warn" and states["test request"] == "FAIL"
-    assert "fix: run: rates-xl key set" in out
+    assert "fix: set a key with `rates-xl key set`" in out
 
 
 def test_nothing_listening_is_reported_with_a_fix(cli, installed, keychain):
@@ -69,6 +69,7 @@ def test_nothing_listening_is_reported_with_a_fix(cli, installed, keychain):
 
 def test_no_config_says_run_install(cli, paths, keychain, sandbox, sandbox_key, monkeypatch):
     monkeypatch.setenv("RATES_API_KEY", sandbox_key)
+    monkeypatch.setattr(doctor, "this_platform", lambda: "win32")  # where Excel runs
     code, out, _ = cli("doctor", "--base-url", sandbox.base_url)
     assert code == 1
     assert _lines(out)["settings"] == "FAIL"
@@ -168,3 +169,36 @@ def test_bad_flags(cli, argv):
 def test_probe_reports_bad_urls():
     assert not doctor.probe("not a url").reachable
     assert "no http://" in doctor.probe("example.invalid/v1").summary
+
+
+def test_without_excel_the_addin_checks_are_not_applicable(cli, paths, keychain, sandbox,
+                                                          sandbox_key, monkeypatch):
+    """On Linux with nothing installed, the add-in's checks say why they do not apply; they
+    do not fail with a fix (`rates-xl addin install`) that cannot run there."""
+    monkeypatch.setenv("RATES_API_KEY", sandbox_key)
+    monkeypatch.setattr(doctor, "this_platform", lambda: "linux")
+    code, out, _ = cli("doctor", "--base-url", sandbox.base_url)
+    states = _lines(out)
+    for name in ("settings", "udf python", "xlwings dll", "add-in"):
+        assert states[name] == "n/a", out
+    assert "not applicable here: Excel runs on Windows and macOS" in out
+    assert "addin install" not in out
+    assert code == 0, out
+
+
+def test_a_404_at_the_probe_path_fails_the_service_check(cli, paths, keychain, sandbox, monkeypatch):
+    """A base URL one folder off answers 404 everywhere: the service check fails with the fix."""
+    monkeypatch.setattr(doctor, "this_platform", lambda: "linux")
+    code, out, _ = cli("doctor", "--base-url", sandbox.base_url + "/api", "--timeout", "5")
+    states = _lines(out)
+    assert code == 1 and states["service"] == "FAIL", out
+    assert "HTTP 404" in out and "not the rates service's root" in out
+    assert "fix: set RATES_BASE_URL (or --base-url) to the service's root" in out
+
+
+def test_a_base_url_without_a_scheme_is_one_clear_failure(cli, paths, keychain, monkeypatch):
+    monkeypatch.setattr(doctor, "this_platform", lambda: "linux")
+    code, out, _ = cli("doctor", "--base-url", "127.0.0.1:8765", "--timeout", "2")
+    assert code == 1
+    assert "direct to" not in out and "proxy" not in _lines(out)
+    assert "the base URL '127.0.0.1:8765' has no http:// or https://" in out

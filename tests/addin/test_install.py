@@ -155,7 +155,7 @@ def test_an_unwritable_config_is_a_clear_error_and_changes_nothing(cli, paths, b
     code, _, err = cli("addin", "install", "--xlam", str(built_xlam),
                        "--config", str(blocker / "rates_xl.conf"))
     assert code == 1
-    assert err.startswith("rates-xl addin: cannot write") and "Traceback" not in err
+    assert err.startswith("rates-xl addin install: cannot write") and "Traceback" not in err
     assert not paths.xlstart.exists()
 
 
@@ -248,3 +248,37 @@ def test_duplicate_entries_all_get_the_value_and_all_come_back():
     assert conf.values("UDF MODULES") == ["rates_xl.addin.classic.udfs", "rates_xl.addin.classic.udfs"]
     conf.restore("UDF MODULES", previous)
     assert conf.render() == '"UDF MODULES","a"\n"x","y"\n"udf modules","b"\n'
+
+
+def test_uninstall_says_so_when_the_addin_is_already_gone(cli, paths, built_xlam):
+    """Uninstall reports what it removed, not what it meant to: an add-in deleted since is
+    a warning, never "removed"."""
+    assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
+    placed = paths.xlstart / install.ADDIN_NAME
+    placed.unlink()
+    code, out, err = cli("addin", "uninstall")
+    assert code == 0
+    assert f"removed {placed}" not in out
+    assert f"the add-in is no longer at {placed}: nothing to remove there" in err
+
+
+def test_a_relative_xlstart_is_recorded_as_an_absolute_path(cli, paths, built_xlam, monkeypatch):
+    monkeypatch.chdir(paths.root)
+    assert cli("addin", "install", "--xlam", str(built_xlam), "--xlstart", "rel")[0] == 0
+    record = install.load_record(paths.config)
+    assert record["addin"]["path"] == str(paths.root / "rel" / install.ADDIN_NAME)
+
+
+def test_an_old_relative_record_is_refused_and_nothing_changes(cli, paths, built_xlam, monkeypatch):
+    """A record an older install wrote with the folder as typed: uninstall from elsewhere
+    cannot know where it was, so it says so and changes nothing."""
+    assert cli("addin", "install", "--xlam", str(built_xlam))[0] == 0
+    record_file = paths.config.with_name(install.RECORD_NAME)
+    record = json.loads(record_file.read_text())
+    record["addin"]["path"] = os.path.join("rel", install.ADDIN_NAME)
+    record_file.write_text(json.dumps(record))
+    before = paths.config.read_bytes()
+    monkeypatch.chdir(paths.root)
+    code, out, err = cli("addin", "uninstall")
+    assert code == 1 and "relative to the folder install ran in" in err and "nothing was changed" in err
+    assert paths.config.read_bytes() == before and record_file.exists()

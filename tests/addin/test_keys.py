@@ -55,8 +55,9 @@ def test_set_stores_the_key_where_the_client_reads_it(cli, paths, keychain, type
 
 
 def test_status_says_where_the_key_is_never_what_it_is(cli, paths, keychain, monkeypatch):
-    code, out, _ = cli("key", "status")
-    assert code == 1 and "not set" in out and "rates-xl key set" in out
+    code, out, err = cli("key", "status")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "no API key is set" in err and "rates-xl key set" in err
     keychain.set_password(KEYRING_SERVICE, KEYRING_USERNAME, KEY)
     code, out, _ = cli("key", "status")
     assert code == 0 and "set (in the keychain: tests.addin.fake_keyring.FileKeyring)" in out
@@ -106,8 +107,8 @@ def test_no_keychain_backend_is_a_clear_error(cli, paths, no_keychain, typed):
     code, _, err = cli("key", "set")
     assert code == 1
     assert "no usable keychain backend" in err and "RATES_API_KEY" in err
-    code, out, _ = cli("key", "status")
-    assert code == 1 and "keychain unavailable" in out
+    code, out, err = cli("key", "status")
+    assert code == 1 and "no keychain" in err and "RATES_API_KEY" in err
     code, _, err = cli("key", "clear")
     assert code == 1 and "no usable keychain backend" in err
 
@@ -163,3 +164,34 @@ def test_key_set_from_a_pipe_in_a_real_process(tmp_path):
 def test_the_module_reads_no_secret_at_import():
     # A cheap import: keyring is only touched inside the handlers.
     assert "getpass" not in addin_cli.__dict__
+
+
+def test_without_a_keychain_every_message_says_rates_api_key_not_key_set(
+        cli, paths, no_keychain, sandbox, monkeypatch):
+    """Headless Linux, CI, a server: `rates-xl key set` cannot work there, so no message
+    (key status, doctor, a cell) suggests it; each says to set RATES_API_KEY."""
+    from rates_xl.addin.classic.udfs import UDFS
+    from rates_xl.client import RatesClient
+    from rates_xl.functions import set_client
+
+    code, _, err = cli("key", "status")
+    assert code == 1 and "RATES_API_KEY" in err and "key set" not in err
+    code, out, _ = cli("doctor", "--base-url", sandbox.base_url, "--timeout", "5")
+    assert "RATES_API_KEY" in out and "key set" not in out
+    with RatesClient(base_url=sandbox.base_url, api_key=None) as client:
+        set_client(client)
+        try:
+            cell = UDFS["RATES_TENORS"]("SOFR")
+        finally:
+            set_client(None)
+    assert cell.startswith("#RATES! 403 no API key is set: set one in the environment variable "
+                           "RATES_API_KEY"), cell
+    assert "key set" not in cell
+
+
+def test_with_a_keychain_messages_say_key_set(cli, paths, keychain):
+    from rates_xl.addin.keys import how_to_set_key
+
+    assert "`rates-xl key set`" in how_to_set_key()
+    code, _, err = cli("key", "status")
+    assert code == 1 and "rates-xl key set" in err

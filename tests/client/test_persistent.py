@@ -132,7 +132,7 @@ def test_a_damaged_store_is_set_aside_and_rebuilt_with_one_warning(sandbox_facto
         warnings = [r for r in caplog.records if "persistent cache" in r.getMessage()]
         assert len(warnings) == 1, [r.getMessage() for r in warnings]
         assert "could not be read" in warnings[0].getMessage()
-        assert list(tmp_path.glob("cache.broken-*")), "the damaged store was not set aside"
+        assert list(folder.glob("broken-*")), "the damaged store was not set aside"
         assert client.stats()["persistent"].startswith("on")
     finally:
         client.close()
@@ -145,6 +145,34 @@ def test_a_damaged_store_is_set_aside_and_rebuilt_with_one_warning(sandbox_facto
         assert _sent(service, before) == 0
     finally:
         again.close()
+
+
+def test_recovery_moves_only_the_stores_own_files(sandbox_factory, tmp_path):
+    """RATES_CACHE_DIR may point at a folder that holds other things: recovering a damaged
+    store must leave them exactly where they were (it used to rename the whole folder)."""
+    service = sandbox_factory(rate_limit=1000, burst=1000)
+    folder = tmp_path / "shared-folder"
+    folder.mkdir()
+    thesis = folder / "thesis.docx"
+    thesis.write_bytes(b"PK\x03\x04 four years of work")
+    notes = folder / "ab"  # a two-hex-digit name, like diskcache's value folders, but not one
+    notes.mkdir()
+    (notes / "notes.txt").write_text("mine")
+    answers = _fill(service, folder, count=5)
+    (folder / "cache.db").write_bytes(b"\0garbage" * 5000)
+    client = _client(service, folder)
+    try:
+        for params, rate in answers.items():
+            assert client.get("fixing", **dict(params)).fixing_rate == rate
+        assert client.stats()["persistent"].startswith("on")
+    finally:
+        client.close()
+    assert thesis.read_bytes() == b"PK\x03\x04 four years of work"
+    assert (notes / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shared-folder"]  # nothing renamed
+    aside = list(folder.glob("broken-*"))
+    assert len(aside) == 1 and (aside[0] / "cache.db").read_bytes().startswith(b"\0garbage")
+    assert not (aside[0] / "thesis.docx").exists() and not (aside[0] / "ab").exists()
 
 
 def test_a_store_that_cannot_be_created_leaves_the_client_working_in_memory(sandbox, tmp_path, caplog):
@@ -246,7 +274,7 @@ def test_two_open_clients_survive_damage_under_them_with_one_set_aside(sandbox_f
                     assert client.get("fixing", **dict(params)).fixing_rate == rate
         warnings = [r.getMessage() for r in caplog.records if "persistent cache" in r.getMessage()]
         assert 1 <= len(warnings) <= 2, warnings  # at most one per client, however often they read
-        assert len(list(tmp_path.glob("cache.broken-*"))) <= 2
+        assert len(list(folder.glob("broken-*"))) <= 2
         assert first.stats()["persistent"].startswith("on") and second.stats()["persistent"].startswith("on")
     finally:
         first.close()

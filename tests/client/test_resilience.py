@@ -289,3 +289,29 @@ def test_a_key_echoed_by_the_service_is_redacted_everywhere(server, make_client)
     texts = [str(exc), repr(exc), str(exc.detail), str(client.stats())]
     assert not [t for t in texts if SECRET in t]
     assert "[api key]" in str(exc)
+
+
+@pytest.mark.parametrize("piece", [slice(0, 9), slice(5, 15), slice(-8, None), slice(3, -3)])
+def test_a_piece_of_the_key_echoed_by_the_service_is_redacted(server, make_client, piece):
+    """A service or proxy that repeats only part of the key (8 characters or more) must not
+    show that part either: in the exception, its detail, the stats or the cell."""
+    from rates_xl.functions.messages import message_for
+
+    fragment = SECRET[piece]
+    server.responder = lambda a: Reply(
+        status=403, body={"detail": f"Invalid API key {a.headers['x-api-key'][piece]}... (unknown)"})
+    client = make_client()
+    with pytest.raises(AuthError) as caught:
+        client.fx_spot("EURUSD")
+    exc = caught.value
+    texts = [str(exc), repr(exc), str(exc.detail), str(client.stats()), message_for(exc, SECRET)]
+    assert [t for t in texts if fragment in t] == []
+    assert "Invalid API key [api key]... (unknown)" in str(exc)
+
+
+def test_redaction_keeps_text_that_shares_less_than_8_characters_with_the_key():
+    from rates_xl.client.redaction import redact_text
+
+    assert redact_text("sk-test-6 and DO-NOT-", SECRET) == "[api key] and DO-NOT-"
+    assert redact_text("x" + SECRET + "y" + SECRET[4:20], SECRET) == "x[api key]y[api key]"
+    assert redact_text("nothing here", SECRET) == "nothing here"

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from rates_xl.addin.classic.udfs import UDFS
+from rates_xl.addin.keys import how_to_set_key
 from rates_xl.client import RatesClient, errors
 from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.functions.messages import MAX_LENGTH, PENDING, message_for
@@ -23,14 +24,14 @@ def _cell(answer):
     "key, call, expected",
     [
         (None, ("RATES_SWAP", "SOFR", "0D", "5Y", "1Y"),
-         "#RATES! 403 no API key is set: run `rates-xl key set`"),
+         "#RATES! 403 no API key is set: set one {how}"),
         ("not-a-real-key-123", ("RATES_FXSPOT", "EURUSD"),
-         "#RATES! 403 the API key was not accepted: check it, then `rates-xl key set`"),
+         "#RATES! 403 the API key was not accepted: check it, then set it again {how}"),
         (EXPIRED_KEY, ("RATES_TENORS", "SOFR"),
-         "#RATES! 403 the trial key has expired: set a paid key with `rates-xl key set`"),
+         "#RATES! 403 the trial key has expired: set a paid key {how}"),
         # An expired trial key that also asked for the past: expiry is the problem to fix first.
         (EXPIRED_KEY, ("RATES_SWAPCURVE", "SOFR", "2025-06-02T16:00:00Z"),
-         "#RATES! 403 the trial key has expired: set a paid key with `rates-xl key set`"),
+         "#RATES! 403 the trial key has expired: set a paid key {how}"),
     ],
 )
 def test_403_says_which_key_problem_and_what_to_do(sandbox, key, call, expected):
@@ -38,7 +39,7 @@ def test_403_says_which_key_problem_and_what_to_do(sandbox, key, call, expected)
         set_client(client)
         name, *cells = call
         answer = _cell(UDFS[name](*cells))
-        assert answer.startswith(expected), answer
+        assert answer.startswith(expected.format(how=how_to_set_key())), answer
         assert "(service: " in answer  # the service's own words follow
         if key:
             assert key not in answer
@@ -47,7 +48,7 @@ def test_403_says_which_key_problem_and_what_to_do(sandbox, key, call, expected)
 # A trial key refuses valuation_time and valuation_date (the sandbox with 403, as the real
 # service does). The client knows what it sent, so the cell names the argument to empty.
 PAST_TIME = ("#RATES! 403 a trial key cannot value as of a past time: leave valuation_time "
-             "empty, or use a paid key (`rates-xl key set`)")
+             "empty, or use a paid key (set it {how})")
 
 
 @pytest.mark.parametrize(
@@ -59,10 +60,10 @@ PAST_TIME = ("#RATES! 403 a trial key cannot value as of a past time: leave valu
         (("RATES_GOVYIELD", "US", "10Y", None, "2025-06-02"), PAST_TIME),
         (("RATES_SWAPCURVE", "SOFR", "2099-01-02T16:00:00Z"),
          "#RATES! 403 a trial key cannot value as of a chosen time: leave valuation_time empty, "
-         "or use a paid key (`rates-xl key set`)"),
+         "or use a paid key (set it {how})"),
         (("RATES_FIXING", "SOFR", "2025-06-02"),
          "#RATES! 403 a trial key cannot ask for a past fixing: leave fixing_date empty "
-         "(today's fixing), or use a paid key (`rates-xl key set`)"),
+         "(today's fixing), or use a paid key (set it {how})"),
     ],
 )
 def test_a_trial_key_asked_for_a_valuation_time_says_which_argument_to_leave_empty(sandbox, call, expected):
@@ -70,7 +71,7 @@ def test_a_trial_key_asked_for_a_valuation_time_says_which_argument_to_leave_emp
         set_client(client)
         name, *cells = call
         answer = _cell(UDFS[name](*cells))
-        assert answer == expected
+        assert answer == expected.format(how=how_to_set_key())
         assert TRIAL_KEY not in answer
 
 
@@ -87,7 +88,7 @@ def test_a_vague_403_for_a_trial_request_still_names_the_argument(monkeypatch):
             live = _cell(UDFS["RATES_DISCOUNT"]("SOFR", "1Y"))
     finally:
         server.stop()
-    assert past == PAST_TIME
+    assert past == PAST_TIME.format(how=how_to_set_key())
     # Nothing a trial key refuses was sent: the service's words, with what to do.
     assert live.startswith("#RATES! 403 the service refused this request for this API key")
     assert "(service: Not permitted for this API key)" in live

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
@@ -92,6 +93,12 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     reset: bool = False  # drop the connection without answering
+    # A body written piece by piece: `chunks()` yields the pieces, `pause` seconds apart.
+    # Sent chunked unless `headers` declare a Content-Length; with `raw`, the pieces are the
+    # whole answer, status line and headers included (to trickle the headers themselves).
+    chunks: Callable[[], Iterable[bytes]] | None = None
+    pause: float = 0.0
+    raw: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,9 @@ class Arrival:
 
 
 class FaultServer:
-    def __init__(self) -> None:
+    """`tls`: a server-side SSL context to speak HTTPS with (base_url is then https://)."""
+
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.arrivals: list[Arrival] = []
         self._lock = threading.Lock()
         self.responder: Callable[[Arrival], Reply] = lambda arrival: Reply()
@@ -134,6 +143,9 @@ class FaultServer:
                     self.connection.close()
                     self.close_connection = True
                     return
+                if reply.chunks is not None:
+                    self._send_pieces(reply)
+                    return
                 body = reply.body if reply.body is not None else BODIES.get(parts.path, {})
                 if isinstance(body, dict | list):
                     body = json.dumps(body)
@@ -149,12 +161,50 @@ class FaultServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): that is what the test wanted
 
+            def _send_pieces(self, reply: Reply) -> None:
+                chunked = not reply.raw and "Content-Length" not in reply.headers
+                if not reply.raw:
+                    self.send_response(reply.status)
+                    headers = {"Content-Type": "application/json", **reply.headers}
+                    if chunked:
+                        headers["Transfer-Encoding"] = "chunked"
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.flush()
+                try:
+                    for piece in reply.chunks():
+                        self.wfile.write(b"%x\r\n%b\r\n" % (len(piece), piece) if chunked else piece)
+                        self.wfile.flush()
+                        if reply.pause:
+                            time.sleep(reply.pause)
+                    if chunked:
+                        self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the client hung up: what the tests want to see
+                    pass
+                self.close_connection = True
+
         class Server(ThreadingHTTPServer):
             daemon_threads = True
             request_queue_size = 128
 
+            def get_request(self):  # with TLS: the handshake in the handler's thread
+                conn, addr = self.socket.accept()
+                if tls is None:
+                    return conn, addr
+                return tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False), addr
+
+            def finish_request(self, request, client_address) -> None:
+                if tls is not None:
+                    try:
+                        request.do_handshake()
+                    except (ssl.SSLError, OSError):
+                        return
+                super().finish_request(request, client_address)
+
         self._httpd = Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        scheme = "https" if tls is not None else "http"
+        self.base_url = f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 

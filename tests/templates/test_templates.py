@@ -195,3 +195,38 @@ def test_history_matches_the_service(demo_run, rates_client):
     assert observations == len(direct) - 1 > 200
     assert named(calc, result, "history_latest") == pytest.approx(direct[-1][1])
     assert math.isclose(result.value("History", "C16"), min(r[1] for r in direct[1:]))
+
+
+@pytest.mark.parametrize("name", list(TEMPLATES))
+def test_the_printed_page_is_one_page_wide_and_long_notes_wrap(name):
+    """Printed (or rendered to PDF), a sheet is fit to one page wide over its sized columns;
+    text past the last of them is cut off at the page's edge, so a note longer than the room
+    it has up to there must wrap (templates/layout.py: Sheet.note)."""
+    from openpyxl.utils import column_index_from_string
+
+    book = openpyxl.load_workbook(template_path(name))
+    for ws in book.worksheets:
+        if ws.sheet_state != "visible":
+            continue
+        # fitToWidth left out of the file is OOXML's default, 1.
+        assert ws.sheet_properties.pageSetUpPr.fitToPage and ws.page_setup.fitToWidth in (None, 1), ws.title
+        widths = {column_index_from_string(letter): dim.width
+                  for letter, dim in ws.column_dimensions.items() if dim.width}
+        # openpyxl groups equal widths (D:L) under the first letter, with min and max.
+        for dim in ws.column_dimensions.values():
+            for n in range(dim.min or 0, (dim.max or 0) + 1):
+                if dim.width and n:
+                    widths[n] = dim.width
+        last = max(widths)
+        merged = {rng.min_row * 100000 + rng.min_col: rng for rng in ws.merged_cells.ranges}
+        for row in ws.iter_rows():
+            for cell in row:
+                if not isinstance(cell.value, str) or cell.value.startswith("=") or not cell.font.i:
+                    continue
+                span = merged.get(cell.row * 100000 + cell.column)
+                end = span.max_col if span else last
+                room = sum(widths.get(n, 8.43) for n in range(cell.column, end + 1))
+                # 10-point italic Calibri takes about 0.8 width units a character (the swap
+                # pricer's 199-character subtitle prints whole across 165).
+                if len(cell.value) * 0.8 > room:
+                    assert cell.alignment.wrap_text, f"{name}!{ws.title}!{cell.coordinate} is cut off in print"

@@ -51,20 +51,22 @@ class Served:
 
 @pytest.fixture
 def serve(tls):
-    """`serve(client=None, **create_app options)` -> Served; stopped when the test ends."""
+    """`serve(client=None, limits=DEFAULT_LIMITS, **create_app options)` -> Served; stopped when the
+    test ends."""
     from rates_xl.addin.officejs import app as appmod
     from rates_xl.addin.officejs import server
+    from rates_xl.addin.officejs.limits import DEFAULT_LIMITS
 
     started = []
 
-    def start(client=None, extra_routes=None, **options) -> Served:
+    def start(client=None, extra_routes=None, limits=DEFAULT_LIMITS, **options) -> Served:
         def factory(url):
-            app = appmod.create_app(url, client=client, **options)
+            app = appmod.create_app(url, client=client, limits=limits, **options)
             for path, endpoint in (extra_routes or {}).items():
                 app.add_api_route(path, endpoint)
             return app
 
-        running, app = server.start_in_thread(factory, tls.cert, tls.key)
+        running, app = server.start_in_thread(factory, tls.cert, tls.key, limits=limits)
         started.append(running)
         return Served(running, app, client, tls.ca)
 

@@ -159,12 +159,75 @@ def test_foreign_origin_and_host_are_refused_and_nothing_says_cors(serve, sandbo
     # Our own origin works, with any loopback spelling of it.
     for origin in (served.url, f"https://127.0.0.1:{served.running.port}"):
         assert "value" in served.batch(call, headers={"Origin": origin}).json()["results"][0]
-    # No CORS anywhere, a preflight included.
+    # No CORS for our own origin (none needed) nor anywhere on the batch, a preflight included.
     responses = [served.http.options(served.url + "/api/batch", headers={
         "Origin": served.url, "Access-Control-Request-Method": "POST"}),
         served.batch(call), served.http.get(served.url + "/manifest.xml"), served.file("functions.js")]
     for response in responses:
         assert not [h for h in response.headers if h.lower().startswith("access-control-")]
+
+
+EXCEL_ON_THE_WEB = ("https://excel.officeapps.live.com", "https://usc-excel.officeapps.live.com",
+                    "https://contoso.sharepoint.com", "https://excel.cloud.microsoft", "https://www.office.com")
+NOT_EXCEL = ("https://evil.example", "null", "http://excel.officeapps.live.com",
+             "https://excel.officeapps.live.com.evil.example", "https://evil.example/.officeapps.live.com",
+             "https://officeapps.live.com", "https://a.b.sharepoint.com", "https://excel.officeapps.live.com:8443",
+             "https://excel-officeapps.live.com")
+
+
+def cors_headers(response) -> dict[str, str]:
+    return {k.lower(): v for k, v in response.headers.items() if k.lower().startswith("access-control-")}
+
+
+def test_excel_on_the_web_may_read_the_static_files_and_nothing_else(serve, sandbox_client):
+    from rates_xl.addin.officejs import manifest, metadata
+
+    served = serve(client=sandbox_client)
+    version = served.app.state.version
+    # Every file the manifest names but the support page (a link Excel opens in a browser).
+    statics = ["/manifest.xml"] + [u.removeprefix(served.url) for name, u in manifest.urls(served.url, version).items()
+                                   if name != "support"]
+    assert f"/v/{version}/functions.json" in statics and f"/v/{version}/functions.js" in statics
+    before = sandbox_client.stats()["requests_sent"]
+    for origin in EXCEL_ON_THE_WEB:
+        for path in statics:
+            got = served.http.get(served.url + path, headers={"Origin": origin})
+            assert got.status_code == 200, (origin, path)
+            assert cors_headers(got) == {"access-control-allow-origin": origin}, (origin, path)
+            assert got.headers["vary"] == "Origin"
+        assert served.http.get(served.url + f"/v/{version}/functions.json", headers={"Origin": origin}).json() == \
+            metadata.functions_document(help_base=served.url)
+        preflight = served.http.options(served.url + f"/v/{version}/functions.json", headers={
+            "Origin": origin, "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "x-requested-with", "Sec-Fetch-Site": "cross-site"})
+        assert preflight.status_code == 204
+        assert cors_headers(preflight)["access-control-allow-origin"] == origin
+        assert cors_headers(preflight)["access-control-allow-methods"] == "GET, HEAD"
+        # The batch stays closed to it: refused, no CORS header, a preflight refused too.
+        batch = served.batch([{"fn": "SWAP", "args": ["SOFR", "0D", "5Y", "1Y"]}], headers={"Origin": origin})
+        assert batch.status_code == 403 and not cors_headers(batch)
+        preflight = served.http.options(served.url + "/api/batch", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type"})
+        assert preflight.status_code == 403 and not cors_headers(preflight)
+        home = served.http.get(served.url + "/", headers={"Origin": origin})
+        assert home.status_code == 403 and not cors_headers(home)
+    for origin in NOT_EXCEL:
+        for path in statics[:2]:
+            got = served.http.get(served.url + path, headers={"Origin": origin})
+            assert got.status_code == 403 and not cors_headers(got), (origin, path)
+        preflight = served.http.options(served.url + statics[1], headers={
+            "Origin": origin, "Access-Control-Request-Method": "GET"})
+        assert preflight.status_code == 403 and not cors_headers(preflight), origin
+    assert sandbox_client.stats()["requests_sent"] == before  # nothing reached the service
+
+
+def test_the_excel_origins_are_one_injectable_list(serve, sandbox_client):
+    served = serve(client=sandbox_client, excel_origins=("https://excel.test.local",))
+    got = served.file("functions.json")
+    assert served.http.get(got.url, headers={"Origin": "https://excel.test.local"}).headers[
+        "access-control-allow-origin"] == "https://excel.test.local"
+    assert served.http.get(got.url, headers={"Origin": "https://excel.officeapps.live.com"}).status_code == 403
 
 
 def test_caps_on_body_batch_and_arguments(serve, sandbox_client):

@@ -62,11 +62,16 @@ async ([cells, arities]) => {
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield launched
-        launched.close()
+def playwright():
+    with sync_api.sync_playwright() as started:  # one per thread: every browser comes from it
+        yield started
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    yield launched
+    launched.close()
 
 
 def stub_route():
@@ -163,3 +168,112 @@ def test_server_gone_is_na_with_our_message(browser, serve, sandbox):
         assert cell["message"].startswith(f"cannot reach rates-xl serve at {served.url} (is it running?)")
     page.close()
     client.close()
+
+
+# -- Excel on the web: cross-origin rules, proved in Chromium ---------------------------------
+
+STAND_IN_HOSTS = ("excel.test.local", "other.test.local")
+RESOLVE_TO_LOOPBACK = "--host-resolver-rules=" + ", ".join(f"MAP {h} 127.0.0.1" for h in STAND_IN_HOSTS)
+
+FETCH_JSON = """
+async ([url, headers]) => {
+  try {
+    const response = await fetch(url, { headers });
+    return { status: response.status, body: await response.json() };
+  } catch (error) {
+    return { error: String(error) };
+  }
+}
+"""
+
+POST_BATCH = """
+async ([url, mode, contentType]) => {
+  try {
+    const response = await fetch(url, {
+      method: "POST", mode, headers: { "Content-Type": contentType },
+      body: JSON.stringify({ calls: [{ fn: "SWAP", args: ["SOFR", "0D", "5Y", "1Y"] }] }),
+    });
+    return { status: response.status, type: response.type };
+  } catch (error) {
+    return { error: String(error) };
+  }
+}
+"""
+
+
+class StandInPages:
+    """A blank page at http://<any name>:<port>/ on 127.0.0.1: the stand-in for Excel on the
+    web's origin and for any other site (Chromium maps the names, see RESOLVE_TO_LOOPBACK)."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Blank(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                body = b"<!DOCTYPE html><html><head><title>stand-in</title></head><body></body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Blank)
+        self.port = self._server.server_address[1]
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def origin(self, host: str) -> str:
+        return f"http://{host}:{self.port}"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends(playwright, serve):
+    from rates_xl.addin.officejs import metadata
+    from tests.reliability.badnet import BadNetwork
+
+    service = BadNetwork("hold")  # the service: counts every connection, answers none
+    client = RatesClient(base_url=service.base_url, api_key=PAID_KEY, max_attempts=1, timeout=5, deadline=5)
+    pages = StandInPages()
+    excel, other = pages.origin("excel.test.local"), pages.origin("other.test.local")
+    served = serve(client=client, excel_origins=(excel,))
+    metadata_url = f"{served.url}/v/{served.app.state.version}/functions.json"
+    batch_url = f"{served.url}/api/batch"
+    console: list[str] = []
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS + [RESOLVE_TO_LOOPBACK], headless=True)
+    try:
+        office = browser.new_page(ignore_https_errors=True)
+        office.goto(excel + "/")
+        # The stand-in Office origin reads the metadata: a simple GET, and one with a header
+        # that makes Chromium send a preflight first.
+        for headers in ({}, {"X-Requested-With": "rates-xl-test"}):
+            got = office.evaluate(FETCH_JSON, [metadata_url, headers])
+            assert got == {"status": 200, "body": metadata.functions_document(help_base=served.url)}, got.get("error")
+        # ... but not the batch: its preflight is refused, the POST never leaves Chromium.
+        for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain")):
+            got = office.evaluate(POST_BATCH, [batch_url, mode, content_type])
+            assert "error" in got or got == {"status": 0, "type": "opaque"}, got
+
+        stranger = browser.new_page(ignore_https_errors=True)
+        stranger.on("console", lambda message: console.append(message.text))
+        stranger.goto(other + "/")
+        got = stranger.evaluate(FETCH_JSON, [metadata_url, {}])
+        assert "error" in got and "Failed to fetch" in got["error"], got
+        for mode, content_type in (("cors", "application/json"), ("no-cors", "text/plain"),
+                                   ("no-cors", "application/json")):
+            got = stranger.evaluate(POST_BATCH, [batch_url, mode, content_type])
+            # An opaque answer is all a no-cors request gets: nothing to read (it was a 403).
+            assert "error" in got or got == {"status": 0, "type": "opaque"}, got
+        assert any("blocked by CORS policy" in line for line in console), console
+        assert service.accepted == 0  # nothing any page did reached the service with the key
+        assert client.stats()["requests_sent"] == 0
+    finally:
+        browser.close()
+        pages.stop()
+        service.stop()
+        client.close()

@@ -199,6 +199,27 @@ def test_rates_xl_serve_as_a_console_process(tmp_path, sandbox):
     assert "created a certificate authority" in output and "Authorities > Import" in output
     assert f"rates-xl serve: {base}" in output and "API key set" in output
     assert PAID_KEY not in output
+    # addin/README's checklist asks the user to look for these at the default level.
+    assert "INFO:     batch: 1 calls, 1 distinct requests" in output, output
+    # Stopped by SIGTERM (terminate): the console script's rule, exit 130.
+    assert process.returncode == 130 and "rates-xl serve: interrupted" in output
+
+
+def test_serve_on_a_taken_port_prints_no_banner(tmp_path, tls):
+    """The "serving at" banner comes only once the port is ours, never before "cannot listen"."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "rates_xl.cli", "serve", "--port", str(port),
+                               "--cert", str(tls.cert), "--key", str(tls.key)],
+                              env={**os.environ, "RATES_XL_DATA_DIR": str(tmp_path)},
+                              capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    assert f"rates-xl serve: cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "rates-xl serve: https://" not in done.stdout and "manifest:" not in done.stdout
 
 
 def test_serve_says_what_to_do_without_a_certificate(tmp_path, monkeypatch, capsys):

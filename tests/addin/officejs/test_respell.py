@@ -122,3 +122,17 @@ def test_the_command(tmp_path, capsys):
     assert "is not an Excel workbook" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["respell", str(book), "--to", "dotted"])
+
+
+def test_a_refused_book_leaves_no_temporary_file_behind(tmp_path):
+    """Written beside the output and renamed into place (rates_xl.atomic): a book refused
+    half-way leaves neither the output nor a hidden temporary file."""
+    from rates_xl.addin.respell import RespellError, respell_file
+
+    book = tmp_path / "not-a-workbook.xlsx"
+    with zipfile.ZipFile(book, "w") as package:
+        package.writestr("hello.txt", "no xl/workbook.xml here")
+    out = tmp_path / "out.xlsx"
+    with pytest.raises(RespellError, match="no xl/workbook.xml"):
+        respell_file(book, out, to="officejs")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [book.name]

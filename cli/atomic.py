@@ -1,0 +1,56 @@
+"""Writing a file in one rename, so an interrupted command never leaves half a file.
+
+Every command that writes a file the user asked for writes it beside the target under a
+hidden temporary name and renames it into place (`os.replace`, atomic on one volume). The
+temporary names in flight are remembered here, so the console script's Ctrl+C and SIGTERM
+handling (rates_xl.cli) can remove them even when it has to exit without unwinding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+_pending: set[Path] = set()
+_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def replacing(out: str | os.PathLike[str]) -> Iterator[Path]:
+    """`with replacing(out) as tmp:` write `tmp`; on a clean exit it becomes `out`, on any
+    failure or interrupt it is removed and `out` is left as it was."""
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    with _lock:
+        _pending.add(tmp)
+    try:
+        yield tmp
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
+        with _lock:
+            _pending.discard(tmp)
+
+
+def write_bytes(out: str | os.PathLike[str], data: bytes) -> Path:
+    with replacing(out) as tmp:
+        tmp.write_bytes(data)
+    return Path(out)
+
+
+def write_text(out: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    with replacing(out) as tmp:
+        tmp.write_text(text, encoding=encoding)
+    return Path(out)
+
+
+def remove_pending() -> None:
+    """Remove every temporary file still being written (called on interrupt)."""
+    with _lock:
+        pending = list(_pending)
+    for tmp in pending:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)

@@ -1,0 +1,459 @@
+"""The rule every command follows (rates_xl.cli's docstring), checked for EACH subcommand the
+parsers define, through a real process and real signals:
+
+- a failure the user can fix: one line on stderr, no traceback, exit 1;
+- a usage error: exit 2;
+- Ctrl+C (SIGINT) or SIGTERM: `rates-xl CMD: interrupted` within a second, exit 130, no
+  partial file.
+
+A new subcommand fails `test_every_subcommand_has_a_failure_case` until it is given one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from rates_xl.cli import build_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+INTERRUPTED = 130
+
+
+def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += _leaves(sub, (*prefix, name))
+    return found or [prefix]
+
+
+LEAVES = _leaves(build_parser())
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _env(tmp: Path, **extra: str) -> dict[str, str]:
+    """A private world: no keychain, no key, the add-in's and the cache's folders in `tmp`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RATES_")}
+    env.update(PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+               RATES_CACHE_DIR=str(tmp / "cache"), RATES_XL_CONF=str(tmp / "conf" / "rates_xl.conf"),
+               RATES_XL_XLSTART=str(tmp / "XLSTART"), RATES_XL_DATA_DIR=str(tmp / "data"),
+               PYTHONUNBUFFERED="1", **extra)
+    return env
+
+
+def _run(argv, tmp: Path, env=None, timeout=120, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rates_xl.cli", *argv], cwd=tmp, env=env or _env(tmp),
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          check=False, **kwargs)
+
+
+def _one_line(done: subprocess.CompletedProcess, command: str) -> str:
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"rates-xl {command}: "), lines[0]
+    return lines[0]
+
+
+# -- usage errors: exit 2 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("leaf", LEAVES, ids=" ".join)
+def test_a_usage_error_exits_2(leaf, tmp_path):
+    done = _run([*leaf, "--no-such-option"], tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "usage:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["call", "swap_rate", "index"], "expected NAME=VALUE, got 'index'"),
+    (["call", "swap_rate_tenors", "index=SOFR", "colour=red"], "not colour"),
+    (["call", "swap_rate", "index=SOFR"], "swap_rate needs start_date, maturity_date, fixed_leg_frequency"),
+    (["call", "swap_rate", "index=SOFR", "start_date=0D", "maturity_date=10X", "fixed_leg_frequency=1Y"],
+     "maturity_date: '10X' is not a date or a tenor like 10Y"),
+    (["call", "swap_rate_tenors", "index=SOFR", "--base-url", "127.0.0.1:8765"],
+     "--base-url: '127.0.0.1:8765' has no http:// or https:// in front"),
+])
+def test_a_malformed_call_is_a_usage_error_with_the_cells_words(argv, message, tmp_path):
+    done = _run(argv, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert message in _one_line(done, "call")
+
+
+# -- failures: one line, exit 1 ------------------------------------------------------------------
+
+def _failures(tmp: Path) -> dict[tuple[str, ...], tuple[list[str], dict[str, str]]]:
+    """For each subcommand: an invocation that fails for a reason the user can fix."""
+    closed = f"http://127.0.0.1:{_closed_port()}"
+    a_file = tmp / "a-file.txt"
+    a_file.write_text("not a folder")
+    missing = str(tmp / "missing.xlsx")
+    return {
+        ("call",): (["call", "swap_rate_tenors", "index=SOFR", "--base-url", closed], {}),
+        ("cache", "info"): (["cache", "info"], {"RATES_DISK_CACHE_MB": "-1"}),
+        ("cache", "clear"): (["cache", "clear", "--team"], {}),
+        ("sandbox",): (["sandbox", "--port", "{busy}"], {}),
+        ("addin", "build"): (["addin", "build", "-o", str(a_file)], {}),
+        ("addin", "install"): (["addin", "install", "--xlam", str(tmp / "missing.xlam")], {}),
+        ("addin", "uninstall"): (["addin", "uninstall"], {}),
+        ("key", "set"): (["key", "set"], {}),
+        ("key", "status"): (["key", "status"], {}),
+        ("key", "clear"): (["key", "clear"], {}),
+        ("calc",): (["calc", missing], {}),
+        ("demo",): (["demo", "--out", str(a_file)], {}),
+        ("templates", "build"): (["templates", "build", "no_such_template"], {}),
+        ("serve",): (["serve"], {}),
+        ("officejs", "install"): (["officejs", "install", "--url", "http://example.test"], {}),
+        ("officejs", "manifest"): (["officejs", "manifest", "--url", "http://example.test"], {}),
+        ("officejs", "certs"): (["officejs", "certs", "--untrust"], {}),
+        ("respell",): (["respell", missing, "--to", "officejs"], {}),
+        ("doctor",): (["doctor", "--base-url", closed, "--timeout", "2"], {}),
+        ("cache", "info", "bad settings"): (["cache", "info"], {"RATES_TIMEOUT": "soon"}),
+        ("call", "bad settings"): (["call", "swap_rate_tenors", "index=SOFR"], {"RATES_BASE_URL": "localhost:1"}),
+    }
+
+
+#: Commands whose job is a report: they print it, then exit 1 when it found problems.
+REPORTS = {("doctor",)}
+#: Commands nothing the user gives can make fail, and why.
+CANNOT_FAIL = {
+    ("templates", "list"): "lists the installed templates; takes no input",
+    ("officejs", "uninstall"): "undoing what is not installed says so and succeeds",
+}
+
+
+def test_every_subcommand_has_a_failure_case(tmp_path):
+    covered = {key for key in _failures(tmp_path) if key in LEAVES} | set(CANNOT_FAIL)
+    assert covered == set(LEAVES), set(LEAVES) - covered
+
+
+@pytest.mark.parametrize("case", list(_failures(Path(tempfile.mkdtemp(prefix="rates-xl-cases-")))),
+                         ids=" ".join)
+def test_a_failure_is_one_clear_line_and_exit_1(case, tmp_path):
+    argv, extra = _failures(tmp_path)[case]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        argv = [a.replace("{busy}", str(busy.getsockname()[1])) for a in argv]
+        done = _run(argv, tmp_path, env=_env(tmp_path, **extra))
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    command = " ".join(w for w in case if w in argv[:3])
+    if case in REPORTS:
+        assert "Traceback" not in done.stderr + done.stdout
+        assert "checks passed" in done.stdout.splitlines()[-1] and "; fix: " in done.stdout.splitlines()[-1]
+    else:
+        _one_line(done, command)
+
+
+# -- Ctrl+C and SIGTERM: interrupted, exit 130, within a second, no partial file ------------------
+
+#: Runs the command with the interrupt arriving inside its handler, whatever it does: the rule
+#: is applied in one place for every command, so every command gets it.
+_DRIVER = r"""
+import os, signal, sys, time
+import rates_xl.cli as cli
+real = cli.build_parser
+def build():
+    parser = real()
+    parse = parser.parse_args
+    def parse_args(argv=None):
+        args = parse(argv)
+        def handler(ns):
+            print(f"SIGNAL_AT {time.monotonic()}", file=sys.stderr, flush=True)
+            os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL"]))
+            time.sleep(30)
+            raise SystemExit("the signal was not acted on")
+        args.handler = handler
+        return args
+    parser.parse_args = parse_args
+    return parser
+cli.build_parser = build
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def _argv_for(leaf: tuple[str, ...]) -> list[str]:
+    needs = {("call",): ["swap_rate_tenors"], ("calc",): ["book.xlsx"],
+             ("respell",): ["book.xlsx", "--to", "officejs"]}
+    return [*leaf, *needs.get(leaf, [])]
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("leaf", LEAVES, ids=" ".join)
+def test_every_command_stops_on_an_interrupt_within_a_second(leaf, sig, tmp_path):
+    done = subprocess.run([sys.executable, "-c", _DRIVER, *_argv_for(leaf)], cwd=tmp_path,
+                          env=_env(tmp_path, SIGNAL=sig), capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL, check=False)
+    ended = time.monotonic()
+    assert done.returncode == INTERRUPTED, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    signalled = float(lines[0].split()[1])
+    assert lines[1:] == [f"rates-xl {' '.join(leaf)}: interrupted"], done.stderr
+    assert ended - signalled < 1.0
+
+
+def _handlers_installed(pid: int) -> bool:
+    """Has the process installed the command's SIGTERM handler (so main is running)?"""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+def _interrupt(argv, tmp: Path, after: float, sig=signal.SIGINT, env=None, cwd=None):
+    """Start the command, wait until it runs (+ `after` seconds), send `sig`; returns
+    (the finished process, its stdout, stderr, seconds from the signal to its exit)."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to see when the command's handlers are installed (Linux)")
+    proc = subprocess.Popen([sys.executable, "-m", "rates_xl.cli", *argv], cwd=cwd or tmp,
+                            env=env or _env(tmp), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _handlers_installed(proc.pid):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.01)
+        time.sleep(after)
+        assert proc.poll() is None, "the command ended before it could be interrupted"
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+        return proc, out, err, time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+class _Silent:
+    """A server that accepts connections and never answers."""
+
+    def __enter__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        return self
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+
+def _no_partial_files(folder: Path) -> None:
+    for path in folder.rglob("*"):
+        assert not path.name.endswith(".tmp"), f"left behind: {path}"
+        if path.suffix == ".xlsx":
+            with zipfile.ZipFile(path) as book:  # complete: every part reads back
+                assert book.testzip() is None
+
+
+def test_calc_against_a_service_that_never_answers_stops_at_once(tmp_path):
+    book = tmp_path / "curve_dashboard.xlsx"
+    book.write_bytes((ROOT / "templates" / "curve_dashboard.xlsx").read_bytes())
+    with _Silent() as silent:
+        env = _env(tmp_path, RATES_BASE_URL=silent.url, RATES_API_KEY="k" * 16)
+        proc, _, err, seconds = _interrupt(["calc", "--no-progress", str(book)], tmp_path, 1.5, env=env)
+    assert proc.returncode == INTERRUPTED, err
+    assert err.strip().splitlines()[-1] == "rates-xl calc: interrupted", err
+    assert seconds < 1.0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".xlsx") == [book.name]
+    _no_partial_files(tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("after", [0.3, 1.0, 2.0])
+def test_the_demo_interrupted_early_says_interrupted_and_nothing_else(after, tmp_path):
+    out_dir = tmp_path / "demo"
+    proc, _, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, after)
+    assert proc.returncode == INTERRUPTED, err
+    assert err.strip() == "rates-xl demo: interrupted", err  # no "Exception ignored in ZipFile"
+    assert seconds < 1.0
+    if out_dir.exists():
+        _no_partial_files(out_dir)
+
+
+@pytest.mark.slow
+def test_sigterm_during_the_demo_leaves_no_hidden_temporary_file(tmp_path):
+    out_dir = tmp_path / "demo"
+    proc, _, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, 2.5,
+                                       sig=signal.SIGTERM)
+    assert proc.returncode == INTERRUPTED, err
+    assert seconds < 1.0
+    if out_dir.exists():
+        _no_partial_files(out_dir)
+
+
+#: calc with the signal arriving while the values-frozen copy is being written (the third part
+#: of the zip), and a writer that swallows the KeyboardInterrupt, as C extensions calling back
+#: into Python may: the command must still end as interrupted, with no file half-written.
+_WRITE_DRIVER = r"""
+import os, signal, sys, zipfile
+import rates_xl.cli as cli
+written = []
+real = zipfile.ZipFile.writestr
+def writestr(self, *args, **kwargs):
+    written.append(1)
+    if len(written) == 3:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            pass
+    return real(self, *args, **kwargs)
+zipfile.ZipFile.writestr = writestr
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_an_interrupt_during_calcs_final_write_is_not_ignored(tmp_path, sandbox, sandbox_key):
+    book = tmp_path / "curve_dashboard.xlsx"
+    book.write_bytes((ROOT / "templates" / "curve_dashboard.xlsx").read_bytes())
+    env = _env(tmp_path, RATES_BASE_URL=sandbox.base_url, RATES_API_KEY=sandbox_key)
+    done = subprocess.run([sys.executable, "-c", _WRITE_DRIVER, "calc", "--no-progress", str(book)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == INTERRUPTED, (done.stdout, done.stderr)
+    assert done.stderr.strip().splitlines()[-1] == "rates-xl calc: interrupted"
+    _no_partial_files(tmp_path)
+
+
+def test_call_against_a_service_that_never_answers_says_how_long_it_waited(tmp_path):
+    with _Silent() as silent:
+        env = _env(tmp_path, RATES_API_KEY="k" * 16, RATES_TIMEOUT="0.5", RATES_DEADLINE="2")
+        started = time.monotonic()
+        done = _run(["call", "swap_rate_tenors", "index=SOFR", "--base-url", silent.url], tmp_path, env=env)
+        waited = time.monotonic() - started
+    line = _one_line(done, "call")
+    assert done.returncode == 1
+    said = float(line.split("gave up after ")[1].split(" s")[0])
+    assert said <= waited and said >= 1.5, line  # the wait it reports is the wait it made
+    assert "RATES_DEADLINE=2 s" in line
+
+
+def test_call_interrupted_while_waiting_stops_at_once(tmp_path):
+    with _Silent() as silent:
+        env = _env(tmp_path, RATES_API_KEY="k" * 16)
+        proc, _, err, seconds = _interrupt(["call", "swap_rate_tenors", "index=SOFR", "--base-url", silent.url],
+                                           tmp_path, 0.5, env=env)
+    assert proc.returncode == INTERRUPTED and err.strip() == "rates-xl call: interrupted", err
+    assert seconds < 1.0
+
+
+# -- the other commands' rough edges --------------------------------------------------------------
+
+def test_call_takes_the_worksheet_names_of_arguments_too(tmp_path, sandbox, sandbox_key):
+    env = _env(tmp_path, RATES_BASE_URL=sandbox.base_url, RATES_API_KEY=sandbox_key)
+    excel = _run(["call", "fx_spot", "pair=EUR/USD"], tmp_path, env=env)
+    service = _run(["call", "fx_spot", "currency_pair=EURUSD"], tmp_path, env=env)
+    assert excel.returncode == 0 and service.returncode == 0, excel.stderr
+    assert "EURUSD" in excel.stdout
+    rate = [line for line in service.stdout.splitlines() if " rate " in line]
+    assert rate and rate[0] in excel.stdout
+    both = _run(["call", "gov_yield", "country=US", "maturity=10Y"], tmp_path, env=env)
+    assert both.returncode == 0, both.stderr
+
+
+def test_a_trial_keys_refusal_says_it_once(tmp_path, sandbox):
+    from rates_xl.sandbox import TRIAL_KEY
+
+    env = _env(tmp_path, RATES_BASE_URL=sandbox.base_url, RATES_API_KEY=TRIAL_KEY)
+    done = _run(["call", "swap_curve", "index=SOFR", "valuation_time=2025-06-02T16:00:00Z"], tmp_path, env=env)
+    line = _one_line(done, "call")
+    assert done.returncode == 1
+    assert line.lower().count("trial key") == 1 and line.count("paid key") == 1, line
+    assert "valuation_time" in line
+
+
+def test_cache_clear_team_without_a_team_clears_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "keep.txt").write_text("an answer")
+    done = _run(["cache", "clear", "--team"], tmp_path)
+    assert done.returncode == 1
+    assert "nothing was cleared" in _one_line(done, "cache clear")
+    assert done.stdout == ""
+    assert (cache / "keep.txt").read_text() == "an answer"
+
+
+def test_demo_out_onto_a_file_says_so_in_one_line(tmp_path):
+    target = tmp_path / "existing.xlsx"
+    target.write_text("mine")
+    done = _run(["demo", "--out", str(target)], tmp_path)
+    assert done.returncode == 1
+    assert "is a file, not a folder" in _one_line(done, "demo")
+    assert target.read_text() == "mine"
+
+
+def test_uninstall_from_another_folder_removes_what_a_relative_install_placed(tmp_path):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    xlam = tmp_path / "addin.xlam"
+    xlam.write_bytes(b"PK\x05\x06" + b"\x00" * 18)
+    env = _env(tmp_path)
+    del env["RATES_XL_XLSTART"]
+    installed = _run(["addin", "install", "--xlam", str(xlam), "--xlstart", "rel-xlstart"], here, env=env)
+    assert installed.returncode == 0, installed.stderr
+    placed = here / "rel-xlstart" / "rates_xl.xlam"
+    assert placed.is_file()
+    removed = _run(["addin", "uninstall"], elsewhere, env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert not placed.exists(), removed.stdout
+    assert f"removed {placed}" in removed.stdout and "uninstalled." in removed.stdout
+
+
+def test_cache_clear_team_with_the_team_unreachable_clears_nothing(tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "keep.txt").write_text("an answer")
+    env = _env(tmp_path, RATES_TEAM_URL=f"redis://127.0.0.1:{_closed_port()}")
+    done = _run(["cache", "clear", "--team"], tmp_path, env=env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("nothing was cleared")
+    assert done.stdout == ""
+    assert (cache / "keep.txt").read_text() == "an answer"
+
+
+_BUG_DRIVER = r"""
+import sys
+import rates_xl.cli as cli
+real = cli.build_parser
+def build():
+    parser = real()
+    parse = parser.parse_args
+    def parse_args(argv=None):
+        args = parse(argv)
+        def handler(ns):
+            raise TypeError("a bug, with a detail that could be anything")
+        args.handler = handler
+        return args
+    parser.parse_args = parse_args
+    return parser
+cli.build_parser = build
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_bug_is_one_line_too_and_its_traceback_comes_on_request(tmp_path):
+    argv = [sys.executable, "-c", _BUG_DRIVER, "templates", "list"]
+    done = subprocess.run(argv, cwd=tmp_path, env=_env(tmp_path), capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 1
+    line = _one_line(done, "templates list")
+    assert "internal error (TypeError)" in line and "a detail" not in line
+    shown = subprocess.run(argv, cwd=tmp_path, env=_env(tmp_path, RATES_XL_TRACEBACK="1"),
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert "Traceback" in shown.stderr and "a detail that could be anything" in shown.stderr
