@@ -235,7 +235,7 @@ class StandInPages:
 
 def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends(playwright, serve):
     from rates_xl.addin.officejs import metadata
-    from tests.reliability.badnet import BadNetwork
+    from tests.support.badnet import BadNetwork
 
     service = BadNetwork("hold")  # the service: counts every connection, answers none
     client = RatesClient(base_url=service.base_url, api_key=PAID_KEY, max_attempts=1, timeout=5, deadline=5)
