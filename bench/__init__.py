@@ -7,9 +7,9 @@ import tempfile as _tempfile
 # The benchmarks measure the way to the service, run after run against one sandbox: an
 # answer kept on disk by one run must not serve the next, nor land in the user's cache
 # folder. Benchmarks of the persistent tier itself (bench/team.py) turn it on explicitly.
-# Not when the test suite imports a bench module (the serial-Excel stand-in, the generator
-# of distinct cells): tests/conftest.py gives each test its own cache folder, and this
-# process-wide switch would turn the persistent tier off for every test that follows.
+# Not under pytest (tests never import bench/, but a test may run a benchmark's module):
+# tests/conftest.py gives each test its own cache folder, and this process-wide switch
+# would turn the persistent tier off for every test that follows.
 if "pytest" not in _sys.modules:
     _os.environ["RATES_PERSISTENT"] = "false"
     _os.environ["RATES_CACHE_DIR"] = _tempfile.mkdtemp(prefix="rates-xl-bench-")

@@ -33,11 +33,11 @@ def child(book: str, engine_name: str) -> dict:
 
     imported = time.perf_counter()
     if book == "swap_pricer":
-        from bench.common import VALUATION_TIME
         from rates_xl.client import RatesClient
         from rates_xl.sandbox import PAID_KEY
         from rates_xl.sandbox.server import start_in_thread
         from rates_xl.templates import template_path
+        from tests.support.cells import VALUATION_TIME
 
         with start_in_thread(latency_ms=LATENCY_MS) as sandbox:
             with RatesClient(sandbox.base_url, api_key=PAID_KEY) as client:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 from bench.common import figure, main_for, result, timed
-from tests.reliability.support import most_in_window, recording_sends, sandbox_process
+from tests.support.sandbox import sandbox_process
+from tests.support.sends import most_in_window, recording_sends
 
 N = 1000
 RATE, BURST, LATENCY_MS = 200.0, 50, 30

@@ -21,9 +21,6 @@ from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
-# A past business day: answers pinned to it are the same in every run and every process.
-VALUATION_TIME = "2026-11-20T16:00:00Z"
-
 
 def machine() -> dict[str, Any]:
     """CPU model, cores, Python and platform: quoted beside every figure."""

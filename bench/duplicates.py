@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 
 from bench.common import figure, main_for, result, timed
-from bench.workbooks import distinct_cells, duplicated, evaluate, is_message
-from tests.reliability.support import sandbox_process
+from tests.support.cells import distinct_cells, duplicated, evaluate, is_message
+from tests.support.sandbox import sandbox_process
 
 DISTINCT, COPIES, THREADS = 200, 10, 16
 RATE, BURST, LATENCY_MS = 200.0, 50, 30

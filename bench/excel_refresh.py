@@ -3,7 +3,7 @@
     python -m bench excel_refresh [--runs 1]      (or: python bench/excel_refresh.py --runs 1)
 
 The workbook: 500 RATES_* formulas, 400 distinct requests (bench/workbook_fill.py's layout,
-written to a real .xlsx and opened in the serial-Excel stand-in, bench/serial_excel.py, which
+written to a real .xlsx and opened in the serial-Excel stand-in, tests/support/serial_excel.py, which
 computes one cell at a time on one thread with the real UDFs, as Excel does). The service:
 the sandbox in its own process, 100 ms latency on every answer, its real limit of 20
 requests/s with a burst of 50; the client has the same defaults. Each run opens the file
@@ -48,11 +48,11 @@ def todays_refresh(book) -> None:
 
 
 def one_run(path: str, base_url: str, workbook: Path) -> dict[str, float]:
-    from bench.serial_excel import App
     from rates_xl.addin.classic import refresh, ribbon
     from rates_xl.client import RatesClient
     from rates_xl.functions import PENDING, is_message, set_client
     from rates_xl.sandbox import PAID_KEY
+    from tests.support.serial_excel import App
 
     app = App()
     loaded = time.perf_counter()
@@ -88,9 +88,9 @@ def one_run(path: str, base_url: str, workbook: Path) -> dict[str, float]:
 
 
 def measure(runs: int) -> dict[str, list[dict[str, float]]]:
-    from bench.common import VALUATION_TIME
     from bench.workbook_fill import write_workbook
-    from tests.reliability.support import sandbox_process
+    from tests.support.cells import VALUATION_TIME
+    from tests.support.sandbox import sandbox_process
 
     rows: dict[str, list[dict[str, float]]] = {p: [] for p in PATHS}
     with tempfile.TemporaryDirectory(prefix="rates-bench-") as tmp:
@@ -108,10 +108,9 @@ def measure(runs: int) -> dict[str, list[dict[str, float]]]:
 
 def _warm_sandbox(base_url: str) -> None:
     """Bootstrap the sandbox's curves first: the figure is about the refresh, not QuantLib."""
-    from bench.common import VALUATION_TIME
-    from bench.workbooks import INDICES
     from rates_xl.client import RatesClient
     from rates_xl.sandbox import PAID_KEY
+    from tests.support.cells import INDICES, VALUATION_TIME
 
     with RatesClient(base_url, api_key=PAID_KEY) as client:
         for index in INDICES:

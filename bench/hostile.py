@@ -20,7 +20,7 @@ def run(runs: int = 3) -> dict:
     from rates_xl.client import RatesClient, RatesError
     from rates_xl.client.limiter import TokenBucket
     from rates_xl.functions import FUNCTIONS, using_client
-    from tests.client.faultserver import FaultServer, Reply
+    from tests.support.faultserver import FaultServer, Reply
 
     class CountingLimiter(TokenBucket):
         charges = 0

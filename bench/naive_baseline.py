@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 
 from bench.common import figure, main_for, result, timed
-from bench.workbooks import distinct_cells, duplicated, evaluate, is_message
-from tests.reliability.support import sandbox_process
+from tests.support.cells import distinct_cells, duplicated, evaluate, is_message
+from tests.support.sandbox import sandbox_process
 
 DISTINCT, COPIES, LATENCY_MS, BURST = 300, 2, 30, 50
 SETTINGS = {"scaled": 200.0, "real": 20.0}

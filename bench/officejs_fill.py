@@ -73,14 +73,13 @@ def one_run(sandbox_url: str, tls, calls: list[dict]) -> dict[str, float]:
 
 
 def measure(runs: int) -> list[dict[str, float]]:
-    from bench.common import VALUATION_TIME
-    from bench.workbooks import INDICES, distinct_cells
     from rates_xl.addin.officejs import certs
     from rates_xl.addin.officejs.metadata import officejs_name
     from rates_xl.client import RatesClient
     from rates_xl.functions import FUNCTIONS
     from rates_xl.sandbox import PAID_KEY
-    from tests.reliability.support import sandbox_process
+    from tests.support.cells import INDICES, VALUATION_TIME, distinct_cells
+    from tests.support.sandbox import sandbox_process
 
     cells = distinct_cells(DISTINCT)
     calls = [{"fn": officejs_name(FUNCTIONS[name]), "args": list(args)} for name, args in cells]

@@ -52,9 +52,9 @@ def one_run(tls) -> dict[str, float]:
     from rates_xl.client import RatesClient
     from rates_xl.functions import set_client
     from rates_xl.sandbox import PAID_KEY
-    from tests.addin.officejs.test_limits import tls_socket
-    from tests.reliability.badnet import BadNetwork
-    from tests.reliability.support import wait_until
+    from tests.support.badnet import BadNetwork
+    from tests.support.rawtls import tls_socket
+    from tests.support.sandbox import wait_until
 
     held = BadNetwork("hold")
     client = RatesClient(held.base_url, api_key=PAID_KEY, max_attempts=1, timeout=60, deadline=60)

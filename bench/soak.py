@@ -1,5 +1,5 @@
 """The reliability soak at full length: 2 minutes of mixed traffic from 8 threads
-(tests/reliability/soak.py; CI runs it for RATES_SOAK_SECONDS, 20 s by default). Figures:
+(tests/support/soak.py; CI runs it for RATES_SOAK_SECONDS, 20 s by default). Figures:
 traced memory growth after warm-up, and open sockets, against the stated bounds."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 
 from bench.common import figure, main_for, result
-from tests.reliability.soak import EXTRA_SOCKETS_BOUND, MEMORY_GROWTH_BOUND, run_soak
-from tests.reliability.support import sandbox_process
+from tests.support.sandbox import sandbox_process
+from tests.support.soak import EXTRA_SOCKETS_BOUND, MEMORY_GROWTH_BOUND, run_soak
 
 SECONDS = float(os.environ.get("RATES_SOAK_SECONDS", "120"))
 THREADS = 8

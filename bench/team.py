@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from bench.common import figure, main_for, result
-from tests.client.redis_server import REDIS_BINARY, RedisServer
-from tests.client.team_worker import run_workers
+from tests.support.redis_server import REDIS_BINARY, RedisServer
+from tests.support.team_worker import run_workers
 
 PROCESSES, PER_PROCESS, SHARED, THREADS = 4, 250, 125, 8
 RATE, BURST, LATENCY_MS = 20.0, 50, 30

@@ -14,8 +14,8 @@ from __future__ import annotations
 import gc
 
 from bench.common import figure, main_for, result, timed
-from bench.workbooks import distinct_cells, duplicated, evaluate, is_message
-from tests.reliability.support import sandbox_process
+from tests.support.cells import distinct_cells, duplicated, evaluate, is_message
+from tests.support.sandbox import sandbox_process
 
 CELLS, DISTINCT = 10_000, 2_000
 

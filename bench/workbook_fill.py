@@ -30,26 +30,14 @@ DISTINCT = 400
 LATENCY_MS = 30
 RATE, BURST = 20.0, 50
 BOUND_SECONDS = max(0.0, (DISTINCT - BURST) / RATE)
-INDICES = ("SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR")
-
-
-def distinct_formulas(n: int, valuation: str) -> list[str]:
-    """n formulas that are n distinct requests: swap rates, discount factors and forwards."""
-    out: list[str] = []
-    month = 0
-    while len(out) < n:
-        month += 1
-        for index in INDICES:
-            out.append(f'=RATES_SWAP("{index}","2D","{month}M","1Y",,,,"{valuation}")')
-            out.append(f'=RATES_DISCOUNT("{index}","{month}M","{valuation}")')
-            out.append(f'=RATES_FORWARD("{index}","{month}M","{month + 3}M","{valuation}")')
-    return out[:n]
 
 
 def write_workbook(path: Path, valuation: str) -> None:
     """Column A: the 400 distinct formulas; column C: 100 repeats in other spellings of the
     first 100 (lower case, stray spaces), which must cost no request."""
     import xlsxwriter
+
+    from tests.support.cells import distinct_formulas
 
     formulas = distinct_formulas(DISTINCT, valuation)
     wb = xlsxwriter.Workbook(path)
@@ -62,11 +50,11 @@ def write_workbook(path: Path, valuation: str) -> None:
 
 
 def one_run(workdir: Path) -> dict[str, float]:
-    from bench.common import VALUATION_TIME
     from rates_xl.calc.workbook import WorkbookCalculation
     from rates_xl.client import RatesClient
     from rates_xl.sandbox import PAID_KEY
     from rates_xl.sandbox.server import start_in_thread
+    from tests.support.cells import VALUATION_TIME
 
     book = workdir / "fill.xlsx"
     write_workbook(book, VALUATION_TIME)

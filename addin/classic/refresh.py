@@ -31,6 +31,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from rates_xl.addin.classic.excel_surface import Range
+
 MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
 
 _CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
@@ -241,7 +243,7 @@ def current_pass() -> RefreshPass | None:
     return _pass
 
 
-def _caller_id(caller: Any) -> tuple[str, str, str] | None:
+def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
     """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
     if caller is None:
         return None
@@ -252,7 +254,7 @@ def _caller_id(caller: Any) -> tuple[str, str, str] | None:
         return None
 
 
-def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Any) -> Any:
+def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None) -> Any:
     """One UDF call from Excel: under the caller's refresh floor, seen by a refresh in progress."""
     from rates_xl.functions.core import evaluate
     from rates_xl.functions.messages import PENDING

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.addin.classic import scope
+from rates_xl.addin.classic.excel_surface import App, Book, Sheet
 
 log = logging.getLogger("rates_xl.addin")
 
@@ -60,14 +61,14 @@ class DialogUnavailable(Exception):
 class Context:
     """What a handler may touch: the calling workbook (an xlwings Book) and two dialogs."""
 
-    book: Any
+    book: Book
     prompt_secret: Callable[[str, str], str | None]
-    choose: Callable[[Any, str, str, list[str]], int | None]
+    choose: Callable[[App, str, str, list[str]], int | None]
     #: Asked while a refresh fetches: True stops it. Default: Esc pressed in Excel (Windows).
     cancel_requested: Callable[[], bool] | None = None
 
     @property
-    def app(self) -> Any:
+    def app(self) -> App:
         return self.book.app
 
     def should_cancel(self) -> bool:
@@ -87,14 +88,14 @@ class Context:
 
 
 # -- refresh ---------------------------------------------------------------------------------
-def sheet_rates_cells(sheet: Any) -> dict[tuple[int, int], str]:
+def sheet_rates_cells(sheet: Sheet) -> dict[tuple[int, int], str]:
     """The RATES_* cells of a sheet: {(row, col): formula}, from one bulk formula read."""
     used = sheet.used_range
     origin = scope.parse_address(used.address)[0]
     return scope.rates_cells(used.formula, origin)
 
 
-def spill_extent(sheet: Any, cell: tuple[int, int]) -> scope.Rect | None:
+def spill_extent(sheet: Sheet, cell: tuple[int, int]) -> scope.Rect | None:
     """The range a dynamic-array anchor currently spills into (Windows: Range.SpillingToRange)."""
     try:
         api = sheet.range(cell).api
@@ -105,12 +106,12 @@ def spill_extent(sheet: Any, cell: tuple[int, int]) -> scope.Rect | None:
         return None
 
 
-def mark_dirty(sheet: Any, cells: list[tuple[int, int]]) -> None:
+def mark_dirty(sheet: Sheet, cells: list[tuple[int, int]]) -> None:
     for chunk in scope.address_chunks(cells):
         sheet.range(chunk).api.Dirty()
 
 
-def escape_pressed(app: Any) -> bool:
+def escape_pressed(app: App) -> bool:
     """Esc pressed (since the last poll, or held) while Excel's window is in front. Windows only.
 
     Excel is busy in RunPython meanwhile, so it never sees the key itself; `quiet_excel` sets
@@ -133,7 +134,7 @@ XL_CANCEL_DISABLED = 0  # Application.EnableCancelKey = xlDisabled
 
 
 @contextlib.contextmanager
-def quiet_excel(app: Any) -> Iterator[None]:
+def quiet_excel(app: App) -> Iterator[None]:
     """Screen updating off and Esc kept from VBA while a refresh runs; the status bar, screen
     updating and cancel key as they were afterwards, whatever happens."""
     saved: list[tuple[Callable[[], None], str]] = []
@@ -190,7 +191,7 @@ class RefreshOutcome:
 last_refresh: RefreshOutcome | None = None
 
 
-def _sheet_named(app: Any, known: dict[tuple[str, str], Any], book: str, sheet: str) -> Any:
+def _sheet_named(app: App, known: dict[tuple[str, str], Sheet], book: str, sheet: str) -> Sheet | None:
     """The sheet object of a cell the UDFs named (usually one of the refreshed sheets)."""
     folded = (book.strip().casefold(), sheet.strip().casefold())
     if folded in known:
@@ -204,9 +205,9 @@ def _sheet_named(app: Any, known: dict[tuple[str, str], Any], book: str, sheet: 
     return None
 
 
-def _dirty_pending(app: Any, run: Any, sheets: dict[tuple[str, str], Any]) -> None:
+def _dirty_pending(app: App, run: Any, sheets: dict[tuple[str, str], Sheet]) -> None:
     """Mark dirty the cells that answered PENDING in the last pass, wherever they are."""
-    again: dict[Any, list[tuple[int, int]]] = {}
+    again: dict[Sheet, list[tuple[int, int]]] = {}
     for book, sheet_name, address in run.take_pending():
         sheet = _sheet_named(app, sheets, book, sheet_name)
         if sheet is not None:
@@ -216,7 +217,7 @@ def _dirty_pending(app: Any, run: Any, sheets: dict[tuple[str, str], Any]) -> No
         mark_dirty(sheet, cells)
 
 
-def snapshot(book_name: str, sheet: Any, cells: dict[tuple[int, int], str]) -> dict[Any, Any]:
+def snapshot(book_name: str, sheet: Sheet, cells: dict[tuple[int, int], str]) -> dict[Any, Any]:
     """What the cells show now ({cell id: value, a block for a spill}), from one bulk read."""
     from rates_xl.addin.classic.refresh import cell_id
 
@@ -235,7 +236,7 @@ def snapshot(book_name: str, sheet: Any, cells: dict[tuple[int, int], str]) -> d
     return shown
 
 
-def _refresh(ctx: Context, dirty: dict[Any, dict[tuple[int, int], str]], refresh_scope: Any) -> RefreshOutcome:
+def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refresh_scope: Any) -> RefreshOutcome:
     """Plan, fetch and compute the cells in `dirty` ({sheet: {cell: formula}}) through Excel."""
     from rates_xl.addin.classic import refresh
     from rates_xl.functions import get_client
@@ -547,7 +548,7 @@ def tk_prompt_secret(prompt: str, title: str) -> str | None:
         root.destroy()
 
 
-def inputbox_choose(app: Any, prompt: str, title: str, options: list[str]) -> int | None:
+def inputbox_choose(app: App, prompt: str, title: str, options: list[str]) -> int | None:
     """Excel's own InputBox (Type 1 = a number) over a numbered list."""
     answer = app.api.InputBox(numbered_menu(prompt, options), title, "1", Type=1)
     return parse_choice(answer, len(options))
@@ -567,9 +568,9 @@ def error_text(control_id: str, exc: BaseException) -> str:
             "a terminal: it checks the installation and says what to fix.")
 
 
-def on_action(control_id: str, book: Any = None,
+def on_action(control_id: str, book: Book | None = None,
               prompt_secret: Callable[[str, str], str | None] = tk_prompt_secret,
-              choose: Callable[[Any, str, str, list[str]], int | None] = inputbox_choose,
+              choose: Callable[[App, str, str, list[str]], int | None] = inputbox_choose,
               cancel_requested: Callable[[], bool] | None = None) -> str:
     """Run the handler of a ribbon button. Called from VBA; `book` etc. are for tests."""
     if book is None:

@@ -22,6 +22,7 @@ from typing import Any
 import xlwings as xw
 
 from rates_xl.addin.classic import refresh
+from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions.core import (
     Arg,
@@ -61,7 +62,7 @@ def _udf(f):
     return xw.func(category=CATEGORY, volatile=spec.volatile, call_in_wizard=True)(f)
 
 
-def _run(name: str, caller: Any, values: tuple[Any, ...]) -> Any:
+def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
     # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
     # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
     return refresh.evaluate_cell(FUNCTIONS[name], values, caller)

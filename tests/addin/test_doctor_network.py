@@ -59,7 +59,7 @@ def test_a_certificate_for_another_host_says_so(tmp_path, monkeypatch):
 
 
 def test_nothing_listening_fails_the_tls_check_with_a_network_fix():
-    from tests.reliability.support import free_port
+    from tests.support.sandbox import free_port
 
     check = doctor.check_tls(f"https://127.0.0.1:{free_port()}", 2.0, "os")
     assert check.state == doctor.FAIL and check.detail.endswith("connection refused")

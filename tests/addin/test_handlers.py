@@ -1,4 +1,4 @@
-"""The ribbon handlers, on the serial-Excel stand-in (bench/serial_excel.py).
+"""The ribbon handlers, on the serial-Excel stand-in (tests/support/serial_excel.py).
 
 The stand-in recalculates what was marked dirty by calling the real UDFs, one cell at a
 time, with the real client against the sandbox, so the refresh floor is tested end to end:
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench import serial_excel
 from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
+from tests.support import serial_excel
 
 FX = '=RATES_FXSPOT("EURUSD")'
 FIXING = '=RATES_FIXING("SOFR")'

@@ -1,4 +1,4 @@
-"""Refresh through Excel's own calculation, on the serial-Excel stand-in (bench/serial_excel.py).
+"""Refresh through Excel's own calculation, on the serial-Excel stand-in (tests/support/serial_excel.py).
 
 The stand-in computes one cell at a time on one thread and calls the real UDFs, so a refresh
 that let Excel fetch cell by cell would show it here: these tests check that the ribbon's
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import serial_excel
 from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.functions import PENDING
-from tests.reliability.support import most_in_window, recording_sends
+from tests.support import serial_excel
+from tests.support.sends import most_in_window, recording_sends
 
 TEMPLATES = Path(ribbon.template_catalogue()[0][1]).parent
 LATENCY_MS = 100
@@ -165,8 +165,7 @@ def test_a_dependent_chain_resolves_in_rounds(udf_thread, sandbox, sandbox_key, 
 
 # -- cancel --------------------------------------------------------------------------------------------
 def test_a_cancelled_refresh_leaves_every_cell_fresh_or_as_it_was(sandbox, sandbox_key, cleanup_client):
-    from bench.common import VALUATION_TIME
-    from bench.workbook_fill import distinct_formulas
+    from tests.support.cells import VALUATION_TIME, distinct_formulas
 
     formulas = distinct_formulas(40, VALUATION_TIME)
     app = serial_excel.App()

@@ -1,4 +1,4 @@
-"""The serial-Excel stand-in (bench/serial_excel.py) behaves like Excel where the refresh relies
+"""The serial-Excel stand-in (tests/support/serial_excel.py) behaves like Excel where the refresh relies
 on it: Dirty and Calculate recalculate only what they should, one cell at a time on one
 thread, with the real UDFs; dynamic arrays spill, and a cell in the way is #SPILL!."""
 
@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from bench import serial_excel
 from rates_xl.addin.classic import udfs
 from rates_xl.client import RatesClient
+from tests.support import serial_excel
 
 
 @pytest.fixture

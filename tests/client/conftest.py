@@ -1,8 +1,8 @@
 import pytest
 
 from rates_xl.client import RatesClient
-from tests.client.faultserver import FaultServer
-from tests.client.redis_server import redis_server, tls_redis_server  # noqa: F401  (real redis-servers, for the team tests)
+from tests.support.faultserver import FaultServer
+from tests.support.redis_server import redis_server, tls_redis_server  # noqa: F401  (real redis-servers, for the team tests)
 
 # A fake key: printed nowhere, searched for everywhere.
 SECRET = "sk-test-6f1c2e9a-DO-NOT-PRINT"

@@ -17,7 +17,7 @@ from rates_xl.client import NetworkDown, RatesClient, ServiceUnavailable
 from rates_xl.client.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
 from rates_xl.functions import FUNCTIONS, set_client
 from tests.client.conftest import SECRET
-from tests.client.faultserver import Reply
+from tests.support.faultserver import Reply
 
 
 class Clock:

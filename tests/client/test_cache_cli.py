@@ -5,7 +5,7 @@ from __future__ import annotations
 from rates_xl.cli import main
 from rates_xl.client import RatesClient
 from rates_xl.sandbox import PAID_KEY
-from tests.client.redis_server import needs_redis
+from tests.support.redis_server import needs_redis
 
 
 def _env(monkeypatch, sandbox, folder, team_url=None):

@@ -17,7 +17,7 @@ from rates_xl.client.transport import MAX_REDIRECTS
 from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.functions.messages import message_for
 from tests.client.conftest import SECRET
-from tests.client.faultserver import FaultServer, Reply
+from tests.support.faultserver import FaultServer, Reply
 
 MB = 1 << 20
 

@@ -11,7 +11,7 @@ from rates_xl.client import RatesClient, errors
 from rates_xl.client.pack import NotInPack, Pack, PackError, PackRecorder, loads
 from rates_xl.client.tiers import request_text
 from tests.client.conftest import SECRET
-from tests.client.faultserver import Reply
+from tests.support.faultserver import Reply
 
 SWAP = dict(index="SOFR", start_date="0D", maturity_date="10Y", fixed_leg_frequency="1Y")
 

@@ -14,7 +14,7 @@ from rates_xl.client import errors
 from rates_xl.client.pack import public_url
 from rates_xl.client.pack_workbook import beside, write_pack
 from tests.client.conftest import SECRET
-from tests.client.faultserver import Reply
+from tests.support.faultserver import Reply
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 HALVES = [SECRET, SECRET[: len(SECRET) // 2], SECRET[len(SECRET) // 2:]]

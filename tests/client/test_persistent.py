@@ -18,7 +18,7 @@ from rates_xl.client.cache import Entry
 from rates_xl.client.client import RequestKey
 from rates_xl.client.persistent import DiskTier
 from rates_xl.sandbox import PAID_KEY, TRIAL_KEY
-from tests.client.team_worker import run_workers
+from tests.support.team_worker import run_workers
 
 ROOT = Path(__file__).parents[2]
 PAST = "2026-03-10T16:00:00Z"

@@ -20,8 +20,8 @@ from rates_xl.client import (
     Unprocessable,
 )
 from tests.client.conftest import SECRET
-from tests.client.faultserver import Reply
-from tests.reliability.support import most_in_window
+from tests.support.faultserver import Reply
+from tests.support.sends import most_in_window
 
 
 def test_200_distinct_calls_from_16_threads_stay_inside_the_service_limits(server, make_client):

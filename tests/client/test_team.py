@@ -17,9 +17,9 @@ import pytest
 
 from rates_xl.client import AuthError, RatesClient
 from rates_xl.sandbox import PAID_KEY, TRIAL_KEY
-from tests.client.redis_server import needs_redis
-from tests.client.team_worker import run_workers
-from tests.reliability.support import most_in_window
+from tests.support.redis_server import needs_redis
+from tests.support.sends import most_in_window
+from tests.support.team_worker import run_workers
 
 pytestmark = needs_redis
 
@@ -248,7 +248,7 @@ def test_a_waiter_takes_over_when_the_holder_of_a_claim_fails(server, redis_serv
     """A fetches and fails (a slow 503, one attempt); B, waiting for A's answer meanwhile,
     takes the claim once A lets go and fetches for itself."""
     from rates_xl.client import ServerError
-    from tests.client.faultserver import Reply
+    from tests.support.faultserver import Reply
 
     calls = []
 

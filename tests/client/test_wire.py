@@ -120,7 +120,7 @@ def test_unknown_and_missing_parameters_are_refused_before_sending(server, make_
 
 def test_a_shape_the_service_does_not_document_is_an_invalid_response(server, make_client):
     from rates_xl.client import InvalidResponse
-    from tests.client.faultserver import Reply
+    from tests.support.faultserver import Reply
 
     server.responder = lambda a: Reply(body={"index": "SOFR", "rate": "n/a"})
     with pytest.raises(InvalidResponse, match="documented shape"):

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.client.faultserver import BODIES
+from tests.support.faultserver import BODIES
 
 
 @dataclass

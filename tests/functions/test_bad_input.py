@@ -11,8 +11,7 @@ import pytest
 from rates_xl.addin.classic.udfs import UDFS
 from rates_xl.functions import FUNCTIONS
 from rates_xl.functions.messages import MAX_LENGTH
-
-from .samples import SAMPLES
+from tests.support.samples import SAMPLES
 
 # kind -> [(bad value, what the message must say)]
 BAD: dict[str, list[tuple[object, str]]] = {

@@ -77,7 +77,7 @@ def test_a_trial_key_asked_for_a_valuation_time_says_which_argument_to_leave_emp
 
 def test_a_vague_403_for_a_trial_request_still_names_the_argument(monkeypatch):
     """The real service's detail may only say "not permitted": what was sent decides."""
-    from tests.client.faultserver import FaultServer, Reply
+    from tests.support.faultserver import FaultServer, Reply
 
     server = FaultServer()
     server.responder = lambda a: Reply(status=403, body={"detail": "Not permitted for this API key"})

@@ -10,8 +10,7 @@ from rates_xl.addin.classic.udfs import UDFS
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, get_client, set_client
 from rates_xl.functions.table import _DFCURVE_COLS, _FWDCURVE_COLS, _HISTORY_COLS, _SWAPCURVE_COLS
-
-from .samples import DIRECT, SAMPLES
+from tests.support.samples import DIRECT, SAMPLES
 
 
 def _expected(name: str, model) -> object:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from bench.common import VALUATION_TIME  # noqa: F401 (the tests import it from here)
-from bench.workbooks import distinct_cells
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.sandbox import PAID_KEY
+from tests.support.cells import (
+    VALUATION_TIME,  # noqa: F401 (the tests import it from here)
+    distinct_cells,
+)
 
 # The benchmarks' generator of distinct cells, all pinned to one past business day, so
 # every answer is the same in every sandbox and process.

@@ -8,8 +8,8 @@ import pytest
 
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS
-from tests.client.faultserver import FaultServer, Reply
-from tests.reliability.support import GOOD_CELLS
+from tests.support.cells import GOOD_CELLS
+from tests.support.faultserver import FaultServer, Reply
 
 SECRET = "rk-reliability-3b9e71f0-NEVER-SHOWN"
 

@@ -10,7 +10,8 @@ from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS
 from rates_xl.sandbox import PAID_KEY
 from tests.reliability.conftest import compute, make_cells
-from tests.reliability.support import free_port, most_in_window, recording_sends
+from tests.support.sandbox import free_port
+from tests.support.sends import most_in_window, recording_sends
 
 
 def messages(values) -> list[str]:

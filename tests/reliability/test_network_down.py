@@ -23,8 +23,8 @@ import pytest
 from rates_xl.functions import FUNCTIONS, get_client, set_client
 from rates_xl.functions.messages import MAX_LENGTH
 from rates_xl.sandbox import PAID_KEY
-from tests.reliability.badnet import BadNetwork
 from tests.reliability.conftest import make_cells
+from tests.support.badnet import BadNetwork
 
 BOUND_SECONDS = 10.0  # the bound for the whole sheet
 

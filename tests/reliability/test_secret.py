@@ -15,8 +15,9 @@ import pytest
 
 from rates_xl.client import RatesClient, RatesError
 from rates_xl.functions import FUNCTIONS, set_client
-from tests.client.faultserver import FaultServer, Reply
-from tests.reliability.support import GOOD_CELLS, free_port
+from tests.support.cells import GOOD_CELLS
+from tests.support.faultserver import FaultServer, Reply
+from tests.support.sandbox import free_port
 
 SECRET = "rk-live-7Hq2Zp9Xw4LmV1cT"  # a paid key of an extra sandbox customer
 EXPIRED_SECRET = "rk-trial-Jd83kLq0Pz5Ws2"  # that customer's old trial key

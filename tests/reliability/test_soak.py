@@ -1,5 +1,5 @@
 """A bounded soak: mixed traffic from 8 threads; no growth in memory or open sockets beyond
-the stated bounds (tests/reliability/soak.py). RATES_SOAK_SECONDS sets the length: 20 s by
+the stated bounds (tests/support/soak.py). RATES_SOAK_SECONDS sets the length: 20 s by
 default here, so CI stays short; `python -m bench soak` runs the full 2 minutes."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 
 from rates_xl.sandbox import PAID_KEY
-from tests.reliability.soak import (
+from tests.support.sandbox import sandbox_process
+from tests.support.soak import (
     EXTRA_SOCKETS_BOUND,
     MEMORY_GROWTH_BOUND,
     cached_refusal_grows,
     run_soak,
 )
-from tests.reliability.support import sandbox_process
 
 SECONDS = float(os.environ.get("RATES_SOAK_SECONDS", "20"))
 THREADS = 8

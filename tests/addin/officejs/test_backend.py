@@ -7,14 +7,13 @@ import json
 import logging
 from datetime import date, datetime
 
-from bench.workbooks import distinct_cells, duplicated
 from rates_xl.addin.officejs import batch as batchmod
 from rates_xl.addin.officejs.metadata import officejs_name
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, PREFIX
 from rates_xl.functions.core import prepare
 from rates_xl.functions.messages import ArgumentError
-from tests.reliability.support import GOOD_CELLS
+from tests.support.cells import GOOD_CELLS, distinct_cells, duplicated
 
 JUNK = ["", "   ", "10X", "#N/A", "#VALUE!", "#RATES! 404 earlier", "1.5Y", "-5Y", "2026-13-45", "EUR/USD/JPY",
         "tomorrow", "NaN", "🙂", "'; DROP TABLE", "a" * 300, True, False, 0, -1, 0.5, 1e18, 2958466, None]

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from fastapi.responses import Response
 
-from bench.workbooks import distinct_cells
 from rates_xl.addin.officejs.metadata import officejs_name, script_arities
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, PREFIX
 from rates_xl.sandbox import PAID_KEY
 from tests.addin.officejs.test_backend import excel_cell, expected_kind, received, sent
+from tests.support.cells import distinct_cells
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
@@ -235,7 +235,7 @@ class StandInPages:
 
 def test_excel_on_the_web_loads_the_metadata_and_no_other_origin_reads_or_spends(playwright, serve):
     from rates_xl.addin.officejs import metadata
-    from tests.reliability.badnet import BadNetwork
+    from tests.support.badnet import BadNetwork
 
     service = BadNetwork("hold")  # the service: counts every connection, answers none
     client = RatesClient(base_url=service.base_url, api_key=PAID_KEY, max_attempts=1, timeout=5, deadline=5)

@@ -21,7 +21,7 @@ import requests
 from rates_xl.addin.officejs import certs, manifest
 from rates_xl.addin.officejs.sideload import VALUE_NAME, WEF_FILE, WEF_KEY, Sideload
 from rates_xl.sandbox import PAID_KEY
-from tests.reliability.support import free_port
+from tests.support.sandbox import free_port
 
 URL = "https://localhost:8766"
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import ssl
 import subprocess
 import sys
 import threading
@@ -21,8 +19,9 @@ import requests
 from rates_xl.addin.officejs.limits import Limits
 from rates_xl.client import RatesClient
 from rates_xl.sandbox import PAID_KEY
-from tests.reliability.badnet import BadNetwork
-from tests.reliability.support import free_port, wait_until
+from tests.support.badnet import BadNetwork
+from tests.support.rawtls import is_closed, tls_socket
+from tests.support.sandbox import free_port, wait_until
 
 SWAP = {"fn": "SWAP", "args": ["SOFR", "0D", "5Y", "1Y"]}
 
@@ -71,28 +70,6 @@ def test_a_bad_number_fails_its_own_cell_not_the_batch(serve, sandbox_client):
     for bad in results[1:5]:
         assert bad == {"error": "invalidValue", "message": "pay_date: not a number a cell can hold"}, bad
     assert results[5] == {"error": "invalidValue", "message": "maturity: not a number a cell can hold"}
-
-
-# Made once: loading the system's roots takes ~0.1 s (they are not used: no verification).
-_CLIENT_TLS = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-_CLIENT_TLS.check_hostname = False
-_CLIENT_TLS.verify_mode = ssl.CERT_NONE
-
-
-def tls_socket(port: int, timeout: float = 10) -> ssl.SSLSocket:
-    """A bare TLS connection to the server, for speaking HTTP (or not) by hand."""
-    raw = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    return _CLIENT_TLS.wrap_socket(raw, server_hostname="localhost")
-
-
-def is_closed(sock: ssl.SSLSocket) -> bool:
-    sock.settimeout(0.05)
-    try:
-        return sock.recv(1) == b""
-    except TimeoutError:
-        return False
-    except (OSError, ssl.SSLError):
-        return True
 
 
 def test_connections_that_never_finish_their_headers_are_closed_and_crowd_out_nobody(serve, sandbox_client):

@@ -1,4 +1,4 @@
-"""The serial stand-in's formula evaluation (see bench/serial_excel.py): one cell at a time with
+"""The serial stand-in's formula evaluation (see tests/support/serial_excel.py): one cell at a time with
 the `formulas` package's parser and functions; RATES_* calls go to the real xlwings UDFs.
 
 Each formula is compiled on its own (`formulas.Parser().ast(...).compile()`), which gives a
@@ -21,7 +21,7 @@ from rates_xl.addin.classic import scope
 from rates_xl.addin.classic.scope import Rect
 
 if TYPE_CHECKING:
-    from bench.serial_excel import App, Book, Formula, Sheet
+    from tests.support.serial_excel import App, Book, Formula, Sheet
 
 _compile_lock = threading.Lock()
 MAX_ROW, MAX_COL = 1_048_576, 16_384
@@ -48,6 +48,22 @@ def _udf_entry(name: str) -> Any:
         return engine._to_engine(app.call_udf(name, args))
 
     call.__name__ = name
+    return engine._impure(call)
+
+
+def _rtd_entry() -> Any:
+    """=RTD(progid, server, topic...): Excel's RTD machinery of the stand-in (App.use_rtd)."""
+    from rates_xl.calc import engine
+
+    def call(*raw: Any) -> Any:
+        app = _app
+        if app is None or app.rtd is None:
+            return _error("#N/A")  # no RTD server known: Excel shows #N/A (KB 277617)
+        args = [_as_excel_passes(engine._from_engine(a)) for a in raw]
+        value = app.rtd.call(*args)
+        return _error(value) if value == "#N/A" else engine._to_engine(value)
+
+    call.__name__ = "RTD"
     return engine._impure(call)
 
 
@@ -80,6 +96,8 @@ def compile_book(book: Book) -> None:
             for alias in engine.engine_names(name):
                 saved[alias] = table.get(alias)
                 table[alias] = entry
+        saved["RTD"] = table.get("RTD")
+        table["RTD"] = _rtd_entry()
         try:
             for sheet in book.sheets:
                 for f in sheet.formulas.values():
@@ -104,7 +122,7 @@ def _compile(f: Formula, book: Book) -> None:
     f.func = formulas.Parser().ast(text, context=context)[1].compile(context=context)
     f.inputs = [_resolve(key, f.sheet, book) for key in f.func.inputs]
     names = engine.function_names(text)
-    from bench.serial_excel import VOLATILE
+    from tests.support.serial_excel import VOLATILE
 
     volatile_udfs = {n for n, spec in FUNCTIONS.items() if spec.volatile}
     f.volatile = bool(names & VOLATILE) or bool(names & volatile_udfs)
@@ -133,7 +151,7 @@ def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Rect | None]
 def _engine_value(value: Any) -> Any:
     import schedula as sh
 
-    from bench.serial_excel import to_serial
+    from tests.support.serial_excel import to_serial
 
     if value is None:
         return sh.EMPTY

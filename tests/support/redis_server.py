@@ -18,17 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sandbox import free_port
+
 REDIS_BINARY = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(
     REDIS_BINARY is None,
     reason="redis-server is not installed (Debian: apt-get install redis-server; .ci/run does it)",
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class RedisServer:

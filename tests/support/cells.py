@@ -1,5 +1,6 @@
-"""Synthetic workbooks for the benchmarks: lists of cells, each `(function name, arguments)`
-exactly as Excel would pass them to `FUNCTIONS[name].core(*arguments)`.
+"""Cells for tests and benchmarks: lists of cells, each `(function name, arguments)` exactly
+as Excel would pass them to `FUNCTIONS[name].core(*arguments)`, formulas as a user types
+them, and one good cell per function.
 
 Every request is pinned to one past valuation time (a paid key may ask for it), so the
 answers are the same in every run and every process.
@@ -10,7 +11,8 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
-from bench.common import VALUATION_TIME
+# A past business day: answers pinned to it are the same in every run and every process.
+VALUATION_TIME = "2026-11-20T16:00:00Z"
 
 Cell = tuple[str, tuple]
 
@@ -70,3 +72,33 @@ def evaluate(cells: list[Cell], threads: int = 1) -> list:
 
 def is_message(value) -> bool:
     return isinstance(value, str) and value.startswith("#RATES!")
+
+
+def distinct_formulas(n: int, valuation: str = VALUATION_TIME) -> list[str]:
+    """n formulas that are n distinct requests: swap rates, discount factors and forwards."""
+    out: list[str] = []
+    month = 0
+    while len(out) < n:
+        month += 1
+        for index in INDICES:
+            out.append(f'=RATES_SWAP("{index}","2D","{month}M","1Y",,,,"{valuation}")')
+            out.append(f'=RATES_DISCOUNT("{index}","{month}M","{valuation}")')
+            out.append(f'=RATES_FORWARD("{index}","{month}M","{month + 3}M","{valuation}")')
+    return out[:n]
+
+
+# One good cell per function that calls the service (the reliability tests share it).
+GOOD_CELLS: dict[str, tuple] = {
+    "RATES_SWAP": ("SOFR", "0D", "5Y", "1Y"),
+    "RATES_SWAPCURVE": ("6M EURIBOR",),
+    "RATES_FORWARD": ("SOFR", "3M", "6M"),
+    "RATES_FORWARDCURVE": ("SOFR", "0D", "1Y", "3M", "3M"),
+    "RATES_DISCOUNT": ("SOFR", "1Y"),
+    "RATES_DISCOUNTCURVE": ("SOFR", "0D", "1Y", "6M"),
+    "RATES_FXSPOT": ("EURUSD",),
+    "RATES_FXFORWARD": ("EURUSD",),
+    "RATES_GOVYIELD": ("US", "10Y"),
+    "RATES_FIXING": ("SOFR", "2026-11-20"),
+    "RATES_SWAPHISTORY": ("SOFR", "5Y", "2026-11-16", "2026-11-20"),
+    "RATES_TENORS": ("SOFR",),
+}

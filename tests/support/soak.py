@@ -26,10 +26,8 @@ import time
 import tracemalloc
 from dataclasses import asdict, dataclass, field
 
-from tests.reliability.support import open_sockets
-
-VALUATION_TIME = "2026-11-20T16:00:00Z"
-INDICES = ("SOFR", "ESTR", "SONIA", "3M EURIBOR", "6M EURIBOR")
+from tests.support.cells import INDICES, VALUATION_TIME
+from tests.support.sends import open_sockets
 
 # Stated bounds, checked by the test and quoted in the README.
 MEMORY_GROWTH_BOUND = 1_000_000  # bytes traced after warm-up, at the end vs the start
@@ -175,7 +173,7 @@ def cached_refusal_grows(calls: int = 200) -> int:
     the client serves it without growing: a cached exception re-raised as the same object
     collects a traceback entry per raise, and keeps every frame of them alive)."""
     from rates_xl.client import NotFound, RatesClient
-    from tests.client.faultserver import FaultServer, Reply
+    from tests.support.faultserver import FaultServer, Reply
 
     server = FaultServer()
     server.responder = lambda arrival: Reply(status=404, body={"detail": "no fixing that day"})

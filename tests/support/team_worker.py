@@ -1,6 +1,6 @@
 """One client process of the multi-process tests and the team benchmark (run as a script).
 
-    python tests/client/team_worker.py '{"base_url": ..., "api_key": ..., "settings": {...},
+    python tests/support/team_worker.py '{"base_url": ..., "api_key": ..., "settings": {...},
         "requests": [[endpoint, {params}], ...], "start_at": <time.time()>, "threads": 8}'
 
 Builds one `RatesClient` (team and persistent settings as given), waits for `start_at` so

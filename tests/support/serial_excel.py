@@ -24,10 +24,10 @@ computed per cell by the `formulas` package's parser and functions, with the fix
 `rates-xl calc` applies (INDEX row/column 0, WORKDAY from a holiday, omitted RATES_*
 arguments) so both compute the same workbook the same way.
 
-Surface (the xlwings names the handlers use): `App` (books, calculate, calculate_full,
-screen_updating, status_bar, alert, api.EnableCancelKey, hwnd), `Book` (name, app, sheets,
-selection, select), `Sheet` (name, book, used_range, range, calculate), `Range` (sheet,
-address, formula, value, api.Dirty / HasSpill / SpillingToRange).
+Surface: every member the add-in touches is declared in
+`rates_xl.addin.classic.excel_surface` (Protocols); tests/addin/test_excel_surface.py checks
+this stand-in and xlwings' classes provide each one. What the tests drive beyond it
+(`add_book`, `calculate_full`, `select`, histories of the status bar...) is the stand-in's own.
 """
 
 from __future__ import annotations
@@ -105,6 +105,10 @@ class App:
         self.alerts: list[tuple[str, str | None]] = []
         self.api = _AppApi()
         self.hwnd = 0
+        # Application.Ready: False while Excel is busy, e.g. a cell in edit mode (MS
+        # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
+        self.ready = True
+        self.rtd: Any = None  # an RtdHost once use_rtd() is called
         # What the tests look at: calculations run, cells evaluated, UDF calls and their threads.
         self.calculations = 0
         self.evaluated = 0
@@ -149,6 +153,23 @@ class App:
     def alert(self, prompt: str, title: str | None = None, **_: Any) -> None:
         self.alerts.append((prompt, title))
 
+    def use_rtd(self, servers: dict[str, Any], clock: Any = None) -> Any:
+        """Excel's RTD machinery (tests/support/serial_excel_rtd.py) with these servers,
+        {ProgID: factory}; `clock` (seconds) for tests that step time themselves."""
+        from tests.support.serial_excel_rtd import RtdHost
+
+        self.rtd = RtdHost(self, servers, **({"clock": clock} if clock else {}))
+        return self.rtd
+
+    def close_book(self, book: Book) -> None:
+        """Workbook.Close: its formulas leave (an RTD topic only they used is disconnected)."""
+        self.books.remove(book)
+        self._graph = None
+        if self.rtd is not None:
+            for sheet in book.sheets:
+                for f in sheet.formulas.values():
+                    self.rtd.release(f)
+
     # -- calculation --
     def calculate(self) -> None:
         """Application.Calculate: dirty and volatile cells and their dependents, in order."""
@@ -187,14 +208,18 @@ class App:
                                       and known.bottom >= now.bottom and known.right >= now.right)
 
     def _evaluate(self, f: Formula) -> None:
-        from bench import serial_excel_engine as engine
+        from tests.support import serial_excel_engine as engine
 
         self.evaluated += 1
         self._current = f
+        if self.rtd is not None:
+            self.rtd.begin_cell(f)
         try:
             result = engine.compute(f, self)
         finally:
             self._current = None
+            if self.rtd is not None:
+                self.rtd.end_cell(f)
         f.sheet.write_result(f, result)
 
     # Called by the RATES_* entries of the formula engine (see serial_excel_engine).
@@ -224,6 +249,15 @@ class _AppApi:
     def __init__(self) -> None:
         self.EnableCancelKey = 1  # xlInterrupt
         self.Workbooks = _Workbooks()
+        #: What the user types into the next InputBoxes; none left: Cancel.
+        self.input_answers: list[Any] = []
+        self.input_prompts: list[tuple[str, str]] = []
+
+    def InputBox(self, prompt: str, title: str, default: str = "", Type: int = 2) -> Any:  # noqa: N802,N803
+        # Application.InputBox answers False when the user cancels (learn.microsoft.com/
+        # office/vba/api/excel.application.inputbox); Type=1 answers a number.
+        self.input_prompts.append((prompt, title))
+        return self.input_answers.pop(0) if self.input_answers else False
 
 
 class _Workbooks:
@@ -273,7 +307,7 @@ class Book:
             return None
 
     def compile(self) -> None:
-        from bench import serial_excel_engine as engine
+        from tests.support import serial_excel_engine as engine
 
         engine.compile_book(self)
 
@@ -355,6 +389,9 @@ class Sheet:
         self.touch(*cell)
         self.version += 1
         self.contents[cell] = content
+        replaced = self.formulas.get(cell)
+        if replaced is not None and self.book.app.rtd is not None:
+            self.book.app.rtd.release(replaced)
         if isinstance(content, str) and content.startswith("="):
             self.formulas[cell] = Formula(self, cell, content, stored_ref)
         else:
@@ -398,7 +435,7 @@ class Sheet:
 
     def write_result(self, f: Formula, result: Any) -> None:
         """Put a formula's result in the grid: one value, or a block spilled from the anchor."""
-        from bench.serial_excel_engine import SPILL_ERROR
+        from tests.support.serial_excel_engine import SPILL_ERROR
 
         self.version += 1
 
@@ -527,9 +564,13 @@ class _RangeApi:
         return f is not None and f.spill is not None
 
     @property
-    def SpillingToRange(self) -> Any:  # noqa: N802
+    def SpillingToRange(self) -> _RangeApi:  # noqa: N802
         f = self._rng.sheet.formulas[(self._rng._rect.top, self._rng._rect.left)]
-        return type("SpillRange", (), {"Address": _a1(f.spill)})()
+        return Range(self._rng.sheet, f.spill).api
+
+    @property
+    def Address(self) -> str:  # noqa: N802
+        return self._rng.address
 
 
 # -- the dependency graph -----------------------------------------------------------------------

@@ -1,0 +1,23 @@
+"""What tests and benchmarks share: the one place for fixtures that are not tests.
+
+The contract, checked by tests/test_support_layout.py:
+- tests import these modules and never anything from bench/; bench/ imports
+  `tests.support.*` and no other test module;
+- these modules import our code only as `rates_xl.*`, and each other only as
+  `tests.support.*` (never another test module), so either side can move without the other.
+
+Modules:
+    serial_excel, serial_excel_engine  a serial stand-in for desktop Excel (its contract with
+                                       the add-in: rates_xl.addin.classic.excel_surface)
+    serial_excel_rtd                   Excel's side of RTD for the stand-in (App.use_rtd)
+    sandbox       the sandbox in a child process, free loopback ports, wait_until
+    sends         what the client sent (from its log), most in a window, open sockets
+    cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS
+    samples       one valid call per worksheet function and the same request made directly
+    faultserver   a loopback HTTP server whose every answer a test chooses
+    badnet        a loopback network that drops, stalls or resets connections on demand
+    rawtls        a bare TLS socket to a loopback server, for HTTP spoken by hand
+    redis_server  a real redis-server on a free port (the team tests and benchmark)
+    team_worker   one client process of the multi-process tests (run as a script)
+    soak          the soak's traffic and measurement (CI runs it short, bench at length)
+"""
