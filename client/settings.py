@@ -26,45 +26,85 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RATES_", extra="forbid", validate_default=True)
 
-    base_url: str = Field(DEFAULT_BASE_URL, description="Service root; paths are /v1/... below it.")
-    api_key: SecretStr | None = Field(None, description="Else the OS keychain, service 'rates-xl'.")
+    # Each description is the settings page's text (generated: docs/hooks.py, rates_xl.docgen);
+    # `default_text` says what an empty default means.
+    base_url: str = Field(DEFAULT_BASE_URL, description="Service root; paths are `/v1/...` below it.")
+    api_key: SecretStr | None = Field(
+        None, description="The key, sent only as the `x-api-key` header to `base_url`.",
+        json_schema_extra={"default_text": "the OS keychain (service `rates-xl`)"},
+    )
     trust_store: Literal["os", "certifi"] = Field(
-        "os", description="Certificates: the OS store (truststore) or certifi's bundle."
+        "os", description="Certificates that verify the service: `os` (the operating system's store, "
+        "via truststore) or `certifi` (requests' bundled list).",
     )
     timeout: float = Field(10.0, gt=0, description="Seconds per attempt (connect and read).")
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
-    burst: int = Field(50, ge=1, description="Requests that may go at once before throttling.")
-    max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")
-    deadline: float = Field(30.0, gt=0, description="Seconds a call may take in all: waits, retries.")
-    cell_deadline: float = Field(
-        4.0, gt=0, description="Seconds a cell calculated by Excel may wait in all (the UDF path)."
+    burst: int = Field(
+        50, ge=1, description="The service's burst; the client holds 100 ms worth of requests of it in "
+        "reserve (2 at 20/s) for network jitter.",
     )
-    backoff: float = Field(0.25, ge=0, description="First retry delay in seconds; doubles, jittered.")
-    max_backoff: float = Field(8.0, ge=0, description="Longest single retry delay in seconds.")
+    max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")
+    deadline: float = Field(
+        30.0, gt=0, description="Seconds one call may take in all (limiter waits and retries).",
+    )
+    cell_deadline: float = Field(
+        4.0, gt=0, description="Seconds a cell calculated by Excel may wait in all (the worksheet "
+        "functions' budget; `deadline` is for headless calc, refresh fetches and scripts).",
+    )
+    backoff: float = Field(
+        0.25, ge=0, description="First retry delay, seconds; doubles, jittered, never below `Retry-After`.",
+    )
+    max_backoff: float = Field(8.0, ge=0, description="Longest single retry delay, seconds.")
     breaker_failures: int = Field(
-        3, ge=1, description="Transport failures in a row that open the circuit breaker."
+        3, ge=1, description="Transport failures in a row (timeouts, DNS, TLS, resets; never an HTTP "
+        "answer) that open the circuit breaker.",
     )
     breaker_cooldown: float = Field(
-        10.0, gt=0, description="Seconds the open breaker fails calls at once before one probe."
+        10.0, gt=0, description="Seconds the open breaker answers every call at once before letting one "
+        "probe through.",
     )
-    ttl_live: float = Field(60.0, ge=0, description="Swap rates, curves, forwards, DFs, US yields.")
-    ttl_fx: float = Field(15.0, ge=0, description="FX spot and forwards.")
-    ttl_daily: float = Field(86400.0, ge=0, description="Non-US government yields.")
+    ttl_live: float = Field(
+        60.0, ge=0, description="Seconds cached: swap rates and curves, forwards, discount factors, US "
+        "government yields, today's fixing.",
+    )
+    ttl_fx: float = Field(15.0, ge=0, description="Seconds cached: FX spot and forwards.")
+    ttl_daily: float = Field(
+        86400.0, ge=0, description="Seconds cached: other government yields (updated daily).",
+    )
     ttl_history: float = Field(
-        86400.0, ge=0, description="History, past fixings, tenor lists, past valuation times."
+        86400.0, ge=0, description="Seconds cached: historical swap rates, past fixings, tenor lists, and "
+        "any request with a past `valuation_time`.",
     )
-    cache_size: int = Field(20000, ge=1, description="Most answers kept (least recently used go).")
-    max_workers: int = Field(16, ge=1, description="Concurrent requests in fetch_many.")
-    persistent: bool = Field(True, description="Keep answers that never change on disk.")
+    cache_size: int = Field(
+        20000, ge=1, description="Answers kept in memory; the least recently used go first.",
+    )
+    max_workers: int = Field(
+        16, ge=1, description="Concurrent requests when a workbook is fetched in one go.",
+    )
+    persistent: bool = Field(
+        True, description="Keep answers that never change on disk, across Excel sessions.",
+    )
     cache_dir: str | None = Field(
-        None, description="Folder of the persistent tier; default: the OS's user cache folder."
+        None, description="Where the persistent tier lives: `~/.cache/rates-xl` (Linux), "
+        "`%LOCALAPPDATA%\\rates-xl\\Cache` (Windows), `~/Library/Caches/rates-xl` (macOS).",
+        json_schema_extra={"default_text": "the OS's user cache folder"},
     )
-    disk_cache_mb: float = Field(256.0, gt=0, description="Size bound of the persistent tier, MB.")
+    disk_cache_mb: float = Field(
+        256.0, gt=0, description="Size bound of the persistent tier, MB; the least recently used answers "
+        "go first.",
+    )
     team_url: SecretStr | None = Field(
-        None, description="Redis URL of the team backend (shared limit and cache); None: solo."
+        None, description="Redis URL of the team backend, e.g. `redis://cache.internal:6379/0`: one rate "
+        "limit and one cache for everyone behind the key.",
+        json_schema_extra={"default_text": "none (solo)"},
     )
-    team_timeout: float = Field(0.25, gt=0, description="Seconds per Redis operation.")
-    team_retry: float = Field(5.0, gt=0, description="Seconds between reconnects to a down Redis.")
+    team_timeout: float = Field(
+        0.25, gt=0, description="Seconds one Redis operation may take before the client carries on "
+        "without the team.",
+    )
+    team_retry: float = Field(
+        5.0, gt=0, description="Seconds between attempts to reach a team backend that is down.",
+    )
 
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))

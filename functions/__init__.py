@@ -8,7 +8,8 @@
     .result        "number" | "table" (header row first unless headers is FALSE) |
                    "column" (one column, no header) | "rows" (label, value pairs)
     .columns       the header row of a table, e.g. ("Tenor", "Rate")
-    .unit          "percent", "decimal", "plain number", "quote per base"
+    .unit          "percent", "decimal", "plain number", "quote per base" (`table.UNITS` says each)
+    .examples      argument tuples the reference shows as formulas (tested against the sandbox)
     .core(*values) the function itself: arguments exactly as a cell passes them (trailing
                    optional ones may be left out) -> float | 2-D list | "#RATES! ..." string.
                    It never raises.
@@ -16,7 +17,10 @@
   (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and shaping;
 - `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a plan runs);
 - `plan.py`: the plan / fetch / compute loop (`plan_and_evaluate`) that the hosts and
-  `rates-xl calc` share.
+  `rates-xl calc` share;
+- `catalogue.py`: every `#RATES!` message a function can give, produced by running the code
+  that writes it, with cause and what to do; `reference.py`: each function's reference page
+  (Markdown for the docs site, HTML for the Office.js help pages).
 
 The hosts live in `rates_xl.addin`: `addin/classic` (xlwings UDFs, Windows desktop Excel)
 and `addin/officejs` (Office.js custom functions). Nothing here imports xlwings.

@@ -121,6 +121,9 @@ class FunctionSpec:
     unit: str = ""
     checks: tuple[Callable[[dict[str, Any]], tuple[str, str] | None], ...] = ()
     volatile: bool = False
+    #: Argument tuples as a cell would pass them: the reference shows each as a formula and
+    #: the tests compute each against the sandbox, so the documented examples stay true.
+    examples: tuple[tuple[Any, ...], ...] = ()
     core: Callable[..., Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -18,6 +18,14 @@ from typing import Any
 
 from rates_xl.functions.core import Arg, FunctionSpec
 
+#: What each unit in the table means, for the reference pages and the Function Wizard's readers.
+UNITS: dict[str, str] = {
+    "percent": "percent: 2.6 means 2.6 %",
+    "decimal": "a decimal: 0.0347 means 3.47 %",
+    "plain number": "a plain number, e.g. a discount factor of 0.96",
+    "quote per base": "units of the quote currency per one unit of the base currency (EURUSD 1.177)",
+}
+
 # -- argument rows shared by several functions ---------------------------------------------------
 
 _INDEX = Arg("index", "index", "Rate index, e.g. SOFR, ESTR, SONIA, 3M EURIBOR (names as the service spells them).", param="index")
@@ -134,6 +142,7 @@ _SPECS = [
         ),
         "swap_rate", "number", _number("swap_rate"), unit="percent",
         checks=(_after("maturity", "start"),),
+        examples=(("SOFR", "0D", "10Y", "1Y"), ("6M EURIBOR", "2D", "5Y", "1Y", "6M", "Thirty360BondBasis")),
     ),
     FunctionSpec(
         "RATES_SWAPCURVE",
@@ -141,14 +150,14 @@ _SPECS = [
         (_INDEX, _VALUATION, _HEADERS),
         "swap_curve", "table",
         _table(_SWAPCURVE_COLS, lambda a: ([p.tenor, float(p.swap_rate)] for p in a.swap_rates)),
-        columns=_SWAPCURVE_COLS, unit="percent",
+        columns=_SWAPCURVE_COLS, unit="percent", examples=(("SOFR",), ("ESTR", "", False)),
     ),
     FunctionSpec(
         "RATES_FORWARD",
         "Forward rate in percent between two dates or tenors. /v1/forward_rate",
         (_INDEX, _start(), _end(), _VALUATION),
         "forward_rate", "number", _number("forward_rate"), unit="percent",
-        checks=(_after("end_date", "start"),),
+        checks=(_after("end_date", "start"),), examples=(("SOFR", "1Y", "1Y"), ("SONIA", "6M", "2027-12-31")),
     ),
     FunctionSpec(
         "RATES_FORWARDCURVE",
@@ -162,12 +171,14 @@ _SPECS = [
         "forward_curve", "table",
         _table(_FWDCURVE_COLS, lambda a: ([p.start_date, p.end_date, float(p.forward_rate)] for p in a.curve)),
         columns=_FWDCURVE_COLS, unit="percent", checks=(_after("end_date", "start"),),
+        examples=(("SOFR", "2D", "5Y", "3M", "3M"),),
     ),
     FunctionSpec(
         "RATES_DISCOUNT",
         "Discount factor (a plain number like 0.96) to a date or tenor. /v1/discount_factor",
         (_INDEX, Arg("pay_date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
         "discount_factor", "number", _number("discount_factor"), unit="plain number",
+        examples=(("SOFR", "5Y"), ("ESTR", "2030-06-28")),
     ),
     FunctionSpec(
         "RATES_DISCOUNTCURVE",
@@ -180,13 +191,14 @@ _SPECS = [
         "discount_curve", "table",
         _table(_DFCURVE_COLS, lambda a: ([p.date, float(p.discount_factor)] for p in a.curve)),
         columns=_DFCURVE_COLS, unit="plain number", checks=(_after("end_date", "start"),),
+        examples=(("ESTR", "0D", "10Y", "6M"),),
     ),
     FunctionSpec(
         "RATES_FXSPOT",
         "FX spot rate: quote currency per one unit of base (EURUSD 1.177). /v1/fx",
         (Arg("pair", "currency_pair", "Currency pair, base then quote: EURUSD (EUR/USD works too).", param="currency_pair"),
          _VALUATION),
-        "fx_spot", "number", _number("rate"), unit="quote per base",
+        "fx_spot", "number", _number("rate"), unit="quote per base", examples=(("EURUSD",), ("USD/JPY",)),
     ),
     FunctionSpec(
         "RATES_FXFORWARD",
@@ -195,6 +207,7 @@ _SPECS = [
          Arg("value_date", "date", "Optional. Forward value date (a date, not a tenor). Empty: today.", required=False, param="date"),
          _VALUATION),
         "fx_forward", "number", _number("rate"), unit="quote per base",
+        examples=(("EURUSD", "2027-06-30"), ("GBPUSD",)),
     ),
     FunctionSpec(
         "RATES_GOVYIELD",
@@ -204,14 +217,14 @@ _SPECS = [
          Arg("forward_start", "date_or_tenor", "Optional. Forward start: a date or a tenor. Empty: spot.",
              required=False, param="forward_start"),
          _VALUATION),
-        "gov_yield", "number", _number("yield_"), unit="decimal",
+        "gov_yield", "number", _number("yield_"), unit="decimal", examples=(("US", "10Y"), ("DE", "5Y", "1Y")),
     ),
     FunctionSpec(
         "RATES_FIXING",
         "Published fixing of an index in percent, for a date (empty: the latest). /v1/fixing",
         (_INDEX, Arg("fixing_date", "date", "Optional. Fixing date. Empty: latest. Trial keys must leave it empty.",
                      required=False, param="valuation_date")),
-        "fixing", "number", _number("fixing_rate"), unit="percent",
+        "fixing", "number", _number("fixing_rate"), unit="percent", examples=(("SOFR",), ("ESTR", "2025-06-02")),
     ),
     FunctionSpec(
         "RATES_SWAPHISTORY",
@@ -224,18 +237,19 @@ _SPECS = [
         "historical_swap_rates", "table",
         _table(_HISTORY_COLS, lambda a: ([p.date, float(p.rate)] for p in a.swap_rates)),
         columns=_HISTORY_COLS, unit="percent", checks=(_not_before("end_date", "start"),),
+        examples=(("SOFR", "10Y", "2025-01-02", "2025-03-31"),),
     ),
     FunctionSpec(
         "RATES_TENORS",
         "Swap tenors the service has for an index: spills one column, no header. /v1/swap_rate_tenors",
         (_INDEX,),
         "swap_rate_tenors", "column",
-        _table((), lambda a: ([t] for t in a.tenors)),
+        _table((), lambda a: ([t] for t in a.tenors)), examples=(("SOFR",),),
     ),
     FunctionSpec(
         "RATES_STATUS",
         "Connection status: base URL, key set or not (never the key), requests, cache hits, waits, last error.",
-        (), None, "rows", _status, volatile=True,
+        (), None, "rows", _status, volatile=True, examples=((),),
     ),
 ]
 

@@ -8,6 +8,7 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /v/<version>/functions.js   the generic adapter, its CONFIG filled from the table
     GET  /v/<version>/functions.json the custom-functions metadata
     GET  /v/<version>/icon-<n>.png   the icons the manifest names
+    GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
     POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
 
@@ -37,7 +38,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rates_xl import __version__
-from rates_xl.addin.officejs import assets, manifest
+from rates_xl.addin.officejs import assets, help_pages, manifest
 from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
@@ -110,7 +111,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     files: dict[str, tuple[bytes, str]] = {
         "functions.html": (assets.page(office_js_url).encode(), "text/html; charset=utf-8"),
         "functions.js": (script.encode(), "text/javascript; charset=utf-8"),
-        "functions.json": (assets.metadata_bytes(), "application/json"),
+        "functions.json": (assets.metadata_bytes(public_url), "application/json"),
     }
     for size in manifest.ICON_SIZES:
         files[f"icon-{size}.png"] = (assets.icon_png(size), "image/png")
@@ -154,6 +155,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>rates-xl</title></head>"
                 f"<body><h1>rates-xl {__version__}</h1><p>The RATES.* custom functions for Excel are served "
                 f"here. Add-in manifest: <a href=\"/manifest.xml\">manifest.xml</a>.</p></body></html>")
+
+    app.include_router(help_pages.router)  # GET /help/<function>.html: each function's helpUrl
 
     @app.get("/manifest.xml")
     async def manifest_xml() -> Response:

@@ -28,8 +28,9 @@ FLUSH_MS = 25
 
 
 @cache
-def metadata_bytes() -> bytes:
-    return metadata.functions_json().encode("utf-8")
+def metadata_bytes(help_base: str | None = None) -> bytes:
+    """functions.json; with `help_base` (the server's URL) each function's helpUrl points there."""
+    return metadata.functions_json(help_base=help_base).encode("utf-8")
 
 
 def script(*, origin: str, time_limit_s: float, max_batch: int) -> str:

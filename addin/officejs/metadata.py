@@ -41,7 +41,8 @@ def spills(spec: FunctionSpec) -> bool:
     return spec.result != "number"
 
 
-def function_entry(spec: FunctionSpec) -> dict[str, Any]:
+def function_entry(spec: FunctionSpec, help_base: str | None = None) -> dict[str, Any]:
+    """One function's entry; with `help_base` (the server's URL) its helpUrl, the reference page."""
     name = officejs_name(spec)
     entry: dict[str, Any] = {
         "id": name,
@@ -59,20 +60,26 @@ def function_entry(spec: FunctionSpec) -> dict[str, Any]:
             for arg in spec.args
         ],
     }
+    if help_base:
+        from rates_xl.addin.officejs.help_pages import help_url
+
+        entry["helpUrl"] = help_url(help_base, spec.name)
     if spec.volatile:
         entry["options"] = {"volatile": True}
     return entry
 
 
-def functions_document(table: dict[str, FunctionSpec] | None = None) -> dict[str, Any]:
-    """The whole functions.json, in the table's order."""
+def functions_document(table: dict[str, FunctionSpec] | None = None,
+                       help_base: str | None = None) -> dict[str, Any]:
+    """The whole functions.json, in the table's order; `help_base`: see function_entry."""
     if table is None:
         from rates_xl.functions import FUNCTIONS as table
-    return {"$schema": SCHEMA_URL, "functions": [function_entry(spec) for spec in table.values()]}
+    return {"$schema": SCHEMA_URL,
+            "functions": [function_entry(spec, help_base) for spec in table.values()]}
 
 
-def functions_json(table: dict[str, FunctionSpec] | None = None) -> str:
-    return json.dumps(functions_document(table), indent=2, ensure_ascii=False) + "\n"
+def functions_json(table: dict[str, FunctionSpec] | None = None, help_base: str | None = None) -> str:
+    return json.dumps(functions_document(table, help_base), indent=2, ensure_ascii=False) + "\n"
 
 
 def script_arities(table: dict[str, FunctionSpec] | None = None) -> dict[str, int]:

@@ -118,7 +118,7 @@ def test_served_files_and_manifest(serve, sandbox_client):
     from rates_xl.addin.officejs import manifest, metadata
 
     served = serve(client=sandbox_client)
-    assert served.file("functions.json").json() == metadata.functions_document()
+    assert served.file("functions.json").json() == metadata.functions_document(help_base=served.url)
     script = served.file("functions.js")
     assert script.headers["content-type"].startswith("text/javascript")
     assert json.dumps(metadata.script_arities(), sort_keys=True)[1:-1] in script.text
