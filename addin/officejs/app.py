@@ -126,6 +126,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     app.state.version = version
     app.state.public_url = public_url
     app.state.batches = gate = BatchGate(limits)
+    app.state.team = team
 
     @app.middleware("http")
     async def origin_rules(request: Request, call_next: Any) -> Response:

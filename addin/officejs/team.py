@@ -96,7 +96,7 @@ class Team:
         status = "error"
         try:
             async with self.fair.turn(user):
-                results, report = await gate.run(run_batch, calls, client)
+                results, report, sent = await gate.run(_counted, run_batch, calls, client)
             status = "ok"
         except UserBusy:
             status = "refused: this user's queue is full"
@@ -107,15 +107,24 @@ class Team:
                 access_log.info("user=%s cells=%d requests_sent=0 seconds=%.2f outcome=%r", printable(user),
                                 len(calls), time.perf_counter() - started, status)
         errors = [r.get("message") for r in results if isinstance(r, dict) and "error" in r]
-        self.usage.record(user, cells=len(calls), requests_sent=report.requests_sent,
-                          error=errors[-1] if errors else None)
+        self.usage.record(user, cells=len(calls), requests_sent=sent, error=errors[-1] if errors else None)
         access_log.info("user=%s cells=%d requests_sent=%d seconds=%.2f outcome=ok errors=%d", printable(user),
-                        len(calls), report.requests_sent, time.perf_counter() - started, len(errors))
+                        len(calls), sent, time.perf_counter() - started, len(errors))
         return results, report
 
     def me(self, user: str) -> dict:
         return {"user": user, "sign_in": self.authenticator.methods, "use": self.usage.of(user),
                 "team": self.usage.team()}
+
+
+def _counted(run_batch: Any, calls: list, client: Any) -> tuple[list, Any, int]:
+    """run_batch, with the service requests this batch itself sent (on the batch's thread:
+    its fetch threads inherit the counter; other users' concurrent batches do not)."""
+    from rates_xl.client.client import counting_sent
+
+    with counting_sent() as sent:
+        results, report = run_batch(calls, client)
+    return results, report, sent.value
 
 
 def router(team: Team | None) -> APIRouter:
