@@ -35,6 +35,7 @@ BENCHMARKS = {
     "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
+    "team_fair": "team server: one user's 10 cells while another's 5,000 fill at the limit",
 }
 
 

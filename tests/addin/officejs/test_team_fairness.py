@@ -74,6 +74,9 @@ def test_another_users_10_cells_answer_while_5000_fill(serve, sandbox_factory, t
     alice = fill_in_background(served, tokens["alice"], calls_for(distinct_cells(5000)), posts=10)
     time.sleep(1.5)  # alice's batches hold the pool and her fetches queue at the limiter
     assert 0 < client.stats()["requests_sent"] < 200
+    # alice's ten batches wait in her own queue: one of them is in the shared pool, the
+    # other nine leave its workers (and the limiter's queue) to everyone else.
+    assert served.app.state.batches.in_flight == 1
 
     started = time.monotonic()
     response = served.batch(calls_for(distinct_cells(10, offset=400)),
