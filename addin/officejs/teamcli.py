@@ -45,8 +45,9 @@ def register(serve: argparse.ArgumentParser) -> None:
     team.add_argument("--oidc-resource", default=os.environ.get(ENV["oidc_resource"]), metavar="URI",
                       help="the Application ID URI (default api://<public host>/<client id>) "
                       f"(${ENV['oidc_resource']})")
-    team.add_argument("--users", action="store_true",
-                      help="admit the per-user tokens of `rates-xl serve users add` too (or alone)")
+    team.add_argument("--users", action="store_true", default=bool(os.environ.get(ENV["users_file"])),
+                      help="admit the per-user tokens of `rates-xl serve users add` too (or alone); "
+                      f"on when ${ENV['users_file']} is set")
     team.add_argument("--users-file", default=os.environ.get(ENV["users_file"]), metavar="PATH",
                       help=f"where the per-user tokens are kept (${ENV['users_file']}; default: the "
                       "config folder's serve/users.json)")
