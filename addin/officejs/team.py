@@ -133,7 +133,9 @@ def router(team: Team | None) -> APIRouter:
 
     @routes.get("/health")
     async def health() -> dict:
-        return {"status": "ok", "version": __version__, "mode": "team" if team else "local"}
+        # sign_in tells the page how to sign in (sso, token): the methods, nothing secret.
+        return {"status": "ok", "version": __version__, "mode": "team" if team else "local",
+                "sign_in": team.authenticator.methods if team else []}
 
     if team is not None:
         @routes.get("/api/me")
