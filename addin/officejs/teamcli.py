@@ -117,4 +117,18 @@ def team_from_args(args: argparse.Namespace, public_url: str) -> Any:
                 jwks_url=args.oidc_jwks_url))
         except ValueError as exc:
             raise _error(str(exc)) from None
+    _access_log_to_stderr()
     return team.Team(auth.Authenticator(oidc=verifier, users=_store(args) if args.users else None), sso=sso)
+
+
+def _access_log_to_stderr() -> None:
+    """The access log (logger rates_xl.access, INFO) on stderr beside uvicorn's own lines,
+    unless the deployment configured logging itself."""
+    import logging
+
+    access = logging.getLogger("rates_xl.access")
+    if not access.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s access: %(message)s"))
+        access.addHandler(handler)
+        access.setLevel(logging.INFO)
