@@ -185,3 +185,27 @@ def test_the_team_manifest_carries_web_application_info(team_server):
     assert "WebApplicationInfo must be the last child of VersionOverrides" in manifest.check(reordered, served.url)
     with pytest.raises(ValueError):
         SsoManifest("not-a-uuid", f"api://localhost/{CLIENT_ID}")
+
+
+def test_serve_options_build_the_team_or_say_what_is_wrong(provider, tmp_path, capsys):
+    from rates_xl.addin.officejs import teamcli
+    from rates_xl.cli import CommandError, build_parser
+
+    def team_for(*argv):
+        return teamcli.team_from_args(build_parser().parse_args(["serve", *argv]), "https://rates.corp.example")
+
+    assert team_for() is None  # no sign-in options: the local server, as before
+    team = team_for("--oidc-issuer", provider.issuer, "--oidc-client-id", CLIENT_ID,
+                    "--users", "--users-file", str(tmp_path / "u.json"))
+    assert team.authenticator.methods == ["sso", "token"]
+    assert team.sso.resource == f"api://rates.corp.example/{CLIENT_ID}"
+    assert team.authenticator.identify(f"Bearer {provider.token()}") == "alice@corp.example"
+    for argv, message in [
+        (("--oidc-issuer", provider.issuer), "single sign-on needs --oidc-issuer and --oidc-client-id"),
+        (("--oidc-issuer", provider.issuer, "--oidc-client-id", "my-app"), "the client id must be the application id"),
+        (("--oidc-issuer", provider.issuer + "/nowhere", "--oidc-client-id", CLIENT_ID),
+         "cannot read the identity provider's configuration"),
+    ]:
+        with pytest.raises(CommandError) as refused:
+            team_for(*argv)
+        assert message in str(refused.value) and "\n" not in str(refused.value)
