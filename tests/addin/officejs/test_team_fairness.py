@@ -87,10 +87,14 @@ def test_another_users_10_cells_answer_while_5000_fill(serve, sandbox_factory, t
     assert waited < BOUND_S, f"bob waited {waited:.1f} s behind alice's fill"
 
     team: Team = served.app.state.team
-    assert team.usage.of("bob")["requests_sent"] == 10 and team.usage.of("bob")["cells"] == 10
+    # His 10 distinct requests, each sent once (or again after a 429 at the limit, which
+    # counts as sent too); none of alice's, which run at the same time on the same client.
+    bob_sent = team.usage.of("bob")["requests_sent"]
+    assert 10 <= bob_sent <= 14 and team.usage.of("bob")["cells"] == 10
     assert team.usage.of("alice")["batches"] == 0  # alice's first batch is still filling
     bob_lines = [r.getMessage() for r in caplog.records if "user=bob" in r.getMessage()]
-    assert len(bob_lines) == 1 and "cells=10 requests_sent=10 " in bob_lines[0] and "outcome=ok" in bob_lines[0]
+    assert len(bob_lines) == 1 and f"cells=10 requests_sent={bob_sent} " in bob_lines[0]
+    assert "outcome=ok" in bob_lines[0]
     assert all(tokens["bob"] not in r.getMessage() and PAID_KEY not in r.getMessage() for r in caplog.records)
     sandbox.stop()  # alice's fill ends fast (unreachable, then the breaker) instead of running on
     stop_soon(alice)
