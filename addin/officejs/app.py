@@ -9,6 +9,8 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /v/<version>/functions.json the custom-functions metadata
     GET  /v/<version>/icon-<n>.png   the icons the manifest names
     GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
+    GET  /health                     up, and its version (no sign-in; team.py)
+    GET  /api/me                     a team server's signed-in user, use, last error (team.py)
     POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
 
