@@ -109,6 +109,32 @@ _fresh_since: contextvars.ContextVar[float | None] = contextvars.ContextVar("fre
 _plan: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
 # Set by `recording`: where answers are written down for the market-data pack (pack.py).
 _recorder: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar("recorder", default=None)
+#: The requests sent within one context and the fetch threads it starts (see `counting_sent`).
+_sent_here: contextvars.ContextVar[SentCounter | None] = contextvars.ContextVar("sent_here", default=None)
+
+
+class SentCounter:
+    """Requests sent on behalf of one piece of work (a team server's batch, for its user):
+    the client's stats() are process-wide, so their deltas mix concurrent batches."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> None:
+        with self._lock:
+            self.value += 1
+
+
+@contextlib.contextmanager
+def counting_sent() -> Iterator[SentCounter]:
+    """Count the requests this context (and the fetches it starts) sends."""
+    counter = SentCounter()
+    token = _sent_here.set(counter)
+    try:
+        yield counter
+    finally:
+        _sent_here.reset(token)
 
 
 class RatesClient:
@@ -442,6 +468,8 @@ class RatesClient:
             self.breaker.released(ticket)  # nothing was sent
             raise
         self._count(requests_sent=1)
+        if (counter := _sent_here.get()) is not None:
+            counter.add()
         log.debug("GET %s %s", spec.path, params)
         try:
             answer = self._transport.fetch(

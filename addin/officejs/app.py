@@ -9,6 +9,8 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /v/<version>/functions.json the custom-functions metadata
     GET  /v/<version>/icon-<n>.png   the icons the manifest names
     GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
+    GET  /health                     up, and its version (no sign-in; team.py)
+    GET  /api/me                     a team server's signed-in user, use, last error (team.py)
     POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
 
@@ -39,7 +41,9 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rates_xl import __version__
 from rates_xl.addin.officejs import assets, help_pages, manifest
+from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
+from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
 
@@ -91,12 +95,14 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
                time_limit_s: float = DEFAULT_TIME_LIMIT_S, limits: Limits = DEFAULT_LIMITS,
-               excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS) -> FastAPI:
+               excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS, team: Any = None) -> FastAPI:
     """The app for a server reached at `public_url` (e.g. https://localhost:8766).
 
     `client`: the RatesClient every call goes through; default: the core's shared client,
     built from the settings (RATES_BASE_URL, the keychain, ...) on first use.
     `excel_origins`: the origin patterns that may read the static files (origins.py).
+    `team`: a team.Team: sign-in, fair share and accounting on the batch endpoint (team.py);
+    None for the local single-user server.
     """
     from rates_xl.functions import core
 
@@ -115,13 +121,14 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     }
     for size in manifest.ICON_SIZES:
         files[f"icon-{size}.png"] = (assets.icon_png(size), "image/png")
-    manifest_bytes = manifest.render(public_url, version).encode()
+    manifest_bytes = manifest.render(public_url, version, sso=team.sso if team else None).encode()
 
     app = FastAPI(title="rates-xl Office.js host", version=__version__,
                   docs_url=None, redoc_url=None, openapi_url=None)
     app.state.version = version
     app.state.public_url = public_url
     app.state.batches = gate = BatchGate(limits)
+    app.state.team = team
 
     @app.middleware("http")
     async def origin_rules(request: Request, call_next: Any) -> Response:
@@ -157,6 +164,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
                 f"here. Add-in manifest: <a href=\"/manifest.xml\">manifest.xml</a>.</p></body></html>")
 
     app.include_router(help_pages.router)  # GET /help/<function>.html: each function's helpUrl
+    app.include_router(teammod.router(team))  # GET /health; GET /api/me on a team server
 
     @app.get("/manifest.xml")
     async def manifest_xml() -> Response:
@@ -173,13 +181,23 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
     @app.post(BATCH_PATH)
     async def batch(request: Request) -> Response:
+        user = await team.admit(request) if team is not None else None  # the 401 before anything else
+        if isinstance(user, Response):
+            return user
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return refused("send JSON (Content-Type: application/json)", 415)
         calls = parse_batch(await request.body())
         if isinstance(calls, Response):
             return calls
         try:
-            results, _ = await gate.run(run_batch, calls, core.get_client())
+            if team is None:
+                results, _ = await gate.run(run_batch, calls, core.get_client())
+            else:
+                results, _ = await team.run(user, gate, run_batch, calls, core.get_client())
+        except UserBusy:
+            return JSONResponse({"detail": "busy: your earlier batches are still being computed; "
+                                 "calculate again in a moment"}, status_code=503,
+                                headers={"Retry-After": str(limits.retry_after_s)})
         except Busy:
             return JSONResponse(
                 {"detail": f"busy: {gate.in_flight} batches in progress; calculate again in a moment"},

@@ -34,6 +34,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--time-limit", type=float, default=120.0,
                        help="seconds a cell waits before it shows #N/A (default 120)")
     serve.set_defaults(handler=run_serve)
+    from rates_xl.addin.officejs import teamcli
+
+    teamcli.register(serve)  # the team server's sign-in options and `serve users ...`
 
     officejs = subparsers.add_parser(
         "officejs", help="install the Office.js add-in's manifest, its certificate, ...",
@@ -134,10 +137,14 @@ def run_serve(args: argparse.Namespace) -> int:
         raise _error("--public-url must be an https:// URL (Office loads add-ins over HTTPS only)")
     if not server.is_loopback(args.host):
         print(f"warning: listening on {args.host}: other computers can reach this server", file=sys.stderr)
+    from rates_xl.addin.officejs import teamcli
     from rates_xl.functions import get_client
 
+    team = teamcli.team_from_args(args, public_url)  # None: the local single-user server
     client = get_client()  # one client for every batch, from the settings (RATES_*, the keychain)
-    app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit)
+    app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit, team=team)
+    if team is not None:
+        print(f"team server: users sign in with {' or '.join(team.authenticator.methods)}")
     _say(_sideload(None).refresh(public_url))
     if client.has_key:
         key_state = "set"

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import xml.etree.ElementTree as ET
-from xml.sax.saxutils import quoteattr
+from typing import Any
+from uuid import UUID
+from xml.sax.saxutils import escape, quoteattr
 
 from rates_xl import __version__
 
@@ -67,8 +69,11 @@ def urls(base_url: str, version: str | None = None) -> dict[str, str]:
     return out
 
 
-def render(base_url: str, version: str | None = None) -> str:
-    """The manifest for a server at `base_url` (e.g. https://localhost:8766)."""
+def render(base_url: str, version: str | None = None, sso: Any = None) -> str:
+    """The manifest for a server at `base_url` (e.g. https://localhost:8766).
+
+    `sso` (a team.SsoManifest): the add-in's registration at the company's identity provider,
+    written as WebApplicationInfo so `Office.auth.getAccessToken` can sign the user in."""
     u = {k: quoteattr(v) for k, v in urls(base_url, version).items()}
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <OfficeApp xmlns="{NS['o']}" xmlns:bt="{NS['bt']}" xmlns:ov="{NS['ov']}" xmlns:xsi="{NS['xsi']}" xsi:type="TaskPaneApp">
@@ -128,10 +133,21 @@ def render(base_url: str, version: str | None = None) -> str:
       <bt:ShortStrings>
         <bt:String id="Rates.Namespace" DefaultValue="RATES"/>
       </bt:ShortStrings>
-    </Resources>
+    </Resources>{web_application_info(sso)}
   </VersionOverrides>
 </OfficeApp>
 """
+
+
+def web_application_info(sso: Any) -> str:
+    """<WebApplicationInfo>: Id, Resource, Scopes, in the schema's order; the last child of
+    VersionOverrides (after Resources), as the taskpane schema wants it."""
+    if sso is None:
+        return ""
+    scopes = "".join(f"\n        <Scope>{escape(s)}</Scope>" for s in sso.scopes)
+    return (f"\n    <WebApplicationInfo>\n      <Id>{escape(sso.client_id)}</Id>\n"
+            f"      <Resource>{escape(sso.resource)}</Resource>\n      <Scopes>{scopes}\n      </Scopes>\n"
+            f"    </WebApplicationInfo>")
 
 
 # -- offline checks -----------------------------------------------------------------------------
@@ -193,6 +209,7 @@ def check(xml: str, base_url: str | None = None) -> list[str]:
             problems.append("a shared runtime needs <Runtime lifetime=\"long\">")
         elif page is not None and runtimes[0].get("resid") != page.get("resid"):
             problems.append("the shared runtime must be the custom functions' page")
+    problems += _check_sso(overrides)
     urls_found = [v for k, v in ids.items() if v and v.startswith(("http://", "https://"))]
     urls_found += [e.get("DefaultValue") for e in root if e.tag in (f"{o}IconUrl", f"{o}HighResolutionIconUrl", f"{o}SupportUrl")]
     urls_found += [e.get("DefaultValue") for e in root.iter(f"{o}SourceLocation")]
@@ -201,4 +218,27 @@ def check(xml: str, base_url: str | None = None) -> list[str]:
             problems.append(f"{url} is not HTTPS (Office loads add-in files over HTTPS only)")
         elif base_url and not str(url).startswith(base_url.rstrip("/") + "/"):
             problems.append(f"{url} is not under {base_url}")
+    return problems
+
+
+def _check_sso(overrides: ET.Element) -> list[str]:
+    """WebApplicationInfo, when present: last child, Id a UUID, Resource api://, a scope."""
+    ov = f"{{{NS['ov']}}}"
+    info = overrides.find(f"{ov}WebApplicationInfo")
+    if info is None:
+        return []
+    problems = []
+    if list(overrides)[-1] is not info:
+        problems.append("WebApplicationInfo must be the last child of VersionOverrides")
+    if [c.tag.removeprefix(ov) for c in info] != ["Id", "Resource", "Scopes"]:
+        problems.append("WebApplicationInfo must hold Id, Resource, Scopes, in that order")
+        return problems
+    try:
+        UUID(info.findtext(f"{ov}Id") or "")
+    except ValueError:
+        problems.append("WebApplicationInfo's Id must be the application (client) id, a UUID")
+    if not (info.findtext(f"{ov}Resource") or "").startswith("api://"):
+        problems.append("WebApplicationInfo's Resource must be the Application ID URI (api://...)")
+    if not [s for s in info.iter(f"{ov}Scope") if (s.text or "").strip()]:
+        problems.append("WebApplicationInfo needs at least one Scope")
     return problems

@@ -11,6 +11,12 @@
  *   {"error": "invalidValue", "message": m}  -> #VALUE! with our message on hover (bad input)
  *   {"error": "notAvailable", "message": m}  -> #N/A with our message (service, network)
  * Every call also has its own time limit, so no cell can stay #BUSY!.
+ *
+ * On a team server (GET /health says mode "team") every POST carries the user's sign-in as
+ * `Authorization: Bearer`: the Office single sign-on token (Office.auth.getAccessToken), or
+ * the per-user token the administrator issued, pasted once into the task pane (this same
+ * page) and kept in localStorage. The task pane shows who is signed in, the team's use and
+ * the user's last error (GET /api/me).
  */
 (function () {
   "use strict";
@@ -19,6 +25,9 @@
 
   var queue = [];
   var flushTimer = null;
+  var TOKEN_KEY = "rates-xl-token";
+  // mode: null until /health answers, then "local" or "team"; sso: a cached SSO token.
+  var auth = { mode: null, methods: [], sso: null, ready: null };
 
   function errorFor(code, message) {
     var codes = CustomFunctions.ErrorCode;
@@ -51,6 +60,62 @@
     return "rates-xl serve refused the batch (" + response.status + "): " + detail;
   }
 
+  // -- sign-in (team server) -------------------------------------------------------------
+  function whenModeKnown() {
+    if (!auth.ready) {
+      auth.ready = fetch("/health", { cache: "no-store", credentials: "same-origin" })
+        .then(function (r) { return r.json(); })
+        .then(function (health) {
+          auth.mode = health.mode === "team" ? "team" : "local";
+          auth.methods = health.sign_in || [];
+        })
+        .catch(function () {
+          auth.ready = null; // try again with the next batch
+          auth.mode = "local";
+        });
+    }
+    return auth.ready;
+  }
+
+  function ssoToken(interactive) {
+    if (auth.methods.indexOf("sso") < 0 || typeof Office === "undefined" || !Office.auth) {
+      return Promise.resolve(null);
+    }
+    if (auth.sso && !interactive) {
+      return Promise.resolve(auth.sso);
+    }
+    return Office.auth
+      .getAccessToken({ allowSignInPrompt: !!interactive, allowConsentPrompt: !!interactive,
+                        forMSGraphAccess: false })
+      .then(function (token) {
+        auth.sso = token;
+        return token;
+      })
+      .catch(function () {
+        return null; // not signed in to Office, or no consent yet: the task pane offers sign-in
+      });
+  }
+
+  function bearer(interactive) {
+    return whenModeKnown().then(function () {
+      if (auth.mode !== "team") {
+        return null;
+      }
+      return ssoToken(interactive).then(function (token) {
+        if (token) {
+          return token;
+        }
+        var stored = null;
+        try {
+          stored = window.localStorage.getItem(TOKEN_KEY);
+        } catch (e) {
+          stored = null;
+        }
+        return auth.methods.indexOf("token") >= 0 ? stored : null;
+      });
+    });
+  }
+
   function flush() {
     clearTimeout(flushTimer);
     flushTimer = null;
@@ -64,14 +129,24 @@
         return { fn: call.fn, args: call.args };
       }),
     });
-    fetch(CONFIG.batchUrl, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: payload,
-      credentials: "same-origin",
-      cache: "no-store",
-    })
+    bearer(false)
+      .then(function (token) {
+        var headers = { "Content-Type": "application/json" };
+        if (token) {
+          headers.Authorization = "Bearer " + token;
+        }
+        return fetch(CONFIG.batchUrl, {
+          method: "POST",
+          headers: headers,
+          body: payload,
+          credentials: "same-origin",
+          cache: "no-store",
+        });
+      })
       .then(function (response) {
+        if (response.status === 401) {
+          auth.sso = null; // expired or revoked: ask Office again next time
+        }
         return response
           .json()
           .catch(function () {
@@ -90,7 +165,8 @@
             batch.forEach(function (call, i) {
               settle(call, results[i]);
             });
-          });
+          })
+          .then(showStatus);
       })
       .catch(function (error) {
         settleAll(batch, "cannot reach rates-xl serve at " + CONFIG.origin +
@@ -133,6 +209,88 @@
         return value === undefined ? null : value;
       }));
     };
+  }
+
+  // -- the task pane: who is signed in, the team's use, the last error -------------------
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  function showSignIn(reason) {
+    var form = byId("rates-signin");
+    if (!form) {
+      return;
+    }
+    byId("rates-status").hidden = true;
+    form.hidden = false;
+    byId("rates-signin-reason").textContent = reason;
+    byId("rates-sso").hidden = auth.methods.indexOf("sso") < 0;
+    byId("rates-token-form").hidden = auth.methods.indexOf("token") < 0;
+  }
+
+  function showStatus() {
+    if (!byId("rates-status")) {
+      return Promise.resolve();
+    }
+    return bearer(false).then(function (token) {
+      if (auth.mode !== "team") {
+        byId("rates-user").textContent = "this computer (local server, no sign-in)";
+        byId("rates-status").hidden = false;
+        return;
+      }
+      if (!token) {
+        showSignIn("Sign in to use the RATES functions.");
+        return;
+      }
+      return fetch("/api/me", { headers: { Authorization: "Bearer " + token }, cache: "no-store" })
+        .then(function (r) {
+          return r.json().then(function (body) {
+            if (!r.ok) {
+              auth.sso = null;
+              showSignIn(body.detail || "Sign in again.");
+              return;
+            }
+            byId("rates-signin").hidden = true;
+            byId("rates-status").hidden = false;
+            byId("rates-user").textContent = body.user;
+            byId("rates-team").textContent = body.team.users + " users, " + body.team.cells +
+              " cells, " + body.team.requests_sent + " service requests since the server started";
+            byId("rates-mine").textContent = body.use.cells + " cells, " + body.use.requests_sent +
+              " service requests";
+            byId("rates-error").textContent = body.use.last_error || "none";
+          });
+        })
+        .catch(function (error) {
+          byId("rates-error").textContent = "cannot reach the server: " + (error && error.message);
+        });
+    });
+  }
+
+  function wireTaskPane() {
+    if (!byId("rates-signin")) {
+      return;
+    }
+    byId("rates-sso").addEventListener("click", function () {
+      ssoToken(true).then(showStatus);
+    });
+    byId("rates-token-form").addEventListener("submit", function (event) {
+      event.preventDefault();
+      try {
+        window.localStorage.setItem(TOKEN_KEY, byId("rates-token").value.trim());
+      } catch (e) {
+        showSignIn("This browser keeps no token (storage is blocked).");
+        return;
+      }
+      byId("rates-token").value = "";
+      showStatus();
+    });
+    showStatus();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", wireTaskPane);
+  } else {
+    wireTaskPane();
   }
 
   if (typeof CustomFunctions === "undefined") {

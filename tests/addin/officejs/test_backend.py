@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import date, datetime
+from datetime import date
 
 from rates_xl.addin.officejs import batch as batchmod
 from rates_xl.addin.officejs.metadata import officejs_name
@@ -14,18 +14,10 @@ from rates_xl.functions import FUNCTIONS, PREFIX
 from rates_xl.functions.core import prepare
 from rates_xl.functions.messages import ArgumentError
 from tests.support.cells import GOOD_CELLS, distinct_cells, duplicated
+from tests.support.officejs_calls import sent
 
 JUNK = ["", "   ", "10X", "#N/A", "#VALUE!", "#RATES! 404 earlier", "1.5Y", "-5Y", "2026-13-45", "EUR/USD/JPY",
         "tomorrow", "NaN", "🙂", "'; DROP TABLE", "a" * 300, True, False, 0, -1, 0.5, 1e18, 2958466, None]
-
-
-def sent(value):
-    """A cell value as JSON carries it from the script (Excel passes dates as serials)."""
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, date):
-        return (value - date(1899, 12, 30)).days
-    return value
 
 
 def received(value):
