@@ -61,7 +61,7 @@ def child(book: str, engine_name: str) -> dict:
         "freeze": frozen - computed, "wall": computed - begin, "wall_with_freeze": frozen - begin,
         "rounds": result.report.rounds, "round_seconds": calc.round_seconds,
         "fetch": result.report.fetch_seconds, "requests": result.report.distinct_requests,
-        "recomputed_cells": len(calc.fast.prepared.rates_cells) if calc.fast is not None else result.formula_cells,
+        "recomputed_cells": getattr(result, "recomputed", result.formula_cells),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 

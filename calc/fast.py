@@ -84,19 +84,24 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             cached: Callable[[], dict[tuple[str, str], Any]] = dict,
             unknown: frozenset[str] = frozenset(),
             resolve: Callable[[str, str], str | None] | None = None,
-            legacy: frozenset[tuple[str, str]] = frozenset()) -> Prepared:
+            legacy: frozenset[tuple[str, str]] = frozenset(),
+            constants: dict[tuple[str, str], Any] | None = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
     what depends on them starts from Excel's value, not from a wrong one), as they do for
     formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...). Array
     formulas anchored at a (sheet, cell) in `legacy` (Ctrl+Shift+Enter) are cut to their stored
-    range (`fit_legacy`); the others spill as dynamic arrays do."""
+    range (`fit_legacy`); the others spill as dynamic arrays do. `constants` (sheet, cell) ->
+    value: formula cells the engine must not compute (every cell of an array formula's range
+    given), written in as plain values before anything else."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = array_functions()
     prepared = Prepared(b"")
+    for (title, coordinate), value in (constants or {}).items():
+        set_constant(book[title][coordinate], value)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
@@ -199,7 +204,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
                     key = (title, f"{get_column_letter(c)}{r}")
-                    book[title].cell(row=r, column=c).value = values.get(key)
+                    set_constant(book[title].cell(row=r, column=c), values.get(key))
     prepared.data = _save(book)
     calculation = getattr(book, "calculation", None)
     if calculation is not None and calculation.iterate:
@@ -209,6 +214,13 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def set_constant(cell: Any, value: Any) -> None:
+    """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+    cell.value = value
+    if isinstance(value, str) and cell.data_type == "f":
+        cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
 
 
 def cut_to_range(formula: str, rows: int, cols: int) -> str:
