@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import zipfile
 from collections.abc import Iterator
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,9 @@ class Book:
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
         self.iteration = _iteration_settings(self.book)
+        # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
+        # Excel recalculates such a book on opening, so its cached values are not Excel's.
+        self.full_calc_on_load = package.full_calc_on_load(self.path)
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
@@ -205,12 +209,24 @@ def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
 def cached_values(path: Path) -> dict[Key, Any]:
     """The values the file itself cached for its cells (what Excel last computed)."""
     import openpyxl
+    from openpyxl.utils.datetime import to_excel
 
     try:
         book = openpyxl.load_workbook(path, data_only=True, keep_links=True)
     except Exception:
         return {}
-    return {(ws.title, cell.coordinate): cell.value for ws in book.worksheets
+    epoch = book.epoch
+
+    def excel(value: Any) -> Any:
+        # The reader turns a date-formatted serial into a date or time: Excel stores the
+        # serial (the cell's format shows it as a date), and so must the copy.
+        if isinstance(value, datetime | date | time | timedelta):
+            if isinstance(value, time | timedelta):
+                return to_excel(value)
+            return to_excel(value, epoch)
+        return value
+
+    return {(ws.title, cell.coordinate): excel(cell.value) for ws in book.worksheets
             for row in ws.iter_rows() for cell in row if cell.value is not None}
 
 

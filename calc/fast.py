@@ -65,6 +65,8 @@ class Prepared:
     wrong: set[tuple[str, str]] = field(default_factory=set)
     #: Cells whose formula calls a RATES_* function: re-set in every later planning round.
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: (sheet, row, col) -> the formula written there (to put one back after holding a value).
+    written: dict[tuple[str, int, int], str] = field(default_factory=dict)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
     areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
@@ -161,6 +163,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
                 cell.value = formula
+                prepared.written[(title, cell.row, cell.column)] = formula
                 if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
@@ -187,6 +190,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 for i, line in enumerate(cells):
                     for j, text in enumerate(line):
                         ws.cell(row=r1 + i, column=c1 + j).value = text
+                        prepared.written[(title, r1 + i, c1 + j)] = text
                         if rates:
                             prepared.rates_cells.append((title, r1 + i, c1 + j, text))
                 prepared.rewritten[key] = "lifted"
@@ -194,6 +198,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if key in legacy:
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                 ws.cell(row=r, column=c).value = formula
+                prepared.written[(title, r, c)] = formula
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
@@ -269,6 +274,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
         for i, line in enumerate(cells):
             for j, text in enumerate(line):
                 ws.cell(row=1 + i, column=c1 + j).value = text
+                prepared.written[(ws.title, 1 + i, c1 + j)] = text
                 if any(analysis.is_rates(name) for name in engine.function_names(text)):
                     prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
@@ -325,22 +331,47 @@ class FastModel:
 
         self.prepared = prepared
         self.workbook = formualizer.load_workbook_bytes(prepared.data)
+        self._register()
+        self.rounds = 0
+        self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
+
+    def _register(self) -> None:
         for excel_name, spec in engine.function_table().items():
             call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
             for alias in engine_spellings(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
-        self.rounds = 0
 
     def evaluate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""
         if self.rounds:
             for sheet, row, col, formula in self.prepared.rates_cells:
-                self.workbook.set_formula(sheet, row, col, formula)
+                if (sheet, row, col) not in self.held:
+                    self.workbook.set_formula(sheet, row, col, formula)
         # The engine may call our functions from its own threads: each call runs in a copy of
         # this context, so the client's planning state and the lent client reach it.
         _context.set(contextvars.copy_context())
         self.workbook.evaluate_all()
         self.rounds += 1
+
+    def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
+        """These cells hold these values (their formulas are not computed) until `release`."""
+        for (sheet, row, col), value in values.items():
+            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
+            self.held[(sheet, row, col)] = value
+
+    def release(self, cells: set[tuple[str, int, int]]) -> None:
+        """Compute these cells' formulas again: the engine is loaded afresh from the prepared
+        copy (putting formulas back over held values in place left a spill's neighbours
+        reading stale cells) and the other held cells are held again."""
+        import formualizer
+
+        kept = {key: value for key, value in self.held.items() if key not in cells}
+        self.workbook = formualizer.load_workbook_bytes(self.prepared.data)
+        self._register()
+        self.held = {}
+        self.rounds = 0
+        if kept:
+            self.hold(kept)
 
     def value(self, sheet: str, row: int, col: int) -> Any:
         return plain(self.workbook.get_value(sheet, row, col))

@@ -1,6 +1,7 @@
 """What openpyxl drops from a workbook's package and calc needs, read from the zip itself.
 
-One thing so far: which array formulas are dynamic. Excel marks a dynamic-array formula by
+Two things: whether the book asks to be fully recalculated when opened (`full_calc_on_load`;
+openpyxl reads an absent attribute as True), and which array formulas are dynamic. Excel marks a dynamic-array formula by
 `cm="N"` on its anchor cell (`<c r="A1" cm="1"><f t="array" ref="A1:A3">`), N pointing (1-based)
 into `xl/metadata.xml`'s cellMetadata, whose record names the `XLDAPR` future metadata with
 `fDynamic="1"`. A legacy (Ctrl+Shift+Enter) array formula has `<f t="array">` and no such cm.
@@ -38,6 +39,19 @@ def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]] | None
             return _dynamic_anchors(package)
     except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
         return None
+
+
+def full_calc_on_load(path: str | Path) -> bool:
+    """Whether workbook.xml's `<calcPr fullCalcOnLoad="1">` is set: writers that store no
+    answers (openpyxl) or placeholders (XlsxWriter's 0) set it, and Excel then recalculates
+    every formula on opening; Excel itself never saves it. Unreadable: True (trust nothing)."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        return True
+    calc = root.find(f"{_MAIN}calcPr")
+    return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
 
 
 def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc import frozen
+from rates_xl.calc import frozen, recalc
 from rates_xl.calc.book import (
     ERROR_VALUES,
     Book,
@@ -31,9 +31,10 @@ from rates_xl.calc.book import (
 )
 from rates_xl.calc.engine import function_names, pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
+from rates_xl.calc.recalc import StaleCell
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
 
-__all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell",
+__all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell", "StaleCell",
            "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
 
 
@@ -77,6 +78,11 @@ class CalcResult:
     skipped: list[SkippedCell] = field(default_factory=list)
     loops: list[str] = field(default_factory=list)  # cells in circular references
     notes: list[str] = field(default_factory=list)  # what a reader of the summary should know
+    mode: str = "default"  # "default": only what changed is recomputed; "full": every cell
+    recomputed: int = 0  # formula cells (anchors) the engine computed
+    checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
+    unchecked: int = 0  # of them, with no cached value to compare with
+    stale: list[StaleCell] = field(default_factory=list)  # kept at Excel's value: why
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -92,7 +98,7 @@ class WorkbookCalculation:
     it at all (`engine_reason` says why). `"fast"` / `"formulas"` force one.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto") -> None:
+    def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto", full: bool = False) -> None:
         if engine_name not in ENGINES:
             raise CalcError(f"unknown engine {engine_name!r}; choose one of {', '.join(ENGINES)}")
         self.path = Path(path)
@@ -106,10 +112,43 @@ class WorkbookCalculation:
         self.spills = self.source.spills
         self.round_seconds: list[float] = []  # how long each evaluation took (bench/calc_speed.py)
         self._calls_rates: bool | None = None
-        self.engine, self.engine_reason = load_engine(self.source, engine_name, calls_rates=self.calls_rates())
+        self.full = full
+        self.plan = recalc.plan(self.source, full)
+        self.checked = self.unchecked = 0
+        self.stale: dict[tuple[str, str], str] = {}  # anchors kept at Excel's value: why
+        self.engine, self.engine_reason = self._load(engine_name)
         self.engine_name = self.engine.name
         self.unsupported = self.engine.unsupported  # cells no engine computes: why
         self.unknown_functions = self.engine.unknown_functions
+
+    def _load(self, engine_name: str) -> tuple[Any, str]:
+        """The engine that computes the plan's cells, after the check at the stored inputs."""
+        plan, book = self.plan, self.source
+        if not plan.recompute:
+            return Settled("none", {}), ""
+        loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
+                                     constants=recalc.constants(book, plan.kept))
+        if not plan.recompute - plan.uncached - plan.inputs:
+            # Nothing the file holds a value for: nothing to check against.
+            self.unchecked = len(plan.recompute - plan.inputs)
+            return loaded, reason
+        # The check: the recomputed cells at the stored inputs (the RATES_* and NOW-like
+        # cells held at their cached values, no service call), against Excel's values.
+        inputs = recalc.constants(book, plan.inputs)
+        held = {**dict.fromkeys(loaded.service_cells()), **inputs}
+        loaded.hold(held)
+        outcome = recalc.compare(book, plan, loaded.evaluate(), loaded.unsupported)
+        self.checked, self.unchecked = outcome.checked, outcome.unchecked
+        self.stale = recalc.stale_cells(book, plan, outcome.wrong)
+        stale = recalc.constants(book, set(self.stale))
+        if not plan.inputs:
+            # Nothing new since the check: its values are the answer, but for the stale cells.
+            values = {**outcome.values, **stale}
+            return Settled(loaded.name, values, loaded), reason
+        loaded.release(set(held) - set(stale))
+        if stale:
+            loaded.hold(stale)
+        return loaded, reason
 
     def formulas(self) -> Iterator[tuple[str, str]]:
         """(address, formula text) of every formula cell."""
@@ -139,7 +178,10 @@ class WorkbookCalculation:
         """Compute once; every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
-            return self.engine.evaluate()
+            values = self.engine.evaluate()
+            # Cells kept at Excel's value (not recomputed, or stale) are part of the answer.
+            values.update(self._kept_values())
+            return values
         finally:
             self.round_seconds.append(time.perf_counter() - started)
 
@@ -162,13 +204,22 @@ class WorkbookCalculation:
                                                        on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
+    def _kept_values(self) -> dict[tuple[str, str], Any]:
+        if getattr(self, "_kept", None) is None:
+            self._kept = recalc.constants(self.source, self.plan.kept | set(self.stale))
+        return self._kept
+
     def result(self, values: dict[tuple[str, str], Any], report: PlanReport, seconds: float) -> CalcResult:
         """The result of an evaluation: skipped cells filled with their cached values, error
         cells, loops and notes."""
         skipped = self._skipped(values)
+        stale = recalc.stale_list(self.source, self.stale)
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
                           report, seconds, self.formula_count, engine=self.engine_name,
-                          skipped=skipped, loops=self.engine.loops(), notes=self._notes())
+                          skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
+                          mode="full" if self.full else "default",
+                          recomputed=len(self.plan.recompute), checked=self.checked,
+                          unchecked=self.unchecked, stale=stale)
 
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
@@ -241,11 +292,33 @@ class WorkbookCalculation:
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *row_col(e.cell)))
 
 
+class Settled:
+    """An engine whose values are already known: nothing to recompute, or the check's own
+    values when nothing changed since (a book with no RATES_* and no volatile call)."""
+
+    def __init__(self, name: str, values: dict[tuple[str, str], Any], checked: Any = None) -> None:
+        self.name = name
+        self._values = values
+        self._checked = checked
+        self.unsupported = dict(checked.unsupported) if checked is not None else {}
+        self.unknown_functions = dict(checked.unknown_functions) if checked is not None else {}
+
+    def evaluate(self) -> dict[tuple[str, str], Any]:
+        return dict(self._values)
+
+    def loops(self) -> list[str]:
+        return self._checked.loops() if self._checked is not None else []
+
+    def area(self, key: tuple[str, str]) -> tuple[int, int, int, int] | None:
+        return self._checked.area(key) if self._checked is not None else None
+
+
 def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
               client: Any = None, valuation_time: datetime | str | None = None,
-              force: bool = False, on_fetch: Callable[..., Any] | None = None) -> CalcResult:
+              force: bool = False, on_fetch: Callable[..., Any] | None = None,
+              full: bool = False) -> CalcResult:
     """Compute a workbook and (when `out` is given) write its values-frozen copy."""
-    calc = WorkbookCalculation(path)
+    calc = WorkbookCalculation(path, full=full)
     if out is not None and Path(out).exists() and not force:
         raise CalcError(f"{out} exists; pass --force to overwrite it")
     result = calc.compute(client, valuation_time=valuation_time, on_fetch=on_fetch)
@@ -267,7 +340,7 @@ class BatchResult:
 
 def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
                    valuation_time: datetime | str | None = None, engine_name: str = "auto",
-                   max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., Any] | None = None,
+                   full: bool = False, max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., Any] | None = None,
                    on_load: Callable[[Path], Any] | None = None) -> BatchResult:
     """Load every workbook, then run one plan / fetch / compute loop over all of them: each
     round evaluates every book, so a request several books make is fetched once. A book that
@@ -282,7 +355,7 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
         if on_load is not None:
             on_load(path)
         try:
-            calcs[path] = WorkbookCalculation(path, engine_name=engine_name)
+            calcs[path] = WorkbookCalculation(path, engine_name=engine_name, full=full)
         except CalcError as exc:
             failures[path] = str(exc)
         except BaseException as exc:  # never a traceback: the book is reported, the others go on

@@ -35,6 +35,20 @@ class Engine(Protocol):
         every cell of an array formula's range; blank where a spill shrank)."""
         ...
 
+    def service_cells(self) -> set[Key]:
+        """Cells whose formula calls a RATES_* function (helper cells included)."""
+        ...
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        """These cells hold these values, their formulas not computed, until `release`d
+        (the check holds the RATES_* cells at their cached values; stale cells are held at
+        Excel's value)."""
+        ...
+
+    def release(self, cells: set[Key]) -> None:
+        """Compute these cells' formulas again."""
+        ...
+
     def loops(self) -> list[str]:
         """Cells in circular references (addresses), as of the last evaluation."""
         ...

@@ -48,6 +48,15 @@ class FormualizerEngine:
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
 
+    def service_cells(self) -> set[Key]:
+        return {(sheet, f"{column(c)}{r}") for sheet, r, c, _formula in self.prepared.rates_cells}
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        self.model.hold({(sheet, *row_col(cell)): value for (sheet, cell), value in values.items()})
+
+    def release(self, cells: set[Key]) -> None:
+        self.model.release({(sheet, *row_col(cell)) for sheet, cell in cells})
+
     def area(self, key: Key) -> tuple[int, int, int, int] | None:
         return self.prepared.areas.get(key)
 

@@ -22,8 +22,25 @@ class FormulasEngine:
         self.unsupported: dict[Key, str] = {}
         engine.register_functions()  # before the engine parses a single formula
         self.unknown_functions = engine.unknown_functions(book.formulas)
+        self._constants = dict(constants)
         with _quiet_engine():
-            self.model = self._load(constants)
+            self.model = self._load(self._constants)
+
+    def service_cells(self) -> set[Key]:
+        return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        # The engine's graph is built once from the file: a cell held or released means a
+        # new load (slow, like everything in this engine; it is the exact fallback).
+        self._constants.update(values)
+        with _quiet_engine():
+            self.model = self._load(self._constants)
+
+    def release(self, cells: set[Key]) -> None:
+        for key in cells:
+            self._constants.pop(key, None)
+        with _quiet_engine():
+            self.model = self._load(self._constants)
 
     def area(self, key: Key) -> tuple[int, int, int, int] | None:
         return self.book.cells.get(key, (None, None))[1]
