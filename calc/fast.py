@@ -22,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time, timedelta
 from typing import Any
 
 from rates_xl.calc import analysis, engine
@@ -450,8 +450,12 @@ def plain(value: Any) -> Any:
     """A formualizer value as the calculator reports it (errors as Excel's text)."""
     if isinstance(value, dict) and value.get("type") == "Error":
         return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
-    if isinstance(value, date):  # the engine's reading of a date-formatted cell: Excel's serial
-        return engine.to_excel_serial(value)
+    if isinstance(value, date | time | timedelta):
+        # The engine's date, time (TIME, TIMEVALUE) or duration: Excel stores the serial, and
+        # the cell's own number format shows it as a date or time.
+        from rates_xl.calc.check import normal
+
+        return normal(value)
     return value
 
 

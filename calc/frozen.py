@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 import os
+from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
 from rates_xl.calc.book import Book, CalcError, column, open_workbook
+from rates_xl.calc.check import normal
 
 
 def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
@@ -31,9 +33,13 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
             for cell in row:
                 if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
                     ref = cell.coordinate
-                    if (ws.title, cell.coordinate) in book.spills:
-                        r1, c1, r2, c2 = book.spills[(ws.title, cell.coordinate)]
-                        ref = f"{column(c1)}{r1}:{column(c2)}{r2}"
+                    key = (ws.title, cell.coordinate)
+                    if key in book.spills:
+                        # The range the file stored (emptied where the spill shrank) and the
+                        # one it covers now: a table wider than the file's range is never cut.
+                        r1, c1, r2, c2 = book.spills[key]
+                        e1, f1, e2, f2 = getattr(result, "extents", {}).get(key, (r1, c1, r2, c2))
+                        ref = f"{column(min(c1, f1))}{min(r1, e1)}:{column(max(c2, f2))}{max(r2, e2)}"
                     _write_range(ws, ref, result.values)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
@@ -88,6 +94,9 @@ def set_value(cell: Any, value: Any) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"
         cell.value = value
+        return
+    if isinstance(value, date | time | timedelta):
+        cell.value = normal(value)  # Excel stores a serial; the cell's format shows the date
         return
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back

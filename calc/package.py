@@ -54,6 +54,35 @@ def full_calc_on_load(path: str | Path) -> bool:
     return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
 
 
+def formulas_without_values(path: str | Path) -> frozenset[tuple[str, str]] | None:
+    """(sheet title, cell) of every formula cell the file stores no value for (no `<v>`).
+    openpyxl reads an empty cached text (`<v></v>`, the answer of `=""`) as no value at all;
+    this tells the two apart. None when the file cannot be read this way."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            names = set(package.namelist())
+            workbook_part = _office_document(package, names)
+            relations = _relations(package, names, workbook_part)
+            found = set()
+            root = ElementTree.fromstring(package.read(workbook_part))
+            for sheet in root.iter(f"{_MAIN}sheet"):
+                relation = relations.get(sheet.get(f"{_REL}id", ""))
+                if relation is None or relation[1] not in names:
+                    continue
+                title = sheet.get("name", "")
+                with package.open(relation[1]) as part:
+                    for _event, element in ElementTree.iterparse(part, events=("end",)):
+                        if element.tag == f"{_MAIN}c":
+                            if element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
+                                found.add((title, element.get("r", "")))
+                            element.clear()
+                        elif element.tag == f"{_MAIN}row":
+                            element.clear()
+            return frozenset(found)
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        return None
+
+
 def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)

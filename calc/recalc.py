@@ -85,6 +85,14 @@ def plan(book: Book, full: bool) -> Plan:
         uncached = set(cells)
     else:
         uncached = {key for key in cells if key not in cached}
+        if uncached:  # an empty text answer (="") reads as no value: ask the file itself
+            from rates_xl.calc.package import formulas_without_values
+
+            stored = formulas_without_values(book.path)
+            if stored is not None:
+                for key in uncached - stored:
+                    cached[key] = ""
+                uncached &= stored
     result = Plan(full, set(cells), inputs, uncached, _book=book, _moving=moving)
     if not full:
         sources = inputs | uncached | moving
@@ -144,6 +152,16 @@ def compare(book: Book, plan: Plan, values: dict[Key, Any], unsupported: dict[Ke
             if key in outcome.wrong:
                 break
     return outcome
+
+
+def roots(plan: Plan, wrong: set[Key]) -> set[Key]:
+    """The wrong cells no other wrong cell feeds: their own formula is what the engine gets
+    wrong (the others may only have read a wrong value)."""
+    if not plan.graph and len(wrong) < 2:
+        return set(wrong)
+    plan.downstream(wrong)  # builds the graph
+    after = {d for key in wrong for d in plan.graph.dependents.get(key, ())}
+    return wrong - plan.downstream(after) if after else set(wrong)
 
 
 def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]:

@@ -83,6 +83,8 @@ class CalcResult:
     checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
     unchecked: int = 0  # of them, with no cached value to compare with
     stale: list[StaleCell] = field(default_factory=list)  # kept at Excel's value: why
+    #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
+    extents: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -139,6 +141,17 @@ class WorkbookCalculation:
         loaded.hold(held)
         outcome = recalc.compare(book, plan, loaded.evaluate(), loaded.unsupported)
         self.checked, self.unchecked = outcome.checked, outcome.unchecked
+        for _ in range(MAX_CHECK_ROUNDS):
+            # A cell may disagree only because it read a wrong one: hold the wrong cells no
+            # other wrong cell feeds at Excel's values and compare what they feed again.
+            first = recalc.roots(plan, set(outcome.wrong))
+            if first == set(outcome.wrong):
+                break
+            loaded.hold(recalc.constants(book, first))
+            held.update(recalc.constants(book, first))
+            again = recalc.compare(book, plan, loaded.evaluate(), {**loaded.unsupported, **dict.fromkeys(first, "")})
+            outcome.wrong = {**{key: outcome.wrong[key] for key in first}, **again.wrong}
+            outcome.values = again.values
         self.stale = recalc.stale_cells(book, plan, outcome.wrong)
         stale = recalc.constants(book, set(self.stale))
         if not plan.inputs:
@@ -219,7 +232,8 @@ class WorkbookCalculation:
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
                           recomputed=len(self.plan.recompute), checked=self.checked,
-                          unchecked=self.unchecked, stale=stale)
+                          unchecked=self.unchecked, stale=stale,
+                          extents=dict(getattr(self.engine, "extents", {})))
 
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
@@ -290,6 +304,10 @@ class WorkbookCalculation:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
         found = [ErrorCell(sheet, cell, str(v)) for (sheet, cell), v in values.items() if is_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *row_col(e.cell)))
+
+
+#: How many times the check holds the cells found wrong and compares what they feed again.
+MAX_CHECK_ROUNDS = 3
 
 
 class Settled:

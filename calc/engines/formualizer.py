@@ -71,6 +71,7 @@ class FormualizerEngine:
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
         values: dict[Key, Any] = {}
+        self.extents: dict[Key, tuple[int, int, int, int]] = {}
         model = self.model
         prepared = self.prepared
         for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
@@ -102,6 +103,8 @@ class FormualizerEngine:
                 for r, c in cells - spilled:
                     values[(sheet, f"{column(c)}{r}")] = None  # a spill that shrank
                 cells = spilled | {(r1, c1)}
+                if extent:  # where it spilled, wider or longer than the file's range too
+                    self.extents[(sheet, anchor)] = (f1, e1, f2, e2)
             for r, c in cells:
                 values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
         self._settle_loops(values)
