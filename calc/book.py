@@ -55,6 +55,14 @@ class Book:
             self._cached = cached_values(self.path)
         return self._cached
 
+    def cached_cells(self, sheet: str) -> list[tuple[int, int, Key, Any]]:
+        """(row, col, key, value) of every cell of `sheet` the file cached a value for."""
+        if not hasattr(self, "_by_sheet"):
+            self._by_sheet: dict[str, list[tuple[int, int, Key, Any]]] = {}
+            for key, value in self.cached().items():
+                self._by_sheet.setdefault(key[0], []).append((*row_col(key[1]), key, value))
+        return self._by_sheet.get(sheet, [])
+
     def engine_copy(self) -> Any:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
         already read, the first time (reading costs as much as computing a small book)."""

@@ -356,8 +356,10 @@ class FastModel:
     def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
         """These cells hold these values (their formulas are not computed) until `release`."""
         for (sheet, row, col), value in values.items():
-            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
             self.held[(sheet, row, col)] = value
+            if value is None and (sheet, row, col) not in self.prepared.written:
+                continue  # already empty in the engine's copy (a spill range is emptied)
+            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
 
     def release(self, cells: set[tuple[str, int, int]]) -> None:
         """Compute these cells' formulas again: the engine is loaded afresh from the prepared

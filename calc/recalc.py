@@ -110,10 +110,16 @@ def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
     out = {}
     for sheet, anchor in anchors:
         _formula, (r1, c1, r2, c2) = book.cells[(sheet, anchor)]
-        for r in range(r1, r2 + 1):
-            for c in range(c1, c2 + 1):
-                key = (sheet, f"{column(c)}{r}")
-                out[key] = cached.get(key)
+        out[(sheet, anchor)] = cached.get((sheet, anchor))
+        if (r2 - r1 + 1) * (c2 - c1 + 1) <= 64:
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    key = (sheet, f"{column(c)}{r}")
+                    out[key] = cached.get(key)
+        else:  # a spill's range grown to thousands of rows: only its cells holding a value
+            for r, c, key, value in book.cached_cells(sheet):
+                if r1 <= r <= r2 and c1 <= c <= c2:
+                    out[key] = value
     return out
 
 

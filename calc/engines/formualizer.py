@@ -108,7 +108,40 @@ class FormualizerEngine:
             for r, c in cells:
                 values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
         self._settle_loops(values)
+        self._round_near_zero(values)
         return values
+
+    def _round_near_zero(self, values: dict[Key, Any]) -> None:
+        """Excel's last step on a + or -: a result within a few units of the operands' 15th
+        significant digit is 0 (`=0.5-0.4-0.1` shows 0; `=1*(0.5-0.4-0.1)` does not). The
+        engine leaves the residue (-2.8E-17): each term of such a cell is evaluated in a
+        scratch cell to know the operands' size. Only tiny nonzero results pay for it."""
+        from rates_xl.calc.analysis import additive_terms
+
+        workbook = self.model.workbook
+        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+            value = values.get((sheet, anchor))
+            if r1 != r2 or c1 != c2 or not isinstance(value, float) or value == 0 or abs(value) >= 1e-9:
+                continue
+            formula = self.prepared.written.get((sheet, r1, c1))
+            terms = additive_terms(formula) if formula else None
+            if not terms:
+                continue
+            largest = 0.0
+            try:
+                for term in terms:
+                    workbook.set_formula(sheet, 1048576, 16384, f"={term}")
+                    size = workbook.evaluate_cell(sheet, 1048576, 16384)
+                    if not isinstance(size, int | float) or isinstance(size, bool):
+                        largest = 0.0
+                        break
+                    largest = max(largest, abs(float(size)))
+            except Exception:  # a term the engine cannot evaluate alone: keep the residue
+                largest = 0.0
+            finally:
+                workbook.set_value(sheet, 1048576, 16384, None)
+            if largest and abs(value) <= largest * 2.0 ** -49:
+                values[(sheet, anchor)] = 0.0
 
     def spill_extent(self, key: Key) -> tuple[int, int, int, int] | None:
         """(r1, c1, r2, c2) a spill anchored at `key` covered in the last round."""

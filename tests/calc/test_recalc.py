@@ -216,3 +216,23 @@ def test_excel_made_books_full_mode_never_silently_wrong(name):
              and not same(value, cached[key[0]][key[1]].value)]
     assert wrong == [], wrong[:10]
     assert result.checked > 0
+
+
+# -- near-equal numbers ------------------------------------------------------------------------
+def test_a_final_subtraction_of_near_equal_numbers_is_zero_as_in_excel(tmp_path):
+    """Microsoft's own example (KB 78113, "Floating-point arithmetic may give inaccurate
+    results in Excel"): =0.5-0.4-0.1 shows 0, =1*(0.5-0.4-0.1) shows -2.78E-17 (the
+    adjustment applies to a last + or - only); a genuinely tiny difference stays."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["A2"], ws["A3"] = "=0.5-0.4-0.1", "=1*(0.5-0.4-0.1)", "=B1-B2"
+    ws["B1"], ws["B2"] = 3e-12, 1e-12
+    ws["A4"] = "=B3-B4"
+    ws["B3"], ws["B4"] = 1234.5678, 1234.5678 - 1e-13 * 1234.5678  # not within 15 digits: kept
+    wb.save(tmp_path / "residue.xlsx")
+    result = WorkbookCalculation(tmp_path / "residue.xlsx").compute()
+    assert result.value("S", "A1") == 0
+    assert result.value("S", "A2") == pytest.approx(-2.7755575615628914e-17, rel=1e-6)
+    assert result.value("S", "A3") == pytest.approx(2e-12)
+    assert result.value("S", "A4") != 0
