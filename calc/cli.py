@@ -145,6 +145,8 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
                 print(f"    {cell.address}: {cell.reason}")
             if len(result.skipped) > MAX_LISTED_ERRORS:
                 print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
+        for sheet, cell, why in result.cut:
+            print(f"  table cut: {_quote(sheet)}!{cell}: {why}")
         if result.stale:
             print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
                   "with Excel at the book's stored inputs; Excel's value kept):")
@@ -166,6 +168,12 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _quote(title: str) -> str:
+    from rates_xl.calc.book import quote
+
+    return quote(title)
+
+
 def _recomputed(result: Any) -> str:
     """One line: what was recomputed, how much of it was checked against Excel's values."""
     mode = "every formula (--full)" if result.mode == "full" else "only what changed"

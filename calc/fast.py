@@ -69,6 +69,10 @@ class Prepared:
     written: dict[tuple[str, int, int], str] = field(default_factory=dict)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
     areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    #: Legacy array anchors calling a RATES_* table -> the helper cell (sheet, row, col) that
+    #: holds the table's full size (rows * 100000 + columns): a range smaller than the table
+    #: shows part of it, as in Excel, and the summary says so.
+    table_sizes: dict[tuple[str, str], tuple[str, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
 
@@ -196,6 +200,12 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.rewritten[key] = "lifted"
             else:
                 if key in legacy:
+                    if rates and found.functions & arrays:
+                        body = formula[1:]
+                        spot = place([[f"=LET(_rates_xl_t,({body}),ROWS(_rates_xl_t)*100000+COLUMNS(_rates_xl_t))"]])
+                        if spot is not None:
+                            sc1, sr1, _sc2, _sr2 = range_boundaries(spot.replace("$", ""))
+                            prepared.table_sizes[key] = (title, sr1, sc1)
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                 ws.cell(row=r, column=c).value = formula
                 prepared.written[(title, r, c)] = formula

@@ -43,6 +43,7 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
                     _write_range(ws, ref, result.values)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
+    _note(copy, list(getattr(result, "cut", [])))
     out.parent.mkdir(parents=True, exist_ok=True)
     # Write beside the target and rename: an interrupted run never leaves half a file.
     tmp = out.with_name(f".{out.name}.tmp")

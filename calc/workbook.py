@@ -83,6 +83,8 @@ class CalcResult:
     checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
     unchecked: int = 0  # of them, with no cached value to compare with
     stale: list[StaleCell] = field(default_factory=list)  # kept at Excel's value: why
+    #: (sheet, anchor, why) of RATES_* tables a legacy array range shows only part of.
+    cut: list[tuple[str, str, str]] = field(default_factory=list)
     #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
     extents: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
 
@@ -227,13 +229,14 @@ class WorkbookCalculation:
         cells, loops and notes."""
         skipped = self._skipped(values)
         stale = recalc.stale_list(self.source, self.stale)
+        cut = [(sheet, cell, why) for (sheet, cell), why in sorted(getattr(self.engine, "cut", {}).items())]
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
                           recomputed=len(self.plan.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
-                          extents=dict(getattr(self.engine, "extents", {})))
+                          extents=dict(getattr(self.engine, "extents", {})), cut=cut)
 
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""

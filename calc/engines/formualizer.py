@@ -72,6 +72,7 @@ class FormualizerEngine:
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
         values: dict[Key, Any] = {}
         self.extents: dict[Key, tuple[int, int, int, int]] = {}
+        self.cut: dict[Key, str] = {}
         model = self.model
         prepared = self.prepared
         for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
@@ -87,6 +88,7 @@ class FormualizerEngine:
                     e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
                     h2, w2 = f2, e2
                 result = [[model.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+                self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
                 for i, line in enumerate(fast.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
                     for j, value in enumerate(line):
                         values[(sheet, f"{column(c1 + j)}{r1 + i}")] = value
@@ -110,6 +112,19 @@ class FormualizerEngine:
         self._settle_loops(values)
         self._round_near_zero(values)
         return values
+
+    def _note_cut_table(self, key: Key, rows: int, cols: int) -> None:
+        """A legacy array range smaller than the RATES_* table it holds shows part of it, as
+        Excel does; never without a word."""
+        spot = self.prepared.table_sizes.get(key)
+        size = self.model.value(*spot) if spot else None
+        if not isinstance(size, int | float) or isinstance(size, bool) or size <= 0:
+            return
+        height, width = divmod(int(size), 100000)
+        if height > rows or width > cols:
+            self.cut[key] = (f"the table is {height} x {width}; this legacy (Ctrl+Shift+Enter) array range "
+                             f"shows only its first {rows} x {cols}, as Excel does; enter it as a dynamic "
+                             "array (or over a larger range) to see all of it")
 
     def _round_near_zero(self, values: dict[Key, Any]) -> None:
         """Excel's last step on a + or -: a result within a few units of the operands' 15th

@@ -236,3 +236,21 @@ def test_a_final_subtraction_of_near_equal_numbers_is_zero_as_in_excel(tmp_path)
     assert result.value("S", "A2") == pytest.approx(-2.7755575615628914e-17, rel=1e-6)
     assert result.value("S", "A3") == pytest.approx(2e-12)
     assert result.value("S", "A4") != 0
+
+
+def test_a_legacy_array_smaller_than_its_rates_table_says_so(tmp_path, fresh_client, capsys):
+    """Ctrl+Shift+Enter over A1:A1 in a book with dynamic-array markers: Excel shows the top
+    left value only, and so does the copy, but the summary and a note say the table is larger."""
+    wb = xlsxwriter.Workbook(tmp_path / "cse.xlsx")
+    ws = wb.add_worksheet("S")
+    ws.write_array_formula("A1:A1", '{=RATES_SWAPCURVE("SOFR")}')
+    ws.write_dynamic_array_formula("D1", "=SEQUENCE(2)")  # the book carries the marker
+    wb.close()
+    calc = WorkbookCalculation(tmp_path / "cse.xlsx")
+    assert ("S", "A1") in calc.legacy_arrays
+    result = calc.compute(fresh_client)
+    assert result.value("S", "A1") == "Tenor" and result.values.get(("S", "A2")) is None
+    assert [(s, c) for s, c, _ in result.cut] == [("S", "A1")] and "x 2" in result.cut[0][2]
+    out = tmp_path / "cse.values.xlsx"
+    calc.freeze(result, out)
+    assert "shows only its first 1 x 1" in openpyxl.load_workbook(out)["S"]["A1"].comment.text
