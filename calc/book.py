@@ -47,12 +47,18 @@ class Book:
         self.spills = self._spill_ranges()
         self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
         self._cached: dict[Key, Any] | None = None
+        self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
 
     def cached(self) -> dict[Key, Any]:
-        """The values the file cached for its cells (read once, on first use)."""
+        """The values the file cached for its cells (read once, on first use): numbers, dates
+        and times as serials, text, booleans, error text; an empty cached text is ""."""
         if self._cached is None:
-            self._cached = cached_values(self.path)
+            read = package.cell_values(self.path)
+            if read is None:  # not readable that way: openpyxl's reading (dates turned back)
+                self._cached, self.without_values = cached_values(self.path), None
+            else:
+                self._cached, self.without_values = read
         return self._cached
 
     def cached_cells(self, sheet: str) -> list[tuple[int, int, Key, Any]]:

@@ -85,14 +85,10 @@ def plan(book: Book, full: bool) -> Plan:
         uncached = set(cells)
     else:
         uncached = {key for key in cells if key not in cached}
-        if uncached:  # an empty text answer (="") reads as no value: ask the file itself
-            from rates_xl.calc.package import formulas_without_values
-
-            stored = formulas_without_values(book.path)
-            if stored is not None:
-                for key in uncached - stored:
-                    cached[key] = ""
-                uncached &= stored
+        if uncached and book.without_values is not None:  # an empty text answer (="") is a value
+            for key in uncached - book.without_values:
+                cached[key] = ""
+            uncached &= book.without_values
     result = Plan(full, set(cells), inputs, uncached, _book=book, _moving=moving)
     if not full:
         sources = inputs | uncached | moving
