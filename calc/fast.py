@@ -233,6 +233,11 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
 
 def set_constant(cell: Any, value: Any) -> None:
     """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+    if isinstance(value, str):
+        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+        # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
+        value = ILLEGAL_CHARACTERS_RE.sub("", value)
     cell.value = value
     if isinstance(value, str) and cell.data_type == "f":
         cell.data_type = "s"  # cached text that starts with "=" is text, not a formula

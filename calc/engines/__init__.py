@@ -76,7 +76,10 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, Any] | N
             return FormualizerEngine(book, constants=constants, calls_rates=calls_rates), ""
         except EngineError as exc:
             reason = str(exc)
-    return FormulasEngine(book, constants=constants), reason
+    try:
+        return FormulasEngine(book, constants=constants), reason
+    except CalcError as exc:
+        raise CalcError(f"{exc}; {reason}" if reason else str(exc)) from None
 
 
 class EngineError(Exception):

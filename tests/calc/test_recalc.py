@@ -254,3 +254,12 @@ def test_a_legacy_array_smaller_than_its_rates_table_says_so(tmp_path, fresh_cli
     out = tmp_path / "cse.values.xlsx"
     calc.freeze(result, out)
     assert "shows only its first 1 x 1" in openpyxl.load_workbook(out)["S"]["A1"].comment.text
+
+
+def test_a_kept_control_character_does_not_stop_the_engine(tmp_path):
+    """CHAR(1)'s answer, kept at Excel's value while NOW() is recomputed: openpyxl's writer
+    refused it in the engine's copy and the whole book failed."""
+    book = excel_saved(tmp_path / "ctrl.xlsx", {"A1": "=CHAR(1)", "B1": "=NOW()", "C1": "=LEN(A1)"},
+                       {"A1": "_x0001_", "B1": 45000, "C1": 1})  # how Excel stores CHAR(1)
+    result = WorkbookCalculation(book).compute()
+    assert result.value("S", "A1") == "\x01" and result.value("S", "C1") == 1 and result.recomputed == 1
