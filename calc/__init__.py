@@ -6,6 +6,9 @@
 - `book`: the workbook as read once (formulas, cached values, array formulas, names);
 - `engines`: the `Engine` interface and the one place that picks an engine
   (`engines/formualizer.py`: the fast one; `engines/formulas.py`: the `formulas` package);
+- `recalc`: what is recomputed (default: only what changed; `--full`: everything) and the
+  check against Excel's cached values (stale cells); `dependencies`: the reference graph;
+  `check`: when a computed value agrees with Excel's;
 - `frozen`: the values-frozen copy;
 - `analysis`: reads a formula's tokens: the calls the fast engine would get wrong, and their
   rewriting the way Excel evaluates them (per cell, implicit intersection);
