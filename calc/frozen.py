@@ -101,7 +101,9 @@ def set_value(cell: Any, value: Any) -> None:
         return
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back
-    value = ILLEGAL_CHARACTERS_RE.sub("", value)[:32767]
+    # XML cannot hold control characters (CHAR(1)'s answer): Excel stores them escaped as
+    # `_x0001_` and reads them back as the character; so does the copy.
+    value = ILLEGAL_CHARACTERS_RE.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)[:32767]
     # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
     cell.value = value
     if value.startswith("="):

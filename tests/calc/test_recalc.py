@@ -261,5 +261,9 @@ def test_a_kept_control_character_does_not_stop_the_engine(tmp_path):
     refused it in the engine's copy and the whole book failed."""
     book = excel_saved(tmp_path / "ctrl.xlsx", {"A1": "=CHAR(1)", "B1": "=NOW()", "C1": "=LEN(A1)"},
                        {"A1": "_x0001_", "B1": 45000, "C1": 1})  # how Excel stores CHAR(1)
-    result = WorkbookCalculation(book).compute()
+    calc = WorkbookCalculation(book)
+    result = calc.compute()
     assert result.value("S", "A1") == "\x01" and result.value("S", "C1") == 1 and result.recomputed == 1
+    with zipfile.ZipFile(calc.freeze(result, tmp_path / "ctrl.values.xlsx")) as package:
+        stored = package.read("xl/worksheets/sheet1.xml").decode()
+    assert "_x0001_" in stored  # as Excel stores CHAR(1); it was dropped

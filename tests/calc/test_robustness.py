@@ -240,7 +240,8 @@ def test_no_traceback_on_odd_values_and_broken_files(tmp_path, capsys):
     out = calc.freeze(result, tmp_path / "odd.values.xlsx")
     frozen = openpyxl.load_workbook(out)["S"]
     assert frozen["A1"].value == "=not a formula" and frozen["A1"].data_type == "s"
-    assert frozen["A2"].value == "bell"
+    # Kept, escaped as Excel stores a character XML cannot hold (openpyxl reads the escape back).
+    assert frozen["A2"].value in ("bell\x07", "bell_x0007_")
     assert "S!A4" in {e.address for e in result.errors}
     skipped = {c.address: c.reason for c in result.skipped}
     assert "NOSUCHFUNCTION, which the engine does not know" in skipped["S!A3"]
