@@ -78,7 +78,8 @@ class Plan:
 
 def plan(book: Book, full: bool) -> Plan:
     cells = book.cells
-    cached = book.cached() if cells else {}
+    # A book whose values are placeholders (see Book) needs none of them read here.
+    cached = book.cached() if cells and not book.full_calc_on_load else {}
     inputs = anchors_calling(cells, NEW_EACH_TIME, rates=True)
     moving = anchors_calling(cells, MOVING_REFERENCES)
     if book.full_calc_on_load:  # the file's values are placeholders (see Book)
