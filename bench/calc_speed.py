@@ -23,8 +23,9 @@ BIG = ROOT / "tests" / "calc" / "corpus" / "source" / "generated_12000.xlsx"
 LATENCY_MS = 30
 
 
-def child(book: str, engine_name: str) -> dict:
-    """Run in a fresh process: time one workbook from import to the frozen copy."""
+def child(book: str, engine_name: str, mode: str = "default") -> dict:
+    """Run in a fresh process: time one workbook from import to the frozen copy (`mode`:
+    "default", only what changed recomputed; "full", every formula)."""
     import resource
     import tempfile
 
@@ -42,13 +43,19 @@ def child(book: str, engine_name: str) -> dict:
         with start_in_thread(latency_ms=LATENCY_MS) as sandbox:
             with RatesClient(sandbox.base_url, api_key=PAID_KEY) as client:
                 begin = time.perf_counter()
-                calc = WorkbookCalculation(template_path("swap_pricer"), engine_name=engine_name)
+                calc = WorkbookCalculation(template_path("swap_pricer"), engine_name=engine_name,
+                                           full=mode == "full")
                 loaded = time.perf_counter()
                 result = calc.compute(client, valuation_time=VALUATION_TIME)
                 computed = time.perf_counter()
     else:
+        import openpyxl
+
         begin = time.perf_counter()
-        calc = WorkbookCalculation(book, engine_name=engine_name)
+        openpyxl.load_workbook(book)  # what reading the file alone costs
+        read = time.perf_counter() - begin
+        begin = time.perf_counter()
+        calc = WorkbookCalculation(book, engine_name=engine_name, full=mode == "full")
         loaded = time.perf_counter()
         result = calc.compute()
         computed = time.perf_counter()
@@ -61,13 +68,14 @@ def child(book: str, engine_name: str) -> dict:
         "freeze": frozen - computed, "wall": computed - begin, "wall_with_freeze": frozen - begin,
         "rounds": result.report.rounds, "round_seconds": calc.round_seconds,
         "fetch": result.report.fetch_seconds, "requests": result.report.distinct_requests,
-        "recomputed_cells": len(calc.fast.prepared.rates_cells) if calc.fast is not None else result.formula_cells,
+        "recomputed_cells": result.recomputed, "checked": result.checked, "stale": len(result.stale),
+        "read": locals().get("read", 0.0),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-def measure(book: str, engine_name: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "bench.calc_speed", "--child", book, engine_name],
+def measure(book: str, engine_name: str, mode: str = "default") -> dict:
+    out = subprocess.run([sys.executable, "-m", "bench.calc_speed", "--child", book, engine_name, mode],
                          cwd=ROOT, capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
         raise RuntimeError(f"{book} / {engine_name}: {out.stderr.strip().splitlines()[-1:]}")
@@ -116,7 +124,7 @@ def run(runs: int = 3, formulas_12k: bool = False) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--child", nargs=2, metavar=("BOOK", "ENGINE"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=3, metavar=("BOOK", "ENGINE", "MODE"), help=argparse.SUPPRESS)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--formulas-12k", action="store_true", help="also formulas on the 12,000-formula book")
     args = parser.parse_args(argv)

@@ -1,13 +1,19 @@
 """Headless calculation: compute any workbook without Excel (`rates-xl calc`).
 
-- `workbook`: `WorkbookCalculation` (load, choose the engine, plan / fetch / compute, the
-  summary: errors, cells not computed and why, loops, notes; the values-frozen copy),
-  `calculate(path, out)` and `calculate_many(paths)` (several books, one fetch);
+- `workbook`: `WorkbookCalculation` coordinates (plan / fetch / compute, the summary: errors,
+  cells not computed and why, loops, notes), `calculate(path, out)` and
+  `calculate_many(paths)` (several books, one fetch);
+- `book`: the workbook as read once (formulas, cached values, array formulas, names);
+- `engines`: the `Engine` interface and the one place that picks an engine
+  (`engines/formualizer.py`: the fast one; `engines/formulas.py`: the `formulas` package);
+- `recalc`: what is recomputed (default: only what changed; `--full`: everything) and the
+  check against Excel's cached values (stale cells); `dependencies`: the reference graph;
+  `check`: when a computed value agrees with Excel's;
+- `frozen`: the values-frozen copy;
 - `analysis`: reads a formula's tokens: the calls the fast engine would get wrong, and their
   rewriting the way Excel evaluates them (per cell, implicit intersection);
-- `fast`: the fast engine (formualizer) with the RATES_* functions and the prepared copy;
-- `engine`: the RATES_* functions in the `formulas` engine (the exact fallback) and the
-  conversions and fixes both engines share;
+- `fast`: formualizer's prepared copy and model, with the RATES_* functions;
+- `engine`: the RATES_* functions in the `formulas` engine and the conversions both share;
 - `fidelity`: compare computed values with the ones another engine cached in a file;
 - `cli`: the `calc` command.
 """

@@ -382,3 +382,37 @@ def qualify_names(analysis: Analysis, resolve: Callable[[str], str | None]) -> s
         if target:
             text, changed = text[:start] + target + text[end:], True
     return text if changed else None
+
+
+# -- Excel's rounding of a final + or - to zero -----------------------------------------------
+def additive_terms(formula: str) -> list[str] | None:
+    """The terms of a formula whose last operation is + or - (`=0.5-0.4-0.1`: '0.5', '0.4',
+    '0.1'); None for any other (`=1*(0.5-0.4-0.1)`: a product; `=A1-B1>0`: a comparison).
+    Excel sets such a result to 0 when it is within a few units of the 15th significant digit
+    of its operands (what is left of subtracting near-equal numbers); the caller does that."""
+    import formualizer
+
+    try:
+        tokens = list(formualizer.tokenize(formula))
+    except Exception:
+        return None
+    depth, cuts = 0, []
+    for token in tokens:
+        kind, sub, text = str(token.token_type), str(token.subtype), token.value
+        if sub.endswith("Open") and (kind.endswith("Func") or kind.endswith("Paren") or kind.endswith("Array")):
+            depth += 1
+        elif sub.endswith("Close") and (kind.endswith("Func") or kind.endswith("Paren") or kind.endswith("Array")):
+            depth -= 1
+        elif depth == 0 and kind.endswith("OpInfix"):
+            if text in ("+", "-"):
+                cuts.append((token.start, token.end))
+            elif text in ("&", "=", "<", ">", "<=", ">=", "<>", ":", " ", ","):
+                return None  # a lower precedence operation comes last (or a reference operator)
+    if not cuts:
+        return None
+    terms, start = [], 1 if formula.startswith("=") else 0
+    for begin, end in cuts:
+        terms.append(formula[start:begin])
+        start = end
+    terms.append(formula[start:])
+    return [t.strip() for t in terms if t.strip()]

@@ -17,7 +17,10 @@ def register(subparsers: Any) -> None:
         description="Compute each BOOK (or every .xlsx/.xlsm in a FOLDER) with every RATES_* function (the "
                     "configured service, or RATES_BASE_URL and RATES_API_KEY), write a copy with every formula "
                     "replaced by its value (styles, charts, drop-downs and VBA kept) and print one summary: error "
-                    "cells, cells not computed and why, circular references, links to other workbooks. Several "
+                    "cells, cells not computed and why, circular references, links to other workbooks. By default only "
+                    "what changed is recomputed (cells depending on a RATES_* call, a volatile function or a formula "
+                    "with no cached value), each first checked against the value Excel saved; --full recomputes "
+                    "everything. Cells the engine gets wrong keep Excel's value and are listed as stale. Several "
                     "books share one client: a request they have in common is fetched once. Exit code "
                     f"{EXIT_ERROR_CELLS} when some cells hold errors or were not computed, 1 when a book could not "
                     "be computed at all.")
@@ -31,6 +34,10 @@ def register(subparsers: Any) -> None:
     calc.add_argument("--engine", choices=("auto", "fast", "formulas"), default="auto",
                       help="auto (default): the fast engine unless a formula needs the exact one; "
                            "fast: formualizer; formulas: the formulas package (slow)")
+    calc.add_argument("--full", action="store_true",
+                      help="recompute every formula (as Ctrl+Alt+F9); by default only the cells that depend on a "
+                           "RATES_* call, a volatile function or a cell with no cached value are, and every other "
+                           "cell keeps the value Excel saved")
     calc.add_argument("--force", action="store_true", help="overwrite copies that exist")
     calc.add_argument("--sandbox", action="store_true",
                       help="compute against a sandbox started for the run (no key, no network)")
@@ -70,7 +77,8 @@ def _calc(args: argparse.Namespace) -> int:
 
         def compute(client: Any) -> Any:
             return calculate_many([b for b in books if b not in refused], client, valuation_time=valuation,
-                                  engine_name=args.engine, on_fetch=progress.fetch, on_load=loading)
+                                  engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
+                                  on_load=loading)
 
         if args.sandbox:
             from rates_xl.templates.demo import sandbox_client
@@ -139,6 +147,7 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
                   f"{report.requests_sent} sent, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
         if book in written:
             print(f"Wrote {written[book]} (values frozen).")
+        print(f"  {_recomputed(result)}")
         for note in result.notes:
             print(f"  note: {note}")
         if result.unknown_functions:
@@ -156,6 +165,15 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
                 print(f"    {cell.address}: {cell.reason}")
             if len(result.skipped) > MAX_LISTED_ERRORS:
                 print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
+        for sheet, cell, why in result.cut:
+            print(f"  table cut: {_quote(sheet)}!{cell}: {why}")
+        if result.stale:
+            print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
+                  "with Excel at the book's stored inputs; Excel's value kept):")
+            for cell in result.stale[:MAX_LISTED_ERRORS]:
+                print(f"    {cell.address} {cell.formula}: {cell.reason}")
+            if len(result.stale) > MAX_LISTED_ERRORS:
+                print(f"    ... and {len(result.stale) - MAX_LISTED_ERRORS} more")
         if not result.errors:
             print("  No error cells." if several else "No error cells.")
         else:
@@ -164,12 +182,31 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
                 print(f"  {error.address}: {error.value}")
             if len(result.errors) > MAX_LISTED_ERRORS:
                 print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
-        if (result.errors or result.skipped) and status == 0:
+        if (result.errors or result.skipped or result.stale) and status == 0:
             status = EXIT_ERROR_CELLS
     return status
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _quote(title: str) -> str:
+    from rates_xl.calc.book import quote
+
+    return quote(title)
+
+
+def _recomputed(result: Any) -> str:
+    """One line: what was recomputed, how much of it was checked against Excel's values."""
+    mode = "every formula (--full)" if result.mode == "full" else "only what changed"
+    if not result.recomputed:
+        return (f"Recomputed nothing ({mode}): no RATES_* call, no volatile function and every formula "
+                "holds Excel's value.")
+    line = f"Recomputed {result.recomputed} formula cell{'s' if result.recomputed != 1 else ''} ({mode}); "
+    if result.checked:
+        line += f"{result.checked} checked against Excel's values at the book's stored inputs"
+        line += f", {result.unchecked} unchecked (no cached value)" if result.unchecked else ""
+    else:
+        line += "unchecked (the file holds no values computed by Excel to compare with)"
+    return line + f"; {len(result.stale)} stale."
 def _valuation_time(text: str | None) -> Any:
     if not text:
         return None

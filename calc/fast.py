@@ -22,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time, timedelta
 from typing import Any
 
 from rates_xl.calc import analysis, engine
@@ -65,8 +65,14 @@ class Prepared:
     wrong: set[tuple[str, str]] = field(default_factory=set)
     #: Cells whose formula calls a RATES_* function: re-set in every later planning round.
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
+    #: (sheet, row, col) -> the formula written there (to put one back after holding a value).
+    written: dict[tuple[str, int, int], str] = field(default_factory=dict)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
     areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    #: Legacy array anchors calling a RATES_* table -> the helper cell (sheet, row, col) that
+    #: holds the table's full size (rows * 100000 + columns): a range smaller than the table
+    #: shows part of it, as in Excel, and the summary says so.
+    table_sizes: dict[tuple[str, str], tuple[str, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
 
@@ -84,19 +90,24 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             cached: Callable[[], dict[tuple[str, str], Any]] = dict,
             unknown: frozenset[str] = frozenset(),
             resolve: Callable[[str, str], str | None] | None = None,
-            legacy: frozenset[tuple[str, str]] = frozenset()) -> Prepared:
+            legacy: frozenset[tuple[str, str]] = frozenset(),
+            constants: dict[tuple[str, str], Any] | None = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
     what depends on them starts from Excel's value, not from a wrong one), as they do for
     formulas calling a function in `unknown` (GETPIVOTDATA, a misspelt name ...). Array
     formulas anchored at a (sheet, cell) in `legacy` (Ctrl+Shift+Enter) are cut to their stored
-    range (`fit_legacy`); the others spill as dynamic arrays do."""
+    range (`fit_legacy`); the others spill as dynamic arrays do. `constants` (sheet, cell) ->
+    value: formula cells the engine must not compute (every cell of an array formula's range
+    given), written in as plain values before anything else."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = array_functions()
     prepared = Prepared(b"")
+    for (title, coordinate), value in (constants or {}).items():
+        set_constant(book[title][coordinate], value)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
@@ -156,6 +167,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
                 cell.value = formula
+                prepared.written[(title, cell.row, cell.column)] = formula
                 if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
@@ -182,13 +194,21 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 for i, line in enumerate(cells):
                     for j, text in enumerate(line):
                         ws.cell(row=r1 + i, column=c1 + j).value = text
+                        prepared.written[(title, r1 + i, c1 + j)] = text
                         if rates:
                             prepared.rates_cells.append((title, r1 + i, c1 + j, text))
                 prepared.rewritten[key] = "lifted"
             else:
                 if key in legacy:
+                    if rates and found.functions & arrays:
+                        body = formula[1:]
+                        spot = place([[f"=LET(_rates_xl_t,({body}),ROWS(_rates_xl_t)*100000+COLUMNS(_rates_xl_t))"]])
+                        if spot is not None:
+                            sc1, sr1, _sc2, _sr2 = range_boundaries(spot.replace("$", ""))
+                            prepared.table_sizes[key] = (title, sr1, sc1)
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                 ws.cell(row=r, column=c).value = formula
+                prepared.written[(title, r, c)] = formula
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
@@ -199,7 +219,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
                     key = (title, f"{get_column_letter(c)}{r}")
-                    book[title].cell(row=r, column=c).value = values.get(key)
+                    set_constant(book[title].cell(row=r, column=c), values.get(key))
     prepared.data = _save(book)
     calculation = getattr(book, "calculation", None)
     if calculation is not None and calculation.iterate:
@@ -209,6 +229,18 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def set_constant(cell: Any, value: Any) -> None:
+    """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+    if isinstance(value, str):
+        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+        # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
+        value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    cell.value = value
+    if isinstance(value, str) and cell.data_type == "f":
+        cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
 
 
 def cut_to_range(formula: str, rows: int, cols: int) -> str:
@@ -257,6 +289,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
         for i, line in enumerate(cells):
             for j, text in enumerate(line):
                 ws.cell(row=1 + i, column=c1 + j).value = text
+                prepared.written[(ws.title, 1 + i, c1 + j)] = text
                 if any(analysis.is_rates(name) for name in engine.function_names(text)):
                     prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
@@ -313,22 +346,49 @@ class FastModel:
 
         self.prepared = prepared
         self.workbook = formualizer.load_workbook_bytes(prepared.data)
+        self._register()
+        self.rounds = 0
+        self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
+
+    def _register(self) -> None:
         for excel_name, spec in engine.function_table().items():
             call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
             for alias in engine_spellings(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
-        self.rounds = 0
 
     def evaluate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""
         if self.rounds:
             for sheet, row, col, formula in self.prepared.rates_cells:
-                self.workbook.set_formula(sheet, row, col, formula)
+                if (sheet, row, col) not in self.held:
+                    self.workbook.set_formula(sheet, row, col, formula)
         # The engine may call our functions from its own threads: each call runs in a copy of
         # this context, so the client's planning state and the lent client reach it.
         _context.set(contextvars.copy_context())
         self.workbook.evaluate_all()
         self.rounds += 1
+
+    def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
+        """These cells hold these values (their formulas are not computed) until `release`."""
+        for (sheet, row, col), value in values.items():
+            self.held[(sheet, row, col)] = value
+            if value is None and (sheet, row, col) not in self.prepared.written:
+                continue  # already empty in the engine's copy (a spill range is emptied)
+            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
+
+    def release(self, cells: set[tuple[str, int, int]]) -> None:
+        """Compute these cells' formulas again: the engine is loaded afresh from the prepared
+        copy (putting formulas back over held values in place left a spill's neighbours
+        reading stale cells) and the other held cells are held again."""
+        import formualizer
+
+        kept = {key: value for key, value in self.held.items() if key not in cells}
+        self.workbook = formualizer.load_workbook_bytes(self.prepared.data)
+        self._register()
+        self.held = {}
+        self.rounds = 0
+        if kept:
+            self.hold(kept)
 
     def value(self, sheet: str, row: int, col: int) -> Any:
         return plain(self.workbook.get_value(sheet, row, col))
@@ -407,8 +467,12 @@ def plain(value: Any) -> Any:
     """A formualizer value as the calculator reports it (errors as Excel's text)."""
     if isinstance(value, dict) and value.get("type") == "Error":
         return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
-    if isinstance(value, date):  # the engine's reading of a date-formatted cell: Excel's serial
-        return engine.to_excel_serial(value)
+    if isinstance(value, date | time | timedelta):
+        # The engine's date, time (TIME, TIMEVALUE) or duration: Excel stores the serial, and
+        # the cell's own number format shows it as a date or time.
+        from rates_xl.calc.check import normal
+
+        return normal(value)
     return value
 
 

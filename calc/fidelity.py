@@ -28,6 +28,7 @@ class Fidelity:
     volatile: int = 0
     external: int = 0
     skipped: int = 0  # cells the calculator did not compute (listed with a reason)
+    stale: int = 0  # cells kept at the cached value: the engine disagreed with it (listed)
     circular: int = 0  # loops with iteration off: Excel shows 0, LibreOffice an error
     differences: list[tuple[str, Any, Any]] = field(default_factory=list)
     result: Any = field(default=None, repr=False)  # the CalcResult compared
@@ -79,19 +80,22 @@ def _normal(value: Any) -> Any:
     return value
 
 
-def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None) -> Fidelity:
-    """Compute `path` and compare every formula cell with the value cached in the file."""
+def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, full: bool = True) -> Fidelity:
+    """Compute `path` (every formula: `full`, as Ctrl+Alt+F9) and compare every formula cell
+    with the value cached in the file. Cells listed as stale (kept at the cached value because
+    the engine disagreed at the stored inputs) are counted apart, like those not computed."""
     import openpyxl
 
     from rates_xl.calc import engine
     from rates_xl.calc.workbook import WorkbookCalculation
 
     path = Path(path)
-    calc = WorkbookCalculation(path, engine_name=engine_name)
+    calc = WorkbookCalculation(path, engine_name=engine_name, full=full)
     result = calc.compute(client)
     cached = openpyxl.load_workbook(path, data_only=True)
     report = Fidelity(path, calc.engine_name, result=result)
     skipped = {(s.sheet, s.cell) for s in result.skipped}
+    stale = {(s.sheet, s.cell) for s in result.stale}
     formulas = report.formulas = dict(calc.formula_texts())
     loops = set(result.loops) if not calc.iteration[0] else set()
     for (sheet, cell), ours in sorted(result.values.items()):
@@ -109,6 +113,9 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None) 
             continue
         if (sheet, cell) in skipped:
             report.skipped += 1
+            continue
+        if (sheet, cell) in stale:
+            report.stale += 1
             continue
         theirs = cached[sheet][cell].value
         report.compared += 1

@@ -1,6 +1,7 @@
 """What openpyxl drops from a workbook's package and calc needs, read from the zip itself.
 
-One thing so far: which array formulas are dynamic. Excel marks a dynamic-array formula by
+Two things: whether the book asks to be fully recalculated when opened (`full_calc_on_load`;
+openpyxl reads an absent attribute as True), and which array formulas are dynamic. Excel marks a dynamic-array formula by
 `cm="N"` on its anchor cell (`<c r="A1" cm="1"><f t="array" ref="A1:A3">`), N pointing (1-based)
 into `xl/metadata.xml`'s cellMetadata, whose record names the `XLDAPR` future metadata with
 `fDynamic="1"`. A legacy (Ctrl+Shift+Enter) array formula has `<f t="array">` and no such cm.
@@ -14,8 +15,10 @@ sheet part otherwise (elements cleared as they go).
 from __future__ import annotations
 
 import posixpath
+import re
 import zipfile
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -38,6 +41,103 @@ def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]] | None
             return _dynamic_anchors(package)
     except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
         return None
+
+
+def full_calc_on_load(path: str | Path) -> bool:
+    """Whether workbook.xml's `<calcPr fullCalcOnLoad="1">` is set: writers that store no
+    answers (openpyxl) or placeholders (XlsxWriter's 0) set it, and Excel then recalculates
+    every formula on opening; Excel itself never saves it. Unreadable: True (trust nothing)."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        return True
+    calc = root.find(f"{_MAIN}calcPr")
+    return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
+
+
+def cell_values(path: str | Path) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]] | None:
+    """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
+    and times are their serials), text, bool or error text; and the formula cells with no
+    stored value at all (no `<v>`). openpyxl's reading with `data_only` costs a second full
+    parse, turns serials into dates and reads an empty cached text (`=""`) as no value; one
+    streaming pass here does neither. None when the file cannot be read this way."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            names = set(package.namelist())
+            workbook_part = _office_document(package, names)
+            relations = _relations(package, names, workbook_part)
+            shared = _shared_strings(package, names, relations)
+            values: dict[tuple[str, str], Any] = {}
+            missing = set()
+            root = ElementTree.fromstring(package.read(workbook_part))
+            for sheet in root.iter(f"{_MAIN}sheet"):
+                relation = relations.get(sheet.get(f"{_REL}id", ""))
+                if relation is None or relation[1] not in names:
+                    continue
+                title = sheet.get("name", "")
+                with package.open(relation[1]) as part:
+                    for _event, element in ElementTree.iterparse(part, events=("end",)):
+                        if element.tag == f"{_MAIN}c":
+                            ref = element.get("r", "")
+                            value = _cell_value(element, shared)
+                            if value is not None:
+                                values[(title, ref)] = value
+                            elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
+                                missing.add((title, ref))
+                            element.clear()
+                        elif element.tag == f"{_MAIN}row":
+                            element.clear()
+            return values, frozenset(missing)
+    except (OSError, KeyError, IndexError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        return None
+
+
+_SHARED_STRINGS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
+
+
+def _shared_strings(package: zipfile.ZipFile, names: set[str], relations: dict[str, tuple[str, str]]) -> list[str]:
+    part = next((target for kind, target in relations.values() if kind == _SHARED_STRINGS), "xl/sharedStrings.xml")
+    if part not in names:
+        return []
+    strings = []
+    for item in ElementTree.fromstring(package.read(part)).iter(f"{_MAIN}si"):
+        # Plain or rich text (runs); phonetic guides (rPh) are not part of the value.
+        texts = [t.text or "" for t in item.iter(f"{_MAIN}t")]
+        phonetic = {id(t) for ph in item.iter(f"{_MAIN}rPh") for t in ph.iter(f"{_MAIN}t")}
+        strings.append(_unescape("".join(text for t, text in zip(item.iter(f"{_MAIN}t"), texts, strict=False)
+                                         if id(t) not in phonetic)))
+    return strings
+
+
+_ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def _unescape(text: str) -> str:
+    """OOXML writes characters XML cannot hold as `_xHHHH_` (and `_` before such a pattern
+    as `_x005F_`)."""
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text) if "_x" in text else text
+
+
+def _cell_value(element: Any, shared: list[str]) -> Any:
+    kind = element.get("t", "n")
+    if kind == "inlineStr":
+        inline = element.find(f"{_MAIN}is")
+        return _unescape("".join(t.text or "" for t in inline.iter(f"{_MAIN}t"))) if inline is not None else None
+    v = element.find(f"{_MAIN}v")
+    if v is None:
+        return None
+    text = v.text or ""
+    if kind == "s":
+        return shared[int(text)]
+    if kind in ("str", "e"):
+        return _unescape(text)
+    if kind == "b":
+        return text.strip() in ("1", "true")
+    if not text.strip():
+        return None
+    number = float(text)
+    return int(number) if number.is_integer() and "." not in text and "E" not in text.upper() else number
 
 
 def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:

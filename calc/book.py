@@ -1,0 +1,332 @@
+"""The workbook as read once, for every engine: its formulas, what the file cached for them
+(Excel's answers when Excel saved it last), its array formulas (dynamic spills or legacy
+ranges), defined names and calculation settings. Engines read a `Book`; none opens the file
+for itself (except `formulas`, which parses the file its own way).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from rates_xl.calc import engine, package
+
+#: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
+MAX_SPILL_ROWS = 3000
+
+Key = tuple[str, str]  # (sheet title, "B7")
+
+
+class CalcError(Exception):
+    """A workbook that cannot be calculated (missing, not a workbook, corrupt); message for people."""
+
+
+class Book:
+    """One workbook file read with openpyxl (formulas kept) and what calc needs from it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.book = open_workbook(self.path)  # openpyxl, formulas kept (raises CalcError)
+        self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
+        self.formulas = list(self._scan_formulas())  # (address, text)
+        self.names = _defined_names(self.book)
+        self.external_links = len(getattr(self.book, "_external_links", []) or [])
+        self.iteration = _iteration_settings(self.book)
+        # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
+        # Excel recalculates such a book on opening, so its cached values are not Excel's.
+        self.full_calc_on_load = package.full_calc_on_load(self.path)
+        # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
+        # ones spill to their result. openpyxl drops the marker: read it from the package
+        # (None: the book has no marker at all, see `_spill_ranges`).
+        self.dynamic_arrays = package.dynamic_array_anchors(self.path)
+        self.legacy_arrays: frozenset[Key] = frozenset()
+        self.spills = self._spill_ranges()
+        self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
+        self._cached: dict[Key, Any] | None = None
+        self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
+        self._handed_over = False
+
+    def cached(self) -> dict[Key, Any]:
+        """The values the file cached for its cells (read once, on first use): numbers, dates
+        and times as serials, text, booleans, error text; an empty cached text is ""."""
+        if self._cached is None:
+            read = package.cell_values(self.path)
+            if read is None:  # not readable that way: openpyxl's reading (dates turned back)
+                self._cached, self.without_values = cached_values(self.path), None
+            else:
+                self._cached, self.without_values = read
+        return self._cached
+
+    def cached_cells(self, sheet: str) -> list[tuple[int, int, Key, Any]]:
+        """(row, col, key, value) of every cell of `sheet` the file cached a value for."""
+        if not hasattr(self, "_by_sheet"):
+            self._by_sheet: dict[str, list[tuple[int, int, Key, Any]]] = {}
+            for key, value in self.cached().items():
+                self._by_sheet.setdefault(key[0], []).append((*row_col(key[1]), key, value))
+        return self._by_sheet.get(sheet, [])
+
+    def engine_copy(self) -> Any:
+        """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
+        already read, the first time (reading costs as much as computing a small book)."""
+        if not self._handed_over:
+            self._handed_over = True
+            return self.book
+        return open_workbook(self.path)
+
+    def _scan_formulas(self) -> Iterator[tuple[str, str]]:
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        for ws in self.book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    value = cell.value
+                    if isinstance(value, ArrayFormula):
+                        value = value.text
+                    if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                        yield f"{quote(ws.title)}!{cell.coordinate}", str(value)
+
+    def formula_cells(self) -> dict[Key, tuple[str, tuple[int, int, int, int]]]:
+        """(sheet, anchor) -> (formula text, its area r1, c1, r2, c2): an array formula's
+        stored range (a RATES_* spill: the range it may grow into), one cell otherwise."""
+        from openpyxl.utils.cell import range_boundaries
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        found = {}
+        for ws in self.book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    value = cell.value
+                    key = (ws.title, cell.coordinate)
+                    if isinstance(value, ArrayFormula):
+                        if key in self.spills:
+                            area = self.spills[key]
+                        else:
+                            c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
+                            area = (r1, c1, r2, c2)
+                        found[key] = (str(value.text), area)
+                    elif cell.data_type == "f":
+                        found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
+                                      (cell.row, cell.column, cell.row, cell.column))
+        return found
+
+    def range_size(self, sheet: str, text: str) -> int | None:
+        """How many cells a formula operand covers (None when it is not known to be one)."""
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        prefix, ref = split_reference(text)
+        shape = range_shape(ref.replace("$", "") if ":" in ref else ref)
+        if shape is not None:
+            c1, r1, c2, r2 = shape
+            return (c2 - c1 + 1) * (r2 - r1 + 1)
+        if prefix or re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", ref):
+            return 1 if not prefix or "[" not in prefix else None
+        if re.fullmatch(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d+:\$?\d+", ref):
+            return None  # whole columns or rows
+        return self._name_size(sheet, ref)
+
+    def name_range(self, sheet: str, name: str) -> str | None:
+        """The one rectangular range in this book a defined name stands for, as a formula
+        would write it ("'Data sheet'!$A$1:$A$9"); None for anything else."""
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        if "!" in name:  # 'Other sheet'!local_name: that sheet's own name
+            prefix, name = split_reference(name)
+            sheet = prefix[:-1].strip("'").replace("''", "'")
+        defined = find_name(self.book, sheet, name)
+        value = (getattr(defined, "attr_text", None) or "").strip()
+        if not value or "," in value or "[" in value or "(" in value:
+            return None
+        prefix, ref = split_reference(value)
+        if not prefix or range_shape(ref) is None:
+            return None
+        return value
+
+    def _name_size(self, sheet: str, name: str) -> int | None:
+        defined = find_name(self.book, sheet, name)
+        if defined is None:
+            return None
+        value = (defined.attr_text or "").strip()
+        if re.fullmatch(r'-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE', value, re.IGNORECASE):
+            return 1
+        from rates_xl.calc.analysis import range_shape, split_reference
+
+        total = 0
+        for part in value.split(","):
+            shape = range_shape(split_reference(part.strip())[1].replace("$", ""))
+            if shape is None:
+                return None
+            c1, r1, c2, r2 = shape
+            total += (c2 - c1 + 1) * (r2 - r1 + 1)
+        return total or None
+
+    def _spill_ranges(self) -> dict[Key, tuple[int, int, int, int]]:
+        """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), dynamic RATES_* ones
+        grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`).
+
+        In a book with no dynamic-array marker at all the RATES_* arrays count as dynamic: a
+        template re-saved by openpyxl or LibreOffice has lost the marker, and cutting its curve
+        to the range Excel last saved would silently drop rows; every other array there is a
+        legacy one, as Excel and LibreOffice read that very file."""
+        from openpyxl.utils.cell import range_boundaries
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        spills = {}
+        legacy = set()
+        for ws in self.book.worksheets:
+            for row in ws.iter_rows():
+                for cell in row:
+                    if isinstance(cell.value, ArrayFormula):
+                        c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
+                        rates = any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text))
+                        if self.dynamic_arrays is None:
+                            dynamic = rates  # no marker in the book (see above)
+                        else:
+                            dynamic = (ws.title, cell.coordinate) in self.dynamic_arrays
+                        if not dynamic:
+                            legacy.add((ws.title, cell.coordinate))
+                        elif rates:
+                            while (r2 - r1 + 1 < MAX_SPILL_ROWS
+                                   and all(_empty(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
+                                r2 += 1
+                        spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
+        self.legacy_arrays = frozenset(legacy)
+        return spills
+
+
+def _empty(ws: Any, row: int, col: int) -> bool:
+    cell = ws._cells.get((row, col))
+    return cell is None or cell.value is None
+
+
+def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
+    import openpyxl
+
+    if not path.exists():
+        raise CalcError(f"{path}: no such file")
+    if path.is_dir():
+        raise CalcError(f"{path} is a folder, not a workbook")
+    if path.suffix.lower() not in (".xlsx", ".xlsm"):
+        raise CalcError(f"{path}: not an .xlsx or .xlsm workbook")
+    if not zipfile.is_zipfile(path):
+        raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
+    try:
+        keep_vba = path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
+        return openpyxl.load_workbook(path, keep_vba=keep_vba, keep_links=True)
+    except Exception as exc:
+        raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
+
+
+def cached_values(path: Path) -> dict[Key, Any]:
+    """The values the file itself cached for its cells (what Excel last computed)."""
+    import openpyxl
+    from openpyxl.utils.datetime import to_excel
+
+    try:
+        book = openpyxl.load_workbook(path, data_only=True, keep_links=True)
+    except Exception:
+        return {}
+    epoch = book.epoch
+
+    def excel(value: Any) -> Any:
+        # The reader turns a date-formatted serial into a date or time: Excel stores the
+        # serial (the cell's format shows it as a date), and so must the copy.
+        if isinstance(value, datetime | date | time | timedelta):
+            if isinstance(value, time | timedelta):
+                return to_excel(value)
+            return to_excel(value, epoch)
+        return value
+
+    return {(ws.title, cell.coordinate): excel(cell.value) for ws in book.worksheets
+            for row in ws.iter_rows() for cell in row if cell.value is not None}
+
+
+def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
+    """Workbook-level names that point at one place in this workbook: name -> (sheet, cell).
+
+    Every other kind Excel saves is skipped here (it is still computed by the engine):
+    constants and formulas (`rate = 0.05`, `=OFFSET(...)`), names into other workbooks
+    (`[1]Sheet1!A1`), #REF! names, and several areas. Sheet-scoped names are read too,
+    under `sheet!name`, without shadowing a workbook-level one.
+    """
+    names: dict[str, tuple[str, str]] = {}
+
+    def add(key: str, defined: Any) -> None:
+        try:
+            destinations = list(defined.destinations)
+        except Exception:  # a formula, a constant or a malformed reference: no destination
+            return
+        for sheet, ref in destinations[:1]:
+            if not sheet or not ref or "[" in sheet or sheet not in book.sheetnames:
+                continue
+            names.setdefault(key, (sheet, ref.replace("$", "").split(":")[0]))
+
+    for name, defined in book.defined_names.items():
+        add(name.lower(), defined)
+    for ws in book.worksheets:
+        for name, defined in getattr(ws, "defined_names", {}).items():
+            add(f"{ws.title}!{name}".lower(), defined)
+    return names
+
+
+def find_name(book: Any, sheet: str, name: str) -> Any:
+    """The defined name `name` as a formula on `sheet` sees it (sheet scope first)."""
+    try:
+        scoped = book[sheet].defined_names
+        for key, defined in scoped.items():
+            if key.lower() == name.lower():
+                return defined
+    except (KeyError, AttributeError):
+        pass
+    for key, defined in book.defined_names.items():
+        if key.lower() == name.lower():
+            return defined
+    return None
+
+
+def _iteration_settings(book: Any) -> tuple[bool, int, float]:
+    """The workbook's own calculation settings for circular references (Excel's defaults)."""
+    calc = getattr(book, "calculation", None)
+    iterate = bool(getattr(calc, "iterate", False))
+    count = int(getattr(calc, "iterateCount", None) or 100)
+    delta = float(getattr(calc, "iterateDelta", None) or 0.001)
+    return iterate, count, delta
+
+
+def reraise_interrupts(exc: BaseException) -> None:
+    """Engine failures are caught as BaseException, because a Rust panic inside formualizer
+    arrives as pyo3's PanicException, which derives from it; Ctrl-C and exit still pass."""
+    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+        raise exc
+
+
+def address(sheet: str, cell: str) -> str:
+    return f"{quote(sheet)}!{cell}"
+
+
+def column(n: int) -> str:
+    from openpyxl.utils.cell import get_column_letter
+
+    return get_column_letter(n)
+
+
+def row_col(coordinate: str) -> tuple[int, int]:
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+    col, row = coordinate_from_string(coordinate)
+    return row, column_index_from_string(col)
+
+
+def quote(title: str) -> str:
+    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title
+
+
+#: Error values a summary lists (besides every `#RATES!` message).
+ERROR_VALUES = ("#NAME?", "#VALUE!", "#N/A", "#REF!", "#DIV/0!", "#NUM!", "#NULL!")
+
+
+def is_error(value: Any) -> bool:
+    return isinstance(value, str) and (value in ERROR_VALUES or value.startswith("#RATES!"))

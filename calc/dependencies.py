@@ -1,0 +1,181 @@
+"""Which formula cells depend on which, read from the formulas' references (no engine needed):
+what a recalculation must recompute (the cells downstream of a RATES_* call, a volatile
+function or a cell with no cached value) and what a cell found wrong makes stale.
+
+A reference this cannot follow (a structured reference, a name defined by a formula, a
+3-D reference, a range built with ':' from a function) makes its cell depend on everything:
+it is recomputed whenever anything is, which costs time, never a value.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from rates_xl.calc.book import Book, Key
+
+MAX_ROW, MAX_COL = 1048576, 16384
+Rect = tuple[str, int, int, int, int]  # sheet, r1, c1, r2, c2
+
+_LITERAL = re.compile(r'=?\s*(-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE)\s*', re.IGNORECASE)
+
+
+class Graph:
+    """Formula anchors (sheet, cell) and, for each, the anchors it reads."""
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+        self.cells = book.cells  # anchor -> (formula, area)
+        self.unknown: set[Key] = set()  # anchors with a reference not followed
+        self._index = self._build_index()
+        self.dependents: dict[Key, set[Key]] = collections.defaultdict(set)
+        for key, (formula, _area) in self.cells.items():
+            rects = references(formula, key[0], book)
+            if rects is None:
+                self.unknown.add(key)
+                continue
+            for rect in rects:
+                for precedent in self._anchors_in(rect):
+                    if precedent != key:
+                        self.dependents[precedent].add(key)
+
+    def downstream(self, seeds: Iterable[Key]) -> set[Key]:
+        """The seeds and every anchor that reads them, directly or not; anchors whose
+        references are not all known join as soon as anything does."""
+        found: set[Key] = set()
+        todo = list(seeds)
+        while True:
+            while todo:
+                key = todo.pop()
+                if key in found:
+                    continue
+                found.add(key)
+                todo.extend(self.dependents.get(key, ()))
+            extra = self.unknown - found if found else set()
+            if not extra:
+                return found
+            todo = list(extra)
+
+    def _build_index(self) -> dict[str, dict[int, tuple[list[int], list[Key]]]]:
+        """sheet -> column -> (sorted rows, the anchor each cell belongs to)."""
+        by_sheet: dict[str, dict[int, list[tuple[int, Key]]]] = collections.defaultdict(
+            lambda: collections.defaultdict(list))
+        for key, (_formula, (r1, c1, r2, c2)) in self.cells.items():
+            for c in range(c1, c2 + 1):
+                for r in range(r1, r2 + 1):
+                    by_sheet[key[0].upper()][c].append((r, key))
+        index = {}
+        for sheet, columns in by_sheet.items():
+            index[sheet] = {}
+            for c, entries in columns.items():
+                entries.sort()
+                index[sheet][c] = ([r for r, _ in entries], [k for _, k in entries])
+        return index
+
+    def _anchors_in(self, rect: Rect) -> set[Key]:
+        sheet, r1, c1, r2, c2 = rect
+        columns = self._index.get(sheet.upper())
+        if not columns:
+            return set()
+        found = set()
+        for c, (rows, keys) in columns.items():
+            if c1 <= c <= c2:
+                lo, hi = bisect.bisect_left(rows, r1), bisect.bisect_right(rows, r2)
+                found.update(keys[lo:hi])
+        return found
+
+
+def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
+    """The rectangles `formula` (on `sheet`) reads; None when one cannot be followed."""
+    import formualizer
+
+    try:
+        tokens = list(formualizer.tokenize(formula if formula.startswith("=") else "=" + formula))
+    except Exception:
+        return None
+    rects: list[Rect] = []
+    for token in tokens:
+        kind, sub, text = str(token.token_type), str(token.subtype), token.value
+        if kind.endswith("OpInfix") and text == ":":
+            return None  # A1:INDEX(...): a range built at run time
+        if not (kind.endswith("Operand") and sub.endswith("Range")):
+            continue
+        found = _rects(text, sheet, book)
+        if found is None:
+            return None
+        rects += found
+    return rects
+
+
+def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | None:
+    from rates_xl.calc.analysis import range_shape, split_reference
+
+    if text.upper() in ("#REF!",) or text.startswith("["):
+        return []  # a dead reference, or another workbook's cached value: nothing here changes
+    prefix, ref = split_reference(text)
+    target = sheet
+    if prefix:
+        name = prefix[:-1]
+        if name.startswith("'"):
+            name = name[1:-1].replace("''", "'")
+        if ":" in name or "[" in name:
+            return [] if "[" in name else None  # another workbook / a 3-D reference
+        target = name
+    bare = ref.replace("$", "")
+    shape = range_shape(bare)
+    if shape is not None:
+        c1, r1, c2, r2 = shape
+        return [(target, r1, c1, r2, c2)]
+    if re.fullmatch(r"[A-Za-z]{1,3}\d+", bare):
+        from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+        col, row = coordinate_from_string(bare)
+        c = column_index_from_string(col)
+        return [(target, row, c, row, c)]
+    if (m := re.fullmatch(r"([A-Za-z]{1,3}):([A-Za-z]{1,3})", bare)) is not None:
+        from openpyxl.utils.cell import column_index_from_string
+
+        c1, c2 = sorted((column_index_from_string(m[1]), column_index_from_string(m[2])))
+        return [(target, 1, c1, MAX_ROW, c2)]
+    if (m := re.fullmatch(r"(\d+):(\d+)", bare)) is not None:
+        r1, r2 = sorted((int(m[1]), int(m[2])))
+        return [(target, r1, 1, r2, MAX_COL)]
+    if "[" in ref or depth > 3:
+        return None  # a structured reference (Table[col])
+    return _name_rects(target, ref, book, depth)
+
+
+def _name_rects(sheet: str, name: str, book: Book, depth: int) -> list[Rect] | None:
+    from rates_xl.calc.book import find_name
+
+    if name.upper().startswith("_XLETA.") or name.upper().startswith("_XLPM."):
+        return []  # a function passed by name (PIVOTBY's PERCENTOF), a LAMBDA parameter
+    defined = find_name(book.book, sheet, name)
+    if defined is None:
+        return []  # a LET / LAMBDA variable, or a name Excel itself answers #NAME? for
+    value = (getattr(defined, "attr_text", None) or "").strip()
+    if _LITERAL.fullmatch(value):
+        return []
+    rects: list[Rect] = []
+    for part in value.split(","):
+        found = _rects(part.strip(), sheet, book, depth + 1)
+        if found is None:
+            return None
+        rects += found
+    return rects
+
+
+def anchors_calling(cells: dict[Key, tuple[str, Any]], names: frozenset[str] | None, *,
+                    rates: bool = False) -> set[Key]:
+    """Anchors whose formula calls one of `names` (or any RATES_* function, `rates`)."""
+    from rates_xl.calc.engine import function_names
+
+    found = set()
+    for key, (formula, _area) in cells.items():
+        called = function_names(formula)
+        if (names and called & names) or (rates and any(n.startswith(("RATES_", "RATES.")) for n in called)):
+            found.add(key)
+    return found

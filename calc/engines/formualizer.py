@@ -1,0 +1,185 @@
+"""The fast engine: formualizer, fed the copy calc/fast.py prepares (rewritten formulas,
+RATES_* functions registered, what it would get wrong reported instead of computed).
+
+This module is the adapter: it loads that copy and reads each round's values back the way
+Excel shows them (spills to their extent, legacy arrays to their stored range, loops by the
+file's own iteration settings).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rates_xl.calc import fast
+from rates_xl.calc.book import Book, Key, address, column, reraise_interrupts, row_col
+from rates_xl.calc.engines import EngineError
+
+
+class FormualizerEngine:
+    name = "fast"
+
+    def __init__(self, book: Book, *, constants: dict[Key, Any], calls_rates: bool) -> None:
+        self.book = book
+        self._loops: list[str] | None = None
+        try:
+            self.unknown_functions = fast.unknown_functions(book.formulas)
+            # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
+            # unknown name may be an Excel function this engine lacks: keep Excel's value.
+            foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
+            prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
+                                    book.name_range, book.legacy_arrays, constants=constants)
+        except BaseException as exc:  # never a traceback: say it, use the other engine
+            reraise_interrupts(exc)
+            raise EngineError(f"the fast engine could not read it ({type(exc).__name__}: {exc})") from None
+        if prepared.wrong and calls_rates:
+            # These cells keep the file's cached value and are listed, as in any book; in one
+            # that calls the service that value may be older than this run's answers, and the
+            # reason says so. The `formulas` engine is no fallback here: over the corpus it
+            # gives wrong numbers without a word (0.977 of cells right), and a value visibly
+            # kept from the file beats one silently wrong (`--engine formulas` still forces it).
+            for key in prepared.wrong:
+                prepared.unsupported[key] += ("; the book calls the service, so the cached value "
+                                              "may predate this calculation's answers")
+        try:
+            self.model = fast.FastModel(prepared)
+        except BaseException as exc:  # never a traceback
+            reraise_interrupts(exc)
+            raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
+        self.prepared = prepared
+        self.unsupported = dict(prepared.unsupported)
+
+    def service_cells(self) -> set[Key]:
+        return {(sheet, f"{column(c)}{r}") for sheet, r, c, _formula in self.prepared.rates_cells}
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        self.model.hold({(sheet, *row_col(cell)): value for (sheet, cell), value in values.items()})
+
+    def release(self, cells: set[Key]) -> None:
+        self.model.release({(sheet, *row_col(cell)) for sheet, cell in cells})
+
+    def area(self, key: Key) -> tuple[int, int, int, int] | None:
+        return self.prepared.areas.get(key)
+
+    def evaluate(self) -> dict[Key, Any]:
+        from openpyxl.utils.cell import range_boundaries
+
+        from rates_xl.calc.book import CalcError
+
+        try:
+            self.model.evaluate()
+        except BaseException as exc:  # never a traceback
+            reraise_interrupts(exc)
+            raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
+        values: dict[Key, Any] = {}
+        self.extents: dict[Key, tuple[int, int, int, int]] = {}
+        self.cut: dict[Key, str] = {}
+        model = self.model
+        prepared = self.prepared
+        for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
+            if (sheet, anchor) in self.unsupported:
+                continue
+            kind = prepared.rewritten.get((sheet, anchor))
+            cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
+            if kind == "spill" and (sheet, anchor) in self.book.legacy_arrays:
+                # A legacy array: exactly its stored range, filled from the (cut) result.
+                h2, w2 = r1, c1
+                extent = model.spill_extent(sheet, anchor)
+                if extent:
+                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                    h2, w2 = f2, e2
+                result = [[model.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+                self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
+                for i, line in enumerate(fast.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                    for j, value in enumerate(line):
+                        values[(sheet, f"{column(c1 + j)}{r1 + i}")] = value
+                continue
+            if kind == "spill":
+                # Report the range a RATES_* spill may grow into (blank where it did not).
+                g1, h1, g2, h2 = self.book.spills.get((sheet, anchor), (r1, c1, r2, c2))
+                cells |= {(r, c) for r in range(g1, g2 + 1) for c in range(h1, h2 + 1)}
+                extent = model.spill_extent(sheet, anchor)
+                spilled = set()
+                if extent:
+                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                    spilled = {(r, c) for r in range(f1, f2 + 1) for c in range(e1, e2 + 1)}
+                for r, c in cells - spilled:
+                    values[(sheet, f"{column(c)}{r}")] = None  # a spill that shrank
+                cells = spilled | {(r1, c1)}
+                if extent:  # where it spilled, wider or longer than the file's range too
+                    self.extents[(sheet, anchor)] = (f1, e1, f2, e2)
+            for r, c in cells:
+                values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
+        self._settle_loops(values)
+        self._round_near_zero(values)
+        return values
+
+    def _note_cut_table(self, key: Key, rows: int, cols: int) -> None:
+        """A legacy array range smaller than the RATES_* table it holds shows part of it, as
+        Excel does; never without a word."""
+        spot = self.prepared.table_sizes.get(key)
+        size = self.model.value(*spot) if spot else None
+        if not isinstance(size, int | float) or isinstance(size, bool) or size <= 0:
+            return
+        height, width = divmod(int(size), 100000)
+        if height > rows or width > cols:
+            self.cut[key] = (f"the table is {height} x {width}; this legacy (Ctrl+Shift+Enter) array range "
+                             f"shows only its first {rows} x {cols}, as Excel does; enter it as a dynamic "
+                             "array (or over a larger range) to see all of it")
+
+    def _round_near_zero(self, values: dict[Key, Any]) -> None:
+        """Excel's last step on a + or -: a result within a few units of the operands' 15th
+        significant digit is 0 (`=0.5-0.4-0.1` shows 0; `=1*(0.5-0.4-0.1)` does not). The
+        engine leaves the residue (-2.8E-17): each term of such a cell is evaluated in a
+        scratch cell to know the operands' size. Only tiny nonzero results pay for it."""
+        from rates_xl.calc.analysis import additive_terms
+
+        workbook = self.model.workbook
+        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+            value = values.get((sheet, anchor))
+            if r1 != r2 or c1 != c2 or not isinstance(value, float) or value == 0 or abs(value) >= 1e-9:
+                continue
+            formula = self.prepared.written.get((sheet, r1, c1))
+            terms = additive_terms(formula) if formula else None
+            if not terms:
+                continue
+            largest = 0.0
+            try:
+                for term in terms:
+                    workbook.set_formula(sheet, 1048576, 16384, f"={term}")
+                    size = workbook.evaluate_cell(sheet, 1048576, 16384)
+                    if not isinstance(size, int | float) or isinstance(size, bool):
+                        largest = 0.0
+                        break
+                    largest = max(largest, abs(float(size)))
+            except Exception:  # a term the engine cannot evaluate alone: keep the residue
+                largest = 0.0
+            finally:
+                workbook.set_value(sheet, 1048576, 16384, None)
+            if largest and abs(value) <= largest * 2.0 ** -49:
+                values[(sheet, anchor)] = 0.0
+
+    def spill_extent(self, key: Key) -> tuple[int, int, int, int] | None:
+        """(r1, c1, r2, c2) a spill anchored at `key` covered in the last round."""
+        from openpyxl.utils.cell import range_boundaries
+
+        extent = self.model.spill_extent(*key)
+        if not extent:
+            return None
+        c1, r1, c2, r2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+        return r1, c1, r2, c2
+
+    def loops(self) -> list[str]:
+        return list(self._loops or [])
+
+    def _settle_loops(self, values: dict[Key, Any]) -> None:
+        """Excel's rule for circular references, by the file's own settings: iteration on,
+        the iterated values (listed as a loop); off, 0 in every cell of the loop (and a warning)."""
+        if self.book.iteration[0]:
+            if self._loops is None:
+                self._loops = [address(s, f"{column(c)}{r}") for s, r, c in self.model.loops()] \
+                    if self.model.has_loops() else []
+            return
+        loops = [key for key, value in values.items() if value == "#CIRC!"]
+        for key in loops:
+            values[key] = 0
+        self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *row_col(k[1])))]

@@ -1,0 +1,209 @@
+"""The `formulas` engine (the `formulas` package, EUPL): parses the file into a graph and
+computes it. The RATES_* functions and the fixes it needs are registered by calc/engine.py;
+this module loads a book into it and reads its values back as Excel shows them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from rates_xl.calc import engine
+from rates_xl.calc.book import Book, CalcError, Key, column, is_error
+
+
+class FormulasEngine:
+    name = "formulas"
+
+    def __init__(self, book: Book, *, constants: dict[Key, Any]) -> None:
+        self.book = book
+        self.unsupported: dict[Key, str] = {}
+        engine.register_functions()  # before the engine parses a single formula
+        self.unknown_functions = engine.unknown_functions(book.formulas)
+        self._constants = dict(constants)
+        with _quiet_engine():
+            self.model = self._load(self._constants)
+
+    def service_cells(self) -> set[Key]:
+        return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        # The engine's graph is built once from the file: a cell held or released means a
+        # new load (slow, like everything in this engine; it is the exact fallback).
+        self._constants.update(values)
+        with _quiet_engine():
+            self.model = self._load(self._constants)
+
+    def release(self, cells: set[Key]) -> None:
+        for key in cells:
+            self._constants.pop(key, None)
+        with _quiet_engine():
+            self.model = self._load(self._constants)
+
+    def area(self, key: Key) -> tuple[int, int, int, int] | None:
+        return self.book.cells.get(key, (None, None))[1]
+
+    def loops(self) -> list[str]:
+        return []
+
+    def _load(self, constants: dict[Key, Any]) -> Any:
+        import formulas
+
+        try:
+            model = formulas.ExcelModel()
+            book, context = model.add_book(str(self.book.path))
+            # The engine maps a result onto the spill range stored in the file and fails when
+            # the result is longer (a history over a later window, a longer maturity typed in
+            # since Excel last saved it). RATES_* spills are grown down over the empty cells
+            # below them; the padding is empty and trimmed from what is reported and frozen.
+            for ws in book.worksheets:
+                for (sheet, anchor), (_r1, _c1, r2, c2) in self.book.spills.items():
+                    if sheet == ws.title and (sheet, anchor) not in constants:
+                        ws[anchor].value.ref = f"{anchor}:{column(c2)}{r2}"
+                for (sheet, coordinate), value in constants.items():
+                    if sheet == ws.title:
+                        ws[coordinate].value = value
+                        if isinstance(value, str) and ws[coordinate].data_type == "f":
+                            ws[coordinate].data_type = "s"
+                _fill_omitted_arguments(ws)
+            model.pushes(*book.worksheets, context=context)
+            return model.finish()
+        except Exception as exc:  # the engine's own parse errors, in words
+            raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
+
+    def evaluate(self) -> dict[Key, Any]:
+        import schedula as sh
+
+        try:
+            solution = self.model.calculate()
+        except sh.DispatcherError as exc:
+            raise CalcError(f"{self.book.path}: calculation failed: "
+                            f"{exc.args[1] if len(exc.args) > 1 else exc}") from None
+        values: dict[Key, Any] = {}
+        for output, cell in self.model.cells.items():
+            if not getattr(cell, "inputs", None) and getattr(cell, "func", None) is None:
+                continue  # a constant, not a formula
+            rng = _range_of(output)
+            if rng is None:
+                continue
+            sheet = self.book.sheet_titles.get(rng["sheet"].upper(), rng["sheet"])
+            computed = solution.get(output, sh.NONE)
+            grid = _grid(computed, rng)
+            grid = self._trim_spill(sheet, rng, grid)
+            for (row, col), value in grid.items():
+                values[(sheet, f"{column(col)}{row}")] = value
+        return values
+
+    def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
+        """Excel shrinks a dynamic spill to its result; the engine pads a stored range with #N/A.
+
+        Trailing rows and columns that are all #N/A are padding (blank in Excel); when the
+        anchor is an error or a `#RATES!` message, the whole range beyond it is blank.
+        """
+        r1, c1 = int(rng["r1"]), int(rng["n1"])
+        anchor_key = (sheet, f"{column(c1)}{r1}")
+        if anchor_key not in self.book.spills or anchor_key in self.book.legacy_arrays or len(grid) == 1:
+            # A legacy array shows its #N/A beyond a shorter result, as Excel does.
+            return grid
+        anchor = grid.get((r1, c1))
+        if is_error(anchor):
+            return {pos: (anchor if pos == (r1, c1) else None) for pos in grid}
+        r2, c2 = int(rng["r2"]), int(rng["n2"])
+        while r2 > r1 and all(_is_padding(grid.get((r2, c))) for c in range(c1, c2 + 1)):
+            r2 -= 1
+        while c2 > c1 and all(_is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
+            c2 -= 1
+        return {(r, c): (v if r <= r2 and c <= c2 else None) for (r, c), v in grid.items()}
+
+
+@contextlib.contextmanager
+def _quiet_engine() -> Iterator[None]:
+    """`formulas` draws its own tqdm bars while loading; ours is the one the user sees."""
+    import functools
+
+    import formulas.excel as fx
+
+    with _QUIET_LOCK:
+        original = fx.tqdm.tqdm
+        fx.tqdm.tqdm = functools.partial(original, disable=True)
+        try:
+            yield
+        finally:
+            fx.tqdm.tqdm = original
+
+
+_QUIET_LOCK = threading.Lock()
+_RANGE_CACHE: dict[str, dict[str, Any] | None] = {}
+
+
+def _range_of(output: str) -> dict[str, Any] | None:
+    if output not in _RANGE_CACHE:
+        from formulas.ranges import Ranges
+
+        try:
+            rng = Ranges.get_range(output)
+        except Exception:
+            rng = None
+        _RANGE_CACHE[output] = rng if rng and rng.get("sheet") and "r1" in rng else None
+    return _RANGE_CACHE[output]
+
+
+def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
+    import numpy as np
+    import schedula as sh
+    from formulas.ranges import Ranges
+
+    r1, c1, r2, c2 = int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"])
+    if isinstance(computed, Ranges):
+        computed = computed.value
+    if computed is sh.NONE:
+        array = np.full((r2 - r1 + 1, c2 - c1 + 1), "#VALUE!", dtype=object)
+    else:
+        array = np.atleast_2d(np.asarray(computed, dtype=object))
+    grid = {}
+    for i in range(r2 - r1 + 1):
+        for j in range(c2 - c1 + 1):
+            value = array[i % array.shape[0], j % array.shape[1]] if array.size else None
+            grid[(r1 + i, c1 + j)] = _plain(value)
+    return grid
+
+
+def _plain(value: Any) -> Any:
+    """A computed value as a plain Python value; engine errors become their text ('#N/A')."""
+    import numpy as np
+    import schedula as sh
+    from formulas.tokens.operand import XlError
+
+    if value is sh.EMPTY or value is None:
+        return None
+    if isinstance(value, XlError):
+        return str(value)
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        return float(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    return value
+
+
+def _is_padding(value: Any) -> bool:
+    return value is None or value == "#N/A"
+
+
+def _fill_omitted_arguments(ws: Any) -> None:
+    """The engine's copy only: omitted RATES_* arguments become "" (see engine.fill_omitted_arguments)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    for row in ws.iter_rows():
+        for cell in row:
+            value = cell.value
+            if isinstance(value, ArrayFormula):
+                if "RATES" in value.text.upper():
+                    value.text = engine.fill_omitted_arguments(value.text)
+            elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
+                cell.value = engine.fill_omitted_arguments(value)

@@ -1,0 +1,110 @@
+"""The values-frozen copy: the original workbook with every formula replaced by its value,
+written with openpyxl, so styles, charts, data validation, names, hidden sheets, pivot tables
+and VBA survive (only cell values change). A cell that kept the file's cached value (not
+computed, or stale) carries a note saying why.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from datetime import date, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from rates_xl.calc.book import Book, CalcError, column, open_workbook
+from rates_xl.calc.check import normal
+
+
+def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
+    """Write a copy of `book` with every formula replaced by its value in `result`."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    out = Path(out)
+    if out.exists() and not force:
+        raise CalcError(f"{out} exists; pass --force to overwrite it")
+    if out.resolve() == book.path.resolve() and not force:
+        raise CalcError(f"{out} is the input workbook; pass --force to overwrite it")
+    # The VBA project travels (byte for byte) only into a macro-enabled copy.
+    copy = open_workbook(book.path, keep_vba=book.path.suffix.lower() == ".xlsm"
+                         and out.suffix.lower() == ".xlsm")
+    for ws in copy.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                    ref = cell.coordinate
+                    key = (ws.title, cell.coordinate)
+                    if key in book.spills:
+                        # The range the file stored (emptied where the spill shrank) and the
+                        # one it covers now: a table wider than the file's range is never cut.
+                        r1, c1, r2, c2 = book.spills[key]
+                        e1, f1, e2, f2 = getattr(result, "extents", {}).get(key, (r1, c1, r2, c2))
+                        ref = f"{column(min(c1, f1))}{min(r1, e1)}:{column(max(c2, f2))}{max(r2, e2)}"
+                    _write_range(ws, ref, result.values)
+    _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
+    _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
+    _note(copy, list(getattr(result, "cut", [])))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Write beside the target and rename: an interrupted run never leaves half a file.
+    # (rates_xl.atomic also removes the temporary file when Ctrl+C or SIGTERM interrupts.)
+    from rates_xl import atomic
+
+    try:
+        with atomic.replacing(out) as tmp:
+            copy.save(tmp)
+    except OSError as exc:
+        raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
+    except Exception as exc:  # a value the writer refuses: say which file, never a traceback
+        raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
+    return out
+
+
+def _write_range(ws: Any, ref: str, values: dict[tuple[str, str], Any]) -> None:
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    c1, r1, c2, r2 = range_boundaries(ref)
+    for r in range(r1, r2 + 1):
+        for c in range(c1, c2 + 1):
+            coordinate = f"{get_column_letter(c)}{r}"
+            value = values.get((ws.title, coordinate))
+            if value is None and (r, c) not in ws._cells:
+                continue  # padding of a grown spill: leave the sheet as it was
+            set_value(ws.cell(row=r, column=c), value)
+
+
+def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
+    """The copy says so itself: a note on each cell that keeps its cached value."""
+    from openpyxl.comments import Comment
+
+    for sheet, coordinate, reason in cells:
+        if sheet not in book.sheetnames:
+            continue
+        target = book[sheet][coordinate]
+        text = f"rates-xl calc: {reason}."
+        if target.comment is not None:
+            text = f"{target.comment.text}\n\n{text}"
+        target.comment = Comment(text, "rates-xl")
+
+
+def set_value(cell: Any, value: Any) -> None:
+    """A computed value into a cell as a value, whatever it is: text that looks like a formula
+    stays text, characters a file cannot hold are dropped, anything else becomes its text."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if isinstance(value, bool | int | float) or value is None:
+        if isinstance(value, float) and not math.isfinite(value):
+            value = "#NUM!"
+        cell.value = value
+        return
+    if isinstance(value, date | time | timedelta):
+        cell.value = normal(value)  # Excel stores a serial; the cell's format shows the date
+        return
+    if not isinstance(value, str):
+        value = str(value)  # a reference or another object an engine handed back
+    # XML cannot hold control characters (CHAR(1)'s answer): Excel stores them escaped as
+    # `_x0001_` and reads them back as the character; so does the copy.
+    value = ILLEGAL_CHARACTERS_RE.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)[:32767]
+    # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
+    cell.value = value
+    if value.startswith("="):
+        cell.data_type = "s"  # a text result, not a formula to write

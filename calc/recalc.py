@@ -1,0 +1,201 @@
+"""What a calculation recomputes, and the check that the engine agrees with Excel first.
+
+A book Excel calculated last holds Excel's answer in every formula cell. By default only the
+cells downstream of something whose answer is new are recomputed: a RATES_* call, a volatile
+function (NOW, TODAY, RAND, RANDBETWEEN, RANDARRAY, CELL, INFO; OFFSET and INDIRECT, whose
+references may move) or a formula with no cached value. Every other formula cell is a
+constant, Excel's value, in the engine's copy. `full` recomputes every cell (Ctrl+Alt+F9).
+
+The check: the cells to recompute are first evaluated at the book's stored inputs (the
+RATES_* and NOW-like cells at their cached values) and compared with Excel's cached values.
+A cell the engine gets wrong there is not trusted with new inputs: it keeps Excel's value
+and is listed as stale with the reason, and so is every recomputed cell downstream of it
+when its own value may have moved (it depends on a changing input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates_xl.calc import check
+from rates_xl.calc.book import Book, Key, address, column
+from rates_xl.calc.dependencies import Graph, anchors_calling
+
+#: Volatile functions whose answer is new at every calculation: fixed at their cached value
+#: for the check, recomputed after it.
+NEW_EACH_TIME = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "CELL", "INFO"})
+#: Volatile functions whose answer follows their inputs (checked like any other formula).
+MOVING_REFERENCES = frozenset({"OFFSET", "INDIRECT"})
+
+
+@dataclass(frozen=True)
+class StaleCell:
+    """A formula cell kept at the file's cached value because the engine disagreed with Excel
+    at the book's stored inputs (or reads such a cell)."""
+
+    sheet: str
+    cell: str
+    formula: str
+    reason: str
+    cached: Any = None
+
+    @property
+    def address(self) -> str:
+        return address(self.sheet, self.cell)
+
+
+@dataclass
+class Plan:
+    full: bool
+    recompute: set[Key]  # anchors the engine computes
+    inputs: set[Key]  # anchors with new answers (RATES_*, NOW ...): fixed for the check
+    uncached: set[Key]  # anchors the file holds no value for
+    graph: Graph | None = None
+    _changing: set[Key] | None = None
+
+    @property
+    def kept(self) -> set[Key]:
+        return set(self._book.cells) - self.recompute
+
+    def changing(self) -> set[Key]:
+        """Anchors whose value may differ from the cached one (downstream of a new answer)."""
+        if self._changing is None:
+            sources = self.inputs | self.uncached | self._moving
+            self._changing = self.downstream(sources) if sources else set()
+        return self._changing
+
+    def downstream(self, seeds: set[Key]) -> set[Key]:
+        if not seeds:
+            return set()
+        if self.graph is None:
+            self.graph = Graph(self._book)
+        return self.graph.downstream(seeds)
+
+    _book: Book = field(default=None, repr=False)  # type: ignore[assignment]
+    _moving: set[Key] = field(default_factory=set, repr=False)
+
+
+def plan(book: Book, full: bool) -> Plan:
+    cells = book.cells
+    # A book whose values are placeholders (see Book) needs none of them read here.
+    cached = book.cached() if cells and not book.full_calc_on_load else {}
+    inputs = anchors_calling(cells, NEW_EACH_TIME, rates=True)
+    moving = anchors_calling(cells, MOVING_REFERENCES)
+    if book.full_calc_on_load:  # the file's values are placeholders (see Book)
+        uncached = set(cells)
+    else:
+        uncached = {key for key in cells if key not in cached}
+        if uncached and book.without_values is not None:  # an empty text answer (="") is a value
+            for key in uncached - book.without_values:
+                cached[key] = ""
+            uncached &= book.without_values
+    result = Plan(full, set(cells), inputs, uncached, _book=book, _moving=moving)
+    if not full:
+        sources = inputs | uncached | moving
+        if len(sources) == len(cells):
+            result.recompute = set(cells)
+            result._changing = set(cells)
+        else:
+            result.recompute = result.changing()
+    return result
+
+
+def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
+    """Every cell of these anchors' areas -> the value the file cached for it."""
+    cached = book.cached()
+    out = {}
+    for sheet, anchor in anchors:
+        _formula, (r1, c1, r2, c2) = book.cells[(sheet, anchor)]
+        out[(sheet, anchor)] = cached.get((sheet, anchor))
+        if (r2 - r1 + 1) * (c2 - c1 + 1) <= 64:
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    key = (sheet, f"{column(c)}{r}")
+                    out[key] = cached.get(key)
+        else:  # a spill's range grown to thousands of rows: only its cells holding a value
+            for r, c, key, value in book.cached_cells(sheet):
+                if r1 <= r <= r2 and c1 <= c <= c2:
+                    out[key] = value
+    return out
+
+
+@dataclass
+class Outcome:
+    """The check's verdict: the values at the stored inputs, the cells found wrong (why)."""
+
+    values: dict[Key, Any]
+    wrong: dict[Key, str]
+    checked: int = 0
+    unchecked: int = 0
+
+
+def compare(book: Book, plan: Plan, values: dict[Key, Any], unsupported: dict[Key, str]) -> Outcome:
+    """Compare each recomputed anchor's cells with the cached ones (inputs and cells the
+    engine does not compute left out; so are cells reading an input the file has no value for)."""
+    cached = book.cached()
+    blind = plan.downstream(plan.inputs & plan.uncached)
+    outcome = Outcome(values, {})
+    for key in sorted(plan.recompute - plan.inputs - set(unsupported)):
+        if key in plan.uncached or key in blind:
+            outcome.unchecked += 1
+            continue
+        outcome.checked += 1
+        sheet = key[0]
+        _formula, (r1, c1, r2, c2) = book.cells[key]
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                cell = (sheet, f"{column(c)}{r}")
+                ours, theirs = values.get(cell), cached.get(cell)
+                if not check.agrees(ours, theirs):
+                    where = "" if cell[1] == key[1] else f" (in {cell[1]})"
+                    outcome.wrong[key] = (f"the engine gives {check.shown(ours)}{where} at the book's stored "
+                                          f"inputs where Excel has {check.shown(theirs)}")
+                    break
+            if key in outcome.wrong:
+                break
+    return outcome
+
+
+def roots(plan: Plan, wrong: set[Key]) -> set[Key]:
+    """The wrong cells no other wrong cell feeds: their own formula is what the engine gets
+    wrong (the others may only have read a wrong value)."""
+    if not plan.graph and len(wrong) < 2:
+        return set(wrong)
+    plan.downstream(wrong)  # builds the graph
+    after = {d for key in wrong for d in plan.graph.dependents.get(key, ())}
+    return wrong - plan.downstream(after) if after else set(wrong)
+
+
+def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]:
+    """Anchor -> reason for every cell kept at its cached value: the wrong ones, and the
+    recomputed cells downstream of a wrong one whose own value may have moved."""
+    stale = {}
+    changing = plan.changing() if wrong else set()
+    for key, why in wrong.items():
+        moved = key in changing
+        stale[key] = (f"stale: {why}, so Excel's value is kept" +
+                      ("; it may predate this calculation's inputs" if moved else ""))
+    moving = {key for key in wrong if key in changing}
+    if moving:
+        first = {}
+        for key in sorted(moving):
+            for after in plan.downstream({key}):
+                first.setdefault(after, key)
+        for after, origin in first.items():
+            if after not in stale and after in plan.recompute:
+                stale[after] = (f"stale: reads {address(*origin)}, which the engine does not compute as "
+                                "Excel does, so Excel's value is kept; it may predate this calculation's inputs")
+    return stale
+
+
+def stale_list(book: Book, stale: dict[Key, str]) -> list[StaleCell]:
+    cached = book.cached()
+    out = []
+    for key, reason in sorted(stale.items()):
+        formula, (r1, c1, r2, c2) = book.cells[key]
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                cell = f"{column(c)}{r}"
+                out.append(StaleCell(key[0], cell, formula, reason, cached.get((key[0], cell))))
+    return out

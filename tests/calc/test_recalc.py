@@ -1,0 +1,269 @@
+"""Recalculating as Excel does: by default only what changed, every other cell keeping the
+value Excel saved; the engine checked against Excel's cached values at the book's stored
+inputs first, a cell it gets wrong kept at Excel's value and listed as stale (never silently
+recomputed); every value frozen with Excel's type; RATES_* tables never cut."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import zipfile
+from datetime import datetime
+from pathlib import Path
+
+import openpyxl
+import pytest
+import xlsxwriter
+from openpyxl.worksheet.formula import ArrayFormula
+
+from rates_xl.calc.fidelity import same
+from rates_xl.calc.package import full_calc_on_load
+from rates_xl.calc.workbook import WorkbookCalculation
+from rates_xl.cli import main
+from rates_xl.client import RatesClient
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "excel"
+needs_corpus = pytest.mark.skipif(not SHARED.is_dir(), reason=f"the Excel-made corpus is not here ({SHARED})")
+
+
+@pytest.fixture
+def fresh_client(sandbox, rates_client):
+    from rates_xl.sandbox import PAID_KEY
+
+    with RatesClient(sandbox.base_url, api_key=PAID_KEY, rate_limit=1000, burst=1000) as client:
+        yield client
+
+
+def excel_saved(path: Path, cells: dict[str, object], cached: dict[str, object],
+                formats: dict[str, str] | None = None) -> Path:
+    """A book as Excel saves it: each formula with the value Excel cached for it, and no
+    `fullCalcOnLoad` (XlsxWriter sets it, which tells Excel its values are placeholders)."""
+    raw = path.with_suffix(".raw.xlsx")
+    wb = xlsxwriter.Workbook(raw)
+    ws = wb.add_worksheet("S")
+    for ref, value in cells.items():
+        style = wb.add_format({"num_format": formats[ref]}) if formats and ref in formats else None
+        if isinstance(value, str) and value.startswith("="):
+            ws.write_formula(ref, value, style, cached.get(ref, 0))
+        else:
+            ws.write(ref, value, style)
+    wb.close()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = re.sub(rb'\s*fullCalcOnLoad="1"', b"", data)
+            dst.writestr(item, data)
+    raw.unlink()
+    assert not full_calc_on_load(path)
+    return path
+
+
+# -- only what changed -----------------------------------------------------------------------
+def test_default_mode_keeps_excels_values_and_recomputes_only_what_changed(tmp_path):
+    book = excel_saved(tmp_path / "book.xlsx", {
+        "A1": 2, "B1": "=A1*2", "C1": "=NOW()", "D1": "=C1-C1+1", "F1": "=B1*10"},
+        {"B1": 4, "C1": 45000.5, "D1": 1, "F1": 999})  # F1: not what the formula gives (40)
+    calc = WorkbookCalculation(book)
+    result = calc.compute()
+    assert result.recomputed == 2  # NOW() and what reads it
+    assert result.value("S", "F1") == 999 and result.value("S", "B1") == 4  # Excel's, untouched
+    assert result.value("S", "C1") > 46000  # now, not the cached 45000.5
+    assert result.value("S", "D1") == 1
+    assert result.checked == 1 and result.stale == []  # D1 at the stored NOW(): agrees
+
+
+def test_a_book_with_nothing_new_computes_nothing(tmp_path, capsys):
+    book = excel_saved(tmp_path / "still.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 4, "C1": 5})
+    calc = WorkbookCalculation(book)
+    assert calc.engine_name == "none"
+    result = calc.compute()
+    assert result.recomputed == 0 and result.values == {("S", "B1"): 4, ("S", "C1"): 5}
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    assert "Recomputed nothing" in capsys.readouterr().out
+
+
+def test_full_mode_recomputes_every_cell(tmp_path):
+    book = excel_saved(tmp_path / "full.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 4, "C1": 5})
+    result = WorkbookCalculation(book, full=True).compute()
+    assert result.mode == "full" and result.recomputed == 2 and result.checked == 2 and result.stale == []
+
+
+def test_books_written_without_excels_values_are_recomputed_unchecked(tmp_path, capsys):
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["B1"] = 3, "=A1*3"
+    wb.save(tmp_path / "openpyxl.xlsx")
+    assert full_calc_on_load(tmp_path / "openpyxl.xlsx")
+    result = WorkbookCalculation(tmp_path / "openpyxl.xlsx").compute()
+    assert result.value("Sheet", "B1") == 9 and result.checked == 0 and result.unchecked == 1
+    assert main(["calc", str(tmp_path / "openpyxl.xlsx"), "--no-progress"]) == 0
+    assert "unchecked (the file holds no values computed by Excel" in capsys.readouterr().out
+
+
+# -- the check -------------------------------------------------------------------------------
+def test_a_cell_the_engine_gets_wrong_at_the_stored_inputs_stays_stale_and_listed(tmp_path, capsys):
+    """D1 reads NOW(); its cached value is not what its formula gives at the stored NOW():
+    it must not be recomputed with the new NOW(), nor E1 that reads it."""
+    book = excel_saved(tmp_path / "wrong.xlsx", {
+        "C1": "=NOW()", "D1": "=C1+1", "E1": "=D1*2", "F1": "=C1*0+7"},
+        {"C1": 45000, "D1": 12345, "E1": 24690, "F1": 7})
+    result = WorkbookCalculation(book).compute()
+    stale = {cell.address: cell for cell in result.stale}
+    assert set(stale) == {"S!D1", "S!E1"}
+    assert result.value("S", "D1") == 12345 and result.value("S", "E1") == 24690  # Excel's, kept
+    assert "the engine gives 45001 at the book's stored inputs where Excel has 12345" in stale["S!D1"].reason
+    assert stale["S!D1"].formula == "=C1+1" and "reads S!D1" in stale["S!E1"].reason
+    assert result.value("S", "F1") == 7 and result.checked == 3
+    out = tmp_path / "wrong.values.xlsx"
+    assert main(["calc", str(book), "-o", str(out), "--no-progress"]) == 3
+    printed = capsys.readouterr().out
+    assert "2 cells stale" in printed and "S!D1 =C1+1: stale: the engine gives 45001" in printed
+    assert "Recomputed 4 formula cells (only what changed); 3 checked" in printed
+    frozen = openpyxl.load_workbook(out)["S"]
+    assert frozen["D1"].value == 12345 and "stale: the engine gives 45001" in frozen["D1"].comment.text
+    assert frozen["F1"].comment is None
+
+
+def test_full_mode_keeps_a_wrong_engine_answer_at_excels_value_and_lists_it(tmp_path):
+    book = excel_saved(tmp_path / "full_wrong.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 5, "C1": 6})
+    result = WorkbookCalculation(book, full=True).compute()
+    assert [cell.address for cell in result.stale] == ["S!B1"]  # C1 = B1+1 agrees with Excel's B1
+    assert result.value("S", "B1") == 5 and result.value("S", "C1") == 6
+
+
+def test_the_rates_cells_are_checked_at_their_cached_answers(tmp_path, fresh_client):
+    """The RATES_* cell is held at its cached answer for the check; B1 agrees and is
+    recomputed with the new answer, C1 does not and keeps Excel's value (stale), D1 reads it."""
+    book = excel_saved(tmp_path / "rates.xlsx", {
+        "A1": '=RATES_DISCOUNT("SOFR","5Y")', "B1": "=A1*100", "C1": "=A1*2", "D1": "=C1+1", "E1": "=2+2"},
+        {"A1": 0.9, "B1": 90, "C1": 5, "D1": 6, "E1": 4})
+    result = WorkbookCalculation(book).compute(fresh_client)
+    new = result.value("S", "A1")
+    assert 0.5 < new < 1 and new != 0.9
+    assert result.value("S", "B1") == pytest.approx(new * 100)
+    assert {c.address for c in result.stale} == {"S!C1", "S!D1"}
+    assert result.value("S", "C1") == 5 and result.value("S", "D1") == 6
+    assert "may predate this calculation's inputs" in result.stale[0].reason
+    assert result.recomputed == 4 and result.checked == 3
+
+
+# -- value types -----------------------------------------------------------------------------
+def test_times_and_dates_are_frozen_as_serials_with_the_cells_format(tmp_path):
+    book = excel_saved(tmp_path / "types.xlsx", {
+        "A1": "=TIME(12,0,0)+NOW()*0", "A2": '=TIMEVALUE("06:00")+NOW()*0', "A3": "=DATE(2025,7,1)",
+        "A4": "=A3+NOW()*0", "A5": "=1=1", "A6": "=1/0", "A7": '="text"'},
+        {"A1": 0.5, "A2": 0.25, "A3": 45839, "A4": 45839, "A5": True, "A6": "#DIV/0!", "A7": "text"},
+        formats={"A1": "hh:mm:ss", "A2": "hh:mm", "A3": "yyyy-mm-dd", "A4": "yyyy-mm-dd"})
+    calc = WorkbookCalculation(book)
+    result = calc.compute()
+    assert result.recomputed == 3 and result.stale == []  # each reads NOW(): new answers
+    assert result.value("S", "A1") == 0.5 and result.value("S", "A2") == 0.25  # were '12:00:00'
+    assert result.value("S", "A3") == 45839 and result.value("S", "A4") == 45839  # kept / computed
+    out = calc.freeze(result, tmp_path / "types.values.xlsx")
+    with zipfile.ZipFile(out) as package:
+        sheet = package.read("xl/worksheets/sheet1.xml").decode()
+    cells = dict(re.findall(r'<c r="(A\d)"([^>]*>.*?)</c>', sheet))
+    for ref in ("A1", "A2", "A3", "A4"):
+        assert 't="s"' not in cells[ref] and 't="str"' not in cells[ref] and 't="inlineStr"' not in cells[ref]
+    assert "<v>0.5</v>" in cells["A1"] and "<v>45839" in cells["A3"]
+    frozen = openpyxl.load_workbook(out)["S"]
+    assert frozen["A3"].value == datetime(2025, 7, 1) and frozen["A3"].number_format == "yyyy-mm-dd"
+    assert frozen["A1"].number_format == "hh:mm:ss"
+    assert frozen["A5"].value is True and frozen["A6"].value == "#DIV/0!" and frozen["A7"].value == "text"
+
+
+# -- arrays ----------------------------------------------------------------------------------
+def test_a_rates_table_in_a_one_cell_array_is_never_cut(tmp_path, fresh_client):
+    """openpyxl's ArrayFormula("A1", ...): every row and both columns of the curve reach the
+    copy (the Rate column used to be dropped without a word)."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "S"
+    wb.active["A1"] = ArrayFormula("A1", '=RATES_SWAPCURVE("SOFR")')
+    wb.save(tmp_path / "curve.xlsx")
+    calc = WorkbookCalculation(tmp_path / "curve.xlsx")
+    result = calc.compute(fresh_client)
+    out = calc.freeze(result, tmp_path / "curve.values.xlsx")
+    frozen = openpyxl.load_workbook(out)["S"]
+    assert [frozen["A1"].value, frozen["B1"].value] == ["Tenor", "Rate"]
+    rows = [r for r in range(2, frozen.max_row + 1) if frozen[f"A{r}"].value is not None]
+    assert len(rows) > 10 and all(isinstance(frozen[f"B{r}"].value, float) for r in rows)
+
+
+# -- Excel's own books -----------------------------------------------------------------------
+@needs_corpus
+@pytest.mark.parametrize("name", ["ironcalc_PMT.xlsx", "ironcalc_SUMIFS.xlsx", "poi_MatrixFormulaEvalTestData.xlsx"])
+def test_excel_made_books_default_mode_keeps_every_value_of_excel(name, tmp_path):
+    """No RATES_* and no volatile call: nothing recomputed, every formula cell is Excel's."""
+    shutil.copy(SHARED / name, tmp_path / name)
+    calc = WorkbookCalculation(tmp_path / name)
+    result = calc.compute()
+    cached = openpyxl.load_workbook(tmp_path / name, data_only=True)
+    assert result.recomputed == 0
+    for (sheet, cell), value in result.values.items():
+        assert same(value, cached[sheet][cell].value), (sheet, cell)
+
+
+@needs_corpus
+@pytest.mark.parametrize("name", ["ironcalc_PMT.xlsx", "ironcalc_XLOOKUP.xlsx", "poi_MatrixFormulaEvalTestData.xlsx"])
+def test_excel_made_books_full_mode_never_silently_wrong(name):
+    """Every formula cell with a value of Excel's is equal to it, or listed (stale / not computed)."""
+    calc = WorkbookCalculation(SHARED / name, full=True)
+    result = calc.compute()
+    cached = openpyxl.load_workbook(SHARED / name, data_only=True)
+    listed = {(c.sheet, c.cell) for c in result.stale} | {(c.sheet, c.cell) for c in result.skipped}
+    wrong = [(key, value, cached[key[0]][key[1]].value) for key, value in result.values.items()
+             if key not in listed and cached[key[0]][key[1]].value is not None
+             and not same(value, cached[key[0]][key[1]].value)]
+    assert wrong == [], wrong[:10]
+    assert result.checked > 0
+
+
+# -- near-equal numbers ------------------------------------------------------------------------
+def test_a_final_subtraction_of_near_equal_numbers_is_zero_as_in_excel(tmp_path):
+    """Microsoft's own example (KB 78113, "Floating-point arithmetic may give inaccurate
+    results in Excel"): =0.5-0.4-0.1 shows 0, =1*(0.5-0.4-0.1) shows -2.78E-17 (the
+    adjustment applies to a last + or - only); a genuinely tiny difference stays."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"], ws["A2"], ws["A3"] = "=0.5-0.4-0.1", "=1*(0.5-0.4-0.1)", "=B1-B2"
+    ws["B1"], ws["B2"] = 3e-12, 1e-12
+    ws["A4"] = "=B3-B4"
+    ws["B3"], ws["B4"] = 1234.5678, 1234.5678 - 1e-13 * 1234.5678  # not within 15 digits: kept
+    wb.save(tmp_path / "residue.xlsx")
+    result = WorkbookCalculation(tmp_path / "residue.xlsx").compute()
+    assert result.value("S", "A1") == 0
+    assert result.value("S", "A2") == pytest.approx(-2.7755575615628914e-17, rel=1e-6)
+    assert result.value("S", "A3") == pytest.approx(2e-12)
+    assert result.value("S", "A4") != 0
+
+
+def test_a_legacy_array_smaller_than_its_rates_table_says_so(tmp_path, fresh_client, capsys):
+    """Ctrl+Shift+Enter over A1:A1 in a book with dynamic-array markers: Excel shows the top
+    left value only, and so does the copy, but the summary and a note say the table is larger."""
+    wb = xlsxwriter.Workbook(tmp_path / "cse.xlsx")
+    ws = wb.add_worksheet("S")
+    ws.write_array_formula("A1:A1", '{=RATES_SWAPCURVE("SOFR")}')
+    ws.write_dynamic_array_formula("D1", "=SEQUENCE(2)")  # the book carries the marker
+    wb.close()
+    calc = WorkbookCalculation(tmp_path / "cse.xlsx")
+    assert ("S", "A1") in calc.legacy_arrays
+    result = calc.compute(fresh_client)
+    assert result.value("S", "A1") == "Tenor" and result.values.get(("S", "A2")) is None
+    assert [(s, c) for s, c, _ in result.cut] == [("S", "A1")] and "x 2" in result.cut[0][2]
+    out = tmp_path / "cse.values.xlsx"
+    calc.freeze(result, out)
+    assert "shows only its first 1 x 1" in openpyxl.load_workbook(out)["S"]["A1"].comment.text
+
+
+def test_a_kept_control_character_does_not_stop_the_engine(tmp_path):
+    """CHAR(1)'s answer, kept at Excel's value while NOW() is recomputed: openpyxl's writer
+    refused it in the engine's copy and the whole book failed."""
+    book = excel_saved(tmp_path / "ctrl.xlsx", {"A1": "=CHAR(1)", "B1": "=NOW()", "C1": "=LEN(A1)"},
+                       {"A1": "_x0001_", "B1": 45000, "C1": 1})  # how Excel stores CHAR(1)
+    calc = WorkbookCalculation(book)
+    result = calc.compute()
+    assert result.value("S", "A1") == "\x01" and result.value("S", "C1") == 1 and result.recomputed == 1
+    with zipfile.ZipFile(calc.freeze(result, tmp_path / "ctrl.values.xlsx")) as package:
+        stored = package.read("xl/worksheets/sheet1.xml").decode()
+    assert "_x0001_" in stored  # as Excel stores CHAR(1); it was dropped
