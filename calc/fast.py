@@ -69,6 +69,8 @@ class Prepared:
     areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
+    #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 def array_functions() -> frozenset[str]:
@@ -317,6 +319,9 @@ class FastModel:
             call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
             for alias in engine_spellings(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
+        from rates_xl.calc import xlfuncs
+
+        xlfuncs.register(self.workbook, prepared.facts)  # Excel-exact ones (calc/routing.py)
         self.rounds = 0
 
     def evaluate(self) -> None:

@@ -151,6 +151,9 @@ class WorkbookCalculation:
             foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
             prepared = fast.prepare(self.book, self._range_size, lambda: _cached_values(self.path), foreign,
                                     self._name_range, self.legacy_arrays)
+            from rates_xl.calc import xlfuncs
+
+            prepared.facts = xlfuncs.book_facts(self.path)
         except BaseException as exc:  # never a traceback: say it, use the other engine
             _reraise_interrupts(exc)
             self.engine_reason = f"the fast engine could not read it ({type(exc).__name__}: {exc})"

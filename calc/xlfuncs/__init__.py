@@ -1,0 +1,61 @@
+"""Excel-exact implementations of Excel functions the fast engine gets wrong, registered with
+formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
+
+- `bridge`: the `formulas` package's implementations, called from formualizer;
+- `text`: CHAR, CODE (the code page of the Excel that saved the book).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs import text
+
+#: Excel functions implemented in this package: name -> factory(book facts) -> callback.
+OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+    "CHAR": text.char,
+    "CODE": text.code,
+}
+
+
+def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
+    """Every replacement callback by the name the engine knows (with Excel's prefixes)."""
+    from rates_xl.calc import routing
+    from rates_xl.calc.xlfuncs import bridge
+
+    facts = facts or {}
+    found: dict[str, Callable[..., Any]] = {}
+    for name in routing.BRIDGED:
+        found[name] = bridge.bridged(name)
+    for name, factory in OURS.items():
+        found[name] = factory(facts)
+    return found
+
+
+def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
+    """Register the replacements with a formualizer workbook, under every spelling a stored
+    formula may use (`_xlfn.`, `_xlfn._xlws.`)."""
+    for name, call in callbacks(facts).items():
+        for spelling in (name, f"_XLFN.{name}", f"_XLFN._XLWS.{name}"):
+            try:
+                workbook.register_function(spelling, call, volatile=False, deterministic=True,
+                                           allow_override_builtin=True)
+            except Exception:  # noqa: BLE001 - a spelling the engine refuses: the others stay
+                continue
+
+
+def book_facts(path: Any) -> dict[str, Any]:
+    """What some functions need to know of the book: the application that saved it
+    (`docProps/app.xml`): CHAR and CODE follow Mac Roman in Excel for Mac, Windows-1252
+    elsewhere."""
+    import re
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as package:
+            text = package.read("docProps/app.xml").decode("utf-8", "replace")
+    except (KeyError, OSError, zipfile.BadZipFile):
+        text = ""
+    match = re.search(r"<Application>([^<]*)</Application>", text)
+    return {"application": match.group(1) if match else ""}
