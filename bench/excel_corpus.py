@@ -92,6 +92,10 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
     texts = calc.formula_texts()
     flagged = {(s.sheet, s.cell) for s in result.skipped}
     flagged |= {(s.sheet, s.cell) for s in getattr(result, "stale", [])}
+    # Cells of a circular reference are listed as such (Excel's own value there is whatever
+    # its last iteration left: not a fidelity case).
+    flagged |= {(a.rpartition("!")[0].strip("'").replace("''", "'"), a.rpartition("!")[2])
+                for a in result.loops}
     counts = collections.Counter()
     wrong_outer: collections.Counter[str] = collections.Counter()
     wrong_any: collections.Counter[str] = collections.Counter()

@@ -22,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time
 from typing import Any
 
 from rates_xl.calc import analysis, engine
@@ -296,9 +296,11 @@ def _save(book: Any) -> bytes:
 
 
 def _engine_formula(formula: str) -> str:
+    from rates_xl.calc import xlfuncs
+
     if "RATES" in formula.upper():
         formula = engine.fill_omitted_arguments(formula)
-    return formula
+    return xlfuncs.engine_formula(formula)
 
 
 def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:
@@ -414,6 +416,8 @@ def plain(value: Any) -> Any:
         return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
     if isinstance(value, date):  # the engine's reading of a date-formatted cell: Excel's serial
         return engine.to_excel_serial(value)
+    if isinstance(value, time):  # TIME(), TIMEVALUE(): Excel's fraction of a day, not text
+        return (value.hour * 3600 + value.minute * 60 + value.second + value.microsecond / 1e6) / 86400
     return value
 
 
@@ -459,7 +463,9 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
         return found.error
     if found.functions & unknown:
         return _unknown(found.functions & unknown)
-    return None
+    from rates_xl.calc import routing
+
+    return routing.not_computed(found.functions)
 
 
 def _is_error(value: Any) -> bool:

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import text
+from rates_xl.calc.xlfuncs import conditional, lookup, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "CHAR": text.char,
     "CODE": text.code,
+    "XLOOKUP": lookup.xlookup,
+    "XMATCH": lookup.xmatch,
+    **conditional.FUNCTIONS,
 }
 
 
@@ -29,8 +32,26 @@ def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., An
     for name in routing.BRIDGED:
         found[name] = bridge.bridged(name)
     for name, factory in OURS.items():
-        found[name] = factory(facts)
+        found[name] = _reading_omitted(factory(facts))
     return found
+
+
+def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
+    from rates_xl.calc.xlfuncs.omitted import given
+
+    def wrapped(*args: Any) -> Any:
+        return call(*given(args))
+
+    wrapped.__name__ = call.__name__
+    return wrapped
+
+
+def engine_formula(formula: str) -> str:
+    """The engine's copy of a formula: omitted arguments of our functions marked
+    (`calc/xlfuncs/omitted.py`)."""
+    from rates_xl.calc.xlfuncs.omitted import mark
+
+    return mark(formula, set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

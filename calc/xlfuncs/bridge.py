@@ -29,14 +29,25 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     return found if callable(found) else None
 
 
+#: Arguments (by position) Excel reads as text where `formulas` would read a number:
+#: TEXT(1.23,0) formats with the code "0".
+TEXT_ARGUMENTS = {"TEXT": (1,)}
+
+
 def bridged(name: str) -> Callable[..., Any]:
-    """A formualizer callback computing `name` with the `formulas` implementation."""
-    implementation = formulas_function(name)
-    if implementation is None:
-        raise KeyError(f"formulas has no plain implementation of {name}")
+    """A formualizer callback computing `name` with the `formulas` implementation (found
+    at the first call: a book that calls none of them never imports `formulas`)."""
+    found: list[Callable[..., Any]] = []
+    as_text = TEXT_ARGUMENTS.get(name, ())
 
     def call(*args: Any) -> Any:
-        return from_formulas(implementation(*[to_formulas(a) for a in args]))
+        if not found:
+            implementation = formulas_function(name)
+            if implementation is None:
+                return error("#NAME?")
+            found.append(implementation)
+        args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+        return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     call.__name__ = name
     return call
@@ -101,3 +112,9 @@ def _scalar_from_formulas(value: Any) -> Any:
 def error(text: str) -> dict[str, str]:
     """Excel's error `text` ("#N/A") as formualizer's error value."""
     return {"type": "Error", "kind": _TEXT_KIND.get(text, "Value")}
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
