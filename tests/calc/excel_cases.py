@@ -98,11 +98,11 @@ def _same_application(original: Path, made: Path) -> None:
     shutil.move(copy, made)
 
 
-def computed(path: Path, sheet: str, cell: str) -> tuple[Any, bool]:
-    """(our value, whether it was flagged as not computed)."""
+def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False) -> tuple[Any, Any]:
+    """(our value, whether it was listed as not computed; with `reasons`, the reason or "")."""
     from rates_xl.calc.workbook import WorkbookCalculation
 
     calc = WorkbookCalculation(path)
     result = calc.compute()
-    flagged = any((s.sheet, s.cell) == (sheet, cell) for s in result.skipped)
-    return result.values.get((sheet, cell)), flagged
+    listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
+    return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)
