@@ -80,7 +80,10 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        batch = calculate_many([path], engine_name=engine_name)
+        try:  # full mode: every formula recomputed (the only mode before calc-core's modes)
+            batch = calculate_many([path], engine_name=engine_name, full=True)
+        except TypeError:
+            batch = calculate_many([path], engine_name=engine_name)
         if path in batch.failures:
             return {"book": path.name, "failed": batch.failures[path]}
         result, calc = batch.results[path], batch.calculations[path]

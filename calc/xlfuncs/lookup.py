@@ -195,3 +195,4 @@ def _one(value: Any, values: list[Any], mode: int, search: int) -> Any:
         return value
     found = position(value, values, mode, search)
     return error("#N/A") if found is None else found
+
