@@ -4,6 +4,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `bridge`: the `formulas` package's implementations, called from formualizer;
 - `text`: CHAR, CODE (the code page of the Excel that saved the book);
 - `lookup`: XLOOKUP, XMATCH (every match and search mode);
+- `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `omitted`: omitted arguments told apart from 0;
 - `values`: Excel's coercions and elementwise application.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import conditional, lookup, text
+from rates_xl.calc.xlfuncs import conditional, finance, lookup, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -23,6 +24,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "XLOOKUP": lookup.xlookup,
     "XMATCH": lookup.xmatch,
     **conditional.FUNCTIONS,
+    "PMT": finance.pmt,
+    "PV": finance.pv,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -38,6 +41,8 @@ WHY = {
     "MAXIFS": "as SUMIFS",
     "MINIFS": "as SUMIFS",
     "COUNTIFS": "error criteria and mixed types: +18 cells",
+    "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
+    "PV": "as PMT",
 }
 
 

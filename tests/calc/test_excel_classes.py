@@ -39,6 +39,9 @@ EQUAL = [
     ("TIME as a serial, not text", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!D1384"),
     ("TIME past 24 hours", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!E1384"),
     ("DATE before 1 March 1900", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!D320"),
+    ("PMT with a rate below -100 %", "ironcalc_PMT.xlsx", "Sheet1!F8"),
+    ("PMT with a rate of -100 %", "ironcalc_PMT.xlsx", "Sheet1!G24"),
+    ("PMT of text and boolean arguments", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!E1056"),
 ]
 
 #: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
