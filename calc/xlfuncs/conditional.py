@@ -6,6 +6,7 @@ cells, "<>" for any cell that is not)."""
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -56,6 +57,11 @@ def criterion(value: Any) -> Callable[[Any], bool]:
             return isinstance(cell, int | float) and not isinstance(cell, bool) or (
                 isinstance(cell, str) and op == "=" and _number(cell) is not None)
         return _compare(op, numeric, float(operand), coerce=lambda c: float(c) if isinstance(c, str) else c)
+    if op in ("=", "<>") and not any(c in operand for c in "*?~"):
+        folded = operand.casefold()  # no wildcard: a plain comparison (much faster per cell)
+        if op == "=":
+            return lambda cell: isinstance(cell, str) and cell.casefold() == folded
+        return lambda cell: not (isinstance(cell, str) and cell.casefold() == folded)
     if op in ("=", "<>"):
         pattern = _wildcard(operand)
         if op == "=":
@@ -65,14 +71,18 @@ def criterion(value: Any) -> Callable[[Any], bool]:
     return _compare(op, lambda cell: isinstance(cell, str), folded, coerce=lambda c: c.casefold())
 
 
+_OPERATORS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt,
+              "<=": operator.le, ">=": operator.ge}
+
+
 def _compare(op: str, same_type: Callable[[Any], bool], operand: Any,
              coerce: Callable[[Any], Any] = lambda c: c) -> Callable[[Any], bool]:
+    compare, other_types = _OPERATORS[op], op == "<>"
+
     def test(cell: Any) -> bool:
         if not same_type(cell):
-            return op == "<>"
-        value = coerce(cell)
-        return {"=": value == operand, "<>": value != operand, "<": value < operand,
-                ">": value > operand, "<=": value <= operand, ">=": value >= operand}[op]
+            return other_types
+        return compare(coerce(cell), operand)
     return test
 
 
