@@ -75,6 +75,8 @@ class Prepared:
     table_sizes: dict[tuple[str, str], tuple[str, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
+    #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 def array_functions() -> frozenset[str]:
@@ -327,9 +329,11 @@ def _save(book: Any) -> bytes:
 
 
 def _engine_formula(formula: str) -> str:
+    from rates_xl.calc import xlfuncs
+
     if "RATES" in formula.upper():
         formula = engine.fill_omitted_arguments(formula)
-    return formula
+    return xlfuncs.engine_formula(formula)
 
 
 def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:
@@ -355,6 +359,10 @@ class FastModel:
             call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
             for alias in engine_spellings(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
+        from rates_xl.calc import xlfuncs
+
+        # The Excel-exact functions (calc/routing.py); here, so a reload (`release`) keeps them.
+        xlfuncs.register(self.workbook, self.prepared.facts)
 
     def evaluate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""
@@ -518,7 +526,9 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
         return found.error
     if found.functions & unknown:
         return _unknown(found.functions & unknown)
-    return None
+    from rates_xl.calc import routing
+
+    return routing.not_computed(found.functions)
 
 
 def _is_error(value: Any) -> bool:

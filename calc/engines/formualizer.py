@@ -28,6 +28,10 @@ class FormualizerEngine:
             foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
             prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
                                     book.name_range, book.legacy_arrays, constants=constants)
+            from rates_xl.calc import xlfuncs
+
+            # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).
+            prepared.facts = xlfuncs.book_facts(book.path)
         except BaseException as exc:  # never a traceback: say it, use the other engine
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not read it ({type(exc).__name__}: {exc})") from None

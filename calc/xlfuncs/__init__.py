@@ -1,0 +1,106 @@
+"""Excel-exact implementations of Excel functions the fast engine gets wrong, registered with
+formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
+
+- `bridge`: the `formulas` package's implementations, called from formualizer;
+- `text`: CHAR, CODE (the code page of the Excel that saved the book);
+- `lookup`: XLOOKUP, XMATCH (every match and search mode);
+- `finance`: PMT, PV (rates of -100 % or below);
+- `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
+- `omitted`: omitted arguments told apart from 0;
+- `values`: Excel's coercions and elementwise application.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs import conditional, finance, lookup, text
+
+#: Excel functions implemented in this package: name -> factory(book facts) -> callback.
+OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+    "CHAR": text.char,
+    "CODE": text.code,
+    "XLOOKUP": lookup.xlookup,
+    "XMATCH": lookup.xmatch,
+    **conditional.FUNCTIONS,
+    "PMT": finance.pmt,
+    "PV": finance.pv,
+}
+
+#: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
+WHY = {
+    "CHAR": "Latin-1 instead of the saving Excel's code page (Mac Roman / Windows-1252): 157 cells",
+    "CODE": "as CHAR",
+    "XLOOKUP": "match modes -1/1 and binary searches #N/A; empty lookup values: ironcalc_XLOOKUP 269 -> 429 of 439",
+    "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells",
+    "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
+    "SUMIF": "as SUMIFS",
+    "AVERAGEIFS": "as SUMIFS",
+    "AVERAGEIF": "as SUMIFS",
+    "MAXIFS": "as SUMIFS",
+    "MINIFS": "as SUMIFS",
+    "COUNTIFS": "error criteria and mixed types: +18 cells",
+    "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
+    "PV": "as PMT",
+}
+
+
+def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
+    """Every replacement callback by the name the engine knows (with Excel's prefixes)."""
+    from rates_xl.calc import routing
+    from rates_xl.calc.xlfuncs import bridge
+
+    facts = facts or {}
+    found: dict[str, Callable[..., Any]] = {}
+    for name in routing.BRIDGED:
+        found[name] = bridge.bridged(name)
+    for name, factory in OURS.items():
+        found[name] = _reading_omitted(factory(facts))
+    return found
+
+
+def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
+    from rates_xl.calc.xlfuncs.omitted import given
+
+    def wrapped(*args: Any) -> Any:
+        return call(*given(args))
+
+    wrapped.__name__ = call.__name__
+    return wrapped
+
+
+def engine_formula(formula: str) -> str:
+    """The engine's copy of a formula: omitted arguments of our functions marked
+    (`calc/xlfuncs/omitted.py`)."""
+    from rates_xl.calc.xlfuncs.omitted import mark
+
+    return mark(formula, set(OURS))
+
+
+def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
+    """Register the replacements with a formualizer workbook, under every spelling a stored
+    formula may use (`_xlfn.`, `_xlfn._xlws.`)."""
+    for name, call in callbacks(facts).items():
+        for spelling in (name, f"_XLFN.{name}", f"_XLFN._XLWS.{name}"):
+            try:
+                workbook.register_function(spelling, call, volatile=False, deterministic=True,
+                                           allow_override_builtin=True)
+            except Exception:  # noqa: BLE001 - a spelling the engine refuses: the others stay
+                continue
+
+
+def book_facts(path: Any) -> dict[str, Any]:
+    """What some functions need to know of the book: the application that saved it
+    (`docProps/app.xml`): CHAR and CODE follow Mac Roman in Excel for Mac, Windows-1252
+    elsewhere."""
+    import re
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as package:
+            text = package.read("docProps/app.xml").decode("utf-8", "replace")
+    except (KeyError, OSError, zipfile.BadZipFile):
+        text = ""
+    match = re.search(r"<Application>([^<]*)</Application>", text)
+    return {"application": match.group(1) if match else ""}

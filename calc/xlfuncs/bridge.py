@@ -1,0 +1,139 @@
+"""Excel functions computed by the `formulas` package's own implementations, called from
+formualizer as Python functions: where `formulas` is measured right on Excel's answers and
+formualizer is not (bench/excel_corpus.py), one function at a time, without loading the
+book into the slow engine.
+
+The two engines hand values over differently; this module converts between them:
+formualizer gives a Python function scalars, 2-D lists for ranges and arrays, None for an
+empty cell and {"type": "Error", "kind": ...} for an error; `formulas` wants numpy object
+arrays, `schedula.EMPTY` and its `XlError` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# formualizer's error kinds <-> Excel's error text (the same table as calc/fast.py's).
+_KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
+              "Num": "#NUM!", "Null": "#NULL!"}
+_TEXT_KIND = {text: kind for kind, text in _KIND_TEXT.items()}
+
+
+#: The `formulas.functions` submodule defining each function: importing only that one keeps
+#: a book that calls TEXT from paying for `stat`'s scipy import (4 s on a loaded machine).
+MODULES = {
+    "CONVERT": "eng", "IMDIV": "eng", "TEXT": "text", "FIXED": "text", "NUMBERVALUE": "text",
+    "SUBSTITUTE": "text", "VALUE": "text", "YEARFRAC": "date", "ISOWEEKNUM": "date",
+    "DATE": "date", "QUARTILE": "comp", "PERCENTILE": "comp", "MODE": "comp",
+    "XIRR": "financial", "IRR": "financial", "PPMT": "financial", "CEILING": "math",
+    "FLOOR": "math", "MROUND": "math", "SUMX2PY2": "math", "SUMX2MY2": "math",
+    "SUMXMY2": "math", "ISODD": "info", "ISEVEN": "info",
+}
+
+
+def formulas_function(name: str) -> Callable[..., Any] | None:
+    """The `formulas` package's plain implementation of `name` (None when it has none, or
+    only one that needs its own parse-time preparation)."""
+    import importlib
+
+    name = name.upper()
+    module = importlib.import_module(f"formulas.functions.{MODULES.get(name, 'stat')}")
+    table = getattr(module, "FUNCTIONS", {})
+    found = table.get(name, table.get(f"_XLFN.{name}"))
+    if not callable(found):
+        import formulas
+
+        found = formulas.get_functions().get(name)
+    return found if callable(found) else None
+
+
+#: Arguments (by position) Excel reads as text where `formulas` would read a number:
+#: TEXT(1.23,0) formats with the code "0".
+TEXT_ARGUMENTS = {"TEXT": (1,)}
+
+
+def bridged(name: str) -> Callable[..., Any]:
+    """A formualizer callback computing `name` with the `formulas` implementation (found
+    at the first call: a book that calls none of them never imports `formulas`)."""
+    found: list[Callable[..., Any]] = []
+    as_text = TEXT_ARGUMENTS.get(name, ())
+
+    def call(*args: Any) -> Any:
+        if not found:
+            implementation = formulas_function(name)
+            if implementation is None:
+                return error("#NAME?")
+            found.append(implementation)
+        args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+        return from_formulas(found[0](*[to_formulas(a) for a in args]))
+
+    call.__name__ = name
+    return call
+
+
+def to_formulas(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, list):
+        rows = [row if isinstance(row, list) else [row] for row in value]
+        array = np.empty((len(rows), max(len(r) for r in rows)), dtype=object)
+        for i, row in enumerate(rows):
+            for j, cell in enumerate(row):
+                array[i, j] = _scalar_to_formulas(cell)
+        return array
+    return _scalar_to_formulas(value)
+
+
+def _scalar_to_formulas(value: Any) -> Any:
+    import schedula as sh
+    from formulas.tokens.operand import Error
+
+    if value is None:
+        return sh.EMPTY
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return Error.errors[_KIND_TEXT.get(value.get("kind"), "#VALUE!")]
+    return value
+
+
+def from_formulas(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        if value.size == 1:
+            return _scalar_from_formulas(value.ravel()[0])
+        return [[_scalar_from_formulas(v) for v in row] for row in np.atleast_2d(value)]
+    return _scalar_from_formulas(value)
+
+
+def _scalar_from_formulas(value: Any) -> Any:
+    import numpy as np
+    import schedula as sh
+    from formulas.tokens.operand import XlError
+
+    if isinstance(value, XlError):
+        return error(str(value))
+    if value is sh.EMPTY or value is None:
+        return None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.str_):
+        return str(value)
+    if isinstance(value, float) and value != value:
+        return error("#NUM!")
+    return value
+
+
+def error(text: str) -> dict[str, str]:
+    """Excel's error `text` ("#N/A") as formualizer's error value."""
+    return {"type": "Error", "kind": _TEXT_KIND.get(text, "Value")}
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return str(int(value)) if float(value).is_integer() else repr(float(value))

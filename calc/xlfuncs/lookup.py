@@ -1,0 +1,198 @@
+"""XLOOKUP and XMATCH as Excel computes them: every match mode (exact, next smaller, next
+larger, wildcards) and search mode (first to last, last to first, binary ascending and
+descending), an error as the lookup value passed through, errors in the lookup array
+skipped. formualizer answers #N/A for the next-smaller / next-larger modes over binary
+searches and for several mixed-type arrays (ironcalc_XLOOKUP.xlsx, formulas_test.xlsx).
+
+Excel orders values by type first (numbers < text < booleans), text without regard to case;
+a linear next-smaller / next-larger search considers values of the lookup value's type only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.xlfuncs.values import is_error
+
+
+def _rank(value: Any) -> int:
+    if isinstance(value, bool):
+        return 2
+    if isinstance(value, int | float):
+        return 0
+    return 1
+
+
+def _key(value: Any) -> tuple[int, Any]:
+    if value is None:
+        value = 0.0  # an empty cell is compared as 0 by the binary searches
+    rank = _rank(value)
+    if rank == 1:
+        return rank, str(value).casefold()  # Excel: "ß" matches "ss"
+    return rank, float(value)
+
+
+def _vector(array: Any) -> tuple[list[Any], bool] | None:
+    """A 1-D lookup array's values and whether it is a row; None for a 2-D one."""
+    if not isinstance(array, list):
+        return [array], True
+    if len(array) == 1:
+        return list(array[0]), True
+    if all(len(row) == 1 for row in array):
+        return [row[0] for row in array], False
+    return None
+
+
+def _wildcard(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "~" and i + 1 < len(pattern) and pattern[i + 1] in "*?~":
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+
+
+def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -> int | None:
+    """The 0-based index Excel's XMATCH finds, or None (#N/A)."""
+    if value is None:
+        if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
+            order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
+            return next((i for i in order if values[i] is None or values[i] == ""), None)
+        value = 0.0  # elsewhere it is read as 0
+    target = _key(value)
+    if search_mode in (2, -2):
+        return _binary(target, values, match_mode, search_mode)
+    order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
+    if match_mode == 2 and isinstance(value, str):
+        pattern = _wildcard(value)
+        for i in order:
+            v = values[i]
+            if isinstance(v, str) and pattern.fullmatch(v):
+                return i
+        return None
+    best = None
+    for i in order:
+        v = values[i]
+        if v is None or is_error(v) or _rank(v) != target[0]:
+            continue
+        key = _key(v)
+        if key == target:
+            return i
+        if match_mode == -1 and key < target and (best is None or key > _key(values[best])):
+            best = i
+        elif match_mode == 1 and key > target and (best is None or key < _key(values[best])):
+            best = i
+    return best if match_mode in (-1, 1) else None
+
+
+def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
+    """Excel's bisection, over the values in ascending order (reversed for -2): leftmost."""
+    n = len(values)
+    order = list(range(n)) if search_mode == 2 else list(range(n - 1, -1, -1))
+    keys = [None if (values[i] is None or is_error(values[i])) else _key(values[i]) for i in order]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        key = keys[mid]
+        if key is not None and key < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < n and keys[lo] == target:
+        return order[lo]
+    smaller, larger = lo - 1, lo  # the neighbours, in ascending order
+    if match_mode == -1 and 0 <= smaller < n and keys[smaller] is not None:
+        return order[smaller]
+    if match_mode == 1 and 0 <= larger < n and keys[larger] is not None:
+        return order[larger]
+    return None
+
+
+def _int(value: Any, default: int) -> int | dict:
+    if value is None:
+        return default
+    if is_error(value):
+        return value
+    try:
+        return int(float(value))
+    except (TypeError, ValueError):
+        return error("#VALUE!")
+
+
+def xmatch(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def XMATCH(lookup_value: Any, lookup_array: Any, match_mode: Any = None,  # noqa: N802
+               search_mode: Any = None) -> Any:
+        found = _lookup(lookup_value, lookup_array, match_mode, search_mode)
+        if isinstance(found, dict):
+            return found
+        if isinstance(found, list):
+            return [[(i + 1) if isinstance(i, int) else i for i in row] for row in found]
+        return error("#N/A") if found[0] is None else found[0] + 1
+    return XMATCH
+
+
+def xlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def XLOOKUP(lookup_value: Any, lookup_array: Any, return_array: Any, if_not_found: Any = None,  # noqa: N802
+                match_mode: Any = None, search_mode: Any = None) -> Any:
+        vector = _vector(lookup_array)
+        if vector is None:
+            return error("#VALUE!")
+        _values, is_row = vector
+        found = _lookup(lookup_value, lookup_array, match_mode, search_mode, if_not_found)
+        if isinstance(found, dict):
+            return found
+        if isinstance(found, list):
+            return error("#VALUE!")  # an array of lookup values: not handled here
+        index = found[0]
+        if index is None:
+            return if_not_found if if_not_found is not None else error("#N/A")
+        rows = return_array if isinstance(return_array, list) else [[return_array]]
+        if is_row:
+            if len(rows[0]) != len(_values):
+                return error("#VALUE!")
+            picked = [[row[index]] for row in rows]
+        else:
+            if len(rows) != len(_values):
+                return error("#VALUE!")
+            picked = [rows[index]]
+        if len(picked) == 1 and len(picked[0]) == 1:
+            value = picked[0][0]
+            return 0.0 if value is None else value
+        return [[0.0 if v is None else v for v in row] for row in picked]
+    return XLOOKUP
+
+
+def _lookup(lookup_value: Any, lookup_array: Any, match_mode: Any, search_mode: Any,
+            if_not_found: Any = None) -> Any:
+    """(index or None,) for one lookup value; an error value; or a 2-D list for an array."""
+    mode, search = _int(match_mode, 0), _int(search_mode, 1)
+    if is_error(mode):
+        return mode
+    if is_error(search):
+        return search
+    if mode not in (-1, 0, 1, 2) or search not in (1, -1, 2, -2) or (mode == 2 and search in (2, -2)):
+        return error("#VALUE!")  # wildcards cannot be bisected
+    vector = _vector(lookup_array)
+    if vector is None:
+        return error("#VALUE!")
+    values, _ = vector
+    if isinstance(lookup_value, list):
+        return [[_one(v, values, mode, search) for v in row] for row in lookup_value]
+    if is_error(lookup_value):
+        return lookup_value
+    return (position(lookup_value, values, mode, search),)
+
+
+def _one(value: Any, values: list[Any], mode: int, search: int) -> Any:
+    if is_error(value):
+        return value
+    found = position(value, values, mode, search)
+    return error("#N/A") if found is None else found
+

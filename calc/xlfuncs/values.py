@@ -1,0 +1,100 @@
+"""Excel's coercions for the functions in this package, on formualizer's values (scalars,
+2-D lists for arrays, None for empty, {"type": "Error", ...} for errors)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import error
+
+
+class ExcelError(Exception):
+    """Raised inside an implementation: the cell answers this error ("#VALUE!")."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def is_error(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "Error"
+
+
+def number(value: Any) -> float:
+    """A scalar argument as Excel reads it where a number is wanted."""
+    if is_error(value):
+        raise _Passthrough(value)
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            raise ExcelError("#VALUE!") from None
+    raise ExcelError("#VALUE!")
+
+
+def text(value: Any) -> str:
+    """A scalar argument as Excel reads it where text is wanted."""
+    if is_error(value):
+        raise _Passthrough(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+class _Passthrough(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("error argument")
+        self.value = value
+
+
+def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A function of scalars applied to each element of array arguments (Excel's lifting:
+    arrays of different sizes are read to the largest, #N/A beyond the smaller one)."""
+
+    def call(*args: Any) -> Any:
+        arrays = [a for a in args if isinstance(a, list)]
+        if not arrays:
+            return _one(func, args)
+        rows = max(len(a) for a in arrays)
+        cols = max(len(r) for a in arrays for r in a)
+        out = []
+        for i in range(rows):
+            line = []
+            for j in range(cols):
+                line.append(_one(func, [_element(a, i, j) for a in args]))
+            out.append(line)
+        return out
+
+    call.__name__ = func.__name__
+    return call
+
+
+def _element(arg: Any, i: int, j: int) -> Any:
+    if not isinstance(arg, list):
+        return arg
+    height, width = len(arg), len(arg[0]) if arg else 0
+    ri = 0 if height == 1 else i
+    ci = 0 if width == 1 else j
+    if ri >= height or ci >= width:
+        return error("#N/A")
+    return arg[ri][ci]
+
+
+def _one(func: Callable[..., Any], args: Any) -> Any:
+    try:
+        return func(*args)
+    except _Passthrough as passed:
+        return passed.value
+    except ExcelError as exc:
+        return error(exc.text)

@@ -1,0 +1,108 @@
+"""Small workbooks reproducing one formula cell of an Excel-made corpus book
+(`../shared/corpus/excel/`): the formula, and every cell it reads at the value Excel cached,
+in a fresh book made here; Excel's answer is the value cached in the corpus book, read at
+test time (never typed into a test)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.excel_corpus import CORPUS
+
+_REF = re.compile(r"(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?"
+                  r"(?P<a>\$?[A-Z]{1,3}\$?\d+)(?::(?P<b>\$?[A-Z]{1,3}\$?\d+))?")
+_books: dict[tuple[str, bool], Any] = {}
+
+
+def corpus_book(name: str) -> Path:
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"{path} is absent (Excel-made corpus, read from ../shared at test time)")
+    return path
+
+
+def _load(name: str, data_only: bool) -> Any:
+    import openpyxl
+
+    key = (name, data_only)
+    if key not in _books:
+        _books[key] = openpyxl.load_workbook(corpus_book(name), data_only=data_only)
+    return _books[key]
+
+
+def excel_value(name: str, address: str) -> Any:
+    sheet, cell = address.rsplit("!", 1)
+    return _load(name, True)[sheet.strip("'")][cell].value
+
+
+def reproduce(name: str, address: str, tmp: Path) -> tuple[Path, str, str]:
+    """A new workbook with the formula at `address` of corpus book `name` and the cached
+    values of the cells it reads; returns (path, sheet, cell). The book records the same
+    application as the original (CHAR and CODE depend on it)."""
+    import openpyxl
+    from openpyxl.utils.cell import range_boundaries
+
+    sheet, cell = address.rsplit("!", 1)
+    sheet = sheet.strip("'")
+    formulas, values = _load(name, False), _load(name, True)
+    formula = formulas[sheet][cell].value
+    text = formula.text if hasattr(formula, "text") else formula
+    book = openpyxl.Workbook()
+    book.active.title = sheet
+    stripped = re.sub(r'"(?:[^"]|"")*"', '""', text)
+    for match in _REF.finditer(stripped):
+        source = (match.group("sheet") or sheet).strip("'").replace("''", "'")
+        if source not in values.sheetnames:
+            continue
+        ref = match.group("a") + (":" + match.group("b") if match.group("b") else "")
+        c1, r1, c2, r2 = range_boundaries(ref.replace("$", ""))
+        target = book[source] if source in book.sheetnames else book.create_sheet(source)
+        for r in range(r1, r2 + 1):
+            for c in range(c1, c2 + 1):
+                if (r, c) == (formulas[sheet][cell].row, formulas[sheet][cell].column) and source == sheet:
+                    continue
+                value = values[source].cell(row=r, column=c).value
+                if isinstance(value, str) and value.startswith("="):
+                    value = value  # text that looks like a formula: kept as text below
+                target.cell(row=r, column=c).value = value
+                if isinstance(value, str) and value.startswith("#"):
+                    target.cell(row=r, column=c).data_type = "e"
+    book[sheet][cell] = text
+    path = tmp / f"case_{cell}.xlsx"
+    book.save(path)
+    _same_application(corpus_book(name), path)
+    return path, sheet, cell
+
+
+def _same_application(original: Path, made: Path) -> None:
+    with zipfile.ZipFile(original) as package:
+        app = package.read("docProps/app.xml").decode("utf-8")
+    application = re.search(r"<Application>([^<]*)</Application>", app)
+    if application is None:
+        return
+    copy = made.with_suffix(".tmp")
+    with zipfile.ZipFile(made) as src, zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "docProps/app.xml":
+                text = re.sub(r"<Application>[^<]*</Application>", application.group(0),
+                              data.decode("utf-8"))
+                data = text.encode("utf-8")
+            dst.writestr(item, data)
+    shutil.move(copy, made)
+
+
+def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False) -> tuple[Any, Any]:
+    """(our value, whether it was listed as not computed; with `reasons`, the reason or "")."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    calc = WorkbookCalculation(path)
+    result = calc.compute()
+    listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
+    return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)

@@ -1,0 +1,66 @@
+"""One class of Excel's function library at a time, on a small workbook made here from one
+cell of an Excel-made corpus book (`tests/calc/excel_cases.py`): the calculator's value must
+be Excel's own (cached in the corpus book), or the cell must be listed as not computed;
+never a different number without a word. Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import computed, excel_value, reproduce
+
+#: (class, corpus book, cell): computed equal to Excel's value.
+EQUAL = [
+    ("CONVERT with a prefixed unit", "formulas_test.xlsx", "EXTRA!AF54"),
+    ("CONVERT of volume units", "formulas_test.xlsx", "EXTRA!W116"),
+    ("CONVERT of cubic angstroms", "formulas_test.xlsx", "EXTRA!AA104"),
+    ("CONVERT of speed", "formulas_test.xlsx", "EXTRA!AE162"),
+    ("CHAR in Excel for Mac's code page", "formulas_test.xlsx", "CORE!B159"),
+    ("CHAR in Excel for Mac's code page", "formulas_test.xlsx", "CORE!B224"),
+    ("CODE back through the code page", "formulas_test.xlsx", "CORE!C172"),
+    ("XLOOKUP next larger, binary descending", "ironcalc_XLOOKUP.xlsx", "LargerRows!Q9"),
+    ("XLOOKUP next larger, binary ascending", "ironcalc_XLOOKUP.xlsx", "LargerRows!B9"),
+    ("XLOOKUP next larger", "ironcalc_XLOOKUP.xlsx", "ReturnLarger!E9"),
+    ("XMATCH in a binary search that fails", "formulas_test.xlsx", "EXTRA!L87"),
+    ("SUMIFS over an error in the summed cells", "ironcalc_SUMIFS.xlsx", "Sheet1!D4"),
+    ("SUMIF over an error", "ironcalc_SUMIFS.xlsx", "Sheet1!E13"),
+    ("AVERAGEIFS over an error", "ironcalc_SUMIFS.xlsx", "Sheet1!F5"),
+    ("SUMIFS with two criteria", "ironcalc_SUMIFS.xlsx", "Sheet1!E29"),
+    ("TEXT format code with spaces and percent", "formulas_test.xlsx", "EXTRA!A12"),
+    ("TEXT format code with grouping", "formulas_test.xlsx", "EXTRA!A13"),
+    ("FIXED", "formulas_test.xlsx", "EXTRA!N4"),
+    ("QUARTILE's argument checks", "formulas_test.xlsx", "COMPATIBILITY!AA32"),
+    ("PERCENTILE's argument checks", "formulas_test.xlsx", "COMPATIBILITY!AA29"),
+    ("FORECAST", "formulas_test.xlsx", "STATISTICAL!AA37"),
+    ("IRR", "formulas_test.xlsx", "FINANCIAL!AA26"),
+    ("YEARFRAC over error arguments", "formulas_test.xlsx", "DATE & TIME!AA27"),
+    ("CEILING with a negative significance", "formulas_test.xlsx", "COMPATIBILITY!S6"),
+    ("TIME as a serial, not text", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!D1384"),
+    ("TIME past 24 hours", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!E1384"),
+    ("DATE before 1 March 1900", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!D320"),
+    ("PMT with a rate below -100 %", "ironcalc_PMT.xlsx", "Sheet1!F8"),
+    ("PMT with a rate of -100 %", "ironcalc_PMT.xlsx", "Sheet1!G24"),
+    ("PMT of text and boolean arguments", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!E1056"),
+]
+
+#: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
+FLAGGED = [
+    ("VSTACK", "formulas_test.xlsx", "LOOKUP!R146"),
+    ("CHOOSECOLS", "formulas_test.xlsx", "LOOKUP!AI6"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+
+
+@pytest.mark.parametrize(("case", "book", "address"), FLAGGED, ids=[f"{c[0]}:{c[2]}" for c in FLAGGED])
+def test_listed_when_not_computed(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell, reasons=True)
+    assert flagged and case in flagged, f"{case}: {address} gave {ours!r}, not listed ({flagged})"
