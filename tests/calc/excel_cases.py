@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bench.excel_corpus import CORPUS
+from tests.support.excel_corpus import CORPUS
 
 _REF = re.compile(r"(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?"
                   r"(?P<a>\$?[A-Z]{1,3}\$?\d+)(?::(?P<b>\$?[A-Z]{1,3}\$?\d+))?")
