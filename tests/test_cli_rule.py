@@ -124,6 +124,11 @@ def _failures(tmp: Path) -> dict[tuple[str, ...], tuple[list[str], dict[str, str
         ("officejs", "certs"): (["officejs", "certs", "--untrust"], {}),
         ("respell",): (["respell", missing, "--to", "officejs"], {}),
         ("doctor",): (["doctor", "--base-url", closed, "--timeout", "2"], {}),
+        ("serve", "users", "add"): (["serve", "users", "add", "no spaces allowed"],
+                                    {"RATES_SERVE_USERS_FILE": str(tmp / "users.json")}),
+        ("serve", "users", "remove"): (["serve", "users", "remove", "nobody"],
+                                       {"RATES_SERVE_USERS_FILE": str(tmp / "users.json")}),
+        ("serve", "users", "list"): (["serve", "users", "list"], {"RATES_SERVE_USERS_FILE": str(a_file)}),
         ("cache", "info", "bad settings"): (["cache", "info"], {"RATES_TIMEOUT": "soon"}),
         ("call", "bad settings"): (["call", "swap_rate_tenors", "index=SOFR"], {"RATES_BASE_URL": "localhost:1"}),
     }
@@ -190,7 +195,8 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def _argv_for(leaf: tuple[str, ...]) -> list[str]:
     needs = {("call",): ["swap_rate_tenors"], ("calc",): ["book.xlsx"],
-             ("respell",): ["book.xlsx", "--to", "officejs"]}
+             ("respell",): ["book.xlsx", "--to", "officejs"],
+             ("serve", "users", "add"): ["alice"], ("serve", "users", "remove"): ["alice"]}
     return [*leaf, *needs.get(leaf, [])]
 
 
