@@ -4,9 +4,7 @@ servers on 127.0.0.1 play each part and record what the client really sent."""
 
 from __future__ import annotations
 
-import contextlib
 import re
-import socket
 import ssl
 import threading
 import time
@@ -20,7 +18,7 @@ from rates_xl.client.transport import MAX_REDIRECTS
 from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.functions.messages import message_for
 from tests.client.conftest import SECRET
-from tests.client.faultserver import FaultServer, Reply
+from tests.client.faultserver import FaultServer, Reply, TrickleRelay, TricklingProxy
 
 MB = 1 << 20
 
@@ -155,49 +153,6 @@ def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
         tls_server.stop()
 
 
-class TrickleRelay:
-    """A TCP relay on 127.0.0.1 in front of `target` that passes what the client sends at
-    once and what the server sends one byte every `pause` seconds: valid bytes, slowly, as a
-    server trickling its TLS handshake would send them."""
-
-    def __init__(self, target: str, pause: float = 0.2) -> None:
-        self._target = ("127.0.0.1", int(target.rsplit(":", 1)[1]))
-        self._pause = pause
-        self._closed = threading.Event()
-        self._sockets: list[socket.socket] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self._listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while not self._closed.is_set():
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self._target)
-            self._sockets += [client, server]
-            threading.Thread(target=self._pipe, args=(client, server, 0.0), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, self._pause), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket, pause: float) -> None:
-        try:
-            while not self._closed.is_set() and (data := source.recv(65536)):
-                for piece in ([data[i:i + 1] for i in range(len(data))] if pause else [data]):
-                    sink.sendall(piece)
-                    if self._closed.wait(pause):
-                        return
-        except OSError:
-            pass  # a side hung up
-
-    def close(self) -> None:
-        self._closed.set()
-        self._listener.close()
-        for sock in self._sockets:
-            with contextlib.suppress(OSError):
-                sock.close()
-
-
 def test_a_tls_handshake_trickling_in_ends_the_attempt_at_its_deadline(tmp_path, monkeypatch):
     """A server that trickles its TLS handshake, a byte every 0.2 s: CPython's SSL handshake
     counts its socket timeout (what is left of the deadline) over the whole handshake, not
@@ -234,52 +189,6 @@ def test_a_tls_handshake_trickling_in_ends_the_attempt_at_its_deadline(tmp_path,
     assert "elapsed" in outcome and outcome["elapsed"] < 2.0 + 3, outcome
     assert isinstance(outcome["error"], ServiceUnavailable), outcome
     assert "no answer from the service within 1 s" in str(outcome["error"]), outcome
-
-
-class TricklingProxy:
-    """An HTTP proxy on 127.0.0.1 that reads a CONNECT and answers it one byte every `pause`
-    seconds, with a long header, as a slow or hostile company proxy could."""
-
-    ANSWER = b"HTTP/1.1 200 Connection established\r\nX-Slow: " + b"y" * 500 + b"\r\n\r\n"
-
-    def __init__(self, pause: float = 0.2) -> None:
-        self._pause = pause
-        self._closed = threading.Event()
-        self._sockets: list[socket.socket] = []
-        self.connects = 0
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            self._sockets.append(conn)
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        try:
-            request = b""
-            while b"\r\n\r\n" not in request and (data := conn.recv(4096)):
-                request += data
-            if request.startswith(b"CONNECT "):
-                self.connects += 1
-            for i in range(len(self.ANSWER)):
-                conn.sendall(self.ANSWER[i:i + 1])
-                if self._closed.wait(self._pause):
-                    return
-        except OSError:
-            pass  # the client hung up
-
-    def close(self) -> None:
-        self._closed.set()
-        self._listener.close()
-        for sock in self._sockets:
-            with contextlib.suppress(OSError):
-                sock.close()
 
 
 def test_a_proxy_trickling_its_connect_answer_ends_the_attempt_at_its_deadline(monkeypatch):
