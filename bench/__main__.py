@@ -35,6 +35,7 @@ BENCHMARKS = {
     "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "hostile": "a hostile service: trickling body vs the cell and headless budgets, a 50 MB 500, a redirect loop",
+    "hostile_setup": "a cell vs a trickled TLS handshake, a trickled proxy CONNECT, a dead team claim",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
 }
 

@@ -12,10 +12,13 @@ as soon as it is connected (`_new_conn`), so the TLS handshake is covered too, a
 socket that reads the answer (`getresponse`, where urllib3 hands it to http.client). When
 the deadline passes, a timer shuts the socket down (shutdown, not close: the reading thread
 still owns it), which ends the blocked read at once; the transport then sees `expired` and
-says the answer was too slow. Connecting itself is bounded by the connect timeout, which
-the transport sets to what is left of the deadline. The body is also checked against the deadline after every
-piece that arrives (transport.py), so where the timer cannot act, a body's trickle still
-stops at most one read timeout late: through a SOCKS proxy (its own connection classes,
+says the answer was too slow. Watching from `_new_conn` matters through a proxy: its
+CONNECT answer is read before any TLS, one recv at a time, and a proxy trickling it held a
+4 s cell 112 s. (CPython's TLS handshake already counts its socket timeout over the whole
+handshake, not per read.) Connecting itself is bounded by the connect timeout, which the
+transport sets to what is left of the deadline. The body is also checked against the
+deadline after every piece that arrives (transport.py), so where the timer cannot act, a
+body's trickle still stops at most one read timeout late: through a SOCKS proxy (its own connection classes,
 not watched), or should a shutdown not wake a blocked read (checked here on Linux, over
 HTTP and TLS; Windows documents the same for closing, not for shutdown).
 """
