@@ -35,6 +35,7 @@ BENCHMARKS = {
     "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "hostile": "a hostile service: trickling body vs the cell and headless budgets, a 50 MB 500, a redirect loop",
+    "hostile_setup": "a cell vs a trickled TLS handshake, a trickled proxy CONNECT, a dead team claim",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
     "team_fair": "team server: one user's 10 cells while another's 5,000 fill at the limit",
     "team_serve": "2 team-server processes, one Redis: 20 users x 100 distinct cells at once",

@@ -1,4 +1,4 @@
-"""A hostile service on loopback (tests/client/faultserver.py), with the client's default
+"""A hostile service on loopback (tests/support/faultserver.py), with the client's default
 settings: how long a cell and a headless call wait for an answer that trickles in a byte a
 second (targets: the budget + 0.5 s), what a 50 MB 500 costs in memory and requests, and
 how many requests a redirect loop sends for one call against the tokens it takes.

@@ -298,17 +298,21 @@ class RatesClient:
             entry = future.result()  # the leader's Entry: value, fetch time and text as sent
             _record(key, entry)
             return entry.value
-        with self._claim(key, budget) as shared:
-            return self._lead(key, future, shared, budget)
+        # One deadline for the whole call: time spent waiting on a teammate's claim comes
+        # out of the fetch's budget, not on top of it.
+        ends = started + budget
+        with self._claim(key, ends) as shared:
+            return self._lead(key, future, shared, budget, ends)
 
-    def _claim(self, key: RequestKey, budget: float) -> contextlib.AbstractContextManager[Entry | None]:
+    def _claim(self, key: RequestKey, ends: float) -> contextlib.AbstractContextManager[Entry | None]:
         """With a team cache: wait while another process fetches this request (see tiers.py)."""
         claim = getattr(self.cache, "claim", None)
         if claim is None:
             return contextlib.nullcontext(None)
-        return claim(key, fresh_since=_fresh_since.get(), deadline=time.monotonic() + budget)
+        return claim(key, fresh_since=_fresh_since.get(), deadline=ends)
 
-    def _lead(self, key: RequestKey, future: Future, shared: Entry | None, budget: float) -> Any:
+    def _lead(self, key: RequestKey, future: Future, shared: Entry | None, budget: float,
+              ends: float) -> Any:
         try:
             if shared is not None:  # a teammate's answer, already in our memory tier
                 self._count(cache_hits=1)
@@ -317,7 +321,7 @@ class RatesClient:
                     raise _fresh_copy(shared.error)
                 future.set_result(shared)
                 return shared.value
-            value, raw = self._fetch(key, budget)
+            value, raw = self._fetch(key, budget, ends)
         except RatesError as exc:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
@@ -431,16 +435,16 @@ class RatesClient:
         return out
 
     # -- internals ----------------------------------------------------------------------------
-    def _fetch(self, key: RequestKey, budget: float) -> tuple[Any, str]:
-        """The parsed answer and its text as sent."""
+    def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[Any, str]:
+        """The parsed answer and its text as sent, by `deadline` (time.monotonic()), the end
+        of the call's `budget` seconds, part of which may already be spent."""
         spec = ENDPOINTS[key.endpoint]
         params = dict(key.params)
-        started = time.monotonic()
-        deadline = started + budget
         retrying = Retrying(
             # No retry once the breaker has opened: the next attempt would be refused anyway.
             retry=retry_if_exception(lambda exc: is_retryable(exc) and not self.breaker.is_open),
-            stop=stop_after_attempt(self.settings.max_attempts) | stop_before_delay(budget),
+            stop=(stop_after_attempt(self.settings.max_attempts)
+                  | stop_before_delay(max(0.0, deadline - time.monotonic()))),
             wait=self._retry_wait,
             before_sleep=self._before_retry,
             reraise=True,

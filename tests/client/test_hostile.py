@@ -5,6 +5,7 @@ servers on 127.0.0.1 play each part and record what the client really sent."""
 from __future__ import annotations
 
 import re
+import ssl
 import threading
 import time
 import tracemalloc
@@ -17,7 +18,7 @@ from rates_xl.client.transport import MAX_REDIRECTS
 from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.functions.messages import message_for
 from tests.client.conftest import SECRET
-from tests.support.faultserver import FaultServer, Reply
+from tests.support.faultserver import FaultServer, Reply, TrickleRelay, TricklingProxy
 
 MB = 1 << 20
 
@@ -133,8 +134,6 @@ SLOW_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Slow:
 def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
     """The deadline shuts down the socket under an SSL connection as well: headers trickling
     in are read by http.client in one call, which only the deadline's timer can end."""
-    import ssl
-
     trustme = pytest.importorskip("trustme")
     ca = trustme.CA()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -152,6 +151,78 @@ def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
         assert tls_server.count() == 1
     finally:
         tls_server.stop()
+
+
+def test_a_tls_handshake_trickling_in_ends_the_attempt_at_its_deadline(tmp_path, monkeypatch):
+    """A server that trickles its TLS handshake, a byte every 0.2 s: CPython's SSL handshake
+    counts its socket timeout (what is left of the deadline) over the whole handshake, not
+    per read, and the deadline also watches the socket from the moment it is made. A guard
+    that the handshake stays bounded, whichever of the two does it."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    ca.cert_pem.write_to_path(str(tmp_path / "root.pem"))
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tmp_path / "root.pem"))
+    tls_server = FaultServer(tls=context)
+    relay = TrickleRelay(tls_server.base_url)
+    outcome: dict[str, object] = {}
+
+    def call() -> None:
+        started = time.monotonic()
+        try:
+            with RatesClient(base_url=f"https://127.0.0.1:{relay.port}", api_key=SECRET,
+                             deadline=2.0, max_attempts=1) as client:
+                client.fx_spot("EURUSD")
+        except Exception as exc:  # noqa: BLE001 (the test looks at what it was)
+            outcome["error"] = exc
+        outcome["elapsed"] = time.monotonic() - started
+
+    caller = threading.Thread(target=call, daemon=True)
+    try:
+        caller.start()
+        caller.join(timeout=2.0 + 10)  # a bound on this test's own wait: before, minutes
+    finally:
+        relay.close()  # ends the trickle, so a call still blocked returns now
+        tls_server.stop()
+    caller.join(timeout=5)
+    assert "elapsed" in outcome and outcome["elapsed"] < 2.0 + 3, outcome
+    assert isinstance(outcome["error"], ServiceUnavailable), outcome
+    assert "no answer from the service within 1 s" in str(outcome["error"]), outcome
+
+
+def test_a_proxy_trickling_its_connect_answer_ends_the_attempt_at_its_deadline(monkeypatch):
+    """Through a company proxy, the tunnel's answer is read before any TLS: only each read's
+    timeout bounded it, so a proxy sending a byte every 0.2 s held a 2 s call for 100 s.
+    The deadline now watches the connection's socket from the moment it is made."""
+    proxy = TricklingProxy()
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTP_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    monkeypatch.setenv("https_proxy", proxy.url)
+    outcome: dict[str, object] = {}
+
+    def call() -> None:
+        started = time.monotonic()
+        try:  # port 9 is never opened: only the proxy is ever reached
+            with RatesClient(base_url="https://127.0.0.1:9", api_key=SECRET,
+                             deadline=2.0, max_attempts=1) as client:
+                client.fx_spot("EURUSD")
+        except Exception as exc:  # noqa: BLE001 (the test looks at what it was)
+            outcome["error"] = exc
+        outcome["elapsed"] = time.monotonic() - started
+
+    caller = threading.Thread(target=call, daemon=True)
+    try:
+        caller.start()
+        caller.join(timeout=2.0 + 10)  # a bound on this test's own wait: before, 100 s
+    finally:
+        proxy.close()  # ends the trickle, so a call still blocked returns now
+    caller.join(timeout=5)
+    assert proxy.connects == 1
+    assert "elapsed" in outcome and outcome["elapsed"] < 2.0 + 3, outcome
+    assert isinstance(outcome["error"], ServiceUnavailable), outcome
+    assert "no answer from the service within 1 s" in str(outcome["error"]), outcome
 
 
 def test_headers_trickling_in_end_the_attempt_at_its_deadline(server, make_client):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import re
 import socket
 import threading
 import time
@@ -562,3 +563,28 @@ def test_a_tls_redis_is_used_with_the_root_named_in_the_url(sandbox, tls_redis_s
     finally:
         for client in (first, second, untrusted):
             client.close()
+
+
+def test_a_cell_behind_a_dead_claim_keeps_to_its_budget(server, redis_server):
+    """A claim left by a "teammate" that never answers, and a service slower than what is
+    left: the cell waits half its budget on the claim, then its own fetch gets only the other
+    half. It used to start a fresh full budget there (about 6 s for a 4 s cell)."""
+    from rates_xl.client import ServiceUnavailable
+    from tests.support.faultserver import Reply
+
+    server.responder = lambda arrival: Reply(delay=3.0)  # longer than the 2 s left after waiting
+    client = RatesClient(base_url=server.base_url, api_key="sk-team-dead-claim", team_url=redis_server.url,
+                         persistent=False, backoff=0.01, max_backoff=0.05)
+    try:
+        key = client.request_key("swap_rate", index="SOFR", start_date="0D", maturity_date="9Y",
+                                 fixed_leg_frequency="1Y")
+        redis_server.client().set(client.cache.team.claim_key(key), "not-a-teammate", ex=3600)
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable) as caught:
+            client.get_key(key, deadline=4.0)
+        elapsed = time.monotonic() - started
+        assert elapsed <= 4.0 + 1.5, elapsed  # a bound; the figure is in docs/reliability.md
+        assert re.fullmatch(r"no answer from the service within [\d.]+ s", caught.value.message), caught.value
+        assert server.count() == 1  # no retry once the budget is spent
+    finally:
+        client.close()

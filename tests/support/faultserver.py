@@ -2,11 +2,14 @@
 
 Each request is answered by `server.responder(request) -> Reply`; the default answers 200
 with a realistic body for the path. Every arrival is recorded (time, path, query, headers)
-so tests can check what the client sent and how fast.
+so tests can check what the client sent and how fast. `TrickleRelay` (a TCP relay that
+passes the server's bytes one at a time, its TLS handshake included) and `TricklingProxy`
+(a proxy that answers CONNECT a byte at a time) slow down what comes before any HTTP.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import ssl
@@ -215,3 +218,92 @@ class FaultServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class TrickleRelay:
+    """A TCP relay on 127.0.0.1 in front of `target` that passes what the client sends at
+    once and what the server sends one byte every `pause` seconds: valid bytes, slowly, as a
+    server trickling its TLS handshake would send them."""
+
+    def __init__(self, target: str, pause: float = 0.2) -> None:
+        self._target = ("127.0.0.1", int(target.rsplit(":", 1)[1]))
+        self._pause = pause
+        self._closed = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self._target)
+            self._sockets += [client, server]
+            threading.Thread(target=self._pipe, args=(client, server, 0.0), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, self._pause), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, pause: float) -> None:
+        try:
+            while not self._closed.is_set() and (data := source.recv(65536)):
+                for piece in ([data[i:i + 1] for i in range(len(data))] if pause else [data]):
+                    sink.sendall(piece)
+                    if self._closed.wait(pause):
+                        return
+        except OSError:
+            pass  # a side hung up
+
+    def close(self) -> None:
+        self._closed.set()
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+
+class TricklingProxy:
+    """An HTTP proxy on 127.0.0.1 that reads a CONNECT and answers it one byte every `pause`
+    seconds, with a long header, as a slow or hostile company proxy could."""
+
+    ANSWER = b"HTTP/1.1 200 Connection established\r\nX-Slow: " + b"y" * 500 + b"\r\n\r\n"
+
+    def __init__(self, pause: float = 0.2) -> None:
+        self._pause = pause
+        self._closed = threading.Event()
+        self._sockets: list[socket.socket] = []
+        self.connects = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            self._sockets.append(conn)
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            request = b""
+            while b"\r\n\r\n" not in request and (data := conn.recv(4096)):
+                request += data
+            if request.startswith(b"CONNECT "):
+                self.connects += 1
+            for i in range(len(self.ANSWER)):
+                conn.sendall(self.ANSWER[i:i + 1])
+                if self._closed.wait(self._pause):
+                    return
+        except OSError:
+            pass  # the client hung up
+
+    def close(self) -> None:
+        self._closed.set()
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
