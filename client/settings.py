@@ -46,8 +46,8 @@ class Settings(BaseSettings):
     )
     rate_limit: float = Field(20.0, gt=0, description="Requests per second, sustained.")
     burst: int = Field(
-        50, ge=1, description="The service's burst; the client holds 100 ms worth of requests of it in "
-        "reserve (2 at 20/s) for network jitter.",
+        50, ge=1, description="The service's burst; the client holds 250 ms worth of requests of it in "
+        "reserve (5 at 20/s) for network jitter.",
     )
     max_attempts: int = Field(4, ge=1, description="Attempts per request, the first included.")
     deadline: float = Field(

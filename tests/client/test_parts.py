@@ -56,8 +56,10 @@ def test_a_drained_bucket_gives_no_burst_and_waits_for_the_slots_promised_before
 
 
 def test_token_bucket_keeps_headroom_below_the_service_burst():
-    assert TokenBucket(rate=20, burst=50).capacity == 48
-    assert TokenBucket(rate=200, burst=50).capacity == 30  # 100 ms of requests held back
+    # 250 ms of requests held back: 100 ms (2 at 20/s) was less than the 158 ms measured
+    # between a token and the service's charge after a 429 storm (docs/reliability.md).
+    assert TokenBucket(rate=20, burst=50).capacity == 45
+    assert TokenBucket(rate=200, burst=50).capacity == 25  # never more than half the burst
     assert TokenBucket(rate=20, burst=5).capacity == 3
     assert TokenBucket(rate=20, burst=1).capacity == 1
 
