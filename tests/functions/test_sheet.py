@@ -139,3 +139,21 @@ def test_rates_names() -> None:
     assert sheet.is_rates_name("rates.swap")
     assert not sheet.is_rates_name("XRATES_SWAP")
     assert not sheet.is_rates_name("RATESWAP")
+
+
+def test_the_callers_share_the_rules() -> None:
+    """Each former copy now answers as the module does (these failed before: calc.book left
+    `Bob's`, `2024` and `A1` unquoted or badly quoted; the scope missed `_xldudf_`)."""
+    from rates_xl.addin.classic import refresh, scope
+    from rates_xl.addin.officejs import metadata
+    from rates_xl.calc import book, fast
+
+    for name in ("Bob's", "2024", "A1", "My Data", "Data"):
+        assert book.address(name, "B7") == f"{sheet.quote_sheet(name)}!B7"
+        assert fast._quote(name) == sheet.quote_sheet(name)
+    assert book.quote("Bob's") == "'Bob''s'"
+    assert scope.rates_functions("=_xldudf_RATES_SWAP(A1)") == ["SWAP"]
+    assert scope.column_number("XFD") == 16384
+    with pytest.raises(ValueError):
+        refresh.parse_cell("XFE1")  # past the last column: the former copy accepted it
+    assert not metadata.looks_like_cell_reference("XFE1")
