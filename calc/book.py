@@ -15,7 +15,13 @@ from typing import Any
 
 from rates_xl.calc import engine, package
 from rates_xl.functions.sheet import address as address
-from rates_xl.functions.sheet import column_letters, is_rates_name, parse_cell, quote_sheet
+from rates_xl.functions.sheet import (
+    column_letters,
+    is_rates_name,
+    parse_cell,
+    quote_sheet,
+    unquote_sheet,
+)
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -137,7 +143,7 @@ class Book:
 
         if "!" in name:  # 'Other sheet'!local_name: that sheet's own name
             prefix, name = split_reference(name)
-            sheet = prefix[:-1].strip("'").replace("''", "'")
+            sheet = unquote_sheet(prefix[:-1])
         defined = find_name(self.book, sheet, name)
         value = (getattr(defined, "attr_text", None) or "").strip()
         if not value or "," in value or "[" in value or "(" in value:

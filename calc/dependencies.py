@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rates_xl.calc.book import Book, Key
-from rates_xl.functions.sheet import column_number, is_rates_name, parse_cell
+from rates_xl.functions.sheet import column_number, is_rates_name, parse_cell, unquote_sheet
 
 MAX_ROW, MAX_COL = 1048576, 16384
 Rect = tuple[str, int, int, int, int]  # sheet, r1, c1, r2, c2
@@ -119,9 +119,7 @@ def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | No
     prefix, ref = split_reference(text)
     target = sheet
     if prefix:
-        name = prefix[:-1]
-        if name.startswith("'"):
-            name = name[1:-1].replace("''", "'")
+        name = unquote_sheet(prefix[:-1])
         if ":" in name or "[" in name:
             return [] if "[" in name else None  # another workbook / a 3-D reference
         target = name
