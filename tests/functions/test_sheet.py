@@ -76,6 +76,7 @@ def test_ranges_in_either_corner_order() -> None:
     ("My Data", "'My Data'"),
     ("Bob's", "'Bob''s'"),  # the apostrophe doubled, as Excel writes it
     ("'", "''''"),
+    ("Bob'", "'Bob'''"),  # a trailing apostrophe survives unquoting
     ("2024", "'2024'"),  # digits first
     ("1Q", "'1Q'"),
     ("A1", "'A1'"),  # reads as a cell
