@@ -34,12 +34,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rates_xl.functions.sheet import RATES_CALL
+
 TARGETS = ("officejs", "classic")
 OFFICEJS_STORED_PREFIX = "_xldudf_"
 
-# A RATES function name where a call starts: optional external-link and Excel prefixes,
-# RATES, "_" or ".", the function, then "(".
-_CALL = re.compile(r"(?:\[\d+\]!)?(?:_xludf\.|_xldudf_)?RATES[._]([A-Za-z][A-Za-z0-9]*)(?=\s*\()", re.I)
+# A RATES call is recognised by functions/sheet.py's RATES_CALL (every spelling and prefix);
+# here it must also not follow "!" or "]": a workbook-qualified name is not ours to respell.
 _NAME_CHAR = re.compile(r"[A-Za-z0-9_.\\!\]]")
 # Formula elements of sheet parts (not self-closing ones: shared-formula references have no text).
 _ELEMENT = re.compile(r"(<(?:\w+:)?(f|formula|formula1|formula2)\b[^>]*(?<!/)>)(.*?)(</(?:\w+:)?\2>)", re.S)
@@ -93,8 +94,8 @@ def respell_formula(text: str, to: str, names: Counter | None = None) -> str:
         elif ch == "'" and not in_string:
             in_sheet = not in_sheet
         elif not in_string and not in_sheet and ch in "[_Rr" and (i == 0 or not _NAME_CHAR.match(text[i - 1])):
-            match = _CALL.match(text, i)
-            name = current_name(match[1]) if match else None
+            match = RATES_CALL.match(text, i)
+            name = current_name(match["name"]) if match else None
             if match and name:
                 new = spelled(name, to)
                 if match[0] != new:

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rates_xl.functions.sheet import column_number, is_rates_name
+
 # Functions of single values: over an array Excel applies them element by element.
 ELEMENTWISE = frozenset("""
 ABS ACOS ACOSH ASIN ASINH ATAN ATAN2 ATANH CEILING CEILING.MATH CHAR CLEAN CODE COS COSH
@@ -89,7 +91,7 @@ def bare_name(token_text: str) -> str:
 
 
 def is_rates(name: str) -> bool:
-    return name.startswith(("RATES_", "RATES."))
+    return is_rates_name(name)
 
 
 def takes_range(name: str, position: int) -> bool:
@@ -255,14 +257,15 @@ def _cell(ref: str) -> tuple[str, str, str, int] | None:
 
 def range_shape(ref: str) -> tuple[int, int, int, int] | None:
     """'B7:C9' -> (min_col, min_row, max_col, max_row); None for names and whole columns."""
-    from openpyxl.utils.cell import column_index_from_string
-
     parts = ref.split(":")
     cells = [_cell(p) for p in parts]
     if any(c is None for c in cells) or len(parts) > 2:
         return None
     (_, c1, _, r1), (_, c2, _, r2) = cells[0], cells[-1]
-    a, b = column_index_from_string(c1), column_index_from_string(c2)
+    try:
+        a, b = column_number(c1), column_number(c2)
+    except ValueError:  # past XFD: a name, not a cell
+        return None
     return min(a, b), min(r1, r2), max(a, b), max(r1, r2)
 
 

@@ -14,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.calc import engine, package
+from rates_xl.functions.sheet import address as address
+from rates_xl.functions.sheet import (
+    column_letters,
+    is_rates_name,
+    parse_cell,
+    quote_sheet,
+    unquote_sheet,
+)
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -135,7 +143,7 @@ class Book:
 
         if "!" in name:  # 'Other sheet'!local_name: that sheet's own name
             prefix, name = split_reference(name)
-            sheet = prefix[:-1].strip("'").replace("''", "'")
+            sheet = unquote_sheet(prefix[:-1])
         defined = find_name(self.book, sheet, name)
         value = (getattr(defined, "attr_text", None) or "").strip()
         if not value or "," in value or "[" in value or "(" in value:
@@ -181,7 +189,7 @@ class Book:
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
                         c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
-                        rates = any(n.startswith(("RATES_", "RATES.")) for n in engine.function_names(cell.value.text))
+                        rates = any(is_rates_name(n) for n in engine.function_names(cell.value.text))
                         if self.dynamic_arrays is None:
                             dynamic = rates  # no marker in the book (see above)
                         else:
@@ -303,25 +311,10 @@ def reraise_interrupts(exc: BaseException) -> None:
         raise exc
 
 
-def address(sheet: str, cell: str) -> str:
-    return f"{quote(sheet)}!{cell}"
-
-
-def column(n: int) -> str:
-    from openpyxl.utils.cell import get_column_letter
-
-    return get_column_letter(n)
-
-
-def row_col(coordinate: str) -> tuple[int, int]:
-    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-
-    col, row = coordinate_from_string(coordinate)
-    return row, column_index_from_string(col)
-
-
-def quote(title: str) -> str:
-    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title
+# A1 and sheet-name rules live in functions/sheet.py; these are the names calc calls them by.
+column = column_letters
+row_col = parse_cell
+quote = quote_sheet
 
 
 #: Error values a summary lists (besides every `#RATES!` message).

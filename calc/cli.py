@@ -189,9 +189,9 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
 
 # -- helpers -------------------------------------------------------------------------------------
 def _quote(title: str) -> str:
-    from rates_xl.calc.book import quote
+    from rates_xl.functions.sheet import quote_sheet
 
-    return quote(title)
+    return quote_sheet(title)
 
 
 def _recomputed(result: Any) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rates_xl.calc.book import Book, Key
+from rates_xl.functions.sheet import column_number, is_rates_name, parse_cell, unquote_sheet
 
 MAX_ROW, MAX_COL = 1048576, 16384
 Rect = tuple[str, int, int, int, int]  # sheet, r1, c1, r2, c2
@@ -118,9 +119,7 @@ def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | No
     prefix, ref = split_reference(text)
     target = sheet
     if prefix:
-        name = prefix[:-1]
-        if name.startswith("'"):
-            name = name[1:-1].replace("''", "'")
+        name = unquote_sheet(prefix[:-1])
         if ":" in name or "[" in name:
             return [] if "[" in name else None  # another workbook / a 3-D reference
         target = name
@@ -130,15 +129,16 @@ def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | No
         c1, r1, c2, r2 = shape
         return [(target, r1, c1, r2, c2)]
     if re.fullmatch(r"[A-Za-z]{1,3}\d+", bare):
-        from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-
-        col, row = coordinate_from_string(bare)
-        c = column_index_from_string(col)
+        try:
+            row, c = parse_cell(bare)
+        except ValueError:  # past XFD or row 0: not a cell we can place
+            return None
         return [(target, row, c, row, c)]
     if (m := re.fullmatch(r"([A-Za-z]{1,3}):([A-Za-z]{1,3})", bare)) is not None:
-        from openpyxl.utils.cell import column_index_from_string
-
-        c1, c2 = sorted((column_index_from_string(m[1]), column_index_from_string(m[2])))
+        try:
+            c1, c2 = sorted((column_number(m[1]), column_number(m[2])))
+        except ValueError:
+            return None
         return [(target, 1, c1, MAX_ROW, c2)]
     if (m := re.fullmatch(r"(\d+):(\d+)", bare)) is not None:
         r1, r2 = sorted((int(m[1]), int(m[2])))
@@ -176,6 +176,6 @@ def anchors_calling(cells: dict[Key, tuple[str, Any]], names: frozenset[str] | N
     found = set()
     for key, (formula, _area) in cells.items():
         called = function_names(formula)
-        if (names and called & names) or (rates and any(n.startswith(("RATES_", "RATES.")) for n in called)):
+        if (names and called & names) or (rates and any(is_rates_name(n) for n in called)):
             found.add(key)
     return found

@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
+from rates_xl.functions.sheet import is_rates_name
+
 # The add-in's worksheet functions: dotted spellings (Office.js) and the prefix Office uses
 # for add-in functions in stored formulas map to the same Excel name.
 EXCEL_EPOCH = datetime(1899, 12, 30)
@@ -122,7 +124,7 @@ def fill_omitted_arguments(formula: str) -> str:
             called = match.group(1).upper() if match else ""
             # Stored add-in spellings too: _xludf.RATES_SWAP, _xldudf_RATES_SWAP (Office.js).
             called = next((called[len(p):] for p in _PREFIXES if called.startswith(p)), called)
-            is_rates = called.startswith(("RATES_", "RATES."))
+            is_rates = is_rates_name(called)
             frames.append({"rates": is_rates, "blank": True, "commas": 0})
             out.append(ch)
         elif ch in ",)" and frames:

@@ -560,4 +560,6 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
 
 
 def _quote(title: str) -> str:
-    return "'" + title.replace("'", "''") + "'"
+    from rates_xl.functions.sheet import quote_sheet
+
+    return quote_sheet(title)

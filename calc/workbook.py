@@ -33,6 +33,7 @@ from rates_xl.calc.engine import function_names, pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
 from rates_xl.calc.recalc import StaleCell
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
+from rates_xl.functions.sheet import is_rates_name
 
 __all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell", "StaleCell",
            "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
@@ -242,7 +243,7 @@ class WorkbookCalculation:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
         if self._calls_rates is None:
             self._calls_rates = any(
-                any(name.startswith(("RATES_", "RATES.")) for name in function_names(text))
+                any(is_rates_name(name) for name in function_names(text))
                 for _, text in self.formulas())
         return self._calls_rates
 

@@ -24,7 +24,6 @@ cells are A1 addresses or ranges ("$B$2", "A1:C10"), with or without `$`.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -32,35 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rates_xl.addin.classic.excel_surface import Range
+from rates_xl.functions.sheet import parse_cell as parse_cell
+from rates_xl.functions.sheet import parse_range as parse_area
 
 MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
-
-_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
-
-
-def _column_number(letters: str) -> int:
-    number = 0
-    for ch in letters.upper():
-        number = number * 26 + (ord(ch) - 64)
-    return number
-
-
-def parse_cell(address: str) -> tuple[int, int]:
-    """'$B$3' -> (row 3, column 2)."""
-    match = _CELL.match(address.strip())
-    if not match:
-        raise ValueError(f"not an A1 cell address: {address!r}")
-    return int(match.group(2)), _column_number(match.group(1))
-
-
-def parse_area(address: str) -> tuple[int, int, int, int]:
-    """'A1:C10' or 'B2' -> (top, left, bottom, right)."""
-    parts = address.split(":")
-    if len(parts) > 2:
-        raise ValueError(f"not an A1 range: {address!r}")
-    r1, c1 = parse_cell(parts[0])
-    r2, c2 = parse_cell(parts[-1])
-    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
 def _fold(name: str) -> str:

@@ -6,11 +6,12 @@ addresses grouped for `Range.Dirty`. Keeping this apart from Excel means every r
 is tested on Linux.
 
 Rules:
-- A RATES formula is one that *calls* a RATES function: `RATES_SWAP(`, the Office.js
-  spelling `RATES.SWAP(`, an add-in qualified call (`rates_xl.xlam!RATES_SWAP(`,
-  `'C:\\...\\rates_xl.xlam'!RATES_SWAP(`) or Excel's unknown-function form
-  `_xludf.RATES_SWAP(`; in any letter case. Text inside string literals or quoted sheet
-  names does not count, nor do names that merely contain it (`MYRATES_SWAP(`).
+- A RATES formula is one that *calls* a RATES function, as `functions/sheet.py`
+  (`rates_calls`) recognises it: `RATES_SWAP(`, the Office.js spelling `RATES.SWAP(`, an
+  add-in qualified call (`rates_xl.xlam!RATES_SWAP(`, `'C:\\...\\rates_xl.xlam'!RATES_SWAP(`)
+  or Excel's stored forms `_xludf.RATES_SWAP(`, `_xldudf_RATES_SWAP(`; in any letter case.
+  Text inside string literals or quoted sheet names does not count, nor do names that
+  merely contain it (`MYRATES_SWAP(`).
 - A selection refresh covers the RATES cells inside the selection, plus the anchor of any
   spilled RATES curve whose spill range the selection touches (selecting part of a curve
   refreshes the curve).
@@ -18,17 +19,13 @@ Rules:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-# String literals ("a ""quoted"" word") and quoted sheet/book names ('My Sheet'!A1) are
-# blanked before searching, so text in them never counts as a call.
-_STRING_LITERAL = re.compile(r'"(?:[^"]|"")*"')
-_QUOTED_NAME = re.compile(r"'(?:[^']|'')*'")
-_RATES_CALL = re.compile(
-    r"(?<![A-Za-z0-9_.\\])(?:_xludf\.)?RATES[._]([A-Za-z][A-Za-z0-9]*)\s*\(", re.IGNORECASE
-)
+from rates_xl.functions.sheet import MAX_COL, MAX_ROW, parse_cell, rates_calls
+from rates_xl.functions.sheet import cell_address as cell_address
+from rates_xl.functions.sheet import column_letters as column_letters
+from rates_xl.functions.sheet import column_number as column_number
 
 #: Functions whose answer spills (curves, lists, the status table). Selecting any cell of
 #: their spill range refreshes them.
@@ -39,16 +36,10 @@ SPILLING_FUNCTIONS = frozenset(
 #: Excel refuses range addresses longer than 255 characters in `Range("...")`.
 MAX_ADDRESS_CHARS = 255
 
-_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
-_MAX_ROW, _MAX_COL = 1_048_576, 16_384
-
 
 def rates_functions(formula: object) -> list[str]:
     """The RATES functions a formula calls, upper-case, without the prefix, in order."""
-    if not isinstance(formula, str) or not formula.startswith("="):
-        return []
-    bare = _QUOTED_NAME.sub("''", _STRING_LITERAL.sub('""', formula))
-    return [m.group(1).upper() for m in _RATES_CALL.finditer(bare)]
+    return rates_calls(formula)
 
 
 def is_rates_formula(formula: object) -> bool:
@@ -79,40 +70,6 @@ class Rect:
                     or other.top > self.bottom or other.bottom < self.top)
 
 
-def column_number(letters: str) -> int:
-    number = 0
-    for ch in letters.upper():
-        number = number * 26 + (ord(ch) - ord("A") + 1)
-    return number
-
-
-def column_letters(number: int) -> str:
-    if not 1 <= number <= _MAX_COL:
-        raise ValueError(f"column {number} is outside 1..{_MAX_COL}")
-    letters = ""
-    while number:
-        number, rest = divmod(number - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
-
-
-def cell_address(row: int, col: int) -> str:
-    """`(3, 2)` -> `"B3"`: the relative A1 form used for scopes and `Range()`."""
-    if not 1 <= row <= _MAX_ROW:
-        raise ValueError(f"row {row} is outside 1..{_MAX_ROW}")
-    return f"{column_letters(col)}{row}"
-
-
-def _parse_cell(text: str) -> tuple[int, int]:
-    match = _CELL.match(text.strip())
-    if not match:
-        raise ValueError(f"not an A1 cell reference: {text!r}")
-    row, col = int(match.group(2)), column_number(match.group(1))
-    if not (1 <= row <= _MAX_ROW and 1 <= col <= _MAX_COL):
-        raise ValueError(f"cell reference outside the sheet: {text!r}")
-    return row, col
-
-
 def parse_address(address: str) -> list[Rect]:
     """`"$A$1:$B$3,D4"` (what `Range.address` gives, also with a `Sheet!` prefix) -> rects.
 
@@ -133,7 +90,7 @@ def parse_address(address: str) -> list[Rect]:
         if whole is not None:
             rects.append(whole)
             continue
-        (r1, c1), (r2, c2) = _parse_cell(first), _parse_cell(second)
+        (r1, c1), (r2, c2) = parse_cell(first), parse_cell(second)
         rects.append(Rect(min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)))
     return rects
 
@@ -142,10 +99,10 @@ def _whole_lines(first: str, second: str) -> Rect | None:
     a, b = first.replace("$", ""), second.replace("$", "")
     if a.isalpha() and b.isalpha():
         c1, c2 = sorted((column_number(a), column_number(b)))
-        return Rect(1, c1, _MAX_ROW, c2)
+        return Rect(1, c1, MAX_ROW, c2)
     if a.isdigit() and b.isdigit():
         r1, r2 = sorted((int(a), int(b)))
-        return Rect(r1, 1, r2, _MAX_COL)
+        return Rect(r1, 1, r2, MAX_COL)
     return None
 
 

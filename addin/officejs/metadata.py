@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from rates_xl.functions.core import FunctionSpec
+from rates_xl.functions.sheet import looks_like_cell_reference as looks_like_cell_reference
 
 NAMESPACE = "RATES"
 SCHEMA_URL = "https://developer.microsoft.com/json-schemas/office-js/custom-functions.schema.json"
@@ -95,9 +96,6 @@ def script_arities(table: dict[str, FunctionSpec] | None = None) -> dict[str, in
 _ID = re.compile(r"^[A-Z][A-Z0-9_.]*$")  # letters A-Z, digits, underscore, period; starts with a letter
 _NAME = re.compile(r"^[^\W\d_][\w.]*$", re.UNICODE)  # Unicode letters, digits, underscore, period
 _NAMESPACE = re.compile(r"^[A-Za-z][A-Za-z0-9.]*$")  # alphanumeric and periods
-# A name that reads as a cell reference (A1 to XFD1048576, or R1C1-style) would be ambiguous.
-_A1 = re.compile(r"^([A-Z]{1,3})([0-9]+)$")
-_R1C1 = re.compile(r"^R[0-9]*C[0-9]*$")
 PARAMETER_TYPES = {"number", "string", "boolean", "any"}
 DIMENSIONALITIES = {"scalar", "matrix"}
 RESULT_TYPES = {"number", "string", "boolean", "any"}  # result.type is optional
@@ -107,20 +105,6 @@ FUNCTION_KEYS = {"id", "name", "description", "helpUrl", "parameters", "result",
 PARAMETER_KEYS = {"name", "description", "type", "dimensionality", "optional", "repeating",
                   "cellValueType"}
 MAX_DESCRIPTION = 255  # what the Function Wizard shows; the classic host has the same limit
-
-
-def _column_number(letters: str) -> int:
-    number = 0
-    for ch in letters:
-        number = number * 26 + ord(ch) - 64
-    return number
-
-
-def looks_like_cell_reference(name: str) -> bool:
-    match = _A1.match(name.upper())
-    if match:
-        return _column_number(match[1]) <= 16384 and 1 <= int(match[2]) <= 1048576
-    return bool(_R1C1.match(name.upper()))
 
 
 def problems(document: dict[str, Any], namespace: str = NAMESPACE) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from rates_xl.calc import fast
 from rates_xl.calc.book import Book, Key, address, column, reraise_interrupts, row_col
 from rates_xl.calc.engines import EngineError
+from rates_xl.functions.sheet import is_rates_name
 
 
 class FormualizerEngine:
@@ -25,7 +26,7 @@ class FormualizerEngine:
             self.unknown_functions = fast.unknown_functions(book.formulas)
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
-            foreign = frozenset(n for n in self.unknown_functions if not n.startswith(("RATES_", "RATES.")))
+            foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
             prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
                                     book.name_range, book.legacy_arrays, constants=constants)
             from rates_xl.calc import xlfuncs
