@@ -107,22 +107,17 @@ def from_formulas(value: Any) -> Any:
 
 
 def _scalar_from_formulas(value: Any) -> Any:
-    import numpy as np
-    import schedula as sh
+    """One of formulas' values as a plain Python one: its error as Excel's error, NaN as
+    #NUM! (as Excel shows a result no number holds), the rest as the engine adapter does."""
     from formulas.tokens.operand import XlError
+
+    from rates_xl.calc.engine import scalar_from_engine
 
     if isinstance(value, XlError):
         return error(str(value))
-    if value is sh.EMPTY or value is None:
+    if value is None:
         return None
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.str_):
-        return str(value)
+    value = scalar_from_engine(value)
     if isinstance(value, float) and value != value:
         return error("#NUM!")
     return value
