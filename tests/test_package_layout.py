@@ -53,3 +53,22 @@ def test_python_m_runs_a_module_of_the_package_from_the_root():
     done = _run("-m", "rates_xl.templates.render", "--help")
     assert done.returncode == 0, done.stderr
     assert "usage:" in done.stdout
+
+
+def test_every_subpackage_is_in_the_distribution():
+    """pyproject lists the packages one by one (the folders map onto one namespace), so a new
+    subpackage left out installs in editable mode and is missing from README command 1's
+    non-editable install (calc/engines and calc/xlfuncs were, once: `rates-xl demo` failed)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed, folders = set(config["packages"]), config["package-dir"]
+    assert listed == set(folders), listed ^ set(folders)
+    found = set()
+    for package, folder in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            if "__pycache__" in init.parts:
+                continue
+            relative = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((package, *relative)))
+    assert found <= listed, sorted(found - listed)
