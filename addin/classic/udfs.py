@@ -21,9 +21,10 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh
+from rates_xl.addin.classic import refresh, rtd
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
+from rates_xl.functions import plan
 from rates_xl.functions.core import (
     Arg,
     FunctionSpec,
@@ -63,9 +64,15 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    spec = FUNCTIONS[name]
+    if caller is not None and rtd.waits.enabled and refresh.current_pass() is None \
+            and plan.shared_round() is None:
+        # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
+        # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd).
+        return rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
     # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
     # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
-    return refresh.evaluate_cell(FUNCTIONS[name], values, caller)
+    return refresh.evaluate_cell(spec, values, caller)
 
 
 @_udf
