@@ -21,7 +21,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh, rtd
+from rates_xl.addin.classic import refresh, rtd, rtd_com
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import plan
@@ -145,6 +145,10 @@ def RATES_TENORS(index, caller=None):
 def RATES_STATUS(caller=None):
     return _run("RATES_STATUS", caller, ())
 
+
+# In the UDF server on Windows: the RTD server's class object, and misses stop blocking Excel
+# (a no-op anywhere else; see rtd_com.enable).
+rtd_com.enable()
 
 #: The UDFs by Excel name (the objects xlwings registers).
 UDFS = {name: globals()[name] for name in FUNCTIONS}
