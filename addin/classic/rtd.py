@@ -10,9 +10,10 @@ How one cell goes, outside a ribbon refresh:
 
 1. Excel calls the RATES_ UDF. `evaluate()` computes it while the client *plans*: a cached
    answer is returned as today (a number, a spilled table, a `#RATES!` message).
-2. A miss is recorded, not sent. Its request joins the others missed meanwhile (`Waits.miss`):
-   each distinct request goes once to a pool of `max_workers` threads that fetch it under the
-   client's shared rate limiter (identical requests in flight coalesce in the client). The UDF
+2. A miss is recorded, not sent. Its request joins the others missed in the same calculation
+   (`Waits.miss`; the batch leaves when no new miss came for GATHER_QUIET s): each distinct
+   request goes once to a pool of `max_workers` threads that fetch it under the client's
+   shared rate limiter (identical requests in flight coalesce in the client). The UDF
    answers at once `WAIT_PREFIX + topic`, the topic being the request's id.
 3. The add-in's VBA wrapper (`RatesAnswer`, vba/RatesRtd.bas; `excel_answer` below is the same
    rule in Python, used by the stand-in) sees that marker, calls
@@ -56,6 +57,10 @@ WAIT_PREFIX = "#RATES-RTD "
 #: appended so every answer is a new value: Excel recalculates a topic's cells on a change).
 FETCHING = "fetching"
 READY = "ready"
+#: A calculation's misses are handed to the fetch pool together once no new one came for
+#: GATHER_QUIET seconds, or GATHER_MAX seconds after the first (a long calculation).
+GATHER_QUIET = 0.03
+GATHER_MAX = 0.5
 #: How long a failed fetch is remembered so that every cell waiting on it shows the failure
 #: in the recalculation that follows (then the next calculation asks again), seconds.
 FAILURE_MEMORY = 10.0
@@ -112,6 +117,9 @@ class Waits:
     _by_topic: dict[str, _Wait] = field(default_factory=dict)
     _servers: list[RtdServer] = field(default_factory=list)
     _pool: ThreadPoolExecutor | None = None
+    _queued: list[tuple[Any, Any, str, float | None]] = field(default_factory=list)
+    _last_miss: float = 0.0
+    _gatherer: threading.Thread | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     #: Requests handed to the pool (what the tests and the benchmark check: each once).
     submitted: int = 0
@@ -143,12 +151,36 @@ class Waits:
             if wait is None:
                 wait = self._by_topic[topic] = _Wait(key)
             wait.fetching, wait.failure = True, None
-            if self._pool is None:
-                workers = max(1, int(getattr(client.settings, "max_workers", 16)))
-                self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rates-rtd")
             self.submitted += 1
-            self._pool.submit(self._fetch, client, key, topic, floor)
+            self._queued.append((client, key, topic, floor))
+            self._last_miss = self.clock()
+            if self._gatherer is None or not self._gatherer.is_alive():
+                self._gatherer = threading.Thread(target=self._gather, name="rates-rtd-gather", daemon=True)
+                self._gatherer.start()
         return topic
+
+    def _gather(self) -> None:
+        """Hand the misses to the fetch pool once the calculation that made them is over (no
+        new miss for GATHER_QUIET s, or GATHER_MAX s after the first): the fetch threads do
+        not compete with Excel's calculation for the interpreter meanwhile, and the requests
+        missed in one calculation go out as one batch."""
+        first = self.clock()
+        while True:
+            time.sleep(GATHER_QUIET / 2)
+            with self._lock:
+                now = self.clock()
+                if now - self._last_miss < GATHER_QUIET and now - first < GATHER_MAX:
+                    continue
+                batch, self._queued = self._queued, []
+                if not batch:
+                    self._gatherer = None
+                    return
+                if self._pool is None:
+                    workers = max(1, int(getattr(batch[0][0].settings, "max_workers", 16)))
+                    self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rates-rtd")
+                for item in batch:
+                    self._pool.submit(self._fetch, *item)
+                first = now
 
     def _fetch(self, client: Any, key: Any, topic: str, floor: float | None) -> None:
         failure: BaseException | None = None
@@ -223,6 +255,7 @@ class Waits:
         """Forget every wait and server; stop the pool (tests, and Clear Cache)."""
         with self._lock:
             pool, self._pool = self._pool, None
+            self._queued.clear()
             self._by_topic.clear()
             self._servers.clear()
             self.submitted = 0
