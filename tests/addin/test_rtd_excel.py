@@ -78,6 +78,31 @@ def test_a_miss_answers_na_at_once_and_the_sum_is_right_once_the_answers_are_in(
     assert app.rtd.topics == {}
 
 
+def test_a_calculations_misses_leave_together_once_it_is_over(client, monkeypatch):
+    """Nothing is sent while Excel calculates (the fetch threads would compete with it for
+    the interpreter); the batch leaves when the calculation is over."""
+    monkeypatch.setattr(rtd, "GATHER_QUIET", 0.5)  # far above the gap between two cells
+    monkeypatch.setattr(rtd, "GATHER_MAX", 10.0)
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("Batch.xlsx", {"S": {}})
+    sent = client.stats()["requests_sent"]
+    during: list[int] = []
+    call_udf = app.call_udf
+
+    def watched(name, args):
+        try:
+            return call_udf(name, args)
+        finally:
+            during.append(client.stats()["requests_sent"] - sent)
+
+    app.call_udf = watched
+    book.sheets[0].paste({f"A{i}": f'=RATES_SWAP("SOFR","0D","{i}Y","2Y")' for i in range(1, 21)})
+    assert len(during) == 20 and set(during) == {0}, during
+    settle(app)
+    assert client.stats()["requests_sent"] - sent == 20
+    assert placeholders(book) == []
+
+
 def test_duplicates_share_one_request_and_one_topic(client):
     app = async_app(throttle=THROTTLE)
     book = app.add_book("Dup.xlsx", {"S": {}})
