@@ -27,9 +27,16 @@ How one cell goes, outside a ribbon refresh:
    a chain's next link misses and waits in turn. The cell no longer calls RTD, so Excel
    disconnects its topic (`DisconnectData`).
 
-The topic API (for Live mode and anything else that wants cells recalculated): a topic is
-`topic_for(key)`, a short string naming one request; `waits.notify_keys(keys)` makes Excel
-recalculate every cell subscribed to those requests' topics. Nothing else is public.
+The topic API (for Live mode and anything else that pushes values to cells), all of it:
+
+- `topic_for(key)`: the topic of one request; `waits.notify_keys(keys)` makes Excel
+  recalculate every cell waiting on those requests.
+- Channels: a formula may subscribe to `=RTD("RatesXL.RTD", , name, strings...)` for a
+  channel registered with `waits.add_channel(name, channel)`. Excel's ConnectData for such a
+  topic calls `channel.connect(server, topic_id, strings)` (its answer is the topic's first
+  value) and DisconnectData calls `channel.disconnect(server, topic_id)`;
+  `server.push({topic_id: value})` gives topics new values and rings Excel (retried while
+  Excel is busy), which pulls them at its pace and recalculates their cells.
 
 What never takes this path: a call without a calling cell (VBA, the Function Wizard), a
 ribbon refresh in progress (it plans and fetches itself, `refresh.py`), `rates-xl calc` and
@@ -120,6 +127,7 @@ class Waits:
     _queued: list[tuple[Any, Any, str, float | None]] = field(default_factory=list)
     _last_miss: float = 0.0
     _gatherer: threading.Thread | None = None
+    _channels: dict[str, Any] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     #: Requests handed to the pool (what the tests and the benchmark check: each once).
     submitted: int = 0
@@ -236,6 +244,18 @@ class Waits:
         for server in servers:
             server.topics_ready(topics)
 
+    # -- channels: other topics served by the same RTD server (Live mode) --
+    def add_channel(self, name: str, channel: Any) -> None:
+        """Serve `=RTD(PROGID, , name, ...)` topics with `channel` (see the module notes)."""
+        if name.startswith("r") and len(name) == 21:
+            raise ValueError(f"channel name {name!r} looks like a request topic")
+        with self._lock:
+            self._channels[name.casefold()] = channel
+
+    def channel(self, name: str) -> Any:
+        with self._lock:
+            return self._channels.get(name.casefold())
+
     # -- the servers Excel starts --
     def attach(self, server: RtdServer) -> None:
         with self._lock:
@@ -258,6 +278,7 @@ class Waits:
             self._queued.clear()
             self._by_topic.clear()
             self._servers.clear()
+            self._channels.clear()
             self.submitted = 0
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -283,6 +304,8 @@ class RtdServer:
         self.owner = waits if owner is None else owner
         self.callback: Any = None
         self._ids: dict[int, str] = {}  # Excel's topic id -> our topic
+        self._channel_of: dict[int, Any] = {}  # Excel's topic id -> its channel (Live...)
+        self._pushed: dict[int, Any] = {}  # a channel topic's current value
         self._changed: set[int] = set()
         self._rung = False  # an UpdateNotify Excel has not answered with RefreshData yet
         self._lock = threading.RLock()
@@ -297,7 +320,16 @@ class RtdServer:
         return 1  # "Negative value or zero indicates failure" (excel.irtdserver.serverstart)
 
     def ConnectData(self, topic_id: int, strings: Any, get_new_values: bool) -> tuple[Any, bool]:  # noqa: N802
-        topic = str(list(strings)[0]) if strings else ""
+        strings = [str(s) for s in (strings or [])]
+        topic = strings[0] if strings else ""
+        channel = self.owner.channel(topic) if topic else None
+        if channel is not None:
+            with self._lock:
+                self._channel_of[int(topic_id)] = channel
+            value = channel.connect(self, int(topic_id), strings[1:])
+            with self._lock:
+                self._pushed[int(topic_id)] = value
+            return value, True
         with self._lock:
             self._ids[int(topic_id)] = topic
         value = self.owner.state(topic)
@@ -309,17 +341,36 @@ class RtdServer:
 
     def RefreshData(self, topic_count: int = 0) -> tuple[tuple[list[int], list[Any]], int]:  # noqa: N802
         with self._lock:
-            ids = sorted(i for i in self._changed if i in self._ids)
+            ids = sorted(i for i in self._changed if i in self._ids or i in self._channel_of)
             self._changed.clear()
             self._rung = False
-            topics = [self._ids[i] for i in ids]
-        values = [self.owner.state(t) for t in topics]
+            topics = {i: self._ids[i] for i in ids if i in self._ids}
+            pushed = {i: self._pushed.get(i) for i in ids if i not in topics}
+        values = [self.owner.state(topics[i]) if i in topics else pushed[i] for i in ids]
         return (ids, values), len(ids)
 
     def DisconnectData(self, topic_id: int) -> None:  # noqa: N802
         with self._lock:
             self._ids.pop(int(topic_id), None)
             self._changed.discard(int(topic_id))
+            channel = self._channel_of.pop(int(topic_id), None)
+            self._pushed.pop(int(topic_id), None)
+        if channel is not None:
+            channel.disconnect(self, int(topic_id))
+
+    def push(self, values: dict[int, Any]) -> None:
+        """New values for channel topics (Live mode); Excel is rung and pulls them."""
+        with self._lock:
+            ids = {int(i) for i in values if int(i) in self._channel_of}
+            for i in ids:
+                self._pushed[i] = values[i]
+            if not ids:
+                return
+            self._changed |= ids
+            if self._rung:
+                return
+            self._rung = True
+        self._ring()
 
     def Heartbeat(self) -> int:  # noqa: N802
         return 1
@@ -328,7 +379,12 @@ class RtdServer:
         with self._lock:
             self._ids.clear()
             self._changed.clear()
+            channels = list(self._channel_of.items())
+            self._channel_of.clear()
+            self._pushed.clear()
             self.callback = None
+        for topic_id, channel in channels:
+            channel.disconnect(self, topic_id)
         self.owner.detach(self)
 
     # -- from the waits --

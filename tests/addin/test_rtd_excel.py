@@ -337,3 +337,45 @@ def test_no_rtd_server_means_the_synchronous_path(client):
     book.sheets[0].paste({"A1": SWAPS["A2"]})
     assert isinstance(book.sheets[0].range("A1").value, float)
     assert rtd.waits.submitted == 0
+
+
+# -- the topic API: channels (Live mode pushes through them) ---------------------------------
+class Channel:
+    def __init__(self) -> None:
+        self.connected: dict[int, tuple] = {}
+        self.disconnected: list[int] = []
+        self.server = None
+
+    def connect(self, server, topic_id, strings):
+        self.server = server
+        self.connected[topic_id] = tuple(strings)
+        return 0
+
+    def disconnect(self, server, topic_id):
+        self.disconnected.append(topic_id)
+
+
+def test_a_channel_pushes_values_to_its_cells_and_hears_them_leave():
+    app = async_app(throttle=THROTTLE)
+    channel = Channel()
+    rtd.waits.add_channel("demo", channel)
+    book = app.add_book("Live.xlsx", {"S": {}})
+    sheet = book.sheets[0]
+    sheet.paste({"A1": f'=RTD("{rtd.PROGID}",,"demo","Live.xlsx","S","A1")', "B1": "=A1*2"})
+    assert sheet.range("A1").value == 0
+    (topic_id, strings), = channel.connected.items()
+    assert strings == ("Live.xlsx", "S", "A1")
+    app.rtd.reject_calls = 1  # Excel busy at the first ring: retried
+    channel.server.push({topic_id: 21})
+    settle(app)
+    assert sheet.range("A1").value == 21 and sheet.range("B1").value == 42
+    channel.server.push({topic_id: 22, 999: "not a topic of this server"})
+    settle(app)
+    assert sheet.range("B1").value == 44
+    sheet.paste({"A1": 1})
+    assert channel.disconnected == [topic_id]
+
+
+def test_a_channel_cannot_take_a_request_topics_name():
+    with pytest.raises(ValueError):
+        rtd.waits.add_channel(rtd.topic_for("anything"), Channel())
