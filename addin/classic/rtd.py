@@ -71,6 +71,9 @@ GATHER_MAX = 0.5
 #: How long a failed fetch is remembered so that every cell waiting on it shows the failure
 #: in the recalculation that follows (then the next calculation asks again), seconds.
 FAILURE_MEMORY = 10.0
+#: Past this many requests remembered, answered ones older than KEEP_ANSWERED s are forgotten.
+MAX_WAITS = 20_000
+KEEP_ANSWERED = 60.0
 #: HRESULTs of a COM call an STA rejected because it was busy (a dialog, edit mode, a
 #: calculation): RPC_E_CALL_REJECTED, RPC_E_SERVERCALL_RETRYLATER, and Excel's own 0x800AC472
 #: (Andrew Whitechapel, "Implementing IMessageFilter in an Office add-in", MSDN blog 2008).
@@ -113,6 +116,7 @@ class _Wait:
     answers: int = 0  # how many times this request has been answered (the topic's value)
     failure: BaseException | None = None
     failed_until: float = 0.0
+    answered_at: float = 0.0
 
 
 @dataclass
@@ -201,12 +205,24 @@ class Waits:
         except Exception as exc:  # cached by the client when it is a lasting answer (404...)
             failure = exc
         with self._lock:
-            wait = self._by_topic[topic]
+            wait = self._by_topic.get(topic)
+            if wait is None:
+                return  # reset meanwhile
             wait.fetching = False
             wait.answers += 1
+            wait.answered_at = self.clock()
             if failure is not None:
-                wait.failure, wait.failed_until = failure, self.clock() + FAILURE_MEMORY
+                wait.failure, wait.failed_until = failure, wait.answered_at + FAILURE_MEMORY
+            if len(self._by_topic) > MAX_WAITS:
+                self._prune(wait.answered_at - KEEP_ANSWERED)
         self._ready([topic])
+
+    def _prune(self, before: float) -> None:
+        """Forget answered requests older than `before` (their cells have long recalculated;
+        a later miss starts afresh): the table stays bounded in a long session."""
+        for topic in [t for t, w in self._by_topic.items()
+                      if not w.fetching and w.answered_at < before and w.failure is None]:
+            del self._by_topic[topic]
 
     def _failure(self, key: Any) -> BaseException | None:
         with self._lock:

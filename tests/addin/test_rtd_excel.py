@@ -96,11 +96,11 @@ def test_a_calculations_misses_leave_together_once_it_is_over(client, monkeypatc
             during.append(client.stats()["requests_sent"] - sent)
 
     app.call_udf = watched
-    book.sheets[0].paste({f"A{i}": f'=RATES_SWAP("SOFR","0D","{i}Y","2Y")' for i in range(1, 21)})
+    book.sheets[0].paste({f"A{i}": f'=RATES_SWAP("SOFR","2D","{i}Y","1Y")' for i in range(1, 21)})
     assert len(during) == 20 and set(during) == {0}, during
     settle(app)
     assert client.stats()["requests_sent"] - sent == 20
-    assert placeholders(book) == []
+    assert all(isinstance(v, float) for v in cell_values(book).values())
 
 
 def test_duplicates_share_one_request_and_one_topic(client):
@@ -379,3 +379,16 @@ def test_a_channel_pushes_values_to_its_cells_and_hears_them_leave():
 def test_a_channel_cannot_take_a_request_topics_name():
     with pytest.raises(ValueError):
         rtd.waits.add_channel(rtd.topic_for("anything"), Channel())
+
+
+def test_the_table_of_waits_stays_bounded(client, monkeypatch):
+    """Answered requests are forgotten past MAX_WAITS (a long session), the waiting ones kept."""
+    monkeypatch.setattr(rtd, "MAX_WAITS", 5)
+    monkeypatch.setattr(rtd, "KEEP_ANSWERED", 0.0)
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("Bound.xlsx", {"S": {}})
+    book.sheets[0].paste({f"A{i}": f'=RATES_SWAP("SOFR","1D","{i}Y","1Y")' for i in range(1, 13)})
+    settle(app)
+    assert placeholders(book) == []
+    assert all(isinstance(v, float) for v in cell_values(book).values())
+    assert len(rtd.waits._by_topic) <= 6
