@@ -351,8 +351,9 @@ class RtdServer:
         value = self.owner.state(topic)
         if value != FETCHING:
             # Answered between the cell's miss and this subscription: ring so Excel
-            # recalculates it now.
-            self.topics_ready([topic])
+            # recalculates it, from another thread (never call into Excel while it is
+            # calling us).
+            self._schedule(0.0, lambda: self.topics_ready([topic]))
         return value, True
 
     def RefreshData(self, topic_count: int = 0) -> tuple[tuple[list[int], list[Any]], int]:  # noqa: N802

@@ -392,3 +392,25 @@ def test_the_table_of_waits_stays_bounded(client, monkeypatch):
     assert placeholders(book) == []
     assert all(isinstance(v, float) for v in cell_values(book).values())
     assert len(rtd.waits._by_topic) <= 6
+
+
+def test_a_subscription_arriving_after_its_answer_still_recalculates_the_cell(client):
+    """The answer lands between the cell's miss and Excel's ConnectData: the server rings
+    (from a thread of its own, not inside ConnectData) and the cell fills."""
+    app = async_app(throttle=THROTTLE)
+    key = client.request_key("swap_rate", index="SOFR", start_date="0D", maturity_date="9Y",
+                             fixed_leg_frequency="1Y")
+    topic = rtd.waits.miss(client, key)
+    while rtd.waits.pending():
+        threading.Event().wait(0.01)
+    book = app.add_book("Late.xlsx", {"S": {}})
+    sheet = book.sheets[0]
+    # The UDF would now answer from the cache; a wrapper subscribing late is modelled directly.
+    sheet.paste({"A1": f'=RTD("{rtd.PROGID}",,"{topic}")'})
+    assert sheet.range("A1").value.startswith(rtd.READY)
+    assert app.rtd.servers
+    for _ in range(500):  # the ring comes from a timer thread, at once
+        if app.rtd.idle():
+            break
+        threading.Event().wait(0.01)
+    assert app.rtd.refreshes == 1
