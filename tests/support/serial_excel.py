@@ -18,6 +18,9 @@ What it models, because the product's speed and correctness in Excel depend on i
   a cell in the way is not empty); `Range.api.HasSpill` / `SpillingToRange` report it; a
   formula reading a spilled cell depends on the anchor.
 - **What a workbook shows before any calculation**: the values saved in the file.
+- **The add-in's VBA wrapper** between Excel and each RATES_* UDF (`RatesAnswer`, modelled
+  by `rtd.excel_answer`): a waiting cell subscribes through =RTD and shows #N/A; and
+  Excel's RTD machinery once `use_rtd` is called (serial_excel_rtd.py).
 
 The non-RATES parts of formulas (arithmetic, IF, VLOOKUP, INDEX, WORKDAY, SUM...) are
 computed per cell by the `formulas` package's parser and functions, with the fixes
