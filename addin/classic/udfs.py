@@ -8,7 +8,9 @@ messages, the shared client), which the Office.js host and the headless engine r
 Each UDF below has the Excel signature (the VBA wrapper xlwings generates follows it) plus
 the reserved trailing `caller` argument, which xlwings fills with the calling Range and
 hides from Excel. When the caller falls under a refresh scope, the call runs with that
-scope's freshness floor. Curves are returned as 2-D lists and spill natively (Excel 365
+scope's freshness floor. Outside a refresh, a cell whose answer is not cached answers at
+once with a wait marker that the VBA wrapper turns into an RTD subscription and #N/A, and is
+recalculated when its answer arrives (rtd.py; only where the RTD server runs). Curves are returned as 2-D lists and spill natively (Excel 365
 dynamic arrays); `RATES_XL_LEGACY_ARRAYS=1` switches them to xlwings' `expand="table"`
 for Excel versions without dynamic arrays.
 """
