@@ -192,8 +192,11 @@ def run_install(args: argparse.Namespace) -> int:
             xlam, version = built.xlam, built.xlwings_version
             print(f"built rates_xl.xlam for xlwings {version} ({len(xlam)} bytes)")
     try:
+        from rates_xl.addin.classic import rtd_registry
+
         report = install.install(config, None if args.no_addin else xlstart, xlam,
-                                 install.desired_settings(args.python), version)
+                                 install.desired_settings(args.python), version,
+                                 registry=rtd_registry.windows_registry())
     except install.InstallError as exc:
         raise _error(exc) from None
     for line in report.lines:
@@ -203,11 +206,11 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    from rates_xl.addin.classic import install
+    from rates_xl.addin.classic import install, rtd_registry
 
     config = install.config_path(args.config)
     try:
-        report = install.uninstall(config)
+        report = install.uninstall(config, registry=rtd_registry.windows_registry())
     except install.InstallError as exc:
         raise _error(exc) from None
     for line in report.lines:

@@ -32,6 +32,7 @@ BENCHMARKS = {
     "officejs_fill": "Office.js host: 400 distinct cells in one batched POST over TLS vs the rate-limit bound",
     "serve_load": "rates-xl serve: GET latency under 45 held batches and 100 hanging connections",
     "excel_refresh": "Refresh Workbook on the serial-Excel stand-in: today's path vs plan/fetch/compute",
+    "excel_async": "500 RATES_ cells pasted, asynchronous through RTD: Excel's main thread held, time to final",
     "calc_speed": "headless calculation per engine: swap_pricer.xlsx and a 12,000-formula workbook",
     "soak": "reliability soak at full length (2 minutes, 8 threads): memory and sockets",
     "hostile": "a hostile service: trickling body vs the cell and headless budgets, a 50 MB 500, a redirect loop",

@@ -13,7 +13,9 @@ What install does, and uninstall reverses exactly:
    file given with --xlam) and write it into Excel's per-user XLSTART folder (any file it
    replaces is kept as `rates_xl-replaced.xlam` next to the settings: Excel opens every file
    in XLSTART).
-3. Record all of it in `rates_xl-install.json` next to the settings: each key's previous
+3. On Windows, register the RTD server for this user (rtd_registry.py: keys under
+   HKCU\Software\Classes, no administrator rights), what each key held before recorded.
+4. Record all of it in `rates_xl-install.json` next to the settings: each key's previous
    values (or that it was absent), whether the file and its folder existed, the placed
    file's SHA-256 and the xlwings version it was built for (doctor compares them).
 
@@ -40,6 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ADDIN_NAME = "rates_xl.xlam"
 RECORD_NAME = "rates_xl-install.json"
@@ -271,8 +274,9 @@ def _load_record(config: Path) -> dict | None:
 
 
 def install(config: Path, xlstart: Path | None, xlam: bytes | None, settings: Mapping[str, str],
-            xlwings_version: str | None = None) -> Report:
-    """Write the settings and place the add-in's bytes `xlam`; see the module docstring."""
+            xlwings_version: str | None = None, registry: Any = None) -> Report:
+    """Write the settings and place the add-in's bytes `xlam`; see the module docstring.
+    `registry` (Windows: rtd_registry.windows_registry()): where the RTD server is registered."""
     report = Report()
     # Recorded as absolute paths: uninstall may run from any folder.
     config = Path(os.path.abspath(config))
@@ -329,6 +333,14 @@ def install(config: Path, xlstart: Path | None, xlam: bytes | None, settings: Ma
         record["addin"] = {"path": str(target), "sha256": digest, "replaced_backup": replaced,
                            "xlwings_version": xlwings_version}
         report.add(f"placed {target} (Excel opens it at start-up)")
+    if registry is not None:
+        from rates_xl.addin.classic import rtd_registry
+
+        python = settings.get(interpreter_key("win32"))
+        written = rtd_registry.register(registry, python)
+        record["rtd"] = rtd_registry.merge(record.get("rtd"), written)
+        report.add(f"registered the RTD server {rtd_registry.rtd.PROGID} for this user "
+                   f"(HKCU\\{rtd_registry.CLASSES}, {len(written)} keys)")
     record["installed_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     record["config"] = str(config)
     write_atomic(_record_path(config), json.dumps(record, indent=2).encode("utf-8"), backup=False)
@@ -340,7 +352,7 @@ def load_record(config: Path) -> dict | None:
     return _load_record(config)
 
 
-def uninstall(config: Path) -> Report:
+def uninstall(config: Path, registry: Any = None) -> Report:
     report = Report()
     config = Path(os.path.abspath(config))
     record = _load_record(config)
@@ -397,6 +409,18 @@ def uninstall(config: Path) -> Report:
                     f"cannot remove {target}: permission denied (is Excel running? quit it "
                     "and run the command again)"
                 ) from None
+    if record.get("rtd"):
+        if registry is None:
+            report.warn("the RTD server's registry keys can only be removed on Windows: run "
+                        "uninstall there")
+        else:
+            from rates_xl.addin.classic import rtd_registry
+
+            done, warnings = rtd_registry.unregister(registry, record["rtd"])
+            for line in done:
+                report.add(line)
+            for line in warnings:
+                report.warn(line)
     try:
         _record_path(config).unlink()
     except OSError as exc:

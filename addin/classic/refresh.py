@@ -228,6 +228,14 @@ def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
         return None
 
 
+def caller_floor(caller: Range | None) -> float | None:
+    """The freshness floor of the calling cell, or None."""
+    if not _registry:
+        return None
+    where = _caller_id(caller)
+    return _registry.floor_for(*where) if where is not None else None
+
+
 def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None) -> Any:
     """One UDF call from Excel: under the caller's refresh floor, seen by a refresh in progress."""
     from rates_xl.functions.core import evaluate

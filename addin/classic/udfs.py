@@ -8,7 +8,9 @@ messages, the shared client), which the Office.js host and the headless engine r
 Each UDF below has the Excel signature (the VBA wrapper xlwings generates follows it) plus
 the reserved trailing `caller` argument, which xlwings fills with the calling Range and
 hides from Excel. When the caller falls under a refresh scope, the call runs with that
-scope's freshness floor. Curves are returned as 2-D lists and spill natively (Excel 365
+scope's freshness floor. Outside a refresh, a cell whose answer is not cached answers at
+once with a wait marker that the VBA wrapper turns into an RTD subscription and #N/A, and is
+recalculated when its answer arrives (rtd.py; only where the RTD server runs). Curves are returned as 2-D lists and spill natively (Excel 365
 dynamic arrays); `RATES_XL_LEGACY_ARRAYS=1` switches them to xlwings' `expand="table"`
 for Excel versions without dynamic arrays.
 """
@@ -21,9 +23,10 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh
+from rates_xl.addin.classic import refresh, rtd, rtd_com
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
+from rates_xl.functions import plan
 from rates_xl.functions.core import (
     Arg,
     FunctionSpec,
@@ -63,9 +66,15 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    spec = FUNCTIONS[name]
+    if caller is not None and rtd.waits.enabled and refresh.current_pass() is None \
+            and plan.shared_round() is None:
+        # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
+        # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd).
+        return rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
     # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
     # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
-    return refresh.evaluate_cell(FUNCTIONS[name], values, caller)
+    return refresh.evaluate_cell(spec, values, caller)
 
 
 @_udf
@@ -138,6 +147,10 @@ def RATES_TENORS(index, caller=None):
 def RATES_STATUS(caller=None):
     return _run("RATES_STATUS", caller, ())
 
+
+# In the UDF server on Windows: the RTD server's class object, and misses stop blocking Excel
+# (a no-op anywhere else; see rtd_com.enable).
+rtd_com.enable()
 
 #: The UDFs by Excel name (the objects xlwings registers).
 UDFS = {name: globals()[name] for name in FUNCTIONS}

@@ -10,7 +10,10 @@ into vbaProject.bin, source only):
   `sql` UDF. Every change is an exact replacement that fails the build, naming the xlwings
   version, if that xlwings no longer has the text it replaces.
 - `RatesRibbon`: vba/RatesRibbon.bas, the ribbon's callback.
-- `xlwings_udfs`: the RATES_* wrappers from xlwings' own generator, run headless (below).
+- `xlwings_udfs`: the RATES_* wrappers from xlwings' own generator, run headless (below),
+  each answer routed through `RatesRtd.RatesAnswer` (rtd_vba.py: a waiting cell subscribes
+  to the add-in's RTD server and shows #N/A).
+- `RatesRtd`: that function (rtd_vba.py).
 - `ThisWorkbook` and `Sheet1`: the empty document modules of the add-in's workbook.
 
 xlwings' own VBA wrapper generator, run over `rates_xl.addin.classic.udfs`:
@@ -270,12 +273,14 @@ End Sub
 
 def project_modules(udf_export: dict[str, Any] | None = None):
     """Every module of the add-in's VBA project, in the order the project lists them."""
+    from rates_xl.addin.classic import rtd_vba
     from rates_xl.addin.classic.vbaproject import (
         WORKBOOK_BASE,
         WORKSHEET_BASE,
         Module,
         document_module,
     )
+    from rates_xl.functions.table import FUNCTIONS
 
     if udf_export is None:
         udf_export = export_udf_vba(PROJECT_NAME + ".xlam")
@@ -284,8 +289,10 @@ def project_modules(udf_export: dict[str, Any] | None = None):
         Module(workbook.name, workbook.source + "\n" + WORKBOOK_OPEN, "document"),
         document_module(SHEET_CODENAME, WORKSHEET_BASE),
         Module("RatesRibbon", ribbon_module()),
-        Module("xlwings_udfs", udf_export["vba"]),
+        # Each wrapper's answer through RatesAnswer: a waiting cell subscribes to RTD (rtd_vba).
+        Module("xlwings_udfs", rtd_vba.wrap_udfs(udf_export["vba"], sorted(FUNCTIONS))),
         Module("RatesRegister", registration_module(udf_export["macro_options"])),
+        Module(rtd_vba.MODULE_NAME, rtd_vba.module()),
     ]
     # The xlwings module keeps what these modules call (the entry points: the UDF wrappers,
     # the ribbon callback, Workbook_Open and RatesRegister).

@@ -342,7 +342,7 @@ def test_2_no_service_function_exits_early(modules):
         # The first statement sets the error handler; the call to Python follows at once.
         first, second = [s for s in vba.statements(body) if s != "Application.Volatile"][:2]
         assert first == "If TypeOf Application.Caller Is Range Then On Error GoTo failed", name
-        assert second.startswith(f"{name} = XLPy.CallUDF("), name
+        assert second.startswith(f"{name} = RatesAnswer(XLPy.CallUDF("), name
     assert not any("CommandBars" in m.source for m in modules.values())
 
 

@@ -18,6 +18,9 @@ What it models, because the product's speed and correctness in Excel depend on i
   a cell in the way is not empty); `Range.api.HasSpill` / `SpillingToRange` report it; a
   formula reading a spilled cell depends on the anchor.
 - **What a workbook shows before any calculation**: the values saved in the file.
+- **The add-in's VBA wrapper** between Excel and each RATES_* UDF (`RatesAnswer`, modelled
+  by `rtd.excel_answer`): a waiting cell subscribes through =RTD and shows #N/A; and
+  Excel's RTD machinery once `use_rtd` is called (serial_excel_rtd.py).
 
 The non-RATES parts of formulas (arithmetic, IF, VLOOKUP, INDEX, WORKDAY, SUM...) are
 computed per cell by the `formulas` package's parser and functions, with the fixes
@@ -224,7 +227,8 @@ class App:
 
     # Called by the RATES_* entries of the formula engine (see serial_excel_engine).
     def call_udf(self, name: str, args: list[Any]) -> Any:
-        from rates_xl.addin.classic import udfs
+        from rates_xl.addin.classic import rtd, udfs
+        from tests.support import serial_excel_engine as engine
 
         f = self._current
         caller = Range(f.sheet, Rect(*f.cell, *f.cell)) if f is not None else None
@@ -235,8 +239,18 @@ class App:
             return udfs.UDFS[name](*args, caller=caller)
 
         if self._udf_pool is not None:
-            return self._udf_pool.submit(call).result()  # Excel waits: still one at a time
-        return call()
+            result = self._udf_pool.submit(call).result()  # Excel waits: still one at a time
+        else:
+            result = call()
+        # The add-in's VBA wrapper (RatesAnswer, addin/classic/vba/RatesRtd.bas) between Excel
+        # and Python: a wait marker subscribes this cell through =RTD and shows #N/A.
+        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR())
+
+    def _call_rtd(self, *args: Any) -> Any:
+        """Application.WorksheetFunction.RTD from inside a UDF: the calling cell subscribes."""
+        if self.rtd is None:
+            raise RuntimeError("no RTD server can be started")  # Excel: run-time error 1004
+        return self.rtd.call(*args)
 
     def close(self) -> None:
         if self._udf_pool is not None:
@@ -397,6 +411,24 @@ class Sheet:
         else:
             self.formulas.pop(cell, None)
             self.values[cell] = content
+
+    def paste(self, cells: dict[str, Any]) -> None:
+        """One paste of many cells ({"A1": value or "=formula"}): every new formula and the
+        readers of every new value dirty, then one recalculation in automatic mode."""
+        for address, content in cells.items():
+            self.put(scope.parse_address(address)[0], content)
+        self.book.compile()
+        app = self.app
+        app._graph = None
+        for address in cells:
+            cell = scope.parse_address(address)[0]
+            at = (cell.top, cell.left)
+            if at in self.formulas:
+                self.dirty.add(at)
+            for f in app.graph().readers(self, at):
+                f.sheet.dirty.add(f.cell)
+        if app.calculation == "automatic":
+            app.calculate()
 
     def show(self, cell: tuple[int, int], value: Any) -> None:
         """Make a cell show `value` without calculating (what a file was saved with)."""

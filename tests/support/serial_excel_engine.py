@@ -37,6 +37,11 @@ def _error(text: str) -> Any:
 SPILL_ERROR: Any = None  # set below, once `formulas` is importable
 
 
+def NA_ERROR() -> Any:  # noqa: N802 - named as the error it is
+    """#N/A, as a VBA UDF returning CVErr(xlErrNA) shows it."""
+    return _error("#N/A")
+
+
 def _udf_entry(name: str) -> Any:
     from rates_xl.calc import engine
 

@@ -32,6 +32,17 @@ DEFAULT_THROTTLE_SECONDS = 2.0
 NA = "#N/A"
 
 
+RPC_E_CALL_REJECTED = -2147418111  # 0x80010001
+
+
+class ComError(Exception):
+    """As pywintypes.com_error: args (hresult, text, excepinfo, argerror)."""
+
+    def __init__(self, hresult: int, text: str) -> None:
+        super().__init__(hresult, text, None, None)
+        self.hresult = hresult
+
+
 class UpdateEvent:
     """The IRTDUpdateEvent Excel hands the server in ServerStart (MS excel.irtdupdateevent)."""
 
@@ -40,6 +51,13 @@ class UpdateEvent:
         self.HeartbeatInterval = 0  # a member of the interface; its timing is not modelled
 
     def UpdateNotify(self) -> None:  # noqa: N802 - Excel's name
+        if self._host.reject_calls > 0:
+            # Excel busy (a modal dialog, a long calculation) rejects a call from another
+            # apartment: RPC_E_CALL_REJECTED, unless the caller retries (Andrew Whitechapel,
+            # "Implementing IMessageFilter in an Office add-in", MSDN blog, 2008).
+            self._host.reject_calls -= 1
+            self._host.rejected += 1
+            raise ComError(RPC_E_CALL_REJECTED, "Call was rejected by callee.")
         # "Real-time data servers use UpdateNotify to tell Excel that new data is available"
         # (MS excel.irtdupdateevent.updatenotify). Excel does not pull at once: it calls
         # RefreshData later, when idle and the throttle interval has passed (see idle()).
@@ -72,6 +90,8 @@ class RtdHost:
         self.servers: dict[str, Any] = {}  # progid -> the running server
         self.topics: dict[tuple[str, tuple[str, ...]], Topic] = {}
         self.notified = False
+        self.reject_calls = 0  # the next UpdateNotify calls rejected as busy (tests set it)
+        self.rejected = 0
         self.last_refresh = float("-inf")
         self.refreshes = 0
         self._ids = itertools.count(1)

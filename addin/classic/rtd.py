@@ -1,0 +1,448 @@
+r"""A miss never blocks Excel: RATES_ cells wait through Excel's RTD, host-free.
+
+The decision (addin/README.md, "Why RTD"): **RTD as the doorbell, the value still from the
+UDF** (RTD cannot return an array, KB 286258). This module is all of its logic, with no
+pywin32 and no Excel, so the serial-Excel stand-in (tests/support/serial_excel_rtd.py) and
+the tests drive it on Linux; `rtd_com.py` is the thin Windows layer that hands it to COM and
+`rtd_registry.py` the per-user registration.
+
+How one cell goes, outside a ribbon refresh:
+
+1. Excel calls the RATES_ UDF. `evaluate()` computes it while the client *plans*: a cached
+   answer is returned as today (a number, a spilled table, a `#RATES!` message).
+2. A miss is recorded, not sent. Its request joins the others missed in the same calculation
+   (`Waits.miss`; the batch leaves when no new miss came for GATHER_QUIET s): each distinct
+   request goes once to a pool of `max_workers` threads that fetch it under the client's
+   shared rate limiter (identical requests in flight coalesce in the client). The UDF
+   answers at once `WAIT_PREFIX + topic`, the topic being the request's id.
+3. The add-in's VBA wrapper (`RatesAnswer`, vba/RatesRtd.bas; `excel_answer` below is the same
+   rule in Python, used by the stand-in) sees that marker, calls
+   `Application.WorksheetFunction.RTD(PROGID, "", topic)` (which subscribes the calling cell to
+   the topic) and returns `#N/A` (`CVErr(xlErrNA)`): the placeholder. The marker itself never
+   reaches a cell.
+4. When the answer (or a failure) is in, the topic becomes "ready" and the RTD server calls
+   Excel's `UpdateNotify`. Excel calls `RefreshData` when idle, at most once per throttle
+   interval (2 s by default), and recalculates the cells of the topics it got: the UDF now
+   finds the answer cached and returns it, the whole table for a curve; dependents follow;
+   a chain's next link misses and waits in turn. The cell no longer calls RTD, so Excel
+   disconnects its topic (`DisconnectData`).
+
+The topic API (for Live mode and anything else that pushes values to cells), all of it:
+
+- `topic_for(key)`: the topic of one request; `waits.notify_keys(keys)` makes Excel
+  recalculate every cell waiting on those requests.
+- Channels: a formula may subscribe to `=RTD("RatesXL.RTD", , name, strings...)` for a
+  channel registered with `waits.add_channel(name, channel)`. Excel's ConnectData for such a
+  topic calls `channel.connect(server, topic_id, strings)` (its answer is the topic's first
+  value) and DisconnectData calls `channel.disconnect(server, topic_id)`;
+  `server.push({topic_id: value})` gives topics new values and rings Excel (retried while
+  Excel is busy), which pulls them at its pace and recalculates their cells.
+
+What never takes this path: a call without a calling cell (VBA, the Function Wizard), a
+ribbon refresh in progress (it plans and fetches itself, `refresh.py`), `rates-xl calc` and
+every frozen copy (they never import this module's path: `functions.core.evaluate` fetches
+synchronously), and any process where no RTD server is available (`Waits.enabled` False:
+the UDF then fetches synchronously as before).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The RTD server's ProgID and class id (registered per user by `rates-xl addin install`).
+PROGID = "RatesXL.RTD"
+CLSID = "{5B0E2C1A-8F43-4E7B-9D51-6A2C3F70B1D4}"
+#: What a waiting UDF answers the VBA wrapper, followed by the topic. Never shown in a cell.
+WAIT_PREFIX = "#RATES-RTD "
+#: A topic's RTD value while its request is in flight, and once it is answered (a counter is
+#: appended so every answer is a new value: Excel recalculates a topic's cells on a change).
+FETCHING = "fetching"
+READY = "ready"
+#: A calculation's misses are handed to the fetch pool together once no new one came for
+#: GATHER_QUIET seconds, or GATHER_MAX seconds after the first (a long calculation).
+GATHER_QUIET = 0.03
+GATHER_MAX = 0.5
+#: How long a failed fetch is remembered so that every cell waiting on it shows the failure
+#: in the recalculation that follows (then the next calculation asks again), seconds.
+FAILURE_MEMORY = 10.0
+#: Past this many requests remembered, answered ones older than KEEP_ANSWERED s are forgotten.
+MAX_WAITS = 20_000
+KEEP_ANSWERED = 60.0
+#: HRESULTs of a COM call an STA rejected because it was busy (a dialog, edit mode, a
+#: calculation): RPC_E_CALL_REJECTED, RPC_E_SERVERCALL_RETRYLATER, and Excel's own 0x800AC472
+#: (Andrew Whitechapel, "Implementing IMessageFilter in an Office add-in", MSDN blog 2008).
+BUSY_HRESULTS = frozenset({-2147418111, -2147417846, -2146777998})
+#: Retry delays for a rejected UpdateNotify, seconds (then every last one until accepted).
+RETRY_DELAYS = (0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+def topic_for(key: Any) -> str:
+    """The RTD topic of one request: a short id of its normalised key (stable in a process)."""
+    return "r" + hashlib.sha1(repr(key).encode("utf-8")).hexdigest()[:20]
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether a COM call failed only because Excel was busy (pywintypes.com_error's hresult)."""
+    hresult = getattr(exc, "hresult", None)
+    if hresult is None and getattr(exc, "args", None):
+        hresult = exc.args[0]
+    return hresult in BUSY_HRESULTS
+
+
+def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any) -> Any:
+    """What the VBA wrapper `RatesAnswer` (vba/RatesRtd.bas) does with a UDF's result: a wait
+    marker subscribes the calling cell to its topic through RTD and becomes `na` (#N/A);
+    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip)."""
+    if isinstance(result, str) and result.startswith(WAIT_PREFIX):
+        try:
+            call_rtd(PROGID, "", result[len(WAIT_PREFIX):])
+        except Exception:  # the VBA has On Error Resume Next around the call
+            pass
+        return na
+    return result
+
+
+# -- the waits: misses, fetches, topics ready ---------------------------------------------------
+@dataclass
+class _Wait:
+    key: Any
+    fetching: bool = True
+    answers: int = 0  # how many times this request has been answered (the topic's value)
+    failure: BaseException | None = None
+    failed_until: float = 0.0
+    answered_at: float = 0.0
+
+
+@dataclass
+class Waits:
+    """The process's waiting requests and the RTD servers Excel started (one per instance)."""
+
+    enabled: bool = False
+    clock: Callable[[], float] = time.monotonic
+    _by_topic: dict[str, _Wait] = field(default_factory=dict)
+    _servers: list[RtdServer] = field(default_factory=list)
+    _pool: ThreadPoolExecutor | None = None
+    _queued: list[tuple[Any, Any, str, float | None]] = field(default_factory=list)
+    _last_miss: float = 0.0
+    _gatherer: threading.Thread | None = None
+    _channels: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    #: Requests handed to the pool (what the tests and the benchmark check: each once).
+    submitted: int = 0
+
+    # -- the UDF side --
+    def evaluate(self, spec: Any, values: tuple[Any, ...], floor: float | None) -> Any:
+        """One cell: its answer if cached, else `WAIT_PREFIX + topic` (the request now queued)."""
+        from rates_xl.functions import core
+        from rates_xl.functions.messages import message_for
+
+        client = core.get_client()
+        with client.planning() as recorded:
+            result = core.evaluate(spec, values, floor)
+        if not recorded:
+            return result
+        key = min(recorded, key=repr)  # one per call in practice; the same one every time
+        failure = self._failure(key)
+        if failure is not None:
+            return message_for(failure, core._secret())
+        return WAIT_PREFIX + self.miss(client, key, floor)
+
+    def miss(self, client: Any, key: Any, floor: float | None = None) -> str:
+        """Queue `key` (once while it is in flight); its topic."""
+        topic = topic_for(key)
+        with self._lock:
+            wait = self._by_topic.get(topic)
+            if wait is not None and wait.fetching:
+                return topic
+            if wait is None:
+                wait = self._by_topic[topic] = _Wait(key)
+            wait.fetching, wait.failure = True, None
+            self.submitted += 1
+            self._queued.append((client, key, topic, floor))
+            self._last_miss = self.clock()
+            if self._gatherer is None or not self._gatherer.is_alive():
+                self._gatherer = threading.Thread(target=self._gather, name="rates-rtd-gather", daemon=True)
+                self._gatherer.start()
+        return topic
+
+    def _gather(self) -> None:
+        """Hand the misses to the fetch pool once the calculation that made them is over (no
+        new miss for GATHER_QUIET s, or GATHER_MAX s after the first): the fetch threads do
+        not compete with Excel's calculation for the interpreter meanwhile, and the requests
+        missed in one calculation go out as one batch."""
+        first = self.clock()
+        while True:
+            time.sleep(GATHER_QUIET / 2)
+            with self._lock:
+                now = self.clock()
+                if now - self._last_miss < GATHER_QUIET and now - first < GATHER_MAX:
+                    continue
+                batch, self._queued = self._queued, []
+                if not batch:
+                    self._gatherer = None
+                    return
+                if self._pool is None:
+                    workers = max(1, int(getattr(batch[0][0].settings, "max_workers", 16)))
+                    self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rates-rtd")
+                for item in batch:
+                    self._pool.submit(self._fetch, *item)
+                first = now
+
+    def _fetch(self, client: Any, key: Any, topic: str, floor: float | None) -> None:
+        failure: BaseException | None = None
+        try:
+            if floor is None:
+                client.get_key(key)  # the client's own deadline: Excel is not waiting
+            else:
+                with client.fresh_since(floor):
+                    client.get_key(key)
+        except Exception as exc:  # cached by the client when it is a lasting answer (404...)
+            failure = exc
+        with self._lock:
+            wait = self._by_topic.get(topic)
+            if wait is None:
+                return  # reset meanwhile
+            wait.fetching = False
+            wait.answers += 1
+            wait.answered_at = self.clock()
+            if failure is not None:
+                wait.failure, wait.failed_until = failure, wait.answered_at + FAILURE_MEMORY
+            if len(self._by_topic) > MAX_WAITS:
+                self._prune(wait.answered_at - KEEP_ANSWERED)
+        self._ready([topic])
+
+    def _prune(self, before: float) -> None:
+        """Forget answered requests older than `before` (their cells have long recalculated;
+        a later miss starts afresh): the table stays bounded in a long session."""
+        for topic in [t for t, w in self._by_topic.items()
+                      if not w.fetching and w.answered_at < before and w.failure is None]:
+            del self._by_topic[topic]
+
+    def _failure(self, key: Any) -> BaseException | None:
+        with self._lock:
+            wait = self._by_topic.get(topic_for(key))
+            if wait is None or wait.failure is None or wait.fetching:
+                return None
+            if self.clock() > wait.failed_until:
+                wait.failure = None
+                return None
+            return wait.failure
+
+    # -- the topic API --
+    def state(self, topic: str) -> str:
+        """The topic's RTD value now: FETCHING, or READY with its answer count."""
+        with self._lock:
+            wait = self._by_topic.get(topic)
+            if wait is None or wait.fetching:
+                return FETCHING
+            return f"{READY} {wait.answers}"
+
+    def notify_keys(self, keys: Iterable[Any]) -> None:
+        """Recalculate every cell subscribed to these requests' topics (e.g. after Live mode
+        refetched them): each topic's value changes, and Excel is rung."""
+        topics = [topic_for(k) for k in keys]
+        with self._lock:
+            for topic in topics:
+                wait = self._by_topic.get(topic)
+                if wait is not None and not wait.fetching:
+                    wait.answers += 1
+        self._ready(topics)
+
+    def _ready(self, topics: list[str]) -> None:
+        with self._lock:
+            servers = list(self._servers)
+        for server in servers:
+            server.topics_ready(topics)
+
+    # -- channels: other topics served by the same RTD server (Live mode) --
+    def add_channel(self, name: str, channel: Any) -> None:
+        """Serve `=RTD(PROGID, , name, ...)` topics with `channel` (see the module notes)."""
+        if name.startswith("r") and len(name) == 21:
+            raise ValueError(f"channel name {name!r} looks like a request topic")
+        with self._lock:
+            self._channels[name.casefold()] = channel
+
+    def channel(self, name: str) -> Any:
+        with self._lock:
+            return self._channels.get(name.casefold())
+
+    # -- the servers Excel starts --
+    def attach(self, server: RtdServer) -> None:
+        with self._lock:
+            self._servers.append(server)
+
+    def detach(self, server: RtdServer) -> None:
+        with self._lock:
+            if server in self._servers:
+                self._servers.remove(server)
+
+    def pending(self) -> int:
+        """Requests in flight."""
+        with self._lock:
+            return sum(1 for w in self._by_topic.values() if w.fetching)
+
+    def reset(self) -> None:
+        """Forget every wait and server; stop the pool (tests, and Clear Cache)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            self._queued.clear()
+            self._by_topic.clear()
+            self._servers.clear()
+            self._channels.clear()
+            self.submitted = 0
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: The process's waits (the UDF server's one).
+waits = Waits()
+
+
+# -- the IRtdServer, as pywin32 presents Excel's calls -------------------------------------------
+class RtdServer:
+    """The IRtdServer methods, host-free; `rtd_com.RatesRtdServer` exposes them to COM.
+
+    Signatures as pywin32 passes them (ByRef arguments returned as extra values), as in
+    pywin32's com/win32com/demos/excelRTDServer.py. Excel's order: ServerStart with its
+    IRTDUpdateEvent; ConnectData per topic (a topic id Excel chose, our strings); UpdateNotify
+    from us when something changed; RefreshData when Excel is ready; DisconnectData when no
+    cell uses a topic; ServerTerminate (learn.microsoft.com/office/vba/api/excel.irtdserver).
+    """
+
+    def __init__(self, owner: Waits | None = None,
+                 schedule: Callable[[float, Callable[[], None]], Any] | None = None) -> None:
+        self.owner = waits if owner is None else owner
+        self.callback: Any = None
+        self._ids: dict[int, str] = {}  # Excel's topic id -> our topic
+        self._channel_of: dict[int, Any] = {}  # Excel's topic id -> its channel (Live...)
+        self._pushed: dict[int, Any] = {}  # a channel topic's current value
+        self._changed: set[int] = set()
+        self._rung = False  # an UpdateNotify Excel has not answered with RefreshData yet
+        self._lock = threading.RLock()
+        self._retries = 0
+        # How a rejected UpdateNotify is tried again later (a timer thread by default).
+        self._schedule = schedule or _timer
+        self.rejected = 0  # UpdateNotify calls Excel rejected as busy (then retried)
+
+    def ServerStart(self, callback: Any) -> int:  # noqa: N802 - Excel's names
+        self.callback = callback
+        self.owner.attach(self)
+        return 1  # "Negative value or zero indicates failure" (excel.irtdserver.serverstart)
+
+    def ConnectData(self, topic_id: int, strings: Any, get_new_values: bool) -> tuple[Any, bool]:  # noqa: N802
+        strings = [str(s) for s in (strings or [])]
+        topic = strings[0] if strings else ""
+        channel = self.owner.channel(topic) if topic else None
+        if channel is not None:
+            with self._lock:
+                self._channel_of[int(topic_id)] = channel
+            value = channel.connect(self, int(topic_id), strings[1:])
+            with self._lock:
+                self._pushed[int(topic_id)] = value
+            return value, True
+        with self._lock:
+            self._ids[int(topic_id)] = topic
+        value = self.owner.state(topic)
+        if value != FETCHING:
+            # Answered between the cell's miss and this subscription: ring so Excel
+            # recalculates it, from another thread (never call into Excel while it is
+            # calling us).
+            self._schedule(0.0, lambda: self.topics_ready([topic]))
+        return value, True
+
+    def RefreshData(self, topic_count: int = 0) -> tuple[tuple[list[int], list[Any]], int]:  # noqa: N802
+        with self._lock:
+            ids = sorted(i for i in self._changed if i in self._ids or i in self._channel_of)
+            self._changed.clear()
+            self._rung = False
+            topics = {i: self._ids[i] for i in ids if i in self._ids}
+            pushed = {i: self._pushed.get(i) for i in ids if i not in topics}
+        values = [self.owner.state(topics[i]) if i in topics else pushed[i] for i in ids]
+        return (ids, values), len(ids)
+
+    def DisconnectData(self, topic_id: int) -> None:  # noqa: N802
+        with self._lock:
+            self._ids.pop(int(topic_id), None)
+            self._changed.discard(int(topic_id))
+            channel = self._channel_of.pop(int(topic_id), None)
+            self._pushed.pop(int(topic_id), None)
+        if channel is not None:
+            channel.disconnect(self, int(topic_id))
+
+    def push(self, values: dict[int, Any]) -> None:
+        """New values for channel topics (Live mode); Excel is rung and pulls them."""
+        with self._lock:
+            ids = {int(i) for i in values if int(i) in self._channel_of}
+            for i in ids:
+                self._pushed[i] = values[i]
+            if not ids:
+                return
+            self._changed |= ids
+            if self._rung:
+                return
+            self._rung = True
+        self._ring()
+
+    def Heartbeat(self) -> int:  # noqa: N802
+        return 1
+
+    def ServerTerminate(self) -> None:  # noqa: N802
+        with self._lock:
+            self._ids.clear()
+            self._changed.clear()
+            channels = list(self._channel_of.items())
+            self._channel_of.clear()
+            self._pushed.clear()
+            self.callback = None
+        for topic_id, channel in channels:
+            channel.disconnect(self, topic_id)
+        self.owner.detach(self)
+
+    # -- from the waits --
+    def topics_ready(self, topics: Iterable[str]) -> None:
+        wanted = set(topics)
+        with self._lock:
+            ids = {i for i, t in self._ids.items() if t in wanted}
+            if not ids:
+                return  # nobody in this Excel waits on them (a closed book, an edited cell)
+            self._changed |= ids
+            if self._rung:
+                return  # Excel will pull everything changed meanwhile with the next RefreshData
+            self._rung = True
+        self._ring()
+
+    def _ring(self) -> None:
+        with self._lock:
+            callback = self.callback
+            if callback is None or not self._rung:
+                return
+        try:
+            callback.UpdateNotify()
+        except Exception as exc:
+            if not is_busy(exc):
+                # Excel went away (closed, crashed): nothing left to tell.
+                with self._lock:
+                    self._rung = False
+                return
+            # Excel is busy: try again shortly; the changes stay queued.
+            with self._lock:
+                self.rejected += 1
+                delay = RETRY_DELAYS[min(self._retries, len(RETRY_DELAYS) - 1)]
+                self._retries += 1
+            self._schedule(delay, self._ring)
+            return
+        with self._lock:
+            self._retries = 0
+
+
+def _timer(delay: float, action: Callable[[], None]) -> Any:
+    timer = threading.Timer(delay, action)
+    timer.daemon = True
+    timer.start()
+    return timer

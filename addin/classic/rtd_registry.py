@@ -1,0 +1,154 @@
+r"""The RTD server's registration, per user: keys under HKEY_CURRENT_USER\Software\Classes.
+
+Windows merges HKCU\Software\Classes into HKEY_CLASSES_ROOT for the user, so a per-user
+registration needs no administrator rights (learn.microsoft.com/windows/win32/sysinfo/
+hkey-classes-root-key). pywin32's own `win32com.server.register` writes the same keys under
+HKEY_CLASSES_ROOT (which needs administrator rights): `CLSID\{clsid}` with its description,
+`ProgID`, `PythonCOM` (the class, "module.Class"), `PythonCOMPolicy`, `LocalServer32`, and
+`<ProgID>\CLSID`. We write them ourselves, with these choices:
+
+- `PythonCOMPolicy` = `win32com.server.policy.DesignatedWrapPolicy` (pywin32's
+  DefaultPolicy class under its own name): xlwings' UDF server replaces the module's
+  `DefaultPolicy` with a policy that creates only its own XLPython object (xlwings 0.37.8
+  com_server.serve), and pywin32's CreateInstance uses DefaultPolicy unless the CLSID names
+  a policy.
+- No `InprocServer32`: Excel must never load Python into its own process.
+- `LocalServer32` runs `python -m rates_xl.addin.classic.rtd_com`, which only says it must
+  run inside the UDF server and exits: the server object Excel talks to is the one the UDF
+  server registers at run time (`rtd_com.enable`, CoRegisterClassObject), so it shares the
+  cells' cache. The key is there because COM looks for a local server's registration.
+
+`install` records what each key held before; `uninstall` puts it back (deleting the keys it
+created) unless the value was changed since, which it leaves and reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Protocol
+
+from rates_xl.addin.classic import rtd
+
+CLASSES = "Software\\Classes"
+COM_CLASS = "rates_xl.addin.classic.rtd_com.RatesRtdServer"
+POLICY = "win32com.server.policy.DesignatedWrapPolicy"
+DESCRIPTION = "rates-xl RTD server (RATES_ cells waiting for an answer)"
+
+
+class Registry(Protocol):
+    """Default values of keys under HKEY_CURRENT_USER (paths with backslashes)."""
+
+    def exists(self, key: str) -> bool: ...
+
+    def get(self, key: str) -> str | None: ...
+
+    def set(self, key: str, value: str) -> None: ...
+
+    def delete(self, key: str) -> bool: ...  # only a key without subkeys; False if it has some
+
+
+def entries(python: str | None = None) -> dict[str, str]:
+    """{key under HKCU: its default value}, parents before children."""
+    python = python or sys.executable
+    clsid = f"{CLASSES}\\CLSID\\{rtd.CLSID}"
+    return {
+        f"{CLASSES}\\{rtd.PROGID}": DESCRIPTION,
+        f"{CLASSES}\\{rtd.PROGID}\\CLSID": rtd.CLSID,
+        clsid: DESCRIPTION,
+        f"{clsid}\\ProgID": rtd.PROGID,
+        f"{clsid}\\PythonCOM": COM_CLASS,
+        f"{clsid}\\PythonCOMPolicy": POLICY,
+        f"{clsid}\\LocalServer32": f'"{python}" -m rates_xl.addin.classic.rtd_com',
+    }
+
+
+def register(registry: Registry, python: str | None = None) -> dict[str, dict]:
+    """Write the keys; returns the record uninstall needs: per key, what it held before and
+    what we wrote. A second install keeps the first one's 'before'."""
+    record: dict[str, dict] = {}
+    for key, value in entries(python).items():
+        record[key] = {"existed": registry.exists(key), "previous": registry.get(key), "value": value}
+        registry.set(key, value)
+    return record
+
+
+def unregister(registry: Registry, record: dict[str, dict]) -> tuple[list[str], list[str]]:
+    """Put every key back as it was; (what was done, warnings)."""
+    done: list[str] = []
+    warnings: list[str] = []
+    for key in sorted(record, key=lambda k: k.count("\\"), reverse=True):  # children first
+        entry = record[key]
+        current = registry.get(key)
+        if not registry.exists(key):
+            continue
+        if current != entry["value"]:
+            warnings.append(f"RTD registration: left HKCU\\{key}: it was changed after install")
+            continue
+        if entry["existed"]:
+            registry.set(key, entry["previous"] or "")
+            done.append(f"RTD registration: restored HKCU\\{key}")
+        elif registry.delete(key):
+            done.append(f"RTD registration: removed HKCU\\{key}")
+        else:
+            warnings.append(f"RTD registration: left HKCU\\{key}: something else was added under it")
+    return done, warnings
+
+
+def merge(first: dict[str, dict] | None, again: dict[str, dict]) -> dict[str, dict]:
+    """A repeated install: the first record's 'before' stays, the latest 'value' wins."""
+    if not first:
+        return again
+    merged = dict(again)
+    for key, entry in first.items():
+        if key in merged:
+            merged[key] = {**merged[key], "existed": entry["existed"], "previous": entry["previous"]}
+        else:
+            merged[key] = entry
+    return merged
+
+
+class WindowsRegistry:
+    """HKEY_CURRENT_USER through winreg (Windows only)."""
+
+    def __init__(self) -> None:
+        import winreg  # noqa: F401 (fails early off Windows)
+
+    def exists(self, key: str) -> bool:
+        import winreg
+
+        try:
+            winreg.OpenKey(winreg.HKEY_CURRENT_USER, key).Close()
+            return True
+        except FileNotFoundError:
+            return False
+
+    def get(self, key: str) -> str | None:
+        import winreg
+
+        try:
+            return str(winreg.QueryValue(winreg.HKEY_CURRENT_USER, key))
+        except FileNotFoundError:
+            return None
+
+    def set(self, key: str, value: str) -> None:
+        import winreg
+
+        winreg.SetValue(winreg.HKEY_CURRENT_USER, key, winreg.REG_SZ, value)  # creates the key
+
+    def delete(self, key: str) -> bool:
+        import winreg
+
+        try:
+            winreg.DeleteKey(winreg.HKEY_CURRENT_USER, key)  # fails on a key with subkeys
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+
+
+def windows_registry() -> Registry | None:
+    """The real registry on Windows, else None (nothing to register)."""
+    if not sys.platform.startswith("win"):
+        return None
+    return WindowsRegistry()

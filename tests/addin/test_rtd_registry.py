@@ -1,0 +1,116 @@
+"""The RTD server's per-user registration (rtd_registry.py) and `rates-xl addin install /
+uninstall` writing and removing it: a small fake of the registry (Windows only) with winreg's
+rules (a key with subkeys cannot be deleted; setting a key's value creates it and its parents)."""
+
+from __future__ import annotations
+
+from rates_xl.addin.classic import install, rtd, rtd_registry
+
+
+class FakeRegistry:
+    """HKEY_CURRENT_USER as {key path (folded): default value}."""
+
+    def __init__(self) -> None:
+        # What every Windows user's hive has.
+        self.keys: dict[str, str | None] = {"software": None, "software\\classes": None,
+                                            "software\\classes\\clsid": None}
+
+    @staticmethod
+    def _fold(key: str) -> str:
+        return key.casefold()
+
+    def exists(self, key: str) -> bool:
+        return self._fold(key) in self.keys
+
+    def get(self, key: str) -> str | None:
+        return self.keys.get(self._fold(key))
+
+    def set(self, key: str, value: str) -> None:
+        parts = key.split("\\")
+        for i in range(1, len(parts)):  # winreg.SetValue creates the missing parents
+            self.keys.setdefault(self._fold("\\".join(parts[:i])), None)
+        self.keys[self._fold(key)] = value
+
+    def delete(self, key: str) -> bool:
+        folded = self._fold(key)
+        if any(k.startswith(folded + "\\") for k in self.keys):
+            return False  # winreg.DeleteKey: "cannot delete a key with subkeys"
+        self.keys.pop(folded, None)
+        return True
+
+
+def value(registry, key):
+    return registry.get(f"Software\\Classes\\{key}")
+
+
+def test_the_keys_are_what_pywin32_would_write_per_user():
+    reg = FakeRegistry()
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")
+    clsid = f"CLSID\\{rtd.CLSID}"
+    assert value(reg, f"{rtd.PROGID}\\CLSID") == rtd.CLSID
+    assert value(reg, f"{clsid}\\ProgID") == rtd.PROGID
+    assert value(reg, f"{clsid}\\PythonCOM") == "rates_xl.addin.classic.rtd_com.RatesRtdServer"
+    assert value(reg, f"{clsid}\\PythonCOMPolicy") == "win32com.server.policy.DesignatedWrapPolicy"
+    assert value(reg, f"{clsid}\\LocalServer32") == r'"C:\Py\python.exe" -m rates_xl.addin.classic.rtd_com'
+    # Per user only, and never in-process in Excel.
+    assert all(k.startswith("software\\classes") or k == "software" for k in reg.keys)
+    assert not any(k.endswith("inprocserver32") for k in reg.keys)
+
+
+def test_the_class_and_policy_named_exist():
+    import importlib
+
+    module, _, name = rtd_registry.COM_CLASS.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    assert cls._reg_clsid_ == rtd.CLSID and cls._reg_progid_ == rtd.PROGID
+    assert set(cls._public_methods_) == {"ServerStart", "ConnectData", "RefreshData", "DisconnectData",
+                                         "Heartbeat", "ServerTerminate"}
+
+
+def test_install_registers_and_uninstall_puts_everything_back(paths):
+    reg = FakeRegistry()
+    reg.set("Software\\Classes\\Other.Thing", "someone else's")
+    before = dict(reg.keys)
+    settings = install.desired_settings(r"C:\Py\python.exe", platform="win32")
+    report = install.install(paths.config, None, None, settings, registry=reg)
+    assert any("registered the RTD server" in line for line in report.lines)
+    assert value(reg, f"{rtd.PROGID}\\CLSID") == rtd.CLSID
+    install.install(paths.config, None, None, settings, registry=reg)  # twice: still reversible
+    report = install.uninstall(paths.config, registry=reg)
+    assert report.warnings == []
+    assert reg.keys == before
+
+
+def test_uninstall_leaves_a_key_changed_since_and_says_so(paths):
+    reg = FakeRegistry()
+    settings = install.desired_settings(r"C:\Py\python.exe", platform="win32")
+    install.install(paths.config, None, None, settings, registry=reg)
+    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\LocalServer32", "changed by hand")
+    report = install.uninstall(paths.config, registry=reg)
+    assert any("LocalServer32" in w and "changed after install" in w for w in report.warnings)
+    assert value(reg, f"CLSID\\{rtd.CLSID}\\LocalServer32") == "changed by hand"
+    assert not reg.exists(f"Software\\Classes\\{rtd.PROGID}")  # the rest is gone
+
+
+def test_a_registration_that_replaced_one_is_restored(paths):
+    reg = FakeRegistry()
+    reg.set(f"Software\\Classes\\{rtd.PROGID}\\CLSID", "{00000000-0000-0000-0000-000000000000}")
+    settings = install.desired_settings(r"C:\Py\python.exe", platform="win32")
+    install.install(paths.config, None, None, settings, registry=reg)
+    install.uninstall(paths.config, registry=reg)
+    assert value(reg, f"{rtd.PROGID}\\CLSID") == "{00000000-0000-0000-0000-000000000000}"
+
+
+def test_off_windows_nothing_is_registered(paths):
+    assert rtd_registry.windows_registry() is None or __import__("sys").platform.startswith("win")
+    settings = install.desired_settings("/usr/bin/python3")
+    install.install(paths.config, None, None, settings, registry=None)
+    assert "rtd" not in install.load_record(paths.config)
+
+
+def test_the_com_layer_stays_off_outside_the_udf_server():
+    from rates_xl.addin.classic import rtd_com
+
+    rtd.waits.enabled = False
+    assert rtd_com.enable() is False and rtd.waits.enabled is False
+    assert rtd_com.main() == 1

@@ -1,0 +1,77 @@
+"""The VBA side of RTD: every RATES_ wrapper hands Python's answer to RatesAnswer, which
+subscribes a waiting cell through WorksheetFunction.RTD and shows #N/A (rtd_vba.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.addin.classic import rtd, rtd_vba, vba
+from rates_xl.functions import FUNCTIONS
+
+
+@pytest.fixture(scope="module")
+def modules(built) -> dict[str, str]:
+    return {m.name: m.source for m in built.modules}
+
+
+def test_every_wrapper_routes_its_excel_answer_through_rates_answer(modules):
+    wrappers = vba.procedures(modules["xlwings_udfs"])
+    assert sorted(wrappers) == sorted(FUNCTIONS)
+    for name, (_, body) in wrappers.items():
+        calls = [s for s in vba.statements(body) if "XLPy.CallUDF(" in s]
+        excel, other = calls  # the #If App = "Microsoft Excel" branch, then the #Else one
+        assert excel.startswith(f"{name} = RatesAnswer(XLPy.CallUDF(") and excel.endswith(
+            "Application.Caller))"), excel
+        assert "RatesAnswer" not in other
+
+
+def test_rates_answer_is_the_python_rule_with_the_same_constants(modules):
+    source = modules[rtd_vba.MODULE_NAME]
+    assert f'Private Const RTD_PROGID As String = "{rtd.PROGID}"' in source
+    assert f'Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"' in source
+    body = vba.procedures(source)["RatesAnswer"][1]
+    code = vba.statements(body)
+    assert "On Error Resume Next" in code  # a failing RTD call still ends in #N/A
+    assert any("Application.WorksheetFunction.RTD(RTD_PROGID" in s for s in code)
+    assert code.count("RatesAnswer = CVErr(xlErrNA)") == 1
+    assert "Option Private Module" in source  # not a worksheet function of its own
+
+
+def test_the_python_rule(monkeypatch):
+    calls = []
+    na = object()
+    assert rtd.excel_answer(rtd.WAIT_PREFIX + "r1", lambda *a: calls.append(a), na) is na
+    assert calls == [(rtd.PROGID, "", "r1")]
+
+    def failing(*_):
+        raise RuntimeError("1004")
+
+    assert rtd.excel_answer(rtd.WAIT_PREFIX + "r2", failing, na) is na
+    for other in (1.5, "#RATES! x", [[1, 2]], None):
+        assert rtd.excel_answer(other, failing, na) == other
+
+
+def test_a_changed_generator_stops_the_build():
+    text = 'Function RATES_SWAP(a)\n    RATES_SWAP = XLPy.CallUDF("m", "RATES_SWAP", Array(a), ActiveWorkbook, Application.Caller)\nEnd Function\n'
+    assert "RatesAnswer(XLPy" in rtd_vba.wrap_udfs(text, ["RATES_SWAP"])
+    with pytest.raises(rtd_vba.WrapError, match="RATES_FXSPOT"):
+        rtd_vba.wrap_udfs(text, ["RATES_SWAP", "RATES_FXSPOT"])
+
+
+def test_a_call_without_a_calling_cell_never_gets_the_marker(sandbox, sandbox_key):
+    """VBA or the Function Wizard (no caller): the synchronous path, even with RTD on."""
+    from rates_xl.addin.classic import udfs
+    from rates_xl.client import RatesClient
+
+    rtd.waits.reset()
+    rtd.waits.enabled = True
+    try:
+        with RatesClient(base_url=sandbox.base_url, api_key=sandbox_key) as client:
+            udfs.set_client(client)
+            value = udfs.RATES_SWAP("SOFR", "0D", "3Y", "1Y")
+        assert isinstance(value, float)
+        assert rtd.waits.submitted == 0
+    finally:
+        udfs.set_client(None)
+        rtd.waits.reset()
+        rtd.waits.enabled = False
