@@ -404,10 +404,13 @@ class RatesClient:
             _plan.reset(token)
 
     @contextlib.contextmanager
-    def recording(self) -> Iterator[PackRecorder]:
+    def recording(self, recorder: PackRecorder | None = None) -> Iterator[PackRecorder]:
         """Within this block (this thread or context, and `fetch_many`'s workers) every answer
-        used is written down, with its fetch time: `recorder.pack()` is the market-data pack."""
-        recorder = PackRecorder(self.base_url)
+        used is written down, with its fetch time: `recorder.pack()` is the market-data pack.
+        Pass a `recorder` to go on adding to one (a book evaluated in several rounds). A
+        replaying client records the pack's own entries (their original fetch times)."""
+        if recorder is None:
+            recorder = PackRecorder(self.base_url, source=getattr(self._transport, "pack", None))
         token = _recorder.set(recorder)
         try:
             yield recorder
@@ -423,6 +426,13 @@ class RatesClient:
 
     def clear_cache(self) -> None:
         self.cache.clear()
+
+    def answers(self) -> list[tuple[RequestKey, Entry]]:
+        """The answers held in memory now, (request, entry): what RATES_SOURCE and RATES_STATUS
+        read to say where a value came from and when the answers were valued."""
+        memory = getattr(self.cache, "memory", self.cache)
+        entries = getattr(memory, "entries", None)
+        return entries() if entries is not None else []
 
     def stats(self) -> dict[str, Any]:
         with self._stats_lock:
