@@ -70,9 +70,10 @@ def _print(result: Any, limit: int) -> None:
         if len(result.cells) > limit:
             console.print(f"... and {len(result.cells) - limit} more (all of them in the workbook -o writes)")
     if result.requests:
-        table = Table("Change", "Valued in A", "Valued in B")
-        table.columns.insert(0, Table("Request").columns[0])
-        table.columns[0].overflow = "fold"
+        table = Table()
+        table.add_column("Request", overflow="fold")
+        for title in ("Change", "Valued in A", "Valued in B"):
+            table.add_column(title)
         for request in result.requests:
             table.add_row(request.request, request.change, request.valued[0] or "", request.valued[1] or "")
         console.print(table)

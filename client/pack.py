@@ -198,7 +198,7 @@ class PackRecorder:
             if raw is None:
                 raw = value.model_dump_json(by_alias=True)
             entry = PackAnswer(endpoint=key.endpoint, params=ident[1], answer=raw, verbatim=verbatim,
-                               valuation_time=_valuation_time(key, value), fetched_at=utc_text(fetched_at))
+                               valuation_time=valued_at(key, value), fetched_at=utc_text(fetched_at))
         with self._lock:
             self._answers.setdefault(ident, entry)
 
@@ -212,7 +212,8 @@ class PackRecorder:
                     answers=tuple(answers))
 
 
-def _valuation_time(key: Any, value: Any) -> str | None:
+def valued_at(key: Any, value: Any) -> str | None:
+    """The moment an answer is valued at: the request's valuation_time, else the answer's."""
     asked = dict(key.params).get("valuation_time")
     if asked:
         return asked

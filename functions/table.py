@@ -115,7 +115,18 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         ["Persistent cache", stats.get("persistent", "off")],
         ["Team", stats.get("team", "off")],
         ["Team hits", stats.get("team_hits", 0) + stats.get("team_waits", 0)],
+        # One valuation moment per book (docs/market-data-pack.md): pinned, every answer says
+        # the same; a trial key cannot pin, and this shows the spread of the answers held.
+        ["Answers valued", _valued(client)],
     ]
+
+
+def _valued(client: Any) -> str:
+    from rates_xl.client.pack import valuation_spread, valued_at
+
+    answers = client.answers() if hasattr(client, "answers") else []
+    spread = valuation_spread(valued_at(key, entry.value) for key, entry in answers if entry.error is None)
+    return spread or "no answer held yet"
 
 
 _SWAPCURVE_COLS = ("Tenor", "Rate")
