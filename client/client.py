@@ -326,7 +326,7 @@ class RatesClient:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
                 # Cached without its traceback, which holds the response and its connection.
-                refusal = Entry(None, time.time(), self._ttl(key), error=_fresh_copy(exc))
+                refusal = Entry(None, self._fetched_at(key), self._ttl(key), error=_fresh_copy(exc))
                 self.cache.put(key, refusal)
                 _record(key, refusal)
             future.set_exception(exc)
@@ -335,7 +335,7 @@ class RatesClient:
             future.set_exception(exc)
             raise
         else:
-            entry = Entry(value, time.time(), self._ttl(key), raw=raw)
+            entry = Entry(value, self._fetched_at(key), self._ttl(key), raw=raw)
             self.cache.put(key, entry)
             _record(key, entry)
             future.set_result(entry)
@@ -445,6 +445,13 @@ class RatesClient:
         return out
 
     # -- internals ----------------------------------------------------------------------------
+    def _fetched_at(self, key: RequestKey) -> float:
+        """Now; when replaying, when the pack says the answer was fetched (RATES_SOURCE and a
+        pack recorded from a replay tell the original moment)."""
+        recorded_at = getattr(self._transport, "recorded_at", None)
+        moment = recorded_at(key) if recorded_at is not None else None
+        return time.time() if moment is None else moment
+
     def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[Any, str]:
         """The parsed answer and its text as sent, by `deadline` (time.monotonic()), the end
         of the call's `budget` seconds, part of which may already be spent."""

@@ -253,6 +253,13 @@ class PackTransport:
             raise _ERRORS[found.error["type"]](found.error["message"], endpoint=endpoint)
         return Answer(json.loads(found.answer), found.answer)
 
+    def recorded_at(self, key: Any) -> float | None:
+        """When the pack's answer to `key` was fetched (time.time() seconds), if it holds one."""
+        found = self._index.get((key.endpoint, tuple(key.params)))
+        if found is None:
+            return None
+        return datetime.fromisoformat(found.fetched_at.replace("Z", "+00:00")).timestamp()
+
     def close(self) -> None:
         pass
 

@@ -251,3 +251,34 @@ def test_a_book_of_500_distinct_requests_grows_by_less_than_1_mb(tmp_path, rates
     added = with_pack.stat().st_size - without.stat().st_size
     assert 0 < added < 1 << 20
     print(f"500 requests: the pack adds {added} bytes")
+
+
+def test_rates_source_names_the_request_and_its_moments_in_a_computed_and_a_replayed_book(tmp_path, sandbox, offline):
+    import xlsxwriter
+
+    path = tmp_path / "book.xlsx"
+    with xlsxwriter.Workbook(path) as book:  # as Excel 365 saves a spill (openpyxl cannot)
+        sheet = book.add_worksheet("Rates")
+        sheet.write_formula("A1", '=RATES_SWAP("SOFR","0D","10Y","1Y")')
+        sheet.write_formula("A3", "=A1*2")
+        sheet.write_dynamic_array_formula("D1:E4", "=RATES_SOURCE(A1)")
+        sheet.write_formula("D10", "=RATES_SOURCE(A3)")  # A1*2: no answer has that value
+        book.define_name("RATES_VALUATION_TIME", '="2026-01-02T16:00:00Z"')
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(path), "--no-progress"]) == 3  # D10 is a #RATES! line
+    computed = cached_values(tmp_path / "book.values.xlsx")
+    rows = {computed[("Rates", f"D{r}")]: computed[("Rates", f"E{r}")] for r in range(1, 5)}
+    assert rows["Request"] == TEN_YEARS + "&valuation_time=2026-01-02T16:00:00Z"
+    assert rows["Valued at"] == "2026-01-02 16:00:00 UTC"
+    fetched = next(a.fetched_at for a in read_pack(tmp_path / "book.values.xlsx").answers
+                   if a.request == rows["Request"])
+    assert rows["Fetched at"] == fetched[:10] + " " + fetched[11:23] + " UTC"
+    assert rows["Service"] == sandbox.base_url
+    assert computed[("Rates", "D10")].startswith("#RATES! cell: no answer rates-xl holds has the value")
+    # Replayed: the same rows, the original fetch time included.
+    replayed = tmp_path / "r.xlsx"
+    assert main(["calc", str(path), "--replay", str(tmp_path / "book.values.xlsx"), "-o", str(replayed),
+                 "--no-progress"]) == 3
+    again = cached_values(replayed)
+    assert [again[("Rates", f"E{r}")] for r in range(1, 4)] == [rows["Request"], rows["Valued at"], rows["Fetched at"]]
+    assert offline.count() == 0
