@@ -410,12 +410,17 @@ class RatesClient:
         Pass a `recorder` to go on adding to one (a book evaluated in several rounds). A
         replaying client records the pack's own entries (their original fetch times)."""
         if recorder is None:
-            recorder = PackRecorder(self.base_url, source=getattr(self._transport, "pack", None))
+            recorder = self.pack_recorder()
         token = _recorder.set(recorder)
         try:
             yield recorder
         finally:
             _recorder.reset(token)
+
+    def pack_recorder(self) -> PackRecorder:
+        """A new, empty recorder of this client's answers (a replaying client's records the
+        pack's own entries); pass it to `recording` wherever the answers are used."""
+        return PackRecorder(self.base_url, source=getattr(self._transport, "pack", None))
 
     def expire(self, *, before: float | datetime | None = None,
                keys: Iterable[RequestKey] | None = None) -> int:
