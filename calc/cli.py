@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
                            "several: a folder for the copies")
     calc.add_argument("--valuation-time", metavar="T",
                       help="value every RATES_* call that leaves valuation_time empty as of T "
-                           "(2026-01-02 or 2026-01-02T16:00:00Z; paid keys only)")
+                           "(2026-01-02 or 2026-01-02T16:00:00Z; paid keys only); without it, a book that defines "
+                           "the name RATES_VALUATION_TIME values at that moment")
     calc.add_argument("--engine", choices=("auto", "fast", "formulas"), default="auto",
                       help="auto (default): the fast engine unless a formula needs the exact one; "
                            "fast: formualizer; formulas: the formulas package (slow)")
@@ -236,9 +237,10 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
         if several:
             print(f"{book.name}: {result.formula_cells} formulas ({result.engine} engine).")
         else:
+            sent = "read from the pack" if getattr(batch, "replayed", False) else "sent"
             print(f"Computed {book.name}: {result.formula_cells} formulas in {result.seconds:.1f} s "
                   f"({result.engine} engine); {report.distinct_requests} distinct service requests, "
-                  f"{report.requests_sent} sent, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+                  f"{report.requests_sent} {sent}, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
         if book in written:
             print(f"Wrote {written[book]} (values frozen).")
         print(f"  {_recomputed(result)}")
