@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from rates_xl.addin.classic import valuation
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.functions.sheet import parse_cell as parse_cell
 from rates_xl.functions.sheet import parse_range as parse_area
@@ -235,7 +236,6 @@ def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
 def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None) -> Any:
     """One UDF call from Excel: under the caller's refresh floor, at its book's valuation
     moment when the book pins one, seen (and recorded) by a refresh in progress."""
-    from rates_xl.addin.classic import valuation
     from rates_xl.functions.core import evaluate
 
     run = _pass
