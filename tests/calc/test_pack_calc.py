@@ -282,3 +282,23 @@ def test_rates_source_names_the_request_and_its_moments_in_a_computed_and_a_repl
     again = cached_values(replayed)
     assert [again[("Rates", f"E{r}")] for r in range(1, 4)] == [rows["Request"], rows["Valued at"], rows["Fetched at"]]
     assert offline.count() == 0
+
+
+def test_each_book_of_a_batch_records_its_own_pack_and_a_shared_request_is_fetched_once(tmp_path, sandbox):
+    first = _small_book(tmp_path / "first.xlsx")
+    second = tmp_path / "second.xlsx"
+    book = openpyxl.Workbook()
+    book.active["A1"] = '=RATES_SWAP("SOFR","0D","10Y","1Y")'  # also in the first book
+    book.active["A2"] = '=RATES_DISCOUNT("SOFR","5Y")'
+    book.save(second)
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(first), str(second), "--no-progress", "--pack-out", str(packs)]) == 0
+        assert client.stats()["requests_sent"] == 4  # 10Y, 5Y, EURUSD, the discount factor
+    one, two = read(packs / "first.pack.json"), read(packs / "second.pack.json")
+    assert {a.endpoint for a in one.answers} == {"swap_rate", "fx_spot"} and len(one.answers) == 3
+    assert [a.request for a in two.answers] == ["discount_factor?date=5Y&index=SOFR", TEN_YEARS]
+    assert two == read_pack(tmp_path / "second.values.xlsx")
+    shared = next(a for a in one.answers if a.request == TEN_YEARS)
+    assert shared == two.answers[1]  # the one answer both books used, with its one fetch time
