@@ -15,8 +15,8 @@ for all of them:
   `rates_xl.atomic` (a temporary file renamed into place) and the temporary files still
   being written are removed.
 
-Commands whose job is a report (`doctor`, `calc`) print the report and then exit 1 (or
-calc's 3) when it found problems. Keep the listed modules cheap to import: heavy libraries
+Commands whose job is a report (`doctor`, `calc`, `diff`) print the report and then exit 1
+(or calc's 3) when it found problems (`diff`: 4 when something moved). Keep the listed modules cheap to import: heavy libraries
 (QuantLib, formulas) are imported inside the handlers.
 """
 
