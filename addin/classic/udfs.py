@@ -144,6 +144,11 @@ def RATES_TENORS(index, caller=None):
 
 
 @_udf
+def RATES_SOURCE(cell, caller=None):
+    return _run("RATES_SOURCE", caller, (cell,))
+
+
+@_udf
 def RATES_STATUS(caller=None):
     return _run("RATES_STATUS", caller, ())
 
