@@ -112,6 +112,8 @@ _recorder: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar(
 # Set by `limited_by`: the limiter this context's requests take their tokens from (Live
 # mode's share of the bucket, see limiter.ShareLimiter); None: the client's own.
 _limiter_here: contextvars.ContextVar[Limiter | None] = contextvars.ContextVar("limiter_here", default=None)
+# Set by `requests_used`: every request asked for in this context (Live mode: what a cell uses).
+_used: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("used", default=None)
 #: The requests sent within one context and the fetch threads it starts (see `counting_sent`).
 _sent_here: contextvars.ContextVar[SentCounter | None] = contextvars.ContextVar("sent_here", default=None)
 
@@ -270,6 +272,8 @@ class RatesClient:
         worksheet functions pass `settings.cell_deadline`); default `settings.deadline`."""
         budget = self.settings.deadline if deadline is None else deadline
         started = time.monotonic()
+        if (used := _used.get()) is not None:
+            used.add(key)
         entry = self.cache.get(key, fresh_since=_fresh_since.get())
         if entry is not None:
             self._count(cache_hits=1)
@@ -392,6 +396,17 @@ class RatesClient:
             yield
         finally:
             _fresh_since.reset(token)
+
+    @contextlib.contextmanager
+    def requests_used(self) -> Iterator[set[RequestKey]]:
+        """Within this block (this thread or context) every request asked for, answered or
+        not, is added to the set: the requests a cell's value depends on (Live mode)."""
+        used: set[RequestKey] = set()
+        token = _used.set(used)
+        try:
+            yield used
+        finally:
+            _used.reset(token)
 
     @contextlib.contextmanager
     def limited_by(self, limiter: Limiter) -> Iterator[None]:
