@@ -28,6 +28,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any, NamedTuple, Protocol
 
+from rates_xl.addin.classic.excel_surface import App
 from rates_xl.client.live import DEFAULT_SHARE, LiveScheduler
 
 log = logging.getLogger("rates_xl.addin")
@@ -48,7 +49,7 @@ class Topics(Protocol):
     def update(self, cells: frozenset[Any]) -> None: ...
 
 
-def excel_state(app: Any) -> tuple[str | None, frozenset[str]]:
+def excel_state(app: App) -> tuple[str | None, frozenset[str]]:
     """(why Live must wait, or None; the names of the hidden workbooks), from COM.
 
     `Application.Ready` is False while a cell is in edit mode or a dialog is open
