@@ -228,7 +228,9 @@ class LiveScheduler:
         if thread is not None:
             thread.join(timeout)
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # Not waiting: a refetch on the wire finishes on its own; the ribbon must not
+            # freeze Excel for it (a hung service could hold it for the whole deadline).
+            pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def running(self) -> bool:

@@ -136,10 +136,11 @@ class LiveHub:
                     loop.call_soon_threadsafe(event.set)
 
     # -- called on the event loop ------------------------------------------------------------
-    async def poll(self, session: str, wait: float = POLL_SECONDS) -> dict[str, Any]:
+    async def poll(self, session: str, wait: float | None = None) -> dict[str, Any]:
         """The queued new outcomes of this page's cells, waiting up to `wait` s for some, and
         how many cells the server holds for the page (0 after a restart: it subscribes again)."""
         self._sweep()
+        wait = POLL_SECONDS if wait is None else wait
         event = asyncio.Event()
         with self._lock:
             state = self._sessions.setdefault(session, _Session())
