@@ -76,8 +76,12 @@ def test_share_waits_while_interactive_requests_hold_the_bucket():
         shared.acquire(clock.now + 100)
     before = clock.now
     live.acquire(clock.now + 100)
-    # Live waited until the bucket refilled above the reserve: 23.5 tokens at 20/s.
+    # Live waited until the bucket refilled above the reserve: 23.5 tokens at 20/s ...
     assert clock.now - before >= 23 / 20
+    # ... and took nothing a formula typed now needs: it is sent at once, while a Live that
+    # queued in the shared bucket (acquire, first come first served) would have taken the
+    # first token to refill and made it wait.
+    assert shared.acquire(clock.now) == 0.0
     with pytest.raises(Exception, match="interactive reserve"):
         for _ in range(45):
             shared.acquire(clock.now + 100)
