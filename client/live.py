@@ -103,7 +103,7 @@ class LiveScheduler:
     """One per process (classic: the UDF server; Office.js: `rates-xl serve`)."""
 
     def __init__(self, client: Any, notify: Callable[[frozenset[Hashable]], Any], *,
-                 share: float = DEFAULT_SHARE, tick: float = TICK_SECONDS, workers: int = WORKERS,
+                 share: float | None = None, tick: float = TICK_SECONDS, workers: int = WORKERS,
                  host_state: Callable[[], tuple[str | None, frozenset[Hashable]]] | None = None,
                  wall=time.time) -> None:
         self.client = client
@@ -129,7 +129,8 @@ class LiveScheduler:
         self._failing: dict[Any, str] = {}  # key -> its last failure, until it is answered
         self._failure_texts: set[str] = set()
         self._late_max = 0.0
-        self.set_share(share)
+        # The user's setting (RATES_LIVE_SHARE) unless the host passes one.
+        self.set_share(share if share is not None else getattr(client.settings, "live_share", DEFAULT_SHARE))
 
     # -- settings --------------------------------------------------------------------------
     def set_share(self, share: float) -> None:

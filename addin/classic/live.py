@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple, Protocol
 
 from rates_xl.addin.classic.excel_surface import App
-from rates_xl.client.live import DEFAULT_SHARE, LiveScheduler
+from rates_xl.client.live import LiveScheduler
 
 log = logging.getLogger("rates_xl.addin")
 
@@ -71,7 +71,7 @@ def excel_state(app: App) -> tuple[str | None, frozenset[str]]:
 class ClassicLive:
     """Live mode of one UDF server: off until the ribbon's toggle turns it on."""
 
-    def __init__(self, client: Any, topics: Topics, app: Any, *, share: float = DEFAULT_SHARE,
+    def __init__(self, client: Any, topics: Topics, app: Any, *, share: float | None = None,
                  tick: float = 0.1) -> None:
         self.app = app
         self.topics = topics

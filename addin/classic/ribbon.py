@@ -564,7 +564,7 @@ def live_share(ctx: Context) -> str:
     share = parse_share(answer)
     if share is None:
         return "cancelled"
-    running.set_share(share)
+    running.set_share(share)  # for this session; RATES_LIVE_SHARE sets the default
     ctx.notify(f"Rates: Live may use {share * 100:g}% of the service's limit")
     return f"share {share:g}"
 

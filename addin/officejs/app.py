@@ -51,7 +51,6 @@ from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.live import LiveHub, session_of, sub_id_of
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
-from rates_xl.client.live import DEFAULT_SHARE
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -110,7 +109,7 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
                time_limit_s: float = DEFAULT_TIME_LIMIT_S, limits: Limits = DEFAULT_LIMITS,
                excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS, team: Any = None,
-               live_share: float = DEFAULT_SHARE, live_tick: float = 0.1) -> FastAPI:
+               live_share: float | None = None, live_tick: float = 0.1) -> FastAPI:
     """The app for a server reached at `public_url` (e.g. https://localhost:8766).
 
     `client`: the RatesClient every call goes through; default: the core's shared client,
@@ -118,7 +117,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     `excel_origins`: the origin patterns that may read the static files (origins.py).
     `team`: a team.Team: sign-in, fair share and accounting on the batch endpoint (team.py);
     None for the local single-user server.
-    `live_share`: the share of the service's limit Live mode may use, for every page (live.py).
+    `live_share`: the share of the service's limit Live mode may use, for every page (live.py);
+    None: the client's `live_share` setting.
     """
     from rates_xl.functions import core
 

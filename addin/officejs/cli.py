@@ -33,9 +33,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--key", help="the private key of --cert (PEM)")
     serve.add_argument("--time-limit", type=float, default=120.0,
                        help="seconds a cell waits before it shows #N/A (default 120)")
-    serve.add_argument("--live-share", type=_share, default=50,
+    serve.add_argument("--live-share", type=_share, default=None,
                        help="percent of the service's rate limit Live mode may use for every page "
-                            "together (default 50; new formulas always have the rest)")
+                            "together (default: RATES_LIVE_SHARE, 50; new formulas always have the rest)")
     serve.set_defaults(handler=run_serve)
     from rates_xl.addin.officejs import teamcli
 
@@ -146,7 +146,7 @@ def run_serve(args: argparse.Namespace) -> int:
     team = teamcli.team_from_args(args, public_url)  # None: the local single-user server
     client = get_client()  # one client for every batch, from the settings (RATES_*, the keychain)
     app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit, team=team,
-                            live_share=args.live_share / 100)
+                            live_share=None if args.live_share is None else args.live_share / 100)
     if team is not None:
         print(f"team server: users sign in with {' or '.join(team.authenticator.methods)}")
     _say(_sideload(None).refresh(public_url))

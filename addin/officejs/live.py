@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
-from rates_xl.client.live import DEFAULT_SHARE, LiveScheduler
+from rates_xl.client.live import LiveScheduler
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -56,7 +56,7 @@ class _Session:
 class LiveHub:
     """The server's streaming cells and the one scheduler that keeps them fresh."""
 
-    def __init__(self, client: Any, share: float = DEFAULT_SHARE, *, tick: float = 0.1) -> None:
+    def __init__(self, client: Any, share: float | None = None, *, tick: float = 0.1) -> None:
         self.client = client
         self.table = functions_by_id()
         self._lock = threading.Lock()

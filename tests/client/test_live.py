@@ -282,3 +282,15 @@ def test_a_typed_formula_is_never_queued_behind_live(server, make_client):
         assert waits == [0.0] * 5
     finally:
         live.stop()
+
+
+def test_the_share_comes_from_the_settings_unless_the_host_gives_one(make_client, monkeypatch):
+    monkeypatch.setenv("RATES_LIVE_SHARE", "0.25")
+    client = make_client(persistent=False)
+    assert client.settings.live_share == 0.25
+    live = LiveScheduler(client, Notified())
+    assert live.share == 0.25 and live._limiter.rate == pytest.approx(5.0)
+    assert LiveScheduler(client, Notified(), share=0.75).share == 0.75
+    monkeypatch.setenv("RATES_LIVE_SHARE", "1.5")
+    with pytest.raises(Exception, match="live_share"):
+        make_client(persistent=False)
