@@ -84,7 +84,7 @@ class LiveStatus:
         if self.last_refresh is not None:
             parts.append("last refresh " + time.strftime("%H:%M:%S", time.localtime(self.last_refresh)))
         else:
-            parts.append(f"{self.cells} cells, nothing refreshed yet")
+            parts.append(f"{self.cells} cell{'' if self.cells == 1 else 's'}, nothing refreshed yet")
         text = ", ".join(parts)
         if self.last_error:
             text += f"; error: {self.last_error}"
@@ -105,11 +105,13 @@ class LiveScheduler:
     def __init__(self, client: Any, notify: Callable[[frozenset[Hashable]], Any], *,
                  share: float | None = None, tick: float = TICK_SECONDS, workers: int = WORKERS,
                  host_state: Callable[[], tuple[str | None, frozenset[Hashable]]] | None = None,
-                 wall=time.time) -> None:
+                 on_status: Callable[[LiveStatus], Any] | None = None, wall=time.time) -> None:
         self.client = client
         self.notify = notify
         self.tick = tick
         self.host_state = host_state
+        self.on_status = on_status  # told when a refetch ended or the error changed (status bar)
+        self._reported: tuple[int, int, str | None, tuple[str, ...]] | None = None
         self._wall = wall
         self._lock = threading.RLock()
         self._keys: dict[Any, _Watched] = {}
@@ -258,9 +260,8 @@ class LiveScheduler:
                 self._polled = (f"host busy ({type(exc).__name__})", self._polled[1])
         self._flush_notify()
         with self._lock:
-            if self._pause_reasons():
-                return []
-            due = self._due(self._wall())
+            paused = bool(self._pause_reasons())
+            due = [] if paused else self._due(self._wall())
             for key in due:
                 self._keys[key].busy = True
             pool = self._pool
@@ -270,7 +271,21 @@ class LiveScheduler:
             else:
                 self._refetch(key)
         self._flush_notify()
+        self._report()
         return due
+
+    def _report(self) -> None:
+        """Tell the host when something it shows changed: a refetch ended, the error, a pause."""
+        if self.on_status is None:
+            return
+        status = self.status()
+        seen = (status.refreshed, status.failed, status.last_error, status.paused)
+        if seen != self._reported:
+            self._reported = seen
+            try:
+                self.on_status(status)
+            except Exception:  # the status bar is a courtesy: never stop Live for it
+                log.debug("live: on_status failed", exc_info=True)
 
     def _due(self, now: float) -> list[Any]:
         """The keys to start now: earliest expiry first, each started no later than the

@@ -15,8 +15,8 @@ classic host around it, one per UDF server process (every workbook of the Excel 
 - *Excel's state*, asked every tick: edit mode or a dialog (`Application.Ready` False, or a
   COM call rejected because Excel is busy) pauses everything; a workbook none of whose
   windows is visible is skipped;
-- *the status bar*: "Rates: Live, last refresh 14:02:07" and any error, after each round
-  of refetches, unless a Refresh is writing its progress there.
+- *the status bar*: "Rates: Live, last refresh 14:02:07", a pause and any error, whenever
+  one of them changes, unless a Refresh is writing its progress there.
 
 A cell is a `CellRef` (book name, sheet name, address), hashable and host-neutral.
 """
@@ -77,7 +77,8 @@ class ClassicLive:
         self.topics = topics
         self._lock = threading.Lock()
         self.scheduler = LiveScheduler(client, self._notify, share=share, tick=tick,
-                                       host_state=lambda: excel_state(self.app))
+                                       host_state=lambda: excel_state(self.app),
+                                       on_status=lambda _status: self.show_status())
 
     # -- the RTD server's side ----------------------------------------------------------------
     def watch(self, cell: CellRef, keys: Iterable[Any]) -> bool:
@@ -120,7 +121,6 @@ class ClassicLive:
 
     def _notify(self, cells: frozenset[Any]) -> None:
         self.topics.update(cells)
-        self.show_status()
 
 
 # -- the process's one Live --------------------------------------------------------------------

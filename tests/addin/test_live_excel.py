@@ -131,7 +131,7 @@ def test_nothing_is_fetched_in_edit_mode_and_excel_pulls_after(excel):
     sent = excel.requests()
     excel.run(1.2)  # three lifetimes
     assert excel.requests() == sent and value(book, "A1") == first
-    assert "paused (edit mode)" in excel.live.status_text()
+    assert excel.app.status_bar == "Rates: Live, paused (edit mode), 1 cell, nothing refreshed yet"
     excel.app.ready = True
     assert excel.until(lambda: value(book, "A1") != first)
 
@@ -171,11 +171,12 @@ def test_an_error_shows_in_the_status_bar_and_clears(excel):
     excel.server.responder = lambda arrival: Reply(status=503, body={"detail": "maintenance"})
     press(book, "rates_live_on")
     assert excel.until(lambda: excel.live.scheduler.status().last_error is not None)
-    assert "error: swap_rate" in excel.live.status_text()
+    assert "; error: swap_rate: " in excel.app.status_bar  # shown without any cell changing
     assert value(book, "A1") == first  # the cell keeps its answer while the error shows
     excel.server.responder = responder
     assert excel.until(lambda: value(book, "A1") != first, timeout=15)
     assert excel.until(lambda: excel.live.scheduler.status().last_error is None)
+    assert excel.until(lambda: "error" not in excel.app.status_bar)
 
 
 def test_live_share_is_asked_and_checked(excel):
