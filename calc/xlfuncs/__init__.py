@@ -7,7 +7,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `omitted`: omitted arguments told apart from 0;
-- `values`: Excel's coercions and elementwise application.
+- `values`: Excel's coercions and elementwise application;
+- `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), through a rewriting of the formula;
+- `groupby`: GROUPBY and PIVOTBY.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import conditional, finance, lookup, text
+from rates_xl.calc.xlfuncs import conditional, finance, lambdas, lookup, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -26,6 +28,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
+    lambdas.CALLBACK: lambdas.callback,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -43,7 +46,21 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
+    lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
 }
+
+#: Excel functions formualizer does not know, computed through a rewriting of the formula
+#: (calc/xlfuncs/lambdas.py) -> what the rewriting is and what it was measured to give.
+REWRITTEN = {
+    **{name: "the call is computed by `formulas`' implementation through RATESXL.LAMBDA"
+       for name in sorted(lambdas.TAKING_LAMBDA)},
+    "LAMBDA": "called in place, written as LET (formualizer's own)",
+}
+
+
+def handled() -> set[str]:
+    """Names a stored formula may call that formualizer does not know but we compute."""
+    return set(OURS) | set(REWRITTEN)
 
 
 def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
@@ -71,11 +88,11 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def engine_formula(formula: str) -> str:
-    """The engine's copy of a formula: omitted arguments of our functions marked
-    (`calc/xlfuncs/omitted.py`)."""
+    """The engine's copy of a formula: the LAMBDA family rewritten (`lambdas.py`), omitted
+    arguments of our functions marked (`calc/xlfuncs/omitted.py`)."""
     from rates_xl.calc.xlfuncs.omitted import mark
 
-    return mark(formula, set(OURS))
+    return mark(lambdas.rewrite(formula), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

@@ -1,0 +1,203 @@
+"""The LAMBDA family (MAP, BYROW, BYCOL, SCAN, REDUCE, MAKEARRAY, LAMBDA called in place) as
+Excel computes them, in the fast engine's copy of a formula.
+
+formualizer 0.13 computes LET but not LAMBDA: every function that takes one answers #NAME?,
+and a Python function registered with it cannot receive a function. Two rewritings of the
+formula text, each documented here, make the engine compute them:
+
+- `LAMBDA(x, y, body)(1, 2)` (a LAMBDA called where it is written) becomes
+  `LET(x, 1, y, 2, body)`, which is what Excel's call means and formualizer computes itself;
+- a call of a function taking a LAMBDA (`MAP(C18:E19, LAMBDA(a, a^2))`, `BYROW(r, _xleta.SUM)`)
+  becomes `RATESXL.LAMBDA("<the call's text>", "C18:E19", C18:E19, ...)`: the engine hands
+  the callback the value of every reference the call reads (so what it depends on stays a
+  dependency of the cell), and the callback computes the call with the `formulas` package's
+  implementation of these functions (measured equal to Excel's on the corpus), compiled once
+  per text. The callback's answer is an array, which spills.
+
+A call we cannot rewrite (a LAMBDA given a reference we cannot name, a named LAMBDA) keeps
+its name; formualizer does not know it and the cell is listed "not computed".
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+#: Functions that take a LAMBDA (or an eta-reduced function such as `_xleta.SUM`).
+TAKING_LAMBDA = frozenset({"MAP", "BYROW", "BYCOL", "SCAN", "REDUCE", "MAKEARRAY"})
+
+#: The callback's name in the engine's copy of a formula.
+CALLBACK = "RATESXL.LAMBDA"
+
+_PREFIXES = ("_XLFN._XLWS.", "_XLFN.", "_XLWS.")
+
+
+def _bare(text: str) -> str:
+    name = text.rstrip("(").strip().upper()
+    for prefix in _PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def rewrite(formula: str) -> str:
+    """`formula` with LAMBDA calls written as LET and calls of the LAMBDA family as the
+    callback (see the module's note); unchanged when it has neither."""
+    upper = formula.upper()
+    if "LAMBDA" not in upper and not any(f"{name}(" in upper for name in TAKING_LAMBDA):
+        return formula
+    for _ in range(16):  # one rewriting at a time, from the left, until none is left
+        changed = _rewrite_once(formula)
+        if changed is None:
+            return formula
+        formula = changed
+    return formula
+
+
+def _tokens(formula: str) -> list[Any] | None:
+    import formualizer
+
+    try:
+        return list(formualizer.tokenize(formula))
+    except Exception:  # noqa: BLE001 - unreadable: the engine reports it
+        return None
+
+
+def _kind(token: Any) -> tuple[str, str]:
+    return str(token.token_type), str(token.subtype)
+
+
+def _rewrite_once(formula: str) -> str | None:
+    tokens = _tokens(formula)
+    if tokens is None:
+        return None
+    for i, token in enumerate(tokens):
+        kind, sub = _kind(token)
+        if not (kind == "Func" and sub == "Open"):
+            continue
+        name = _bare(token.value)
+        close = _matching(tokens, i)
+        if close is None:
+            return None
+        if name == "LAMBDA":
+            after = close + 1
+            if after < len(tokens) and _kind(tokens[after]) == ("Paren", "Open"):
+                end = _matching(tokens, after)
+                if end is None:
+                    return None
+                return _lambda_as_let(formula, tokens, i, close, after, end)
+            continue  # a LAMBDA given to a function: handled with that call
+        if name in TAKING_LAMBDA:
+            return _as_callback(formula, tokens, i, close)
+    return None
+
+
+def _matching(tokens: list[Any], start: int) -> int | None:
+    depth = 0
+    for j in range(start, len(tokens)):
+        kind, sub = _kind(tokens[j])
+        if kind in ("Func", "Paren") and sub == "Open":
+            depth += 1
+        elif kind in ("Func", "Paren") and sub == "Close":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def _arguments(formula: str, tokens: list[Any], open_index: int, close_index: int) -> list[str]:
+    """The text of each top-level argument between an opening and its closing token."""
+    pieces, start, depth = [], tokens[open_index].end, 0
+    for j in range(open_index + 1, close_index):
+        kind, sub = _kind(tokens[j])
+        if kind in ("Func", "Paren", "Array") and sub == "Open":
+            depth += 1
+        elif kind in ("Func", "Paren", "Array") and sub == "Close":
+            depth -= 1
+        elif depth == 0 and ((kind == "Sep" and sub == "Arg") or (kind == "OpInfix" and tokens[j].value == ",")):
+            pieces.append(formula[start:tokens[j].start])
+            start = tokens[j].end
+    pieces.append(formula[start:tokens[close_index].start])
+    return [p.strip() for p in pieces]
+
+
+def _lambda_as_let(formula: str, tokens: list[Any], open_index: int, close_index: int,
+                   call_open: int, call_close: int) -> str | None:
+    """`LAMBDA(x, y, body)(1, 2)` -> `LET(x, 1, y, 2, body)`; `LAMBDA(body)()` -> `(body)`."""
+    definition = _arguments(formula, tokens, open_index, close_index)
+    given = _arguments(formula, tokens, call_open, call_close)
+    params, body = definition[:-1], definition[-1]
+    if given == [""]:
+        given = []
+    if len(given) != len(params) or not body:
+        return None  # Excel: #VALUE! for a wrong count; left for the engine to refuse
+    if params:
+        pairs = ",".join(f"{p},{a}" for p, a in zip(params, given, strict=True))
+        replacement = f"_xlfn.LET({pairs},{body})"
+    else:
+        replacement = f"({body})"
+    return formula[:tokens[open_index].start] + replacement + formula[tokens[call_close].end:]
+
+
+def _as_callback(formula: str, tokens: list[Any], open_index: int, close_index: int) -> str:
+    call = formula[tokens[open_index].start:tokens[close_index].end]
+    references: list[str] = []
+    for j in range(open_index + 1, close_index):
+        kind, sub = _kind(tokens[j])
+        text = tokens[j].value
+        if kind == "Operand" and sub == "Range" and not _is_parameter(text) and text not in references:
+            references.append(text)
+    arguments = ",".join(f'"{key(r)}",{r}' for r in references)
+    quoted = call.replace('"', '""')
+    replacement = f'{CALLBACK}("={quoted}"' + (f",{arguments})" if arguments else ")")
+    return formula[:tokens[open_index].start] + replacement + formula[tokens[close_index].end:]
+
+
+def _is_parameter(text: str) -> bool:
+    """A LAMBDA's parameter (`_xlpm.x`) or an eta-reduced function (`_xleta.SUM`): not a reference."""
+    lowered = text.lower()
+    return lowered.startswith(("_xlpm.", "_xleta.")) or "!" not in text and _bare_parameter(text)
+
+
+def _bare_parameter(text: str) -> bool:
+    # A parameter written without Excel's prefix (a hand-written book): a short name that is
+    # neither a cell nor a range. Defined names are references too, but then formulas names
+    # them as inputs and the engine resolves them, so treating one as a parameter only costs
+    # a "not computed" answer (#NAME? inside the callback), never a wrong number.
+    import re
+
+    return re.fullmatch(r"[A-Za-z_][\w.]*", text) is not None and \
+        re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", text) is None
+
+
+def key(reference: str) -> str:
+    """A reference as the `formulas` package names a compiled formula's input."""
+    return reference.upper().replace("$", "").replace("'", "")
+
+
+@lru_cache(maxsize=512)
+def _compiled(formula: str) -> Any:
+    import formulas
+
+    return formulas.Parser().ast(formula)[1].compile()
+
+
+def evaluate(formula: str, *pairs: Any) -> Any:
+    """The callback: `formula` computed with the `formulas` package, its inputs the values the
+    engine handed over ("KEY", value, "KEY", value ...)."""
+    from rates_xl.calc.xlfuncs.bridge import error, from_formulas, to_formulas
+
+    values = {pairs[i]: pairs[i + 1] for i in range(0, len(pairs) - 1, 2)}
+    try:
+        compiled = _compiled(formula)
+        inputs = [to_formulas(values[key(name)]) for name in compiled.inputs]
+        result = compiled(*inputs)
+    except KeyError:
+        return error("#NAME?")  # it reads something the engine did not hand over
+    except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
+        return error("#VALUE!")
+    return from_formulas(result)
+
+
+def callback(_facts: dict[str, Any]) -> Any:
+    return evaluate
