@@ -529,9 +529,9 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
         return found.error
     if found.functions & unknown:
         return _unknown(found.functions & unknown)
-    from rates_xl.calc import routing
+    from rates_xl.calc import routing, xlfuncs
 
-    return routing.not_computed(found.functions)
+    return routing.not_computed(found.functions) or xlfuncs.not_computed(found.formula)
 
 
 def _is_error(value: Any) -> bool:

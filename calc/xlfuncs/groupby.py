@@ -46,7 +46,10 @@ def rewrite(formula: str) -> str:
     upper = formula.upper()
     if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
         return formula
-    return _ETA.sub(lambda m: f'"{m.group(1).upper()}"', formula)
+    # Outside string literals only (a LAMBDA family call inside is already text there).
+    pieces = re.split(r'("(?:[^"]|"")*")', formula)
+    return "".join(p if p.startswith('"') else _ETA.sub(lambda m: f'"{m.group(1).upper()}"', p)
+                   for p in pieces)
 
 
 def _numbers(items: list[Any]) -> list[float]:
@@ -168,6 +171,8 @@ def _error_text(value: Any) -> str:
 
 
 def _function_name(function: Any) -> str:
+    if is_error(function):
+        raise _Refused(_error_text(function))  # a cell holding an error: it is the answer
     if isinstance(function, str):
         name = function.upper().removeprefix("_XLFN.")
         if name in AGGREGATIONS or name == "PERCENTOF":
@@ -478,3 +483,32 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
 
 def _shown(value: Any) -> Any:
     return "" if value is None else value
+
+
+def not_computed(formula: str) -> str | None:
+    """Why a GROUPBY or PIVOTBY call in the engine's copy of `formula` is not computed: its
+    function argument is not one of `AGGREGATIONS` written eta-reduced (a LAMBDA, a reference,
+    `_xleta.IF` ...). None when every call's is."""
+    upper = formula.upper()
+    if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
+        return None
+    from rates_xl.calc.xlfuncs.lambdas import _arguments, _bare, _kind, _matching, _tokens
+
+    tokens = _tokens(formula)
+    if tokens is None:
+        return None  # unreadable: the analysis says so
+    for i, token in enumerate(tokens):
+        if _kind(token) != ("Func", "Open"):
+            continue
+        name = _bare(token.value)
+        if name not in ("GROUPBY", "PIVOTBY"):
+            continue
+        close = _matching(tokens, i)
+        arguments = _arguments(formula, tokens, i, close) if close is not None else []
+        position = 2 if name == "GROUPBY" else 3
+        given = arguments[position] if len(arguments) > position else ""
+        known = given.startswith('"') and given.strip('"') in (*AGGREGATIONS, "PERCENTOF")
+        if not known:
+            return (f"{name}'s function argument {given or '(none)'} is not computed (only "
+                    f"eta-reduced {', '.join(AGGREGATIONS)}, PERCENTOF)")
+    return None
