@@ -62,6 +62,9 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     """.split()},
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
+    # LET's names (`_xlpm.x`) are arrays of unknown size to this reading; LET itself passes
+    # its values through as they are (an elementwise call inside it is still a hazard).
+    "LET": ALL,
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
     "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),

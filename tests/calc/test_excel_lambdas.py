@@ -1,0 +1,110 @@
+"""The LAMBDA family and GROUPBY/PIVOTBY, one class at a time, on a small workbook made here
+from one cell of formulas_test.xlsx (`tests/calc/excel_cases.py`): every cell of the spilled
+result must be Excel's own (cached in the corpus book), and a call we do not compute must be
+listed with its reason. Before calc/xlfuncs/lambdas.py and groupby.py every one of these
+was "not computed" (formualizer answers #NAME? for all of them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import excel_value, reproduce
+
+BOOK = "formulas_test.xlsx"
+
+#: (class, cell): the whole spill (its extent as Excel stored it) equal to Excel's values.
+EQUAL = [
+    ("MAP with a LAMBDA", "LOGICAL!R18"),
+    ("MAP over an array constant", "LOGICAL!V18"),
+    ("BYROW with a LAMBDA", "LOGICAL!R5"),
+    ("BYROW with an eta-reduced SUM", "LOGICAL!S5"),
+    ("BYCOL", "LOGICAL!R4"),
+    ("SCAN over a range", "LOGICAL!R23"),
+    ("SCAN over an array constant", "LOGICAL!X18"),
+    ("REDUCE with an omitted initial value", "LOGICAL!R22"),
+    ("MAKEARRAY with a range as its row count", "LOGICAL!R14"),
+    ("a LAMBDA called in place", "LOGICAL!C12"),
+    ("a LAMBDA of no parameter", "LOGICAL!E13"),
+    ("LET", "LOGICAL!C13"),
+    ("GROUPBY with subtotals and shown headers", "LOOKUP!M25"),
+    ("GROUPBY PERCENTOF", "LOOKUP!S25"),
+    ("GROUPBY with automatic headers", "LOOKUP!Y25"),
+    ("GROUPBY filtered, table layout", "LOOKUP!AE25"),
+    ("GROUPBY of mismatched sizes", "LOOKUP!Y34"),
+    ("GROUPBY sorted past its columns", "LOOKUP!Z34"),
+    ("PIVOTBY of three row and column fields", "LOOKUP!N93"),
+    ("PIVOTBY totals first, sorted by value", "LOOKUP!AJ92"),
+    ("PIVOTBY sorted by value within parents", "LOOKUP!AR96"),
+    ("PIVOTBY with an array of sort orders", "LOOKUP!AJ101"),
+    ("PIVOTBY PERCENTOF of column totals", "LOOKUP!AE96"),
+    ("PIVOTBY PERCENTOF of row totals", "LOOKUP!AE100"),
+    ("PIVOTBY PERCENTOF of the grand total", "LOOKUP!AE104"),
+    ("PIVOTBY PERCENTOF of the parent column total", "LOOKUP!AE108"),
+    ("PIVOTBY over array constants", "LOOKUP!R105"),
+    ("PIVOTBY with shown headers", "EXTRA!BD95"),
+    ("PIVOTBY with an error in its filter", "LOOKUP!N105"),
+    ("PIVOTBY with a total depth past its fields", "EXTRA!AX3"),
+]
+
+#: (class, cell, what the reason names): listed as not computed, never a number of ours.
+FLAGGED = [
+    ("PIVOTBY given a function that is no aggregation", "EXTRA!H100", "function argument"),
+    ("PIVOTBY given a cell as its function", "EXTRA!L96", "function argument"),
+]
+
+
+def _range(address: str) -> str:
+    """The range of the formula's result as Excel stored it (its array formula's range)."""
+    from tests.calc.excel_cases import _load
+
+    sheet, cell = address.rsplit("!", 1)
+    return getattr(_load(BOOK, False)[sheet][cell].value, "ref", None) or cell
+
+
+def _cells(ref: str) -> list[str]:
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    c1, r1, c2, r2 = range_boundaries(ref)
+    return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+def _as_stored(path, sheet: str, cell: str, ref: str) -> None:
+    """The small book's formula as an array formula over Excel's range, as Excel stored it
+    (`reproduce` writes an ordinary cell, whose value would be the first element only)."""
+    import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    book = openpyxl.load_workbook(path)
+    book[sheet][cell] = ArrayFormula(ref, book[sheet][cell].value)
+    book.save(path)
+
+
+def _calculate(path):
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    return WorkbookCalculation(path).compute()
+
+
+@pytest.mark.parametrize(("case", "address"), EQUAL, ids=[f"{c[0]}:{c[1]}" for c in EQUAL])
+def test_computed_as_excel_does(case, address, tmp_path):
+    path, sheet, anchor = reproduce(BOOK, address, tmp_path)
+    ref = _range(address)
+    _as_stored(path, sheet, anchor, ref)
+    result = _calculate(path)
+    listed = {(s.sheet, s.cell): s.reason for s in result.skipped}
+    differ = []
+    for cell in _cells(ref):
+        ours, theirs = result.values.get((sheet, cell)), excel_value(BOOK, f"{sheet}!{cell}")
+        if (sheet, cell) in listed or not same(ours, theirs):
+            differ.append((cell, ours, theirs, listed.get((sheet, cell))))
+    assert not differ, f"{case}: {address}: (cell, ours, Excel's, listed) {differ[:5]}"
+
+
+@pytest.mark.parametrize(("case", "address", "reason"), FLAGGED, ids=[f"{c[0]}:{c[1]}" for c in FLAGGED])
+def test_listed_when_not_computed(case, address, reason, tmp_path):
+    path, sheet, cell = reproduce(BOOK, address, tmp_path)
+    _as_stored(path, sheet, cell, _range(address))
+    result = _calculate(path)
+    listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
+    assert listed and reason in listed[0], f"{case}: {address} gave {result.values.get((sheet, cell))!r}, not listed"
