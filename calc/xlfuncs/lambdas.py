@@ -8,11 +8,13 @@ formula text, each documented here, make the engine compute them:
 - `LAMBDA(x, y, body)(1, 2)` (a LAMBDA called where it is written) becomes
   `LET(x, 1, y, 2, body)`, which is what Excel's call means and formualizer computes itself;
 - a call of a function taking a LAMBDA (`MAP(C18:E19, LAMBDA(a, a^2))`, `BYROW(r, _xleta.SUM)`)
-  becomes `RATESXL.LAMBDA("<the call's text>", "C18:E19", C18:E19, ...)`: the engine hands
+  becomes `RATESXL.LAMBDA("=MAP(RXL_REF_A, LAMBDA(a, a^2))", C18:E19)`: the engine hands
   the callback the value of every reference the call reads (so what it depends on stays a
   dependency of the cell), and the callback computes the call with the `formulas` package's
   implementation of these functions (measured equal to Excel's on the corpus), compiled once
-  per text. The callback's answer is an array, which spills.
+  per text. The callback's answer is an array, which spills. The first compilation imports
+  all of `formulas`' functions (scipy included: 3-4 s on a quiet machine, paid once per
+  process, and already paid by a book calling a bridged statistical function).
 
 A call we cannot rewrite (a LAMBDA given a reference we cannot name, a named LAMBDA) keeps
 its name; formualizer does not know it and the cell is listed "not computed".
@@ -140,17 +142,46 @@ def _lambda_as_let(formula: str, tokens: list[Any], open_index: int, close_index
 
 
 def _as_callback(formula: str, tokens: list[Any], open_index: int, close_index: int) -> str:
-    call = formula[tokens[open_index].start:tokens[close_index].end]
+    """The call as `RATESXL.LAMBDA("<its text, references as placeholders>", ref1, ref2 ...)`:
+    calls that differ only in the cells they read (a column of SCANs) share one text, so the
+    `formulas` package compiles it once (a compilation costs 20-50 ms)."""
+    start = tokens[open_index].start
     references: list[str] = []
+    pieces, last = [], start
     for j in range(open_index + 1, close_index):
         kind, sub = _kind(tokens[j])
         text = tokens[j].value
-        if kind == "Operand" and sub == "Range" and not _is_parameter(text) and text not in references:
-            references.append(text)
-    arguments = ",".join(f'"{key(r)}",{r}' for r in references)
-    quoted = call.replace('"', '""')
-    replacement = f'{CALLBACK}("={quoted}"' + (f",{arguments})" if arguments else ")")
-    return formula[:tokens[open_index].start] + replacement + formula[tokens[close_index].end:]
+        if kind == "Operand" and sub == "Range" and not _is_parameter(text):
+            if text not in references:
+                references.append(text)
+            pieces.append(formula[last:tokens[j].start])
+            pieces.append(placeholder(references.index(text)))
+            last = tokens[j].end
+    pieces.append(formula[last:tokens[close_index].end])
+    quoted = "".join(pieces).replace('"', '""')
+    arguments = "".join(f",{r}" for r in references)
+    replacement = f'{CALLBACK}("={quoted}"{arguments})'
+    return formula[:start] + replacement + formula[tokens[close_index].end:]
+
+
+def placeholder(index: int) -> str:
+    """The name standing for the call's `index`-th reference: RXL_REF_A, RXL_REF_B ... (letters
+    only, so it never reads as a cell)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return f"RXL_REF_{letters}"
+
+
+def _placeholder_index(name: str) -> int | None:
+    if not name.upper().startswith("RXL_REF_"):
+        return None
+    index = 0
+    for ch in name[8:].upper():
+        index = index * 26 + ord(ch) - 64
+    return index - 1
 
 
 def _is_parameter(text: str) -> bool:
@@ -170,11 +201,6 @@ def _bare_parameter(text: str) -> bool:
         re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", text) is None
 
 
-def key(reference: str) -> str:
-    """A reference as the `formulas` package names a compiled formula's input."""
-    return reference.upper().replace("$", "").replace("'", "")
-
-
 @lru_cache(maxsize=512)
 def _compiled(formula: str) -> Any:
     import formulas
@@ -182,18 +208,17 @@ def _compiled(formula: str) -> Any:
     return formulas.Parser().ast(formula)[1].compile()
 
 
-def evaluate(formula: str, *pairs: Any) -> Any:
-    """The callback: `formula` computed with the `formulas` package, its inputs the values the
-    engine handed over ("KEY", value, "KEY", value ...)."""
+def evaluate(formula: str, *values: Any) -> Any:
+    """The callback: `formula` computed with the `formulas` package, the values the engine
+    handed over standing for its placeholders, in order."""
     from rates_xl.calc.xlfuncs.bridge import error, from_formulas, to_formulas
 
-    values = {pairs[i]: pairs[i + 1] for i in range(0, len(pairs) - 1, 2)}
     try:
         compiled = _compiled(formula)
-        inputs = [to_formulas(values[key(name)]) for name in compiled.inputs]
-        result = compiled(*inputs)
-    except KeyError:
-        return error("#NAME?")  # it reads something the engine did not hand over
+        positions = [_placeholder_index(name) for name in compiled.inputs]
+        if any(p is None or p >= len(values) for p in positions):
+            return error("#NAME?")  # it reads a name we did not hand over
+        result = compiled(*[to_formulas(values[p]) for p in positions])
     except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
         return error("#VALUE!")
     return from_formulas(result)
