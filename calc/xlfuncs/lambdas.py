@@ -22,6 +22,7 @@ its name; formualizer does not know it and the cell is listed "not computed".
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -32,6 +33,7 @@ TAKING_LAMBDA = frozenset({"MAP", "BYROW", "BYCOL", "SCAN", "REDUCE", "MAKEARRAY
 CALLBACK = "RATESXL.LAMBDA"
 
 _PREFIXES = ("_XLFN._XLWS.", "_XLFN.", "_XLWS.")
+_MENTIONS = re.compile(r"LAMBDA|(?:" + "|".join(sorted(TAKING_LAMBDA)) + r")\s*\(", re.IGNORECASE)
 
 
 def _bare(text: str) -> str:
@@ -45,8 +47,7 @@ def _bare(text: str) -> str:
 def rewrite(formula: str) -> str:
     """`formula` with LAMBDA calls written as LET and calls of the LAMBDA family as the
     callback (see the module's note); unchanged when it has neither."""
-    upper = formula.upper()
-    if "LAMBDA" not in upper and not any(f"{name}(" in upper for name in TAKING_LAMBDA):
+    if _MENTIONS.search(formula) is None:
         return formula
     for _ in range(16):  # one rewriting at a time, from the left, until none is left
         changed = _rewrite_once(formula)
@@ -195,8 +196,6 @@ def _bare_parameter(text: str) -> bool:
     # neither a cell nor a range. Defined names are references too, but then formulas names
     # them as inputs and the engine resolves them, so treating one as a parameter only costs
     # a "not computed" answer (#NAME? inside the callback), never a wrong number.
-    import re
-
     return re.fullmatch(r"[A-Za-z_][\w.]*", text) is not None and \
         re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", text) is None
 
