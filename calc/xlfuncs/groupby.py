@@ -4,8 +4,9 @@ cell by cell against Excel's answers in ../shared/corpus/excel/formulas_test.xls
 formualizer does not know either. The function argument is eta-reduced in the file
 (`_xleta.SUM`), a name the engine cannot evaluate: `rewrite` turns it into its text ("SUM")
 in the engine's copy of the formula, and the callbacks here take the aggregation by name
-(`AGGREGATIONS`). A LAMBDA as the function argument is not rewritten: the callback answers
-#VALUE!, which the check against Excel's cached value lists as stale, never as a number.
+(`AGGREGATIONS`). A LAMBDA as the function argument that reads nothing but its parameter
+becomes its text too, applied to each group's values through `lambdas.evaluate`; any other
+function argument (a LAMBDA reading cells, `_xleta.IF`, a cell) is listed not computed.
 
 Layout (what Excel spills): the row fields' labels on the left, one column per value column
 (PIVOTBY: per column group and value column), totals as `total_depth` says (1: a grand total
@@ -41,15 +42,62 @@ _ETA = re.compile(r"(?<![\w.])_xleta\.([A-Za-z][\w.]*)", re.IGNORECASE)
 
 
 def rewrite(formula: str) -> str:
-    """`GROUPBY(a, b, _xleta.SUM)` -> `GROUPBY(a, b, "SUM")` (only inside GROUPBY/PIVOTBY;
-    elsewhere the LAMBDA family's rewriting hands eta-reduced functions to `formulas`)."""
+    """`GROUPBY(a, b, _xleta.SUM)` -> `GROUPBY(a, b, "SUM")`, and a LAMBDA that reads nothing
+    but its parameter -> its text (`"=_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)/2)"`), which the
+    callback applies to each group through `lambdas.evaluate`; only inside GROUPBY/PIVOTBY."""
     upper = formula.upper()
     if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
         return formula
+    formula = _lambdas_as_text(formula)
     # Outside string literals only (a LAMBDA family call inside is already text there).
     pieces = re.split(r'("(?:[^"]|"")*")', formula)
     return "".join(p if p.startswith('"') else _ETA.sub(lambda m: f'"{m.group(1).upper()}"', p)
                    for p in pieces)
+
+
+def _lambdas_as_text(formula: str) -> str:
+    from rates_xl.calc.xlfuncs.lambdas import _bare, _is_parameter, _kind, _matching, _tokens
+
+    tokens = _tokens(formula)
+    if tokens is None:
+        return formula
+    spans = []
+    for i, token in enumerate(tokens):
+        if _kind(token) != ("Func", "Open") or _bare(token.value) != "LAMBDA":
+            continue
+        close = _matching(tokens, i)
+        if close is None or not _function_argument_of_groupby(tokens, i):
+            continue
+        if close + 1 < len(tokens) and _kind(tokens[close + 1]) == ("Paren", "Open"):
+            continue  # called in place: not a function argument
+        inner = tokens[i + 1:close]
+        if any(_kind(t) == ("Operand", "Range") and not _is_parameter(t.value) for t in inner):
+            continue  # it reads cells: left as it is, and listed (`not_computed`)
+        spans.append((token.start, tokens[close].end))
+    for start, end in reversed(spans):
+        text = "=" + formula[start:end]
+        formula = formula[:start] + '"' + text.replace('"', '""') + '"' + formula[end:]
+    return formula
+
+
+def _function_argument_of_groupby(tokens: list[Any], index: int) -> bool:
+    """Whether the call opened at tokens[index] is the function argument of a GROUPBY
+    (third) or PIVOTBY (fourth) call directly enclosing it."""
+    from rates_xl.calc.xlfuncs.lambdas import _bare, _kind
+
+    depth, position = 0, 0
+    for j in range(index - 1, -1, -1):
+        kind, sub = _kind(tokens[j])
+        if kind in ("Func", "Paren", "Array") and sub == "Close":
+            depth += 1
+        elif kind in ("Func", "Paren", "Array") and sub == "Open":
+            if depth == 0:
+                name = _bare(tokens[j].value) if kind == "Func" else ""
+                return (name, position) in (("GROUPBY", 2), ("PIVOTBY", 3))
+            depth -= 1
+        elif depth == 0 and kind == "Sep" and sub == "Arg":
+            position += 1
+    return False
 
 
 def _numbers(items: list[Any]) -> list[float]:
@@ -137,11 +185,30 @@ def _aggregate(name: str, items: list[Any], whole: list[Any] | None = None) -> A
             return found
         total = _sum(whole or [])
         return _sum(items) / total if total else error("#DIV/0!")
+    if _is_lambda(name):
+        return _apply_lambda(name, items)
     if name not in _COUNTS_ERRORS and (found := _first_error(items)) is not None:
         return found
     if name == "COUNT":
         return float(len(_numbers(items)))
     return AGGREGATIONS[name](items)
+
+
+def _is_lambda(name: str) -> bool:
+    return bool(re.match(r"=\s*(?:_xlfn\.)?LAMBDA\(", name, re.IGNORECASE))
+
+
+def _apply_lambda(text: str, items: list[Any]) -> Any:
+    """A LAMBDA of one parameter applied to a group's values (a column), as Excel does; BYCOL
+    over that one column is how `formulas` applies it. An array as its answer is #CALC!."""
+    from rates_xl.calc.xlfuncs.lambdas import evaluate
+
+    result = evaluate(f"=_xlfn.BYCOL(RXL_REF_A,{text[1:]})", [[v] for v in items])
+    if isinstance(result, list):
+        if len(result) == 1 and len(result[0]) == 1:
+            return result[0][0]
+        return error("#CALC!")
+    return result
 
 
 # -- arguments ---------------------------------------------------------------------------------
@@ -174,6 +241,8 @@ def _function_name(function: Any) -> str:
     if is_error(function):
         raise _Refused(_error_text(function))  # a cell holding an error: it is the answer
     if isinstance(function, str):
+        if _is_lambda(function):
+            return function
         name = function.upper().removeprefix("_XLFN.")
         if name in AGGREGATIONS or name == "PERCENTOF":
             return name
@@ -507,8 +576,10 @@ def not_computed(formula: str) -> str | None:
         arguments = _arguments(formula, tokens, i, close) if close is not None else []
         position = 2 if name == "GROUPBY" else 3
         given = arguments[position] if len(arguments) > position else ""
-        known = given.startswith('"') and given.strip('"') in (*AGGREGATIONS, "PERCENTOF")
+        literal = given[1:-1] if given.startswith('"') and given.endswith('"') else None
+        known = literal is not None and (literal in (*AGGREGATIONS, "PERCENTOF") or _is_lambda(literal))
         if not known:
             return (f"{name}'s function argument {given or '(none)'} is not computed (only "
-                    f"eta-reduced {', '.join(AGGREGATIONS)}, PERCENTOF)")
+                    f"eta-reduced {', '.join(AGGREGATIONS)}, PERCENTOF, or a LAMBDA reading "
+                    "nothing but its parameter)")
     return None
