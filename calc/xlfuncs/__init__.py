@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import conditional, finance, groupby, lambdas, lookup, text
+from rates_xl.calc.xlfuncs import (
+    conditional,
+    finance,
+    groupby,
+    groupby_formula,
+    lambdas,
+    lookup,
+    text,
+)
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -65,7 +73,7 @@ REWRITTEN = {
 def not_computed(formula: str) -> str | None:
     """Why the engine's copy of `formula` is not computed although it calls only functions we
     handle (GROUPBY's function argument a LAMBDA ...), or None."""
-    return groupby.not_computed(formula)
+    return groupby_formula.not_computed(formula)
 
 
 def handled() -> set[str]:
@@ -102,7 +110,7 @@ def engine_formula(formula: str) -> str:
     arguments of our functions marked (`calc/xlfuncs/omitted.py`)."""
     from rates_xl.calc.xlfuncs.omitted import mark
 
-    return mark(groupby.rewrite(lambdas.rewrite(formula)), set(OURS))
+    return mark(groupby_formula.rewrite(lambdas.rewrite(formula)), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

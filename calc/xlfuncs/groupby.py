@@ -1,12 +1,9 @@
 """GROUPBY and PIVOTBY as Excel computes them (Microsoft's documentation of both, checked
 cell by cell against Excel's answers in ../shared/corpus/excel/formulas_test.xlsx).
 
-formualizer does not know either. The function argument is eta-reduced in the file
-(`_xleta.SUM`), a name the engine cannot evaluate: `rewrite` turns it into its text ("SUM")
-in the engine's copy of the formula, and the callbacks here take the aggregation by name
-(`AGGREGATIONS`). A LAMBDA as the function argument that reads nothing but its parameter
-becomes its text too, applied to each group's values through `lambdas.evaluate`; any other
-function argument (a LAMBDA reading cells, `_xleta.IF`, a cell) is listed not computed.
+formualizer does not know either. The engine's copy of the formula has the function argument
+as text (`groupby_formula.py`: "SUM" for `_xleta.SUM`, or a LAMBDA's text); the aggregations
+are in `aggregations.py`.
 
 Layout (what Excel spills): the row fields' labels on the left, one column per value column
 (PIVOTBY: per column group and value column), totals as `total_depth` says (1: a grand total
@@ -18,13 +15,11 @@ descending; a number past the fields sorts the lowest level by that value column
 
 from __future__ import annotations
 
-import math
-import re
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates_xl.calc.xlfuncs.aggregations import AGGREGATIONS, aggregate, is_lambda, text
 from rates_xl.calc.xlfuncs.bridge import error
 from rates_xl.calc.xlfuncs.values import is_error
 
@@ -35,180 +30,6 @@ class _Refused(Exception):
     def __init__(self, text: str = "#VALUE!") -> None:
         super().__init__(text)
         self.text = text
-
-
-# -- the function argument ---------------------------------------------------------------------
-_ETA = re.compile(r"(?<![\w.])_xleta\.([A-Za-z][\w.]*)", re.IGNORECASE)
-
-
-def rewrite(formula: str) -> str:
-    """`GROUPBY(a, b, _xleta.SUM)` -> `GROUPBY(a, b, "SUM")`, and a LAMBDA that reads nothing
-    but its parameter -> its text (`"=_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)/2)"`), which the
-    callback applies to each group through `lambdas.evaluate`; only inside GROUPBY/PIVOTBY."""
-    upper = formula.upper()
-    if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
-        return formula
-    formula = _lambdas_as_text(formula)
-    # Outside string literals only (a LAMBDA family call inside is already text there).
-    pieces = re.split(r'("(?:[^"]|"")*")', formula)
-    return "".join(p if p.startswith('"') else _ETA.sub(lambda m: f'"{m.group(1).upper()}"', p)
-                   for p in pieces)
-
-
-def _lambdas_as_text(formula: str) -> str:
-    from rates_xl.calc.xlfuncs.lambdas import _bare, _is_parameter, _kind, _matching, _tokens
-
-    tokens = _tokens(formula)
-    if tokens is None:
-        return formula
-    spans = []
-    for i, token in enumerate(tokens):
-        if _kind(token) != ("Func", "Open") or _bare(token.value) != "LAMBDA":
-            continue
-        close = _matching(tokens, i)
-        if close is None or not _function_argument_of_groupby(tokens, i):
-            continue
-        if close + 1 < len(tokens) and _kind(tokens[close + 1]) == ("Paren", "Open"):
-            continue  # called in place: not a function argument
-        inner = tokens[i + 1:close]
-        if any(_kind(t) == ("Operand", "Range") and not _is_parameter(t.value) for t in inner):
-            continue  # it reads cells: left as it is, and listed (`not_computed`)
-        spans.append((token.start, tokens[close].end))
-    for start, end in reversed(spans):
-        text = "=" + formula[start:end]
-        formula = formula[:start] + '"' + text.replace('"', '""') + '"' + formula[end:]
-    return formula
-
-
-def _function_argument_of_groupby(tokens: list[Any], index: int) -> bool:
-    """Whether the call opened at tokens[index] is the function argument of a GROUPBY
-    (third) or PIVOTBY (fourth) call directly enclosing it."""
-    from rates_xl.calc.xlfuncs.lambdas import _bare, _kind
-
-    depth, position = 0, 0
-    for j in range(index - 1, -1, -1):
-        kind, sub = _kind(tokens[j])
-        if kind in ("Func", "Paren", "Array") and sub == "Close":
-            depth += 1
-        elif kind in ("Func", "Paren", "Array") and sub == "Open":
-            if depth == 0:
-                name = _bare(tokens[j].value) if kind == "Func" else ""
-                return (name, position) in (("GROUPBY", 2), ("PIVOTBY", 3))
-            depth -= 1
-        elif depth == 0 and kind == "Sep" and sub == "Arg":
-            position += 1
-    return False
-
-
-def _numbers(items: list[Any]) -> list[float]:
-    return [float(v) for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
-
-
-def _first_error(items: list[Any]) -> Any:
-    return next((v for v in items if is_error(v)), None)
-
-
-def _text(value: Any) -> str:
-    """A value as ARRAYTOTEXT / CONCAT write it."""
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    if isinstance(value, float):
-        return f"{value:.15g}"
-    return "" if value is None else str(value)
-
-
-def _sum(items: list[Any]) -> Any:
-    return math.fsum(_numbers(items))
-
-
-def _average(items: list[Any]) -> Any:
-    numbers = _numbers(items)
-    return math.fsum(numbers) / len(numbers) if numbers else error("#DIV/0!")
-
-
-def _spread(function: Callable[[list[float]], float], least: int) -> Callable[[list[Any]], Any]:
-    def call(items: list[Any]) -> Any:
-        numbers = _numbers(items)
-        if len(numbers) < least:
-            return error("#DIV/0!")
-        return function(numbers)
-    return call
-
-
-def _extreme(function: Callable[[list[float]], float]) -> Callable[[list[Any]], Any]:
-    def call(items: list[Any]) -> Any:
-        numbers = _numbers(items)
-        return function(numbers) if numbers else 0.0
-    return call
-
-
-def _median(items: list[Any]) -> Any:
-    numbers = _numbers(items)
-    return statistics.median(numbers) if numbers else error("#NUM!")
-
-
-def _product(items: list[Any]) -> Any:
-    numbers = _numbers(items)
-    return math.prod(numbers) if numbers else 0.0
-
-
-#: Aggregations by name: each takes the group's values (errors already passed on by the caller,
-#: except where the aggregation counts them).
-AGGREGATIONS: dict[str, Callable[[list[Any]], Any]] = {
-    "SUM": _sum,
-    "AVERAGE": _average,
-    "COUNT": lambda items: float(len(_numbers(items))),
-    "COUNTA": lambda items: float(sum(1 for v in items if v is not None and v != "")),
-    "MAX": _extreme(max),
-    "MIN": _extreme(min),
-    "PRODUCT": _product,
-    "MEDIAN": _median,
-    "STDEV.S": _spread(statistics.stdev, 2),
-    "STDEV.P": _spread(statistics.pstdev, 1),
-    "VAR.S": _spread(statistics.variance, 2),
-    "VAR.P": _spread(statistics.pvariance, 1),
-    "ARRAYTOTEXT": lambda items: ", ".join(_text(v) for v in items),
-    "CONCAT": lambda items: "".join(_text(v) for v in items),
-}
-_COUNTS_ERRORS = {"COUNT", "COUNTA"}
-
-
-def _aggregate(name: str, items: list[Any], whole: list[Any] | None = None) -> Any:
-    """`name` over one group's values; PERCENTOF: their sum over the sum of `whole`."""
-    if not items:
-        return ""  # no row in this group (a PIVOTBY intersection): Excel leaves it blank
-    if name == "PERCENTOF":
-        found = _first_error(items) or _first_error(whole or [])
-        if found is not None:
-            return found
-        total = _sum(whole or [])
-        return _sum(items) / total if total else error("#DIV/0!")
-    if _is_lambda(name):
-        return _apply_lambda(name, items)
-    if name not in _COUNTS_ERRORS and (found := _first_error(items)) is not None:
-        return found
-    if name == "COUNT":
-        return float(len(_numbers(items)))
-    return AGGREGATIONS[name](items)
-
-
-def _is_lambda(name: str) -> bool:
-    return bool(re.match(r"=\s*(?:_xlfn\.)?LAMBDA\(", name, re.IGNORECASE))
-
-
-def _apply_lambda(text: str, items: list[Any]) -> Any:
-    """A LAMBDA of one parameter applied to a group's values (a column), as Excel does; BYCOL
-    over that one column is how `formulas` applies it. An array as its answer is #CALC!."""
-    from rates_xl.calc.xlfuncs.lambdas import evaluate
-
-    result = evaluate(f"=_xlfn.BYCOL(RXL_REF_A,{text[1:]})", [[v] for v in items])
-    if isinstance(result, list):
-        if len(result) == 1 and len(result[0]) == 1:
-            return result[0][0]
-        return error("#CALC!")
-    return result
 
 
 # -- arguments ---------------------------------------------------------------------------------
@@ -241,7 +62,7 @@ def _function_name(function: Any) -> str:
     if is_error(function):
         raise _Refused(_error_text(function))  # a cell holding an error: it is the answer
     if isinstance(function, str):
-        if _is_lambda(function):
+        if is_lambda(function):
             return function
         name = function.upper().removeprefix("_XLFN.")
         if name in AGGREGATIONS or name == "PERCENTOF":
@@ -464,7 +285,7 @@ def _groupby(row_fields: Any, values: Any, function: Any, field_headers: Any, to
     everything = list(range(len(table.fields)))
 
     def cell(rows: list[int], column: int) -> Any:
-        return _aggregate(name, _values_of(table, rows, column), _values_of(table, everything, column))
+        return aggregate(name, _values_of(table, rows, column), _values_of(table, everything, column))
 
     lines = _lines(table.fields, n_fields, _integer(total_depth, 1), _sort_specs(sort_order), n_values,
                    _integer(field_relationship, 0) == 1, lambda g, c: cell(g.rows, c))
@@ -518,11 +339,11 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
                      3: [i for i in row_line.rows if i in set(col_line.parent)],
                      4: [i for i in row_line.parent if i in members]}[relative]
             whole = _values_of(table, whole, column)
-        return _aggregate(name, _values_of(table, rows, column), whole)
+        return aggregate(name, _values_of(table, rows, column), whole)
 
     def total(rows: list[int], column: int) -> Any:
         whole = _values_of(table, everything, column)
-        return _aggregate(name, _values_of(table, rows, column), whole)
+        return aggregate(name, _values_of(table, rows, column), whole)
 
     row_lines = _lines(row_labels, n_row, _integer(row_total_depth, 1), _sort_specs(row_sort_order),
                        n_values, False, lambda g, c: total(g.rows, c))
@@ -532,7 +353,7 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
     out: list[list[Any]] = []
     if table.show_headers:
         top = [""] * width
-        top[n_row] = ", ".join(_text(v) for v in table.field_names[n_row:])
+        top[n_row] = ", ".join(text(v) for v in table.field_names[n_row:])
         out.append(top)
     for level in range(n_col):
         line = [""] * n_row
@@ -552,34 +373,3 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
 
 def _shown(value: Any) -> Any:
     return "" if value is None else value
-
-
-def not_computed(formula: str) -> str | None:
-    """Why a GROUPBY or PIVOTBY call in the engine's copy of `formula` is not computed: its
-    function argument is not one of `AGGREGATIONS` written eta-reduced (a LAMBDA, a reference,
-    `_xleta.IF` ...). None when every call's is."""
-    upper = formula.upper()
-    if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
-        return None
-    from rates_xl.calc.xlfuncs.lambdas import _arguments, _bare, _kind, _matching, _tokens
-
-    tokens = _tokens(formula)
-    if tokens is None:
-        return None  # unreadable: the analysis says so
-    for i, token in enumerate(tokens):
-        if _kind(token) != ("Func", "Open"):
-            continue
-        name = _bare(token.value)
-        if name not in ("GROUPBY", "PIVOTBY"):
-            continue
-        close = _matching(tokens, i)
-        arguments = _arguments(formula, tokens, i, close) if close is not None else []
-        position = 2 if name == "GROUPBY" else 3
-        given = arguments[position] if len(arguments) > position else ""
-        literal = given[1:-1] if given.startswith('"') and given.endswith('"') else None
-        known = literal is not None and (literal in (*AGGREGATIONS, "PERCENTOF") or _is_lambda(literal))
-        if not known:
-            return (f"{name}'s function argument {given or '(none)'} is not computed (only "
-                    f"eta-reduced {', '.join(AGGREGATIONS)}, PERCENTOF, or a LAMBDA reading "
-                    "nothing but its parameter)")
-    return None
