@@ -330,14 +330,21 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
         raise _Refused()
     everything = list(range(len(table.fields)))
 
+    sets: dict[int, set[int]] = {}
+
+    def members(rows: list[int]) -> set[int]:
+        # One set per column group (PIVOTBY's cells intersect them with every row group).
+        if id(rows) not in sets:
+            sets[id(rows)] = set(rows)
+        return sets[id(rows)]
+
     def cell(row_line: _Line, col_line: _Line, column: int) -> Any:
-        members = set(col_line.rows)
-        rows = [i for i in row_line.rows if i in members]
+        rows = [i for i in row_line.rows if i in members(col_line.rows)]
         whole = None
         if name == "PERCENTOF":
             whole = {0: col_line.rows, 1: row_line.rows, 2: everything,
-                     3: [i for i in row_line.rows if i in set(col_line.parent)],
-                     4: [i for i in row_line.parent if i in members]}[relative]
+                     3: [i for i in row_line.rows if i in members(col_line.parent)],
+                     4: [i for i in row_line.parent if i in members(col_line.rows)]}[relative]
             whole = _values_of(table, whole, column)
         return aggregate(name, _values_of(table, rows, column), whole)
 

@@ -78,8 +78,9 @@ def _function_argument_of_groupby(tokens: list[Any], index: int) -> bool:
 
 def not_computed(formula: str) -> str | None:
     """Why a GROUPBY or PIVOTBY call in the engine's copy of `formula` is not computed: its
-    function argument is not one of `AGGREGATIONS` written eta-reduced (a LAMBDA, a reference,
-    `_xleta.IF` ...). None when every call's is."""
+    function argument is not one of `AGGREGATIONS` written eta-reduced or a LAMBDA reading
+    nothing but its parameter (a reference, `_xleta.IF` ...), or it asks for generated
+    headers. None when every call is computed."""
     upper = formula.upper()
     if "GROUPBY(" not in upper and "PIVOTBY(" not in upper:
         return None
@@ -104,4 +105,8 @@ def not_computed(formula: str) -> str | None:
             return (f"{name}'s function argument {given or '(none)'} is not computed (only "
                     f"eta-reduced {', '.join(AGGREGATIONS)}, PERCENTOF, or a LAMBDA reading "
                     "nothing but its parameter)")
+        headers = arguments[position + 1] if len(arguments) > position + 1 else ""
+        if headers.strip() == "2":
+            # Headers Excel generates: their wording is not in the corpus to check ours against.
+            return f"{name} with field_headers 2 (generated headers) is not computed"
     return None

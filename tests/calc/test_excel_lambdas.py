@@ -53,6 +53,7 @@ FLAGGED = [
     ("PIVOTBY given a cell as its function", "EXTRA!L96", "function argument", None),
     ("GROUPBY given a LAMBDA that reads a cell", "LOOKUP!M25", "function argument",
      ("_xleta.SUM", "_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)+$A$1)")),
+    ("GROUPBY with generated headers", "LOOKUP!M25", "generated headers", ("_xleta.SUM,3, 3", "_xleta.SUM,2, 3")),
 ]
 
 
