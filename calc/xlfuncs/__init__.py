@@ -77,8 +77,10 @@ def not_computed(formula: str) -> str | None:
 
 
 def handled() -> set[str]:
-    """Names a stored formula may call that formualizer does not know but we compute."""
-    return set(OURS) | set(REWRITTEN)
+    """Names a stored formula may call that formualizer does not know but we compute. Not
+    LAMBDA: one left after the rewriting (kept in a LET, a named LAMBDA) is unknown to the
+    engine, and its formula is listed as not computed."""
+    return (set(OURS) | set(REWRITTEN)) - {"LAMBDA"}
 
 
 def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:

@@ -49,7 +49,7 @@ def rewrite(formula: str) -> str:
     callback (see the module's note); unchanged when it has neither."""
     if _MENTIONS.search(formula) is None:
         return formula
-    for _ in range(16):  # one rewriting at a time, from the left, until none is left
+    for _ in range(len(formula)):  # one rewriting at a time, from the left, until none is left
         changed = _rewrite_once(formula)
         if changed is None:
             return formula

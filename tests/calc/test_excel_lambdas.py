@@ -51,9 +51,11 @@ EQUAL = [
 FLAGGED = [
     ("PIVOTBY given a function that is no aggregation", "EXTRA!H100", "function argument", None),
     ("PIVOTBY given a cell as its function", "EXTRA!L96", "function argument", None),
-    ("GROUPBY given a LAMBDA that reads a cell", "LOOKUP!M25", "function argument",
+    ("GROUPBY given a LAMBDA that reads a cell", "LOOKUP!M25", "LAMBDA",
      ("_xleta.SUM", "_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)+$A$1)")),
     ("GROUPBY with generated headers", "LOOKUP!M25", "generated headers", ("_xleta.SUM,3, 3", "_xleta.SUM,2, 3")),
+    ("a LAMBDA kept in a LET", "LOGICAL!C13", "LAMBDA",
+     ("232+_xlpm.x+_xlpm.y", "_xlfn.LAMBDA(_xlpm.a,_xlpm.a+1)")),
 ]
 
 
