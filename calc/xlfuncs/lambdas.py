@@ -8,9 +8,11 @@ formula text, each documented here, make the engine compute them:
 - `LAMBDA(x, y, body)(1, 2)` (a LAMBDA called where it is written) becomes
   `LET(x, 1, y, 2, body)`, which is what Excel's call means and formualizer computes itself;
 - a call of a function taking a LAMBDA (`MAP(C18:E19, LAMBDA(a, a^2))`, `BYROW(r, _xleta.SUM)`)
-  becomes `RATESXL.LAMBDA("=MAP(RXL_REF_A, LAMBDA(a, a^2))", C18:E19)`: the engine hands
-  the callback the value of every reference the call reads (so what it depends on stays a
-  dependency of the cell), and the callback computes the call with the `formulas` package's
+  becomes `RATESXL.LAMBDA("=MAP(RXL_REF_A, LAMBDA(a, a^2))", C18:E19)`: the engine computes
+  every argument but the function, and every reference the LAMBDA's body reads, and hands
+  their values to the callback (so what the call depends on, a RATES_* table included, stays
+  the engine's to compute and a dependency of the cell); the callback computes the call with
+  the `formulas` package's
   implementation of these functions (measured equal to Excel's on the corpus), compiled once
   per text. The callback's answer is an array, which spills. The first compilation imports
   all of `formulas`' functions (scipy included: 3-4 s on a quiet machine, paid once per
@@ -143,26 +145,72 @@ def _lambda_as_let(formula: str, tokens: list[Any], open_index: int, close_index
 
 
 def _as_callback(formula: str, tokens: list[Any], open_index: int, close_index: int) -> str:
-    """The call as `RATESXL.LAMBDA("<its text, references as placeholders>", ref1, ref2 ...)`:
-    calls that differ only in the cells they read (a column of SCANs) share one text, so the
-    `formulas` package compiles it once (a compilation costs 20-50 ms)."""
-    start = tokens[open_index].start
-    references: list[str] = []
-    pieces, last = [], start
+    """The call as `RATESXL.LAMBDA("<its text with placeholders>", value1, value2 ...)`.
+
+    Every argument but the function is computed by the engine and handed over (a range, an
+    array constant, a RATES_* table: the engine calls the service and knows the dependency);
+    the LAMBDA stays text, the references its body reads handed over too. Calls that differ
+    only in what they are handed (a column of SCANs) share one text, so the `formulas`
+    package compiles it once (a compilation costs 20-50 ms)."""
+    handed: list[str] = []
+
+    def hand(text: str) -> str:
+        if text not in handed:
+            handed.append(text)
+        return placeholder(handed.index(text))
+
+    texts = []
+    for first, last in _argument_tokens(tokens, open_index, close_index):
+        text = formula[tokens[first].start:tokens[last - 1].end] if first < last else ""
+        if first == last or _is_function(tokens, first, last):
+            pieces, at = [], tokens[first].start if first < last else 0
+            for j in range(first, last):
+                kind, sub = _kind(tokens[j])
+                if kind == "Operand" and sub == "Range" and not _is_parameter(tokens[j].value):
+                    pieces += [formula[at:tokens[j].start], hand(tokens[j].value)]
+                    at = tokens[j].end
+            texts.append("".join(pieces) + (formula[at:tokens[last - 1].end] if first < last else ""))
+        else:
+            texts.append(hand(text))
+    call = formula[tokens[open_index].start:tokens[open_index].end] + ",".join(texts) + ")"
+    quoted = call.replace('"', '""')
+    arguments = "".join(f",{h}" for h in handed)
+    replacement = f'{CALLBACK}("={quoted}"{arguments})'
+    return formula[:tokens[open_index].start] + replacement + formula[tokens[close_index].end:]
+
+
+def _argument_tokens(tokens: list[Any], open_index: int, close_index: int) -> list[tuple[int, int]]:
+    """[first, last) token indices of each top-level argument of a call."""
+    spans, first, depth = [], open_index + 1, 0
     for j in range(open_index + 1, close_index):
         kind, sub = _kind(tokens[j])
-        text = tokens[j].value
-        if kind == "Operand" and sub == "Range" and not _is_parameter(text):
-            if text not in references:
-                references.append(text)
-            pieces.append(formula[last:tokens[j].start])
-            pieces.append(placeholder(references.index(text)))
-            last = tokens[j].end
-    pieces.append(formula[last:tokens[close_index].end])
-    quoted = "".join(pieces).replace('"', '""')
-    arguments = "".join(f",{r}" for r in references)
-    replacement = f'{CALLBACK}("={quoted}"{arguments})'
-    return formula[:start] + replacement + formula[tokens[close_index].end:]
+        if kind in ("Func", "Paren", "Array") and sub == "Open":
+            depth += 1
+        elif kind in ("Func", "Paren", "Array") and sub == "Close":
+            depth -= 1
+        elif depth == 0 and kind == "Sep" and sub == "Arg":
+            spans.append(_trimmed(tokens, first, j))
+            first = j + 1
+    spans.append(_trimmed(tokens, first, close_index))
+    return spans
+
+
+def _trimmed(tokens: list[Any], first: int, last: int) -> tuple[int, int]:
+    """[first, last) without the whitespace tokens at either end."""
+    while first < last and _kind(tokens[first])[0] == "Whitespace":
+        first += 1
+    while last > first and _kind(tokens[last - 1])[0] == "Whitespace":
+        last -= 1
+    return first, last
+
+
+def _is_function(tokens: list[Any], first: int, last: int) -> bool:
+    """Whether an argument is a function: a LAMBDA (`LAMBDA(x, x + 1)`, not called in place)
+    or an eta-reduced name (`_xleta.SUM`)."""
+    kind, sub = _kind(tokens[first])
+    if kind == "Func" and sub == "Open" and _bare(tokens[first].value) == "LAMBDA":
+        return _matching(tokens, first) == last - 1
+    return last - first == 1 and tokens[first].value.lower().startswith("_xleta.")
 
 
 def placeholder(index: int) -> str:
@@ -204,7 +252,43 @@ def _bare_parameter(text: str) -> bool:
 def _compiled(formula: str) -> Any:
     import formulas
 
+    _exact_map_and_scan()
     return formulas.Parser().ast(formula)[1].compile()
+
+
+@lru_cache(maxsize=1)
+def _exact_map_and_scan() -> None:
+    """formulas' MAP and SCAN build their answer with `np.asarray(out)`: an answer of text and
+    numbers (a RATES_* table's header row over its figures) becomes all text ('46350.0').
+    The same two functions keeping each value as it is (dtype object), put in formulas'
+    function table the way it takes custom functions (`formulas.functions.FUNCTIONS`, which
+    overrides its submodules')."""
+    import numpy as np
+    from formulas import functions
+    from formulas.functions import Array, Error, flatten, replace_empty, wrap_func
+    from formulas.functions.logic import _get_first
+
+    def xscan(initial_value: Any, array: Any, func: Any) -> Any:
+        array = np.atleast_2d(array)
+        out, acc = [], replace_empty(initial_value)
+        for x in flatten(array, None):
+            acc = func(acc, x)
+            out.append(_get_first(acc))
+        return np.asarray(out, object).reshape(array.shape).view(Array)
+
+    def xmap(array: Any, func: Any, *arrays: Any) -> Any:
+        if arrays:  # MAP(a, b, ..., LAMBDA): the function comes last
+            arrays = (func,) + arrays
+            func, arrays = arrays[-1], arrays[:-1]
+        array = np.atleast_2d(array)
+        every = [array] + [np.atleast_2d(v) for v in arrays]
+        if not all(array.shape == v.shape for v in every):
+            return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
+        out = [_get_first(func(*args)) for args in zip(*(flatten(v, None) for v in every), strict=True)]
+        return np.asarray(out, object).reshape(array.shape).view(Array)
+
+    for name, function in (("MAP", xmap), ("SCAN", xscan)):
+        functions.FUNCTIONS[name] = functions.FUNCTIONS[f"_XLFN.{name}"] = wrap_func(function)
 
 
 def evaluate(formula: str, *values: Any) -> Any:

@@ -130,3 +130,34 @@ def test_listed_when_not_computed(case, address, reason, edit, tmp_path):
     result = _calculate(path)
     listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
     assert listed and reason in listed[0], f"{case}: {address} gave {result.values.get((sheet, cell))!r}, not listed"
+
+
+def test_a_rates_table_given_to_the_lambda_family_is_the_engines_to_compute(tmp_path, rates_client):
+    """`MAP(RATES_DISCOUNTCURVE(...), LAMBDA(x, x))` is the curve itself: the engine calls the
+    service for the argument and hands the table to the callback (it is no text for the
+    `formulas` package, which knows no RATES_* function), and BYROW sums each row."""
+    import xlsxwriter
+
+    from tests.calc.test_array_kinds import CURVE
+
+    wb = xlsxwriter.Workbook(tmp_path / "lambda_rates.xlsx")
+    ws = wb.add_worksheet("Curve")
+    ws.write_dynamic_array_formula("A1", "=" + CURVE)
+    ws.write_dynamic_array_formula("D1", f"=_xlfn.MAP({CURVE},_xlfn.LAMBDA(_xlpm.x,_xlpm.x))")
+    ws.write_dynamic_array_formula("G1", f"=_xlfn.BYROW({CURVE},_xlfn.LAMBDA(_xlpm.r,SUM(_xlpm.r)))")
+    wb.close()
+    result = _calculate_with(tmp_path / "lambda_rates.xlsx", rates_client)
+    assert not result.skipped, [(s.cell, s.reason) for s in result.skipped]
+    rows = [r for r in range(1, 60) if result.values.get(("Curve", f"A{r}")) not in (None, "")]
+    assert len(rows) > 3
+    for r in rows:
+        assert [result.value("Curve", f"{c}{r}") for c in "DE"] == [result.value("Curve", f"{c}{r}") for c in "AB"]
+        a, b = result.value("Curve", f"A{r}"), result.value("Curve", f"B{r}")
+        numbers = [v for v in (a, b) if isinstance(v, float)]  # the header row is text: SUM 0
+        assert same(result.value("Curve", f"G{r}"), sum(numbers)), (r, a, b)
+
+
+def _calculate_with(path, client):
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    return WorkbookCalculation(path).compute(client)
