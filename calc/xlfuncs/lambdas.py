@@ -12,14 +12,17 @@ formula text, each documented here, make the engine compute them:
   every argument but the function, and every reference the LAMBDA's body reads, and hands
   their values to the callback (so what the call depends on, a RATES_* table included, stays
   the engine's to compute and a dependency of the cell); the callback computes the call with
-  the `formulas` package's
-  implementation of these functions (measured equal to Excel's on the corpus), compiled once
-  per text. The callback's answer is an array, which spills. The first compilation imports
-  all of `formulas`' functions (scipy included: 3-4 s on a quiet machine, paid once per
-  process, and already paid by a book calling a bridged statistical function).
+  the `formulas` package's implementation of these functions (measured equal to Excel's on
+  the corpus; its MAP and SCAN corrected to keep each value's type, `_exact_map_and_scan`),
+  compiled once per text. The callback's answer is an array, which spills. The first
+  compilation imports all of `formulas`' functions (scipy included: 3-4 s on a quiet
+  machine, paid once per process, and already paid by a book calling a bridged statistical
+  function). What the LAMBDA's body calls is `formulas`' too: where that differs from Excel
+  (COLUMNS of a LAMBDA's row answers #VALUE!), a book Excel calculated has the cell listed
+  as stale by the check against its cached value; a book never calculated gets the error.
 
-A call we cannot rewrite (a LAMBDA given a reference we cannot name, a named LAMBDA) keeps
-its name; formualizer does not know it and the cell is listed "not computed".
+A LAMBDA left after the rewriting (kept in a LET, stored in a defined name) is not computed:
+the cell is listed.
 """
 
 from __future__ import annotations
