@@ -62,9 +62,8 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     """.split()},
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
-    # LET's names (`_xlpm.x`) are arrays of unknown size to this reading; LET itself passes
-    # its values through as they are (an elementwise call inside it is still a hazard).
-    "LET": ALL,
+    # LET's values are bound as they are; its names and last argument: see `let_names`.
+    "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
     "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),
@@ -202,6 +201,9 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         else:
             result.spills = True
 
+    from rates_xl.calc.xlfuncs.lambdas import let_names
+
+    declared, scalars = let_names(tokens, range_size)  # LET's names: no ranges, or scalars
     for index, token in enumerate(tokens):
         kind, sub, text = str(token.token_type), str(token.subtype), token.value
         if kind.endswith("Func") and sub.endswith("Open"):
@@ -225,6 +227,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         elif kind.endswith("Array") and sub.endswith("Close"):
             array_depth -= 1
             mark_array("an array constant", False)
+        elif kind.endswith("Operand") and sub.endswith("Range") and (index in declared or text.upper() in scalars):
+            continue
         elif kind.endswith("Operand") and sub.endswith("Range") and array_depth == 0:
             if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
                     range_shape(split_reference(text)[1]) is None:

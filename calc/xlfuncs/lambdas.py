@@ -129,6 +129,41 @@ def _arguments(formula: str, tokens: list[Any], open_index: int, close_index: in
     return [p.strip() for p in pieces]
 
 
+def let_names(tokens: list[Any], range_size: Any) -> tuple[set[int], set[str]]:
+    """For calc/analysis.py: the token indices of the names LET declares (no ranges), and the
+    names (upper case) bound to a single value: a literal, a one-cell reference, another such
+    name, with operators between (`LET(x, 1, y, E10, x + y)`: x and y). A name bound to
+    anything else (a range, a function's answer) stays an array of unknown size, so a formula
+    using it where a single value is expected is not computed, as before."""
+    declared: set[int] = set()
+    scalars: set[str] = set()
+    arrays: set[str] = set()  # a name bound to a single value in one LET and not in another
+    for i, token in enumerate(tokens):
+        if _kind(token) != ("Func", "Open") or _bare(token.value) != "LET":
+            continue
+        close = _matching(tokens, i)
+        if close is None:
+            continue
+        spans = _argument_tokens(tokens, i, close)
+        for k in range(0, len(spans) - 1, 2):  # (name, value) pairs; the last is the result
+            (n1, n2), (v1, v2) = spans[k], spans[k + 1]
+            if n2 - n1 != 1:
+                continue
+            declared.add(n1)
+            if v2 > v1 and all(_scalar_token(t, range_size, scalars) for t in tokens[v1:v2]):
+                scalars.add(tokens[n1].value.upper())
+            else:
+                arrays.add(tokens[n1].value.upper())
+    return declared, scalars - arrays
+
+
+def _scalar_token(token: Any, range_size: Any, scalars: set[str]) -> bool:
+    kind, sub = _kind(token)
+    if kind == "Operand" and sub == "Range":
+        return token.value.upper() in scalars or range_size(token.value) == 1
+    return kind in ("Operand", "OpInfix", "OpPrefix", "Paren", "Whitespace") and token.value != ":"
+
+
 def _lambda_as_let(formula: str, tokens: list[Any], open_index: int, close_index: int,
                    call_open: int, call_close: int) -> str | None:
     """`LAMBDA(x, y, body)(1, 2)` -> `LET(x, 1, y, 2, body)`; `LAMBDA(body)()` -> `(body)`."""

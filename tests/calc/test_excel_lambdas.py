@@ -161,3 +161,22 @@ def _calculate_with(path, client):
     from rates_xl.calc.workbook import WorkbookCalculation
 
     return WorkbookCalculation(path).compute(client)
+
+
+def test_a_let_of_a_range_in_an_ordinary_cell_is_listed_not_its_first_element(tmp_path):
+    """An ordinary cell's `=LET(x, A1:A3, x*2)` is Excel's implicit intersection (A2*2 in row
+    2), which the engine cannot write out for a LET name: listed, never the array's first
+    element (2). A LET of single values is computed."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in (1, 2, 3):
+        ws.cell(r, 1, r)
+    ws["C2"] = "=_xlfn.LET(_xlpm.x,A1:A3,_xlpm.x*2)"
+    ws["D2"] = "=_xlfn.LET(_xlpm.x,A2,_xlpm.y,_xlpm.x+1,_xlpm.y*2)"
+    wb.save(tmp_path / "let.xlsx")
+    result = _calculate(tmp_path / "let.xlsx")
+    assert [s.cell for s in result.skipped] == ["C2"]
+    assert result.value("S", "D2") == 6
