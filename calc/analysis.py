@@ -60,6 +60,10 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
         ISREF AREAS TOCOL TOROW HSTACK VSTACK CHOOSECOLS CHOOSEROWS TAKE DROP EXPAND WRAPROWS
         WRAPCOLS MAXIFS MINIFS AVERAGEIFS SUMIFS COUNTIFS
     """.split()},
+    # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
+    "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
+    # LET's values are bound as they are; its names and last argument: see `let_names`.
+    "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
     "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),
@@ -76,6 +80,7 @@ ARRAY_RESULTS = frozenset("""
 OFFSET INDIRECT TRANSPOSE MMULT MINVERSE FILTER SORT SORTBY UNIQUE SEQUENCE RANDARRAY
 FREQUENCY LINEST LOGEST TREND GROWTH TOCOL TOROW HSTACK VSTACK CHOOSECOLS CHOOSEROWS TAKE
 DROP EXPAND WRAPROWS WRAPCOLS TEXTSPLIT
+RATESXL.LAMBDA GROUPBY PIVOTBY
 """.split())
 
 _PREFIX = re.compile(r"^(?:_XLFN\._XLWS\.|_XLFN\.|_XLWS\.|_XLUDF\.|_XLDUDF_)", re.IGNORECASE)
@@ -196,6 +201,9 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         else:
             result.spills = True
 
+    from rates_xl.calc.xlfuncs.lambdas import let_names
+
+    declared, scalars = let_names(tokens, range_size)  # LET's names: no ranges, or scalars
     for index, token in enumerate(tokens):
         kind, sub, text = str(token.token_type), str(token.subtype), token.value
         if kind.endswith("Func") and sub.endswith("Open"):
@@ -219,6 +227,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         elif kind.endswith("Array") and sub.endswith("Close"):
             array_depth -= 1
             mark_array("an array constant", False)
+        elif kind.endswith("Operand") and sub.endswith("Range") and (index in declared or text.upper() in scalars):
+            continue
         elif kind.endswith("Operand") and sub.endswith("Range") and array_depth == 0:
             if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
                     range_shape(split_reference(text)[1]) is None:

@@ -447,6 +447,9 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     import formualizer
 
     ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    from rates_xl.calc import xlfuncs
+
+    ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
     found: dict[str, list[str]] = collections.defaultdict(list)
     calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
     todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
@@ -526,9 +529,9 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
         return found.error
     if found.functions & unknown:
         return _unknown(found.functions & unknown)
-    from rates_xl.calc import routing
+    from rates_xl.calc import routing, xlfuncs
 
-    return routing.not_computed(found.functions)
+    return routing.not_computed(found.functions) or xlfuncs.not_computed(found.formula)
 
 
 def _is_error(value: Any) -> bool:
