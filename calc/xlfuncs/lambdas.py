@@ -325,8 +325,14 @@ def _exact_map_and_scan() -> None:
         out = [_get_first(func(*args)) for args in zip(*(flatten(v, None) for v in every), strict=True)]
         return np.asarray(out, object).reshape(array.shape).view(Array)
 
+    # formulas reads its table through `get_functions()`, an lru_cache: once anything has
+    # compiled a formula (the `formulas` engine, the bridge) the cached dict is what counts,
+    # so the two go into it as well as into FUNCTIONS.
+    table = functions.get_functions()
     for name, function in (("MAP", xmap), ("SCAN", xscan)):
-        functions.FUNCTIONS[name] = functions.FUNCTIONS[f"_XLFN.{name}"] = wrap_func(function)
+        wrapped = wrap_func(function)
+        for key in (name, f"_XLFN.{name}"):
+            functions.FUNCTIONS[key] = table[key] = wrapped
 
 
 def evaluate(formula: str, *values: Any) -> Any:
