@@ -26,6 +26,7 @@ from datetime import date, time, timedelta
 from typing import Any
 
 from rates_xl.calc import analysis, engine
+from rates_xl.calc.book import sheet_cells
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -140,38 +141,37 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     return rewritten, analysis.analyse(rewritten, size, arrays, names)
             return formula, found
 
-        anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
+        anchors = [(cell.row, cell.column, cell.value) for cell in sheet_cells(ws)
                    if isinstance(cell.value, ArrayFormula)]
-        for row in ws.iter_rows():
-            for cell in row:
-                value = cell.value
-                key = (title, cell.coordinate)
-                if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
-                    # A What-If data table (TABLE(...)): no engine here computes one.
-                    prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
-                    prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
-                    continue
-                if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
-                    continue
+        for cell in sheet_cells(ws):
+            value = cell.value
+            key = (title, cell.coordinate)
+            if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
+                # A What-If data table (TABLE(...)): no engine here computes one.
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
-                formula = _engine_formula(value)
-                found = analysis.analyse(formula, size, arrays, names)
-                if (why := _not_computable(found, unknown)) is not None:
-                    prepared.unsupported[key] = why
+                prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
+                continue
+            if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                continue
+            prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+            formula = _engine_formula(value)
+            found = analysis.analyse(formula, size, arrays, names)
+            if (why := _not_computable(found, unknown)) is not None:
+                prepared.unsupported[key] = why
+                continue
+            formula, found = settle(*qualified(formula, found))
+            if found.needs_rewrite:
+                rewritten = analysis.intersect(found, cell.row, cell.column)
+                if rewritten is None:
+                    prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
+                    prepared.wrong.add(key)
                     continue
-                formula, found = settle(*qualified(formula, found))
-                if found.needs_rewrite:
-                    rewritten = analysis.intersect(found, cell.row, cell.column)
-                    if rewritten is None:
-                        prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
-                        prepared.wrong.add(key)
-                        continue
-                    formula = rewritten
-                    prepared.rewritten[key] = "intersected"
-                cell.value = formula
-                prepared.written[(title, cell.row, cell.column)] = formula
-                if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
-                    prepared.rates_cells.append((title, cell.row, cell.column, formula))
+                formula = rewritten
+                prepared.rewritten[key] = "intersected"
+            cell.value = formula
+            prepared.written[(title, cell.row, cell.column)] = formula
+            if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
+                prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
@@ -307,13 +307,12 @@ def _has_whole_rows(book: Any) -> bool:
     from openpyxl.worksheet.formula import ArrayFormula
 
     for ws in book.worksheets:
-        for row in ws.iter_rows():
-            for cell in row:
-                value = cell.value
-                text = value.text if isinstance(value, ArrayFormula) else value
-                if isinstance(text, str) and text.startswith("=") and \
-                        _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
-                    return True
+        for cell in sheet_cells(ws):
+            value = cell.value
+            text = value.text if isinstance(value, ArrayFormula) else value
+            if isinstance(text, str) and text.startswith("=") and \
+                    _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
+                return True
     return False
 
 
