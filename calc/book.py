@@ -218,6 +218,12 @@ def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
         raise CalcError(f"{path}: not an .xlsx or .xlsm workbook")
     if not zipfile.is_zipfile(path):
         raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
+    # Before anything inflates it (openpyxl here, then formualizer and formulas, each its own
+    # way): every caller of calc (calculate_many, the frozen copy, the benches) opens a book here.
+    from rates_xl.calc.safezip import refusal
+
+    if (refused := refusal(path)) is not None:
+        raise CalcError(refused)
     try:
         keep_vba = path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
         return openpyxl.load_workbook(path, keep_vba=keep_vba, keep_links=True)

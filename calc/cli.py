@@ -64,19 +64,13 @@ def _calc(args: argparse.Namespace) -> int:
         if out.suffix.lower() not in (".xlsx", ".xlsm"):
             raise CommandError(f"{out}: the output must be an .xlsx or .xlsm file")
     valuation = _valuation_time(args.valuation_time)
-    # Before any engine opens a book (each inflates the zip itself): refuse a zip bomb.
-    refused = _refused(books)
-    if len(refused) == len(books):
-        for message in refused.values():
-            print(f"rates-xl calc: {message}", file=sys.stderr)
-        return 1
     progress = Progress(enabled=not args.no_progress)
     with progress:
         def loading(path: Path) -> None:
             progress.stage(f"Loading {path.name}")
 
         def compute(client: Any) -> Any:
-            return calculate_many([b for b in books if b not in refused], client, valuation_time=valuation,
+            return calculate_many(books, client, valuation_time=valuation,
                                   engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
                                   on_load=loading)
 
@@ -87,7 +81,6 @@ def _calc(args: argparse.Namespace) -> int:
                 batch = compute(client)
         else:
             batch = compute(None)
-        batch.failures.update(refused)
         written = {}
         for path, result in batch.results.items():
             progress.stage(f"Writing {outs[path].name}")
@@ -97,18 +90,6 @@ def _calc(args: argparse.Namespace) -> int:
             except Exception as exc:  # noqa: BLE001 - reported with the book, the others go on
                 batch.failures[path] = str(exc)
     return _report(batch, books, written)
-
-
-def _refused(books: list[Any]) -> dict[Any, str]:
-    """The books whose package would inflate past calc.safezip's limits: why, in one line."""
-    from rates_xl.calc.safezip import refusal
-
-    found = {}
-    for book in books:
-        message = refusal(book)
-        if message:
-            found[book] = message
-    return found
 
 
 def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
