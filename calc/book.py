@@ -47,6 +47,9 @@ class Book:
         # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
         # Excel recalculates such a book on opening, so its cached values are not Excel's.
         self.full_calc_on_load = package.full_calc_on_load(self.path)
+        # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
+        # only on F9, so a value it saved may predate an input edited since; none is trusted.
+        self.manual_calculation = getattr(getattr(self.book, "calculation", None), "calcMode", None) == "manual"
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
