@@ -106,6 +106,7 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         found = {}
+        self.data_tables: frozenset[Key] = frozenset()
         for ws in self.book.worksheets:
             for cell in sheet_cells(ws):
                 value = cell.value
@@ -120,6 +121,8 @@ class Book:
                 elif cell.data_type == "f":
                     found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
                                   (cell.row, cell.column, cell.row, cell.column))
+                    if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
+                        self.data_tables |= {key}
         return found
 
     def range_size(self, sheet: str, text: str) -> int | None:
