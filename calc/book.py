@@ -88,6 +88,13 @@ class Book:
             return self.book
         return open_workbook(self.path)
 
+    def writable_copy(self, keep_vba: bool) -> Any:
+        """An openpyxl copy to write values into (the frozen copy): the one already read when
+        no engine took it (a book with nothing to recompute is then read once in all)."""
+        if keep_vba == (self.path.suffix.lower() == ".xlsm"):
+            return self.engine_copy()
+        return open_workbook(self.path, keep_vba=keep_vba)
+
     def _scan_formulas(self) -> Iterator[tuple[str, str]]:
         from openpyxl.worksheet.formula import ArrayFormula
 
