@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.calc import analysis, engine, structured
+from rates_xl.calc import analysis, engine, single, structured
 from rates_xl.calc.book import sheet_cells
 
 # formualizer's error kinds -> Excel's error text.
@@ -157,6 +157,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
             try:
                 formula = structured.rewrite(_engine_formula(value), cell.row, tables)
+                formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
             except structured.UnknownReference as exc:
                 prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
                 continue

@@ -52,6 +52,12 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
+        # `@` (_xlfn.SINGLE) written out by the preparation (calc/single.py) is no unknown call.
+        if "SINGLE" in self.unknown_functions:
+            left = {address(*key) for key in self.unsupported}
+            cells = [cell for cell in self.unknown_functions.pop("SINGLE") if cell in left]
+            if cells:
+                self.unknown_functions["SINGLE"] = cells
 
     def service_cells(self) -> set[Key]:
         return {(sheet, f"{column(c)}{r}") for sheet, r, c, _formula in self.prepared.rates_cells}
