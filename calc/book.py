@@ -134,6 +134,13 @@ class Book:
 
     def range_size(self, sheet: str, text: str) -> int | None:
         """How many cells a formula operand covers (None when it is not known to be one)."""
+        # Asked for every operand of every formula, the same ones over and over.
+        sizes = self.__dict__.setdefault("_sizes", {})
+        if (sheet, text) not in sizes:
+            sizes[(sheet, text)] = self._range_size(sheet, text)
+        return sizes[(sheet, text)]
+
+    def _range_size(self, sheet: str, text: str) -> int | None:
         from rates_xl.calc.analysis import range_shape, split_reference
 
         prefix, ref = split_reference(text)
