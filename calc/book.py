@@ -99,12 +99,13 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
-            for cell in sheet_cells(ws):
-                value = cell.value
-                if isinstance(value, ArrayFormula):
-                    value = value.text
-                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                    yield f"{quote(ws.title)}!{cell.coordinate}", str(value)
+            for row in sheet_rows(ws):
+                for cell in row:
+                    value = cell.value
+                    if isinstance(value, ArrayFormula):
+                        value = value.text
+                    if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                        yield f"{quote(ws.title)}!{cell.coordinate}", str(value)
 
     def formula_cells(self) -> dict[Key, tuple[str, tuple[int, int, int, int]]]:
         """(sheet, anchor) -> (formula text, its area r1, c1, r2, c2): an array formula's
@@ -115,21 +116,22 @@ class Book:
         found = {}
         self.data_tables: frozenset[Key] = frozenset()
         for ws in self.book.worksheets:
-            for cell in sheet_cells(ws):
-                value = cell.value
-                key = (ws.title, cell.coordinate)
-                if isinstance(value, ArrayFormula):
-                    if key in self.spills:
-                        area = self.spills[key]
-                    else:
-                        c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
-                        area = (r1, c1, r2, c2)
-                    found[key] = (str(value.text), area)
-                elif cell.data_type == "f":
-                    found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
-                                  (cell.row, cell.column, cell.row, cell.column))
-                    if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
-                        self.data_tables |= {key}
+            for row in sheet_rows(ws):
+                for cell in row:
+                    value = cell.value
+                    key = (ws.title, cell.coordinate)
+                    if isinstance(value, ArrayFormula):
+                        if key in self.spills:
+                            area = self.spills[key]
+                        else:
+                            c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
+                            area = (r1, c1, r2, c2)
+                        found[key] = (str(value.text), area)
+                    elif cell.data_type == "f":
+                        found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
+                                      (cell.row, cell.column, cell.row, cell.column))
+                        if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
+                            self.data_tables |= {key}
         return found
 
     def range_size(self, sheet: str, text: str) -> int | None:
@@ -203,21 +205,22 @@ class Book:
         spills = {}
         legacy = set()
         for ws in self.book.worksheets:
-            for cell in sheet_cells(ws):
-                if isinstance(cell.value, ArrayFormula):
-                    c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
-                    rates = any(is_rates_name(n) for n in engine.function_names(cell.value.text))
-                    if self.dynamic_arrays is None:
-                        dynamic = rates  # no marker in the book (see above)
-                    else:
-                        dynamic = (ws.title, cell.coordinate) in self.dynamic_arrays
-                    if not dynamic:
-                        legacy.add((ws.title, cell.coordinate))
-                    elif rates:
-                        while (r2 - r1 + 1 < MAX_SPILL_ROWS
-                               and all(_empty(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
-                            r2 += 1
-                    spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
+            for row in sheet_rows(ws):
+                for cell in row:
+                    if isinstance(cell.value, ArrayFormula):
+                        c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
+                        rates = any(is_rates_name(n) for n in engine.function_names(cell.value.text))
+                        if self.dynamic_arrays is None:
+                            dynamic = rates  # no marker in the book (see above)
+                        else:
+                            dynamic = (ws.title, cell.coordinate) in self.dynamic_arrays
+                        if not dynamic:
+                            legacy.add((ws.title, cell.coordinate))
+                        elif rates:
+                            while (r2 - r1 + 1 < MAX_SPILL_ROWS
+                                   and all(_empty(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
+                                r2 += 1
+                        spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
         self.legacy_arrays = frozenset(legacy)
         return spills
 
@@ -251,11 +254,15 @@ def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
         raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
 
 
-def sheet_cells(ws: Any) -> list[Any]:
-    """The cells a sheet holds, row by row. `ws.iter_rows()` would create a cell for every
-    empty position of the used rectangle (180,000 in swap_pricer.xlsx, which has 15,000),
-    and each would be read, then written again by every save."""
-    return [ws._cells[key] for key in sorted(ws._cells)]
+def sheet_rows(ws: Any) -> list[list[Any]]:
+    """The cells a sheet holds, row by row (as `ws.iter_rows()` gives them, without the empty
+    ones). `ws.iter_rows()` creates a cell for every empty position of the used rectangle
+    (180,000 in swap_pricer.xlsx, which holds 15,000), and each was then read by every scan
+    and written again by every save."""
+    rows: dict[int, list[Any]] = {}
+    for key in sorted(ws._cells):
+        rows.setdefault(key[0], []).append(ws._cells[key])
+    return list(rows.values())
 
 
 def cached_values(path: Path) -> dict[Key, Any]:
@@ -279,7 +286,7 @@ def cached_values(path: Path) -> dict[Key, Any]:
         return value
 
     return {(ws.title, cell.coordinate): excel(cell.value) for ws in book.worksheets
-            for cell in sheet_cells(ws) if cell.value is not None}
+            for row in sheet_rows(ws) for cell in row if cell.value is not None}
 
 
 def _defined_names(book: Any) -> dict[str, tuple[str, str]]:

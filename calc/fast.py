@@ -26,7 +26,7 @@ from datetime import date, time, timedelta
 from typing import Any
 
 from rates_xl.calc import analysis, engine, single, structured
-from rates_xl.calc.book import sheet_cells
+from rates_xl.calc.book import sheet_rows
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -142,42 +142,43 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     return rewritten, analysis.analyse(rewritten, size, arrays, names)
             return formula, found
 
-        anchors = [(cell.row, cell.column, cell.value) for cell in sheet_cells(ws)
+        anchors = [(cell.row, cell.column, cell.value) for row in sheet_rows(ws) for cell in row
                    if isinstance(cell.value, ArrayFormula)]
-        for cell in sheet_cells(ws):
-            value = cell.value
-            key = (title, cell.coordinate)
-            if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
-                # A What-If data table (TABLE(...)): no engine here computes one.
-                prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
-                prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
-                continue
-            if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
-                continue
-            prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
-            try:
-                formula = structured.rewrite(_engine_formula(value), cell.row, tables)
-                formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
-            except structured.UnknownReference as exc:
-                prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
-                continue
-            found = analysis.analyse(formula, size, arrays, names)
-            if (why := _not_computable(found, unknown)) is not None:
-                prepared.unsupported[key] = why
-                continue
-            formula, found = settle(*qualified(formula, found))
-            if found.needs_rewrite:
-                rewritten = analysis.intersect(found, cell.row, cell.column)
-                if rewritten is None:
-                    prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
-                    prepared.wrong.add(key)
+        for row in sheet_rows(ws):
+            for cell in row:
+                value = cell.value
+                key = (title, cell.coordinate)
+                if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
+                    # A What-If data table (TABLE(...)): no engine here computes one.
+                    prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                    prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
                     continue
-                formula = rewritten
-                prepared.rewritten[key] = "intersected"
-            cell.value = formula
-            prepared.written[(title, cell.row, cell.column)] = formula
-            if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
-                prepared.rates_cells.append((title, cell.row, cell.column, formula))
+                if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                    continue
+                prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                try:
+                    formula = structured.rewrite(_engine_formula(value), cell.row, tables)
+                    formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
+                except structured.UnknownReference as exc:
+                    prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
+                    continue
+                found = analysis.analyse(formula, size, arrays, names)
+                if (why := _not_computable(found, unknown)) is not None:
+                    prepared.unsupported[key] = why
+                    continue
+                formula, found = settle(*qualified(formula, found))
+                if found.needs_rewrite:
+                    rewritten = analysis.intersect(found, cell.row, cell.column)
+                    if rewritten is None:
+                        prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
+                        prepared.wrong.add(key)
+                        continue
+                    formula = rewritten
+                    prepared.rewritten[key] = "intersected"
+                cell.value = formula
+                prepared.written[(title, cell.row, cell.column)] = formula
+                if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
+                    prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
@@ -318,12 +319,13 @@ def _has_whole_rows(book: Any) -> bool:
     from openpyxl.worksheet.formula import ArrayFormula
 
     for ws in book.worksheets:
-        for cell in sheet_cells(ws):
-            value = cell.value
-            text = value.text if isinstance(value, ArrayFormula) else value
-            if isinstance(text, str) and text.startswith("=") and \
-                    _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
-                return True
+        for row in sheet_rows(ws):
+            for cell in row:
+                value = cell.value
+                text = value.text if isinstance(value, ArrayFormula) else value
+                if isinstance(text, str) and text.startswith("=") and \
+                        _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
+                    return True
     return False
 
 

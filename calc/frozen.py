@@ -12,7 +12,7 @@ from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc.book import Book, CalcError, column, sheet_cells
+from rates_xl.calc.book import Book, CalcError, column, sheet_rows
 from rates_xl.calc.check import normal
 
 
@@ -29,17 +29,18 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
     keep_vba = book.path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
     copy = book.writable_copy(keep_vba)
     for ws in copy.worksheets:
-        for cell in sheet_cells(ws):
-            if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                ref = cell.coordinate
-                key = (ws.title, cell.coordinate)
-                if key in book.spills:
-                    # The range the file stored (emptied where the spill shrank) and the
-                    # one it covers now: a table wider than the file's range is never cut.
-                    r1, c1, r2, c2 = book.spills[key]
-                    e1, f1, e2, f2 = getattr(result, "extents", {}).get(key, (r1, c1, r2, c2))
-                    ref = f"{column(min(c1, f1))}{min(r1, e1)}:{column(max(c2, f2))}{max(r2, e2)}"
-                _write_range(ws, ref, result.values)
+        for row in sheet_rows(ws):
+            for cell in row:
+                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                    ref = cell.coordinate
+                    key = (ws.title, cell.coordinate)
+                    if key in book.spills:
+                        # The range the file stored (emptied where the spill shrank) and the
+                        # one it covers now: a table wider than the file's range is never cut.
+                        r1, c1, r2, c2 = book.spills[key]
+                        e1, f1, e2, f2 = getattr(result, "extents", {}).get(key, (r1, c1, r2, c2))
+                        ref = f"{column(min(c1, f1))}{min(r1, e1)}:{column(max(c2, f2))}{max(r2, e2)}"
+                    _write_range(ws, ref, result.values)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
     _note(copy, list(getattr(result, "cut", [])))

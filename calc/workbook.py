@@ -28,7 +28,7 @@ from rates_xl.calc.book import (
     quote,
     reraise_interrupts,
     row_col,
-    sheet_cells,
+    sheet_rows,
 )
 from rates_xl.calc.engine import function_names, pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
@@ -180,15 +180,16 @@ class WorkbookCalculation:
         texts = {}
         book = open_workbook(self.path)
         for ws in book.worksheets:
-            for cell in sheet_cells(ws):
-                value = cell.value
-                if isinstance(value, ArrayFormula):
-                    c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
-                    for r in range(r1, r2 + 1):
-                        for c in range(c1, c2 + 1):
-                            texts[(ws.title, f"{column(c)}{r}")] = str(value.text)
-                elif cell.data_type == "f":
-                    texts.setdefault((ws.title, cell.coordinate), str(value))
+            for row in sheet_rows(ws):
+                for cell in row:
+                    value = cell.value
+                    if isinstance(value, ArrayFormula):
+                        c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
+                        for r in range(r1, r2 + 1):
+                            for c in range(c1, c2 + 1):
+                                texts[(ws.title, f"{column(c)}{r}")] = str(value.text)
+                    elif cell.data_type == "f":
+                        texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts
 
     def evaluate(self) -> dict[tuple[str, str], Any]:

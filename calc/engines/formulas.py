@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rates_xl.calc import engine
-from rates_xl.calc.book import Book, CalcError, Key, column, is_error, sheet_cells
+from rates_xl.calc.book import Book, CalcError, Key, column, is_error, sheet_rows
 
 
 class FormulasEngine:
@@ -199,10 +199,11 @@ def _fill_omitted_arguments(ws: Any) -> None:
     """The engine's copy only: omitted RATES_* arguments become "" (see engine.fill_omitted_arguments)."""
     from openpyxl.worksheet.formula import ArrayFormula
 
-    for cell in sheet_cells(ws):
-        value = cell.value
-        if isinstance(value, ArrayFormula):
-            if "RATES" in value.text.upper():
-                value.text = engine.fill_omitted_arguments(value.text)
-        elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
-            cell.value = engine.fill_omitted_arguments(value)
+    for row in sheet_rows(ws):
+        for cell in row:
+            value = cell.value
+            if isinstance(value, ArrayFormula):
+                if "RATES" in value.text.upper():
+                    value.text = engine.fill_omitted_arguments(value.text)
+            elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
+                cell.value = engine.fill_omitted_arguments(value)
