@@ -99,6 +99,12 @@ def is_rates(name: str) -> bool:
     return is_rates_name(name)
 
 
+#: Arguments that take an array a function computes, answering one value per element (Excel's
+#: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
+#: while a range there is still read by implicit intersection in an ordinary cell.
+ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1})}
+
+
 def takes_range(name: str, position: int) -> bool:
     if is_rates(name):
         return True
@@ -180,13 +186,15 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         if frame[0] is not None and frame[1] in frame[3]:
             result.helpers.append((frame[2], end))
 
-    def mark_array(description: str, plain_range: bool) -> None:
+    def mark_array(description: str, plain_range: bool, a_range: bool = False) -> None:
         # An array-valued operand is a hazard when the innermost call taking it is elementwise.
         for name, position, _start, _flagged in reversed(frames):
             if name is None:
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
                 return  # the innermost function call takes it as a range: fine
+            if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
+                return  # a computed array where the function answers per element
             result.hazards.append(f"{name} given {description}")
             if name not in ELEMENTWISE or not plain_range or not in_elementwise():
                 result.liftable = False
@@ -242,7 +250,7 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                     ref = resolve(text) or text  # a defined name: the range it stands for
                 plain = not spill and size is not None and range_shape(split_reference(ref)[1]) is not None
                 result.operands.append(Operand(ref, token.start, token.end, in_elementwise()))
-                mark_array(f"the spill {text}#" if spill else f"the range {text}", plain)
+                mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill)
         elif kind.endswith("OpInfix") and text == ":":
             mark_array("a range built with ':'", False)
     return result

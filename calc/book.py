@@ -47,6 +47,9 @@ class Book:
         # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
         # Excel recalculates such a book on opening, so its cached values are not Excel's.
         self.full_calc_on_load = package.full_calc_on_load(self.path)
+        # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
+        # only on F9, so a value it saved may predate an input edited since; none is trusted.
+        self.manual_calculation = getattr(getattr(self.book, "calculation", None), "calcMode", None) == "manual"
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
@@ -85,11 +88,18 @@ class Book:
             return self.book
         return open_workbook(self.path)
 
+    def writable_copy(self, keep_vba: bool) -> Any:
+        """An openpyxl copy to write values into (the frozen copy): the one already read when
+        no engine took it (a book with nothing to recompute is then read once in all)."""
+        if keep_vba == (self.path.suffix.lower() == ".xlsm"):
+            return self.engine_copy()
+        return open_workbook(self.path, keep_vba=keep_vba)
+
     def _scan_formulas(self) -> Iterator[tuple[str, str]]:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
-            for row in ws.iter_rows():
+            for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
@@ -104,8 +114,9 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         found = {}
+        self.data_tables: frozenset[Key] = frozenset()
         for ws in self.book.worksheets:
-            for row in ws.iter_rows():
+            for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
                     key = (ws.title, cell.coordinate)
@@ -119,10 +130,19 @@ class Book:
                     elif cell.data_type == "f":
                         found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
                                       (cell.row, cell.column, cell.row, cell.column))
+                        if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
+                            self.data_tables |= {key}
         return found
 
     def range_size(self, sheet: str, text: str) -> int | None:
         """How many cells a formula operand covers (None when it is not known to be one)."""
+        # Asked for every operand of every formula, the same ones over and over.
+        sizes = self.__dict__.setdefault("_sizes", {})
+        if (sheet, text) not in sizes:
+            sizes[(sheet, text)] = self._range_size(sheet, text)
+        return sizes[(sheet, text)]
+
+    def _range_size(self, sheet: str, text: str) -> int | None:
         from rates_xl.calc.analysis import range_shape, split_reference
 
         prefix, ref = split_reference(text)
@@ -185,7 +205,7 @@ class Book:
         spills = {}
         legacy = set()
         for ws in self.book.worksheets:
-            for row in ws.iter_rows():
+            for row in sheet_rows(ws):
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
                         c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
@@ -221,11 +241,28 @@ def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
         raise CalcError(f"{path}: not an .xlsx or .xlsm workbook")
     if not zipfile.is_zipfile(path):
         raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
+    # Before anything inflates it (openpyxl here, then formualizer and formulas, each its own
+    # way): every caller of calc (calculate_many, the frozen copy, the benches) opens a book here.
+    from rates_xl.calc.safezip import refusal
+
+    if (refused := refusal(path)) is not None:
+        raise CalcError(refused)
     try:
         keep_vba = path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
         return openpyxl.load_workbook(path, keep_vba=keep_vba, keep_links=True)
     except Exception as exc:
         raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
+
+
+def sheet_rows(ws: Any) -> list[list[Any]]:
+    """The cells a sheet holds, row by row (as `ws.iter_rows()` gives them, without the empty
+    ones). `ws.iter_rows()` creates a cell for every empty position of the used rectangle
+    (180,000 in swap_pricer.xlsx, which holds 15,000), and each was then read by every scan
+    and written again by every save."""
+    rows: dict[int, list[Any]] = {}
+    for key in sorted(ws._cells):
+        rows.setdefault(key[0], []).append(ws._cells[key])
+    return list(rows.values())
 
 
 def cached_values(path: Path) -> dict[Key, Any]:
@@ -249,7 +286,7 @@ def cached_values(path: Path) -> dict[Key, Any]:
         return value
 
     return {(ws.title, cell.coordinate): excel(cell.value) for ws in book.worksheets
-            for row in ws.iter_rows() for cell in row if cell.value is not None}
+            for row in sheet_rows(ws) for cell in row if cell.value is not None}
 
 
 def _defined_names(book: Any) -> dict[str, tuple[str, str]]:

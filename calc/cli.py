@@ -79,25 +79,19 @@ def _calc(args: argparse.Namespace) -> int:
         raise UsageError("--replay and --sandbox: choose one (a replay asks no service)")
     packs_out = _pack_outputs(books, Path(args.pack_out) if args.pack_out else None, args.force)
     replays = _replays(books, args.replay) if args.replay is not None else None
-    # Before any engine opens a book (each inflates the zip itself): refuse a zip bomb.
-    refused = _refused(books)
-    if len(refused) == len(books):
-        for message in refused.values():
-            print(f"rates-xl calc: {message}", file=sys.stderr)
-        return 1
     progress = Progress(enabled=not args.no_progress)
     with progress:
         def loading(path: Path) -> None:
             progress.stage(f"Loading {path.name}")
 
         def compute(client: Any, chosen: list[Any] | None = None) -> Any:
-            chosen = [b for b in books if b not in refused] if chosen is None else chosen
+            chosen = books if chosen is None else chosen
             return calculate_many(chosen, client, valuation_time=valuation,
                                   engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
                                   on_load=loading)
 
         if replays is not None:
-            batch = _replay_batch(books, refused, replays, compute)
+            batch = _replay_batch(books, replays, compute)
         elif args.sandbox:
             from rates_xl.templates.demo import sandbox_client
 
@@ -105,7 +99,6 @@ def _calc(args: argparse.Namespace) -> int:
                 batch = compute(client)
         else:
             batch = compute(None)
-        batch.failures.update(refused)
         written = {}
         for path, result in batch.results.items():
             progress.stage(f"Writing {outs[path].name}")
@@ -121,18 +114,6 @@ def _calc(args: argparse.Namespace) -> int:
             except Exception as exc:  # noqa: BLE001 - reported with the book, the others go on
                 batch.failures[path] = str(exc)
     return _report(batch, books, written)
-
-
-def _refused(books: list[Any]) -> dict[Any, str]:
-    """The books whose package would inflate past calc.safezip's limits: why, in one line."""
-    from rates_xl.calc.safezip import refusal
-
-    found = {}
-    for book in books:
-        message = refusal(book)
-        if message:
-            found[book] = message
-    return found
 
 
 def _pack_outputs(books: list[Any], out: Any, force: bool) -> dict[Any, Any]:
@@ -175,17 +156,17 @@ def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
         raise CommandError(str(exc)) from None
 
 
-def _replay_batch(books: list[Any], refused: dict[Any, str], packs: dict[Any, Any], compute: Any) -> Any:
+def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
     """Compute each book against a client that answers only from its pack: no key, no
     network. Books sharing one pack share one client (one batch)."""
     from rates_xl.calc.workbook import BatchResult
     from rates_xl.client import RatesClient
     from rates_xl.functions.plan import PlanReport
 
-    merged = BatchResult({}, dict(refused), PlanReport(), 0.0)
+    merged = BatchResult({}, {}, PlanReport(), 0.0)
     groups: dict[int, list[Any]] = {}
     for book in books:
-        if book not in refused and book in packs:
+        if book in packs:
             groups.setdefault(id(packs[book]), []).append(book)
     for group in groups.values():
         with RatesClient(replay=packs[group[0]]) as client:
@@ -318,6 +299,8 @@ def _recomputed(result: Any) -> str:
     if result.checked:
         line += f"{result.checked} checked against Excel's values at the book's stored inputs"
         line += f", {result.unchecked} unchecked (no cached value)" if result.unchecked else ""
+    elif getattr(result, "manual_calculation", False):
+        line += "unchecked (saved in manual calculation mode: its values may be out of date)"
     else:
         line += "unchecked (the file holds no values computed by Excel to compare with)"
     return line + f"; {len(result.stale)} stale."

@@ -34,7 +34,9 @@ class Graph:
         self._index = self._build_index()
         self.dependents: dict[Key, set[Key]] = collections.defaultdict(set)
         for key, (formula, _area) in self.cells.items():
-            rects = references(formula, key[0], book)
+            # A what-if data table reads its input cells and its formula row or column through
+            # substitutions no reference names: it depends on everything.
+            rects = None if key in book.data_tables else references(formula, key[0], book)
             if rects is None:
                 self.unknown.add(key)
                 continue

@@ -150,6 +150,13 @@ def fill_omitted_arguments(formula: str) -> str:
 # -- the static check ------------------------------------------------------------------------
 def function_names(formula: str) -> set[str]:
     """The names of the functions a formula calls (upper case, without `_xlfn.`-like prefixes)."""
+    return set(_function_names(formula))
+
+
+@functools.lru_cache(maxsize=65536)
+def _function_names(formula: str) -> frozenset[str]:
+    # Cached: a calculation asks this of every formula five times over (RATES_* calls,
+    # volatile and moving functions, unknown names, spills).
     text = _STRING_LITERAL.sub('""', formula)
     names = set()
     for match in _FUNCTION_CALL.finditer(text):
@@ -159,7 +166,7 @@ def function_names(formula: str) -> set[str]:
                 name = name[len(prefix):]
                 break
         names.add(name)
-    return names
+    return frozenset(names)
 
 
 def known_to_engine(name: str) -> bool:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.calc import analysis, engine
+from rates_xl.calc import analysis, engine, single, structured
+from rates_xl.calc.book import sheet_rows
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -108,6 +109,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
 
     arrays = array_functions()
     prepared = Prepared(b"")
+    tables = structured.tables(book)  # the engine reads none: their references become ranges
     for (title, coordinate), value in (constants or {}).items():
         set_constant(book[title][coordinate], value)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
@@ -140,9 +142,9 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     return rewritten, analysis.analyse(rewritten, size, arrays, names)
             return formula, found
 
-        anchors = [(cell.row, cell.column, cell.value) for row in ws.iter_rows() for cell in row
+        anchors = [(cell.row, cell.column, cell.value) for row in sheet_rows(ws) for cell in row
                    if isinstance(cell.value, ArrayFormula)]
-        for row in ws.iter_rows():
+        for row in sheet_rows(ws):
             for cell in row:
                 value = cell.value
                 key = (title, cell.coordinate)
@@ -154,7 +156,12 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
-                formula = _engine_formula(value)
+                try:
+                    formula = structured.rewrite(_engine_formula(value), cell.row, tables)
+                    formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
+                except structured.UnknownReference as exc:
+                    prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
+                    continue
                 found = analysis.analyse(formula, size, arrays, names)
                 if (why := _not_computable(found, unknown)) is not None:
                     prepared.unsupported[key] = why
@@ -177,6 +184,11 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
             formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text)
+            try:
+                formula = structured.rewrite(formula, r, tables)
+            except structured.UnknownReference as exc:
+                prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
+                continue
             found = analysis.analyse(formula, size, arrays, names)
             rates = any(analysis.is_rates(f) for f in found.functions)
             for rr in range(r1, r2 + 1):  # stored values of a spill block it: empty the range
@@ -307,7 +319,7 @@ def _has_whole_rows(book: Any) -> bool:
     from openpyxl.worksheet.formula import ArrayFormula
 
     for ws in book.worksheets:
-        for row in ws.iter_rows():
+        for row in sheet_rows(ws):
             for cell in row:
                 value = cell.value
                 text = value.text if isinstance(value, ArrayFormula) else value

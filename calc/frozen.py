@@ -12,7 +12,7 @@ from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc.book import Book, CalcError, column, open_workbook
+from rates_xl.calc.book import Book, CalcError, column, sheet_rows
 from rates_xl.calc.check import normal
 
 
@@ -26,10 +26,10 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
     if out.resolve() == book.path.resolve() and not force:
         raise CalcError(f"{out} is the input workbook; pass --force to overwrite it")
     # The VBA project travels (byte for byte) only into a macro-enabled copy.
-    copy = open_workbook(book.path, keep_vba=book.path.suffix.lower() == ".xlsm"
-                         and out.suffix.lower() == ".xlsm")
+    keep_vba = book.path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
+    copy = book.writable_copy(keep_vba)
     for ws in copy.worksheets:
-        for row in ws.iter_rows():
+        for row in sheet_rows(ws):
             for cell in row:
                 if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
                     ref = cell.coordinate

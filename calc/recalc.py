@@ -78,11 +78,13 @@ class Plan:
 
 def plan(book: Book, full: bool) -> Plan:
     cells = book.cells
-    # A book whose values are placeholders (see Book) needs none of them read here.
-    cached = book.cached() if cells and not book.full_calc_on_load else {}
+    # A book whose values are placeholders, or may be out of date (manual calculation; see
+    # Book), is recomputed whole and checked against none of them.
+    untrusted = book.full_calc_on_load or book.manual_calculation
+    cached = book.cached() if cells and not untrusted else {}
     inputs = anchors_calling(cells, NEW_EACH_TIME, rates=True)
     moving = anchors_calling(cells, MOVING_REFERENCES)
-    if book.full_calc_on_load:  # the file's values are placeholders (see Book)
+    if untrusted:
         uncached = set(cells)
     else:
         uncached = {key for key in cells if key not in cached}

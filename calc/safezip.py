@@ -1,6 +1,6 @@
 """Refuse a zip bomb before anything inflates a workbook package.
 
-`rates-xl calc` hands a book to openpyxl, formualizer and the formulas package, each of
+calc hands a book to openpyxl, formualizer and the formulas package, each of
 which opens the zip itself and inflates whole parts into memory: a 2 MB package whose sheet
 inflates to 2 GB took 2.1 GB of memory, an 8 MB one 5.9 GB before a MemoryError. `refusal`
 looks first, in bounded memory (the central directory, 64 KB buffers):

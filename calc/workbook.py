@@ -29,6 +29,7 @@ from rates_xl.calc.book import (
     quote,
     reraise_interrupts,
     row_col,
+    sheet_rows,
 )
 from rates_xl.calc.engine import function_names, pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
@@ -81,6 +82,7 @@ class CalcResult:
     loops: list[str] = field(default_factory=list)  # cells in circular references
     notes: list[str] = field(default_factory=list)  # what a reader of the summary should know
     mode: str = "default"  # "default": only what changed is recomputed; "full": every cell
+    manual_calculation: bool = False  # saved in manual calculation mode: its values may be out of date
     recomputed: int = 0  # formula cells (anchors) the engine computed
     checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
     unchecked: int = 0  # of them, with no cached value to compare with
@@ -205,7 +207,7 @@ class WorkbookCalculation:
         texts = {}
         book = open_workbook(self.path)
         for ws in book.worksheets:
-            for row in ws.iter_rows():
+            for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
@@ -267,6 +269,7 @@ class WorkbookCalculation:
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
+                          manual_calculation=self.source.manual_calculation and not self.source.full_calc_on_load,
                           recomputed=len(self.plan.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
                           extents=dict(getattr(self.engine, "extents", {})), cut=cut,
@@ -299,6 +302,10 @@ class WorkbookCalculation:
 
     def _notes(self) -> list[str]:
         notes = []
+        if self.source.manual_calculation and self.formula_count:
+            notes.append("saved in manual calculation mode (Excel recalculates it only on F9): the values it "
+                         "holds may predate its inputs, so every formula was recomputed, none compared with "
+                         "them" + ("; the cells not computed keep them" if self.unsupported else ""))
         if self.engine_reason and self.engine_name == "formulas":
             notes.append(f"computed with the formulas engine: {self.engine_reason}")
         elif self.engine_reason:

@@ -52,6 +52,12 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
+        # `@` (_xlfn.SINGLE) written out by the preparation (calc/single.py) is no unknown call.
+        if "SINGLE" in self.unknown_functions:
+            left = {address(*key) for key in self.unsupported}
+            cells = [cell for cell in self.unknown_functions.pop("SINGLE") if cell in left]
+            if cells:
+                self.unknown_functions["SINGLE"] = cells
 
     def service_cells(self) -> set[Key]:
         return {(sheet, f"{column(c)}{r}") for sheet, r, c, _formula in self.prepared.rates_cells}
@@ -107,8 +113,7 @@ class FormualizerEngine:
                 if extent:
                     e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
                     spilled = {(r, c) for r in range(f1, f2 + 1) for c in range(e1, e2 + 1)}
-                for r, c in cells - spilled:
-                    values[(sheet, f"{column(c)}{r}")] = None  # a spill that shrank
+                values.update(self._blanks(sheet, anchor, extent, cells - spilled))  # a spill that shrank
                 cells = spilled | {(r1, c1)}
                 if extent:  # where it spilled, wider or longer than the file's range too
                     self.extents[(sheet, anchor)] = (f1, e1, f2, e2)
@@ -117,6 +122,14 @@ class FormualizerEngine:
         self._settle_loops(values)
         self._round_near_zero(values)
         return values
+
+    def _blanks(self, sheet: str, anchor: str, extent: str | None, cells: set[tuple[int, int]]) -> dict[Key, None]:
+        """The cells of a RATES_* spill's range it did not cover, blank: the same every round
+        while the extent stays (thousands of cells for a range grown to MAX_SPILL_ROWS)."""
+        cache = self.__dict__.setdefault("_blank_cells", {})
+        if (sheet, anchor, extent) not in cache:
+            cache[(sheet, anchor, extent)] = {(sheet, f"{column(c)}{r}"): None for r, c in cells}
+        return cache[(sheet, anchor, extent)]
 
     def _note_cut_table(self, key: Key, rows: int, cols: int) -> None:
         """A legacy array range smaller than the RATES_* table it holds shows part of it, as

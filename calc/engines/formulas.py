@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rates_xl.calc import engine
-from rates_xl.calc.book import Book, CalcError, Key, column, is_error
+from rates_xl.calc.book import Book, CalcError, Key, column, is_error, sheet_rows
 
 
 class FormulasEngine:
@@ -199,7 +199,7 @@ def _fill_omitted_arguments(ws: Any) -> None:
     """The engine's copy only: omitted RATES_* arguments become "" (see engine.fill_omitted_arguments)."""
     from openpyxl.worksheet.formula import ArrayFormula
 
-    for row in ws.iter_rows():
+    for row in sheet_rows(ws):
         for cell in row:
             value = cell.value
             if isinstance(value, ArrayFormula):

@@ -6,10 +6,14 @@ cells, "<>" for any cell that is not)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import operator
 import re
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from rates_xl.calc.xlfuncs.bridge import error
 from rates_xl.calc.xlfuncs.lookup import _wildcard
@@ -25,50 +29,57 @@ def _number(text: str) -> float | None:
         return None
 
 
-def criterion(value: Any) -> Callable[[Any], bool]:
-    """A predicate over one cell's value for one criterion."""
+def _parse(value: Any) -> tuple[str, str, Any]:
+    """A criterion as (kind, operator, operand); kind is "error", "empty", "bool", "number",
+    "text" (no wildcard) or "wildcard" (operand: the compiled pattern)."""
     if is_error(value):
-        kind = value.get("kind")
-        return lambda cell: is_error(cell) and cell.get("kind") == kind
+        return "error", "=", value.get("kind")
     if value is None:
         value = 0.0  # an empty criterion cell is read as 0... unless typed ""
     if isinstance(value, bool) or isinstance(value, int | float):
-        op, operand = "=", value
-    else:
-        op, rest = _OPERATOR.match(str(value)).groups()
-        op = op or "="
-        upper = rest.strip().upper()
-        if rest == "":
-            if op == "=":
-                return lambda cell: cell is None or cell == ""
-            if op == "<>":
-                return lambda cell: not (cell is None or cell == "")
-            return lambda cell: False
-        if upper in ("TRUE", "FALSE"):
-            operand = upper == "TRUE"
-        elif (num := _number(rest)) is not None:
-            operand = num
-        else:
-            operand = rest
-    if isinstance(operand, bool):
+        return ("bool" if isinstance(value, bool) else "number"), "=", value
+    op, rest = _OPERATOR.match(str(value)).groups()
+    op = op or "="
+    upper = rest.strip().upper()
+    if rest == "":
+        return "empty", op, None
+    if upper in ("TRUE", "FALSE"):
+        return "bool", op, upper == "TRUE"
+    if (num := _number(rest)) is not None:
+        return "number", op, num
+    if op in ("=", "<>") and any(c in rest for c in "*?~"):
+        return "wildcard", op, _wildcard(rest)
+    return "text", op, rest.casefold()
+
+
+def criterion(value: Any) -> Callable[[Any], bool]:
+    """A predicate over one cell's value for one criterion: the definition, cell by cell
+    (`mask` computes the same over a whole range at once)."""
+    kind, op, operand = _parse(value)
+    if kind == "error":
+        return lambda cell: is_error(cell) and cell.get("kind") == operand
+    if kind == "empty":
+        if op == "=":
+            return lambda cell: cell is None or cell == ""
+        if op == "<>":
+            return lambda cell: not (cell is None or cell == "")
+        return lambda cell: False
+    if kind == "bool":
         return _compare(op, lambda cell: isinstance(cell, bool), operand)
-    if isinstance(operand, int | float):
+    if kind == "number":
         def numeric(cell: Any) -> bool:
             return isinstance(cell, int | float) and not isinstance(cell, bool) or (
                 isinstance(cell, str) and op == "=" and _number(cell) is not None)
         return _compare(op, numeric, float(operand), coerce=lambda c: float(c) if isinstance(c, str) else c)
-    if op in ("=", "<>") and not any(c in operand for c in "*?~"):
-        folded = operand.casefold()  # no wildcard: a plain comparison (much faster per cell)
+    if kind == "wildcard":
         if op == "=":
-            return lambda cell: isinstance(cell, str) and cell.casefold() == folded
-        return lambda cell: not (isinstance(cell, str) and cell.casefold() == folded)
-    if op in ("=", "<>"):
-        pattern = _wildcard(operand)
-        if op == "=":
-            return lambda cell: isinstance(cell, str) and bool(pattern.fullmatch(cell))
-        return lambda cell: not (isinstance(cell, str) and bool(pattern.fullmatch(cell)))
-    folded = operand.casefold()
-    return _compare(op, lambda cell: isinstance(cell, str), folded, coerce=lambda c: c.casefold())
+            return lambda cell: isinstance(cell, str) and bool(operand.fullmatch(cell))
+        return lambda cell: not (isinstance(cell, str) and bool(operand.fullmatch(cell)))
+    if op == "=":
+        return lambda cell: isinstance(cell, str) and cell.casefold() == operand
+    if op == "<>":
+        return lambda cell: not (isinstance(cell, str) and cell.casefold() == operand)
+    return _compare(op, lambda cell: isinstance(cell, str), operand, coerce=lambda c: c.casefold())
 
 
 _OPERATORS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt,
@@ -86,8 +97,56 @@ def _compare(op: str, same_type: Callable[[Any], bool], operand: Any,
     return test
 
 
+def mask(cells: list[Any], value: Any) -> np.ndarray:
+    """`criterion(value)` applied to every cell of a (flattened) range at once, as a boolean
+    array: the per-cell function call was most of a SUMIF's cost (1 ms over 500 rows; a
+    book with 639 of them spent 0.65 s of CPU there). Numbers are compared with numpy; text
+    with one comprehension (casefold has no numpy equivalent)."""
+    kind, op, operand = _parse(value)
+    n = len(cells)
+    if kind == "error":
+        return np.fromiter((type(c) is dict and c.get("type") == "Error" and c.get("kind") == operand
+                            for c in cells), bool, n)
+    if kind == "empty":
+        if op not in ("=", "<>"):
+            return np.zeros(n, bool)
+        blank = np.fromiter((c is None or c == "" for c in cells), bool, n)
+        return blank if op == "=" else ~blank
+    compare = _OPERATORS[op]
+    if kind in ("bool", "number"):
+        if kind == "bool":
+            same = np.fromiter((type(c) is bool for c in cells), bool, n)
+            values = np.fromiter((c is True for c in cells), bool, n)
+        else:
+            values = np.fromiter((_float(c, op) for c in cells), float, n)
+            same = ~np.isnan(values)
+        hits = same & compare(values, operand)
+        return hits | ~same if op == "<>" else hits
+    if kind == "wildcard":
+        hits = np.fromiter((type(c) is str and operand.fullmatch(c) is not None for c in cells), bool, n)
+    elif op in ("=", "<>"):
+        hits = np.fromiter((type(c) is str and c.casefold() == operand for c in cells), bool, n)
+    else:
+        return np.fromiter((type(c) is str and compare(c.casefold(), operand) for c in cells), bool, n)
+    return ~hits if op == "<>" else hits
+
+
+def _float(cell: Any, op: str) -> float:
+    """A cell as a number criterion compares it (NaN: not a number to it); text that reads
+    as a number counts only for "=" (Excel's SUMIF(A:A,"=5") matches the text "5")."""
+    kind = type(cell)
+    if kind is float or kind is int:
+        return cell
+    if kind is str and op == "=":
+        number = _number(cell)
+        return math.nan if number is None else number
+    return math.nan
+
+
 def _flat(rng: Any, rows: int, cols: int) -> list[Any]:
     grid = rng if isinstance(rng, list) else [[rng]]
+    if len(grid) == rows and min(map(len, grid)) == max(map(len, grid)) == cols:
+        return list(itertools.chain.from_iterable(grid))
     return [grid[i][j] if i < len(grid) and j < len(grid[i]) else None
             for i in range(rows) for j in range(cols)]
 
@@ -95,24 +154,22 @@ def _flat(rng: Any, rows: int, cols: int) -> list[Any]:
 def _shape(rng: Any) -> tuple[int, int]:
     if not isinstance(rng, list):
         return 1, 1
-    return len(rng), max((len(r) for r in rng), default=0)
+    return len(rng), max(map(len, rng), default=0)
 
 
-def _rows(target: Any, pairs: list[tuple[Any, Any]]) -> list[int] | dict:
-    """Indexes (row-major) of the cells where every criterion holds; an error for mismatched
-    ranges. Ranges are read to the largest shape: a whole column arrives cut to the sheet's
-    used rows, each its own."""
-    shapes = [_shape(r) for r, _ in pairs] + ([_shape(target)] if target is not None else [])
+def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.ndarray | dict:
+    """Indexes (row-major, ascending) of the cells where every criterion holds; an error for
+    mismatched ranges. `shapes`: each range's (the target's last, when there is one). Ranges
+    are read to the largest shape: a whole column arrives cut to the sheet's used rows, each
+    its own."""
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
     if len({s[1] for s in shapes}) > 1 and min(s[1] for s in shapes) > 1:
         return error("#VALUE!")
     matching = None
     for rng, crit in pairs:
-        test = criterion(crit)
-        cells = _flat(rng, rows, cols)
-        hits = {i for i, cell in enumerate(cells) if test(cell)}
+        hits = mask(_flat(rng, rows, cols), crit)
         matching = hits if matching is None else matching & hits
-    return sorted(matching or ())
+    return np.flatnonzero(matching)
 
 
 def _aggregate(kind: str, target: Any, pairs: list[tuple[Any, Any]]) -> Any:
@@ -123,14 +180,16 @@ def _aggregate(kind: str, target: Any, pairs: list[tuple[Any, Any]]) -> Any:
         return [[_aggregate(kind, target, [(r, (c if not isinstance(c, list) else c[i][j]))
                                            for r, c in pairs]) for j in range(len(row))]
                 for i, row in enumerate(grid)]
-    found = _rows(target, pairs)
+    shapes = [_shape(r) for r, _ in pairs]
+    aimed = _shape(target) if target is not None else None
+    found = _rows(pairs, shapes + ([aimed] if aimed else []))
     if isinstance(found, dict):
         return found
     if kind == "count":
         return len(found)
-    rows, cols = max(_shape(r)[0] for r, _ in pairs), max(_shape(r)[1] for r, _ in pairs)
-    values = _flat(target, max(rows, _shape(target)[0]), max(cols, _shape(target)[1]))
-    picked = [values[i] for i in found if i < len(values)]
+    rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
+    values = _flat(target, max(rows, aimed[0]), max(cols, aimed[1]))
+    picked = [values[i] for i in found.tolist() if i < len(values)]
     numbers = []
     for value in picked:
         if is_error(value):
@@ -167,7 +226,7 @@ def _if(kind: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
         def call(rng: Any, crit: Any, target: Any = None) -> Any:
             if target is None:
                 target = rng
-            else:  # Excel reads the sum range at the criteria range's shape
+            elif _shape(target) != _shape(rng):  # Excel reads the sum range at the criteria range's shape
                 rows, cols = _shape(rng)
                 grid = target if isinstance(target, list) else [[target]]
                 target = [[grid[i][j] if i < len(grid) and j < len(grid[i]) else None

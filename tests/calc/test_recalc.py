@@ -100,6 +100,66 @@ def test_books_written_without_excels_values_are_recomputed_unchecked(tmp_path, 
     assert "unchecked (the file holds no values computed by Excel" in capsys.readouterr().out
 
 
+def test_a_book_saved_in_manual_calculation_mode_is_recomputed_and_says_why(tmp_path, capsys):
+    """Excel in manual mode saves what it last computed: A1 was edited to 2 after B1 and C1
+    were computed from 1, so their saved values (3, 4) are out of date. Default mode used to
+    keep them as Excel's answers (no RATES_*, nothing volatile: nothing recomputed)."""
+    book = excel_saved(tmp_path / "manual.xlsx", {"A1": 2, "B1": "=A1*3", "C1": "=B1+1"}, {"B1": 3, "C1": 4})
+    with zipfile.ZipFile(book) as src:
+        parts = {item.filename: src.read(item.filename) for item in src.infolist()}
+    parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029" calcMode="manual"/>',
+                                      parts["xl/workbook.xml"])
+    assert b'calcMode="manual"' in parts["xl/workbook.xml"]
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, data in parts.items():
+            dst.writestr(name, data)
+    result = WorkbookCalculation(book).compute()
+    assert result.value("S", "B1") == 6 and result.value("S", "C1") == 7
+    assert result.manual_calculation and result.recomputed == 2 and result.checked == 0 and result.stale == []
+    assert any("manual calculation mode" in note for note in result.notes)
+    assert main(["calc", str(book), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "unchecked (saved in manual calculation mode: its values may be out of date)" in out
+    assert "note: saved in manual calculation mode" in out
+    copy = openpyxl.load_workbook(tmp_path / "manual.values.xlsx")
+    assert copy["S"]["B1"].value == 6 and copy["S"]["C1"].value == 7
+
+
+def _with_data_table(book: Path) -> Path:
+    """`book` with S!B3:B5 made a one-variable what-if data table over input A1 (as Excel
+    stores one: `<f t="dataTable" ref=.. r1=..>` in its first cell, values in all)."""
+    with zipfile.ZipFile(book) as src:
+        parts = {item.filename: src.read(item.filename) for item in src.infolist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    sheet, count = re.subn(r'<c r="B3"([^>]*)><v>10</v></c>',
+                           r'<c r="B3"\1><f t="dataTable" ref="B3:B5" dt2D="0" dtr="0" r1="A1"/><v>10</v></c>', sheet)
+    assert count == 1
+    parts["xl/worksheets/sheet1.xml"] = sheet.encode()
+    with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, data in parts.items():
+            dst.writestr(name, data)
+    return book
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_what_if_data_table_is_kept_and_listed_never_failing_the_book(tmp_path, full):
+    """{=TABLE(,A1)} over B3:B5 (the issue's three-statement model could not be computed at
+    all). Its formula column reads NOW(): the table's inputs change, so in default mode too it
+    must be listed (it was silently kept: no reference leads to it)."""
+    book = _with_data_table(excel_saved(tmp_path / "table.xlsx", {
+        "A1": 1, "B1": "=A1*10+NOW()*0", "B2": "=B1", "A3": 1, "A4": 2, "A5": 3, "B3": 10, "B4": 20, "B5": 30,
+        "C3": "=SUM(B3:B5)"}, {"B1": 10, "B2": 10, "C3": 60}))
+    calc = WorkbookCalculation(book, full=full)
+    result = calc.compute()
+    assert result.value("S", "B3") == 10 and result.value("S", "C3") == 60  # Excel's, kept
+    assert [(c.address, c.cached) for c in result.skipped] == [("S!B3", 10)]
+    assert "what-if data table" in result.skipped[0].reason
+    calc.freeze(result, tmp_path / "copy.xlsx")
+    copy = openpyxl.load_workbook(tmp_path / "copy.xlsx")["S"]
+    assert [copy[c].value for c in ("B3", "B4", "B5", "C3")] == [10, 20, 30, 60]
+    assert "what-if data table" in copy["B3"].comment.text
+
+
 # -- the check -------------------------------------------------------------------------------
 def test_a_cell_the_engine_gets_wrong_at_the_stored_inputs_stays_stale_and_listed(tmp_path, capsys):
     """D1 reads NOW(); its cached value is not what its formula gives at the stored NOW():

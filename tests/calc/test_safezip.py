@@ -249,3 +249,27 @@ def test_every_book_of_the_calc_corpus_and_the_templates_passes():
 def test_the_excel_made_books_pass():
     books = sorted(SHARED_CORPUS.glob("*.xls[xm]"))
     assert books and [b for b in books if safezip.refusal(b)] == []
+
+
+# -- every way into calc is protected, not only the command ------------------------------------
+def test_the_library_entries_refuse_a_bomb(tmp_path):
+    """The check sits where calc opens a book (calc/book.py), so calculate_many, a
+    WorkbookCalculation and the frozen copy refuse one too (before, only `rates-xl calc` did,
+    and a library caller had openpyxl inflate the lot)."""
+    from rates_xl.calc.book import CalcError
+    from rates_xl.calc.workbook import WorkbookCalculation, calculate_many
+
+    bomb = make_bomb(tmp_path / "bomb.xlsx", padding_mb=3)  # 3 MB at 1000:1: the ratio rule
+    good = _plain(tmp_path / "good.xlsx", list(_parts().items()))
+    with pytest.raises(CalcError, match="refused: the package would inflate to 3.0 MB"):
+        WorkbookCalculation(bomb)
+    batch = calculate_many([bomb, good])
+    assert "refused: the package would inflate" in batch.failures[bomb]
+    assert list(batch.results) == [good] and batch.results[good].value("Sheet1", "A2") == 2
+    # The book changed into a bomb between computing and writing its copy.
+    calc = WorkbookCalculation(good)
+    result = calc.compute()
+    good.write_bytes(bomb.read_bytes())
+    with pytest.raises(CalcError, match="refused"):
+        calc.freeze(result, tmp_path / "copy.xlsx")
+    assert not (tmp_path / "copy.xlsx").exists()

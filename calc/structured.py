@@ -1,0 +1,174 @@
+"""Excel table references (`Sales[Amount]`, `Sales[#All]`, `Sales[[#This Row],[Amount]]`,
+`Sales[@Amount]`, `Sales[[#Headers],[Region]:[Amount]]`) written as the plain ranges they
+stand for, in the fast engine's copy of a formula.
+
+formualizer reads no table from a file, so every structured reference was #NAME? (and
+`[#This Row]` a circular reference once a table is declared to it). The tables are read
+from the book (openpyxl keeps their definitions); a reference naming a table or a column
+the book does not have is reported instead (`UnknownReference`), never guessed.
+
+Written by hand because no library resolves structured references outside an engine; the
+grammar is Excel's (ECMA-376 18.17.6.3 "Structure References").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rates_xl.functions.sheet import column_letters, quote_sheet
+
+_SPECIALS = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+_NAME_BEFORE_BRACKET = re.compile(r"(?<![\w.$'\]!])([A-Za-z_\\][\w.\\]*)\[")
+
+
+class UnknownReference(ValueError):
+    """A structured reference to a table or column the book does not define (the message
+    names it)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    sheet: str
+    r1: int
+    c1: int
+    r2: int
+    c2: int
+    columns: tuple[str, ...]
+    header: bool
+    totals: bool
+
+
+def tables(book: Any) -> dict[str, Table]:
+    """Upper-case table name -> its definition, for every table of an openpyxl workbook."""
+    from openpyxl.utils.cell import range_boundaries
+
+    found = {}
+    for ws in book.worksheets:
+        for table in getattr(ws, "tables", {}).values():
+            c1, r1, c2, r2 = range_boundaries(table.ref)
+            columns = tuple(str(column.name) for column in table.tableColumns)
+            header = table.headerRowCount is None or int(table.headerRowCount) > 0
+            totals = bool(table.totalsRowCount)  # totalsRowShown only says it was shown once
+            found[table.displayName.upper()] = Table(table.displayName, ws.title, r1, c1, r2, c2,
+                                                     columns, header, totals)
+    return found
+
+
+def rewrite(formula: str, row: int, known: dict[str, Table]) -> str:
+    """`formula` (in a cell of row `row`) with every structured reference to a table in
+    `known` as the range it stands for; unchanged when it has none. Raises UnknownReference."""
+    upper = formula.upper()
+    if not any(name in upper for name in known):
+        return formula
+    out, i = [], 0
+    strings = [(m.start(), m.end()) for m in _STRING.finditer(formula)]
+    for match in _NAME_BEFORE_BRACKET.finditer(formula):
+        start = match.start(1)
+        if start < i or any(a <= start < b for a, b in strings):
+            continue
+        table = known.get(match.group(1).upper())
+        if table is None:
+            continue
+        end = _closing(formula, match.end(1))
+        out.append(formula[i:start])
+        out.append(_range(table, formula[match.end(1) + 1:end], row))
+        i = end + 1
+    out.append(formula[i:])
+    return _bare_names("".join(out), known)
+
+
+def _bare_names(formula: str, known: dict[str, Table]) -> str:
+    """A table's bare name (`SUM(Sales)`) is its data rows."""
+    names = "|".join(re.escape(t.name) for t in known.values())
+    pattern = re.compile(rf"(?<![\w.$'\]!\[])({names})(?![\w.(\[!])", re.IGNORECASE)
+    strings = [(m.start(), m.end()) for m in _STRING.finditer(formula)]
+    return pattern.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in strings)
+                       else _range(known[m.group(1).upper()], "", 0), formula)
+
+
+def _closing(text: str, open_at: int) -> int:
+    """The index of the bracket closing the one at `open_at` (`'` escapes a bracket)."""
+    depth, j = 0, open_at
+    while j < len(text):
+        ch = text[j]
+        if ch == "'":
+            j += 2
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    raise UnknownReference(f"unclosed structured reference in {text}")
+
+
+def _items(spec: str) -> list[str]:
+    """`[#This Row],[Amount]` -> ["#This Row", "Amount"]; `@Amount` -> ["#This Row", "Amount"];
+    `[Region]:[Amount]` -> ["Region:Amount"]; `Amount` -> ["Amount"]."""
+    spec = spec.strip()
+    if spec.startswith("@"):
+        rest = spec[1:].strip()
+        if rest.startswith("[") and rest.endswith("]"):
+            rest = rest[1:-1]
+        return ["#This Row"] + ([rest] if rest else [])
+    if not spec.startswith("["):
+        return [spec] if spec else []
+    items, j = [], 0
+    while j < len(spec):
+        if spec[j] == "[":
+            end = _closing(spec, j)
+            item = spec[j + 1:end]
+            j = end + 1
+            rest = spec[j:].lstrip()
+            if rest.startswith(":["):  # a range of columns
+                k = spec.index("[", j)
+                end = _closing(spec, k)
+                item = f"{item}:{spec[k + 1:end]}"
+                j = end + 1
+            items.append(item)
+        else:
+            j += 1
+    return items
+
+
+def _range(table: Table, spec: str, row: int) -> str:
+    rows: set[str] = set()
+    columns: list[int] = []
+    for item in _items(spec):
+        name = re.sub(r"'(.)", r"\1", item).strip()
+        if name.upper() in _SPECIALS or name == "@":
+            rows.add("#THIS ROW" if name == "@" else name.upper())
+            continue
+        first, _, last = name.partition(":")
+        for part in (first, last or first):
+            try:
+                columns.append(next(i for i, c in enumerate(table.columns) if c.upper() == part.strip().upper()))
+            except StopIteration:
+                raise UnknownReference(f"table {table.name} has no column {part.strip()!r}") from None
+    data1 = table.r1 + (1 if table.header else 0)
+    data2 = table.r2 - (1 if table.totals else 0)
+    rows = rows or {"#DATA"}
+    if "#THIS ROW" in rows:
+        if rows != {"#THIS ROW"} or not data1 <= row <= data2:
+            raise UnknownReference(f"{table.name}[#This Row] outside the table's rows")
+        r1 = r2 = row
+    elif "#ALL" in rows:
+        r1, r2 = table.r1, table.r2
+    else:
+        spans = {"#HEADERS": (table.r1, table.r1) if table.header else None, "#DATA": (data1, data2),
+                 "#TOTALS": (table.r2, table.r2) if table.totals else None}
+        picked = [spans[r] for r in rows]
+        if any(span is None for span in picked):
+            raise UnknownReference(f"table {table.name} has no {' '.join(sorted(rows))} row")
+        r1, r2 = min(s[0] for s in picked), max(s[1] for s in picked)
+    c1 = table.c1 + (min(columns) if columns else 0)
+    c2 = table.c1 + (max(columns) if columns else len(table.columns) - 1)
+    first = f"${column_letters(c1)}${r1}"
+    last = f"${column_letters(c2)}${r2}"
+    return f"{quote_sheet(table.sheet)}!{first}" + ("" if first == last else f":{last}")

@@ -1,0 +1,71 @@
+"""Excel tables' structured references computed as Excel does (issue 22: a real report built
+on tables answered #NAME? in every such cell): the fast engine reads no table from a file,
+so calc/structured.py writes each reference as the range it stands for."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from openpyxl.worksheet.table import Table, TableStyleInfo
+
+from rates_xl.calc import structured
+from rates_xl.calc.workbook import WorkbookCalculation
+
+
+@pytest.fixture
+def table_book(tmp_path):
+    """Sales (A1:C5 with a totals row) on sheet "Data log", formulas as Excel stores them
+    (`[#This Row]` in the file for the `@` it shows)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Data log"
+    ws.append(["Region", "Amount", "Double"])
+    for region, amount in [("N", 10), ("S", 20), ("N", 30)]:
+        row = ws.max_row + 1
+        ws.append([region, amount, "=Sales[[#This Row],[Amount]]*2"])
+        assert ws.cell(row=row, column=3).value.startswith("=Sales")
+    ws.append(["Total", "=SUBTOTAL(109,Sales[Amount])", None])
+    table = Table(displayName="Sales", ref="A1:C5", totalsRowCount=1)
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleMedium2")
+    ws.add_table(table)
+    other = wb.create_sheet("Report")
+    other["A1"] = "=SUM(Sales[Amount])"
+    other["A2"] = "=ROWS(Sales[#All])"
+    other["A3"] = '=SUMIF(Sales[Region],"N",Sales[Amount])'
+    other["A4"] = "=COUNTA(Sales[#Headers])"
+    other["A5"] = "=SUM(Sales[[#Data],[Amount]:[Double]])"
+    other["A6"] = "=Sales[[#Totals],[Amount]]"
+    other["A7"] = "=ROWS(Sales)"
+    other["A8"] = "=SUM(Sales[Price])"  # no such column: listed, not guessed
+    path = tmp_path / "tables.xlsx"
+    wb.save(path)
+    return path
+
+
+def test_structured_references_are_computed(table_book):
+    result = WorkbookCalculation(table_book).compute()
+    assert [result.value("Data log", f"C{r}") for r in (2, 3, 4)] == [20, 40, 60]  # [#This Row]: was #CIRC!/#NAME?
+    assert result.value("Data log", "B5") == 60
+    assert [result.value("Report", f"A{r}") for r in range(1, 8)] == [60, 5, 40, 3, 180, 60, 3]
+    assert [(c.address, c.reason) for c in result.skipped] == [
+        ("Report!A8", "not computed (a structured reference it cannot resolve: table Sales has no column "
+                      "'Price'): the file's cached value is kept")]
+    assert result.errors == [] and result.loops == []
+
+
+def test_the_rewriting_follows_excels_grammar():
+    sales = {"SALES": structured.Table("Sales", "Data log", 1, 1, 5, 3, ("Region", "Amount", "Double"), True, True)}
+    cases = {
+        "=Sales[Amount]": "='Data log'!$B$2:$B$4",
+        "=Sales[@Amount]*2": "='Data log'!$B$3*2",
+        "=sales[@[Amount]]": "='Data log'!$B$3",
+        "=Sales[[#Headers],[Region]:[Amount]]": "='Data log'!$A$1:$B$1",
+        "=Sales[[#Data],[#Totals],[Double]]": "='Data log'!$C$2:$C$5",
+        "=Sales[#All]": "='Data log'!$A$1:$C$5",
+        '=COUNTIF(Sales[Region],"Sales[x]")&"Sales"': "=COUNTIF('Data log'!$A$2:$A$4,\"Sales[x]\")&\"Sales\"",
+        "=[1]Other!A1+SalesTax": "=[1]Other!A1+SalesTax",
+    }
+    for formula, expected in cases.items():
+        assert structured.rewrite(formula, 3, sales) == expected, formula
+    with pytest.raises(structured.UnknownReference, match="outside the table's rows"):
+        structured.rewrite("=Sales[@Amount]", 9, sales)
