@@ -134,11 +134,20 @@ class TeamLink:
             return
         self._errors = (redis.RedisError, OSError)
         try:
-            self._redis = redis.Redis.from_url(
+            # A blocking pool: a thread finding every connection in use waits for one
+            # instead of failing. redis-py's default pool raises "Too many connections" at
+            # once, which we took for Redis being down: a team server ran 8 batches of 16
+            # fetch threads against 34 connections, and each process that so went solo took
+            # the whole rate (docs/performance.md, the team server). That wait is on our own
+            # threads, each holding a connection at most `timeout` (and, with 100 threads
+            # on a busy machine, waiting its turn for the interpreter): longer than a
+            # Redis answer may take. Connections are opened only as needed.
+            pool = redis.BlockingConnectionPool.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout,
                 retry=Retry(NoBackoff(), 0), max_connections=pool_size,
-                single_connection_client=False,
+                timeout=max(1.0, 4 * timeout),
             )
+            self._redis = redis.Redis(connection_pool=pool)
         except (ValueError, *self._errors) as exc:
             self._redis = None
             self.problem = f"RATES_TEAM_URL is not a Redis URL ({type(exc).__name__})"

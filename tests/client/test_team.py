@@ -85,6 +85,29 @@ def test_processes_sharing_a_key_stay_inside_its_limit_and_send_a_shared_request
     assert sum(r["stats"]["team_hits"] + r["stats"]["team_waits"] for r in results) == 3 * 20
 
 
+def test_a_server_running_many_batches_at_once_keeps_to_the_shared_limit(sandbox_factory, redis_server):
+    """Two processes each run 8 batches at once on 16 fetch threads apiece, as a team
+    server's batch pool does: 128 threads ask Redis together, more than the connection
+    pool's size (2 x 16 + 2). Before: the pool raised "Too many connections", the process
+    took that for Redis being down and sent on its own at the whole rate (it had not heard
+    yet how many share the bucket) for `team_retry` seconds: 202 429s in a 2,000-cell run
+    of `bench team_serve`, and 40 to 70 here. Now a thread waits for a free connection."""
+    service = sandbox_factory(rate_limit=RATE, burst=BURST, extra_keys={"warm-up-key": "paid"})
+    _warm_up(service, "SOFR")
+    start_at = time.time() + 4
+    specs = [{**_spec(service, redis_server.url,
+                      [_swap("SOFR", f"{w * 8 + n % 8 + 1}M", f"{n // 8 + 1}Y") for n in range(128)],
+                      start_at, max_attempts=8, deadline=60, team_retry=30),
+              "threads": 16, "batches": 8}
+             for w in range(2)]
+    results = run_workers(specs, timeout=180)
+    statuses = collections.Counter(a.status for a in service.arrivals if a.at >= start_at - 1)
+    assert statuses == {200: 256}, statuses
+    for result in results:
+        assert result["errors"] == [] and result["answered"] == 128, result["errors"]
+        assert result["stats"]["team_outages"] == 0, result["stats"]["team"]
+
+
 def test_redis_killed_mid_run_every_cell_still_answers_from_the_local_tier(sandbox_factory, redis_server):
     service = sandbox_factory(rate_limit=RATE, burst=10)
     start_at = time.time() + 4
