@@ -156,6 +156,11 @@ class TeamLink:
         self._gcra = self._redis.register_script(GCRA_LUA)
         self._release = self._redis.register_script(RELEASE_LUA)
 
+    def script(self, lua: str) -> Any:
+        """A Lua script registered with this Redis (loaded again if Redis forgot it), for
+        other shared state (the team server's fair share); None without Redis."""
+        return self._redis.register_script(lua) if self._redis is not None else None
+
     @property
     def up(self) -> bool:
         return self._redis is not None and time.monotonic() >= self._down_until and self._down_since is None

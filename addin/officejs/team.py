@@ -76,8 +76,20 @@ class Team:
                  fair: FairShare | None = None) -> None:
         self.authenticator = authenticator
         self.sso = sso
-        self.fair = fair or FairShare()
-        self.usage = Usage()
+        self.fair: Any = fair or FairShare()
+        self.usage: Any = Usage()
+
+    def share_through(self, link: Any) -> None:
+        """With the team's Redis (`RATES_TEAM_URL`), one fair share and one set of counters
+        for every worker process and host (shared_fairness.py); this process's own while
+        Redis is down."""
+        if link is None or link.script("return 1") is None:
+            return
+        from rates_xl.addin.officejs.shared_fairness import SharedFairShare, SharedUsage
+
+        if not isinstance(self.fair, SharedFairShare):
+            self.fair = SharedFairShare(link, self.fair)
+            self.usage = SharedUsage(link, self.usage)
 
     async def admit(self, request: Request) -> str | Response:
         """The signed-in user's name, or the 401 that answers the request."""
