@@ -538,6 +538,24 @@ def _documented_acl() -> list[str]:
     return line.split()
 
 
+def _use_the_team_servers_shared_state(link) -> None:
+    """What a team server's workers keep in Redis: a fair-share turn and a batch's count."""
+    import asyncio
+
+    from rates_xl.addin.officejs.fairness import FairShare, Usage
+    from rates_xl.addin.officejs.shared_fairness import SharedFairShare, SharedUsage
+
+    fair, usage = SharedFairShare(link, FairShare()), SharedUsage(link, Usage())
+
+    async def one_turn() -> None:
+        async with fair.turn("alice@corp.example"):
+            usage.record("alice@corp.example", cells=3, requests_sent=2, error="a cell's error")
+
+    asyncio.run(one_turn())
+    assert usage.of("alice@corp.example")["requests_sent"] == 2
+    assert usage.team() == {"users": 1, "batches": 1, "cells": 3, "requests_sent": 2}
+
+
 def test_the_documented_acl_user_is_enough_and_no_more(sandbox, redis_server):
     import redis
 
@@ -560,6 +578,7 @@ def test_the_documented_acl_user_is_enough_and_no_more(sandbox, redis_server):
         assert first.limiter.shared_acquires == 3
         assert first.cache.team.clear_scope() == 3  # rates-xl cache clear --team
         assert first.stats()["team"].startswith("up"), first.stats()["team"]
+        _use_the_team_servers_shared_state(first.team_link)
         assert admin.acl_log() == []  # nothing rates-xl did was refused
         admin.set("someone-elses-key", "x")
         restricted = redis.Redis.from_url(url)
