@@ -83,3 +83,33 @@ def test_one_users_batches_on_two_workers_take_turns_and_both_workers_count_them
                 "batches": 2, "cells": 120, "requests_sent": 120}, (worker, me)
             assert me["team"] == {"users": 2, "batches": 3, "cells": 130, "requests_sent": 130}, (worker, me)
         assert team.me(0, "bob")["use"]["batches"] == 1  # bob only ever used worker 1
+
+
+def test_with_redis_down_each_worker_keeps_its_own_fair_share_and_counts(redis_server):
+    """Redis gone: a batch still takes its turn (this worker's queue) and is counted (this
+    worker's counters), at once, without an error; back on Redis the team's are used."""
+    import asyncio
+
+    from rates_xl.addin.officejs.fairness import FairShare, Usage
+    from rates_xl.addin.officejs.shared_fairness import SharedFairShare, SharedUsage
+    from rates_xl.client.team import TeamLink
+
+    link = TeamLink(redis_server.url, "scope", timeout=0.25, retry_every=0.2)
+    fair, usage = SharedFairShare(link, FairShare()), SharedUsage(link, Usage())
+
+    async def batch(cells: int) -> None:
+        async with fair.turn("alice"):
+            usage.record("alice", cells=cells, requests_sent=cells, error=None)
+
+    try:
+        asyncio.run(batch(5))
+        redis_server.kill()
+        asyncio.run(batch(7))
+        assert usage.of("alice")["cells"] == 7 and usage.team()["cells"] == 7  # this worker's own
+        redis_server.start()
+        time.sleep(0.3)  # past retry_every
+        asyncio.run(batch(11))
+        assert usage.of("alice")["cells"] == 11  # the team's again (Redis restarted empty)
+        assert usage.team() == {"users": 1, "batches": 1, "cells": 11, "requests_sent": 11}
+    finally:
+        link.close()
