@@ -265,18 +265,26 @@ class TeamLimiter:
         self._lock = threading.Lock()
         self._local_mode = False  # Redis failed us and no shared request has worked since
         self._handing_over = False  # a thread is telling Redis we are back
+        self._handed = threading.Condition(self._lock)  # ... and has finished
         self._last_slot = 0.0  # time.monotonic() of the latest slot Redis gave this process
         self.members = 1  # processes sharing the bucket, as Redis last said
         self.shared_acquires = 0
         self.local_acquires = 0
 
     def acquire(self, deadline: float) -> float:
-        # Back from an outage: one thread hands over (telling Redis what our local bucket
-        # still has scheduled); the others keep to the local bucket until it has.
+        # Back from an outage: one thread hands over, telling Redis what our local bucket
+        # still has scheduled; the others wait for it (as long as their deadline allows).
+        # A thread that took a local slot meanwhile would be missing from that backlog, and
+        # its request would meet the team's next ones at the service: a 429 after a restart.
         with self._lock:
-            local, handing_over = self._local_mode, False
-            if local and not self._handing_over:
-                self._handing_over = handing_over = True
+            while self._local_mode and self._handing_over:
+                if not self._handed.wait(timeout=max(0.0, deadline - time.monotonic())):
+                    break
+            local = self._local_mode
+            if local and self._handing_over:
+                handing_over = False  # our deadline came first: the local bucket will refuse
+            else:
+                handing_over = self._handing_over = local
         if local and not handing_over:
             return self._acquire_local(deadline)
         backlog = self.local.backlog() if handing_over else -1
@@ -287,6 +295,7 @@ class TeamLimiter:
         with self._lock:
             if handing_over:
                 self._handing_over = False
+                self._handed.notify_all()
             if answer is _DOWN and not self._local_mode:
                 # Empty, and nothing before the slots Redis already gave us have gone: they
                 # were scheduled at the team's rate, on top of which ours would come.
