@@ -74,8 +74,9 @@ def test_one_users_batches_on_two_workers_take_turns_and_both_workers_count_them
         # One turn for alice across both workers: her second batch sent nothing until her
         # first had finished (before: both ran at once, their requests interleaved).
         assert max(when[first]) < min(when[second]), (max(when[first]) - min(when[second]))
-        # And bob was not held behind it.
-        assert max(when["bob"]) < min(when[second])
+        # And bob was not held behind it (3 s at 20/s): his requests had their slots before
+        # it began (0.5 s of slack for the order in which threads reach the sandbox).
+        assert max(when["bob"]) < min(when[second]) + 0.5
 
         for worker in (0, 1):
             me = team.me(worker, "alice")
