@@ -120,6 +120,7 @@ class TeamLink:
         self.retry_every = retry_every
         self._lock = threading.Lock()
         self._down_until = 0.0
+        self._marked = 0.0  # time.monotonic() of the latest failure
         self._down_since: float | None = None
         self.problem: str | None = None
         self.outages = 0
@@ -167,23 +168,27 @@ class TeamLink:
 
     def call(self, operation: Callable[[Any], Any]) -> Any:
         """`operation(redis)`, or `_DOWN` at once when Redis is down, failing or too slow."""
-        if self._redis is None or time.monotonic() < self._down_until:
+        asked = time.monotonic()
+        if self._redis is None or asked < self._down_until:
             return _DOWN
         try:
             result = operation(self._redis)
         except self._errors as exc:
             self._mark_down(exc)
             return _DOWN
-        if self._down_since is not None:
+        # Only a call made after the latest failure says Redis is back: one already under
+        # way then (another thread's) must not report "up" while calls are still refused.
+        if self._down_since is not None and asked >= self._marked:
             with self._lock:
-                if self._down_since is not None:
+                if self._down_since is not None and asked >= self._marked:
                     log.warning("rates-xl: the team backend at %s is back; sharing again", self.url)
                     self._down_since, self.problem = None, None
         return result
 
     def _mark_down(self, exc: BaseException) -> None:
         with self._lock:
-            self._down_until = time.monotonic() + self.retry_every
+            self._marked = time.monotonic()
+            self._down_until = self._marked + self.retry_every
             first = self._down_since is None
             if first:
                 self._down_since = time.time()

@@ -150,6 +150,32 @@ def test_a_client_falls_back_at_once_and_reconnects_by_itself(sandbox, redis_ser
         client.close()
 
 
+def test_a_call_under_way_when_another_fails_does_not_report_the_team_up(redis_server):
+    """One thread's call fails (the link is down for `team_retry`, calls refused at once)
+    while another thread's call, slowed 150 ms by Redis, then succeeds. Before: that late
+    success cleared the outage, so RATES_STATUS said "up" while every call went solo (seen
+    with 128 threads in the multi-batch test). Now only a call made after the failure does."""
+    from rates_xl.client.team import _DOWN, TeamLink
+
+    link = TeamLink(redis_server.url, "status", timeout=0.25, retry_every=30)
+    try:
+        assert link.ping()
+        redis_server.client().execute_command("CLIENT", "PAUSE", "150", "ALL")
+        slow = threading.Thread(target=lambda: link.call(lambda r: r.get("rates-xl:v1:status:x")))
+        slow.start()
+        time.sleep(0.05)
+
+        def fails(r):
+            raise ConnectionError("this thread's connection was reset")
+
+        assert link.call(fails) is _DOWN
+        slow.join(5)
+        assert link.call(lambda r: r.ping()) is _DOWN  # refused for team_retry
+        assert link.describe().startswith("down since"), link.describe()
+    finally:
+        link.close()
+
+
 def test_a_redis_that_never_answers_costs_one_timeout_not_a_hang(sandbox):
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
