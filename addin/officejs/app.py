@@ -124,6 +124,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
     if client is not None:
         core.set_client(client)
+        if team is not None:  # with RATES_TEAM_URL: one fair share and one count for all workers
+            team.share_through(getattr(client, "team_link", None))
     public_url = public_url.rstrip("/")
     cors = CorsPolicy(allowed_origins(public_url), excel_origins)
     version = manifest.asset_version()
