@@ -192,6 +192,11 @@ class RatesClient:
     def has_key(self) -> bool:
         return self.settings.api_key is not None
 
+    @property
+    def team_link(self) -> Any:
+        """The team backend's Redis link (team.TeamLink) when `team_url` is set, else None."""
+        return self._team
+
     def __repr__(self) -> str:
         return f"RatesClient(base_url={self.base_url!r}, key={'set' if self.has_key else 'not set'})"
 

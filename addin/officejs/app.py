@@ -122,8 +122,15 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     """
     from rates_xl.functions import core
 
+    served = client  # this app's batches go through its own client, even once another app set the core's
+
+    def batch_client() -> Any:
+        return served if served is not None else core.get_client()
+
     if client is not None:
         core.set_client(client)
+        if team is not None:  # with RATES_TEAM_URL: one fair share and one count for all workers
+            team.share_through(getattr(client, "team_link", None))
     public_url = public_url.rstrip("/")
     cors = CorsPolicy(allowed_origins(public_url), excel_origins)
     version = manifest.asset_version()
@@ -151,7 +158,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     def live_hub() -> LiveHub:
         with live_lock:
             if app.state.live is None:
-                app.state.live = LiveHub(core.get_client(), live_share, tick=live_tick)
+                app.state.live = LiveHub(batch_client(), live_share, tick=live_tick)
             return app.state.live
 
     @app.middleware("http")
@@ -215,9 +222,9 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return calls
         try:
             if team is None:
-                results, _ = await gate.run(run_batch, calls, core.get_client())
+                results, _ = await gate.run(run_batch, calls, batch_client())
             else:
-                results, _ = await team.run(user, gate, run_batch, calls, core.get_client())
+                results, _ = await team.run(user, gate, run_batch, calls, batch_client())
         except UserBusy:
             return JSONResponse({"detail": "busy: your earlier batches are still being computed; "
                                  "calculate again in a moment"}, status_code=503,
