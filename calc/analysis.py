@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rates_xl.calc.xlfuncs import scalars as _scalars
 from rates_xl.functions.sheet import column_number, is_rates_name
 
 # Functions of single values: over an array Excel applies them element by element.
@@ -70,6 +71,9 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
     "IFS": frozenset(), "SWITCH": frozenset(),
 }
+# Functions computed by `formulas` implementations that apply themselves to each element of
+# an array given where one value is wanted, as Excel does (calc/xlfuncs/scalars.py).
+RANGE_ARGUMENTS.update({name: ALL for name in _scalars.LIFTING if name not in ELEMENTWISE})
 
 # Functions that return an array (or a multi-cell reference) even from single values.
 ARRAY_RESULTS = frozenset("""

@@ -447,6 +447,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     import formualizer
 
     ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
     calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
     todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
@@ -464,6 +465,12 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
             if not _KNOWN.get(name, True):
                 found[name].append(address)
     return dict(found)
+
+
+def _registered() -> set[str]:
+    from rates_xl.calc import routing, xlfuncs
+
+    return set(routing.BRIDGED) | set(xlfuncs.OURS)
 
 
 def engine_spellings(excel_name: str) -> list[str]:

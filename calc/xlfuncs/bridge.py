@@ -37,8 +37,10 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     only one that needs its own parse-time preparation)."""
     import importlib
 
+    from rates_xl.calc.xlfuncs import scalars
+
     name = name.upper()
-    module = importlib.import_module(f"formulas.functions.{MODULES.get(name, 'stat')}")
+    module = importlib.import_module(f"formulas.functions.{MODULES.get(name) or scalars.MODULES.get(name, 'stat')}")
     table = getattr(module, "FUNCTIONS", {})
     found = table.get(name, table.get(f"_XLFN.{name}"))
     if not callable(found):

@@ -1,0 +1,66 @@
+"""Scalar, statistical, engineering and financial functions computed by the `formulas`
+package's implementations (called from formualizer through `bridge.py`), where formualizer
+is measured wrong on Excel's answers (bench/excel_corpus.py on ../shared/corpus/excel):
+Excel's argument coercions (text "TRUE" read as a boolean in a number argument, a literal ""
+in a list of values is #VALUE! while text in a range is skipped, errors first-wins), ranges
+given to single-value arguments (Excel applies the function to each element: the `formulas`
+implementations lift over arrays themselves), and functions formualizer does not know
+(T.TEST, MMULT, the IM* complex family, ODDF*/ODDL*).
+
+Only names and module names here: importing this module costs nothing; `formulas` (and
+scipy, for `stat`) is imported at the first call of one of these functions.
+"""
+
+from __future__ import annotations
+
+#: Function -> the `formulas.functions` submodule that defines it.
+MODULES: dict[str, str] = {
+    **dict.fromkeys("""
+        NORMDIST NORMINV NORMSDIST NORMSINV
+    """.split(), "comp"),
+    **dict.fromkeys("""
+        DATEDIF EDATE EOMONTH TIMEVALUE WEEKDAY WEEKNUM
+    """.split(), "date"),
+    **dict.fromkeys("""
+        BESSELI BESSELJ BESSELK BESSELY BIN2DEC BIN2HEX BIN2OCT BITAND BITLSHIFT BITOR
+        BITRSHIFT BITXOR COMPLEX DEC2BIN DEC2HEX DEC2OCT DELTA ERF ERF.PRECISE ERFC
+        ERFC.PRECISE GESTEP HEX2BIN HEX2DEC HEX2OCT IMABS IMAGINARY IMARGUMENT
+        IMCONJUGATE IMCOS IMCOSH IMCOT IMCSC IMCSCH IMEXP IMLN IMLOG10 IMLOG2 IMPOWER
+        IMPRODUCT IMREAL IMSEC IMSECH IMSIN IMSINH IMSQRT IMSUB IMSUM IMTAN OCT2BIN
+        OCT2DEC OCT2HEX
+    """.split(), "eng"),
+    **dict.fromkeys("""
+        CUMIPMT FV IPMT NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD PRICE RATE XNPV
+    """.split(), "financial"),
+    **dict.fromkeys("""
+        ERROR.TYPE
+    """.split(), "info"),
+    **dict.fromkeys("""
+        ACOT ACOTH ARABIC CEILING.MATH COT COTH CSC CSCH DECIMAL FACTDOUBLE FLOOR.MATH
+        GCD LCM MDETERM MINVERSE MMULT PERCENTOF POWER ROMAN SEC SECH SQRTPI
+    """.split(), "math"),
+    **dict.fromkeys("""
+        BETA.DIST BETA.INV BINOM.DIST BINOM.DIST.RANGE BINOM.INV CHISQ.DIST
+        CHISQ.DIST.RT CHISQ.INV CHISQ.INV.RT CHISQ.TEST CONFIDENCE.NORM CONFIDENCE.T
+        CORREL COVARIANCE.P COVARIANCE.S EXPON.DIST F.DIST F.DIST.RT F.INV F.INV.RT
+        F.TEST FISHER FISHERINV FORECAST.ETS FORECAST.ETS.CONFINT
+        FORECAST.ETS.SEASONALITY FORECAST.ETS.STAT GAMMA GAMMA.DIST GAMMA.INV GAMMALN
+        GAMMALN.PRECISE GAUSS GROWTH HYPGEOM.DIST INTERCEPT KURT LINEST LOGEST
+        LOGNORM.DIST LOGNORM.INV MODE.MULT MODE.SNGL NEGBINOM.DIST NORM.DIST NORM.INV
+        NORM.S.DIST NORM.S.INV PEARSON PERCENTRANK.EXC PERCENTRANK.INC PERMUT
+        PERMUTATIONA PHI POISSON.DIST PROB RSQ SKEW.P SLOPE STANDARDIZE STDEVA STDEVPA
+        STEYX T.DIST T.DIST.2T T.DIST.RT T.INV T.INV.2T T.TEST TREND TRIMMEAN VARA VARPA
+        WEIBULL.DIST Z.TEST
+    """.split(), "stat"),
+    **dict.fromkeys("""
+        ASC BAHTTEXT FINDB LEFT LEFTB LENB MID MIDB REPLACE REPLACEB REPT RIGHT RIGHTB
+        SEARCHB UNICHAR UNICODE
+    """.split(), "text"),
+}
+
+#: Why each is bridged (measured: cells of the corpus equal to Excel's, before -> after).
+WHY: dict[str, str] = {name: "measuring" for name in MODULES}
+
+#: Of them, those whose `formulas` implementation takes arrays as Excel does (ranges in
+#: every argument, or applied to each element of an array given for one value).
+LIFTING = frozenset(MODULES)
