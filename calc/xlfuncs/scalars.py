@@ -64,3 +64,16 @@ WHY: dict[str, str] = {name: "measuring" for name in MODULES}
 #: Of them, those whose `formulas` implementation takes arrays as Excel does (ranges in
 #: every argument, or applied to each element of an array given for one value).
 LIFTING = frozenset(MODULES)
+
+#: Arguments (0-based) that take one value, of functions whose `formulas` implementation does
+#: not apply itself to each element of an array given there: the bridge does, as Excel does
+#: (FORECAST.ETS(C38:Q38, ...) over a legacy array range, IRR with a range of guesses).
+SINGLE_VALUE_ARGUMENTS: dict[str, tuple[int, ...]] = {
+    "FORECAST.ETS": (0,), "FORECAST.ETS.CONFINT": (3,), "FORECAST.ETS.SEASONALITY": (2,),
+    "FORECAST.ETS.STAT": (2,), "BAHTTEXT": (0,), "IRR": (1,),
+}
+
+#: Analysis ToolPak functions: given a reference to more than one cell where one value is
+#: wanted, Excel answers #VALUE! rather than applying them to each cell (formulas_test.xlsx:
+#: EDATE(I9,C9:G9), WEEKNUM(C23:F23), ISODD(C15:Q15), MROUND(C45:G45,2) ... all #VALUE!).
+REFUSING_RANGES = frozenset("EDATE EOMONTH WEEKNUM YEARFRAC ISODD ISEVEN MROUND".split())

@@ -41,10 +41,11 @@ def excel_value(name: str, address: str) -> Any:
     return _load(name, True)[sheet.strip("'")][cell].value
 
 
-def reproduce(name: str, address: str, tmp: Path) -> tuple[Path, str, str]:
+def reproduce(name: str, address: str, tmp: Path, *, as_array: bool = False) -> tuple[Path, str, str]:
     """A new workbook with the formula at `address` of corpus book `name` and the cached
     values of the cells it reads; returns (path, sheet, cell). The book records the same
-    application as the original (CHAR and CODE depend on it)."""
+    application as the original (CHAR and CODE depend on it). With `as_array`, an array
+    formula stays one over the same range (a legacy Ctrl+Shift+Enter array)."""
     import openpyxl
     from openpyxl.utils.cell import range_boundaries
 
@@ -74,6 +75,10 @@ def reproduce(name: str, address: str, tmp: Path) -> tuple[Path, str, str]:
                 if isinstance(value, str) and value.startswith("#"):
                     target.cell(row=r, column=c).data_type = "e"
     book[sheet][cell] = text
+    if as_array and hasattr(formula, "ref"):
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        book[sheet][cell] = ArrayFormula(formula.ref, text)
     path = tmp / f"case_{cell}.xlsx"
     book.save(path)
     _same_application(corpus_book(name), path)

@@ -69,6 +69,15 @@ EQUAL = [
     ("ODDFPRICE", "ironcalc_PRICE_YIELD.xlsx", "ODDFPRICE_ODDFYIELD!J10"),
     ("ODDFYIELD", "ironcalc_PRICE_YIELD.xlsx", "ODDFPRICE_ODDFYIELD!K10"),
     ("ODDLPRICE", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I11"),
+    ("IRR with a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG26"),
+]
+
+#: (class, corpus book, cell): a legacy array formula (Ctrl+Shift+Enter over a range),
+#: reproduced as one, computed equal to Excel's value.
+ARRAY_EQUAL = [
+    ("EDATE given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "DATE & TIME!AH9"),
+    ("ISODD given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "INFORMATION!AH15"),
+    ("MROUND given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "MATH & TRIG!AH45"),
 ]
 
 #: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
@@ -81,6 +90,14 @@ FLAGGED = [
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel_does(case, book, address, tmp_path):
     path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+
+
+@pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
+def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path, as_array=True)
     ours, flagged = computed(path, sheet, cell)
     theirs = excel_value(book, address)
     assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
