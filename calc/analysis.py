@@ -74,7 +74,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
 # Functions computed by `formulas` implementations that apply themselves to each element of
 # an array given where one value is wanted, as Excel does (calc/xlfuncs/scalars.py).
 RANGE_ARGUMENTS.update({name: ALL for name in _scalars.LIFTING if name not in ELEMENTWISE})
-RANGE_ARGUMENTS.update({name: ALL for name in _scalars.SINGLE_VALUE_ARGUMENTS})
+RANGE_ARGUMENTS.update({name: ALL for name in [*_scalars.SINGLE_VALUE_ARGUMENTS, *_scalars.TAKING_ARRAYS]})
 
 # Functions that return an array (or a multi-cell reference) even from single values.
 ARRAY_RESULTS = frozenset("""
@@ -187,7 +187,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
                 return  # the innermost function call takes it as a range: fine
-            if plain_range and name in _scalars.REFUSING_RANGES:
+            if plain_range and name in _scalars.REFUSING_RANGES and \
+                    position in (_scalars.REFUSING_RANGES[name] or (position,)):
                 return  # Excel's #VALUE! for a multi-cell reference: the function answers it
             result.hazards.append(f"{name} given {description}")
             if name not in ELEMENTWISE or not plain_range or not in_elementwise():

@@ -64,6 +64,7 @@ def bridged(name: str) -> Callable[..., Any]:
     as_text = TEXT_ARGUMENTS.get(name, ())
     single = scalars.SINGLE_VALUE_ARGUMENTS.get(name, ())
     refuses = name in scalars.REFUSING_RANGES
+    refused = scalars.REFUSING_RANGES.get(name) or range(255)
 
     def one(*args: Any) -> Any:
         if not found:
@@ -75,7 +76,7 @@ def bridged(name: str) -> Callable[..., Any]:
         return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     def call(*args: Any) -> Any:
-        if refuses and any(_cells(a) > 1 for a in args):
+        if refuses and any(_cells(a) > 1 for i, a in enumerate(args) if i in refused):
             return error("#VALUE!")
         if any(i < len(args) and _cells(args[i]) > 1 for i in single):
             return _each(one, args, single)

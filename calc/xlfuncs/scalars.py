@@ -54,7 +54,7 @@ MODULES: dict[str, str] = {
     """.split(), "stat"),
     **dict.fromkeys("""
         ASC BAHTTEXT FINDB LEFT LEFTB LENB MID MIDB REPLACE REPLACEB REPT RIGHT RIGHTB
-        SEARCHB UNICHAR UNICODE
+        SEARCH SEARCHB UNICHAR UNICODE
     """.split(), "text"),
 }
 
@@ -76,4 +76,11 @@ SINGLE_VALUE_ARGUMENTS: dict[str, tuple[int, ...]] = {
 #: Analysis ToolPak functions: given a reference to more than one cell where one value is
 #: wanted, Excel answers #VALUE! rather than applying them to each cell (formulas_test.xlsx:
 #: EDATE(I9,C9:G9), WEEKNUM(C23:F23), ISODD(C15:Q15), MROUND(C45:G45,2) ... all #VALUE!).
-REFUSING_RANGES = frozenset("EDATE EOMONTH WEEKNUM YEARFRAC ISODD ISEVEN MROUND".split())
+REFUSING_RANGES: dict[str, tuple[int, ...] | None] = {
+    **dict.fromkeys("EDATE EOMONTH WEEKNUM YEARFRAC ISODD ISEVEN MROUND".split()),  # any argument
+    "XIRR": (2,),  # the guess (XIRR($C$55:$G$55,$C$54:$G$54,D56:Q56) is #VALUE!)
+}
+
+#: Functions (bridged or ours) that apply themselves to each element of an array given where
+#: one value is wanted, measured right on the corpus: the analysis lets them take arrays.
+TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT PMT PV".split())

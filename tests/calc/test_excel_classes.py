@@ -70,6 +70,8 @@ EQUAL = [
     ("ODDFYIELD", "ironcalc_PRICE_YIELD.xlsx", "ODDFPRICE_ODDFYIELD!K10"),
     ("ODDLPRICE", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I11"),
     ("IRR with a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG26"),
+    ("CONVERT given a range", "formulas_test.xlsx", "ENGINEERING!AG16"),
+    ("XIRR given a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG55"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula (Ctrl+Shift+Enter over a range),
@@ -78,6 +80,11 @@ ARRAY_EQUAL = [
     ("EDATE given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "DATE & TIME!AH9"),
     ("ISODD given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "INFORMATION!AH15"),
     ("MROUND given a multi-cell reference is #VALUE!", "formulas_test.xlsx", "MATH & TRIG!AH45"),
+    ("XIRR given a range of guesses is #VALUE!", "formulas_test.xlsx", "FINANCIAL!AH55"),
+    ("PMT given a range where one value is wanted", "formulas_test.xlsx", "FINANCIAL!AG39"),
+    ("PV given a range where one value is wanted", "formulas_test.xlsx", "FINANCIAL!AG44"),
+    ("SEARCH given an array constant", "formulas_test.xlsx", "TEXT!AG39"),
+    ("IMDIV given ranges", "formulas_test.xlsx", "ENGINEERING!AH38"),
 ]
 
 #: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
