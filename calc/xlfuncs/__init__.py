@@ -6,6 +6,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
+- `reference`: N, T (a reference's first cell);
+- `scalars`: the scalar functions bridged to `formulas` (names only);
 - `omitted`: omitted arguments told apart from 0;
 - `values`: Excel's coercions and elementwise application.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import conditional, finance, lookup, text
+from rates_xl.calc.xlfuncs import conditional, finance, lookup, reference, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -26,6 +28,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
+    "N": reference.n,
+    "T": reference.t,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -43,6 +47,8 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
+    "N": "a multi-cell reference reads its first cell; N(TRUE) is 1",
+    "T": "a multi-cell reference reads its first cell",
 }
 
 

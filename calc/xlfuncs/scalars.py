@@ -83,4 +83,4 @@ REFUSING_RANGES: dict[str, tuple[int, ...] | None] = {
 
 #: Functions (bridged or ours) that apply themselves to each element of an array given where
 #: one value is wanted, measured right on the corpus: the analysis lets them take arrays.
-TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT PMT PV".split())
+TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT PMT PV".split()) | {"N", "T"}  # N, T: reference.py

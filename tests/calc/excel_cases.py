@@ -111,3 +111,22 @@ def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False) -> tup
     result = calc.compute()
     listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
     return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)
+
+
+def array_range(name: str, address: str) -> list[str]:
+    """Every cell of the legacy array formula anchored at `address` of corpus book `name`."""
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    sheet, cell = address.rsplit("!", 1)
+    formula = _load(name, False)[sheet.strip("'")][cell].value
+    c1, r1, c2, r2 = range_boundaries(getattr(formula, "ref", None) or cell)
+    return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+def computed_cells(path: Path, sheet: str, cells: list[str]) -> tuple[dict[str, Any], bool]:
+    """(our value of each of `cells`, whether any was listed as not computed)."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(path).compute()
+    listed = any(s.sheet == sheet and s.cell in cells for s in result.skipped)
+    return {cell: result.values.get((sheet, cell)) for cell in cells}, listed
