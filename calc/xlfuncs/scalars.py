@@ -30,7 +30,7 @@ MODULES: dict[str, str] = {
         OCT2DEC OCT2HEX
     """.split(), "eng"),
     **dict.fromkeys("""
-        CUMIPMT FV IPMT NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD PRICE RATE XNPV
+        CUMIPMT FV IPMT NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD RATE XNPV
     """.split(), "financial"),
     **dict.fromkeys("""
         ERROR.TYPE
