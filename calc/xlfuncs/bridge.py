@@ -11,8 +11,11 @@ arrays, `schedula.EMPTY` and its `XlError` values.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
+
+_IMPORTING = threading.Lock()
 
 # formualizer's error kinds <-> Excel's error text (the same table as calc/fast.py's).
 _KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -68,10 +71,15 @@ def bridged(name: str) -> Callable[..., Any]:
 
     def one(*args: Any) -> Any:
         if not found:
-            implementation = formulas_function(name)
-            if implementation is None:
-                return error("#NAME?")
-            found.append(implementation)
+            # formualizer calls Python functions from several threads: the first calls of two
+            # bridged functions must not import `formulas` modules at once (a partly
+            # initialised module then fails, seen as error cells).
+            with _IMPORTING:
+                if not found:
+                    implementation = formulas_function(name)
+                    if implementation is None:
+                        return error("#NAME?")
+                    found.append(implementation)
         args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
         return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
