@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_IMPORTING = threading.Lock()
+_FORMULAS = threading.RLock()
 
 # formualizer's error kinds <-> Excel's error text (the same table as calc/fast.py's).
 _KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -70,18 +70,19 @@ def bridged(name: str) -> Callable[..., Any]:
     refused = scalars.REFUSING_RANGES.get(name) or range(255)
 
     def one(*args: Any) -> Any:
-        if not found:
-            # formualizer calls Python functions from several threads: the first calls of two
-            # bridged functions must not import `formulas` modules at once (a partly
-            # initialised module then fails, seen as error cells).
-            with _IMPORTING:
-                if not found:
-                    implementation = formulas_function(name)
-                    if implementation is None:
-                        return error("#NAME?")
-                    found.append(implementation)
-        args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
-        return from_formulas(found[0](*[to_formulas(a) for a in args]))
+        # formualizer calls Python functions from several threads, and `formulas` (with
+        # schedula) imports modules lazily inside its functions: two threads importing one
+        # module at once see it partly initialised (AttributeError, an error cell that
+        # varies from run to run). One call into `formulas` at a time; the GIL serialises
+        # this Python work anyway.
+        with _FORMULAS:
+            if not found:
+                implementation = formulas_function(name)
+                if implementation is None:
+                    return error("#NAME?")
+                found.append(implementation)
+            args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+            return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     def call(*args: Any) -> Any:
         if refuses and any(_cells(a) > 1 for i, a in enumerate(args) if i in refused):
