@@ -68,6 +68,7 @@ def bridged(name: str) -> Callable[..., Any]:
     single = scalars.SINGLE_VALUE_ARGUMENTS.get(name, ())
     refuses = name in scalars.REFUSING_RANGES
     refused = scalars.REFUSING_RANGES.get(name) or range(255)
+    matrices = scalars.MATRIX_ARGUMENTS.get(name, ())
 
     def one(*args: Any) -> Any:
         # formualizer calls Python functions from several threads, and `formulas` (with
@@ -85,6 +86,8 @@ def bridged(name: str) -> Callable[..., Any]:
             return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     def call(*args: Any) -> Any:
+        if matrices:
+            args = tuple([[a]] if i in matrices and not isinstance(a, list) else a for i, a in enumerate(args))
         if refuses and any(_cells(a) > 1 for i, a in enumerate(args) if i in refused):
             return error("#VALUE!")
         if any(i < len(args) and _cells(args[i]) > 1 for i in single):

@@ -275,3 +275,7 @@ REFUSING_RANGES: dict[str, tuple[int, ...] | None] = {
 #: Functions (bridged or ours) that apply themselves to each element of an array given where
 #: one value is wanted, measured right on the corpus: the analysis lets them take arrays.
 TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT PMT PV".split()) | {"N", "T"}  # N, T: reference.py
+
+#: Arguments that are matrices: a single value there is a 1x1 matrix (MDETERM(B50) of one
+#: cell is that value; `formulas` answers #VALUE! for a scalar).
+MATRIX_ARGUMENTS: dict[str, tuple[int, ...]] = {"MDETERM": (0,), "MINVERSE": (0,), "MMULT": (0, 1)}

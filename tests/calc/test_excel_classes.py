@@ -87,6 +87,8 @@ ARRAY_EQUAL = [
     ("IMDIV given ranges", "formulas_test.xlsx", "ENGINEERING!AH38"),
     ("N of a multi-cell reference reads its first cell", "formulas_test.xlsx", "INFORMATION!AH19"),
     ("T of a multi-cell reference reads its first cell", "formulas_test.xlsx", "TEXT!AH42"),
+    ("MDETERM of one cell: a 1x1 matrix", "poi_MatrixFormulaEvalTestData.xlsx", "Sheet1!H50"),
+    ("MINVERSE of one cell fills its array range", "poi_MatrixFormulaEvalTestData.xlsx", "Sheet1!H54"),
 ]
 
 #: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
