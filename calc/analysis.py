@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rates_xl.calc.xlfuncs import scalars as _scalars
 from rates_xl.functions.sheet import column_number, is_rates_name
 
 # Functions of single values: over an array Excel applies them element by element.
@@ -74,6 +75,10 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
     "IFS": frozenset(), "SWITCH": frozenset(),
 }
+# Functions computed by `formulas` implementations that apply themselves to each element of
+# an array given where one value is wanted, as Excel does (calc/xlfuncs/scalars.py).
+RANGE_ARGUMENTS.update({name: ALL for name in _scalars.LIFTING if name not in ELEMENTWISE})
+RANGE_ARGUMENTS.update({name: ALL for name in [*_scalars.SINGLE_VALUE_ARGUMENTS, *_scalars.TAKING_ARRAYS]})
 
 # Functions that return an array (or a multi-cell reference) even from single values.
 ARRAY_RESULTS = frozenset("""
@@ -195,6 +200,9 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 return  # the innermost function call takes it as a range: fine
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
+            if plain_range and name in _scalars.REFUSING_RANGES and \
+                    position in (_scalars.REFUSING_RANGES[name] or (position,)):
+                return  # Excel's #VALUE! for a multi-cell reference: the function answers it
             result.hazards.append(f"{name} given {description}")
             if name not in ELEMENTWISE or not plain_range or not in_elementwise():
                 result.liftable = False

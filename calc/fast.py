@@ -462,6 +462,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     from rates_xl.calc import xlfuncs
 
     ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
+    ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
     calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
     todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
@@ -479,6 +480,12 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
             if not _KNOWN.get(name, True):
                 found[name].append(address)
     return dict(found)
+
+
+def _registered() -> set[str]:
+    from rates_xl.calc import routing, xlfuncs
+
+    return set(routing.BRIDGED) | set(xlfuncs.OURS)
 
 
 def engine_spellings(excel_name: str) -> list[str]:

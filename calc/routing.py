@@ -15,6 +15,8 @@ Each entry says what was measured (`python -m bench.excel_corpus`, ../shared/cor
 
 from __future__ import annotations
 
+from rates_xl.calc.xlfuncs import scalars as _scalars
+
 #: Function -> why the `formulas` implementation is used (formualizer's fault it avoids).
 BRIDGED: dict[str, str] = {
     "CONVERT": "formualizer lacks most units and every prefix (#N/A): 1,409 cells",
@@ -53,6 +55,7 @@ BRIDGED: dict[str, str] = {
     "SUMXMY2": "arrays of different shapes: +3",
     "MODE": "no repeated value (#N/A): +2",
 }
+BRIDGED.update(_scalars.WHY)  # Excel's coercions and lifting in scalar functions (calc/xlfuncs/scalars.py)
 
 #: Function -> why it is not computed (the cached value is kept, the cell listed).
 _ARRAY_SHAPING = "formualizer differs from Excel on the corpus (spill shape, errors inside)"

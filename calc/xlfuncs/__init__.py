@@ -6,6 +6,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
+- `reference`: N, T (a reference's first cell);
+- `scalars`: the scalar functions bridged to `formulas` (names only);
 - `omitted`: omitted arguments told apart from 0;
 - `values`: Excel's coercions and elementwise application;
 - `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), through a rewriting of the formula;
@@ -24,6 +26,7 @@ from rates_xl.calc.xlfuncs import (
     groupby_formula,
     lambdas,
     lookup,
+    reference,
     text,
 )
 
@@ -39,6 +42,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
+    "N": reference.n,
+    "T": reference.t,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -59,6 +64,8 @@ WHY = {
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
+    "N": "a multi-cell reference reads its first cell; N(TRUE) is 1",
+    "T": "a multi-cell reference reads its first cell",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -11,8 +11,11 @@ arrays, `schedula.EMPTY` and its `XlError` values.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
+
+_FORMULAS = threading.RLock()
 
 # formualizer's error kinds <-> Excel's error text (the same table as calc/fast.py's).
 _KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -37,8 +40,10 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     only one that needs its own parse-time preparation)."""
     import importlib
 
+    from rates_xl.calc.xlfuncs import scalars
+
     name = name.upper()
-    module = importlib.import_module(f"formulas.functions.{MODULES.get(name, 'stat')}")
+    module = importlib.import_module(f"formulas.functions.{MODULES.get(name) or scalars.MODULES.get(name, 'stat')}")
     table = getattr(module, "FUNCTIONS", {})
     found = table.get(name, table.get(f"_XLFN.{name}"))
     if not callable(found):
@@ -56,20 +61,83 @@ TEXT_ARGUMENTS = {"TEXT": (1,)}
 def bridged(name: str) -> Callable[..., Any]:
     """A formualizer callback computing `name` with the `formulas` implementation (found
     at the first call: a book that calls none of them never imports `formulas`)."""
+    from rates_xl.calc.xlfuncs import scalars
+
     found: list[Callable[..., Any]] = []
     as_text = TEXT_ARGUMENTS.get(name, ())
+    single = scalars.SINGLE_VALUE_ARGUMENTS.get(name, ())
+    refuses = name in scalars.REFUSING_RANGES
+    refused = scalars.REFUSING_RANGES.get(name) or range(255)
+    matrices = scalars.MATRIX_ARGUMENTS.get(name, ())
+
+    def one(*args: Any) -> Any:
+        # formualizer calls Python functions from several threads, and `formulas` (with
+        # schedula) imports modules lazily inside its functions: two threads importing one
+        # module at once see it partly initialised (AttributeError, an error cell that
+        # varies from run to run). One call into `formulas` at a time; the GIL serialises
+        # this Python work anyway.
+        with _FORMULAS:
+            if not found:
+                implementation = formulas_function(name)
+                if implementation is None:
+                    return error("#NAME?")
+                found.append(implementation)
+            args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+            return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     def call(*args: Any) -> Any:
-        if not found:
-            implementation = formulas_function(name)
-            if implementation is None:
-                return error("#NAME?")
-            found.append(implementation)
-        args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
-        return from_formulas(found[0](*[to_formulas(a) for a in args]))
+        if matrices:
+            args = tuple([[a]] if i in matrices and not isinstance(a, list) else a for i, a in enumerate(args))
+        if refuses and any(_cells(a) > 1 for i, a in enumerate(args) if i in refused):
+            return error("#VALUE!")
+        if any(i < len(args) and _cells(args[i]) > 1 for i in single):
+            return _each(one, args, single)
+        return one(*args)
 
     call.__name__ = name
     return call
+
+
+def _cells(value: Any) -> int:
+    if not isinstance(value, list):
+        return 1
+    return sum(len(row) if isinstance(row, list) else 1 for row in value)
+
+
+def _each(one: Callable[..., Any], args: tuple[Any, ...], single: tuple[int, ...]) -> list[list[Any]]:
+    """`one` applied to each element of the arrays given at the `single` positions (read to
+    the largest, #N/A beyond a smaller one), the other arguments as they are."""
+    arrays = [args[i] for i in single if i < len(args) and isinstance(args[i], list)]
+    rows = max(len(a) for a in arrays)
+    cols = max(len(r) if isinstance(r, list) else 1 for a in arrays for r in a)
+    out = []
+    for r in range(rows):
+        line = []
+        for c in range(cols):
+            picked = list(args)
+            for i in single:
+                if i < len(args) and isinstance(args[i], list):
+                    picked[i] = _element(args[i], r, c)
+            line.append(error("#N/A") if any(_is_na_fill(picked[i]) for i in single if i < len(args))
+                        else one(*picked))
+        out.append(line)
+    return out
+
+
+_NA_FILL = object()
+
+
+def _element(array: list[Any], r: int, c: int) -> Any:
+    rows = [row if isinstance(row, list) else [row] for row in array]
+    ri = 0 if len(rows) == 1 else r
+    ci = 0 if len(rows[0]) == 1 else c
+    if ri >= len(rows) or ci >= len(rows[ri]):
+        return _NA_FILL
+    return rows[ri][ci]
+
+
+def _is_na_fill(value: Any) -> bool:
+    return value is _NA_FILL
 
 
 def to_formulas(value: Any) -> Any:

@@ -41,10 +41,11 @@ def excel_value(name: str, address: str) -> Any:
     return _load(name, True)[sheet.strip("'")][cell].value
 
 
-def reproduce(name: str, address: str, tmp: Path) -> tuple[Path, str, str]:
+def reproduce(name: str, address: str, tmp: Path, *, as_array: bool = False) -> tuple[Path, str, str]:
     """A new workbook with the formula at `address` of corpus book `name` and the cached
     values of the cells it reads; returns (path, sheet, cell). The book records the same
-    application as the original (CHAR and CODE depend on it)."""
+    application as the original (CHAR and CODE depend on it). With `as_array`, an array
+    formula stays one over the same range (a legacy Ctrl+Shift+Enter array)."""
     import openpyxl
     from openpyxl.utils.cell import range_boundaries
 
@@ -74,6 +75,10 @@ def reproduce(name: str, address: str, tmp: Path) -> tuple[Path, str, str]:
                 if isinstance(value, str) and value.startswith("#"):
                     target.cell(row=r, column=c).data_type = "e"
     book[sheet][cell] = text
+    if as_array and hasattr(formula, "ref"):
+        from openpyxl.worksheet.formula import ArrayFormula
+
+        book[sheet][cell] = ArrayFormula(formula.ref, text)
     path = tmp / f"case_{cell}.xlsx"
     book.save(path)
     _same_application(corpus_book(name), path)
@@ -106,3 +111,22 @@ def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False) -> tup
     result = calc.compute()
     listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
     return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)
+
+
+def array_range(name: str, address: str) -> list[str]:
+    """Every cell of the legacy array formula anchored at `address` of corpus book `name`."""
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    sheet, cell = address.rsplit("!", 1)
+    formula = _load(name, False)[sheet.strip("'")][cell].value
+    c1, r1, c2, r2 = range_boundaries(getattr(formula, "ref", None) or cell)
+    return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+def computed_cells(path: Path, sheet: str, cells: list[str]) -> tuple[dict[str, Any], bool]:
+    """(our value of each of `cells`, whether any was listed as not computed)."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(path).compute()
+    listed = any(s.sheet == sheet and s.cell in cells for s in result.skipped)
+    return {cell: result.values.get((sheet, cell)) for cell in cells}, listed

@@ -1,0 +1,41 @@
+"""N and T as Excel computes them: given a reference to several cells they read its first
+cell (Excel does not apply them to each cell: formulas_test.xlsx `=N(C19:Q19)` over a
+legacy array range is 4, C19's value, in every cell), and N of a boolean is 1 or 0
+(formualizer answers TRUE)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.values import is_error
+
+
+def _first(value: Any) -> Any:
+    while isinstance(value, list):
+        if not value:
+            return None
+        value = value[0]
+    return value
+
+
+def n(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def N(value: Any) -> Any:  # noqa: N802 - Excel's name
+        value = _first(value)
+        if is_error(value):
+            return value
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, int | float):
+            return value
+        return 0  # text, blank
+    return N
+
+
+def t(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def T(value: Any) -> Any:  # noqa: N802 - Excel's name
+        value = _first(value)
+        if is_error(value) or isinstance(value, str):
+            return value
+        return ""
+    return T
