@@ -446,7 +446,10 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
 
     import formualizer
 
+    from rates_xl.calc import xlfuncs
+
     ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    ours |= set(xlfuncs.OURS)  # registered with every engine copy (`FastModel._register`)
     found: dict[str, list[str]] = collections.defaultdict(list)
     calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
     todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))

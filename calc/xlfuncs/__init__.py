@@ -7,7 +7,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `omitted`: omitted arguments told apart from 0;
-- `values`: Excel's coercions and elementwise application.
+- `values`: Excel's coercions and elementwise application;
+- `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
+- `ordering`: SORT, SORTBY, UNIQUE, FILTER.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import conditional, finance, lookup, text
+from rates_xl.calc.xlfuncs import arrays, conditional, finance, lookup, ordering, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -26,6 +28,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
+    **arrays.FUNCTIONS,
+    **ordering.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -43,6 +47,10 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
+    **{name: "spill shapes, #N/A padding and errors in counts as Excel (formualizer: wrong shapes, "
+             "or unknown): calc/xlfuncs/arrays.py" for name in arrays.FUNCTIONS},
+    **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
+             "calc/xlfuncs/ordering.py" for name in ordering.FUNCTIONS},
 }
 
 
@@ -56,7 +64,9 @@ def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., An
     for name in routing.BRIDGED:
         found[name] = bridge.bridged(name)
     for name, factory in OURS.items():
-        found[name] = _reading_omitted(factory(facts))
+        call = factory(facts)
+        # Functions that tell an omitted argument from an empty cell read the marker themselves.
+        found[name] = call if getattr(call, "reads_omitted", False) else _reading_omitted(call)
     return found
 
 
