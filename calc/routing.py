@@ -55,10 +55,7 @@ BRIDGED: dict[str, str] = {
 }
 
 #: Function -> why it is not computed (the cached value is kept, the cell listed).
-_ARRAY_SHAPING = "formualizer differs from Excel on the corpus (spill shape, errors inside)"
-
 NOT_COMPUTED: dict[str, str] = {
-    "TYPE": "arrays and references: 7 of 32",
 }
 
 

@@ -9,7 +9,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `omitted`: omitted arguments told apart from 0;
 - `values`: Excel's coercions and elementwise application;
 - `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
-- `ordering`: SORT, SORTBY, UNIQUE, FILTER.
+- `ordering`: SORT, SORTBY, UNIQUE, FILTER;
+- `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import arrays, conditional, finance, lookup, ordering, text
+from rates_xl.calc.xlfuncs import arrays, conditional, finance, lookup, ordering, regex, text
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -30,6 +31,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "PV": finance.pv,
     **arrays.FUNCTIONS,
     **ordering.FUNCTIONS,
+    **regex.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -51,6 +53,7 @@ WHY = {
              "or unknown): calc/xlfuncs/arrays.py" for name in arrays.FUNCTIONS},
     **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
              "calc/xlfuncs/ordering.py" for name in ordering.FUNCTIONS},
+    **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
 }
 
 

@@ -1,5 +1,6 @@
 """Excel's array-shaping functions as Excel computes them: VSTACK, HSTACK, CHOOSECOLS,
-CHOOSEROWS, TAKE, DROP, TOCOL, TOROW, EXPAND, WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE.
+CHOOSEROWS, TAKE, DROP, TOCOL, TOROW, EXPAND, WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE; and
+TYPE, which tells an array (64) from a value.
 
 formualizer lacks EXPAND, WRAPROWS, WRAPCOLS, MUNIT and TRIMRANGE, and gets the others'
 shapes and errors wrong on formulas_test.xlsx (VSTACK pads with blanks, not #N/A; an error
@@ -388,9 +389,24 @@ def _kept(filled: list[bool], mode: int) -> range:
     return range(start, end)
 
 
+@excel_function()
+def TYPE(value: Any) -> Any:  # noqa: N802
+    """64 for an array or a range of several cells (formualizer: the first cell's type)."""
+    if is_array(value):
+        return 64.0
+    value = scalar(value)
+    if is_error(value):
+        return 16.0
+    if isinstance(value, bool):
+        return 4.0
+    if isinstance(value, str):
+        return 2.0
+    return 1.0  # a number, or an empty cell
+
+
 #: Excel name -> callback (the factories `calc/xlfuncs/__init__.py` expects).
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     func.__name__: (lambda _facts, func=func: func)
     for func in (VSTACK, HSTACK, CHOOSEROWS, CHOOSECOLS, TAKE, DROP, TOCOL, TOROW, EXPAND,
-                 WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE)
+                 WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE, TYPE)
 }

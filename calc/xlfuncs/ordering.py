@@ -30,7 +30,6 @@ from rates_xl.calc.xlfuncs.arrays import (
 )
 from rates_xl.calc.xlfuncs.values import is_error
 
-
 _ERROR_CODES = {"Null": 1, "Div": 2, "Value": 3, "Ref": 4, "Name": 5, "Num": 6, "Na": 7}
 
 
