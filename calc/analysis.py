@@ -44,6 +44,7 @@ POWER PROPER QUOTIENT RADIANS REPLACE REPT RIGHT ROUND ROUNDDOWN ROUNDUP SEARCH 
 SIN SINH SQRT SUBSTITUTE T TAN TANH TEXT TIME TIMEVALUE TRIM TRUNC UPPER VALUE WEEKDAY
 WEEKNUM YEAR YEARFRAC ISOWEEKNUM DAYS360 CONCATENATE NUMBERVALUE
 REGEXTEST REGEXEXTRACT REGEXREPLACE
+LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFTER ISFORMULA
 """.split())
 
 ALL = None  # every argument takes a range
@@ -70,7 +71,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "XIRR": frozenset({0, 1}), "WORKDAY": frozenset({2}), "NETWORKDAYS": frozenset({2}),
     "WORKDAY.INTL": frozenset({3}), "NETWORKDAYS.INTL": frozenset({3}),
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
-    "IFS": frozenset(), "SWITCH": frozenset(),
+    "IFS": frozenset(), "SWITCH": frozenset(), "ARRAYTOTEXT": frozenset({0}),
 }
 
 # Functions that return an array (or a multi-cell reference) even from single values.
