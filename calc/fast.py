@@ -176,7 +176,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
-            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text)
+            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text, array=True)
             found = analysis.analyse(formula, size, arrays, names)
             rates = any(analysis.is_rates(f) for f in found.functions)
             for rr in range(r1, r2 + 1):  # stored values of a spill block it: empty the range
@@ -328,12 +328,12 @@ def _save(book: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _engine_formula(formula: str) -> str:
+def _engine_formula(formula: str, array: bool = False) -> str:
     from rates_xl.calc import xlfuncs
 
     if "RATES" in formula.upper():
         formula = engine.fill_omitted_arguments(formula)
-    return xlfuncs.engine_formula(formula)
+    return xlfuncs.engine_formula(formula, array)
 
 
 def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:

@@ -10,7 +10,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `values`: Excel's coercions and elementwise application;
 - `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
-- `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE.
+- `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
+- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
 from __future__ import annotations
@@ -83,12 +84,14 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-def engine_formula(formula: str) -> str:
-    """The engine's copy of a formula: omitted arguments of our functions marked
+def engine_formula(formula: str, array: bool = False) -> str:
+    """The engine's copy of a formula: reference operators on plain ranges resolved
+    (`calc/xlfuncs/references.py`), omitted arguments of our functions marked
     (`calc/xlfuncs/omitted.py`)."""
     from rates_xl.calc.xlfuncs.omitted import mark
+    from rates_xl.calc.xlfuncs.references import resolve
 
-    return mark(formula, set(OURS))
+    return mark(resolve(formula, array), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

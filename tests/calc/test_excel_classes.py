@@ -72,6 +72,13 @@ EQUAL = [
     ("REGEXEXTRACT of a group", "formulas_test.xlsx", "EXTRA!I4"),
     ("REGEXEXTRACT of no match", "formulas_test.xlsx", "EXTRA!I5"),
     ("REGEXREPLACE of a number", "formulas_test.xlsx", "TEXT!S32"),
+    # Reference operators (calc/xlfuncs/references.py).
+    ("AREAS of a union", "formulas_test.xlsx", "LOOKUP!S4"),
+    ("AREAS of a union intersected", "formulas_test.xlsx", "LOOKUP!V4"),
+    ("ROW of an empty intersection", "formulas_test.xlsx", "LOOKUP!AG113"),
+    ("ROW of an intersection", "formulas_test.xlsx", "LOOKUP!AG114"),
+    ("COLUMN of an intersection", "formulas_test.xlsx", "LOOKUP!AG14"),
+    ("TRANSPOSE of an intersection", "formulas_test.xlsx", "LOOKUP!T134"),
     # Range arguments (calc/analysis.py).
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
