@@ -196,3 +196,67 @@ def _one(value: Any, values: list[Any], mode: int, search: int) -> Any:
     found = position(value, values, mode, search)
     return error("#N/A") if found is None else found
 
+
+
+# -- LOOKUP: Excel's approximate (binary) search over mixed types -------------------------------
+def approximate(value: Any, values: list[Any]) -> int | None:
+    """The index Excel's LOOKUP finds for `value`: the last value of the same type not larger
+    than it, by Excel's bisection (its answer on unsorted data too). Values of another type
+    (and blanks, errors) are stepped over: from a middle one of another type the search looks
+    right, then left, within the bounds for one of the lookup value's type; an equal value
+    ends the search. Worked out on formulas_test.xlsx's LOOKUP rows (every mixed-type case)."""
+    if value is None:
+        value = 0.0
+    target = _key(value)
+    lo, hi, best = 0, len(values) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        index = next((i for i in range(mid, hi + 1) if _same_type(values[i], target)), None)
+        if index is None:
+            index = next((i for i in range(mid - 1, lo - 1, -1) if _same_type(values[i], target)), None)
+        if index is None:
+            break
+        key = _key(values[index])
+        if key == target:
+            return index
+        if key < target:
+            best, lo = index, index + 1
+        else:
+            hi = min(mid, index) - 1
+    return best
+
+
+def _same_type(value: Any, target: tuple[int, Any]) -> bool:
+    return value is not None and not is_error(value) and _rank(value) == target[0]
+
+
+def lookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def LOOKUP(lookup_value: Any, lookup_vector: Any, result_vector: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            return [[LOOKUP(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
+        if is_error(lookup_value):
+            return lookup_value
+        rows = lookup_vector if isinstance(lookup_vector, list) else [[lookup_vector]]
+        if result_vector is None and len(rows) > 1 and len(rows[0]) > 1:
+            # The array form: the first row (wider than tall) or column, the last one answers.
+            if len(rows[0]) > len(rows):
+                searched, answers = list(rows[0]), list(rows[-1])
+            else:
+                searched, answers = [r[0] for r in rows], [r[-1] for r in rows]
+        else:
+            vector = _vector(rows)
+            if vector is None:
+                return error("#N/A")
+            searched = vector[0]
+            answers = searched
+            if result_vector is not None:
+                result = _vector(result_vector if isinstance(result_vector, list) else [[result_vector]])
+                if result is None:
+                    return error("#N/A")
+                answers = result[0]
+        index = approximate(lookup_value, searched)
+        if index is None or index >= len(answers):
+            return error("#N/A")
+        found = answers[index]
+        return 0.0 if found is None else found
+    return LOOKUP

@@ -79,6 +79,10 @@ EQUAL = [
     ("ROW of an intersection", "formulas_test.xlsx", "LOOKUP!AG114"),
     ("COLUMN of an intersection", "formulas_test.xlsx", "LOOKUP!AG14"),
     ("TRANSPOSE of an intersection", "formulas_test.xlsx", "LOOKUP!T134"),
+    # LOOKUP's bisection over mixed types (calc/xlfuncs/lookup.py).
+    ("LOOKUP stepping over text", "formulas_test.xlsx", "LOOKUP!AG57"),
+    ("LOOKUP of an unsorted vector", "formulas_test.xlsx", "LOOKUP!S62"),
+    ("LOOKUP of a boolean", "formulas_test.xlsx", "LOOKUP!Y62"),
     # Range arguments (calc/analysis.py).
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
