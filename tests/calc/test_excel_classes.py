@@ -82,7 +82,7 @@ EQUAL = [
     # LOOKUP's bisection over mixed types (calc/xlfuncs/lookup.py).
     ("LOOKUP stepping over text", "formulas_test.xlsx", "LOOKUP!AG57"),
     ("LOOKUP of an unsorted vector", "formulas_test.xlsx", "LOOKUP!S62"),
-    ("LOOKUP of a boolean", "formulas_test.xlsx", "LOOKUP!Y62"),
+    ("LOOKUP stepping over booleans", "formulas_test.xlsx", "LOOKUP!T58"),
     # Range arguments (calc/analysis.py).
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
