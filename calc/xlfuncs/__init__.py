@@ -3,7 +3,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 
 - `bridge`: the `formulas` package's implementations, called from formualizer;
 - `text`: CHAR, CODE (the code page of the Excel that saved the book);
-- `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP (Excel's bisection);
+- `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP, MATCH, VLOOKUP, HLOOKUP
+  (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `omitted`: omitted arguments told apart from 0;
@@ -28,6 +29,9 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "XLOOKUP": lookup.xlookup,
     "XMATCH": lookup.xmatch,
     "LOOKUP": lookup.lookup,
+    "MATCH": lookup.match,
+    "VLOOKUP": lookup.vlookup,
+    "HLOOKUP": lookup.hlookup,
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
@@ -43,6 +47,9 @@ WHY = {
     "XLOOKUP": "match modes -1/1 and binary searches #N/A; empty lookup values: ironcalc_XLOOKUP 269 -> 429 of 439",
     "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells",
     "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
+    "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
+    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A)",
+    "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
     "SUMIF": "as SUMIFS",
     "AVERAGEIFS": "as SUMIFS",

@@ -260,3 +260,103 @@ def lookup(_facts: dict[str, Any]) -> Callable[..., Any]:
         found = answers[index]
         return 0.0 if found is None else found
     return LOOKUP
+
+
+def _exact(value: Any, values: list[Any]) -> int | None:
+    """Exact match, text without case and with wildcards (MATCH 0, VLOOKUP FALSE); an empty
+    lookup value is 0 (it does not find an empty text)."""
+    if value is None:
+        value = 0.0
+    return position(value, values, 2 if isinstance(value, str) else 0, 1)
+
+
+def descending(value: Any, values: list[Any]) -> int | None:
+    """MATCH's -1: values of the lookup value's type are read from the first while they are
+    not smaller than it; the last of them is the answer (formulas_test.xlsx, every case of
+    rows 83-91: unsorted and mixed-type arrays included)."""
+    target = _key(0.0 if value is None else value)
+    best = None
+    for i, v in enumerate(values):
+        if not _same_type(v, target):
+            continue
+        key = _key(v)
+        if key < target:
+            break
+        best = i
+    return best
+
+
+def _truthy(value: Any, default: bool) -> bool | dict:
+    if value is None:
+        return default
+    if is_error(value):
+        return value
+    if isinstance(value, str):
+        upper = value.strip().upper()
+        if upper in ("TRUE", "FALSE"):
+            return upper == "TRUE"
+        try:
+            return float(upper) != 0
+        except ValueError:
+            return error("#VALUE!")
+    return bool(value)
+
+
+def match(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def MATCH(lookup_value: Any, lookup_array: Any, match_type: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            return [[MATCH(v, lookup_array, match_type) for v in row] for row in lookup_value]
+        if is_error(lookup_value):
+            return lookup_value
+        kind = _int(match_type, 1)
+        if is_error(kind):
+            return kind
+        vector = _vector(lookup_array)
+        if vector is None:
+            return error("#N/A")
+        values = vector[0]
+        if kind == 0:
+            found = _exact(lookup_value, values)
+        else:
+            found = descending(lookup_value, values) if kind < 0 else approximate(lookup_value, values)
+        return error("#N/A") if found is None else found + 1
+    return MATCH
+
+
+def _table_lookup(by_rows: bool) -> Callable[..., Any]:
+    def TABLE_LOOKUP(lookup_value: Any, table: Any, index: Any, range_lookup: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            return [[TABLE_LOOKUP(v, table, index, range_lookup) for v in row] for row in lookup_value]
+        if is_error(lookup_value):
+            return lookup_value
+        n = _int(index, 0)
+        if is_error(n):
+            return n
+        approximate_match = _truthy(range_lookup, True)
+        if is_error(approximate_match):
+            return approximate_match
+        rows = table if isinstance(table, list) else [[table]]
+        lines = rows if by_rows else [list(column) for column in zip(*rows, strict=True)]
+        if n < 1:
+            return error("#VALUE!")
+        if n > len(lines[0]):
+            return error("#REF!")
+        keys = [line[0] for line in lines]
+        found = approximate(lookup_value, keys) if approximate_match else _exact(lookup_value, keys)
+        if found is None:
+            return error("#N/A")
+        value = lines[found][n - 1]
+        return 0.0 if value is None else value
+    return TABLE_LOOKUP
+
+
+def vlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = _table_lookup(by_rows=True)
+    call.__name__ = "VLOOKUP"
+    return call
+
+
+def hlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = _table_lookup(by_rows=False)
+    call.__name__ = "HLOOKUP"
+    return call
