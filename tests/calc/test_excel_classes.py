@@ -83,6 +83,11 @@ EQUAL = [
     ("LOOKUP stepping over text", "formulas_test.xlsx", "LOOKUP!AG57"),
     ("LOOKUP of an unsorted vector", "formulas_test.xlsx", "LOOKUP!S62"),
     ("LOOKUP stepping over booleans", "formulas_test.xlsx", "LOOKUP!T58"),
+    ("MATCH -1 over an ascending array", "formulas_test.xlsx", "LOOKUP!S84"),
+    ("MATCH -1 over mixed types", "formulas_test.xlsx", "LOOKUP!R90"),
+    ("MATCH 1 stepping over booleans", "formulas_test.xlsx", "LOOKUP!T67"),
+    ("VLOOKUP of an error", "formulas_test.xlsx", "LOOKUP!AB143"),
+    ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
     # Range arguments (calc/analysis.py).
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
