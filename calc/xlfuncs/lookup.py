@@ -5,7 +5,7 @@ skipped. formualizer answers #N/A for the next-smaller / next-larger modes over 
 searches and for several mixed-type arrays (ironcalc_XLOOKUP.xlsx, formulas_test.xlsx).
 
 Excel orders values by type first (numbers < text < booleans), text without regard to case;
-a linear next-smaller / next-larger search considers values of the lookup value's type only.
+a linear next-smaller / next-larger search compares across types in that order.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
             order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
             return next((i for i in order if values[i] is None or values[i] == ""), None)
+        if match_mode in (-1, 1) and search_mode in (1, -1):
+            return _linear_nearest((3, 0.0), values, match_mode, search_mode)
         value = 0.0  # elsewhere it is read as 0
     target = _key(value)
     if search_mode in (2, -2):
@@ -77,10 +79,24 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
             if isinstance(v, str) and pattern.fullmatch(v):
                 return i
         return None
+    if match_mode in (-1, 1):
+        return _linear_nearest(target, values, match_mode, search_mode)
+    for i in order:
+        v = values[i]
+        if v is not None and not is_error(v) and _key(v) == target:
+            return i
+    return None
+
+
+def _linear_nearest(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
+    """Exact, else the next smaller (-1) or larger (1) value in Excel's order across types
+    (numbers < text < booleans: XMATCH("b", {1,4.1}, -1) finds 4.1); an empty lookup value
+    is above every value (formulas_test.xlsx, XMATCH rows 171-197)."""
+    order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
     best = None
     for i in order:
         v = values[i]
-        if v is None or is_error(v) or _rank(v) != target[0]:
+        if v is None or is_error(v):
             continue
         key = _key(v)
         if key == target:
@@ -89,7 +105,7 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
             best = i
         elif match_mode == 1 and key > target and (best is None or key < _key(values[best])):
             best = i
-    return best if match_mode in (-1, 1) else None
+    return best
 
 
 def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:

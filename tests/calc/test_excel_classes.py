@@ -88,6 +88,8 @@ EQUAL = [
     ("MATCH 1 stepping over booleans", "formulas_test.xlsx", "LOOKUP!T67"),
     ("VLOOKUP of an error", "formulas_test.xlsx", "LOOKUP!AB143"),
     ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
+    ("XMATCH next smaller across types", "formulas_test.xlsx", "LOOKUP!X189"),
+    ("XMATCH next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W190"),
     # Range arguments (calc/analysis.py).
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
