@@ -114,3 +114,40 @@ def test_listed_when_not_computed(case, book, address, tmp_path):
     path, sheet, cell = reproduce(book, address, tmp_path)
     ours, flagged = computed(path, sheet, cell, reasons=True)
     assert flagged and case in flagged, f"{case}: {address} gave {ours!r}, not listed ({flagged})"
+
+
+#: (class, corpus book, array formula range): every cell of a multi-cell array formula's range.
+ARRAYS = [
+    ("ROW of a two-row range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AK112:AM114"),
+    ("COLUMN of a two-column range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AN12:AP14"),
+    ("SORT of a row with every type", "formulas_test.xlsx", "LOOKUP!U118:AI118"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "area"), ARRAYS, ids=[f"{c[0]}:{c[2]}" for c in ARRAYS])
+def test_array_range_as_excel(case, book, area, tmp_path):
+    """The array formula entered over the same range in a book made here (every cell it reads
+    at Excel's cached value): each cell of the range is Excel's."""
+    import openpyxl
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from tests.calc.excel_cases import corpus_book
+
+    sheet, ref = area.split("!")
+    c1, r1, c2, r2 = range_boundaries(ref)
+    anchor = f"{get_column_letter(c1)}{r1}"
+    path, _, _ = reproduce(book, f"{sheet}!{anchor}", tmp_path)
+    made = openpyxl.load_workbook(path)
+    text = openpyxl.load_workbook(corpus_book(book))[sheet][anchor].value.text
+    made[sheet][anchor] = ArrayFormula(ref, text)
+    made.save(path)
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(path).compute()
+    assert not [s for s in result.skipped if s.sheet == sheet], result.skipped
+    for r in range(r1, r2 + 1):
+        for c in range(c1, c2 + 1):
+            cell = f"{get_column_letter(c)}{r}"
+            ours, theirs = result.values.get((sheet, cell)), excel_value(book, f"{sheet}!{cell}")
+            assert same(ours, theirs), f"{case}: {sheet}!{cell} gave {ours!r}, Excel {theirs!r}"
