@@ -72,6 +72,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "WORKDAY.INTL": frozenset({3}), "NETWORKDAYS.INTL": frozenset({3}),
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
     "IFS": frozenset(), "SWITCH": frozenset(), "ARRAYTOTEXT": frozenset({0}),
+    "TEXTBEFORE": frozenset({1}), "TEXTAFTER": frozenset({1}), "TEXTSPLIT": frozenset({1, 2}),
 }
 
 # Functions that return an array (or a multi-cell reference) even from single values.

@@ -12,6 +12,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
+- `delimited`: TEXTBEFORE, TEXTAFTER;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -20,7 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import arrays, conditional, finance, lookup, ordering, regex, text
+from rates_xl.calc.xlfuncs import (
+    arrays,
+    conditional,
+    delimited,
+    finance,
+    lookup,
+    ordering,
+    regex,
+    text,
+)
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
@@ -38,6 +48,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **arrays.FUNCTIONS,
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
+    **delimited.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -64,6 +75,8 @@ WHY = {
     **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
              "calc/xlfuncs/ordering.py" for name in ordering.FUNCTIONS},
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
+    **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
+       for name in delimited.FUNCTIONS},
 }
 
 
