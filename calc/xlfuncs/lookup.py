@@ -10,6 +10,7 @@ a linear next-smaller / next-larger search compares across types in that order.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -137,8 +138,8 @@ def _int(value: Any, default: int) -> int | dict:
     if is_error(value):
         return value
     try:
-        return int(float(value))
-    except (TypeError, ValueError):
+        return math.floor(float(value))  # Excel's INT: a mode of -1.1 is -2 (formulas_test LOOKUP!AH162)
+    except (TypeError, ValueError, OverflowError):
         return error("#VALUE!")
 
 
