@@ -64,7 +64,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
         TRIMRANGE MUNIT TYPE
     """.split()},
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
-    "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
+    "VLOOKUP": frozenset({1, 2}), "HLOOKUP": frozenset({1, 2}), "LOOKUP": frozenset({1, 2}),
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),
     "AVERAGEIF": frozenset({0, 2}), "OFFSET": frozenset({0}), "NPV": frozenset(range(1, 255)),
     "IRR": frozenset({0}), "MIRR": frozenset({0}), "XNPV": frozenset({1, 2}),

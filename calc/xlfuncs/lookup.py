@@ -343,7 +343,11 @@ def match(_facts: dict[str, Any]) -> Callable[..., Any]:
 def _table_lookup(by_rows: bool) -> Callable[..., Any]:
     def TABLE_LOOKUP(lookup_value: Any, table: Any, index: Any, range_lookup: Any = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
+            if isinstance(index, list):
+                return error("#VALUE!")  # arrays in both: not handled here (stale if Excel differs)
             return [[TABLE_LOOKUP(v, table, index, range_lookup) for v in row] for row in lookup_value]
+        if isinstance(index, list):  # an array of column (row) numbers: one value each
+            return [[_single(TABLE_LOOKUP(lookup_value, table, i, range_lookup)) for i in row] for row in index]
         if is_error(lookup_value):
             return lookup_value
         n = _int(index, 0)
@@ -365,6 +369,10 @@ def _table_lookup(by_rows: bool) -> Callable[..., Any]:
         value = lines[found][n - 1]
         return 0.0 if value is None else value
     return TABLE_LOOKUP
+
+
+def _single(value: Any) -> Any:
+    return value[0][0] if isinstance(value, list) else value
 
 
 def vlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
