@@ -44,6 +44,8 @@ ISNUMBER ISODD ISTEXT LEFT LEN LN LOG LOG10 LOWER MID MINUTE MOD MONTH MROUND N 
 POWER PROPER QUOTIENT RADIANS REPLACE REPT RIGHT ROUND ROUNDDOWN ROUNDUP SEARCH SECOND SIGN
 SIN SINH SQRT SUBSTITUTE T TAN TANH TEXT TIME TIMEVALUE TRIM TRUNC UPPER VALUE WEEKDAY
 WEEKNUM YEAR YEARFRAC ISOWEEKNUM DAYS360 CONCATENATE NUMBERVALUE
+REGEXTEST REGEXEXTRACT REGEXREPLACE
+LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFTER ISFORMULA
 """.split())
 
 ALL = None  # every argument takes a range
@@ -60,20 +62,22 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
         SUBTOTAL GEOMEAN HARMEAN AVEDEV DEVSQ KURT SKEW FREQUENCY SUMX2MY2 SUMX2PY2 SUMXMY2
         ISREF AREAS TOCOL TOROW HSTACK VSTACK CHOOSECOLS CHOOSEROWS TAKE DROP EXPAND WRAPROWS
         WRAPCOLS MAXIFS MINIFS AVERAGEIFS SUMIFS COUNTIFS
+        TRIMRANGE MUNIT TYPE
     """.split()},
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
-    "VLOOKUP": frozenset({1}), "HLOOKUP": frozenset({1}), "LOOKUP": frozenset({1, 2}),
+    "VLOOKUP": frozenset({1, 2}), "HLOOKUP": frozenset({1, 2}), "LOOKUP": frozenset({1, 2}),
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "SUMIF": frozenset({0, 2}),
     "AVERAGEIF": frozenset({0, 2}), "OFFSET": frozenset({0}), "NPV": frozenset(range(1, 255)),
     "IRR": frozenset({0}), "MIRR": frozenset({0}), "XNPV": frozenset({1, 2}),
     "XIRR": frozenset({0, 1}), "WORKDAY": frozenset({2}), "NETWORKDAYS": frozenset({2}),
     "WORKDAY.INTL": frozenset({3}), "NETWORKDAYS.INTL": frozenset({3}),
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
-    "IFS": frozenset(), "SWITCH": frozenset(),
+    "IFS": frozenset(), "SWITCH": frozenset(), "ARRAYTOTEXT": frozenset({0}),
+    "TEXTBEFORE": frozenset({1}), "TEXTAFTER": frozenset({1}), "TEXTSPLIT": frozenset({1, 2}),
 }
 # Functions computed by `formulas` implementations that apply themselves to each element of
 # an array given where one value is wanted, as Excel does (calc/xlfuncs/scalars.py).

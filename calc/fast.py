@@ -183,7 +183,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
-            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text)
+            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text, array=True)
             try:
                 formula = structured.rewrite(formula, r, tables)
             except structured.UnknownReference as exc:
@@ -340,12 +340,12 @@ def _save(book: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _engine_formula(formula: str) -> str:
+def _engine_formula(formula: str, array: bool = False) -> str:
     from rates_xl.calc import xlfuncs
 
     if "RATES" in formula.upper():
         formula = engine.fill_omitted_arguments(formula)
-    return xlfuncs.engine_formula(formula)
+    return xlfuncs.engine_formula(formula, array)
 
 
 def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:
@@ -458,9 +458,9 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
 
     import formualizer
 
-    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
     from rates_xl.calc import xlfuncs
 
+    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
     ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
     ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)

@@ -58,19 +58,7 @@ BRIDGED: dict[str, str] = {
 BRIDGED.update(_scalars.WHY)  # Excel's coercions and lifting in scalar functions (calc/xlfuncs/scalars.py)
 
 #: Function -> why it is not computed (the cached value is kept, the cell listed).
-_ARRAY_SHAPING = "formualizer differs from Excel on the corpus (spill shape, errors inside)"
-
 NOT_COMPUTED: dict[str, str] = {
-    "VSTACK": _ARRAY_SHAPING + ": 90 of 90 cells wrong",
-    "HSTACK": _ARRAY_SHAPING + ": 21 of 21",
-    "CHOOSECOLS": _ARRAY_SHAPING + ": 36 of 58",
-    "CHOOSEROWS": _ARRAY_SHAPING + ": 18 of 40",
-    "TAKE": _ARRAY_SHAPING + ": 23 of 37",
-    "DROP": _ARRAY_SHAPING + ": 16 of 48",
-    "TOCOL": _ARRAY_SHAPING + ": 17 of 46",
-    "TOROW": _ARRAY_SHAPING + ": 10 of 36",
-    "SORTBY": _ARRAY_SHAPING + ": 18 of 26",
-    "TYPE": "arrays and references: 7 of 32",
 }
 
 

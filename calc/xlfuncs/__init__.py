@@ -3,7 +3,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 
 - `bridge`: the `formulas` package's implementations, called from formualizer;
 - `text`: CHAR, CODE (the code page of the Excel that saved the book);
-- `lookup`: XLOOKUP, XMATCH (every match and search mode);
+- `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP, MATCH, VLOOKUP, HLOOKUP
+  (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
@@ -12,6 +13,11 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `values`: Excel's coercions and elementwise application;
 - `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), through a rewriting of the formula;
 - `groupby`: GROUPBY and PIVOTBY.
+- `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
+- `ordering`: SORT, SORTBY, UNIQUE, FILTER;
+- `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
+- `delimited`: TEXTBEFORE, TEXTAFTER;
+- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
 from __future__ import annotations
@@ -20,13 +26,17 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs import (
+    arrays,
     conditional,
+    delimited,
     finance,
     groupby,
     groupby_formula,
     lambdas,
     lookup,
+    ordering,
     reference,
+    regex,
     text,
 )
 
@@ -36,6 +46,10 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "CODE": text.code,
     "XLOOKUP": lookup.xlookup,
     "XMATCH": lookup.xmatch,
+    "LOOKUP": lookup.lookup,
+    "MATCH": lookup.match,
+    "VLOOKUP": lookup.vlookup,
+    "HLOOKUP": lookup.hlookup,
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
@@ -44,6 +58,10 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "PIVOTBY": groupby.pivotby,
     "N": reference.n,
     "T": reference.t,
+    **arrays.FUNCTIONS,
+    **ordering.FUNCTIONS,
+    **regex.FUNCTIONS,
+    **delimited.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -52,6 +70,10 @@ WHY = {
     "CODE": "as CHAR",
     "XLOOKUP": "match modes -1/1 and binary searches #N/A; empty lookup values: ironcalc_XLOOKUP 269 -> 429 of 439",
     "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells",
+    "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
+    "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
+    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A)",
+    "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
     "SUMIF": "as SUMIFS",
     "AVERAGEIFS": "as SUMIFS",
@@ -66,6 +88,13 @@ WHY = {
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
     "N": "a multi-cell reference reads its first cell; N(TRUE) is 1",
     "T": "a multi-cell reference reads its first cell",
+    **{name: "spill shapes, #N/A padding and errors in counts as Excel (formualizer: wrong shapes, "
+             "or unknown): calc/xlfuncs/arrays.py" for name in arrays.FUNCTIONS},
+    **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
+             "calc/xlfuncs/ordering.py" for name in ordering.FUNCTIONS},
+    **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
+    **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
+       for name in delimited.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -102,7 +131,9 @@ def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., An
     for name in routing.BRIDGED:
         found[name] = bridge.bridged(name)
     for name, factory in OURS.items():
-        found[name] = _reading_omitted(factory(facts))
+        call = factory(facts)
+        # Functions that tell an omitted argument from an empty cell read the marker themselves.
+        found[name] = call if getattr(call, "reads_omitted", False) else _reading_omitted(call)
     return found
 
 
@@ -116,12 +147,14 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-def engine_formula(formula: str) -> str:
-    """The engine's copy of a formula: the LAMBDA family rewritten (`lambdas.py`), omitted
+def engine_formula(formula: str, array: bool = False) -> str:
+    """The engine's copy of a formula: reference operators on plain ranges resolved
+    (`calc/xlfuncs/references.py`), the LAMBDA family rewritten (`lambdas.py`), omitted
     arguments of our functions marked (`calc/xlfuncs/omitted.py`)."""
     from rates_xl.calc.xlfuncs.omitted import mark
+    from rates_xl.calc.xlfuncs.references import resolve
 
-    return mark(groupby_formula.rewrite(lambdas.rewrite(formula)), set(OURS))
+    return mark(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array))), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

@@ -5,11 +5,12 @@ skipped. formualizer answers #N/A for the next-smaller / next-larger modes over 
 searches and for several mixed-type arrays (ironcalc_XLOOKUP.xlsx, formulas_test.xlsx).
 
 Excel orders values by type first (numbers < text < booleans), text without regard to case;
-a linear next-smaller / next-larger search considers values of the lookup value's type only.
+a linear next-smaller / next-larger search compares across types in that order.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,8 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
             order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
             return next((i for i in order if values[i] is None or values[i] == ""), None)
+        if match_mode in (-1, 1) and search_mode in (1, -1):
+            return _linear_nearest((3, 0.0), values, match_mode, search_mode)
         value = 0.0  # elsewhere it is read as 0
     target = _key(value)
     if search_mode in (2, -2):
@@ -77,10 +80,24 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
             if isinstance(v, str) and pattern.fullmatch(v):
                 return i
         return None
+    if match_mode in (-1, 1):
+        return _linear_nearest(target, values, match_mode, search_mode)
+    for i in order:
+        v = values[i]
+        if v is not None and not is_error(v) and _key(v) == target:
+            return i
+    return None
+
+
+def _linear_nearest(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
+    """Exact, else the next smaller (-1) or larger (1) value in Excel's order across types
+    (numbers < text < booleans: XMATCH("b", {1,4.1}, -1) finds 4.1); an empty lookup value
+    is above every value (formulas_test.xlsx, XMATCH rows 171-197)."""
+    order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
     best = None
     for i in order:
         v = values[i]
-        if v is None or is_error(v) or _rank(v) != target[0]:
+        if v is None or is_error(v):
             continue
         key = _key(v)
         if key == target:
@@ -89,7 +106,7 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
             best = i
         elif match_mode == 1 and key > target and (best is None or key < _key(values[best])):
             best = i
-    return best if match_mode in (-1, 1) else None
+    return best
 
 
 def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
@@ -121,8 +138,8 @@ def _int(value: Any, default: int) -> int | dict:
     if is_error(value):
         return value
     try:
-        return int(float(value))
-    except (TypeError, ValueError):
+        return math.floor(float(value))  # Excel's INT: a mode of -1.1 is -2 (formulas_test LOOKUP!AH162)
+    except (TypeError, ValueError, OverflowError):
         return error("#VALUE!")
 
 
@@ -196,3 +213,175 @@ def _one(value: Any, values: list[Any], mode: int, search: int) -> Any:
     found = position(value, values, mode, search)
     return error("#N/A") if found is None else found
 
+
+
+# -- LOOKUP: Excel's approximate (binary) search over mixed types -------------------------------
+def approximate(value: Any, values: list[Any]) -> int | None:
+    """The index Excel's LOOKUP finds for `value`: the last value of the same type not larger
+    than it, by Excel's bisection (its answer on unsorted data too). Values of another type
+    (and blanks, errors) are stepped over: from a middle one of another type the search looks
+    right, then left, within the bounds for one of the lookup value's type; an equal value
+    ends the search. Worked out on formulas_test.xlsx's LOOKUP rows (every mixed-type case)."""
+    if value is None:
+        value = 0.0
+    target = _key(value)
+    lo, hi, best = 0, len(values) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        index = next((i for i in range(mid, hi + 1) if _same_type(values[i], target)), None)
+        if index is None:
+            index = next((i for i in range(mid - 1, lo - 1, -1) if _same_type(values[i], target)), None)
+        if index is None:
+            break
+        key = _key(values[index])
+        if key == target:
+            return index
+        if key < target:
+            best, lo = index, index + 1
+        else:
+            hi = min(mid, index) - 1
+    return best
+
+
+def _same_type(value: Any, target: tuple[int, Any]) -> bool:
+    return value is not None and not is_error(value) and _rank(value) == target[0]
+
+
+def lookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def LOOKUP(lookup_value: Any, lookup_vector: Any, result_vector: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            return [[LOOKUP(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
+        if is_error(lookup_value):
+            return lookup_value
+        rows = lookup_vector if isinstance(lookup_vector, list) else [[lookup_vector]]
+        if result_vector is None and len(rows) > 1 and len(rows[0]) > 1:
+            # The array form: the first row (wider than tall) or column, the last one answers.
+            if len(rows[0]) > len(rows):
+                searched, answers = list(rows[0]), list(rows[-1])
+            else:
+                searched, answers = [r[0] for r in rows], [r[-1] for r in rows]
+        else:
+            vector = _vector(rows)
+            if vector is None:
+                return error("#N/A")
+            searched = vector[0]
+            answers = searched
+            if result_vector is not None:
+                result = _vector(result_vector if isinstance(result_vector, list) else [[result_vector]])
+                if result is None:
+                    return error("#N/A")
+                answers = result[0]
+        index = approximate(lookup_value, searched)
+        if index is None or index >= len(answers):
+            return error("#N/A")
+        found = answers[index]
+        return 0.0 if found is None else found
+    return LOOKUP
+
+
+def _exact(value: Any, values: list[Any]) -> int | None:
+    """Exact match, text without case and with wildcards (MATCH 0, VLOOKUP FALSE); an empty
+    lookup value is 0 (it does not find an empty text)."""
+    if value is None:
+        value = 0.0
+    return position(value, values, 2 if isinstance(value, str) else 0, 1)
+
+
+def descending(value: Any, values: list[Any]) -> int | None:
+    """MATCH's -1: values of the lookup value's type are read from the first while they are
+    not smaller than it; the last of them is the answer (formulas_test.xlsx, every case of
+    rows 83-91: unsorted and mixed-type arrays included)."""
+    target = _key(0.0 if value is None else value)
+    best = None
+    for i, v in enumerate(values):
+        if not _same_type(v, target):
+            continue
+        key = _key(v)
+        if key < target:
+            break
+        best = i
+    return best
+
+
+def _truthy(value: Any, default: bool) -> bool | dict:
+    if value is None:
+        return default
+    if is_error(value):
+        return value
+    if isinstance(value, str):
+        upper = value.strip().upper()
+        if upper in ("TRUE", "FALSE"):
+            return upper == "TRUE"
+        try:
+            return float(upper) != 0
+        except ValueError:
+            return error("#VALUE!")
+    return bool(value)
+
+
+def match(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def MATCH(lookup_value: Any, lookup_array: Any, match_type: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            return [[MATCH(v, lookup_array, match_type) for v in row] for row in lookup_value]
+        if is_error(lookup_value):
+            return lookup_value
+        kind = _int(match_type, 1)
+        if is_error(kind):
+            return kind
+        vector = _vector(lookup_array)
+        if vector is None:
+            return error("#N/A")
+        values = vector[0]
+        if kind == 0:
+            found = _exact(lookup_value, values)
+        else:
+            found = descending(lookup_value, values) if kind < 0 else approximate(lookup_value, values)
+        return error("#N/A") if found is None else found + 1
+    return MATCH
+
+
+def _table_lookup(by_rows: bool) -> Callable[..., Any]:
+    def TABLE_LOOKUP(lookup_value: Any, table: Any, index: Any, range_lookup: Any = None) -> Any:  # noqa: N802
+        if isinstance(lookup_value, list):
+            if isinstance(index, list):
+                return error("#VALUE!")  # arrays in both: not handled here (stale if Excel differs)
+            return [[TABLE_LOOKUP(v, table, index, range_lookup) for v in row] for row in lookup_value]
+        if isinstance(index, list):  # an array of column (row) numbers: one value each
+            return [[_single(TABLE_LOOKUP(lookup_value, table, i, range_lookup)) for i in row] for row in index]
+        if is_error(lookup_value):
+            return lookup_value
+        n = _int(index, 0)
+        if is_error(n):
+            return n
+        approximate_match = _truthy(range_lookup, True)
+        if is_error(approximate_match):
+            return approximate_match
+        rows = table if isinstance(table, list) else [[table]]
+        lines = rows if by_rows else [list(column) for column in zip(*rows, strict=True)]
+        if n < 1:
+            return error("#VALUE!")
+        if n > len(lines[0]):
+            return error("#REF!")
+        keys = [line[0] for line in lines]
+        found = approximate(lookup_value, keys) if approximate_match else _exact(lookup_value, keys)
+        if found is None:
+            return error("#N/A")
+        value = lines[found][n - 1]
+        return 0.0 if value is None else value
+    return TABLE_LOOKUP
+
+
+def _single(value: Any) -> Any:
+    return value[0][0] if isinstance(value, list) else value
+
+
+def vlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = _table_lookup(by_rows=True)
+    call.__name__ = "VLOOKUP"
+    return call
+
+
+def hlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = _table_lookup(by_rows=False)
+    call.__name__ = "HLOOKUP"
+    return call

@@ -5,15 +5,19 @@ each omitted place, which the callback reads as None."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 OMITTED = "rates-xl:omitted"
+_MAY_OMIT = re.compile(r"[(,;]\s*[,;)]")
 _LITERAL = f'"{OMITTED}"'
 
 
 def mark(formula: str, names: set[str]) -> str:
     """`formula` with every omitted argument of a call to one of `names` (upper case, without
     Excel's prefixes) written as the marker; unchanged when it calls none of them."""
+    if not _MAY_OMIT.search(formula):
+        return formula  # no `(,` `,,` or `,)`: nothing omitted (the cheap test first)
     upper = formula.upper()
     if not any(name in upper for name in names):
         return formula

@@ -74,6 +74,62 @@ EQUAL = [
     ("IRR with a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG26"),
     ("CONVERT given a range", "formulas_test.xlsx", "ENGINEERING!AG16"),
     ("XIRR given a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG55"),
+    # Array shaping (calc/xlfuncs/arrays.py): each was not computed (routed, or unknown).
+    ("VSTACK of ranges of different widths", "formulas_test.xlsx", "LOOKUP!R146"),
+    ("HSTACK", "formulas_test.xlsx", "LOOKUP!R47"),
+    ("CHOOSECOLS passes an error index on", "formulas_test.xlsx", "LOOKUP!AA6"),
+    ("CHOOSEROWS with a date text index", "formulas_test.xlsx", "LOOKUP!X10"),
+    ("TAKE of no rows", "formulas_test.xlsx", "LOOKUP!U123"),
+    ("DROP of every row", "formulas_test.xlsx", "LOOKUP!U16"),
+    ("TOCOL with a date text mode", "formulas_test.xlsx", "LOOKUP!X126"),
+    ("TOROW scanning by column", "formulas_test.xlsx", "LOOKUP!W130"),
+    ("EXPAND to an empty cell's 0 rows", "formulas_test.xlsx", "LOOKUP!W19"),
+    ("EXPAND with padding", "formulas_test.xlsx", "LOOKUP!U19"),
+    ("WRAPROWS", "formulas_test.xlsx", "LOOKUP!L155"),
+    ("WRAPCOLS", "formulas_test.xlsx", "LOOKUP!F155"),
+    ("MUNIT", "formulas_test.xlsx", "CORE!P32"),
+    ("TRIMRANGE of blank cells only", "formulas_test.xlsx", "LOOKUP!Z136"),
+    ("TRIMRANGE with a fractional mode", "formulas_test.xlsx", "LOOKUP!Z135"),
+    ("TRIMRANGE", "formulas_test.xlsx", "LOOKUP!R135"),
+    ("TYPE of a range", "formulas_test.xlsx", "INFORMATION!AG24"),
+    # Ordering (calc/xlfuncs/ordering.py).
+    ("SORT by a column index below 1", "formulas_test.xlsx", "LOOKUP!AR117"),
+    ("SORTBY two keys", "formulas_test.xlsx", "LOOKUP!Y121"),
+    ("SORTBY of columns", "formulas_test.xlsx", "LOOKUP!W120"),
+    ("UNIQUE exactly once, none", "formulas_test.xlsx", "LOOKUP!R140"),
+    ("FILTER keeping nothing", "formulas_test.xlsx", "EXTRA!I20"),
+    ("FILTER with an error in include", "formulas_test.xlsx", "LOOKUP!AA22"),
+    # Regular expressions (calc/xlfuncs/regex.py).
+    ("REGEXTEST ignoring case", "formulas_test.xlsx", "TEXT!X33"),
+    ("REGEXEXTRACT of a group", "formulas_test.xlsx", "EXTRA!I4"),
+    ("REGEXEXTRACT of no match", "formulas_test.xlsx", "EXTRA!I5"),
+    ("REGEXREPLACE of a number", "formulas_test.xlsx", "TEXT!S32"),
+    # Reference operators (calc/xlfuncs/references.py).
+    ("AREAS of a union", "formulas_test.xlsx", "LOOKUP!S4"),
+    ("AREAS of a union intersected", "formulas_test.xlsx", "LOOKUP!V4"),
+    ("ROW of an empty intersection", "formulas_test.xlsx", "LOOKUP!AG113"),
+    ("ROW of an intersection", "formulas_test.xlsx", "LOOKUP!AG114"),
+    ("COLUMN of an intersection", "formulas_test.xlsx", "LOOKUP!AG14"),
+    ("TRANSPOSE of an intersection", "formulas_test.xlsx", "LOOKUP!T134"),
+    # LOOKUP's bisection over mixed types (calc/xlfuncs/lookup.py).
+    ("LOOKUP stepping over text", "formulas_test.xlsx", "LOOKUP!AG57"),
+    ("LOOKUP of an unsorted vector", "formulas_test.xlsx", "LOOKUP!S62"),
+    ("LOOKUP stepping over booleans", "formulas_test.xlsx", "LOOKUP!T58"),
+    ("MATCH -1 over an ascending array", "formulas_test.xlsx", "LOOKUP!S84"),
+    ("MATCH -1 over mixed types", "formulas_test.xlsx", "LOOKUP!R90"),
+    ("MATCH 1 stepping over booleans", "formulas_test.xlsx", "LOOKUP!T67"),
+    ("VLOOKUP of an error", "formulas_test.xlsx", "LOOKUP!AB143"),
+    ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
+    ("XMATCH next smaller across types", "formulas_test.xlsx", "LOOKUP!X189"),
+    ("XMATCH next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W190"),
+    # TEXTBEFORE, TEXTAFTER (calc/xlfuncs/delimited.py).
+    ("TEXTBEFORE the second of several delimiters", "formulas_test.xlsx", "TEXT!T45"),
+    ("TEXTBEFORE of an empty instance", "formulas_test.xlsx", "TEXT!W45"),
+    ("TEXTAFTER the last of several delimiters", "formulas_test.xlsx", "EXTRA!H33"),
+    ("TEXTAFTER with match_end", "formulas_test.xlsx", "EXTRA!H30"),
+    # Range arguments (calc/analysis.py).
+    ("TEXTSPLIT by arrays of delimiters", "formulas_test.xlsx", "EXTRA!O28"),
+    ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula (Ctrl+Shift+Enter over a range),
@@ -95,8 +151,8 @@ ARRAY_EQUAL = [
 
 #: (class, corpus book, cell): not computed (listed, naming the function) rather than wrong.
 FLAGGED = [
-    ("VSTACK", "formulas_test.xlsx", "LOOKUP!R146"),
-    ("CHOOSECOLS", "formulas_test.xlsx", "LOOKUP!AI6"),
+    ("TEXTSPLIT", "formulas_test.xlsx", "TEXT!AG47"),
+    ("COUNTIF", "formulas_test.xlsx", "STATISTICAL!AG24"),
 ]
 
 
@@ -123,3 +179,40 @@ def test_listed_when_not_computed(case, book, address, tmp_path):
     path, sheet, cell = reproduce(book, address, tmp_path)
     ours, flagged = computed(path, sheet, cell, reasons=True)
     assert flagged and case in flagged, f"{case}: {address} gave {ours!r}, not listed ({flagged})"
+
+
+#: (class, corpus book, array formula range): every cell of a multi-cell array formula's range.
+ARRAYS = [
+    ("ROW of a two-row range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AK112:AM114"),
+    ("COLUMN of a two-column range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AN12:AP14"),
+    ("SORT of a row with every type", "formulas_test.xlsx", "LOOKUP!U118:AI118"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "area"), ARRAYS, ids=[f"{c[0]}:{c[2]}" for c in ARRAYS])
+def test_array_range_as_excel(case, book, area, tmp_path):
+    """The array formula entered over the same range in a book made here (every cell it reads
+    at Excel's cached value): each cell of the range is Excel's."""
+    import openpyxl
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from tests.calc.excel_cases import corpus_book
+
+    sheet, ref = area.split("!")
+    c1, r1, c2, r2 = range_boundaries(ref)
+    anchor = f"{get_column_letter(c1)}{r1}"
+    path, _, _ = reproduce(book, f"{sheet}!{anchor}", tmp_path)
+    made = openpyxl.load_workbook(path)
+    text = openpyxl.load_workbook(corpus_book(book))[sheet][anchor].value.text
+    made[sheet][anchor] = ArrayFormula(ref, text)
+    made.save(path)
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(path).compute()
+    assert not [s for s in result.skipped if s.sheet == sheet], result.skipped
+    for r in range(r1, r2 + 1):
+        for c in range(c1, c2 + 1):
+            cell = f"{get_column_letter(c)}{r}"
+            ours, theirs = result.values.get((sheet, cell)), excel_value(book, f"{sheet}!{cell}")
+            assert same(ours, theirs), f"{case}: {sheet}!{cell} gave {ours!r}, Excel {theirs!r}"

@@ -1,0 +1,214 @@
+"""Reference operators on plain cell ranges, resolved in the formula's text before the engine
+reads it: formualizer answers #REF! for an intersection (`C12:E13 D13:F13`, the space
+operator) and for a range built of more than two corners (`C14:E14:G13:I14`), and knows
+neither AREAS nor ANCHORARRAY (formulas_test.xlsx).
+
+- `A1:B2:D4` is the smallest range holding all of its parts (Excel's range operator);
+- `A1:C3 B2:D4` is their common cells (`B2:C3`), or #NULL! when there are none;
+- `AREAS(...)` of such an expression, unions `(A1,B2:C3)` included, is its count of areas;
+- `ANCHORARRAY(A1)` is `A1#`, the spill operator the engine knows;
+- `ROW(...)` or `COLUMN(...)` of an empty intersection is #NULL! (the engine: #REF!); in an
+  array formula, `ROW(A2:B4)` is the column {2;3;4} and `COLUMN(A2:B4)` the row {1,2} as in
+  Excel (the engine: the first one only), written as SEQUENCE.
+
+Only operands that are plain ranges of the formula's own sheet are resolved (a name, another
+sheet or a function's result is left as written, for the engine to judge).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rates_xl.functions.sheet import column_letters, column_number
+
+Area = tuple[int, int, int, int]  # (c1, r1, c2, r2)
+_CORNER = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
+
+
+def _corner(text: str) -> tuple[int, int] | None:
+    found = _CORNER.match(text)
+    if not found:
+        return None
+    try:
+        return column_number(found.group(1)), int(found.group(2))
+    except ValueError:
+        return None
+
+
+def _area(text: str) -> Area | None:
+    """'C14:E14:G13:I14' -> its bounding box; None for anything but plain corners."""
+    if "!" in text:
+        return None
+    corners = [_corner(p) for p in text.split(":")]
+    if not corners or any(c is None for c in corners):
+        return None
+    cols = [c[0] for c in corners]  # type: ignore[index]
+    rows = [c[1] for c in corners]  # type: ignore[index]
+    return min(cols), min(rows), max(cols), max(rows)
+
+
+def _text(area: Area) -> str:
+    c1, r1, c2, r2 = area
+    first = f"{column_letters(c1)}{r1}"
+    return first if (c1, r1) == (c2, r2) else f"{first}:{column_letters(c2)}{r2}"
+
+
+def _intersect(a: Area, b: Area) -> Area | None:
+    c1, r1 = max(a[0], b[0]), max(a[1], b[1])
+    c2, r2 = min(a[2], b[2]), min(a[3], b[3])
+    return (c1, r1, c2, r2) if c1 <= c2 and r1 <= r2 else None
+
+
+class _Unreadable(Exception):
+    pass
+
+
+class _Parser:
+    """union := inter (',' inter)*; inter := prim (' ' prim)*; prim := RANGE | '(' union ')'.
+    Values are lists of areas (an empty list: #NULL!)."""
+
+    def __init__(self, tokens: list[Any]) -> None:
+        self.tokens = [t for t in tokens]
+        self.i = 0
+
+    def _peek(self) -> Any:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def union(self) -> list[Area]:
+        areas = self.inter()
+        while (t := self._peek()) is not None and t.type == "OPERATOR-INFIX" and t.value == ",":
+            self.i += 1
+            areas = areas + self.inter()
+        return areas
+
+    def inter(self) -> list[Area]:
+        areas = self.prim()
+        while (t := self._peek()) is not None and t.type == "WHITE-SPACE":
+            self.i += 1
+            other = self.prim()
+            areas = [x for a in areas for b in other if (x := _intersect(a, b)) is not None]
+        return areas
+
+    def prim(self) -> list[Area]:
+        t = self._peek()
+        if t is None:
+            raise _Unreadable
+        if t.type == "OPERAND" and t.subtype == "RANGE":
+            area = _area(t.value)
+            if area is None:
+                raise _Unreadable
+            self.i += 1
+            return [area]
+        if t.type == "PAREN" and t.subtype == "OPEN":
+            self.i += 1
+            areas = self.union()
+            close = self._peek()
+            if close is None or close.type != "PAREN" or close.subtype != "CLOSE":
+                raise _Unreadable
+            self.i += 1
+            return areas
+        raise _Unreadable
+
+
+def _evaluate(tokens: list[Any]) -> list[Area] | None:
+    tokens = _trimmed(tokens)
+    parser = _Parser(tokens)
+    try:
+        areas = parser.union()
+    except _Unreadable:
+        return None
+    return areas if parser.i == len(tokens) else None
+
+
+def _trimmed(tokens: list[Any]) -> list[Any]:
+    start, end = 0, len(tokens)
+    while start < end and tokens[start].type == "WHITE-SPACE":
+        start += 1
+    while end > start and tokens[end - 1].type == "WHITE-SPACE":
+        end -= 1
+    return tokens[start:end]
+
+
+def resolve(formula: str, array: bool = False) -> str:
+    """`formula` with the reference operators above resolved (unchanged when it has none);
+    `array`: it is an array formula's."""
+    upper = formula.upper()
+    if " " not in formula and "AREAS" not in upper and "ANCHORARRAY" not in upper \
+            and formula.count(":") < 2 and not (array and ("ROW(" in upper or "COLUMN(" in upper)):
+        return formula
+    from openpyxl.formula.tokenizer import Tokenizer
+
+    try:
+        tokens = Tokenizer(formula).items
+    except Exception:  # noqa: BLE001 - unreadable here: the engine reports it
+        return formula
+    out = _rewrite(tokens, array)
+    return formula if out is None else "=" + out
+
+
+def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
+    pieces: list[str] = []
+    changed = False
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == "FUNC" and t.subtype == "OPEN" and t.value.upper().rstrip("(").split(".")[-1] in ("AREAS", "ANCHORARRAY"):
+            end = _matching(tokens, i)
+            name = t.value.upper().rstrip("(").split(".")[-1]
+            inner = tokens[i + 1:end] if end is not None else []
+            if name == "AREAS" and end is not None and (areas := _evaluate(inner)) is not None:
+                pieces.append(str(len(areas)) if areas else "#NULL!")
+                changed, i = True, end + 1
+                continue
+            if name == "ANCHORARRAY" and end is not None and len(_trimmed(inner)) == 1 and \
+                    _trimmed(inner)[0].subtype == "RANGE" and _corner(_trimmed(inner)[0].value.split("!")[-1]):
+                pieces.append(_trimmed(inner)[0].value + "#")
+                changed, i = True, end + 1
+                continue
+        if t.type == "FUNC" and t.subtype == "OPEN" and t.value.upper() in ("ROW(", "COLUMN("):
+            end = _matching(tokens, i)
+            areas = _evaluate(tokens[i + 1:end]) if end is not None else None
+            if areas is not None and len(areas) <= 1:
+                pieces.append(_position(t.value.upper() == "ROW(", areas[0] if areas else None, array))
+                changed, i = True, end + 1  # type: ignore[operator]
+                continue
+        if t.type == "OPERAND" and t.subtype == "RANGE":
+            # A run of ranges joined by spaces (intersection), or one with 3+ corners.
+            j = i + 1
+            while j + 1 < len(tokens) and tokens[j].type == "WHITE-SPACE" and \
+                    tokens[j + 1].type == "OPERAND" and tokens[j + 1].subtype == "RANGE":
+                j += 2
+            run = tokens[i:j]
+            if (len(run) > 1 or t.value.count(":") > 1) and (areas := _evaluate(run)) is not None:
+                pieces.append(_text(areas[0]) if areas else "#NULL!")
+                changed, i = True, j
+                continue
+        pieces.append(t.value)
+        i += 1
+    return "".join(pieces) if changed else None
+
+
+def _position(row: bool, area: Area | None, array: bool) -> str:
+    """ROW(area) or COLUMN(area) as Excel gives it: #NULL! for no area; in an array formula
+    every row (column) of the area; elsewhere the first."""
+    if area is None:
+        return "#NULL!"
+    c1, r1, c2, r2 = area
+    first, count = (r1, r2 - r1 + 1) if row else (c1, c2 - c1 + 1)
+    if not array or count == 1:
+        return str(first)
+    return f"SEQUENCE({count},1,{first})" if row else f"SEQUENCE(1,{count},{first})"
+
+
+def _matching(tokens: list[Any], start: int) -> int | None:
+    depth = 0
+    for k in range(start, len(tokens)):
+        t = tokens[k]
+        if t.subtype == "OPEN" and t.type in ("FUNC", "PAREN"):
+            depth += 1
+        elif t.subtype == "CLOSE" and t.type in ("FUNC", "PAREN"):
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
