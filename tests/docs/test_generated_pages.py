@@ -143,3 +143,13 @@ def test_the_help_html_answers_either_spelling(name):
     page = reference.function_html(name)
     assert page is not None and "<h1>RATES_SWAP</h1>" in page
     assert reference.function_html("RATES_NOPE") is None
+
+
+def test_the_routing_table_in_the_docs_is_the_generated_one():
+    """docs/templates-and-calc.md holds `python -m rates_xl.calc.routing`'s table as it is now:
+    a function routed anew (or its measured reason changed) without regenerating fails here."""
+    from rates_xl.calc import routing, xlfuncs  # noqa: F401 - the table lists xlfuncs' functions
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "templates-and-calc.md").read_text(encoding="utf-8")
+    shown = doc.partition(routing.BEGIN)[2].partition(routing.END)[0].strip("\n")
+    assert shown == routing.table(), "regenerate it: python -m rates_xl.calc.routing"
