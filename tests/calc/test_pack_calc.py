@@ -360,3 +360,36 @@ def test_rates_source_follows_the_cells_own_request_not_its_value(tmp_path, sand
     assert values[("Audit", "B1")] == TEN_YEARS + "&valuation_time=2026-01-02T16:00:01Z"
     assert values.get(("Audit", "A5")) is None  # one answer, not a list of candidates
     assert values[("Audit", "B10")] == "swap_curve?index=SOFR&valuation_time=2026-01-02T16:00:01Z"
+
+
+def test_the_diff_links_each_cell_to_its_own_request_when_two_moved_answers_agree(tmp_path, offline, sandbox):
+    """Two swaps valued a second apart, both edited to the same new rate: by value each cell
+    would match both moved answers; through the book's formulas each names its own."""
+    path = tmp_path / "book.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Rates"
+    sheet["B1"], sheet["B2"], sheet["B3"] = "SOFR", "10Y", "2026-01-02T16:00:01Z"
+    sheet["A1"] = '=RATES_SWAP(B1,"0D",B2,"1Y",,,,"2026-01-02T16:00:00Z")'
+    sheet["A2"] = '=RATES_SWAP(B1,"0D",B2,"1Y",,,,B3)'
+    sheet["A3"] = "=A2*2"
+    book.save(path)
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(path), "--no-progress"]) == 0
+    computed = tmp_path / "book.values.xlsx"
+    pack = read_pack(computed)
+    edited = []
+    for answer in pack.answers:
+        body = json.loads(answer.answer)
+        body["swap_rate"] = 4.5
+        edited.append(answer.model_copy(update={"answer": json.dumps(body)}))
+    pack.model_copy(update={"answers": tuple(edited)}).write(tmp_path / "e.json")
+    moved = tmp_path / "moved.xlsx"
+    assert main(["calc", str(path), "--replay", str(tmp_path / "e.json"), "-o", str(moved), "--no-progress"]) == 0
+    assert offline.count() == 0
+    from rates_xl.calc.diff import diff
+
+    result = diff(computed, moved, book=path)
+    by_cell = {c.address: c.requests for c in result.cells}
+    at = TEN_YEARS + "&valuation_time=2026-01-02T16:00:0"
+    assert by_cell == {"Rates!A1": (at + "0Z",), "Rates!A2": (at + "1Z",), "Rates!A3": (at + "1Z",)}
