@@ -11,7 +11,7 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
     GET  /health                     up, and its version (no sign-in; team.py)
     GET  /api/me                     a team server's signed-in user, use, last error (team.py)
-    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
+    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...], "valuation_time": T?}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
 
 A request for another <version> (a manifest from an older install) is redirected to the
@@ -42,7 +42,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from rates_xl import __version__
 from rates_xl.addin.officejs import assets, help_pages, manifest
 from rates_xl.addin.officejs import team as teammod
-from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
+from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
@@ -90,7 +90,7 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
         return refused("expected {\"calls\": [...]}", 400)
     if len(calls) > MAX_BATCH:
         return refused(f"at most {MAX_BATCH} calls per batch", 413)
-    return calls
+    return pin(calls, payload.get("valuation_time"))  # the book's RATES_VALUATION_TIME
 
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,

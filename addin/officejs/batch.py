@@ -93,6 +93,30 @@ def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec,
     return spec, tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in args)
 
 
+def pin(calls: list[Any], moment: Any) -> list[Any]:
+    """The calls with `valuation_time` set to the book's pinned moment (what the script read
+    from RATES_VALUATION_TIME) wherever a call leaves it empty, as the other hosts do. The
+    moment goes in as the cell's own argument would: its validation answers a bad one."""
+    if moment is None or moment == "":
+        return calls
+    if isinstance(moment, str):
+        moment = moment.strip().removeprefix("=").strip().strip('"')  # ="2026-01-02T16:00:00Z"
+    table = functions_by_id()
+    out = []
+    for call in calls:
+        spec = table.get(call.get("fn")) if isinstance(call, dict) else None
+        args = call.get("args") if isinstance(call, dict) else None
+        if spec is None or not isinstance(args, list) or "valuation_time" not in spec.arg_names:
+            out.append(call)
+            continue
+        at = spec.arg_names.index("valuation_time")
+        args = list(args) + [None] * (at + 1 - len(args))
+        if args[at] is None or args[at] == "":
+            args[at] = moment
+        out.append({**call, "args": args})
+    return out
+
+
 def _finite(number: int | float) -> bool:
     try:
         return math.isfinite(number)  # converts an int to float: too many digits overflow

@@ -124,21 +124,25 @@
     if (batch.length === 0) {
       return;
     }
-    var payload = JSON.stringify({
-      calls: batch.map(function (call) {
-        return { fn: call.fn, args: call.args };
-      }),
-    });
-    bearer(false)
-      .then(function (token) {
+    Promise.all([bearer(false), readPinned()])
+      .then(function (got) {
+        var token = got[0];
         var headers = { "Content-Type": "application/json" };
         if (token) {
           headers.Authorization = "Bearer " + token;
         }
+        var body = {
+          calls: batch.map(function (call) {
+            return { fn: call.fn, args: call.args };
+          }),
+        };
+        if (got[1] !== null) {
+          body.valuation_time = got[1]; // the book's pinned moment (RATES_VALUATION_TIME)
+        }
         return fetch(CONFIG.batchUrl, {
           method: "POST",
           headers: headers,
-          body: payload,
+          body: JSON.stringify(body),
           credentials: "same-origin",
           cache: "no-store",
         });
@@ -172,6 +176,37 @@
         settleAll(batch, "cannot reach rates-xl serve at " + CONFIG.origin +
           " (is it running?): " + (error && error.message ? error.message : error));
       });
+  }
+
+  // The book's valuation moment: the defined name RATES_VALUATION_TIME (the name the classic
+  // add-in and rates-xl calc read), through the Excel JavaScript API (the shared runtime lets
+  // a custom function call Excel.run). A constant name gives its text, a name pointing at a
+  // cell that cell's value; null: no such name, or a runtime without the Excel API (then the
+  // server values as of now, as before). A name that cannot be read is sent as such, and the
+  // server's validation answers the cells with it: never a silent "now".
+  function readPinned() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve(null);
+    }
+    return Excel.run(function (context) {
+      var name = context.workbook.names.getItemOrNullObject("RATES_VALUATION_TIME");
+      name.load("type,value");
+      return context.sync().then(function () {
+        if (name.isNullObject) {
+          return null;
+        }
+        if (name.type === "Range") {
+          var range = name.getRange();
+          range.load("values");
+          return context.sync().then(function () {
+            return range.values[0][0];
+          });
+        }
+        return name.value;
+      });
+    }).catch(function (error) {
+      return "unreadable RATES_VALUATION_TIME (" + (error && error.message ? error.message : error) + ")";
+    });
   }
 
   function push(fn, args) {

@@ -1,0 +1,84 @@
+"""Office.js reads the book's RATES_VALUATION_TIME (Excel JS `workbook.names`) and every batch
+carries it: in Chromium, with the stand-in Office runtime of test_browser.py plus a stand-in
+of the Excel JavaScript API's defined names (what only Excel can show: addin/README.md)."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.responses import Response
+
+from rates_xl.addin.officejs.metadata import script_arities
+from rates_xl.client import RatesClient
+from rates_xl.functions import FUNCTIONS, using_client
+from rates_xl.sandbox import PAID_KEY
+from tests.addin.officejs.test_browser import FIRE, OFFICE_STUB, browser, open_page, playwright  # noqa: F401
+
+# Excel.run with the one part of the Excel JS API the script uses: names.getItemOrNullObject,
+# a NamedItem's type and value, and getRange().values for a name that points at a cell.
+EXCEL_NAMES = """
+window.rangesByName = {};
+window.Excel = {
+  names: {},
+  run: function (batch) {
+    var names = this.names;
+    var context = {
+      workbook: { names: { getItemOrNullObject: function (key) {
+        var found = names[key.toUpperCase()];
+        return { isNullObject: !found, type: found ? found.type : null, value: found ? found.value : null,
+                 load: function () {},
+                 getRange: function () { return { values: found.values, load: function () {} }; } };
+      } } },
+      sync: function () { return Promise.resolve(); },
+    };
+    return Promise.resolve().then(function () { return batch(context); });
+  },
+};
+"""
+
+
+def _serve(serve, client):
+    route = {"/test/office-stub.js": lambda: Response(OFFICE_STUB + EXCEL_NAMES, media_type="text/javascript")}
+    return serve(client=client, office_js_url="/test/office-stub.js", extra_routes=route)
+
+
+def test_every_batch_carries_the_books_valuation_moment(browser, serve, sandbox):  # noqa: F811
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
+    served = _serve(serve, client)
+    page, _posts = open_page(browser, served)
+    bodies: list[dict] = []
+    page.on("request", lambda r: bodies.append(json.loads(r.post_data))
+            if r.method == "POST" and r.url.endswith("/api/batch") else None)
+    cells = [["SWAP", ["SOFR", "0D", "10Y", "1Y"]], ["FXSPOT", ["EURUSD", "2026-01-05T10:00:00Z"]],
+             ["FIXING", ["SOFR"]]]
+    swap, fxspot = FUNCTIONS["RATES_SWAP"], FUNCTIONS["RATES_FXSPOT"]
+    with using_client(client):
+        pinned = swap.core("SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-02T16:00:00Z")
+        own = fxspot.core("EURUSD", "2026-01-05T10:00:00Z")
+        cell_pinned = swap.core("SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-03T12:00:00Z")
+
+    # A constant name, as the classic ribbon writes it.
+    page.evaluate("""Excel.names.RATES_VALUATION_TIME = {type: "String", value: '="2026-01-02T16:00:00Z"'}""")
+    got = page.evaluate(FIRE, [cells, script_arities()])
+    assert bodies[-1]["valuation_time"] == '="2026-01-02T16:00:00Z"'
+    assert got[0] == {"value": pinned}  # valued at the book's moment
+    assert got[1] == {"value": own}  # a call's own valuation_time wins
+    assert "value" in got[2]  # RATES_FIXING takes no valuation_time: unchanged
+
+    # A name pointing at a cell: that cell's value (an Excel serial here).
+    page.evaluate("Excel.names.RATES_VALUATION_TIME = {type: 'Range', value: 'Inputs!$B$2', values: [[46025.5]]}")
+    got = page.evaluate(FIRE, [cells[:1], script_arities()])
+    assert bodies[-1]["valuation_time"] == 46025.5
+    assert got[0] == {"value": cell_pinned}
+
+    # A bad moment is the cell's message naming valuation_time, never a silent "now".
+    page.evaluate("Excel.names.RATES_VALUATION_TIME = {type: 'String', value: 'next tuesday'}")
+    got = page.evaluate(FIRE, [cells[:1], script_arities()])
+    assert got[0]["code"] == "#VALUE!" and got[0]["message"].startswith("valuation_time:"), got[0]
+
+    # No name: as of now, and the batch says nothing about a moment.
+    page.evaluate("delete Excel.names.RATES_VALUATION_TIME")
+    page.evaluate(FIRE, [cells[:1], script_arities()])
+    assert "valuation_time" not in bodies[-1]
+    page.close()
+    client.close()
