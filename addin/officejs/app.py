@@ -30,6 +30,7 @@ never see.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -74,7 +75,7 @@ def refused(detail: str, status: int = 403) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=status)
 
 
-def parse_batch(body: bytes) -> list[Any] | JSONResponse:
+def parse_batch(body: bytes) -> Calls | JSONResponse:
     """The calls of a batch body, or the 4xx that answers it (one line, never a 500)."""
     try:
         # Every JSON number becomes a float, as Excel's cells hold them: an integer of
@@ -90,7 +91,15 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
         return refused("expected {\"calls\": [...]}", 400)
     if len(calls) > MAX_BATCH:
         return refused(f"at most {MAX_BATCH} calls per batch", 413)
-    return pin(calls, payload.get("valuation_time"))  # the book's RATES_VALUATION_TIME
+    batch = Calls(pin(calls, payload.get("valuation_time")))  # the book's RATES_VALUATION_TIME
+    batch.record = payload.get("record") is True
+    return batch
+
+
+class Calls(list):
+    """A batch's calls, and whether the script asks for the answers they used (`record`)."""
+
+    record = False
 
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
@@ -189,11 +198,14 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         calls = parse_batch(await request.body())
         if isinstance(calls, Response):
             return calls
+        # The task pane's "Record market data": the answers this batch used come back too.
+        record = calls.record
+        compute = functools.partial(run_batch, record=True) if record else run_batch
         try:
             if team is None:
-                results, _ = await gate.run(run_batch, calls, core.get_client())
+                results, report = await gate.run(compute, calls, core.get_client())
             else:
-                results, _ = await team.run(user, gate, run_batch, calls, core.get_client())
+                results, report = await team.run(user, gate, compute, calls, core.get_client())
         except UserBusy:
             return JSONResponse({"detail": "busy: your earlier batches are still being computed; "
                                  "calculate again in a moment"}, status_code=503,
@@ -202,6 +214,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return JSONResponse(
                 {"detail": f"busy: {gate.in_flight} batches in progress; calculate again in a moment"},
                 status_code=503, headers={"Retry-After": str(limits.retry_after_s)})
+        if record and getattr(report, "pack", None) is not None:
+            return JSONResponse({"results": results, "pack": report.pack})
         return JSONResponse({"results": results})
 
     return app

@@ -58,6 +58,8 @@ class BatchReport:
     requests_sent: int
     rounds: int
     seconds: float
+    #: with `record`: the batch's market-data pack (client/pack.py), as JSON data
+    pack: dict[str, Any] | None = None
 
 
 def invalid(message: str) -> dict[str, str]:
@@ -161,8 +163,12 @@ def kind_of(spec: FunctionSpec, args: tuple, message: str) -> str:
     return "notAvailable"
 
 
-def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], BatchReport]:
-    """Every call's outcome, in order. `client` must be the client the core uses."""
+def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list[dict[str, Any]], BatchReport]:
+    """Every call's outcome, in order. `client` must be the client the core uses. With
+    `record`, the report carries the answers the batch used (the task pane writes them into
+    the book as its market-data pack)."""
+    import contextlib
+
     from rates_xl.functions.plan import plan_and_evaluate
 
     started = time.perf_counter()
@@ -173,7 +179,8 @@ def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], Batc
     def evaluate() -> list[Any]:
         return [spec.core(*args) for _, spec, args in todo]
 
-    values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
+    with client.recording() if record else contextlib.nullcontext() as recorder:
+        values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
     outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
     for (i, spec, args), value in zip(todo, values, strict=True):
         outcomes[i] = outcome(spec, args, value)
@@ -183,6 +190,7 @@ def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], Batc
         requests_sent=report.requests_sent if report else 0,
         rounds=report.rounds if report else 0,
         seconds=time.perf_counter() - started,
+        pack=recorder.pack().model_dump(mode="json") if recorder is not None else None,
     )
     log.info("batch: %d calls, %d distinct requests, %d sent, %d rounds, %.2f s", summary.calls,
              summary.distinct_requests, summary.requests_sent, summary.rounds, summary.seconds)

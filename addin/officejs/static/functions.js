@@ -139,6 +139,9 @@
         if (got[1] !== null) {
           body.valuation_time = got[1]; // the book's pinned moment (RATES_VALUATION_TIME)
         }
+        if (pack.recording) {
+          body.record = true; // the answers used come back, for the book's market-data pack
+        }
         return fetch(CONFIG.batchUrl, {
           method: "POST",
           headers: headers,
@@ -169,6 +172,9 @@
             batch.forEach(function (call, i) {
               settle(call, results[i]);
             });
+            if (pack.recording && body.pack) {
+              keepAnswers(body.pack);
+            }
           })
           .then(showStatus);
       })
@@ -207,6 +213,81 @@
     }).catch(function (error) {
       return "unreadable RATES_VALUATION_TIME (" + (error && error.message ? error.message : error) + ")";
     });
+  }
+
+  // -- the market-data pack in the book (docs/market-data-pack.md) --------------------------
+  // While "Record market data" is on, each batch's answers come back with it; they are merged
+  // by request (the newest wins, as a partial Refresh in the classic add-in does) and the pack
+  // is written into the workbook as its custom XML part (Excel JS workbook.customXmlParts),
+  // the same part rates-xl calc writes and --replay reads. Excel saves it with the book.
+  var PACK_NS = "urn:rates-xl:market-data-pack";
+  var pack = { recording: false, answers: {}, baseUrl: null, writing: null };
+
+  function requestOf(entry) {
+    return entry.endpoint + "?" + entry.params.map(function (p) { return p[0] + "=" + p[1]; }).join("&");
+  }
+
+  function sortedJson(value) {
+    // The pack's file form: compact JSON, keys sorted (client/pack.py's dumps).
+    if (Array.isArray(value)) {
+      return "[" + value.map(sortedJson).join(",") + "]";
+    }
+    if (value !== null && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (k) {
+        return JSON.stringify(k) + ":" + sortedJson(value[k]);
+      }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  function packXml() {
+    var answers = Object.keys(pack.answers).sort().map(function (k) { return pack.answers[k]; });
+    var text = sortedJson({ kind: "rates-xl market-data pack", version: 1, base_url: pack.baseUrl,
+                            created: new Date().toISOString(), answers: answers });
+    var escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+      '<marketDataPack xmlns="' + PACK_NS + '" version="1">' + escaped + "</marketDataPack>";
+  }
+
+  function keepAnswers(received) {
+    pack.baseUrl = received.base_url;
+    (received.answers || []).forEach(function (entry) {
+      pack.answers[requestOf(entry)] = entry;
+    });
+    writePack();
+  }
+
+  function writePack() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve(false);
+    }
+    var xml = packXml();
+    // One write at a time, in order: the last one holds every answer kept so far.
+    pack.writing = Promise.resolve(pack.writing).then(function () {
+      return Excel.run(function (context) {
+        var parts = context.workbook.customXmlParts.getByNamespace(PACK_NS);
+        parts.load("items");
+        return context.sync().then(function () {
+          parts.items.forEach(function (part) { part.delete(); });
+          context.workbook.customXmlParts.add(xml);
+          return context.sync();
+        });
+      });
+    }).then(function () {
+      showPackState(Object.keys(pack.answers).length + " answers in this book's market-data pack");
+      return true;
+    }, function (error) {
+      showPackState("cannot write the market-data pack: " + (error && error.message ? error.message : error));
+      return false;
+    });
+    return pack.writing;
+  }
+
+  function showPackState(text) {
+    var shown = byId("rates-pack-state");
+    if (shown) {
+      shown.textContent = text;
+    }
   }
 
   function push(fn, args) {
@@ -302,6 +383,13 @@
   }
 
   function wireTaskPane() {
+    if (byId("rates-record")) {
+      byId("rates-record").addEventListener("click", function () {
+        pack.recording = !pack.recording;
+        byId("rates-record").textContent = pack.recording ? "Stop recording" : "Record market data";
+        showPackState(pack.recording ? "recording: recalculate the book (Ctrl+Alt+F9)" : "not recording");
+      });
+    }
     if (!byId("rates-signin")) {
       return;
     }

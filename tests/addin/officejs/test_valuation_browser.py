@@ -82,3 +82,65 @@ def test_every_batch_carries_the_books_valuation_moment(browser, serve, sandbox)
     assert "valuation_time" not in bodies[-1]
     page.close()
     client.close()
+
+
+# Excel.run's workbook.customXmlParts: getByNamespace(ns).items, a part's delete(), add(xml).
+EXCEL_PARTS = """
+window.Excel.parts = [];
+(function () {
+  var run = window.Excel.run.bind(window.Excel);
+  window.Excel.run = function (batch) {
+    return run(function (context) {
+      var parts = window.Excel.parts;
+      context.workbook.customXmlParts = {
+        getByNamespace: function (ns) {
+          var found = { items: [], load: function () {} };
+          parts.forEach(function (p) {
+            if (p.xml.indexOf('xmlns="' + ns + '"') >= 0) {
+              found.items.push({ delete: function () { parts.splice(parts.indexOf(p), 1); } });
+            }
+          });
+          return found;
+        },
+        add: function (xml) { parts.push({ xml: xml }); },
+      };
+      return batch(context);
+    });
+  };
+})();
+"""
+
+
+def test_record_market_data_writes_the_pack_into_the_book(browser, serve, sandbox, tmp_path):  # noqa: F811
+    from xml.etree import ElementTree
+
+    from rates_xl.client.pack import loads
+    from rates_xl.client.pack_workbook import NAMESPACE
+
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
+    route = {"/test/office-stub.js": lambda: Response(OFFICE_STUB + EXCEL_NAMES + EXCEL_PARTS,
+                                                      media_type="text/javascript")}
+    served = serve(client=client, office_js_url="/test/office-stub.js", extra_routes=route)
+    page, _posts = open_page(browser, served)
+    page.evaluate("Excel.names.RATES_VALUATION_TIME = {type: 'String', value: '2026-01-02T16:00:00Z'}")
+    page.evaluate(FIRE, [[["SWAP", ["SOFR", "0D", "10Y", "1Y"]]], script_arities()])
+    assert page.evaluate("Excel.parts.length") == 0  # not recording: nothing written
+    page.click("#rates-record")
+    page.evaluate(FIRE, [[["SWAP", ["SOFR", "0D", "10Y", "1Y"]], ["FXSPOT", ["EURUSD"]]], script_arities()])
+    page.wait_for_function("Excel.parts.length === 1")
+    page.evaluate(FIRE, [[["SWAP", ["SOFR", "0D", "5Y", "1Y"]]], script_arities()])  # a later batch adds
+    page.wait_for_function("Excel.parts.length === 1 && Excel.parts[0].xml.indexOf('5Y') > 0")
+    xml = page.evaluate("Excel.parts[0].xml")
+    root = ElementTree.fromstring(xml.encode())
+    assert root.tag == f"{{{NAMESPACE}}}marketDataPack"
+    pack = loads(root.text)
+    requests = sorted(a.request for a in pack.answers)
+    assert len(requests) == 3 and all("valuation_time=2026-01-02T16:00:00Z" in r for r in requests), requests
+    assert pack.base_url == client.base_url
+    with using_client(client):  # the recorded answer is the one the cell showed
+        swap = next(a for a in pack.answers if "10Y" in a.request)
+        assert json.loads(swap.answer)["swap_rate"] == FUNCTIONS["RATES_SWAP"].core(
+            "SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-02T16:00:00Z")
+    assert page.text_content("#rates-pack-state") == "3 answers in this book's market-data pack"
+    page.close()
+    client.close()
