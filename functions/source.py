@@ -9,8 +9,11 @@ for exactly that request is explained: its request, valuation time, fetch time a
 - the classic add-in passes the argument as a Range (addin/classic/udfs.py);
 - `rates-xl calc` rewrites `RATES_SOURCE(B7)` so the engine passes B7's call and its
   evaluated arguments (calc/sources.py);
-- a host that passes only the value (Office.js today) gets a `#RATES!` line saying so:
-  never a guess.
+- Office.js: Excel passes the argument's address (`requiresParameterAddresses`), the
+  script reads that cell's formula and the cells it references (Excel JS API) and sends
+  them with the call (addin/officejs/batch.py);
+- a host that passes only the value (the `formulas` fallback engine, an Office.js runtime
+  without the Excel API) gets a `#RATES!` line saying so: never a guess.
 
 Why a function rather than a cell note: a note is written once and goes stale when the cell
 recalculates; the function recalculates with the cell, and its rows can be copied into an
@@ -23,6 +26,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rates_xl.functions.messages import PREFIX
+
+#: Arguments a host hands over as the cell itself (a Range in xlwings, an address in Office.js).
+REFERENCE_ARGS = {"RATES_SOURCE": ("cell",)}
 
 #: RATES_SOURCE given only a value (the function table's entry, which every host reaches
 #: when it cannot pass the cell itself).

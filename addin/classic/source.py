@@ -12,9 +12,9 @@ from typing import Any
 
 from rates_xl.addin.classic import valuation
 from rates_xl.functions.messages import PREFIX
-
-#: Arguments xlwings passes as a Range (the cell), not as its value.
-REFERENCE_ARGS = {"RATES_SOURCE": ("cell",)}
+from rates_xl.functions.source import (
+    REFERENCE_ARGS as REFERENCE_ARGS,  # xlwings passes these as a Range
+)
 
 
 def explain(cell: Any) -> Any:

@@ -93,6 +93,7 @@ def parse_batch(body: bytes) -> Calls | JSONResponse:
         return refused(f"at most {MAX_BATCH} calls per batch", 413)
     batch = Calls(pin(calls, payload.get("valuation_time")))  # the book's RATES_VALUATION_TIME
     batch.record = payload.get("record") is True
+    batch.pinned = payload.get("valuation_time")  # for RATES.SOURCE's link (batch._source)
     return batch
 
 
@@ -100,6 +101,7 @@ class Calls(list):
     """A batch's calls, and whether the script asks for the answers they used (`record`)."""
 
     record = False
+    pinned: Any = None
 
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,

@@ -119,6 +119,35 @@ def pin(calls: list[Any], moment: Any) -> list[Any]:
     return out
 
 
+def _is_source(spec: FunctionSpec, call: Any) -> bool:
+    from rates_xl.functions.source import REFERENCE_ARGS
+
+    return spec.name in REFERENCE_ARGS and isinstance(call, dict) and isinstance(call.get("source"), dict)
+
+
+def _source(client: Any, source: dict[str, Any], pinned: Any) -> Any:
+    """RATES.SOURCE from what the script read of the referenced cell: its formula and the
+    values of the cells the formula references (functions/source.explain_formula)."""
+    from rates_xl.functions.source import explain_formula
+
+    where, formula, sheet = (str(source.get(k) or "")[:MAX_TEXT] for k in ("where", "formula", "sheet"))
+    if source.get("error"):
+        return f"{PREFIX} cell: {where}: {str(source['error'])[:200]}"
+    if not formula:
+        return f"{PREFIX} cell: {where} holds no formula: RATES_SOURCE explains a RATES_* cell"
+    raw = source.get("values") if isinstance(source.get("values"), dict) else {}
+    values = {str(k).casefold(): v for k, v in list(raw.items())[:MAX_ARGS * 8]
+              if v is None or isinstance(v, (str, int, float, bool))}
+
+    def value_of(at: str, cell: str) -> Any:
+        value = values.get(f"{at}!{cell}".casefold())
+        return None if value == "" else value  # an empty cell, as Excel passes it
+
+    if isinstance(pinned, str):
+        pinned = pinned.strip().removeprefix("=").strip().strip('"') or None
+    return explain_formula(client, where, formula, sheet, value_of, pinned)
+
+
 def _finite(number: int | float) -> bool:
     try:
         return math.isfinite(number)  # converts an int to float: too many digits overflow
@@ -176,8 +205,11 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
     checked = [check_call(call, table) for call in calls]
     todo = [(i, c[0], c[1]) for i, c in enumerate(checked) if isinstance(c, tuple)]
 
+    pinned = getattr(calls, "pinned", None)
+
     def evaluate() -> list[Any]:
-        return [spec.core(*args) for _, spec, args in todo]
+        return [_source(client, calls[i].get("source"), pinned) if _is_source(spec, calls[i]) else spec.core(*args)
+                for i, spec, args in todo]
 
     with client.recording() if record else contextlib.nullcontext() as recorder:
         values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)

@@ -133,7 +133,7 @@
         }
         var body = {
           calls: batch.map(function (call) {
-            return { fn: call.fn, args: call.args };
+            return call.source ? { fn: call.fn, args: call.args, source: call.source } : { fn: call.fn, args: call.args };
           }),
         };
         if (got[1] !== null) {
@@ -290,9 +290,63 @@
     }
   }
 
-  function push(fn, args) {
+  // -- RATES.SOURCE: the referenced cell's formula, never its value ---------------------------
+  // Excel passes the cell's address (requiresParameterAddresses); its formula (the spill's,
+  // for a cell of a table) and the cells that formula references are read here with the Excel
+  // JS API, and the server follows them to the exact request (functions/link.py).
+  function references(formula, sheet) {
+    var text = formula.replace(/"(?:[^"]|"")*"/g, '""'); // no reference inside a string
+    var found = [];
+    var re = /(?<![\w$.'])(?:('(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?([A-Za-z]{1,3})\$?(\d+)(?![\w(!])/g;
+    var m;
+    while ((m = re.exec(text)) !== null) {
+      var at = m[1] ? m[1].replace(/^'|'$/g, "").replace(/''/g, "'") : sheet;
+      found.push([at, m[2].toUpperCase() + m[3]]);
+    }
+    return found;
+  }
+
+  function readSource(address) {
+    if (typeof Excel === "undefined" || !Excel.run || !address) {
+      return Promise.resolve(null);
+    }
+    var cut = address.lastIndexOf("!");
+    var sheet = address.slice(0, cut).replace(/^'|'$/g, "").replace(/''/g, "'");
+    var cell = address.slice(cut + 1).split(":")[0].replace(/\$/g, "");
+    var where = sheet + "!" + cell;
+    return Excel.run(function (context) {
+      var range = context.workbook.worksheets.getItem(sheet).getRange(cell);
+      range.load("formulas");
+      var parent = range.getSpillParentOrNullObject();
+      parent.load("formulas");
+      return context.sync().then(function () {
+        var formula = range.formulas[0][0];
+        if (!(typeof formula === "string" && formula.charAt(0) === "=") && !parent.isNullObject) {
+          formula = parent.formulas[0][0];
+        }
+        if (!(typeof formula === "string" && formula.charAt(0) === "=")) {
+          return { where: where, sheet: sheet, formula: "", values: {} };
+        }
+        var refs = references(formula, sheet);
+        var read = refs.map(function (r) {
+          var x = context.workbook.worksheets.getItem(r[0]).getRange(r[1]);
+          x.load("values");
+          return x;
+        });
+        return context.sync().then(function () {
+          var values = {};
+          refs.forEach(function (r, i) { values[r[0] + "!" + r[1]] = read[i].values[0][0]; });
+          return { where: where, sheet: sheet, formula: formula, values: values };
+        });
+      });
+    }).catch(function (error) {
+      return { where: where, error: "cannot read the cell (" + (error && error.message ? error.message : error) + ")" };
+    });
+  }
+
+  function push(fn, args, source) {
     return new Promise(function (resolve, reject) {
-      var call = { fn: fn, args: args, resolve: resolve, reject: reject, settled: false };
+      var call = { fn: fn, args: args, resolve: resolve, reject: reject, settled: false, source: source || null };
       call.timer = setTimeout(function () {
         settle(call, {
           error: "notAvailable",
@@ -318,12 +372,20 @@
   function adapter(id, arity) {
     return function () {
       var args = Array.prototype.slice.call(arguments);
+      var invocation = null;
       if (args.length > 0 && isInvocation(args[args.length - 1])) {
-        args.pop();
+        invocation = args.pop();
       }
-      return push(id, args.slice(0, arity).map(function (value) {
+      var values = args.slice(0, arity).map(function (value) {
         return value === undefined ? null : value;
-      }));
+      });
+      var position = (CONFIG.references || {})[id];
+      if (position !== undefined && invocation && invocation.parameterAddresses) {
+        return readSource(invocation.parameterAddresses[position]).then(function (source) {
+          return push(id, values, source);
+        });
+      }
+      return push(id, values);
     };
   }
 

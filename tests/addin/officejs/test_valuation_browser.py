@@ -144,3 +144,72 @@ def test_record_market_data_writes_the_pack_into_the_book(browser, serve, sandbo
     assert page.text_content("#rates-pack-state") == "3 answers in this book's market-data pack"
     page.close()
     client.close()
+
+
+# Excel.run's worksheets.getItem(name).getRange(cell): formulas, values, and the spill parent.
+EXCEL_CELLS = """
+window.Excel.cells = {};  // "Sheet!A1" -> {formula, value, parent}
+(function () {
+  var run = window.Excel.run.bind(window.Excel);
+  window.Excel.run = function (batch) {
+    return run(function (context) {
+      var cells = window.Excel.cells;
+      function rangeOf(key) {
+        var c = cells[key] || { value: "" };
+        var formula = c.formula || c.value;
+        return { formulas: [[formula]], values: [[c.value]], load: function () {},
+                 getSpillParentOrNullObject: function () {
+                   return c.parent ? rangeOf(c.parent) : { isNullObject: true, load: function () {} };
+                 } };
+      }
+      context.workbook.worksheets = { getItem: function (sheet) {
+        return { getRange: function (cell) { return rangeOf(sheet + "!" + cell); } };
+      } };
+      return batch(context);
+    });
+  };
+})();
+"""
+
+FIRE_SOURCE = """
+async ([id, address]) => {
+  const invocation = { address: "Audit!A1", functionName: id, parameterAddresses: [address] };
+  try { return { value: await CustomFunctions.registered[id](0, invocation) }; }
+  catch (e) { return { code: e.code, message: e.message }; }
+}
+"""
+
+
+def test_rates_source_reads_the_referenced_cells_formula(browser, serve, sandbox):  # noqa: F811
+    from rates_xl.addin.officejs.metadata import function_entry
+
+    assert function_entry(FUNCTIONS["RATES_SOURCE"])["options"] == {"requiresParameterAddresses": True}
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
+    route = {"/test/office-stub.js": lambda: Response(OFFICE_STUB + EXCEL_NAMES + EXCEL_CELLS,
+                                                      media_type="text/javascript")}
+    served = serve(client=client, office_js_url="/test/office-stub.js", extra_routes=route)
+    page, _posts = open_page(browser, served)
+    page.evaluate("""Object.assign(Excel.cells, {
+      "Rates!B1": {value: "SOFR"}, "Rates!B2": {value: "10Y"}, "Rates!B3": {value: "2026-01-02T16:00:01Z"},
+      "Audit!B1": {value: "ESTR"},
+      "Rates!A1": {formula: '=RATES.SWAP(B1,"0D",B2,"1Y",,,,"2026-01-02T16:00:00Z")', value: 0},
+      "Rates!A2": {formula: '=RATES.SWAP(B1,"0D",B2,"1Y",,,,Rates!B3)', value: 0},
+      "Rates!A3": {formula: "=A1*2", value: 0},
+      "Rates!E2": {value: 3.5, parent: "Rates!D1"},
+      "Rates!D1": {formula: '=RATES.SWAPCURVE("SOFR",B3,FALSE)', value: "10Y"},
+    })""")
+    # The cells answered first (the same swap valued a second apart: one value, two requests).
+    page.evaluate(FIRE, [[["SWAP", ["SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-02T16:00:00Z"]],
+                          ["SWAP", ["SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-02T16:00:01Z"]],
+                          ["SWAPCURVE", ["SOFR", "2026-01-02T16:00:01Z", False]]], script_arities()])
+    got = page.evaluate(FIRE_SOURCE, ["SOURCE", "Rates!$A$2"])
+    rows = dict(got["value"])
+    assert list(rows) == ["Request", "Valued at", "Fetched at", "Service"]
+    assert rows["Request"] == ("swap_rate?fixed_leg_frequency=1Y&index=SOFR&maturity_date=10Y&start_date=0D"
+                               "&valuation_time=2026-01-02T16:00:01Z")
+    got = page.evaluate(FIRE_SOURCE, ["SOURCE", "Rates!E2"])  # a cell of the curve's spill
+    assert dict(got["value"])["Request"] == "swap_curve?index=SOFR&valuation_time=2026-01-02T16:00:01Z"
+    got = page.evaluate(FIRE_SOURCE, ["SOURCE", "Rates!A3"])
+    assert got["code"] == "#N/A" and got["message"] == "cell: Rates!A3: =A1*2 calls no RATES_* function that asks the service"
+    page.close()
+    client.close()
