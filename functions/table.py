@@ -262,7 +262,7 @@ _SPECS = [
         "RATES_SOURCE",
         "Where a RATES_* number came from: spills Request, Valued at, Fetched at and Service "
         "for the request the cell's formula made. Makes no request.",
-        (Arg("cell", "number", "A RATES_* cell (or a cell of its table), or a RATES_* call."),),
+        (Arg("cell", "number", "A RATES_* cell (or a cell of its table), or a RATES_* formula."),),
         None, "rows", lambda answer, headers: answer, local=source.explain,
         examples=((Call("RATES_SWAP", ("SOFR", "0D", "10Y", "1Y")),),),
     ),
