@@ -84,9 +84,9 @@ def _calc(args: argparse.Namespace) -> int:
         def loading(path: Path) -> None:
             progress.stage(f"Loading {path.name}")
 
-        def compute(client: Any, chosen: list[Any] | None = None) -> Any:
+        def compute(client: Any, chosen: list[Any] | None = None, pinned: Any = None) -> Any:
             chosen = books if chosen is None else chosen
-            return calculate_many(chosen, client, valuation_time=valuation,
+            return calculate_many(chosen, client, valuation_time=valuation if valuation is not None else pinned,
                                   engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
                                   on_load=loading)
 
@@ -169,8 +169,11 @@ def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
         if book in packs:
             groups.setdefault(id(packs[book]), []).append(book)
     for group in groups.values():
-        with RatesClient(replay=packs[group[0]]) as client:
-            batch = compute(client, group)
+        pack = packs[group[0]]
+        with RatesClient(replay=pack) as client:
+            # The moment the recorded run was pinned at (--valuation-time or the book's name):
+            # --replay alone reproduces it; --valuation-time given again still wins.
+            batch = compute(client, group, pack.valuation_time)
         merged.replayed = True
         merged.results.update(batch.results)
         merged.failures.update(batch.failures)

@@ -10,11 +10,13 @@ pack), of one book: two valuations, or one book replayed from two packs. The dif
   directly or not (`calc/dependencies.py`'s graph of the book's formulas), and, for each,
   the request whose answers match that cell's values in A and in B.
 
-Which request a RATES_* cell made is found from its values, not from its arguments: the
-copies hold no formulas, and arguments may be computed. A RATES_* cell's value is its
-answer shaped (`FunctionSpec.shape`), so the request is the moved one of that function's
-endpoint whose shaped answers hold the cell's values in both copies. When no moved request
-matches, the cell is named instead ("an answer of RATES_SWAP at Pricer!C7"): never a guess.
+Which request a RATES_* cell made is read from the book's formulas (the book the copies
+were computed from: beside A by calc's naming, or `--book`), never matched by value: each
+RATES_* call of the cell, its arguments read as the cell read them (a literal, or the
+referenced cell's value in that copy), validated into the request the caches key it by
+(`functions/link.py`, the code RATES_SOURCE uses), at the moment each copy's run was pinned
+at (its pack's `valuation_time`, else the book's RATES_VALUATION_TIME). A cell whose request
+cannot be read that way (an argument that is an expression) is named with why: never a guess.
 """
 
 from __future__ import annotations
@@ -202,16 +204,19 @@ def _attribute(book: Book, moved: list[Key], before: dict[Key, Any], after: dict
                packs: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> dict[Key, tuple[str, ...]]:
     """Moved cell -> the moved requests upstream of it."""
     from rates_xl.calc.dependencies import Graph, anchors_calling
+    from rates_xl.calc.valuation import book_moment
 
     graph = Graph(book)
     rates = anchors_calling(book.cells, None, rates=True)
+    own = book_moment(book)
+    pinned = tuple(pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
     moved_set = set(moved)
     found: dict[Key, set[str]] = {}
     for anchor in rates:
         area = _area(book, anchor)
         if not any(key in moved_set for key in area):
             continue  # its answer did not move this run
-        names = _requests_of(book, anchor, area, before, after, changed)
+        names = _requests_of(book, anchor, (before, after), pinned, changed)
         for key in graph.downstream([anchor]) | {anchor}:
             for cell in _area(book, key):
                 if cell in moved_set:
@@ -226,53 +231,24 @@ def _area(book: Book, anchor: Key) -> list[Key]:
     return [(anchor[0], format_cell(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
 
 
-def _requests_of(book: Book, anchor: Key, area: list[Key], before: dict[Key, Any], after: dict[Key, Any],
-                 changed: dict[str, tuple[Any, Any]]) -> set[str]:
-    """The moved requests a RATES_* cell made: those of its endpoints whose shaped answers
-    hold the cell's numbers in A and in B. None matching: the cell itself is named."""
-    from rates_xl.calc.engine import function_names
-    from rates_xl.functions import FUNCTIONS
-    from rates_xl.functions.table import FORMER_NAMES
+def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key, Any]],
+                 pinned: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> set[str]:
+    """The moved requests a RATES_* cell made, read from its formula with the values of A and
+    of B (`functions/link.py`); one it cannot read is named with why, never guessed."""
+    from rates_xl.client.tiers import request_text
+    from rates_xl.functions.link import Unlinked, requests_of
 
     formula = book.cells[anchor][0]
-    specs = [FUNCTIONS[FORMER_NAMES.get(n, n)] for n in function_names(formula)
-             if FORMER_NAMES.get(n, n) in FUNCTIONS and FUNCTIONS[FORMER_NAMES.get(n, n)].endpoint]
-    endpoints = {spec.endpoint: spec for spec in specs}
-    numbers_a = {_digits(before[k]) for k in area if _number(before.get(k))}
-    numbers_b = {_digits(after[k]) for k in area if _number(after.get(k))}
-    names = set()
-    for request, (x, y) in changed.items():
-        spec = endpoints.get(request.split("?")[0])
-        if spec is None:
-            continue
-        if _holds(spec, x, numbers_a) and _holds(spec, y, numbers_b):
-            names.add(request)
-    if not names:
-        called = ", ".join(s.name for s in specs) or "RATES_*"
-        names.add(f"an answer of {called} at {address(*anchor)} (request not identified)")
-    return names
+    made = set()
+    for values, moment in zip(copies, pinned, strict=True):
+        def value_of(sheet: str, cell: str, values: dict[Key, Any] = values) -> Any:
+            return values.get((book.sheet_titles.get(sheet.upper(), sheet), cell))
 
-
-def _holds(spec: Any, entry: Any, numbers: set[float]) -> bool:
-    """Whether the answer, shaped as the function shapes it, holds every number of the cell
-    (an absent answer or a refusal holds none: then the cell shows no number either)."""
-    if entry is None or entry.answer is None:
-        return not numbers
-    from rates_xl.client.endpoints import ENDPOINTS
-
-    try:
-        shaped = spec.shape(ENDPOINTS[entry.endpoint].model.model_validate_json(entry.answer), True)
-    except Exception:  # noqa: BLE001 - an answer that does not parse holds nothing
-        return False
-    flat = shaped if isinstance(shaped, list) else [[shaped]]
-    held = {_digits(v) for row in flat for v in row if _number(v)}
-    return bool(numbers) and numbers <= held
-
-
-def _digits(value: Any) -> float:
-    """A number to the 15 significant digits a worksheet keeps (the engine rounds as Excel
-    does: an answer of 3.4231945075208996 shows as 3.4231945075209)."""
-    return float(f"{float(value):.15g}")
+        try:
+            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment))
+        except Unlinked as exc:
+            return {f"the request of {address(*anchor)} (not linked: {exc})"}
+    return made & changed.keys()
 
 
 # -- the workbook with the changes highlighted ------------------------------------------------------

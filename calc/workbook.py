@@ -273,7 +273,7 @@ class WorkbookCalculation:
                           recomputed=len(self.plan.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
                           extents=dict(getattr(self.engine, "extents", {})), cut=cut,
-                          pack=self.recorder.pack() if self.recorder is not None else None,
+                          pack=self.recorder.pack(self.pinned) if self.recorder is not None else None,
                           valuation_time=self.pinned)
 
     def calls_rates(self) -> bool:

@@ -72,6 +72,9 @@ class Pack(BaseModel):
     version: int = VERSION
     base_url: str
     created: str
+    #: the moment the run was pinned at (RATES_VALUATION_TIME or --valuation-time), ISO 8601
+    #: UTC; None: unpinned. A replay values at it again, so `--replay` alone reproduces a run.
+    valuation_time: str | None = None
     answers: tuple[PackAnswer, ...] = ()
 
     def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer]:
@@ -83,8 +86,10 @@ class Pack(BaseModel):
 
     def dumps(self) -> str:
         """Compact JSON, keys sorted: the same pack always gives the same text."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False)
+        data = self.model_dump(mode="json")
+        if data["valuation_time"] is None:  # an unpinned pack reads in a rates-xl that predates the field
+            del data["valuation_time"]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
@@ -205,11 +210,13 @@ class PackRecorder:
     def __len__(self) -> int:
         return len(self._answers)
 
-    def pack(self) -> Pack:
+    def pack(self, pinned: datetime | None = None) -> Pack:
+        """The pack of what was recorded; `pinned`: the moment the run valued at, if pinned."""
         with self._lock:
             answers = sorted(self._answers.values(), key=lambda a: (a.endpoint, a.params))
+        moment = pinned.astimezone(UTC).isoformat().replace("+00:00", "Z") if pinned is not None else None
         return Pack(base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
-                    answers=tuple(answers))
+                    valuation_time=moment, answers=tuple(answers))
 
 
 def valued_at(key: Any, value: Any) -> str | None:

@@ -261,8 +261,8 @@ _SPECS = [
     FunctionSpec(
         "RATES_SOURCE",
         "Where a RATES_* number came from: spills Request, Valued at, Fetched at and Service "
-        "for the answer holding the cell's value. Makes no request.",
-        (Arg("cell", "number", "A cell holding a number a RATES_* function returned (or a number of its table)."),),
+        "for the request the cell's formula made. Makes no request.",
+        (Arg("cell", "number", "A RATES_* cell (or a cell of its table), or a RATES_* formula."),),
         None, "rows", lambda answer, headers: answer, local=source.explain,
         examples=((Call("RATES_SWAP", ("SOFR", "0D", "10Y", "1Y")),),),
     ),

@@ -274,7 +274,9 @@ def test_rates_source_names_the_request_and_its_moments_in_a_computed_and_a_repl
                    if a.request == rows["Request"])
     assert rows["Fetched at"] == fetched[:10] + " " + fetched[11:23] + " UTC"
     assert rows["Service"] == sandbox.base_url
-    assert computed[("Rates", "D10")].startswith("#RATES! cell: no answer rates-xl holds has the value")
+    # A1*2 is no RATES_* call: named, never matched by value.
+    assert computed[("Rates", "D10")] == ("#RATES! cell: Rates!A3: =A1*2 calls no RATES_* function "
+                                          "that asks the service")
     # Replayed: the same rows, the original fetch time included.
     replayed = tmp_path / "r.xlsx"
     assert main(["calc", str(path), "--replay", str(tmp_path / "book.values.xlsx"), "-o", str(replayed),
@@ -302,3 +304,92 @@ def test_each_book_of_a_batch_records_its_own_pack_and_a_shared_request_is_fetch
     assert two == read_pack(tmp_path / "second.values.xlsx")
     shared = next(a for a in one.answers if a.request == TEN_YEARS)
     assert shared == two.answers[1]  # the one answer both books used, with its one fetch time
+
+
+def test_a_run_pinned_by_the_option_replays_with_no_option_to_the_same_values(tmp_path, sandbox, offline, capsys):
+    book = _small_book(tmp_path / "book.xlsx")  # no RATES_VALUATION_TIME name: only the option pins
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(book), "--no-progress", "--valuation-time", "2026-01-05T10:30:00Z"]) == 0
+    computed = tmp_path / "book.values.xlsx"
+    assert read_pack(computed).valuation_time == "2026-01-05T10:30:00Z"
+    replayed = tmp_path / "r.xlsx"
+    assert main(["calc", str(book), "--replay", str(computed), "-o", str(replayed), "--no-progress"]) == 0
+    assert offline.count() == 0
+    before, after = _every_cell(computed), _every_cell(replayed)
+    assert before.keys() == after.keys()
+    for key, value in before.items():
+        assert repr(after[key]) == repr(value), key
+    assert "valuation time pinned at 2026-01-05 10:30:00 UTC" in capsys.readouterr().out
+    assert read_pack(replayed).valuation_time == "2026-01-05T10:30:00Z"
+
+
+def test_an_unpinned_pack_is_written_without_the_field():
+    pack = Pack(base_url="http://127.0.0.1:1", created="2026-01-01T00:00:00.000000Z")
+    assert "valuation_time" not in pack.dumps()
+    from rates_xl.client.pack import loads
+
+    assert loads(pack.model_copy(update={"valuation_time": "2026-01-05T10:30:00Z"}).dumps()).valuation_time \
+        == "2026-01-05T10:30:00Z"
+
+
+def test_rates_source_follows_the_cells_own_request_not_its_value(tmp_path, sandbox):
+    """Two requests whose answers hold the same number (one swap valued a second apart): the
+    value alone is two answers; the cell's formula, its arguments read from the cells it
+    references on its own sheet, is one."""
+    import xlsxwriter
+
+    path = tmp_path / "book.xlsx"
+    with xlsxwriter.Workbook(path) as book:
+        rates = book.add_worksheet("Rates")
+        rates.write("B1", "SOFR")
+        rates.write("B2", "10Y")
+        rates.write("B3", "2026-01-02T16:00:01Z")
+        rates.write_formula("A1", '=RATES_SWAP(B1,"0D",B2,"1Y",,,,"2026-01-02T16:00:00Z")')
+        rates.write_formula("A2", '=RATES_SWAP(B1,"0D",B2,"1Y",,,,B3)')
+        rates.write_dynamic_array_formula("D1:E2", '=RATES_SWAPCURVE("SOFR",B3,FALSE)')
+        audit = book.add_worksheet("Audit")
+        audit.write("B1", "ESTR")  # what B1 and B2 would read on the wrong sheet
+        audit.write("B2", "2Y")
+        audit.write_dynamic_array_formula("A1:B4", "=RATES_SOURCE(Rates!A2)")
+        audit.write_dynamic_array_formula("A10:B13", "=RATES_SOURCE(Rates!E2)")  # inside the curve's spill
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(path), "--no-progress"]) == 0
+    values = cached_values(tmp_path / "book.values.xlsx")
+    assert values[("Rates", "A1")] == values[("Rates", "A2")]  # the value alone cannot tell them apart
+    assert [values[("Audit", f"A{r}")] for r in range(1, 5)] == ["Request", "Valued at", "Fetched at", "Service"]
+    assert values[("Audit", "B1")] == TEN_YEARS + "&valuation_time=2026-01-02T16:00:01Z"
+    assert values.get(("Audit", "A5")) is None  # one answer, not a list of candidates
+    assert values[("Audit", "B10")] == "swap_curve?index=SOFR&valuation_time=2026-01-02T16:00:01Z"
+
+
+def test_the_diff_links_each_cell_to_its_own_request_when_two_moved_answers_agree(tmp_path, offline, sandbox):
+    """Two swaps valued a second apart, both edited to the same new rate: by value each cell
+    would match both moved answers; through the book's formulas each names its own."""
+    path = tmp_path / "book.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Rates"
+    sheet["B1"], sheet["B2"], sheet["B3"] = "SOFR", "10Y", "2026-01-02T16:00:01Z"
+    sheet["A1"] = '=RATES_SWAP(B1,"0D",B2,"1Y",,,,"2026-01-02T16:00:00Z")'
+    sheet["A2"] = '=RATES_SWAP(B1,"0D",B2,"1Y",,,,B3)'
+    sheet["A3"] = "=A2*2"
+    book.save(path)
+    with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
+        assert main(["calc", str(path), "--no-progress"]) == 0
+    computed = tmp_path / "book.values.xlsx"
+    pack = read_pack(computed)
+    edited = []
+    for answer in pack.answers:
+        body = json.loads(answer.answer)
+        body["swap_rate"] = 4.5
+        edited.append(answer.model_copy(update={"answer": json.dumps(body)}))
+    pack.model_copy(update={"answers": tuple(edited)}).write(tmp_path / "e.json")
+    moved = tmp_path / "moved.xlsx"
+    assert main(["calc", str(path), "--replay", str(tmp_path / "e.json"), "-o", str(moved), "--no-progress"]) == 0
+    assert offline.count() == 0
+    from rates_xl.calc.diff import diff
+
+    result = diff(computed, moved, book=path)
+    by_cell = {c.address: c.requests for c in result.cells}
+    at = TEN_YEARS + "&valuation_time=2026-01-02T16:00:0"
+    assert by_cell == {"Rates!A1": (at + "0Z",), "Rates!A2": (at + "1Z",), "Rates!A3": (at + "1Z",)}

@@ -11,6 +11,7 @@ import pytest
 from rates_xl.addin.classic.udfs import UDFS
 from rates_xl.functions import FUNCTIONS
 from rates_xl.functions.messages import MAX_LENGTH
+from rates_xl.functions.source import REFERENCE_ARGS
 from tests.support.samples import SAMPLES
 
 # kind -> [(bad value, what the message must say)]
@@ -52,11 +53,17 @@ def test_bad_argument_names_itself_and_sends_nothing(client, name, position, val
     spec = FUNCTIONS[name]
     cells = list(SAMPLES[name]) + [None] * (len(spec.args) - len(SAMPLES[name]))
     cells[position] = value
+    by_reference = spec.args[position].name in REFERENCE_ARGS.get(name, ())
     for call in (spec.core, UDFS[name]):  # the host-free core and the xlwings UDF agree
         answer = call(*cells)
         assert isinstance(answer, str), answer
         assert answer.startswith(f"#RATES! {spec.args[position].name}: "), answer
-        assert fragment in answer, answer
+        if by_reference and call is UDFS[name]:
+            # The classic UDF takes this argument as the cell itself (a Range): any plain value
+            # is answered with what it needs instead (addin/classic/source.py).
+            assert "needs a cell holding a RATES_* formula" in answer, answer
+        else:
+            assert fragment in answer, answer
         assert len(answer) <= MAX_LENGTH
     assert client.stats()["requests_sent"] == 0
 

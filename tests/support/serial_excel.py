@@ -696,6 +696,20 @@ class _RangeApi:
         return Range(self._rng.sheet, f.spill).api
 
     @property
+    def SpillParent(self) -> _RangeApi:  # noqa: N802
+        """The anchor whose spill covers this cell (Excel raises when none does)."""
+        sheet, rect = self._rng.sheet, self._rng._rect
+        for f in sheet.formulas.values():
+            if f.spill is not None and f.spill.top <= rect.top <= f.spill.bottom \
+                    and f.spill.left <= rect.left <= f.spill.right:
+                return Range(sheet, Rect(*f.cell, *f.cell)).api
+        raise AttributeError("SpillParent: the cell is not in a spill")  # Excel: run-time error 1004
+
+    @property
+    def Formula2(self) -> Any:  # noqa: N802
+        return self._rng.formula
+
+    @property
     def Address(self) -> str:  # noqa: N802
         return self._rng.address
 
