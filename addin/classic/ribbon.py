@@ -368,11 +368,15 @@ def _cells(count: int) -> str:
 
 # -- cache, key, status ------------------------------------------------------------------------
 def clear_cache(ctx: Context) -> str:
+    from rates_xl.addin.classic import rtd
     from rates_xl.functions import get_client
 
     client = get_client()
     count = client.stats().get("cached_answers", 0)
     client.clear_cache()
+    # A failure a waiting cell was shown is remembered FAILURE_MEMORY s (rtd.py); the user
+    # clearing the cache may have fixed its cause: the next calculation asks again.
+    rtd.waits.forget_failures()
     ctx.notify(f"Rates: cleared {count} cached answers; cells fetch again when next calculated")
     return f"cleared {count}"
 
@@ -388,6 +392,9 @@ def set_key(ctx: Context) -> str:
     keys.store_key(secret)
     del secret
     set_client(None)  # the next RATES_ call builds a client that reads the new key
+    from rates_xl.addin.classic import rtd
+
+    rtd.waits.forget_failures()  # e.g. "key rejected", remembered for the waiting cells
     text = ("API key stored in the keychain. RATES_ cells use it from their next "
             "calculation (Refresh Workbook to recalculate now).")
     if keys.key_state().in_environment:

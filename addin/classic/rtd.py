@@ -234,6 +234,16 @@ class Waits:
                 return None
             return wait.failure
 
+    def forget_failures(self) -> int:
+        """Forget every remembered failure (Clear Cache, a new API key): the user may have
+        fixed its cause, so the next calculation of a cell that showed it asks again.
+        How many were forgotten."""
+        with self._lock:
+            failed = [w for w in self._by_topic.values() if w.failure is not None]
+            for wait in failed:
+                wait.failure, wait.failed_until = None, 0.0
+        return len(failed)
+
     # -- the topic API --
     def state(self, topic: str) -> str:
         """The topic's RTD value now: FETCHING, or READY with its answer count."""

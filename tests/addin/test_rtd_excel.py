@@ -272,6 +272,44 @@ def test_a_failed_fetch_shows_its_error_not_the_placeholder(sandbox_key):
         down.close()
 
 
+@pytest.mark.parametrize("button", ["rates_clear_cache", "rates_set_key"])
+def test_clear_cache_forgets_a_remembered_failure_so_the_next_calculation_asks_again(button, keychain):
+    """A failure is remembered FAILURE_MEMORY s so every waiting cell shows it; a user who
+    fixed the cause and presses Clear Cache (or sets a new key) sees a fresh attempt, not the
+    old message."""
+    from tests.support.faultserver import FaultServer, Reply
+
+    server = FaultServer()
+    broken = [True]
+    server.responder = lambda arrival: Reply(status=503) if broken[0] else Reply()
+    client = RatesClient(base_url=server.base_url, api_key="sk-test-clear", max_attempts=1,
+                         persistent=False)
+    udfs.set_client(client)
+    try:
+        app = async_app(throttle=THROTTLE)
+        book = app.add_book("Fixed.xlsx", {"S": {}})
+        sheet = book.sheets[0]
+        sheet.paste({"A1": SWAPS["A1"]})
+        settle(app)
+        assert is_message(sheet.range("A1").value)
+        broken[0] = False  # the cause is fixed (the service is back)
+        app.calculate_full()
+        assert is_message(sheet.range("A1").value)  # remembered: no new attempt yet
+        assert rtd.waits.submitted == 1
+
+        assert ribbon.on_action(button, book=book, prompt_secret=lambda p, t: "sk-new-key-123456") \
+            in ("cleared 0", "stored")
+        udfs.set_client(client)  # (Set API Key made a new client: the one on the fault server)
+        app.calculate_full()
+        assert is_na(sheet.range("A1").value)  # a fresh attempt, waiting
+        settle(app)
+        assert isinstance(sheet.range("A1").value, float)
+        assert rtd.waits.submitted == 2 and placeholders(book) == []
+    finally:
+        client.close()
+        server.stop()
+
+
 # -- what keeps working --------------------------------------------------------------------------
 def test_a_ribbon_refresh_still_plans_and_fetches_itself(client):
     app = async_app(throttle=THROTTLE)
