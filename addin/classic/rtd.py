@@ -95,13 +95,38 @@ def is_busy(exc: BaseException) -> bool:
     return hresult in BUSY_HRESULTS
 
 
+def wait_topic(result: Any) -> str | None:
+    """The topic a UDF's answer says to wait on, else None. The marker comes alone, or as
+    every element of a block the size of a legacy array formula (`wait_block`), which
+    xlwings hands VBA as a 2-D array (a 1-D one for one row)."""
+    first = result
+    while isinstance(first, list | tuple) and first:
+        first = first[0]
+    if isinstance(first, str) and first.startswith(WAIT_PREFIX):
+        return first[len(WAIT_PREFIX):]
+    return None
+
+
+def wait_block(marker: str, rows: int, cols: int) -> Any:
+    """A wait marker for a caller of `rows` x `cols` cells (a legacy CSE array): the marker
+    itself for one cell, else a block of it. xlwings' `expand` rewrites an array formula
+    whose result is not the caller's size (udfs.call_udf, delayed_resize_dynamic_array_formula):
+    a lone marker would cut a waiting curve's array down to one cell, leaving its other
+    cells empty (a SUM over them a plausible 0)."""
+    if rows <= 1 and cols <= 1:
+        return marker
+    return [[marker] * cols for _ in range(rows)]
+
+
 def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any) -> Any:
     """What the VBA wrapper `RatesAnswer` (vba/RatesRtd.bas) does with a UDF's result: a wait
-    marker subscribes the calling cell to its topic through RTD and becomes `na` (#N/A);
+    marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
+    through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
     anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip)."""
-    if isinstance(result, str) and result.startswith(WAIT_PREFIX):
+    topic = wait_topic(result)
+    if topic is not None:
         try:
-            call_rtd(PROGID, "", result[len(WAIT_PREFIX):])
+            call_rtd(PROGID, "", topic)
         except Exception:  # the VBA has On Error Resume Next around the call
             pass
         return na

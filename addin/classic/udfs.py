@@ -23,7 +23,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh, rtd, rtd_com
+from rates_xl.addin.classic import refresh, rtd, rtd_com, scope
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import plan
@@ -42,6 +42,12 @@ CATEGORY = "RATES"
 _LEGACY_ARRAYS = os.environ.get("RATES_XL_LEGACY_ARRAYS", "").strip().lower() in ("1", "true", "yes")
 
 
+def expands(name: str) -> bool:
+    """Whether xlwings sizes this function's array formula to its result (`expand="table"`,
+    legacy arrays for Excel without dynamic arrays: RATES_XL_LEGACY_ARRAYS=1)."""
+    return _LEGACY_ARRAYS and FUNCTIONS[name].result != "number"
+
+
 def _udf(f):
     """Register `f` with xlwings from its row of the function table (docs, category, spill)."""
     spec = FUNCTIONS[f.__name__]
@@ -56,7 +62,7 @@ def _udf(f):
     for arg in spec.args:
         # err_to_str: an error cell arrives as "#N/A" (not None), so it is reported, not ignored.
         f = xw.arg(arg.name, doc=arg.doc, err_to_str=True)(f)
-    if spec.result != "number" and _LEGACY_ARRAYS:
+    if expands(f.__name__):
         f = xw.ret(expand="table")(f)
     # call_in_wizard=True for every function: with False, xlwings' wrapper returns early (an
     # empty value, shown as 0) whenever the Standard command bar is disabled, which Microsoft
@@ -71,7 +77,12 @@ def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
             and plan.shared_round() is None:
         # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
         # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd).
-        return rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
+        answer = rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
+        if expands(name) and rtd.wait_topic(answer) is not None:
+            # A legacy array formula waits at its own size, never cut (rtd.wait_block).
+            area = scope.parse_address(caller.address)[0]
+            return rtd.wait_block(answer, area.bottom - area.top + 1, area.right - area.left + 1)
+        return answer
     # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
     # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
     return refresh.evaluate_cell(spec, values, caller)

@@ -132,6 +132,46 @@ def test_a_spilled_curve_fills_its_whole_table(client):
     assert placeholders(book) == []
 
 
+@pytest.mark.parametrize("entered", ["over-its-block", "in-one-cell"])
+def test_a_legacy_array_of_a_curve_waits_at_its_size_and_fills_whole(entered, client, sandbox,
+                                                                      sandbox_key, monkeypatch):
+    """RATES_XL_LEGACY_ARRAYS=1 (Excel without dynamic arrays, xlwings' expand="table"): a
+    curve's array formula waiting on its answer keeps its block, every cell #N/A (a SUM
+    over it too), and is filled whole once the answer is in; xlwings never cuts it."""
+    from tests.support import serial_excel_legacy as legacy
+
+    monkeypatch.setattr(udfs, "_LEGACY_ARRAYS", True)
+    formula = '=RATES_SWAPCURVE("SOFR")'
+    other = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key)
+    try:
+        with udfs.using_client(other):  # the expected table, without filling the cells' cache
+            expected = udfs.RATES_SWAPCURVE("SOFR")
+    finally:
+        other.close()
+    rows, cols = len(expected), len(expected[0])
+    block = f"A1:{'AB'[cols - 1]}{rows}"
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("Legacy.xlsx", {"S": {}})
+    sheet = book.sheets[0]
+    sheet.paste({"D1": f"=SUM(B1:B{rows})"})
+    f = legacy.enter_array(sheet, block if entered == "over-its-block" else "A1", formula)
+    legacy.run_resizes(app)  # xlwings' event loop, 0.1 s later
+    waiting = sheet.range(block).value if entered == "over-its-block" else [[sheet.range("A1").value]]
+    assert all(is_na(v) for row in waiting for v in row), waiting
+    if entered == "over-its-block":
+        assert sheet.formulas[(1, 1)] is f and f.array == sheet.range(block).rects[0]
+        assert is_na(sheet.range("D1").value)  # never the total of a cut array (0)
+
+    settle(app)
+    anchor = sheet.formulas[(1, 1)]
+    assert anchor.array == sheet.range(block).rects[0]
+    assert [[sheet.value_at((r, c)) for c in range(1, cols + 1)] for r in range(1, rows + 1)] == expected
+    assert sheet.range("D1").value == pytest.approx(sum(r[1] for r in expected if isinstance(r[1], float)))
+    assert legacy.state(app).cuts == 0  # never cut
+    assert legacy.state(app).rewrites == (0 if entered == "over-its-block" else 1)  # one grow
+    assert placeholders(book) == [] and rtd.waits.submitted == 1
+
+
 CHAIN = {
     "A1": '=RATES_FIXING("SOFR")',
     "A2": '=RATES_SWAP("SOFR","0D",(ROUND(A1,0)+1)&"Y","1Y")',

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.addin.classic import rtd
-from tests.support import serial_excel
+from tests.support import serial_excel, serial_excel_legacy
 
 
 def async_app(throttle: float | None = None, clock: Callable[[], float] | None = None,
@@ -43,6 +43,8 @@ def settle(app: serial_excel.App, timeout: float = 30.0, poll: float = 0.005,
     ends = time.monotonic() + timeout
     pulls = 0
     while time.monotonic() < ends:
+        if serial_excel_legacy.run_resizes(app):  # xlwings' event loop (legacy arrays)
+            continue
         started = time.perf_counter()
         if host.idle():
             pulls += 1

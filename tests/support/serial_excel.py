@@ -77,6 +77,7 @@ class Formula:
     volatile: bool = False
     rates: bool = False
     spill: Rect | None = None  # where the current result spills (None: one cell)
+    array: Rect | None = None  # a legacy (CSE) array formula's block (serial_excel_legacy)
 
     @property
     def footprint(self) -> Rect:
@@ -89,6 +90,8 @@ class Formula:
                 rects.append(grown)
         if self.spill is not None:
             rects.append(self.spill)
+        if self.array is not None:
+            rects.append(self.array)
         return Rect(min(r.top for r in rects), min(r.left for r in rects),
                     max(r.bottom for r in rects), max(r.right for r in rects))
 
@@ -231,17 +234,25 @@ class App:
         from tests.support import serial_excel_engine as engine
 
         f = self._current
-        caller = Range(f.sheet, Rect(*f.cell, *f.cell)) if f is not None else None
+        # Application.Caller: the cell, or a legacy array formula's whole block.
+        caller = Range(f.sheet, f.array or Rect(*f.cell, *f.cell)) if f is not None else None
         self.udf_calls += 1
 
         def call() -> Any:
             self.udf_threads.add(threading.get_ident())
             return udfs.UDFS[name](*args, caller=caller)
 
-        if self._udf_pool is not None:
-            result = self._udf_pool.submit(call).result()  # Excel waits: still one at a time
+        def run() -> Any:
+            if self._udf_pool is not None:
+                return self._udf_pool.submit(call).result()  # Excel waits: still one at a time
+            return call()
+
+        if f is not None and udfs.expands(name):
+            from tests.support import serial_excel_legacy
+
+            result = serial_excel_legacy.call(self, name, args, f, run)  # xlwings' expand
         else:
-            result = call()
+            result = run()
         # The add-in's VBA wrapper (RatesAnswer, addin/classic/vba/RatesRtd.bas) between Excel
         # and Python: a wait marker subscribes this cell through =RTD and shows #N/A.
         return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR())
@@ -470,6 +481,12 @@ class Sheet:
         from tests.support.serial_excel_engine import SPILL_ERROR
 
         self.version += 1
+        if f.array is not None:  # a legacy array formula: fitted into its block
+            from tests.support import serial_excel_legacy
+            from tests.support.serial_excel_engine import NA_ERROR
+
+            serial_excel_legacy.fit(self, f, result, NA_ERROR())
+            return
 
         previous = f.spill
         if previous is not None:  # clear the old spill first
