@@ -60,6 +60,8 @@ PROGID = "RatesXL.RTD"
 CLSID = "{5B0E2C1A-8F43-4E7B-9D51-6A2C3F70B1D4}"
 #: What a waiting UDF answers the VBA wrapper, followed by the topic. Never shown in a cell.
 WAIT_PREFIX = "#RATES-RTD "
+#: The channel Live mode's cells subscribe to while the Live toggle is on (live_rtd.py).
+LIVE_CHANNEL = "live"
 #: A topic's RTD value while its request is in flight, and once it is answered (a counter is
 #: appended so every answer is a new value: Excel recalculates a topic's cells on a change).
 FETCHING = "fetching"
@@ -118,11 +120,15 @@ def wait_block(marker: str, rows: int, cols: int) -> Any:
     return [[marker] * cols for _ in range(rows)]
 
 
-def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any) -> Any:
-    """What the VBA wrapper `RatesAnswer` (vba/RatesRtd.bas) does with a UDF's result: a wait
+def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
+                 live_cell: tuple[str, str, str] | None = None) -> Any:
+    """What the VBA wrapper `RatesAnswer` (rtd_vba.py) does with a UDF's result: a wait
     marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
     through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
-    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip)."""
+    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
+    `live_cell` (book, sheet, address), given while the ribbon's Live toggle is on: an
+    answered cell also subscribes to its `live` channel topic (live_rtd.py), so Live mode
+    can make Excel recalculate it; its value is still the answer."""
     topic = wait_topic(result)
     if topic is not None:
         try:
@@ -130,6 +136,11 @@ def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any) -> Any:
         except Exception:  # the VBA has On Error Resume Next around the call
             pass
         return na
+    if live_cell is not None:
+        try:
+            call_rtd(PROGID, "", LIVE_CHANNEL, *live_cell)
+        except Exception:  # On Error Resume Next: the answer shows regardless
+            pass
     return result
 
 

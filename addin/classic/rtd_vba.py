@@ -31,6 +31,12 @@ Option Private Module
 
 Private Const RTD_PROGID As String = "{rtd.PROGID}"
 Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"
+Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"
+
+' True while the ribbon's Live toggle is pressed (RatesOnToggle sets it): every answered
+' RATES_ cell then stays subscribed to its own "live" topic, through which Live mode makes
+' Excel recalculate it when its answer was refetched.
+Public RatesLiveOn As Boolean
 
 Public Function RatesAnswer(ByVal answer As Variant) As Variant
     Dim topicValue As Variant
@@ -44,6 +50,15 @@ Public Function RatesAnswer(ByVal answer As Variant) As Variant
             On Error GoTo 0
             RatesAnswer = CVErr(xlErrNA)
             Exit Function
+        End If
+    End If
+    If RatesLiveOn Then
+        If TypeOf Application.Caller Is Range Then
+            On Error Resume Next
+            topicValue = Application.WorksheetFunction.RTD(RTD_PROGID, "", LIVE_CHANNEL, _
+                Application.Caller.Worksheet.Parent.Name, Application.Caller.Worksheet.Name, _
+                Application.Caller.Address)
+            On Error GoTo 0
         End If
     End If
     RatesAnswer = answer

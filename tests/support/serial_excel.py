@@ -115,6 +115,9 @@ class App:
         # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
         self.ready = True
         self.rtd: Any = None  # an RtdHost once use_rtd() is called
+        # The add-in's VBA flag RatesRtd.RatesLiveOn, set by RatesOnToggle (`toggle`): while
+        # on, answered RATES_ cells subscribe to their live topic (rtd.excel_answer).
+        self.rates_live_on = False
         # What the tests look at: calculations run, cells evaluated, UDF calls and their threads.
         self.calculations = 0
         self.evaluated = 0
@@ -255,7 +258,17 @@ class App:
             result = run()
         # The add-in's VBA wrapper (RatesAnswer, addin/classic/vba/RatesRtd.bas) between Excel
         # and Python: a wait marker subscribes this cell through =RTD and shows #N/A.
-        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR())
+        live_cell = (f.sheet.book.name, f.sheet.name, caller.address) \
+            if self.rates_live_on and caller is not None else None
+        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR(), live_cell)
+
+    def toggle(self, control_id: str, pressed: bool, book: Book | None = None) -> str:
+        """The ribbon's toggle as RatesRibbon.RatesOnToggle does it: the VBA's Live flag
+        first, then the handler "<id>_on" / "<id>_off" through RunPython."""
+        from rates_xl.addin.classic import ribbon
+
+        self.rates_live_on = pressed
+        return ribbon.on_action(f"{control_id}_{'on' if pressed else 'off'}", book=book)
 
     def _call_rtd(self, *args: Any) -> Any:
         """Application.WorksheetFunction.RTD from inside a UDF: the calling cell subscribes."""
