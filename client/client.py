@@ -109,6 +109,11 @@ _fresh_since: contextvars.ContextVar[float | None] = contextvars.ContextVar("fre
 _plan: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
 # Set by `recording`: where answers are written down for the market-data pack (pack.py).
 _recorder: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar("recorder", default=None)
+# Set by `limited_by`: the limiter this context's requests take their tokens from (Live
+# mode's share of the bucket, see limiter.ShareLimiter); None: the client's own.
+_limiter_here: contextvars.ContextVar[Limiter | None] = contextvars.ContextVar("limiter_here", default=None)
+# Set by `requests_used`: every request asked for in this context (Live mode: what a cell uses).
+_used: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("used", default=None)
 #: The requests sent within one context and the fetch threads it starts (see `counting_sent`).
 _sent_here: contextvars.ContextVar[SentCounter | None] = contextvars.ContextVar("sent_here", default=None)
 
@@ -267,6 +272,8 @@ class RatesClient:
         worksheet functions pass `settings.cell_deadline`); default `settings.deadline`."""
         budget = self.settings.deadline if deadline is None else deadline
         started = time.monotonic()
+        if (used := _used.get()) is not None:
+            used.add(key)
         entry = self.cache.get(key, fresh_since=_fresh_since.get())
         if entry is not None:
             self._count(cache_hits=1)
@@ -391,6 +398,30 @@ class RatesClient:
             _fresh_since.reset(token)
 
     @contextlib.contextmanager
+    def requests_used(self) -> Iterator[set[RequestKey]]:
+        """Within this block (this thread or context) every request asked for, answered or
+        not, is added to the set: the requests a cell's value depends on (Live mode)."""
+        used: set[RequestKey] = set()
+        token = _used.set(used)
+        try:
+            yield used
+        finally:
+            _used.reset(token)
+
+    @contextlib.contextmanager
+    def limited_by(self, limiter: Limiter) -> Iterator[None]:
+        """Within this block (this thread or context) requests take their tokens from
+        `limiter` instead of the client's own (Live mode: limiter.ShareLimiter)."""
+        token = _limiter_here.set(limiter)
+        try:
+            yield
+        finally:
+            _limiter_here.reset(token)
+
+    def _limiter(self) -> Limiter:
+        return _limiter_here.get() or self.limiter
+
+    @contextlib.contextmanager
     def planning(self) -> Iterator[set[RequestKey]]:
         """Within this block cache misses are recorded, not sent: they raise `NotFetched`.
 
@@ -462,7 +493,7 @@ class RatesClient:
     def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float, budget: float) -> Any:
         ticket = self.breaker.admit(spec.name)  # raises NetworkDown while open: no token spent
         try:
-            waited = self.limiter.acquire(deadline)
+            waited = self._limiter().acquire(deadline)
             if waited > 0:
                 self._count(throttled_waits=1, throttle_wait_seconds=waited)
             remaining = deadline - time.monotonic()
@@ -496,7 +527,7 @@ class RatesClient:
 
     def _redirected(self, url: str, deadline: float) -> None:
         """A same-origin redirect is about to be followed: one more request, one more token."""
-        waited = self.limiter.acquire(deadline)
+        waited = self._limiter().acquire(deadline)
         if waited > 0:
             self._count(throttled_waits=1, throttle_wait_seconds=waited)
         self._count(requests_sent=1)

@@ -81,6 +81,10 @@ class Settings(BaseSettings):
         86400.0, ge=0, description="Seconds cached: historical swap rates, past fixings, tenor lists, and "
         "any request with a past `valuation_time`.",
     )
+    live_share: float = Field(
+        0.5, gt=0, le=1, description="Share of `rate_limit` Live mode may use (0 to 1); new formulas "
+        "always have the rest, so they never wait behind Live.",
+    )
     cache_size: int = Field(
         20000, ge=1, description="Answers kept in memory; the least recently used go first.",
     )

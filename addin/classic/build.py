@@ -142,16 +142,22 @@ def runpython_commands(text: str) -> list[str]:
 
 
 def check_callbacks(xml: bytes | str, bas_text: str, result: CheckResult) -> None:
-    """Every onAction names `Module.Sub` (or `Sub`) that exists in the .bas with one parameter."""
+    """Every onAction names `Module.Sub` (or `Sub`) that exists in the .bas with the
+    parameters Office passes: (control As IRibbonControl) for a button,
+    (control As IRibbonControl, pressed As Boolean) for a toggleButton."""
     module = parse_bas(bas_text)
+    control_param = r"(?:ByRef\s+|ByVal\s+)?\w+\s+As\s+IRibbonControl"
+    pressed_param = r"\s*,\s*(?:ByRef\s+|ByVal\s+)?\w+\s+As\s+Boolean"
     for control in buttons(xml):
         target = control.on_action or ""
         mod, _, sub = target.rpartition(".")
         params = module.subs.get(sub)
-        ok = (mod in ("", module.name) and params is not None
-              and re.fullmatch(r"(?:ByRef\s+|ByVal\s+)?\w+\s+As\s+IRibbonControl", params, re.I))
+        toggle = control.tag == "toggleButton"
+        wanted = control_param + (pressed_param if toggle else "")
+        shape = "Sub(control As IRibbonControl, pressed As Boolean)" if toggle else "Sub(control As IRibbonControl)"
+        ok = (mod in ("", module.name) and params is not None and re.fullmatch(wanted, params, re.I))
         result.check(bool(ok), f"{control.id}: onAction {target} is a Sub in {module.name}.bas",
-                     f"{control.id}: onAction {target!r} is not a Sub(control As IRibbonControl) "
+                     f"{control.id}: onAction {target!r} is not a {shape} "
                      f"in module {module.name} (subs: {', '.join(module.subs) or 'none'})")
         result.check(bool(_SAFE_ID.match(control.id)), f"{control.id}: id is safe to pass to Python",
                      f"{control.id}: ids must be letters, digits and underscores")
@@ -160,7 +166,10 @@ def check_callbacks(xml: bytes | str, bas_text: str, result: CheckResult) -> Non
 def check_handlers(xml: bytes | str, result: CheckResult) -> None:
     from rates_xl.addin.classic.ribbon import ACTIONS
 
-    ids = [c.id for c in buttons(xml)]
+    ids = []
+    for control in buttons(xml):
+        # A toggleButton's callback hands "<id>_on" or "<id>_off" (RatesRibbon.RatesOnToggle).
+        ids += [control.id + "_on", control.id + "_off"] if control.tag == "toggleButton" else [control.id]
     for control_id in ids:
         result.check(control_id in ACTIONS, f"{control_id}: has a Python handler",
                      f"{control_id}: no handler in rates_xl.addin.classic.ribbon.ACTIONS")

@@ -28,6 +28,11 @@ COM_DOCS: dict[tuple[str, str], str] = {
     ("ComApplication", "Workbooks"): _VBA + "excel.application.workbooks",
     ("ComApplication", "InputBox"): _VBA + "excel.application.inputbox",
     ("ComWorkbooks", "Add"): _VBA + "excel.workbooks.add",
+    ("ComApplication", "Ready"): _VBA + "excel.application.ready",
+    ("ComApplication", "Windows"): _VBA + "excel.application.windows",
+    ("ComWindow", "Visible"): _VBA + "excel.window.visible",
+    ("ComWindow", "Parent"): _VBA + "excel.window.parent",
+    ("ComWorkbook", "Name"): _VBA + "excel.workbook.name",
     ("ComRange", "Address"): _VBA + "excel.range.address",
     ("ComRange", "Dirty"): _VBA + "excel.range.dirty",
     ("ComRange", "HasSpill"): _VBA + "excel.range.hasspill",
@@ -40,9 +45,29 @@ class ComWorkbooks(Protocol):
     def Add(self, template: str) -> Any: ...  # noqa: N802 - Excel's name
 
 
+class ComWorkbook(Protocol):
+    @property
+    def Name(self) -> str: ...  # noqa: N802
+
+
+class ComWindow(Protocol):
+    #: Live mode skips a workbook none of whose windows is visible (classic/live.py).
+    Visible: bool
+
+    @property
+    def Parent(self) -> ComWorkbook: ...  # noqa: N802
+
+
 class ComApplication(Protocol):
     #: xlDisabled (0) while a refresh runs, so Esc cannot interrupt the VBA callback.
     EnableCancelKey: int
+
+    #: False while a cell is in edit mode or a dialog is open: Live mode pauses.
+    @property
+    def Ready(self) -> bool: ...  # noqa: N802
+
+    @property
+    def Windows(self) -> Any: ...  # noqa: N802 - iterable of ComWindow
 
     @property
     def Workbooks(self) -> ComWorkbooks: ...  # noqa: N802
@@ -137,4 +162,4 @@ XLWINGS_CLASSES: dict[type, str] = {
     App: "xlwings:App", Book: "xlwings:Book", Sheets: "xlwings.main:Sheets",
     Sheet: "xlwings:Sheet", Range: "xlwings:Range",
 }
-COM_PROTOCOLS: tuple[type, ...] = (ComApplication, ComWorkbooks, ComRange)
+COM_PROTOCOLS: tuple[type, ...] = (ComApplication, ComWorkbooks, ComRange, ComWindow, ComWorkbook)

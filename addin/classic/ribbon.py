@@ -518,6 +518,64 @@ def help_(ctx: Context) -> str:
 
 
 #: Button id (customUI14.xml) -> handler. The tests check both directions.
+# -- Live mode (classic/live.py) -----------------------------------------------------------------
+LIVE_NOT_READY = ("Live mode needs the add-in's real-time data server, which Excel has not "
+                  "started yet: calculate a RATES_ cell first (or reinstall: rates-xl addin install).")
+
+
+def _live_or_say(ctx: Context) -> Any:
+    from rates_xl.addin.classic import live
+
+    running = live.current()
+    if running is None:
+        ctx.alert(LIVE_NOT_READY)
+    return running
+
+
+def live_on(ctx: Context) -> str:
+    """The Live toggle pressed: refresh every visible live cell as its answer's lifetime ends."""
+    running = _live_or_say(ctx)
+    return running.turn_on() if running is not None else "not ready"
+
+
+def live_off(ctx: Context) -> str:
+    running = _live_or_say(ctx)
+    return running.turn_off() if running is not None else "not ready"
+
+
+def parse_share(answer: Any) -> float | None:
+    """The Live share typed in the InputBox (a percentage, 1 to 100), as a fraction; None
+    for Cancel; ValueError with the reason otherwise."""
+    if answer is False or answer is None or (isinstance(answer, str) and not answer.strip()):
+        return None
+    try:
+        percent = float(str(answer).strip().rstrip("%"))
+    except ValueError:
+        raise ValueError(f"Live share: {str(answer)[:20]!r} is not a percentage; type a number "
+                         "from 1 to 100") from None
+    if not 1 <= percent <= 100:
+        raise ValueError(f"Live share: {percent:g}% is outside 1 to 100")
+    return percent / 100
+
+
+def live_share(ctx: Context) -> str:
+    """Ask for the share of the service's limit Live may use (new formulas keep the rest)."""
+    running = _live_or_say(ctx)
+    if running is None:
+        return "not ready"
+    now = round(running.scheduler.share * 100)
+    answer = ctx.app.api.InputBox(
+        f"Share of the service's rate limit Live mode may use, in percent (now {now}). New "
+        "formulas always have the rest, so they never wait behind Live.", f"{TITLE}: Live Share",
+        str(now), 1)
+    share = parse_share(answer)
+    if share is None:
+        return "cancelled"
+    running.set_share(share)  # for this session; RATES_LIVE_SHARE sets the default
+    ctx.notify(f"Rates: Live may use {share * 100:g}% of the service's limit")
+    return f"share {share:g}"
+
+
 ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_refresh_selection": refresh_selection,
     "rates_refresh_sheet": refresh_sheet,
@@ -527,6 +585,10 @@ ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_status": status,
     "rates_templates": templates,
     "rates_help": help_,
+    # The Live toggle: RatesOnToggle passes "<id>_on" or "<id>_off" (build.check_handlers).
+    "rates_live_on": live_on,
+    "rates_live_off": live_off,
+    "rates_live_share": live_share,
 }
 
 

@@ -13,6 +13,9 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /api/me                     a team server's signed-in user, use, last error (team.py)
     POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
+    POST /api/live/subscribe         Live mode: streaming cells to keep fresh (live.py)
+    POST /api/live/poll              Live mode: a page's new outcomes (a long poll)
+    POST /api/live/cancel            Live mode: cells Excel cancelled
 
 A request for another <version> (a manifest from an older install) is redirected to the
 current one, so an update reaches users without reinstalling.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,6 +49,7 @@ from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
+from rates_xl.addin.officejs.live import LiveHub, session_of, sub_id_of
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
 
 log = logging.getLogger("rates_xl.addin.officejs")
@@ -74,8 +79,8 @@ def refused(detail: str, status: int = 403) -> JSONResponse:
     return JSONResponse({"detail": detail}, status_code=status)
 
 
-def parse_batch(body: bytes) -> list[Any] | JSONResponse:
-    """The calls of a batch body, or the 4xx that answers it (one line, never a 500)."""
+def parse_json(body: bytes) -> Any | JSONResponse:
+    """A request body as JSON, or the 400 that answers it (one line, never a 500)."""
     try:
         # Every JSON number becomes a float, as Excel's cells hold them: an integer of
         # thousands of digits is then infinite (refused by its own cell, see batch.py)
@@ -85,6 +90,14 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
         return refused("the body is nested too deeply to be a batch", 400)
     except ValueError:  # not JSON, not UTF-8
         return refused("the body is not JSON", 400)
+    return payload
+
+
+def parse_batch(body: bytes) -> list[Any] | JSONResponse:
+    """The calls of a batch body, or the 4xx that answers it (one line, never a 500)."""
+    payload = parse_json(body)
+    if isinstance(payload, Response):
+        return payload
     calls = payload.get("calls") if isinstance(payload, dict) else None
     if not isinstance(calls, list):
         return refused("expected {\"calls\": [...]}", 400)
@@ -95,7 +108,8 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
                time_limit_s: float = DEFAULT_TIME_LIMIT_S, limits: Limits = DEFAULT_LIMITS,
-               excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS, team: Any = None) -> FastAPI:
+               excel_origins: tuple[str, ...] = EXCEL_WEB_ORIGINS, team: Any = None,
+               live_share: float | None = None, live_tick: float = 0.1) -> FastAPI:
     """The app for a server reached at `public_url` (e.g. https://localhost:8766).
 
     `client`: the RatesClient every call goes through; default: the core's shared client,
@@ -103,6 +117,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     `excel_origins`: the origin patterns that may read the static files (origins.py).
     `team`: a team.Team: sign-in, fair share and accounting on the batch endpoint (team.py);
     None for the local single-user server.
+    `live_share`: the share of the service's limit Live mode may use, for every page (live.py);
+    None: the client's `live_share` setting.
     """
     from rates_xl.functions import core
 
@@ -129,6 +145,14 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     app.state.public_url = public_url
     app.state.batches = gate = BatchGate(limits)
     app.state.team = team
+    app.state.live = None  # the LiveHub, made on the first subscription (it needs the client)
+    live_lock = threading.Lock()
+
+    def live_hub() -> LiveHub:
+        with live_lock:
+            if app.state.live is None:
+                app.state.live = LiveHub(core.get_client(), live_share, tick=live_tick)
+            return app.state.live
 
     @app.middleware("http")
     async def origin_rules(request: Request, call_next: Any) -> Response:
@@ -203,5 +227,58 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
                 {"detail": f"busy: {gate.in_flight} batches in progress; calculate again in a moment"},
                 status_code=503, headers={"Retry-After": str(limits.retry_after_s)})
         return JSONResponse({"results": results})
+
+    async def live_request(request: Request) -> tuple[Any, str] | Response:
+        """The body and session of a Live request, or the answer refusing it."""
+        user = await team.admit(request) if team is not None else None
+        if isinstance(user, Response):
+            return user
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return refused("send JSON (Content-Type: application/json)", 415)
+        payload = parse_json(await request.body())
+        if isinstance(payload, Response):
+            return payload
+        session = session_of(payload)
+        if session is None:
+            return refused("expected {\"session\": \"<8 to 64 letters and digits>\", ...}", 400)
+        return payload, session
+
+    @app.post("/api/live/subscribe")
+    async def live_subscribe(request: Request) -> Response:
+        parsed = await live_request(request)
+        if isinstance(parsed, Response):
+            return parsed
+        payload, session = parsed
+        subs = payload.get("subs")
+        if not isinstance(subs, list):
+            return refused("expected {\"session\", \"subs\": [...]}", 400)
+        if len(subs) > MAX_BATCH:
+            return refused(f"at most {MAX_BATCH} subscriptions per request", 413)
+        hub = live_hub()
+        try:
+            answers = await gate.run(hub.subscribe, session, subs)
+        except Busy:
+            return JSONResponse({"detail": "busy: calculate again in a moment"}, status_code=503,
+                                headers={"Retry-After": str(limits.retry_after_s)})
+        return JSONResponse({"subs": answers, "status": hub.status()})
+
+    @app.post("/api/live/poll")
+    async def live_poll(request: Request) -> Response:
+        parsed = await live_request(request)
+        if isinstance(parsed, Response):
+            return parsed
+        _, session = parsed
+        return JSONResponse(await live_hub().poll(session))
+
+    @app.post("/api/live/cancel")
+    async def live_cancel(request: Request) -> Response:
+        parsed = await live_request(request)
+        if isinstance(parsed, Response):
+            return parsed
+        payload, session = parsed
+        ids = payload.get("ids")
+        if not isinstance(ids, list) or len(ids) > MAX_BATCH:
+            return refused(f"expected {{\"session\", \"ids\": [...]}} of at most {MAX_BATCH} ids", 400)
+        return JSONResponse({"cancelled": live_hub().cancel(session, [i for i in map(sub_id_of, ids) if i is not None])})
 
     return app

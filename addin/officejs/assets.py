@@ -22,6 +22,9 @@ PAGE_SOURCE = (_STATIC / "functions.html").read_text(encoding="utf-8")
 #: Microsoft's hosted Office.js (the documented way to load it).
 OFFICE_JS_URL = "https://appsforoffice.microsoft.com/lib/1/hosted/office.js"
 BATCH_PATH = "/api/batch"
+LIVE_PATH = "/api/live"
+#: A failed Live poll is tried again after this long (the server restarting, say).
+LIVE_RETRY_MS = 3000
 #: Quiet time before a queued batch goes out: Excel hands over a recalculation's calls
 #: within a few milliseconds of each other.
 FLUSH_MS = 25
@@ -41,6 +44,9 @@ def script(*, origin: str, time_limit_s: float, max_batch: int) -> str:
         "timeLimitMs": int(time_limit_s * 1000),
         "flushMs": FLUSH_MS,
         "maxBatch": max_batch,
+        "streaming": metadata.script_streaming(),
+        "live": {"subscribeUrl": LIVE_PATH + "/subscribe", "pollUrl": LIVE_PATH + "/poll",
+                 "cancelUrl": LIVE_PATH + "/cancel", "retryMs": LIVE_RETRY_MS},
     }
     return SCRIPT_SOURCE.replace("/*@CONFIG@*/ null", json.dumps(config, sort_keys=True))
 

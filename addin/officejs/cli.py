@@ -33,6 +33,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--key", help="the private key of --cert (PEM)")
     serve.add_argument("--time-limit", type=float, default=120.0,
                        help="seconds a cell waits before it shows #N/A (default 120)")
+    serve.add_argument("--live-share", type=_share, default=None,
+                       help="percent of the service's rate limit Live mode may use for every page "
+                            "together (default: RATES_LIVE_SHARE, 50; new formulas always have the rest)")
     serve.set_defaults(handler=run_serve)
     from rates_xl.addin.officejs import teamcli
 
@@ -142,7 +145,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     team = teamcli.team_from_args(args, public_url)  # None: the local single-user server
     client = get_client()  # one client for every batch, from the settings (RATES_*, the keychain)
-    app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit, team=team)
+    app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit, team=team,
+                            live_share=None if args.live_share is None else args.live_share / 100)
     if team is not None:
         print(f"team server: users sign in with {' or '.join(team.authenticator.methods)}")
     _say(_sideload(None).refresh(public_url))
@@ -236,3 +240,16 @@ def run_respell(args: argparse.Namespace) -> int:
     print(f"{output}: {report.formulas} formulas rewritten in {report.parts} parts"
           + (f" ({', '.join(f'{k} x{v}' for k, v in sorted(report.names.items()))})" if report.names else ""))
     return 0
+
+
+def _share(text: str) -> float:
+    """--live-share: a percentage of the rate limit, 1 to 100."""
+    import argparse
+
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (1 to 100)") from None
+    if not 1 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a percentage from 1 to 100")
+    return value

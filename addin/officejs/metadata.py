@@ -9,7 +9,11 @@ Choices, all from the table:
   TRUE/FALSE or nothing, and the core coerces each kind the same way for every host;
 - dimensionality "scalar" for parameters (Excel lifts a range into one call per cell, as for
   a built-in function), "matrix" for every result that spills (table, column, rows);
-- `options.volatile` when the table says so (RATES_STATUS).
+- `options.volatile` when the table says so (RATES_STATUS);
+- `options.stream` for every function whose answer can be valued as of now (Live mode,
+  live.py): Excel hands it a `StreamingInvocation` and it may set its cell again and again.
+  Not `cancelable`: Microsoft's metadata reference says a function cannot use both (a
+  streaming invocation has `onCanceled` anyway), nor `volatile` (ignored with `stream`).
 
 `problems(document)` checks the rules Microsoft documents for this file (custom-functions
 metadata reference and naming guidelines); it is written here because the official
@@ -42,6 +46,15 @@ def spills(spec: FunctionSpec) -> bool:
     return spec.result != "number"
 
 
+def streams(spec: FunctionSpec) -> bool:
+    """True for a function whose answer can change with time (a history or a tenor list
+    cannot; STATUS is volatile): it streams, so Live mode can set its cell again."""
+    from rates_xl.client.endpoints import ENDPOINTS, CacheClass
+
+    return (spec.endpoint is not None and not spec.volatile
+            and ENDPOINTS[spec.endpoint].cache_class is not CacheClass.HISTORY)
+
+
 def function_entry(spec: FunctionSpec, help_base: str | None = None) -> dict[str, Any]:
     """One function's entry; with `help_base` (the server's URL) its helpUrl, the reference page."""
     name = officejs_name(spec)
@@ -67,6 +80,8 @@ def function_entry(spec: FunctionSpec, help_base: str | None = None) -> dict[str
         entry["helpUrl"] = help_url(help_base, spec.name)
     if spec.volatile:
         entry["options"] = {"volatile": True}
+    elif streams(spec):
+        entry["options"] = {"stream": True}
     return entry
 
 
@@ -81,6 +96,13 @@ def functions_document(table: dict[str, FunctionSpec] | None = None,
 
 def functions_json(table: dict[str, FunctionSpec] | None = None, help_base: str | None = None) -> str:
     return json.dumps(functions_document(table, help_base), indent=2, ensure_ascii=False) + "\n"
+
+
+def script_streaming(table: dict[str, FunctionSpec] | None = None) -> list[str]:
+    """The ids of the streaming functions: the script gives them the streaming adapter."""
+    if table is None:
+        from rates_xl.functions import FUNCTIONS as table
+    return [officejs_name(spec) for spec in table.values() if streams(spec)]
 
 
 def script_arities(table: dict[str, FunctionSpec] | None = None) -> dict[str, int]:
@@ -159,6 +181,10 @@ def problems(document: dict[str, Any], namespace: str = NAMESPACE) -> list[str]:
             found.append(f"{where}: option values must be true or false")
         elif options.get("volatile") and (options.get("stream") or options.get("cancelable")):
             found.append(f"{where}: a volatile function cannot also stream or be cancelable")
+        elif options.get("stream") and (options.get("cancelable") or options.get("requiresAddress")):
+            # "A function can't use both the stream and cancelable properties" (and the same
+            # for requiresAddress): Microsoft's custom-functions JSON metadata reference.
+            found.append(f"{where}: a streaming function cannot also be cancelable or requiresAddress")
         parameters = fn.get("parameters", [])
         if not isinstance(parameters, list):
             found.append(f"{where}: parameters must be a list")

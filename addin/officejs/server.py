@@ -99,6 +99,9 @@ def _close_app(app: Any) -> None:
     batches = getattr(getattr(app, "state", None), "batches", None)
     if batches is not None:
         batches.close()
+    live = getattr(getattr(app, "state", None), "live", None)
+    if live is not None:
+        live.close()
 
 
 def start_in_thread(app_factory: Any, cert: Path, key: Path, host: str = DEFAULT_HOST,

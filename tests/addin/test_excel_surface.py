@@ -43,6 +43,7 @@ def stand_in_objects() -> dict[type, object]:
         surface.App: app, surface.Book: book, surface.Sheets: book.sheets, surface.Sheet: sheet,
         surface.Range: rng, surface.ComApplication: app.api,
         surface.ComWorkbooks: app.api.Workbooks, surface.ComRange: rng.api,
+        surface.ComWindow: app.api.Windows[0], surface.ComWorkbook: app.api.Windows[0].Parent,
     }
 
 

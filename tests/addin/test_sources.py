@@ -15,7 +15,7 @@ SCHEMA = build.find_schema() or REPO_SCHEMA
 XML = build.CUSTOM_UI.read_bytes()
 BAS = build.VBA_MODULE.read_text(encoding="utf-8")
 TAB_BUTTONS = {"Refresh Selection", "Refresh Sheet", "Refresh Workbook", "Clear Cache",
-               "Set API Key", "Status", "Templates", "Help"}
+               "Set API Key", "Status", "Templates", "Help", "Live", "Live Share"}
 
 needs_schema = pytest.mark.skipif(
     not SCHEMA.is_file(),
@@ -57,7 +57,10 @@ def test_the_tab_has_the_buttons_users_expect():
 def test_every_button_has_a_handler_and_every_handler_a_button():
     ids = [b.id for b in build.buttons(XML)]
     assert len(ids) == len(set(ids))
-    assert set(ids) == set(ribbon.ACTIONS)
+    toggles = {b.id for b in build.buttons(XML) if b.tag == "toggleButton"}
+    assert toggles == {"rates_live"}
+    handled = (set(ids) - toggles) | {t + state for t in toggles for state in ("_on", "_off")}
+    assert handled == set(ribbon.ACTIONS)
     result = build.CheckResult()
     build.check_handlers(XML, result)
     assert result.ok, result.problems
@@ -83,7 +86,12 @@ ON_ACTION = b'onAction="RatesRibbon.RatesOnAction"'
     (XML.replace(ON_ACTION, b'onAction="OtherModule.RatesOnAction"', 1), BAS),
     (XML, BAS.replace("RatesOnAction(control As IRibbonControl)", "RatesOnAction()")),
     (XML, BAS.replace("Sub RatesOnAction", "Sub SomethingElse")),
-], ids=["unknown-sub", "other-module", "no-control-parameter", "renamed-sub"])
+    # The Live toggle's callback must take Office's `pressed` too (issue 21).
+    (XML, BAS.replace("RatesOnToggle(control As IRibbonControl, pressed As Boolean)",
+                      "RatesOnToggle(control As IRibbonControl)")),
+    (XML.replace(b'onAction="RatesRibbon.RatesOnToggle"', ON_ACTION), BAS),
+], ids=["unknown-sub", "other-module", "no-control-parameter", "renamed-sub", "toggle-without-pressed",
+        "toggle-on-a-button-callback"])
 def test_the_callback_check_catches_mismatches(xml, bas):
     result = build.CheckResult()
     build.check_callbacks(xml, bas, result)
@@ -98,11 +106,15 @@ def test_a_bas_without_a_module_name_is_refused():
 def test_the_vba_hands_each_button_id_to_on_action(monkeypatch):
     """Run the exact Python command the VBA builds, for every button id."""
     commands = build.runpython_commands(BAS)
-    assert len(commands) == 1
+    assert len(set(commands)) == 1  # RatesOnAction and RatesOnToggle run the same statement
     called = []
     monkeypatch.setattr(ribbon, "on_action", lambda control_id: called.append(control_id))
+    ids = []
     for button in build.buttons(XML):
-        source = commands[0].format(id=button.id)
+        # The toggle's Sub appends "_on" or "_off" to its id (RatesOnToggle).
+        ids += [button.id + "_on", button.id + "_off"] if button.tag == "toggleButton" else [button.id]
+    for control_id in ids:
+        source = commands[0].format(id=control_id)
         assert '"' not in source  # RunPython's command line wraps the command in double quotes
         exec(compile(ast.parse(source), "<RunPython>", "exec"), {})
-    assert called == [b.id for b in build.buttons(XML)]
+    assert called == ids and set(ids) == set(ribbon.ACTIONS)

@@ -109,7 +109,7 @@ class App:
         self.screen_history: list[bool] = []
         self.calculation = "automatic"
         self.alerts: list[tuple[str, str | None]] = []
-        self.api = _AppApi()
+        self.api = _AppApi(self)
         self.hwnd = 0
         # Application.Ready: False while Excel is busy, e.g. a cell in edit mode (MS
         # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
@@ -284,7 +284,8 @@ class App:
 class _AppApi:
     """Application's COM members the handlers use."""
 
-    def __init__(self) -> None:
+    def __init__(self, app: App) -> None:
+        self._app = app
         self.EnableCancelKey = 1  # xlInterrupt
         self.Workbooks = _Workbooks()
         #: What the user types into the next InputBoxes; none left: Cancel.
@@ -296,6 +297,28 @@ class _AppApi:
         # office/vba/api/excel.application.inputbox); Type=1 answers a number.
         self.input_prompts.append((prompt, title))
         return self.input_answers.pop(0) if self.input_answers else False
+
+
+    @property
+    def Ready(self) -> bool:  # noqa: N802 - Excel's name; App.ready (edit mode) as COM shows it
+        return self._app.ready
+
+    @property
+    def Windows(self) -> list[_Window]:  # noqa: N802 - one window per open workbook
+        return [_Window(book) for book in self._app.books]
+
+
+class _Window:
+    """A workbook's window (Application.Windows): hidden when its Book's `hidden` is set."""
+
+    def __init__(self, book: Book) -> None:
+        self.Parent = _ComBook(book.name)
+        self.Visible = not book.hidden
+
+
+class _ComBook:
+    def __init__(self, name: str) -> None:
+        self.Name = name
 
 
 class _Workbooks:
@@ -319,6 +342,9 @@ class Sheets(list):
 
 
 class Book:
+    #: Window > Hide: its windows are not Visible (Live mode skips its cells).
+    hidden = False
+
     def __init__(self, app: App, name: str) -> None:
         self.app, self.name = app, name
         self.sheets = Sheets()

@@ -1,6 +1,7 @@
 Attribute VB_Name = "RatesRibbon"
-' rates-xl: the ribbon's only callback. Every button of the Rates tab calls RatesOnAction,
-' which hands the button's id to Python; the handlers live in rates_xl.addin.classic.ribbon
+' rates-xl: the ribbon's callbacks. Every button of the Rates tab calls RatesOnAction,
+' which hands the button's id to Python (the Live toggle calls RatesOnToggle, which hands
+' "<id>_on" or "<id>_off"); the handlers live in rates_xl.addin.classic.ribbon
 ' (its ACTIONS table). Keep this module small: logic here cannot be tested on Linux.
 '
 ' RunPython is the public function of this add-in's xlwings module: it hands the Python
@@ -27,6 +28,22 @@ Public Sub RatesOnAction(control As IRibbonControl)
     Exit Sub
 Failed:
     MsgBox "The Rates add-in could not complete this button: " & Err.Description & vbCrLf & vbCrLf & _
+           "In a terminal, type `rates-xl doctor` to check the set-up.", vbExclamation, TITLE
+End Sub
+
+Public Sub RatesOnToggle(control As IRibbonControl, pressed As Boolean)
+    ' The Live toggle: the same Python entry point, with "_on" or "_off" after the id.
+    Dim id As String
+    On Error GoTo Failed
+    If pressed Then
+        id = control.Id & "_on"
+    Else
+        id = control.Id & "_off"
+    End If
+    RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('" & id & "')"
+    Exit Sub
+Failed:
+    MsgBox "The Rates add-in could not switch Live mode: " & Err.Description & vbCrLf & vbCrLf & _
            "In a terminal, type `rates-xl doctor` to check the set-up.", vbExclamation, TITLE
 End Sub
 

@@ -17,6 +17,15 @@
  * the per-user token the administrator issued, pasted once into the task pane (this same
  * page) and kept in localStorage. The task pane shows who is signed in, the team's use and
  * the user's last error (GET /api/me).
+ *
+ * Live mode: the functions whose answer can be valued as of now stream (`options.stream` in
+ * functions.json; CONFIG.streaming). A streaming cell gets its first value through the batch
+ * like any other; while the task pane's Live switch is on it then subscribes, and
+ * `rates-xl serve` (one Live scheduler for every page, so one cadence and one budget) refetches
+ * its answer when its lifetime ends. The page long-polls for the new outcomes and sets each
+ * cell with `invocation.setResult`. `onCanceled` (formula deleted or changed, book closed)
+ * unsubscribes the cell. A cell valued as of a past time is answered `live: false`: the
+ * server never refreshes it.
  */
 (function () {
   "use strict";
@@ -211,6 +220,193 @@
     };
   }
 
+  // -- Live mode (streaming functions) ----------------------------------------------------
+  var LIVE_KEY = "rates-xl-live";
+  var live = { on: false, session: newSession(), cells: {}, nextId: 1, polling: false,
+               subQueue: [], subTimer: null, cancelQueue: [], cancelTimer: null, status: null };
+
+  function newSession() {
+    var bytes = new Uint8Array(16);
+    (window.crypto || window.msCrypto).getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  function storedLive() {
+    try {
+      return window.localStorage.getItem(LIVE_KEY) === "on";
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function livePost(url, body) {
+    body.session = live.session;
+    return bearer(false).then(function (token) {
+      var headers = { "Content-Type": "application/json" };
+      if (token) {
+        headers.Authorization = "Bearer " + token;
+      }
+      return fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body),
+                          credentials: "same-origin", cache: "no-store" });
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok || !answer) {
+          throw new Error(describeFailure(response, answer));
+        }
+        return answer;
+      });
+    });
+  }
+
+  function resultOf(outcome) {
+    if (outcome && Object.prototype.hasOwnProperty.call(outcome, "value")) {
+      return outcome.value;
+    }
+    var o = outcome || {};
+    return errorFor(o.error, o.message);
+  }
+
+  function showLive(status, problem) {
+    live.status = status || live.status;
+    var box = byId("rates-live-status");
+    if (box) {
+      box.textContent = problem ? "Live: " + problem : (live.on ? (live.status ? live.status.text : "Live")
+                                                                  : "Live off");
+    }
+  }
+
+  function subscribe(cell) {
+    live.subQueue.push(cell);
+    if (live.subTimer === null) {
+      live.subTimer = setTimeout(flushSubscriptions, CONFIG.flushMs);
+    }
+  }
+
+  function flushSubscriptions() {
+    live.subTimer = null;
+    var cells = live.subQueue.filter(function (c) { return !c.canceled && !c.subscribed; });
+    live.subQueue = [];
+    if (!live.on || cells.length === 0) {
+      return;
+    }
+    livePost(CONFIG.live.subscribeUrl, { subs: cells.map(function (c) {
+      return { id: c.id, fn: c.fn, args: c.args };
+    }) }).then(function (answer) {
+      answer.subs.forEach(function (sub) {
+        var cell = live.cells[sub.id];
+        if (cell) {
+          cell.subscribed = sub.live === true; // false: valued as of a past time, never refreshed
+        }
+      });
+      showLive(answer.status);
+      poll();
+    }).catch(function (error) {
+      showLive(null, "cannot subscribe: " + (error && error.message ? error.message : error));
+    });
+  }
+
+  function unsubscribe(ids) {
+    Array.prototype.push.apply(live.cancelQueue, ids);
+    if (live.cancelTimer === null) {
+      live.cancelTimer = setTimeout(function () {
+        live.cancelTimer = null;
+        var batch = live.cancelQueue;
+        live.cancelQueue = [];
+        livePost(CONFIG.live.cancelUrl, { ids: batch }).catch(function (error) {
+          showLive(null, "cannot unsubscribe: " + (error && error.message ? error.message : error));
+        });
+      }, CONFIG.flushMs);
+    }
+  }
+
+  function subscribedCount() {
+    return Object.keys(live.cells).filter(function (id) { return live.cells[id].subscribed; }).length;
+  }
+
+  function poll() {
+    if (!live.on || live.polling || subscribedCount() === 0) {
+      return;
+    }
+    live.polling = true;
+    livePost(CONFIG.live.pollUrl, {}).then(function (answer) {
+      live.polling = false;
+      answer.updates.forEach(function (update) {
+        var cell = live.cells[update.id];
+        if (cell && !cell.canceled) {
+          cell.invocation.setResult(resultOf(update));
+        }
+      });
+      showLive(answer.status);
+      if (answer.subscribed === 0 && subscribedCount() > 0) {
+        // The server forgot this page (it restarted): subscribe every cell again.
+        Object.keys(live.cells).forEach(function (id) {
+          live.cells[id].subscribed = false;
+          subscribe(live.cells[id]);
+        });
+      }
+      poll();
+    }).catch(function (error) {
+      live.polling = false;
+      showLive(null, (error && error.message ? error.message : String(error)));
+      setTimeout(poll, CONFIG.live.retryMs);
+    });
+  }
+
+  function setLive(on) {
+    live.on = !!on;
+    try {
+      window.localStorage.setItem(LIVE_KEY, live.on ? "on" : "off");
+    } catch (e) {
+      // storage blocked: the switch lasts as long as the page
+    }
+    var box = byId("rates-live");
+    if (box) {
+      box.checked = live.on;
+    }
+    var ids = Object.keys(live.cells);
+    if (live.on) {
+      ids.forEach(function (id) { subscribe(live.cells[id]); });
+    } else {
+      var subscribed = ids.filter(function (id) { return live.cells[id].subscribed; });
+      subscribed.forEach(function (id) { live.cells[id].subscribed = false; });
+      if (subscribed.length) {
+        unsubscribe(subscribed.map(Number));
+      }
+    }
+    showLive(null);
+  }
+
+  function streamingAdapter(id, arity) {
+    return function () {
+      var args = Array.prototype.slice.call(arguments);
+      var invocation = args.length > 0 && isInvocation(args[args.length - 1]) ? args.pop() : null;
+      var cell = { id: live.nextId++, fn: id, invocation: invocation, canceled: false, subscribed: false,
+                   args: args.slice(0, arity).map(function (value) { return value === undefined ? null : value; }) };
+      if (!invocation || typeof invocation.setResult !== "function") {
+        return push(id, cell.args); // not called as a streaming function: answer once
+      }
+      invocation.onCanceled = function () {
+        cell.canceled = true;
+        delete live.cells[cell.id];
+        if (cell.subscribed) {
+          cell.subscribed = false;
+          unsubscribe([cell.id]);
+        }
+      };
+      push(id, cell.args).then(function (value) { return value; }, function (error) { return error; })
+        .then(function (result) {
+          if (cell.canceled) {
+            return;
+          }
+          invocation.setResult(result);
+          live.cells[cell.id] = cell;
+          if (live.on) {
+            subscribe(cell);
+          }
+        });
+    };
+  }
+
   // -- the task pane: who is signed in, the team's use, the last error -------------------
   function byId(id) {
     return document.getElementById(id);
@@ -267,6 +463,12 @@
   }
 
   function wireTaskPane() {
+    var liveBox = byId("rates-live");
+    if (liveBox) {
+      liveBox.checked = live.on;
+      liveBox.addEventListener("change", function () { setLive(liveBox.checked); });
+      showLive(null);
+    }
     if (!byId("rates-signin")) {
       return;
     }
@@ -287,6 +489,12 @@
     showStatus();
   }
 
+  live.on = storedLive();
+  window.ratesLive = { set: setLive, state: function () {
+    return { on: live.on, cells: Object.keys(live.cells).length, subscribed: subscribedCount(),
+             status: live.status };
+  } };
+
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", wireTaskPane);
   } else {
@@ -298,6 +506,7 @@
     return;
   }
   Object.keys(CONFIG.functions).forEach(function (id) {
-    CustomFunctions.associate(id, adapter(id, CONFIG.functions[id]));
+    var streams = CONFIG.streaming.indexOf(id) >= 0;
+    CustomFunctions.associate(id, (streams ? streamingAdapter : adapter)(id, CONFIG.functions[id]));
   });
 })();

@@ -40,6 +40,19 @@ def test_every_table_row_is_present_with_its_arity_optionality_and_shape(documen
     assert document["functions"][-1]["options"] == {"volatile": True}  # STATUS
 
 
+def test_live_functions_stream_and_history_does_not(document):
+    """Live mode (issue 21): every function whose answer can be valued as of now streams,
+    as Microsoft's metadata says it (`options.stream`, no `cancelable` beside it: "A function
+    can't use both"); a history, a tenor list and the volatile STATUS do not."""
+    options = {e["id"]: e.get("options", {}) for e in document["functions"]}
+    streaming = {fid for fid, o in options.items() if o.get("stream")}
+    assert streaming == {"SWAP", "SWAPCURVE", "FORWARD", "FORWARDCURVE", "DISCOUNT", "DISCOUNTCURVE",
+                         "FXSPOT", "FXFORWARD", "GOVYIELD", "FIXING"}
+    assert all(o == {"stream": True} for fid, o in options.items() if fid in streaming)
+    assert options["SWAPHISTORY"] == options["TENORS"] == {}
+    assert sorted(metadata.script_streaming()) == sorted(streaming)
+
+
 def test_names_follow_excels_rules(document):
     assert metadata.problems(document) == []
     for entry in document["functions"]:
@@ -66,6 +79,9 @@ def test_names_follow_excels_rules(document):
     (lambda d: d["functions"][0]["result"].update(dimensionality="table"), "result.dimensionality"),
     (lambda d: d["functions"][0].update(options={"volatile": True, "stream": True}), "volatile function cannot"),
     (lambda d: d["functions"][0].update(options={"fast": True}), "options"),
+    (lambda d: d["functions"][0].update(options={"stream": True, "cancelable": True}), "streaming function cannot"),
+    (lambda d: d["functions"][0].update(options={"stream": True, "requiresAddress": True}),
+     "streaming function cannot"),
     (lambda d: d["functions"][0].update(description="x" * 256), "description"),
     (lambda d: d["functions"][0].update(unknown=1), "unknown keys"),
 ])

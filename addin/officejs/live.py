@@ -1,0 +1,195 @@
+"""Live mode for the Office.js host: one `LiveScheduler` per `rates-xl serve`, shared by every
+page (every Excel) that uses the server, so they share one cadence and one budget.
+
+A streaming custom function (`options.stream` in functions.json) first gets its value
+through the batch endpoint like any cell; while the page's Live switch is on it then
+*subscribes*: `POST /api/live/subscribe {"session", "subs": [{"id", "fn", "args"}]}`. The
+server computes the cell once more (from the cache) under `client.requests_used()` to learn
+which requests its value depends on and watches it (client/live.py: only cells valued as
+of now; a past valuation time answers `"live": false` and is never refreshed). When the
+scheduler has refetched a request, every subscribed cell using it is computed again and
+its outcome queued for its page; the page long-polls `POST /api/live/poll {"session"}`,
+answered at once when something is queued, else after `POLL_SECONDS` with nothing, and
+calls `invocation.setResult` with each. Excel cancelling the function (formula deleted or
+changed, workbook closed: `onCanceled`) sends `POST /api/live/cancel {"session", "ids"}`.
+A page that stops polling for `IDLE_SECONDS` (Excel closed) loses its subscriptions.
+
+Why a long poll and not a WebSocket or server-sent events: the same origin rules, body
+limits and connection caps as the batch endpoint apply unchanged (app.py, limits.py), and
+each answer is one small JSON document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
+from rates_xl.client.live import LiveScheduler
+
+log = logging.getLogger("rates_xl.addin.officejs")
+
+#: Seconds a poll waits for news before answering with none (the page polls again).
+POLL_SECONDS = 20.0
+#: Seconds without a poll after which a page counts as gone (Excel closed).
+IDLE_SECONDS = 90.0
+#: Subscriptions one page may hold (a workbook of this many live cells is far beyond a screen).
+MAX_SUBSCRIPTIONS = 20000
+#: Characters of a session id (the page makes a random one).
+MAX_SESSION = 64
+
+
+@dataclass
+class _Session:
+    subs: dict[int, tuple[Any, tuple]] = field(default_factory=dict)  # id -> (spec, args)
+    outbox: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> latest outcome
+    seen: float = field(default_factory=time.monotonic)
+    waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=list)
+
+
+class LiveHub:
+    """The server's streaming cells and the one scheduler that keeps them fresh."""
+
+    def __init__(self, client: Any, share: float | None = None, *, tick: float = 0.1) -> None:
+        self.client = client
+        self.table = functions_by_id()
+        self._lock = threading.Lock()
+        self._sessions: dict[str, _Session] = {}
+        self.scheduler = LiveScheduler(client, self._notify, share=share, tick=tick)
+        self.scheduler.start()
+
+    # -- called on batch threads -------------------------------------------------------------
+    def subscribe(self, session: str, subs: list[Any]) -> list[dict[str, Any]]:
+        """Watch each cell valued as of now; one answer per sub: {"id", "live": bool} or
+        {"id", "error", "message"} for a call that is not one (its cell keeps its value)."""
+        answers = []
+        with self._lock:
+            state = self._sessions.setdefault(session, _Session())
+            state.seen = time.monotonic()
+            room = MAX_SUBSCRIPTIONS - len(state.subs)
+        for sub in subs:
+            sub_id = sub_id_of(sub.get("id") if isinstance(sub, dict) else None)
+            if sub_id is None:
+                answers.append({"id": sub_id, "error": "invalidValue", "message": "a subscription needs an integer id"})
+                continue
+            checked = check_call(sub, self.table)
+            if isinstance(checked, dict):
+                answers.append({"id": sub_id, **checked})
+                continue
+            if room <= 0:
+                answers.append({"id": sub_id, "error": "notAvailable",
+                                "message": f"more than {MAX_SUBSCRIPTIONS} live cells on one page"})
+                continue
+            spec, args = checked
+            with self.client.requests_used() as used:
+                spec.core(*args)  # from the cache: the batch computed it a moment ago
+            with self._lock:
+                state.subs[sub_id] = (spec, args)
+            live = self.scheduler.watch((session, sub_id), used, group=session)
+            if not live:
+                with self._lock:
+                    state.subs.pop(sub_id, None)
+            else:
+                room -= 1
+            answers.append({"id": sub_id, "live": live})
+        self._sweep()
+        return answers
+
+    def cancel(self, session: str, ids: list[Any]) -> int:
+        """Excel cancelled these cells (onCanceled): stop refreshing them."""
+        dropped = 0
+        with self._lock:
+            state = self._sessions.get(session)
+            if state is None:
+                return 0
+            state.seen = time.monotonic()
+            for sub_id in ids:
+                if state.subs.pop(sub_id, None) is not None:
+                    state.outbox.pop(sub_id, None)
+                    dropped += 1
+        for sub_id in ids:
+            if isinstance(sub_id, Hashable):
+                self.scheduler.forget((session, sub_id))
+        return dropped
+
+    # -- called on the scheduler's thread ---------------------------------------------------
+    def _notify(self, cells: frozenset) -> None:
+        for session, sub_id in cells:
+            with self._lock:
+                state = self._sessions.get(session)
+                call = state.subs.get(sub_id) if state else None
+            if call is None:
+                continue
+            spec, args = call
+            result = outcome(spec, args, spec.core(*args))
+            with self._lock:
+                state.outbox[sub_id] = result
+                waiters, state.waiters = state.waiters, []
+            for loop, event in waiters:
+                with contextlib.suppress(RuntimeError):  # the server stopped meanwhile
+                    loop.call_soon_threadsafe(event.set)
+
+    # -- called on the event loop ------------------------------------------------------------
+    async def poll(self, session: str, wait: float | None = None) -> dict[str, Any]:
+        """The queued new outcomes of this page's cells, waiting up to `wait` s for some, and
+        how many cells the server holds for the page (0 after a restart: it subscribes again)."""
+        self._sweep()
+        wait = POLL_SECONDS if wait is None else wait
+        event = asyncio.Event()
+        with self._lock:
+            state = self._sessions.setdefault(session, _Session())
+            state.seen = time.monotonic()
+            if not state.outbox:
+                state.waiters.append((asyncio.get_running_loop(), event))
+        if not event.is_set() and not state.outbox:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), wait)
+        with self._lock:
+            state.seen = time.monotonic()
+            updates, state.outbox = state.outbox, {}
+            state.waiters = [(lp, ev) for lp, ev in state.waiters if ev is not event]
+            subscribed = len(state.subs)
+        return {"updates": [{"id": sub_id, **result} for sub_id, result in updates.items()],
+                "subscribed": subscribed, "status": self.status()}
+
+    def status(self) -> dict[str, Any]:
+        status = self.scheduler.status()
+        return {"text": status.text(), "cells": status.cells, "last_refresh": status.last_refresh,
+                "last_error": status.last_error, "share": self.scheduler.share}
+
+    def _sweep(self) -> None:
+        """Forget the pages that stopped polling (Excel closed without cancelling)."""
+        now = time.monotonic()
+        with self._lock:
+            gone = [s for s, state in self._sessions.items() if now - state.seen > IDLE_SECONDS]
+            dropped = {s: list(self._sessions.pop(s).subs) for s in gone}
+        for session, ids in dropped.items():
+            for sub_id in ids:
+                self.scheduler.forget((session, sub_id))
+            log.info("live: page %s... gone quiet, %d cells dropped", session[:6], len(ids))
+
+    def close(self) -> None:
+        self.scheduler.stop()
+
+
+def sub_id_of(value: Any) -> int | None:
+    """A cell's subscription id as the page sent it (JSON numbers arrive as floats, app.py)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not (value.is_integer() and abs(value) < 2**53):
+        return None
+    return int(value)
+
+
+def session_of(payload: Any) -> str | None:
+    """The page's session id from a request body, or None when it is not a usable one."""
+    session = payload.get("session") if isinstance(payload, dict) else None
+    if isinstance(session, str) and 8 <= len(session) <= MAX_SESSION and session.isalnum():
+        return session
+    return None

@@ -1,0 +1,59 @@
+"""The Live endpoints of `rates-xl serve` (addin/officejs/live.py) keep the batch endpoint's
+rules: own origin only, JSON only, a session id of letters and digits, bounded lists; a
+subscription of a cell valued as of a past time is answered `live: false` and watched by
+nothing; a cancelled cell leaves the scheduler."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.client import RatesClient
+from rates_xl.sandbox import PAID_KEY
+
+SESSION = "a1b2c3d4e5f6a7b8"
+NOW = {"id": 1, "fn": "SWAP", "args": ["SOFR", "0D", "5Y", "1Y"]}
+PAST = {"id": 2, "fn": "SWAP", "args": ["SOFR", "0D", "5Y", "1Y", None, None, None, "2026-11-20T16:00:00Z"]}
+
+
+@pytest.fixture
+def served(serve, sandbox):
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False, ttl_live=60)
+    yield serve(client=client, live_tick=0.05)
+    client.close()
+
+
+def post(served, path, body, **headers):
+    return served.http.post(served.url + path, json=body, timeout=30,
+                            headers={"Origin": served.url, **headers})
+
+
+def test_subscribe_watches_cells_valued_as_of_now_and_cancel_forgets_them(served):
+    answer = post(served, "/api/live/subscribe", {"session": SESSION, "subs": [NOW, PAST, {"id": 3, "fn": "NOPE"}]})
+    assert answer.status_code == 200
+    subs = answer.json()["subs"]
+    assert subs[0] == {"id": 1, "live": True} and subs[1] == {"id": 2, "live": False}
+    assert subs[2]["id"] == 3 and subs[2]["error"] == "invalidValue"
+    hub = served.app.state.live
+    assert hub.scheduler.status().cells == 1
+    assert post(served, "/api/live/cancel", {"session": SESSION, "ids": [1]}).json() == {"cancelled": 1}
+    assert hub.scheduler.status().cells == 0
+
+
+def test_a_poll_answers_with_nothing_when_nothing_is_new(served, monkeypatch):
+    from rates_xl.addin.officejs import live
+
+    post(served, "/api/live/subscribe", {"session": SESSION, "subs": [NOW]})
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.2)
+    body = post(served, "/api/live/poll", {"session": SESSION}).json()
+    assert body["subscribed"] == 1 and "Live" in body["status"]["text"]
+
+
+@pytest.mark.parametrize("path", ["/api/live/subscribe", "/api/live/poll", "/api/live/cancel"])
+def test_the_live_endpoints_refuse_what_the_batch_refuses(served, path):
+    body = {"session": SESSION, "subs": [NOW], "ids": [1]}
+    assert post(served, path, body, Origin="https://evil.example").status_code == 403
+    assert served.http.post(served.url + path, data="x", timeout=30,
+                            headers={"Origin": served.url, "Content-Type": "text/plain"}).status_code == 415
+    assert post(served, path, {**body, "session": "short"}).status_code == 400
+    assert post(served, path, {**body, "session": "not/letters-or-digits"}).status_code == 400
+    assert served.app.state.live is None or served.app.state.live.scheduler.status().cells == 0

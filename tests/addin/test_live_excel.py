@@ -1,0 +1,198 @@
+"""Live mode in the classic add-in, on the serial-Excel stand-in (issue 21): the ribbon's
+toggle turns it on; a RATES_ cell valued as of now gets a new answer once its answer's
+lifetime ends (pushed through the stand-in's RTD model: UpdateNotify, RefreshData when
+Excel is idle, the cell and its dependents recalculated); nothing is fetched in edit mode
+or for a hidden workbook; a cell that leaves the sheet stops; a past valuation time never
+refreshes; the status bar says Live, the last refresh and any error.
+
+The service is the fault server on loopback, answering a new swap rate each time, so a
+refreshed cell shows a different number. Lifetimes are scaled down (0.4 s) and the RTD
+throttle interval set to 0.1 s (Excel's default is 2 s) so the test takes seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+
+import pytest
+
+from rates_xl.addin.classic import live as classic_live
+from rates_xl.addin.classic import ribbon, udfs
+from rates_xl.addin.classic.live import ClassicLive
+from rates_xl.client import RatesClient
+from tests.support import serial_excel
+from tests.support.faultserver import FaultServer, Reply
+from tests.support.serial_excel_live import PROGID, LiveTopics, doorbell
+
+SWAP = 'RATES_SWAP("SOFR","0D","5Y","1Y")'
+PAST = 'RATES_SWAP("SOFR","0D","5Y","1Y",,,,"2026-11-20T16:00:00Z")'
+
+
+class Excel:
+    """The stand-in Excel with the Live RTD server, a client on the fault server, and the
+    pump Excel's idle loop would be."""
+
+    def __init__(self, server: FaultServer) -> None:
+        counter = itertools.count(1)
+        self.server = server
+        server.responder = lambda arrival: Reply(body={
+            "index": "SOFR", "start_date": "2026-04-03", "maturity_date": "2031-04-03",
+            "valuation_time": "2026-04-01T16:00:00Z", "swap_rate": 3.0 + next(counter) / 100})
+        self.client = RatesClient(base_url=server.base_url, api_key="sk-live-test", persistent=False,
+                                  ttl_live=0.4, backoff=0.01, max_backoff=0.05)
+        udfs.set_client(self.client)
+        self.app = serial_excel.App()
+        self.topics = LiveTopics(self.client)
+        self.rtd = self.app.use_rtd({PROGID: lambda: self.topics})
+        self.rtd.throttle_interval = 0.1
+        self.live = ClassicLive(self.client, self.topics, self.app, tick=0.02)
+        self.topics.live = self.live
+        classic_live.install(self.live)
+
+    def book(self, name: str, cells: dict[str, str]) -> serial_excel.Book:
+        book = self.app.add_book(name, {"S": {
+            address: doorbell(call, name, "S", address) if call.startswith("RATES_") else call
+            for address, call in cells.items()}})
+        self.app.calculate_full()
+        return book
+
+    def run(self, seconds: float) -> None:
+        """Excel idle for `seconds`: it pulls whenever rung (and ready)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.rtd.idle()
+            time.sleep(0.02)
+
+    def until(self, predicate, timeout: float = 10.0) -> bool:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            self.rtd.idle()
+            if predicate():
+                return True
+            time.sleep(0.02)
+        return predicate()
+
+    def requests(self, **query: str) -> int:
+        return sum(1 for a in self.server.arrivals
+                   if a.path == "/v1/swap_rate" and all(a.query.get(k) == v for k, v in query.items()))
+
+    def close(self) -> None:
+        classic_live.install(None)
+        udfs.set_client(None)
+        self.client.close()
+
+
+@pytest.fixture
+def excel():
+    server = FaultServer()
+    made = Excel(server)
+    yield made
+    made.close()
+    server.stop()
+
+
+def press(book, control_id: str) -> str:
+    return ribbon.on_action(control_id, book=book)
+
+
+def value(book, address: str):
+    return book.sheets[0].range(address).value
+
+
+def test_the_toggle_refreshes_live_cells_and_their_dependents(excel):
+    book = excel.book("Book1.xlsx", {"A1": SWAP, "B1": "=A1*2", "A2": PAST})
+    first, pinned = value(book, "A1"), value(book, "A2")
+    assert isinstance(first, float) and isinstance(pinned, float)
+    excel.run(1.0)  # Live is off: nothing changes after the lifetime
+    assert value(book, "A1") == first and excel.requests() == 2
+
+    assert press(book, "rates_live_on").startswith("Rates: Live")
+    assert excel.until(lambda: value(book, "A1") != first)
+    second = value(book, "A1")
+    assert value(book, "B1") == pytest.approx(second * 2)  # the dependent recalculated too
+    assert excel.until(lambda: value(book, "A1") not in (first, second))  # and again, next lifetime
+    # The cell valued as of a past time was never asked again, and still shows its answer.
+    assert excel.requests(valuation_time="2026-11-20T16:00:00Z") == 1 and value(book, "A2") == pinned
+    assert re.fullmatch(r"Rates: Live, last refresh \d\d:\d\d:\d\d", excel.app.status_bar)
+
+    assert press(book, "rates_live_off") == "Rates: Live off"
+    sent = excel.requests()
+    excel.run(1.0)
+    assert excel.requests() == sent
+
+
+def test_nothing_is_fetched_in_edit_mode_and_excel_pulls_after(excel):
+    book = excel.book("Book1.xlsx", {"A1": SWAP})
+    first = value(book, "A1")
+    excel.app.ready = False  # the user is typing in a cell
+    press(book, "rates_live_on")
+    sent = excel.requests()
+    excel.run(1.2)  # three lifetimes
+    assert excel.requests() == sent and value(book, "A1") == first
+    assert excel.app.status_bar == "Rates: Live, paused (edit mode), 1 cell, nothing refreshed yet"
+    excel.app.ready = True
+    assert excel.until(lambda: value(book, "A1") != first)
+
+
+def test_a_hidden_workbook_is_skipped(excel):
+    shown = excel.book("Shown.xlsx", {"A1": 'RATES_SWAP("SOFR","0D","5Y","1Y")'})
+    hidden = excel.book("Hidden.xlsx", {"A1": 'RATES_SWAP("SOFR","0D","7Y","1Y")'})
+    hidden.hidden = True
+    before = value(hidden, "A1")
+    press(shown, "rates_live_on")
+    assert excel.until(lambda: excel.requests(maturity_date="5Y") >= 3)
+    assert excel.requests(maturity_date="7Y") == 1 and value(hidden, "A1") == before
+    hidden.hidden = False
+    assert excel.until(lambda: value(hidden, "A1") != before)
+
+
+def test_a_cell_that_leaves_the_sheet_stops(excel):
+    book = excel.book("Book1.xlsx", {"A1": SWAP, "A2": 'RATES_SWAP("SOFR","0D","7Y","1Y")'})
+    press(book, "rates_live_on")
+    assert excel.until(lambda: excel.requests(maturity_date="5Y") >= 2)
+    book.sheets[0].range("A1").value = 1.5  # the user overwrites the formula
+    assert excel.topics.disconnected == [classic_live.CellRef("Book1.xlsx", "S", "A1")]
+    excel.run(0.5)  # a refetch already on the wire may land
+    sent = excel.requests(maturity_date="5Y")
+    excel.run(1.2)
+    assert excel.requests(maturity_date="5Y") == sent
+    assert excel.requests(maturity_date="7Y") >= 3  # the other cell carries on
+    excel.app.close_book(book)  # its last live cell leaves with the workbook
+    excel.run(0.5)
+    assert excel.live.scheduler.status().cells == 0
+
+
+def test_an_error_shows_in_the_status_bar_and_clears(excel):
+    book = excel.book("Book1.xlsx", {"A1": SWAP})
+    first = value(book, "A1")
+    responder = excel.server.responder
+    excel.server.responder = lambda arrival: Reply(status=503, body={"detail": "maintenance"})
+    press(book, "rates_live_on")
+    assert excel.until(lambda: excel.live.scheduler.status().last_error is not None)
+    assert "; error: swap_rate: " in excel.app.status_bar  # shown without any cell changing
+    assert value(book, "A1") == first  # the cell keeps its answer while the error shows
+    excel.server.responder = responder
+    assert excel.until(lambda: value(book, "A1") != first, timeout=15)
+    assert excel.until(lambda: excel.live.scheduler.status().last_error is None)
+    assert excel.until(lambda: "error" not in excel.app.status_bar)
+
+
+def test_live_share_is_asked_and_checked(excel):
+    book = excel.book("Book1.xlsx", {"A1": SWAP})
+    excel.app.api.input_answers = [25, "150", False]
+    assert press(book, "rates_live_share") == "share 0.25"
+    assert excel.live.scheduler.share == 0.25
+    assert press(book, "rates_live_share") == "failed"  # 150%: said in a message box
+    assert "outside 1 to 100" in excel.app.alerts[-1][0]
+    assert press(book, "rates_live_share") == "cancelled"
+    assert excel.live.scheduler.share == 0.25
+
+
+def test_the_toggle_before_the_rtd_server_started_says_so():
+    app = serial_excel.App()
+    book = app.add_book("Book1.xlsx", {"S": {"A1": 1}})
+    classic_live.install(None)
+    assert ribbon.on_action("rates_live_on", book=book) == "not ready"
+    assert "real-time data server" in app.alerts[-1][0]
