@@ -102,6 +102,13 @@ class LiveChannel:
         for server, values in by_server.values():
             server.push(values)  # rings Excel; retried while it is busy (rtd.RtdServer)
 
+    def reset(self) -> None:
+        """Forget every cell and topic (tests; a new UDF server starts empty)."""
+        with self._lock:
+            self._used.clear()
+            self._topic.clear()
+            self._cell.clear()
+
     def topics(self) -> int:
         with self._lock:
             return len(self._topic)

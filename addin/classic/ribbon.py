@@ -517,25 +517,46 @@ def help_(ctx: Context) -> str:
     return "shown"
 
 
-#: Button id (customUI14.xml) -> handler. The tests check both directions.
-# -- Live mode (classic/live.py) -----------------------------------------------------------------
-LIVE_NOT_READY = ("Live mode needs the add-in's real-time data server, which Excel has not "
-                  "started yet: calculate a RATES_ cell first (or reinstall: rates-xl addin install).")
+# -- Live mode (classic/live.py, through the RTD server's live channel: live_rtd.py) ---------------
+LIVE_NOT_READY = ("Live mode needs the add-in's real-time data (RTD) server, which is not running "
+                  "in this Excel: quit Excel, run rates-xl addin install, then check with "
+                  "rates-xl doctor.")
 
 
 def _live_or_say(ctx: Context) -> Any:
-    from rates_xl.addin.classic import live
+    """The process's Live, made at the first press where the RTD server runs (the UDF server
+    with its registration); None, said in a message box, where it does not."""
+    from rates_xl.addin.classic import live, live_rtd, rtd
 
     running = live.current()
+    if running is None and rtd.waits.enabled:
+        from rates_xl.functions import get_client
+
+        running = live.ClassicLive(get_client(), live_rtd.channel, ctx.app)
+        live.install(running)
     if running is None:
         ctx.alert(LIVE_NOT_READY)
+        return None
+    live_rtd.attach(running)  # the one RTD server's live topics serve this Live
     return running
 
 
 def live_on(ctx: Context) -> str:
-    """The Live toggle pressed: refresh every visible live cell as its answer's lifetime ends."""
+    """The Live toggle pressed: refresh every visible live cell as its answer's lifetime ends.
+    RatesOnToggle has set the VBA's Live flag (RatesRtd.RatesLiveOn) before calling here, so
+    each RATES_ cell subscribes to its live topic when next calculated: calculate them now
+    (from the cache; an answer past its lifetime is fetched like any miss)."""
     running = _live_or_say(ctx)
-    return running.turn_on() if running is not None else "not ready"
+    if running is None:
+        return "not ready"
+    text = running.turn_on()
+    for book in ctx.app.books:
+        for sheet in book.sheets:
+            cells = sheet_rates_cells(sheet)
+            if cells:
+                mark_dirty(sheet, sorted(cells))
+    ctx.app.calculate()
+    return text
 
 
 def live_off(ctx: Context) -> str:
@@ -576,6 +597,7 @@ def live_share(ctx: Context) -> str:
     return f"share {share:g}"
 
 
+#: Button id (customUI14.xml) -> handler. The tests check both directions.
 ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_refresh_selection": refresh_selection,
     "rates_refresh_sheet": refresh_sheet,

@@ -23,7 +23,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh, rtd, rtd_com, scope
+from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import plan
@@ -72,6 +72,17 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    if caller is not None and live_rtd.channel.watching:
+        # Live mode is on: the live channel learns which requests this cell's value used
+        # (the VBA wrapper subscribes the cell to its live topic; live_rtd.py).
+        with get_client().requests_used() as used:
+            answer = _answer(name, caller, values)
+        live_rtd.channel.saw(live_rtd.cell_of(caller), used)
+        return answer
+    return _answer(name, caller, values)
+
+
+def _answer(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
     spec = FUNCTIONS[name]
     if caller is not None and rtd.waits.enabled and refresh.current_pass() is None \
             and plan.shared_round() is None:
