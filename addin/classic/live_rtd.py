@@ -36,6 +36,8 @@ from rates_xl.addin.classic.live import CellRef, ClassicLive
 
 #: The channel's name: the first topic string after the ProgID (the VBA's LIVE_CHANNEL).
 CHANNEL = rtd.LIVE_CHANNEL
+#: Cells whose requests are kept without a live topic (waiting ones) before they are pruned.
+MAX_UNSUBSCRIBED = 50_000
 
 
 class LiveChannel:
@@ -63,6 +65,10 @@ class LiveChannel:
         with self._lock:
             self._used[cell] = used
             connected = cell in self._topic
+            if len(self._used) > MAX_UNSUBSCRIBED + len(self._topic):
+                # Cells that never subscribed (deleted while waiting): forget them.
+                for stale in [c for c in self._used if c not in self._topic and c != cell]:
+                    del self._used[stale]
         if connected and self.live is not None:
             self.live.watch(cell, used)
 

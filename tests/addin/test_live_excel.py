@@ -246,3 +246,14 @@ def test_live_goes_through_the_one_rtd_server_and_stops_on_disconnect_data(excel
     sent = excel.requests()
     excel.run(1.2)  # three lifetimes
     assert excel.requests() == sent and value(book, "A1") == 2
+
+
+def test_the_channel_forgets_cells_that_never_subscribed(monkeypatch):
+    """A cell computed while Live is on but deleted before it subscribed (it was waiting)
+    leaves no entry behind for long: the channel's table stays bounded."""
+    monkeypatch.setattr(live_rtd, "MAX_UNSUBSCRIBED", 3)
+    channel = live_rtd.LiveChannel()
+    for row in range(1, 10):
+        channel.saw(CellRef("B.xlsx", "S", f"$A${row}"), {f"key{row}"})
+    assert len(channel._used) <= 4
+    assert channel._used[CellRef("B.xlsx", "S", "$A$9")] == frozenset({"key9"})
