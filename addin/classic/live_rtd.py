@@ -108,6 +108,15 @@ class LiveChannel:
         for server, values in by_server.values():
             server.push(values)  # rings Excel; retried while it is busy (rtd.RtdServer)
 
+    def rewatch(self) -> None:
+        """Hand every subscribed cell to the current Live again (a new Live, same cells)."""
+        live = self.live
+        with self._lock:
+            cells = [(cell, self._used.get(cell)) for cell in self._topic]
+        for cell, used in cells:
+            if live is not None and used:
+                live.watch(cell, used)
+
     def reset(self) -> None:
         """Forget every cell and topic (tests; a new UDF server starts empty)."""
         with self._lock:
@@ -128,6 +137,25 @@ def attach(live: ClassicLive | None) -> None:
     """Serve the `live` topics of the process's RTD server for `live` (None: stop)."""
     channel.live = live
     rtd.waits.add_channel(CHANNEL, channel)
+    channel.rewatch()
+
+
+def renew(make_client: Any) -> None:
+    """The cells' client changed (Set API Key): the process's Live, if any, is made again on
+    `make_client()` as it was (on or off, its share), watching the cells subscribed now, so refetches
+    use the new key and fill the cache the cells read."""
+    from rates_xl.addin.classic import live as classic_live
+
+    old = classic_live.current()
+    if old is None:
+        return
+    new = ClassicLive(make_client(), channel, old.app, share=old.scheduler.share,
+                      tick=old.scheduler.tick)
+    was_on = old.on
+    classic_live.install(new)  # turns the old one off
+    attach(new)
+    if was_on:
+        new.turn_on()
 
 
 def cell_of(caller: Any) -> CellRef:

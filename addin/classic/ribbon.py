@@ -392,9 +392,11 @@ def set_key(ctx: Context) -> str:
     keys.store_key(secret)
     del secret
     set_client(None)  # the next RATES_ call builds a client that reads the new key
-    from rates_xl.addin.classic import rtd
+    from rates_xl.addin.classic import live_rtd, rtd
+    from rates_xl.functions import get_client
 
     rtd.waits.forget_failures()  # e.g. "key rejected", remembered for the waiting cells
+    live_rtd.renew(get_client)  # Live refetches with the new key, into the cells' cache
     text = ("API key stored in the keychain. RATES_ cells use it from their next "
             "calculation (Refresh Workbook to recalculate now).")
     if keys.key_state().in_environment:

@@ -257,3 +257,21 @@ def test_the_channel_forgets_cells_that_never_subscribed(monkeypatch):
         channel.saw(CellRef("B.xlsx", "S", f"$A${row}"), {f"key{row}"})
     assert len(channel._used) <= 4
     assert channel._used[CellRef("B.xlsx", "S", "$A$9")] == frozenset({"key9"})
+
+
+def test_a_new_key_gives_live_the_cells_new_client(excel, keychain, monkeypatch):
+    """Set API Key makes a new client for the cells; Live is made again on it (still on,
+    same share, same cells), so its refetches use the new key and fill the cache the cells
+    read."""
+    monkeypatch.delenv("RATES_API_KEY", raising=False)
+    monkeypatch.setenv("RATES_BASE_URL", excel.server.base_url)
+    book = excel.book("Book1.xlsx", {"A1": SWAP})
+    excel.app.api.input_answers = [30]
+    press(book, "rates_live_share")
+    press(book, "rates_live_on")
+    assert excel.until(lambda: excel.live.scheduler.status().cells == 1)
+    assert ribbon.on_action("rates_set_key", book=book, prompt_secret=lambda p, t: "sk-new-key-123456") == "stored"
+    renewed = classic_live.current()
+    assert renewed is not excel.live and not excel.live.on  # the old one stopped
+    assert renewed.on and renewed.scheduler.client is udfs.get_client() is not excel.client
+    assert renewed.scheduler.share == 0.3 and renewed.scheduler.status().cells == 1
