@@ -39,7 +39,7 @@ BENCHMARKS = {
     "hostile_setup": "a cell vs a trickled TLS handshake, a trickled proxy CONNECT, a dead team claim",
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
     "team_fair": "team server: one user's 10 cells while another's 5,000 fill at the limit",
-    "team_serve": "2 team-server processes, one Redis: 20 users x 100 distinct cells at once",
+    "team_serve": "2 team-server processes, one Redis: 20 users x 100 cells at once; 10 cells during a 5,000 fill",
     "live": "Live mode: 200 live cells at half the limit, refreshed within lifetime + 5 s; typed formulas meanwhile",
 }
 

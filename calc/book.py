@@ -80,10 +80,15 @@ class Book:
     def engine_copy(self) -> Any:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
         already read, the first time (reading costs as much as computing a small book)."""
+        from rates_xl.calc import sources
+
         if not self._handed_over:
             self._handed_over = True
-            return self.book
-        return open_workbook(self.path)
+            workbook = self.book
+        else:
+            workbook = open_workbook(self.path)
+        sources.rewrite(workbook, self.cells)  # RATES_SOURCE(B7) gets B7's own call (calc/sources.py)
+        return workbook
 
     def _scan_formulas(self) -> Iterator[tuple[str, str]]:
         from openpyxl.worksheet.formula import ArrayFormula

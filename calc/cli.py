@@ -30,7 +30,8 @@ def register(subparsers: Any) -> None:
                            "several: a folder for the copies")
     calc.add_argument("--valuation-time", metavar="T",
                       help="value every RATES_* call that leaves valuation_time empty as of T "
-                           "(2026-01-02 or 2026-01-02T16:00:00Z; paid keys only)")
+                           "(2026-01-02 or 2026-01-02T16:00:00Z; paid keys only); without it, a book that defines "
+                           "the name RATES_VALUATION_TIME values at that moment")
     calc.add_argument("--engine", choices=("auto", "fast", "formulas"), default="auto",
                       help="auto (default): the fast engine unless a formula needs the exact one; "
                            "fast: formualizer; formulas: the formulas package (slow)")
@@ -41,6 +42,14 @@ def register(subparsers: Any) -> None:
     calc.add_argument("--force", action="store_true", help="overwrite copies that exist")
     calc.add_argument("--sandbox", action="store_true",
                       help="compute against a sandbox started for the run (no key, no network)")
+    calc.add_argument("--pack-out", metavar="FILE",
+                      help="also write the market-data pack (every service answer used; the copy always carries "
+                           "it inside) to FILE; several books: a folder for BOOK.pack.json files")
+    calc.add_argument("--replay", nargs="?", const=True, default=None, metavar="PACK",
+                      help="recompute from a market-data pack, with no key and no network: the book's own (inside "
+                           "it, else BOOK.pack.json beside it), or PACK (a .pack.json, or a workbook carrying one "
+                           "such as the copy a calc wrote). A request the pack does not hold becomes a #RATES! "
+                           "cell, never a live request. Put BOOK first: rates-xl calc BOOK --replay")
     calc.add_argument("--no-progress", action="store_true", help="no progress bar")
     calc.set_defaults(handler=_calc)
 
@@ -64,6 +73,12 @@ def _calc(args: argparse.Namespace) -> int:
         if out.suffix.lower() not in (".xlsx", ".xlsm"):
             raise CommandError(f"{out}: the output must be an .xlsx or .xlsm file")
     valuation = _valuation_time(args.valuation_time)
+    if args.replay is not None and args.sandbox:
+        from rates_xl.cli import UsageError
+
+        raise UsageError("--replay and --sandbox: choose one (a replay asks no service)")
+    packs_out = _pack_outputs(books, Path(args.pack_out) if args.pack_out else None, args.force)
+    replays = _replays(books, args.replay) if args.replay is not None else None
     # Before any engine opens a book (each inflates the zip itself): refuse a zip bomb.
     refused = _refused(books)
     if len(refused) == len(books):
@@ -75,12 +90,15 @@ def _calc(args: argparse.Namespace) -> int:
         def loading(path: Path) -> None:
             progress.stage(f"Loading {path.name}")
 
-        def compute(client: Any) -> Any:
-            return calculate_many([b for b in books if b not in refused], client, valuation_time=valuation,
+        def compute(client: Any, chosen: list[Any] | None = None, pinned: Any = None) -> Any:
+            chosen = [b for b in books if b not in refused] if chosen is None else chosen
+            return calculate_many(chosen, client, valuation_time=valuation if valuation is not None else pinned,
                                   engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
                                   on_load=loading)
 
-        if args.sandbox:
+        if replays is not None:
+            batch = _replay_batch(books, refused, replays, compute)
+        elif args.sandbox:
             from rates_xl.templates.demo import sandbox_client
 
             with sandbox_client() as client:
@@ -94,6 +112,12 @@ def _calc(args: argparse.Namespace) -> int:
             try:
                 batch.calculations[path].freeze(result, outs[path], force=args.force)
                 written[path] = outs[path]
+                if path in packs_out and result.pack is not None:
+                    from rates_xl import atomic
+
+                    with atomic.replacing(packs_out[path]) as tmp:
+                        result.pack.write(tmp)
+                    print(f"Wrote {packs_out[path]} (market-data pack).")
             except Exception as exc:  # noqa: BLE001 - reported with the book, the others go on
                 batch.failures[path] = str(exc)
     return _report(batch, books, written)
@@ -109,6 +133,80 @@ def _refused(books: list[Any]) -> dict[Any, str]:
         if message:
             found[book] = message
     return found
+
+
+def _pack_outputs(books: list[Any], out: Any, force: bool) -> dict[Any, Any]:
+    """Where --pack-out writes each book's pack: FILE for one book, FOLDER/BOOK.pack.json for several."""
+    from rates_xl.cli import CommandError
+
+    if out is None:
+        return {}
+    if len(books) == 1 and not out.is_dir():
+        found = {books[0]: out}
+    else:
+        if out.exists() and not out.is_dir():
+            raise CommandError(f"--pack-out {out}: several books need a folder for their packs")
+        found = {book: out / f"{book.stem}.pack.json" for book in books}
+    for target in found.values():
+        if target.exists() and not force:
+            raise CommandError(f"{target} exists; pass --force to overwrite it")
+    return found
+
+
+def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
+    """Each book's pack to replay: its own (`named` True) or the one named; one line if none."""
+    from pathlib import Path
+
+    from rates_xl.cli import CommandError
+    from rates_xl.client.pack import PackError, read
+    from rates_xl.client.pack_workbook import require_pack
+
+    def load(source: Path) -> Any:
+        if not source.exists():
+            raise CommandError(f"--replay {source}: no such file")
+        return require_pack(source) if source.suffix.lower() in (".xlsx", ".xlsm") else read(source)
+
+    try:
+        if named is True:
+            return {book: load(book) for book in books if book.exists()}
+        pack = load(Path(named))
+        return dict.fromkeys(books, pack)
+    except PackError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _replay_batch(books: list[Any], refused: dict[Any, str], packs: dict[Any, Any], compute: Any) -> Any:
+    """Compute each book against a client that answers only from its pack: no key, no
+    network. Books sharing one pack share one client (one batch)."""
+    from rates_xl.calc.workbook import BatchResult
+    from rates_xl.client import RatesClient
+    from rates_xl.functions.plan import PlanReport
+
+    merged = BatchResult({}, dict(refused), PlanReport(), 0.0)
+    groups: dict[int, list[Any]] = {}
+    for book in books:
+        if book not in refused and book in packs:
+            groups.setdefault(id(packs[book]), []).append(book)
+    for group in groups.values():
+        pack = packs[group[0]]
+        with RatesClient(replay=pack) as client:
+            # The moment the recorded run was pinned at (--valuation-time or the book's name):
+            # --replay alone reproduces it; --valuation-time given again still wins.
+            batch = compute(client, group, pack.valuation_time)
+        merged.replayed = True
+        merged.results.update(batch.results)
+        merged.failures.update(batch.failures)
+        merged.calculations.update(batch.calculations)
+        merged.seconds += batch.seconds
+        merged.report = batch.report if len(groups) == 1 else _sum_reports(merged.report, batch.report)
+    return merged
+
+
+def _sum_reports(a: Any, b: Any) -> Any:
+    from dataclasses import fields, replace
+
+    return replace(a, **{f.name: getattr(a, f.name) + getattr(b, f.name) for f in fields(a)
+                         if isinstance(getattr(a, f.name), int | float)})
 
 
 def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
@@ -142,12 +240,16 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
         if several:
             print(f"{book.name}: {result.formula_cells} formulas ({result.engine} engine).")
         else:
+            sent = "read from the pack" if getattr(batch, "replayed", False) else "sent"
             print(f"Computed {book.name}: {result.formula_cells} formulas in {result.seconds:.1f} s "
                   f"({result.engine} engine); {report.distinct_requests} distinct service requests, "
-                  f"{report.requests_sent} sent, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+                  f"{report.requests_sent} {sent}, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
         if book in written:
             print(f"Wrote {written[book]} (values frozen).")
         print(f"  {_recomputed(result)}")
+        market = _market_data(result, replayed=getattr(batch, "replayed", False))
+        if market:
+            print(f"  {market}")
         for note in result.notes:
             print(f"  note: {note}")
         if result.unknown_functions:
@@ -188,6 +290,21 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _market_data(result: Any, *, replayed: bool = False) -> str | None:
+    """One line: the pack the values came from and when its answers were valued."""
+    pack = result.pack
+    if pack is None:
+        return None
+    count = len(pack.answers)
+    line = (f"Market data: {count} service answer{'s' if count != 1 else ''} "
+            + ("replayed from the market-data pack (no service asked)" if replayed
+               else "recorded in the copy's market-data pack"))
+    if result.valuation_time is not None:
+        line += f"; valuation time pinned at {result.valuation_time:%Y-%m-%d %H:%M:%S} UTC"
+    spread = pack.spread()
+    return line + (f"; {spread}." if spread else ".")
+
+
 def _quote(title: str) -> str:
     from rates_xl.functions.sheet import quote_sheet
 

@@ -50,11 +50,14 @@ _registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
 _valuation_time: Any = None
 
 
+@functools.cache  # one table: the engines register it once (`register_functions` checks identity)
 def function_table() -> dict[str, Any]:
-    """The add-in's function table (Excel name -> spec with `.core`)."""
+    """The add-in's function table (Excel name -> spec with `.core`), and RATES_SOURCE_OF,
+    which calc writes for RATES_SOURCE (calc/sources.py)."""
+    from rates_xl.calc.sources import FUNCTION
     from rates_xl.functions import FUNCTIONS
 
-    return FUNCTIONS
+    return {**FUNCTIONS, FUNCTION.name: FUNCTION}
 
 
 def engine_names(excel_name: str) -> list[str]:

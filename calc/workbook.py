@@ -8,6 +8,7 @@ values-frozen copy (`calc/frozen.py`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc import frozen, recalc
+from rates_xl.calc import frozen, recalc, valuation
 from rates_xl.calc.book import (
     ERROR_VALUES,
     Book,
@@ -88,6 +89,10 @@ class CalcResult:
     cut: list[tuple[str, str, str]] = field(default_factory=list)
     #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
     extents: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    #: The market-data pack: every service answer the book used (None: it called no service).
+    pack: Any = None
+    #: The moment every RATES_* call that left valuation_time empty valued at (None: now).
+    valuation_time: datetime | None = None
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -125,6 +130,28 @@ class WorkbookCalculation:
         self.engine_name = self.engine.name
         self.unsupported = self.engine.unsupported  # cells no engine computes: why
         self.unknown_functions = self.engine.unknown_functions
+        #: The book's own valuation moment (the defined name RATES_VALUATION_TIME), or None.
+        self.valuation_time = valuation.book_moment(self.source)
+        self.pinned: datetime | None = None  # the moment this run values at (the name, or --valuation-time)
+        self.recorder: Any = None  # the pack being recorded (client.pack.PackRecorder)
+
+    @contextlib.contextmanager
+    def serving(self, client: Any, valuation_time: datetime | str | None = None) -> Iterator[None]:
+        """Evaluate inside: RATES_* calls value at the run's moment (`valuation_time`, else the
+        book's own), and every answer this book uses is recorded for its pack."""
+        moment = valuation_time if valuation_time is not None else self.valuation_time
+        if isinstance(moment, str):
+            moment = valuation.parse_moment(moment, "valuation_time")
+        self.pinned = moment
+        with contextlib.ExitStack() as stack:
+            if moment is not None:
+                stack.enter_context(pinned_valuation_time(moment))
+            if client is not None and hasattr(client, "recording"):
+                if self.recorder is None:
+                    self.recorder = stack.enter_context(client.recording())
+                else:
+                    stack.enter_context(client.recording(self.recorder))
+            yield
 
     def _load(self, engine_name: str) -> tuple[Any, str]:
         """The engine that computes the plan's cells, after the check at the stored inputs."""
@@ -215,8 +242,13 @@ class WorkbookCalculation:
                 values, report = self.evaluate(), PlanReport(rounds=1)
             else:
                 client = get_client() if client is None else client
+
+                def evaluate() -> dict[tuple[str, str], Any]:
+                    with self.serving(client, valuation_time):
+                        return self.evaluate()
+
                 with using_client(client):
-                    values, report = plan_and_evaluate(self.evaluate, client, max_rounds=max_rounds,
+                    values, report = plan_and_evaluate(evaluate, client, max_rounds=max_rounds,
                                                        on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
@@ -237,7 +269,9 @@ class WorkbookCalculation:
                           mode="full" if self.full else "default",
                           recomputed=len(self.plan.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
-                          extents=dict(getattr(self.engine, "extents", {})), cut=cut)
+                          extents=dict(getattr(self.engine, "extents", {})), cut=cut,
+                          pack=self.recorder.pack(self.pinned) if self.recorder is not None else None,
+                          valuation_time=self.pinned)
 
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
@@ -287,8 +321,18 @@ class WorkbookCalculation:
         return notes
 
     def freeze(self, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
-        """Write a copy of the original with every formula replaced by its computed value."""
-        return frozen.freeze(self.source, result, out, force=force)
+        """Write a copy of the original with every formula replaced by its computed value,
+        carrying the market-data pack the values came from (client/pack_workbook.py)."""
+        written = frozen.freeze(self.source, result, out, force=force)
+        if result.pack is not None:
+            from rates_xl.client.pack import PackError
+            from rates_xl.client.pack_workbook import write_pack
+
+            try:
+                write_pack(written, result.pack)
+            except (OSError, PackError) as exc:
+                raise CalcError(f"{written}: cannot write the market-data pack into it ({exc})") from None
+        return written
 
     def named(self, result: CalcResult, name: str) -> Any:
         """The value of a defined name's cell: computed for a formula, as typed for an input."""
@@ -388,7 +432,10 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
         out = {}
         for path, calc in list(calcs.items()):
             try:
-                out[path] = calc.evaluate()
+                # Each book at its own moment, recording its own pack (a request several
+                # books share is still fetched once: the recorders read the one cache).
+                with calc.serving(client if calc.calls_rates() else None, valuation_time):
+                    out[path] = calc.evaluate()
             except BaseException as exc:  # never a traceback
                 reraise_interrupts(exc)
                 failures[path] = str(exc) if isinstance(exc, CalcError) else (

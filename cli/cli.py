@@ -15,8 +15,8 @@ for all of them:
   `rates_xl.atomic` (a temporary file renamed into place) and the temporary files still
   being written are removed.
 
-Commands whose job is a report (`doctor`, `calc`) print the report and then exit 1 (or
-calc's 3) when it found problems. Keep the listed modules cheap to import: heavy libraries
+Commands whose job is a report (`doctor`, `calc`, `diff`) print the report and then exit 1
+(or calc's 3) when it found problems (`diff`: 4 when something moved). Keep the listed modules cheap to import: heavy libraries
 (QuantLib, formulas) are imported inside the handlers.
 """
 
@@ -38,6 +38,7 @@ COMMAND_MODULES = [
     "rates_xl.sandbox.cli",  # sandbox
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
     "rates_xl.calc.cli",  # calc
+    "rates_xl.calc.diff_cli",  # diff
     "rates_xl.templates.cli",  # demo, templates build|list
     "rates_xl.addin.officejs.cli",  # serve, officejs install|uninstall|manifest|certs, respell
 ]

@@ -78,6 +78,12 @@ class MemoryCache:
         with self._lock:
             self._data.clear()
 
+    def entries(self) -> list[tuple[Hashable, Entry]]:
+        """A snapshot of the live entries (provenance: RATES_SOURCE, RATES_STATUS)."""
+        with self._lock:
+            self._data.expire()
+            return list(self._data.items())
+
     def __len__(self) -> int:
         with self._lock:
             self._data.expire()

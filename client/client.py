@@ -192,6 +192,11 @@ class RatesClient:
     def has_key(self) -> bool:
         return self.settings.api_key is not None
 
+    @property
+    def team_link(self) -> Any:
+        """The team backend's Redis link (team.TeamLink) when `team_url` is set, else None."""
+        return self._team
+
     def __repr__(self) -> str:
         return f"RatesClient(base_url={self.base_url!r}, key={'set' if self.has_key else 'not set'})"
 
@@ -333,7 +338,7 @@ class RatesClient:
             self._record_error(exc)
             if exc.status in _CACHEABLE_ERRORS:
                 # Cached without its traceback, which holds the response and its connection.
-                refusal = Entry(None, time.time(), self._ttl(key), error=_fresh_copy(exc))
+                refusal = Entry(None, self._fetched_at(key), self._ttl(key), error=_fresh_copy(exc))
                 self.cache.put(key, refusal)
                 _record(key, refusal)
             future.set_exception(exc)
@@ -342,7 +347,7 @@ class RatesClient:
             future.set_exception(exc)
             raise
         else:
-            entry = Entry(value, time.time(), self._ttl(key), raw=raw)
+            entry = Entry(value, self._fetched_at(key), self._ttl(key), raw=raw)
             self.cache.put(key, entry)
             _record(key, entry)
             future.set_result(entry)
@@ -435,15 +440,23 @@ class RatesClient:
             _plan.reset(token)
 
     @contextlib.contextmanager
-    def recording(self) -> Iterator[PackRecorder]:
+    def recording(self, recorder: PackRecorder | None = None) -> Iterator[PackRecorder]:
         """Within this block (this thread or context, and `fetch_many`'s workers) every answer
-        used is written down, with its fetch time: `recorder.pack()` is the market-data pack."""
-        recorder = PackRecorder(self.base_url)
+        used is written down, with its fetch time: `recorder.pack()` is the market-data pack.
+        Pass a `recorder` to go on adding to one (a book evaluated in several rounds). A
+        replaying client records the pack's own entries (their original fetch times)."""
+        if recorder is None:
+            recorder = self.pack_recorder()
         token = _recorder.set(recorder)
         try:
             yield recorder
         finally:
             _recorder.reset(token)
+
+    def pack_recorder(self) -> PackRecorder:
+        """A new, empty recorder of this client's answers (a replaying client's records the
+        pack's own entries); pass it to `recording` wherever the answers are used."""
+        return PackRecorder(self.base_url, source=getattr(self._transport, "pack", None))
 
     def expire(self, *, before: float | datetime | None = None,
                keys: Iterable[RequestKey] | None = None) -> int:
@@ -454,6 +467,13 @@ class RatesClient:
 
     def clear_cache(self) -> None:
         self.cache.clear()
+
+    def answers(self) -> list[tuple[RequestKey, Entry]]:
+        """The answers held in memory now, (request, entry): what RATES_SOURCE and RATES_STATUS
+        read to say where a value came from and when the answers were valued."""
+        memory = getattr(self.cache, "memory", self.cache)
+        entries = getattr(memory, "entries", None)
+        return entries() if entries is not None else []
 
     def stats(self) -> dict[str, Any]:
         with self._stats_lock:
@@ -466,6 +486,13 @@ class RatesClient:
         return out
 
     # -- internals ----------------------------------------------------------------------------
+    def _fetched_at(self, key: RequestKey) -> float:
+        """Now; when replaying, when the pack says the answer was fetched (RATES_SOURCE and a
+        pack recorded from a replay tell the original moment)."""
+        recorded_at = getattr(self._transport, "recorded_at", None)
+        moment = recorded_at(key) if recorded_at is not None else None
+        return time.time() if moment is None else moment
+
     def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[Any, str]:
         """The parsed answer and its text as sent, by `deadline` (time.monotonic()), the end
         of the call's `budget` seconds, part of which may already be spent."""

@@ -72,15 +72,24 @@ class Pack(BaseModel):
     version: int = VERSION
     base_url: str
     created: str
+    #: the moment the run was pinned at (RATES_VALUATION_TIME or --valuation-time), ISO 8601
+    #: UTC; None: unpinned. A replay values at it again, so `--replay` alone reproduces a run.
+    valuation_time: str | None = None
     answers: tuple[PackAnswer, ...] = ()
 
     def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer]:
         return {(a.endpoint, a.params): a for a in self.answers}
 
+    def spread(self) -> str | None:
+        """When its answers were valued, in one phrase (`valuation_spread`)."""
+        return valuation_spread(a.valuation_time for a in self.answers)
+
     def dumps(self) -> str:
         """Compact JSON, keys sorted: the same pack always gives the same text."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False)
+        data = self.model_dump(mode="json")
+        if data["valuation_time"] is None:  # an unpinned pack reads in a rates-xl that predates the field
+            del data["valuation_time"]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
@@ -130,6 +139,29 @@ def public_url(base_url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
+def valuation_spread(moments: Any) -> str | None:
+    """'every answer valued at 2026-01-02 16:00:00 UTC', or, where a key cannot pin the moment
+    (a trial key values as of now), 'answers valued between 10:02:11 and 10:02:19 UTC'
+    (with the dates when they differ); None when no answer says when it was valued."""
+    parsed = set()
+    for text in moments:
+        if not text:
+            continue
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        parsed.add((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC))
+    if not parsed:
+        return None
+    first, last = min(parsed), max(parsed)
+    if first == last:
+        return f"every answer valued at {first:%Y-%m-%d %H:%M:%S} UTC"
+    shape = "%H:%M:%S" if first.date() == last.date() else "%Y-%m-%d %H:%M:%S"
+    day = f" on {first:%Y-%m-%d}" if first.date() == last.date() else ""
+    return f"answers valued between {first.strftime(shape)} and {last.strftime(shape)} UTC{day}"
+
+
 def utc_text(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -141,10 +173,13 @@ class PackRecorder:
     is the answer every cell of that request used.
     """
 
-    def __init__(self, base_url: str) -> None:
-        self.base_url = public_url(base_url)
+    def __init__(self, base_url: str, *, source: Pack | None = None) -> None:
+        self.base_url = public_url(source.base_url if source is not None else base_url)
         self._lock = threading.Lock()
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer] = {}
+        # Replaying: what is used is recorded as the pack had it (fetch times included), not
+        # as if it had been fetched now.
+        self._source = source.index() if source is not None else None
 
     def record(self, key: Any, value: Any, fetched_at: float, *, raw: str | None = None,
                error: BaseException | None = None) -> None:
@@ -152,6 +187,11 @@ class PackRecorder:
         time it was fetched and the answer's text as sent, when known."""
         ident = (key.endpoint, tuple(key.params))
         if ident in self._answers:  # cheap early exit: the hot path of a warm recalculation
+            return
+        if self._source is not None:
+            if ident in self._source:
+                with self._lock:
+                    self._answers.setdefault(ident, self._source[ident])
             return
         if error is not None:
             if type(error).__name__ not in _ERRORS:
@@ -163,21 +203,24 @@ class PackRecorder:
             if raw is None:
                 raw = value.model_dump_json(by_alias=True)
             entry = PackAnswer(endpoint=key.endpoint, params=ident[1], answer=raw, verbatim=verbatim,
-                               valuation_time=_valuation_time(key, value), fetched_at=utc_text(fetched_at))
+                               valuation_time=valued_at(key, value), fetched_at=utc_text(fetched_at))
         with self._lock:
             self._answers.setdefault(ident, entry)
 
     def __len__(self) -> int:
         return len(self._answers)
 
-    def pack(self) -> Pack:
+    def pack(self, pinned: datetime | None = None) -> Pack:
+        """The pack of what was recorded; `pinned`: the moment the run valued at, if pinned."""
         with self._lock:
             answers = sorted(self._answers.values(), key=lambda a: (a.endpoint, a.params))
+        moment = pinned.astimezone(UTC).isoformat().replace("+00:00", "Z") if pinned is not None else None
         return Pack(base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
-                    answers=tuple(answers))
+                    valuation_time=moment, answers=tuple(answers))
 
 
-def _valuation_time(key: Any, value: Any) -> str | None:
+def valued_at(key: Any, value: Any) -> str | None:
+    """The moment an answer is valued at: the request's valuation_time, else the answer's."""
     asked = dict(key.params).get("valuation_time")
     if asked:
         return asked
@@ -217,9 +260,16 @@ class PackTransport:
             raise _ERRORS[found.error["type"]](found.error["message"], endpoint=endpoint)
         return Answer(json.loads(found.answer), found.answer)
 
+    def recorded_at(self, key: Any) -> float | None:
+        """When the pack's answer to `key` was fetched (time.time() seconds), if it holds one."""
+        found = self._index.get((key.endpoint, tuple(key.params)))
+        if found is None:
+            return None
+        return datetime.fromisoformat(found.fetched_at.replace("Z", "+00:00")).timestamp()
+
     def close(self) -> None:
         pass
 
 
 __all__ = ["Pack", "PackAnswer", "PackError", "PackRecorder", "PackTransport", "NotInPack",
-           "loads", "read", "public_url", "KIND", "VERSION"]
+           "loads", "read", "public_url", "valuation_spread", "KIND", "VERSION"]

@@ -84,13 +84,13 @@ def write_pack(book: str | Path, pack: Pack) -> None:
         infos = archive.infolist()
         parts = {info.filename: archive.read(info) for info in infos}
         existing = _pack_part(archive)
-    item_xml = _item_xml(pack)
+    content = item_xml(pack)
     if existing is not None:
-        parts[existing] = item_xml
+        parts[existing] = content
         _relate(parts, existing)
         added: list[zipfile.ZipInfo] = []
     else:
-        added = _add_part(parts, item_xml)
+        added = _add_part(parts, content)
     # Written beside, then moved over: a crash never leaves half a workbook.
     handle, temp = tempfile.mkstemp(dir=book.parent, prefix=book.name, suffix=".tmp")
     os.close(handle)
@@ -106,7 +106,8 @@ def write_pack(book: str | Path, pack: Pack) -> None:
         raise
 
 
-def _item_xml(pack: Pack) -> bytes:
+def item_xml(pack: Pack) -> bytes:
+    """The custom XML part's content (also what the add-in hands Excel's CustomXMLParts.Add)."""
     return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
             f'<marketDataPack xmlns="{NAMESPACE}" version="{pack.version}">'
             f"{escape(pack.dumps())}</marketDataPack>").encode()
@@ -180,4 +181,4 @@ def _workbook_part(parts: dict[str, bytes]) -> str:
     raise PackError("not a workbook: no officeDocument relationship")
 
 
-__all__ = ["beside", "read_pack", "require_pack", "write_pack", "NAMESPACE"]
+__all__ = ["beside", "item_xml", "read_pack", "require_pack", "write_pack", "NAMESPACE"]

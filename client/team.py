@@ -120,6 +120,7 @@ class TeamLink:
         self.retry_every = retry_every
         self._lock = threading.Lock()
         self._down_until = 0.0
+        self._marked = 0.0  # time.monotonic() of the latest failure
         self._down_since: float | None = None
         self.problem: str | None = None
         self.outages = 0
@@ -134,11 +135,20 @@ class TeamLink:
             return
         self._errors = (redis.RedisError, OSError)
         try:
-            self._redis = redis.Redis.from_url(
+            # A blocking pool: a thread finding every connection in use waits for one
+            # instead of failing. redis-py's default pool raises "Too many connections" at
+            # once, which we took for Redis being down: a team server ran 8 batches of 16
+            # fetch threads against 34 connections, and each process that so went solo took
+            # the whole rate (docs/performance.md, the team server). That wait is on our own
+            # threads, each holding a connection at most `timeout` (and, with 100 threads
+            # on a busy machine, waiting its turn for the interpreter): longer than a
+            # Redis answer may take. Connections are opened only as needed.
+            pool = redis.BlockingConnectionPool.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout,
                 retry=Retry(NoBackoff(), 0), max_connections=pool_size,
-                single_connection_client=False,
+                timeout=max(1.0, 4 * timeout),
             )
+            self._redis = redis.Redis(connection_pool=pool)
         except (ValueError, *self._errors) as exc:
             self._redis = None
             self.problem = f"RATES_TEAM_URL is not a Redis URL ({type(exc).__name__})"
@@ -147,29 +157,38 @@ class TeamLink:
         self._gcra = self._redis.register_script(GCRA_LUA)
         self._release = self._redis.register_script(RELEASE_LUA)
 
+    def script(self, lua: str) -> Any:
+        """A Lua script registered with this Redis (loaded again if Redis forgot it), for
+        other shared state (the team server's fair share); None without Redis."""
+        return self._redis.register_script(lua) if self._redis is not None else None
+
     @property
     def up(self) -> bool:
         return self._redis is not None and time.monotonic() >= self._down_until and self._down_since is None
 
     def call(self, operation: Callable[[Any], Any]) -> Any:
         """`operation(redis)`, or `_DOWN` at once when Redis is down, failing or too slow."""
-        if self._redis is None or time.monotonic() < self._down_until:
+        asked = time.monotonic()
+        if self._redis is None or asked < self._down_until:
             return _DOWN
         try:
             result = operation(self._redis)
         except self._errors as exc:
             self._mark_down(exc)
             return _DOWN
-        if self._down_since is not None:
+        # Only a call made after the latest failure says Redis is back: one already under
+        # way then (another thread's) must not report "up" while calls are still refused.
+        if self._down_since is not None and asked >= self._marked:
             with self._lock:
-                if self._down_since is not None:
+                if self._down_since is not None and asked >= self._marked:
                     log.warning("rates-xl: the team backend at %s is back; sharing again", self.url)
                     self._down_since, self.problem = None, None
         return result
 
     def _mark_down(self, exc: BaseException) -> None:
         with self._lock:
-            self._down_until = time.monotonic() + self.retry_every
+            self._marked = time.monotonic()
+            self._down_until = self._marked + self.retry_every
             first = self._down_since is None
             if first:
                 self._down_since = time.time()
@@ -251,18 +270,26 @@ class TeamLimiter:
         self._lock = threading.Lock()
         self._local_mode = False  # Redis failed us and no shared request has worked since
         self._handing_over = False  # a thread is telling Redis we are back
+        self._handed = threading.Condition(self._lock)  # ... and has finished
         self._last_slot = 0.0  # time.monotonic() of the latest slot Redis gave this process
         self.members = 1  # processes sharing the bucket, as Redis last said
         self.shared_acquires = 0
         self.local_acquires = 0
 
     def acquire(self, deadline: float) -> float:
-        # Back from an outage: one thread hands over (telling Redis what our local bucket
-        # still has scheduled); the others keep to the local bucket until it has.
+        # Back from an outage: one thread hands over, telling Redis what our local bucket
+        # still has scheduled; the others wait for it (as long as their deadline allows).
+        # A thread that took a local slot meanwhile would be missing from that backlog, and
+        # its request would meet the team's next ones at the service: a 429 after a restart.
         with self._lock:
-            local, handing_over = self._local_mode, False
-            if local and not self._handing_over:
-                self._handing_over = handing_over = True
+            while self._local_mode and self._handing_over:
+                if not self._handed.wait(timeout=max(0.0, deadline - time.monotonic())):
+                    break
+            local = self._local_mode
+            if local and self._handing_over:
+                handing_over = False  # our deadline came first: the local bucket will refuse
+            else:
+                handing_over = self._handing_over = local
         if local and not handing_over:
             return self._acquire_local(deadline)
         backlog = self.local.backlog() if handing_over else -1
@@ -273,6 +300,7 @@ class TeamLimiter:
         with self._lock:
             if handing_over:
                 self._handing_over = False
+                self._handed.notify_all()
             if answer is _DOWN and not self._local_mode:
                 # Empty, and nothing before the slots Redis already gave us have gone: they
                 # were scheduled at the team's rate, on top of which ours would come.

@@ -193,6 +193,7 @@ class TieredCache:
             "team_refused": self.team.rejected if self.team is not None else 0,
             "persistent": self.disk.describe() if self.disk is not None else "off",
             "team": self.team.link.describe() if self.team is not None else "off",
+            "team_outages": self.team.link.outages if self.team is not None else 0,
         }
 
     def close(self) -> None:
@@ -216,7 +217,8 @@ def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
 
         link = TeamLink(settings.team_url.get_secret_value(), scope,
                         timeout=settings.team_timeout, retry_every=settings.team_retry,
-                        pool_size=settings.max_workers * 2 + 2)
+                        # Room for 8 fetch_many at once (a team server's batch pool, limits.py).
+                        pool_size=settings.max_workers * 8 + 2)
     if cache is None:
         disk = None
         if settings.persistent:

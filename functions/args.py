@@ -336,6 +336,13 @@ def boolean(value: Any) -> bool:
     raise ArgProblem(f"{show(value)} is not TRUE or FALSE")
 
 
+def number(value: Any) -> float:
+    """A number as a cell holds it (RATES_SOURCE's cell): TRUE and text are not numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ArgProblem(f"{show(value)} is not a number")
+    return float(value)
+
+
 #: kind -> (coercer, what a missing value should have been, for "required" messages)
 COERCERS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "index": (index, "an index name like SOFR or 3M EURIBOR"),
@@ -348,4 +355,5 @@ COERCERS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "currency_pair": (currency_pair, "a currency pair like EURUSD"),
     "country": (country, "a country code like US, UK or DE"),
     "bool": (boolean, "TRUE or FALSE"),
+    "number": (number, "a cell holding a number a RATES_* function returned"),
 }

@@ -82,6 +82,7 @@ KIND_PROBES: dict[str, tuple[Any, ...]] = {
     "currency_pair": ("EUREUR", "EURUS"),
     "country": ("Narnia",),
     "bool": ("maybe",),
+    "number": (True, "3.6%"),
 }
 
 

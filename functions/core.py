@@ -124,6 +124,8 @@ class FunctionSpec:
     #: Argument tuples as a cell would pass them: the reference shows each as a formula and
     #: the tests compute each against the sandbox, so the documented examples stay true.
     examples: tuple[tuple[Any, ...], ...] = ()
+    #: Answered here from the client and the checked arguments, with no request (RATES_SOURCE)
+    local: Callable[[Any, dict[str, Any]], Any] | None = None
     core: Callable[..., Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -150,11 +152,26 @@ class FunctionSpec:
         return sum(1 for a in self.args if a.required)
 
 
+@dataclass(frozen=True)
+class Call:
+    """An example argument that is itself a call, as a formula nests one:
+    RATES_SOURCE(RATES_SWAP("SOFR", "0D", "10Y", "1Y"))."""
+
+    name: str
+    args: tuple[Any, ...]
+
+    def value(self) -> Any:
+        from rates_xl.functions.table import FUNCTIONS
+
+        return FUNCTIONS[self.name].core(*self.args)
+
+
 # -- 1. validation -----------------------------------------------------------------------------
 
 class Prepared(NamedTuple):
     key: RequestKey | None  # None for functions that make no request
     headers: bool
+    args: dict[str, Any] = {}  # the checked arguments by name (for `FunctionSpec.local`)
 
 
 @functools.cache
@@ -236,7 +253,7 @@ def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
 
         params = {a.param: checked[a.name] for a in spec.args if a.param and checked[a.name] is not None}
         key = RatesClient.request_key(spec.endpoint, **params)
-    return Prepared(key, bool(checked.get("headers", True)))
+    return Prepared(key, bool(checked.get("headers", True)), checked)
 
 
 # Sized for large workbooks: each entry is a few hundred bytes, and a workbook with more
@@ -272,6 +289,8 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
         # Excel waits on its main thread for every cell: the short budget, not the
         # headless `deadline` (fetch_many, which the calc and refresh use, keeps that).
         budget = client.settings.cell_deadline
+        if spec.local is not None:
+            return spec.local(client, prepared.args)
         if prepared.key is None:
             answer = client
         else:

@@ -60,6 +60,12 @@ Block = Heading | Para | Code | Table
 
 def _literal(value: Any) -> str:
     """A cell value as it is typed in a formula."""
+    from rates_xl.functions.core import Call
+
+    if isinstance(value, Call):  # a nested call: RATES_SOURCE(RATES_SWAP(...))
+        from rates_xl.functions.table import FUNCTIONS
+
+        return formula(FUNCTIONS[value.name], value.args)[1:]
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -16,7 +16,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from rates_xl.functions.core import Arg, FunctionSpec
+from rates_xl.functions import source
+from rates_xl.functions.core import Arg, Call, FunctionSpec
 
 #: What each unit in the table means, for the reference pages and the Function Wizard's readers.
 UNITS: dict[str, str] = {
@@ -115,7 +116,18 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         ["Persistent cache", stats.get("persistent", "off")],
         ["Team", stats.get("team", "off")],
         ["Team hits", stats.get("team_hits", 0) + stats.get("team_waits", 0)],
+        # One valuation moment per book (docs/market-data-pack.md): pinned, every answer says
+        # the same; a trial key cannot pin, and this shows the spread of the answers held.
+        ["Answers valued", _valued(client)],
     ]
+
+
+def _valued(client: Any) -> str:
+    from rates_xl.client.pack import valuation_spread, valued_at
+
+    answers = client.answers() if hasattr(client, "answers") else []
+    spread = valuation_spread(valued_at(key, entry.value) for key, entry in answers if entry.error is None)
+    return spread or "no answer held yet"
 
 
 _SWAPCURVE_COLS = ("Tenor", "Rate")
@@ -245,6 +257,14 @@ _SPECS = [
         (_INDEX,),
         "swap_rate_tenors", "column",
         _table((), lambda a: ([t] for t in a.tenors)), examples=(("SOFR",),),
+    ),
+    FunctionSpec(
+        "RATES_SOURCE",
+        "Where a RATES_* number came from: spills Request, Valued at, Fetched at and Service "
+        "for the request the cell's formula made. Makes no request.",
+        (Arg("cell", "number", "A RATES_* cell (or a cell of its table), or a RATES_* formula."),),
+        None, "rows", lambda answer, headers: answer, local=source.explain,
+        examples=((Call("RATES_SWAP", ("SOFR", "0D", "10Y", "1Y")),),),
     ),
     FunctionSpec(
         "RATES_STATUS",

@@ -116,6 +116,7 @@ def _failures(tmp: Path) -> dict[tuple[str, ...], tuple[list[str], dict[str, str
         ("key", "status"): (["key", "status"], {}),
         ("key", "clear"): (["key", "clear"], {}),
         ("calc",): (["calc", missing], {}),
+        ("diff",): (["diff", missing, missing], {}),
         ("demo",): (["demo", "--out", str(a_file)], {}),
         ("templates", "build"): (["templates", "build", "no_such_template"], {}),
         ("serve",): (["serve"], {}),
@@ -194,7 +195,7 @@ sys.exit(cli.main(sys.argv[1:]))
 
 
 def _argv_for(leaf: tuple[str, ...]) -> list[str]:
-    needs = {("call",): ["swap_rate_tenors"], ("calc",): ["book.xlsx"],
+    needs = {("call",): ["swap_rate_tenors"], ("calc",): ["book.xlsx"], ("diff",): ["a.xlsx", "b.xlsx"],
              ("respell",): ["book.xlsx", "--to", "officejs"],
              ("serve", "users", "add"): ["alice"], ("serve", "users", "remove"): ["alice"]}
     return [*leaf, *needs.get(leaf, [])]

@@ -37,6 +37,8 @@ COM_DOCS: dict[tuple[str, str], str] = {
     ("ComRange", "Dirty"): _VBA + "excel.range.dirty",
     ("ComRange", "HasSpill"): _VBA + "excel.range.hasspill",
     ("ComRange", "SpillingToRange"): _VBA + "excel.range.spillingtorange",
+    ("ComRange", "SpillParent"): _VBA + "excel.range.spillparent",
+    ("ComRange", "Formula2"): _VBA + "excel.range.formula2",
 }
 
 
@@ -85,6 +87,13 @@ class ComRange(Protocol):
     @property
     def SpillingToRange(self) -> ComRange: ...  # noqa: N802
 
+    #: The anchor of the spill this cell is in (RATES_SOURCE of a table's cell).
+    @property
+    def SpillParent(self) -> ComRange: ...  # noqa: N802
+
+    @property
+    def Formula2(self) -> Any: ...  # noqa: N802 - the formula as a dynamic-array Excel shows it
+
     def Dirty(self) -> None: ...  # noqa: N802
 
 
@@ -120,6 +129,8 @@ class Sheet(Protocol):
 class Sheets(Protocol):
     @property
     def active(self) -> Sheet: ...
+
+    def __getitem__(self, key: Any) -> Sheet: ...  # by name (RATES_SOURCE reads referenced cells)
 
     def __iter__(self) -> Iterator[Sheet]: ...
 

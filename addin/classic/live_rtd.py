@@ -29,10 +29,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.addin.classic import rtd
-from rates_xl.addin.classic.live import CellRef, ClassicLive
+
+if TYPE_CHECKING:  # classic/live.py loads the client (pydantic): only once Live is used, so
+    # the UDF module, which imports this one, stays light (tests/addin/classic/test_import.py)
+    from rates_xl.addin.classic.live import CellRef, ClassicLive
 
 #: The channel's name: the first topic string after the ProgID (the VBA's LIVE_CHANNEL).
 CHANNEL = rtd.LIVE_CHANNEL
@@ -74,6 +77,8 @@ class LiveChannel:
 
     # -- the channel (rtd.RtdServer calls these) ---------------------------------------------
     def connect(self, server: Any, topic_id: int, strings: list[str]) -> Any:
+        from rates_xl.addin.classic.live import CellRef
+
         if len(strings) < 3:
             return "#N/A"  # not a cell of ours: nothing to watch
         cell = CellRef(*strings[:3])
@@ -149,7 +154,7 @@ def renew(make_client: Any) -> None:
     old = classic_live.current()
     if old is None:
         return
-    new = ClassicLive(make_client(), channel, old.app, share=old.scheduler.share,
+    new = classic_live.ClassicLive(make_client(), channel, old.app, share=old.scheduler.share,
                       tick=old.scheduler.tick)
     was_on = old.on
     classic_live.install(new)  # turns the old one off
@@ -160,5 +165,7 @@ def renew(make_client: Any) -> None:
 
 def cell_of(caller: Any) -> CellRef:
     """The cell as the VBA wrapper names it (workbook name, sheet name, Address)."""
+    from rates_xl.addin.classic.live import CellRef
+
     sheet = caller.sheet
     return CellRef(sheet.book.name, sheet.name, caller.address)

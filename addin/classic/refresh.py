@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from rates_xl.addin.classic import valuation
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.functions.sheet import parse_cell as parse_cell
 from rates_xl.functions.sheet import parse_range as parse_area
@@ -180,6 +181,10 @@ class RefreshPass:
     def __init__(self, snapshot: dict[CellId, Any] | None = None) -> None:
         self.snapshot = dict(snapshot or {})
         self.restoring = False
+        #: Where the answers the refreshed cells use are written down (the book's market-data
+        #: pack, client/pack.py); set by the ribbon. Excel calls the UDFs on its own threads,
+        #: so the pass, not a context variable, carries it.
+        self.recorder: Any = None
         self._pending: dict[CellId, tuple[str, str, str]] = {}
         self._lock = threading.Lock()
 
@@ -237,14 +242,31 @@ def caller_floor(caller: Range | None) -> float | None:
 
 
 def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None) -> Any:
-    """One UDF call from Excel: under the caller's refresh floor, seen by a refresh in progress."""
+    """One UDF call from Excel: under the caller's refresh floor, at its book's valuation
+    moment when the book pins one, seen (and recorded) by a refresh in progress."""
+    from rates_xl.functions.core import evaluate
+
+    run = _pass
+    where = _caller_id(caller) if (run is not None or _registry or valuation.any_pinned()) else None
+    floor = _registry.floor_for(*where) if where is not None and _registry else None
+    if where is not None:
+        values = valuation.inject(spec, values, valuation.pinned(where[0]))
+    if run is not None and run.recorder is not None:
+        from rates_xl.functions.core import get_client
+
+        with get_client().recording(run.recorder):
+            return _in_pass(spec, values, floor, run, where)
+    if run is None or where is None:
+        return evaluate(spec, values, floor)
+    return _in_pass(spec, values, floor, run, where)
+
+
+def _in_pass(spec: Any, values: tuple[Any, ...], floor: float | None, run: RefreshPass,
+             where: tuple[str, str, str] | None) -> Any:
     from rates_xl.functions.core import evaluate
     from rates_xl.functions.messages import PENDING
 
-    run = _pass
-    where = _caller_id(caller) if (run is not None or _registry) else None
-    floor = _registry.floor_for(*where) if where is not None and _registry else None
-    if run is None or where is None:
+    if where is None:
         return evaluate(spec, values, floor)
     if run.restoring:
         # After a cancel: what is cached serves (the floor was withdrawn); a request that was

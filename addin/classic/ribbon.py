@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rates_xl.addin.classic import scope
+from rates_xl.addin.classic import scope, valuation
 from rates_xl.addin.classic.excel_surface import App, Book, Sheet
 
 log = logging.getLogger("rates_xl.addin")
@@ -189,6 +189,8 @@ class RefreshOutcome:
 
 #: The outcome of the latest refresh in this process.
 last_refresh: RefreshOutcome | None = None
+#: The market-data pack of the latest refresh: every answer its cells used (client/pack.py).
+last_pack: Any = None
 
 
 def _sheet_named(app: App, known: dict[tuple[str, str], Sheet], book: str, sheet: str) -> Sheet | None:
@@ -251,7 +253,10 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
     for sheet, cells in dirty.items():
         shown.update(snapshot(ctx.book.name, sheet, cells))
     sheets = {(ctx.book.name.strip().casefold(), sheet.name.strip().casefold()): sheet for sheet in dirty}
+    # One valuation moment per book: the defined name, read once per refresh.
+    valuation.pin(ctx.book.name, valuation.read_name(ctx.book))
     run = refresh.begin_pass(shown)
+    run.recorder = get_client().pack_recorder()
     try:
         floor = refresh.request_refresh(refresh_scope)
         rounds = [0]
@@ -291,12 +296,27 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
                 raise
     finally:
         refresh.end_pass(run)
+    _keep_pack(ctx, run.recorder.pack(), merge=refresh_scope.sheet is not None)
     global last_refresh
     outcome.requests, outcome.rounds = report.requests_sent, report.rounds
     outcome.cancelled, outcome.not_fetched = report.cancelled, report.not_fetched
     outcome.seconds = time.perf_counter() - started
     last_refresh = outcome
     return outcome
+
+
+def _keep_pack(ctx: Context, pack: Any, *, merge: bool) -> None:
+    """The refresh's pack into the open book (Excel saves it with the book), merged with the
+    one it carries when only part of the book was refreshed. A book the pack cannot be put
+    into (no CustomXMLParts) still has `last_pack`; its cells are unaffected either way."""
+    global last_pack
+    last_pack = pack
+    if not pack.answers:
+        return
+    try:
+        last_pack = valuation.store_pack(ctx.book, pack, merge=merge)
+    except Exception as exc:  # never fail a refresh over its record; say so in the log
+        log.warning("could not put the market-data pack into %s: %s", ctx.book.name, type(exc).__name__)
 
 
 def _summary(outcome: RefreshOutcome, where: str) -> str:
@@ -519,6 +539,28 @@ def help_(ctx: Context) -> str:
     return "shown"
 
 
+def valuation_time(ctx: Context) -> str:
+    """Pin the book's valuation moment (the defined name RATES_VALUATION_TIME, which `rates-xl
+    calc` reads too): every RATES_ cell that leaves valuation_time empty values at it. Paid
+    keys; a trial key values as of now, and RATES_STATUS shows the spread of its answers."""
+    current = valuation.read_name(ctx.book)
+    shown = f"{current:%Y-%m-%dT%H:%M:%SZ}" if current else ""
+    answer = ctx.app.api.InputBox(
+        "Valuation time (UTC) for every RATES_ cell of this workbook that leaves valuation_time empty, "
+        "e.g. 2026-01-02T16:00:00Z. Leave it empty to value as of now. Paid keys only.",
+        f"{TITLE}: Valuation Time", shown, Type=2)
+    if answer is False:
+        return "cancelled"
+    moment = valuation.parse(answer)  # a ValueError is shown in a message box by on_action
+    valuation.write_name(ctx.book, moment)
+    valuation.pin(ctx.book.name, moment)
+    if moment is None:
+        ctx.notify("Rates: valuation time cleared; Refresh Workbook to value every cell as of now")
+        return "cleared"
+    ctx.notify(f"Rates: valuation time {moment:%Y-%m-%d %H:%M:%S} UTC; Refresh Workbook to value every cell at it")
+    return f"pinned {moment:%Y-%m-%dT%H:%M:%SZ}"
+
+
 # -- Live mode (classic/live.py, through the RTD server's live channel: live_rtd.py) ---------------
 LIVE_NOT_READY = ("Live mode needs the add-in's real-time data (RTD) server, which is not running "
                   "in this Excel: quit Excel, run rates-xl addin install, then check with "
@@ -601,6 +643,7 @@ def live_share(ctx: Context) -> str:
 
 #: Button id (customUI14.xml) -> handler. The tests check both directions.
 ACTIONS: dict[str, Callable[[Context], str]] = {
+    "rates_valuation_time": valuation_time,
     "rates_refresh_selection": refresh_selection,
     "rates_refresh_sheet": refresh_sheet,
     "rates_refresh_workbook": refresh_workbook,

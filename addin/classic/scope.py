@@ -30,7 +30,7 @@ from rates_xl.functions.sheet import column_number as column_number
 #: Functions whose answer spills (curves, lists, the status table). Selecting any cell of
 #: their spill range refreshes them.
 SPILLING_FUNCTIONS = frozenset(
-    {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS"}
+    {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS", "SOURCE"}
 )
 
 #: Excel refuses range addresses longer than 255 characters in `Range("...")`.

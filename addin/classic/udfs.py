@@ -23,7 +23,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope
+from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import plan
@@ -60,6 +60,9 @@ def _udf(f):
             raise TypeError(f"{f.__name__}: {arg.name} must be {'required' if arg.required else 'optional'}")
     f.__doc__ = spec.description
     for arg in spec.args:
+        if arg.name in source.REFERENCE_ARGS.get(spec.name, ()):
+            f = xw.arg(arg.name, "range", doc=arg.doc)(f)  # the cell itself (addin/classic/source.py)
+            continue
         # err_to_str: an error cell arrives as "#N/A" (not None), so it is reported, not ignored.
         f = xw.arg(arg.name, doc=arg.doc, err_to_str=True)(f)
     if expands(f.__name__):
@@ -163,6 +166,11 @@ def RATES_SWAPHISTORY(index, tenor, start, end_date, headers=None, caller=None):
 @_udf
 def RATES_TENORS(index, caller=None):
     return _run("RATES_TENORS", caller, (index,))
+
+
+@_udf
+def RATES_SOURCE(cell, caller=None):
+    return source.explain(cell)  # `cell` is a Range: its formula is followed, not its value
 
 
 @_udf

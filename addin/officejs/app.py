@@ -11,7 +11,7 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
     GET  /health                     up, and its version (no sign-in; team.py)
     GET  /api/me                     a team server's signed-in user, use, last error (team.py)
-    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...]}
+    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...], "valuation_time": T?}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
     POST /api/live/subscribe         Live mode: streaming cells to keep fresh (live.py)
     POST /api/live/poll              Live mode: a page's new outcomes (a long poll)
@@ -33,6 +33,7 @@ never see.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -46,7 +47,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from rates_xl import __version__
 from rates_xl.addin.officejs import assets, help_pages, manifest
 from rates_xl.addin.officejs import team as teammod
-from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
+from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.live import LiveHub, session_of, sub_id_of
@@ -93,7 +94,7 @@ def parse_json(body: bytes) -> Any | JSONResponse:
     return payload
 
 
-def parse_batch(body: bytes) -> list[Any] | JSONResponse:
+def parse_batch(body: bytes) -> Calls | JSONResponse:
     """The calls of a batch body, or the 4xx that answers it (one line, never a 500)."""
     payload = parse_json(body)
     if isinstance(payload, Response):
@@ -103,7 +104,17 @@ def parse_batch(body: bytes) -> list[Any] | JSONResponse:
         return refused("expected {\"calls\": [...]}", 400)
     if len(calls) > MAX_BATCH:
         return refused(f"at most {MAX_BATCH} calls per batch", 413)
-    return calls
+    batch = Calls(pin(calls, payload.get("valuation_time")))  # the book's RATES_VALUATION_TIME
+    batch.record = payload.get("record") is True
+    batch.pinned = payload.get("valuation_time")  # for RATES.SOURCE's link (batch._source)
+    return batch
+
+
+class Calls(list):
+    """A batch's calls, and whether the script asks for the answers they used (`record`)."""
+
+    record = False
+    pinned: Any = None
 
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
@@ -122,8 +133,15 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     """
     from rates_xl.functions import core
 
+    served = client  # this app's batches go through its own client, even once another app set the core's
+
+    def batch_client() -> Any:
+        return served if served is not None else core.get_client()
+
     if client is not None:
         core.set_client(client)
+        if team is not None:  # with RATES_TEAM_URL: one fair share and one count for all workers
+            team.share_through(getattr(client, "team_link", None))
     public_url = public_url.rstrip("/")
     cors = CorsPolicy(allowed_origins(public_url), excel_origins)
     version = manifest.asset_version()
@@ -151,7 +169,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     def live_hub() -> LiveHub:
         with live_lock:
             if app.state.live is None:
-                app.state.live = LiveHub(core.get_client(), live_share, tick=live_tick)
+                app.state.live = LiveHub(batch_client(), live_share, tick=live_tick)
             return app.state.live
 
     @app.middleware("http")
@@ -213,11 +231,14 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         calls = parse_batch(await request.body())
         if isinstance(calls, Response):
             return calls
+        # The task pane's "Record market data": the answers this batch used come back too.
+        record = calls.record
+        compute = functools.partial(run_batch, record=True) if record else run_batch
         try:
             if team is None:
-                results, _ = await gate.run(run_batch, calls, core.get_client())
+                results, report = await gate.run(compute, calls, batch_client())
             else:
-                results, _ = await team.run(user, gate, run_batch, calls, core.get_client())
+                results, report = await team.run(user, gate, compute, calls, batch_client())
         except UserBusy:
             return JSONResponse({"detail": "busy: your earlier batches are still being computed; "
                                  "calculate again in a moment"}, status_code=503,
@@ -226,6 +247,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return JSONResponse(
                 {"detail": f"busy: {gate.in_flight} batches in progress; calculate again in a moment"},
                 status_code=503, headers={"Retry-After": str(limits.retry_after_s)})
+        if record and getattr(report, "pack", None) is not None:
+            return JSONResponse({"results": results, "pack": report.pack})
         return JSONResponse({"results": results})
 
     async def live_request(request: Request) -> tuple[Any, str] | Response:

@@ -39,6 +39,7 @@ def metadata_bytes(help_base: str | None = None) -> bytes:
 def script(*, origin: str, time_limit_s: float, max_batch: int) -> str:
     config = {
         "functions": metadata.script_arities(),
+        "references": metadata.script_references(),
         "batchUrl": BATCH_PATH,
         "origin": origin,
         "timeLimitMs": int(time_limit_s * 1000),

@@ -58,6 +58,8 @@ class BatchReport:
     requests_sent: int
     rounds: int
     seconds: float
+    #: with `record`: the batch's market-data pack (client/pack.py), as JSON data
+    pack: dict[str, Any] | None = None
 
 
 def invalid(message: str) -> dict[str, str]:
@@ -91,6 +93,59 @@ def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec,
             return invalid(f"{name}: not a number a cell can hold")
     # JSON has no int/float distinction that Excel would make: numbers are floats, as xlwings passes them.
     return spec, tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in args)
+
+
+def pin(calls: list[Any], moment: Any) -> list[Any]:
+    """The calls with `valuation_time` set to the book's pinned moment (what the script read
+    from RATES_VALUATION_TIME) wherever a call leaves it empty, as the other hosts do. The
+    moment goes in as the cell's own argument would: its validation answers a bad one."""
+    if moment is None or moment == "":
+        return calls
+    if isinstance(moment, str):
+        moment = moment.strip().removeprefix("=").strip().strip('"')  # ="2026-01-02T16:00:00Z"
+    table = functions_by_id()
+    out = []
+    for call in calls:
+        spec = table.get(call.get("fn")) if isinstance(call, dict) else None
+        args = call.get("args") if isinstance(call, dict) else None
+        if spec is None or not isinstance(args, list) or "valuation_time" not in spec.arg_names:
+            out.append(call)
+            continue
+        at = spec.arg_names.index("valuation_time")
+        args = list(args) + [None] * (at + 1 - len(args))
+        if args[at] is None or args[at] == "":
+            args[at] = moment
+        out.append({**call, "args": args})
+    return out
+
+
+def _is_source(spec: FunctionSpec, call: Any) -> bool:
+    from rates_xl.functions.source import REFERENCE_ARGS
+
+    return spec.name in REFERENCE_ARGS and isinstance(call, dict) and isinstance(call.get("source"), dict)
+
+
+def _source(client: Any, source: dict[str, Any], pinned: Any) -> Any:
+    """RATES.SOURCE from what the script read of the referenced cell: its formula and the
+    values of the cells the formula references (functions/source.explain_formula)."""
+    from rates_xl.functions.source import explain_formula
+
+    where, formula, sheet = (str(source.get(k) or "")[:MAX_TEXT] for k in ("where", "formula", "sheet"))
+    if source.get("error"):
+        return f"{PREFIX} cell: {where}: {str(source['error'])[:200]}"
+    if not formula:
+        return f"{PREFIX} cell: {where} holds no formula: RATES_SOURCE explains a RATES_* cell"
+    raw = source.get("values") if isinstance(source.get("values"), dict) else {}
+    values = {str(k).casefold(): v for k, v in list(raw.items())[:MAX_ARGS * 8]
+              if v is None or isinstance(v, (str, int, float, bool))}
+
+    def value_of(at: str, cell: str) -> Any:
+        value = values.get(f"{at}!{cell}".casefold())
+        return None if value == "" else value  # an empty cell, as Excel passes it
+
+    if isinstance(pinned, str):
+        pinned = pinned.strip().removeprefix("=").strip().strip('"') or None
+    return explain_formula(client, where, formula, sheet, value_of, pinned)
 
 
 def _finite(number: int | float) -> bool:
@@ -137,8 +192,12 @@ def kind_of(spec: FunctionSpec, args: tuple, message: str) -> str:
     return "notAvailable"
 
 
-def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], BatchReport]:
-    """Every call's outcome, in order. `client` must be the client the core uses."""
+def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list[dict[str, Any]], BatchReport]:
+    """Every call's outcome, in order. `client` must be the client the core uses. With
+    `record`, the report carries the answers the batch used (the task pane writes them into
+    the book as its market-data pack)."""
+    import contextlib
+
     from rates_xl.functions.plan import plan_and_evaluate
 
     started = time.perf_counter()
@@ -146,10 +205,14 @@ def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], Batc
     checked = [check_call(call, table) for call in calls]
     todo = [(i, c[0], c[1]) for i, c in enumerate(checked) if isinstance(c, tuple)]
 
-    def evaluate() -> list[Any]:
-        return [spec.core(*args) for _, spec, args in todo]
+    pinned = getattr(calls, "pinned", None)
 
-    values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
+    def evaluate() -> list[Any]:
+        return [_source(client, calls[i].get("source"), pinned) if _is_source(spec, calls[i]) else spec.core(*args)
+                for i, spec, args in todo]
+
+    with client.recording() if record else contextlib.nullcontext() as recorder:
+        values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
     outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
     for (i, spec, args), value in zip(todo, values, strict=True):
         outcomes[i] = outcome(spec, args, value)
@@ -159,6 +222,7 @@ def run_batch(calls: list[Any], client: Any) -> tuple[list[dict[str, Any]], Batc
         requests_sent=report.requests_sent if report else 0,
         rounds=report.rounds if report else 0,
         seconds=time.perf_counter() - started,
+        pack=recorder.pack().model_dump(mode="json") if recorder is not None else None,
     )
     log.info("batch: %d calls, %d distinct requests, %d sent, %d rounds, %.2f s", summary.calls,
              summary.distinct_requests, summary.requests_sent, summary.rounds, summary.seconds)

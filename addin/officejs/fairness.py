@@ -14,6 +14,9 @@ The service's rate limit is one for the whole team. Two places decide who gets i
 
 `Usage` counts, per user, the batches, cells and service requests sent, and keeps each
 user's last error, for the task pane and the administrator (`GET /api/me`).
+
+Both are this process's own. With the team's Redis (`RATES_TEAM_URL`) the team server uses
+shared_fairness.py's, one for every worker and host, and these while Redis is down.
 """
 
 from __future__ import annotations

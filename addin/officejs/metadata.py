@@ -82,7 +82,21 @@ def function_entry(spec: FunctionSpec, help_base: str | None = None) -> dict[str
         entry["options"] = {"volatile": True}
     elif streams(spec):
         entry["options"] = {"stream": True}
+    from rates_xl.functions.source import REFERENCE_ARGS
+
+    if spec.name in REFERENCE_ARGS:  # RATES.SOURCE reads the referenced cell's formula
+        entry["options"] = {**entry.get("options", {}), "requiresParameterAddresses": True}
     return entry
+
+
+def script_references(table: dict[str, FunctionSpec] | None = None) -> dict[str, int]:
+    """id -> the position of the argument whose cell the script reads (RATES.SOURCE's)."""
+    from rates_xl.functions.source import REFERENCE_ARGS
+
+    if table is None:
+        from rates_xl.functions import FUNCTIONS as table
+    return {officejs_name(spec): spec.arg_names.index(REFERENCE_ARGS[spec.name][0])
+            for spec in table.values() if spec.name in REFERENCE_ARGS}
 
 
 def functions_document(table: dict[str, FunctionSpec] | None = None,

@@ -76,8 +76,20 @@ class Team:
                  fair: FairShare | None = None) -> None:
         self.authenticator = authenticator
         self.sso = sso
-        self.fair = fair or FairShare()
-        self.usage = Usage()
+        self.fair: Any = fair or FairShare()
+        self.usage: Any = Usage()
+
+    def share_through(self, link: Any) -> None:
+        """With the team's Redis (`RATES_TEAM_URL`), one fair share and one set of counters
+        for every worker process and host (shared_fairness.py); this process's own while
+        Redis is down."""
+        if link is None or link.script("return 1") is None:
+            return
+        from rates_xl.addin.officejs.shared_fairness import SharedFairShare, SharedUsage
+
+        if not isinstance(self.fair, SharedFairShare):
+            self.fair = SharedFairShare(link, self.fair)
+            self.usage = SharedUsage(link, self.usage)
 
     async def admit(self, request: Request) -> str | Response:
         """The signed-in user's name, or the 401 that answers the request."""
@@ -100,14 +112,17 @@ class Team:
             status = "ok"
         except UserBusy:
             status = "refused: this user's queue is full"
-            self.usage.record(user, cells=len(calls), requests_sent=0, error="too many batches at once")
+            await run_in_threadpool(self.usage.record, user, cells=len(calls), requests_sent=0,
+                                    error="too many batches at once")
             raise
         finally:
             if status != "ok":
                 access_log.info("user=%s cells=%d requests_sent=0 seconds=%.2f outcome=%r", printable(user),
                                 len(calls), time.perf_counter() - started, status)
         errors = [r.get("message") for r in results if isinstance(r, dict) and "error" in r]
-        self.usage.record(user, cells=len(calls), requests_sent=sent, error=errors[-1] if errors else None)
+        # On a thread: with the team's Redis, counting is a round trip the event loop must not wait for.
+        await run_in_threadpool(self.usage.record, user, cells=len(calls), requests_sent=sent,
+                                error=errors[-1] if errors else None)
         access_log.info("user=%s cells=%d requests_sent=%d seconds=%.2f outcome=ok errors=%d", printable(user),
                         len(calls), sent, time.perf_counter() - started, len(errors))
         return results, report
@@ -143,6 +158,6 @@ def router(team: Team | None) -> APIRouter:
             user = await team.admit(request)
             if isinstance(user, Response):
                 return user
-            return JSONResponse(team.me(user))
+            return JSONResponse(await run_in_threadpool(team.me, user))
 
     return routes

@@ -14,7 +14,7 @@ REPO_SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "schemas" 
 SCHEMA = build.find_schema() or REPO_SCHEMA
 XML = build.CUSTOM_UI.read_bytes()
 BAS = build.VBA_MODULE.read_text(encoding="utf-8")
-TAB_BUTTONS = {"Refresh Selection", "Refresh Sheet", "Refresh Workbook", "Clear Cache",
+TAB_BUTTONS = {"Refresh Selection", "Refresh Sheet", "Refresh Workbook", "Valuation Time", "Clear Cache",
                "Set API Key", "Status", "Templates", "Help", "Live", "Live Share"}
 
 needs_schema = pytest.mark.skipif(

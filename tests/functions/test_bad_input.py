@@ -28,6 +28,7 @@ BAD: dict[str, list[tuple[object, str]]] = {
                       (1.17, "is not a currency pair")],
     "country": [("Germany", "is not a country code like US"), (1.0, "is not a country code")],
     "bool": [("maybe", "is not TRUE or FALSE"), (2.0, "is not TRUE or FALSE")],
+    "number": [("3.6%", "'3.6%' is not a number"), (True, "TRUE is not a number")],
 }
 # Any argument: an error cell, a multi-cell range, a non-finite number.
 ANY_BAD: list[tuple[object, str]] = [

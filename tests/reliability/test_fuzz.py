@@ -64,6 +64,7 @@ PLAUSIBLE = {
     "currency_pair": st.sampled_from(["EURUSD", "eur/usd", "GBPUSD", "USDJPY", "USDSAR", "XXXYYY", "EUR USD"]),
     "country": st.sampled_from(["US", "UK", "GB", "DE", "us", " de ", "ZZ", "USA"]),
     "bool": st.sampled_from([True, False, 1, 0, 1.0, "TRUE", "false", "yes"]),
+    "number": st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.sampled_from([3.61, True, "3.6"])),
 }
 
 

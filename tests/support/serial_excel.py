@@ -341,6 +341,74 @@ class Sheets(list):
         return super().__getitem__(key)
 
 
+class Names(dict):
+    """`Book.names`: a reference name -> (Sheet, Rect) for the engine; and, as xlwings'
+    Names, `add(name, refers_to)` for a constant (="2026-01-02T16:00:00Z"), read back as an
+    object with `refers_to` and `delete()`. Names are case-insensitive, as in Excel."""
+
+    def add(self, name: str, refers_to: str) -> Any:
+        self[name] = _ConstantName(self, name.upper(), refers_to)
+        return self[name]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key.upper(), value)
+
+    def __getitem__(self, key: str) -> Any:
+        return super().__getitem__(key.upper())
+
+
+@dataclass
+class _ConstantName:
+    names: Names
+    name: str
+    refers_to: str
+
+    def delete(self) -> None:
+        del self.names[self.name]
+
+
+class _CustomXMLParts:
+    """`Workbook.CustomXMLParts` (MS office/vba/api/office.customxmlparts): Add(xml), a
+    selection by the root element's namespace (Count, Item from 1), a part's XML and Delete."""
+
+    def __init__(self) -> None:
+        self.parts: list[_CustomXMLPart] = []
+
+    def Add(self, xml: str) -> _CustomXMLPart:  # noqa: N802 - Office's names
+        part = _CustomXMLPart(self, xml)
+        self.parts.append(part)
+        return part
+
+    def SelectByNamespace(self, namespace: str) -> _Selection:  # noqa: N802
+        from xml.etree import ElementTree
+
+        return _Selection([p for p in self.parts
+                           if ElementTree.fromstring(p.XML).tag.startswith("{" + namespace + "}")])
+
+
+class _Selection(list):
+    @property
+    def Count(self) -> int:  # noqa: N802
+        return len(self)
+
+    def Item(self, index: int) -> Any:  # noqa: N802 - from 1, as COM collections
+        return self[index - 1]
+
+
+@dataclass(eq=False)
+class _CustomXMLPart:
+    owner: _CustomXMLParts
+    XML: str  # noqa: N815 - Office's name
+
+    def Delete(self) -> None:  # noqa: N802
+        self.owner.parts.remove(self)
+
+
+class _BookApi:
+    def __init__(self) -> None:
+        self.CustomXMLParts = _CustomXMLParts()
+
+
 class Book:
     #: Window > Hide: its windows are not Visible (Live mode skips its cells).
     hidden = False
@@ -349,7 +417,8 @@ class Book:
         self.app, self.name = app, name
         self.sheets = Sheets()
         self.selection: Range | None = None
-        self.names: dict[str, tuple[Sheet, Rect]] = {}
+        self.names: Names = Names()
+        self.api = _BookApi()
 
     def add_sheet(self, name: str) -> Sheet:
         sheet = Sheet(self, name)
@@ -655,6 +724,20 @@ class _RangeApi:
     def SpillingToRange(self) -> _RangeApi:  # noqa: N802
         f = self._rng.sheet.formulas[(self._rng._rect.top, self._rng._rect.left)]
         return Range(self._rng.sheet, f.spill).api
+
+    @property
+    def SpillParent(self) -> _RangeApi:  # noqa: N802
+        """The anchor whose spill covers this cell (Excel raises when none does)."""
+        sheet, rect = self._rng.sheet, self._rng._rect
+        for f in sheet.formulas.values():
+            if f.spill is not None and f.spill.top <= rect.top <= f.spill.bottom \
+                    and f.spill.left <= rect.left <= f.spill.right:
+                return Range(sheet, Rect(*f.cell, *f.cell)).api
+        raise AttributeError("SpillParent: the cell is not in a spill")  # Excel: run-time error 1004
+
+    @property
+    def Formula2(self) -> Any:  # noqa: N802
+        return self._rng.formula
 
     @property
     def Address(self) -> str:  # noqa: N802

@@ -43,17 +43,39 @@ def NA_ERROR() -> Any:  # noqa: N802 - named as the error it is
 
 
 def _udf_entry(name: str) -> Any:
+    from rates_xl.addin.classic.source import REFERENCE_ARGS
     from rates_xl.calc import engine
+    from rates_xl.functions.table import FUNCTIONS
+
+    # Arguments xlwings' `range` converter hands over as the Range itself (RATES_SOURCE's cell).
+    references = {FUNCTIONS[name].arg_names.index(a) for a in REFERENCE_ARGS.get(name, ())}
 
     def call(*raw: Any) -> Any:
-        args = [_as_excel_passes(engine._from_engine(a)) for a in raw]
         app = _app
         if app is None:
             raise RuntimeError("a RATES_* function of the stand-in was called outside a calculation")
+        args = [_as_range(a, app) if i in references else _as_excel_passes(engine._from_engine(a))
+                for i, a in enumerate(raw)]
         return engine._to_engine(app.call_udf(name, args))
 
     call.__name__ = name
     return engine._impure(call)
+
+
+def _as_range(raw: Any, app: App) -> Any:
+    """A reference argument as xlwings passes it with the `range` converter: the stand-in's
+    Range of those cells; anything else (a value, a nested call's result) as its value."""
+    from formulas.ranges import Ranges
+
+    from rates_xl.calc import engine
+    from tests.support.serial_excel import Range
+
+    if isinstance(raw, Ranges) and raw.ranges and app._current is not None:
+        found = raw.ranges[0]
+        sheet = app._current.sheet.book.sheet_named(found["sheet"]) if found.get("sheet") else app._current.sheet
+        if sheet is not None:
+            return Range(sheet, Rect(int(found["r1"]), int(found["n1"]), int(found["r2"]), int(found["n2"])))
+    return _as_excel_passes(engine._from_engine(raw))
 
 
 def _rtd_entry() -> Any:

@@ -1,17 +1,21 @@
 """One client process of the multi-process tests and the team benchmark (run as a script).
 
     python tests/support/team_worker.py '{"base_url": ..., "api_key": ..., "settings": {...},
-        "requests": [[endpoint, {params}], ...], "start_at": <time.time()>, "threads": 8}'
+        "requests": [[endpoint, {params}], ...], "start_at": <time.time()>, "threads": 8,
+        "batches": 1}'
 
 Builds one `RatesClient` (team and persistent settings as given), waits for `start_at` so
 that every process starts together, fetches the requests concurrently with `fetch_many`
 (as the headless calc and the ribbon do), and prints one JSON line: how many were answered,
-the errors, the client's stats and the seconds it took.
+the errors, the client's stats and the seconds it took. With `batches` > 1 the requests are
+dealt into that many `fetch_many` calls running at once, as a team server's batch pool runs
+its users' batches (each on up to `threads` fetch threads of its own).
 """
 
 import json
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from rates_xl.client import RatesClient, RatesError
 
@@ -24,7 +28,11 @@ def main(spec: dict) -> dict:
     if delay > 0:
         time.sleep(delay)
     started = time.monotonic()
-    results = client.fetch_many(keys)
+    batches = spec.get("batches", 1)
+    with ThreadPoolExecutor(max_workers=batches) as pool:
+        results = {}
+        for part in pool.map(client.fetch_many, [keys[i::batches] for i in range(batches)]):
+            results.update(part)
     elapsed = time.monotonic() - started
     errors = [f"{key}: {value}" for key, value in results.items() if isinstance(value, RatesError)]
     out = {"answered": sum(1 for v in results.values() if not isinstance(v, RatesError)),

@@ -133,21 +133,28 @@
     if (batch.length === 0) {
       return;
     }
-    var payload = JSON.stringify({
-      calls: batch.map(function (call) {
-        return { fn: call.fn, args: call.args };
-      }),
-    });
-    bearer(false)
-      .then(function (token) {
+    Promise.all([bearer(false), readPinned()])
+      .then(function (got) {
+        var token = got[0];
         var headers = { "Content-Type": "application/json" };
         if (token) {
           headers.Authorization = "Bearer " + token;
         }
+        var body = {
+          calls: batch.map(function (call) {
+            return call.source ? { fn: call.fn, args: call.args, source: call.source } : { fn: call.fn, args: call.args };
+          }),
+        };
+        if (got[1] !== null) {
+          body.valuation_time = got[1]; // the book's pinned moment (RATES_VALUATION_TIME)
+        }
+        if (pack.recording) {
+          body.record = true; // the answers used come back, for the book's market-data pack
+        }
         return fetch(CONFIG.batchUrl, {
           method: "POST",
           headers: headers,
-          body: payload,
+          body: JSON.stringify(body),
           credentials: "same-origin",
           cache: "no-store",
         });
@@ -174,6 +181,9 @@
             batch.forEach(function (call, i) {
               settle(call, results[i]);
             });
+            if (pack.recording && body.pack) {
+              keepAnswers(body.pack);
+            }
           })
           .then(showStatus);
       })
@@ -183,9 +193,169 @@
       });
   }
 
-  function push(fn, args) {
+  // The book's valuation moment: the defined name RATES_VALUATION_TIME (the name the classic
+  // add-in and rates-xl calc read), through the Excel JavaScript API (the shared runtime lets
+  // a custom function call Excel.run). A constant name gives its text, a name pointing at a
+  // cell that cell's value; null: no such name, or a runtime without the Excel API (then the
+  // server values as of now, as before). A name that cannot be read is sent as such, and the
+  // server's validation answers the cells with it: never a silent "now".
+  function readPinned() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve(null);
+    }
+    return Excel.run(function (context) {
+      var name = context.workbook.names.getItemOrNullObject("RATES_VALUATION_TIME");
+      name.load("type,value");
+      return context.sync().then(function () {
+        if (name.isNullObject) {
+          return null;
+        }
+        if (name.type === "Range") {
+          var range = name.getRange();
+          range.load("values");
+          return context.sync().then(function () {
+            return range.values[0][0];
+          });
+        }
+        return name.value;
+      });
+    }).catch(function (error) {
+      return "unreadable RATES_VALUATION_TIME (" + (error && error.message ? error.message : error) + ")";
+    });
+  }
+
+  // -- the market-data pack in the book (docs/market-data-pack.md) --------------------------
+  // While "Record market data" is on, each batch's answers come back with it; they are merged
+  // by request (the newest wins, as a partial Refresh in the classic add-in does) and the pack
+  // is written into the workbook as its custom XML part (Excel JS workbook.customXmlParts),
+  // the same part rates-xl calc writes and --replay reads. Excel saves it with the book.
+  var PACK_NS = "urn:rates-xl:market-data-pack";
+  var pack = { recording: false, answers: {}, baseUrl: null, writing: null };
+
+  function requestOf(entry) {
+    return entry.endpoint + "?" + entry.params.map(function (p) { return p[0] + "=" + p[1]; }).join("&");
+  }
+
+  function sortedJson(value) {
+    // The pack's file form: compact JSON, keys sorted (client/pack.py's dumps).
+    if (Array.isArray(value)) {
+      return "[" + value.map(sortedJson).join(",") + "]";
+    }
+    if (value !== null && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (k) {
+        return JSON.stringify(k) + ":" + sortedJson(value[k]);
+      }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+
+  function packXml() {
+    var answers = Object.keys(pack.answers).sort().map(function (k) { return pack.answers[k]; });
+    var text = sortedJson({ kind: "rates-xl market-data pack", version: 1, base_url: pack.baseUrl,
+                            created: new Date().toISOString(), answers: answers });
+    var escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+      '<marketDataPack xmlns="' + PACK_NS + '" version="1">' + escaped + "</marketDataPack>";
+  }
+
+  function keepAnswers(received) {
+    pack.baseUrl = received.base_url;
+    (received.answers || []).forEach(function (entry) {
+      pack.answers[requestOf(entry)] = entry;
+    });
+    writePack();
+  }
+
+  function writePack() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve(false);
+    }
+    var xml = packXml();
+    // One write at a time, in order: the last one holds every answer kept so far.
+    pack.writing = Promise.resolve(pack.writing).then(function () {
+      return Excel.run(function (context) {
+        var parts = context.workbook.customXmlParts.getByNamespace(PACK_NS);
+        parts.load("items");
+        return context.sync().then(function () {
+          parts.items.forEach(function (part) { part.delete(); });
+          context.workbook.customXmlParts.add(xml);
+          return context.sync();
+        });
+      });
+    }).then(function () {
+      showPackState(Object.keys(pack.answers).length + " answers in this book's market-data pack");
+      return true;
+    }, function (error) {
+      showPackState("cannot write the market-data pack: " + (error && error.message ? error.message : error));
+      return false;
+    });
+    return pack.writing;
+  }
+
+  function showPackState(text) {
+    var shown = byId("rates-pack-state");
+    if (shown) {
+      shown.textContent = text;
+    }
+  }
+
+  // -- RATES.SOURCE: the referenced cell's formula, never its value ---------------------------
+  // Excel passes the cell's address (requiresParameterAddresses); its formula (the spill's,
+  // for a cell of a table) and the cells that formula references are read here with the Excel
+  // JS API, and the server follows them to the exact request (functions/link.py).
+  function references(formula, sheet) {
+    var text = formula.replace(/"(?:[^"]|"")*"/g, '""'); // no reference inside a string
+    var found = [];
+    var re = /(?<![\w$.'])(?:('(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?([A-Za-z]{1,3})\$?(\d+)(?![\w(!])/g;
+    var m;
+    while ((m = re.exec(text)) !== null) {
+      var at = m[1] ? m[1].replace(/^'|'$/g, "").replace(/''/g, "'") : sheet;
+      found.push([at, m[2].toUpperCase() + m[3]]);
+    }
+    return found;
+  }
+
+  function readSource(address) {
+    if (typeof Excel === "undefined" || !Excel.run || !address) {
+      return Promise.resolve(null);
+    }
+    var cut = address.lastIndexOf("!");
+    var sheet = address.slice(0, cut).replace(/^'|'$/g, "").replace(/''/g, "'");
+    var cell = address.slice(cut + 1).split(":")[0].replace(/\$/g, "");
+    var where = sheet + "!" + cell;
+    return Excel.run(function (context) {
+      var range = context.workbook.worksheets.getItem(sheet).getRange(cell);
+      range.load("formulas");
+      var parent = range.getSpillParentOrNullObject();
+      parent.load("formulas");
+      return context.sync().then(function () {
+        var formula = range.formulas[0][0];
+        if (!(typeof formula === "string" && formula.charAt(0) === "=") && !parent.isNullObject) {
+          formula = parent.formulas[0][0];
+        }
+        if (!(typeof formula === "string" && formula.charAt(0) === "=")) {
+          return { where: where, sheet: sheet, formula: "", values: {} };
+        }
+        var refs = references(formula, sheet);
+        var read = refs.map(function (r) {
+          var x = context.workbook.worksheets.getItem(r[0]).getRange(r[1]);
+          x.load("values");
+          return x;
+        });
+        return context.sync().then(function () {
+          var values = {};
+          refs.forEach(function (r, i) { values[r[0] + "!" + r[1]] = read[i].values[0][0]; });
+          return { where: where, sheet: sheet, formula: formula, values: values };
+        });
+      });
+    }).catch(function (error) {
+      return { where: where, error: "cannot read the cell (" + (error && error.message ? error.message : error) + ")" };
+    });
+  }
+
+  function push(fn, args, source) {
     return new Promise(function (resolve, reject) {
-      var call = { fn: fn, args: args, resolve: resolve, reject: reject, settled: false };
+      var call = { fn: fn, args: args, resolve: resolve, reject: reject, settled: false, source: source || null };
       call.timer = setTimeout(function () {
         settle(call, {
           error: "notAvailable",
@@ -211,12 +381,20 @@
   function adapter(id, arity) {
     return function () {
       var args = Array.prototype.slice.call(arguments);
+      var invocation = null;
       if (args.length > 0 && isInvocation(args[args.length - 1])) {
-        args.pop();
+        invocation = args.pop();
       }
-      return push(id, args.slice(0, arity).map(function (value) {
+      var values = args.slice(0, arity).map(function (value) {
         return value === undefined ? null : value;
-      }));
+      });
+      var position = (CONFIG.references || {})[id];
+      if (position !== undefined && invocation && invocation.parameterAddresses) {
+        return readSource(invocation.parameterAddresses[position]).then(function (source) {
+          return push(id, values, source);
+        });
+      }
+      return push(id, values);
     };
   }
 
@@ -468,6 +646,13 @@
       liveBox.checked = live.on;
       liveBox.addEventListener("change", function () { setLive(liveBox.checked); });
       showLive(null);
+    }
+    if (byId("rates-record")) {
+      byId("rates-record").addEventListener("click", function () {
+        pack.recording = !pack.recording;
+        byId("rates-record").textContent = pack.recording ? "Stop recording" : "Record market data";
+        showPackState(pack.recording ? "recording: recalculate the book (Ctrl+Alt+F9)" : "not recording");
+      });
     }
     if (!byId("rates-signin")) {
       return;

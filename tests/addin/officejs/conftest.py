@@ -12,6 +12,7 @@ import requests
 from rates_xl.client import RatesClient
 from rates_xl.functions import core
 from rates_xl.sandbox import PAID_KEY
+from tests.support.redis_server import redis_server  # noqa: F401  (a real redis-server, for the multi-worker tests)
 
 
 @pytest.fixture(scope="session")

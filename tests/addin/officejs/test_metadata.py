@@ -36,7 +36,7 @@ def test_every_table_row_is_present_with_its_arity_optionality_and_shape(documen
         assert entry.get("options", {}).get("volatile", False) == spec.volatile
     assert metadata.script_arities() == {metadata.officejs_name(s): len(s.args) for s in FUNCTIONS.values()}
     spilling = {e["id"] for e in entries if e["result"]["dimensionality"] == "matrix"}
-    assert spilling == {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS"}
+    assert spilling == {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS", "SOURCE"}
     assert document["functions"][-1]["options"] == {"volatile": True}  # STATUS
 
 

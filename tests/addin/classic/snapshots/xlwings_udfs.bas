@@ -105,6 +105,19 @@ failed:
     RATES_GOVYIELD = Err.Description
 End Function
 
+Function RATES_SOURCE(cell)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        RATES_SOURCE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SOURCE", Array(cell, Nothing), ActiveWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        RATES_SOURCE = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SOURCE", Array(cell, Nothing))
+        Exit Function
+    #End If
+failed:
+    RATES_SOURCE = Err.Description
+End Function
+
 Function RATES_STATUS()
     Application.Volatile
     #If App = "Microsoft Excel" Then

@@ -1,0 +1,132 @@
+"""One valuation moment per book, and the book's market-data pack, in the classic add-in.
+
+The moment: the workbook-level defined name `RATES_VALUATION_TIME` (the same name `rates-xl
+calc` reads: calc/valuation.py), holding the moment (`="2026-01-02T16:00:00Z"`, what the
+ribbon's Valuation Time button writes) or pointing at a cell that holds one. A Refresh
+reads it once (one COM call) and pins the book: every RATES_* cell of that book that leaves
+`valuation_time` empty then values at that moment (`inject`, called per cell by
+`refresh.evaluate_cell`, costs a dict lookup). An empty name: "now", the key's default.
+
+The pack: every Refresh records the answers its cells used (`refresh.RefreshPass.recorder`)
+and `store_pack` puts the pack into the open workbook as a custom XML part through Excel's
+own `Workbook.CustomXMLParts` (learn.microsoft.com/office/vba/api/excel.workbook.customxmlparts):
+Excel then saves it with the book, where `rates-xl calc --replay` finds it. A refresh of a
+part of the book adds its answers to the pack the book carries (one per request, the newest).
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime  # noqa: F401 - datetime in annotations
+from typing import Any
+
+NAME = "RATES_VALUATION_TIME"
+_lock = threading.Lock()
+_pins: dict[str, datetime] = {}  # folded book name -> the moment its cells value at
+
+
+def _fold(book_name: str) -> str:
+    return book_name.strip().casefold()
+
+
+def pin(book_name: str, moment: datetime | None) -> None:
+    with _lock:
+        if moment is None:
+            _pins.pop(_fold(book_name), None)
+        else:
+            _pins[_fold(book_name)] = moment
+
+
+def any_pinned() -> bool:
+    return bool(_pins)
+
+
+def pinned(book_name: str) -> datetime | None:
+    if not _pins:  # the common case: no book pins a moment
+        return None
+    return _pins.get(_fold(book_name))
+
+
+def parse(value: Any) -> datetime | None:
+    """A moment from what the name or its cell holds; None when empty; ValueError otherwise."""
+    from rates_xl.functions import args
+
+    if isinstance(value, str):
+        value = value.strip().removeprefix("=").strip().strip('"')
+    try:
+        value = args.scalar(value)
+        return None if value is None else args.timestamp(value).astimezone(UTC)
+    except args.ArgProblem as problem:
+        raise ValueError(f"the defined name {NAME}: {problem}") from None
+
+
+def read_name(book: Any) -> datetime | None:
+    """The moment the book's defined name holds (xlwings `Book.names`), or None."""
+    try:
+        name = book.names[NAME]
+    except Exception:  # no such name (xlwings raises KeyError; COM may raise its own)
+        return None
+    refers = str(getattr(name, "refers_to", "") or "")
+    if refers.lstrip("=").startswith('"') or not refers:
+        return parse(refers)
+    try:
+        return parse(name.refers_to_range.value)  # =Inputs!$B$2
+    except ValueError:
+        raise
+    except Exception:  # a name that is a formula, not a cell: read as text
+        return parse(refers)
+
+
+def write_name(book: Any, moment: datetime | None) -> None:
+    """Set (or, with None, remove) the book's valuation moment."""
+    if moment is None:
+        try:
+            book.names[NAME].delete()
+        except Exception:  # there was none
+            pass
+        return
+    book.names.add(NAME, f'="{moment:%Y-%m-%dT%H:%M:%SZ}"')
+
+
+def inject(spec: Any, values: tuple[Any, ...], moment: datetime | None) -> tuple[Any, ...]:
+    """The cell's arguments with `valuation_time` filled in when the cell left it empty."""
+    if moment is None or "valuation_time" not in spec.arg_names:
+        return values
+    position = spec.arg_names.index("valuation_time")
+    out = list(values) + [None] * (position + 1 - len(values))
+    if out[position] is None or out[position] == "":
+        out[position] = moment
+    return tuple(out)
+
+
+# -- the pack in the open workbook ------------------------------------------------------------
+def stored_pack(book: Any) -> Any:
+    """The pack the open workbook carries (its custom XML part), or None."""
+    from xml.etree import ElementTree
+
+    from rates_xl.client.pack import loads
+    from rates_xl.client.pack_workbook import NAMESPACE
+
+    parts = book.api.CustomXMLParts.SelectByNamespace(NAMESPACE)
+    for index in range(1, parts.Count + 1):  # COM collections count from 1
+        return loads(ElementTree.fromstring(parts.Item(index).XML).text or "")
+    return None
+
+
+def store_pack(book: Any, pack: Any, *, merge: bool) -> Any:
+    """Put `pack` into the open workbook (replacing the part it had); with `merge`, the
+    answers the book already carried for other requests stay. Returns the pack stored."""
+    from rates_xl.client.pack_workbook import NAMESPACE, item_xml
+
+    if merge:
+        old = stored_pack(book)
+        if old is not None:
+            fresh = {(a.endpoint, a.params) for a in pack.answers}
+            kept = [a for a in old.answers if (a.endpoint, a.params) not in fresh]
+            answers = sorted([*kept, *pack.answers], key=lambda a: (a.endpoint, a.params))
+            pack = pack.model_copy(update={"answers": tuple(answers)})
+    parts = book.api.CustomXMLParts.SelectByNamespace(NAMESPACE)
+    for index in range(parts.Count, 0, -1):
+        parts.Item(index).Delete()
+    book.api.CustomXMLParts.Add(item_xml(pack).decode("utf-8"))
+    return pack

@@ -1,0 +1,189 @@
+"""RATES_SOURCE in `rates-xl calc`: the engine passes the referenced cell's own call.
+
+A worksheet function receives a cell's value, and a value may be held by several answers.
+Before the fast engine reads the book, each `RATES_SOURCE(B7)` is rewritten into
+`RATES_SOURCE_OF(B7, "Rates!B7", 4, "RATES_SWAP", Rates!A1, "0D", Rates!A2, "1Y")`: B7's
+RATES_* calls (the anchor's, when B7 is inside a spill), each as its argument count, name
+and argument expressions with their references qualified by B7's sheet. The engine then
+evaluates those arguments exactly as B7's call did, and `source_of` checks them into the
+request (`functions/link.request_for`, the cell's own validation, at the book's pinned
+moment) and explains the answer held for that request (`functions/source.py`).
+
+`RATES_SOURCE_OF` is registered only in the engines (`calc/engine.function_table`); B7 stays
+its first argument, so the engine computes B7 (and fetches its answer) first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates_xl.functions.messages import PREFIX
+
+NAME = "RATES_SOURCE_OF"
+_SOURCE_NAMES = ("RATES_SOURCE", "RATES.SOURCE", "_XLUDF.RATES_SOURCE", "_XLUDF.RATES.SOURCE")
+_REF = re.compile(r"^\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?$")
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class InternalFunction:
+    """A calc-only function the engines register beside the function table's."""
+
+    name: str
+    core: Callable[..., Any] = field(repr=False)
+    result: str = "rows"
+    arg_names: tuple[str, ...] = ()
+
+
+def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
+    """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
+    from rates_xl.calc import engine
+    from rates_xl.functions import get_client
+    from rates_xl.functions.link import Unlinked, request_for
+    from rates_xl.functions.source import explain_requests
+
+    calls, items = [], list(encoded)
+    if items and isinstance(items[0], str):  # no call: the reason, as the rewrite wrote it
+        return f"{PREFIX} cell: {where}: {items[0]}"[:254]
+    try:
+        while items:
+            count, name = int(items[0]), str(items[1])
+            calls.append(request_for(name, items[2:2 + count], engine._valuation_time))
+            items = items[2 + count:]
+    except Unlinked as exc:
+        return f"{PREFIX} cell: {where}: {exc}"[:254]
+    except (IndexError, TypeError, ValueError):
+        return f"{PREFIX} cell: {where}: RATES_SOURCE_OF is written by rates-xl calc, not by hand"
+    return explain_requests(get_client(), str(where), calls)
+
+
+FUNCTION = InternalFunction(NAME, source_of)
+
+
+def rewrite(workbook: Any, cells: dict[Key, tuple[str, tuple[int, int, int, int]]]) -> None:
+    """Rewrite every RATES_SOURCE call of `workbook` (an openpyxl copy) as described above;
+    `cells` is the book's (sheet, anchor) -> (formula, area) read before any rewrite."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    found = [(key, text) for key, (text, _area) in cells.items() if "SOURCE" in text.upper()]
+    if not found:
+        return
+    target = _Targets(cells, {ws.title.upper(): ws.title for ws in workbook.worksheets})
+    for (sheet, anchor), text in found:
+        new = rewrite_formula(text, sheet, target)
+        if new == text:
+            continue
+        cell = workbook[sheet][anchor]
+        if isinstance(cell.value, ArrayFormula):
+            cell.value.text = new
+        else:
+            cell.value = new
+
+
+def rewrite_formula(formula: str, sheet: str, target: Any) -> str:
+    """`formula` (on `sheet`) with each RATES_SOURCE(x) made RATES_SOURCE_OF(x, ...)."""
+    import formualizer
+
+    try:
+        tokens = list(formualizer.tokenize(formula))
+    except Exception:  # noqa: BLE001 - a formula the tokenizer refuses: the engine reports it
+        return formula
+    spans, frames = [], []  # (start of the name, start of the argument, the closing paren)
+    for token in tokens:
+        kind, sub = str(token.token_type), str(token.subtype)
+        if sub == "Open" and kind in ("Func", "Paren"):
+            frames.append((token.value[:-1].upper() if kind == "Func" else "", token.start, token.end))
+        elif sub == "Close" and kind in ("Func", "Paren") and frames:
+            name, start, inner = frames.pop()
+            if name in _SOURCE_NAMES:
+                spans.append((start, inner, token.start))
+    out = formula
+    for start, inner, close in sorted(spans, reverse=True):  # from the end: earlier offsets hold
+        argument = formula[inner:close].strip()
+        extra = _encoded(argument, sheet, target)
+        out = out[:start] + f"{NAME}({argument}, {extra})" + out[close + 1:]
+    return out
+
+
+def _encoded(argument: str, sheet: str, target: Any) -> str:
+    """The arguments after the cell: where, then each call's count, name and arguments."""
+    from rates_xl.calc.book import address
+    from rates_xl.functions.link import CELL, Unlinked, rates_calls
+
+    match = CELL.match(argument)
+    if match is not None:
+        at = match["sheet"]
+        at = (at[1:-1].replace("''", "'") if at.startswith("'") else at) if at else sheet
+        key = target.anchor(at, f"{match['col'].upper()}{match['row']}")
+        where = address(target.title(at), f"{match['col'].upper()}{match['row']}")
+        if key is None:
+            return f"{_text(where)}, {_text('holds no formula: RATES_SOURCE explains a RATES_* cell')}"
+        original = target.formula(key)
+        formula = qualify(original, key[0])
+    elif rates_calls(argument if argument.startswith("=") else "=" + argument):
+        where, formula = "its argument", "=" + argument.lstrip("=")
+        original = formula
+    else:
+        return f"{_text(argument)}, {_text('is not a cell: RATES_SOURCE explains a RATES_* cell, e.g. =RATES_SOURCE(B7)')}"
+    try:
+        calls = rates_calls(formula)
+    except Unlinked as exc:
+        return f"{_text(where)}, {_text(str(exc))}"
+    if not calls:
+        shown = original if len(original) <= 120 else original[:117] + "..."
+        return f"{_text(where)}, {_text(f'{shown} calls no RATES_* function that asks the service')}"
+    parts = [_text(where)]
+    for name, texts in calls:
+        parts += [str(len(texts)), _text(name), *(t if t else '""' for t in texts)]
+    return ", ".join(parts)
+
+
+def qualify(formula: str, sheet: str) -> str:
+    """Every cell or range reference of `formula` without a sheet given `sheet`'s (names stay)."""
+    import formualizer
+
+    from rates_xl.functions.sheet import quote_sheet
+
+    try:
+        tokens = list(formualizer.tokenize(formula))
+    except Exception:  # noqa: BLE001 - rates_calls reports the formula it cannot read
+        return formula
+    out = formula
+    for token in reversed(tokens):
+        if str(token.token_type) == "Operand" and str(token.subtype) == "Range" \
+                and "!" not in token.value and _REF.match(token.value):
+            out = out[:token.start] + f"{quote_sheet(sheet)}!{token.value}" + out[token.end:]
+    return out
+
+
+def _text(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"'
+
+
+class _Targets:
+    """Which formula a referenced cell shows: its own, or the spill anchor's covering it."""
+
+    def __init__(self, cells: dict[Key, tuple[str, tuple[int, int, int, int]]], titles: dict[str, str]) -> None:
+        self.cells, self.titles = cells, titles
+        self._areas = [(key, area) for key, (_text, area) in cells.items() if area[0] != area[2] or area[1] != area[3]]
+
+    def title(self, sheet: str) -> str:
+        return self.titles.get(sheet.upper(), sheet)
+
+    def anchor(self, sheet: str, cell: str) -> Key | None:
+        from rates_xl.calc.book import row_col
+
+        key = (self.title(sheet), cell)
+        if key in self.cells:
+            return key
+        row, col = row_col(cell)
+        for (at, anchor), (r1, c1, r2, c2) in self._areas:
+            if at == key[0] and r1 <= row <= r2 and c1 <= col <= c2:
+                return at, anchor
+        return None
+
+    def formula(self, key: Key) -> str:
+        return self.cells[key][0]

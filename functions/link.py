@@ -1,0 +1,114 @@
+"""Which requests a RATES_* cell made, from its formula: the link RATES_SOURCE and
+`rates-xl diff` follow (docs/market-data-pack.md).
+
+A cell's value alone cannot tell which answer it came from (a swap rate may also sit on a
+curve), so the link is made from the formula: each RATES_* call in it, its arguments read
+as the cell reads them (a literal, or the value of the cell a reference points at), checked
+by the same validation a cell uses (`core.prepare`) into the request the caches key it by.
+An argument that is an expression or a defined name is not evaluated here: the link then
+says so (`Unlinked`), never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+#: A single cell, perhaps with a sheet and $ signs: 'Sheet 1'!$B$2, Rates!A1, C7.
+CELL = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!]+)!)?\$?(?P<col>[A-Za-z]{1,3})\$?(?P<row>\d+)$")
+
+
+class Unlinked(ValueError):
+    """A call whose request cannot be read from the formula: the message says why."""
+
+
+def rates_calls(formula: str) -> list[tuple[str, list[str]]]:
+    """Each RATES_* call that makes a request in `formula`: (its name, its argument texts)."""
+    import formualizer
+
+    from rates_xl.functions.table import FORMER_NAMES, FUNCTIONS
+
+    try:
+        tokens = list(formualizer.tokenize(formula if formula.startswith("=") else "=" + formula))
+    except Exception as exc:  # the tokenizer's own error: one line, never a traceback
+        raise Unlinked(f"cannot read the formula {formula}: {exc}") from None
+    text = formula if formula.startswith("=") else "=" + formula
+    frames: list[list[Any]] = []  # [name, start of the current argument, argument texts]
+    found = []
+    for token in tokens:
+        kind, sub = str(token.token_type), str(token.subtype)
+        if sub == "Open" and kind in ("Func", "Paren"):
+            name = token.value[:-1].upper().removeprefix("_XLFN.").removeprefix("_XLUDF.")
+            name = FORMER_NAMES.get(name, name.replace(".", "_", 1))
+            frames.append([name if kind == "Func" else None, token.end, []])
+        elif kind == "Sep" and sub == "Arg" and frames:
+            frames[-1][2].append(text[frames[-1][1]:token.start].strip())
+            frames[-1][1] = token.end
+        elif sub == "Close" and kind in ("Func", "Paren") and frames:
+            name, start, args = frames.pop()
+            last = text[start:token.start].strip()
+            if args or last:
+                args.append(last)
+            if name in FUNCTIONS and FUNCTIONS[name].endpoint is not None:
+                found.append((name, args))
+    return found
+
+
+def argument_value(text: str, sheet: str, value_of: Callable[[str, str], Any]) -> Any:
+    """What a cell passes for one argument text: a literal, or the referenced cell's value."""
+    if text == "":
+        return None
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('""', '"')
+    if text.upper() in ("TRUE", "FALSE"):
+        return text.upper() == "TRUE"
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    match = CELL.match(text)
+    if match is None:
+        raise Unlinked(f"its argument {text} is an expression or a name, not read here")
+    where = match["sheet"]
+    if where is not None:
+        where = where[1:-1].replace("''", "'") if where.startswith("'") else where
+    return value_of(where or sheet, f"{match['col'].upper()}{match['row']}")
+
+
+def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],
+                pinned: datetime | str | None = None) -> list[Any]:
+    """The RequestKeys the RATES_* calls of `formula` (on `sheet`) make, reading referenced
+    cells with `value_of(sheet, "B7")`; `pinned`: the book's valuation moment, given where a
+    call leaves valuation_time empty (as the hosts do). `Unlinked` when one cannot be read."""
+    calls = rates_calls(formula)
+    if not calls:
+        raise Unlinked(f"{formula} calls no RATES_* function that asks the service")
+    keys = []
+    for name, texts in calls:
+        keys.append(request_for(name, [argument_value(t, sheet, value_of) for t in texts], pinned))
+    return keys
+
+
+def request_for(name: str, values: list[Any], pinned: datetime | str | None = None) -> Any:
+    """The RequestKey of one call with these argument values, `valuation_time` given the
+    pinned moment where the call leaves it empty (as every host does for the cell)."""
+    from rates_xl.functions.core import prepare
+    from rates_xl.functions.messages import ArgumentError
+    from rates_xl.functions.table import FUNCTIONS
+
+    spec = FUNCTIONS[name]
+    values = list(values)
+    if pinned is not None and "valuation_time" in spec.arg_names:
+        at = spec.arg_names.index("valuation_time")
+        values += [None] * (at + 1 - len(values))
+        if values[at] is None or values[at] == "":
+            values[at] = pinned
+    try:
+        return prepare(spec, tuple(values)).key
+    except ArgumentError as exc:
+        raise Unlinked(f"its call {name} has a bad argument ({exc})") from None
+
+
+__all__ = ["Unlinked", "rates_calls", "argument_value", "requests_of", "request_for"]

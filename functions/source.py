@@ -1,0 +1,85 @@
+"""RATES_SOURCE(cell): where a RATES_* number came from (docs/market-data-pack.md).
+
+The answer is found from the cell's own request, never from its value (a value may be held
+by several answers: a swap rate also on a curve). The host hands over the cell's formula
+and a way to read the cells it references; `functions/link.py` reads the request each
+RATES_* call of it makes, through the same validation the cell uses, and the answer held
+for exactly that request is explained: its request, valuation time, fetch time and service.
+
+- the classic add-in passes the argument as a Range (addin/classic/udfs.py);
+- `rates-xl calc` rewrites `RATES_SOURCE(B7)` so the engine passes B7's call and its
+  evaluated arguments (calc/sources.py);
+- Office.js: Excel passes the argument's address (`requiresParameterAddresses`), the
+  script reads that cell's formula and the cells it references (Excel JS API) and sends
+  them with the call (addin/officejs/batch.py);
+- a host that passes only the value (the `formulas` fallback engine, an Office.js runtime
+  without the Excel API) gets a `#RATES!` line saying so: never a guess.
+
+Why a function rather than a cell note: a note is written once and goes stale when the cell
+recalculates; the function recalculates with the cell, and its rows can be copied into an
+audit trail.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rates_xl.functions.messages import PREFIX
+
+#: Arguments a host hands over as the cell itself (a Range in xlwings, an address in Office.js).
+REFERENCE_ARGS = {"RATES_SOURCE": ("cell",)}
+
+#: RATES_SOURCE given only a value (the function table's entry, which every host reaches
+#: when it cannot pass the cell itself).
+NEEDS_CELL = (f"{PREFIX} cell: RATES_SOURCE needs the cell itself (its formula), which this host passes "
+              "as a value only, and a value alone may be several answers: use it in the classic add-in "
+              "or rates-xl calc")
+
+
+def explain(client: Any, args: dict[str, Any]) -> Any:
+    """RATES_SOURCE with only the cell's value: a `#RATES!` line, never a guess by value."""
+    return NEEDS_CELL
+
+
+def explain_formula(client: Any, where: str, formula: str, sheet: str, value_of: Any,
+                    pinned: Any = None) -> Any:
+    """RATES_SOURCE for the cell `where` holding `formula` (on `sheet`): its requests read
+    by `functions/link.py` (`value_of(sheet, "B7")` reads a referenced cell), then explained."""
+    from rates_xl.functions.link import Unlinked, requests_of
+
+    try:
+        keys = requests_of(formula, sheet, value_of, pinned)
+    except Unlinked as exc:
+        return f"{PREFIX} cell: {where}: {exc}"[:254]
+    return explain_requests(client, where, keys)
+
+
+def explain_requests(client: Any, where: str, keys: list[Any]) -> Any:
+    """Label and value rows for the answer held for each request (exactly that request)."""
+    from rates_xl.client.pack import valued_at
+    from rates_xl.client.tiers import request_text
+
+    held = {request_text(key): (key, entry) for key, entry in client.answers()}
+    rows: list[list[Any]] = []
+    if len(keys) > 1:
+        rows.append(["Requests", f"{len(keys)}: {where} calls the service {len(keys)} times"])
+    for asked in keys:
+        request = request_text(asked)
+        if request not in held:
+            return (f"{PREFIX} cell: {where} asks {request}, an answer rates-xl does not hold now "
+                    "(calculate the cell first)")[:254]
+        key, entry = held[request]
+        if entry.error is not None:
+            return f"{PREFIX} cell: {where} asks {request}, which the service refused"[:254]
+        valued = valued_at(key, entry.value)
+        rows += [["Request", request],
+                 ["Valued at", _shown(valued) if valued else "not stated by the service"],
+                 ["Fetched at", datetime.fromtimestamp(entry.fetched_at, UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+                  + " UTC"],
+                 ["Service", client.base_url]]
+    return rows
+
+
+def _shown(moment: str) -> str:
+    return moment.replace("T", " ").replace("Z", " UTC")

@@ -1,0 +1,105 @@
+"""The classic add-in's Refresh records the book's market-data pack into the open workbook,
+and the ribbon's Valuation Time pins one moment for every RATES_* cell of the book; on the
+serial-Excel stand-in (tests/support/serial_excel.py), against the sandbox."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree
+
+import pytest
+
+from rates_xl.addin.classic import refresh, ribbon, udfs, valuation
+from rates_xl.client import RatesClient
+from rates_xl.client.pack import loads
+from rates_xl.client.pack_workbook import NAMESPACE
+from tests.support import serial_excel
+
+CELLS = {
+    "A1": '=RATES_SWAP("SOFR","0D","10Y","1Y")',
+    "A2": '=RATES_FXSPOT("EURUSD")',
+    "A3": '=RATES_FIXING("SOFR")',  # takes no valuation_time: never pinned
+    "B1": "=A1*2",
+}
+
+
+@pytest.fixture
+def client(sandbox, sandbox_key):
+    refresh.clear_scopes()
+    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
+    udfs.set_client(live)
+    yield live
+    udfs.set_client(None)
+    live.close()
+    refresh.clear_scopes()
+    valuation._pins.clear()
+
+
+def _parts(book):
+    return book.api.CustomXMLParts.SelectByNamespace(NAMESPACE)
+
+
+def _stored(book):
+    (part,) = _parts(book)
+    return loads(ElementTree.fromstring(part.XML).text)
+
+
+def test_a_refresh_puts_the_answers_its_cells_used_into_the_workbook(client):
+    app = serial_excel.App()
+    book = app.add_book("Book1.xlsx", {"Rates": CELLS})
+    try:
+        assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 3"
+        pack = _stored(book)
+        assert pack == ribbon.last_pack
+        assert {a.endpoint for a in pack.answers} == {"swap_rate", "fx_spot", "fixing"}
+        assert pack.base_url == client.base_url
+        swap = next(a for a in pack.answers if a.endpoint == "swap_rate")
+        import json
+
+        assert book.sheets[0].range("A1").value == json.loads(swap.answer)["swap_rate"]  # the answer as sent
+        # A refresh of one cell keeps the other answers in the book's pack: still one part.
+        book.select("Rates", "A2")
+        assert ribbon.on_action("rates_refresh_selection", book=book) == "refreshed 1"
+        assert len(_parts(book)) == 1
+        assert {a.endpoint for a in _stored(book).answers} == {"swap_rate", "fx_spot", "fixing"}
+    finally:
+        app.close()
+
+
+def test_the_valuation_time_button_pins_every_cell_that_leaves_it_empty(client):
+    app = serial_excel.App()
+    book = app.add_book("Pinned.xlsx", {"Rates": CELLS})
+    try:
+        app.api.input_answers = ["2026-01-02T16:00:00Z"]
+        assert ribbon.on_action("rates_valuation_time", book=book) == "pinned 2026-01-02T16:00:00Z"
+        assert book.names["RATES_VALUATION_TIME"].refers_to == '="2026-01-02T16:00:00Z"'
+        assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 3"
+        pinned = {a.endpoint: dict(a.params).get("valuation_time") for a in _stored(book).answers}
+        assert pinned == {"swap_rate": "2026-01-02T16:00:00Z", "fx_spot": "2026-01-02T16:00:00Z", "fixing": None}
+        assert _stored(book).spread() == "every answer valued at 2026-01-02 16:00:00 UTC"
+        # A new session reads the name the book carries: the pin survives without the button.
+        valuation._pins.clear()
+        assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 3"
+        assert valuation.pinned("Pinned.xlsx").isoformat() == "2026-01-02T16:00:00+00:00"
+        # Cleared: the name goes, the cells value as of now again.
+        app.api.input_answers = [""]
+        assert ribbon.on_action("rates_valuation_time", book=book) == "cleared"
+        assert "RATES_VALUATION_TIME" not in book.names
+        assert valuation.pinned("Pinned.xlsx") is None
+    finally:
+        app.close()
+
+
+def test_a_valuation_time_that_is_not_one_is_a_message_and_changes_nothing(client):
+    app = serial_excel.App()
+    book = app.add_book("Bad.xlsx", {"Rates": CELLS})
+    alerts = []
+    book.app.alert = lambda prompt, title=None, **_: alerts.append(prompt)
+    try:
+        app.api.input_answers = ["next tuesday"]
+        assert ribbon.on_action("rates_valuation_time", book=book) == "failed"
+        assert alerts and "RATES_VALUATION_TIME" in alerts[0] and "not a date-time" in alerts[0]
+        assert "RATES_VALUATION_TIME" not in book.names
+        app.api.input_answers = []  # Cancel
+        assert ribbon.on_action("rates_valuation_time", book=book) == "cancelled"
+    finally:
+        app.close()
