@@ -2,7 +2,8 @@
 
 Checks, in the order a problem would bite: Python and package versions, the add-in's own
 settings file, that the Python it names imports rates_xl, the xlwings DLL where the add-in
-looks for it and of the version it declares, the add-in in XLSTART and current, the API key,
+looks for it and of the version it declares, the add-in in XLSTART and current, the RTD
+server's per-user registration (Windows), the API key,
 the cache tiers (the persistent folder, and the team's Redis when RATES_TEAM_URL is set),
 then the network the way the client sees it (which certificate store verifies the service,
 which proxy carries the request, whether a TLS handshake with the service succeeds), the
@@ -17,6 +18,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 #: NA: the check does not apply on this machine (the classic add-in's checks without Excel).
@@ -215,6 +217,34 @@ def check_addin(xlstart: Path | None, problem: str | None, current: bytes | None
         return Check("add-in", FAIL, f"{path} is out of date (built from other sources or "
                      "another xlwings)", "quit Excel, then run: rates-xl addin install")
     return Check("add-in", OK, f"{path} (current)")
+
+
+def check_rtd(platform: str, registry: Any = None) -> Check:
+    """The RTD server's per-user registration (what `rates-xl addin install` writes): without
+    it Excel cannot start the server, and a new RATES_ cell makes Excel wait for its answer."""
+    from rates_xl.addin.classic import rtd, rtd_com, rtd_registry
+
+    if not platform.startswith("win"):
+        return Check("rtd server", NA, f"not applicable here: the RTD server is a Windows COM "
+                                       f"server, this is {platform}")
+    if registry is None:
+        registry = rtd_registry.windows_registry()
+    fix = "quit Excel, then run: rates-xl addin install"
+    if registry is None:  # not really on Windows (a test saying win32)
+        return Check("rtd server", WARN, "cannot read this user's registry", fix)
+    found = rtd_registry.problems(registry)
+    if found:
+        unregistered = len(found) >= len(rtd_registry.entries())
+        detail = (f"{rtd.PROGID} is not registered for this user" if unregistered
+                  else f"{rtd.PROGID}'s registration is damaged: " + "; ".join(found[:3]))
+        return Check("rtd server", FAIL, detail + ": a new RATES_ cell makes Excel wait for its "
+                     "answer", fix)
+    if os.environ.get(rtd_com.ENV_SWITCH, "").strip() == "0":
+        return Check("rtd server", WARN, f"{rtd.PROGID} registered, but {rtd_com.ENV_SWITCH}=0 "
+                     "keeps RATES_ cells synchronous (Excel waits for each answer)",
+                     f"unset {rtd_com.ENV_SWITCH} and restart Excel")
+    return Check("rtd server", OK, f"{rtd.PROGID} registered for this user "
+                 f"(HKCU\\{rtd_registry.CLASSES}\\CLSID\\{rtd.CLSID})")
 
 
 def _parts(package: bytes) -> dict[str, str] | None:
@@ -459,7 +489,7 @@ def _not_applicable(name: str, platform: str) -> Check:
 
 
 def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
-        timeout: float, platform: str | None = None) -> list[Check]:
+        timeout: float, platform: str | None = None, registry: Any = None) -> list[Check]:
     from rates_xl.client.settings import base_url_problem
 
     platform = platform or this_platform()
@@ -467,10 +497,10 @@ def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_ur
     if excel_runs_here(config, platform):
         interpreter, udf_xlwings = check_interpreter(config)
         excel = [check_config(config), interpreter, check_dll(config, udf_xlwings, platform),
-                 check_addin(xlstart, xlstart_problem)]
+                 check_addin(xlstart, xlstart_problem), check_rtd(platform, registry)]
     else:
         excel = [_not_applicable(name, platform)
-                 for name in ("settings", "udf python", "xlwings dll", "add-in")]
+                 for name in ("settings", "udf python", "xlwings dll", "add-in", "rtd server")]
     checks = [check_python(), check_packages(), *excel, check_key(), check_caches(),
               check_certificates(trust_store)]
     problem = base_url_problem(base_url)

@@ -3,15 +3,15 @@
 The scheduler is host-free (`rates_xl.client.live.LiveScheduler`); this module is the
 classic host around it, one per UDF server process (every workbook of the Excel instance):
 
-- *which cells*: the RTD server (addin/classic/rtd*.py, built beside this) reports each
-  RATES_ cell it links with the requests the cell's value used (`ClassicLive.watch`, the
-  requests from `client.requests_used()` around the cell's calculation) and each cell Excel
-  disconnects (`forget`: DisconnectData, when the formula changes or its workbook closes);
-- *pushing answers*: after a refetch the scheduler calls `Topics.update(cells)`; the RTD
-  server rings Excel (`UpdateNotify`), Excel pulls (`RefreshData`) when it is idle, and the
-  cells recalculate from the now fresh cache. `Topics` is the one thing Live needs from the
-  RTD server; tests/support/serial_excel_live.py implements it over the serial-Excel
-  stand-in's RTD model;
+- *which cells*: the add-in's one RTD server reports, through its `live` channel
+  (classic/live_rtd.py), each RATES_ cell subscribed while the Live toggle is on, with the
+  requests the cell's value used (`ClassicLive.watch`, the requests from
+  `client.requests_used()` around the cell's calculation) and each cell Excel disconnects
+  (`forget`: DisconnectData, when the formula changes or its workbook closes);
+- *pushing answers*: after a refetch the scheduler calls `Topics.update(cells)`; the
+  channel gives the cells' topics new values, the RTD server rings Excel (`UpdateNotify`),
+  Excel pulls (`RefreshData`) when it is idle, and the cells recalculate from the now fresh
+  cache. `Topics` is the one thing Live needs from the RTD server (`live_rtd.LiveChannel`);
 - *Excel's state*, asked every tick: edit mode or a dialog (`Application.Ready` False, or a
   COM call rejected because Excel is busy) pauses everything; a workbook none of whose
   windows is visible is skipped;

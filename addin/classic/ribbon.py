@@ -388,11 +388,15 @@ def _cells(count: int) -> str:
 
 # -- cache, key, status ------------------------------------------------------------------------
 def clear_cache(ctx: Context) -> str:
+    from rates_xl.addin.classic import rtd
     from rates_xl.functions import get_client
 
     client = get_client()
     count = client.stats().get("cached_answers", 0)
     client.clear_cache()
+    # A failure a waiting cell was shown is remembered FAILURE_MEMORY s (rtd.py); the user
+    # clearing the cache may have fixed its cause: the next calculation asks again.
+    rtd.waits.forget_failures()
     ctx.notify(f"Rates: cleared {count} cached answers; cells fetch again when next calculated")
     return f"cleared {count}"
 
@@ -408,6 +412,11 @@ def set_key(ctx: Context) -> str:
     keys.store_key(secret)
     del secret
     set_client(None)  # the next RATES_ call builds a client that reads the new key
+    from rates_xl.addin.classic import live_rtd, rtd
+    from rates_xl.functions import get_client
+
+    rtd.waits.forget_failures()  # e.g. "key rejected", remembered for the waiting cells
+    live_rtd.renew(get_client)  # Live refetches with the new key, into the cells' cache
     text = ("API key stored in the keychain. RATES_ cells use it from their next "
             "calculation (Refresh Workbook to recalculate now).")
     if keys.key_state().in_environment:
@@ -550,24 +559,48 @@ def valuation_time(ctx: Context) -> str:
         return "cleared"
     ctx.notify(f"Rates: valuation time {moment:%Y-%m-%d %H:%M:%S} UTC; Refresh Workbook to value every cell at it")
     return f"pinned {moment:%Y-%m-%dT%H:%M:%SZ}"
-# -- Live mode (classic/live.py) -----------------------------------------------------------------
-LIVE_NOT_READY = ("Live mode needs the add-in's real-time data server, which Excel has not "
-                  "started yet: calculate a RATES_ cell first (or reinstall: rates-xl addin install).")
+
+
+# -- Live mode (classic/live.py, through the RTD server's live channel: live_rtd.py) ---------------
+LIVE_NOT_READY = ("Live mode needs the add-in's real-time data (RTD) server, which is not running "
+                  "in this Excel: quit Excel, run rates-xl addin install, then check with "
+                  "rates-xl doctor.")
 
 
 def _live_or_say(ctx: Context) -> Any:
-    from rates_xl.addin.classic import live
+    """The process's Live, made at the first press where the RTD server runs (the UDF server
+    with its registration); None, said in a message box, where it does not."""
+    from rates_xl.addin.classic import live, live_rtd, rtd
 
     running = live.current()
+    if running is None and rtd.waits.enabled:
+        from rates_xl.functions import get_client
+
+        running = live.ClassicLive(get_client(), live_rtd.channel, ctx.app)
+        live.install(running)
     if running is None:
         ctx.alert(LIVE_NOT_READY)
+        return None
+    live_rtd.attach(running)  # the one RTD server's live topics serve this Live
     return running
 
 
 def live_on(ctx: Context) -> str:
-    """The Live toggle pressed: refresh every visible live cell as its answer's lifetime ends."""
+    """The Live toggle pressed: refresh every visible live cell as its answer's lifetime ends.
+    RatesOnToggle has set the VBA's Live flag (RatesRtd.RatesLiveOn) before calling here, so
+    each RATES_ cell subscribes to its live topic when next calculated: calculate them now
+    (from the cache; an answer past its lifetime is fetched like any miss)."""
     running = _live_or_say(ctx)
-    return running.turn_on() if running is not None else "not ready"
+    if running is None:
+        return "not ready"
+    text = running.turn_on()
+    for book in ctx.app.books:
+        for sheet in book.sheets:
+            cells = sheet_rates_cells(sheet)
+            if cells:
+                mark_dirty(sheet, sorted(cells))
+    ctx.app.calculate()
+    return text
 
 
 def live_off(ctx: Context) -> str:

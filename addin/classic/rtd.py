@@ -60,6 +60,8 @@ PROGID = "RatesXL.RTD"
 CLSID = "{5B0E2C1A-8F43-4E7B-9D51-6A2C3F70B1D4}"
 #: What a waiting UDF answers the VBA wrapper, followed by the topic. Never shown in a cell.
 WAIT_PREFIX = "#RATES-RTD "
+#: The channel Live mode's cells subscribe to while the Live toggle is on (live_rtd.py).
+LIVE_CHANNEL = "live"
 #: A topic's RTD value while its request is in flight, and once it is answered (a counter is
 #: appended so every answer is a new value: Excel recalculates a topic's cells on a change).
 FETCHING = "fetching"
@@ -95,16 +97,50 @@ def is_busy(exc: BaseException) -> bool:
     return hresult in BUSY_HRESULTS
 
 
-def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any) -> Any:
-    """What the VBA wrapper `RatesAnswer` (vba/RatesRtd.bas) does with a UDF's result: a wait
-    marker subscribes the calling cell to its topic through RTD and becomes `na` (#N/A);
-    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip)."""
-    if isinstance(result, str) and result.startswith(WAIT_PREFIX):
+def wait_topic(result: Any) -> str | None:
+    """The topic a UDF's answer says to wait on, else None. The marker comes alone, or as
+    every element of a block the size of a legacy array formula (`wait_block`), which
+    xlwings hands VBA as a 2-D array (a 1-D one for one row)."""
+    first = result
+    while isinstance(first, list | tuple) and first:
+        first = first[0]
+    if isinstance(first, str) and first.startswith(WAIT_PREFIX):
+        return first[len(WAIT_PREFIX):]
+    return None
+
+
+def wait_block(marker: str, rows: int, cols: int) -> Any:
+    """A wait marker for a caller of `rows` x `cols` cells (a legacy CSE array): the marker
+    itself for one cell, else a block of it. xlwings' `expand` rewrites an array formula
+    whose result is not the caller's size (udfs.call_udf, delayed_resize_dynamic_array_formula):
+    a lone marker would cut a waiting curve's array down to one cell, leaving its other
+    cells empty (a SUM over them a plausible 0)."""
+    if rows <= 1 and cols <= 1:
+        return marker
+    return [[marker] * cols for _ in range(rows)]
+
+
+def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
+                 live_cell: tuple[str, str, str] | None = None) -> Any:
+    """What the VBA wrapper `RatesAnswer` (rtd_vba.py) does with a UDF's result: a wait
+    marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
+    through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
+    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
+    `live_cell` (book, sheet, address), given while the ribbon's Live toggle is on: an
+    answered cell also subscribes to its `live` channel topic (live_rtd.py), so Live mode
+    can make Excel recalculate it; its value is still the answer."""
+    topic = wait_topic(result)
+    if topic is not None:
         try:
-            call_rtd(PROGID, "", result[len(WAIT_PREFIX):])
+            call_rtd(PROGID, "", topic)
         except Exception:  # the VBA has On Error Resume Next around the call
             pass
         return na
+    if live_cell is not None:
+        try:
+            call_rtd(PROGID, "", LIVE_CHANNEL, *live_cell)
+        except Exception:  # On Error Resume Next: the answer shows regardless
+            pass
     return result
 
 
@@ -233,6 +269,16 @@ class Waits:
                 wait.failure = None
                 return None
             return wait.failure
+
+    def forget_failures(self) -> int:
+        """Forget every remembered failure (Clear Cache, a new API key): the user may have
+        fixed its cause, so the next calculation of a cell that showed it asks again.
+        How many were forgotten."""
+        with self._lock:
+            failed = [w for w in self._by_topic.values() if w.failure is not None]
+            for wait in failed:
+                wait.failure, wait.failed_until = None, 0.0
+        return len(failed)
 
     # -- the topic API --
     def state(self, topic: str) -> str:

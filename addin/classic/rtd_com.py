@@ -42,8 +42,9 @@ ENV_SWITCH = "RATES_XL_ASYNC"
 _revoke: Any = None
 
 
-def enable() -> bool:
-    """Register the RTD class object in this process and turn the asynchronous path on."""
+def enable(registry: Any = None) -> bool:
+    """Register the RTD class object in this process and turn the asynchronous path on.
+    `registry`: this user's (rtd_registry.windows_registry() unless a test gives one)."""
     global _revoke
     if rtd.waits.enabled:
         return True
@@ -54,6 +55,13 @@ def enable() -> bool:
     if loop is None or not loop.is_running():
         # Not the UDF server (a script, the VBA export, a test): xlwings' serve() starts this
         # event loop before it answers Excel's first call (xlwings 0.37.8 com_server.serve).
+        return False
+    from rates_xl.addin.classic import rtd_registry
+
+    registry = registry if registry is not None else rtd_registry.windows_registry()
+    if registry is None or rtd_registry.problems(registry):
+        # Excel finds the server by its per-user registration (ProgID -> CLSID): without it
+        # RTD() fails and a waiting cell would stay #N/A; synchronous is slow but right.
         return False
     try:
         import pythoncom

@@ -62,6 +62,25 @@ def entries(python: str | None = None) -> dict[str, str]:
     }
 
 
+def problems(registry: Registry) -> list[str]:
+    """What is wrong with this user's registration, [] when Excel can start the server: each
+    key `register` writes holds our value (LocalServer32 only has to exist: the Python it
+    names is never run for real), and no InprocServer32 would load Python into Excel.
+    `rtd_com.enable` and `rates-xl doctor` both ask this."""
+    found: list[str] = []
+    clsid = f"{CLASSES}\\CLSID\\{rtd.CLSID}"
+    any_value = {f"{CLASSES}\\{rtd.PROGID}", clsid, f"{clsid}\\LocalServer32"}  # descriptions, a command
+    for key, value in entries().items():
+        if not registry.exists(key):
+            found.append(f"HKCU\\{key} is missing")
+        elif key not in any_value and registry.get(key) != value:
+            found.append(f"HKCU\\{key} is {registry.get(key)!r}, not {value!r}")
+    inproc = f"{clsid}\\InprocServer32"
+    if registry.exists(inproc):
+        found.append(f"HKCU\\{inproc} exists: Excel would load Python into its own process")
+    return found
+
+
 def register(registry: Registry, python: str | None = None) -> dict[str, dict]:
     """Write the keys; returns the record uninstall needs: per key, what it held before and
     what we wrote. A second install keeps the first one's 'before'."""

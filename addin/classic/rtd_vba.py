@@ -31,20 +31,56 @@ Option Private Module
 
 Private Const RTD_PROGID As String = "{rtd.PROGID}"
 Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"
+Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"
+
+' True while the ribbon's Live toggle is pressed (RatesOnToggle sets it): every answered
+' RATES_ cell then stays subscribed to its own "live" topic, through which Live mode makes
+' Excel recalculate it when its answer was refetched.
+Public RatesLiveOn As Boolean
 
 Public Function RatesAnswer(ByVal answer As Variant) As Variant
     Dim topicValue As Variant
-    If VarType(answer) = vbString Then
-        If Left$(answer, Len(WAIT_PREFIX)) = WAIT_PREFIX Then
+    Dim first As Variant
+    first = FirstOf(answer)
+    If VarType(first) = vbString Then
+        If Left$(first, Len(WAIT_PREFIX)) = WAIT_PREFIX Then
             ' An error here (no server) still gives #N/A, never text a SUM would skip.
             On Error Resume Next
-            topicValue = Application.WorksheetFunction.RTD(RTD_PROGID, "", Mid$(answer, Len(WAIT_PREFIX) + 1))
+            topicValue = Application.WorksheetFunction.RTD(RTD_PROGID, "", Mid$(first, Len(WAIT_PREFIX) + 1))
             On Error GoTo 0
             RatesAnswer = CVErr(xlErrNA)
             Exit Function
         End If
     End If
+    If RatesLiveOn Then
+        If TypeOf Application.Caller Is Range Then
+            On Error Resume Next
+            topicValue = Application.WorksheetFunction.RTD(RTD_PROGID, "", LIVE_CHANNEL, _
+                Application.Caller.Worksheet.Parent.Name, Application.Caller.Worksheet.Name, _
+                Application.Caller.Address)
+            On Error GoTo 0
+        End If
+    End If
     RatesAnswer = answer
+End Function
+
+' The answer itself, or the first element of an array answer: a legacy array formula that
+' waits gets the marker as a block of its own size (1-D for one row, else 2-D).
+Private Function FirstOf(ByVal answer As Variant) As Variant
+    Dim second As Long
+    If Not IsArray(answer) Then
+        FirstOf = answer
+        Exit Function
+    End If
+    On Error Resume Next
+    second = LBound(answer, 2)
+    If Err.Number <> 0 Then
+        Err.Clear
+        FirstOf = answer(LBound(answer, 1))
+    Else
+        FirstOf = answer(LBound(answer, 1), second)
+    End If
+    On Error GoTo 0
 End Function
 '''
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import refresh, rtd, rtd_com, source
+from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import plan
@@ -40,6 +40,12 @@ from rates_xl.functions.table import FUNCTIONS
 
 CATEGORY = "RATES"
 _LEGACY_ARRAYS = os.environ.get("RATES_XL_LEGACY_ARRAYS", "").strip().lower() in ("1", "true", "yes")
+
+
+def expands(name: str) -> bool:
+    """Whether xlwings sizes this function's array formula to its result (`expand="table"`,
+    legacy arrays for Excel without dynamic arrays: RATES_XL_LEGACY_ARRAYS=1)."""
+    return _LEGACY_ARRAYS and FUNCTIONS[name].result != "number"
 
 
 def _udf(f):
@@ -59,7 +65,7 @@ def _udf(f):
             continue
         # err_to_str: an error cell arrives as "#N/A" (not None), so it is reported, not ignored.
         f = xw.arg(arg.name, doc=arg.doc, err_to_str=True)(f)
-    if spec.result != "number" and _LEGACY_ARRAYS:
+    if expands(f.__name__):
         f = xw.ret(expand="table")(f)
     # call_in_wizard=True for every function: with False, xlwings' wrapper returns early (an
     # empty value, shown as 0) whenever the Standard command bar is disabled, which Microsoft
@@ -69,12 +75,28 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    if caller is not None and live_rtd.channel.watching:
+        # Live mode is on: the live channel learns which requests this cell's value used
+        # (the VBA wrapper subscribes the cell to its live topic; live_rtd.py).
+        with get_client().requests_used() as used:
+            answer = _answer(name, caller, values)
+        live_rtd.channel.saw(live_rtd.cell_of(caller), used)
+        return answer
+    return _answer(name, caller, values)
+
+
+def _answer(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
     spec = FUNCTIONS[name]
     if caller is not None and rtd.waits.enabled and refresh.current_pass() is None \
             and plan.shared_round() is None:
         # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
         # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd).
-        return rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
+        answer = rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
+        if expands(name) and rtd.wait_topic(answer) is not None:
+            # A legacy array formula waits at its own size, never cut (rtd.wait_block).
+            area = scope.parse_address(caller.address)[0]
+            return rtd.wait_block(answer, area.bottom - area.top + 1, area.right - area.left + 1)
+        return answer
     # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
     # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
     return refresh.evaluate_cell(spec, values, caller)

@@ -40,8 +40,9 @@ def test_everything_set_up_passes(cli, installed, keychain, sandbox, sandbox_key
     assert code == 0, out + err
     states = _lines(out)
     dll = "ok" if sys.platform.startswith("win") else "warn"  # the DLL ships in Windows wheels
+    rtd = "ok" if sys.platform.startswith("win") else "n/a"  # a COM server
     assert states == {"python": "ok", "packages": "ok", "settings": "ok", "udf python": "ok",
-                      "xlwings dll": dll, "add-in": "ok", "api key": "ok", "caches": "ok",
+                      "xlwings dll": dll, "add-in": "ok", "rtd server": rtd, "api key": "ok", "caches": "ok",
                       "certificates": "ok", "proxy": "ok", "tls": "ok",
                       "service": "ok", "test request": "ok"}
     assert "swap_rate_tenors(SOFR):" in out and "tenors (" in out
@@ -179,7 +180,7 @@ def test_without_excel_the_addin_checks_are_not_applicable(cli, paths, keychain,
     monkeypatch.setattr(doctor, "this_platform", lambda: "linux")
     code, out, _ = cli("doctor", "--base-url", sandbox.base_url)
     states = _lines(out)
-    for name in ("settings", "udf python", "xlwings dll", "add-in"):
+    for name in ("settings", "udf python", "xlwings dll", "add-in", "rtd server"):
         assert states[name] == "n/a", out
     assert "not applicable here: Excel runs on Windows and macOS" in out
     assert "addin install" not in out
@@ -202,3 +203,32 @@ def test_a_base_url_without_a_scheme_is_one_clear_failure(cli, paths, keychain, 
     assert code == 1
     assert "direct to" not in out and "proxy" not in _lines(out)
     assert "the base URL '127.0.0.1:8765' has no http:// or https://" in out
+
+
+def test_the_rtd_servers_registration_is_checked_with_the_fix(monkeypatch):
+    """On Windows: the keys `addin install` writes (rtd_registry); missing or damaged, doctor
+    fails with the command that writes them; elsewhere not applicable."""
+    from rates_xl.addin.classic import rtd, rtd_registry
+    from tests.addin.test_rtd_registry import FakeRegistry
+
+    monkeypatch.delenv("RATES_XL_ASYNC", raising=False)
+    reg = FakeRegistry()
+    check = doctor.check_rtd("win32", reg)
+    assert check.state == doctor.FAIL and f"{rtd.PROGID} is not registered for this user" in check.detail
+    assert check.fix == "quit Excel, then run: rates-xl addin install"
+
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")
+    check = doctor.check_rtd("win32", reg)
+    assert check.state == doctor.OK and rtd.CLSID in check.detail
+
+    reg.set(f"Software\\Classes\\{rtd.PROGID}\\CLSID", "{00000000-0000-0000-0000-000000000000}")
+    check = doctor.check_rtd("win32", reg)
+    assert check.state == doctor.FAIL and "damaged" in check.detail and "addin install" in check.fix
+
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")
+    monkeypatch.setenv("RATES_XL_ASYNC", "0")
+    check = doctor.check_rtd("win32", reg)
+    assert check.state == doctor.WARN and "RATES_XL_ASYNC" in check.fix
+
+    assert doctor.check_rtd("darwin").state == doctor.NA
+    assert doctor.check_rtd("linux").state == doctor.NA

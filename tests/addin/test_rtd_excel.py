@@ -132,6 +132,46 @@ def test_a_spilled_curve_fills_its_whole_table(client):
     assert placeholders(book) == []
 
 
+@pytest.mark.parametrize("entered", ["over-its-block", "in-one-cell"])
+def test_a_legacy_array_of_a_curve_waits_at_its_size_and_fills_whole(entered, client, sandbox,
+                                                                      sandbox_key, monkeypatch):
+    """RATES_XL_LEGACY_ARRAYS=1 (Excel without dynamic arrays, xlwings' expand="table"): a
+    curve's array formula waiting on its answer keeps its block, every cell #N/A (a SUM
+    over it too), and is filled whole once the answer is in; xlwings never cuts it."""
+    from tests.support import serial_excel_legacy as legacy
+
+    monkeypatch.setattr(udfs, "_LEGACY_ARRAYS", True)
+    formula = '=RATES_SWAPCURVE("SOFR")'
+    other = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key)
+    try:
+        with udfs.using_client(other):  # the expected table, without filling the cells' cache
+            expected = udfs.RATES_SWAPCURVE("SOFR")
+    finally:
+        other.close()
+    rows, cols = len(expected), len(expected[0])
+    block = f"A1:{'AB'[cols - 1]}{rows}"
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("Legacy.xlsx", {"S": {}})
+    sheet = book.sheets[0]
+    sheet.paste({"D1": f"=SUM(B1:B{rows})"})
+    f = legacy.enter_array(sheet, block if entered == "over-its-block" else "A1", formula)
+    legacy.run_resizes(app)  # xlwings' event loop, 0.1 s later
+    waiting = sheet.range(block).value if entered == "over-its-block" else [[sheet.range("A1").value]]
+    assert all(is_na(v) for row in waiting for v in row), waiting
+    if entered == "over-its-block":
+        assert sheet.formulas[(1, 1)] is f and f.array == sheet.range(block).rects[0]
+        assert is_na(sheet.range("D1").value)  # never the total of a cut array (0)
+
+    settle(app)
+    anchor = sheet.formulas[(1, 1)]
+    assert anchor.array == sheet.range(block).rects[0]
+    assert [[sheet.value_at((r, c)) for c in range(1, cols + 1)] for r in range(1, rows + 1)] == expected
+    assert sheet.range("D1").value == pytest.approx(sum(r[1] for r in expected if isinstance(r[1], float)))
+    assert legacy.state(app).cuts == 0  # never cut
+    assert legacy.state(app).rewrites == (0 if entered == "over-its-block" else 1)  # one grow
+    assert placeholders(book) == [] and rtd.waits.submitted == 1
+
+
 CHAIN = {
     "A1": '=RATES_FIXING("SOFR")',
     "A2": '=RATES_SWAP("SOFR","0D",(ROUND(A1,0)+1)&"Y","1Y")',
@@ -270,6 +310,44 @@ def test_a_failed_fetch_shows_its_error_not_the_placeholder(sandbox_key):
         assert placeholders(book) == []
     finally:
         down.close()
+
+
+@pytest.mark.parametrize("button", ["rates_clear_cache", "rates_set_key"])
+def test_clear_cache_forgets_a_remembered_failure_so_the_next_calculation_asks_again(button, keychain):
+    """A failure is remembered FAILURE_MEMORY s so every waiting cell shows it; a user who
+    fixed the cause and presses Clear Cache (or sets a new key) sees a fresh attempt, not the
+    old message."""
+    from tests.support.faultserver import FaultServer, Reply
+
+    server = FaultServer()
+    broken = [True]
+    server.responder = lambda arrival: Reply(status=503) if broken[0] else Reply()
+    client = RatesClient(base_url=server.base_url, api_key="sk-test-clear", max_attempts=1,
+                         persistent=False)
+    udfs.set_client(client)
+    try:
+        app = async_app(throttle=THROTTLE)
+        book = app.add_book("Fixed.xlsx", {"S": {}})
+        sheet = book.sheets[0]
+        sheet.paste({"A1": SWAPS["A1"]})
+        settle(app)
+        assert is_message(sheet.range("A1").value)
+        broken[0] = False  # the cause is fixed (the service is back)
+        app.calculate_full()
+        assert is_message(sheet.range("A1").value)  # remembered: no new attempt yet
+        assert rtd.waits.submitted == 1
+
+        assert ribbon.on_action(button, book=book, prompt_secret=lambda p, t: "sk-new-key-123456") \
+            in ("cleared 0", "stored")
+        udfs.set_client(client)  # (Set API Key made a new client: the one on the fault server)
+        app.calculate_full()
+        assert is_na(sheet.range("A1").value)  # a fresh attempt, waiting
+        settle(app)
+        assert isinstance(sheet.range("A1").value, float)
+        assert rtd.waits.submitted == 2 and placeholders(book) == []
+    finally:
+        client.close()
+        server.stop()
 
 
 # -- what keeps working --------------------------------------------------------------------------

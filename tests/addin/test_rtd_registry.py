@@ -114,3 +114,60 @@ def test_the_com_layer_stays_off_outside_the_udf_server():
     rtd.waits.enabled = False
     assert rtd_com.enable() is False and rtd.waits.enabled is False
     assert rtd_com.main() == 1
+
+
+def test_problems_says_what_is_missing_damaged_or_dangerous():
+    reg = FakeRegistry()
+    assert len(rtd_registry.problems(reg)) == len(rtd_registry.entries())  # nothing registered
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")
+    assert rtd_registry.problems(reg) == []
+    # Another Python in LocalServer32 is fine (it only prints and exits); a foreign class is not.
+    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\LocalServer32", r'"D:\Other\python.exe" -m x')
+    assert rtd_registry.problems(reg) == []
+    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\PythonCOM", "someone.Else")
+    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\InprocServer32", "python311.dll")
+    found = rtd_registry.problems(reg)
+    assert len(found) == 2 and "PythonCOM is 'someone.Else'" in found[0]
+    assert "InprocServer32 exists" in found[1]
+
+
+class _Loop:
+    def is_running(self) -> bool:
+        return True
+
+
+def _fake_pywin32(monkeypatch) -> list:
+    """pywin32 and xlwings' running UDF server, as enable() meets them in Excel (Windows only)."""
+    import sys
+    import types
+
+    registered: list = []
+    pythoncom = types.SimpleNamespace(
+        CLSCTX_LOCAL_SERVER=4, REGCLS_MULTIPLEUSE=1, MakePyFactory=lambda clsid: ("factory", clsid),
+        CoRegisterClassObject=lambda *args: registered.append(args) or "revoke-token")
+    win32com = types.ModuleType("win32com")
+    win32com.universal = types.SimpleNamespace(RegisterInterfaces=lambda *a: None)
+    client = types.ModuleType("win32com.client")
+    client.gencache = types.SimpleNamespace(EnsureModule=lambda *a: None)
+    for name, module in {"pythoncom": pythoncom, "win32com": win32com, "win32com.client": client,
+                         "xlwings.com_server": types.SimpleNamespace(loop=_Loop())}.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.delenv("RATES_XL_ASYNC", raising=False)
+    return registered
+
+
+def test_the_com_layer_stays_synchronous_without_the_registration(monkeypatch):
+    """Excel finds the server only through the per-user keys: without them a waiting cell
+    would show #N/A for good, so the UDFs stay synchronous (slow but right)."""
+    from rates_xl.addin.classic import rtd_com
+
+    registered = _fake_pywin32(monkeypatch)
+    monkeypatch.setattr(rtd.waits, "enabled", False)
+    assert rtd_com.enable(registry=FakeRegistry()) is False
+    assert rtd.waits.enabled is False and registered == []
+
+    reg = FakeRegistry()
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")
+    assert rtd_com.enable(registry=reg) is True
+    assert rtd.waits.enabled is True and registered[0][0] == rtd.CLSID

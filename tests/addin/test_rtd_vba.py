@@ -47,8 +47,39 @@ def test_the_python_rule(monkeypatch):
         raise RuntimeError("1004")
 
     assert rtd.excel_answer(rtd.WAIT_PREFIX + "r2", failing, na) is na
-    for other in (1.5, "#RATES! x", [[1, 2]], None):
+    for other in (1.5, "#RATES! x", [[1, 2]], None, [], [["a", rtd.WAIT_PREFIX + "r"]]):
         assert rtd.excel_answer(other, failing, na) == other
+    # A legacy array formula waits with a block of markers (2-D; 1-D for one row, as
+    # xlwings' CallUDF hands VBA a single row), one subscription, #N/A in every cell.
+    for block in (rtd.wait_block(rtd.WAIT_PREFIX + "r3", 3, 2), [rtd.WAIT_PREFIX + "r3"] * 2):
+        calls.clear()
+        assert rtd.excel_answer(block, lambda *a: calls.append(a), na) is na
+        assert calls == [(rtd.PROGID, "", "r3")]
+    assert rtd.wait_block("m", 1, 1) == "m" and rtd.wait_block("m", 2, 3) == [["m"] * 3] * 2
+    # While the Live toggle is on, an answered cell also subscribes to its live topic.
+    calls.clear()
+    cell = ("Book1.xlsx", "S", "$A$1")
+    assert rtd.excel_answer(1.5, lambda *a: calls.append(a), na, live_cell=cell) == 1.5
+    assert calls == [(rtd.PROGID, "", rtd.LIVE_CHANNEL, *cell)]
+    assert rtd.excel_answer(1.5, failing, na, live_cell=cell) == 1.5
+    calls.clear()
+    assert rtd.excel_answer(rtd.WAIT_PREFIX + "r4", lambda *a: calls.append(a), na, live_cell=cell) is na
+    assert calls == [(rtd.PROGID, "", "r4")]  # a waiting cell waits first
+
+
+def test_rates_answer_reads_the_first_element_of_an_array_answer(modules):
+    """The VBA side of the block rule: RatesAnswer looks at the first element of an array."""
+    procedures = vba.procedures(modules[rtd_vba.MODULE_NAME])
+    code = vba.statements(procedures["RatesAnswer"][1])
+    assert "first = FirstOf(answer)" in code and any("Left$(first" in s for s in code)
+    first_of = vba.statements(procedures["FirstOf"][1])
+    assert "If Not IsArray(answer) Then" in first_of
+    assert "FirstOf = answer(LBound(answer, 1))" in first_of  # one row: a 1-D array
+    assert "FirstOf = answer(LBound(answer, 1), second)" in first_of
+    source = modules[rtd_vba.MODULE_NAME]
+    assert f'Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"' in source
+    assert "Public RatesLiveOn As Boolean" in source
+    assert "If RatesLiveOn Then" in code and any("RTD(RTD_PROGID, \"\", LIVE_CHANNEL" in s for s in code)
 
 
 def test_a_changed_generator_stops_the_build():

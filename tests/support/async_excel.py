@@ -15,13 +15,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.addin.classic import rtd
-from tests.support import serial_excel
+from rates_xl.addin.classic import live_rtd, rtd
+from tests.support import serial_excel, serial_excel_legacy
 
 
 def async_app(throttle: float | None = None, clock: Callable[[], float] | None = None,
               **app_options: Any) -> serial_excel.App:
     rtd.waits.reset()
+    live_rtd.channel.reset()
     rtd.waits.enabled = True
     app = serial_excel.App(**app_options)
     host = app.use_rtd({rtd.PROGID: rtd.RtdServer}, clock=clock)
@@ -32,6 +33,7 @@ def async_app(throttle: float | None = None, clock: Callable[[], float] | None =
 
 def stop_async() -> None:
     rtd.waits.reset()
+    live_rtd.channel.reset()
     rtd.waits.enabled = False
 
 
@@ -43,6 +45,8 @@ def settle(app: serial_excel.App, timeout: float = 30.0, poll: float = 0.005,
     ends = time.monotonic() + timeout
     pulls = 0
     while time.monotonic() < ends:
+        if serial_excel_legacy.run_resizes(app):  # xlwings' event loop (legacy arrays)
+            continue
         started = time.perf_counter()
         if host.idle():
             pulls += 1

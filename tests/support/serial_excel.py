@@ -77,6 +77,7 @@ class Formula:
     volatile: bool = False
     rates: bool = False
     spill: Rect | None = None  # where the current result spills (None: one cell)
+    array: Rect | None = None  # a legacy (CSE) array formula's block (serial_excel_legacy)
 
     @property
     def footprint(self) -> Rect:
@@ -89,6 +90,8 @@ class Formula:
                 rects.append(grown)
         if self.spill is not None:
             rects.append(self.spill)
+        if self.array is not None:
+            rects.append(self.array)
         return Rect(min(r.top for r in rects), min(r.left for r in rects),
                     max(r.bottom for r in rects), max(r.right for r in rects))
 
@@ -112,6 +115,9 @@ class App:
         # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
         self.ready = True
         self.rtd: Any = None  # an RtdHost once use_rtd() is called
+        # The add-in's VBA flag RatesRtd.RatesLiveOn, set by RatesOnToggle (`toggle`): while
+        # on, answered RATES_ cells subscribe to their live topic (rtd.excel_answer).
+        self.rates_live_on = False
         # What the tests look at: calculations run, cells evaluated, UDF calls and their threads.
         self.calculations = 0
         self.evaluated = 0
@@ -231,20 +237,38 @@ class App:
         from tests.support import serial_excel_engine as engine
 
         f = self._current
-        caller = Range(f.sheet, Rect(*f.cell, *f.cell)) if f is not None else None
+        # Application.Caller: the cell, or a legacy array formula's whole block.
+        caller = Range(f.sheet, f.array or Rect(*f.cell, *f.cell)) if f is not None else None
         self.udf_calls += 1
 
         def call() -> Any:
             self.udf_threads.add(threading.get_ident())
             return udfs.UDFS[name](*args, caller=caller)
 
-        if self._udf_pool is not None:
-            result = self._udf_pool.submit(call).result()  # Excel waits: still one at a time
+        def run() -> Any:
+            if self._udf_pool is not None:
+                return self._udf_pool.submit(call).result()  # Excel waits: still one at a time
+            return call()
+
+        if f is not None and udfs.expands(name):
+            from tests.support import serial_excel_legacy
+
+            result = serial_excel_legacy.call(self, name, args, f, run)  # xlwings' expand
         else:
-            result = call()
+            result = run()
         # The add-in's VBA wrapper (RatesAnswer, addin/classic/vba/RatesRtd.bas) between Excel
         # and Python: a wait marker subscribes this cell through =RTD and shows #N/A.
-        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR())
+        live_cell = (f.sheet.book.name, f.sheet.name, caller.address) \
+            if self.rates_live_on and caller is not None else None
+        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR(), live_cell)
+
+    def toggle(self, control_id: str, pressed: bool, book: Book | None = None) -> str:
+        """The ribbon's toggle as RatesRibbon.RatesOnToggle does it: the VBA's Live flag
+        first, then the handler "<id>_on" / "<id>_off" through RunPython."""
+        from rates_xl.addin.classic import ribbon
+
+        self.rates_live_on = pressed
+        return ribbon.on_action(f"{control_id}_{'on' if pressed else 'off'}", book=book)
 
     def _call_rtd(self, *args: Any) -> Any:
         """Application.WorksheetFunction.RTD from inside a UDF: the calling cell subscribes."""
@@ -565,6 +589,12 @@ class Sheet:
         from tests.support.serial_excel_engine import SPILL_ERROR
 
         self.version += 1
+        if f.array is not None:  # a legacy array formula: fitted into its block
+            from tests.support import serial_excel_legacy
+            from tests.support.serial_excel_engine import NA_ERROR
+
+            serial_excel_legacy.fit(self, f, result, NA_ERROR())
+            return
 
         previous = f.spill
         if previous is not None:  # clear the old spill first

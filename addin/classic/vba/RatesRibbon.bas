@@ -33,8 +33,11 @@ End Sub
 
 Public Sub RatesOnToggle(control As IRibbonControl, pressed As Boolean)
     ' The Live toggle: the same Python entry point, with "_on" or "_off" after the id.
+    ' First the flag RatesAnswer reads (RatesRtd): while on, every answered RATES_ cell
+    ' subscribes to its "live" RTD topic, through which Live recalculates it.
     Dim id As String
     On Error GoTo Failed
+    If control.Id = "rates_live" Then RatesLiveOn = pressed
     If pressed Then
         id = control.Id & "_on"
     Else
