@@ -563,12 +563,23 @@ def test_threads_that_ask_while_the_process_hands_over_to_redis_wait_for_it(redi
         redis_server.client().execute_command("CLIENT", "PAUSE", "150", "WRITE")
         slots: list[float] = []
         lock = threading.Lock()
+        # Each slot as Redis scheduled it (when the thread is told to wait until), not when the
+        # thread got the CPU back: with CI's 4 test processes on 2 cores, late wake-ups bunched
+        # paced slots into "11 in 0.5 s". A local slot (the old race) counts when it is taken.
+        scheduled = threading.local()
+
+        def sleep_until_slot(wait: float) -> None:
+            scheduled.at = time.monotonic() + wait
+            time.sleep(wait)
+
+        limiter._sleep = sleep_until_slot
 
         def ask(times: int) -> None:
             for _ in range(times):
+                scheduled.at = None
                 limiter.acquire(time.monotonic() + 30)
                 with lock:
-                    slots.append(time.monotonic())
+                    slots.append(scheduled.at if scheduled.at is not None else time.monotonic())
 
         handing = threading.Thread(target=ask, args=(1,))
         handing.start()
