@@ -221,13 +221,21 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         body, media_type = files[name]
         return Response(body, media_type=media_type)
 
-    @app.post(BATCH_PATH)
-    async def batch(request: Request) -> Response:
-        user = await team.admit(request) if team is not None else None  # the 401 before anything else
+    async def admitted(request: Request) -> Any:
+        """The signed-in user of a JSON request (None on the local server), or the answer
+        refusing it: the 401 before anything else, then the 415."""
+        user = await team.admit(request) if team is not None else None
         if isinstance(user, Response):
             return user
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return refused("send JSON (Content-Type: application/json)", 415)
+        return user
+
+    @app.post(BATCH_PATH)
+    async def batch(request: Request) -> Response:
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
         calls = parse_batch(await request.body())
         if isinstance(calls, Response):
             return calls
@@ -253,11 +261,9 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
     async def live_request(request: Request) -> tuple[Any, str] | Response:
         """The body and session of a Live request, or the answer refusing it."""
-        user = await team.admit(request) if team is not None else None
+        user = await admitted(request)
         if isinstance(user, Response):
             return user
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return refused("send JSON (Content-Type: application/json)", 415)
         payload = parse_json(await request.body())
         if isinstance(payload, Response):
             return payload
