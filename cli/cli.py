@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return interrupt.stop()
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+            if interrupt.signalled:  # a library turned the KeyboardInterrupt into its own error
+                return interrupt.stop()  # (`demo` interrupted at 1 s in CI said "internal error (SchemaError)")
             line = _one_line(exc)
             if line is None:  # a bug: still one line; the traceback on request
                 if os.environ.get("RATES_XL_TRACEBACK"):

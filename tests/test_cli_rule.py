@@ -464,3 +464,28 @@ def test_a_bug_is_one_line_too_and_its_traceback_comes_on_request(tmp_path):
     shown = subprocess.run(argv, cwd=tmp_path, env=_env(tmp_path, RATES_XL_TRACEBACK="1"),
                            capture_output=True, text=True, timeout=60, check=False)
     assert "Traceback" in shown.stderr and "a detail that could be anything" in shown.stderr
+
+
+def test_an_interrupt_a_library_wraps_in_its_own_error_is_still_an_interrupt(tmp_path):
+    """A signal that reaches a library mid-call can come back as that library's own error
+    (`demo` interrupted after 1 s in CI answered "internal error (SchemaError)"):
+    still "interrupted", exit 130, never "internal error"."""
+    script = (
+        "import argparse, os, signal, sys, time\n"
+        "from rates_xl import cli\n"
+        "def handler(args):\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        time.sleep(5)\n"
+        "    except KeyboardInterrupt:\n"
+        "        raise ValueError('the library wraps it') from None\n"
+        "def build_parser():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.set_defaults(handler=handler, command='wrapped')\n"
+        "    return parser\n"
+        "cli.build_parser = build_parser\n"
+        "sys.exit(cli.main([]))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert proc.returncode == 130, proc.stderr
+    assert "interrupted" in proc.stderr and "internal error" not in proc.stderr, proc.stderr
