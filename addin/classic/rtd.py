@@ -169,6 +169,9 @@ class Waits:
     _gatherer: threading.Thread | None = None
     _channels: dict[str, Any] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    #: Answers recorded whose servers are not yet rung: still "in flight" for `pending()`, or a
+    #: caller could see nothing fetching and nothing notified in between (and stop waiting).
+    _announcing: int = 0
     #: Requests handed to the pool (what the tests and the benchmark check: each once).
     submitted: int = 0
 
@@ -251,7 +254,12 @@ class Waits:
                 wait.failure, wait.failed_until = failure, wait.answered_at + FAILURE_MEMORY
             if len(self._by_topic) > MAX_WAITS:
                 self._prune(wait.answered_at - KEEP_ANSWERED)
-        self._ready([topic])
+            self._announcing += 1
+        try:
+            self._ready([topic])
+        finally:
+            with self._lock:
+                self._announcing -= 1
 
     def _prune(self, before: float) -> None:
         """Forget answered requests older than `before` (their cells have long recalculated;
@@ -329,9 +337,9 @@ class Waits:
                 self._servers.remove(server)
 
     def pending(self) -> int:
-        """Requests in flight."""
+        """Requests in flight (answered ones count until their servers have been rung)."""
         with self._lock:
-            return sum(1 for w in self._by_topic.values() if w.fetching)
+            return self._announcing + sum(1 for w in self._by_topic.values() if w.fetching)
 
     def reset(self) -> None:
         """Forget every wait and server; stop the pool (tests, and Clear Cache)."""

@@ -312,6 +312,29 @@ def test_a_failed_fetch_shows_its_error_not_the_placeholder(sandbox_key):
         down.close()
 
 
+def test_an_answer_counts_as_in_flight_until_excel_has_been_rung():
+    """Between recording an answer and ringing the servers, `pending()` must not read 0 while
+    nothing is yet notified: a waiter (Excel idle, `settle`) would stop with the cells still
+    #N/A (seen once in CI under 4 processes)."""
+    seen: list[int] = []
+    waits = rtd.Waits()
+
+    class Server:  # what an RtdServer is told; here it looks at the count while being rung
+        def topics_ready(self, topics):
+            seen.append(waits.pending())
+
+    class Client:
+        def get_key(self, key):
+            raise ConnectionError("nobody listening")
+
+    waits.attach(Server())
+    topic = waits.miss(Client(), ("swap", "SOFR"))
+    waits._fetch(Client(), ("swap", "SOFR"), topic, None)  # the pool's work, run here
+    assert seen == [1]  # still counted while the servers were being rung
+    assert waits.pending() == 0  # and no longer once they were
+    waits.reset()
+
+
 @pytest.mark.parametrize("button", ["rates_clear_cache", "rates_set_key"])
 def test_clear_cache_forgets_a_remembered_failure_so_the_next_calculation_asks_again(button, keychain):
     """A failure is remembered FAILURE_MEMORY s so every waiting cell shows it; a user who

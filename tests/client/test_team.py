@@ -519,13 +519,15 @@ def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory,
     def under_way() -> bool:
         """30 requests in, and every process among them (its start dates are its own), so
         each has learnt from Redis how many share the bucket."""
-        months = [parse_qs(a.query)["start_date"][0] for a in list(service.arrivals)[warm:]]
+        queries = [parse_qs(a.query) for a in list(service.arrivals)[warm:]]
+        months = [q["start_date"][0] for q in queries if "start_date" in q]  # (not /health etc.)
         workers = {(int(m.rstrip("M")) - 1) // 10 for m in months}
         return len(months) >= 30 and len(workers) == 4
 
     outage = redis_server.restart_empty_when(under_way, down=1.5)
     results = run_workers(specs)
     outage.join(10)
+    assert outage.fired, "the fill never got 30 requests in from all 4 processes: Redis was not killed mid-fill"
     assert redis_server.process.poll() is None and not outage.is_alive(), "Redis did not come back"
     for result in results:
         assert result["errors"] == [] and result["answered"] == 25, result["errors"]

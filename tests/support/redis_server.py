@@ -97,16 +97,19 @@ class RedisServer:
     def restart_empty_when(self, started: Callable[[], bool], down: float) -> threading.Thread:
         """In a thread: kill this Redis once `started()` (a fill is under way, however slowly
         its processes started) and start it again `down` seconds later, empty (no
-        persistence). Join the thread to know it is back."""
+        persistence). Join the thread to know it is back; its `fired` says whether `started()`
+        came true (the outage hit the fill, not an idle Redis after it): tests assert it."""
         def run() -> None:
             deadline = time.monotonic() + 60
             while not started() and time.monotonic() < deadline:
                 time.sleep(0.005)
+            thread.fired = time.monotonic() < deadline
             self.kill()
             time.sleep(down)
             self.start()
 
         thread = threading.Thread(target=run, daemon=True)
+        thread.fired = False
         thread.start()
         return thread
 
