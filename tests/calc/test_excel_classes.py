@@ -122,6 +122,15 @@ EQUAL = [
     ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
     ("XMATCH next smaller across types", "formulas_test.xlsx", "LOOKUP!X189"),
     ("XMATCH next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W190"),
+    # Excel's bisection probes the middle of the bounds as they stand (calc/xlfuncs/lookup.py).
+    ("XMATCH binary search over mixed types", "formulas_test.xlsx", "EXTRA!K79"),
+    ("XMATCH binary descending over ascending values", "formulas_test.xlsx", "EXTRA!K82"),
+    ("XMATCH binary next larger of an empty cell", "formulas_test.xlsx", "LOOKUP!W176"),
+    ("XMATCH binary next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W185"),
+    ("XMATCH binary search of a boolean", "formulas_test.xlsx", "EXTRA!L94"),
+    ("XMATCH of an error with wildcards in a binary search", "formulas_test.xlsx", "LOOKUP!AB183"),
+    ("XLOOKUP binary search over booleans", "formulas_test.xlsx", "LOOKUP!V168"),
+    ("XLOOKUP binary descending: the last of equal values", "ironcalc_XLOOKUP.xlsx", "MultipleElements!M4"),
     # TEXTBEFORE, TEXTAFTER (calc/xlfuncs/delimited.py).
     ("TEXTBEFORE the second of several delimiters", "formulas_test.xlsx", "TEXT!T45"),
     ("TEXTBEFORE of an empty instance", "formulas_test.xlsx", "TEXT!W45"),
@@ -186,6 +195,10 @@ ARRAYS = [
     ("ROW of a two-row range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AK112:AM114"),
     ("COLUMN of a two-column range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AN12:AP14"),
     ("SORT of a row with every type", "formulas_test.xlsx", "LOOKUP!U118:AI118"),
+    ("XLOOKUP of a row of values over rows of match and search modes", "formulas_test.xlsx",
+     "LOOKUP!AH162:AW170"),
+    ("XMATCH over a row of match modes", "formulas_test.xlsx", "EXTRA!H76:P76"),
+    ("XMATCH of a sharp s over a row of match modes", "formulas_test.xlsx", "EXTRA!L73:M73"),
 ]
 
 
