@@ -139,6 +139,12 @@ def is_rates(name: str) -> bool:
 #: while a range there is still read by implicit intersection in an ordinary cell.
 ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1})}
 
+#: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup.py:
+#: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted
+#: legacy array formula, Excel shows the answer's top-left value, which the fast engine
+#: would spill (`Analysis.answers_array`).
+ARRAY_ANSWERS: dict[str, frozenset[int]] = {"VLOOKUP": frozenset({2}), "HLOOKUP": frozenset({2})}
+
 
 def takes_range(name: str, position: int) -> bool:
     if is_rates(name):
@@ -174,6 +180,7 @@ class Analysis:
     #: not resolve them, `qualify_names` writes the range they stand for instead.
     qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
+    answers_array: bool = False  # an array where ARRAY_ANSWERS takes one: the call answers an array
 
     @property
     def safe(self) -> bool:
@@ -225,6 +232,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             if name is None:
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
+                if position in ARRAY_ANSWERS.get(name, ()):
+                    result.answers_array = True
                 return  # the innermost function call takes it as a range: fine
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element

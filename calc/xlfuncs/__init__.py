@@ -73,7 +73,8 @@ WHY = {
               "(regex): formulas_test +180 cells with XLOOKUP",
     "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
     "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
-    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A)",
+    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A); an array of column "
+               "numbers: one answer each (an ordinary cell shows the first: calc/analysis.py ARRAY_ANSWERS)",
     "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
     "SUMIF": "as SUMIFS",
