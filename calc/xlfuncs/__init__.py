@@ -70,11 +70,12 @@ WHY = {
     "CODE": "as CHAR",
     "XLOOKUP": "match modes -1/1 and binary searches #N/A; empty lookup values: ironcalc_XLOOKUP 269 -> 429 of 439",
     "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells; Excel's bisection, modes lifted over arrays, match mode 3 "
-              "(regex): formulas_test +180 cells with XLOOKUP",
+              "(regex): formulas_test XLOOKUP +148, XMATCH +39 cells",
     "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
     "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
     "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A); an array of column "
-               "numbers: one answer each (an ordinary cell shows the first: calc/analysis.py ARRAY_ANSWERS)",
+               "numbers: one answer each (an ordinary cell shows the first: calc/analysis.py ARRAY_ANSWERS): "
+               "formulas_test VLOOKUP +14, HLOOKUP +17 cells",
     "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
     "SUMIF": "as SUMIFS",

@@ -1,7 +1,7 @@
 """XLOOKUP and XMATCH as Excel computes them: every match mode (exact, next smaller, next
-larger, wildcards) and search mode (first to last, last to first, binary ascending and
-descending), an error as the lookup value passed through, errors in the lookup array
-skipped. formualizer answers #N/A for the next-smaller / next-larger modes over binary
+larger, wildcards, regular expressions) and search mode (first to last, last to first,
+binary ascending and descending), an error as the lookup value passed through, errors in
+the lookup array skipped; an array of lookup values or of modes lifted (one answer each). formualizer answers #N/A for the next-smaller / next-larger modes over binary
 searches and for several mixed-type arrays (ironcalc_XLOOKUP.xlsx, formulas_test.xlsx).
 
 Excel orders values by type first (numbers < text < booleans), text without regard to case;
