@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.xlfuncs.values import _element, is_error
 
 
 def _rank(value: Any) -> int:
@@ -166,8 +166,6 @@ def _lifted(call: Callable[..., Any], args: list[Any], lifted: tuple[int, ...]) 
     """`call(*args)`, or, when an argument at a `lifted` position is an array, `call` on each
     element as Excel lifts a function of single values (arrays read to the largest, a row
     repeated down, a column across, #N/A beyond a smaller one)."""
-    from rates_xl.calc.xlfuncs.values import _element
-
     arrays = [args[i] for i in lifted if isinstance(args[i], list)]
     if not arrays:
         return call(*args)
