@@ -99,6 +99,32 @@ _QUALIFIED_NAME = re.compile(r"^(?![$]?[A-Za-z]{1,3}[$]?\d+(:|$))(?![$]?[A-Za-z]
                              r"(?![$]?\d+:[$]?\d+$)[A-Za-z_\\][\w.]*$")
 
 
+@dataclass(frozen=True)
+class _Token:
+    token_type: object
+    subtype: object
+    value: str
+    start: int
+    end: int
+
+
+def tokenize(formula: str) -> list:
+    """formualizer's tokens of `formula`, their offsets in characters: it counts UTF-8 bytes
+    ("ß" is two), which cut a formula with such text in the wrong places when lifted
+    (formulas_test.xlsx EXTRA!L73: `XMATCH("ß",{"ß","ss"},L72:M72,1)` became `#NAME?`)."""
+    import formualizer
+
+    tokens = list(formualizer.tokenize(formula))
+    if formula.isascii():
+        return tokens
+    at, offset = {}, 0
+    for index, char in enumerate(formula):
+        at[offset] = index
+        offset += len(char.encode("utf-8"))
+    at[offset] = len(formula)
+    return [_Token(t.token_type, t.subtype, t.value, at[t.start], at[t.end]) for t in tokens]
+
+
 def bare_name(token_text: str) -> str:
     """'_xlfn.XLOOKUP(' -> 'XLOOKUP'."""
     return _PREFIX.sub("", token_text.rstrip("(").strip()).upper()
@@ -112,6 +138,12 @@ def is_rates(name: str) -> bool:
 #: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
 ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1})}
+
+#: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup.py:
+#: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted
+#: legacy array formula, Excel shows the answer's top-left value, which the fast engine
+#: would spill (`Analysis.answers_array`).
+ARRAY_ANSWERS: dict[str, frozenset[int]] = {"VLOOKUP": frozenset({2}), "HLOOKUP": frozenset({2})}
 
 
 def takes_range(name: str, position: int) -> bool:
@@ -148,6 +180,7 @@ class Analysis:
     #: not resolve them, `qualify_names` writes the range they stand for instead.
     qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
+    answers_array: bool = False  # an array where ARRAY_ANSWERS takes one: the call answers an array
 
     @property
     def safe(self) -> bool:
@@ -166,11 +199,9 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
     unknown, treated as an array); `array_functions` are the RATES_* functions that answer
     a table (they spill), besides Excel's own in `ARRAY_RESULTS`; `resolve(name)` the range a
     defined name stands for ("Data!$A$1:$A$9"), so lifting can write out its cells too."""
-    import formualizer
-
     result = Analysis(formula)
     try:
-        tokens = list(formualizer.tokenize(formula))
+        tokens = tokenize(formula)
     except Exception as exc:  # the tokenizer's own errors, kept as a reason
         result.error = f"cannot read the formula: {exc}"
         result.liftable = False
@@ -201,6 +232,8 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             if name is None:
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
+                if position in ARRAY_ANSWERS.get(name, ()):
+                    result.answers_array = True
                 return  # the innermost function call takes it as a range: fine
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
@@ -423,10 +456,8 @@ def additive_terms(formula: str) -> list[str] | None:
     '0.1'); None for any other (`=1*(0.5-0.4-0.1)`: a product; `=A1-B1>0`: a comparison).
     Excel sets such a result to 0 when it is within a few units of the 15th significant digit
     of its operands (what is left of subtracting near-equal numbers); the caller does that."""
-    import formualizer
-
     try:
-        tokens = list(formualizer.tokenize(formula))
+        tokens = tokenize(formula)
     except Exception:
         return None
     depth, cuts = 0, []

@@ -175,6 +175,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                         continue
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
+                if found.answers_array:  # an ordinary cell shows an array answer's top-left value
+                    formula = cut_to_range(formula, 1, 1)
                 cell.value = formula
                 prepared.written[(title, cell.row, cell.column)] = formula
                 if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
@@ -207,6 +209,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 for i, line in enumerate(cells):
                     for j, text in enumerate(line):
+                        if found.answers_array:  # each cell of a legacy array: the top-left value
+                            text = cut_to_range(text, 1, 1)
                         ws.cell(row=r1 + i, column=c1 + j).value = text
                         prepared.written[(title, r1 + i, c1 + j)] = text
                         if rates:

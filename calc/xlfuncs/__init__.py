@@ -3,8 +3,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 
 - `bridge`: the `formulas` package's implementations, called from formualizer;
 - `text`: CHAR, CODE (the code page of the Excel that saved the book);
-- `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP, MATCH, VLOOKUP, HLOOKUP
-  (Excel's bisection);
+- `lookup`: XLOOKUP, XMATCH (every match and search mode, lifted over arrays), LOOKUP, MATCH,
+  VLOOKUP, HLOOKUP (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
@@ -69,10 +69,13 @@ WHY = {
     "CHAR": "Latin-1 instead of the saving Excel's code page (Mac Roman / Windows-1252): 157 cells",
     "CODE": "as CHAR",
     "XLOOKUP": "match modes -1/1 and binary searches #N/A; empty lookup values: ironcalc_XLOOKUP 269 -> 429 of 439",
-    "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells",
+    "XMATCH": "as XLOOKUP: 90 -> 53 wrong cells; Excel's bisection, modes lifted over arrays, match mode 3 "
+              "(regex): formulas_test XLOOKUP +148, XMATCH +39 cells",
     "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
     "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
-    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A)",
+    "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A); an array of column "
+               "numbers: one answer each (an ordinary cell shows the first: calc/analysis.py ARRAY_ANSWERS): "
+               "formulas_test VLOOKUP +14, HLOOKUP +17 cells",
     "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
     "SUMIF": "as SUMIFS",

@@ -1,7 +1,7 @@
 """XLOOKUP and XMATCH as Excel computes them: every match mode (exact, next smaller, next
-larger, wildcards) and search mode (first to last, last to first, binary ascending and
-descending), an error as the lookup value passed through, errors in the lookup array
-skipped. formualizer answers #N/A for the next-smaller / next-larger modes over binary
+larger, wildcards, regular expressions) and search mode (first to last, last to first,
+binary ascending and descending), an error as the lookup value passed through, errors in
+the lookup array skipped; an array of lookup values or of modes lifted (one answer each). formualizer answers #N/A for the next-smaller / next-larger modes over binary
 searches and for several mixed-type arrays (ironcalc_XLOOKUP.xlsx, formulas_test.xlsx).
 
 Excel orders values by type first (numbers < text < booleans), text without regard to case;
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.xlfuncs.values import _element, is_error
 
 
 def _rank(value: Any) -> int:
@@ -60,14 +60,21 @@ def _wildcard(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
 
 
+#: An empty lookup value in a next-smaller / next-larger search: above every value, in the
+#: linear and the binary searches alike (formulas_test.xlsx LOOKUP rows 162-197).
+_ABOVE_ALL = (3, 0.0)
+
+
 def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -> int | None:
     """The 0-based index Excel's XMATCH finds, or None (#N/A)."""
     if value is None:
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
             order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
             return next((i for i in order if values[i] is None or values[i] == ""), None)
-        if match_mode in (-1, 1) and search_mode in (1, -1):
-            return _linear_nearest((3, 0.0), values, match_mode, search_mode)
+        if match_mode in (-1, 1):
+            if search_mode in (2, -2):
+                return _binary(_ABOVE_ALL, values, match_mode, search_mode)
+            return _linear_nearest(_ABOVE_ALL, values, match_mode, search_mode)
         value = 0.0  # elsewhere it is read as 0
     target = _key(value)
     if search_mode in (2, -2):
@@ -110,25 +117,37 @@ def _linear_nearest(target: tuple[int, Any], values: list[Any], match_mode: int,
 
 
 def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
-    """Excel's bisection, over the values in ascending order (reversed for -2): leftmost."""
-    n = len(values)
-    order = list(range(n)) if search_mode == 2 else list(range(n - 1, -1, -1))
-    keys = [None if (values[i] is None or is_error(values[i])) else _key(values[i]) for i in order]
-    lo, hi = 0, n
-    while lo < hi:
+    """Excel's bisection over the values as they stand (ascending for 2, descending for -2,
+    sorted or not): the middle of the bounds is probed and the bounds close on the side the
+    order says; an equal value is kept and the search goes on towards the start (ascending:
+    the first of equal values) or the end (descending: the last), as ironcalc_XLOOKUP.xlsx's
+    MultipleElements sheet shows. Without one, the next smaller / larger value is the
+    neighbour where the bounds met. Its answers on unsorted and mixed-type arrays are
+    formulas_test.xlsx's (XLOOKUP(2.1,{-1.1,2.1,3.1,4.1},...,-1,-2) finds 2.1: the first
+    probe hits it). A blank or an error sends the search towards the start."""
+    descending = search_mode == -2
+    keys = [None if (v is None or is_error(v)) else _key(v) for v in values]
+    lo, hi, found = 0, len(values) - 1, None
+    while lo <= hi:
         mid = (lo + hi) // 2
         key = keys[mid]
-        if key is not None and key < target:
+        if key == target:
+            found = mid
+            if descending:
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        elif key is not None and (key > target if descending else key < target):
             lo = mid + 1
         else:
-            hi = mid
-    if lo < n and keys[lo] == target:
-        return order[lo]
-    smaller, larger = lo - 1, lo  # the neighbours, in ascending order
-    if match_mode == -1 and 0 <= smaller < n and keys[smaller] is not None:
-        return order[smaller]
-    if match_mode == 1 and 0 <= larger < n and keys[larger] is not None:
-        return order[larger]
+            hi = mid - 1
+    if found is not None:
+        return found
+    # The values before `lo` come before the target in the search's order, those after `hi` after it.
+    smaller, larger = (lo, hi) if descending else (hi, lo)
+    pick = smaller if match_mode == -1 else larger if match_mode == 1 else None
+    if pick is not None and 0 <= pick < len(values) and keys[pick] is not None:
+        return pick
     return None
 
 
@@ -143,15 +162,74 @@ def _int(value: Any, default: int) -> int | dict:
         return error("#VALUE!")
 
 
+def _lifted(call: Callable[..., Any], args: list[Any], lifted: tuple[int, ...]) -> Any:
+    """`call(*args)`, or, when an argument at a `lifted` position is an array, `call` on each
+    element as Excel lifts a function of single values (arrays read to the largest, a row
+    repeated down, a column across, #N/A beyond a smaller one)."""
+    arrays = [args[i] for i in lifted if isinstance(args[i], list)]
+    if not arrays:
+        return call(*args)
+    rows = max(len(a) for a in arrays)
+    cols = max(len(r) for a in arrays for r in a)
+    out = []
+    for r in range(rows):
+        line = []
+        for c in range(cols):
+            picked = [(_element(a, r, c) if i in lifted else a) for i, a in enumerate(args)]
+            line.append(call(*picked))
+        out.append(line)
+    return out
+
+
+def _find(lookup_value: Any, values: list[Any], match_mode: Any, search_mode: Any) -> Any:
+    """The 0-based index XMATCH finds for one lookup value, None (#N/A), or an error. The
+    modes are read first (an error there is the answer: the #N/A a lifted legacy array
+    formula's range shows beyond a shorter array of modes, formulas_test.xlsx LOOKUP!AP170),
+    then the lookup value's own error, whatever the modes are (LOOKUP!AQ167), then modes out
+    of range (#VALUE!)."""
+    mode, search = _int(match_mode, 0), _int(search_mode, 1)
+    if is_error(mode):
+        return mode
+    if is_error(search):
+        return search
+    if is_error(lookup_value):
+        return lookup_value
+    if mode not in (-1, 0, 1, 2, 3) or search not in (1, -1, 2, -2) or (mode in (2, 3) and search in (2, -2)):
+        return error("#VALUE!")  # wildcards and patterns cannot be bisected
+    if mode == 3:
+        return _regex(lookup_value, values, search)
+    return position(lookup_value, values, mode, search)
+
+
+def _regex(pattern: Any, values: list[Any], search_mode: int) -> Any:
+    """Match mode 3 (Excel 365): the first text value any part of which the pattern matches,
+    case-sensitive, as REGEXTEST reads it (calc/xlfuncs/regex.py); #VALUE! for a pattern
+    that is not text or does not compile."""
+    if not isinstance(pattern, str):
+        return error("#VALUE!")
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return error("#VALUE!")
+    order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
+    return next((i for i in order if isinstance(values[i], str) and compiled.search(values[i])), None)
+
+
 def xmatch(_facts: dict[str, Any]) -> Callable[..., Any]:
     def XMATCH(lookup_value: Any, lookup_array: Any, match_mode: Any = None,  # noqa: N802
                search_mode: Any = None) -> Any:
-        found = _lookup(lookup_value, lookup_array, match_mode, search_mode)
-        if isinstance(found, dict):
-            return found
-        if isinstance(found, list):
-            return [[(i + 1) if isinstance(i, int) else i for i in row] for row in found]
-        return error("#N/A") if found[0] is None else found[0] + 1
+        vector = _vector(lookup_array)
+        if vector is None:
+            return error("#VALUE!")
+        values = vector[0]
+
+        def one(value: Any, mode: Any, search: Any) -> Any:
+            found = _find(value, values, mode, search)
+            if isinstance(found, dict):
+                return found
+            return error("#N/A") if found is None else found + 1
+
+        return _lifted(one, [lookup_value, match_mode, search_mode], (0, 1, 2))
     return XMATCH
 
 
@@ -161,57 +239,31 @@ def xlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
         vector = _vector(lookup_array)
         if vector is None:
             return error("#VALUE!")
-        _values, is_row = vector
-        found = _lookup(lookup_value, lookup_array, match_mode, search_mode, if_not_found)
-        if isinstance(found, dict):
-            return found
-        if isinstance(found, list):
-            return error("#VALUE!")  # an array of lookup values: not handled here
-        index = found[0]
-        if index is None:
-            return if_not_found if if_not_found is not None else error("#N/A")
+        values, is_row = vector
         rows = return_array if isinstance(return_array, list) else [[return_array]]
-        if is_row:
-            if len(rows[0]) != len(_values):
-                return error("#VALUE!")
-            picked = [[row[index]] for row in rows]
-        else:
-            if len(rows) != len(_values):
-                return error("#VALUE!")
-            picked = [rows[index]]
-        if len(picked) == 1 and len(picked[0]) == 1:
-            value = picked[0][0]
-            return 0.0 if value is None else value
-        return [[0.0 if v is None else v for v in row] for row in picked]
+        if (len(rows[0]) if is_row else len(rows)) != len(values):
+            return error("#VALUE!")
+        lifting = any(isinstance(a, list) for a in (lookup_value, match_mode, search_mode))
+
+        def one(value: Any, mode: Any, search: Any) -> Any:
+            index = _find(value, values, mode, search)
+            if isinstance(index, dict):
+                return index
+            if index is None:
+                if if_not_found is None:
+                    return error("#N/A")
+                if lifting and isinstance(if_not_found, list):
+                    return error("#VALUE!")  # an array in one element of an array: not handled
+                return if_not_found
+            picked = [[row[index]] for row in rows] if is_row else [rows[index]]
+            if len(picked) == 1 and len(picked[0]) == 1:
+                return 0.0 if picked[0][0] is None else picked[0][0]
+            if lifting:
+                return error("#VALUE!")  # a row of results for one of several lookup values
+            return [[0.0 if v is None else v for v in row] for row in picked]
+
+        return _lifted(one, [lookup_value, match_mode, search_mode], (0, 1, 2))
     return XLOOKUP
-
-
-def _lookup(lookup_value: Any, lookup_array: Any, match_mode: Any, search_mode: Any,
-            if_not_found: Any = None) -> Any:
-    """(index or None,) for one lookup value; an error value; or a 2-D list for an array."""
-    mode, search = _int(match_mode, 0), _int(search_mode, 1)
-    if is_error(mode):
-        return mode
-    if is_error(search):
-        return search
-    if mode not in (-1, 0, 1, 2) or search not in (1, -1, 2, -2) or (mode == 2 and search in (2, -2)):
-        return error("#VALUE!")  # wildcards cannot be bisected
-    vector = _vector(lookup_array)
-    if vector is None:
-        return error("#VALUE!")
-    values, _ = vector
-    if isinstance(lookup_value, list):
-        return [[_one(v, values, mode, search) for v in row] for row in lookup_value]
-    if is_error(lookup_value):
-        return lookup_value
-    return (position(lookup_value, values, mode, search),)
-
-
-def _one(value: Any, values: list[Any], mode: int, search: int) -> Any:
-    if is_error(value):
-        return value
-    found = position(value, values, mode, search)
-    return error("#N/A") if found is None else found
 
 
 

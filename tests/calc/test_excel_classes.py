@@ -122,6 +122,15 @@ EQUAL = [
     ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
     ("XMATCH next smaller across types", "formulas_test.xlsx", "LOOKUP!X189"),
     ("XMATCH next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W190"),
+    # Excel's bisection probes the middle of the bounds as they stand (calc/xlfuncs/lookup.py).
+    ("XMATCH binary search over mixed types", "formulas_test.xlsx", "EXTRA!K79"),
+    ("XMATCH binary descending over ascending values", "formulas_test.xlsx", "EXTRA!K82"),
+    ("XMATCH binary next larger of an empty cell", "formulas_test.xlsx", "LOOKUP!W176"),
+    ("XMATCH binary next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W185"),
+    ("XMATCH binary search of a boolean", "formulas_test.xlsx", "EXTRA!L94"),
+    ("XMATCH of an error with wildcards in a binary search", "formulas_test.xlsx", "LOOKUP!AB183"),
+    ("XLOOKUP binary search over booleans", "formulas_test.xlsx", "LOOKUP!V168"),
+    ("XLOOKUP binary descending: the last of equal values", "ironcalc_XLOOKUP.xlsx", "MultipleElements!M4"),
     # TEXTBEFORE, TEXTAFTER (calc/xlfuncs/delimited.py).
     ("TEXTBEFORE the second of several delimiters", "formulas_test.xlsx", "TEXT!T45"),
     ("TEXTBEFORE of an empty instance", "formulas_test.xlsx", "TEXT!W45"),
@@ -186,6 +195,11 @@ ARRAYS = [
     ("ROW of a two-row range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AK112:AM114"),
     ("COLUMN of a two-column range, entered over 3 x 3", "formulas_test.xlsx", "LOOKUP!AN12:AP14"),
     ("SORT of a row with every type", "formulas_test.xlsx", "LOOKUP!U118:AI118"),
+    ("XLOOKUP of a row of values over rows of match and search modes", "formulas_test.xlsx",
+     "LOOKUP!AH162:AW170"),
+    ("XMATCH over a row of match modes", "formulas_test.xlsx", "EXTRA!H76:P76"),
+    ("HLOOKUP of a row of values with an array of row numbers", "formulas_test.xlsx", "LOOKUP!AH44:AW44"),
+    ("XMATCH of a sharp s over a row of match modes", "formulas_test.xlsx", "EXTRA!L73:M73"),
 ]
 
 
@@ -216,3 +230,44 @@ def test_array_range_as_excel(case, book, area, tmp_path):
             cell = f"{get_column_letter(c)}{r}"
             ours, theirs = result.values.get((sheet, cell)), excel_value(book, f"{sheet}!{cell}")
             assert same(ours, theirs), f"{case}: {sheet}!{cell} gave {ours!r}, Excel {theirs!r}"
+
+
+#: (class, corpus book, row of ordinary formulas, the cells they read): side by side, as in
+#: the corpus book, so an answer that spilled would be blocked by its neighbour (#SPILL!).
+SIDE_BY_SIDE = [
+    ("VLOOKUP of an array of column numbers in ordinary cells", "formulas_test.xlsx",
+     "LOOKUP!R145:AF145", "C145:Q145"),
+    ("HLOOKUP of an array of row numbers beside ordinary HLOOKUPs", "formulas_test.xlsx",
+     "LOOKUP!R46:AF46", "C46:Q46"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "area", "inputs"), SIDE_BY_SIDE, ids=[c[2] for c in SIDE_BY_SIDE])
+def test_ordinary_cells_side_by_side(case, book, area, inputs, tmp_path):
+    """Each ordinary cell shows its answer's top-left value, as a legacy cell does in Excel."""
+    import openpyxl
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    from tests.calc.excel_cases import corpus_book
+
+    sheet, ref = area.split("!")
+    formulas = openpyxl.load_workbook(corpus_book(book))[sheet]
+    made = openpyxl.Workbook()
+    made.active.title = sheet
+    c1, r1, c2, r2 = range_boundaries(inputs)
+    for r in range(r1, r2 + 1):
+        for c in range(c1, c2 + 1):
+            value = excel_value(book, f"{sheet}!{get_column_letter(c)}{r}")
+            made[sheet].cell(row=r, column=c).value = value
+            if isinstance(value, str) and value.startswith("#"):
+                made[sheet].cell(row=r, column=c).data_type = "e"
+    c1, r1, c2, r2 = range_boundaries(ref)
+    cells = [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+    for cell in cells:
+        made[sheet][cell] = formulas[cell].value
+    path = tmp_path / "side_by_side.xlsx"
+    made.save(path)
+    ours, flagged = computed_cells(path, sheet, cells)
+    differ = {cell: (ours[cell], excel_value(book, f"{sheet}!{cell}")) for cell in cells
+              if not same(ours[cell], excel_value(book, f"{sheet}!{cell}"))}
+    assert not flagged and not differ, f"{case}: (ours, Excel's): {differ}"
