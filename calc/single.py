@@ -20,10 +20,10 @@ def intersect(formula: str, row: int, col: int) -> str:
     cell Excel's implicit intersection picks; unchanged where there is none to rewrite."""
     if "SINGLE(" not in formula.upper():
         return formula
-    import formualizer
+    from rates_xl.calc.analysis import tokenize
 
     try:
-        tokens = list(formualizer.tokenize(formula))
+        tokens = tokenize(formula)  # offsets in characters (formualizer's count bytes)
     except Exception:  # unreadable here: the engine's analysis reports it
         return formula
     out, last = [], 0

@@ -85,10 +85,10 @@ def rewrite(workbook: Any, cells: dict[Key, tuple[str, tuple[int, int, int, int]
 
 def rewrite_formula(formula: str, sheet: str, target: Any) -> str:
     """`formula` (on `sheet`) with each RATES_SOURCE(x) made RATES_SOURCE_OF(x, ...)."""
-    import formualizer
+    from rates_xl.calc.analysis import tokenize
 
     try:
-        tokens = list(formualizer.tokenize(formula))
+        tokens = tokenize(formula)  # offsets in characters (formualizer's count bytes)
     except Exception:  # noqa: BLE001 - a formula the tokenizer refuses: the engine reports it
         return formula
     spans, frames = [], []  # (start of the name, start of the argument, the closing paren)
@@ -143,12 +143,11 @@ def _encoded(argument: str, sheet: str, target: Any) -> str:
 
 def qualify(formula: str, sheet: str) -> str:
     """Every cell or range reference of `formula` without a sheet given `sheet`'s (names stay)."""
-    import formualizer
-
+    from rates_xl.calc.analysis import tokenize
     from rates_xl.functions.sheet import quote_sheet
 
     try:
-        tokens = list(formualizer.tokenize(formula))
+        tokens = tokenize(formula)  # offsets in characters (formualizer's count bytes)
     except Exception:  # noqa: BLE001 - rates_calls reports the formula it cannot read
         return formula
     out = formula

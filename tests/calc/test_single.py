@@ -26,3 +26,13 @@ def test_implicit_intersection_is_computed_and_the_rest_listed(tmp_path):
     assert result.value("Loans", "E9") == "#VALUE!" and result.value("Loans", "F3") == 250
     assert [c.address for c in result.skipped] == ["Loans!G2"]
     assert result.unknown_functions == {"SINGLE": ["Loans!G2"]}
+
+
+def test_text_outside_ascii_before_the_at_does_not_move_the_rewrite():
+    """formualizer counts token offsets in UTF-8 bytes: with "ß€" before the `@`, the cut fell
+    three characters late and the formula came out mangled."""
+    from rates_xl.calc.single import intersect
+    from rates_xl.calc.sources import qualify
+
+    assert intersect('=IF("ß€"="x",0,_xlfn.SINGLE(A1:A10))', 3, 2) == '=IF("ß€"="x",0,A3)'
+    assert qualify('=IF("ß€"=B1,A1,C2)', "Data") == '=IF("ß€"=Data!B1,Data!A1,Data!C2)'
