@@ -150,11 +150,13 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
 def engine_formula(formula: str, array: bool = False) -> str:
     """The engine's copy of a formula: reference operators on plain ranges resolved
     (`calc/xlfuncs/references.py`), the LAMBDA family rewritten (`lambdas.py`), omitted
-    arguments of our functions marked (`calc/xlfuncs/omitted.py`)."""
+    arguments of our functions marked (`calc/xlfuncs/omitted.py`), literal arguments of the
+    statistical functions as Excel reads them (`literals.py`)."""
+    from rates_xl.calc.xlfuncs.literals import rewrite as literals
     from rates_xl.calc.xlfuncs.omitted import mark
     from rates_xl.calc.xlfuncs.references import resolve
 
-    return mark(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array))), set(OURS))
+    return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
