@@ -111,7 +111,8 @@ def is_rates(name: str) -> bool:
 #: Arguments that take an array a function computes, answering one value per element (Excel's
 #: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
-ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1})}
+ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1}),
+                                              "COUNTIF": frozenset({1})}
 
 
 def takes_range(name: str, position: int) -> bool:

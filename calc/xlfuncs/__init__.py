@@ -17,7 +17,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
-- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
+- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text;
+- `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text); `literals`: values typed
+  into the statistical functions' arguments.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from rates_xl.calc.xlfuncs import (
     ordering,
     reference,
     regex,
+    stats,
     text,
 )
 
@@ -62,6 +65,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    **stats.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -95,6 +99,9 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
+    "COUNTIF": "as COUNTIFS (an error criterion counts that error); an array of criteria answers one "
+               "count each: +23",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
