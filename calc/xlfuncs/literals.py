@@ -15,6 +15,8 @@ text (`MODE(B8,"1",2,3)` is #VALUE!, poi_FormulaEvalTestData_Copy.xlsx).
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
 from typing import Any
 
 #: Functions reading a literal text as a number (#VALUE! when it is none), a literal boolean
@@ -92,17 +94,19 @@ def _literal(name: str, argument: list[Any]) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
 def number(text: str) -> float | None:
     """`text` as Excel reads a text typed where a number is wanted (VALUE's reading: numbers,
     dates, times, day first as the bridged `formulas` VALUE does), or None."""
-    from rates_xl.calc.xlfuncs.bridge import formulas_function
+    from rates_xl.calc.xlfuncs.bridge import _FORMULAS, formulas_function
 
-    value = formulas_function("VALUE")(text)
+    with _FORMULAS:  # one call into `formulas` at a time (bridge.py says why)
+        value = formulas_function("VALUE")(text)
     try:
         read = float(value)
     except (TypeError, ValueError):
         return None
-    return read if read == read else None
+    return read if math.isfinite(read) else None
 
 
 def _bare(name: str) -> str:

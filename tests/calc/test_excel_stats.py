@@ -70,3 +70,26 @@ def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
     differ = {cell: (ours[cell], theirs[cell]) for cell in cells
               if not (same(ours[cell], theirs[cell]) and agrees(ours[cell], theirs[cell]))}
     assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+
+
+@pytest.mark.parametrize(("formula", "engine_copy"), [
+    ('=AVERAGE(A1:B2,"29/02/1900")', "=AVERAGE(A1:B2,60.0)"),
+    ('=STDEV(A1:B2,"")', "=STDEV(A1:B2,#VALUE!)"),
+    ('=_xlfn.VAR.S(A1,TRUE,"-2")', "=_xlfn.VAR.S(A1,1,(-2.0))"),
+    ('=MAX(1,"1e400")', "=MAX(1,#VALUE!)"),  # no finite number: not written as inf
+    ('=COUNT(2,"A","26/08",#REF!,TRUE)', None),  # checked below: the date counted, the rest not
+    ('=MODE(B8,"1",2)', "=MODE(B8,#VALUE!,2)"),
+    # Untouched: text inside an array constant, inside another call, or in another function.
+    ('=AVERAGE({1,"a"},IF(A1,"x","2"))', '=AVERAGE({1,"a"},IF(A1,"x","2"))'),
+    ('=SUM("1",A1)', '=SUM("1",A1)'),
+    ('=_xlfn.MODE.SNGL(A1:B2,"")', '=_xlfn.MODE.SNGL(A1:B2,"")'),
+])
+def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):
+    from rates_xl.calc.xlfuncs.literals import rewrite
+
+    written = rewrite(formula)
+    if engine_copy is None:
+        assert written.startswith('=COUNT(2,"",') and written.endswith(',"",TRUE)'), written
+        assert float(written.split(",")[2]) > 40000, written  # 26 August of this year
+    else:
+        assert written == engine_copy
