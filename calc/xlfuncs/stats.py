@@ -60,11 +60,15 @@ def skew_p(_facts: dict[str, Any]) -> Callable[..., Any]:
         n = len(values)
         if n < 3:
             return error("#DIV/0!")
-        mean = sum(values) / n
-        sigma = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
-        if sigma == 0:
-            return error("#DIV/0!")
-        return sum(((v - mean) / sigma) ** 3 for v in values) / n
+        try:
+            mean = sum(values) / n
+            sigma = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
+            if sigma == 0:
+                return error("#DIV/0!")
+            skew = sum(((v - mean) / sigma) ** 3 for v in values) / n
+        except OverflowError:  # past float's range, as Excel's #NUM!
+            return error("#NUM!")
+        return skew if math.isfinite(skew) and math.isfinite(sigma) else error("#NUM!")
     return SKEW_P
 
 

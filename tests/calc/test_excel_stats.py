@@ -93,3 +93,16 @@ def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):
         assert float(written.split(",")[2]) > 40000, written  # 26 August of this year
     else:
         assert written == engine_copy
+
+
+def test_skew_p_needs_three_values_and_a_spread():
+    """Microsoft's documentation of SKEW.P: fewer than three data points, or a standard
+    deviation of zero, is #DIV/0!; an error among the values is passed on."""
+    from rates_xl.calc.xlfuncs.bridge import error
+    from rates_xl.calc.xlfuncs.stats import skew_p
+
+    call = skew_p({})
+    assert call([[1.0, 2.0, "text", True, None]]) == error("#DIV/0!")
+    assert call(2.0, 2.0, 2.0) == error("#DIV/0!")
+    assert call([[1.0, error("#N/A"), 3.0]]) == error("#N/A")
+    assert call(1.0, 2.0, 4.0) > 0
