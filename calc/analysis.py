@@ -137,7 +137,8 @@ def is_rates(name: str) -> bool:
 #: Arguments that take an array a function computes, answering one value per element (Excel's
 #: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
-ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1})}
+ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1}),
+                                              "COUNTIF": frozenset({1})}
 
 #: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup.py:
 #: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted

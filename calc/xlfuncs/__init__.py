@@ -17,7 +17,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
-- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
+- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text;
+- `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text); `literals`: values typed
+  into the statistical functions' arguments.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from rates_xl.calc.xlfuncs import (
     ordering,
     reference,
     regex,
+    stats,
     text,
 )
 
@@ -62,6 +65,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    **stats.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -98,6 +102,9 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
+    "COUNTIF": "as COUNTIFS (an error criterion counts that error); an array of criteria answers one "
+               "count each: +23",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -153,11 +160,13 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
 def engine_formula(formula: str, array: bool = False) -> str:
     """The engine's copy of a formula: reference operators on plain ranges resolved
     (`calc/xlfuncs/references.py`), the LAMBDA family rewritten (`lambdas.py`), omitted
-    arguments of our functions marked (`calc/xlfuncs/omitted.py`)."""
+    arguments of our functions marked (`calc/xlfuncs/omitted.py`), literal arguments of the
+    statistical functions as Excel reads them (`literals.py`)."""
+    from rates_xl.calc.xlfuncs.literals import rewrite as literals
     from rates_xl.calc.xlfuncs.omitted import mark
     from rates_xl.calc.xlfuncs.references import resolve
 
-    return mark(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array))), set(OURS))
+    return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

@@ -247,5 +247,5 @@ def countifs(_facts: dict[str, Any]) -> Callable[..., Any]:
 FUNCTIONS = {
     "SUMIFS": _ifs("sum"), "AVERAGEIFS": _ifs("average"), "MAXIFS": _ifs("max"),
     "MINIFS": _ifs("min"), "SUMIF": _if("sum"), "AVERAGEIF": _if("average"),
-    "COUNTIFS": countifs,
+    "COUNTIFS": countifs, "COUNTIF": _if("count"),
 }

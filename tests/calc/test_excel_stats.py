@@ -1,0 +1,108 @@
+"""The statistical family as Excel computes it (calc/xlfuncs/literals.py, stats.py), one
+class at a time on a small workbook made from one cell of an Excel-made corpus book
+(`tests/calc/excel_cases.py`): the calculator's value is Excel's own (cached in the corpus
+book, read at test time), and the cell is not listed. Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.check import agrees
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+
+_F, _P = "formulas_test.xlsx", "poi_FormulaEvalTestData_Copy.xlsx"
+
+#: (class, corpus book, cell): computed equal to Excel's value.
+EQUAL = [
+    # Literal arguments (literals.py).
+    ('STDEV of a literal "" is #VALUE!', _F, "COMPATIBILITY!S34"),
+    ('STDEV reads a literal date text as its serial', _F, "COMPATIBILITY!T34"),
+    ('AVERAGE reads a literal date text as its serial', _F, "STATISTICAL!T4"),
+    ('AVERAGEA of a literal "" is #VALUE!', _F, "STATISTICAL!S5"),
+    ('AVERAGEA of a literal "TRUE" is #VALUE!', _P, "misc!A13"),
+    ('MAXA reads a literal date text', _F, "STATISTICAL!T63"),
+    ("COUNT counts a literal date text", _F, "STATISTICAL!R21"),
+    ("COUNT ignores literal errors and text", _P, "EverythingTests!F284"),
+    ("LARGE of a literal TRUE", _P, "EverythingTests!G816"),
+    ('LARGE of a literal "2.3"', _P, "EverythingTests!H816"),
+    ('MODE refuses a literal "1"', _P, "EverythingTests!H936"),
+    ('MODE.SNGL ignores a literal ""', _F, "STATISTICAL!S71"),
+    # calc/xlfuncs/stats.py.
+    ("SKEW.P of symmetric data: Excel's last bits", _F, "STATISTICAL!R93"),
+    ("SKEW.P of symmetric data over text and booleans", _F, "STATISTICAL!AH93"),
+    ("MODE.MULT with an omitted argument is #VALUE!", _F, "STATISTICAL!AG69"),
+    ("STDEVPA of an empty cell is #DIV/0!", _F, "STATISTICAL!U100"),
+    ("STDEVPA reads a cell's date text as 0", _F, "STATISTICAL!X100"),
+    ("VARA reads a cell's date text as 0", _F, "STATISTICAL!X118"),
+    # COUNTIF (calc/xlfuncs/conditional.py).
+    ("COUNTIF of an error criterion counts that error", _F, "STATISTICAL!AB24"),
+    ("COUNTIF of #N/A", _F, "STATISTICAL!AC24"),
+    ("COUNTIF of a computed error criterion", _P, "EverythingTests!E296"),
+    ("COUNTIF of an array constant in one cell", _F, "STATISTICAL!AG24"),
+]
+
+#: (class, corpus book, cell): a legacy array formula, every cell of its range Excel's.
+ARRAY_EQUAL = [
+    ("MODE.MULT of several ranges, two modes in order of appearance", _F, "STATISTICAL!T69"),
+    ("MODE.MULT of several ranges", _F, "STATISTICAL!R69"),
+    ("COUNTIF of an array of criteria, #N/A past them", _F, "STATISTICAL!AH24"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell)
+    theirs = excel_value(book, address)
+    # `agrees` as well: the check against Excel's values reads near-zero numbers to 1e-9
+    # relative (SKEW.P's -6.2e-16 is not -4.9e-16), where `same` stops at 1e-12 absolute.
+    assert not flagged and same(ours, theirs) and agrees(ours, theirs), \
+        f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+
+
+@pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
+def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
+    cells = array_range(book, address)
+    ours, flagged = computed_cells(path, sheet, cells)
+    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
+    differ = {cell: (ours[cell], theirs[cell]) for cell in cells
+              if not (same(ours[cell], theirs[cell]) and agrees(ours[cell], theirs[cell]))}
+    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+
+
+@pytest.mark.parametrize(("formula", "engine_copy"), [
+    ('=AVERAGE(A1:B2,"29/02/1900")', "=AVERAGE(A1:B2,60.0)"),
+    ('=STDEV(A1:B2,"")', "=STDEV(A1:B2,#VALUE!)"),
+    ('=_xlfn.VAR.S(A1,TRUE,"-2")', "=_xlfn.VAR.S(A1,1,(-2.0))"),
+    ('=MAX(1,"1e400")', "=MAX(1,#VALUE!)"),  # no finite number: not written as inf
+    ('=COUNT(2,"A","26/08",#REF!,TRUE)', None),  # checked below: the date counted, the rest not
+    ('=MODE(B8,"1",2)', "=MODE(B8,#VALUE!,2)"),
+    # Untouched: text inside an array constant, inside another call, or in another function.
+    ('=AVERAGE({1,"a"},IF(A1,"x","2"))', '=AVERAGE({1,"a"},IF(A1,"x","2"))'),
+    ('=SUM("1",A1)', '=SUM("1",A1)'),
+    ('=_xlfn.MODE.SNGL(A1:B2,"")', '=_xlfn.MODE.SNGL(A1:B2,"")'),
+])
+def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):
+    from rates_xl.calc.xlfuncs.literals import rewrite
+
+    written = rewrite(formula)
+    if engine_copy is None:
+        assert written.startswith('=COUNT(2,"",') and written.endswith(',"",TRUE)'), written
+        assert float(written.split(",")[2]) > 40000, written  # 26 August of this year
+    else:
+        assert written == engine_copy
+
+
+def test_skew_p_needs_three_values_and_a_spread():
+    """Microsoft's documentation of SKEW.P: fewer than three data points, or a standard
+    deviation of zero, is #DIV/0!; an error among the values is passed on."""
+    from rates_xl.calc.xlfuncs.bridge import error
+    from rates_xl.calc.xlfuncs.stats import skew_p
+
+    call = skew_p({})
+    assert call([[1.0, 2.0, "text", True, None]]) == error("#DIV/0!")
+    assert call(2.0, 2.0, 2.0) == error("#DIV/0!")
+    assert call([[1.0, error("#N/A"), 3.0]]) == error("#N/A")
+    assert call(1.0, 2.0, 4.0) > 0
