@@ -17,6 +17,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
+- `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 
 from rates_xl.calc.xlfuncs import (
     arrays,
+    complex,
     conditional,
     delimited,
     finance,
@@ -62,6 +64,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    **complex.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -95,6 +98,8 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
+             "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

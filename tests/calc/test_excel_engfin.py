@@ -1,0 +1,32 @@
+"""Engineering and financial functions as Excel computes them (calc/xlfuncs/complex.py ...),
+one class at a time on a small workbook made here from one cell of an Excel-made corpus book
+(`tests/calc/excel_cases.py`): the value must be Excel's own, cached in the corpus book and
+read at test time. Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import computed, excel_value, reproduce
+
+#: (class, corpus book, cell): computed equal to Excel's value.
+EQUAL = [
+    # The IM* family writes its answer at 15 significant digits (calc/xlfuncs/complex.py).
+    ("IMCOS at 15 significant digits", "formulas_test.xlsx", "ENGINEERING!R33"),
+    ("IMCOT with a part below 1E-5 in E-notation and an imaginary part of -1", "formulas_test.xlsx",
+     "ENGINEERING!R35"),
+    ("IMCOT with a part of 1E-5 written out", "formulas_test.xlsx", "ENGINEERING!S35"),
+    ("IMCSCH with both parts in E-notation", "formulas_test.xlsx", "ENGINEERING!S37"),
+    ("IMDIV", "formulas_test.xlsx", "ENGINEERING!R38"),
+    ("IMPRODUCT rounding a binary residue away", "formulas_test.xlsx", "ENGINEERING!S44"),
+    ("IMPOWER", "formulas_test.xlsx", "ENGINEERING!U43"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
