@@ -21,6 +21,15 @@ EQUAL = [
     ("IMDIV", "formulas_test.xlsx", "ENGINEERING!R38"),
     ("IMPRODUCT rounding a binary residue away", "formulas_test.xlsx", "ENGINEERING!S44"),
     ("IMPOWER", "formulas_test.xlsx", "ENGINEERING!U43"),
+    # BESSEL* with Excel's approximations, not the exact functions (calc/xlfuncs/bessel.py).
+    ("BESSELI of order 2 (downward recurrence)", "formulas_test.xlsx", "ENGINEERING!T3"),
+    ("BESSELI of order 0 (polynomial)", "formulas_test.xlsx", "ENGINEERING!V3"),
+    ("BESSELI of text", "formulas_test.xlsx", "ENGINEERING!X3"),
+    ("BESSELJ of a large argument (asymptotic form, upward recurrence)", "formulas_test.xlsx",
+     "ENGINEERING!S4"),
+    ("BESSELJ of order 2", "formulas_test.xlsx", "ENGINEERING!T4"),
+    ("BESSELK of order 2", "formulas_test.xlsx", "ENGINEERING!T5"),
+    ("BESSELY of order 2", "formulas_test.xlsx", "ENGINEERING!T6"),
 ]
 
 
