@@ -6,6 +6,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP, MATCH, VLOOKUP, HLOOKUP
   (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
+- `annuity`: NPER, FV (any non-zero type, a rate of 0);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
@@ -18,6 +19,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
+- `bessel`: BESSELI/J/K/Y with Excel's approximations;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -27,7 +29,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs import (
+    annuity,
     arrays,
+    bessel,
     complex,
     conditional,
     delimited,
@@ -55,6 +59,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
+    "NPER": annuity.nper,
+    "FV": annuity.fv,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -65,6 +71,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
     **complex.FUNCTIONS,
+    **bessel.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -86,6 +93,8 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
+    "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/annuity.py",
+    "FV": "as NPER",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
@@ -100,6 +109,9 @@ WHY = {
        for name in delimited.FUNCTIONS},
     **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
              "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
+    **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
+             "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/bessel.py"
+       for name in bessel.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

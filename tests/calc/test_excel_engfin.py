@@ -30,6 +30,12 @@ EQUAL = [
     ("BESSELJ of order 2", "formulas_test.xlsx", "ENGINEERING!T4"),
     ("BESSELK of order 2", "formulas_test.xlsx", "ENGINEERING!T5"),
     ("BESSELY of order 2", "formulas_test.xlsx", "ENGINEERING!T6"),
+    # NPER and FV: any non-zero type, a rate of 0 (calc/xlfuncs/annuity.py).
+    ("NPER with a type of 5", "ironcalc_PMT.xlsx", "Sheet1!H32"),
+    ("NPER at a rate of 0 with payments at the start", "ironcalc_PMT.xlsx", "Sheet1!H9"),
+    ("NPER at a rate of 0, a future value", "ironcalc_PMT.xlsx", "Sheet1!H28"),
+    ("FV with a type of -1", "ironcalc_PMT.xlsx", "Sheet1!L33"),
+    ("FV with a type of 1.234", "ironcalc_PMT.xlsx", "Sheet1!L35"),
 ]
 
 
