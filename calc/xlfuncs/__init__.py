@@ -7,6 +7,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
   (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `annuity`: NPER, FV (any non-zero type, a rate of 0);
+- `cashflows`: XNPV's rate argument;
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
@@ -20,6 +21,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
+- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -32,6 +34,7 @@ from rates_xl.calc.xlfuncs import (
     annuity,
     arrays,
     bessel,
+    cashflows,
     complex,
     conditional,
     delimited,
@@ -40,6 +43,7 @@ from rates_xl.calc.xlfuncs import (
     groupby_formula,
     lambdas,
     lookup,
+    oddcoupon,
     ordering,
     reference,
     regex,
@@ -61,6 +65,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "PV": finance.pv,
     "NPER": annuity.nper,
     "FV": annuity.fv,
+    "XNPV": cashflows.xnpv,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -72,6 +77,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **delimited.FUNCTIONS,
     **complex.FUNCTIONS,
     **bessel.FUNCTIONS,
+    **oddcoupon.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -95,6 +101,7 @@ WHY = {
     "PV": "as PMT",
     "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/annuity.py",
     "FV": "as NPER",
+    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas': calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
@@ -112,6 +119,9 @@ WHY = {
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
              "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/bessel.py"
        for name in bessel.FUNCTIONS},
+    **{name: "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: one "
+             "year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py"
+       for name in oddcoupon.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -36,6 +36,17 @@ EQUAL = [
     ("NPER at a rate of 0, a future value", "ironcalc_PMT.xlsx", "Sheet1!H28"),
     ("FV with a type of -1", "ironcalc_PMT.xlsx", "Sheet1!L33"),
     ("FV with a type of 1.234", "ironcalc_PMT.xlsx", "Sheet1!L35"),
+    # XNPV's rate argument (calc/xlfuncs/cashflows.py).
+    ("XNPV of an error rate passes it on", "formulas_test.xlsx", "FINANCIAL!AA56"),
+    ("XNPV of a #NULL! rate", "formulas_test.xlsx", "FINANCIAL!AE56"),
+    ("XNPV of a boolean rate is #VALUE!", "formulas_test.xlsx", "FINANCIAL!Z56"),
+    ("XNPV of an empty rate is #NUM!", "formulas_test.xlsx", "FINANCIAL!X56"),
+    # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/oddcoupon.py).
+    ("ODDLPRICE over many quasi-coupon periods, actual/actual", "ironcalc_PRICE_YIELD.xlsx",
+     "ODDLPRICE_ODDLYIELD!I2"),
+    ("ODDLPRICE, actual/360, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I9"),
+    ("ODDLPRICE, actual/365", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I4"),
+    ("ODDLYIELD, actual/365, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!J10"),
 ]
 
 
