@@ -22,6 +22,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
 - `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
+- `matrix`: MINVERSE's LU steps;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -43,6 +44,7 @@ from rates_xl.calc.xlfuncs import (
     groupby_formula,
     lambdas,
     lookup,
+    matrix,
     oddcoupon,
     ordering,
     reference,
@@ -78,6 +80,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **complex.FUNCTIONS,
     **bessel.FUNCTIONS,
     **oddcoupon.FUNCTIONS,
+    **matrix.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -122,6 +125,8 @@ WHY = {
     **{name: "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: one "
              "year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py"
        for name in oddcoupon.FUNCTIONS},
+    "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
+                "calc/xlfuncs/matrix.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import computed, excel_value, reproduce
+from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
 
 #: (class, corpus book, cell): computed equal to Excel's value.
 EQUAL = [
@@ -44,6 +44,8 @@ EQUAL = [
     # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/oddcoupon.py).
     ("ODDLPRICE over many quasi-coupon periods, actual/actual", "ironcalc_PRICE_YIELD.xlsx",
      "ODDLPRICE_ODDLYIELD!I2"),
+    # DECIMAL of a number: its digits as Excel writes them (calc/xlfuncs/bridge.py TEXT_ARGUMENTS).
+    ("DECIMAL of a number in a truncated radix", "formulas_test.xlsx", "MATH & TRIG!T26"),
     ("ODDLPRICE, actual/360, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I9"),
     ("ODDLPRICE, actual/365", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I4"),
     ("ODDLYIELD, actual/365, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!J10"),
@@ -56,3 +58,20 @@ def test_computed_as_excel_does(case, book, address, tmp_path):
     ours, flagged = computed(path, sheet, cell)
     theirs = excel_value(book, address)
     assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+
+
+#: (class, corpus book, cell): a legacy array formula, reproduced as one over the same range,
+#: every cell of its range computed equal to Excel's value.
+ARRAY_EQUAL = [
+    ("MINVERSE to the last digit (LU with partial pivoting)", "formulas_test.xlsx", "CORE!P27"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
+def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
+    cells = array_range(book, address)
+    ours, flagged = computed_cells(path, sheet, cells)
+    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
+    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
+    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
