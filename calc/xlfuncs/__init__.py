@@ -6,7 +6,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode), LOOKUP, MATCH, VLOOKUP, HLOOKUP
   (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
-- `annuity`: NPER, FV (any non-zero type, a rate of 0);
+- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
 - `cashflows`: XNPV's rate argument;
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
@@ -21,7 +21,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
-- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
+- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
 - `matrix`: MINVERSE's LU steps;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
@@ -67,6 +67,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "PV": finance.pv,
     "NPER": annuity.nper,
     "FV": annuity.fv,
+    "PPMT": annuity.ppmt,
     "XNPV": cashflows.xnpv,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
@@ -104,6 +105,8 @@ WHY = {
     "PV": "as PMT",
     "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/annuity.py",
     "FV": "as NPER",
+    "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
+            "calc/xlfuncs/annuity.py; otherwise formulas'",
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas': calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
@@ -122,9 +125,11 @@ WHY = {
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
              "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/bessel.py"
        for name in bessel.FUNCTIONS},
-    **{name: "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: one "
-             "year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py"
-       for name in oddcoupon.FUNCTIONS},
+    "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: "
+                 "one year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py",
+    "ODDLYIELD": "as ODDLPRICE",
+    "ODDFPRICE": "the frequency truncated (2.3 is 2; formulas: #NUM!), then formulas'",
+    "ODDFYIELD": "as ODDFPRICE",
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
                 "calc/xlfuncs/matrix.py",
 }

@@ -36,6 +36,8 @@ EQUAL = [
     ("NPER at a rate of 0, a future value", "ironcalc_PMT.xlsx", "Sheet1!H28"),
     ("FV with a type of -1", "ironcalc_PMT.xlsx", "Sheet1!L33"),
     ("FV with a type of 1.234", "ironcalc_PMT.xlsx", "Sheet1!L35"),
+    ("PPMT of a tiny principal part, not PMT - IPMT's noise", "formulas_test.xlsx", "FINANCIAL!S40"),
+    ("PPMT of a principal part below 1E-17", "formulas_test.xlsx", "FINANCIAL!U40"),
     # XNPV's rate argument (calc/xlfuncs/cashflows.py).
     ("XNPV of an error rate passes it on", "formulas_test.xlsx", "FINANCIAL!AA56"),
     ("XNPV of a #NULL! rate", "formulas_test.xlsx", "FINANCIAL!AE56"),
@@ -49,6 +51,7 @@ EQUAL = [
     ("ODDLPRICE, actual/360, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I9"),
     ("ODDLPRICE, actual/365", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I4"),
     ("ODDLYIELD, actual/365, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!J10"),
+    ("ODDFPRICE with a fractional frequency", "ironcalc_PRICE_YIELD.xlsx", "ODDFPRICE_ODDFYIELD!J50"),
 ]
 
 
