@@ -102,4 +102,24 @@ def oddlyield(_facts: dict[str, Any]) -> Callable[..., Any]:
     return ODDLYIELD
 
 
-FUNCTIONS = {"ODDLPRICE": oddlprice, "ODDLYIELD": oddlyield}
+def _frequency_truncated(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    """ODDFPRICE and ODDFYIELD (`formulas`', bridged) with the frequency truncated first, as
+    Excel does: a frequency of 2.3 is 2 (`formulas`: #NUM!, ironcalc_PRICE_YIELD.xlsx row 50)."""
+    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+        from rates_xl.calc.xlfuncs.bridge import bridged
+
+        computed = bridged(name)
+
+        def call(*args: Any) -> Any:
+            given = [math.trunc(a) if i == 7 and isinstance(a, float) and math.isfinite(a) else a
+                     for i, a in enumerate(args)]
+            while given and given[-1] is None:
+                given.pop()
+            return computed(*given)
+        call.__name__ = name
+        return call
+    return factory
+
+
+FUNCTIONS = {"ODDLPRICE": oddlprice, "ODDLYIELD": oddlyield,
+             "ODDFPRICE": _frequency_truncated("ODDFPRICE"), "ODDFYIELD": _frequency_truncated("ODDFYIELD")}
