@@ -8,6 +8,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `finance`: PMT, PV (rates of -100 % or below);
 - `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
 - `cashflows`: XNPV's rate argument;
+- `bondprice`: PRICE and YIELD (Excel's formula on every basis);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
@@ -35,6 +36,7 @@ from rates_xl.calc.xlfuncs import (
     annuity,
     arrays,
     bessel,
+    bondprice,
     cashflows,
     complex,
     conditional,
@@ -69,6 +71,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "FV": annuity.fv,
     "PPMT": annuity.ppmt,
     "XNPV": cashflows.xnpv,
+    **bondprice.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -107,6 +110,8 @@ WHY = {
     "FV": "as NPER",
     "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
             "calc/xlfuncs/annuity.py; otherwise formulas'",
+    "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/bondprice.py",
+    "YIELD": "as PRICE (formualizer inverts its own PRICE)",
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas': calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",

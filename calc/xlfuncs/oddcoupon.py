@@ -18,7 +18,7 @@ from typing import Any
 from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number
 
 
-def _date(serial: float) -> date:
+def excel_date(serial: float) -> date:
     """An Excel date serial (1900 system, its 29 February 1900 included) as a date."""
     whole = math.floor(serial)
     if whole < 1:
@@ -32,7 +32,9 @@ def _months_after(start: date, months: int) -> date:
     return date(year, month, min(start.day, calendar.monthrange(year, month)[1]))
 
 
-def _days(start: date, end: date, basis: int) -> float:
+def day_count(start: date, end: date, basis: int) -> float:
+    """Days from `start` to `end` on a day-count basis: 30/360 for 0 (US) and 4 (European),
+    actual days otherwise."""
     if basis in (0, 4):  # 30/360: US (NASD) or European
         d1, d2 = start.day, end.day
         if basis == 0:
@@ -55,18 +57,18 @@ def _sums(settlement: date, maturity: date, last: date, frequency: int, basis: i
         end = _months_after(last, step * k)
         normal = 360 / frequency if basis in (0, 4) else float((end - start).days)
         stop = min(end, maturity)
-        counted += _days(start, stop, basis) / normal
+        counted += day_count(start, stop, basis) / normal
         if start < settlement:
-            accrued += _days(start, min(settlement, stop), basis) / normal
+            accrued += day_count(start, min(settlement, stop), basis) / normal
         if stop > settlement:
-            remaining += _days(max(start, settlement), stop, basis) / normal
+            remaining += day_count(max(start, settlement), stop, basis) / normal
         start = end
     return counted, accrued, remaining
 
 
 def _checked(settlement: Any, maturity: Any, last: Any, rate: Any, frequency: Any,
              basis: Any) -> tuple[date, date, date, float, int, int]:
-    s, m, li = _date(number(settlement)), _date(number(maturity)), _date(number(last))
+    s, m, li = excel_date(number(settlement)), excel_date(number(maturity)), excel_date(number(last))
     r, f, b = number(rate), number(frequency), number(basis)
     if not (li < s < m) or r < 0 or f not in (1, 2, 4) or not 0 <= math.floor(b) <= 4:
         raise ExcelError("#NUM!")

@@ -54,6 +54,8 @@ EQUAL = [
     ("ODDLPRICE, actual/360, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I9"),
     ("ODDLPRICE, actual/365", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!I4"),
     ("ODDLYIELD, actual/365, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!J10"),
+    ("PRICE on actual/360", "ironcalc_PRICE_YIELD.xlsx", "PRICE_YIELD!H29"),
+    ("YIELD on actual/360", "ironcalc_PRICE_YIELD.xlsx", "PRICE_YIELD!I29"),
     ("ODDFPRICE with a fractional frequency", "ironcalc_PRICE_YIELD.xlsx", "ODDFPRICE_ODDFYIELD!J50"),
 ]
 
