@@ -6,6 +6,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode, lifted over arrays), LOOKUP, MATCH,
   VLOOKUP, HLOOKUP (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
+- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
+- `cashflows`: XNPV's rate argument;
+- `bondprice`: PRICE and YIELD (Excel's formula on every basis);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
@@ -19,7 +22,11 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text;
 - `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text); `literals`: values typed
-  into the statistical functions' arguments.
+  into the statistical functions' arguments;
+- `complex`: the IM* functions answering a complex number, written as Excel writes it;
+- `bessel`: BESSELI/J/K/Y with Excel's approximations;
+- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
+- `matrix`: MINVERSE's LU steps.
 """
 
 from __future__ import annotations
@@ -28,7 +35,12 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs import (
+    annuity,
     arrays,
+    bessel,
+    bondprice,
+    cashflows,
+    complex,
     conditional,
     delimited,
     finance,
@@ -36,6 +48,8 @@ from rates_xl.calc.xlfuncs import (
     groupby_formula,
     lambdas,
     lookup,
+    matrix,
+    oddcoupon,
     ordering,
     reference,
     regex,
@@ -56,6 +70,11 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **conditional.FUNCTIONS,
     "PMT": finance.pmt,
     "PV": finance.pv,
+    "NPER": annuity.nper,
+    "FV": annuity.fv,
+    "PPMT": annuity.ppmt,
+    "XNPV": cashflows.xnpv,
+    **bondprice.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -66,6 +85,10 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
     **stats.FUNCTIONS,
+    **complex.FUNCTIONS,
+    **bessel.FUNCTIONS,
+    **oddcoupon.FUNCTIONS,
+    **matrix.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -90,6 +113,13 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
+    "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/annuity.py",
+    "FV": "as NPER",
+    "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
+            "calc/xlfuncs/annuity.py; otherwise formulas'",
+    "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/bondprice.py",
+    "YIELD": "as PRICE (formualizer inverts its own PRICE)",
+    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas': calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
@@ -105,6 +135,18 @@ WHY = {
     **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
     "COUNTIF": "as COUNTIFS (an error criterion counts that error); an array of criteria answers one "
                "count each: +23",
+    **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
+             "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
+    **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
+             "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/bessel.py"
+       for name in bessel.FUNCTIONS},
+    "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: "
+                 "one year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py",
+    "ODDLYIELD": "as ODDLPRICE",
+    "ODDFPRICE": "the frequency truncated (2.3 is 2; formulas: #NUM!), then formulas'",
+    "ODDFYIELD": "as ODDFPRICE",
+    "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
+                "calc/xlfuncs/matrix.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -55,7 +55,7 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
 
 #: Arguments (by position) Excel reads as text where `formulas` would read a number:
 #: TEXT(1.23,0) formats with the code "0".
-TEXT_ARGUMENTS = {"TEXT": (1,)}
+TEXT_ARGUMENTS = {"TEXT": (1,), "DECIMAL": (0,)}  # DECIMAL(111,2): the digits "111", not "111.0"
 
 
 def bridged(name: str) -> Callable[..., Any]:

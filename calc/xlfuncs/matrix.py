@@ -1,0 +1,67 @@
+"""MINVERSE to Excel's last digit: an LU factorisation with partial pivoting (Doolittle, the
+row of the largest pivot swapped up) then forward and back substitution for each column of
+the identity. numpy's LAPACK inverse (which `formulas` uses) rounds differently: on
+formulas_test.xlsx MINVERSE({1,2,3;2,5,6;7,8,9}) Excel has -2.04514767694108E-17 where numpy
+gives 0, and these steps give Excel's value. The argument checks and errors stay `formulas`'
+(bridged); only a numeric answer is recomputed here. A few lines, so no library for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import bridged, error
+from rates_xl.calc.xlfuncs.values import is_error
+
+
+def inverse(matrix: list[list[float]]) -> list[list[float]] | None:
+    """The inverse of a square matrix, or None when a pivot is 0 (singular: Excel's #NUM!)."""
+    n = len(matrix)
+    lu = [list(map(float, row)) for row in matrix]
+    order = list(range(n))
+    for k in range(n):
+        pivot = max(range(k, n), key=lambda r: abs(lu[r][k]))
+        if lu[pivot][k] == 0:
+            return None
+        lu[k], lu[pivot] = lu[pivot], lu[k]
+        order[k], order[pivot] = order[pivot], order[k]
+        for i in range(k + 1, n):
+            lu[i][k] /= lu[k][k]
+            for j in range(k + 1, n):
+                lu[i][j] -= lu[i][k] * lu[k][j]
+    answer = [[0.0] * n for _ in range(n)]
+    for column in range(n):
+        y = [0.0] * n
+        for i in range(n):
+            y[i] = (1.0 if order[i] == column else 0.0) - sum(lu[i][j] * y[j] for j in range(i))
+        for i in reversed(range(n)):
+            answer[i][column] = (y[i] - sum(lu[i][j] * answer[j][column] for j in range(i + 1, n))) / lu[i][i]
+    return answer
+
+
+def _numbers(value: Any) -> list[list[float]] | None:
+    rows = value if isinstance(value, list) else [[value]]
+    rows = [row if isinstance(row, list) else [row] for row in rows]
+    if any(isinstance(x, bool) or not isinstance(x, int | float) for row in rows for x in row):
+        return None
+    if len({len(row) for row in rows}) != 1 or len(rows) != len(rows[0]):
+        return None
+    return rows
+
+
+def minverse(_facts: dict[str, Any]) -> Callable[..., Any]:
+    computed = bridged("MINVERSE")
+
+    def MINVERSE(array: Any) -> Any:  # noqa: N802
+        answer = computed(array)
+        matrix = _numbers(array)
+        if is_error(answer) or matrix is None:
+            return answer
+        exact = inverse(matrix)
+        if exact is None:
+            return error("#NUM!")
+        return exact[0][0] if len(exact) == 1 and not isinstance(answer, list) else exact
+    return MINVERSE
+
+
+FUNCTIONS = {"MINVERSE": minverse}
