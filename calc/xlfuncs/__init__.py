@@ -18,6 +18,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
+- `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from rates_xl.calc.xlfuncs import (
     groupby,
     groupby_formula,
     lambdas,
+    logical,
     lookup,
     ordering,
     reference,
@@ -154,6 +156,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
     from rates_xl.calc.xlfuncs.omitted import mark
     from rates_xl.calc.xlfuncs.references import resolve
 
+    formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
     return mark(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array))), set(OURS))
 
 
