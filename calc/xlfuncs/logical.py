@@ -5,7 +5,13 @@ formulas_test.xlsx LOGICAL!AT3), except typed "TRUE" or "FALSE", which count as 
 with nothing left to read the answer is #VALUE!. Errors anywhere still win (`AND(TRUE,"0",
 #REF!)` is #REF!). formualizer ignores a cell's text but answers #VALUE! for typed text;
 its copy of the formula gets the typed text rewritten, so its own AND/OR/XOR compute it
-(the booleans as TRUE/FALSE, other text dropped)."""
+(the booleans as TRUE/FALSE, other text dropped).
+
+Excel versions disagree here: Excel 2013 (AppVersion 15, poi_FormulaEvalTestData_Copy.xlsx
+EverythingTests!J136) answers `AND("1",1)` with #VALUE!, which this rewriting gives as TRUE.
+Typed text is constant, so such a book shows the difference at its stored inputs and the
+cell is listed stale (checked: J136 is flagged, not wrong); formualizer's own reading had
+the mirror risk against Excel 16 (8 cells of formulas_test.xlsx)."""
 
 from __future__ import annotations
 
