@@ -19,6 +19,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 - `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them.
+- `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from rates_xl.calc.xlfuncs import (
     ordering,
     reference,
     regex,
+    sumproduct,
     text,
 )
 
@@ -64,6 +66,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    sumproduct.NAME: sumproduct.misshapen,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -97,6 +100,8 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
+                     "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -157,6 +162,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
     from rates_xl.calc.xlfuncs.references import resolve
 
     formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
+    formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
     return mark(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array))), set(OURS))
 
 

@@ -48,6 +48,11 @@ EQUAL = [
     ("AND: typed text that is not a boolean, then an error", "formulas_test.xlsx", "LOGICAL!AS3"),
     ("OR: typed text, then an error", "formulas_test.xlsx", "LOGICAL!AP21"),
     ("XOR: typed text, then an error", "formulas_test.xlsx", "LOGICAL!AP27"),
+    ("SUMPRODUCT of ranges of different sizes: the first error in them", "formulas_test.xlsx", "MATH & TRIG!AE75"),
+    ("SUMPRODUCT of ranges of different sizes: an error in the first", "formulas_test.xlsx", "MATH & TRIG!AF75"),
+    ("SUMPRODUCT of a number and a two-cell range is #VALUE!", "poi_FormulaEvalTestData_Copy.xlsx",
+     "EverythingTests!I1328"),
+    ("SUMPRODUCT of ranges of one size stays the engine's", "formulas_test.xlsx", "MATH & TRIG!V75"),
 ]
 
 
@@ -68,5 +73,17 @@ def test_computed_as_excel(case, book, address, tmp_path):
 ])
 def test_typed_text_rewritten(formula, engine_copy):
     from rates_xl.calc.xlfuncs.logical import rewrite
+
+    assert rewrite(formula) == engine_copy
+
+
+@pytest.mark.parametrize(("formula", "engine_copy"), [
+    ("=SUMPRODUCT(P75:Q75,H75:I75,I75:K75)", "=RATESXL.MISSHAPEN(P75:Q75,H75:I75,I75:K75)"),
+    ("=SUMPRODUCT(A1:A3,B1:B3)", "=SUMPRODUCT(A1:A3,B1:B3)"),  # one size: the engine's own
+    ("=SUMPRODUCT((A1:A3=1)*B1:B3)", "=SUMPRODUCT((A1:A3=1)*B1:B3)"),  # an expression: its size unknown here
+    ("=SUMPRODUCT(A:A,B1:B3)", "=SUMPRODUCT(A:A,B1:B3)"),  # a whole column: left to the engine
+])
+def test_sumproduct_sizes_rewritten(formula, engine_copy):
+    from rates_xl.calc.xlfuncs.sumproduct import rewrite
 
     assert rewrite(formula) == engine_copy
