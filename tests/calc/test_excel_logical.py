@@ -87,3 +87,21 @@ def test_sumproduct_sizes_rewritten(formula, engine_copy):
     from rates_xl.calc.xlfuncs.sumproduct import rewrite
 
     assert rewrite(formula) == engine_copy
+
+
+def test_circular_book_with_iteration_off_is_listed_never_wrong():
+    """formulas_circular.xlsx (Excel for Mac) saves `calcPr iterateCount="1"` without
+    `iterate`: iterative calculation is off, so Excel warned and left 0 or its last values in
+    the loop's cells (E2 `=B2+1` holds 0). No engine can reproduce that: every formula cell
+    is listed (a loop, or stale where the engine's 0 differs), none silently wrong."""
+    import zipfile
+
+    from tests.calc.excel_cases import corpus_book
+    from tests.support.excel_corpus import measure_book
+
+    path = corpus_book("formulas_circular.xlsx")
+    with zipfile.ZipFile(path) as package:
+        settings = package.read("xl/workbook.xml").decode("utf-8")
+    assert "<calcPr" in settings and 'iterate="1"' not in settings
+    measured = measure_book(path)
+    assert measured["wrong"] == 0 and measured["flagged"] == measured["formulas"] > 0, measured
