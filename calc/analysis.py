@@ -47,7 +47,13 @@ WEEKNUM YEAR YEARFRAC ISOWEEKNUM DAYS360 CONCATENATE NUMBERVALUE
 REGEXTEST REGEXEXTRACT REGEXREPLACE
 LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFTER ISFORMULA
 COMBIN
+IFS SWITCH CHOOSE
 """.split())
+# CHOOSE's choices take a range as it is (CHOOSE(2,A1:A3,B1:B3) is B1:B3), but given an array
+# of indexes Excel broadcasts the choices with it: element i is CHOOSE(index[i], choice[i], ...).
+BROADCAST_WITH_FIRST = frozenset({"CHOOSE"})
+# Functions that catch an error: a legacy array range's cells past their arrays stay #N/A.
+CATCHING = frozenset({"IFERROR", "IFNA"})
 
 ALL = None  # every argument takes a range
 
@@ -67,6 +73,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     """.split()},
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
+    "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/sumproduct.py: reads its arguments whole
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
@@ -213,14 +220,19 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
     frames: list[list] = []
     array_depth = 0
 
+    broadcast: set[int] = set()  # id() of the frames whose first argument is an array
+
+    def frame_takes_range(frame: list) -> bool:
+        return frame[0] is not None and takes_range(frame[0], frame[1]) and id(frame) not in broadcast
+
     def in_elementwise() -> bool:
-        return all(f[0] is None or not takes_range(f[0], f[1]) for f in frames)
+        return not any(frame_takes_range(f) for f in frames)
 
     def flag_range_argument() -> None:
         # The innermost argument that takes a range around a hazard: its value can be
         # computed into cells (`materialise`) and handed over as the range it expects.
         for frame in reversed(frames):
-            if frame[0] is not None and takes_range(frame[0], frame[1]):
+            if frame_takes_range(frame):
                 frame[3].add(frame[1])
                 return
 
@@ -230,13 +242,16 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
 
     def mark_array(description: str, plain_range: bool, a_range: bool = False) -> None:
         # An array-valued operand is a hazard when the innermost call taking it is elementwise.
-        for name, position, _start, _flagged in reversed(frames):
+        for frame in reversed(frames):
+            name, position = frame[0], frame[1]
             if name is None:
                 continue  # a plain parenthesis: look further out
-            if takes_range(name, position):
+            if frame_takes_range(frame):
                 if position in ARRAY_ANSWERS.get(name, ()):
                     result.answers_array = True
                 return  # the innermost function call takes it as a range: fine
+            if name in BROADCAST_WITH_FIRST and position == 0:
+                broadcast.add(id(frame))
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
             if plain_range and name in _scalars.REFUSING_RANGES and \
@@ -267,6 +282,7 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
             frames.append([name, 0, token.end, set()])
         elif sub.endswith("Close") and (kind.endswith("Func") or kind.endswith("Paren")):
             frame = frames.pop() if frames else [None, 0, 0, set()]
+            broadcast.discard(id(frame))  # its id may be reused by a later frame
             close_argument(frame, token.start)
             name = frame[0]
             if name is not None and (name in ARRAY_RESULTS or name in array_functions):
@@ -344,10 +360,19 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
         return None
     pieces = [(operand, sheet, c1, r1, c2 - c1 + 1, r2 - r1 + 1)
               for operand, sheet, (c1, r1, c2, r2) in ranges]
+    # Past its largest operand, a cell of the range reads #N/A in each operand (ISNA(C12:Q12)
+    # over AH12:AW12 is TRUE in AW12), but IFERROR and IFNA do not catch it: the cell is #N/A
+    # (formulas_test.xlsx LOGICAL!AW9, AW10). A 1-wide or 1-high operand is repeated.
+    catching = bool(analysis.functions & CATCHING)
+    result_height = max((p[5] for p in pieces), default=1)
+    result_width = max((p[4] for p in pieces), default=1)
     out = []
     for i in range(rows):
         row = []
         for j in range(cols):
+            if catching and (result_height > 1 and i >= result_height or result_width > 1 and j >= result_width):
+                row.append("=NA()")
+                continue
             text, last = [], 0
             for operand, sheet, c1, r1, width, height in pieces:
                 di = i if height > 1 else 0

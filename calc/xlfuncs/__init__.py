@@ -26,7 +26,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
 - `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
-- `matrix`: MINVERSE's LU steps.
+- `matrix`: MINVERSE's LU steps;
+- `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them;
+- `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from rates_xl.calc.xlfuncs import (
     groupby,
     groupby_formula,
     lambdas,
+    logical,
     lookup,
     matrix,
     oddcoupon,
@@ -54,6 +57,7 @@ from rates_xl.calc.xlfuncs import (
     reference,
     regex,
     stats,
+    sumproduct,
     text,
 )
 
@@ -89,6 +93,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **bessel.FUNCTIONS,
     **oddcoupon.FUNCTIONS,
     **matrix.FUNCTIONS,
+    sumproduct.NAME: sumproduct.misshapen,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -147,6 +152,8 @@ WHY = {
     "ODDFYIELD": "as ODDFPRICE",
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
                 "calc/xlfuncs/matrix.py",
+    sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
+                     "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -208,6 +215,8 @@ def engine_formula(formula: str, array: bool = False) -> str:
     from rates_xl.calc.xlfuncs.omitted import mark
     from rates_xl.calc.xlfuncs.references import resolve
 
+    formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
+    formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 
