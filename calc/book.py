@@ -164,6 +164,13 @@ class Book:
     def name_range(self, sheet: str, name: str) -> str | None:
         """The one rectangular range in this book a defined name stands for, as a formula
         would write it ("'Data sheet'!$A$1:$A$9"); None for anything else."""
+        # Asked for every name operand of every formula (thousands of times for one name).
+        ranges = self.__dict__.setdefault("_name_ranges", {})
+        if (sheet, name) not in ranges:
+            ranges[(sheet, name)] = self._name_range(sheet, name)
+        return ranges[(sheet, name)]
+
+    def _name_range(self, sheet: str, name: str) -> str | None:
         from rates_xl.calc.analysis import range_shape, split_reference
 
         if "!" in name:  # 'Other sheet'!local_name: that sheet's own name

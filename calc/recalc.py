@@ -105,6 +105,8 @@ def plan(book: Book, full: bool) -> Plan:
 
 def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
     """Every cell of these anchors' areas -> the value the file cached for it."""
+    if not anchors:
+        return {}  # the cached values are not read (a book recomputed whole never needs them)
     cached = book.cached()
     out = {}
     for sheet, anchor in anchors:
