@@ -104,13 +104,14 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
+            title = quote(ws.title)
             for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
                         value = value.text
                     if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                        yield f"{quote(ws.title)}!{cell.coordinate}", str(value)
+                        yield f"{title}!{cell.coordinate}", str(value)
 
     def formula_cells(self) -> dict[Key, tuple[str, tuple[int, int, int, int]]]:
         """(sheet, anchor) -> (formula text, its area r1, c1, r2, c2): an array formula's

@@ -175,7 +175,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                         continue
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
-                cell.value = formula
+                if formula != value:
+                    cell.value = formula  # (openpyxl's setter costs: only where it changed)
                 prepared.written[(title, cell.row, cell.column)] = formula
                 if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
@@ -304,7 +305,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
             for j, text in enumerate(line):
                 ws.cell(row=1 + i, column=c1 + j).value = text
                 prepared.written[(ws.title, 1 + i, c1 + j)] = text
-                if any(analysis.is_rates(name) for name in engine.function_names(text)):
+                if "RATES" in text.upper() and any(analysis.is_rates(name) for name in engine.function_names(text)):
                     prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
         return f"${get_column_letter(c1)}$1:${get_column_letter(c1 + cols - 1)}${rows}"

@@ -194,6 +194,8 @@ def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]
 
 
 def stale_list(book: Book, stale: dict[Key, str]) -> list[StaleCell]:
+    if not stale:
+        return []
     cached = book.cached()
     out = []
     for key, reason in sorted(stale.items()):
