@@ -273,39 +273,42 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
 
     from rates_xl.calc.xlfuncs.lambdas import let_names
 
-    declared, scalars = let_names(tokens, range_size)  # LET's names: no ranges, or scalars
+    declared: set[int] = set()
+    scalars: set[str] = set()
+    if "LET" in formula.upper():  # LET's names: no ranges, or scalars
+        declared, scalars = let_names(tokens, range_size)
     for index, token in enumerate(tokens):
-        kind, sub, text = str(token.token_type), str(token.subtype), token.value
-        if kind.endswith("Func") and sub.endswith("Open"):
+        kind, sub, text = _kind(token.token_type), _kind(token.subtype), token.value
+        if kind == "Func" and sub == "Open":
             name = bare_name(text)
             result.functions.add(name)
             frames.append([name, 0, token.end, set()])
-        elif sub.endswith("Close") and (kind.endswith("Func") or kind.endswith("Paren")):
+        elif sub == "Close" and (kind == "Func" or kind == "Paren"):
             frame = frames.pop() if frames else [None, 0, 0, set()]
             broadcast.discard(id(frame))  # its id may be reused by a later frame
             close_argument(frame, token.start)
             name = frame[0]
             if name is not None and (name in ARRAY_RESULTS or name in array_functions):
                 mark_array(f"the array from {name}", False)
-        elif kind.endswith("Paren") and sub.endswith("Open"):
+        elif kind == "Paren" and sub == "Open":
             frames.append([None, 0, token.end, set()])
-        elif kind.endswith("Sep") and sub.endswith("Arg") and frames and array_depth == 0:
+        elif kind == "Sep" and sub == "Arg" and frames and array_depth == 0:
             close_argument(frames[-1], token.start)
             frames[-1][1] += 1
             frames[-1][2] = token.end
-        elif kind.endswith("Array") and sub.endswith("Open"):
+        elif kind == "Array" and sub == "Open":
             array_depth += 1
-        elif kind.endswith("Array") and sub.endswith("Close"):
+        elif kind == "Array" and sub == "Close":
             array_depth -= 1
             mark_array("an array constant", False)
-        elif kind.endswith("Operand") and sub.endswith("Range") and (index in declared or text.upper() in scalars):
+        elif kind == "Operand" and sub == "Range" and (index in declared or text.upper() in scalars):
             continue
-        elif kind.endswith("Operand") and sub.endswith("Range") and array_depth == 0:
+        elif kind == "Operand" and sub == "Range" and array_depth == 0:
             if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
                     range_shape(split_reference(text)[1]) is None:
                 result.qualified_names.append((token.start, token.end, text))
             nxt = tokens[index + 1] if index + 1 < len(tokens) else None
-            spill = nxt is not None and str(nxt.token_type).endswith("OpPostfix") and nxt.value == "#"
+            spill = nxt is not None and _kind(nxt.token_type) == "OpPostfix" and nxt.value == "#"
             size = None if spill else range_size(text)
             if size is None or size > 1:
                 ref = text
@@ -314,9 +317,22 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 plain = not spill and size is not None and range_shape(split_reference(ref)[1]) is not None
                 result.operands.append(Operand(ref, token.start, token.end, in_elementwise()))
                 mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill)
-        elif kind.endswith("OpInfix") and text == ":":
+        elif kind == "OpInfix" and text == ":":
             mark_array("a range built with ':'", False)
     return result
+
+
+_KINDS: dict[str, str] = {}
+
+
+def _kind(value: object) -> str:
+    """A token's type or subtype as its bare name ("Func", "Open"), whatever the
+    tokenizer's enum prints ("TokenType.Func"); read thousands of times per book."""
+    text = str(value)
+    found = _KINDS.get(text)
+    if found is None:
+        found = _KINDS[text] = text.rpartition(".")[2]
+    return found
 
 
 # -- lifting ---------------------------------------------------------------------------------

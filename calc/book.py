@@ -104,13 +104,14 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
+            title = quote(ws.title)
             for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
                         value = value.text
                     if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                        yield f"{quote(ws.title)}!{cell.coordinate}", str(value)
+                        yield f"{title}!{cell.coordinate}", str(value)
 
     def formula_cells(self) -> dict[Key, tuple[str, tuple[int, int, int, int]]]:
         """(sheet, anchor) -> (formula text, its area r1, c1, r2, c2): an array formula's
@@ -164,6 +165,13 @@ class Book:
     def name_range(self, sheet: str, name: str) -> str | None:
         """The one rectangular range in this book a defined name stands for, as a formula
         would write it ("'Data sheet'!$A$1:$A$9"); None for anything else."""
+        # Asked for every name operand of every formula (thousands of times for one name).
+        ranges = self.__dict__.setdefault("_name_ranges", {})
+        if (sheet, name) not in ranges:
+            ranges[(sheet, name)] = self._name_range(sheet, name)
+        return ranges[(sheet, name)]
+
+    def _name_range(self, sheet: str, name: str) -> str | None:
         from rates_xl.calc.analysis import range_shape, split_reference
 
         if "!" in name:  # 'Other sheet'!local_name: that sheet's own name

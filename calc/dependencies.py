@@ -20,6 +20,8 @@ from rates_xl.functions.sheet import column_number, is_rates_name, parse_cell, u
 
 MAX_ROW, MAX_COL = 1048576, 16384
 Rect = tuple[str, int, int, int, int]  # sheet, r1, c1, r2, c2
+#: Anchors covering more cells than this are indexed as rectangles, not cell by cell.
+LARGE_AREA = 64
 
 _LITERAL = re.compile(r'=?\s*(-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE)\s*', re.IGNORECASE)
 
@@ -63,10 +65,15 @@ class Graph:
             todo = list(extra)
 
     def _build_index(self) -> dict[str, dict[int, tuple[list[int], list[Key]]]]:
-        """sheet -> column -> (sorted rows, the anchor each cell belongs to)."""
+        """sheet -> column -> (sorted rows, the anchor each cell belongs to); large areas (a
+        RATES_* spill's range grown to thousands of rows) are kept whole in `_areas`."""
         by_sheet: dict[str, dict[int, list[tuple[int, Key]]]] = collections.defaultdict(
             lambda: collections.defaultdict(list))
+        self._areas: dict[str, list[tuple[int, int, int, int, Key]]] = collections.defaultdict(list)
         for key, (_formula, (r1, c1, r2, c2)) in self.cells.items():
+            if (r2 - r1 + 1) * (c2 - c1 + 1) > LARGE_AREA:
+                self._areas[key[0].upper()].append((r1, c1, r2, c2, key))
+                continue
             for c in range(c1, c2 + 1):
                 for r in range(r1, r2 + 1):
                     by_sheet[key[0].upper()][c].append((r, key))
@@ -80,10 +87,11 @@ class Graph:
 
     def _anchors_in(self, rect: Rect) -> set[Key]:
         sheet, r1, c1, r2, c2 = rect
+        found = {key for a1, b1, a2, b2, key in self._areas.get(sheet.upper(), ())
+                 if a1 <= r2 and r1 <= a2 and b1 <= c2 and c1 <= b2}
         columns = self._index.get(sheet.upper())
         if not columns:
-            return set()
-        found = set()
+            return found
         for c, (rows, keys) in columns.items():
             if c1 <= c <= c2:
                 lo, hi = bisect.bisect_left(rows, r1), bisect.bisect_right(rows, r2)
@@ -106,11 +114,20 @@ def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
             return None  # A1:INDEX(...): a range built at run time
         if not (kind.endswith("Operand") and sub.endswith("Range")):
             continue
-        found = _rects(text, sheet, book)
+        found = _cached_rects(text, sheet, book)
         if found is None:
             return None
         rects += found
     return rects
+
+
+def _cached_rects(text: str, sheet: str, book: Book) -> list[Rect] | None:
+    """`_rects`, read once per operand text and sheet (the same ranges recur in thousands of
+    formulas)."""
+    cache = book.__dict__.setdefault("_rects", {})
+    if (text, sheet) not in cache:
+        cache[(text, sheet)] = _rects(text, sheet, book)
+    return cache[(text, sheet)]
 
 
 def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | None:

@@ -105,6 +105,8 @@ def plan(book: Book, full: bool) -> Plan:
 
 def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
     """Every cell of these anchors' areas -> the value the file cached for it."""
+    if not anchors:
+        return {}  # the cached values are not read (a book recomputed whole never needs them)
     cached = book.cached()
     out = {}
     for sheet, anchor in anchors:
@@ -192,6 +194,8 @@ def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]
 
 
 def stale_list(book: Book, stale: dict[Key, str]) -> list[StaleCell]:
+    if not stale:
+        return []
     cached = book.cached()
     out = []
     for key, reason in sorted(stale.items()):

@@ -90,7 +90,6 @@ class FormualizerEngine:
             if (sheet, anchor) in self.unsupported:
                 continue
             kind = prepared.rewritten.get((sheet, anchor))
-            cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
             if kind == "spill" and (sheet, anchor) in self.book.legacy_arrays:
                 # A legacy array: exactly its stored range, filled from the (cut) result.
                 h2, w2 = r1, c1
@@ -105,31 +104,42 @@ class FormualizerEngine:
                         values[(sheet, f"{column(c1 + j)}{r1 + i}")] = value
                 continue
             if kind == "spill":
-                # Report the range a RATES_* spill may grow into (blank where it did not).
-                g1, h1, g2, h2 = self.book.spills.get((sheet, anchor), (r1, c1, r2, c2))
-                cells |= {(r, c) for r in range(g1, g2 + 1) for c in range(h1, h2 + 1)}
                 extent = model.spill_extent(sheet, anchor)
-                spilled = set()
+                spilled = (r1, c1, r1, c1)
                 if extent:
                     e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
-                    spilled = {(r, c) for r in range(f1, f2 + 1) for c in range(e1, e2 + 1)}
-                values.update(self._blanks(sheet, anchor, extent, cells - spilled))  # a spill that shrank
-                cells = spilled | {(r1, c1)}
-                if extent:  # where it spilled, wider or longer than the file's range too
-                    self.extents[(sheet, anchor)] = (f1, e1, f2, e2)
-            for r, c in cells:
-                values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
+                    spilled = (f1, e1, f2, e2)
+                    self.extents[(sheet, anchor)] = spilled  # wider or longer than the file's range too
+                # Report the range a RATES_* spill may grow into (blank where it did not).
+                values.update(self._blanks(sheet, anchor, (r1, c1, r2, c2), spilled))
+                if not extent:
+                    values[(sheet, anchor)] = model.value(sheet, r1, c1)
+                    continue
+                r1, c1, r2, c2 = spilled
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
         self._settle_loops(values)
         self._round_near_zero(values)
         return values
 
-    def _blanks(self, sheet: str, anchor: str, extent: str | None, cells: set[tuple[int, int]]) -> dict[Key, None]:
-        """The cells of a RATES_* spill's range it did not cover, blank: the same every round
-        while the extent stays (thousands of cells for a range grown to MAX_SPILL_ROWS)."""
+    def _blanks(self, sheet: str, anchor: str, area: tuple[int, int, int, int],
+                spilled: tuple[int, int, int, int]) -> dict[Key, None]:
+        """The cells of a spill's stored range (a RATES_* one: the range it may grow into)
+        that its result (`spilled`: r1, c1, r2, c2) did not cover, blank: the same every round
+        while the extent stays (thousands of cells for a range grown to MAX_SPILL_ROWS), so
+        built once per extent."""
         cache = self.__dict__.setdefault("_blank_cells", {})
-        if (sheet, anchor, extent) not in cache:
-            cache[(sheet, anchor, extent)] = {(sheet, f"{column(c)}{r}"): None for r, c in cells}
-        return cache[(sheet, anchor, extent)]
+        if (sheet, anchor, spilled) not in cache:
+            g1, h1, g2, h2 = self.book.spills.get((sheet, anchor), area)
+            r1, c1, r2, c2 = area
+            f1, e1, f2, e2 = spilled
+            cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
+            cells |= {(r, c) for r in range(g1, g2 + 1) for c in range(h1, h2 + 1)}
+            cache[(sheet, anchor, spilled)] = {
+                (sheet, f"{column(c)}{r}"): None for r, c in cells
+                if not (f1 <= r <= f2 and e1 <= c <= e2)}
+        return cache[(sheet, anchor, spilled)]
 
     def _note_cut_table(self, key: Key, rows: int, cols: int) -> None:
         """A legacy array range smaller than the RATES_* table it holds shows part of it, as

@@ -125,10 +125,41 @@ def mask(cells: list[Any], value: Any) -> np.ndarray:
     if kind == "wildcard":
         hits = np.fromiter((type(c) is str and operand.fullmatch(c) is not None for c in cells), bool, n)
     elif op in ("=", "<>"):
-        hits = np.fromiter((type(c) is str and c.casefold() == operand for c in cells), bool, n)
+        positions = _text_positions(cells)
+        if positions is None:
+            hits = np.fromiter((type(c) is str and c.casefold() == operand for c in cells), bool, n)
+        else:
+            hits = np.zeros(n, bool)
+            hits[positions.get(operand, _NOWHERE)] = True
     else:
         return np.fromiter((type(c) is str and compare(c.casefold(), operand) for c in cells), bool, n)
     return ~hits if op == "<>" else hits
+
+
+_TEXT_INDEX: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
+_NOWHERE = np.zeros(0, np.intp)
+
+
+def _text_positions(cells: list[Any]) -> dict[str, np.ndarray] | None:
+    """Casefolded text -> its positions in `cells`, kept for the last ranges seen: a book
+    asks SUMIF(C1:C500, C8, ...) with another criterion in each of hundreds of cells (the
+    12,000-formula book: 639), and casefolding the whole range each time was most of a call.
+    None for a range holding an error (not hashable)."""
+    try:
+        key = tuple(cells)
+        found = _TEXT_INDEX.get(key)
+    except TypeError:
+        return None
+    if found is None:
+        groups: dict[str, list[int]] = {}
+        for i, cell in enumerate(cells):
+            if type(cell) is str:
+                groups.setdefault(cell.casefold(), []).append(i)
+        found = {text: np.array(where, np.intp) for text, where in groups.items()}
+        if len(_TEXT_INDEX) >= 32:
+            _TEXT_INDEX.clear()
+        _TEXT_INDEX[key] = found
+    return found
 
 
 def _float(cell: Any, op: str) -> float:

@@ -62,3 +62,15 @@ def test_sum_range_read_at_the_criteria_range_shape():
     assert sumif([["a"], ["b"]], "<>a", [[1.0], [{"type": "Error", "kind": "Div"}]]) == {"type": "Error", "kind": "Div"}
     assert callbacks()["COUNTIFS"]([[1], [2], [3]], ">1", [["x"], ["y"], ["x"]], "x") == 1
     assert callbacks()["AVERAGEIFS"]([[1.0], [3.0]], [["a"], ["b"]], "c") == {"type": "Error", "kind": "Div"}
+
+
+def test_text_criteria_over_a_range_seen_before_answer_as_the_definition():
+    """The positions of each text kept per range (`_text_positions`): asked again over the same
+    range, over one equal to it as a tuple (True == 1, 1 == 1.0) and over one with an error
+    (not kept), every criterion still says what the per-cell definition says."""
+    base = [f"item{i % 7}" for i in range(300)] + ["ITEM1", "", None, 1, 1.0, True, "Item3"]
+    ranges = [base, base[:-3] + [True, 1, 1], list(base), base + [ERRORS[0]]]
+    for cells in ranges * 2:
+        for value in ("item1", "=ITEM3", "<>item0", "item9", "", "<>"):
+            test = conditional.criterion(value)
+            assert conditional.mask(cells, value).tolist() == [test(cell) for cell in cells]
