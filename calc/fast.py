@@ -27,6 +27,7 @@ from typing import Any
 
 from rates_xl.calc import analysis, engine, single, structured
 from rates_xl.calc.book import sheet_rows
+from rates_xl.calc.xlfuncs import isformula
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -94,7 +95,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             unknown: frozenset[str] = frozenset(),
             resolve: Callable[[str, str], str | None] | None = None,
             legacy: frozenset[tuple[str, str]] = frozenset(),
-            constants: dict[tuple[str, str], Any] | None = None) -> Prepared:
+            constants: dict[tuple[str, str], Any] | None = None,
+            formula_cells: Any = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
@@ -103,7 +105,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     formulas anchored at a (sheet, cell) in `legacy` (Ctrl+Shift+Enter) are cut to their stored
     range (`fit_legacy`); the others spill as dynamic arrays do. `constants` (sheet, cell) ->
     value: formula cells the engine must not compute (every cell of an array formula's range
-    given), written in as plain values before anything else."""
+    given), written in as plain values before anything else. `formula_cells`
+    (calc/xlfuncs/isformula.py): which cells the file holds formulas in, for ISFORMULA."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -157,6 +160,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 try:
+                    if formula_cells is not None:
+                        value = isformula.rewrite(value, title, formula_cells)
                     formula = structured.rewrite(_engine_formula(value), cell.row, tables)
                     formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
                 except structured.UnknownReference as exc:
@@ -183,7 +188,10 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
-            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text, array=True)
+            formula = array.text if array.text.startswith("=") else "=" + array.text
+            if formula_cells is not None:
+                formula = isformula.rewrite(formula, title, formula_cells, array=True)
+            formula = _engine_formula(formula, array=True)
             try:
                 formula = structured.rewrite(formula, r, tables)
             except structured.UnknownReference as exc:

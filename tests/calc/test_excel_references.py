@@ -1,0 +1,77 @@
+"""Excel's reference functions (ISFORMULA, INDEX, ADDRESS, ROWS, COLUMNS ...) on small
+workbooks made here from cells of an Excel-made corpus book: the formulas and values of the
+cells they read copied as they are in the corpus book (a formula stays a formula: ISFORMULA
+reads which cells hold one), and Excel's answer read from the corpus book at test time.
+Each case failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import corpus_book, excel_value
+
+
+def _copy(name: str, sheet: str, areas: list[str], tmp: Path) -> Path:
+    """A new book with one sheet, `sheet`, holding what the corpus book holds in `areas`:
+    formulas as formulas (array formulas over their stored range), other cells' values."""
+    import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    source = openpyxl.load_workbook(corpus_book(name))[sheet]
+    values = openpyxl.load_workbook(corpus_book(name), data_only=True)[sheet]
+    book = openpyxl.Workbook()
+    target = book.active
+    target.title = sheet
+    for area in areas:
+        for line in source[area] if ":" in area else [[source[area]]]:
+            for cell in line:
+                value = cell.value
+                if isinstance(value, ArrayFormula):
+                    target[cell.coordinate] = ArrayFormula(value.ref, value.text)
+                elif cell.data_type == "f":
+                    target[cell.coordinate] = value
+                elif values[cell.coordinate].value is not None and target[cell.coordinate].value is None:
+                    target[cell.coordinate] = values[cell.coordinate].value
+    path = tmp / f"{sheet}.xlsx"
+    book.save(path)
+    return path
+
+
+def _computed(path: Path, sheet: str, cells: list[str]) -> tuple[dict[str, Any], list[Any]]:
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(path, full=True).compute()
+    listed = [s for s in result.skipped if s.sheet == sheet and s.cell in cells]
+    return {cell: result.values.get((sheet, cell)) for cell in cells}, listed
+
+
+def _cells(area: str) -> list[str]:
+    from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+    c1, r1, c2, r2 = range_boundaries(area)
+    return [f"{get_column_letter(c)}{r}" for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+#: (class, corpus book, sheet, the areas copied, the formula cells compared with Excel's).
+CASES = [
+    ("ISFORMULA of a cell holding a constant formula (=10, =#VALUE!) is TRUE",
+     "formulas_test.xlsx", "INFORMATION", ["C10:K10", "U10:Z10"], "U10:Z10"),
+    ("ISFORMULA over a range: anchors and every cell of a legacy array range are formulas",
+     "formulas_test.xlsx", "EXTRA", ["BF70:BG74", "BB78", "BC75:BD93", "BG76"], "BG76:BH94"),
+    ("ISFORMULA over a row in a legacy array range wider than it (#N/A past its end)",
+     "formulas_test.xlsx", "INFORMATION", ["C10:K10", "AH10"], "AH10:AW10"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "sheet", "areas", "compared"), CASES, ids=[c[0] for c in CASES])
+def test_reference_function_as_excel(case, book, sheet, areas, compared, tmp_path):
+    path = _copy(book, sheet, areas, tmp_path)
+    cells = _cells(compared)
+    ours, listed = _computed(path, sheet, cells)
+    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
+    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
+    assert not listed and not differ, f"{case}: (ours, Excel's) {differ}; listed {listed}"
