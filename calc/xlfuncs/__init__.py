@@ -17,7 +17,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
-- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
+- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text;
+- `isformula`: ISFORMULA answered from the book's formulas, in the formula's text;
+- `address`: ADDRESS (R1C1 style, sheet names).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs import (
+    address,
     arrays,
     conditional,
     delimited,
@@ -62,6 +65,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    "ADDRESS": address.address,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -95,6 +99,7 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

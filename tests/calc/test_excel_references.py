@@ -64,6 +64,10 @@ CASES = [
      "formulas_test.xlsx", "EXTRA", ["BF70:BG74", "BB78", "BC75:BD93", "BG76"], "BG76:BH94"),
     ("ISFORMULA over a row in a legacy array range wider than it (#N/A past its end)",
      "formulas_test.xlsx", "INFORMATION", ["C10:K10", "AH10"], "AH10:AW10"),
+    ("ADDRESS with an empty sheet_text, R1C1 style and a quoted sheet name",
+     "formulas_test.xlsx", "LOOKUP", ["C3:Q3", "S3:AF3"], "S3:AF3"),
+    ("ADDRESS given a range in array formulas: each element, #N/A past its end",
+     "formulas_test.xlsx", "LOOKUP", ["C3:Q3", "AG3:AH3"], "AG3:AW3"),
 ]
 
 
