@@ -79,3 +79,26 @@ def test_reference_function_as_excel(case, book, sheet, areas, compared, tmp_pat
     theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
     differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
     assert not listed and not differ, f"{case}: (ours, Excel's) {differ}; listed {listed}"
+
+
+def test_range_of_three_corners_reads_its_box_only(tmp_path):
+    """`ROW(Z112:AA113:AF112:AF113 AB113:AD114)` (formulas_test.xlsx LOOKUP!AT112) reads the
+    smallest range holding its parts: a cell found wrong elsewhere in the book does not make it
+    stale (it was, as a formula whose references could not be followed), one inside does."""
+    import openpyxl
+
+    from rates_xl.calc.book import Book
+    from rates_xl.calc.dependencies import Graph
+
+    formula = openpyxl.load_workbook(corpus_book("formulas_test.xlsx"))["LOOKUP"]["AT112"].value
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "LOOKUP"
+    sheet["AT112"] = getattr(formula, "text", formula)
+    sheet["B2"] = "=1+1"  # elsewhere
+    sheet["AC112"] = "=2+2"  # inside the box Z112:AF114
+    path = tmp_path / "three_corners.xlsx"
+    book.save(path)
+    graph = Graph(Book(path))
+    assert ("LOOKUP", "AT112") not in graph.downstream({("LOOKUP", "B2")})
+    assert ("LOOKUP", "AT112") in graph.downstream({("LOOKUP", "AC112")})
