@@ -5,12 +5,13 @@ style and does not quote a sheet name that needs it: formulas_test.xlsx LOOKUP!S
   checked against the sheet's size (#VALUE!), abs_num 1 to 4 ($A$1, A$1, $A1, A1);
 - a1 omitted is TRUE; given an empty cell it is FALSE (R1C1 style: `R[3]C[4]` relative);
 - sheet_text given, even empty, comes first with "!" (an empty cell: `!C1`), quoted when a
-  formula would quote it (`'*b?u*'!`);
+  formula would quote it (`'*b?u*'!`, but `[Book1]Sheet1!`);
 - an error argument is the answer (the first, in argument order).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,18 @@ def _address(row: Any, col: Any, abs_num: Any = OMITTED, a1: Any = OMITTED, shee
         place = (f"R{r}" if row_absolute else f"R[{r}]") + (f"C{c}" if col_absolute else f"C[{c}]")
     if prefix is None:
         return place
-    return f"{quote_sheet(prefix) if prefix else ''}!{place}"
+    return f"{_quoted(prefix)}!{place}"
+
+
+def _quoted(sheet: str) -> str:
+    """The sheet name as a formula writes it; `[Book1]Sheet1` (another workbook's sheet) is
+    quoted only when its parts need it (poi's `ADDRESS(2,3,3,TRUE,"[Book1]Sheet1")`)."""
+    if not sheet:
+        return ""
+    book = re.fullmatch(r"\[([\w.]+)\](.+)", sheet)
+    if book and quote_sheet(book.group(2)) == book.group(2):
+        return sheet
+    return quote_sheet(sheet)
 
 
 def address(_facts: dict[str, Any]) -> Callable[..., Any]:

@@ -68,6 +68,8 @@ CASES = [
      "formulas_test.xlsx", "LOOKUP", ["C3:Q3", "S3:AF3"], "S3:AF3"),
     ("ADDRESS given a range in array formulas: each element, #N/A past its end",
      "formulas_test.xlsx", "LOOKUP", ["C3:Q3", "AG3:AH3"], "AG3:AW3"),
+    ("ADDRESS of another workbook's sheet: [Book1]Sheet1 unquoted",
+     "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests", ["D128:F128"], "D128:F128"),
 ]
 
 
