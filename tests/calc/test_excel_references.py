@@ -70,6 +70,10 @@ CASES = [
      "formulas_test.xlsx", "LOOKUP", ["C3:Q3", "AG3:AH3"], "AG3:AW3"),
     ("ADDRESS of another workbook's sheet: [Book1]Sheet1 unquoted",
      "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests", ["D128:F128"], "D128:F128"),
+    ("ROWS of a union (#REF!), an empty intersection (#NULL!) and an intersection",
+     "formulas_test.xlsx", "LOOKUP", ["C115:W115"], "R115:W115"),
+    ("COLUMNS of a union (#REF!), an empty intersection (#NULL!) and an intersection",
+     "formulas_test.xlsx", "LOOKUP", ["C15:W15"], "R15:W15"),
 ]
 
 
