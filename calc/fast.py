@@ -234,6 +234,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
+    _fix_spills(book, prepared)
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:
@@ -251,6 +252,29 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def _fix_spills(book: Any, prepared: Prepared) -> None:
+    """A spill reference (`A1#`) to an array formula written out cell by cell ("lifted")
+    reads the range it was written over (calc/xlfuncs/references.py `fixed_spills`)."""
+    from openpyxl.utils.cell import get_column_letter
+
+    from rates_xl.calc.xlfuncs.references import fixed_spills
+
+    lifted = {}
+    for (title, anchor), kind in prepared.rewritten.items():
+        if kind == "lifted":
+            r1, c1, r2, c2 = prepared.areas[(title, anchor)]
+            lifted[(title, anchor)] = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}"
+    if not lifted:
+        return
+    for (title, row, col), formula in list(prepared.written.items()):
+        fixed = fixed_spills(formula, title, lifted)
+        if fixed != formula:
+            book[title].cell(row=row, column=col).value = fixed
+            prepared.written[(title, row, col)] = fixed
+            prepared.rates_cells = [(t, r, c, fixed if (t, r, c) == (title, row, col) else f)
+                                    for t, r, c, f in prepared.rates_cells]
 
 
 def set_constant(cell: Any, value: Any) -> None:

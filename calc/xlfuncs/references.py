@@ -234,3 +234,33 @@ def _matching(tokens: list[Any], start: int) -> int | None:
             if depth == 0:
                 return k
     return None
+
+
+_SPILL = re.compile(r"(?<![\w.$'!])(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?"
+                    r"(?P<cell>\$?[A-Za-z]{1,3}\$?\d+)#")
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+
+
+def fixed_spills(formula: str, sheet: str, areas: dict[tuple[str, str], str]) -> str:
+    """`formula` (on `sheet`) with each spill reference `A1#` (`ANCHORARRAY(A1)`, resolved
+    above) to a dynamic array the engine computes cell by cell, over its stored range (lifted,
+    calc/analysis.py), written as that range: `areas` (sheet, anchor) -> "A1:A5". Such an
+    anchor no longer spills in the engine's copy, where `A1#` is #REF! (formulas_test.xlsx
+    CORE!AD4, `=ANCHORARRAY(AC4)+3` over `{=AB4:AB5+1}`)."""
+    if "#" not in formula:
+        return formula
+    from rates_xl.functions.sheet import unquote_sheet
+
+    def spill(found: re.Match[str]) -> str:
+        target = unquote_sheet(found["sheet"]) if found["sheet"] else sheet
+        area = areas.get((target, found["cell"].replace("$", "").upper()))
+        if area is None:
+            return found[0]
+        return f"{found['sheet']}!{area}" if found["sheet"] else area
+
+    pieces, last = [], 0
+    for literal in _STRING.finditer(formula):  # never inside a string
+        pieces.append(_SPILL.sub(spill, formula[last:literal.start()]) + literal[0])
+        last = literal.end()
+    pieces.append(_SPILL.sub(spill, formula[last:]))
+    return "".join(pieces)

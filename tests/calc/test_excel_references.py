@@ -74,6 +74,8 @@ CASES = [
      "formulas_test.xlsx", "LOOKUP", ["C115:W115"], "R115:W115"),
     ("COLUMNS of a union (#REF!), an empty intersection (#NULL!) and an intersection",
      "formulas_test.xlsx", "LOOKUP", ["C15:W15"], "R15:W15"),
+    ("ANCHORARRAY of an array formula the engine computes cell by cell reads its range",
+     "formulas_test.xlsx", "CORE", ["AB4:AB5", "AC4", "AD4"], "AD4:AD5"),
 ]
 
 
