@@ -48,6 +48,7 @@ REGEXTEST REGEXEXTRACT REGEXREPLACE
 LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFTER ISFORMULA
 COMBIN
 IFS SWITCH CHOOSE
+ADDRESS
 """.split())
 # CHOOSE's choices take a range as it is (CHOOSE(2,A1:A3,B1:B3) is B1:B3), but given an array
 # of indexes Excel broadcasts the choices with it: element i is CHOOSE(index[i], choice[i], ...).

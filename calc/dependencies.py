@@ -108,13 +108,24 @@ def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
     except Exception:
         return None
     rects: list[Rect] = []
-    for token in tokens:
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
         kind, sub, text = str(token.token_type), str(token.subtype), token.value
         if kind.endswith("OpInfix") and text == ":":
             return None  # A1:INDEX(...): a range built at run time
         if not (kind.endswith("Operand") and sub.endswith("Range")):
+            i += 1
             continue
-        found = _cached_rects(text, sheet, book)
+        # `C14:E14:G13:I14`: plain ranges of this sheet joined by ':' read the smallest range
+        # holding them all (Excel's range operator; calc/xlfuncs/references.py).
+        run = [text]
+        while i + 2 < len(tokens) and str(tokens[i + 1].token_type).endswith("OpInfix") and \
+                tokens[i + 1].value == ":" and _is_range(tokens[i + 2]):
+            run.append(tokens[i + 2].value)
+            i += 2
+        i += 1
+        found = _cached_rects(text, sheet, book) if len(run) == 1 else _box(run, sheet, book)
         if found is None:
             return None
         rects += found
@@ -128,6 +139,22 @@ def _cached_rects(text: str, sheet: str, book: Book) -> list[Rect] | None:
     if (text, sheet) not in cache:
         cache[(text, sheet)] = _rects(text, sheet, book)
     return cache[(text, sheet)]
+
+
+def _is_range(token: Any) -> bool:
+    return str(token.token_type).endswith("Operand") and str(token.subtype).endswith("Range")
+
+
+def _box(run: list[str], sheet: str, book: Book) -> list[Rect] | None:
+    """The one rectangle holding every range of `run` (all on this sheet), or None."""
+    if any("!" in text for text in run):
+        return None
+    parts = [_rects(text, sheet, book) for text in run]
+    if any(p is None or len(p) != 1 for p in parts):
+        return None
+    rects = [p[0] for p in parts]  # type: ignore[index]
+    return [(sheet, min(r[1] for r in rects), min(r[2] for r in rects),
+             max(r[3] for r in rects), max(r[4] for r in rects))]
 
 
 def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from rates_xl.calc import analysis, engine, single, structured
 from rates_xl.calc.book import sheet_rows
+from rates_xl.calc.xlfuncs import isformula
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -94,7 +95,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             unknown: frozenset[str] = frozenset(),
             resolve: Callable[[str, str], str | None] | None = None,
             legacy: frozenset[tuple[str, str]] = frozenset(),
-            constants: dict[tuple[str, str], Any] | None = None) -> Prepared:
+            constants: dict[tuple[str, str], Any] | None = None,
+            formula_cells: Any = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
     values the file cached, which replace the formulas the engine would compute wrongly (so
@@ -103,7 +105,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     formulas anchored at a (sheet, cell) in `legacy` (Ctrl+Shift+Enter) are cut to their stored
     range (`fit_legacy`); the others spill as dynamic arrays do. `constants` (sheet, cell) ->
     value: formula cells the engine must not compute (every cell of an array formula's range
-    given), written in as plain values before anything else."""
+    given), written in as plain values before anything else. `formula_cells`
+    (calc/xlfuncs/isformula.py): which cells the file holds formulas in, for ISFORMULA."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -157,6 +160,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 try:
+                    if formula_cells is not None:
+                        value = isformula.rewrite(value, title, formula_cells)
                     formula = structured.rewrite(_engine_formula(value), cell.row, tables)
                     formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
                 except structured.UnknownReference as exc:
@@ -186,7 +191,10 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
             key = (title, f"{get_column_letter(c)}{r}")
             prepared.areas[key] = (r1, c1, r2, c2)
-            formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text, array=True)
+            formula = array.text if array.text.startswith("=") else "=" + array.text
+            if formula_cells is not None:
+                formula = isformula.rewrite(formula, title, formula_cells, array=True)
+            formula = _engine_formula(formula, array=True)
             try:
                 formula = structured.rewrite(formula, r, tables)
             except structured.UnknownReference as exc:
@@ -231,6 +239,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
+    _fix_spills(book, prepared)
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:
@@ -248,6 +257,29 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def _fix_spills(book: Any, prepared: Prepared) -> None:
+    """A spill reference (`A1#`) to an array formula written out cell by cell ("lifted")
+    reads the range it was written over (calc/xlfuncs/references.py `fixed_spills`)."""
+    from openpyxl.utils.cell import get_column_letter
+
+    from rates_xl.calc.xlfuncs.references import fixed_spills
+
+    lifted = {}
+    for (title, anchor), kind in prepared.rewritten.items():
+        if kind == "lifted":
+            r1, c1, r2, c2 = prepared.areas[(title, anchor)]
+            lifted[(title, anchor)] = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}"
+    if not lifted:
+        return
+    for (title, row, col), formula in list(prepared.written.items()):
+        fixed = fixed_spills(formula, title, lifted)
+        if fixed != formula:
+            book[title].cell(row=row, column=col).value = fixed
+            prepared.written[(title, row, col)] = fixed
+            prepared.rates_cells = [(t, r, c, fixed if (t, r, c) == (title, row, col) else f)
+                                    for t, r, c, f in prepared.rates_cells]
 
 
 def set_constant(cell: Any, value: Any) -> None:

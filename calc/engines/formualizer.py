@@ -27,8 +27,12 @@ class FormualizerEngine:
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
+            from rates_xl.calc.xlfuncs.isformula import FormulaCells
+
             prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
-                                    book.name_range, book.legacy_arrays, constants=constants)
+                                    book.name_range, book.legacy_arrays, constants=constants,
+                                    formula_cells=FormulaCells(book.cells, book.legacy_arrays,
+                                                               book.sheet_titles))
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).

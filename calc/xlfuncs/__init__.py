@@ -28,7 +28,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
 - `matrix`: MINVERSE's LU steps;
 - `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them;
-- `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!).
+- `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
+- `isformula`: ISFORMULA answered from the book's formulas, in the formula's text;
+- `address`: ADDRESS (R1C1 style, sheet names).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs import (
+    address,
     annuity,
     arrays,
     bessel,
@@ -94,6 +97,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **oddcoupon.FUNCTIONS,
     **matrix.FUNCTIONS,
     sumproduct.NAME: sumproduct.misshapen,
+    "ADDRESS": address.address,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -154,6 +158,7 @@ WHY = {
                 "calc/xlfuncs/matrix.py",
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
                      "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
+    "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -7,6 +7,8 @@ neither AREAS nor ANCHORARRAY (formulas_test.xlsx).
 - `A1:C3 B2:D4` is their common cells (`B2:C3`), or #NULL! when there are none;
 - `AREAS(...)` of such an expression, unions `(A1,B2:C3)` included, is its count of areas;
 - `ANCHORARRAY(A1)` is `A1#`, the spill operator the engine knows;
+- `ROWS(...)` or `COLUMNS(...)` of such an expression is its count, #NULL! when it is empty,
+  #REF! for a union of several areas (the engine: #VALUE!, or 1);
 - `ROW(...)` or `COLUMN(...)` of an empty intersection is #NULL! (the engine: #REF!); in an
   array formula, `ROW(A2:B4)` is the column {2;3;4} and `COLUMN(A2:B4)` the row {1,2} as in
   Excel (the engine: the first one only), written as SEQUENCE.
@@ -135,7 +137,8 @@ def resolve(formula: str, array: bool = False) -> str:
     `array`: it is an array formula's."""
     upper = formula.upper()
     if " " not in formula and "AREAS" not in upper and "ANCHORARRAY" not in upper \
-            and formula.count(":") < 2 and not (array and ("ROW(" in upper or "COLUMN(" in upper)):
+            and formula.count(":") < 2 and not (array and ("ROW(" in upper or "COLUMN(" in upper)) \
+            and not (("ROWS((" in upper or "COLUMNS((" in upper) and "," in formula):
         return formula
     from openpyxl.formula.tokenizer import Tokenizer
 
@@ -173,6 +176,14 @@ def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
                 pieces.append(_position(t.value.upper() == "ROW(", areas[0] if areas else None, array))
                 changed, i = True, end + 1  # type: ignore[operator]
                 continue
+        if t.type == "FUNC" and t.subtype == "OPEN" and t.value.upper() in ("ROWS(", "COLUMNS("):
+            end = _matching(tokens, i)
+            inner = _trimmed(tokens[i + 1:end]) if end is not None else []
+            areas = _evaluate(inner) if len(inner) > 1 else None  # one range: the engine's
+            if areas is not None:
+                pieces.append(_size(t.value.upper() == "ROWS(", areas))
+                changed, i = True, end + 1  # type: ignore[operator]
+                continue
         if t.type == "OPERAND" and t.subtype == "RANGE":
             # A run of ranges joined by spaces (intersection), or one with 3+ corners.
             j = i + 1
@@ -187,6 +198,17 @@ def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
         pieces.append(t.value)
         i += 1
     return "".join(pieces) if changed else None
+
+
+def _size(rows: bool, areas: list[Area]) -> str:
+    """ROWS(...) or COLUMNS(...) of a reference expression as Excel gives it: #NULL! for no
+    area (an empty intersection), #REF! for several (a union), else the count."""
+    if not areas:
+        return "#NULL!"
+    if len(areas) > 1:
+        return "#REF!"
+    c1, r1, c2, r2 = areas[0]
+    return str(r2 - r1 + 1 if rows else c2 - c1 + 1)
 
 
 def _position(row: bool, area: Area | None, array: bool) -> str:
@@ -212,3 +234,33 @@ def _matching(tokens: list[Any], start: int) -> int | None:
             if depth == 0:
                 return k
     return None
+
+
+_SPILL = re.compile(r"(?<![\w.$'!])(?:(?P<sheet>'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?"
+                    r"(?P<cell>\$?[A-Za-z]{1,3}\$?\d+)#")
+_STRING = re.compile(r'"(?:[^"]|"")*"')
+
+
+def fixed_spills(formula: str, sheet: str, areas: dict[tuple[str, str], str]) -> str:
+    """`formula` (on `sheet`) with each spill reference `A1#` (`ANCHORARRAY(A1)`, resolved
+    above) to a dynamic array the engine computes cell by cell, over its stored range (lifted,
+    calc/analysis.py), written as that range: `areas` (sheet, anchor) -> "A1:A5". Such an
+    anchor no longer spills in the engine's copy, where `A1#` is #REF! (formulas_test.xlsx
+    CORE!AD4, `=ANCHORARRAY(AC4)+3` over `{=AB4:AB5+1}`)."""
+    if "#" not in formula:
+        return formula
+    from rates_xl.functions.sheet import unquote_sheet
+
+    def spill(found: re.Match[str]) -> str:
+        target = unquote_sheet(found["sheet"]) if found["sheet"] else sheet
+        area = areas.get((target, found["cell"].replace("$", "").upper()))
+        if area is None:
+            return found[0]
+        return f"{found['sheet']}!{area}" if found["sheet"] else area
+
+    pieces, last = [], 0
+    for literal in _STRING.finditer(formula):  # never inside a string
+        pieces.append(_SPILL.sub(spill, formula[last:literal.start()]) + literal[0])
+        last = literal.end()
+    pieces.append(_SPILL.sub(spill, formula[last:]))
+    return "".join(pieces)
