@@ -154,6 +154,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
                     continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                    if value == "":
+                        cell.value = empty_text()
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 try:
@@ -256,9 +258,18 @@ def set_constant(cell: Any, value: Any) -> None:
 
         # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
-    cell.value = value
+    cell.value = empty_text() if value == "" else value
     if isinstance(value, str) and cell.data_type == "f":
         cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
+
+
+def empty_text() -> Any:
+    """A cell value openpyxl writes as empty text. It writes a plain "" as a bare
+    `<c t="inlineStr"/>`, which formualizer reads as a blank cell (COUNTA skips it, ISBLANK is
+    TRUE, `=A1` is 0); Excel's empty text (an empty shared string, a formula's "") is text."""
+    from openpyxl.cell.rich_text import CellRichText
+
+    return CellRichText([""])  # written <is><r><t/></r></is>: read back as ""
 
 
 def cut_to_range(formula: str, rows: int, cols: int) -> str:
