@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.calc import analysis, engine, single, structured
+from rates_xl.calc import analysis, columns, engine, single, structured
 from rates_xl.calc.book import sheet_rows
 
 # formualizer's error kinds -> Excel's error text.
@@ -115,6 +115,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
+    last_rows = _LastRows(book)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -161,6 +162,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 try:
                     formula = structured.rewrite(_engine_formula(value), cell.row, tables)
                     formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
+                    formula = columns.even(formula, last_rows.of(title))
                 except structured.UnknownReference as exc:
                     prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
                     continue
@@ -189,7 +191,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             prepared.areas[key] = (r1, c1, r2, c2)
             formula = _engine_formula(array.text if array.text.startswith("=") else "=" + array.text, array=True)
             try:
-                formula = structured.rewrite(formula, r, tables)
+                formula = columns.even(structured.rewrite(formula, r, tables), last_rows.of(title))
             except structured.UnknownReference as exc:
                 prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
                 continue
@@ -342,6 +344,24 @@ def _has_whole_rows(book: Any) -> bool:
                         _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
                     return True
     return False
+
+
+class _LastRows:
+    """The last row holding a value on each sheet of the book as the file has it (read once,
+    when a formula first needs it: `calc/columns.py`)."""
+
+    def __init__(self, book: Any) -> None:
+        self._book = book
+        self._rows: dict[str, int] | None = None
+
+    def of(self, own: str) -> Callable[[str | None], int]:
+        def last_row(sheet: str | None) -> int:
+            if self._rows is None:
+                self._rows = {ws.title: max((r for (r, _c), cell in ws._cells.items()
+                                             if cell.value is not None), default=0)
+                              for ws in self._book.worksheets}
+            return self._rows.get(own if sheet is None else sheet, 0)
+        return last_row
 
 
 def _unknown(names: set[str]) -> str:
