@@ -11,14 +11,15 @@ import re
 from collections.abc import Callable
 
 _WHOLE_COLUMN = re.compile(r"^(\$?[A-Za-z]{1,3}):(\$?[A-Za-z]{1,3})$")
+_MAYBE_WHOLE = re.compile(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w$])")
 
 
 def even(formula: str, last_row: Callable[[str | None], int]) -> str:
     """`formula` with the whole-column arguments of each call that has two or more written
     as ranges over the same rows; `last_row(sheet)` (None: the formula's own sheet) is the
     last row holding a value there. Unchanged when there is nothing to even."""
-    if ":" not in formula:
-        return formula  # the cheap test first
+    if len(_MAYBE_WHOLE.findall(formula)) < 2:
+        return formula  # the cheap test first (no tokenizing of most formulas)
     from rates_xl.calc.analysis import split_reference, tokenize
 
     try:
