@@ -144,6 +144,9 @@ EQUAL = [
     ("COUNTA counts empty text among other values", "formulas_test.xlsx", "STATISTICAL!AH23"),
     ("COUNTBLANK counts empty text", "formulas_test.xlsx", "STATISTICAL!W23"),
     ("ARRAYTOTEXT quotes empty text", "formulas_test.xlsx", "TEXT!W4"),
+    # A range criterion in an ordinary cell: implicit intersection (calc/analysis.py).
+    ("COUNTIF with a range criterion in an ordinary cell", "poi_FormulaEvalTestData_Copy.xlsx",
+     "EverythingTests!F296"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula (Ctrl+Shift+Enter over a range),
