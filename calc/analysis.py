@@ -259,7 +259,10 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                     position in (_scalars.REFUSING_RANGES[name] or (position,)):
                 return  # Excel's #VALUE! for a multi-cell reference: the function answers it
             result.hazards.append(f"{name} given {description}")
-            if name not in ELEMENTWISE or not plain_range or not in_elementwise():
+            # A range criterion of COUNTIF/SUMIF is read per element too: implicit intersection
+            # in an ordinary cell (poi_FormulaEvalTestData EverythingTests!F296), a cell each lifted.
+            per_element = name in ELEMENTWISE or position in ARRAY_ARGUMENTS.get(name, ())
+            if not per_element or not plain_range or not in_elementwise():
                 result.liftable = False
             if not in_elementwise():
                 flag_range_argument()

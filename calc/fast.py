@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.calc import analysis, engine, single, structured
+from rates_xl.calc import analysis, columns, engine, single, structured
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.xlfuncs import isformula
 
@@ -118,6 +118,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
+    last_rows = _LastRows(book)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -157,6 +158,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
                     continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                    if value == "":
+                        cell.value = empty_text()
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 try:
@@ -164,6 +167,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                         value = isformula.rewrite(value, title, formula_cells)
                     formula = structured.rewrite(_engine_formula(value), cell.row, tables)
                     formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
+                    formula = columns.even(formula, last_rows.of(title))
                 except structured.UnknownReference as exc:
                     prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
                     continue
@@ -196,7 +200,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 formula = isformula.rewrite(formula, title, formula_cells, array=True)
             formula = _engine_formula(formula, array=True)
             try:
-                formula = structured.rewrite(formula, r, tables)
+                formula = columns.even(structured.rewrite(formula, r, tables), last_rows.of(title))
             except structured.UnknownReference as exc:
                 prepared.unsupported[key] = f"a structured reference it cannot resolve: {exc}"
                 continue
@@ -289,9 +293,18 @@ def set_constant(cell: Any, value: Any) -> None:
 
         # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
-    cell.value = value
+    cell.value = empty_text() if value == "" else value
     if isinstance(value, str) and cell.data_type == "f":
         cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
+
+
+def empty_text() -> Any:
+    """A cell value openpyxl writes as empty text. It writes a plain "" as a bare
+    `<c t="inlineStr"/>`, which formualizer reads as a blank cell (COUNTA skips it, ISBLANK is
+    TRUE, `=A1` is 0); Excel's empty text (an empty shared string, a formula's "") is text."""
+    from openpyxl.cell.rich_text import CellRichText
+
+    return CellRichText([""])  # written <is><r><t/></r></is>: read back as ""
 
 
 def cut_to_range(formula: str, rows: int, cols: int) -> str:
@@ -364,6 +377,24 @@ def _has_whole_rows(book: Any) -> bool:
                         _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
                     return True
     return False
+
+
+class _LastRows:
+    """The last row holding a value on each sheet of the book as the file has it (read once,
+    when a formula first needs it: `calc/columns.py`)."""
+
+    def __init__(self, book: Any) -> None:
+        self._book = book
+        self._rows: dict[str, int] | None = None
+
+    def of(self, own: str) -> Callable[[str | None], int]:
+        def last_row(sheet: str | None) -> int:
+            if self._rows is None:
+                self._rows = {ws.title: max((r for (r, _c), cell in ws._cells.items()
+                                             if cell.value is not None), default=0)
+                              for ws in self._book.worksheets}
+            return self._rows.get(own if sheet is None else sheet, 0)
+        return last_row
 
 
 def _unknown(names: set[str]) -> str:

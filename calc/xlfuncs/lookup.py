@@ -127,6 +127,8 @@ def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_
     probe hits it). A blank or an error sends the search towards the start."""
     descending = search_mode == -2
     keys = [None if (v is None or is_error(v)) else _key(v) for v in values]
+    if target == _ABOVE_ALL:  # an empty lookup value: a blank cell is equal to it (ironcalc_XLOOKUP Errors!N1)
+        keys = [_ABOVE_ALL if v is None else k for v, k in zip(values, keys, strict=True)]
     lo, hi, found = 0, len(values) - 1, None
     while lo <= hi:
         mid = (lo + hi) // 2

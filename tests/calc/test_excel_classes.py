@@ -139,6 +139,14 @@ EQUAL = [
     # Range arguments (calc/analysis.py).
     ("TEXTSPLIT by arrays of delimiters", "formulas_test.xlsx", "EXTRA!O28"),
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
+    # Empty text (an empty shared string) is text, not a blank cell (calc/fast.py: empty_text).
+    ("COUNTA counts empty text", "formulas_test.xlsx", "STATISTICAL!AG23"),
+    ("COUNTA counts empty text among other values", "formulas_test.xlsx", "STATISTICAL!AH23"),
+    ("COUNTBLANK counts empty text", "formulas_test.xlsx", "STATISTICAL!W23"),
+    ("ARRAYTOTEXT quotes empty text", "formulas_test.xlsx", "TEXT!W4"),
+    # A range criterion in an ordinary cell: implicit intersection (calc/analysis.py).
+    ("COUNTIF with a range criterion in an ordinary cell", "poi_FormulaEvalTestData_Copy.xlsx",
+     "EverythingTests!F296"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula (Ctrl+Shift+Enter over a range),
