@@ -380,8 +380,10 @@ def _has_whole_rows(book: Any) -> bool:
 
 
 class _LastRows:
-    """The last row holding a value on each sheet of the book as the file has it (read once,
-    when a formula first needs it: `calc/columns.py`)."""
+    """The last row each sheet may hold a value in once computed (read once, when a formula
+    first needs it: `calc/columns.py`): the last row holding a value in the file, or further
+    where an array formula or a RATES_* call may spill past what the file stored (a curve
+    that grew; `=SEQUENCE(A1)` with A1 raised), so a bounded whole column still reads it."""
 
     def __init__(self, book: Any) -> None:
         self._book = book
@@ -390,11 +392,26 @@ class _LastRows:
     def of(self, own: str) -> Callable[[str | None], int]:
         def last_row(sheet: str | None) -> int:
             if self._rows is None:
-                self._rows = {ws.title: max((r for (r, _c), cell in ws._cells.items()
-                                             if cell.value is not None), default=0)
-                              for ws in self._book.worksheets}
+                self._rows = {ws.title: _last_row(ws) for ws in self._book.worksheets}
             return self._rows.get(own if sheet is None else sheet, 0)
         return last_row
+
+
+def _last_row(ws: Any) -> int:
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rates_xl.calc.book import MAX_SPILL_ROWS
+
+    last = 0
+    for (r, _c), cell in ws._cells.items():
+        value = cell.value
+        if value is None:
+            continue
+        if isinstance(value, ArrayFormula) or (isinstance(value, str) and value.startswith("=")
+                                               and "RATES" in value.upper()):
+            last = max(last, r + MAX_SPILL_ROWS)  # may spill down this far (calc/book.py)
+        last = max(last, r)
+    return last
 
 
 def _unknown(names: set[str]) -> str:

@@ -48,3 +48,25 @@ def test_an_empty_lookup_value_finds_a_blank_in_a_binary_search():
     lookup_column = [["a"], ["b"], ["c"], ["d"], ["e"], [None], [None]]
     results = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [None]]
     assert xlookup({})(None, lookup_column, results, None, 1, 2) == 6.0
+
+
+def test_whole_columns_still_read_a_spill_that_grew_past_what_the_file_stored(tmp_path):
+    """Bounding whole columns at the file's last used row must not cut off a spill that grows
+    when computed: SEQUENCE(A1) stored as 3 rows with A1 = 10 spills to D10, and Excel reads
+    all of it (the bound came from the stored rows: #N/A and 14, silently)."""
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = tmp_path / "grown.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    ws.write("A1", 10)
+    ws.write_dynamic_array_formula("D1:D3", "=SEQUENCE(A1)")
+    ws.write_formula("F1", "=_xlfn.XLOOKUP(8,D:D,D:D)")
+    ws.write_formula("F2", "=SUMPRODUCT(D:D,D:D)")
+    wb.close()
+    result = WorkbookCalculation(path).compute()
+    assert result.values[("S", "D10")] == 10
+    assert result.values[("S", "F1")] == 8
+    assert result.values[("S", "F2")] == sum(n * n for n in range(1, 11))
