@@ -163,9 +163,10 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                 try:
+                    formula = value  # (kept: the cell is written only where its text changed)
                     if formula_cells is not None:
-                        value = isformula.rewrite(value, title, formula_cells)
-                    formula = structured.rewrite(_engine_formula(value), cell.row, tables)
+                        formula = isformula.rewrite(formula, title, formula_cells)
+                    formula = structured.rewrite(_engine_formula(formula), cell.row, tables)
                     formula = single.intersect(formula, cell.row, cell.column)  # Excel's @ in an ordinary cell
                     formula = columns.even(formula, last_rows.of(title))
                 except structured.UnknownReference as exc:
