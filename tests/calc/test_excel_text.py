@@ -1,0 +1,81 @@
+"""The text family of Excel's function library, one class at a time, on a small workbook made
+here from one cell of an Excel-made corpus book (`tests/calc/excel_cases.py`): the value the
+calculator computes, and the one its values-frozen copy holds, must be Excel's own (cached in
+the corpus book). Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+
+
+def _frozen(path, sheet: str, cells: list[str], tmp_path) -> dict[str, object]:
+    """Each of `cells` as the values-frozen copy holds it, read back as a reader of the file
+    (openpyxl, as Excel's own cached values are read) sees it."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    calc = WorkbookCalculation(path)
+    result = calc.compute()
+    out = tmp_path / "frozen.xlsx"
+    calc.freeze(result, out)
+    copy = openpyxl.load_workbook(out, data_only=True)
+    return {cell: copy[sheet][cell].value for cell in cells}
+
+
+#: (class, corpus book, cell): the frozen copy holds the text as Excel stores it.
+FROZEN = [
+    ("CHAR(13): a carriage return is stored escaped", "formulas_test.xlsx", "CORE!B44"),
+    ("CHAR(1): a control character is stored escaped", "formulas_test.xlsx", "CORE!B32"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), FROZEN, ids=[f"{c[0]}:{c[2]}" for c in FROZEN])
+def test_frozen_as_excel_stores_it(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours = _frozen(path, sheet, [cell], tmp_path)[cell]
+    theirs = excel_value(book, address)
+    assert same(ours, theirs), f"{case}: {address} frozen as {ours!r}, Excel stores {theirs!r}"
+
+
+def test_literal_escape_text_kept_literal():
+    """Text that only looks like an escape (`_x0001_` typed as such) is written with its
+    underscore escaped, as Excel writes it (the corpus's CORE!B27 is `_x005F_x0001_`), so
+    Excel reads back the seven characters, not CHAR(1)."""
+    from rates_xl.calc.frozen import escaped
+
+    assert escaped("_x0001_") == "_x005F_x0001_"
+    assert escaped("a\rb\x01") == "a_x000D_b_x0001_"
+    assert escaped("a\tb\nc") == "a\tb\nc"
+
+
+#: (class, corpus book, cell): computed equal to Excel's value.
+EQUAL: list[tuple[str, str, str]] = [
+]
+
+#: (class, corpus book, cell): a legacy array formula reproduced as one, every cell of its
+#: range computed equal to Excel's value.
+ARRAY_EQUAL: list[tuple[str, str, str]] = [
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell, reasons=True)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r} {flagged}"
+
+
+@pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL,
+                         ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
+def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
+    cells = array_range(book, address)
+    ours, flagged = computed_cells(path, sheet, cells)
+    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
+    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
+    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
