@@ -50,6 +50,11 @@ LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFT
 
 ALL = None  # every argument takes a range
 
+# Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
+# itself to each element of an array constant or computed array, as Excel does: an array formula
+# giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND".split())
+
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     **{name: ALL for name in """
@@ -148,6 +153,19 @@ class Analysis:
     #: not resolve them, `qualify_names` writes the range they stand for instead.
     qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
+    #: An array constant or computed array given to a function in LIFTS_ITSELF: written out
+    #: cell by cell each cell would get the whole array, so the formula is computed whole
+    #: (an array formula) or not at all (an ordinary cell with a range hazard).
+    whole: bool = False
+    #: How many of `hazards` are ranges given to a function in LIFTS_ITSELF.
+    self_lifted: int = 0
+
+    @property
+    def computed_whole(self) -> bool:
+        """An array formula the engine computes as it stands: its arrays and ranges all go to
+        functions that apply themselves to each element."""
+        return self.whole and self.self_lifted == len(self.hazards) and not self.top_level_ranges \
+            and self.error is None
 
     @property
     def safe(self) -> bool:
@@ -202,6 +220,12 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 continue  # a plain parenthesis: look further out
             if takes_range(name, position):
                 return  # the innermost function call takes it as a range: fine
+            if name in LIFTS_ITSELF and (description == "an array constant"
+                                         or description.startswith("the array from")):
+                result.whole = True
+                return  # the implementation applies itself to each element
+            if name in LIFTS_ITSELF:
+                result.self_lifted += 1
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
             if plain_range and name in _scalars.REFUSING_RANGES and \
@@ -332,7 +356,7 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
 def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, tuple[int, int, int, int]]] | None:
     """(operand, sheet prefix, (c1, r1, c2, r2)) of each operand an elementwise function is
     given, in formula order; None when the formula cannot be written out cell by cell."""
-    if not analysis.liftable or analysis.error or analysis.spills:
+    if not analysis.liftable or analysis.error or analysis.spills or analysis.whole:
         return None
     ranges = []
     for operand in analysis.operands:

@@ -17,6 +17,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
+- `find`: FIND over arrays;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -30,6 +31,7 @@ from rates_xl.calc.xlfuncs import (
     conditional,
     delimited,
     finance,
+    find,
     groupby,
     groupby_formula,
     lambdas,
@@ -62,6 +64,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ordering.FUNCTIONS,
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
+    "FIND": find.find,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -95,6 +98,7 @@ WHY = {
     **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
+    "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/find.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -59,6 +59,12 @@ EQUAL: list[tuple[str, str, str]] = [
 #: (class, corpus book, cell): a legacy array formula reproduced as one, every cell of its
 #: range computed equal to Excel's value.
 ARRAY_EQUAL: list[tuple[str, str, str]] = [
+    ("LEFT of an array constant with a boolean", "formulas_test.xlsx", "TEXT!AG20"),
+    ("LEFT of an array constant by a range of counts", "formulas_test.xlsx", "TEXT!AH20"),
+    ("MID of an array constant by ranges", "formulas_test.xlsx", "TEXT!AH25"),
+    ("REPLACE in array constants", "formulas_test.xlsx", "TEXT!AH34"),
+    ("RIGHT of an array constant", "formulas_test.xlsx", "TEXT!AG37"),
+    ("FIND of an array constant in another", "formulas_test.xlsx", "TEXT!AH16"),
 ]
 
 
