@@ -46,6 +46,7 @@ SIN SINH SQRT SUBSTITUTE T TAN TANH TEXT TIME TIMEVALUE TRIM TRUNC UPPER VALUE W
 WEEKNUM YEAR YEARFRAC ISOWEEKNUM DAYS360 CONCATENATE NUMBERVALUE
 REGEXTEST REGEXEXTRACT REGEXREPLACE
 LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFTER ISFORMULA
+ARRAYTOTEXT
 """.split())
 
 ALL = None  # every argument takes a range
@@ -53,7 +54,7 @@ ALL = None  # every argument takes a range
 # Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
 # itself to each element of an array constant or computed array, as Excel does: an array formula
 # giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
-LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND".split())
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT".split())
 
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {

@@ -153,6 +153,9 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
                     prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
                     continue
+                if value == "":
+                    cell.value = empty_text()  # text, not a blank: ARRAYTOTEXT writes `""`
+                    continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
                     continue
                 prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
@@ -245,6 +248,14 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     return prepared
 
 
+def empty_text() -> Any:
+    """A cell value openpyxl writes as empty text: a plain "" is written as an inline string
+    with no text element, which the engine reads as a blank cell (ISBLANK TRUE, ISTEXT FALSE)."""
+    from openpyxl.cell.rich_text import CellRichText
+
+    return CellRichText([""])
+
+
 def set_constant(cell: Any, value: Any) -> None:
     """A formula cell of the engine's copy becomes the plain value the file cached for it."""
     if isinstance(value, str):
@@ -252,7 +263,7 @@ def set_constant(cell: Any, value: Any) -> None:
 
         # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
-    cell.value = value
+    cell.value = empty_text() if value == "" else value
     if isinstance(value, str) and cell.data_type == "f":
         cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
 

@@ -18,6 +18,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `find`: FIND over arrays;
+- `totext`: ARRAYTOTEXT, VALUETOTEXT;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -40,6 +41,7 @@ from rates_xl.calc.xlfuncs import (
     reference,
     regex,
     text,
+    totext,
 )
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
@@ -65,6 +67,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **regex.FUNCTIONS,
     **delimited.FUNCTIONS,
     "FIND": find.find,
+    "ARRAYTOTEXT": totext.arraytotext,
+    "VALUETOTEXT": totext.valuetotext,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -99,6 +103,9 @@ WHY = {
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
     "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/find.py",
+    "ARRAYTOTEXT": "formats other than 0 and 1 taken, empty text lost in the strict format, a format "
+                   "array not applied to each element: calc/xlfuncs/totext.py",
+    "VALUETOTEXT": "as ARRAYTOTEXT",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

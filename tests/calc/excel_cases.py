@@ -71,6 +71,10 @@ def reproduce(name: str, address: str, tmp: Path, *, as_array: bool = False) -> 
                 value = values[source].cell(row=r, column=c).value
                 if isinstance(value, str) and value.startswith("="):
                     value = value  # text that looks like a formula: kept as text below
+                if value == "":  # empty text, not a blank (openpyxl writes a plain "" as one)
+                    from openpyxl.cell.rich_text import CellRichText
+
+                    value = CellRichText([""])
                 target.cell(row=r, column=c).value = value
                 if isinstance(value, str) and value.startswith("#"):
                     target.cell(row=r, column=c).data_type = "e"

@@ -54,6 +54,13 @@ def test_literal_escape_text_kept_literal():
 
 #: (class, corpus book, cell): computed equal to Excel's value.
 EQUAL: list[tuple[str, str, str]] = [
+    ("ARRAYTOTEXT strict keeps empty text as \"\"", "formulas_test.xlsx", "TEXT!X4"),
+    ("ARRAYTOTEXT strict of one empty text", "formulas_test.xlsx", "TEXT!W4"),
+    ("ARRAYTOTEXT strict of one blank cell is #VALUE!", "formulas_test.xlsx", "TEXT!V4"),
+    ("ARRAYTOTEXT with a format of 2 is #VALUE!", "formulas_test.xlsx", "TEXT!R4"),
+    ("VALUETOTEXT with a format of -1 is #VALUE!", "formulas_test.xlsx", "TEXT!S55"),
+    ("VALUETOTEXT strict with a text format \"1.99\"", "formulas_test.xlsx", "TEXT!X55"),
+    ("VALUETOTEXT writes an error as its text", "formulas_test.xlsx", "TEXT!Z54"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula reproduced as one, every cell of its
@@ -65,6 +72,9 @@ ARRAY_EQUAL: list[tuple[str, str, str]] = [
     ("REPLACE in array constants", "formulas_test.xlsx", "TEXT!AH34"),
     ("RIGHT of an array constant", "formulas_test.xlsx", "TEXT!AG37"),
     ("FIND of an array constant in another", "formulas_test.xlsx", "TEXT!AH16"),
+    ("ARRAYTOTEXT with a format array constant", "formulas_test.xlsx", "TEXT!AG3"),
+    ("ARRAYTOTEXT with a range of formats", "formulas_test.xlsx", "TEXT!AH3"),
+    ("ARRAYTOTEXT strict over a row with empty text", "formulas_test.xlsx", "TEXT!AH4"),
 ]
 
 
