@@ -54,7 +54,10 @@ ALL = None  # every argument takes a range
 # Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
 # itself to each element of an array constant or computed array, as Excel does: an array formula
 # giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
-LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT".split())
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT".split())
+# Of them, those answering an array for one value: given a range where one value is wanted, an
+# array formula is computed whole too (each cell of its range would otherwise spill).
+WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT"})
 
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
@@ -227,6 +230,7 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 return  # the implementation applies itself to each element
             if name in LIFTS_ITSELF:
                 result.self_lifted += 1
+                result.whole = result.whole or name in WHOLE_OVER_RANGES
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
             if plain_range and name in _scalars.REFUSING_RANGES and \

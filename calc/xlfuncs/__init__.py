@@ -19,6 +19,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `delimited`: TEXTBEFORE, TEXTAFTER;
 - `find`: FIND over arrays;
 - `totext`: ARRAYTOTEXT, VALUETOTEXT;
+- `baht`: BAHTTEXT;
+- `textsplit`: TEXTSPLIT;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -29,6 +31,7 @@ from typing import Any
 
 from rates_xl.calc.xlfuncs import (
     arrays,
+    baht,
     conditional,
     delimited,
     finance,
@@ -41,6 +44,7 @@ from rates_xl.calc.xlfuncs import (
     reference,
     regex,
     text,
+    textsplit,
     totext,
 )
 
@@ -69,6 +73,8 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "FIND": find.find,
     "ARRAYTOTEXT": totext.arraytotext,
     "VALUETOTEXT": totext.valuetotext,
+    "BAHTTEXT": baht.bahttext,
+    "TEXTSPLIT": textsplit.textsplit,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -106,6 +112,10 @@ WHY = {
     "ARRAYTOTEXT": "formats other than 0 and 1 taken, empty text lost in the strict format, a format "
                    "array not applied to each element: calc/xlfuncs/totext.py",
     "VALUETOTEXT": "as ARRAYTOTEXT",
+    "BAHTTEXT": "formualizer does not know it; the `formulas` one needs a package we lack (#VALUE!): "
+                "calc/xlfuncs/baht.py",
+    "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
+                 "applied to each element: calc/xlfuncs/textsplit.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

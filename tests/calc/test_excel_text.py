@@ -61,6 +61,13 @@ EQUAL: list[tuple[str, str, str]] = [
     ("VALUETOTEXT with a format of -1 is #VALUE!", "formulas_test.xlsx", "TEXT!S55"),
     ("VALUETOTEXT strict with a text format \"1.99\"", "formulas_test.xlsx", "TEXT!X55"),
     ("VALUETOTEXT writes an error as its text", "formulas_test.xlsx", "TEXT!Z54"),
+    ("BAHTTEXT of zero", "formulas_test.xlsx", "TEXT!R6"),
+    ("BAHTTEXT of hundreds, tens and units", "formulas_test.xlsx", "TEXT!S6"),
+    ("BAHTTEXT with satang", "formulas_test.xlsx", "TEXT!U6"),
+    ("BAHTTEXT of a negative amount", "formulas_test.xlsx", "TEXT!V6"),
+    ("BAHTTEXT of TRUE", "formulas_test.xlsx", "TEXT!Y6"),
+    ("TEXTSPLIT by an empty delimiter is #VALUE!", "formulas_test.xlsx", "TEXT!V47"),
+    ("TEXTSPLIT by an empty cell is #VALUE!", "formulas_test.xlsx", "TEXT!W47"),
 ]
 
 #: (class, corpus book, cell): a legacy array formula reproduced as one, every cell of its
@@ -75,6 +82,10 @@ ARRAY_EQUAL: list[tuple[str, str, str]] = [
     ("ARRAYTOTEXT with a format array constant", "formulas_test.xlsx", "TEXT!AG3"),
     ("ARRAYTOTEXT with a range of formats", "formulas_test.xlsx", "TEXT!AH3"),
     ("ARRAYTOTEXT strict over a row with empty text", "formulas_test.xlsx", "TEXT!AH4"),
+    ("BAHTTEXT given a range", "formulas_test.xlsx", "TEXT!AH6"),
+    ("TEXTSPLIT given a range of texts", "formulas_test.xlsx", "TEXT!AH47"),
+    ("TEXTSPLIT with arrays of options", "formulas_test.xlsx", "EXTRA!M28"),
+    ("TEXTSPLIT by several row and column delimiters, padded", "formulas_test.xlsx", "EXTRA!J28"),
 ]
 
 
