@@ -54,10 +54,10 @@ ALL = None  # every argument takes a range
 # Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
 # itself to each element of an array constant or computed array, as Excel does: an array formula
 # giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
-LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT".split())
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT".split())
 # Of them, those answering an array for one value: given a range where one value is wanted, an
 # array formula is computed whole too (each cell of its range would otherwise spill).
-WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT"})
+WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT", "REGEXEXTRACT"})
 
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {

@@ -21,6 +21,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `totext`: ARRAYTOTEXT, VALUETOTEXT;
 - `baht`: BAHTTEXT;
 - `textsplit`: TEXTSPLIT;
+- `clock`: TIME;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 from rates_xl.calc.xlfuncs import (
     arrays,
     baht,
+    clock,
     conditional,
     delimited,
     finance,
@@ -75,6 +77,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "VALUETOTEXT": totext.valuetotext,
     "BAHTTEXT": baht.bahttext,
     "TEXTSPLIT": textsplit.textsplit,
+    "TIME": clock.time_,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -116,6 +119,7 @@ WHY = {
                 "calc/xlfuncs/baht.py",
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/textsplit.py",
+    "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -86,6 +86,8 @@ ARRAY_EQUAL: list[tuple[str, str, str]] = [
     ("TEXTSPLIT given a range of texts", "formulas_test.xlsx", "TEXT!AH47"),
     ("TEXTSPLIT with arrays of options", "formulas_test.xlsx", "EXTRA!M28"),
     ("TEXTSPLIT by several row and column delimiters, padded", "formulas_test.xlsx", "EXTRA!J28"),
+    ("REGEXEXTRACT of every match, given ranges", "formulas_test.xlsx", "EXTRA!J3"),
+    ("TIME of a negative total is #NUM!", "formulas_test.xlsx", "DATE & TIME!AL19"),
 ]
 
 
