@@ -22,6 +22,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `baht`: BAHTTEXT;
 - `textsplit`: TEXTSPLIT;
 - `clock`: TIME;
+- `substrings`: LEFT, RIGHT, MID, REPLACE;
 - `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text.
 """
 
@@ -45,6 +46,7 @@ from rates_xl.calc.xlfuncs import (
     ordering,
     reference,
     regex,
+    substrings,
     text,
     textsplit,
     totext,
@@ -78,6 +80,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "BAHTTEXT": baht.bahttext,
     "TEXTSPLIT": textsplit.textsplit,
     "TIME": clock.time_,
+    **substrings.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -120,6 +123,8 @@ WHY = {
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/textsplit.py",
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
+    **{name: "a count or start given as numeric text (the bridged `formulas` one: #VALUE!): "
+             "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -89,6 +89,15 @@ ARRAY_EQUAL: list[tuple[str, str, str]] = [
     ("TIME of a negative total is #NUM!", "formulas_test.xlsx", "DATE & TIME!AL19"),
 ]
 
+#: (class, corpus book, cell): computed equal to Excel's value (Apache POI's Excel-made book).
+POI = "poi_FormulaEvalTestData_Copy.xlsx"
+EQUAL += [
+    ("RIGHT by a count given as numeric text", POI, "EverythingTests!H1168"),
+    ("LEFT by a count given as numeric text", POI, "EverythingTests!H824"),
+    ("REPLACE with a start given as numeric text", POI, "EverythingTests!F1136"),
+    ("RIGHT by a count past the text's length", POI, "EverythingTests!F1168"),
+]
+
 
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel_does(case, book, address, tmp_path):
