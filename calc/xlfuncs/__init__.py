@@ -123,7 +123,7 @@ WHY = {
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/textsplit.py",
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
-    **{name: "a count or start given as numeric text (the bridged `formulas` one: #VALUE!): "
+    **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
 }
 

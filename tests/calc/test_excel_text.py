@@ -96,6 +96,10 @@ EQUAL += [
     ("LEFT by a count given as numeric text", POI, "EverythingTests!H824"),
     ("REPLACE with a start given as numeric text", POI, "EverythingTests!F1136"),
     ("RIGHT by a count past the text's length", POI, "EverythingTests!F1168"),
+    ("SUBSTITUTE of an empty old text", POI, "EverythingTests!P1312"),
+]
+ARRAY_EQUAL += [
+    ("SUBSTITUTE over ranges of old texts, new texts and instances", "formulas_test.xlsx", "CORE!U14"),
 ]
 
 
