@@ -226,8 +226,12 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 return  # the innermost function call takes it as a range: fine
             if name in LIFTS_ITSELF and (description == "an array constant"
                                          or description.startswith("the array from")):
+                # The implementation applies itself to each element: an array formula is
+                # computed whole; in an ordinary cell (implicit intersection) it stays a hazard.
                 result.whole = True
-                return  # the implementation applies itself to each element
+                result.self_lifted += 1
+                result.hazards.append(f"{name} given {description}")
+                return
             if name in LIFTS_ITSELF:
                 result.self_lifted += 1
                 result.whole = result.whole or name in WHOLE_OVER_RANGES

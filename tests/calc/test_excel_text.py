@@ -139,3 +139,24 @@ def test_regexextract_of_every_match_over_ranges_beside_a_value(tmp_path):
     theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
     differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
     assert not flagged and not differ, f"{address} (ours, Excel's): {differ}"
+
+
+def test_array_constant_in_an_ordinary_cell_is_listed_not_spilled(tmp_path):
+    """`LEFT({"ab","cd"},1)` as an ordinary formula (no array range): Excel's implicit
+    intersection, which the engine cannot write out for an array constant: listed as not
+    computed, never a spill blocked by the value beside it (#SPILL!) without a word."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["A1"] = '=LEFT({"ab","cd"},1)'
+    sheet["B1"] = 5
+    sheet["A2"] = '=FIND("b",{"ab","cb"})'
+    path = tmp_path / "ordinary.xlsx"
+    book.save(path)
+    result = WorkbookCalculation(path, full=True).compute()
+    listed = {s.cell: s.reason for s in result.skipped}
+    assert "LEFT given an array constant" in listed.get("A1", ""), (result.values, listed)
+    assert "FIND given an array constant" in listed.get("A2", ""), (result.values, listed)
