@@ -49,6 +49,7 @@ LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX VALUETOTEXT TEXTBEFORE TEXTAFT
 COMBIN
 IFS SWITCH CHOOSE
 ADDRESS
+ARRAYTOTEXT
 """.split())
 # CHOOSE's choices take a range as it is (CHOOSE(2,A1:A3,B1:B3) is B1:B3), but given an array
 # of indexes Excel broadcasts the choices with it: element i is CHOOSE(index[i], choice[i], ...).
@@ -57,6 +58,14 @@ BROADCAST_WITH_FIRST = frozenset({"CHOOSE"})
 CATCHING = frozenset({"IFERROR", "IFNA"})
 
 ALL = None  # every argument takes a range
+
+# Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
+# itself to each element of an array constant or computed array, as Excel does: an array formula
+# giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT".split())
+# Of them, those answering an array for one value: given a range where one value is wanted, an
+# array formula is computed whole too (each cell of its range would otherwise spill).
+WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT", "REGEXEXTRACT"})
 
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
@@ -191,6 +200,19 @@ class Analysis:
     qualified_names: list[tuple[int, int, str]] = field(default_factory=list)
     error: str | None = None  # the tokenizer's complaint, if any
     answers_array: bool = False  # an array where ARRAY_ANSWERS takes one: the call answers an array
+    #: An array constant or computed array given to a function in LIFTS_ITSELF: written out
+    #: cell by cell each cell would get the whole array, so the formula is computed whole
+    #: (an array formula) or not at all (an ordinary cell with a range hazard).
+    whole: bool = False
+    #: How many of `hazards` are ranges given to a function in LIFTS_ITSELF.
+    self_lifted: int = 0
+
+    @property
+    def computed_whole(self) -> bool:
+        """An array formula the engine computes as it stands: its arrays and ranges all go to
+        functions that apply themselves to each element."""
+        return self.whole and self.self_lifted == len(self.hazards) and not self.top_level_ranges \
+            and self.error is None
 
     @property
     def safe(self) -> bool:
@@ -253,6 +275,17 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
                 return  # the innermost function call takes it as a range: fine
             if name in BROADCAST_WITH_FIRST and position == 0:
                 broadcast.add(id(frame))
+            if name in LIFTS_ITSELF and (description == "an array constant"
+                                         or description.startswith("the array from")):
+                # The implementation applies itself to each element: an array formula is
+                # computed whole; in an ordinary cell (implicit intersection) it stays a hazard.
+                result.whole = True
+                result.self_lifted += 1
+                result.hazards.append(f"{name} given {description}")
+                return
+            if name in LIFTS_ITSELF:
+                result.self_lifted += 1
+                result.whole = result.whole or name in WHOLE_OVER_RANGES
             if not a_range and position in ARRAY_ARGUMENTS.get(name, ()):
                 return  # a computed array where the function answers per element
             if plain_range and name in _scalars.REFUSING_RANGES and \
@@ -412,7 +445,7 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
 def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, tuple[int, int, int, int]]] | None:
     """(operand, sheet prefix, (c1, r1, c2, r2)) of each operand an elementwise function is
     given, in formula order; None when the formula cannot be written out cell by cell."""
-    if not analysis.liftable or analysis.error or analysis.spills:
+    if not analysis.liftable or analysis.error or analysis.spills or analysis.whole:
         return None
     ranges = []
     for operand in analysis.operands:

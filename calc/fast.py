@@ -215,7 +215,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.unsupported[key] = why
                 continue
             formula, found = settle(*qualified(formula, found))
-            if found.needs_rewrite:
+            if found.needs_rewrite and not found.computed_whole:
                 cells = analysis.lift(found, r2 - r1 + 1, c2 - c1 + 1)
                 if cells is None:
                     prepared.unsupported[key] = "; ".join(found.hazards) or "an array of ranges"

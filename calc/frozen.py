@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -86,11 +87,23 @@ def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
         target.comment = Comment(text, "rates-xl")
 
 
+#: Text Excel would read as an escape (`_x0001_` is CHAR(1)); a literal one is written with its
+#: underscore escaped (`_x005F_x0001_`), as Excel writes it.
+_ESCAPE_LIKE = re.compile(r"_(x[0-9A-Fa-f]{4}_)")
+#: What Excel stores escaped: control characters XML cannot hold, and the carriage return,
+#: which an XML reader turns into a line feed (CHAR(13) would come back as CHAR(10)).
+_ESCAPED = re.compile(r"[\x00-\x08\x0b-\x1f]")
+
+
+def escaped(value: str) -> str:
+    """Text as Excel writes it in a cell's XML (ECMA-376 ST_Xstring escapes)."""
+    value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
+    return _ESCAPED.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
+
+
 def set_value(cell: Any, value: Any) -> None:
     """A computed value into a cell as a value, whatever it is: text that looks like a formula
     stays text, characters a file cannot hold are dropped, anything else becomes its text."""
-    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-
     if isinstance(value, bool | int | float) or value is None:
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"
@@ -101,9 +114,7 @@ def set_value(cell: Any, value: Any) -> None:
         return
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back
-    # XML cannot hold control characters (CHAR(1)'s answer): Excel stores them escaped as
-    # `_x0001_` and reads them back as the character; so does the copy.
-    value = ILLEGAL_CHARACTERS_RE.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)[:32767]
+    value = escaped(value)[:32767]
     # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
     cell.value = value
     if value.startswith("="):

@@ -30,7 +30,13 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them;
 - `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
 - `isformula`: ISFORMULA answered from the book's formulas, in the formula's text;
-- `address`: ADDRESS (R1C1 style, sheet names).
+- `address`: ADDRESS (R1C1 style, sheet names);
+- `find`: FIND over arrays;
+- `totext`: ARRAYTOTEXT, VALUETOTEXT;
+- `baht`: BAHTTEXT;
+- `textsplit`: TEXTSPLIT;
+- `clock`: TIME;
+- `substrings`: LEFT, RIGHT, MID, REPLACE.
 """
 
 from __future__ import annotations
@@ -42,13 +48,16 @@ from rates_xl.calc.xlfuncs import (
     address,
     annuity,
     arrays,
+    baht,
     bessel,
     bondprice,
     cashflows,
+    clock,
     complex,
     conditional,
     delimited,
     finance,
+    find,
     groupby,
     groupby_formula,
     lambdas,
@@ -60,8 +69,11 @@ from rates_xl.calc.xlfuncs import (
     reference,
     regex,
     stats,
+    substrings,
     sumproduct,
     text,
+    textsplit,
+    totext,
 )
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
@@ -98,6 +110,13 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **matrix.FUNCTIONS,
     sumproduct.NAME: sumproduct.misshapen,
     "ADDRESS": address.address,
+    "FIND": find.find,
+    "ARRAYTOTEXT": totext.arraytotext,
+    "VALUETOTEXT": totext.valuetotext,
+    "BAHTTEXT": baht.bahttext,
+    "TEXTSPLIT": textsplit.textsplit,
+    "TIME": clock.time_,
+    **substrings.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -159,6 +178,17 @@ WHY = {
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
                      "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
     "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
+    "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/find.py",
+    "ARRAYTOTEXT": "formats other than 0 and 1 taken, empty text lost in the strict format, a format "
+                   "array not applied to each element: calc/xlfuncs/totext.py",
+    "VALUETOTEXT": "as ARRAYTOTEXT",
+    "BAHTTEXT": "formualizer does not know it; the `formulas` one needs a package we lack (#VALUE!): "
+                "calc/xlfuncs/baht.py",
+    "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
+                 "applied to each element: calc/xlfuncs/textsplit.py",
+    "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
+    **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
+             "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

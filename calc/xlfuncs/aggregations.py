@@ -89,8 +89,12 @@ AGGREGATIONS: dict[str, Callable[[list[Any]], Any]] = {
     "VAR.P": _spread(statistics.pvariance, 1),
     "ARRAYTOTEXT": lambda items: ", ".join(text(v) for v in items),
     "CONCAT": lambda items: "".join(text(v) for v in items),
+    # IF takes two or more arguments: eta-reduced it is called with one (the group's values),
+    # and Excel answers #VALUE! in every cell (formulas_test EXTRA!H100, `_xleta.IF`).
+    "IF": lambda items: error("#VALUE!"),
 }
 _COUNTS_ERRORS = {"COUNT", "COUNTA"}
+_TOO_FEW_ARGUMENTS = {"IF"}
 
 
 def aggregate(name: str, items: list[Any], whole: list[Any] | None = None) -> Any:
@@ -105,6 +109,8 @@ def aggregate(name: str, items: list[Any], whole: list[Any] | None = None) -> An
         return _sum(items) / total if total else error("#DIV/0!")
     if is_lambda(name):
         return _apply_lambda(name, items)
+    if name in _TOO_FEW_ARGUMENTS:
+        return AGGREGATIONS[name](items)  # before any error among the values: the call fails
     if name not in _COUNTS_ERRORS and (found := _first_error(items)) is not None:
         return found
     if name == "COUNT":

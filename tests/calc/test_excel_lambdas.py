@@ -49,7 +49,6 @@ EQUAL = [
 
 #: (class, cell, what the reason names): listed as not computed, never a number of ours.
 FLAGGED = [
-    ("PIVOTBY given a function that is no aggregation", "EXTRA!H100", "function argument", None),
     ("PIVOTBY given a cell as its function", "EXTRA!L96", "function argument", None),
     ("GROUPBY given a LAMBDA that reads a cell", "LOOKUP!M25", "LAMBDA",
      ("_xleta.SUM", "_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)+$A$1)")),
