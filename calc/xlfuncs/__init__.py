@@ -26,7 +26,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
 - `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
-- `matrix`: MINVERSE's LU steps.
+- `matrix`: MINVERSE's LU steps;
+- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from rates_xl.calc.xlfuncs import (
     complex,
     conditional,
     delimited,
+    ets,
     finance,
     groupby,
     groupby_formula,
@@ -89,6 +91,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **bessel.FUNCTIONS,
     **oddcoupon.FUNCTIONS,
     **matrix.FUNCTIONS,
+    **ets.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -145,6 +148,7 @@ WHY = {
     "ODDLYIELD": "as ODDLPRICE",
     "ODDFPRICE": "the frequency truncated (2.3 is 2; formulas: #NUM!), then formulas'",
     "ODDFYIELD": "as ODDFPRICE",
+    **{name: f"{why}: calc/xlfuncs/ets.py" for name, why in ets.WHY.items()},
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
                 "calc/xlfuncs/matrix.py",
 }
