@@ -71,7 +71,7 @@ def _scalar(value: Any) -> float:
         raise _Answer(found if found is not None else error("#VALUE!")) from None
 
 
-def _option(value: Any, default: float | None) -> float | None:
+def _option(value: Any, default: float) -> float:
     if value == OMITTED:
         return default
     return _scalar(value)
@@ -90,13 +90,14 @@ def _whole(value: float, low: int, high: int) -> int:
 class _Series:
     """The values on an equally spaced timeline: duplicates aggregated, gaps completed."""
 
-    def __init__(self, values: Any, timeline: Any, completion: float | None,
-                 aggregation: float | None) -> None:
+    def __init__(self, values: Any, timeline: Any, completion: Any, aggregation: Any) -> None:
         ys, xs = _flat(values), _flat(timeline)
         if len(ys) != len(xs):
             raise _fail("#N/A")
-        fill = _whole(1.0 if completion is None else completion, 0, 1)
-        how = _whole(1.0 if aggregation is None else aggregation, 1, 7)
+        fill = _whole(_option(completion, 1.0), 0, 1)  # an empty cell is valid (SEASONALITY(...,H40))
+        if aggregation is None:
+            raise _not_computed()  # an empty cell: 0 (#NUM!) or the default? Not measured
+        how = _whole(_option(aggregation, 1.0), 1, 7)
         if any(is_error(v) for v in ys + xs) or not all(_is_number(v) for v in ys + xs):
             raise _not_computed()  # errors, text or empty cells in the data: not measured
         if len(xs) < 3:
@@ -117,6 +118,8 @@ class _Series:
         self.values = [points[0]]
         for count, value in zip(counts, points[1:], strict=True):
             missing = int(round(count)) - 1
+            if missing and completion is None:
+                raise _not_computed()  # an empty cell: zeros or the default interpolation? Not measured
             last = self.values[-1]
             if missing and fill == 0:
                 self.values += [0.0] * missing
@@ -182,7 +185,7 @@ def _forecast(target: Any, values: Any, timeline: Any, seasonality: Any = OMITTE
               completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
     at = _scalar(target)
     season = _seasonality(seasonality)
-    series = _Series(values, timeline, _option(completion, None), _option(aggregation, None))
+    series = _Series(values, timeline, completion, aggregation)
     place = series.index(at)
     if not series.exactly_seasonal(season):
         raise _not_computed()
@@ -199,7 +202,7 @@ def _confint(target: Any, values: Any, timeline: Any, level: Any = OMITTED, seas
     if confidence == 0:
         raise _not_computed()  # a typed 0 (an empty cell is the default 95 %): not measured
     season = _seasonality(seasonality)
-    series = _Series(values, timeline, _option(completion, None), _option(aggregation, None))
+    series = _Series(values, timeline, completion, aggregation)
     series.index(at)
     if not series.exactly_seasonal(season):
         raise _not_computed()
@@ -207,7 +210,7 @@ def _confint(target: Any, values: Any, timeline: Any, level: Any = OMITTED, seas
 
 
 def _seasonality_of(values: Any, timeline: Any, completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
-    _Series(values, timeline, _option(completion, None), _option(aggregation, None))
+    _Series(values, timeline, completion, aggregation)
     raise _not_computed()  # Excel's detection is not documented
 
 
@@ -215,7 +218,7 @@ def _stat(values: Any, timeline: Any, statistic: Any, seasonality: Any = OMITTED
           completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
     kind = _whole(_scalar(statistic), 1, 8)
     season = _seasonality(seasonality)
-    series = _Series(values, timeline, _option(completion, None), _option(aggregation, None))
+    series = _Series(values, timeline, completion, aggregation)
     if kind == 8:
         return series.step
     if kind in (4, 5, 6, 7) and series.exactly_seasonal(season):

@@ -109,4 +109,9 @@ def test_the_engine_answers_no_number_it_cannot_reproduce():
     assert ets(11, seasonal, times, 8761, 1, OMITTED) == error("#NUM!")
     assert ets(11, seasonal, times, 4, 1, 8) == error("#NUM!")  # aggregation 1..7
     assert stat(seasonal, times, 1, 4, 1, OMITTED) == error("#NAME?")  # alpha: Excel's fit
+    # Empty cells where Excel may read 0 or the default: not measured, so not computed.
+    assert ets(11, seasonal, times, 4, 1, None) == error("#NAME?")
+    gapped = [[1, 3, 4, 5, 6, 7, 8, 9, 10]]
+    assert ets(11, seasonal, gapped, 4, None, OMITTED) == error("#NAME?")
+    assert ets(15, [[1, 3, 2, 1, 2, 3, 2, 1, 2]], gapped, 4, 1, OMITTED) == 3  # t=2 interpolated
     assert stat(seasonal, [[2, 4, 6, 8, 10, 12, 14, 16, 18]], 8, 4, 1, OMITTED) == 2
