@@ -5,8 +5,8 @@ Excel fits an additive (AAA) exponential triple smoothing model whose parameter 
 seasonality detection are undocumented: a forecast we computed another way would be close to
 Excel's but not equal, the worst kind of answer. So this module computes:
 
-- Excel's argument checks (formulas_test.xlsx, STATISTICAL rows 38-41): values and timeline
-  of different sizes #N/A; a timeline without one step #NUM!; seasonality outside 0..8760,
+- Excel's argument checks (formulas_test.xlsx, STATISTICAL rows 38-41; Microsoft's
+  documentation): values and timeline of different sizes #N/A; seasonality outside 0..8760,
   data_completion other than 0/1, aggregation outside 1..7, a confidence level outside
   [0, 1), a statistic type outside 1..8, a target at or before both 0 and the step before
   the timeline's start: #NUM!; an error in a single-value argument passed on, first first;
@@ -108,11 +108,15 @@ class _Series:
         times = sorted(grouped)
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
         if not gaps:
-            raise _fail("#NUM!")
+            raise _not_computed()
         self.step = min(gaps)
         counts = [gap / self.step for gap in gaps]
         if any(c != round(c) for c in counts):
-            raise _fail("#NUM!")  # no one step the timeline is made of
+            # No one step (Microsoft: #NUM!), but Excel may read month-based date steps:
+            # not measured, so not computed.
+            raise _not_computed()
+        if sum(round(c) - 1 for c in counts) > 0.3 * (len(times) + sum(round(c) - 1 for c in counts)):
+            raise _not_computed()  # Microsoft: up to 30 % of the points may be missing
         self.start = times[0]
         points = [float(_AGGREGATE[how](grouped[t])) for t in times]
         self.values = [points[0]]

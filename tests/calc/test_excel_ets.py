@@ -105,7 +105,7 @@ def test_the_engine_answers_no_number_it_cannot_reproduce():
     assert ets(11, trending, times, 4, 1, OMITTED) == error("#NAME?")
     assert ets(11, seasonal, times, OMITTED, OMITTED, OMITTED) == error("#NAME?")  # detection
     assert ets(11, seasonal, [[1, 2, 3]], 4, 1, OMITTED) == error("#N/A")  # sizes differ
-    assert ets(11, seasonal, [[1, 2, 3, 4, 5, 6, 7, 8, 9.5]], 4, 1, OMITTED) == error("#NUM!")  # no step
+    assert ets(11, seasonal, [[1, 2, 3, 4, 5, 6, 7, 8, 9.5]], 4, 1, OMITTED) == error("#NAME?")  # no one step
     assert ets(11, seasonal, times, 8761, 1, OMITTED) == error("#NUM!")
     assert ets(11, seasonal, times, 4, 1, 8) == error("#NUM!")  # aggregation 1..7
     assert stat(seasonal, times, 1, 4, 1, OMITTED) == error("#NAME?")  # alpha: Excel's fit
