@@ -36,7 +36,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `baht`: BAHTTEXT;
 - `textsplit`: TEXTSPLIT;
 - `clock`: TIME;
-- `substrings`: LEFT, RIGHT, MID, REPLACE.
+- `substrings`: LEFT, RIGHT, MID, REPLACE;
+- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from rates_xl.calc.xlfuncs import (
     complex,
     conditional,
     delimited,
+    ets,
     finance,
     find,
     groupby,
@@ -117,6 +119,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "TEXTSPLIT": textsplit.textsplit,
     "TIME": clock.time_,
     **substrings.FUNCTIONS,
+    **ets.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -173,6 +176,7 @@ WHY = {
     "ODDLYIELD": "as ODDLPRICE",
     "ODDFPRICE": "the frequency truncated (2.3 is 2; formulas: #NUM!), then formulas'",
     "ODDFYIELD": "as ODDFPRICE",
+    **{name: f"{why}: calc/xlfuncs/ets.py" for name, why in ets.WHY.items()},
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
                 "calc/xlfuncs/matrix.py",
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
