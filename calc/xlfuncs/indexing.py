@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.arrays import excel_function, fail, given, grid, integer
+from rates_xl.calc.xlfuncs.arrays import excel_function, fail, given, grid, integer, is_array
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 
 NAME = "RATESXL.INDEX"  # INDEX of an array constant
+LIFTED = "RATESXL.INDEXLIFTED"  # the same given an array constant as row, column or area
 AREAS = "RATESXL.INDEXAREAS"  # INDEX of a union: (row, column, area, *areas)
 
 
@@ -79,8 +80,21 @@ def INDEXAREAS(row: Any, column: Any, area: Any, *areas: Any) -> Any:  # noqa: N
     return _pick(grid(areas[which - 1]), row, column, OMITTED, reference=True)
 
 
+def INDEXLIFTED(*args: Any) -> Any:  # noqa: N802 - the engine's name
+    """INDEX given an array constant as the row, column or area: lifted, so each answer is
+    the top-left value of its INDEX, even for a constant of one element (`INDEX({2,3;4,5},{1})`
+    is 2, not {2,3}), which reaches a callback as a plain number."""
+    result = INDEX(*args)
+    if isinstance(result, list) and not any(is_array(a) for a in args[1:]):
+        return result[0][0]
+    return result
+
+
+INDEXLIFTED.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     NAME: lambda _facts: INDEX,
+    LIFTED: lambda _facts: INDEXLIFTED,
     AREAS: lambda _facts: INDEXAREAS,
 }
 
@@ -108,7 +122,9 @@ def rewrite(formula: str, array: bool = False) -> str:
             rest = arguments[1:]
             if not all(_simple(a, ranges=False) for a in rest):
                 continue
-            if (two_d and len(arguments) == 2) or any(_is_constant(a) for a in rest) or len(arguments) == 4:
+            if any(_is_constant(a) for a in rest):
+                out[start] = f"{LIFTED}("
+            elif (two_d and len(arguments) == 2) or len(arguments) == 4:
                 out[start] = f"{NAME}("
         elif (areas := _union(first) or _flat_range(first, len(arguments))) is not None \
                 and start == 0 and end == len(tokens) - 1:
