@@ -129,7 +129,10 @@ def rewrite(formula: str, array: bool = False) -> str:
         elif (areas := _union(first) or _flat_range(first, len(arguments))) is not None \
                 and start == 0 and end == len(tokens) - 1:
             rest = arguments[1:]
-            if len(rest) > 3 or not all(_simple(a, ranges=array) for a in rest):
+            # Ranges as the row, column or area are lifted (one answer each) in an array formula
+            # over a union only: that is what the corpus shows of Excel.
+            lifts = array and _union(first) is not None
+            if len(rest) > 3 or not all(_simple(a, ranges=lifts) for a in rest):
                 continue
             given_ = [text if text.strip() else f'"{OMITTED}"' for text in texts[1:]]
             given_ += [f'"{OMITTED}"'] * (3 - len(given_))
