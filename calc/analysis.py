@@ -84,6 +84,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
     "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/sumproduct.py: reads its arguments whole
+    "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/indexing.py: lifts itself
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),

@@ -37,7 +37,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `textsplit`: TEXTSPLIT;
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
-- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed).
+- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
+- `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from rates_xl.calc.xlfuncs import (
     find,
     groupby,
     groupby_formula,
+    indexing,
     lambdas,
     logical,
     lookup,
@@ -120,6 +122,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "TIME": clock.time_,
     **substrings.FUNCTIONS,
     **ets.FUNCTIONS,
+    **indexing.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -193,6 +196,9 @@ WHY = {
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
+    **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "
+             "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/indexing.py"
+       for name in indexing.FUNCTIONS},
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -256,6 +262,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
 
     formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
     formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
+    formula = indexing.rewrite(formula, array)  # INDEX's array constants and unions
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 
