@@ -46,6 +46,7 @@ EQUAL = [
     ("XNPV of a #NULL! rate", "formulas_test.xlsx", "FINANCIAL!AE56"),
     ("XNPV of a boolean rate is #VALUE!", "formulas_test.xlsx", "FINANCIAL!Z56"),
     ("XNPV of an empty rate is #NUM!", "formulas_test.xlsx", "FINANCIAL!X56"),
+    ("XNPV next to its root, summed in the book's order", "formulas_test.xlsx", "FINANCIAL!R56"),
     # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/oddcoupon.py).
     ("ODDLPRICE over many quasi-coupon periods, actual/actual", "ironcalc_PRICE_YIELD.xlsx",
      "ODDLPRICE_ODDLYIELD!I2"),
