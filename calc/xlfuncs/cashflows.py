@@ -63,6 +63,8 @@ def _flows(values: Any, dates: Any) -> tuple[list[float], list[float]] | None:
 def _in_order(rate: float, values: list[float], dates: list[float]) -> float:
     """Sum of value / (1 + rate)^(days / 365) in the order given, the days counted from the
     earliest whole-day date as `formulas` counts them (its answer is otherwise kept)."""
+    if not rate > -1:  # a negative base to a fractional power is a complex number in Python
+        raise ValueError(rate)
     days = [math.floor(date) for date in dates]
     first = min(days)
     total = 0.0
@@ -98,6 +100,8 @@ def _halving(values: list[float], dates: list[float], guess: float) -> float | N
     at_low = npv(low)
     if at_low == 0:
         return low
+    if not -1 < high < 1e300:
+        return None
     try:
         at_high = npv(high)
         while (at_high > 0) == (at_low > 0) and at_high != 0:
