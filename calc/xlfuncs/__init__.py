@@ -7,7 +7,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
   VLOOKUP, HLOOKUP (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
 - `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
-- `cashflows`: XNPV's rate argument;
+- `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice`: PRICE and YIELD (Excel's formula on every basis);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
 - `reference`: N, T (a reference's first cell);
@@ -97,6 +97,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "FV": annuity.fv,
     "PPMT": annuity.ppmt,
     "XNPV": cashflows.xnpv,
+    "XIRR": cashflows.xirr,
     **bondprice.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
@@ -153,7 +154,8 @@ WHY = {
             "calc/xlfuncs/annuity.py; otherwise formulas'",
     "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/bondprice.py",
     "YIELD": "as PRICE (formualizer inverts its own PRICE)",
-    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas': calc/xlfuncs/cashflows.py",
+    "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/cashflows.py",
+    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",

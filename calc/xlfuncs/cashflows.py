@@ -1,16 +1,147 @@
-"""XNPV's rate argument read as Excel reads it, before the `formulas` implementation (bridged,
-measured right on the cash flows themselves) computes: an error given as the rate is passed
-on (XNPV(#N/A, ...) is #N/A; formualizer hands `formulas` a value it answers #VALUE! for), a
-boolean is #VALUE! (XNPV(TRUE, ...): `formulas` reads it as 1) and an empty cell is a rate of
-0, which is #NUM! (formulas_test.xlsx FINANCIAL row 56)."""
+"""XNPV as Excel computes it. The rate argument is read as Excel reads it before the
+`formulas` implementation (bridged, measured right on the cash flows themselves) computes:
+an error given as the rate is passed on (XNPV(#N/A, ...) is #N/A; formualizer hands
+`formulas` a value it answers #VALUE! for), a boolean is #VALUE! (XNPV(TRUE, ...): `formulas`
+reads it as 1) and an empty cell is a rate of 0, which is #NUM! (formulas_test.xlsx FINANCIAL
+row 56).
+
+Where `formulas` answers a number for plain numeric cash flows, the sum is taken again in the
+book's order: `formulas` sorts the flows by date first, and at a rate next to the root (an
+XIRR's answer) the terms cancel, so the order of the additions shows in the 7th digit
+(formulas_test.xlsx FINANCIAL!R56: 4.594164160e-09, sorted 4.594164826e-09). Excel and
+LibreOffice both add in the order given.
+
+XIRR's root is found as Excel finds it, which the digits of its answers show (formulas_test.xlsx
+FINANCIAL rows 54-55): not by Newton's method but by halving an interval that starts at a rate
+of 0 and ends at the guess, the guess doubled until the XNPV changes sign across the interval,
+the midpoint answered once the half-width is below 1E-8 (the documented "0.000001 percent").
+Each answer is then a dyadic fraction of its guess (the guess 1 and the guess 4 give the same
+answer, 80439335/2^27) and lies up to 1E-8 from the exact root, which Newton's method reaches.
+A guess of 0 starts at 1E-5 (the only start that reproduces Excel's answer for it). Where no
+interval is found, `formulas`' answer (Newton from the guess) is kept; the engine's check
+against Excel's cached values lists it as stale where that differs."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import bridged, error
 from rates_xl.calc.xlfuncs.values import is_error
+
+
+def _numbers(argument: Any) -> list[float] | None:
+    """The plain numbers of a range or scalar argument, in the book's order (row by row), or
+    None when anything else is in it (left to `formulas`' own reading)."""
+    rows = argument if isinstance(argument, list) else [[argument]]
+    flat = [value for row in rows for value in (row if isinstance(row, list) else [row])]
+    if not flat or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in flat):
+        return None
+    return [float(value) for value in flat]
+
+
+def _flows(values: Any, dates: Any) -> tuple[list[float], list[float]] | None:
+    """XIRR's cash flows and dates in the book's order, a pair whose value is an empty cell or
+    text left out as Excel leaves it out (FINANCIAL!AD54 and AE54 answer as the flows without
+    them); None where anything else is not a plain number (left to `formulas`)."""
+    def cells(argument: Any) -> list[Any]:
+        rows = argument if isinstance(argument, list) else [[argument]]
+        return [value for row in rows for value in (row if isinstance(row, list) else [row])]
+
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    pairs = [(value, date) for value, date in zip(cells(values), cells(dates), strict=False)
+             if not (value is None or isinstance(value, str))]
+    if len(cells(values)) != len(cells(dates)) or not pairs or \
+            not all(number(value) and number(date) for value, date in pairs):
+        return None
+    return [float(value) for value, _ in pairs], [float(date) for _, date in pairs]
+
+
+def _in_order(rate: float, values: list[float], dates: list[float]) -> float:
+    """Sum of value / (1 + rate)^(days / 365) in the order given, the days counted from the
+    earliest whole-day date as `formulas` counts them (its answer is otherwise kept)."""
+    if not rate > -1:  # a negative base to a fractional power is a complex number in Python
+        raise ValueError(rate)
+    days = [math.floor(date) for date in dates]
+    first = min(days)
+    total = 0.0
+    for value, day in zip(values, days, strict=True):
+        total += value / (1 + rate) ** ((day - first) / 365)
+    return total
+
+
+def _guess(rest: tuple[Any, ...]) -> float | None:
+    """XIRR's guess as a number: 0.1 when not written, 0 for an empty cell, numeric text read
+    as `formulas` reads it ("26/08/1987" is the date 32015); None for anything else."""
+    if len(rest) < 3:
+        return 0.1
+    guess = rest[2]
+    if guess is None:
+        return 0.0
+    if isinstance(guess, str):
+        from formulas.functions import _text2num
+
+        guess = _text2num(guess)
+    if isinstance(guess, bool) or not isinstance(guess, (int, float)):
+        return None
+    return float(guess)
+
+
+def _halving(values: list[float], dates: list[float], guess: float) -> float | None:
+    """XIRR by Excel's interval halving (see the module's docstring), or None where no
+    interval with a sign change is found before the rate leaves (-1, 1E300)."""
+    def npv(rate: float) -> float:
+        return _in_order(rate, values, dates)
+
+    low, high = 0.0, guess if guess != 0 else 1e-5
+    at_low = npv(low)
+    if at_low == 0:
+        return low
+    if not -1 < high < 1e300:
+        return None
+    try:
+        at_high = npv(high)
+        while (at_high > 0) == (at_low > 0) and at_high != 0:
+            high *= 2
+            if not -1 < high < 1e300:
+                return None
+            at_high = npv(high)
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return None
+    if not math.isfinite(at_high):
+        return None
+    if at_high == 0:
+        return high
+    while True:
+        middle = (low + high) / 2
+        if abs(high - low) / 2 < 1e-8:
+            return middle
+        at_middle = npv(middle)
+        if at_middle == 0:
+            return middle
+        if (at_middle > 0) == (at_low > 0):
+            low, at_low = middle, at_middle
+        else:
+            high = middle
+
+
+def xirr(_facts: dict[str, Any]) -> Callable[..., Any]:
+    computed = bridged("XIRR")
+
+    def XIRR(*args: Any) -> Any:  # noqa: N802
+        answer = computed(*args)
+        if not (isinstance(answer, float) and math.isfinite(answer)) or len(args) < 2:
+            return answer
+        flows, guess = _flows(args[0], args[1]), _guess(args)
+        if flows is None or guess is None:
+            return answer
+        values, dates = flows
+        found = _halving(values, dates, guess)
+        return answer if found is None else found
+    return XIRR
 
 
 def xnpv(_facts: dict[str, Any]) -> Callable[..., Any]:
@@ -23,5 +154,16 @@ def xnpv(_facts: dict[str, Any]) -> Callable[..., Any]:
             return error("#VALUE!")
         if rate is None:
             return error("#NUM!")
-        return computed(rate, *rest)
+        answer = computed(rate, *rest)
+        if (isinstance(answer, float) and math.isfinite(answer) and len(rest) == 2
+                and isinstance(rate, (int, float))):
+            values, dates = _numbers(rest[0]), _numbers(rest[1])
+            if values is not None and dates is not None and len(values) == len(dates):
+                try:
+                    again = _in_order(float(rate), values, dates)
+                except (OverflowError, ZeroDivisionError, ValueError):
+                    return answer
+                if math.isfinite(again):
+                    return again
+        return answer
     return XNPV

@@ -46,6 +46,13 @@ EQUAL = [
     ("XNPV of a #NULL! rate", "formulas_test.xlsx", "FINANCIAL!AE56"),
     ("XNPV of a boolean rate is #VALUE!", "formulas_test.xlsx", "FINANCIAL!Z56"),
     ("XNPV of an empty rate is #NUM!", "formulas_test.xlsx", "FINANCIAL!X56"),
+    ("XNPV next to its root, summed in the book's order", "formulas_test.xlsx", "FINANCIAL!R56"),
+    # XIRR by Excel's interval halving, each answer a dyadic fraction of the guess (cashflows.py).
+    ("XIRR with no guess (0.1, doubled to 0.8)", "formulas_test.xlsx", "FINANCIAL!AD54"),
+    ("XIRR with a guess of 1 from a cell", "formulas_test.xlsx", "FINANCIAL!R54"),
+    ("XIRR with a guess of 4: the answer of the guess 1", "formulas_test.xlsx", "FINANCIAL!V55"),
+    ("XIRR with a date written as text for the guess", "formulas_test.xlsx", "FINANCIAL!X54"),
+    ("XIRR with a guess of 0", "formulas_test.xlsx", "FINANCIAL!U55"),
     # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/oddcoupon.py).
     ("ODDLPRICE over many quasi-coupon periods, actual/actual", "ironcalc_PRICE_YIELD.xlsx",
      "ODDLPRICE_ODDLYIELD!I2"),
