@@ -91,3 +91,24 @@ def test_real_loop_stays_listed(case, rows, tmp_path):
     for cell in loop_cells:
         assert f"DATA!{cell}" in result.loops, (case, cell, result.loops)
         assert result.values.get(("DATA", cell)) == 0  # Excel's warning value, never a computed one
+
+
+def test_a_loop_caught_by_an_error_test_stays_listed(tmp_path):
+    """Read at run time, a loop is still one when the reading function would catch an error:
+    `=IFERROR(A1,5)` in A1 is Excel's circular-reference warning, never 5."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "DATA"
+    loops = {"A1": "=IFERROR(A1,5)", "A2": "=ISERROR(B2)", "B2": "=A2",
+             "A3": "=IF(ISERROR(B3),1,2)", "B3": "=A3", "A4": "=COUNTBLANK(A4:B4)"}
+    for cell, formula in loops.items():
+        sheet[cell] = formula
+    sheet["C1"] = "=IF(FALSE,A1,4)"  # reads no cell of a loop: computed
+    path = tmp_path / "caught.xlsx"
+    book.save(path)
+    result, _listed = _compute(path)
+    assert sorted(result.loops) == sorted(f"DATA!{cell}" for cell in loops), result.loops
+    assert all(result.values.get(("DATA", cell)) == 0 for cell in loops)
+    assert result.values.get(("DATA", "C1")) == 4
