@@ -450,9 +450,8 @@ class FastModel:
         self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
 
     def _load(self) -> Any:
-        import formualizer
 
-        workbook = formualizer.load_workbook_bytes(self.prepared.data)
+        workbook = load_dynamic(self.prepared.data)
         # Its undo log, never used here, doubles what each edit (`hold`, a re-set RATES_*
         # formula) costs.
         workbook.set_changelog_enabled(False)
@@ -481,7 +480,33 @@ class FastModel:
         # this context, so the client's planning state and the lent client reach it.
         _context.set(contextvars.copy_context())
         self.workbook.evaluate_all()
+        if not self.rounds:
+            self._keep_array_loops()
         self.rounds += 1
+
+    def _keep_array_loops(self) -> None:
+        """Cycles are found as the evaluation really reads cells (`load_dynamic`), but an
+        array formula written out cell by cell (`prepared.rewritten`) reads less than Excel's,
+        which evaluates every argument of `{=IF(A8:A9,B8:B9,1)}` whole: in a cycle on paper
+        it is a circular reference in Excel whatever the branch. Those cells are held at
+        #CIRC! (listed as the loop, as with static detection) and the engine computes again,
+        so what really reads them is in the loop too; the rest of a paper cycle is computed."""
+        import formualizer
+
+        if not self.prepared.rewritten or not self.workbook.last_cycle_telemetry().phantom_sccs:
+            return
+        static = formualizer.load_workbook_bytes(self.prepared.data)  # every static cycle #CIRC!
+        static.evaluate_all()  # our functions are not registered there: no request
+        looped = {}
+        for key in self.prepared.rewritten:
+            r1, c1, r2, c2 = self.prepared.areas[key]
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    if _is_circ(static.get_value(key[0], r, c)) and not _is_circ(self.workbook.get_value(key[0], r, c)):
+                        looped[(key[0], r, c)] = "#CIRC!"
+        if looped:
+            self.hold(looped)
+            self.workbook.evaluate_all()
 
     def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
         """These cells hold these values (their formulas are not computed) until `release`."""
@@ -542,6 +567,19 @@ class FastModel:
     def has_loops(self) -> bool:
         telemetry = self.workbook.last_cycle_telemetry()
         return bool(telemetry.static_sccs or telemetry.live_cycles_witnessed or telemetry.circ_cells_stamped)
+
+
+def load_dynamic(data: bytes) -> Any:
+    """The workbook `data` in formualizer, reporting a circular reference as Excel does: only
+    when an evaluation really reads a cell still being computed ("runtime" cycle detection).
+    A cycle on paper only (`=IF(A10,C10,1)` with A10 FALSE, C10 leading back to it) is
+    computed, as Excel computes it, instead of every cell of the static cycle being #CIRC!.
+    The file's own iteration settings (calcPr) still apply: they need runtime detection too."""
+    import formualizer
+
+    config = formualizer.EvaluationConfig()
+    config.cycle_detection = "runtime"
+    return formualizer.Workbook.from_bytes(data, config=formualizer.WorkbookConfig(eval_config=config))
 
 
 _KNOWN: dict[str, bool] = {}
@@ -649,6 +687,10 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
     from rates_xl.calc import routing, xlfuncs
 
     return routing.not_computed(found.functions) or xlfuncs.not_computed(found.formula)
+
+
+def _is_circ(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("kind") == "Circ"
 
 
 def _is_error(value: Any) -> bool:
