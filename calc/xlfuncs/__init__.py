@@ -37,7 +37,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `textsplit`: TEXTSPLIT;
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
-- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed).
+- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
+- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from rates_xl.calc.xlfuncs import (
     complex,
     conditional,
     delimited,
+    edges,
     ets,
     finance,
     find,
@@ -120,6 +122,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "TIME": clock.time_,
     **substrings.FUNCTIONS,
     **ets.FUNCTIONS,
+    **edges.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -193,6 +196,11 @@ WHY = {
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
+    "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/edges.py",
+    "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
+            "calc/xlfuncs/edges.py",
+    "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
+             "calc/xlfuncs/edges.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

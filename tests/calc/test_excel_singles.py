@@ -1,0 +1,41 @@
+"""Single cells of the Excel-made corpus books, one class each, on a small workbook made here
+from the corpus cell (`tests/calc/excel_cases.py`): the calculator's own value must be Excel's
+(cached in the corpus book, read at test time). Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import computed, excel_value, reproduce
+
+POI = "poi_FormulaEvalTestData_Copy.xlsx"
+
+#: (class, corpus book, cell): computed equal to Excel's value, not listed.
+EQUAL = [
+    ("FLOOR(0,0) is 0", POI, "EverythingTests!I544"),
+    ("DATE with a day count past January 1900 (Excel's 29 February 1900)", POI, "EverythingTests!I320"),
+    ("VALUE of a dollar amount with a thousands separator", POI, "EverythingTests!E1444"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell, reasons=True)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r} {flagged}"
+
+
+def test_edges_leave_other_calls_to_the_bridged_functions():
+    """The edge cases only add answers: other calls are formulas' (bridged) ones."""
+    from rates_xl.calc.xlfuncs import edges
+
+    floor, date, value = (edges.FUNCTIONS[n]({}) for n in ("FLOOR", "DATE", "VALUE"))
+    assert floor(5.0, 0.0) == {"type": "Error", "kind": "Div"}
+    assert floor(7.5, 2.0) == 6.0
+    assert date(1900, 3, 1) == 61.0 and date(1900, 2, 29) == 60.0 and date(1900, 3, -5) == 55.0
+    assert date(2024, 14, 1) == date(2025, 2, 1) == 45689.0
+    assert date(10000, 1, 1) == {"type": "Error", "kind": "Num"}
+    assert value("-$1,234.5") == -1234.5 and value("1,000") == 1000.0
+    assert value("0.33") == 0.33
