@@ -16,6 +16,8 @@ EQUAL = [
     ("FLOOR(0,0) is 0", POI, "EverythingTests!I544"),
     ("DATE with a day count past January 1900 (Excel's 29 February 1900)", POI, "EverythingTests!I320"),
     ("VALUE of a dollar amount with a thousands separator", POI, "EverythingTests!E1444"),
+    ("IMCSC from sin and cosh of the parts (15th digit)", "formulas_test.xlsx", "ENGINEERING!T36"),
+    ("IMLOG2 as ln(z) / ln(2) (15th digit)", "formulas_test.xlsx", "ENGINEERING!T42"),
 ]
 
 
@@ -39,3 +41,4 @@ def test_edges_leave_other_calls_to_the_bridged_functions():
     assert date(10000, 1, 1) == {"type": "Error", "kind": "Num"}
     assert value("-$1,234.5") == -1234.5 and value("1,000") == 1000.0
     assert value("0.33") == 0.33
+
