@@ -38,6 +38,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
 - `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
+- `choose`: CHOOSE's logical index (a rewriting of the formula);
 - `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones).
 """
 
@@ -54,6 +55,7 @@ from rates_xl.calc.xlfuncs import (
     bessel,
     bondprice,
     cashflows,
+    choose,
     clock,
     complex,
     conditional,
@@ -264,6 +266,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
 
     formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
     formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
+    formula = choose.rewrite(formula)  # CHOOSE's logical index
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 

@@ -18,6 +18,9 @@ EQUAL = [
     ("VALUE of a dollar amount with a thousands separator", POI, "EverythingTests!E1444"),
     ("IMCSC from sin and cosh of the parts (15th digit)", "formulas_test.xlsx", "ENGINEERING!T36"),
     ("IMLOG2 as ln(z) / ln(2) (15th digit)", "formulas_test.xlsx", "ENGINEERING!T42"),
+    ("CHOOSE with a cell holding TRUE as its index", "formulas_test.xlsx", "LOOKUP!Y5"),
+    ("CHOOSE with an error in its index cell passes it on", "formulas_test.xlsx", "LOOKUP!Z5"),
+    ("CHOOSE with a cell holding text as its index is #VALUE!", "formulas_test.xlsx", "LOOKUP!X5"),
 ]
 
 
@@ -42,3 +45,12 @@ def test_edges_leave_other_calls_to_the_bridged_functions():
     assert value("-$1,234.5") == -1234.5 and value("1,000") == 1000.0
     assert value("0.33") == 0.33
 
+
+
+def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
+    from rates_xl.calc.xlfuncs.choose import rewrite
+
+    assert rewrite("=CHOOSE(J5,1,2,3)") == "=CHOOSE(IF(ISLOGICAL(J5),--J5,J5),1,2,3)"
+    assert rewrite("=_xlfn.CHOOSE(TRUE,1,2)") == "=_xlfn.CHOOSE(1,1,2)"
+    for kept in ("=CHOOSE(A1:A2,1,2)", "=CHOOSE(A1+1,1,2)", "=MYCHOOSE(A1,1)", "=CHOOSE( 2 ,A1)"):
+        assert rewrite(kept) == kept
