@@ -18,6 +18,7 @@ EQUAL = [
     ("VALUE of a dollar amount with a thousands separator", POI, "EverythingTests!E1444"),
     ("IMCSC from sin and cosh of the parts (15th digit)", "formulas_test.xlsx", "ENGINEERING!T36"),
     ("IMLOG2 as ln(z) / ln(2) (15th digit)", "formulas_test.xlsx", "ENGINEERING!T42"),
+    ("SUM of a range intersected with a union of ranges", "formulas_test.xlsx", "CORE!E7"),
     ("CHOOSE with a cell holding TRUE as its index", "formulas_test.xlsx", "LOOKUP!Y5"),
     ("CHOOSE with an error in its index cell passes it on", "formulas_test.xlsx", "LOOKUP!Z5"),
     ("CHOOSE with a cell holding text as its index is #VALUE!", "formulas_test.xlsx", "LOOKUP!X5"),
@@ -54,3 +55,12 @@ def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
     assert rewrite("=_xlfn.CHOOSE(TRUE,1,2)") == "=_xlfn.CHOOSE(1,1,2)"
     for kept in ("=CHOOSE(A1:A2,1,2)", "=CHOOSE(A1+1,1,2)", "=MYCHOOSE(A1,1)", "=CHOOSE( 2 ,A1)"):
         assert rewrite(kept) == kept
+
+
+def test_union_of_areas_becomes_arguments_only_where_read_alike():
+    from rates_xl.calc.xlfuncs.references import resolve
+
+    assert resolve("=SUM(1,E3:G4 (B2:E5,G2:H5),2)") == "=SUM(1,E3:E4,G3:G4,2)"
+    assert resolve("=SUM(E3:G4 (X2:Y5,G2:H5))") == "=SUM(G3:G4)"
+    for kept in ("=SUM(1+E3:G4 (B2:E5,G2:H5))", "=INDEX(E3:G4 (B2:E5,G2:H5),1)"):
+        assert resolve(kept) == kept
