@@ -39,7 +39,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
 - `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
 - `choose`: CHOOSE's logical index (a rewriting of the formula);
-- `typeof`: TYPE of an eta-reduced function (`TYPE(_xleta.SUM)`, a rewriting);
+- `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
 - `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones).
 """
 
@@ -269,7 +269,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
     formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
     formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
     formula = choose.rewrite(formula)  # CHOOSE's logical index
-    formula = typeof.rewrite(formula)  # TYPE of an eta-reduced function: 128
+    formula = typeof.rewrite(formula)  # TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA)
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 

@@ -20,6 +20,7 @@ EQUAL = [
     ("IMLOG2 as ln(z) / ln(2) (15th digit)", "formulas_test.xlsx", "ENGINEERING!T42"),
     ("SUM of a range intersected with a union of ranges", "formulas_test.xlsx", "CORE!E7"),
     ("TYPE of an eta-reduced function is 128", "formulas_test.xlsx", "INFORMATION!S24"),
+    ("ERROR.TYPE of a typed #GETTING_DATA is 8", "formulas_test.xlsx", "INFORMATION!T4"),
     ("CHOOSE with a cell holding TRUE as its index", "formulas_test.xlsx", "LOOKUP!Y5"),
     ("CHOOSE with an error in its index cell passes it on", "formulas_test.xlsx", "LOOKUP!Z5"),
     ("CHOOSE with a cell holding text as its index is #VALUE!", "formulas_test.xlsx", "LOOKUP!X5"),
@@ -67,9 +68,10 @@ def test_union_of_areas_becomes_arguments_only_where_read_alike():
         assert resolve(kept) == kept
 
 
-def test_type_of_eta_rewritten_only_as_type_argument():
+def test_type_and_error_type_rewritten_only_as_their_argument():
     from rates_xl.calc.xlfuncs.typeof import rewrite
 
     assert rewrite("=TYPE(_xleta.SUM)+1") == "=128+1"
-    for kept in ('=ERROR.TYPE(_xleta.SUM)', '="TYPE(_xleta.SUM)"', "=BYROW(A1:B2,_xleta.SUM)"):
+    assert rewrite("=ERROR.TYPE( #GETTING_DATA )") == "=8"
+    for kept in ('=ERROR.TYPE(_xleta.SUM)', "=ISERR(#GETTING_DATA)", '="TYPE(_xleta.SUM)"', "=BYROW(A1:B2,_xleta.SUM)"):
         assert rewrite(kept) == kept
