@@ -38,7 +38,10 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
 - `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
-- `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text.
+- `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text;
+- `choose`: CHOOSE's logical index (a rewriting of the formula);
+- `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
+- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones).
 """
 
 from __future__ import annotations
@@ -54,10 +57,12 @@ from rates_xl.calc.xlfuncs import (
     bessel,
     bondprice,
     cashflows,
+    choose,
     clock,
     complex,
     conditional,
     delimited,
+    edges,
     ets,
     finance,
     find,
@@ -78,6 +83,7 @@ from rates_xl.calc.xlfuncs import (
     text,
     textsplit,
     totext,
+    typeof,
 )
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
@@ -124,6 +130,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **substrings.FUNCTIONS,
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
+    **edges.FUNCTIONS,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -201,6 +208,11 @@ WHY = {
     **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "
              "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/indexing.py"
        for name in indexing.FUNCTIONS},
+    "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/edges.py",
+    "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
+            "calc/xlfuncs/edges.py",
+    "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
+             "calc/xlfuncs/edges.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -265,6 +277,8 @@ def engine_formula(formula: str, array: bool = False) -> str:
     formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
     formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
     formula = indexing.rewrite(formula, array)  # INDEX's array constants and unions
+    formula = choose.rewrite(formula)  # CHOOSE's logical index
+    formula = typeof.rewrite(formula)  # TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA)
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), set(OURS))
 
 

@@ -4,7 +4,10 @@ operator) and for a range built of more than two corners (`C14:E14:G13:I14`), an
 neither AREAS nor ANCHORARRAY (formulas_test.xlsx).
 
 - `A1:B2:D4` is the smallest range holding all of its parts (Excel's range operator);
-- `A1:C3 B2:D4` is their common cells (`B2:C3`), or #NULL! when there are none;
+- `A1:C3 B2:D4` is their common cells (`B2:C3`), or #NULL! when there are none; one of
+  several areas, as a whole argument of SUM, COUNT, MAX ... (which read each argument's
+  cells alike), becomes that many arguments (`SUM(E3:G4 (B2:E5,G2:H5))` is
+  `SUM(E3:E4,G3:G4)`: the engine knows no union);
 - `AREAS(...)` of such an expression, unions `(A1,B2:C3)` included, is its count of areas;
 - `ANCHORARRAY(A1)` is `A1#`, the spill operator the engine knows;
 - `ROWS(...)` or `COLUMNS(...)` of such an expression is its count, #NULL! when it is empty,
@@ -185,19 +188,62 @@ def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
                 changed, i = True, end + 1  # type: ignore[operator]
                 continue
         if t.type == "OPERAND" and t.subtype == "RANGE":
-            # A run of ranges joined by spaces (intersection), or one with 3+ corners.
+            # A run of ranges joined by spaces (intersection), or one with 3+ corners; a
+            # parenthesised union may take part (`E3:G4 (B2:E5,G2:H5)`).
             j = i + 1
-            while j + 1 < len(tokens) and tokens[j].type == "WHITE-SPACE" and \
-                    tokens[j + 1].type == "OPERAND" and tokens[j + 1].subtype == "RANGE":
-                j += 2
+            while j + 1 < len(tokens) and tokens[j].type == "WHITE-SPACE":
+                following = tokens[j + 1]
+                if following.type == "OPERAND" and following.subtype == "RANGE":
+                    j += 2
+                elif following.type == "PAREN" and following.subtype == "OPEN" and \
+                        (close := _matching(tokens, j + 1)) is not None:
+                    j = close + 1
+                else:
+                    break
             run = tokens[i:j]
             if (len(run) > 1 or t.value.count(":") > 1) and (areas := _evaluate(run)) is not None:
-                pieces.append(_text(areas[0]) if areas else "#NULL!")
-                changed, i = True, j
-                continue
+                if len(areas) <= 1:
+                    pieces.append(_text(areas[0]) if areas else "#NULL!")
+                    changed, i = True, j
+                    continue
+                if _whole_argument_of_union_safe(tokens, i, j):
+                    # Several areas: the engine knows no union, but these functions read
+                    # each argument's cells alike, so the areas become their arguments.
+                    pieces.append(",".join(_text(a) for a in areas))
+                    changed, i = True, j
+                    continue
         pieces.append(t.value)
         i += 1
     return "".join(pieces) if changed else None
+
+
+#: Functions over all their arguments' cells alike: SUM((A1,B2)) is SUM(A1,B2).
+_UNION_SAFE = frozenset("SUM SUMSQ PRODUCT COUNT COUNTA AVERAGE AVERAGEA MIN MINA MAX MAXA".split())
+
+
+def _whole_argument_of_union_safe(tokens: list[Any], start: int, end: int) -> bool:
+    """Whether tokens[start:end] are one whole argument of a call to a _UNION_SAFE function."""
+    before = next((k for k in range(start - 1, -1, -1) if tokens[k].type != "WHITE-SPACE"), None)
+    after = next((k for k in range(end, len(tokens)) if tokens[k].type != "WHITE-SPACE"), None)
+    if before is None or after is None:
+        return False
+    opening, closing = tokens[before], tokens[after]
+    if not (opening.type == "SEP" and opening.subtype == "ARG" or
+            opening.type == "FUNC" and opening.subtype == "OPEN"):
+        return False
+    if not (closing.type == "SEP" and closing.subtype == "ARG" or
+            closing.type == "FUNC" and closing.subtype == "CLOSE"):
+        return False
+    depth = 0  # find the call this argument belongs to
+    for k in range(before, -1, -1):
+        token = tokens[k]
+        if token.subtype == "CLOSE" and token.type in ("FUNC", "PAREN"):
+            depth += 1
+        elif token.subtype == "OPEN" and token.type in ("FUNC", "PAREN"):
+            if depth == 0:
+                return token.type == "FUNC" and token.value.upper().rstrip("(").split(".")[-1] in _UNION_SAFE
+            depth -= 1
+    return False
 
 
 def _size(rows: bool, areas: list[Area]) -> str:

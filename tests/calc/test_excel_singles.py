@@ -1,0 +1,77 @@
+"""Single cells of the Excel-made corpus books, one class each, on a small workbook made here
+from the corpus cell (`tests/calc/excel_cases.py`): the calculator's own value must be Excel's
+(cached in the corpus book, read at test time). Each case failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from rates_xl.calc.fidelity import same
+from tests.calc.excel_cases import computed, excel_value, reproduce
+
+POI = "poi_FormulaEvalTestData_Copy.xlsx"
+
+#: (class, corpus book, cell): computed equal to Excel's value, not listed.
+EQUAL = [
+    ("FLOOR(0,0) is 0", POI, "EverythingTests!I544"),
+    ("DATE with a day count past January 1900 (Excel's 29 February 1900)", POI, "EverythingTests!I320"),
+    ("VALUE of a dollar amount with a thousands separator", POI, "EverythingTests!E1444"),
+    ("IMCSC from sin and cosh of the parts (15th digit)", "formulas_test.xlsx", "ENGINEERING!T36"),
+    ("IMLOG2 as ln(z) / ln(2) (15th digit)", "formulas_test.xlsx", "ENGINEERING!T42"),
+    ("SUM of a range intersected with a union of ranges", "formulas_test.xlsx", "CORE!E7"),
+    ("TYPE of an eta-reduced function is 128", "formulas_test.xlsx", "INFORMATION!S24"),
+    ("ERROR.TYPE of a typed #GETTING_DATA is 8", "formulas_test.xlsx", "INFORMATION!T4"),
+    ("CHOOSE with a cell holding TRUE as its index", "formulas_test.xlsx", "LOOKUP!Y5"),
+    ("CHOOSE with an error in its index cell passes it on", "formulas_test.xlsx", "LOOKUP!Z5"),
+    ("CHOOSE with a cell holding text as its index is #VALUE!", "formulas_test.xlsx", "LOOKUP!X5"),
+]
+
+
+@pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
+def test_computed_as_excel_does(case, book, address, tmp_path):
+    path, sheet, cell = reproduce(book, address, tmp_path)
+    ours, flagged = computed(path, sheet, cell, reasons=True)
+    theirs = excel_value(book, address)
+    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r} {flagged}"
+
+
+def test_edges_leave_other_calls_to_the_bridged_functions():
+    """The edge cases only add answers: other calls are formulas' (bridged) ones."""
+    from rates_xl.calc.xlfuncs import edges
+
+    floor, date, value = (edges.FUNCTIONS[n]({}) for n in ("FLOOR", "DATE", "VALUE"))
+    assert floor(5.0, 0.0) == {"type": "Error", "kind": "Div"}
+    assert floor(7.5, 2.0) == 6.0
+    assert date(1900, 3, 1) == 61.0 and date(1900, 2, 29) == 60.0 and date(1900, 3, -5) == 55.0
+    assert date(2024, 14, 1) == date(2025, 2, 1) == 45689.0
+    assert date(10000, 1, 1) == {"type": "Error", "kind": "Num"}
+    assert value("-$1,234.5") == -1234.5 and value("1,000") == 1000.0
+    assert value("0.33") == 0.33
+
+
+
+def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
+    from rates_xl.calc.xlfuncs.choose import rewrite
+
+    assert rewrite("=CHOOSE(J5,1,2,3)") == "=CHOOSE(IF(ISLOGICAL(J5),--J5,J5),1,2,3)"
+    assert rewrite("=_xlfn.CHOOSE(TRUE,1,2)") == "=_xlfn.CHOOSE(1,1,2)"
+    for kept in ("=CHOOSE(A1:A2,1,2)", "=CHOOSE(A1+1,1,2)", "=MYCHOOSE(A1,1)", "=CHOOSE( 2 ,A1)"):
+        assert rewrite(kept) == kept
+
+
+def test_union_of_areas_becomes_arguments_only_where_read_alike():
+    from rates_xl.calc.xlfuncs.references import resolve
+
+    assert resolve("=SUM(1,E3:G4 (B2:E5,G2:H5),2)") == "=SUM(1,E3:E4,G3:G4,2)"
+    assert resolve("=SUM(E3:G4 (X2:Y5,G2:H5))") == "=SUM(G3:G4)"
+    for kept in ("=SUM(1+E3:G4 (B2:E5,G2:H5))", "=INDEX(E3:G4 (B2:E5,G2:H5),1)"):
+        assert resolve(kept) == kept
+
+
+def test_type_and_error_type_rewritten_only_as_their_argument():
+    from rates_xl.calc.xlfuncs.typeof import rewrite
+
+    assert rewrite("=TYPE(_xleta.SUM)+1") == "=128+1"
+    assert rewrite("=ERROR.TYPE( #GETTING_DATA )") == "=8"
+    for kept in ('=ERROR.TYPE(_xleta.SUM)', "=ISERR(#GETTING_DATA)", '="TYPE(_xleta.SUM)"', "=BYROW(A1:B2,_xleta.SUM)"):
+        assert rewrite(kept) == kept
