@@ -115,6 +115,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     tables = structured.tables(book)  # the engine reads none: their references become ranges
     for (title, coordinate), value in (constants or {}).items():
         set_constant(book[title][coordinate], value)
+    _resolve_definitions(book)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
@@ -378,6 +379,19 @@ def _has_whole_rows(book: Any) -> bool:
                         _WHOLE_ROWS.search(engine._STRING_LITERAL.sub('""', text)):
                     return True
     return False
+
+
+def _resolve_definitions(book: Any) -> None:
+    """Defined names whose text intersects ranges hold the resolved range in the engine's
+    copy (calc/xlfuncs/references.py `resolve_definition`)."""
+    from rates_xl.calc.xlfuncs.references import resolve_definition
+
+    scopes = [book.defined_names, *(getattr(ws, "defined_names", {}) for ws in book.worksheets)]
+    for names in scopes:
+        for defined in names.values():
+            text = defined.attr_text
+            if isinstance(text, str) and " " in text:
+                defined.attr_text = resolve_definition(text)
 
 
 class _LastRows:

@@ -310,3 +310,32 @@ def fixed_spills(formula: str, sheet: str, areas: dict[tuple[str, str], str]) ->
         last = literal.end()
     pieces.append(_SPILL.sub(spill, formula[last:]))
     return "".join(pieces)
+
+
+_SHEET_PREFIX = re.compile(r"(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!")
+
+
+def resolve_definition(text: str) -> str:
+    """A defined name's text with its reference operators resolved where every reference is
+    on one sheet (formulas_test.xlsx's `h`: `CORE!$K$4:$K$6 CORE!$J$5:$L$5` is CORE!K5; the
+    engine answered #VALUE! for `=h` and #NAME? for the names built on it); unchanged
+    otherwise."""
+    from rates_xl.calc.sources import qualify
+    from rates_xl.functions.sheet import unquote_sheet
+
+    if not isinstance(text, str) or " " not in text.strip():
+        return text  # no intersection: nothing here to resolve
+    prefixes = set(_SHEET_PREFIX.findall(text))
+    if len(prefixes) != 1:
+        return text
+    prefix = prefixes.pop()
+    bare = "=" + text.replace(prefix, "")
+    out = resolve(bare)
+    if out == bare:
+        return text
+    # A name's references are absolute (the engine reads a relative one in a name as #NAME?).
+    out = _CELL.sub(lambda m: f"${m['col'].lstrip('$')}${m['row'].lstrip('$')}", out)
+    return qualify(out, unquote_sheet(prefix[:-1]))[1:]
+
+
+_CELL = re.compile(r"(?<![\w.$'!])(?P<col>\$?[A-Za-z]{1,3})(?P<row>\$?\d+)(?![\w(])")

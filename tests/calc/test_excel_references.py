@@ -110,3 +110,28 @@ def test_range_of_three_corners_reads_its_box_only(tmp_path):
     graph = Graph(Book(path))
     assert ("LOOKUP", "AT112") not in graph.downstream({("LOOKUP", "B2")})
     assert ("LOOKUP", "AT112") in graph.downstream({("LOOKUP", "AC112")})
+
+
+def test_a_name_defined_as_an_intersection_reads_its_cell(tmp_path):
+    """formulas_test.xlsx's `h` is `CORE!$K$4:$K$6 CORE!$J$5:$L$5` (K5); the engine answered
+    #VALUE! for `=h` and #NAME? for `i` = SUM(..., h), `l` = h+i, defined on it."""
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "My sheet"
+    for row in range(4, 7):
+        for col in "JKL":
+            ws[f"{col}{row}"] = 1
+    ws["K5"], ws["M4"] = 5, 6
+    wb.defined_names["h"] = DefinedName("h", attr_text="'My sheet'!$K$4:$K$6 'My sheet'!$J$5:$L$5")
+    wb.defined_names["i"] = DefinedName("i", attr_text="SUM('My sheet'!$M$4,h)")
+    wb.defined_names["l"] = DefinedName("l", attr_text="h+i")
+    ws["A1"], ws["A2"], ws["A3"] = "=h", "=i", "=l"
+    path = tmp_path / "names.xlsx"
+    wb.save(path)
+    values = WorkbookCalculation(path).compute().values
+    assert [values[("My sheet", a)] for a in ("A1", "A2", "A3")] == [5, 11, 16]
