@@ -79,6 +79,9 @@ class Prepared:
     probe: bytes | None = None
     #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
     facts: dict[str, Any] = field(default_factory=dict)
+    #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
+    #: the cells past a smaller result are filled after each evaluation (`FastModel`).
+    legacy_spills: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def array_functions() -> frozenset[str]:
@@ -240,6 +243,8 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                             sc1, sr1, _sc2, _sr2 = range_boundaries(spot.replace("$", ""))
                             prepared.table_sizes[key] = (title, sr1, sc1)
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
+                    if (r1, c1) != (r2, c2) and not rates:  # (a RATES_* table's planning
+                        prepared.legacy_spills[key] = (r1, c1, r2, c2)  # rounds change its size)
                 ws.cell(row=r, column=c).value = formula
                 prepared.written[(title, r, c)] = formula
                 prepared.rewritten[key] = "spill"
@@ -493,10 +498,44 @@ class FastModel:
         # The engine may call our functions from its own threads: each call runs in a copy of
         # this context, so the client's planning state and the lent client reach it.
         _context.set(contextvars.copy_context())
+        filled = self.__dict__.setdefault("_filled", {})
+        for sheet, row, col in filled:  # last round's fill: the result may have grown
+            self.workbook.set_value(sheet, row, col, None)
+        filled.clear()
         self.workbook.evaluate_all()
         if not self.rounds:
             self._keep_array_loops()
+        self._fill_legacy(filled)
         self.rounds += 1
+
+    def _fill_legacy(self, filled: dict[tuple[str, int, int], Any]) -> None:
+        """A legacy array whose result is smaller than its stored range: Excel shows the
+        rest of the range filled (`fit_legacy`: a single value everywhere, a row repeated down,
+        #N/A past the result), and a formula reading a cell there reads that, not the blank
+        the engine's cut spill leaves (`=K5` over `{=H2}` in J4:K5 read 0, silently). Those
+        cells are set and the book computed once more."""
+        from openpyxl.utils.cell import range_boundaries
+
+        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.legacy_spills.items():
+            if (sheet, r1, c1) in self.held:
+                continue
+            extent = self.spill_extent(sheet, anchor)
+            h2, w2 = r1, c1
+            if extent:
+                _e1, _f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                h2, w2 = f2, e2
+            if (h2, w2) == (r2, c2):
+                continue
+            result = [[self.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+            for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                for j, value in enumerate(line):
+                    r, c = r1 + i, c1 + j
+                    if r > h2 or c > w2:
+                        filled[(sheet, r, c)] = value
+        if filled:
+            for (sheet, r, c), value in filled.items():
+                self.workbook.set_value(sheet, r, c, _scalar_to_engine(value) if value is not None else None)
+            self.workbook.evaluate_all()
 
     def _keep_array_loops(self) -> None:
         """Cycles are found as the evaluation really reads cells (`load_dynamic`), but an

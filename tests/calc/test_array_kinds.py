@@ -184,3 +184,25 @@ def test_without_any_marker_rates_arrays_spill_and_others_are_legacy(tmp_path, r
     assert result.value("Curve", "A4") is not None  # grown past the stored A1:B2
     assert [result.value("Curve", c) for c in ("H1", "H2")] == [2, 4]
     assert result.values.get(("Curve", "H3")) is None
+
+
+def test_a_formula_reading_a_legacy_array_past_its_result_reads_what_excel_shows(tmp_path):
+    """`{=H2}` over J4:K5 shows H2 in all four cells, `{=A1:A2}` over M1:N3 repeats across and
+    shows #N/A below; a formula reading K5 read the engine's blank (0), silently: formulas_test
+    CORE!Q4 (`=h`, a name for K5 of `{=H2}` over J4:K5) is 5 in Excel."""
+    path = tmp_path / "filled.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    ws.write("H2", 5)
+    ws.write("A1", 1)
+    ws.write("A2", 2)
+    ws.write_array_formula("J4:K5", "{=H2}")
+    ws.write_array_formula("M1:N3", "{=A1:A2}")
+    ws.write_formula("B1", "=K5*10")
+    ws.write_formula("B2", "=N2*10")
+    ws.write_formula("B3", "=ISNA(M3)")
+    wb.close()
+    values = WorkbookCalculation(path).compute().values
+    assert values[("S", "K5")] == 5 and values[("S", "B1")] == 50
+    assert values[("S", "N2")] == 2 and values[("S", "B2")] == 20
+    assert values[("S", "B3")] is True
