@@ -84,6 +84,10 @@ class Prepared:
     legacy_spills: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
 
 
+#: A formula that is one array constant (`={1,2;3,4}`).
+_BARE_ARRAY = re.compile(r'^=\s*\{[^{}"]*\}\s*$')
+
+
 def array_functions() -> frozenset[str]:
     """RATES_* functions that answer a table (they spill), under every spelling."""
     names = set()
@@ -189,7 +193,9 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                         continue
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
-                if found.answers_array:  # an ordinary cell shows an array answer's top-left value
+                if found.answers_array or _BARE_ARRAY.match(formula):
+                    # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
+                    # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel).
                     formula = cut_to_range(formula, 1, 1)
                 if formula != value:
                     cell.value = formula  # (openpyxl's setter costs: only where it changed)

@@ -206,3 +206,20 @@ def test_a_formula_reading_a_legacy_array_past_its_result_reads_what_excel_shows
     assert values[("S", "K5")] == 5 and values[("S", "B1")] == 50
     assert values[("S", "N2")] == 2 and values[("S", "B2")] == 20
     assert values[("S", "B3")] is True
+
+
+def test_an_array_constant_in_an_ordinary_cell_shows_its_first_value(tmp_path):
+    """formulas_test.xlsx CORE!K6: `={1,2;1,2}` saved as an ordinary formula (not an array
+    formula) is 1 in Excel (implicit intersection); the engine spilled it into #SPILL!."""
+    from tests.calc.excel_cases import corpus_book, excel_value
+
+    corpus_book("formulas_test.xlsx")  # skips with the reason where the corpus is absent
+    path = tmp_path / "constant.xlsx"
+    wb = openpyxl.Workbook()  # (XlsxWriter reads `{...}` in a formula as an array formula's)
+    ws = wb.active
+    ws.title = "CORE"
+    ws["K6"], ws["L6"], ws["A1"] = "={1,2;1,2}", "in the way", "=K6+1"
+    wb.save(path)
+    values = WorkbookCalculation(path).compute().values
+    assert values[("CORE", "K6")] == excel_value("formulas_test.xlsx", "CORE!K6") == 1
+    assert values[("CORE", "A1")] == 2
