@@ -20,6 +20,7 @@ array formula, where Excel lifts them); every other INDEX stays formualizer's ow
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -99,10 +100,15 @@ FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
 }
 
 
+_WHOLE = re.compile(r"=\s*(?:_xlfn\.)?INDEX\(", re.I)
+
+
 def rewrite(formula: str, array: bool = False) -> str:
     """`formula` with each INDEX described in the module docstring calling ours."""
     if "INDEX(" not in formula.upper():
         return formula
+    if "{" not in formula and not _WHOLE.match(formula):
+        return formula  # neither an array constant nor INDEX as the whole formula (the cheap test)
     from openpyxl.formula.tokenizer import Tokenizer
 
     try:
