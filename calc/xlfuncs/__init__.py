@@ -10,6 +10,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice`: PRICE and YIELD (Excel's formula on every basis);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
+- `countif`: COUNTIF routed to ours only where its criterion needs it;
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
 - `omitted`: omitted arguments told apart from 0;
@@ -61,6 +62,7 @@ from rates_xl.calc.xlfuncs import (
     clock,
     complex,
     conditional,
+    countif,
     delimited,
     edges,
     ets,
@@ -176,8 +178,10 @@ WHY = {
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
     **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
-    "COUNTIF": "as COUNTIFS (an error criterion counts that error); an array of criteria answers one "
-               "count each: +23",
+    "RATESXL.COUNTIF": "COUNTIF where its criterion is an error, an array or an expression (as COUNTIFS: an "
+                       "error criterion counts that error; an array of criteria answers one count each: "
+                       "+23); the engine's own for a literal, both behind IF(ISERROR(...)) for one cell: "
+                       "calc/xlfuncs/countif.py",
     **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
              "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
@@ -283,6 +287,7 @@ def engine_formula(formula: str, array: bool = False) -> str:
     formula = indexing.rewrite(formula, array)  # INDEX's array constants and unions
     formula = choose.rewrite(formula)  # CHOOSE's logical index
     formula = typeof.rewrite(formula)  # TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA)
+    formula = countif.rewrite(formula)  # COUNTIF: ours only where its criterion needs it
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), _OURS_NAMES)
 
 

@@ -278,5 +278,6 @@ def countifs(_facts: dict[str, Any]) -> Callable[..., Any]:
 FUNCTIONS = {
     "SUMIFS": _ifs("sum"), "AVERAGEIFS": _ifs("average"), "MAXIFS": _ifs("max"),
     "MINIFS": _ifs("min"), "SUMIF": _if("sum"), "AVERAGEIF": _if("average"),
-    "COUNTIFS": countifs, "COUNTIF": _if("count"),
+    "COUNTIFS": countifs,
+    "RATESXL.COUNTIF": _if("count"),  # COUNTIF where the engine's own differs: calc/xlfuncs/countif.py
 }

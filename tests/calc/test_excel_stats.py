@@ -106,3 +106,17 @@ def test_skew_p_needs_three_values_and_a_spread():
     assert call(2.0, 2.0, 2.0) == error("#DIV/0!")
     assert call([[1.0, error("#N/A"), 3.0]]) == error("#N/A")
     assert call(1.0, 2.0, 4.0) > 0
+
+
+def test_countif_goes_to_ours_only_where_its_criterion_needs_it():
+    """Ours reads the whole range in Python (0.22 s over the 12,000-formula book's 642 calls):
+    a literal criterion stays the engine's, one cell is ours only when it holds an error."""
+    from rates_xl.calc.xlfuncs.countif import NAME, rewrite
+
+    assert rewrite('=COUNTIF(A1:A5,">5")') == '=COUNTIF(A1:A5,">5")'
+    assert rewrite("=COUNTIF(A1:A5,3)+1") == "=COUNTIF(A1:A5,3)+1"
+    assert rewrite("=COUNTIF(Data!C$2:C$9,Data!C5)") == (
+        f"=IF(ISERROR(Data!C5),{NAME}(Data!C$2:C$9,Data!C5),COUNTIF(Data!C$2:C$9,Data!C5))")
+    for criterion in ("#N/A", '"#N/A"', "{1,2}", "B1:B3", "1/0", "TRUE"):
+        assert rewrite(f"=COUNTIF(A1:A5,{criterion})") == f"={NAME}(A1:A5,{criterion})"
+    assert rewrite("=COUNTIFS(A1:A5,B1)") == "=COUNTIFS(A1:A5,B1)"
