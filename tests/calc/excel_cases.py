@@ -134,3 +134,38 @@ def computed_cells(path: Path, sheet: str, cells: list[str]) -> tuple[dict[str, 
     result = WorkbookCalculation(path).compute()
     listed = any(s.sheet == sheet and s.cell in cells for s in result.skipped)
     return {cell: result.values.get((sheet, cell)) for cell in cells}, listed
+
+
+def equal(ours: Any, theirs: Any, *, strict: bool = False) -> bool:
+    """Excel's value (`calc/fidelity.py` `same`); `strict`: also as the engine's own check
+    against Excel reads it (`calc/check.py`: 1e-9 relative, no absolute slack), for the
+    classes whose answers are tiny numbers (PPMT's 3.2E-11, SKEW.P's -6.2e-16)."""
+    from rates_xl.calc.check import agrees
+    from rates_xl.calc.fidelity import same
+
+    return same(ours, theirs) and (not strict or agrees(ours, theirs))
+
+
+def assert_cell_as_excel(case: str, book: str, address: str, tmp: Path, *, strict: bool = False) -> None:
+    """The corpus cell `address`, made again in a small book, is computed to Excel's value and
+    not listed."""
+    path, sheet, cell = reproduce(book, address, tmp)
+    ours, listed = computed(path, sheet, cell, reasons=True)
+    theirs = excel_value(book, address)
+    assert not listed and equal(ours, theirs, strict=strict), \
+        f"{case}: {address} gave {ours!r}, Excel {theirs!r} {listed}"
+
+
+def assert_array_as_excel(case: str, book: str, address: str, tmp: Path, *, strict: bool = False,
+                          path: Path | None = None) -> None:
+    """Every cell of the legacy array formula anchored at `address`, made again over the same
+    range (or in `path`, a book made so already), is computed to Excel's value, none listed."""
+    sheet = address.rsplit("!", 1)[0].strip("'")
+    if path is None:
+        path, sheet, _cell = reproduce(book, address, tmp, as_array=True)
+    cells = array_range(book, address)
+    ours, listed = computed_cells(path, sheet, cells)
+    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
+    differ = {cell: (ours[cell], theirs[cell]) for cell in cells
+              if not equal(ours[cell], theirs[cell], strict=strict)}
+    assert not listed and not differ, f"{case}: {address} (ours, Excel's): {differ}"

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.check import agrees
-from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+from tests.calc.excel_cases import (
+    assert_array_as_excel,
+    assert_cell_as_excel,
+    computed,
+    excel_value,
+    reproduce,
+)
 
 _F = "formulas_test.xlsx"
 
@@ -59,22 +63,12 @@ NOT_COMPUTED = [
 
 @pytest.mark.parametrize(("case", "address"), EQUAL + KEPT, ids=[f"{c[0]}:{c[1]}" for c in EQUAL + KEPT])
 def test_computed_as_excel_does(case, address, tmp_path):
-    path, sheet, cell = reproduce(_F, address, tmp_path)
-    ours, flagged = computed(path, sheet, cell)
-    theirs = excel_value(_F, address)
-    assert not flagged and same(ours, theirs) and agrees(ours, theirs), \
-        f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+    assert_cell_as_excel(case, _F, address, tmp_path, strict=True)
 
 
 @pytest.mark.parametrize(("case", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[1]}" for c in ARRAY_EQUAL])
 def test_array_formula_computed_as_excel_does(case, address, tmp_path):
-    path, sheet, _cell = reproduce(_F, address, tmp_path, as_array=True)
-    cells = array_range(_F, address)
-    ours, flagged = computed_cells(path, sheet, cells)
-    theirs = {cell: excel_value(_F, f"{sheet}!{cell}") for cell in cells}
-    differ = {cell: (ours[cell], theirs[cell]) for cell in cells
-              if not (same(ours[cell], theirs[cell]) and agrees(ours[cell], theirs[cell]))}
-    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+    assert_array_as_excel(case, _F, address, tmp_path, strict=True)
 
 
 @pytest.mark.parametrize(("case", "address"), NOT_COMPUTED, ids=[f"{c[0]}:{c[1]}" for c in NOT_COMPUTED])

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+from tests.calc.excel_cases import assert_array_as_excel, assert_cell_as_excel
 
 #: (class, corpus book, anchor of a legacy array formula): every cell of its range equal.
 ARRAY_EQUAL = [
@@ -33,12 +32,7 @@ ARRAY_EQUAL = [
 
 @pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
 def test_array_formula_as_excel(case, book, address, tmp_path):
-    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
-    cells = array_range(book, address)
-    ours, flagged = computed_cells(path, sheet, cells)
-    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
-    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
-    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+    assert_array_as_excel(case, book, address, tmp_path)
 
 
 #: (class, corpus book, cell): an ordinary formula computed equal to Excel's value.
@@ -58,10 +52,7 @@ EQUAL = [
 
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel(case, book, address, tmp_path):
-    path, sheet, cell = reproduce(book, address, tmp_path)
-    ours, flagged = computed(path, sheet, cell)
-    theirs = excel_value(book, address)
-    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+    assert_cell_as_excel(case, book, address, tmp_path)
 
 
 @pytest.mark.parametrize(("formula", "engine_copy"), [

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import computed, excel_value, reproduce
+from tests.calc.excel_cases import assert_cell_as_excel
 
 POI = "poi_FormulaEvalTestData_Copy.xlsx"
 
@@ -29,10 +28,7 @@ EQUAL = [
 
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel_does(case, book, address, tmp_path):
-    path, sheet, cell = reproduce(book, address, tmp_path)
-    ours, flagged = computed(path, sheet, cell, reasons=True)
-    theirs = excel_value(book, address)
-    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r} {flagged}"
+    assert_cell_as_excel(case, book, address, tmp_path)
 
 
 def test_edges_leave_other_calls_to_the_bridged_functions():

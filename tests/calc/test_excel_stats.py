@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.check import agrees
-from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+from tests.calc.excel_cases import assert_array_as_excel, assert_cell_as_excel
 
 _F, _P = "formulas_test.xlsx", "poi_FormulaEvalTestData_Copy.xlsx"
 
@@ -52,24 +50,12 @@ ARRAY_EQUAL = [
 
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel_does(case, book, address, tmp_path):
-    path, sheet, cell = reproduce(book, address, tmp_path)
-    ours, flagged = computed(path, sheet, cell)
-    theirs = excel_value(book, address)
-    # `agrees` as well: the check against Excel's values reads near-zero numbers to 1e-9
-    # relative (SKEW.P's -6.2e-16 is not -4.9e-16), where `same` stops at 1e-12 absolute.
-    assert not flagged and same(ours, theirs) and agrees(ours, theirs), \
-        f"{case}: {address} gave {ours!r}, Excel {theirs!r}"
+    assert_cell_as_excel(case, book, address, tmp_path, strict=True)
 
 
 @pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL, ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
 def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
-    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
-    cells = array_range(book, address)
-    ours, flagged = computed_cells(path, sheet, cells)
-    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
-    differ = {cell: (ours[cell], theirs[cell]) for cell in cells
-              if not (same(ours[cell], theirs[cell]) and agrees(ours[cell], theirs[cell]))}
-    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+    assert_array_as_excel(case, book, address, tmp_path, strict=True)
 
 
 @pytest.mark.parametrize(("formula", "engine_copy"), [

@@ -8,7 +8,12 @@ from __future__ import annotations
 import pytest
 
 from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import array_range, computed, computed_cells, excel_value, reproduce
+from tests.calc.excel_cases import (
+    assert_array_as_excel,
+    assert_cell_as_excel,
+    excel_value,
+    reproduce,
+)
 
 
 def _frozen(path, sheet: str, cells: list[str], tmp_path) -> dict[str, object]:
@@ -106,21 +111,13 @@ ARRAY_EQUAL += [
 
 @pytest.mark.parametrize(("case", "book", "address"), EQUAL, ids=[f"{c[0]}:{c[2]}" for c in EQUAL])
 def test_computed_as_excel_does(case, book, address, tmp_path):
-    path, sheet, cell = reproduce(book, address, tmp_path)
-    ours, flagged = computed(path, sheet, cell, reasons=True)
-    theirs = excel_value(book, address)
-    assert not flagged and same(ours, theirs), f"{case}: {address} gave {ours!r}, Excel {theirs!r} {flagged}"
+    assert_cell_as_excel(case, book, address, tmp_path)
 
 
 @pytest.mark.parametrize(("case", "book", "address"), ARRAY_EQUAL,
                          ids=[f"{c[0]}:{c[2]}" for c in ARRAY_EQUAL])
 def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
-    path, sheet, _cell = reproduce(book, address, tmp_path, as_array=True)
-    cells = array_range(book, address)
-    ours, flagged = computed_cells(path, sheet, cells)
-    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
-    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
-    assert not flagged and not differ, f"{case}: {address} (ours, Excel's): {differ}"
+    assert_array_as_excel(case, book, address, tmp_path)
 
 
 def test_regexextract_of_every_match_over_ranges_beside_a_value(tmp_path):
@@ -134,11 +131,7 @@ def test_regexextract_of_every_match_over_ranges_beside_a_value(tmp_path):
     made = openpyxl.load_workbook(path)
     made[sheet]["K3"] = "beside"
     made.save(path)
-    cells = array_range(book, address)
-    ours, flagged = computed_cells(path, sheet, cells)
-    theirs = {cell: excel_value(book, f"{sheet}!{cell}") for cell in cells}
-    differ = {cell: (ours[cell], theirs[cell]) for cell in cells if not same(ours[cell], theirs[cell])}
-    assert not flagged and not differ, f"{address} (ours, Excel's): {differ}"
+    assert_array_as_excel("REGEXEXTRACT beside a value", book, address, tmp_path, path=path)
 
 
 def test_array_constant_in_an_ordinary_cell_is_listed_not_spilled(tmp_path):
