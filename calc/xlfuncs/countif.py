@@ -13,9 +13,11 @@ each call goes to the one its criterion needs:
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from rates_xl.calc.xlfuncs.calls import calls
 
 NAME = "RATESXL.COUNTIF"
+_COUNTIF = frozenset({"COUNTIF("})
 _CELL = re.compile(r"^(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Za-z]{1,3}\$?\d+$")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$")
 
@@ -31,27 +33,12 @@ def rewrite(formula: str) -> str:
     except Exception:  # noqa: BLE001 - unreadable here: the engine reports it
         return formula
     out = [t.value for t in tokens]
-    stack: list[tuple[bool, int, list[list[int]]]] = []  # (a COUNTIF, its token, argument token indexes)
-    for index, token in enumerate(tokens):
-        if token.subtype == "OPEN" and token.type in ("FUNC", "PAREN", "ARRAY"):
-            if stack and stack[-1][0]:
-                stack[-1][2][-1].append(index)
-            stack.append((token.type == "FUNC" and token.value.upper() == "COUNTIF(", index, [[]]))
-        elif token.subtype == "CLOSE" and token.type in ("FUNC", "PAREN", "ARRAY") and stack:
-            ours, start, arguments = stack.pop()
-            if stack and stack[-1][0]:
-                stack[-1][2][-1].append(index)
-            if ours:
-                _route(tokens, out, start, index, arguments)
-        elif stack and stack[-1][0] and token.type == "SEP" and token.subtype == "ARG":
-            stack[-1][2].append([])
-        elif stack and stack[-1][0]:
-            stack[-1][2][-1].append(index)
+    for start, end, arguments in reversed(calls(tokens, _COUNTIF)):  # a nested call first
+        _route(out, start, end, ["".join(t.value for t in a) for a in arguments])
     return "=" + "".join(out)
 
 
-def _route(tokens: list[Any], out: list[str], start: int, end: int, arguments: list[list[int]]) -> None:
-    texts = ["".join(tokens[i].value for i in a if tokens[i].type != "WHITE-SPACE") for a in arguments]
+def _route(out: list[str], start: int, end: int, texts: list[str]) -> None:
     if len(texts) != 2 or any("COUNTIF(" in t.upper() for t in texts):
         out[start] = f"{NAME}("
         return
@@ -60,7 +47,7 @@ def _route(tokens: list[Any], out: list[str], start: int, end: int, arguments: l
                                     and "#" not in criterion and len(criterion) >= 2):
         return  # the engine's own
     if _CELL.match(criterion):
-        whole = "".join(out[start:end + 1])[len(tokens[start].value):]
+        whole = "".join(out[start + 1:end + 1])  # the arguments and the closing parenthesis
         out[start] = f"IF(ISERROR({criterion}),{NAME}({whole},COUNTIF({whole})"
         for i in range(start + 1, end + 1):
             out[i] = ""

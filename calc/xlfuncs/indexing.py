@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.arrays import excel_function, fail, given, grid, integer, is_array
+from rates_xl.calc.xlfuncs.calls import calls as calls_of
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 
 NAME = "RATESXL.INDEX"  # INDEX of an array constant
@@ -100,6 +101,7 @@ FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
 }
 
 
+_INDEX = frozenset({"INDEX(", "_XLFN.INDEX("})
 _WHOLE = re.compile(r"=\s*(?:_xlfn\.)?INDEX\(", re.I)
 
 
@@ -115,7 +117,7 @@ def rewrite(formula: str, array: bool = False) -> str:
         tokens = Tokenizer(formula).items
     except Exception:  # noqa: BLE001 - unreadable here: the engine reports it
         return formula
-    calls = _calls(tokens)
+    calls = calls_of(tokens, _INDEX)
     if not calls:
         return formula
     out = [t.value for t in tokens]
@@ -146,36 +148,6 @@ def rewrite(formula: str, array: bool = False) -> str:
             for i in range(start + 1, end):
                 out[i] = ""
     return "=" + "".join(out)
-
-
-def _calls(tokens: list[Any]) -> list[tuple[int, int, list[list[Any]]]]:
-    """Each INDEX call: (its opening token, its closing token, its arguments' tokens; a nested
-    INDEX's own arguments are not in its caller's)."""
-    found = []
-    stack: list[tuple[bool, int, list[list[Any]]]] = []  # per open call, parenthesis, array
-
-    def owner() -> list[list[Any]] | None:
-        return next((frame[2] for frame in reversed(stack) if frame[0]), None)
-
-    for index, token in enumerate(tokens):
-        if token.type == "WHITE-SPACE":
-            continue
-        if token.subtype == "OPEN" and token.type in ("FUNC", "PAREN", "ARRAY"):
-            if (arguments := owner()) is not None:
-                arguments[-1].append(token)
-            ours = token.type == "FUNC" and token.value.upper() in ("INDEX(", "_XLFN.INDEX(")
-            stack.append((ours, index, [[]]))
-        elif token.subtype == "CLOSE" and token.type in ("FUNC", "PAREN", "ARRAY") and stack:
-            ours, start, arguments = stack.pop()
-            if ours:
-                found.append((start, index, arguments))
-            if (outer := owner()) is not None:
-                outer[-1].append(token)
-        elif token.type == "SEP" and token.subtype == "ARG" and stack and stack[-1][0]:
-            stack[-1][2].append([])
-        elif (arguments := owner()) is not None:
-            arguments[-1].append(token)
-    return sorted(found)
 
 
 def _is_constant(argument: list[Any]) -> bool:
