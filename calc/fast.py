@@ -481,6 +481,7 @@ class FastModel:
         # formula) costs.
         workbook.set_changelog_enabled(False)
         self.workbook = workbook
+        self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
         self._register()
         self._graph_built = False
         return workbook
@@ -504,17 +505,16 @@ class FastModel:
         # The engine may call our functions from its own threads: each call runs in a copy of
         # this context, so the client's planning state and the lent client reach it.
         _context.set(contextvars.copy_context())
-        filled = self.__dict__.setdefault("_filled", {})
-        for sheet, row, col in filled:  # last round's fill: the result may have grown
+        for sheet, row, col in self.filled:  # last round's fill: the result may have grown
             self.workbook.set_value(sheet, row, col, None)
-        filled.clear()
+        self.filled = {}
         self.workbook.evaluate_all()
         if not self.rounds:
             self._keep_array_loops()
-        self._fill_legacy(filled)
+        self._fill_legacy()
         self.rounds += 1
 
-    def _fill_legacy(self, filled: dict[tuple[str, int, int], Any]) -> None:
+    def _fill_legacy(self) -> None:
         """A legacy array whose result is smaller than its stored range: Excel shows the
         rest of the range filled (`fit_legacy`: a single value everywhere, a row repeated down,
         #N/A past the result), and a formula reading a cell there reads that, not the blank
@@ -537,9 +537,9 @@ class FastModel:
                 for j, value in enumerate(line):
                     r, c = r1 + i, c1 + j
                     if r > h2 or c > w2:
-                        filled[(sheet, r, c)] = value
-        if filled:
-            for (sheet, r, c), value in filled.items():
+                        self.filled[(sheet, r, c)] = value
+        if self.filled:
+            for (sheet, r, c), value in self.filled.items():
                 self.workbook.set_value(sheet, r, c, _scalar_to_engine(value) if value is not None else None)
             self.workbook.evaluate_all()
 
