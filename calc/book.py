@@ -91,14 +91,44 @@ class Book:
         else:
             workbook = open_workbook(self.path)
         sources.rewrite(workbook, self.cells)  # RATES_SOURCE(B7) gets B7's own call (calc/sources.py)
-        return workbook
+        return self.as_stored(workbook)
 
     def writable_copy(self, keep_vba: bool) -> Any:
         """An openpyxl copy to write values into (the frozen copy): the one already read when
         no engine took it (a book with nothing to recompute is then read once in all)."""
         if keep_vba == (self.path.suffix.lower() == ".xlsm"):
             return self.engine_copy()
-        return open_workbook(self.path, keep_vba=keep_vba)
+        return self.as_stored(open_workbook(self.path, keep_vba=keep_vba))
+
+    def as_stored(self, workbook: Any) -> Any:
+        """`workbook` (openpyxl, read from this file) with the constants openpyxl reads wrongly
+        put back as the file stores them, so that no save of it changes one silently (the
+        engine's copy, the values-frozen copy):
+
+        - text whose shared string holds Excel's escape of a literal `_xHHHH_`
+          (`_x005F_x0001_`): openpyxl reads `_x0001_` and saves it so, which Excel and the
+          engine read as CHAR(1) (formulas_test.xlsx CORE!B27; CODE of it gave 1, Excel 95);
+        - serial 60, Excel's 29 February 1900 (its 1900 leap-year bug), in a date format:
+          openpyxl reads it as 28 February 1900 and saves 59 (CORE!C22; C22+1 gave 59, Excel 61).
+
+        The file's values are read a second time (`cached`) only when a book holds either."""
+        from openpyxl.utils.datetime import CALENDAR_WINDOWS_1900
+
+        strings = package.shared_strings_escaped(self.path)
+        windows = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900) == CALENDAR_WINDOWS_1900
+        for ws in workbook.worksheets:
+            for cell in ws._cells.values():
+                value, kind = cell.value, cell.data_type
+                if kind == "d" and windows and isinstance(value, datetime) and \
+                        (value.year, value.month, value.day) == (1900, 2, 28):
+                    serial = self.cached().get((ws.title, cell.coordinate))
+                    if isinstance(serial, int | float) and 60 <= serial < 61:
+                        cell.value = serial  # a number: the cell's own format shows the date
+                elif kind == "s" and strings and isinstance(value, str):
+                    text = self.cached().get((ws.title, cell.coordinate))
+                    if isinstance(text, str) and (stored := package.escaped(text)) != value:
+                        cell.value = stored
+        return workbook
 
     def _scan_formulas(self) -> Iterator[tuple[str, str]]:
         from openpyxl.worksheet.formula import ArrayFormula

@@ -302,10 +302,11 @@ def _fix_spills(book: Any, prepared: Prepared) -> None:
 def set_constant(cell: Any, value: Any) -> None:
     """A formula cell of the engine's copy becomes the plain value the file cached for it."""
     if isinstance(value, str):
-        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+        from rates_xl.calc.package import escaped
 
-        # Control characters (CHAR(1)'s answer) cannot go through openpyxl's writer.
-        value = ILLEGAL_CHARACTERS_RE.sub("", value)
+        # Control characters (CHAR(1)'s answer) and literal `_x0001_` go through openpyxl's
+        # writer as Excel stores them, escaped (it writes a cell's text as it is).
+        value = escaped(value)
     cell.value = empty_text() if value == "" else value
     if isinstance(value, str) and cell.data_type == "f":
         cell.data_type = "s"  # cached text that starts with "=" is text, not a formula

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
 from rates_xl.calc.book import Book, CalcError, column, sheet_rows
 from rates_xl.calc.check import normal
+from rates_xl.calc.package import escaped
 
 
 def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
@@ -85,20 +85,6 @@ def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
         if target.comment is not None:
             text = f"{target.comment.text}\n\n{text}"
         target.comment = Comment(text, "rates-xl")
-
-
-#: Text Excel would read as an escape (`_x0001_` is CHAR(1)); a literal one is written with its
-#: underscore escaped (`_x005F_x0001_`), as Excel writes it.
-_ESCAPE_LIKE = re.compile(r"_(x[0-9A-Fa-f]{4}_)")
-#: What Excel stores escaped: control characters XML cannot hold, and the carriage return,
-#: which an XML reader turns into a line feed (CHAR(13) would come back as CHAR(10)).
-_ESCAPED = re.compile(r"[\x00-\x08\x0b-\x1f]")
-
-
-def escaped(value: str) -> str:
-    """Text as Excel writes it in a cell's XML (ECMA-376 ST_Xstring escapes)."""
-    value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
-    return _ESCAPED.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
 
 
 def set_value(cell: Any, value: Any) -> None:

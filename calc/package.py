@@ -119,6 +119,35 @@ def _unescape(text: str) -> str:
     return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text) if "_x" in text else text
 
 
+#: Text Excel would read as an escape (`_x0001_` is CHAR(1)); a literal one is written with its
+#: underscore escaped (`_x005F_x0001_`), as Excel writes it.
+_ESCAPE_LIKE = re.compile(r"_(x[0-9A-Fa-f]{4}_)")
+#: What Excel stores escaped: control characters XML cannot hold, and the carriage return,
+#: which an XML reader turns into a line feed (CHAR(13) would come back as CHAR(10)).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
+
+
+def escaped(value: str) -> str:
+    """Text as Excel writes it in a cell's XML (ECMA-376 ST_Xstring escapes): `_unescape`'s
+    inverse. openpyxl writes a cell's text as it is, so text headed for one of its saves
+    goes through here."""
+    value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
+    return _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
+
+
+def shared_strings_escaped(path: str | Path) -> bool:
+    """Whether the shared-string table holds `x005F_` (Excel's escape of a literal `_xHHHH_`
+    in text): openpyxl's reader drops every such run, so those cells' text must be read here
+    (`cell_values`) before a save writes it back (calc/book.py `Book.as_stored`). Unreadable:
+    False (openpyxl's own reading then fails or stands)."""
+    try:
+        with zipfile.ZipFile(path) as package:
+            return any(info.filename.lower().endswith("sharedstrings.xml") and b"x005F_" in package.read(info)
+                       for info in package.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
 def _cell_value(element: Any, shared: list[str]) -> Any:
     kind = element.get("t", "n")
     if kind == "inlineStr":

@@ -71,3 +71,37 @@ def test_type_and_error_type_rewritten_only_as_their_argument():
     assert rewrite("=ERROR.TYPE( #GETTING_DATA )") == "=8"
     for kept in ('=ERROR.TYPE(_xleta.SUM)', "=ISERR(#GETTING_DATA)", '="TYPE(_xleta.SUM)"', "=BYROW(A1:B2,_xleta.SUM)"):
         assert rewrite(kept) == kept
+
+
+def test_constants_openpyxl_misreads_reach_the_engine_and_the_copy_as_stored(tmp_path):
+    """Two constants of formulas_test.xlsx that openpyxl reads wrongly, then saved changed into
+    the engine's copy and the values-frozen copy: CORE!B27, the text `_x0001_` (stored escaped,
+    `_x005F_x0001_`; saved as CHAR(1): CODE gave 1), and CORE!C22, serial 60 (Excel's
+    29 February 1900; saved as 59: C22+1 gave 59). The small book is written by XlsxWriter,
+    which stores both as Excel does; the inputs are the corpus book's own, read from its XML."""
+    import xlsxwriter
+
+    from rates_xl.calc import package
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from tests.calc.excel_cases import corpus_book, excel_value
+
+    stored, _missing = package.cell_values(corpus_book("formulas_test.xlsx"))
+    text, serial = stored[("CORE", "B27")], stored[("CORE", "C22")]
+    assert (text, serial) == ("_x0001_", 60)  # what the corpus file holds
+    path = tmp_path / "constants.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("CORE")
+    sheet.write_string("B27", text)
+    sheet.write_formula("C27", "=CODE(B27)")
+    sheet.write_number("C22", serial, made.add_format({"num_format": "d-mmm-yyyy"}))
+    sheet.write_formula("D22", "=C22+1")
+    made.close()
+
+    calc = WorkbookCalculation(path, full=True)
+    result = calc.compute()
+    for cell in ("C27", "D22"):
+        assert result.values[("CORE", cell)] == excel_value("formulas_test.xlsx", f"CORE!{cell}"), cell
+    assert not result.skipped and not result.stale
+    out = calc.freeze(result, tmp_path / "constants.values.xlsx")
+    copy, _missing = package.cell_values(out)
+    assert copy[("CORE", "B27")] == text and copy[("CORE", "C22")] == serial
