@@ -265,6 +265,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 for c in range(c1, c2 + 1):
                     key = (title, f"{get_column_letter(c)}{r}")
                     set_constant(book[title].cell(row=r, column=c), values.get(key))
+    _plain_numbers(book)
     prepared.data = _save(book)
     calculation = getattr(book, "calculation", None)
     if calculation is not None and calculation.iterate:
@@ -297,6 +298,23 @@ def _fix_spills(book: Any, prepared: Prepared) -> None:
             prepared.written[(title, row, col)] = fixed
             prepared.rates_cells = [(t, r, c, fixed if (t, r, c) == (title, row, col) else f)
                                     for t, r, c, f in prepared.rates_cells]
+
+
+def _plain_numbers(book: Any) -> None:
+    """The engine's copy holds no date or time format. formualizer reads a number in a cell so
+    formatted as a date value, and hands it over (to `plain`, to our functions) as a Python
+    date, in which serial 60 (Excel's 29 February 1900) is 28 February like 59: `=A1` over 60
+    gave 59, EDATE of it a month from the 28th. Excel keeps only the number (the format shows
+    it); the values-frozen copy keeps each cell's own format."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
+
+    dated = {i for i, code in BUILTIN_FORMATS.items() if is_date_format(code)}
+    dated |= {164 + i for i, code in enumerate(getattr(book, "_number_formats", [])) if is_date_format(code)}
+    for ws in book.worksheets:
+        for cell in ws._cells.values():
+            style = cell._style  # each cell's own StyleArray (openpyxl copies it per cell)
+            if style is not None and style.numFmtId in dated:
+                style.numFmtId = 0
 
 
 def set_constant(cell: Any, value: Any) -> None:

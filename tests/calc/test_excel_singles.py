@@ -105,3 +105,34 @@ def test_constants_openpyxl_misreads_reach_the_engine_and_the_copy_as_stored(tmp
     out = calc.freeze(result, tmp_path / "constants.values.xlsx")
     copy, _missing = package.cell_values(out)
     assert copy[("CORE", "B27")] == text and copy[("CORE", "C22")] == serial
+
+
+def test_a_date_value_reaches_us_as_its_serial(tmp_path):
+    """formualizer hands a number in a date-formatted cell over as a Python date, in which
+    serial 60 (Excel's 29 February 1900) is 28 February, as 59 is: `=A1` over 60 came out 59,
+    silently. The engine's copy holds no date format, so every value comes over as the
+    number Excel keeps; the copy keeps each cell's own format."""
+    import xlsxwriter
+
+    from rates_xl.calc import package
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = tmp_path / "leap.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    dated = made.add_format({"num_format": "d-mmm-yyyy"})
+    for row, serial in enumerate((59, 60, 60.5, 61, 45000.25), start=1):
+        sheet.write_number(row - 1, 0, serial, dated)
+        sheet.write_formula(row - 1, 1, f"=A{row}")  # General: the value's own type
+        sheet.write_formula(row - 1, 2, f"=A{row}", dated)
+    made.close()
+    calc = WorkbookCalculation(path, full=True)
+    result = calc.compute()
+    for row, serial in enumerate((59, 60, 60.5, 61, 45000.25), start=1):
+        assert result.values[("S", f"B{row}")] == serial and result.values[("S", f"C{row}")] == serial, row
+    out = calc.freeze(result, tmp_path / "leap.values.xlsx")
+    copy, _missing = package.cell_values(out)
+    assert [copy[("S", f"C{row}")] for row in range(1, 6)] == [59, 60, 60.5, 61, 45000.25]
+    import openpyxl
+
+    assert openpyxl.load_workbook(out)["S"]["C2"].number_format == "d-mmm-yyyy"
