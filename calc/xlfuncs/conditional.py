@@ -1,8 +1,9 @@
 """SUMIF(S), AVERAGEIF(S), COUNTIF(S), MAXIFS and MINIFS as Excel computes them: an error in
 a summed cell of a matching row is the answer (formualizer skips it and answers a number,
 ironcalc_SUMIFS.xlsx and formulas_test.xlsx); criteria as Excel reads them (an operator, a
-number, a boolean, text with wildcards, none of it case-sensitive; "" and "=" for empty
-cells, "<>" for any cell that is not)."""
+number, a boolean, text with wildcards, none of it case-sensitive; "" for a blank cell or
+empty text, "=" for a blank cell only, "<>" for any cell not blank, empty text included, "<>v"
+for every cell "v" does not match)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,14 @@ def _number(text: str) -> float | None:
 
 
 def _parse(value: Any) -> tuple[str, str, Any]:
-    """A criterion as (kind, operator, operand); kind is "error", "empty", "bool", "number",
-    "text" (no wildcard) or "wildcard" (operand: the compiled pattern)."""
+    """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
+    empty text), "blank" (a blank cell), "bool", "number", "text" (no wildcard) or "wildcard"
+    (operand: the compiled pattern).
+
+    With nothing after the operator, "" and "=" differ and "<>" counts empty text: three
+    readings that agree (Apache POI's Countif, from Excel: "criteria '=' behaves differently
+    to criteria ''"; LibreOffice; formualizer's COUNTIF), where ours had "=" as "" and "<>"
+    skipping empty text, so SUMIFS(B:B,A:A,"<>") left out the rows whose A is a formula's ""."""
     if is_error(value):
         return "error", "=", value.get("kind")
     if value is None:
@@ -39,10 +46,14 @@ def _parse(value: Any) -> tuple[str, str, Any]:
     if isinstance(value, bool) or isinstance(value, int | float):
         return ("bool" if isinstance(value, bool) else "number"), "=", value
     op, rest = _OPERATOR.match(str(value)).groups()
+    if rest == "":
+        if op is None:
+            return "empty", "=", None
+        if op in ("=", "<>"):
+            return "blank", op, None
+        return "text", op, ""  # every text compares with "" (">" is any non-empty text)
     op = op or "="
     upper = rest.strip().upper()
-    if rest == "":
-        return "empty", op, None
     if upper in ("TRUE", "FALSE"):
         return "bool", op, upper == "TRUE"
     if (num := _number(rest)) is not None:
@@ -59,17 +70,15 @@ def criterion(value: Any) -> Callable[[Any], bool]:
     if kind == "error":
         return lambda cell: is_error(cell) and cell.get("kind") == operand
     if kind == "empty":
-        if op == "=":
-            return lambda cell: cell is None or cell == ""
-        if op == "<>":
-            return lambda cell: not (cell is None or cell == "")
-        return lambda cell: False
+        return lambda cell: cell is None or cell == ""
+    if kind == "blank":
+        return (lambda cell: cell is None) if op == "=" else (lambda cell: cell is not None)
     if kind == "bool":
         return _compare(op, lambda cell: isinstance(cell, bool), operand)
     if kind == "number":
         def numeric(cell: Any) -> bool:
             return isinstance(cell, int | float) and not isinstance(cell, bool) or (
-                isinstance(cell, str) and op == "=" and _number(cell) is not None)
+                isinstance(cell, str) and op in ("=", "<>") and _number(cell) is not None)
         return _compare(op, numeric, float(operand), coerce=lambda c: float(c) if isinstance(c, str) else c)
     if kind == "wildcard":
         if op == "=":
@@ -108,9 +117,9 @@ def mask(cells: list[Any], value: Any) -> np.ndarray:
         return np.fromiter((type(c) is dict and c.get("type") == "Error" and c.get("kind") == operand
                             for c in cells), bool, n)
     if kind == "empty":
-        if op not in ("=", "<>"):
-            return np.zeros(n, bool)
-        blank = np.fromiter((c is None or c == "" for c in cells), bool, n)
+        return np.fromiter((c is None or c == "" for c in cells), bool, n)
+    if kind == "blank":
+        blank = np.fromiter((c is None for c in cells), bool, n)
         return blank if op == "=" else ~blank
     compare = _OPERATORS[op]
     if kind in ("bool", "number"):
@@ -164,11 +173,12 @@ def _text_positions(cells: list[Any]) -> dict[str, np.ndarray] | None:
 
 def _float(cell: Any, op: str) -> float:
     """A cell as a number criterion compares it (NaN: not a number to it); text that reads
-    as a number counts only for "=" (Excel's SUMIF(A:A,"=5") matches the text "5")."""
+    as a number counts for "=" (Excel's SUMIF(A:A,"=5") matches the text "5") and so for "<>",
+    its complement."""
     kind = type(cell)
     if kind is float or kind is int:
         return cell
-    if kind is str and op == "=":
+    if kind is str and op in ("=", "<>"):
         number = _number(cell)
         return math.nan if number is None else number
     return math.nan

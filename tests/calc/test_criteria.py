@@ -1,0 +1,111 @@
+"""The SUMIF family's criteria where Excel's reading is easy to get wrong: nothing after the
+operator ("" and "=" differ, "<>" counts a formula's empty text), a comparison with nothing
+(text against ""), "<>5" as the complement of "=5" (numeric text included). Checked against
+LibreOffice (another implementation of Excel's rules, which nobody here wrote), cell by
+cell, and against Apache POI's reading of Excel where LibreOffice is absent."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rates_xl.calc.xlfuncs import callbacks
+
+#: A formula's empty text, a blank cell, text, numbers, numeric text, a boolean, an error,
+#: white space: one row each, the summed column 10**row, so a sum says which rows matched.
+CELLS = ['=""', None, "x", 5, 0, "5", True, "=NA()", "X", " ", "ab"]
+CRITERIA = ["<>", "=", "", "<>x", "=x", "x", ">", "<", ">=", "<=", "<>5", "=5", "<>0", "0", ">a", "<>TRUE"]
+#: LibreOffice matches a wildcard against a number's text too; Excel against text only (POI's
+#: Countif: "NumberEval(4567) does not match '4*7'"), as ours does: not compared here.
+WILDCARDS = ["*", "<>*", "?", "<>?"]
+
+
+def test_nothing_after_the_operator_is_read_as_excel_does():
+    """Apache POI's Countif, written from Excel's answers: "criteria '=' behaves differently to
+    criteria ''". Ours read "=" as "" and "<>" as skipping empty text, so SUMIFS(B,A,"<>")
+    left out every row whose A is a formula's ""."""
+    found = callbacks()
+    rng, summed = [[""], [None], ["x"], [5.0], ["5"]], [[1.0], [10.0], [100.0], [1000.0], [10000.0]]
+    sumifs, countifs = found["SUMIFS"], found["COUNTIFS"]
+    assert sumifs(summed, rng, "<>") == 11101.0  # every cell but the blank one
+    assert sumifs(summed, rng, "=") == 10.0  # the blank cell only
+    assert sumifs(summed, rng, "") == 11.0  # blank or empty text
+    assert sumifs(summed, rng, ">") == 10100.0  # text after "": any text but ""
+    assert sumifs(summed, rng, "<=") == 1.0
+    assert countifs(rng, "=5") == 2 and countifs(rng, "<>5") == 3  # complements, "5" included
+    assert found["SUMIF"](rng, "<>", summed) == 11101.0
+
+
+def _book(path: Path) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    rows = len(CELLS)
+    for i, value in enumerate(CELLS, start=1):
+        if value is not None:
+            sheet.cell(row=i, column=1).value = value
+        sheet.cell(row=i, column=2).value = 10 ** (i - 1)
+    for j, criterion in enumerate(CRITERIA + WILDCARDS, start=1):
+        cell = sheet.cell(row=j, column=4)
+        cell.value = criterion
+        cell.data_type = "s"  # "=" and "=x" are text here, not formulas
+        for col, formula in enumerate((f"SUMIFS($B$1:$B${rows},$A$1:$A${rows},D{j})",
+                                       f"COUNTIFS($A$1:$A${rows},D{j})",
+                                       f"SUMIF($A$1:$A${rows},D{j},$B$1:$B${rows})",
+                                       f"AVERAGEIF($A$1:$A${rows},D{j},$B$1:$B${rows})",
+                                       f"COUNTIF($A$1:$A${rows},D{j})"), start=5):
+            sheet.cell(row=j, column=col).value = "=" + formula
+    book.save(path)
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None,
+                    reason="LibreOffice (soffice, Debian's libreoffice-calc) is not installed")
+def test_criteria_as_libreoffice_computes_them(tmp_path):
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    source = tmp_path / "criteria.xlsx"
+    _book(source)
+    profile = tmp_path / "profile"
+    subprocess.run([shutil.which("soffice"), f"-env:UserInstallation=file://{profile}", "--headless",
+                    "--norestore", "--convert-to", "csv", "--outdir", str(tmp_path), str(source)],
+                   check=True, capture_output=True, timeout=180)
+    theirs = list(csv.reader((tmp_path / "criteria.csv").open()))
+    ours = WorkbookCalculation(source, full=True).compute().values
+    differ = []
+    for j, criterion in enumerate(CRITERIA, start=1):
+        for col, letter in enumerate("EFGHI", start=4):
+            mine, lo = ours[("S", f"{letter}{j}")], theirs[j - 1][col]
+            same = (isinstance(mine, str) and mine == lo) or \
+                (not isinstance(mine, str) and lo not in ("", "#DIV/0!") and abs(float(lo) - mine) < 1e-9)
+            if not same:
+                differ.append((criterion, letter, mine, lo))
+    assert differ == []
+
+
+def test_white_space_only_text_stays_text(tmp_path):
+    """A cell holding a space (typed to 'clear' it, a common habit) was read back by the engine
+    as empty text: openpyxl's ElementTree writer gives `<t> </t>` no xml:space="preserve", and
+    the reader drops it (LEN gave 0, `A1=" "` FALSE). With lxml installed openpyxl marks it;
+    the values-frozen copy keeps it too."""
+    import openpyxl
+
+    from rates_xl.calc import package
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["A1"], sheet["A2"] = " ", "\t"
+    sheet["B1"], sheet["B2"], sheet["C1"] = "=LEN(A1)", "=LEN(A2)", '=COUNTIF(A1:A2,"?")'
+    book.save(tmp_path / "space.xlsx")
+    calc = WorkbookCalculation(tmp_path / "space.xlsx", full=True)
+    result = calc.compute()
+    assert [result.values[("S", c)] for c in ("B1", "B2", "C1")] == [1, 1, 2]
+    copy, _missing = package.cell_values(calc.freeze(result, tmp_path / "space.values.xlsx"))
+    assert (copy[("S", "A1")], copy[("S", "A2")]) == (" ", "\t")
