@@ -89,7 +89,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
     "VLOOKUP": frozenset({1, 2}), "HLOOKUP": frozenset({1, 2}), "LOOKUP": frozenset({1, 2}),
-    "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}), "RATESXL.COUNTIF": frozenset({0}),
+    "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}),
     "SUMIF": frozenset({0, 2}),
     "AVERAGEIF": frozenset({0, 2}), "OFFSET": frozenset({0}), "NPV": frozenset(range(1, 255)),
     "IRR": frozenset({0}), "MIRR": frozenset({0}), "XNPV": frozenset({1, 2}),
@@ -158,7 +158,7 @@ def is_rates(name: str) -> bool:
 #: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
 ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1}),
-                                              "COUNTIF": frozenset({1}), "RATESXL.COUNTIF": frozenset({1})}
+                                              "COUNTIF": frozenset({1})}
 
 #: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup.py:
 #: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted

@@ -257,6 +257,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
     _fix_spills(book, prepared)
+    _numbers_as_text(book, prepared)
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:
@@ -315,6 +316,22 @@ def _plain_numbers(book: Any) -> None:
             style = cell._style  # each cell's own StyleArray (openpyxl copies it per cell)
             if style is not None and style.numFmtId in dated:
                 style.numFmtId = 0
+
+
+def _numbers_as_text(book: Any, prepared: Prepared) -> None:
+    """Numbers joined into text (`&`, CONCATENATE) or read as text (LEN, EXACT ...) in every
+    formula written, as Excel writes them (calc/xlfuncs/concatenation.py). Done last, on what
+    each cell finally holds (lifted, intersected): the analysis reads the formulas as written."""
+    from rates_xl.calc.xlfuncs.concatenation import rewrite
+
+    changed = {}
+    for (title, row, col), formula in prepared.written.items():
+        if (joined := rewrite(formula)) != formula:
+            changed[(title, row, col)] = joined
+            book[title].cell(row=row, column=col).value = joined
+    if changed:
+        prepared.written.update(changed)
+        prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
 
 
 def set_constant(cell: Any, value: Any) -> None:

@@ -9,8 +9,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
 - `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice`: PRICE and YIELD (Excel's formula on every basis);
-- `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIFS, MAXIFS, MINIFS (errors in the data);
-- `countif`: COUNTIF routed to ours only where its criterion needs it;
+- `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIF(S), MAXIFS, MINIFS (errors in the data, criteria);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
 - `omitted`: omitted arguments told apart from 0;
@@ -32,7 +31,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
 - `isformula`: ISFORMULA answered from the book's formulas, in the formula's text;
 - `address`: ADDRESS (R1C1 style, sheet names);
-- `find`: FIND over arrays;
+- `find`: FIND over arrays, SEARCH's wildcards over characters;
 - `totext`: ARRAYTOTEXT, VALUETOTEXT;
 - `baht`: BAHTTEXT;
 - `textsplit`: TEXTSPLIT;
@@ -42,7 +41,9 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text;
 - `choose`: CHOOSE's logical index (a rewriting of the formula);
 - `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
-- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones).
+- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones);
+- `concatenation`: numbers joined into text (`&`, CONCATENATE, LEN ...) as Excel writes them (a
+  rewriting of the engine's copy, `calc/fast.py`).
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ from rates_xl.calc.xlfuncs import (
     choose,
     clock,
     complex,
+    concatenation,
     conditional,
-    countif,
     delimited,
     edges,
     ets,
@@ -124,6 +125,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     sumproduct.NAME: sumproduct.misshapen,
     "ADDRESS": address.address,
     "FIND": find.find,
+    "SEARCH": find.search,
     "ARRAYTOTEXT": totext.arraytotext,
     "VALUETOTEXT": totext.valuetotext,
     "BAHTTEXT": baht.bahttext,
@@ -133,6 +135,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
     **edges.FUNCTIONS,
+    concatenation.NAME: concatenation.numtext,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -178,10 +181,9 @@ WHY = {
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
        for name in delimited.FUNCTIONS},
     **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
-    "RATESXL.COUNTIF": "COUNTIF where its criterion is an error, an array or an expression (as COUNTIFS: an "
-                       "error criterion counts that error; an array of criteria answers one count each: "
-                       "+23); the engine's own for a literal, both behind IF(ISERROR(...)) for one cell: "
-                       "calc/xlfuncs/countif.py",
+    "COUNTIF": "as COUNTIFS (an error criterion counts that error; an array of criteria answers one count "
+               "each: +23); formualizer's matches `?` against a byte in a range holding a number "
+               "(COUNTIF(A1:A3,\"J?rgen\") missed \"Jürgen\") and disagreed with our SUMIF on \"ß\"",
     **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
              "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
@@ -199,6 +201,8 @@ WHY = {
                      "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
     "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
     "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/find.py",
+    "SEARCH": "`?` matched against a byte, not a character (SEARCH(\"J?rgen\",\"Jürgen\"): #VALUE!), a number "
+              "written with 17 digits (poi EverythingTests!H1216): calc/xlfuncs/find.py",
     "ARRAYTOTEXT": "formats other than 0 and 1 taken, empty text lost in the strict format, a format "
                    "array not applied to each element: calc/xlfuncs/totext.py",
     "VALUETOTEXT": "as ARRAYTOTEXT",
@@ -217,6 +221,8 @@ WHY = {
             "calc/xlfuncs/edges.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
              "calc/xlfuncs/edges.py",
+    concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
+                        "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/concatenation.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
@@ -287,7 +293,6 @@ def engine_formula(formula: str, array: bool = False) -> str:
     formula = indexing.rewrite(formula, array)  # INDEX's array constants and unions
     formula = choose.rewrite(formula)  # CHOOSE's logical index
     formula = typeof.rewrite(formula)  # TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA)
-    formula = countif.rewrite(formula)  # COUNTIF: ours only where its criterion needs it
     return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), _OURS_NAMES)
 
 

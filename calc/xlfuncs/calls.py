@@ -1,5 +1,5 @@
 """The calls of given functions in a formula's tokens (openpyxl's Tokenizer), with their
-arguments: what the rewritings that route one function's calls need (indexing.py, countif.py)."""
+arguments: what a rewriting that routes one function's calls needs (indexing.py)."""
 
 from __future__ import annotations
 

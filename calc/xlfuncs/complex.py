@@ -41,15 +41,9 @@ def excel_text(text: str) -> str:
 
 def _part(value: float) -> str:
     """One part at 15 significant digits, as Excel writes it in a complex number."""
-    if value == 0:
-        return "0"
-    mantissa, _, exponent = f"{value:.14e}".partition("e")
-    power = int(exponent)
-    if -5 <= power < 15:
-        fixed = f"{float(mantissa + 'e' + exponent):.{max(0, 14 - power)}f}"
-        return fixed.rstrip("0").rstrip(".") if "." in fixed else fixed
-    mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
+    from rates_xl.calc.xlfuncs.values import number_text
+
+    return number_text(value)
 
 
 def _log2(z: complex) -> complex:

@@ -30,6 +30,13 @@ def _number(text: str) -> float | None:
         return None
 
 
+def _fold(text: str) -> str:
+    """Text as the criteria compare it, case aside. Not `casefold`, which makes "ß" "ss": Excel's
+    older functions tell them apart (formulas_test.xlsx EXTRA!L74: MATCH("ß",{..,"ss",..},0)
+    is #N/A), as formualizer's COUNTIF does; only XMATCH/XLOOKUP equate them (EXTRA!L75)."""
+    return text.lower()
+
+
 def _parse(value: Any) -> tuple[str, str, Any]:
     """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
     empty text), "blank" (a blank cell), "bool", "number", "text" (no wildcard) or "wildcard"
@@ -60,7 +67,7 @@ def _parse(value: Any) -> tuple[str, str, Any]:
         return "number", op, num
     if op in ("=", "<>") and any(c in rest for c in "*?~"):
         return "wildcard", op, _wildcard(rest)
-    return "text", op, rest.casefold()
+    return "text", op, _fold(rest)
 
 
 def criterion(value: Any) -> Callable[[Any], bool]:
@@ -85,10 +92,10 @@ def criterion(value: Any) -> Callable[[Any], bool]:
             return lambda cell: isinstance(cell, str) and bool(operand.fullmatch(cell))
         return lambda cell: not (isinstance(cell, str) and bool(operand.fullmatch(cell)))
     if op == "=":
-        return lambda cell: isinstance(cell, str) and cell.casefold() == operand
+        return lambda cell: isinstance(cell, str) and _fold(cell) == operand
     if op == "<>":
-        return lambda cell: not (isinstance(cell, str) and cell.casefold() == operand)
-    return _compare(op, lambda cell: isinstance(cell, str), operand, coerce=lambda c: c.casefold())
+        return lambda cell: not (isinstance(cell, str) and _fold(cell) == operand)
+    return _compare(op, lambda cell: isinstance(cell, str), operand, coerce=_fold)
 
 
 _OPERATORS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt,
@@ -110,7 +117,7 @@ def mask(cells: list[Any], value: Any) -> np.ndarray:
     """`criterion(value)` applied to every cell of a (flattened) range at once, as a boolean
     array: the per-cell function call was most of a SUMIF's cost (1 ms over 500 rows; a
     book with 639 of them spent 0.65 s of CPU there). Numbers are compared with numpy; text
-    with one comprehension (casefold has no numpy equivalent)."""
+    with one comprehension (case folding has no numpy equivalent)."""
     kind, op, operand = _parse(value)
     n = len(cells)
     if kind == "error":
@@ -136,12 +143,12 @@ def mask(cells: list[Any], value: Any) -> np.ndarray:
     elif op in ("=", "<>"):
         positions = _text_positions(cells)
         if positions is None:
-            hits = np.fromiter((type(c) is str and c.casefold() == operand for c in cells), bool, n)
+            hits = np.fromiter((type(c) is str and _fold(c) == operand for c in cells), bool, n)
         else:
             hits = np.zeros(n, bool)
             hits[positions.get(operand, _NOWHERE)] = True
     else:
-        return np.fromiter((type(c) is str and compare(c.casefold(), operand) for c in cells), bool, n)
+        return np.fromiter((type(c) is str and compare(_fold(c), operand) for c in cells), bool, n)
     return ~hits if op == "<>" else hits
 
 
@@ -152,7 +159,7 @@ _NOWHERE = np.zeros(0, np.intp)
 def _text_positions(cells: list[Any]) -> dict[str, np.ndarray] | None:
     """Casefolded text -> its positions in `cells`, kept for the last ranges seen: a book
     asks SUMIF(C1:C500, C8, ...) with another criterion in each of hundreds of cells (the
-    12,000-formula book: 639), and casefolding the whole range each time was most of a call.
+    12,000-formula book: 639), and folding the whole range's case each time was most of a call.
     None for a range holding an error (not hashable)."""
     try:
         key = tuple(cells)
@@ -163,7 +170,7 @@ def _text_positions(cells: list[Any]) -> dict[str, np.ndarray] | None:
         groups: dict[str, list[int]] = {}
         for i, cell in enumerate(cells):
             if type(cell) is str:
-                groups.setdefault(cell.casefold(), []).append(i)
+                groups.setdefault(_fold(cell), []).append(i)
         found = {text: np.array(where, np.intp) for text, where in groups.items()}
         if len(_TEXT_INDEX) >= 32:
             _TEXT_INDEX.clear()
@@ -289,5 +296,5 @@ FUNCTIONS = {
     "SUMIFS": _ifs("sum"), "AVERAGEIFS": _ifs("average"), "MAXIFS": _ifs("max"),
     "MINIFS": _ifs("min"), "SUMIF": _if("sum"), "AVERAGEIF": _if("average"),
     "COUNTIFS": countifs,
-    "RATESXL.COUNTIF": _if("count"),  # COUNTIF where the engine's own differs: calc/xlfuncs/countif.py
+    "COUNTIF": _if("count"),
 }

@@ -47,9 +47,28 @@ def text(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, float):
-        return repr(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, int | float):
+        return number_text(float(value))
     return str(value)
+
+
+def number_text(value: float) -> str:
+    """A number as Excel writes it where text is wanted (`&`, LEFT, SEARCH ...): 15 significant
+    digits (1/3 is "0.333333333333333", 0.1+0.2 "0.3"; Python's repr gives 17), in decimals
+    from 1E-5 up to 1E15 (poi_FormulaEvalTestData EverythingTests!H1216: SEARCH(1,1E-05) is 7,
+    in "0.00001"), E-notation beyond ("1.28233995888454E-06", as Excel writes the parts of a
+    complex number: formulas_test.xlsx ENGINEERING!S37)."""
+    if value == 0:
+        return "0"
+    if value != value or value in (float("inf"), float("-inf")):
+        return "#NUM!"
+    mantissa, _, exponent = f"{value:.14e}".partition("e")
+    power = int(exponent)
+    if -5 <= power < 15:
+        fixed = f"{float(mantissa + 'e' + exponent):.{max(0, 14 - power)}f}"
+        return fixed.rstrip("0").rstrip(".") if "." in fixed else fixed
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
 class _Passthrough(Exception):

@@ -23,6 +23,7 @@ EQUAL = [
     ("CHOOSE with a cell holding TRUE as its index", "formulas_test.xlsx", "LOOKUP!Y5"),
     ("CHOOSE with an error in its index cell passes it on", "formulas_test.xlsx", "LOOKUP!Z5"),
     ("CHOOSE with a cell holding text as its index is #VALUE!", "formulas_test.xlsx", "LOOKUP!X5"),
+    ("SEARCH in a number's text: 1E-05 reads 0.00001", POI, "EverythingTests!H1216"),
 ]
 
 
