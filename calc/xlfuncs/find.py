@@ -11,10 +11,9 @@ found; an empty find_text is found at start_num."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
-
-import re
 
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number, text
