@@ -34,8 +34,7 @@ CHAR UNICHAR FIXED DOLLAR CONCAT CONCATENATE TEXTJOIN T ADDRESS TEXTBEFORE TEXTA
 def rewrite(formula: str) -> str:
     """`formula` with every operand of `&` and argument of CONCATENATE that may be a number
     given to RATESXL.NUMTEXT."""
-    upper = formula.upper()
-    if "&" not in formula and not any(f"{name}(" in upper for name in TEXT_ARGUMENTS):
+    if not _CANDIDATE.search(formula):  # (asked of every formula: one search, no tokens)
         return formula
     from rates_xl.calc.analysis import ARRAY_RESULTS, _kind, bare_name, is_rates, tokenize
 
@@ -114,6 +113,7 @@ TEXT_ARGUMENTS: dict[str, tuple[int, ...] | None] = {
 #: Those reading a range as its cells: a range given to them is left to the engine (wrapped,
 #: each cell would be lifted into helper cells first).
 _READING_RANGES = frozenset({"CONCAT", "TEXTJOIN"})
+_CANDIDATE = re.compile(r"&|(?<![\w.])(?:_xlfn\.)?(?:" + "|".join(TEXT_ARGUMENTS) + r")\(", re.IGNORECASE)
 _CELL = re.compile(r"^(?:(?:'(?:[^']|'')+'|[^!]+)!)?\$?[A-Za-z]{1,3}\$?\d+$")
 
 
