@@ -54,7 +54,7 @@ MODULES: dict[str, str] = {
     """.split(), "stat"),
     **dict.fromkeys("""
         ASC BAHTTEXT FINDB LEFT LEFTB LENB MID MIDB REPLACE REPLACEB REPT RIGHT RIGHTB
-        SEARCH SEARCHB UNICHAR UNICODE
+        SEARCHB UNICHAR UNICODE
     """.split(), "text"),
 }
 
@@ -221,7 +221,6 @@ WHY: dict[str, str] = {
     "RIGHTB": "Excel's coercions, ranges and arrays in its arguments: +18",
     "ROMAN": "Excel's coercions, ranges and arrays in its arguments: +16",
     "RSQ": "Excel's coercions, ranges and arrays in its arguments: +2",
-    "SEARCH": "Excel's coercions, ranges and arrays in its arguments: +17 (-1)",
     "SEARCHB": "Excel's coercions, ranges and arrays in its arguments: +17",
     "SEC": "Excel's coercions, ranges and arrays in its arguments: +16",
     "SECH": "Excel's coercions, ranges and arrays in its arguments: +16",
