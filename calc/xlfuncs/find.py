@@ -11,10 +11,10 @@ found; an empty find_text is found at start_num."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.xlfuncs.lookup import _wildcard
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number, text
 
@@ -38,25 +38,11 @@ def _find(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
 def _search(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
     needle, haystack = text(find_text), text(within_text)
     start = _start(needle, haystack, start_num)
-    found = _pattern(needle).search(haystack, start - 1)
+    # MATCH's pattern, searched for: its leftmost match starts where Excel's SEARCH answers.
+    found = _wildcard(needle).search(haystack, start - 1)
     if found is None:
         raise ExcelError("#VALUE!")
     return found.start() + 1
-
-
-def _pattern(needle: str) -> re.Pattern[str]:
-    """SEARCH's find_text as a pattern: `?` one character, `*` any run, `~` before either (or
-    itself) the character as it is; case aside."""
-    out, i = [], 0
-    while i < len(needle):
-        ch = needle[i]
-        if ch == "~" and i + 1 < len(needle) and needle[i + 1] in "*?~":
-            out.append(re.escape(needle[i + 1]))
-            i += 2
-            continue
-        out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
-        i += 1
-    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
 
 
 def find(_facts: dict[str, Any]) -> Callable[..., Any]:

@@ -6,14 +6,10 @@ cell, and against Apache POI's reading of Excel where LibreOffice is absent."""
 
 from __future__ import annotations
 
-import csv
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
 from rates_xl.calc.xlfuncs import callbacks
+from tests.support import libreoffice
 
 #: A formula's empty text, a blank cell, text, numbers, numeric text, a boolean, an error,
 #: white space: one row each, the summed column 10**row, so a sum says which rows matched.
@@ -64,19 +60,11 @@ def _book(path: Path) -> None:
     book.save(path)
 
 
-@pytest.mark.skipif(shutil.which("soffice") is None,
-                    reason="LibreOffice (soffice, Debian's libreoffice-calc) is not installed")
+@libreoffice.needed
 def test_criteria_as_libreoffice_computes_them(tmp_path):
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    source = tmp_path / "criteria.xlsx"
-    _book(source)
-    profile = tmp_path / "profile"
-    subprocess.run([shutil.which("soffice"), f"-env:UserInstallation=file://{profile}", "--headless",
-                    "--norestore", "--convert-to", "csv", "--outdir", str(tmp_path), str(source)],
-                   check=True, capture_output=True, timeout=180)
-    theirs = list(csv.reader((tmp_path / "criteria.csv").open()))
-    ours = WorkbookCalculation(source, full=True).compute().values
+    _book(tmp_path / "criteria.xlsx")
+    result, theirs = libreoffice.ours_and_theirs(tmp_path / "criteria.xlsx", tmp_path)
+    ours = result.values
     differ = []
     for j, criterion in enumerate(CRITERIA, start=1):
         for col, letter in enumerate("EFGHI", start=4):

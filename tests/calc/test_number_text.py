@@ -6,13 +6,8 @@ Excel's rule that nobody here wrote, over the range where both write decimals (1
 
 from __future__ import annotations
 
-import csv
-import shutil
-import subprocess
-
-import pytest
-
 from rates_xl.calc.xlfuncs.values import number_text
+from tests.support import libreoffice
 
 #: Computed numbers with binary noise, or more digits than Excel keeps.
 NUMBERS = ["=1/3", "=2/3", "=0.1+0.2", "=1234.56+0.00000000001", "=-1/7", "=100000/3", "=10/3*1E-4",
@@ -46,18 +41,10 @@ def _book(path):
     book.save(path)
 
 
-@pytest.mark.skipif(shutil.which("soffice") is None,
-                    reason="LibreOffice (soffice, Debian's libreoffice-calc) is not installed")
+@libreoffice.needed
 def test_numbers_as_text_as_libreoffice_writes_them(tmp_path):
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    source = tmp_path / "numtext.xlsx"
-    _book(source)
-    subprocess.run([shutil.which("soffice"), f"-env:UserInstallation=file://{tmp_path / 'profile'}",
-                    "--headless", "--norestore", "--convert-to", "csv", "--outdir", str(tmp_path), str(source)],
-                   check=True, capture_output=True, timeout=180)
-    theirs = list(csv.reader((tmp_path / "numtext.csv").open(encoding="utf-8")))
-    result = WorkbookCalculation(source, full=True).compute()
+    _book(tmp_path / "numtext.xlsx")
+    result, theirs = libreoffice.ours_and_theirs(tmp_path / "numtext.xlsx", tmp_path)
     assert not result.skipped
     differ = []
     for r in range(1, len(NUMBERS) + 1):
