@@ -7,7 +7,7 @@ depends on them starts from Excel's value. Modelled on httpx's transports and py
 ExcelWrapper: the coordinator (calc/workbook.py) never asks which engine it holds.
 
 - `formualizer` (calc/engines/formualizer.py): the fast one (Rust), with calc/fast.py's
-  preparation; it lists what it cannot compute instead of guessing.
+  preparation, loaded by calc/fast_model.py; it lists what it cannot compute instead of guessing.
 - `formulas` (calc/engines/formulas.py): the `formulas` package (slow, exact on some
   classes); used when formualizer cannot read a book at all, or when asked for.
 """

@@ -1,5 +1,6 @@
-"""The fast engine: formualizer, fed the copy calc/fast.py prepares (rewritten formulas,
-RATES_* functions registered, what it would get wrong reported instead of computed).
+"""The fast engine: formualizer, fed the copy calc/fast.py prepares (rewritten formulas, what
+it would get wrong reported instead of computed) and loaded by calc/fast_model.py (RATES_*
+functions registered).
 
 This module is the adapter: it loads that copy and reads each round's values back the way
 Excel shows them (spills to their extent, legacy arrays to their stored range, loops by the
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc import fast
+from rates_xl.calc import fast, fast_model
 from rates_xl.calc.book import Book, Key, address, column, reraise_interrupts, row_col
 from rates_xl.calc.engines import EngineError
 from rates_xl.functions.sheet import is_rates_name
@@ -23,7 +24,7 @@ class FormualizerEngine:
         self.book = book
         self._loops: list[str] | None = None
         try:
-            self.unknown_functions = fast.unknown_functions(book.formulas)
+            self.unknown_functions = fast_model.unknown_functions(book.formulas)
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
@@ -50,7 +51,7 @@ class FormualizerEngine:
                 prepared.unsupported[key] += ("; the book calls the service, so the cached value "
                                               "may predate this calculation's answers")
         try:
-            self.model = fast.FastModel(prepared)
+            self.model = fast_model.FastModel(prepared)
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None

@@ -147,11 +147,11 @@ def test_the_callers_share_the_rules() -> None:
     `Bob's`, `2024` and `A1` unquoted or badly quoted; the scope missed `_xldudf_`)."""
     from rates_xl.addin.classic import refresh, scope
     from rates_xl.addin.officejs import metadata
-    from rates_xl.calc import book, fast
+    from rates_xl.calc import book, fast_model
 
     for name in ("Bob's", "2024", "A1", "My Data", "Data"):
         assert book.address(name, "B7") == f"{sheet.quote_sheet(name)}!B7"
-        assert fast._quote(name) == sheet.quote_sheet(name)
+        assert fast_model._quote(name) == sheet.quote_sheet(name)
     assert book.quote("Bob's") == "'Bob''s'"
     assert scope.rates_functions("=_xldudf_RATES_SWAP(A1)") == ["SWAP"]
     assert scope.column_number("XFD") == 16384

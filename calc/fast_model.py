@@ -1,0 +1,351 @@
+"""The fast engine's loaded workbook: formualizer (Rust; MIT) holding the copy `calc/fast.py`
+prepared, with the RATES_* functions and the Excel-exact ones (calc/xlfuncs) registered under
+every spelling, computed again cheaply in later planning rounds (`FastModel.evaluate`: only the
+formulas that call a RATES_* function are re-set; the engine recomputes those and what depends
+on them). Values cross between the engine and Python here, and only here.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import threading
+from collections.abc import Callable
+from datetime import date, time, timedelta
+from typing import Any
+
+from rates_xl.calc import engine
+from rates_xl.calc.fast import Prepared, fit_legacy
+
+# formualizer's error kinds -> Excel's error text.
+ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
+              "Num": "#NUM!", "Null": "#NULL!", "Spill": "#SPILL!", "Calc": "#CALC!",
+              "Circ": "#CIRC!", "GettingData": "#GETTING_DATA", "Nimpl": "#NAME?"}
+ERROR_KIND = {text: kind for kind, text in ERROR_TEXT.items() if kind not in ("Nimpl",)}
+
+
+class _ContextSlot:
+    """The context of the evaluation under way (read from the engine's threads)."""
+
+    def __init__(self) -> None:
+        self._value: contextvars.Context | None = None
+        self._lock = threading.Lock()
+
+    def set(self, value: contextvars.Context) -> None:
+        with self._lock:
+            self._value = value
+
+    def get(self) -> contextvars.Context | None:
+        return self._value
+
+
+_context = _ContextSlot()
+
+
+class FastModel:
+    """A workbook loaded in formualizer, computed again cheaply in later planning rounds."""
+
+    def __init__(self, prepared: Prepared) -> None:
+        self.prepared = prepared
+        self.workbook = self._load()
+        self.rounds = 0
+        self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
+
+    def _load(self) -> Any:
+
+        workbook = load_dynamic(self.prepared.data)
+        # Its undo log, never used here, doubles what each edit (`hold`, a re-set RATES_*
+        # formula) costs.
+        workbook.set_changelog_enabled(False)
+        self.workbook = workbook
+        self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
+        self._register()
+        self._graph_built = False
+        return workbook
+
+    def _register(self) -> None:
+        for excel_name, spec in engine.function_table().items():
+            call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
+            for alias in engine_spellings(excel_name):
+                self.workbook.register_function(alias, call, volatile=False, deterministic=True)
+        from rates_xl.calc import xlfuncs
+
+        # The Excel-exact functions (calc/routing.py); here, so a reload (`release`) keeps them.
+        xlfuncs.register(self.workbook, self.prepared.facts)
+
+    def evaluate(self) -> None:
+        """Compute; in later rounds only the RATES_* cells and what depends on them."""
+        if self.rounds:
+            for sheet, row, col, formula in self.prepared.rates_cells:
+                if (sheet, row, col) not in self.held:
+                    self.workbook.set_formula(sheet, row, col, formula)
+        # The engine may call our functions from its own threads: each call runs in a copy of
+        # this context, so the client's planning state and the lent client reach it.
+        _context.set(contextvars.copy_context())
+        for sheet, row, col in self.filled:  # last round's fill: the result may have grown
+            self.workbook.set_value(sheet, row, col, None)
+        self.filled = {}
+        self.workbook.evaluate_all()
+        if not self.rounds:
+            self._keep_array_loops()
+        self._fill_legacy()
+        self.rounds += 1
+
+    def _fill_legacy(self) -> None:
+        """A legacy array whose result is smaller than its stored range: Excel shows the
+        rest of the range filled (`fit_legacy`: a single value everywhere, a row repeated down,
+        #N/A past the result), and a formula reading a cell there reads that, not the blank
+        the engine's cut spill leaves (`=K5` over `{=H2}` in J4:K5 read 0, silently). Those
+        cells are set and the book computed once more."""
+        from openpyxl.utils.cell import range_boundaries
+
+        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.legacy_spills.items():
+            if (sheet, r1, c1) in self.held:
+                continue
+            extent = self.spill_extent(sheet, anchor)
+            h2, w2 = r1, c1
+            if extent:
+                _e1, _f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
+                h2, w2 = f2, e2
+            if (h2, w2) == (r2, c2):
+                continue
+            result = [[self.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+            for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                for j, value in enumerate(line):
+                    r, c = r1 + i, c1 + j
+                    if r > h2 or c > w2:
+                        self.filled[(sheet, r, c)] = value
+        if self.filled:
+            for (sheet, r, c), value in self.filled.items():
+                self.workbook.set_value(sheet, r, c, _scalar_to_engine(value) if value is not None else None)
+            self.workbook.evaluate_all()
+
+    def _keep_array_loops(self) -> None:
+        """Cycles are found as the evaluation really reads cells (`load_dynamic`), but an
+        array formula written out cell by cell (`prepared.rewritten`) reads less than Excel's,
+        which evaluates every argument of `{=IF(A8:A9,B8:B9,1)}` whole: in a cycle on paper
+        it is a circular reference in Excel whatever the branch. Those cells are held at
+        #CIRC! (listed as the loop, as with static detection) and the engine computes again,
+        so what really reads them is in the loop too; the rest of a paper cycle is computed."""
+        import formualizer
+
+        if not self.prepared.rewritten or not self.workbook.last_cycle_telemetry().phantom_sccs:
+            return
+        static = formualizer.load_workbook_bytes(self.prepared.data)  # every static cycle #CIRC!
+        static.evaluate_all()  # our functions are not registered there: no request
+        looped = {}
+        for key in self.prepared.rewritten:
+            r1, c1, r2, c2 = self.prepared.areas[key]
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    if _is_circ(static.get_value(key[0], r, c)) and not _is_circ(self.workbook.get_value(key[0], r, c)):
+                        looped[(key[0], r, c)] = "#CIRC!"
+        if looped:
+            self.hold(looped)
+            self.workbook.evaluate_all()
+
+    def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
+        """These cells hold these values (their formulas are not computed) until `release`."""
+        if not self.rounds and not self._graph_built and values:
+            # Before its first evaluation the engine has no dependency graph yet, and each
+            # edit then costs ten times as much (swap_pricer's 426 held cells: 0.5 s against
+            # 0.06 s): the graph is built first, without evaluating anything.
+            self.workbook.get_eval_plan([])
+            self._graph_built = True
+        for (sheet, row, col), value in values.items():
+            self.held[(sheet, row, col)] = value
+            if value is None and (sheet, row, col) not in self.prepared.written:
+                continue  # already empty in the engine's copy (a spill range is emptied)
+            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
+
+    def release(self, cells: set[tuple[str, int, int]]) -> None:
+        """Compute these cells' formulas again: the engine is loaded afresh from the prepared
+        copy (putting formulas back over held values in place left a spill's neighbours
+        reading stale cells) and the other held cells are held again."""
+        kept = {key: value for key, value in self.held.items() if key not in cells}
+        self._load()
+        self.held = {}
+        self.rounds = 0
+        if kept:
+            self.hold(kept)
+
+    def value(self, sheet: str, row: int, col: int) -> Any:
+        return plain(self.workbook.get_value(sheet, row, col))
+
+    def spill_extent(self, sheet: str, coordinate: str) -> str | None:
+        """'B5:C16' for a spilled anchor, None otherwise."""
+        try:
+            snapshot = self.workbook.inspect_cell(f"{_quote(sheet)}!{coordinate}", include_values=False)
+            spill = snapshot.cell.spill
+        except Exception:
+            return None
+        return spill.extent if spill is not None and spill.extent else None
+
+    def loops(self) -> list[tuple[str, int, int]]:
+        """Cells in a circular reference: (sheet, row, col). Read from the engine when it
+        stamps them (iteration off); from a copy with iteration off when the book iterates."""
+        import formualizer
+
+        if self.prepared.probe is None:
+            workbook = self.workbook
+        else:
+            workbook = formualizer.load_workbook_bytes(self.prepared.probe)
+            workbook.evaluate_all()  # our functions are not registered there: no request
+        found = []
+        for (sheet, _anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
+            for r in range(r1, r2 + 1):
+                for c in range(c1, c2 + 1):
+                    value = workbook.get_value(sheet, r, c)
+                    if isinstance(value, dict) and value.get("kind") == "Circ":
+                        found.append((sheet, r, c))
+        return found
+
+    def has_loops(self) -> bool:
+        telemetry = self.workbook.last_cycle_telemetry()
+        return bool(telemetry.static_sccs or telemetry.live_cycles_witnessed or telemetry.circ_cells_stamped)
+
+
+def load_dynamic(data: bytes) -> Any:
+    """The workbook `data` in formualizer, reporting a circular reference as Excel does: only
+    when an evaluation really reads a cell still being computed ("runtime" cycle detection).
+    A cycle on paper only (`=IF(A10,C10,1)` with A10 FALSE, C10 leading back to it) is
+    computed, as Excel computes it, instead of every cell of the static cycle being #CIRC!.
+    The file's own iteration settings (calcPr) still apply: they need runtime detection too."""
+    import formualizer
+
+    config = formualizer.EvaluationConfig()
+    config.cycle_detection = "runtime"
+    return formualizer.Workbook.from_bytes(data, config=formualizer.WorkbookConfig(eval_config=config))
+
+
+_KNOWN: dict[str, bool] = {}
+
+
+def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
+    """{function name: [cell addresses]} for every call the fast engine turns into #NAME?.
+
+    Asked of the engine itself: `=NAME()` on a scratch sheet is #NAME? only for a name it
+    does not know (a known one complains about its arguments instead); answers are cached."""
+    import collections
+
+    import formualizer
+
+    from rates_xl.calc import xlfuncs
+
+    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
+    ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
+    todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
+    if todo:
+        scratch = formualizer.Workbook()
+        sheet = scratch.sheet("S")
+        for i, name in enumerate(todo):
+            sheet.set_formula(i + 1, 1, f"={name}()")
+        scratch.evaluate_all()
+        for i, name in enumerate(todo):
+            value = scratch.get_value("S", i + 1, 1)
+            _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
+    for address, names in calls:
+        for name in sorted(names - ours):
+            if not _KNOWN.get(name, True):
+                found[name].append(address)
+    return dict(found)
+
+
+def _registered() -> set[str]:
+    from rates_xl.calc import routing, xlfuncs
+
+    return set(routing.BRIDGED) | set(xlfuncs.OURS)
+
+
+def engine_spellings(excel_name: str) -> list[str]:
+    """The names formualizer gets: the engine's list (classic, dotted, Excel's prefixes)."""
+    return engine.engine_names(excel_name)
+
+
+def plain(value: Any) -> Any:
+    """A formualizer value as the calculator reports it (errors as Excel's text)."""
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
+    if isinstance(value, date | time | timedelta):
+        # The engine's date, time (TIME, TIMEVALUE) or duration: Excel stores the serial, and
+        # the cell's own number format shows it as a date or time.
+        from rates_xl.calc.check import normal
+
+        return normal(value)
+    return value
+
+
+def _to_engine(value: Any) -> Any:
+    if isinstance(value, list):
+        rows = [row if isinstance(row, list | tuple) else [row] for row in value]
+        width = max((len(r) for r in rows), default=1)
+        return [[_scalar_to_engine(v) for v in row] + [""] * (width - len(row)) for row in rows] or [[""]]
+    return _scalar_to_engine(value)
+
+
+def _scalar_to_engine(value: Any) -> Any:
+    if isinstance(value, date):
+        return engine.to_excel_serial(value)
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"type": "Error", "kind": "Num"}
+    if isinstance(value, str) and value in ERROR_KIND:
+        return {"type": "Error", "kind": ERROR_KIND[value]}
+    return value
+
+
+def _from_engine(value: Any) -> Any:
+    if isinstance(value, list):
+        rows = [[_cell_from_engine(v) for v in row] for row in value]
+        if len(rows) == 1 and len(rows[0]) == 1:
+            return rows[0][0]
+        return rows
+    return _cell_from_engine(value)
+
+
+def _cell_from_engine(value: Any) -> Any:
+    if isinstance(value, dict) and value.get("type") == "Error":
+        return value
+    return value
+
+
+def _is_circ(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("kind") == "Circ"
+
+
+def _is_error(value: Any) -> bool:
+    """formualizer's error value, as it hands one to a Python function."""
+    return isinstance(value, dict) and value.get("type") == "Error"
+
+
+def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
+    def call(*raw: Any) -> Any:
+        args = [_from_engine(a) for a in raw]
+        error = engine.first_error(args, _is_error)
+        if error is not None:
+            return error
+        moment = engine._valuation_time
+        if moment is not None and position is not None:
+            if len(args) <= position:
+                args += [None] * (position + 1 - len(args))
+            if args[position] is None or args[position] == "":
+                args[position] = moment
+        context = _context.get()
+        try:
+            result = context.copy().run(core, *args) if context is not None else core(*args)
+        except Exception as exc:  # the function layer never raises; stay a cell value
+            result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
+        return _to_engine(result)
+
+    call.__name__ = excel_name
+    return call
+
+
+def _quote(title: str) -> str:
+    from rates_xl.functions.sheet import quote_sheet
+
+    return quote_sheet(title)
