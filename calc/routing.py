@@ -22,7 +22,6 @@ BRIDGED: dict[str, str] = {
     "CONVERT": "formualizer lacks most units and every prefix (#N/A): 1,409 cells",
     "TEXT": "format codes (spaces, %, commas as scaling): +27 cells",
     "FIXED": "rounding and grouping: +11",
-    "YEARFRAC": "day-count bases and error arguments: +12",
     "QUARTILE": "the quartile argument's checks and interpolation: +23",
     "QUARTILE.INC": "as QUARTILE: +21",
     "QUARTILE.EXC": "the exclusive method: +17",

@@ -42,6 +42,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `choose`: CHOOSE's logical index (a rewriting of the formula);
 - `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
 - `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones);
+- `daycount`: YEARFRAC (every basis), DATEDIF's "MD";
 - `concatenation`: numbers joined into text (`&`, CONCATENATE, LEN ...) as Excel writes them (a
   rewriting of the engine's copy, `calc/fast.py`).
 """
@@ -64,6 +65,7 @@ from rates_xl.calc.xlfuncs import (
     complex,
     concatenation,
     conditional,
+    daycount,
     delimited,
     edges,
     ets,
@@ -135,6 +137,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
     **edges.FUNCTIONS,
+    **daycount.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
 }
 
@@ -221,6 +224,11 @@ WHY = {
             "calc/xlfuncs/edges.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
              "calc/xlfuncs/edges.py",
+    "YEARFRAC": "basis 1 over two dates less than a year apart across a year end divided by the average "
+                "year (formulas: YEARFRAC(31 Dec 2023, 31 Jan 2024, 1) was 31/365.5, Excel 31/365): every basis "
+                "by Wheeler's reading of Excel (Apache POI's), checked against LibreOffice: calc/xlfuncs/daycount.py",
+    "DATEDIF": "\"MD\" as Excel counts it (formulas: 15 days where Excel gives 12, 1 where Microsoft documents "
+               "-2), checked against LibreOffice; its other units formulas': calc/xlfuncs/daycount.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/concatenation.py",
 }

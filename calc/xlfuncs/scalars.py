@@ -101,7 +101,6 @@ WHY: dict[str, str] = {
     "CSC": "Excel's coercions, ranges and arrays in its arguments: +16",
     "CSCH": "Excel's coercions, ranges and arrays in its arguments: +16",
     "CUMIPMT": "Excel's coercions, ranges and arrays in its arguments: +23",
-    "DATEDIF": "Excel's coercions, ranges and arrays in its arguments: +18",
     "DEC2BIN": "Excel's coercions, ranges and arrays in its arguments: +1",
     "DEC2HEX": "Excel's coercions, ranges and arrays in its arguments: +1",
     "DEC2OCT": "Excel's coercions, ranges and arrays in its arguments: +1",

@@ -1,6 +1,7 @@
 """LibreOffice as a second opinion: a workbook made by a test, computed by LibreOffice headless
 (another implementation of Excel's rules, which nobody here wrote) and read back as the text of
-each cell of its first sheet."""
+each cell of its first sheet: its value, not as its format shows it (a currency-formatted PMT
+is -536.821623012139, not -$536.82)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def computed_rows(book: Path, tmp: Path) -> list[list[str]]:
     """The first sheet of `book` as LibreOffice computes it: one list of cell texts per row."""
     out = tmp / "libreoffice"
     subprocess.run([SOFFICE, f"-env:UserInstallation=file://{tmp / 'libreoffice-profile'}", "--headless",
-                    "--norestore", "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76",
+                    "--norestore", "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false",
                     "--outdir", str(out), str(book)],
                    check=True, capture_output=True, timeout=180)
     with (out / f"{book.stem}.csv").open(encoding="utf-8", newline="") as rows:
