@@ -6,7 +6,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `lookup`: XLOOKUP, XMATCH (every match and search mode, lifted over arrays), LOOKUP, MATCH,
   VLOOKUP, HLOOKUP (Excel's bisection);
 - `finance`: PMT, PV (rates of -100 % or below);
-- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form;
+- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
 - `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice`: PRICE and YIELD (Excel's formula on every basis);
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIF(S), MAXIFS, MINIFS (errors in the data, criteria);
@@ -107,6 +107,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "NPER": annuity.nper,
     "FV": annuity.fv,
     "PPMT": annuity.ppmt,
+    "IPMT": annuity.ipmt,
     "XNPV": cashflows.xnpv,
     "XIRR": cashflows.xirr,
     **bondprice.FUNCTIONS,
@@ -169,6 +170,8 @@ WHY = {
             "calc/xlfuncs/annuity.py; otherwise formulas'",
     "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/bondprice.py",
     "YIELD": "as PRICE (formualizer inverts its own PRICE)",
+    "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
+            "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/annuity.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/cashflows.py",
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",

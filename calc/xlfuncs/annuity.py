@@ -82,3 +82,44 @@ def ppmt(_facts: dict[str, Any]) -> Callable[..., Any]:
         except (ZeroDivisionError, OverflowError, ExcelError):
             return answer
     return PPMT
+
+
+def _pmt(r: float, n: float, pv: float, fv: float, due: float) -> float:
+    if r == 0:
+        return -(pv + fv) / n
+    growth = (1 + r) ** n
+    return -r * (pv * growth + fv) / ((1 + r * due) * (growth - 1))
+
+
+def _fv(r: float, n: float, payment: float, pv: float, due: float) -> float:
+    if r == 0:
+        return -(pv + payment * n)
+    growth = (1 + r) ** n
+    return -(pv * growth + payment * (1 + r * due) * (growth - 1) / r)
+
+
+def ipmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+    """IPMT as Excel computes it: the rate times the balance after per - 1 payments (FV), the
+    first period's interest -pv * rate (none when payments fall at its start), any sign.
+    `formulas` answered #NUM! for every positive interest (a loan entered as a negative pv,
+    a negative rate): IPMT(5%, 1, 10, -1000) is 50 in Excel. Checked against LibreOffice,
+    which computes it so (tests/calc/test_annuities.py)."""
+
+    @elementwise
+    def IPMT(rate: Any, per: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+        r, k, n, p = number(rate), number(per), number(nper), number(pv)
+        f, due = number(fv), 1.0 if number(kind) else 0.0
+        if k < 1 or k >= n + 1 or n <= 0:
+            raise ExcelError("#NUM!")
+        try:
+            payment = _pmt(r, n, p, f, due)
+            if k == 1:
+                balance = 0.0 if due else -p
+            elif due:
+                balance = _fv(r, k - 2, payment, p, 1.0) - payment
+            else:
+                balance = _fv(r, k - 1, payment, p, 0.0)
+            return _finite(float(balance * r)) + 0.0  # (no -0.0)
+        except (ZeroDivisionError, OverflowError, TypeError):
+            raise ExcelError("#NUM!") from None
+    return IPMT

@@ -30,7 +30,7 @@ MODULES: dict[str, str] = {
         OCT2DEC OCT2HEX
     """.split(), "eng"),
     **dict.fromkeys("""
-        CUMIPMT FV IPMT NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD RATE XNPV
+        CUMIPMT FV NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD RATE XNPV
     """.split(), "financial"),
     **dict.fromkeys("""
         ERROR.TYPE
@@ -167,7 +167,6 @@ WHY: dict[str, str] = {
     "IMSUM": "Excel's coercions, ranges and arrays in its arguments: +32",
     "IMTAN": "Excel's coercions, ranges and arrays in its arguments: +18",
     "INTERCEPT": "Excel's coercions, ranges and arrays in its arguments: +2",
-    "IPMT": "Excel's coercions, ranges and arrays in its arguments: +17",
     "KURT": "Excel's coercions, ranges and arrays in its arguments: +2",
     "LCM": "Excel's coercions, ranges and arrays in its arguments: +20",
     "LEFT": "Excel's coercions, ranges and arrays in its arguments: +15",
@@ -272,7 +271,7 @@ REFUSING_RANGES: dict[str, tuple[int, ...] | None] = {
 
 #: Functions (bridged or ours) that apply themselves to each element of an array given where
 #: one value is wanted, measured right on the corpus: the analysis lets them take arrays.
-TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT PMT PV".split()) | {"N", "T"}  # N, T: reference.py
+TAKING_ARRAYS = frozenset("SEARCH CONVERT IMDIV PPMT IPMT PMT PV".split()) | {"N", "T"}  # N, T: reference.py
 
 #: Arguments that are matrices: a single value there is a 1x1 matrix (MDETERM(B50) of one
 #: cell is that value; `formulas` answers #VALUE! for a scalar).
