@@ -9,6 +9,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
 - `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice`: PRICE and YIELD (Excel's formula on every basis);
+- `coupons`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
 - `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIF(S), MAXIFS, MINIFS (errors in the data, criteria);
 - `reference`: N, T (a reference's first cell);
 - `scalars`: the scalar functions bridged to `formulas` (names only);
@@ -65,6 +66,7 @@ from rates_xl.calc.xlfuncs import (
     complex,
     concatenation,
     conditional,
+    coupons,
     daycount,
     delimited,
     edges,
@@ -111,6 +113,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "XNPV": cashflows.xnpv,
     "XIRR": cashflows.xirr,
     **bondprice.FUNCTIONS,
+    **coupons.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -173,6 +176,9 @@ WHY = {
     "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
             "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/annuity.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/cashflows.py",
+    **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
+             "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (the period less the days "
+             "accrued, as Excel): calc/xlfuncs/coupons.py" for name in coupons.FUNCTIONS},
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",

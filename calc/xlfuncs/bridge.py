@@ -32,6 +32,7 @@ MODULES = {
     "XIRR": "financial", "IRR": "financial", "PPMT": "financial", "CEILING": "math",
     "FLOOR": "math", "MROUND": "math", "SUMX2PY2": "math", "SUMX2MY2": "math",
     "SUMXMY2": "math", "ISODD": "info", "ISEVEN": "info",
+    **dict.fromkeys(("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM"), "financial"),
 }
 
 

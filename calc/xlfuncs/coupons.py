@@ -1,0 +1,55 @@
+"""COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD and COUPNUM: a bond's coupon dates around
+the settlement and the days between them. formualizer does not know them; the `formulas`
+package's implementations (bridged: calc/xlfuncs/bridge.py) give Microsoft's published
+examples and agree with LibreOffice, written to Excel's rules, on every basis and frequency
+but two cases this module puts right (tests/calc/test_bonds.py):
+
+- COUPDAYBS on a coupon date is 0 days, whatever the basis: `formulas` gave -1 for a 29
+  February coupon on 30/360 (its day count moves the start to the 30th but not the end);
+- COUPDAYSNC on the 30/360 bases (0 and 4) is the period less the days accrued, COUPDAYS -
+  COUPDAYBS, as Excel counts it (`formulas` counted from the settlement: 181 for a 180-day
+  half year from a 29 February settlement).
+
+Every other call, and every argument check, is `formulas`'."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+NAMES = ("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM")
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+        from rates_xl.calc.xlfuncs.bridge import bridged
+
+        computed = {n: bridged(n) for n in ("COUPDAYS", "COUPDAYBS", "COUPPCD", name)}
+
+        def accrued(*args: Any) -> Any:
+            days = computed["COUPDAYBS"](*args)
+            if _plain(days) and _plain(args[0]) and computed["COUPPCD"](*args) == int(args[0]):
+                return 0.0  # the settlement is a coupon date
+            return days
+
+        def call(*args: Any) -> Any:
+            answer = computed[name](*args)
+            if not _plain(answer) or not all(_plain(a) or a is None for a in args):
+                return answer  # an error, an array: formulas' as it stands
+            if name == "COUPDAYBS":
+                return accrued(*args)
+            basis = int(args[3]) if len(args) > 3 and args[3] is not None else 0
+            if name == "COUPDAYSNC" and basis in (0, 4):
+                days = accrued(*args)
+                return float(computed["COUPDAYS"](*args) - days) if _plain(days) else days
+            return answer
+        call.__name__ = name
+        return call
+    return factory
+
+
+FUNCTIONS = {name: _function(name) for name in NAMES}
