@@ -44,6 +44,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
 - `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones);
 - `daycount`: YEARFRAC (every basis), DATEDIF's "MD";
+- `trend`: TREND and GROWTH on one x variable;
 - `concatenation`: numbers joined into text (`&`, CONCATENATE, LEN ...) as Excel writes them (a
   rewriting of the engine's copy, `calc/fast.py`).
 """
@@ -90,6 +91,7 @@ from rates_xl.calc.xlfuncs import (
     text,
     textsplit,
     totext,
+    trend,
     typeof,
 )
 
@@ -142,6 +144,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **indexing.FUNCTIONS,
     **edges.FUNCTIONS,
     **daycount.FUNCTIONS,
+    **trend.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
 }
 
@@ -233,6 +236,8 @@ WHY = {
             "calc/xlfuncs/edges.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
              "calc/xlfuncs/edges.py",
+    **{name: "one x variable: #VALUE! for a single new x, #REF! for points in columns, a column for a row of new "
+             "x's (formulas'); several x variables stay formulas': calc/xlfuncs/trend.py" for name in trend.FUNCTIONS},
     "YEARFRAC": "basis 1 over two dates less than a year apart across a year end divided by the average "
                 "year (formulas: YEARFRAC(31 Dec 2023, 31 Jan 2024, 1) was 31/365.5, Excel 31/365): every basis "
                 "by Wheeler's reading of Excel (Apache POI's), checked against LibreOffice: calc/xlfuncs/daycount.py",

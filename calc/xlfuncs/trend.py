@@ -1,0 +1,123 @@
+"""TREND and GROWTH on one x variable (the common use: a line, or an exponential curve, through
+a row or column of points) as Excel computes them: the least-squares fit, its value at each
+new x, in the shape of new_x (a single value for one cell). The bridged `formulas` ones
+answered #VALUE! for a single new x (TREND({2,4.1,6,8.2},{1,2,3,4},5): Excel 10.2), #REF! for
+points in columns, and a column for a row of new x's. Several x variables (x's in more than one
+row and column: Excel's multiple regression, formulas_test.xlsx STATISTICAL!R113:AW114) stay
+`formulas`', measured right there; so do x's that do not vary. Checked against LibreOffice
+(tests/calc/test_trend.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.values import is_error
+
+
+def _grid(value: Any) -> list[list[Any]]:
+    return value if isinstance(value, list) else [[value]]
+
+
+def _flat(value: Any) -> list[Any]:
+    return [cell for row in _grid(value) for cell in row]
+
+
+def _one_variable(known_y: Any, known_x: Any) -> bool:
+    """Whether known_x holds one x per y (not one row or column of x's per variable)."""
+    return len(_flat(known_x)) == len(_flat(known_y))
+
+
+class _Answer(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("answer")
+        self.value = value
+
+
+def _numbers(value: Any) -> list[float]:
+    out = []
+    for cell in _flat(value):
+        if is_error(cell):
+            raise _Answer(cell)
+        if isinstance(cell, bool) or not isinstance(cell, int | float):
+            raise _Answer(error("#VALUE!"))
+        out.append(float(cell))
+    return out
+
+
+def _fit(xs: list[float], ys: list[float], constant: bool) -> tuple[float, float] | None:
+    """(slope, intercept) of the least-squares line; None where the x's do not vary."""
+    n = len(xs)
+    if constant:
+        mx, my = sum(xs) / n, sum(ys) / n
+        sxx = sum((x - mx) ** 2 for x in xs)
+        if sxx == 0:
+            return None
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+        return slope, my - slope * mx
+    sxx = sum(x * x for x in xs)
+    if sxx == 0:
+        return None
+    return sum(x * y for x, y in zip(xs, ys, strict=True)) / sxx, 0.0
+
+
+def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    exponential = name == "GROWTH"
+
+    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+        from rates_xl.calc.xlfuncs.bridge import bridged
+
+        computed = bridged(name)
+
+        def call(known_y: Any, known_x: Any = OMITTED, new_x: Any = OMITTED, const: Any = OMITTED) -> Any:
+            given = [a for a in (known_y, known_x, new_x, const)]
+            while given and given[-1] == OMITTED:
+                given.pop()
+            fallback = [None if a == OMITTED else a for a in given]
+            try:
+                ys = _numbers(known_y)
+                if known_x == OMITTED or known_x is None:
+                    known_x = [[float(i + 1) for i in range(len(ys))]]
+                elif not _one_variable(known_y, known_x):
+                    return computed(*fallback)  # several x variables: formulas'
+                xs = _numbers(known_x)
+                if new_x == OMITTED or new_x is None:
+                    new_x = known_x
+                wanted = _grid(new_x)
+                constant = True if const == OMITTED or const is None else bool(const)
+                if exponential:
+                    if any(y <= 0 for y in ys):
+                        return error("#NUM!")
+                    ys = [math.log(y) for y in ys]
+                line = _fit(xs, ys, constant)
+                if line is None:
+                    return computed(*fallback)
+                slope, intercept = line
+                out = []
+                for row in wanted:
+                    values = []
+                    for x in row:
+                        if is_error(x):
+                            values.append(x)
+                            continue
+                        if isinstance(x, bool) or not isinstance(x, int | float):
+                            values.append(error("#VALUE!"))
+                            continue
+                        y = intercept + slope * float(x)
+                        values.append(math.exp(y) if exponential else y)
+                    out.append(values)
+            except _Answer as answer:
+                return answer.value
+            except OverflowError:
+                return error("#NUM!")
+            return out[0][0] if len(out) == 1 and len(out[0]) == 1 else out
+        call.__name__ = name
+        call.reads_omitted = True  # type: ignore[attr-defined]
+        return call
+    return factory
+
+
+FUNCTIONS = {"TREND": _function("TREND"), "GROWTH": _function("GROWTH")}
