@@ -32,7 +32,8 @@ MODULES = {
     "XIRR": "financial", "IRR": "financial", "PPMT": "financial", "CEILING": "math",
     "FLOOR": "math", "MROUND": "math", "SUMX2PY2": "math", "SUMX2MY2": "math",
     "SUMXMY2": "math", "ISODD": "info", "ISEVEN": "info",
-    **dict.fromkeys(("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM"), "financial"),
+    **dict.fromkeys(("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM",
+                     "FVSCHEDULE"), "financial"),
 }
 
 

@@ -1,4 +1,4 @@
-"""The coupon functions formualizer does not know (calc/xlfuncs/coupons.py): Microsoft's
+"""The coupon functions formualizer does not know (calc/xlfuncs/coupons.py) and FVSCHEDULE: Microsoft's
 published examples, and LibreOffice over every basis and frequency on dates chosen for month
 ends and 29 February. The other bond and money-market functions it does not know stay listed
 as not computed: `formulas`' DURATION gives Microsoft's examples but counts the days to the
@@ -22,6 +22,7 @@ PUBLISHED = {
     "COUPNCD(DATE(2011,1,25),DATE(2011,11,15),2,1)": 40678,
     "COUPNUM(DATE(2007,1,25),DATE(2008,11,15),2,1)": 4,
     "COUPPCD(DATE(2011,1,25),DATE(2011,11,15),2,1)": 40497,
+    "FVSCHEDULE(1,{0.09,0.11,0.1})": 1.33089,
 }
 COUPONS = ["COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM"]
 DATES = [("DATE(2024,1,15)", "DATE(2034,1,15)"), ("DATE(2024,3,1)", "DATE(2029,11,15)"),
@@ -54,6 +55,7 @@ def test_microsofts_examples(tmp_path):
 def test_coupons_as_libreoffice_computes_them(tmp_path):
     cases = [f"{name}({s},{m},{freq},{basis})" for name, (s, m), freq, basis
              in itertools.product(COUPONS, DATES, (1, 2, 4), range(5))]
+    cases += ["FVSCHEDULE(1000,{0.05,0.04,0.06})", "FVSCHEDULE(1,{0.09;0.11;0.1})", "FVSCHEDULE(100,{-0.5,0.2})"]
     _book(tmp_path / "bonds.xlsx", cases)
     result, theirs = libreoffice.ours_and_theirs(tmp_path / "bonds.xlsx", tmp_path)
     assert not result.skipped
