@@ -35,6 +35,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `find`: FIND over arrays, SEARCH's wildcards over characters;
 - `totext`: ARRAYTOTEXT, VALUETOTEXT;
 - `baht`: BAHTTEXT;
+- `textformat`: TEXT's sections (positive;negative;zero;text);
 - `textsplit`: TEXTSPLIT;
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
@@ -89,6 +90,7 @@ from rates_xl.calc.xlfuncs import (
     substrings,
     sumproduct,
     text,
+    textformat,
     textsplit,
     totext,
     trend,
@@ -138,6 +140,7 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     "VALUETOTEXT": totext.valuetotext,
     "BAHTTEXT": baht.bahttext,
     "TEXTSPLIT": textsplit.textsplit,
+    "TEXT": textformat.text,
     "TIME": clock.time_,
     **substrings.FUNCTIONS,
     **ets.FUNCTIONS,
@@ -223,6 +226,9 @@ WHY = {
     "VALUETOTEXT": "as ARRAYTOTEXT",
     "BAHTTEXT": "formualizer does not know it; the `formulas` one needs a package we lack (#VALUE!): "
                 "calc/xlfuncs/baht.py",
+    "TEXT": "its sections (positive;negative;zero;text) as Excel reads them: formulas' gave \"($1,234.50)\" for "
+            "TEXT(1234.5,\"$#,##0.00;($#,##0.00)\") and \"-($1,234.50)\" for -1234.5; each section then formulas' "
+            "(format codes: spaces, %, commas as scaling: +27 cells): calc/xlfuncs/textformat.py",
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/textsplit.py",
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
