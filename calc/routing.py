@@ -20,7 +20,6 @@ from rates_xl.calc.xlfuncs import scalars as _scalars
 #: Function -> why the `formulas` implementation is used (formualizer's fault it avoids).
 BRIDGED: dict[str, str] = {
     "CONVERT": "formualizer lacks most units and every prefix (#N/A): 1,409 cells",
-    "FIXED": "rounding and grouping: +11",
     "QUARTILE": "the quartile argument's checks and interpolation: +23",
     "QUARTILE.INC": "as QUARTILE: +21",
     "QUARTILE.EXC": "the exclusive method: +17",

@@ -43,7 +43,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text;
 - `choose`: CHOOSE's logical index (a rewriting of the formula);
 - `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
-- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000") (then the bridged ones);
+- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000"), FIXED's rounding (then the bridged ones);
 - `daycount`: YEARFRAC (every basis), DATEDIF's "MD";
 - `trend`: TREND and GROWTH on one x variable;
 - `concatenation`: numbers joined into text (`&`, CONCATENATE, LEN ...) as Excel writes them (a
@@ -240,6 +240,8 @@ WHY = {
     "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/edges.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
             "calc/xlfuncs/edges.py",
+    "FIXED": "half-way roundings away from zero on 15 digits, as ROUND (formulas: FIXED(2.675,2) \"2.67\", Excel "
+             "\"2.68\"), then formulas' (rounding and grouping: +11): calc/xlfuncs/edges.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
              "calc/xlfuncs/edges.py",
     **{name: "one x variable: #VALUE! for a single new x, #REF! for points in columns, a column for a row of new "

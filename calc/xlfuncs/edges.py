@@ -7,7 +7,9 @@ that Excel answers otherwise; every other call goes on to the bridged one unchan
   (DATE(1900,1,22222) is 22222) is one day early in formulas, which steps through Python's
   calendar;
 - VALUE of a number written with a dollar sign or thousands separators ("$1,000" is 1000;
-  formulas: #VALUE!, and "1,000" read as a date).
+  formulas: #VALUE!, and "1,000" read as a date);
+- FIXED rounds half away from zero on the number's 15 significant digits, as Excel's ROUND
+  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67").
 """
 
 from __future__ import annotations
@@ -74,7 +76,20 @@ def _value(bridged: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-_WRAPPERS = {"FLOOR": _floor, "DATE": _date, "VALUE": _value}
+def _fixed(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        if args and _number(args[0]) and math.isfinite(args[0]) and (len(args) < 2 or _number(args[1])):
+            from decimal import ROUND_HALF_UP, Decimal
+
+            places = math.trunc(args[1]) if len(args) > 1 else 2
+            if -15 <= places <= 127:
+                rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+                return bridged(float(rounded), *args[1:])
+        return bridged(*args)
+    return call
+
+
+_WRAPPERS = {"FLOOR": _floor, "DATE": _date, "VALUE": _value, "FIXED": _fixed}
 
 
 def _factory(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:

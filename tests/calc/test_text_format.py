@@ -52,3 +52,12 @@ def test_text_as_libreoffice_formats_it(tmp_path):
         if ours != lo and not negative_zero:
             differ.append((formula, ours, lo))
     assert differ == []
+
+
+def test_fixed_rounds_half_away_from_zero():
+    """As ROUND does in Excel (and LibreOffice): FIXED(2.675,2) is "2.68" (formulas: "2.67")."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    fixed = callbacks()["FIXED"]
+    assert fixed(2.675, 2.0) == "2.68" and fixed(1234.5, 0.0) == "1,235" and fixed(-1234.5, 0.0, True) == "-1235"
+    assert fixed(1234.5678, -2.0) == "1,200"
