@@ -20,12 +20,6 @@ from rates_xl.calc.xlfuncs import scalars as _scalars
 #: Function -> why the `formulas` implementation is used (formualizer's fault it avoids).
 BRIDGED: dict[str, str] = {
     "CONVERT": "formualizer lacks most units and every prefix (#N/A): 1,409 cells",
-    "QUARTILE": "the quartile argument's checks and interpolation: +23",
-    "QUARTILE.INC": "as QUARTILE: +21",
-    "QUARTILE.EXC": "the exclusive method: +17",
-    "PERCENTILE": "the k argument's checks: +21",
-    "PERCENTILE.INC": "as PERCENTILE: +21",
-    "PERCENTILE.EXC": "the exclusive method: +13",
     "FORECAST": "errors and mismatched arrays: +24",
     "FORECAST.LINEAR": "as FORECAST: +22",
     "XIRR": "Newton from Excel's guess, error checks: +7",

@@ -240,6 +240,12 @@ WHY = {
     "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/edges.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
             "calc/xlfuncs/edges.py",
+    "PERCENTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the k argument's checks: +21): calc/xlfuncs/edges.py",
+    "PERCENTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as PERCENTILE: +21): calc/xlfuncs/edges.py",
+    "PERCENTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +13): calc/xlfuncs/edges.py",
+    "QUARTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the quartile argument's checks and interpolation: +23): calc/xlfuncs/edges.py",
+    "QUARTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as QUARTILE: +21): calc/xlfuncs/edges.py",
+    "QUARTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +17): calc/xlfuncs/edges.py",
     "FIXED": "half-way roundings away from zero on 15 digits, as ROUND (formulas: FIXED(2.675,2) \"2.67\", Excel "
              "\"2.68\"), then formulas' (rounding and grouping: +11): calc/xlfuncs/edges.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "

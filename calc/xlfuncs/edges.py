@@ -9,7 +9,10 @@ that Excel answers otherwise; every other call goes on to the bridged one unchan
 - VALUE of a number written with a dollar sign or thousands separators ("$1,000" is 1000;
   formulas: #VALUE!, and "1,000" read as a date);
 - FIXED rounds half away from zero on the number's 15 significant digits, as Excel's ROUND
-  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67").
+  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67");
+- PERCENTILE and QUARTILE (.INC, .EXC) read only the numbers of their array: text, logical
+  values and empty cells there are skipped, as Excel's statistical functions skip them in a
+  reference (formulas answered #VALUE! for a column holding "12" or a blank).
 """
 
 from __future__ import annotations
@@ -89,7 +92,20 @@ def _fixed(bridged: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-_WRAPPERS = {"FLOOR": _floor, "DATE": _date, "VALUE": _value, "FIXED": _fixed}
+def _numbers_only(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(array: Any, *rest: Any) -> Any:
+        if isinstance(array, list):
+            kept = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])
+                    if _number(cell) or isinstance(cell, dict)]  # numbers, and errors (passed on)
+            if kept:
+                array = kept
+        return bridged(array, *rest)
+    return call
+
+
+_STATISTICS = ("PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC", "QUARTILE.EXC")
+_WRAPPERS = {"FLOOR": _floor, "DATE": _date, "VALUE": _value, "FIXED": _fixed,
+             **dict.fromkeys(_STATISTICS, _numbers_only)}
 
 
 def _factory(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
