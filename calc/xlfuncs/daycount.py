@@ -12,6 +12,10 @@
   the start's year as Excel does (formulas_test.xlsx DATE & TIME!R4: DATEDIF(8,1987,"YD") is
   153, with Excel's 29 February 1900); LibreOffice moves the start into the end's year (152).
 
+- EDATE and EOMONTH on plain numbers after February 1900, computed here: the same answers as
+  the bridged `formulas` ones (a property test holds them equal), a hundred times faster (a
+  schedule of 640 EDATEs took 0.06 s in `formulas`).
+
 Checked against LibreOffice, which computes YEARFRAC and "MD" the same way (tests/calc/test_daycount.py).
 A call with anything but numbers for the dates (text, arrays, errors) goes on to the bridged
 implementation, as do DATEDIF's other units.
@@ -117,7 +121,27 @@ def _datedif(bridged: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-_WRAPPERS = {"YEARFRAC": _yearfrac, "DATEDIF": _datedif}
+_MARCH_1900 = 61
+
+
+def _months_later(end_of_month: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrapper(bridged: Callable[..., Any]) -> Callable[..., Any]:
+        def call(start: Any, months: Any = 0.0) -> Any:
+            if _number(start) and _number(months) and _MARCH_1900 <= start <= _LAST_SERIAL and abs(months) < 120000:
+                year, month, dom = day(math.floor(start))
+                year, month = divmod(year * 12 + month - 1 + math.trunc(months), 12)
+                if 1900 <= year <= 9999:
+                    last = calendar.monthrange(year, month + 1)[1]
+                    moment = datetime.date(year, month + 1, last if end_of_month else min(dom, last))
+                    serial = (moment - datetime.date(1899, 12, 30)).days
+                    if serial >= _MARCH_1900:
+                        return float(serial)
+            return bridged(start, months)  # before March 1900, past 9999, text, arrays: formulas'
+        return call
+    return wrapper
+
+
+_WRAPPERS = {"YEARFRAC": _yearfrac, "DATEDIF": _datedif, "EDATE": _months_later(False), "EOMONTH": _months_later(True)}
 
 
 def _factory(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:

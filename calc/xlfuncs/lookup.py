@@ -82,13 +82,23 @@ def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -
     order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
     if match_mode == 2 and isinstance(value, str):
         pattern = _wildcard(value)
+        # Without a wildcard the pattern matches only text as long as the value (re's
+        # IGNORECASE folds one character to one): the length check skips most cells cheaply.
+        size = None if any(c in value for c in "*?~") else len(value)
         for i in order:
             v = values[i]
-            if isinstance(v, str) and pattern.fullmatch(v):
+            if isinstance(v, str) and (size is None or len(v) == size) and pattern.fullmatch(v):
                 return i
         return None
     if match_mode in (-1, 1):
         return _linear_nearest(target, values, match_mode, search_mode)
+    if target[0] == 0:  # a number: equal numbers only (what `_key` compares, without building keys)
+        wanted = target[1]
+        for i in order:
+            v = values[i]
+            if (type(v) is float or type(v) is int) and v == wanted:
+                return i
+        return None
     for i in order:
         v = values[i]
         if v is not None and not is_error(v) and _key(v) == target:

@@ -106,8 +106,6 @@ WHY: dict[str, str] = {
     "DEC2OCT": "Excel's coercions, ranges and arrays in its arguments: +1",
     "DECIMAL": "Excel's coercions, ranges and arrays in its arguments: +16 (-1)",
     "DELTA": "Excel's coercions, ranges and arrays in its arguments: +18",
-    "EDATE": "Excel's coercions, ranges and arrays in its arguments: +19",
-    "EOMONTH": "Excel's coercions, ranges and arrays in its arguments: +20",
     "ERF": "Excel's coercions, ranges and arrays in its arguments: +19",
     "ERF.PRECISE": "Excel's coercions, ranges and arrays in its arguments: +18",
     "ERFC": "Excel's coercions, ranges and arrays in its arguments: +18",

@@ -75,3 +75,23 @@ def test_day_counts_as_libreoffice_counts_them(tmp_path):
             if ours != pytest.approx(lo, rel=1e-12, abs=1e-12):
                 differ.append((a, b, sheet.cell(row=r, column=c).value, ours, lo))
     assert differ == []
+
+
+def test_edate_and_eomonth_are_formulas_own_on_plain_dates():
+    """The fast path (daycount.py) gives the bridged `formulas` answer for every plain date and
+    month count, and leaves the rest to it."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    ours, theirs = callbacks(), {name: bridged(name) for name in ("EDATE", "EOMONTH")}
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.floats(1, 2958465), st.floats(-2000, 2000), st.sampled_from(["EDATE", "EOMONTH"]))
+    def same(start, months, name):
+        assert ours[name](start, months) == theirs[name](start, months)
+
+    same()
+    assert ours["EDATE"](45322.0, 1.0) == 45351  # 31 January 2024 + a month: 29 February
+    assert ours["EOMONTH"](10.0, 1.0) == 60  # Excel's 29 February 1900 (formulas')
