@@ -100,6 +100,24 @@ def bridged(name: str) -> Callable[..., Any]:
     return call
 
 
+def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    """A factory (calc/xlfuncs OURS) of the bridged `name` with cases of its own: `cases` takes
+    the bridged callback and gives the one that answers them, calling it for the rest. An
+    omitted argument reaches both as formualizer's 0, as it reaches the bridged one alone."""
+    from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+        inner = cases(bridged(name))
+
+        def call(*args: Any) -> Any:
+            return inner(*(0.0 if a == OMITTED else a for a in args))
+
+        call.__name__ = name
+        call.reads_omitted = True  # type: ignore[attr-defined]
+        return call
+    return factory
+
+
 def _cells(value: Any) -> int:
     if not isinstance(value, list):
         return 1

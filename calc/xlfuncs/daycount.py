@@ -29,8 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.bridge import error, wrapped
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 
@@ -144,20 +143,4 @@ def _months_later(end_of_month: bool) -> Callable[[Callable[..., Any]], Callable
 _WRAPPERS = {"YEARFRAC": _yearfrac, "DATEDIF": _datedif, "EDATE": _months_later(False), "EOMONTH": _months_later(True)}
 
 
-def _factory(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
-        from rates_xl.calc.xlfuncs.bridge import bridged
-
-        inner = _WRAPPERS[name](bridged(name))
-
-        def call(*args: Any) -> Any:
-            # As bridged, an omitted argument is formualizer's 0 (YEARFRAC's basis).
-            return inner(*(0.0 if a == OMITTED else a for a in args))
-
-        call.__name__ = name
-        call.reads_omitted = True  # type: ignore[attr-defined]
-        return call
-    return factory
-
-
-FUNCTIONS = {name: _factory(name) for name in _WRAPPERS}
+FUNCTIONS = {name: wrapped(name, cases) for name, cases in _WRAPPERS.items()}

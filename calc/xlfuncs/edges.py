@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.bridge import wrapped
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 _ZERO = datetime.date(1899, 12, 31)
@@ -108,20 +108,4 @@ _WRAPPERS = {"FLOOR": _floor, "DATE": _date, "VALUE": _value, "FIXED": _fixed,
              **dict.fromkeys(_STATISTICS, _numbers_only)}
 
 
-def _factory(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
-        from rates_xl.calc.xlfuncs.bridge import bridged
-
-        inner = _WRAPPERS[name](bridged(name))
-
-        def call(*args: Any) -> Any:
-            # As bridged, an omitted argument is formualizer's 0 (this module only adds cases).
-            return inner(*(0.0 if a == OMITTED else a for a in args))
-
-        call.__name__ = name
-        call.reads_omitted = True  # type: ignore[attr-defined]
-        return call
-    return factory
-
-
-FUNCTIONS = {name: _factory(name) for name in _WRAPPERS}
+FUNCTIONS = {name: wrapped(name, cases) for name, cases in _WRAPPERS.items()}

@@ -145,16 +145,15 @@ def _text_section(section: str, text: str) -> str:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A number, or text that reads as one; None for anything else (a boolean, an empty cell)."""
+    from rates_xl.calc.xlfuncs.values import number
+
+    if value is None or isinstance(value, bool):
         return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
+    try:
+        return number(value)
+    except Exception:  # noqa: BLE001 - text that is not a number, an error value
+        return None
 
 
 def text(_facts: dict[str, Any]) -> Callable[..., Any]:
