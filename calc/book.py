@@ -114,7 +114,9 @@ class Book:
         The file's values are read a second time (`cached`) only when a book holds either."""
         from openpyxl.utils.datetime import CALENDAR_WINDOWS_1900
 
-        strings = package.shared_strings_escaped(self.path)
+        if not hasattr(self, "_strings_escaped"):  # one read of the package per book
+            self._strings_escaped = package.shared_strings_escaped(self.path)
+        strings = self._strings_escaped
         windows = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900) == CALENDAR_WINDOWS_1900
         for ws in workbook.worksheets:
             for cell in ws._cells.values():

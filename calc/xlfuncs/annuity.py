@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.xlfuncs.finance import payment
 from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number
 
 
@@ -43,11 +44,9 @@ def fv(_facts: dict[str, Any]) -> Callable[..., Any]:
     def FV(rate: Any, nper: Any, payment: Any, pv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, n, m = number(rate), number(nper), number(payment)
         p, due = number(pv), 1.0 if number(kind) else 0.0
-        if r == 0:
-            return -(p + m * n)
-        try:
-            growth = (1 + r) ** n  # complex for a rate below -100 % and a fractional nper
-            return _finite(-(p * growth + m * (1 + r * due) * (growth - 1) / r))
+        try:  # (1 + r) ** n is complex for a rate below -100 % and a fractional nper
+            value = _fv(r, n, m, p, due)
+            return _finite(value) if r else value
         except (ZeroDivisionError, OverflowError, TypeError):
             raise ExcelError("#NUM!") from None
     return FV
@@ -84,14 +83,8 @@ def ppmt(_facts: dict[str, Any]) -> Callable[..., Any]:
     return PPMT
 
 
-def _pmt(r: float, n: float, pv: float, fv: float, due: float) -> float:
-    if r == 0:
-        return -(pv + fv) / n
-    growth = (1 + r) ** n
-    return -r * (pv * growth + fv) / ((1 + r * due) * (growth - 1))
-
-
 def _fv(r: float, n: float, payment: float, pv: float, due: float) -> float:
+    """The balance after n payments, FV's formula without its checks (IPMT's too)."""
     if r == 0:
         return -(pv + payment * n)
     growth = (1 + r) ** n
@@ -112,13 +105,13 @@ def ipmt(_facts: dict[str, Any]) -> Callable[..., Any]:
         if k < 1 or k >= n + 1 or n <= 0:
             raise ExcelError("#NUM!")
         try:
-            payment = _pmt(r, n, p, f, due)
+            paid = payment(r, n, p, f, due)
             if k == 1:
                 balance = 0.0 if due else -p
             elif due:
-                balance = _fv(r, k - 2, payment, p, 1.0) - payment
+                balance = _fv(r, k - 2, paid, p, 1.0) - paid
             else:
-                balance = _fv(r, k - 1, payment, p, 0.0)
+                balance = _fv(r, k - 1, paid, p, 0.0)
             return _finite(float(balance * r)) + 0.0  # (no -0.0)
         except (ZeroDivisionError, OverflowError, TypeError):
             raise ExcelError("#NUM!") from None

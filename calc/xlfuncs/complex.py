@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.xlfuncs.values import number_text
+
 #: The IM* functions answering a complex number as text (IMABS, IMREAL ... answer numbers).
 TEXT_ANSWERS = """
     IMCONJUGATE IMCOS IMCOSH IMCOT IMCSC IMCSCH IMDIV IMEXP IMLN IMLOG10 IMLOG2 IMPOWER
@@ -29,7 +31,7 @@ def excel_text(text: str) -> str:
         z = complex(text.replace(" ", "").lower().replace("i", "j"))
     except ValueError:
         return text
-    real, imag = _part(z.real), _part(z.imag)
+    real, imag = number_text(z.real), number_text(z.imag)  # 15 digits, as Excel writes each part
     if imag == "0":
         return real
     coefficient = {"1": "", "-1": "-"}.get(imag, imag)
@@ -37,13 +39,6 @@ def excel_text(text: str) -> str:
         return coefficient + suffix
     sign = "" if coefficient.startswith("-") else "+"
     return f"{real}{sign}{coefficient}{suffix}"
-
-
-def _part(value: float) -> str:
-    """One part at 15 significant digits, as Excel writes it in a complex number."""
-    from rates_xl.calc.xlfuncs.values import number_text
-
-    return number_text(value)
 
 
 def _log2(z: complex) -> complex:

@@ -37,16 +37,14 @@ def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
             return days
 
         def call(*args: Any) -> Any:
-            answer = computed[name](*args)
-            if not _plain(answer) or not all(_plain(a) or a is None for a in args):
-                return answer  # an error, an array: formulas' as it stands
-            if name == "COUPDAYBS":
-                return accrued(*args)
+            if not all(_plain(a) or a is None for a in args):
+                return computed[name](*args)  # an error, an array: formulas' as it stands
             basis = int(args[3]) if len(args) > 3 and args[3] is not None else 0
             if name == "COUPDAYSNC" and basis in (0, 4):
-                days = accrued(*args)
-                return float(computed["COUPDAYS"](*args) - days) if _plain(days) else days
-            return answer
+                period = computed["COUPDAYS"](*args)  # (its checks are COUPDAYSNC's)
+                days = accrued(*args) if _plain(period) else period
+                return float(period - days) if _plain(days) else days
+            return accrued(*args) if name == "COUPDAYBS" else computed[name](*args)
         call.__name__ = name
         return call
     return factory

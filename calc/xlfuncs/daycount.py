@@ -39,7 +39,8 @@ def _number(value: Any) -> bool:
 
 
 def day(serial: int) -> tuple[int, int, int]:
-    """(year, month, day) of an Excel serial, with its 29 February 1900 (serial 60)."""
+    """(year, month, day) of an Excel serial, with its 29 February 1900 (serial 60) and its day 0
+    (31 December 1899), which a `date` (oddcoupon.excel_date) cannot hold."""
     if serial == 60:
         return 1900, 2, 29
     moment = datetime.date(1899, 12, 31 if serial < 60 else 30) + datetime.timedelta(days=serial)

@@ -21,6 +21,7 @@ import datetime
 import math
 import re
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
@@ -82,8 +83,6 @@ def _value(bridged: Callable[..., Any]) -> Callable[..., Any]:
 def _fixed(bridged: Callable[..., Any]) -> Callable[..., Any]:
     def call(*args: Any) -> Any:
         if args and _number(args[0]) and math.isfinite(args[0]) and (len(args) < 2 or _number(args[1])):
-            from decimal import ROUND_HALF_UP, Decimal
-
             places = math.trunc(args[1]) if len(args) > 1 else 2
             if -15 <= places <= 127:
                 rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)

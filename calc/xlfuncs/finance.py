@@ -22,18 +22,23 @@ def _finite(value: float) -> float:
     return value
 
 
+def payment(r: float, n: float, p: float, f: float, due: float) -> float:
+    """The annuity's payment per period, PMT's formula without its checks (IPMT's too)."""
+    if r == 0:
+        return -(p + f) / n
+    growth = (1 + r) ** n
+    return -(r * (f + p * growth)) / ((1 + r * due) * (growth - 1))
+
+
 def pmt(_facts: dict[str, Any]) -> Callable[..., Any]:
     @elementwise
     def PMT(rate: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, n, p = _checked(number(rate)), number(nper), number(pv)
         f, due = number(fv), 1.0 if number(kind) else 0.0
-        if r == 0:
-            if n == 0:
-                raise ExcelError("#NUM!")
-            return -(p + f) / n
+        if r == 0 and n == 0:
+            raise ExcelError("#NUM!")
         try:
-            growth = (1 + r) ** n
-            return _finite(-(r * (f + p * growth)) / ((1 + r * due) * (growth - 1)))
+            return _finite(payment(r, n, p, f, due))
         except (ZeroDivisionError, OverflowError):
             raise ExcelError("#NUM!") from None
     return PMT

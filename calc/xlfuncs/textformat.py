@@ -27,34 +27,10 @@ from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from rates_xl.calc.xlfuncs.values import elementwise, number, number_text
+
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
 _CONDITION = re.compile(r"\[\s*(?:<=|>=|<>|<|>|=)")
-
-
-def sections(code: str) -> list[str]:
-    """The format's sections: split at `;` outside quotes, brackets and `\\` escapes."""
-    out, current, i = [], [], 0
-    quoted = bracket = False
-    while i < len(code):
-        ch = code[i]
-        if ch == "\\" and not quoted and i + 1 < len(code):
-            current.append(code[i:i + 2])
-            i += 2
-            continue
-        if ch == '"' and not bracket:
-            quoted = not quoted
-        elif ch == "[" and not quoted:
-            bracket = True
-        elif ch == "]" and not quoted:
-            bracket = False
-        if ch == ";" and not quoted and not bracket:
-            out.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-        i += 1
-    out.append("".join(current))
-    return out
 
 
 _DIGIT = "0#"
@@ -78,6 +54,12 @@ def _outside_quotes(section: str) -> list[tuple[int, str]]:
             out.append((i, ch))
         i += 1
     return out
+
+
+def sections(code: str) -> list[str]:
+    """The format's sections: split at `;` outside quotes, brackets and `\\` escapes."""
+    cuts = [-1, *(i for i, ch in _outside_quotes(code) if ch == ";"), len(code)]
+    return [code[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
 
 
 def _spaced(section: str) -> str:
@@ -146,8 +128,6 @@ def _text_section(section: str, text: str) -> str:
 
 def _number(value: Any) -> float | None:
     """A number, or text that reads as one; None for anything else (a boolean, an empty cell)."""
-    from rates_xl.calc.xlfuncs.values import number
-
     if value is None or isinstance(value, bool):
         return None
     try:
@@ -158,7 +138,6 @@ def _number(value: Any) -> float | None:
 
 def text(_facts: dict[str, Any]) -> Callable[..., Any]:
     from rates_xl.calc.xlfuncs.bridge import bridged
-    from rates_xl.calc.xlfuncs.values import elementwise
 
     computed = bridged("TEXT")
     value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
@@ -181,8 +160,6 @@ def text(_facts: dict[str, Any]) -> Callable[..., Any]:
             return computed(value, code)  # a boolean, an empty cell: formulas'
         if len(parts) == 1:
             if "@" in parts[0].replace('\\@', ""):  # a text format: a number shows as it is
-                from rates_xl.calc.xlfuncs.values import number_text
-
                 return number_text(number)
             return computed(*_prepared(number, parts[0]))
         if number < 0:
