@@ -2,7 +2,9 @@
 
 Each rate index gets one `IndexConvention` row; government curves, FX pairs and the
 frequency and day-count vocabularies follow. Nothing else in the sandbox hard-codes a
-calendar, a day count, a lag or a tenor list: read it from here.
+calendar, a day count, a lag or a tenor list: read it from here. The calendars themselves
+are the project's one calendar table, `rates_xl.client.calendars`, which the client reads
+too (a history grid's business days are the days the sandbox publishes).
 
 Sources and choices worth knowing:
 - SOFR OIS: annual/annual Act/360, T+2, payment lag 2, on `ql.Sofr().fixingCalendar()`
@@ -33,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import QuantLib as ql
+
+from rates_xl.client import calendars
 
 # Input vocabulary. Responses write a year as "12M", as the service does.
 FREQUENCIES: dict[str, tuple[ql.Period, int]] = {
@@ -97,16 +101,20 @@ _OIS_MAJOR = ("1W", "2W", "1M", "2M", "3M", "4M", "6M", "9M", *_LONG, "40Y", "50
 _OIS_MINOR = ("1W", "1M", "3M", "6M", "1Y", "18M", "2Y", "3Y", "5Y", "7Y", "10Y", "15Y", "20Y", "30Y")
 
 
+def _calendar(index: str) -> ql.Calendar:
+    return calendars.quantlib(calendars.INDEX_CALENDARS[index])
+
+
 def _saibor(handle: ql.YieldTermStructureHandle) -> ql.IborIndex:
     return ql.IborIndex(
-        "SAIBOR", ql.Period(3, ql.Months), 2, ql.SARCurrency(), ql.SaudiArabia(),
+        "SAIBOR", ql.Period(3, ql.Months), 2, ql.SARCurrency(), _calendar("3M SAIBOR"),
         ql.ModifiedFollowing, False, ql.Actual360(), handle,
     )
 
 
-def _ois(name, currency, make, calendar, lag, dc, pay_lag, tenors, **kw) -> IndexConvention:
+def _ois(name, currency, make, lag, dc, pay_lag, tenors, **kw) -> IndexConvention:
     return IndexConvention(
-        name=name, currency=currency, kind="overnight", make_index=make, calendar=calendar,
+        name=name, currency=currency, kind="overnight", make_index=make, calendar=_calendar(name),
         spot_lag=lag, day_count=dc, float_frequency="12M", fixed_frequency="12M",
         fixed_day_count=dc, business_day=ql.ModifiedFollowing, end_of_month=True,
         payment_lag=pay_lag, pillars=_ois_pillars(*tenors), swap_tenors=tenors,
@@ -117,16 +125,16 @@ def _ois(name, currency, make, calendar, lag, dc, pay_lag, tenors, **kw) -> Inde
 INDEXES: dict[str, IndexConvention] = {
     c.name: c
     for c in [
-        _ois("SOFR", "USD", ql.Sofr, ql.Sofr().fixingCalendar(), 2, "Actual360", 2, _OIS_MAJOR),
-        _ois("ESTR", "EUR", ql.Estr, ql.TARGET(), 2, "Actual360", 1, _OIS_MAJOR, aliases=("€STR",)),
-        _ois("SONIA", "GBP", ql.Sonia, ql.UnitedKingdom(), 0, "Actual365Fixed", 0, _OIS_MAJOR),
-        _ois("TONAR", "JPY", ql.Tonar, ql.Japan(), 2, "Actual365Fixed", 2, _OIS_MINOR, aliases=("TONA",)),
-        _ois("SARON", "CHF", ql.Saron, ql.Switzerland(), 2, "Actual360", 2, _OIS_MINOR),
-        _ois("CORRA", "CAD", ql.Corra, ql.Canada(), 1, "Actual365Fixed", 1, _OIS_MINOR),
-        _ois("AONIA", "AUD", ql.Aonia, ql.Australia(), 1, "Actual365Fixed", 1, _OIS_MINOR),
+        _ois("SOFR", "USD", ql.Sofr, 2, "Actual360", 2, _OIS_MAJOR),
+        _ois("ESTR", "EUR", ql.Estr, 2, "Actual360", 1, _OIS_MAJOR, aliases=("€STR",)),
+        _ois("SONIA", "GBP", ql.Sonia, 0, "Actual365Fixed", 0, _OIS_MAJOR),
+        _ois("TONAR", "JPY", ql.Tonar, 2, "Actual365Fixed", 2, _OIS_MINOR, aliases=("TONA",)),
+        _ois("SARON", "CHF", ql.Saron, 2, "Actual360", 2, _OIS_MINOR),
+        _ois("CORRA", "CAD", ql.Corra, 1, "Actual365Fixed", 1, _OIS_MINOR),
+        _ois("AONIA", "AUD", ql.Aonia, 1, "Actual365Fixed", 1, _OIS_MINOR),
         IndexConvention(
             name="3M EURIBOR", currency="EUR", kind="ibor", make_index=ql.Euribor3M,
-            calendar=ql.TARGET(), spot_lag=2, day_count="Actual360", float_frequency="3M",
+            calendar=_calendar("3M EURIBOR"), spot_lag=2, day_count="Actual360", float_frequency="3M",
             fixed_frequency="12M", fixed_day_count="Thirty360BondBasis",
             business_day=ql.ModifiedFollowing, end_of_month=True, payment_lag=0,
             pillars=("3M", "FRA 3x6", "FRA 6x9", *_LONG), swap_tenors=_LONG,
@@ -134,7 +142,7 @@ INDEXES: dict[str, IndexConvention] = {
         ),
         IndexConvention(
             name="6M EURIBOR", currency="EUR", kind="ibor", make_index=ql.Euribor6M,
-            calendar=ql.TARGET(), spot_lag=2, day_count="Actual360", float_frequency="6M",
+            calendar=_calendar("6M EURIBOR"), spot_lag=2, day_count="Actual360", float_frequency="6M",
             fixed_frequency="12M", fixed_day_count="Thirty360BondBasis",
             business_day=ql.ModifiedFollowing, end_of_month=True, payment_lag=0,
             pillars=("6M", *_LONG), swap_tenors=_LONG,
@@ -142,7 +150,7 @@ INDEXES: dict[str, IndexConvention] = {
         ),
         IndexConvention(
             name="3M SAIBOR", currency="SAR", kind="ibor", make_index=_saibor,
-            calendar=ql.SaudiArabia(), spot_lag=2, day_count="Actual360", float_frequency="3M",
+            calendar=_calendar("3M SAIBOR"), spot_lag=2, day_count="Actual360", float_frequency="3M",
             fixed_frequency="12M", fixed_day_count="Actual360",  # the sandbox's choice, see above
             business_day=ql.ModifiedFollowing, end_of_month=False, payment_lag=0,
             pillars=("3M", "FRA 3x6", "FRA 6x9", "1Y", "18M", "2Y", "3Y", "4Y", "5Y", "7Y", "10Y", "15Y", "20Y"),
@@ -169,15 +177,10 @@ class GovernmentConvention:
 GOVERNMENTS: dict[str, GovernmentConvention] = {
     g.country: g
     for g in [
-        GovernmentConvention("US", "USD", ql.UnitedStates(ql.UnitedStates.GovernmentBond)),
-        GovernmentConvention("UK", "GBP", ql.UnitedKingdom(ql.UnitedKingdom.Exchange), aliases=("GB",)),
-        GovernmentConvention("DE", "EUR", ql.Germany(ql.Germany.Eurex)),
-        GovernmentConvention("FR", "EUR", ql.France()),
-        GovernmentConvention("IT", "EUR", ql.Italy()),
-        GovernmentConvention("ES", "EUR", ql.TARGET()),
-        GovernmentConvention("JP", "JPY", ql.Japan()),
-        GovernmentConvention("CA", "CAD", ql.Canada()),
-        GovernmentConvention("AU", "AUD", ql.Australia()),
+        GovernmentConvention(country, currency, calendars.quantlib(calendars.GOVERNMENT_CALENDARS[country]),
+                             aliases=("GB",) if country == "UK" else ())
+        for country, currency in [("US", "USD"), ("UK", "GBP"), ("DE", "EUR"), ("FR", "EUR"), ("IT", "EUR"),
+                                  ("ES", "EUR"), ("JP", "JPY"), ("CA", "CAD"), ("AU", "AUD")]
     ]
 }
 COUNTRY_ALIASES: dict[str, str] = {a: g.country for g in GOVERNMENTS.values() for a in (g.country, *g.aliases)}
@@ -189,9 +192,7 @@ FX_DISCOUNT_INDEX: dict[str, str] = {
     "CAD": "CORRA", "AUD": "AONIA", "SAR": "3M SAIBOR",
 }
 FX_CALENDARS: dict[str, ql.Calendar] = {
-    "USD": ql.UnitedStates(ql.UnitedStates.FederalReserve), "EUR": ql.TARGET(),
-    "GBP": ql.UnitedKingdom(), "JPY": ql.Japan(), "CHF": ql.Switzerland(), "CAD": ql.Canada(),
-    "AUD": ql.Australia(), "SAR": ql.SaudiArabia(),
+    currency: calendars.quantlib(name) for currency, name in calendars.FX_CALENDARS.items()
 }
 FX_SPOT_LAG_DEFAULT = 2
 FX_SPOT_LAG = {frozenset({"USD", "CAD"}): 1}  # USDCAD settles T+1
