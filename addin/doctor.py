@@ -53,8 +53,12 @@ def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reach
     proxies), without the key."""
     import requests
 
+    from rates_xl.client.settings import base_url_problem
     from rates_xl.client.transport import Transport
 
+    problem = base_url_problem(base_url)
+    if problem:  # not a URL, or one that programs read as two places (client/urls.py)
+        return Reachability(False, problem)
     started = time.perf_counter()
     transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
     try:

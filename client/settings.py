@@ -122,7 +122,7 @@ class Settings(BaseSettings):
         problem = base_url_problem(value)
         if problem:
             raise ValueError(problem)
-        return value
+        return value.strip()
 
     def ttl_for(self, cache_class: str) -> float:
         return float(getattr(self, f"ttl_{cache_class}"))
@@ -140,8 +140,12 @@ class Settings(BaseSettings):
 
 def base_url_problem(url: str) -> str | None:
     """What is wrong with a service root, in words (None: nothing). Checked here, once, so
-    a root without http:// fails as settings, not later as requests' MissingSchema."""
+    a root without http:// fails as settings, not later as requests' MissingSchema, and a
+    root that parsers read as two places (a backslash, user@host, `127.1`: client/urls.py)
+    is refused before the key could go to the wrong one."""
     from urllib.parse import urlsplit
+
+    from rates_xl.client.urls import ambiguity
 
     text = url.strip()
     shown = re.sub(r"(?<=://)[^/@\s]+@", "", text)  # never echo a user:password@
@@ -149,12 +153,18 @@ def base_url_problem(url: str) -> str | None:
         parts = urlsplit(text)
     except ValueError:
         return f"{shown!r} is not a URL; write it like {DEFAULT_BASE_URL}"
-    if parts.scheme not in ("http", "https"):
+    if parts.scheme.lower() not in ("http", "https"):
         return (f"{shown!r} has no http:// or https:// in front; write it like {DEFAULT_BASE_URL}"
                 if not parts.scheme or "://" not in text else
                 f"{shown!r} is not an http:// or https:// URL; write it like {DEFAULT_BASE_URL}")
     if not parts.hostname:
         return f"{shown!r} names no host; write it like {DEFAULT_BASE_URL}"
+    if parts.query or parts.fragment or "?" in text or "#" in text:
+        return f"{shown!r} holds a ? or #: a service root is scheme://host[:port][/path]"
+    problem = ambiguity(text)
+    if problem:
+        return (f"{shown!r} holds {problem}, which programs read as different places; "
+                f"write it like {DEFAULT_BASE_URL} (the key goes in RATES_API_KEY)")
     return None
 
 

@@ -21,13 +21,12 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
-from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
 from requests.adapters import HTTPAdapter
 
-from rates_xl.client import errors
+from rates_xl.client import errors, urls
 from rates_xl.client.deadline import AttemptDeadline, WatchedPools
 from rates_xl.client.redaction import redact
 
@@ -219,14 +218,19 @@ class Transport:
 
     requests' own redirect handling is off: it would send the key (in `x-api-key`; it only
     strips `Authorization`) to whatever host a redirect names, and follow up to 30 hops
-    that no limiter sees. Here a redirect to another origin (scheme, host, port) is an
-    error naming it, and a same-origin one is followed at most MAX_REDIRECTS times, each
-    hop announced to `before_redirect` so the client charges it to the limiter.
+    that no limiter sees. Here a redirect is read with the connection's own parser
+    (urls.py): one that parsers could read as two places is refused, one to another origin
+    (scheme, host, port) is an error naming it, and a same-origin one is followed at most
+    MAX_REDIRECTS times, each hop announced to `before_redirect` so the client charges it to
+    the limiter, and sent to the configured origin itself with the Location's path and
+    query: the key goes nowhere else, whatever the Location's spelling.
     """
 
     def __init__(self, base_url: str, api_key: str | None, pool_size: int = 32,
                  trust_store: str = "os", max_bytes: int = 16 << 20) -> None:
         self.base_url = base_url.rstrip("/")
+        #: Where the key goes, and nowhere else (urls.Ambiguous for a root read two ways).
+        self.origin = urls.origin(self.base_url)
         self._secret = api_key
         #: Largest answer read; a larger one is refused (and not retried).
         self.max_bytes = max_bytes
@@ -299,20 +303,29 @@ class Transport:
 
     def _redirect_target(self, endpoint: str, response: requests.Response, location: str,
                          hop: int) -> str:
-        """Where a redirect points, if the client may follow it; else a `Redirected` error."""
-        target = urljoin(response.url, location)
-        if _origin(target) != _origin(self.base_url):
+        """Where a redirect points, if the client may follow it; else a `Redirected` error.
+        A followed redirect goes to the configured origin, written as configured: only the
+        Location's path and query are taken."""
+        status = response.status_code
+        try:
+            target = urls.resolve(response.url, location)
+        except urls.Ambiguous as exc:
             raise errors.Redirected(
-                f"the service redirected to another host, {_origin_text(target)}: not followed, "
-                f"so the API key was not sent there (it goes to {_origin_text(self.base_url)} "
+                f"the service redirected to an address parsers read as different places ({exc}): "
+                f"not followed, so the API key was not sent there (it goes to {self.origin} only)",
+                status=status, endpoint=endpoint, target="an ambiguous address") from None
+        there = urls.origin(target)
+        if there != self.origin:
+            raise errors.Redirected(
+                f"the service redirected to another host, {there}: not followed, "
+                f"so the API key was not sent there (it goes to {self.origin} "
                 "only); if the service has moved, set RATES_BASE_URL to its new address",
-                status=response.status_code, endpoint=endpoint, target=_origin_text(target))
+                status=status, endpoint=endpoint, target=str(there))
         if hop == MAX_REDIRECTS:
             raise errors.Redirected(
                 f"the service redirected more than {MAX_REDIRECTS} times in a row (a redirect "
-                "loop?): not followed further", status=response.status_code, endpoint=endpoint,
-                target=_origin_text(target))
-        return target
+                "loop?): not followed further", status=status, endpoint=endpoint, target=str(there))
+        return f"{self.origin}{urls.request_target(target)}"
 
     def _read_body(self, endpoint: str, response: requests.Response, deadline: AttemptDeadline) -> bytes:
         """The whole body, read as it arrives: refused past `max_bytes` (without reading it
@@ -405,27 +418,6 @@ def _decode(data: bytes, encoding: str | None) -> str:
         return data.decode(encoding or "utf-8", errors="replace")
     except LookupError:  # a charset Python does not know
         return data.decode("utf-8", errors="replace")
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port): what must stay the same for the key to go along."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or _DEFAULT_PORTS.get(scheme)
-    except ValueError:  # a port that is not a number: no origin of ours
-        port = -1
-    return scheme, (parts.hostname or "").lower(), port
-
-
-def _origin_text(url: str) -> str:
-    """scheme://host[:port], without any user:password@ a Location might carry."""
-    scheme, host, port = _origin(url)
-    shown = f"[{host}]" if ":" in host else host
-    return f"{scheme}://{shown}" + (f":{port}" if port not in (None, _DEFAULT_PORTS.get(scheme)) else "")
 
 
 def _seconds(value: float) -> str:

@@ -38,7 +38,6 @@ import json
 import logging
 import threading
 from typing import Any
-from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -51,7 +50,8 @@ from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.live import LiveHub, session_of, sub_id_of
-from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy
+from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy, public_origin
+from rates_xl.client import urls
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -62,12 +62,12 @@ BATCH_PATH = assets.BATCH_PATH
 
 
 def allowed_origins(public_url: str) -> set[str]:
-    """Our own origins: the public URL's, and the loopback spellings of the same port."""
-    parts = urlsplit(public_url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    origins = {f"{parts.scheme}://{parts.netloc}"}
-    if parts.hostname in ("localhost", "127.0.0.1", "::1"):
-        origins |= {f"{parts.scheme}://{name}:{port}" for name in LOOPBACK_NAMES}
+    """Our own origins: the public URL's (as a browser writes it: lower case, no default
+    port), and the loopback spellings of the same port."""
+    own = public_origin(public_url)
+    origins = {str(own)}
+    if own.host in ("localhost", "127.0.0.1", "::1"):
+        origins |= {str(urls.Origin(own.scheme, name.strip("[]"), own.port)) for name in LOOPBACK_NAMES}
     return origins
 
 
@@ -195,7 +195,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         response.headers["Cache-Control"] = "no-cache"  # revalidate; new releases are new URLs anyway
         return response
 
-    hosts = [urlsplit(public_url).hostname or "localhost", "localhost", "127.0.0.1", "::1"]
+    hosts = [public_origin(public_url).host, "localhost", "127.0.0.1", "::1"]
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(dict.fromkeys(hosts)))
     app.add_middleware(RequestBody, limits=limits)
 

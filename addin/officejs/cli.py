@@ -116,6 +116,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         from rates_xl.addin.officejs import app as appmod
         from rates_xl.addin.officejs import certs, server
+        from rates_xl.addin.officejs.origins import public_url_problem
     except ImportError as exc:
         raise _error(f"{exc.name} is not installed: pip install \"rates-xl[officejs]\"") from None
     if bool(args.cert) != bool(args.key):
@@ -138,6 +139,8 @@ def run_serve(args: argparse.Namespace) -> int:
     public_url = (args.public_url or f"https://localhost:{args.port}").rstrip("/")
     if not public_url.startswith("https://"):
         raise _error("--public-url must be an https:// URL (Office loads add-ins over HTTPS only)")
+    if problem := public_url_problem(public_url):
+        raise _error(f"--public-url {problem}")
     if not server.is_loopback(args.host):
         print(f"warning: listening on {args.host}: other computers can reach this server", file=sys.stderr)
     from rates_xl.addin.officejs import teamcli

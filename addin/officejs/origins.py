@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rates_xl.client import urls
+
 #: Origins Excel on the web runs add-ins from; `*` is one DNS label (a host's first part).
 EXCEL_WEB_ORIGINS: tuple[str, ...] = (
     "https://*.officeapps.live.com",  # excel.officeapps.live.com, usc-excel..., inc-excel...
@@ -68,3 +70,25 @@ class CorsPolicy:
         if requested_headers:  # public files: whatever headers the page sends are harmless
             headers["Access-Control-Allow-Headers"] = requested_headers[:500]
         return headers
+
+
+def public_url_problem(public_url: str) -> str | None:
+    """Why `public_url` cannot be this server's address (None: it can). Read with the one
+    parser the client uses (client/urls.py): a URL that programs read as two places (a
+    backslash, user@host, `127.1`, ...) would make the Origin and Host checks, the manifest
+    and the browser disagree about who this server is."""
+    problem = urls.ambiguity(public_url)
+    if problem:
+        return f"holds {problem}; write it like https://rates.corp.example"
+    if "?" in public_url or "#" in public_url:
+        return "holds a ? or #; write it like https://rates.corp.example"
+    return None
+
+
+def public_origin(public_url: str) -> urls.Origin:
+    """The server's own origin, normalised as a browser writes it in `Origin`; ValueError
+    for a URL `public_url_problem` refuses."""
+    problem = public_url_problem(public_url)
+    if problem:
+        raise ValueError(f"the public URL {problem}")
+    return urls.origin(public_url)

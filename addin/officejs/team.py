@@ -53,10 +53,11 @@ class SsoManifest:
 
 
 def default_resource(public_url: str, client_id: str) -> str:
-    """Entra's Application ID URI for an add-in served at `public_url`: api://<host>/<client id>."""
-    from urllib.parse import urlsplit
+    """Entra's Application ID URI for an add-in served at `public_url`: api://<host>/<client id>
+    (the host as the origin checks read it, client/urls.py; the port only when not 443)."""
+    from rates_xl.addin.officejs.origins import public_origin
 
-    return f"api://{urlsplit(public_url).netloc}/{client_id}"
+    return f"api://{str(public_origin(public_url)).split('://', 1)[1]}/{client_id}"
 
 
 def printable(name: str) -> str:

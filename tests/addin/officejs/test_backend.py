@@ -283,3 +283,25 @@ def test_the_key_appears_in_no_served_file_response_or_log(serve, sandbox_factor
     texts["log"] = caplog.text + "\n".join(f"{r.getMessage()} {r.args!r}" for r in caplog.records)
     assert "batch:" in texts["log"]  # the search reads real records
     assert not [name for name, text in texts.items() if leaked(text)]
+
+
+def test_the_public_url_is_read_once_and_one_read_two_ways_is_refused():
+    """The server's own origin comes from the reading the client uses (client/urls.py),
+    written as a browser writes `Origin`; a public URL that parsers read as two places is
+    refused at start (issue 27: one URL parser decides)."""
+    import pytest
+
+    from rates_xl.addin.officejs.app import allowed_origins, create_app
+    from rates_xl.addin.officejs.origins import public_url_problem
+    from rates_xl.addin.officejs.team import default_resource
+
+    assert allowed_origins("https://Rates.Corp.Example:443") == {"https://rates.corp.example"}
+    assert allowed_origins("https://localhost:8766") == {
+        "https://localhost:8766", "https://127.0.0.1:8766", "https://[::1]:8766"}
+    assert default_resource("https://RATES.corp.example", "id") == "api://rates.corp.example/id"
+    for trick in ("https://localhost:8766\\@rates.corp.example", "https://user@rates.corp.example",
+                  "https://127.1:8766", "https://rates.corp.example%2F@evil.example",
+                  "https://rates.corp.example\t", "https://rates.corp.example#@evil.example"):
+        assert public_url_problem(trick), trick
+        with pytest.raises(ValueError):
+            create_app(trick)
