@@ -18,14 +18,14 @@ _EXPORTS = {
         name: "rates_xl.client.errors"
         for name in (
             "RatesError", "BadRequest", "AuthError", "NotFound", "Unprocessable", "RateLimited",
-            "ServerError", "ServiceUnavailable", "NetworkDown", "InvalidResponse", "NotFetched",
-            "Redirected",
+            "ServerError", "ServiceUnavailable", "NetworkDown", "InvalidResponse", "NonFiniteNumber",
+            "NotFetched", "Redirected",
         )
     },
 }
 
 __all__ = [
-    "AuthError", "BadRequest", "InvalidResponse", "NetworkDown", "NotFetched", "NotFound",
+    "AuthError", "BadRequest", "InvalidResponse", "NetworkDown", "NonFiniteNumber", "NotFetched", "NotFound",
     "RateLimited", "Redirected",
     "RatesClient", "RatesError", "RequestKey", "ServerError", "ServiceUnavailable", "Settings",
     "Unprocessable",
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs
         BadRequest,
         InvalidResponse,
         NetworkDown,
+        NonFiniteNumber,
         NotFetched,
         NotFound,
         RateLimited,

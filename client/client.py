@@ -50,6 +50,7 @@ from rates_xl.client.endpoints import (
 )
 from rates_xl.client.errors import (
     InvalidResponse,
+    NonFiniteNumber,
     NotFetched,
     RatesError,
     ServiceUnavailable,
@@ -511,6 +512,8 @@ class RatesClient:
         try:
             return spec.model.model_validate(answer.payload), answer.text
         except ValidationError as exc:
+            if (what := models.non_finite(exc)) is not None:
+                raise NonFiniteNumber(f"the service answered {what}", status=200, endpoint=spec.name) from None
             fields = ", ".join(".".join(str(p) for p in err["loc"]) for err in exc.errors()[:3])
             raise InvalidResponse(
                 f"the service's answer does not have the documented shape ({fields})",

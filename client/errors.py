@@ -118,6 +118,13 @@ class InvalidResponse(RatesError):
     """An answer that is not JSON, or not the documented shape."""
 
 
+class NonFiniteNumber(InvalidResponse):
+    """A number in the answer (or computed from it for a cell) that is NaN or infinite: never
+    shown as a value. The message names the field."""
+
+    retryable = False
+
+
 class Redirected(RatesError):
     """A redirect the client does not follow: to another origin (scheme, host or port; the
     API key would go there), or one too many in a row (a loop). `target` is where it

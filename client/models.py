@@ -4,14 +4,19 @@ Field names are the service's own. Units are the service's: swap, forward, fixin
 historical rates in percent (2.6 means 2.6 %), government yields as decimals (0.0347),
 FX as quote currency per one unit of base. Unknown fields are ignored (the service adds
 some, such as `timestamp`); timestamps become aware UTC datetimes.
+
+A number must be finite: `NaN`, `Infinity` or `1e999` (which JSON parsers read as infinity)
+is refused here, where every answer is parsed (the wire, a cache tier, a teammate's answer,
+a market-data pack's), so no host can show `nan` or `inf` in a cell (`non_finite` names the
+field for the cell's message).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -23,7 +28,43 @@ UtcTimestamp = Annotated[datetime, AfterValidator(_as_utc)]
 
 
 class Result(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True, allow_inf_nan=False)
+
+
+def non_finite(exc: ValidationError) -> str | None:
+    """'NaN (not a number) for swap_rate of point 3 of swap_rates' when the answer was refused
+    for a number that is not finite; None when it was refused for something else."""
+    for err in exc.errors(include_url=False):
+        value = err.get("input")
+        if err["type"] == "finite_number" or (err["type"] == "float_type" and isinstance(value, int)
+                                              and not isinstance(value, bool)):
+            return f"{_spelled(value)} for {_where(err['loc'])}"
+    return None
+
+
+def _spelled(value: Any) -> str:
+    text = str(value).strip().lower()
+    if text in ("nan", "-nan", "+nan"):
+        return "NaN (not a number)"
+    if isinstance(value, int) or "e" in text and "inf" not in text:
+        return "a number too large to hold"
+    return "an infinite number (Infinity, or one too large to hold such as 1e999)"
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    """('swap_rates', 2, 'swap_rate') -> 'swap_rate of point 3 of swap_rates'."""
+    words, parts = [], list(loc)
+    while parts:
+        name = parts.pop()
+        if isinstance(name, int):
+            continue
+        words.append(str(name))
+        if len(parts) >= 2 and isinstance(parts[-1], int):
+            words.append(f"of point {parts[-1] + 1} of")
+            parts.pop()
+        elif parts:
+            words.append("of")
+    return " ".join(words)
 
 
 class SwapRate(Result):

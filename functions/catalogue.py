@@ -338,6 +338,11 @@ def _failures() -> list[Failure]:
             "the service's answer does not have the documented shape (swap_rate)", status=200)),
                 "the answer is JSON but not the documented shape: a different service, or a changed interface",
                 "check RATES_BASE_URL; update rates-xl"),
+        Failure("not-finite", _only_with_request(lambda: errors.NonFiniteNumber(
+            "the service answered NaN (not a number) for swap_rate", status=200)),
+                "a number in the service's answer is NaN or infinite (`NaN`, `Infinity`, `1e999`): a fault "
+                "of the service or of something on the path; no host shows it as a number",
+                "calculate again later; if it stays, report the request to the service"),
         Failure("pending", _only_with_request(lambda: errors.NotFetched("not fetched yet")),
                 "shown for a moment while a workbook is planned: the request is recorded, not yet sent",
                 "nothing: the next pass fills it in; if a saved file shows it, calculate again"),

@@ -9,7 +9,9 @@ One call: `spec.core(*cell_values)`
      so TRUE and 1 stay apart): a warm cell skips validation entirely.
   2. `get_client().get_key(key, deadline=cell_deadline)`: cache, coalescing, circuit
      breaker, rate limit, retries (the client's job), within a cell's short time budget.
-  3. `spec.shape(answer, headers)`: a float, or a 2-D list that spills.
+  3. `spec.shape(answer, headers)`: a float, or a 2-D list that spills; a number in it that
+     is not finite (NaN, infinity) is a failure (`finite`), whichever host asked: the
+     client's models refuse such a number in an answer, and this catches one computed here.
   Any failure becomes one `#RATES!` string (messages.py); nothing escapes.
 
 The shared client is built lazily on first use from the settings (`RATES_BASE_URL`,
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -290,14 +293,26 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
         # headless `deadline` (fetch_many, which the calc and refresh use, keeps that).
         budget = client.settings.cell_deadline
         if spec.local is not None:
-            return spec.local(client, prepared.args)
+            return finite(spec.local(client, prepared.args))
         if prepared.key is None:
             answer = client
         else:
             answer = _answer(client, prepared.key, floor, budget)
-        return spec.shape(answer, prepared.headers)
+        return finite(spec.shape(answer, prepared.headers))
     except Exception as exc:  # every failure is a cell message, never a traceback
         return message_for(exc, _secret())
+
+
+def finite(value: Any) -> Any:
+    """`value` when every number in it is finite; else `NonFiniteNumber` (the cell's message).
+    The one place a cell's value is checked, so no host shows `nan` or `inf`."""
+    for row in value if isinstance(value, list) else ((value,),):
+        for item in row if isinstance(row, list | tuple) else (row,):
+            if isinstance(item, float) and not math.isfinite(item):
+                from rates_xl.client.errors import NonFiniteNumber
+
+                raise NonFiniteNumber(f"the value computed from the service's answer is {item}, not a finite number")
+    return value
 
 
 def _answer(client: RatesClient, key: RequestKey, floor: float | None, budget: float) -> Any:

@@ -8,6 +8,8 @@ strings:
 - service errors: status and the service's detail in plain words, with what to do
   (`#RATES! 403 no API key was sent: set one with rates-xl key set ...`)
 - no answer:      `#RATES! service unreachable: cannot reach the service at ...`
+- not a number:   `#RATES! the service answered NaN (not a number) for swap_rate: no value is
+                  shown rather than a wrong one; ...` (never `nan` or `inf` in a cell)
 - network down:   `#RATES! network down: no answer from the service within 2 s, 3 times in a
                   row; not trying again until 10:42:13 (in 10 s) ...` (the circuit breaker)
 - anything else:  `#RATES! internal error (KeyError); see the rates-xl log`
@@ -164,6 +166,8 @@ def _describe(exc: BaseException) -> str:
         return _network_down(exc)
     if isinstance(exc, errors.ServiceUnavailable):
         return f"{PREFIX} service unreachable: {exc}"
+    if isinstance(exc, errors.NonFiniteNumber):
+        return f"{PREFIX} {exc}: no value is shown rather than a wrong one; calculate again later"
     if isinstance(exc, errors.InvalidResponse):
         return f"{PREFIX} the service's answer was not understood: {exc}"
     if isinstance(exc, errors.RatesError):

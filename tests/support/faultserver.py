@@ -89,6 +89,33 @@ BODIES = {
 }
 
 
+#: The numbers a cell shows, by field name (`poisoned` replaces one of them).
+CELL_NUMBERS = ("swap_rate", "forward_rate", "discount_factor", "rate", "yield", "fixing_rate")
+
+
+def poisoned(path: str, literal: str) -> str | None:
+    """The realistic body for `path` as JSON text, with the number a cell shows (in a curve,
+    table or history: the last point's) written as `literal` (`NaN`, `Infinity`, `1e999`,
+    which Python's and JavaScript's JSON parsers read as numbers); None for a path whose
+    answer holds no number (the tenor list)."""
+    body = json.loads(json.dumps(BODIES[path]))
+
+    def mark(node) -> bool:
+        if isinstance(node, list):
+            return any(mark(item) for item in reversed(node))
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in CELL_NUMBERS and isinstance(value, float):
+                    node[key] = "__POISON__"
+                    return True
+            return any(mark(value) for value in node.values() if isinstance(value, list | dict))
+        return False
+
+    if not mark(body):
+        return None
+    return json.dumps(body).replace('"__POISON__"', literal)
+
+
 @dataclass
 class Reply:
     status: int = 200
