@@ -4,7 +4,10 @@ behind each change (the start of a P&L explain: today against yesterday).
 A and B are copies `rates-xl calc` wrote (values frozen, each carrying its market-data
 pack), of one book: two valuations, or one book replayed from two packs. The diff lists
 
-- every cell whose value moved, by how much (numbers) or from what to what;
+- every cell whose value moved beyond a tolerance (`DEFAULT_TOLERANCE`: a 5e-13 wobble of
+  floating-point arithmetic is not a move), by how much (numbers, absolute and relative) or
+  from what to what; the book's outputs (cells no formula reads: the NPV, not the cash
+  flows behind it) first, then the rest, each group largest move first;
 - every request whose answer moved between the two packs;
 - for each moved cell, the moved requests upstream of it: the RATES_* cells it reads,
   directly or not (`calc/dependencies.py`'s graph of the book's formulas), and, for each,
@@ -15,8 +18,10 @@ were computed from: beside A by calc's naming, or `--book`), never matched by va
 RATES_* call of the cell, its arguments read as the cell read them (a literal, or the
 referenced cell's value in that copy), validated into the request the caches key it by
 (`functions/link.py`, the code RATES_SOURCE uses), at the moment each copy's run was pinned
-at (its pack's `valuation_time`, else the book's RATES_VALUATION_TIME). A cell whose request
-cannot be read that way (an argument that is an expression) is named with why: never a guess.
+at (its pack's `valuation_time`, else the book's RATES_VALUATION_TIME). IF and the other
+branching functions are followed (only the branch taken asks), arguments may be expressions
+over cells and defined names (`functions/formula_walk.py`); a cell whose request still cannot
+be read is named with why: never a guess.
 """
 
 from __future__ import annotations
@@ -29,8 +34,15 @@ from typing import Any
 
 from rates_xl.calc.book import Book, CalcError, Key, address, row_col
 
-#: How many moved cells the screen shows (the workbook written with -o holds them all).
-MAX_SHOWN = 60
+#: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
+#: written with -o holds them all).
+MAX_SHOWN = 20
+#: A number moved when it changed by more than this much (absolute) AND by more than
+#: `DEFAULT_RELATIVE` of its size: sums of products in double precision wobble by about 1e-16
+#: of the terms' size (the swap pricer's par-rate check moved 4.9e-13 bp between two runs of
+#: the same inputs), and a cash flow of 1e9 by 1e-7; neither is a move anyone asked about.
+DEFAULT_TOLERANCE = 1e-9
+DEFAULT_RELATIVE = 1e-12
 #: How many moved cells get a note in the highlighted workbook (every one is filled and listed
 #: on its first sheet): a note is a drawing shape, and thousands make the file slow to write
 #: and to open in Excel.
@@ -50,7 +62,9 @@ class MovedCell:
     cell: str
     before: Any
     after: Any
-    requests: tuple[str, ...] = ()  # moved requests upstream (or "an answer of ... at ...")
+    requests: tuple[str, ...] = ()  # moved requests upstream (or "the request of ... (not linked: why)")
+    output: bool | None = None  # no formula reads it (None: the book with formulas was not found)
+    label: str | None = None  # a defined name for the cell, or the text labelling its row
 
     @property
     def address(self) -> str:
@@ -62,19 +76,49 @@ class MovedCell:
             return float(self.after) - float(self.before)
         return None
 
+    @property
+    def relative(self) -> float | None:
+        """The change as a fraction of A's value (None from zero, or for text)."""
+        change = self.change
+        if change is None or float(self.before) == 0:
+            return None
+        return change / abs(float(self.before))
+
+    def size(self) -> tuple[float, float]:
+        """How much it moved, for ordering: (relative, absolute); a cell that changed kind
+        (a number to an error) or moved from zero ranks above any number's move."""
+        change = self.change
+        if change is None or not math.isfinite(change):
+            return math.inf, math.inf
+        relative = self.relative
+        return (math.inf if relative is None else abs(relative)), abs(change)
+
 
 @dataclass
 class Diff:
     a: Path
     b: Path
-    cells: list[MovedCell] = field(default_factory=list)
+    cells: list[MovedCell] = field(default_factory=list)  # outputs first, then largest move first
     requests: list[MovedRequest] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tolerance: tuple[float, float] = (DEFAULT_TOLERANCE, DEFAULT_RELATIVE)  # absolute, relative
+    wobbles: list[float] = field(default_factory=list)  # numbers' changes within the tolerance
+
+    @property
+    def outputs(self) -> list[MovedCell]:
+        return [c for c in self.cells if c.output]
+
+    @property
+    def others(self) -> list[MovedCell]:
+        return [c for c in self.cells if not c.output]
 
 
-def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None) -> Diff:
+def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
+         tolerance: float = DEFAULT_TOLERANCE, relative: float = DEFAULT_RELATIVE) -> Diff:
     """Compare two computed copies; `book` (the workbook with formulas) attributes each moved
-    cell to the requests upstream of it (default: A's name without `.values`, if present)."""
+    cell to the requests upstream of it and tells outputs from the cells they read (default:
+    A's name without `.values`, if present). A number moved when it changed by more than
+    `tolerance` and by more than `relative` times its size."""
     from rates_xl.client.pack import PackError
     from rates_xl.client.pack_workbook import read_pack
 
@@ -87,22 +131,39 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None) -> Dif
     except PackError as exc:
         raise CalcError(str(exc)) from None
     before, after = _values(a), _values(b)
-    out = Diff(a, b)
-    moved = sorted((key for key in before.keys() | after.keys() if not _same(before.get(key), after.get(key))),
-                   key=lambda k: (k[0], *row_col(k[1])))
-    out.requests, changed = _moved_requests(*packs)
+    out = Diff(a, b, tolerance=(tolerance, relative))
+    moved = []
+    for key in before.keys() | after.keys():
+        x, y = before.get(key), after.get(key)
+        if _same(x, y):
+            continue
+        if _within(x, y, out.tolerance):
+            out.wobbles.append(abs(float(y) - float(x)))
+            continue
+        moved.append(key)
+    out.requests, changed = _moved_requests(*packs, out.tolerance)
     for path, pack in zip((a, b), packs, strict=True):
         if pack is None:
             out.notes.append(f"{path.name} carries no market-data pack: the answers that moved cannot be named")
     source = Path(book) if book is not None else _source_of(a)
     attribution: dict[Key, tuple[str, ...]] = {}
-    if source is not None and moved and changed:  # no answer moved: nothing to attribute
-        attribution = _attribute(Book(source), moved, before, after, packs, changed)
+    read: set[Key] | None = None
+    labels: dict[Key, str] = {}
+    if source is not None and moved:
+        formulas = Book(source)
+        graph = _graph(formulas)
+        read = _read_cells(formulas, graph)
+        labels = _labels(formulas, moved, after)
+        if changed:  # no answer moved: nothing to attribute
+            attribution = _attribute(formulas, graph, moved, before, after, packs, changed)
     elif moved and book is None:
         out.notes.append("the book with formulas was not found beside A (give --book): moved cells are "
-                         "not attributed to requests")
-    out.cells = [MovedCell(s, c, before.get((s, c)), after.get((s, c)), attribution.get((s, c), ()))
-                 for s, c in moved]
+                         "not attributed to requests, nor told apart as outputs")
+    cells = [MovedCell(s, c, before.get((s, c)), after.get((s, c)), attribution.get((s, c), ()),
+                       None if read is None else (s, c) not in read, labels.get((s, c)))
+             for s, c in moved]
+    cells.sort(key=lambda m: (not m.output, *(-x for x in m.size()), m.sheet, *row_col(m.cell)))
+    out.cells = cells
     return out
 
 
@@ -145,14 +206,27 @@ def _number(value: Any) -> bool:
 
 
 def _same(x: Any, y: Any) -> bool:
-    """Equal as stored: numbers bit for bit (a diff reports the least move), NaN equal to NaN."""
+    """Equal as stored: numbers bit for bit, NaN equal to NaN."""
     if _number(x) and _number(y):
         return float(x) == float(y) or (math.isnan(float(x)) and math.isnan(float(y)))
     return x == y
 
 
+def _within(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
+    """Two numbers closer than the tolerance: by at most `absolute`, or at most `relative`
+    of the larger one's size (a wobble, not a move)."""
+    if not (_number(x) and _number(y)):
+        return False
+    x, y = float(x), float(y)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return False
+    absolute, relative = tolerance
+    return abs(y - x) <= max(absolute, relative * max(abs(x), abs(y)))
+
+
 # -- requests -------------------------------------------------------------------------------------
-def _moved_requests(a: Any, b: Any) -> tuple[list[MovedRequest], dict[str, tuple[Any, Any]]]:
+def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
+                    ) -> tuple[list[MovedRequest], dict[str, tuple[Any, Any]]]:
     """Requests whose answer differs between the packs; and request -> (entry in A, in B)."""
     index_a = {e.request: e for e in a.answers} if a is not None else {}
     index_b = {e.request: e for e in b.answers} if b is not None else {}
@@ -161,21 +235,30 @@ def _moved_requests(a: Any, b: Any) -> tuple[list[MovedRequest], dict[str, tuple
         x, y = index_a.get(request), index_b.get(request)
         if x is not None and y is not None and (x.answer, x.error) == (y.answer, y.error):
             continue
-        if x is not None and y is not None and _same_json(x.answer, y.answer) and x.error == y.error:
-            continue  # the same values spelled otherwise (a cache entry written again)
+        if x is not None and y is not None and _same_json(x.answer, y.answer, tolerance) and x.error == y.error:
+            continue  # the same values spelled otherwise (a cache entry written again), or a wobble
         what = "answer changed" if x is not None and y is not None else ("only in A" if y is None else "only in B")
         moved.append(MovedRequest(request, what, (x.valuation_time if x else None, y.valuation_time if y else None)))
         changed[request] = (x, y)
     return moved, changed
 
 
-def _same_json(x: str | None, y: str | None) -> bool:
+def _same_json(x: str | None, y: str | None, tolerance: tuple[float, float] = (0.0, 0.0)) -> bool:
     if x is None or y is None:
         return False
     try:
-        return _without_times(json.loads(x)) == _without_times(json.loads(y))
+        return _close(_without_times(json.loads(x)), _without_times(json.loads(y)), tolerance)
     except ValueError:
         return False
+
+
+def _close(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
+    """Two JSON answers equal but for numbers within the tolerance."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_close(x[k], y[k], tolerance) for k in x)
+    if isinstance(x, list) and isinstance(y, list):
+        return len(x) == len(y) and all(_close(i, j, tolerance) for i, j in zip(x, y, strict=True))
+    return _same(x, y) or _within(x, y, tolerance)
 
 
 def _without_times(data: Any) -> Any:
@@ -200,13 +283,51 @@ def _source_of(a: Path) -> Path | None:
     return None
 
 
-def _attribute(book: Book, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
+def _graph(book: Book) -> Any:
+    from rates_xl.calc.dependencies import Graph
+
+    return Graph(book)
+
+
+def _read_cells(book: Book, graph: Any) -> set[Key]:
+    """Every cell some formula reads (a formula anchor that has dependents, with its spill
+    area); the moved cells not in it are the book's outputs. A formula whose references are
+    not all known (a structured reference, INDIRECT) may read anything: it is not counted."""
+    read: set[Key] = set()
+    for anchor, dependents in graph.dependents.items():
+        if dependents and anchor in book.cells:
+            read.update(_area(book, anchor))
+    return read
+
+
+def _labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, str]:
+    """What a reader calls each moved cell: a defined name pointing at it, else the text just
+    to its left in its row (the templates' "NPV" beside the NPV), within three cells."""
+    from rates_xl.functions.sheet import cell_address
+
+    by_cell = {(sheet, cell): name for name, (sheet, cell) in book.names.items() if "!" not in name}
+    labels = {}
+    for sheet, cell in moved:
+        if (sheet, cell) in by_cell:
+            labels[(sheet, cell)] = by_cell[(sheet, cell)]
+            continue
+        row, col = row_col(cell)
+        for left in range(col - 1, max(col - 4, 0), -1):
+            value = values.get((sheet, cell_address(row, left)))
+            if value is None or value == "":
+                continue
+            if isinstance(value, str) and not value.startswith("#"):
+                labels[(sheet, cell)] = value if len(value) <= 40 else value[:39] + "…"
+            break
+    return labels
+
+
+def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
                packs: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> dict[Key, tuple[str, ...]]:
     """Moved cell -> the moved requests upstream of it."""
-    from rates_xl.calc.dependencies import Graph, anchors_calling
+    from rates_xl.calc.dependencies import anchors_calling
     from rates_xl.calc.valuation import book_moment
 
-    graph = Graph(book)
     rates = anchors_calling(book.cells, None, rates=True)
     own = book_moment(book)
     pinned = tuple(pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
@@ -234,7 +355,8 @@ def _area(book: Book, anchor: Key) -> list[Key]:
 def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key, Any]],
                  pinned: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> set[str]:
     """The moved requests a RATES_* cell made, read from its formula with the values of A and
-    of B (`functions/link.py`); one it cannot read is named with why, never guessed."""
+    of B (`functions/link.py`: IF followed, names read); one it cannot read is named with
+    why, never guessed."""
     from rates_xl.client.tiers import request_text
     from rates_xl.functions.link import Unlinked, requests_of
 
@@ -244,11 +366,39 @@ def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key
         def value_of(sheet: str, cell: str, values: dict[Key, Any] = values) -> Any:
             return values.get((book.sheet_titles.get(sheet.upper(), sheet), cell))
 
+        def name_value(sheet: str, name: str, values: dict[Key, Any] = values) -> Any:
+            return _name_value(book, sheet, name, values)
+
         try:
-            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment))
+            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment, name_value))
         except Unlinked as exc:
             return {f"the request of {address(*anchor)} (not linked: {exc})"}
     return made & changed.keys()
+
+
+def _name_value(book: Book, sheet: str, name: str, values: dict[Key, Any]) -> Any:
+    """A defined name's value in a copy: the one cell it points at, or the constant it
+    holds (`="SOFR"`, `=0.05`); LookupError for anything else (a range, a formula)."""
+    from rates_xl.calc.analysis import split_reference
+    from rates_xl.calc.book import find_name
+    from rates_xl.functions.sheet import parse_range, unquote_sheet
+
+    where = book.name_range(sheet, name)
+    if where is not None:
+        prefix, ref = split_reference(where)
+        r1, c1, r2, c2 = parse_range(ref.replace("$", ""))
+        if (r1, c1) != (r2, c2):
+            raise LookupError(name)
+        title = unquote_sheet(prefix[:-1])
+        return values.get((book.sheet_titles.get(title.upper(), title), ref.replace("$", "")))
+    defined = find_name(book.book, sheet, name.rsplit("!", 1)[-1])
+    text = (getattr(defined, "attr_text", None) or "").strip().removeprefix("=")
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('""', '"')
+    try:
+        return float(text)
+    except ValueError:
+        raise LookupError(name) from None
 
 
 # -- the workbook with the changes highlighted ------------------------------------------------------
@@ -282,12 +432,14 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
         lines += [f"with {r}" for r in moved.requests]
         cell.comment = Comment("\n".join(lines), "rates-xl", width=420, height=30 + 16 * len(lines))
     sheet = book.create_sheet("rates-xl diff", 0)
-    sheet.append([f"{result.b.name} against {result.a.name}: {len(result.cells)} cells moved, "
-                  f"{len(result.requests)} service answers moved"])
-    sheet.append(["Cell", f"A ({result.a.name})", f"B ({result.b.name})", "Change", "Service answers moved with it"])
+    sheet.append([headline(result)])
+    sheet.append(["Cell", "Output", "Label", f"A ({result.a.name})", f"B ({result.b.name})", "Change",
+                  "Change (relative)", "Service answers moved with it"])
     for moved in result.cells:
-        sheet.append([moved.address, _cell_value(moved.before), _cell_value(moved.after), moved.change,
+        sheet.append([moved.address, {True: "output", False: "", None: "?"}[moved.output], moved.label or "",
+                      _cell_value(moved.before), _cell_value(moved.after), moved.change, moved.relative,
                       "; ".join(moved.requests)])
+        sheet.cell(sheet.max_row, 7).number_format = "0.0000%"
     sheet.append([])
     sheet.append(["Request", "Change", "Valued in A", "Valued in B"])
     for request in result.requests:
@@ -296,13 +448,28 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
         for cell in sheet[row]:
             cell.font = Font(bold=True)
     sheet.column_dimensions["A"].width = 28
-    sheet.column_dimensions["E"].width = 80
+    sheet.column_dimensions["C"].width = 24
+    sheet.column_dimensions["H"].width = 80
     try:
         with atomic.replacing(out) as tmp:
             book.save(tmp)
     except OSError as exc:
         raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
     return out
+
+
+def headline(result: Diff) -> str:
+    """One line: what moved, beyond which tolerance, and the wobbles left out."""
+    cells, answers = len(result.cells), len(result.requests)
+    absolute, relative = result.tolerance
+    outputs = "" if any(c.output is None for c in result.cells) or not cells else (
+        f" ({len(result.outputs)} of them output{'s' if len(result.outputs) != 1 else ''})")
+    line = (f"{result.b.name} against {result.a.name}: {cells} cell{'s' if cells != 1 else ''} moved{outputs}, "
+            f"{answers} service answer{'s' if answers != 1 else ''} moved.")
+    if result.wobbles:
+        line += (f" {len(result.wobbles)} more changed by at most {max(result.wobbles):.2g}, within the tolerance "
+                 f"({absolute:g}, or {relative:g} of the value): not counted.")
+    return line
 
 
 def _shown(value: Any) -> str:

@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from rates_xl.calc.diff import DEFAULT_RELATIVE, DEFAULT_TOLERANCE, MAX_SHOWN
+
     diff = subparsers.add_parser(
         "diff", help="compare two computed copies of one book: the cells that moved and the service answers behind them",
         description="Compare A and B, two copies `rates-xl calc` wrote of one book (two valuations, or one book "
-                    "replayed from two market-data packs): every cell whose value moved, by how much, and the "
-                    "service answers that moved with it (the requests upstream of the cell in the book's "
-                    "formulas). Exit 0 when nothing moved, 4 when something did.")
+                    "replayed from two market-data packs): every cell whose value moved, by how much (absolute "
+                    "and relative), and the service answers that moved with it (the requests upstream of the "
+                    "cell in the book's formulas). The book's outputs (cells no formula reads, such as an NPV) "
+                    f"come first, then the cells they read; each group largest relative move first, {MAX_SHOWN} "
+                    "of each on the screen (every one in -o's workbook). Exit 0 when nothing moved, 4 when "
+                    "something did.")
     diff.add_argument("a", metavar="A", help="the earlier copy (e.g. yesterday's BOOK.values.xlsx)")
     diff.add_argument("b", metavar="B", help="the later copy")
     diff.add_argument("--book", metavar="BOOK",
                       help="the workbook with formulas both were computed from (default: A's name without "
-                           "'.values', when it is there): needed to name the answers behind each moved cell")
+                           "'.values', when it is there): needed to name the answers behind each moved cell "
+                           "and to tell outputs apart")
+    diff.add_argument("--tolerance", metavar="ABS", type=_tolerance, default=DEFAULT_TOLERANCE,
+                      help=f"a number moved only when it changed by more than ABS (default {DEFAULT_TOLERANCE:g}) "
+                           f"and by more than --relative-tolerance of its size (default {DEFAULT_RELATIVE:g}): "
+                           "floating-point wobbles are not moves; 0 counts every difference")
+    diff.add_argument("--relative-tolerance", metavar="REL", type=_tolerance, default=DEFAULT_RELATIVE,
+                      help=f"see --tolerance (default {DEFAULT_RELATIVE:g})")
     diff.add_argument("-o", "--out", metavar="FILE",
                       help="also write B with the moved cells highlighted and noted, and a first sheet listing them")
     diff.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
@@ -26,6 +39,16 @@ def register(subparsers: Any) -> None:
 
 #: Exit code when something moved (as `diff` and `cmp` say "different" apart from "failed").
 EXIT_MOVED = 4
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 1e-9)") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number 0 or more (e.g. 1e-9)")
+    return value
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -40,45 +63,86 @@ def _diff(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise CommandError(f"{args.out} exists; pass --force to overwrite it")
     try:
-        result = diff(args.a, args.b, book=args.book)
+        result = diff(args.a, args.b, book=args.book, tolerance=args.tolerance, relative=args.relative_tolerance)
         if args.out:
             write_report(result, args.out, force=args.force)
     except CalcError as exc:
         raise CommandError(str(exc)) from None
-    _print(result, MAX_SHOWN)
+    _print(result, MAX_SHOWN, args.out)
     if args.out:
         print(f"Wrote {args.out} (moved cells highlighted).")
     return EXIT_MOVED if result.cells or result.requests else 0
 
 
-def _print(result: Any, limit: int) -> None:
+def _print(result: Any, limit: int, out: str | None) -> None:
     from rich.console import Console
-    from rich.table import Table
+
+    from rates_xl.calc.diff import headline
 
     console = Console(highlight=False, width=max(Console().width, 120))
-    console.print(f"{result.b.name} against {result.a.name}: {len(result.cells)} cell"
-                  f"{'s' if len(result.cells) != 1 else ''} moved, {len(result.requests)} service answer"
-                  f"{'s' if len(result.requests) != 1 else ''} moved.")
-    if result.cells:
-        table = Table("Cell", "A", "B", "Change")
-        table.add_column("Service answers moved with it", overflow="fold")
-        for moved in result.cells[:limit]:
-            change = "" if moved.change is None else f"{moved.change:+.10g}"
-            table.add_row(moved.address, _text(moved.before), _text(moved.after), change,
-                          "\n".join(moved.requests))
-        console.print(table)
-        if len(result.cells) > limit:
-            console.print(f"... and {len(result.cells) - limit} more (all of them in the workbook -o writes)")
+    print(headline(result), flush=True)
+    told_apart = all(c.output is not None for c in result.cells)
+    groups = ([("Outputs: cells no formula reads", result.outputs),
+               ("Cells they read (intermediate)", result.others)] if told_apart
+              else [("Cells that moved", result.cells)])
+    hidden = 0
+    for title, cells in groups:
+        if not cells:
+            continue
+        shown = cells[:limit]
+        hidden += len(cells) - len(shown)
+        more = f", the {len(shown)} that moved most" if len(shown) < len(cells) else ""
+        console.print(_cells_table(f"{title} ({len(cells)}{more}, largest relative move first)", shown))
+    if hidden:
+        where = f"in {out}" if out else "in the workbook -o FILE writes"
+        console.print(f"... and {hidden} more {where}.")
     if result.requests:
-        table = Table()
+        from rich.table import Table
+
+        shown = result.requests[:limit]
+        more = f", the first {len(shown)}" if len(shown) < len(result.requests) else ""
+        table = Table(title=f"Service answers that moved ({len(result.requests)}{more})", title_justify="left")
         table.add_column("Request", overflow="fold")
         for title in ("Change", "Valued in A", "Valued in B"):
             table.add_column(title)
-        for request in result.requests:
+        for request in shown:
             table.add_row(request.request, request.change, request.valued[0] or "", request.valued[1] or "")
         console.print(table)
+        if len(shown) < len(result.requests):
+            console.print(f"... and {len(result.requests) - len(shown)} more service answers, in the workbook "
+                          f"{out or '-o FILE writes'}.")
     for note in result.notes:
-        console.print(f"note: {note}")
+        print(f"note: {note}")
+
+
+def _cells_table(title: str, cells: list[Any]) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    table.add_column("Cell")
+    table.add_column("Label", overflow="fold", max_width=24)
+    for name in ("A", "B", "Change", "Change %"):
+        table.add_column(name, justify="right")
+    table.add_column("Service answers behind it", overflow="fold")
+    for moved in cells:
+        change = "" if moved.change is None else f"{moved.change:+.6g}"
+        relative = "" if moved.relative is None else f"{moved.relative * 100:+.4g} %"
+        table.add_row(moved.address, moved.label or "", _text(moved.before), _text(moved.after), change,
+                      relative, _requests(moved.requests))
+    return table
+
+
+def _requests(requests: tuple[str, ...]) -> str:
+    """The answers behind a cell in a line or two: each one when few, else how many of which
+    endpoint (the -o workbook lists them all)."""
+    if len(requests) <= 2:
+        return "\n".join(requests)
+    unlinked = [r for r in requests if r.startswith("the request of ")]
+    counts = Counter(r.split("?", 1)[0] for r in requests if not r.startswith("the request of "))
+    parts = [f"{endpoint} x{n}" if n > 1 else endpoint for endpoint, n in sorted(counts.items())]
+    if unlinked:
+        parts.append(f"{len(unlinked)} not linked (e.g. {unlinked[0]})")
+    return f"{len(requests)} answers: " + ", ".join(parts)
 
 
 def _text(value: Any) -> str:

@@ -5,8 +5,9 @@ A cell's value alone cannot tell which answer it came from (a swap rate may also
 curve), so the link is made from the formula: each RATES_* call in it, its arguments read
 as the cell reads them (a literal, or the value of the cell a reference points at), checked
 by the same validation a cell uses (`core.prepare`) into the request the caches key it by.
-An argument that is an expression or a defined name is not evaluated here: the link then
-says so (`Unlinked`), never a guess.
+An argument may be an expression over cells and defined names, and only the branch of an
+IF that the cell takes makes its calls (`formula_walk.py`); what cannot be evaluated there
+(a lookup, a range) is said (`Unlinked`), never a guess.
 """
 
 from __future__ import annotations
@@ -78,17 +79,22 @@ def argument_value(text: str, sheet: str, value_of: Callable[[str, str], Any]) -
 
 
 def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],
-                pinned: datetime | str | None = None) -> list[Any]:
+                pinned: datetime | str | None = None,
+                name_value: Callable[[str, str], Any] | None = None) -> list[Any]:
     """The RequestKeys the RATES_* calls of `formula` (on `sheet`) make, reading referenced
-    cells with `value_of(sheet, "B7")`; `pinned`: the book's valuation moment, given where a
-    call leaves valuation_time empty (as the hosts do). `Unlinked` when one cannot be read."""
-    calls = rates_calls(formula)
-    if not calls:
+    cells with `value_of(sheet, "B7")` and defined names with `name_value(sheet, name)` (none:
+    a name is not read); `pinned`: the book's valuation moment, given where a call leaves
+    valuation_time empty (as the hosts do). `Unlinked` when one cannot be read.
+
+    The formula is evaluated as Excel would to the extent the calls need it
+    (`functions/formula_walk.py`): only the branch of an IF (IFS, IFERROR, IFNA, CHOOSE) that
+    is taken makes its calls, and an argument may be an expression over cells and names."""
+    from rates_xl.functions.formula_walk import calls_made
+
+    calls = calls_made(formula, sheet, value_of, name_value)
+    if calls is None:
         raise Unlinked(f"{formula} calls no RATES_* function that asks the service")
-    keys = []
-    for name, texts in calls:
-        keys.append(request_for(name, [argument_value(t, sheet, value_of) for t in texts], pinned))
-    return keys
+    return [request_for(name, values, pinned) for name, values in calls]
 
 
 def request_for(name: str, values: list[Any], pinned: datetime | str | None = None) -> Any:

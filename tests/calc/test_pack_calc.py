@@ -130,11 +130,12 @@ def test_a_pack_edited_by_hand_the_diff_names_that_cell_and_that_request_only(tm
     from rates_xl.calc.diff import diff
 
     result = diff(computed, moved)
-    assert [c.address for c in result.cells] == ["Rates!A1", "Rates!A3"]
+    # A3 first: nothing reads it (an output); A1 feeds it.
+    assert [(c.address, c.output) for c in result.cells] == [("Rates!A3", True), ("Rates!A1", False)]
     assert all(c.requests == (TEN_YEARS,) for c in result.cells)
     assert [r.request for r in result.requests] == [TEN_YEARS]
-    assert result.cells[0].change == pytest.approx(0.25)
-    assert "2 cells moved, 1 service answer moved" in out and "Rates!A4" not in out
+    assert result.cells[1].change == pytest.approx(0.25) and result.cells[0].change == pytest.approx(0.5)
+    assert "2 cells moved (1 of them output), 1 service answer moved" in out and "Rates!A4" not in out
     report = openpyxl.load_workbook(tmp_path / "report.xlsx")
     filled = {(ws.title, c.coordinate) for ws in report.worksheets[1:] for row in ws.iter_rows() for c in row
               if c.fill.fgColor.rgb not in (None, "00000000")}

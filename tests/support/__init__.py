@@ -11,6 +11,7 @@ Modules:
                                        the add-in: rates_xl.addin.classic.excel_surface)
     serial_excel_rtd                   Excel's side of RTD for the stand-in (App.use_rtd)
     sandbox       the sandbox in a child process, free loopback ports, wait_until
+    commands      `rates-xl ...` as a user types it: the console script, a fresh HOME
     sends         what the client sent (from its log), most in a window, open sockets
     cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS
     samples       one valid call per worksheet function and the same request made directly
