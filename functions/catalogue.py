@@ -199,7 +199,8 @@ def _unreachable(exc_factory: Callable[[], Exception]) -> Callable[[FunctionSpec
     from rates_xl.client.transport import Transport
 
     def build() -> BaseException:
-        transport = Transport(BASE_URL, None)
+        transport = Transport("https://service.invalid", None)
+        transport.base_url = BASE_URL  # the messages name the root; a placeholder here
         try:
             return transport._unreachable("swap_rate", exc_factory(), 2.0)
         finally:
