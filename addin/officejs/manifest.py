@@ -5,13 +5,23 @@ does not support them). It declares a TaskPaneApp for Workbook with:
 - a `CustomFunctions` extension point (script, page, metadata, namespace RATES);
 - a shared runtime (`<Runtimes>`, lifetime long): one browser engine on every platform,
   without the JavaScript-only runtime's fetch limits and localhost quirks;
-- the requirement sets SharedRuntime 1.1 and CustomFunctionsRuntime 1.1, so an Excel that
-  cannot run it does not offer it.
+- the task pane (Live, sign-in, the market-data pack) on that same runtime: a ribbon button
+  on the Home tab whose ShowTaskpane action names a `TaskpaneId` and the runtime's page.
+  Microsoft, "Configure your Office Add-in to use a shared runtime"
+  (learn.microsoft.com/office/dev/add-ins/develop/configure-your-add-in-to-use-a-shared-runtime):
+  the task pane's SourceLocation must be the Runtime's resid, with a TaskpaneId, or the pane
+  is a different task pane in a runtime of its own, where Live and sign-in would not reach the
+  functions' state;
+- the requirement sets SharedRuntime 1.1 and CustomFunctionsRuntime 1.2 (1.2 adds
+  `CustomFunctions.Error`, whose message Excel shows on hover: Microsoft's "Custom Functions
+  requirement sets"), so an Excel that cannot run it does not offer it.
 
 `render(base_url)` fills in the URLs (all under /v/<version>/, so an update is a new URL and
 Office's cache of the old files does not matter). `check(xml)` verifies what can be verified
 offline: well-formed, every required element in the order the schema wants, every resid
-defined, every URL HTTPS under the base URL.
+defined, every URL HTTPS under the base URL, the task pane on the shared runtime.
+tests/addin/officejs/test_manifest_schema.py validates the manifest against Microsoft's
+XSDs as well (tests/addin/officejs/schemas/, with xmlschema).
 """
 
 from __future__ import annotations
@@ -24,6 +34,10 @@ from xml.sax.saxutils import escape, quoteattr
 
 from rates_xl import __version__
 
+#: The task pane's id on the shared runtime (ShowTaskpane's TaskpaneId).
+TASKPANE_ID = "Rates.Taskpane"
+#: The requirement sets Excel must support to offer the add-in.
+REQUIRED_SETS = {"SharedRuntime": "1.1", "CustomFunctionsRuntime": "1.2"}
 #: The add-in's identity: fixed forever (Excel keys sideloads and its caches on it).
 ADDIN_ID = "7cf36b20-da05-4baf-8233-0e4ef55bb99a"
 DISPLAY_NAME = "rates-xl"
@@ -92,7 +106,7 @@ def render(base_url: str, version: str | None = None, sso: Any = None) -> str:
   <Requirements>
     <Sets DefaultMinVersion="1.1">
       <Set Name="SharedRuntime" MinVersion="1.1"/>
-      <Set Name="CustomFunctionsRuntime" MinVersion="1.1"/>
+      <Set Name="CustomFunctionsRuntime" MinVersion="1.2"/>
     </Sets>
   </Requirements>
   <DefaultSettings>
@@ -119,6 +133,37 @@ def render(base_url: str, version: str | None = None, sso: Any = None) -> str:
             <Namespace resid="Rates.Namespace"/>
           </ExtensionPoint>
         </AllFormFactors>
+        <DesktopFormFactor>
+          <FunctionFile resid="Rates.Page.Url"/>
+          <ExtensionPoint xsi:type="PrimaryCommandSurface">
+            <OfficeTab id="TabHome">
+              <Group id="Rates.Group">
+                <Label resid="Rates.Group.Label"/>
+                <Icon>
+                  <bt:Image size="16" resid="Rates.Icon16"/>
+                  <bt:Image size="32" resid="Rates.Icon32"/>
+                  <bt:Image size="80" resid="Rates.Icon80"/>
+                </Icon>
+                <Control xsi:type="Button" id="Rates.TaskpaneButton">
+                  <Label resid="Rates.Taskpane.Label"/>
+                  <Supertip>
+                    <Title resid="Rates.Taskpane.Label"/>
+                    <Description resid="Rates.Taskpane.Tip"/>
+                  </Supertip>
+                  <Icon>
+                    <bt:Image size="16" resid="Rates.Icon16"/>
+                    <bt:Image size="32" resid="Rates.Icon32"/>
+                    <bt:Image size="80" resid="Rates.Icon80"/>
+                  </Icon>
+                  <Action xsi:type="ShowTaskpane">
+                    <TaskpaneId>{TASKPANE_ID}</TaskpaneId>
+                    <SourceLocation resid="Rates.Page.Url"/>
+                  </Action>
+                </Control>
+              </Group>
+            </OfficeTab>
+          </ExtensionPoint>
+        </DesktopFormFactor>
       </Host>
     </Hosts>
     <Resources>
@@ -132,7 +177,12 @@ def render(base_url: str, version: str | None = None, sso: Any = None) -> str:
       </bt:Urls>
       <bt:ShortStrings>
         <bt:String id="Rates.Namespace" DefaultValue="RATES"/>
+        <bt:String id="Rates.Group.Label" DefaultValue="Rates"/>
+        <bt:String id="Rates.Taskpane.Label" DefaultValue="Rates pane"/>
       </bt:ShortStrings>
+      <bt:LongStrings>
+        <bt:String id="Rates.Taskpane.Tip" DefaultValue="Live mode, sign-in, the market-data pack and the last error of the RATES functions, in the functions' own runtime."/>
+      </bt:LongStrings>
     </Resources>{web_application_info(sso)}
   </VersionOverrides>
 </OfficeApp>
@@ -176,9 +226,9 @@ def check(xml: str, base_url: str | None = None) -> list[str]:
     if present != [t for t in _ORDER if t in present]:
         problems.append(f"elements out of the schema's order: {children}")
     sets = {s.get("Name"): s.get("MinVersion") for s in root.iter(f"{o}Set")}
-    for name in ("SharedRuntime", "CustomFunctionsRuntime"):
-        if sets.get(name) != "1.1":
-            problems.append(f"requirement set {name} 1.1 missing")
+    for name, version in REQUIRED_SETS.items():
+        if sets.get(name) != version:
+            problems.append(f"requirement set {name} {version} missing")
     hosts = [h.get("Name") for h in root.iter(f"{o}Host")]
     if hosts != ["Workbook"]:
         problems.append(f"Hosts must be Workbook only, not {hosts}")
@@ -209,6 +259,8 @@ def check(xml: str, base_url: str | None = None) -> list[str]:
             problems.append("a shared runtime needs <Runtime lifetime=\"long\">")
         elif page is not None and runtimes[0].get("resid") != page.get("resid"):
             problems.append("the shared runtime must be the custom functions' page")
+        else:
+            problems += _check_taskpane(overrides, runtimes[0].get("resid"))
     problems += _check_sso(overrides)
     urls_found = [v for k, v in ids.items() if v and v.startswith(("http://", "https://"))]
     urls_found += [e.get("DefaultValue") for e in root if e.tag in (f"{o}IconUrl", f"{o}HighResolutionIconUrl", f"{o}SupportUrl")]
@@ -218,6 +270,27 @@ def check(xml: str, base_url: str | None = None) -> list[str]:
             problems.append(f"{url} is not HTTPS (Office loads add-in files over HTTPS only)")
         elif base_url and not str(url).startswith(base_url.rstrip("/") + "/"):
             problems.append(f"{url} is not under {base_url}")
+    return problems
+
+
+def _check_taskpane(overrides: ET.Element, runtime: str | None) -> list[str]:
+    """A ribbon button opens the task pane on the shared runtime: ShowTaskpane with a
+    TaskpaneId and the Runtime's resid as its SourceLocation (and the FunctionFile too)."""
+    ov, xsi = f"{{{NS['ov']}}}", f"{{{NS['xsi']}}}"
+    actions = [a for a in overrides.iter(f"{ov}Action") if a.get(f"{xsi}type") == "ShowTaskpane"]
+    if not actions:
+        return ["no ribbon button opens the task pane (Action ShowTaskpane)"]
+    problems = []
+    for action in actions:
+        if not (action.findtext(f"{ov}TaskpaneId") or "").strip():
+            problems.append("the task pane's ShowTaskpane has no TaskpaneId: it would be a different "
+                            "task pane, outside the shared runtime")
+        source = action.find(f"{ov}SourceLocation")
+        if source is None or source.get("resid") != runtime:
+            problems.append("the task pane's SourceLocation must be the shared runtime's page")
+    for function_file in overrides.iter(f"{ov}FunctionFile"):
+        if function_file.get("resid") != runtime:
+            problems.append("the FunctionFile must be the shared runtime's page")
     return problems
 
 
