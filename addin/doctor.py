@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from rates_xl.extras import install_hint
+
 #: NA: the check does not apply on this machine (the classic add-in's checks without Excel).
 OK, WARN, FAIL, NA = "ok", "warn", "FAIL", "n/a"
 PACKAGES = ("rates-xl", "xlwings", "keyring", "pydantic", "requests", "tenacity", "cachetools",
@@ -106,7 +108,7 @@ def check_packages() -> Check:
             missing.append(name)
     if missing:
         return Check("packages", FAIL, "missing: " + ", ".join(missing),
-                     'reinstall: pip install --upgrade "rates-xl"')
+                     f"reinstall: {install_hint()}")
     return Check("packages", OK, ", ".join(found))
 
 
@@ -157,7 +159,7 @@ def check_interpreter(config: Path, timeout: float = 120) -> tuple[Check, str | 
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return Check("udf python", FAIL, f"{interpreter} cannot import rates_xl: {last}",
-                     f'run: "{interpreter}" -m pip install rates-xl (or rates-xl addin install '
+                     f'run: "{interpreter}" -m {install_hint()} (or rates-xl addin install '
                      "with the Python that has it)"), None
     version = done.stdout.strip()
     return Check("udf python", OK, f"{interpreter} imports rates_xl (xlwings {version})"), version
@@ -468,7 +470,7 @@ def check_caches() -> Check:
         team.link.ping()
         parts.append(f"team: {team.link.describe()}")
         if team.link.problem and "not installed" in team.link.problem:
-            state, fix = FAIL, 'pip install "rates-xl[team]"'
+            state, fix = FAIL, install_hint("team")
         elif not team.link.up:
             state = FAIL if team.link.problem and "not a Redis URL" in team.link.problem else WARN
             fix = ("start Redis or check RATES_TEAM_URL and the network; until then each client "

@@ -4,6 +4,12 @@ Every command that writes a file the user asked for writes it beside the target 
 hidden temporary name and renames it into place (`os.replace`, atomic on one volume). The
 temporary names in flight are remembered here, so the console script's Ctrl+C and SIGTERM
 handling (rates_xl.cli) can remove them even when it has to exit without unwinding.
+
+A file created here gets the mode any file the user creates gets (0666 less the umask:
+0644 under the usual 022), as `open()` gives it: copies, add-ins and packs are documents
+to share. `tempfile.mkstemp` is not used for them: it makes every file 0600 (calc's copies
+were readable by their owner only, issue 31). Files holding a secret (the team server's
+users file, certificate keys) create themselves 0600 where they are written.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ for all of them:
   and what to do`), never a traceback, never the API key, and exits 1 (a handler raises
   `CommandError`, or the client's `RatesError` reaches here); a bug prints one line too
   (`internal error (TypeError)`), its traceback only with RATES_XL_TRACEBACK=1;
+- a module an optional extra provides (QuantLib, FastAPI, redis) that is not installed is
+  such a failure too: the line names the extra and the command that installs it;
 - a usage error (an unknown option, a malformed NAME=VALUE, a value an argument cannot
   take) exits 2, as argparse does (a handler raises `UsageError`);
 - Ctrl+C (SIGINT) or SIGTERM stops the command within a second with `rates-xl CMD:
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
             if interrupt.signalled:  # a library turned the KeyboardInterrupt into its own error
                 return interrupt.stop()  # (`demo` interrupted at 1 s in CI said "internal error (SchemaError)")
-            line = _one_line(exc)
+            line = _one_line(exc, interrupt.command)
             if line is None:  # a bug: still one line; the traceback on request
                 if os.environ.get("RATES_XL_TRACEBACK"):
                     raise
@@ -109,11 +111,16 @@ def _command_words(args: argparse.Namespace) -> str:
     return " ".join([args.command or "", *actions]).strip()
 
 
-def _one_line(exc: Exception) -> str | None:
+def _one_line(exc: Exception, command: str = "") -> str | None:
     """The line to print for a failure the user can fix; None for a bug (whose message may
-    hold anything, so only its type is printed)."""
+    hold anything, so only its type is printed). A module an extra provides, missing, is
+    the user's to fix: which extra, and how (`rates_xl.extras`)."""
     from rates_xl.client.errors import AuthError, RatesError
 
+    if isinstance(exc, ImportError):
+        from rates_xl.extras import missing_module_line
+
+        return missing_module_line(exc, command)
     if isinstance(exc, AuthError):  # the cells' words: how to set a key on THIS machine
         from rates_xl.functions.messages import PREFIX, message_for
 

@@ -16,10 +16,9 @@ pack of 500 requests adds well under 1 MB (measured in docs/market-data-pack.md)
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
-import tempfile
+import shutil
 import uuid
 import zipfile
 from pathlib import Path
@@ -91,19 +90,17 @@ def write_pack(book: str | Path, pack: Pack) -> None:
         added: list[zipfile.ZipInfo] = []
     else:
         added = _add_part(parts, content)
-    # Written beside, then moved over: a crash never leaves half a workbook.
-    handle, temp = tempfile.mkstemp(dir=book.parent, prefix=book.name, suffix=".tmp")
-    os.close(handle)
-    try:
+    # Written beside, then moved over: a crash never leaves half a workbook; the book keeps
+    # its mode (mkstemp's 0600 made every copy calc wrote private, issue 31).
+    from rates_xl import atomic
+
+    with atomic.replacing(book) as temp:
         with zipfile.ZipFile(temp, "w") as out:
             for info in infos:
                 out.writestr(info, parts[info.filename])
             for info in added:
                 out.writestr(info, parts[info.filename])
-        os.replace(temp, book)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+        shutil.copymode(book, temp)
 
 
 def item_xml(pack: Pack) -> bytes:

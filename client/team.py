@@ -1,6 +1,6 @@
 """The team backend: one rate limit and one answer cache for everyone behind one key (Redis).
 
-Opt-in with `RATES_TEAM_URL=redis://host:6379/0` and `pip install "rates-xl[team]"`. Every
+Opt-in with `RATES_TEAM_URL=redis://host:6379/0` and the team extra (`pip install ".[team]"` in the clone). Every
 process and machine that builds a `RatesClient` with that setting (Excel through xlwings,
 `rates-xl calc`, the Office.js backend) joins the same team.
 
@@ -130,7 +130,9 @@ class TeamLink:
             from redis.retry import Retry
         except ImportError:
             self._redis = None
-            self.problem = 'the redis package is not installed: pip install "rates-xl[team]"'
+            from rates_xl.extras import install_hint
+
+            self.problem = f"the redis package is not installed: {install_hint('team')}"
             log.warning("rates-xl: RATES_TEAM_URL is set but %s; working solo", self.problem)
             return
         self._errors = (redis.RedisError, OSError)

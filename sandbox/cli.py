@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         from rates_xl.sandbox.server import serve
     except ImportError as exc:  # the sandbox extra is not installed
-        raise CommandError(f"the sandbox needs FastAPI, uvicorn and QuantLib: pip install 'rates-xl[sandbox]' ({exc})") from None
+        from rates_xl.extras import missing_extra
+
+        raise CommandError(f"the sandbox needs FastAPI, uvicorn and QuantLib: {missing_extra(exc, 'sandbox')}") from None
 
     if args.pack:
         return _serve_pack(args, serve)

@@ -10,6 +10,16 @@ must store what only a calculation knows:
 3. write it with those shapes and those values cached in the cells, so the file opens
    showing numbers before Excel recalculates; then compute the final file once more and
    refuse it if any cell is an error.
+
+The drafts of passes 1 and 2 hold placeholders ("") in their formula cells, not answers, and
+say so (`fullCalcOnLoad`, `layout.Book.draft`): the headless calculator then recomputes every
+cell and trusts none. Without it, it took the placeholders for Excel's values, kept them
+where nothing upstream changed (the swap pricer's "Discount curve used", an IF over a VLOOKUP
+of the inputs, stayed "") and the fixed leg asked for a curve with no index (issue 31).
+
+The built file goes to the folder given, by default the current one: never over a shipped
+template unless that folder is named (`--out templates`), and never over any file without
+`force`.
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ def template_module(name: str) -> Any:
 
 def write(name: str, path: str | os.PathLike[str], shapes: dict[str, int] | None = None,
           cached: dict[tuple[str, str], Any] | None = None) -> Book:
-    book = Book(str(path), shapes=dict(shapes or {}), cached=dict(cached or {}))
+    book = Book(str(path), shapes=dict(shapes or {}), cached=dict(cached or {}), draft=cached is None)
     template_module(name).build(book)
     book.wb.set_properties({"title": template_module(name).TITLE, "subject": "rates-xl template",
                             "comments": "Built by rates-xl templates build; formulas use the RATES_* add-in functions."})
@@ -63,8 +73,8 @@ def measure(book: Book, result: CalcResult) -> dict[str, int]:
         col, row = coordinate_from_string(spill.anchor)
         value = result.values.get((spill.sheet, spill.anchor))
         if value is None or (isinstance(value, str) and value.startswith("#")):
-            raise BuildError(f"{spill.sheet}!{spill.anchor} ({spill.key}) computed {value!r}; "
-                             "is the service reachable and the key set?")
+            raise BuildError(f"{spill.sheet}!{spill.anchor} ({spill.key}) computed {value!r}: its spill has "
+                             "no rows to measure")
         rows = 1
         while result.values.get((spill.sheet, f"{col}{row + rows}")) is not None:
             rows += 1
@@ -76,15 +86,27 @@ def compute(path: Path, client: Any) -> CalcResult:
     return WorkbookCalculation(path).compute(client)
 
 
-def build(name: str, out_dir: str | os.PathLike[str] | None = None, *, client: Any = None) -> Built:
-    """Build one template into `out_dir` (default: the package's templates folder)."""
+def target(name: str, out_dir: str | os.PathLike[str] | None = None, *, force: bool = False) -> Path:
+    """Where `build` writes a template: `out_dir` (default: the current folder)/NAME.xlsx;
+    BuildError when a file is there and `force` is not given."""
+    template_module(name)
+    path = Path(out_dir if out_dir is not None else ".") / f"{name}.xlsx"
+    if path.exists() and not force:
+        shipped = path.resolve() == template_path(name).resolve()
+        raise BuildError(f"{path} exists{' (the shipped template)' if shipped else ''}; pass --force to "
+                         "replace it, or --out DIR to build elsewhere")
+    return path
+
+
+def build(name: str, out_dir: str | os.PathLike[str] | None = None, *, client: Any = None,
+          force: bool = False) -> Built:
+    """Build one template into `out_dir` (default: the current folder)."""
     if client is None:
         from rates_xl.functions import get_client
 
         client = get_client()
-    out = Path(out_dir) if out_dir is not None else template_path(name).parent
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / f"{name}.xlsx"
+    target_path = target(name, out_dir, force=force)
+    target_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rates-xl-build-") as tmp:
         draft = Path(tmp) / f"{name}.xlsx"
         book = write(name, draft)
@@ -98,10 +120,8 @@ def build(name: str, out_dir: str | os.PathLike[str] | None = None, *, client: A
             listed = ", ".join(f"{e.address}={e.value}" for e in final.errors[:8])
             raise BuildError(f"{name}: {len(final.errors)} error cells ({listed}); "
                              f"unknown functions: {final.unknown_functions or 'none'}")
-        shutil.move(staged, target)
-    return Built(name, target, final)
+        from rates_xl import atomic
 
-
-def build_all(out_dir: str | os.PathLike[str] | None = None, *, client: Any = None,
-              names: list[str] | None = None) -> list[Built]:
-    return [build(name, out_dir, client=client) for name in (names or list(TEMPLATES))]
+        with atomic.replacing(target_path) as tmp_target:
+            shutil.copyfile(staged, tmp_target)
+    return Built(name, target_path, final)

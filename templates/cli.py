@@ -18,14 +18,23 @@ def register(subparsers: Any) -> None:
     demo.add_argument("--no-progress", action="store_true", help="no progress bar")
     demo.set_defaults(handler=_demo)
 
-    templates = subparsers.add_parser("templates", help="build or list the pricing templates")
+    templates = subparsers.add_parser(
+        "templates", help="build or list the pricing templates",
+        description="The pricing workbooks shipped with rates-xl (swap pricer, curve dashboard, FX hedging, swap "
+                    "spreads, history): `list` says where they are, `build` makes a fresh copy from their "
+                    "Python source against a sandbox.")
     sub = templates.add_subparsers(dest="templates_command", metavar="ACTION")
-    build = sub.add_parser("build", help="build the template workbooks from their Python source",
-                           description="Builds each template with XlsxWriter against a sandbox started for the "
-                                       "run (needs the [sandbox] extra), so spill ranges have their real shapes "
-                                       "and the files open showing numbers.")
-    build.add_argument("names", nargs="*", help="templates to build (default: all)")
-    build.add_argument("--out", metavar="DIR", help="output folder (default: the installed templates folder)")
+    build = sub.add_parser("build", help="build template workbooks from their Python source into the current folder",
+                           description="Builds each template NAME (default: all) with XlsxWriter against a sandbox "
+                                       "started for the run (needs the [sandbox] extra; no key, no network), so "
+                                       "spill ranges have their real shapes and the files open showing numbers. "
+                                       "Writes NAME.xlsx into the current folder, or into --out DIR. It never "
+                                       "replaces an existing file without --force, so the shipped templates "
+                                       "(rates-xl templates list) change only when --out names their folder and "
+                                       "--force is given.")
+    build.add_argument("names", nargs="*", metavar="NAME", help="templates to build (default: all)")
+    build.add_argument("--out", metavar="DIR", help="output folder (default: the current folder)")
+    build.add_argument("--force", action="store_true", help="replace files that exist")
     build.set_defaults(handler=_build)
     listing = sub.add_parser("list", help="list the templates and where their files are")
     listing.set_defaults(handler=_list)
@@ -39,7 +48,7 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         from rates_xl.templates.demo import run_demo
     except ImportError as exc:  # pragma: no cover - the sandbox extra is missing
-        raise CommandError(f"the demo needs the sandbox: pip install \"rates-xl[sandbox]\" ({exc})") from None
+        raise CommandError(_needs_sandbox("the demo", exc)) from None
     from pathlib import Path
 
     out = Path(args.out)
@@ -53,7 +62,7 @@ def _demo(args: argparse.Namespace) -> int:
             run = run_demo(args.out, on_template=lambda name: progress.stage(f"Computing {name}"),
                            on_fetch=progress.fetch)
     except ModuleNotFoundError as exc:
-        raise CommandError(f"the demo needs the sandbox: pip install \"rates-xl[sandbox]\" ({exc.name} is missing)") from None
+        raise CommandError(_needs_sandbox("the demo", exc)) from None
     except OSError as exc:
         where = exc.filename or args.out
         raise CommandError(f"cannot write to {where}: {exc.strerror or exc}") from None
@@ -95,16 +104,22 @@ def _build(args: argparse.Namespace) -> int:
     unknown = [n for n in args.names if n not in TEMPLATES]
     if unknown:
         raise CommandError(f"unknown template {', '.join(unknown)}; known: {', '.join(TEMPLATES)}")
-    from rates_xl.templates.build import BuildError, build
-    from rates_xl.templates.demo import sandbox_client
+    from rates_xl.templates.build import BuildError, build, target
 
+    names = list(dict.fromkeys(args.names)) or list(TEMPLATES)
     try:
+        for name in names:  # every target checked before anything is built
+            target(name, args.out, force=args.force)
+        from rates_xl.templates.demo import sandbox_client
+
         with sandbox_client() as client:
-            for name in args.names or list(TEMPLATES):
-                built = build(name, args.out, client=client)
+            for name in names:
+                built = build(name, args.out, client=client, force=args.force)
                 print(f"built {built.path} ({built.result.formula_cells} formulas, no error cells)")
     except BuildError as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"cannot write to {exc.filename or args.out or '.'}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -117,6 +132,12 @@ def _list(args: argparse.Namespace) -> int:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _needs_sandbox(what: str, exc: ImportError) -> str:
+    from rates_xl.extras import missing_extra
+
+    return f"{what} needs the sandbox: {missing_extra(exc, 'sandbox')}"
+
+
 def _templates_dir() -> str:
     from rates_xl.templates import PACKAGE_DIR
 

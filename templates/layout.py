@@ -75,6 +75,9 @@ class Book:
     cached: dict[tuple[str, str], Any] = field(default_factory=dict)  # (sheet, cell) -> value
     lists: dict[str, list[Any]] = field(default_factory=dict)
     spills: list[Spill] = field(default_factory=list)
+    #: A build's draft, whose formula cells hold placeholders ("") rather than answers: it
+    #: says so (fullCalcOnLoad), so a calculation recomputes every cell and trusts none.
+    draft: bool = False
 
     def __post_init__(self) -> None:
         self.wb = xlsxwriter.Workbook(self.path, {"default_date_format": NUMBER_FORMATS["date"]})
@@ -84,7 +87,7 @@ class Book:
         # calculation engine than Excel's own is fully recalculated too. The Refresh buttons
         # fetch. `calc_on_load` is XlsxWriter's attribute behind fullCalcOnLoad; the tests read
         # calcPr back from every shipped template.
-        self.wb.calc_on_load = False
+        self.wb.calc_on_load = self.draft
         self.wb.set_calc_mode("auto", calc_id=CALC_ENGINE_ID)
         self._formats: dict[tuple, Any] = {}
         self._tables: list[tuple[str, list[str], list[list[Any]]]] = []

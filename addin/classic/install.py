@@ -37,7 +37,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -213,18 +212,15 @@ def write_atomic(path: Path, data: bytes, *, backup: bool = True) -> Path | None
         if backup and path.exists():
             backup_path = path.with_name(path.name + ".bak")
             shutil.copy2(path, backup_path)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
+        from rates_xl import atomic
+
+        with atomic.replacing(path) as tmp:  # 0666 less the umask (mkstemp's 0600 is for secrets)
+            with open(tmp, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             if path.exists():
                 shutil.copymode(path, tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
     except PermissionError as exc:
         raise InstallError(
             f"cannot write {exc.filename or path}: permission denied"

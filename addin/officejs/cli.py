@@ -94,6 +94,12 @@ def _platform_option(parser: argparse.ArgumentParser) -> None:
                         help="where Excel runs (default: this computer's; web: print the upload steps)")
 
 
+def _missing(exc: ImportError) -> str:
+    from rates_xl.extras import missing_extra
+
+    return missing_extra(exc, "officejs")
+
+
 def _error(message: str) -> Exception:
     from rates_xl.cli import CommandError
 
@@ -118,7 +124,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from rates_xl.addin.officejs import certs, server
         from rates_xl.addin.officejs.origins import public_url_problem
     except ImportError as exc:
-        raise _error(f"{exc.name} is not installed: pip install \"rates-xl[officejs]\"") from None
+        raise _error(_missing(exc)) from None
     if bool(args.cert) != bool(args.key):
         raise _error("--cert and --key go together")
     if args.cert:
@@ -217,7 +223,7 @@ def run_certs(args: argparse.Namespace) -> int:
     try:
         from rates_xl.addin.officejs import certs
     except ImportError as exc:
-        raise _error(f"{exc.name} is not installed: pip install \"rates-xl[officejs]\"") from None
+        raise _error(_missing(exc)) from None
     paths = certs.default_paths()
     if args.untrust:
         if not paths.ca.is_file():

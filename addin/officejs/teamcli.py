@@ -22,6 +22,12 @@ ENV = {
 }
 
 
+def _missing(exc: ImportError) -> str:
+    from rates_xl.extras import missing_extra
+
+    return missing_extra(exc, "officejs")
+
+
 def _error(message: str) -> Exception:
     from rates_xl.cli import CommandError
 
@@ -104,7 +110,7 @@ def team_from_args(args: argparse.Namespace, public_url: str) -> Any:
     try:
         from rates_xl.addin.officejs import auth, team
     except ImportError as exc:
-        raise _error(f"{exc.name} is not installed: pip install \"rates-xl[officejs]\"") from None
+        raise _error(_missing(exc)) from None
     verifier = sso = None
     if sso_asked:
         if not (args.oidc_issuer and args.oidc_client_id):
