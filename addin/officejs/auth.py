@@ -3,13 +3,15 @@
 Two ways in, both as `Authorization: Bearer <token>`:
 
 - **The Office single sign-on token** (`Office.auth.getAccessToken`): an OpenID Connect
-  access token (a JWT) from the company's identity provider. PyJWT checks it: the signature
-  against the provider's published keys (JWKS, fetched and cached by `jwt.PyJWKClient`,
-  fetched again when a token names a key we do not know: the provider rotated its keys),
-  the issuer, the audience, expiry and not-before (with a small leeway for clocks), and the
-  scope the add-in asks for. The algorithm is pinned to RS256: a token saying `none`, or
-  HS256 (which would make the public key a shared secret), is refused before any key is
-  looked at.
+  access token (a JWT) from the company's identity provider. Its header is read here, once,
+  strictly (`read_header`: base64url, UTF-8, a JSON object without repeated members, `alg`
+  RS256, `kid` a short string, no `crit`, `b64` or `zip`), so that any malformed token is a
+  401 with its reason, never a 500; the algorithm is pinned to RS256: a token saying
+  `none`, or HS256 (which would make the public key a shared secret), is refused before any
+  key is looked at. The provider's keys come from jwks.py (fetched in the background with
+  one deadline and a size cap, at a bounded rate; a known key never waits on the
+  provider); PyJWT then checks the signature, the issuer, the audience, expiry and
+  not-before (with a small leeway for clocks), and here the scope the add-in asks for.
 - **A per-user token** issued by the administrator (`rates-xl serve users add NAME`,
   users.py), for a team without single sign-on.
 
@@ -20,12 +22,17 @@ repeats a token.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
-import threading
-import time
-import urllib.request
+import logging
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from rates_xl.addin.officejs import jwks
+
+log = logging.getLogger("rates_xl.addin.officejs")
 
 #: The only signature algorithm accepted: what Entra ID and the usual providers sign with.
 ALGORITHMS = ("RS256",)
@@ -33,9 +40,19 @@ ALGORITHMS = ("RS256",)
 LEEWAY_S = 60.0
 #: The scope an Office SSO token carries for our API (Entra: "Expose an API").
 DEFAULT_SCOPE = "access_as_user"
-#: Seconds between two JWKS fetches caused by unknown key ids: a stream of made-up `kid`s
-#: must not turn into a stream of requests to the provider.
+#: Seconds between two fetches of the provider's keys, whatever asks for them (their age,
+#: a token naming a key we do not know, a failed fetch): a stream of made-up `kid`s must not
+#: turn into a stream of requests to the provider.
 REFRESH_COOLDOWN_S = 10.0
+#: Characters of a token, and of its header's key id: Entra's access tokens are 1 to 3 kB
+#: (more with many group claims); a key id is a few dozen characters.
+MAX_TOKEN = 16_384
+MAX_KID = 256
+_B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
+#: Header members that change what the signature covers or how the token reads (RFC 7515
+#: 4.1.11 `crit`, RFC 7797 `b64`, JWE's `zip`): none of them is used by the providers we
+#: accept, and a verifier that ignored one would read the token differently from its signer.
+REFUSED_MEMBERS = ("crit", "b64", "zip")
 
 
 class SignInRefused(Exception):
@@ -59,73 +76,115 @@ class OidcSettings:
     scope: str | None = DEFAULT_SCOPE
     leeway_s: float = LEEWAY_S
     refresh_cooldown_s: float = REFRESH_COOLDOWN_S
+    #: One fetch of the discovery document or the keys: seconds in all, and bytes at most.
+    fetch_deadline_s: float = jwks.DEADLINE_S
+    max_jwks_bytes: int = jwks.MAX_BYTES
+    #: Seconds after which keys in use are fetched again, in the background.
+    keys_max_age_s: float = jwks.MAX_AGE_S
 
     @property
     def expected_audience(self) -> str:
         return self.audience or self.client_id
 
 
-def discover_jwks_url(issuer: str, timeout: float = 10.0) -> str:
-    """The `jwks_uri` of the issuer's OpenID configuration (checked to name the same issuer)."""
+def discover_jwks_url(issuer: str, deadline_s: float = jwks.DEADLINE_S,
+                      max_bytes: int = jwks.MAX_BYTES) -> str:
+    """The `jwks_uri` of the issuer's OpenID configuration (checked to name the same issuer),
+    fetched within one deadline and a size cap; every URL read with the one URL parser."""
     url = issuer.rstrip("/") + "/.well-known/openid-configuration"
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 (https or loopback)
-            config = json.load(response)
-    except (OSError, ValueError) as exc:
+        fetch = jwks.Fetcher(url, deadline_s=deadline_s, max_bytes=max_bytes)
+        try:
+            config = fetch()
+        finally:
+            fetch.close()
+    except jwks.ProviderError as exc:
         raise ValueError(f"cannot read the identity provider's configuration at {url}: {exc}") from None
     if not isinstance(config, dict) or not isinstance(config.get("jwks_uri"), str):
         raise ValueError(f"{url} names no jwks_uri")
-    if config.get("issuer", "").rstrip("/") != issuer.rstrip("/"):
-        raise ValueError(f"{url} is the configuration of issuer {config.get('issuer')!r}, not {issuer!r}")
+    if not isinstance(config.get("issuer"), str) or config["issuer"].rstrip("/") != issuer.rstrip("/"):
+        raise ValueError(f"{url} is the configuration of issuer {str(config.get('issuer'))[:200]!r}, not {issuer!r}")
+    problem = jwks.provider_url_problem(config["jwks_uri"])
+    if problem:
+        raise ValueError(f"{url} names a jwks_uri that {problem}")
     return config["jwks_uri"]
 
 
+def _printable(value: Any) -> str:
+    """Text from a token fit for a one-line reason and an HTTP header: printable ASCII."""
+    return re.sub(r"[^\x20-\x7e]", "?", str(value))
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        # Parsers disagree on which of two `alg`s counts: refuse rather than pick one.
+        raise ValueError("a header member given twice")
+    return dict(pairs)
+
+
+def read_header(token: str) -> dict[str, Any]:
+    """The header of a compact JWS, read strictly; SignInRefused (with the reason) for any
+    token that is not one RS256 JWS naming its key."""
+    if len(token) > MAX_TOKEN:
+        raise SignInRefused("the token is too long")
+    parts = token.split(".")
+    # An empty signature is read on, so that an unsigned token is refused for its `alg`.
+    if len(parts) != 3 or not all(_B64URL.match(part) for part in parts[:2]) or not (
+            parts[2] == "" or _B64URL.match(parts[2])):
+        raise SignInRefused("not a token")
+    try:
+        text = base64.urlsafe_b64decode(parts[0] + "=" * (-len(parts[0]) % 4)).decode("utf-8")
+        header = json.loads(text, object_pairs_hook=_unique_members)
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError):
+        raise SignInRefused("malformed token header") from None
+    if not isinstance(header, dict):
+        raise SignInRefused("malformed token header")
+    alg = header.get("alg")
+    if not isinstance(alg, str):
+        raise SignInRefused("the token names no algorithm (alg)")
+    if alg not in ALGORITHMS:
+        raise SignInRefused(f"algorithm {_printable(alg[:10])!r} not accepted")
+    for name in REFUSED_MEMBERS:
+        if name in header:
+            raise SignInRefused(f"header parameter {name!r} not accepted")
+    kid = header.get("kid")
+    if not isinstance(kid, str) or not 0 < len(kid) <= MAX_KID:
+        raise SignInRefused("the token names no usable key (kid)")
+    return header
+
+
 class OidcVerifier:
-    """Checks SSO tokens against one provider. Thread-safe; blocking (it may fetch keys)."""
+    """Checks SSO tokens against one provider. Thread-safe; a known key never waits on the
+    provider (jwks.KeySet)."""
 
     def __init__(self, settings: OidcSettings) -> None:
-        import jwt
-
+        problem = jwks.provider_url_problem(settings.issuer)
+        if problem:
+            raise ValueError(f"the issuer {settings.issuer[:200]!r} {problem}")
         self.settings = settings
-        self.jwks_url = settings.jwks_url or discover_jwks_url(settings.issuer)
-        # cache_jwk_set: the keys are fetched once per `lifespan`, not per token.
-        self._jwks = jwt.PyJWKClient(self.jwks_url, cache_jwk_set=True, lifespan=300, timeout=10)
-        self._lock = threading.Lock()
-        self._refreshed = float("-inf")
-
-    def _key(self, kid: str | None) -> Any:
-        import jwt
-
-        with self._lock:
-            try:
-                keys = self._jwks.get_signing_keys()
-                found = next((k for k in keys if k.key_id == kid), None)
-                # An unknown key id: the provider may have rotated its keys since we fetched
-                # them. Fetch again, at most once per cooldown (PyJWT's own refetch-on-miss
-                # policy differs between versions, so we decide here).
-                if found is None and time.monotonic() - self._refreshed >= self.settings.refresh_cooldown_s:
-                    self._refreshed = time.monotonic()
-                    keys = self._jwks.get_signing_keys(refresh=True)
-                    found = next((k for k in keys if k.key_id == kid), None)
-            except jwt.PyJWKClientConnectionError:
-                raise SignInRefused("the identity provider's keys cannot be fetched") from None
-            except jwt.PyJWKClientError:
-                raise SignInRefused("the identity provider publishes no usable keys") from None
-        if found is None:
-            raise SignInRefused("signed with an unknown key")
-        return found
+        self.jwks_url = settings.jwks_url or discover_jwks_url(
+            settings.issuer, settings.fetch_deadline_s, settings.max_jwks_bytes)
+        try:
+            fetch = jwks.Fetcher(self.jwks_url, deadline_s=settings.fetch_deadline_s,
+                                 max_bytes=settings.max_jwks_bytes)
+        except jwks.ProviderError as exc:
+            raise ValueError(f"the JWKS URL {exc}") from None
+        self.keys = jwks.KeySet(fetch, deadline_s=settings.fetch_deadline_s,
+                                min_interval_s=settings.refresh_cooldown_s, max_age_s=settings.keys_max_age_s)
+        self.keys.prefetch()
 
     def verify(self, token: str) -> str:
         """The signed-in user's name (preferred_username, upn, email or sub)."""
         import jwt
 
+        header = read_header(token)
         try:
-            header = jwt.get_unverified_header(token)
-        except jwt.DecodeError:
-            raise SignInRefused("not a token") from None
-        if header.get("alg") not in ALGORITHMS:
-            raise SignInRefused(f"algorithm {str(header.get('alg'))[:10]!r} not accepted")
-        key = self._key(header.get("kid"))
+            key = self.keys.key(header["kid"])
+        except jwks.KeysUnavailable:
+            raise SignInRefused("the identity provider's keys cannot be fetched") from None
+        if key is None:
+            raise SignInRefused("signed with an unknown key")
         try:
             claims = jwt.decode(
                 token, key.key, algorithms=list(ALGORITHMS), audience=self.settings.expected_audience,
@@ -142,10 +201,14 @@ class OidcVerifier:
         except jwt.InvalidSignatureError:
             raise SignInRefused("bad signature") from None
         except jwt.MissingRequiredClaimError as exc:
-            raise SignInRefused(f"no {exc.claim} claim") from None
+            raise SignInRefused(f"no {_printable(exc.claim)[:40]} claim") from None
         except jwt.InvalidTokenError:
             raise SignInRefused("malformed token") from None
-        if self.settings.scope and self.settings.scope not in str(claims.get("scp", "")).split():
+        except Exception as exc:  # noqa: BLE001 (whatever a crafted token trips in a library: a 401, not a 500)
+            log.debug("sign-in: a token PyJWT could not read (%s)", type(exc).__name__)
+            raise SignInRefused("malformed token") from None
+        scopes = claims.get("scp")
+        if self.settings.scope and not (isinstance(scopes, str) and self.settings.scope in scopes.split()):
             raise SignInRefused(f"scope {self.settings.scope} not granted")
         for claim in ("preferred_username", "upn", "email", "sub"):
             name = claims.get(claim)

@@ -67,7 +67,9 @@ def printable(name: str) -> str:
 
 def unauthorized(reason: str) -> JSONResponse:
     # RFC 6750: the scheme, the error and its description, so a client knows to sign in again.
-    described = reason.replace('"', "'")
+    # A header is Latin-1 at most: printable ASCII only, whatever a token made the reason say.
+    reason = re.sub(r"[^\x20-\x7e]", "?", reason)[:200]
+    described = reason.replace('"', "'").replace("\\", "/")
     return JSONResponse({"detail": f"sign-in refused: {reason}"}, status_code=401, headers={
         "WWW-Authenticate": f'Bearer error="invalid_token", error_description="{described}"'})
 

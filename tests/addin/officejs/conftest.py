@@ -82,3 +82,38 @@ def sandbox_client(sandbox):
     made = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY)
     yield made
     made.close()
+
+
+# -- a team server with single sign-on, against the stand-in OpenID provider -------------------
+
+@pytest.fixture
+def provider():
+    """The stand-in OpenID provider on loopback (tests/support/oidc_provider.py)."""
+    pytest.importorskip("jwt", reason="PyJWT is not installed (pip install -e '.[officejs]')")
+    from tests.support.oidc_provider import Provider
+
+    running = Provider()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def team_server(serve, sandbox_factory, provider, tmp_path):
+    """A team server with SSO and per-user tokens, in front of a sandbox of its own."""
+
+    def start(cooldown: float = 0.0, users=None):
+        from rates_xl.addin.officejs.auth import Authenticator, OidcSettings, OidcVerifier
+        from rates_xl.addin.officejs.team import SsoManifest, Team, default_resource
+        from tests.support.oidc_provider import CLIENT_ID
+
+        sandbox = sandbox_factory(rate_limit=1000, burst=1000)
+        client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
+        verifier = OidcVerifier(OidcSettings(issuer=provider.issuer, client_id=CLIENT_ID,
+                                             refresh_cooldown_s=cooldown))
+        team = Team(Authenticator(oidc=verifier, users=users),
+                    sso=SsoManifest(CLIENT_ID, default_resource("https://localhost", CLIENT_ID)))
+        served = serve(client=client, team=team)
+        served.sandbox, served.team = sandbox, team
+        return served
+
+    return start

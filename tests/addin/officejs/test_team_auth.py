@@ -19,39 +19,12 @@ pytest.importorskip("jwt", reason="PyJWT is not installed (pip install -e '.[off
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 
 from rates_xl.addin.officejs import manifest  # noqa: E402
-from rates_xl.addin.officejs.auth import Authenticator, OidcSettings, OidcVerifier  # noqa: E402
-from rates_xl.addin.officejs.team import SsoManifest, Team, default_resource  # noqa: E402
+from rates_xl.addin.officejs.team import SsoManifest  # noqa: E402
 from rates_xl.addin.officejs.users import UserStore  # noqa: E402
-from rates_xl.client import RatesClient  # noqa: E402
 from rates_xl.sandbox import PAID_KEY  # noqa: E402
-from tests.support.oidc_provider import CLIENT_ID, Provider, new_key  # noqa: E402
+from tests.support.oidc_provider import CLIENT_ID, new_key  # noqa: E402
 
 CALLS = [{"fn": "SWAP", "args": ["SOFR", "0D", "5Y", "1Y"]}, {"fn": "TENORS", "args": ["SOFR"]}]
-
-
-@pytest.fixture
-def provider():
-    running = Provider()
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def team_server(serve, sandbox_factory, provider, tmp_path):
-    """A team server with SSO and per-user tokens, in front of a sandbox of its own."""
-
-    def start(cooldown: float = 0.0, users: UserStore | None = None):
-        sandbox = sandbox_factory(rate_limit=1000, burst=1000)
-        client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
-        verifier = OidcVerifier(OidcSettings(issuer=provider.issuer, client_id=CLIENT_ID,
-                                             refresh_cooldown_s=cooldown))
-        team = Team(Authenticator(oidc=verifier, users=users),
-                    sso=SsoManifest(CLIENT_ID, default_resource("https://localhost", CLIENT_ID)))
-        served = serve(client=client, team=team)
-        served.sandbox, served.team = sandbox, team
-        return served
-
-    return start
 
 
 def b64(data: dict | bytes) -> str:

@@ -16,7 +16,7 @@ from rates_xl.addin.officejs.users import UserStore
 from rates_xl.client import RatesClient
 from rates_xl.sandbox import PAID_KEY
 from tests.addin.officejs.test_browser import FIRE, OFFICE_STUB, browser, playwright  # noqa: F401 (fixtures)
-from tests.support.oidc_provider import CLIENT_ID, Provider
+from tests.support.oidc_provider import CLIENT_ID
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
 
@@ -29,13 +29,6 @@ window.Office = { auth: { getAccessToken: function (options) {
     : Promise.reject({ code: 13001, message: "The user is not signed in." });
 } } };
 """
-
-
-@pytest.fixture
-def provider():
-    running = Provider()
-    yield running
-    running.stop()
 
 
 def team_page(browser, serve, sandbox, provider, tmp_path, token=None):  # noqa: F811
