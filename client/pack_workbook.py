@@ -71,9 +71,24 @@ def require_pack(book: str | Path) -> Pack:
         from rates_xl.client.pack import read
 
         return read(side)
+    for copy in copies_beside(book):  # calc's copy of it carries one: say so, with the command
+        try:
+            carries = read_pack(copy) is not None
+        except PackError:
+            carries = False
+        if carries:
+            raise PackError(f"{Path(book).name} carries no market-data pack, but {copy.name} beside it "
+                            f"does (the copy rates-xl calc wrote): rates-xl calc {Path(book).name} "
+                            f"--replay {copy.name}")
     raise PackError(f"{Path(book).name} carries no market-data pack and there is no {side.name} "
                     "beside it (was it saved by a program that drops custom XML parts?): "
                     "nothing to replay")
+
+
+def copies_beside(book: str | Path) -> list[Path]:
+    """The copies `rates-xl calc` writes beside a book by default (BOOK.values.xlsx/.xlsm)."""
+    book = Path(book)
+    return [path for suffix in (".xlsx", ".xlsm") if (path := book.with_name(f"{book.stem}.values{suffix}")).exists()]
 
 
 def write_pack(book: str | Path, pack: Pack) -> None:

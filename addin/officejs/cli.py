@@ -56,8 +56,12 @@ def register(subparsers: Any) -> None:
                          help=f"the server's URL (default https://localhost:{DEFAULT_PORT})")
     _platform_option(install)
     install.set_defaults(handler=run_install)
-    uninstall = commands.add_parser("uninstall", help="reverse exactly what install did")
-    _platform_option(uninstall)
+    uninstall = commands.add_parser(
+        "uninstall", help="reverse exactly what install did",
+        description="Reverse exactly what `officejs install` did: for --platform only, or for every platform "
+        "it was installed for (each is recorded on its own).")
+    uninstall.add_argument("--platform", choices=("windows", "mac", "web"),
+                           help="undo the install for this platform only (default: every platform installed)")
     uninstall.set_defaults(handler=run_uninstall)
     show = commands.add_parser("manifest", help="print (or write) the manifest for a URL")
     show.add_argument("--url", default=f"https://localhost:{DEFAULT_PORT}")
@@ -118,6 +122,13 @@ def _sideload(platform: str | None):
     return Sideload(data_dir(), {"windows": "win32", "mac": "darwin", "web": "linux"}.get(platform or "", None))
 
 
+def _installed() -> list[str]:
+    from rates_xl.addin.officejs.certs import data_dir
+    from rates_xl.addin.officejs.sideload import installed
+
+    return installed(data_dir())
+
+
 def run_serve(args: argparse.Namespace) -> int:
     try:
         from rates_xl.addin.officejs import app as appmod
@@ -158,7 +169,8 @@ def run_serve(args: argparse.Namespace) -> int:
                             live_share=None if args.live_share is None else args.live_share / 100)
     if team is not None:
         print(f"team server: users sign in with {' or '.join(team.authenticator.methods)}")
-    _say(_sideload(None).refresh(public_url))
+    for kind in _installed():
+        _say(_sideload(kind).refresh(public_url))
     if client.has_key:
         key_state = "set"
     else:
@@ -198,7 +210,8 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    _say(_sideload(args.platform).uninstall())
+    for kind in [args.platform] if args.platform else (_installed() or [None]):
+        _say(_sideload(kind).uninstall())
     return 0
 
 

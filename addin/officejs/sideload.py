@@ -9,8 +9,13 @@
 - Excel on the web has no per-user folder: we write the manifest and print the upload
   steps (Insert > Add-ins > Upload My Add-in).
 
-What install did is recorded in `sideload.json` next to the manifest; uninstall undoes
-exactly that: the registry value is put back as it was (or removed if it was absent)
+Each platform is installed on its own (a Mac user may also upload the manifest to Excel on
+the web): its manifest (`manifest-mac.xml`, ...) and what install did (`sideload-mac.json`)
+sit in our data folder, so installing one never forgets another (the record was one file:
+installing for the web after the Mac overwrote it, and `uninstall --platform mac` then undid
+the web's and left the Mac's manifest in Excel's folder, issue 31). A record written before
+(`sideload.json`, `manifest.xml`) is still read for its platform. Uninstall undoes exactly
+what the record says: the registry value is put back as it was (or removed if it was absent)
 unless someone changed it since, the wef copy is removed only if it is still ours (a file
 it replaced is restored), and the folder is removed only if install created it and it is
 empty. The OS-specific operations sit behind a small seam (`Registry`, `wef_dir`) so the
@@ -29,8 +34,9 @@ from rates_xl.addin.officejs import manifest
 WEF_KEY = r"Software\Microsoft\Office\16.0\WEF\Developer"
 VALUE_NAME = manifest.ADDIN_ID
 WEF_FILE = "rates-xl.manifest.xml"
-MANIFEST_FILE = "manifest.xml"
-RECORD_FILE = "sideload.json"
+KINDS = ("windows", "mac", "web")
+#: The single record and manifest of releases before each platform had its own.
+LEGACY_MANIFEST, LEGACY_RECORD = "manifest.xml", "sideload.json"
 WEB_STEPS = [
     "Excel on the web: open a workbook, then Insert > Add-ins (or Home > Add-ins) > More Add-ins >",
     "  My Add-ins > Upload My Add-in, choose {manifest}, Upload.",
@@ -83,6 +89,15 @@ class WindowsRegistry:
             pass
 
 
+def installed(data_dir: Path) -> list[str]:
+    """The platforms rates-xl's manifest is installed for (their records in `data_dir`)."""
+    return [kind for kind in KINDS if Sideload(data_dir, _PLATFORMS[kind]).record() is not None]
+
+
+#: A platform kind -> the sys.platform value that means it.
+_PLATFORMS = {"windows": "win32", "mac": "darwin", "web": "linux"}
+
+
 def platform_kind(platform: str | None = None) -> str:
     platform = platform or sys.platform
     if platform.startswith("win"):
@@ -115,15 +130,31 @@ class Sideload:
 
     @property
     def manifest_path(self) -> Path:
-        return self.data_dir / MANIFEST_FILE
+        legacy = self._legacy()
+        return Path(legacy["manifest"]) if legacy else self.data_dir / f"manifest-{self.kind}.xml"
 
     @property
     def record_path(self) -> Path:
-        return self.data_dir / RECORD_FILE
+        return self.data_dir / LEGACY_RECORD if self._legacy() else self.data_dir / f"sideload-{self.kind}.json"
+
+    def _legacy(self) -> dict | None:
+        """The one-file record of an earlier release, when it is this platform's."""
+        if (self.data_dir / f"sideload-{self.kind}.json").exists():
+            return None
+        try:
+            record = json.loads((self.data_dir / LEGACY_RECORD).read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        return record if isinstance(record, dict) and record.get("platform") == self.kind else None
 
     @property
     def registry(self) -> Registry:
         if self._registry is None:
+            if not sys.platform.startswith("win"):
+                from rates_xl.cli import CommandError
+
+                raise CommandError("--platform windows registers the manifest in the Windows registry: "
+                                   "run it on the Windows computer")
             self._registry = WindowsRegistry()
         return self._registry
 
@@ -141,6 +172,8 @@ class Sideload:
 
             raise CommandError(f"the manifest for {base_url} is not valid: {problems[0]}")
         earlier = self.record() or {}
+        if self._legacy():  # from now on this platform's own files (the record moves with it)
+            self._move_legacy(earlier)
         _write_atomic(self.manifest_path, text)
         said = [f"wrote the manifest for {base_url}: {self.manifest_path}"]
         record = {"platform": self.kind, "base_url": base_url, "manifest": str(self.manifest_path)}
@@ -174,7 +207,7 @@ class Sideload:
     def uninstall(self) -> list[str]:
         record = self.record()
         if record is None:
-            return ["nothing to undo: rates-xl's manifest is not installed for this user"]
+            return [f"nothing to undo: rates-xl's manifest is not installed for this user ({self.kind})"]
         said: list[str] = []
         ours = record.get("manifest")
         if record["platform"] == "windows":
@@ -213,6 +246,15 @@ class Sideload:
         self.record_path.unlink()
         said.append(f"removed {self.manifest_path}")
         return said
+
+    def _move_legacy(self, record: dict) -> None:
+        old_manifest, old_record = self.manifest_path, self.record_path
+        new_manifest = self.data_dir / f"manifest-{self.kind}.xml"
+        if old_manifest.exists():
+            old_manifest.replace(new_manifest)
+        record["manifest"] = str(new_manifest)
+        _write_atomic(self.data_dir / f"sideload-{self.kind}.json", json.dumps(record, indent=2) + "\n")
+        old_record.unlink(missing_ok=True)
 
     def refresh(self, base_url: str) -> list[str]:
         """Re-render an installed manifest for `base_url` if this release changed it (new

@@ -394,3 +394,21 @@ def test_the_diff_links_each_cell_to_its_own_request_when_two_moved_answers_agre
     by_cell = {c.address: c.requests for c in result.cells}
     at = TEN_YEARS + "&valuation_time=2026-01-02T16:00:0"
     assert by_cell == {"Rates!A1": (at + "0Z",), "Rates!A2": (at + "1Z",), "Rates!A3": (at + "1Z",)}
+
+
+def test_replay_of_a_book_whose_copy_beside_it_carries_the_pack_points_at_it(tmp_path, sandbox):
+    """`calc BOOK --replay` on the book with formulas (which carries no pack) names the copy
+    calc wrote beside it, which does, and the command that replays from it (issue 31)."""
+    from tests.support.commands import fresh_env, rates_xl
+
+    _small_book(tmp_path / "book.xlsx")
+    env = fresh_env(tmp_path / "home", RATES_BASE_URL=sandbox.base_url, RATES_API_KEY="sandbox-paid")
+    assert rates_xl("calc", "book.xlsx", "--no-progress", cwd=tmp_path, env=env).returncode == 0
+    done = rates_xl("calc", "book.xlsx", "--replay", "--no-progress", "-o", "r.xlsx", cwd=tmp_path, env=env)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("rates-xl calc: book.xlsx carries no market-data pack, but book.values.xlsx "
+                                   "beside it does (the copy rates-xl calc wrote): rates-xl calc book.xlsx "
+                                   "--replay book.values.xlsx")
+    followed = rates_xl("calc", "book.xlsx", "--replay", "book.values.xlsx", "--no-progress", "-o", "r.xlsx",
+                        cwd=tmp_path, env=env)
+    assert followed.returncode == 0, followed.stderr

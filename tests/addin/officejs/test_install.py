@@ -53,7 +53,7 @@ def test_windows_install_registers_the_manifest_and_uninstall_removes_exactly_th
     assert side.uninstall()[0].startswith("removed HKCU")
     assert registry.values == {"other-addin": r"C:\other\manifest.xml"}
     assert not side.manifest_path.exists() and not side.record_path.exists()
-    assert side.uninstall() == ["nothing to undo: rates-xl's manifest is not installed for this user"]
+    assert side.uninstall() == ["nothing to undo: rates-xl's manifest is not installed for this user (windows)"]
 
 
 def test_windows_uninstall_restores_a_previous_value_and_leaves_a_changed_one(tmp_path):
@@ -230,3 +230,46 @@ def test_serve_says_what_to_do_without_a_certificate(tmp_path, monkeypatch, caps
     assert "rates-xl serve --certs" in capsys.readouterr().err
     assert main(["serve", "--cert", str(tmp_path / "x.pem")]) == 1
     assert "--cert and --key go together" in capsys.readouterr().err
+
+
+def test_each_platform_is_installed_and_uninstalled_on_its_own(tmp_path):
+    """Installed for the Mac and for the web, `uninstall --platform mac` undoes the Mac's (it
+    undid the web's and left the Mac manifest in Excel's folder, issue 31); uninstall with no
+    platform undoes what is left."""
+    from tests.support.commands import fresh_env, rates_xl
+
+    env = fresh_env(tmp_path / "home")
+    wef = tmp_path / "home" / "Library" / "Containers" / "com.microsoft.Excel" / "Data" / "Documents" / "wef"
+    for platform in ("mac", "web"):
+        done = rates_xl("officejs", "install", "--platform", platform, cwd=tmp_path, env=env)
+        assert done.returncode == 0, done.stderr
+    assert (wef / WEF_FILE).is_file()
+    mac = rates_xl("officejs", "uninstall", "--platform", "mac", cwd=tmp_path, env=env)
+    assert mac.returncode == 0, mac.stderr
+    assert f"removed {wef / WEF_FILE}" in mac.stdout and "Excel on the web" not in mac.stdout
+    assert not (wef / WEF_FILE).exists() and not wef.exists()  # install made the folder: gone too
+    again = rates_xl("officejs", "uninstall", "--platform", "mac", cwd=tmp_path, env=env)
+    assert again.stdout.strip() == "nothing to undo: rates-xl's manifest is not installed for this user (mac)"
+    rest = rates_xl("officejs", "uninstall", cwd=tmp_path, env=env)
+    assert "Excel on the web: remove it under" in rest.stdout, rest.stdout
+    data = Path(env["RATES_XL_DATA_DIR"])
+    assert not list(data.glob("sideload*.json")) and not list(data.glob("manifest*.xml"))
+    windows = rates_xl("officejs", "install", "--platform", "windows", cwd=tmp_path, env=env)
+    if not sys.platform.startswith("win"):
+        assert windows.returncode == 1 and "run it on the Windows computer" in windows.stderr
+
+
+def test_a_record_from_before_each_platform_had_its_own_is_still_undone(tmp_path):
+    wef = tmp_path / "wef"
+    side = Sideload(tmp_path / "data", "darwin", wef_dir=wef)
+    side.install(URL)
+    # As an earlier release left it: one record, one manifest.
+    (tmp_path / "data" / "manifest-mac.xml").rename(tmp_path / "data" / "manifest.xml")
+    record = json.loads((tmp_path / "data" / "sideload-mac.json").read_text())
+    record["manifest"] = str(tmp_path / "data" / "manifest.xml")
+    (tmp_path / "data" / "sideload.json").write_text(json.dumps(record))
+    (tmp_path / "data" / "sideload-mac.json").unlink()
+    assert Sideload(tmp_path / "data", "linux").record() is None  # the web's: not installed
+    said = Sideload(tmp_path / "data", "darwin", wef_dir=wef).uninstall()
+    assert f"removed {wef / WEF_FILE}" in said
+    assert not any((tmp_path / "data").iterdir())
