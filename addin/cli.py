@@ -57,7 +57,7 @@ def _register_addin(subparsers: Any) -> None:
     install = commands.add_parser(
         "install", help="write the add-in's settings and place rates_xl.xlam in XLSTART",
         description="Set the interpreter (this Python) and USE UDF SERVER = True in the "
-        "add-in's own settings file (%%USERPROFILE%%\\.rates_xl\\rates_xl.conf; xlwings' own "
+        "add-in's own settings file (%USERPROFILE%\\.rates_xl\\rates_xl.conf; xlwings' own "
         "xlwings.conf is left alone), keeping every other line, then build rates_xl.xlam from "
         "source (no Excel needed) and write it into Excel's XLSTART folder. "
         "`rates-xl addin uninstall` reverses exactly this.",

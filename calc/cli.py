@@ -61,9 +61,14 @@ def _calc(args: argparse.Namespace) -> int:
     from rates_xl.calc.workbook import calculate_many, workbooks_in
     from rates_xl.cli import CommandError
 
-    books = workbooks_in(args.book)
+    left_out: list[Path] = []
+    books = workbooks_in(args.book, left_out)
+    if left_out:
+        names = ", ".join(p.name for p in left_out[:5]) + (f" and {len(left_out) - 5} more" if len(left_out) > 5 else "")
+        print(f"Left out {_count(len(left_out), 'copy', 'copies')} rates-xl calc wrote (values only): {names}.")
     if not books:
-        raise CommandError(f"no .xlsx or .xlsm workbook in {', '.join(args.book)}")
+        raise CommandError(f"no .xlsx or .xlsm workbook to compute in {', '.join(args.book)}"
+                           + (" (only copies rates-xl calc wrote)" if left_out else ""))
     outs = _outputs(books, Path(args.out) if args.out else None, any(Path(b).is_dir() for b in args.book))
     for book, out in outs.items():
         if out.exists() and not args.force:
@@ -207,8 +212,8 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
     several = len(books) > 1
     if several:
         print(f"Computed {len(batch.results)} of {len(books)} workbooks in {batch.seconds:.1f} s: "
-              f"{report.distinct_requests} distinct service requests, {report.requests_sent} sent, "
-              f"{report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+              f"{_count(report.distinct_requests, 'distinct service request')}, {report.requests_sent} sent, "
+              f"{_count(report.rounds, 'evaluation round')}.")
     status = 0
     for book in books:
         if book in batch.failures:
@@ -218,13 +223,16 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
         result = batch.results.get(book)
         if result is None:
             continue
+        formulas = (f"{_count(result.formula_cells, 'formula')} ({result.engine} engine)" if result.formula_cells
+                    else "no formulas (values only: nothing to compute)")
         if several:
-            print(f"{book.name}: {result.formula_cells} formulas ({result.engine} engine).")
+            print(f"{book.name}: {formulas}.")
         else:
             sent = "read from the pack" if getattr(batch, "replayed", False) else "sent"
-            print(f"Computed {book.name}: {result.formula_cells} formulas in {result.seconds:.1f} s "
-                  f"({result.engine} engine); {report.distinct_requests} distinct service requests, "
-                  f"{report.requests_sent} {sent}, {report.rounds} evaluation round{'s' if report.rounds != 1 else ''}.")
+            computed = f"{_count(result.formula_cells, 'formula')} in {result.seconds:.1f} s ({result.engine} engine)" \
+                if result.formula_cells else formulas
+            print(f"Computed {book.name}: {computed}; {_count(report.distinct_requests, 'distinct service request')}, "
+                  f"{report.requests_sent} {sent}, {_count(report.rounds, 'evaluation round')}.")
         if book in written:
             print(f"Wrote {written[book]} (values frozen).")
         print(f"  {_recomputed(result)}")
@@ -271,6 +279,11 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
 
 
 # -- helpers -------------------------------------------------------------------------------------
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """1 formula, 2 formulas; 1 copy, 3 copies."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
 def _market_data(result: Any, *, replayed: bool = False) -> str | None:
     """One line: the pack the values came from and when its answers were valued."""
     pack = result.pack

@@ -467,19 +467,43 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
                        {p: c for p, c in calcs.items() if p in results})
 
 
-def workbooks_in(paths: list[str | os.PathLike[str]]) -> list[Path]:
-    """The workbooks named, a folder standing for the .xlsx / .xlsm files directly in it
-    (Excel's lock files `~$...` and copies this command wrote, `*.values.*`, left out)."""
+def workbooks_in(paths: list[str | os.PathLike[str]], left_out: list[Path] | None = None) -> list[Path]:
+    """The workbooks named, a folder standing for the .xlsx / .xlsm files directly in it:
+    Excel's lock files `~$...` and the copies this command wrote are left out (`*.values.*` by
+    name; by content, a book with no formula that carries a market-data pack, whatever its
+    name: `-o replayed.xlsx`), and listed in `left_out`."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found += sorted(p for p in path.iterdir()
-                            if p.suffix.lower() in (".xlsx", ".xlsm") and not p.name.startswith("~$")
-                            and ".values." not in p.name)
-        else:
+        if not path.is_dir():
             found.append(path)
+            continue
+        for book in sorted(p for p in path.iterdir() if p.suffix.lower() in (".xlsx", ".xlsm")
+                           and not p.name.startswith("~$")):
+            if ".values." in book.name or is_calc_copy(book):
+                if left_out is not None:
+                    left_out.append(book)
+            else:
+                found.append(book)
     return found
+
+
+def is_calc_copy(path: Path) -> bool:
+    """A copy `rates-xl calc` wrote: values only (no formula in any sheet) and a market-data pack."""
+    import re
+    import zipfile
+
+    from rates_xl.client.pack import PackError
+    from rates_xl.client.pack_workbook import read_pack
+
+    try:
+        if read_pack(path) is None:
+            return False
+        with zipfile.ZipFile(path) as package:
+            sheets = [n for n in package.namelist() if re.match(r"xl/worksheets/[^/]+\.xml$", n)]
+            return not any(b"<f>" in package.read(n) or b"<f " in package.read(n) for n in sheets)
+    except (PackError, OSError, zipfile.BadZipFile):
+        return False
 
 
 # -- helpers ----------------------------------------------------------------------------------

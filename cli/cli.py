@@ -88,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             code = int(handler(args) or 0)
         except KeyboardInterrupt:
             return interrupt.stop()
+        except BrokenPipeError:  # `rates-xl calc ... | head`: the reader left; nothing to say
+            return _reader_gone()
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
             if interrupt.signalled:  # a library turned the KeyboardInterrupt into its own error
                 return interrupt.stop()  # (`demo` interrupted at 1 s in CI said "internal error (SchemaError)")
@@ -102,6 +104,21 @@ def main(argv: list[str] | None = None) -> int:
         if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
             return interrupt.stop()
         return code
+
+
+#: Exit code when the reader of our output went away (128 + SIGPIPE, as a shell reports it).
+EXIT_PIPE_CLOSED = 141
+
+
+def _reader_gone() -> int:
+    """Python's advice for a closed pipe: point stdout at devnull, so the flush at exit
+    does not fail again (and print "Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 def _command_words(args: argparse.Namespace) -> str:

@@ -88,7 +88,8 @@ def register(subparsers: Any) -> None:
     )
     respell.add_argument("book", help="the workbook (.xlsx, .xlsm)")
     respell.add_argument("--to", required=True, choices=("officejs", "classic"), help="the target spelling")
-    respell.add_argument("-o", "--output", help="where to write (default: BOOK with -officejs/-classic added)")
+    respell.add_argument("-o", "--output", help="where to write (default: BOOK with -officejs/-classic added, "
+                         "in place of either one it has)")
     respell.add_argument("--force", action="store_true", help="overwrite an existing output file")
     respell.set_defaults(handler=run_respell)
 
@@ -180,8 +181,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     def listening() -> None:  # only once the port is ours: never a banner before "cannot listen"
         print(f"rates-xl serve: {public_url} (service {client.base_url}, API key {key_state})")
-        print(f"manifest: {public_url}/manifest.xml (install it with `rates-xl officejs install`); "
-              "Ctrl+C stops", flush=True)
+        install = "rates-xl officejs install" + (
+            "" if public_url == f"https://localhost:{DEFAULT_PORT}" else f" --url {public_url}")
+        print(f"manifest: {public_url}/manifest.xml (install it with `{install}`); Ctrl+C stops", flush=True)
 
     _log_batches()
     try:
@@ -254,7 +256,7 @@ def run_respell(args: argparse.Namespace) -> int:
     from rates_xl.addin import respell
 
     book = Path(args.book)
-    output = Path(args.output) if args.output else book.with_name(f"{book.stem}-{args.to}{book.suffix}")
+    output = Path(args.output) if args.output else _respelled_name(book, args.to)
     try:
         report = respell.respell_file(book, output, to=args.to, force=args.force)
     except respell.RespellError as exc:
@@ -262,6 +264,18 @@ def run_respell(args: argparse.Namespace) -> int:
     print(f"{output}: {report.formulas} formulas rewritten in {report.parts} parts"
           + (f" ({', '.join(f'{k} x{v}' for k, v in sorted(report.names.items()))})" if report.names else ""))
     return 0
+
+
+def _respelled_name(book: Path, to: str) -> Path:
+    """BOOK-officejs.xlsx; a book already named for a host loses that name first (respelling
+    book-officejs.xlsx back gives book-classic.xlsx, never book-officejs-classic.xlsx)."""
+    stem = book.stem
+    for host in ("officejs", "classic"):
+        stem = stem.removesuffix(f"-{host}")
+    output = book.with_name(f"{stem}-{to}{book.suffix}")
+    if output.resolve() == book.resolve():
+        raise _error(f"{book.name} is already named for {to} (respelled before?): give -o FILE for the new copy")
+    return output
 
 
 def _share(text: str) -> float:

@@ -58,7 +58,9 @@ def register(serve: argparse.ArgumentParser) -> None:
                       help=f"where the per-user tokens are kept (${ENV['users_file']}; default: the "
                       "config folder's serve/users.json)")
 
-    commands = serve.add_subparsers(dest="serve_command", metavar="users", required=False)
+    # `users` is optional: hidden from serve's own usage line (argparse lists a subcommand there
+    # as required, `users ...`), which gets a second line for it instead.
+    commands = serve.add_subparsers(dest="serve_command", metavar="users", required=False, help=argparse.SUPPRESS)
     users = commands.add_parser(
         "users", help="per-user tokens for a team without single sign-on",
         description="Issue, list and revoke the tokens a team server admits (with --users). A token is "
@@ -72,6 +74,8 @@ def register(serve: argparse.ArgumentParser) -> None:
     remove = actions.add_parser("remove", help="revoke NAME's token (a running server stops admitting it)")
     remove.add_argument("name")
     users.set_defaults(handler=run_users)
+    own = serve.format_usage().removeprefix("usage: ").rstrip()
+    serve.usage = own + f"\n       {serve.prog} users {{add,list,remove}} ...  (per-user tokens: {serve.prog} users --help)"
 
 
 def _store(args: argparse.Namespace) -> Any:
