@@ -641,8 +641,50 @@ def live_share(ctx: Context) -> str:
     return f"share {share:g}"
 
 
+def _shows_no_answer(value: Any) -> bool:
+    """A cell value that is no answer: an error value (xlwings reads one as None; the
+    stand-in as its error object) or a `#`-text."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value.startswith("#")
+    return type(value).__name__ in ("XlError", "Error")
+
+
+def start(ctx: Context) -> str:
+    """The add-in's start, once Excel is ready (RatesRibbon.RatesOnLoad schedules RatesStart
+    with Application.OnTime, which runs this in the UDF server). From now on Excel can create
+    the RTD server, which lives in this process (rtd_com.enable ran when the UDF module was
+    imported). A workbook opened before (a book saved while cells waited, double-clicked to
+    start Excel: Excel may reconnect its RTD topics before an add-in has loaded, Excel-DNA
+    issue 350) kept the error its waiting cells were saved with, and nothing would recalculate
+    them: its RATES_ cells that show no answer are marked dirty (Range.Dirty) and, in automatic
+    mode, calculated (Application.Calculate; in manual mode the next F9 does it)."""
+    from rates_xl.addin.classic import udfs  # noqa: F401 - the UDF module (and RTD server) loaded
+
+    app, marked = ctx.app, 0
+    for book in list(app.books):
+        for sheet in book.sheets:
+            cells = sheet_rates_cells(sheet)
+            if not cells:
+                continue
+            used = sheet.used_range
+            shown = dict(scope.block_values(used.value, scope.parse_address(used.address)[0]))
+            waiting = sorted(c for c in cells if _shows_no_answer(shown.get(c)))
+            if waiting:
+                mark_dirty(sheet, waiting)
+                marked += len(waiting)
+    if marked and str(getattr(app, "calculation", "automatic")).lower() != "manual":
+        app.calculate()
+    return f"started; {_cells(marked)} without an answer recalculated"
+
+
+#: The handler RatesRibbon.RatesStart runs at the add-in's start (no button of its own).
+START_ACTION = "rates_start"
+
 #: Button id (customUI14.xml) -> handler. The tests check both directions.
 ACTIONS: dict[str, Callable[[Context], str]] = {
+    START_ACTION: start,
     "rates_valuation_time": valuation_time,
     "rates_refresh_selection": refresh_selection,
     "rates_refresh_sheet": refresh_sheet,

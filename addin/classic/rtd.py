@@ -66,6 +66,14 @@ LIVE_CHANNEL = "live"
 #: appended so every answer is a new value: Excel recalculates a topic's cells on a change).
 FETCHING = "fetching"
 READY = "ready"
+#: What ConnectData answers for a request topic this process never queued: a book saved while
+#: its cells waited, reopened (Excel reconnects saved topics on open, with GetNewValues False:
+#: Excel-DNA's ExcelObserverRtdServer.ConnectData, "called from the file open refresh"). A
+#: value other than the one saved (FETCHING) makes Excel recalculate the cell, whose UDF then
+#: queues the request again under the same topic ("Result should be a Disconnect followed by a
+#: proper Connect via the wrapper", ibid.; Excel-DNA issue 102: a new value from ConnectData
+#: "should cause an immediate update when the sheet is loaded").
+RECONNECT = "reconnect"
 #: A calculation's misses are handed to the fetch pool together once no new one came for
 #: GATHER_QUIET seconds, or GATHER_MAX seconds after the first (a long calculation).
 GATHER_QUIET = 0.03
@@ -261,11 +269,20 @@ class Waits:
             with self._lock:
                 self._announcing -= 1
 
+    def tidy(self) -> None:
+        """Prune now if the table is past MAX_WAITS (a topic Excel just let go may go)."""
+        with self._lock:
+            if len(self._by_topic) > MAX_WAITS:
+                self._prune(self.clock() - KEEP_ANSWERED)
+
     def _prune(self, before: float) -> None:
-        """Forget answered requests older than `before` (their cells have long recalculated;
-        a later miss starts afresh): the table stays bounded in a long session."""
+        """Forget answered requests older than `before` whose topic no cell still holds (their
+        cells have recalculated; a later miss starts afresh): the table stays bounded in a long
+        session. A topic a cell still holds is kept: forgotten, it would read FETCHING again,
+        the value Excel already has, and an unchanged value recalculates nothing."""
+        held = set().union(*(server.held_topics() for server in self._servers))
         for topic in [t for t, w in self._by_topic.items()
-                      if not w.fetching and w.answered_at < before and w.failure is None]:
+                      if not w.fetching and w.answered_at < before and w.failure is None and t not in held]:
             del self._by_topic[topic]
 
     def _failure(self, key: Any) -> BaseException | None:
@@ -289,6 +306,11 @@ class Waits:
         return len(failed)
 
     # -- the topic API --
+    def known(self, topic: str) -> bool:
+        """Whether this process queued the topic's request (a reopened book's may not be)."""
+        with self._lock:
+            return topic in self._by_topic
+
     def state(self, topic: str) -> str:
         """The topic's RTD value now: FETCHING, or READY with its answer count."""
         with self._lock:
@@ -402,13 +424,24 @@ class RtdServer:
             return value, True
         with self._lock:
             self._ids[int(topic_id)] = topic
+        known = self.owner.known(topic)
         value = self.owner.state(topic)
-        if value != FETCHING:
-            # Answered between the cell's miss and this subscription: ring so Excel
-            # recalculates it, from another thread (never call into Excel while it is
-            # calling us).
+        if not known:
+            # Reopened with a topic this process never queued: a new value makes Excel
+            # recalculate the cell, and the ring that follows delivers another (FETCHING, or
+            # READY once the recalculated cell's request is answered) in case it did not.
             self._schedule(0.0, lambda: self.topics_ready([topic]))
-        return value, True
+            return RECONNECT, True
+        if value != FETCHING:
+            # Answered between the cell's miss and this subscription (the race): answer
+            # FETCHING now and ring, so RefreshData delivers READY as a *changed* value. Excel
+            # recalculates a topic's cells only when RefreshData changes its value: "It seems
+            # Excel no longer updates if the RefreshData returns the same value" (Excel-DNA,
+            # ExcelRtdObserver.cs, 2020-03-02; ExcelRtdServer.cs marks Topic.UpdateNotify
+            # obsolete for the same reason). Rung from another thread: never call into Excel
+            # while it is calling us.
+            self._schedule(0.0, lambda: self.topics_ready([topic]))
+        return FETCHING, True
 
     def RefreshData(self, topic_count: int = 0) -> tuple[tuple[list[int], list[Any]], int]:  # noqa: N802
         with self._lock:
@@ -428,6 +461,7 @@ class RtdServer:
             self._pushed.pop(int(topic_id), None)
         if channel is not None:
             channel.disconnect(self, int(topic_id))
+        self.owner.tidy()
 
     def push(self, values: dict[int, Any]) -> None:
         """New values for channel topics (Live mode); Excel is rung and pulls them."""
@@ -442,6 +476,11 @@ class RtdServer:
                 return
             self._rung = True
         self._ring()
+
+    def held_topics(self) -> set[str]:
+        """The request topics Excel holds on this server (a cell subscribed to each)."""
+        with self._lock:
+            return set(self._ids.values())
 
     def Heartbeat(self) -> int:  # noqa: N802
         return 1

@@ -19,8 +19,8 @@ tested on the serial-Excel stand-in. This module only:
   (CoMarshalInterThreadInterfaceInStream) and every UpdateNotify is made there; its
   exceptions (Excel busy: RPC_E_CALL_REJECTED) come back to `rtd.RtdServer`, which retries.
 
-`python -m rates_xl.addin.classic.rtd_com` is what the registry's LocalServer32 runs if COM
-ever starts the server on its own: it prints why that cannot work and exits.
+The registration names no LocalServer32 (rtd_registry.py): COM never starts this module on
+its own. `python -m rates_xl.addin.classic.rtd_com` run by hand prints why and exits.
 """
 
 from __future__ import annotations

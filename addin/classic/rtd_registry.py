@@ -13,10 +13,17 @@ HKEY_CLASSES_ROOT (which needs administrator rights): `CLSID\{clsid}` with its d
   com_server.serve), and pywin32's CreateInstance uses DefaultPolicy unless the CLSID names
   a policy.
 - No `InprocServer32`: Excel must never load Python into its own process.
-- `LocalServer32` runs `python -m rates_xl.addin.classic.rtd_com`, which only says it must
-  run inside the UDF server and exits: the server object Excel talks to is the one the UDF
-  server registers at run time (`rtd_com.enable`, CoRegisterClassObject), so it shares the
-  cells' cache. The key is there because COM looks for a local server's registration.
+- No `LocalServer32` (issue 28): the server object Excel talks to is the one the UDF server
+  registers at run time (`rtd_com.enable`, CoRegisterClassObject), so it shares the cells'
+  cache, and COM finds a class object registered at run time with no registry key at all:
+  xlwings' own UDF server is reached that way (its DLL calls CoCreateInstance on a CLSID
+  registered nowhere, gets REGDB_E_CLASSNOTREG at once while the server is not running,
+  starts it and retries: xlwingsdll/config.cpp, xlwings 0.37.8; com_server.serve registers
+  the class object). A `LocalServer32` naming a command that never registers the class made
+  COM start it and wait for it whenever Excel wanted the RTD server before the UDF server
+  ran (a workbook with waiting cells opened first); without one, Excel's request fails at
+  once and the add-in's start (ribbon.start) recalculates those cells. `register` removes a
+  `LocalServer32` an earlier install wrote; `problems` reports one.
 
 `install` records what each key held before; `uninstall` puts it back (deleting the keys it
 created) unless the value was changed since, which it leaves and reports.
@@ -48,8 +55,8 @@ class Registry(Protocol):
 
 
 def entries(python: str | None = None) -> dict[str, str]:
-    """{key under HKCU: its default value}, parents before children."""
-    python = python or sys.executable
+    """{key under HKCU: its default value}, parents before children. (`python` is kept for
+    callers: no key names the interpreter since LocalServer32 went.)"""
     clsid = f"{CLASSES}\\CLSID\\{rtd.CLSID}"
     return {
         f"{CLASSES}\\{rtd.PROGID}": DESCRIPTION,
@@ -58,18 +65,22 @@ def entries(python: str | None = None) -> dict[str, str]:
         f"{clsid}\\ProgID": rtd.PROGID,
         f"{clsid}\\PythonCOM": COM_CLASS,
         f"{clsid}\\PythonCOMPolicy": POLICY,
-        f"{clsid}\\LocalServer32": f'"{python}" -m rates_xl.addin.classic.rtd_com',
     }
 
 
+def local_server_key() -> str:
+    """The `LocalServer32` key earlier installs wrote (and `register` now removes)."""
+    return f"{CLASSES}\\CLSID\\{rtd.CLSID}\\LocalServer32"
+
+
 def problems(registry: Registry) -> list[str]:
-    """What is wrong with this user's registration, [] when Excel can start the server: each
-    key `register` writes holds our value (LocalServer32 only has to exist: the Python it
-    names is never run for real), and no InprocServer32 would load Python into Excel.
+    """What is wrong with this user's registration, [] when Excel can reach the server: each
+    key `register` writes holds our value, no InprocServer32 would load Python into Excel,
+    and no LocalServer32 would make COM start a command and wait for it.
     `rtd_com.enable` and `rates-xl doctor` both ask this."""
     found: list[str] = []
     clsid = f"{CLASSES}\\CLSID\\{rtd.CLSID}"
-    any_value = {f"{CLASSES}\\{rtd.PROGID}", clsid, f"{clsid}\\LocalServer32"}  # descriptions, a command
+    any_value = {f"{CLASSES}\\{rtd.PROGID}", clsid}  # descriptions
     for key, value in entries().items():
         if not registry.exists(key):
             found.append(f"HKCU\\{key} is missing")
@@ -78,6 +89,9 @@ def problems(registry: Registry) -> list[str]:
     inproc = f"{clsid}\\InprocServer32"
     if registry.exists(inproc):
         found.append(f"HKCU\\{inproc} exists: Excel would load Python into its own process")
+    if registry.exists(local_server_key()):
+        found.append(f"HKCU\\{local_server_key()} exists: COM would start it for a workbook opened before "
+                     "the add-in's Python and wait for a server that never registers")
     return found
 
 
@@ -88,6 +102,12 @@ def register(registry: Registry, python: str | None = None) -> dict[str, dict]:
     for key, value in entries(python).items():
         record[key] = {"existed": registry.exists(key), "previous": registry.get(key), "value": value}
         registry.set(key, value)
+    stale = local_server_key()
+    if registry.exists(stale):
+        # An earlier install's LocalServer32 (see the module's notes): removed, and recorded so
+        # that uninstall can put back what was there before rates-xl ever wrote one.
+        record[stale] = {"existed": True, "previous": registry.get(stale), "value": None, "removed": True}
+        registry.delete(stale)
     return record
 
 
@@ -97,6 +117,8 @@ def unregister(registry: Registry, record: dict[str, dict]) -> tuple[list[str], 
     warnings: list[str] = []
     for key in sorted(record, key=lambda k: k.count("\\"), reverse=True):  # children first
         entry = record[key]
+        if entry.get("removed"):
+            continue  # what install removed (an earlier install's LocalServer32) stays removed
         current = registry.get(key)
         if not registry.exists(key):
             continue

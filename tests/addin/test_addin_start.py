@@ -42,6 +42,12 @@ def test_excel_opening_the_addin_runs_no_auto_run_macro_and_registers_every_func
     assert addin.auto_run == []
     assert addin.on_load == "RatesRibbon.RatesOnLoad"
     assert addin.ran == ["RatesRibbon.RatesOnLoad", "RatesRegister.RatesRegisterFunctions"]
+    # Then, once Excel is ready, the add-in's Python starts (ribbon.start, issue 28).
+    from rates_xl.addin.classic import ribbon
+
+    assert addin.scheduled == ["RatesRibbon.RatesStart"]
+    body = addin.procedure("RatesRibbon.RatesStart")[3]
+    assert f"r.on_action('{ribbon.START_ACTION}')" in body and ribbon.START_ACTION in ribbon.ACTIONS
     assert sorted(addin.macro_options) == sorted(FUNCTIONS)
     for name, spec in FUNCTIONS.items():
         options = addin.macro_options[name]

@@ -437,7 +437,8 @@ def test_the_function_wizard_texts_are_set_when_the_addin_opens(modules):
     assert vba.procedures(modules["ThisWorkbook"].source) == {}
     opening = vba.procedures(modules["RatesRibbon"].source)["RatesOnLoad"]
     assert opening[0].strip().lower() == "ribbon as iribbonui"
-    assert vba.statements(opening[1]) == ["On Error Resume Next", "RatesRegisterFunctions"]
+    assert vba.statements(opening[1]) == ["On Error Resume Next", "RatesRegisterFunctions",
+                                          'Application.OnTime Now, "\'" & ThisWorkbook.Name & "\'!RatesStart"']
     register = vba.statements(vba.procedures(modules["RatesRegister"].source)["RatesRegisterFunctions"][1])
     assert register[0].startswith("On Error Resume Next")
     calls = {re.search(r"'!(\w+)\"", s).group(1): s for s in register if "MacroOptions" in s}

@@ -496,8 +496,10 @@ def test_the_table_of_waits_stays_bounded(client, monkeypatch):
 
 
 def test_a_subscription_arriving_after_its_answer_still_recalculates_the_cell(client):
-    """The answer lands between the cell's miss and Excel's ConnectData: the server rings
-    (from a thread of its own, not inside ConnectData) and the cell fills."""
+    """The answer lands between the cell's miss and Excel's ConnectData: ConnectData answers
+    FETCHING and the server rings (from a thread of its own, not inside ConnectData), so
+    RefreshData delivers READY as a changed value and the cell recalculates (Excel ignores an
+    unchanged one: tests/support/serial_excel_rtd.py)."""
     app = async_app(throttle=THROTTLE)
     key = client.request_key("swap_rate", index="SOFR", start_date="0D", maturity_date="9Y",
                              fixed_leg_frequency="1Y")
@@ -508,7 +510,7 @@ def test_a_subscription_arriving_after_its_answer_still_recalculates_the_cell(cl
     sheet = book.sheets[0]
     # The UDF would now answer from the cache; a wrapper subscribing late is modelled directly.
     sheet.paste({"A1": f'=RTD("{rtd.PROGID}",,"{topic}")'})
-    assert sheet.range("A1").value.startswith(rtd.READY)
+    assert sheet.range("A1").value == rtd.FETCHING
     assert app.rtd.servers
     for _ in range(500):  # the ring comes from a timer thread, at once
         if app.rtd.idle():

@@ -51,7 +51,8 @@ def test_the_keys_are_what_pywin32_would_write_per_user():
     assert value(reg, f"{clsid}\\ProgID") == rtd.PROGID
     assert value(reg, f"{clsid}\\PythonCOM") == "rates_xl.addin.classic.rtd_com.RatesRtdServer"
     assert value(reg, f"{clsid}\\PythonCOMPolicy") == "win32com.server.policy.DesignatedWrapPolicy"
-    assert value(reg, f"{clsid}\\LocalServer32") == r'"C:\Py\python.exe" -m rates_xl.addin.classic.rtd_com'
+    # No LocalServer32 (issue 28): COM fails at once while the UDF server is not running.
+    assert not reg.exists(f"Software\\Classes\\{clsid}\\LocalServer32")
     # Per user only, and never in-process in Excel.
     assert all(k.startswith("software\\classes") or k == "software" for k in reg.keys)
     assert not any(k.endswith("inprocserver32") for k in reg.keys)
@@ -85,10 +86,10 @@ def test_uninstall_leaves_a_key_changed_since_and_says_so(paths):
     reg = FakeRegistry()
     settings = install.desired_settings(r"C:\Py\python.exe", platform="win32")
     install.install(paths.config, None, None, settings, registry=reg)
-    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\LocalServer32", "changed by hand")
+    reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\PythonCOMPolicy", "changed by hand")
     report = install.uninstall(paths.config, registry=reg)
-    assert any("LocalServer32" in w and "changed after install" in w for w in report.warnings)
-    assert value(reg, f"CLSID\\{rtd.CLSID}\\LocalServer32") == "changed by hand"
+    assert any("PythonCOMPolicy" in w and "changed after install" in w for w in report.warnings)
+    assert value(reg, f"CLSID\\{rtd.CLSID}\\PythonCOMPolicy") == "changed by hand"
     assert not reg.exists(f"Software\\Classes\\{rtd.PROGID}")  # the rest is gone
 
 
@@ -121,8 +122,10 @@ def test_problems_says_what_is_missing_damaged_or_dangerous():
     assert len(rtd_registry.problems(reg)) == len(rtd_registry.entries())  # nothing registered
     rtd_registry.register(reg, python=r"C:\Py\python.exe")
     assert rtd_registry.problems(reg) == []
-    # Another Python in LocalServer32 is fine (it only prints and exits); a foreign class is not.
+    # A LocalServer32 (an earlier install's) is a problem: COM would start it and wait.
     reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\LocalServer32", r'"D:\Other\python.exe" -m x')
+    assert ["LocalServer32" in p and "wait" in p for p in rtd_registry.problems(reg)] == [True]
+    rtd_registry.register(reg, python=r"C:\Py\python.exe")  # a new install removes it
     assert rtd_registry.problems(reg) == []
     reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\PythonCOM", "someone.Else")
     reg.set(f"Software\\Classes\\CLSID\\{rtd.CLSID}\\InprocServer32", "python311.dll")

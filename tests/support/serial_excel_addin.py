@@ -40,6 +40,8 @@ _PROCEDURE = re.compile(
     r"^[ \t]*(?:(?:Public|Private|Friend)\s+)?(?:Static\s+)?(Sub|Function)\s+(\w+)\s*\((.*?)\)[^\n]*\n"
     r"(.*?)^[ \t]*End\s+\1\b", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 _STRING = r'"(?:[^"]|"")*"'
+# Application.OnTime Now, "'" & ThisWorkbook.Name & "'!Procedure": the add-in's own procedure.
+_ON_TIME = r"Application\.OnTime\s+Now\s*,\s*\"'\"\s*&\s*ThisWorkbook\.Name\s*&\s*\"'!(\w+)\""
 
 
 class Unmodelled(Exception):
@@ -56,6 +58,9 @@ class LoadedAddIn:
     ran: list[str] = field(default_factory=list)  # every procedure run, in order
     #: Application.MacroOptions as the Function Wizard keeps them: function -> options.
     macro_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Procedures scheduled with Application.OnTime (run when Excel is Ready: MS
+    #: excel.application.ontime), as "Module.Procedure".
+    scheduled: list[str] = field(default_factory=list)
 
     def procedure(self, target: str) -> tuple[str, str, str, str]:
         """(module, name, parameters, body) of "Module.Name" or "Name"."""
@@ -123,6 +128,12 @@ def run(addin: LoadedAddIn, target: str, depth: int = 0) -> None:
             continue
         if statement.startswith("Application.MacroOptions "):
             _macro_options(addin, statement, arrays)
+            continue
+        if m := re.fullmatch(_ON_TIME, statement):
+            # The add-in's own procedure, to run once Excel is Ready (not run here: it is
+            # RunPython, whose Python the tests call directly).
+            procedure_module, procedure, _, _ = addin.procedure(m[1])
+            addin.scheduled.append(f"{procedure_module}.{procedure}")
             continue
         if re.fullmatch(r"(?:Call\s+)?\w+", statement, re.IGNORECASE):
             run(addin, statement.split()[-1], depth + 1)

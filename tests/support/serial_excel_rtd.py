@@ -127,7 +127,10 @@ class RtdHost:
         make = self.factories.get(progid)
         if make is None:
             return None
-        server = make()
+        try:
+            server = make()
+        except ComError:  # CoCreateInstance failed (no class object running, none startable)
+            return None
         # "The ServerStart method is called immediately after a real-time data server is
         # instantiated. Negative value or zero indicates failure" (MS excel.irtdserver.serverstart).
         if server.ServerStart(UpdateEvent(self)) <= 0:
@@ -197,11 +200,26 @@ class RtdHost:
             (ids, values), _ = server.RefreshData(0)
             for topic_id, value in zip(ids, values, strict=True):
                 topic = by_id.get(topic_id)
-                if topic is not None:  # a topic Excel no longer has: ignored
-                    topic.value = value
-                    for f in topic.cells:
-                        f.sheet.dirty.add(f.cell)
-        self.app.calculate()
+                if topic is None:  # a topic Excel no longer has: ignored
+                    continue
+                if value == topic.value:
+                    # An unchanged value recalculates nothing: "It seems Excel no longer updates
+                    # if the RefreshData returns the same value" (Excel-DNA ExcelRtdObserver.cs,
+                    # 2020-03-02; ExcelRtdServer.cs: Topic.UpdateNotify obsolete, "Excel no
+                    # longer updates a cell just because RefreshData contains the topic").
+                    continue
+                topic.value = value
+                for f in topic.cells:
+                    f.sheet.dirty.add(f.cell)
+        self.recalculate()
+
+    def recalculate(self) -> None:
+        """The cells of changed topics (already marked dirty) recalculate in automatic mode
+        only: "RTD formulas ... change when Microsoft Excel is in automatic calculation mode"
+        (MS support, RTD function). In manual mode they wait, dirty, for the next F9
+        (Application.Calculate), as any dirty cell does (MS excel.range.dirty)."""
+        if self.app.calculation != "manual":
+            self.app.calculate()
 
     def heartbeat(self) -> None:
         """Excel asks each server whether it is alive; a failed one leaves #N/A (KB 277617)."""
@@ -220,4 +238,96 @@ class RtdHost:
                 topic.value = NA
                 for f in topic.cells:
                     f.sheet.dirty.add(f.cell)
-        self.app.calculate()
+        self.recalculate()
+
+    # -- a saved workbook reopened --
+    def reconnect(self, saved: list[SavedTopic], book: Any) -> list[SavedTopic]:
+        """Excel opening a workbook whose cells used RTD topics (saved in the file, with each
+        topic's last value: xl/volatileDependencies.xml). For each topic not saved as #N/A,
+        Excel starts the server and calls ConnectData(id, strings, GetNewValues=False): "Excel
+        has a cached value, and we are being called from the file open refresh" (Excel-DNA
+        ExcelObserverRtdServer.ConnectData); a topic saved as #N/A "is not restarted when
+        re-opening the sheet" (ibid.). A server that answers with GetNewValues True and a value
+        other than the saved one makes Excel update the topic and recalculate its cells
+        (Excel-DNA issue 102); an unchanged value does nothing (see `pull`). A server that
+        cannot be created fails at once when its class is neither running nor startable
+        (xlwings' DLL relies on CoCreateInstance answering REGDB_E_CLASSNOTREG at once:
+        xlwingsdll/config.cpp) and its topics keep the saved value. The topics that could not
+        be connected are returned."""
+        failed = []
+        for item in saved:
+            if item.value == NA:
+                continue
+            cells = [f for f in (book.sheets[s].formulas.get(c) for s, c in item.cells) if f is not None]
+            server = self._server(item.progid.casefold())
+            if server is None:
+                failed.append(item)
+                continue
+            key = (item.progid.casefold(), item.strings)
+            topic = self.topics.get(key)
+            if topic is None:
+                topic = Topic(next(self._ids), item.progid, item.strings, item.value)
+                self.topics[key] = topic
+                value, new = server.ConnectData(topic.id, list(item.strings), False)
+                if new and value != item.value:
+                    topic.value = value
+                    for f in cells:
+                        f.sheet.dirty.add(f.cell)
+            for f in cells:
+                topic.cells.add(f)
+                self._seen.setdefault(f, set()).add(topic.id)
+        self.recalculate()
+        return failed
+
+
+@dataclass
+class SavedTopic:
+    """One RTD topic as a saved workbook keeps it: server, strings, last value, cells."""
+
+    progid: str
+    strings: tuple[str, ...]
+    value: Any
+    cells: list[tuple[str, tuple[int, int]]]
+
+
+@dataclass
+class SavedBook:
+    name: str
+    sheets: dict[str, dict[tuple[int, int], Any]]  # typed contents, per sheet
+    shown: dict[str, dict[tuple[int, int], Any]]  # what each cell showed when saved
+    topics: list[SavedTopic]
+
+
+def save(app: App, book: Any) -> SavedBook:
+    """Workbook.Save: contents, the values shown (a waiting cell's #N/A included) and the RTD
+    topics its cells use, each with its current value."""
+    topics = []
+    if app.rtd is not None:
+        for topic in app.rtd.topics.values():
+            cells = [(f.sheet.name, f.cell) for f in topic.cells if f.sheet.book is book]
+            if cells:
+                topics.append(SavedTopic(topic.progid, topic.strings, topic.value, sorted(cells)))
+    return SavedBook(book.name, {s.name: dict(s.contents) for s in book.sheets},
+                     {s.name: dict(s.values) for s in book.sheets}, topics)
+
+
+def reopen(app: App, saved: SavedBook) -> tuple[Any, list[SavedTopic]]:
+    """Workbooks.Open of a saved book in `app` (another Excel session, perhaps): the saved
+    values show, nothing is calculated (the file asks for no recalculation on load), then
+    Excel reconnects its RTD topics (`RtdHost.reconnect`). The book and the topics that
+    could not be connected."""
+    from rates_xl.addin.classic.scope import Rect
+    from tests.support.serial_excel import Book
+
+    book = Book(app, saved.name)
+    for name, contents in saved.sheets.items():
+        sheet = book.add_sheet(name)
+        for (r, c), content in contents.items():
+            sheet.put(Rect(r, c, r, c), content)
+        for cell, value in saved.shown[name].items():
+            sheet.show(cell, value)
+    book.compile()
+    app.books.append(book)
+    app._graph = None
+    failed = app.rtd.reconnect(saved.topics, book) if app.rtd is not None else list(saved.topics)
+    return book, failed

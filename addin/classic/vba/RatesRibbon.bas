@@ -25,6 +25,19 @@ Public Sub RatesOnLoad(ribbon As IRibbonUI)
     ' endpoint antivirus) count against a macro that also loads a DLL.
     On Error Resume Next
     RatesRegisterFunctions
+    ' Then, once Excel is ready (OnTime without LatestTime waits for Ready mode: Microsoft,
+    ' office/vba/api/excel.application.ontime), the add-in's Python starts (RatesStart): a
+    ' workbook opened before it, whose waiting cells' RTD topics Excel could not reconnect,
+    ' is recalculated there.
+    Application.OnTime Now, "'" & ThisWorkbook.Name & "'!RatesStart"
+End Sub
+
+Public Sub RatesStart()
+    ' Starts the add-in's Python (the UDF server, where the RTD server lives) and recalculates
+    ' the RATES_ cells of open workbooks that show an error (rates_xl.addin.classic.ribbon.start).
+    ' Nothing is shown if it fails: the first RATES_ cell starts Python anyway.
+    On Error Resume Next
+    RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('rates_start')"
 End Sub
 
 Public Sub RatesOnAction(control As IRibbonControl)
