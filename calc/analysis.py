@@ -30,10 +30,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from rates_xl.calc.xlfuncs import scalars as _scalars
-from rates_xl.functions.sheet import column_number, is_rates_name
+from rates_xl.functions.sheet import Area, column_letters, is_rates_name, read_area, split_reference
 
 # Functions of single values: over an array Excel applies them element by element.
 ELEMENTWISE = frozenset("""
@@ -113,10 +112,8 @@ RATESXL.LAMBDA GROUPBY PIVOTBY
 """.split())
 
 _PREFIX = re.compile(r"^(?:_XLFN\._XLWS\.|_XLFN\.|_XLWS\.|_XLUDF\.|_XLDUDF_)", re.IGNORECASE)
-_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)(\d+)$")
-# A name after a sheet ('Sheet 1'!local_rate), not a cell, column or row reference.
-_QUALIFIED_NAME = re.compile(r"^(?![$]?[A-Za-z]{1,3}[$]?\d+(:|$))(?![$]?[A-Za-z]{1,3}:[$]?[A-Za-z]{1,3}$)"
-                             r"(?![$]?\d+:[$]?\d+$)[A-Za-z_\\][\w.]*$")
+# A name after a sheet ('Sheet 1'!local_rate), once it is known not to be a cell or range.
+_NAME = re.compile(r"^[A-Za-z_\\][\w.]*$")
 
 
 @dataclass(frozen=True)
@@ -343,17 +340,16 @@ def analyse(formula: str, range_size: Callable[[str], int | None],
         elif kind == "Operand" and sub == "Range" and (index in declared or text.upper() in scalars):
             continue
         elif kind == "Operand" and sub == "Range" and array_depth == 0:
-            if "!" in text and _QUALIFIED_NAME.match(split_reference(text)[1]) and \
-                    range_shape(split_reference(text)[1]) is None:
+            if "!" in text and _NAME.match(split_reference(text)[1]) and read_area(split_reference(text)[1]) is None:
                 result.qualified_names.append((token.start, token.end, text))
             nxt = tokens[index + 1] if index + 1 < len(tokens) else None
             spill = nxt is not None and _kind(nxt.token_type) == "OpPostfix" and nxt.value == "#"
             size = None if spill else range_size(text)
             if size is None or size > 1:
                 ref = text
-                if resolve is not None and not spill and range_shape(split_reference(text)[1]) is None:
+                if resolve is not None and not spill and read_area(split_reference(text)[1], whole_lines=False) is None:
                     ref = resolve(text) or text  # a defined name: the range it stands for
-                plain = not spill and size is not None and range_shape(split_reference(ref)[1]) is not None
+                plain = not spill and size is not None and read_area(split_reference(ref)[1], whole_lines=False) is not None
                 result.operands.append(Operand(ref, token.start, token.end, in_elementwise()))
                 mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill)
         elif kind == "OpInfix" and text == ":":
@@ -375,46 +371,13 @@ def _kind(value: object) -> str:
 
 
 # -- lifting ---------------------------------------------------------------------------------
-def split_reference(text: str) -> tuple[str, str]:
-    """'Sheet 1'!$A$1:B3 -> ("'Sheet 1'!", "$A$1:B3")."""
-    if "!" in text:
-        sheet, _, ref = text.rpartition("!")
-        return sheet + "!", ref
-    return "", text
-
-
-@lru_cache(maxsize=65536)
-def _cell(ref: str) -> tuple[str, str, str, int] | None:
-    match = _CELL.match(ref)
-    if not match:
-        return None
-    return match.group(1), match.group(2).upper(), match.group(3), int(match.group(4))
-
-
-def range_shape(ref: str) -> tuple[int, int, int, int] | None:
-    """'B7:C9' -> (min_col, min_row, max_col, max_row); None for names and whole columns."""
-    parts = ref.split(":")
-    cells = [_cell(p) for p in parts]
-    if any(c is None for c in cells) or len(parts) > 2:
-        return None
-    (_, c1, _, r1), (_, c2, _, r2) = cells[0], cells[-1]
-    try:
-        a, b = column_number(c1), column_number(c2)
-    except ValueError:  # past XFD: a name, not a cell
-        return None
-    return min(a, b), min(r1, r2), max(a, b), max(r1, r2)
-
-
 def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     """One ordinary formula per cell of a `rows` x `cols` array formula, or None when it
     cannot be written out (an operand that is not a plain range, or shapes that differ)."""
-    from openpyxl.utils.cell import get_column_letter
-
     ranges = _elementwise_ranges(analysis)
     if ranges is None:
         return None
-    pieces = [(operand, sheet, c1, r1, c2 - c1 + 1, r2 - r1 + 1)
-              for operand, sheet, (c1, r1, c2, r2) in ranges]
+    pieces = [(operand, sheet, area.left, area.top, area.columns, area.rows) for operand, sheet, area in ranges]
     # Past its largest operand, a cell of the range reads #N/A in each operand (ISNA(C12:Q12)
     # over AH12:AW12 is TRUE in AW12), but IFERROR and IFNA do not catch it: the cell is #N/A
     # (formulas_test.xlsx LOGICAL!AW9, AW10). A 1-wide or 1-high operand is repeated.
@@ -436,7 +399,7 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
                 if di >= height or dj >= width:
                     text.append("NA()")  # Excel's #N/A beyond a shorter array
                 else:
-                    text.append(f"{sheet}{get_column_letter(c1 + dj)}{r1 + di}")
+                    text.append(f"{sheet}{column_letters(c1 + dj)}{r1 + di}")
                 last = operand.end
             text.append(analysis.formula[last:])
             row.append("".join(text))
@@ -444,8 +407,8 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     return out
 
 
-def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, tuple[int, int, int, int]]] | None:
-    """(operand, sheet prefix, (c1, r1, c2, r2)) of each operand an elementwise function is
+def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, Area]] | None:
+    """(operand, sheet prefix, area) of each operand an elementwise function is
     given, in formula order; None when the formula cannot be written out cell by cell."""
     if not analysis.liftable or analysis.error or analysis.spills or analysis.whole:
         return None
@@ -454,10 +417,10 @@ def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, tuple[in
         if not operand.elementwise:
             continue
         sheet, ref = split_reference(operand.text)
-        shape = range_shape(ref)
-        if shape is None:
+        area = read_area(ref, whole_lines=False)
+        if area is None:
             return None
-        ranges.append((operand, sheet, shape))
+        ranges.append((operand, sheet, area))
     return ranges
 
 
@@ -465,18 +428,16 @@ def intersect(analysis: Analysis, row: int, col: int) -> str | None:
     """An ordinary cell's formula with Excel's implicit intersection written out: each range
     operand outside range-taking arguments becomes the cell of that range in the formula's
     own row (a column range) or column (a row range), #VALUE! where there is none."""
-    from openpyxl.utils.cell import get_column_letter
-
     ranges = _elementwise_ranges(analysis)
     if ranges is None:
         return None
     text, last = [], 0
-    for operand, sheet, (c1, r1, c2, r2) in ranges:
+    for operand, sheet, (r1, c1, r2, c2) in ranges:
         text.append(analysis.formula[last:operand.start])
         if c1 == c2 and r1 <= row <= r2:
-            text.append(f"{sheet}{get_column_letter(c1)}{row}")
+            text.append(f"{sheet}{column_letters(c1)}{row}")
         elif r1 == r2 and c1 <= col <= c2:
-            text.append(f"{sheet}{get_column_letter(col)}{r1}")
+            text.append(f"{sheet}{column_letters(col)}{r1}")
         else:
             text.append("#VALUE!")
         last = operand.end
@@ -507,10 +468,10 @@ def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | Non
         shapes = []
         for operand in inner.operands:
             if operand.elementwise:
-                shape = range_shape(split_reference(operand.text)[1].replace("$", ""))
-                if shape is None:
+                area = read_area(split_reference(operand.text)[1], whole_lines=False)
+                if area is None:
                     return None
-                shapes.append((shape[3] - shape[1] + 1, shape[2] - shape[0] + 1))
+                shapes.append((area.rows, area.columns))
         if not shapes:
             return None
         rows, cols = max(h for h, _ in shapes), max(w for _, w in shapes)

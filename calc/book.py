@@ -14,19 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.calc import engine, package
-from rates_xl.functions.sheet import address as address
 from rates_xl.functions.sheet import (
-    column_letters,
+    Area,
+    Key,
     is_rates_name,
+    parse_area,
     parse_cell,
     quote_sheet,
+    read_area,
+    split_reference,
     unquote_sheet,
 )
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
-
-Key = tuple[str, str]  # (sheet title, "B7")
 
 
 class CalcError(Exception):
@@ -77,7 +78,7 @@ class Book:
         if not hasattr(self, "_by_sheet"):
             self._by_sheet: dict[str, list[tuple[int, int, Key, Any]]] = {}
             for key, value in self.cached().items():
-                self._by_sheet.setdefault(key[0], []).append((*row_col(key[1]), key, value))
+                self._by_sheet.setdefault(key[0], []).append((*parse_cell(key[1]), key, value))
         return self._by_sheet.get(sheet, [])
 
     def engine_copy(self) -> Any:
@@ -136,7 +137,7 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         for ws in self.book.worksheets:
-            title = quote(ws.title)
+            title = quote_sheet(ws.title)
             for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
@@ -145,10 +146,9 @@ class Book:
                     if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
                         yield f"{title}!{cell.coordinate}", str(value)
 
-    def formula_cells(self) -> dict[Key, tuple[str, tuple[int, int, int, int]]]:
-        """(sheet, anchor) -> (formula text, its area r1, c1, r2, c2): an array formula's
-        stored range (a RATES_* spill: the range it may grow into), one cell otherwise."""
-        from openpyxl.utils.cell import range_boundaries
+    def formula_cells(self) -> dict[Key, tuple[str, Area]]:
+        """(sheet, anchor) -> (formula text, its area): an array formula's stored range (a
+        RATES_* spill: the range it may grow into), one cell otherwise."""
         from openpyxl.worksheet.formula import ArrayFormula
 
         found = {}
@@ -159,15 +159,11 @@ class Book:
                     value = cell.value
                     key = (ws.title, cell.coordinate)
                     if isinstance(value, ArrayFormula):
-                        if key in self.spills:
-                            area = self.spills[key]
-                        else:
-                            c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
-                            area = (r1, c1, r2, c2)
+                        area = self.spills.get(key) or parse_area(value.ref or cell.coordinate)
                         found[key] = (str(value.text), area)
                     elif cell.data_type == "f":
                         found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
-                                      (cell.row, cell.column, cell.row, cell.column))
+                                      Area.cell(cell.row, cell.column))
                         if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
                             self.data_tables |= {key}
         return found
@@ -181,16 +177,13 @@ class Book:
         return sizes[(sheet, text)]
 
     def _range_size(self, sheet: str, text: str) -> int | None:
-        from rates_xl.calc.analysis import range_shape, split_reference
-
         prefix, ref = split_reference(text)
-        shape = range_shape(ref.replace("$", "") if ":" in ref else ref)
-        if shape is not None:
-            c1, r1, c2, r2 = shape
-            return (c2 - c1 + 1) * (r2 - r1 + 1)
-        if prefix or re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", ref):
-            return 1 if not prefix or "[" not in prefix else None
-        if re.fullmatch(r"\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d+:\$?\d+", ref):
+        area = read_area(ref, whole_lines=False)
+        if area is not None:
+            return area.size
+        if prefix:
+            return None if "[" in prefix else 1
+        if read_area(ref) is not None:
             return None  # whole columns or rows
         return self._name_size(sheet, ref)
 
@@ -204,8 +197,6 @@ class Book:
         return ranges[(sheet, name)]
 
     def _name_range(self, sheet: str, name: str) -> str | None:
-        from rates_xl.calc.analysis import range_shape, split_reference
-
         if "!" in name:  # 'Other sheet'!local_name: that sheet's own name
             prefix, name = split_reference(name)
             sheet = unquote_sheet(prefix[:-1])
@@ -214,7 +205,7 @@ class Book:
         if not value or "," in value or "[" in value or "(" in value:
             return None
         prefix, ref = split_reference(value)
-        if not prefix or range_shape(ref) is None:
+        if not prefix or read_area(ref, whole_lines=False) is None:
             return None
         return value
 
@@ -225,18 +216,15 @@ class Book:
         value = (defined.attr_text or "").strip()
         if re.fullmatch(r'-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE', value, re.IGNORECASE):
             return 1
-        from rates_xl.calc.analysis import range_shape, split_reference
-
         total = 0
         for part in value.split(","):
-            shape = range_shape(split_reference(part.strip())[1].replace("$", ""))
-            if shape is None:
+            area = read_area(split_reference(part.strip())[1], whole_lines=False)
+            if area is None:
                 return None
-            c1, r1, c2, r2 = shape
-            total += (c2 - c1 + 1) * (r2 - r1 + 1)
+            total += area.size
         return total or None
 
-    def _spill_ranges(self) -> dict[Key, tuple[int, int, int, int]]:
+    def _spill_ranges(self) -> dict[Key, Area]:
         """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), dynamic RATES_* ones
         grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`).
 
@@ -244,7 +232,6 @@ class Book:
         template re-saved by openpyxl or LibreOffice has lost the marker, and cutting its curve
         to the range Excel last saved would silently drop rows; every other array there is a
         legacy one, as Excel and LibreOffice read that very file."""
-        from openpyxl.utils.cell import range_boundaries
         from openpyxl.worksheet.formula import ArrayFormula
 
         spills = {}
@@ -253,7 +240,7 @@ class Book:
             for row in sheet_rows(ws):
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
-                        c1, r1, c2, r2 = range_boundaries(cell.value.ref or cell.coordinate)
+                        r1, c1, r2, c2 = parse_area(cell.value.ref or cell.coordinate)
                         rates = any(is_rates_name(n) for n in engine.function_names(cell.value.text))
                         if self.dynamic_arrays is None:
                             dynamic = rates  # no marker in the book (see above)
@@ -265,7 +252,7 @@ class Book:
                             while (r2 - r1 + 1 < MAX_SPILL_ROWS
                                    and all(_empty(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
                                 r2 += 1
-                        spills[(ws.title, cell.coordinate)] = (r1, c1, r2, c2)
+                        spills[(ws.title, cell.coordinate)] = Area(r1, c1, r2, c2)
         self.legacy_arrays = frozenset(legacy)
         return spills
 
@@ -391,12 +378,6 @@ def reraise_interrupts(exc: BaseException) -> None:
     arrives as pyo3's PanicException, which derives from it; Ctrl-C and exit still pass."""
     if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
         raise exc
-
-
-# A1 and sheet-name rules live in functions/sheet.py; these are the names calc calls them by.
-column = column_letters
-row_col = parse_cell
-quote = quote_sheet
 
 
 #: Error values a summary lists (besides every `#RATES!` message).

@@ -208,6 +208,8 @@ def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
 
 
 def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
+    from rates_xl.functions.sheet import address
+
     report = batch.report
     several = len(books) > 1
     if several:
@@ -257,7 +259,7 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
             if len(result.skipped) > MAX_LISTED_ERRORS:
                 print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
         for sheet, cell, why in result.cut:
-            print(f"  table cut: {_quote(sheet)}!{cell}: {why}")
+            print(f"  table cut: {address(sheet, cell)}: {why}")
         if result.stale:
             print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
                   "with Excel at the book's stored inputs; Excel's value kept):")
@@ -297,12 +299,6 @@ def _market_data(result: Any, *, replayed: bool = False) -> str | None:
         line += f"; valuation time pinned at {result.valuation_time:%Y-%m-%d %H:%M:%S} UTC"
     spread = pack.spread()
     return line + (f"; {spread}." if spread else ".")
-
-
-def _quote(title: str) -> str:
-    from rates_xl.functions.sheet import quote_sheet
-
-    return quote_sheet(title)
 
 
 def _recomputed(result: Any) -> str:

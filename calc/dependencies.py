@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from rates_xl.calc.book import Book, Key
-from rates_xl.functions.sheet import column_number, is_rates_name, parse_cell, unquote_sheet
+from rates_xl.calc.book import Book
+from rates_xl.functions.sheet import Area, Key, is_rates_name, read_area, sheet_of, split_reference
 
-MAX_ROW, MAX_COL = 1048576, 16384
-Rect = tuple[str, int, int, int, int]  # sheet, r1, c1, r2, c2
+#: What a reference reads: an area of a sheet (its title as the formula writes it).
+Place = tuple[str, Area]
 #: Anchors covering more cells than this are indexed as rectangles, not cell by cell.
 LARGE_AREA = 64
 
@@ -38,12 +38,12 @@ class Graph:
         for key, (formula, _area) in self.cells.items():
             # A what-if data table reads its input cells and its formula row or column through
             # substitutions no reference names: it depends on everything.
-            rects = None if key in book.data_tables else references(formula, key[0], book)
-            if rects is None:
+            places = None if key in book.data_tables else references(formula, key[0], book)
+            if places is None:
                 self.unknown.add(key)
                 continue
-            for rect in rects:
-                for precedent in self._anchors_in(rect):
+            for place in places:
+                for precedent in self._anchors_in(place):
                     if precedent != key:
                         self.dependents[precedent].add(key)
 
@@ -85,8 +85,8 @@ class Graph:
                 index[sheet][c] = ([r for r, _ in entries], [k for _, k in entries])
         return index
 
-    def _anchors_in(self, rect: Rect) -> set[Key]:
-        sheet, r1, c1, r2, c2 = rect
+    def _anchors_in(self, place: Place) -> set[Key]:
+        sheet, (r1, c1, r2, c2) = place
         found = {key for a1, b1, a2, b2, key in self._areas.get(sheet.upper(), ())
                  if a1 <= r2 and r1 <= a2 and b1 <= c2 and c1 <= b2}
         columns = self._index.get(sheet.upper())
@@ -99,7 +99,7 @@ class Graph:
         return found
 
 
-def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
+def references(formula: str, sheet: str, book: Book) -> list[Place] | None:
     """The rectangles `formula` (on `sheet`) reads; None when one cannot be followed."""
     import formualizer
 
@@ -107,7 +107,7 @@ def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
         tokens = list(formualizer.tokenize(formula if formula.startswith("=") else "=" + formula))
     except Exception:
         return None
-    rects: list[Rect] = []
+    places: list[Place] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -125,19 +125,19 @@ def references(formula: str, sheet: str, book: Book) -> list[Rect] | None:
             run.append(tokens[i + 2].value)
             i += 2
         i += 1
-        found = _cached_rects(text, sheet, book) if len(run) == 1 else _box(run, sheet, book)
+        found = _cached_places(text, sheet, book) if len(run) == 1 else _box(run, sheet, book)
         if found is None:
             return None
-        rects += found
-    return rects
+        places += found
+    return places
 
 
-def _cached_rects(text: str, sheet: str, book: Book) -> list[Rect] | None:
-    """`_rects`, read once per operand text and sheet (the same ranges recur in thousands of
+def _cached_places(text: str, sheet: str, book: Book) -> list[Place] | None:
+    """`_places`, read once per operand text and sheet (the same ranges recur in thousands of
     formulas)."""
-    cache = book.__dict__.setdefault("_rects", {})
+    cache = book.__dict__.setdefault("_places", {})
     if (text, sheet) not in cache:
-        cache[(text, sheet)] = _rects(text, sheet, book)
+        cache[(text, sheet)] = _places(text, sheet, book)
     return cache[(text, sheet)]
 
 
@@ -145,56 +145,39 @@ def _is_range(token: Any) -> bool:
     return str(token.token_type).endswith("Operand") and str(token.subtype).endswith("Range")
 
 
-def _box(run: list[str], sheet: str, book: Book) -> list[Rect] | None:
-    """The one rectangle holding every range of `run` (all on this sheet), or None."""
+def _box(run: list[str], sheet: str, book: Book) -> list[Place] | None:
+    """The one area holding every range of `run` (all on this sheet), or None."""
     if any("!" in text for text in run):
         return None
-    parts = [_rects(text, sheet, book) for text in run]
+    parts = [_places(text, sheet, book) for text in run]
     if any(p is None or len(p) != 1 for p in parts):
         return None
-    rects = [p[0] for p in parts]  # type: ignore[index]
-    return [(sheet, min(r[1] for r in rects), min(r[2] for r in rects),
-             max(r[3] for r in rects), max(r[4] for r in rects))]
+    areas = [p[0][1] for p in parts]  # type: ignore[index]
+    box = areas[0]
+    for area in areas[1:]:
+        box = box.span(area)
+    return [(sheet, box)]
 
 
-def _rects(text: str, sheet: str, book: Book, depth: int = 0) -> list[Rect] | None:
-    from rates_xl.calc.analysis import range_shape, split_reference
-
+def _places(text: str, sheet: str, book: Book, depth: int = 0) -> list[Place] | None:
     if text.upper() in ("#REF!",) or text.startswith("["):
         return []  # a dead reference, or another workbook's cached value: nothing here changes
     prefix, ref = split_reference(text)
     target = sheet
     if prefix:
-        name = unquote_sheet(prefix[:-1])
+        name = sheet_of(prefix) or ""
         if ":" in name or "[" in name:
             return [] if "[" in name else None  # another workbook / a 3-D reference
         target = name
-    bare = ref.replace("$", "")
-    shape = range_shape(bare)
-    if shape is not None:
-        c1, r1, c2, r2 = shape
-        return [(target, r1, c1, r2, c2)]
-    if re.fullmatch(r"[A-Za-z]{1,3}\d+", bare):
-        try:
-            row, c = parse_cell(bare)
-        except ValueError:  # past XFD or row 0: not a cell we can place
-            return None
-        return [(target, row, c, row, c)]
-    if (m := re.fullmatch(r"([A-Za-z]{1,3}):([A-Za-z]{1,3})", bare)) is not None:
-        try:
-            c1, c2 = sorted((column_number(m[1]), column_number(m[2])))
-        except ValueError:
-            return None
-        return [(target, 1, c1, MAX_ROW, c2)]
-    if (m := re.fullmatch(r"(\d+):(\d+)", bare)) is not None:
-        r1, r2 = sorted((int(m[1]), int(m[2])))
-        return [(target, r1, 1, r2, MAX_COL)]
+    area = read_area(ref)
+    if area is not None:
+        return [(target, area)]
     if "[" in ref or depth > 3:
         return None  # a structured reference (Table[col])
-    return _name_rects(target, ref, book, depth)
+    return _name_places(target, ref, book, depth)
 
 
-def _name_rects(sheet: str, name: str, book: Book, depth: int) -> list[Rect] | None:
+def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] | None:
     from rates_xl.calc.book import find_name
 
     if name.upper().startswith("_XLETA.") or name.upper().startswith("_XLPM."):
@@ -205,13 +188,13 @@ def _name_rects(sheet: str, name: str, book: Book, depth: int) -> list[Rect] | N
     value = (getattr(defined, "attr_text", None) or "").strip()
     if _LITERAL.fullmatch(value):
         return []
-    rects: list[Rect] = []
+    places: list[Place] = []
     for part in value.split(","):
-        found = _rects(part.strip(), sheet, book, depth + 1)
+        found = _places(part.strip(), sheet, book, depth + 1)
         if found is None:
             return None
-        rects += found
-    return rects
+        places += found
+    return places
 
 
 def anchors_calling(cells: dict[Key, tuple[str, Any]], names: frozenset[str] | None, *,

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc.book import Book, CalcError, Key, address, row_col
+from rates_xl.calc.book import Book, CalcError
+from rates_xl.functions.sheet import Key, address, parse_cell
 
 #: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
 #: written with -o holds them all).
@@ -162,7 +163,7 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     cells = [MovedCell(s, c, before.get((s, c)), after.get((s, c)), attribution.get((s, c), ()),
                        None if read is None else (s, c) not in read, labels.get((s, c)))
              for s, c in moved]
-    cells.sort(key=lambda m: (not m.output, *(-x for x in m.size()), m.sheet, *row_col(m.cell)))
+    cells.sort(key=lambda m: (not m.output, *(-x for x in m.size()), m.sheet, *parse_cell(m.cell)))
     out.cells = cells
     return out
 
@@ -311,7 +312,7 @@ def _labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, s
         if (sheet, cell) in by_cell:
             labels[(sheet, cell)] = by_cell[(sheet, cell)]
             continue
-        row, col = row_col(cell)
+        row, col = parse_cell(cell)
         for left in range(col - 1, max(col - 4, 0), -1):
             value = values.get((sheet, cell_address(row, left)))
             if value is None or value == "":
@@ -346,10 +347,10 @@ def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any],
 
 
 def _area(book: Book, anchor: Key) -> list[Key]:
-    from rates_xl.functions.sheet import cell_address as format_cell
+    from rates_xl.functions.sheet import cell_address
 
-    _formula, (r1, c1, r2, c2) = book.cells[anchor]
-    return [(anchor[0], format_cell(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+    _formula, area = book.cells[anchor]
+    return [(anchor[0], cell_address(r, c)) for r, c in area.cells()]
 
 
 def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key, Any]],
@@ -379,18 +380,16 @@ def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key
 def _name_value(book: Book, sheet: str, name: str, values: dict[Key, Any]) -> Any:
     """A defined name's value in a copy: the one cell it points at, or the constant it
     holds (`="SOFR"`, `=0.05`); LookupError for anything else (a range, a formula)."""
-    from rates_xl.calc.analysis import split_reference
     from rates_xl.calc.book import find_name
-    from rates_xl.functions.sheet import parse_range, unquote_sheet
+    from rates_xl.functions.sheet import cell_reference
 
     where = book.name_range(sheet, name)
     if where is not None:
-        prefix, ref = split_reference(where)
-        r1, c1, r2, c2 = parse_range(ref.replace("$", ""))
-        if (r1, c1) != (r2, c2):
+        found = cell_reference(where)
+        if found is None or found[0] is None:
             raise LookupError(name)
-        title = unquote_sheet(prefix[:-1])
-        return values.get((book.sheet_titles.get(title.upper(), title), ref.replace("$", "")))
+        title, cell = found
+        return values.get((book.sheet_titles.get(title.upper(), title), cell))
     defined = find_name(book.book, sheet, name.rsplit("!", 1)[-1])
     text = (getattr(defined, "attr_text", None) or "").strip().removeprefix("=")
     if len(text) >= 2 and text[0] == text[-1] == '"':

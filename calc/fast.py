@@ -21,6 +21,7 @@ from typing import Any
 from rates_xl.calc import analysis, columns, engine, single, structured
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.xlfuncs import isformula
+from rates_xl.functions.sheet import Area, Key, cell_address, parse_area
 
 
 @dataclass
@@ -29,28 +30,28 @@ class Prepared:
 
     data: bytes
     #: (sheet, anchor coordinate) -> "lifted" | "intersected" | "spill" for rewritten cells.
-    rewritten: dict[tuple[str, str], str] = field(default_factory=dict)
+    rewritten: dict[Key, str] = field(default_factory=dict)
     #: (sheet, coordinate) -> why the fast engine cannot compute it (kept as cached).
-    unsupported: dict[tuple[str, str], str] = field(default_factory=dict)
+    unsupported: dict[Key, str] = field(default_factory=dict)
     #: Those of them it would compute wrongly (not merely a function it does not know).
-    wrong: set[tuple[str, str]] = field(default_factory=set)
+    wrong: set[Key] = field(default_factory=set)
     #: Cells whose formula calls a RATES_* function: re-set in every later planning round.
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
     #: (sheet, row, col) -> the formula written there (to put one back after holding a value).
     written: dict[tuple[str, int, int], str] = field(default_factory=dict)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
-    areas: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    areas: dict[Key, Area] = field(default_factory=dict)
     #: Legacy array anchors calling a RATES_* table -> the helper cell (sheet, row, col) that
     #: holds the table's full size (rows * 100000 + columns): a range smaller than the table
     #: shows part of it, as in Excel, and the summary says so.
-    table_sizes: dict[tuple[str, str], tuple[str, int, int]] = field(default_factory=dict)
+    table_sizes: dict[Key, tuple[str, int, int]] = field(default_factory=dict)
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
     #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
     facts: dict[str, Any] = field(default_factory=dict)
     #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
     #: the cells past a smaller result are filled after each evaluation (calc/fast_model.py).
-    legacy_spills: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    legacy_spills: dict[Key, Area] = field(default_factory=dict)
 
 
 #: A formula that is one array constant (`={1,2;3,4}`).
@@ -67,11 +68,11 @@ def array_functions() -> frozenset[str]:
 
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
-            cached: Callable[[], dict[tuple[str, str], Any]] = dict,
+            cached: Callable[[], dict[Key, Any]] = dict,
             unknown: frozenset[str] = frozenset(),
             resolve: Callable[[str, str], str | None] | None = None,
-            legacy: frozenset[tuple[str, str]] = frozenset(),
-            constants: dict[tuple[str, str], Any] | None = None,
+            legacy: frozenset[Key] = frozenset(),
+            constants: dict[Key, Any] | None = None,
             formula_cells: Any = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. `range_size(sheet, text)` gives an operand's cell count; `cached()` the
@@ -83,7 +84,6 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
     value: formula cells the engine must not compute (every cell of an array formula's range
     given), written in as plain values before anything else. `formula_cells`
     (calc/xlfuncs/isformula.py): which cells the file holds formulas in, for ISFORMULA."""
-    from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = array_functions()
@@ -131,14 +131,14 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 key = (title, cell.coordinate)
                 if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
                     # A What-If data table (TABLE(...)): no engine here computes one.
-                    prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                    prepared.areas[key] = Area.cell(cell.row, cell.column)
                     prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
                     continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
                     if value == "":
                         cell.value = empty_text()
                     continue
-                prepared.areas[key] = (cell.row, cell.column, cell.row, cell.column)
+                prepared.areas[key] = Area.cell(cell.row, cell.column)
                 try:
                     formula = value  # (kept: the cell is written only where its text changed)
                     if formula_cells is not None:
@@ -172,9 +172,9 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                 if found.functions & arrays or any(analysis.is_rates(f) for f in found.functions):
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
-            c1, r1, c2, r2 = range_boundaries(array.ref or f"{get_column_letter(c)}{r}")
-            key = (title, f"{get_column_letter(c)}{r}")
-            prepared.areas[key] = (r1, c1, r2, c2)
+            key = (title, cell_address(r, c))
+            prepared.areas[key] = area = parse_area(array.ref or key[1])
+            r1, c1, r2, c2 = area
             formula = array.text if array.text.startswith("=") else "=" + array.text
             if formula_cells is not None:
                 formula = isformula.rewrite(formula, title, formula_cells, array=True)
@@ -215,11 +215,11 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
                         body = formula[1:]
                         spot = place([[f"=LET(_rates_xl_t,({body}),ROWS(_rates_xl_t)*100000+COLUMNS(_rates_xl_t))"]])
                         if spot is not None:
-                            sc1, sr1, _sc2, _sr2 = range_boundaries(spot.replace("$", ""))
+                            sr1, sc1, _sr2, _sc2 = parse_area(spot)
                             prepared.table_sizes[key] = (title, sr1, sc1)
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                     if (r1, c1) != (r2, c2) and not rates:  # (a RATES_* table's planning
-                        prepared.legacy_spills[key] = (r1, c1, r2, c2)  # rounds change its size)
+                        prepared.legacy_spills[key] = area  # rounds change its size)
                 ws.cell(row=r, column=c).value = formula
                 prepared.written[(title, r, c)] = formula
                 prepared.rewritten[key] = "spill"
@@ -233,7 +233,7 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
             r1, c1, r2, c2 = prepared.areas[(title, coordinate)]
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
-                    key = (title, f"{get_column_letter(c)}{r}")
+                    key = (title, cell_address(r, c))
                     set_constant(book[title].cell(row=r, column=c), values.get(key))
     _plain_numbers(book)
     prepared.data = _save(book)
@@ -250,15 +250,12 @@ def prepare(book: Any, range_size: Callable[[str, str], int | None],
 def _fix_spills(book: Any, prepared: Prepared) -> None:
     """A spill reference (`A1#`) to an array formula written out cell by cell ("lifted")
     reads the range it was written over (calc/xlfuncs/references.py `fixed_spills`)."""
-    from openpyxl.utils.cell import get_column_letter
-
     from rates_xl.calc.xlfuncs.references import fixed_spills
 
     lifted = {}
     for (title, anchor), kind in prepared.rewritten.items():
         if kind == "lifted":
-            r1, c1, r2, c2 = prepared.areas[(title, anchor)]
-            lifted[(title, anchor)] = f"{get_column_letter(c1)}{r1}:{get_column_letter(c2)}{r2}"
+            lifted[(title, anchor)] = prepared.areas[(title, anchor)].a1()
     if not lifted:
         return
     for (title, row, col), formula in list(prepared.written.items()):
@@ -359,8 +356,6 @@ def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]
 def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:
     """Where helper cells go on `ws`: blocks side by side, two columns right of its used range
     (those calling a RATES_* function are re-set in later rounds like any other)."""
-    from openpyxl.utils.cell import get_column_letter
-
     state = {"col": ws.max_column + 2}
 
     def place(cells: list[list[str]]) -> str | None:
@@ -375,7 +370,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
                 if "RATES" in text.upper() and any(analysis.is_rates(name) for name in engine.function_names(text)):
                     prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
-        return f"${get_column_letter(c1)}$1:${get_column_letter(c1 + cols - 1)}${rows}"
+        return Area(1, c1, rows, c1 + cols - 1).a1(absolute=True)
 
     return place
 

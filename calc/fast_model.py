@@ -16,6 +16,7 @@ from typing import Any
 
 from rates_xl.calc import engine
 from rates_xl.calc.fast import Prepared, fit_legacy
+from rates_xl.functions.sheet import Area, address, parse_area, split_reference
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -97,16 +98,13 @@ class FastModel:
         #N/A past the result), and a formula reading a cell there reads that, not the blank
         the engine's cut spill leaves (`=K5` over `{=H2}` in J4:K5 read 0, silently). Those
         cells are set and the book computed once more."""
-        from openpyxl.utils.cell import range_boundaries
-
         for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.legacy_spills.items():
             if (sheet, r1, c1) in self.held:
                 continue
             extent = self.spill_extent(sheet, anchor)
             h2, w2 = r1, c1
             if extent:
-                _e1, _f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
-                h2, w2 = f2, e2
+                h2, w2 = extent.bottom, extent.right
             if (h2, w2) == (r2, c2):
                 continue
             result = [[self.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
@@ -172,14 +170,16 @@ class FastModel:
     def value(self, sheet: str, row: int, col: int) -> Any:
         return plain(self.workbook.get_value(sheet, row, col))
 
-    def spill_extent(self, sheet: str, coordinate: str) -> str | None:
-        """'B5:C16' for a spilled anchor, None otherwise."""
+    def spill_extent(self, sheet: str, coordinate: str) -> Area | None:
+        """The area a spilled anchor covers, None for one that does not spill."""
         try:
-            snapshot = self.workbook.inspect_cell(f"{_quote(sheet)}!{coordinate}", include_values=False)
+            snapshot = self.workbook.inspect_cell(address(sheet, coordinate), include_values=False)
             spill = snapshot.cell.spill
         except Exception:
             return None
-        return spill.extent if spill is not None and spill.extent else None
+        if spill is None or not spill.extent:
+            return None
+        return parse_area(split_reference(spill.extent)[1])
 
     def loops(self) -> list[tuple[str, int, int]]:
         """Cells in a circular reference: (sheet, row, col). Read from the engine when it
@@ -247,10 +247,10 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
         for i, name in enumerate(todo):
             value = scratch.get_value("S", i + 1, 1)
             _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
-    for address, names in calls:
+    for where, names in calls:
         for name in sorted(names - ours):
             if not _KNOWN.get(name, True):
-                found[name].append(address)
+                found[name].append(where)
     return dict(found)
 
 
@@ -343,9 +343,3 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
 
     call.__name__ = excel_name
     return call
-
-
-def _quote(title: str) -> str:
-    from rates_xl.functions.sheet import quote_sheet
-
-    return quote_sheet(title)

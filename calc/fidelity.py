@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rates_xl.functions.sheet import address
+
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
 _EXTERNAL = re.compile(r"\[\d+\]|\[[^\]]+\.xls[xmb]?\]", re.IGNORECASE)
 
@@ -37,12 +39,6 @@ class Fidelity:
     @property
     def share(self) -> float:
         return self.equal / self.compared if self.compared else 1.0
-
-
-def _address(sheet: str, cell: str) -> str:
-    from rates_xl.calc.workbook import _address as address
-
-    return address(sheet, cell)
 
 
 def same(ours: Any, theirs: Any) -> bool:
@@ -108,7 +104,7 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, 
             if _EXTERNAL.search(text):
                 report.external += 1
                 continue
-        if loops and _address(sheet, cell) in loops:
+        if loops and address(sheet, cell) in loops:
             report.circular += 1
             continue
         if (sheet, cell) in skipped:

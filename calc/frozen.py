@@ -12,9 +12,10 @@ from datetime import date, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc.book import Book, CalcError, column, sheet_rows
+from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
+from rates_xl.functions.sheet import Area, Key, cell_address
 
 
 def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
@@ -33,15 +34,15 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
         for row in sheet_rows(ws):
             for cell in row:
                 if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                    ref = cell.coordinate
                     key = (ws.title, cell.coordinate)
                     if key in book.spills:
                         # The range the file stored (emptied where the spill shrank) and the
                         # one it covers now: a table wider than the file's range is never cut.
-                        r1, c1, r2, c2 = book.spills[key]
-                        e1, f1, e2, f2 = getattr(result, "extents", {}).get(key, (r1, c1, r2, c2))
-                        ref = f"{column(min(c1, f1))}{min(r1, e1)}:{column(max(c2, f2))}{max(r2, e2)}"
-                    _write_range(ws, ref, result.values)
+                        stored = book.spills[key]
+                        area = stored.span(getattr(result, "extents", {}).get(key, stored))
+                    else:
+                        area = Area.cell(cell.row, cell.column)
+                    _write_range(ws, area, result.values)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
     _note(copy, list(getattr(result, "cut", [])))
@@ -60,17 +61,12 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
     return out
 
 
-def _write_range(ws: Any, ref: str, values: dict[tuple[str, str], Any]) -> None:
-    from openpyxl.utils.cell import get_column_letter, range_boundaries
-
-    c1, r1, c2, r2 = range_boundaries(ref)
-    for r in range(r1, r2 + 1):
-        for c in range(c1, c2 + 1):
-            coordinate = f"{get_column_letter(c)}{r}"
-            value = values.get((ws.title, coordinate))
-            if value is None and (r, c) not in ws._cells:
-                continue  # padding of a grown spill: leave the sheet as it was
-            set_value(ws.cell(row=r, column=c), value)
+def _write_range(ws: Any, area: Area, values: dict[Key, Any]) -> None:
+    for r, c in area.cells():
+        value = values.get((ws.title, cell_address(r, c)))
+        if value is None and (r, c) not in ws._cells:
+            continue  # padding of a grown spill: leave the sheet as it was
+        set_value(ws.cell(row=r, column=c), value)
 
 
 def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:

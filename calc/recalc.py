@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.calc import check
-from rates_xl.calc.book import Book, Key, address, column
+from rates_xl.calc.book import Book
 from rates_xl.calc.dependencies import Graph, anchors_calling
+from rates_xl.functions.sheet import Key, address, cell_address
 
 #: Volatile functions whose answer is new at every calculation: fixed at their cached value
 #: for the check, recomputed after it.
@@ -115,7 +116,7 @@ def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
         if (r2 - r1 + 1) * (c2 - c1 + 1) <= 64:
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
-                    key = (sheet, f"{column(c)}{r}")
+                    key = (sheet, cell_address(r, c))
                     out[key] = cached.get(key)
         else:  # a spill's range grown to thousands of rows: only its cells holding a value
             for r, c, key, value in book.cached_cells(sheet):
@@ -149,7 +150,7 @@ def compare(book: Book, plan: Plan, values: dict[Key, Any], unsupported: dict[Ke
         _formula, (r1, c1, r2, c2) = book.cells[key]
         for r in range(r1, r2 + 1):
             for c in range(c1, c2 + 1):
-                cell = (sheet, f"{column(c)}{r}")
+                cell = (sheet, cell_address(r, c))
                 ours, theirs = values.get(cell), cached.get(cell)
                 if not check.agrees(ours, theirs):
                     where = "" if cell[1] == key[1] else f" (in {cell[1]})"
@@ -202,6 +203,6 @@ def stale_list(book: Book, stale: dict[Key, str]) -> list[StaleCell]:
         formula, (r1, c1, r2, c2) = book.cells[key]
         for r in range(r1, r2 + 1):
             for c in range(c1, c2 + 1):
-                cell = f"{column(c)}{r}"
+                cell = cell_address(r, c)
                 out.append(StaleCell(key[0], cell, formula, reason, cached.get((key[0], cell))))
     return out

@@ -7,12 +7,7 @@ function's result stays unknown to the engine, and its cell listed, never guesse
 
 from __future__ import annotations
 
-import re
-
-from rates_xl.functions.sheet import column_letters, column_number
-
-_WHOLE_COLUMNS = re.compile(r"\$?([A-Za-z]{1,3}):\$?([A-Za-z]{1,3})")
-_WHOLE_ROWS = re.compile(r"\$?(\d+):\$?(\d+)")
+from rates_xl.functions.sheet import column_letters, read_area, split_reference
 
 
 def intersect(formula: str, row: int, col: int) -> str:
@@ -41,21 +36,13 @@ def intersect(formula: str, row: int, col: int) -> str:
 
 
 def _picked(reference: str, row: int, col: int) -> str | None:
-    from rates_xl.calc.analysis import range_shape, split_reference
-
     prefix, ref = split_reference(reference)
     if "[" in prefix or "[" in ref:
         return None  # another workbook, a table: not a plain reference
-    bare = ref.replace("$", "")
-    shape = range_shape(bare)
-    if shape is None and (m := _WHOLE_COLUMNS.fullmatch(ref)):
-        a, b = sorted((column_number(m[1]), column_number(m[2])))
-        shape = (a, 1, b, 1048576)
-    elif shape is None and (m := _WHOLE_ROWS.fullmatch(ref)):
-        shape = (1, min(int(m[1]), int(m[2])), 16384, max(int(m[1]), int(m[2])))
-    if shape is None:
+    area = read_area(ref)
+    if area is None:
         return None  # a defined name or something else: left to the engine (unknown: listed)
-    c1, r1, c2, r2 = shape
+    r1, c1, r2, c2 = area
     if c1 == c2 and r1 == r2:
         return f"{prefix}{column_letters(c1)}{r1}"
     if c1 == c2 and r1 <= row <= r2:

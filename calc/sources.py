@@ -15,17 +15,15 @@ its first argument, so the engine computes B7 (and fetches its answer) first.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.functions.messages import PREFIX
+from rates_xl.functions.sheet import Area, Key, cell_reference, parse_cell, read_area
 
 NAME = "RATES_SOURCE_OF"
 _SOURCE_NAMES = ("RATES_SOURCE", "RATES.SOURCE", "_XLUDF.RATES_SOURCE", "_XLUDF.RATES.SOURCE")
-_REF = re.compile(r"^\$?[A-Za-z]{1,3}\$?\d+(?::\$?[A-Za-z]{1,3}\$?\d+)?$")
-Key = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,7 @@ def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
 FUNCTION = InternalFunction(NAME, source_of)
 
 
-def rewrite(workbook: Any, cells: dict[Key, tuple[str, tuple[int, int, int, int]]]) -> None:
+def rewrite(workbook: Any, cells: dict[Key, tuple[str, Area]]) -> None:
     """Rewrite every RATES_SOURCE call of `workbook` (an openpyxl copy) as described above;
     `cells` is the book's (sheet, anchor) -> (formula, area) read before any rewrite."""
     from openpyxl.worksheet.formula import ArrayFormula
@@ -110,15 +108,14 @@ def rewrite_formula(formula: str, sheet: str, target: Any) -> str:
 
 def _encoded(argument: str, sheet: str, target: Any) -> str:
     """The arguments after the cell: where, then each call's count, name and arguments."""
-    from rates_xl.calc.book import address
-    from rates_xl.functions.link import CELL, Unlinked, rates_calls
+    from rates_xl.functions.link import Unlinked, rates_calls
+    from rates_xl.functions.sheet import address
 
-    match = CELL.match(argument)
-    if match is not None:
-        at = match["sheet"]
-        at = (at[1:-1].replace("''", "'") if at.startswith("'") else at) if at else sheet
-        key = target.anchor(at, f"{match['col'].upper()}{match['row']}")
-        where = address(target.title(at), f"{match['col'].upper()}{match['row']}")
+    found = cell_reference(argument)
+    if found is not None:
+        at, cell = found[0] or sheet, found[1]
+        key = target.anchor(at, cell)
+        where = address(target.title(at), cell)
         if key is None:
             return f"{_text(where)}, {_text('holds no formula: RATES_SOURCE explains a RATES_* cell')}"
         original = target.formula(key)
@@ -153,7 +150,7 @@ def qualify(formula: str, sheet: str) -> str:
     out = formula
     for token in reversed(tokens):
         if str(token.token_type) == "Operand" and str(token.subtype) == "Range" \
-                and "!" not in token.value and _REF.match(token.value):
+                and "!" not in token.value and read_area(token.value, whole_lines=False) is not None:
             out = out[:token.start] + f"{quote_sheet(sheet)}!{token.value}" + out[token.end:]
     return out
 
@@ -165,7 +162,7 @@ def _text(value: str) -> str:
 class _Targets:
     """Which formula a referenced cell shows: its own, or the spill anchor's covering it."""
 
-    def __init__(self, cells: dict[Key, tuple[str, tuple[int, int, int, int]]], titles: dict[str, str]) -> None:
+    def __init__(self, cells: dict[Key, tuple[str, Area]], titles: dict[str, str]) -> None:
         self.cells, self.titles = cells, titles
         self._areas = [(key, area) for key, (_text, area) in cells.items() if area[0] != area[2] or area[1] != area[3]]
 
@@ -173,12 +170,10 @@ class _Targets:
         return self.titles.get(sheet.upper(), sheet)
 
     def anchor(self, sheet: str, cell: str) -> Key | None:
-        from rates_xl.calc.book import row_col
-
         key = (self.title(sheet), cell)
         if key in self.cells:
             return key
-        row, col = row_col(cell)
+        row, col = parse_cell(cell)
         for (at, anchor), (r1, c1, r2, c2) in self._areas:
             if at == key[0] and r1 <= row <= r2 and c1 <= col <= c2:
                 return at, anchor

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rates_xl.functions.sheet import column_letters, quote_sheet
+from rates_xl.functions.sheet import column_letters, parse_area, quote_sheet
 
 _SPECIALS = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
 _STRING = re.compile(r'"(?:[^"]|"")*"')
@@ -44,12 +44,10 @@ class Table:
 
 def tables(book: Any) -> dict[str, Table]:
     """Upper-case table name -> its definition, for every table of an openpyxl workbook."""
-    from openpyxl.utils.cell import range_boundaries
-
     found = {}
     for ws in book.worksheets:
         for table in getattr(ws, "tables", {}).values():
-            c1, r1, c2, r2 = range_boundaries(table.ref)
+            r1, c1, r2, c2 = parse_area(table.ref)
             columns = tuple(str(column.name) for column in table.tableColumns)
             header = table.headerRowCount is None or int(table.headerRowCount) > 0
             totals = bool(table.totalsRowCount)  # totalsRowShown only says it was shown once

@@ -22,20 +22,24 @@ from rates_xl.calc.book import (
     ERROR_VALUES,
     Book,
     CalcError,
-    address,
-    column,
     is_error,
     open_workbook,
-    quote,
     reraise_interrupts,
-    row_col,
     sheet_rows,
 )
 from rates_xl.calc.engine import function_names, pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
 from rates_xl.calc.recalc import StaleCell
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
-from rates_xl.functions.sheet import is_rates_name
+from rates_xl.functions.sheet import (
+    Area,
+    Key,
+    address,
+    cell_address,
+    is_rates_name,
+    parse_area,
+    parse_cell,
+)
 
 __all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell", "StaleCell",
            "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
@@ -71,7 +75,7 @@ class SkippedCell:
 @dataclass
 class CalcResult:
     path: Path
-    values: dict[tuple[str, str], Any]  # (sheet title, "B7") -> value of every formula cell
+    values: dict[Key, Any]  # (sheet title, "B7") -> value of every formula cell
     errors: list[ErrorCell]
     unknown_functions: dict[str, list[str]]
     report: PlanReport
@@ -90,7 +94,7 @@ class CalcResult:
     #: (sheet, anchor, why) of RATES_* tables a legacy array range shows only part of.
     cut: list[tuple[str, str, str]] = field(default_factory=list)
     #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
-    extents: dict[tuple[str, str], tuple[int, int, int, int]] = field(default_factory=dict)
+    extents: dict[Key, Area] = field(default_factory=dict)
     #: The market-data pack: every service answer the book used (None: it called no service).
     pack: Any = None
     #: The moment every RATES_* call that left valuation_time empty valued at (None: now).
@@ -127,7 +131,7 @@ class WorkbookCalculation:
         self.full = full
         self.plan = recalc.plan(self.source, full)
         self.checked = self.unchecked = 0
-        self.stale: dict[tuple[str, str], str] = {}  # anchors kept at Excel's value: why
+        self.stale: dict[Key, str] = {}  # anchors kept at Excel's value: why
         self.engine, self.engine_reason = self._load(engine_name)
         self.engine_name = self.engine.name
         self.unsupported = self.engine.unsupported  # cells no engine computes: why
@@ -199,9 +203,8 @@ class WorkbookCalculation:
         """(address, formula text) of every formula cell."""
         return iter(self.source.formulas)
 
-    def formula_texts(self) -> dict[tuple[str, str], str]:
+    def formula_texts(self) -> dict[Key, str]:
         """(sheet, cell) -> formula, for every cell of an array formula's range too."""
-        from openpyxl.utils.cell import range_boundaries
         from openpyxl.worksheet.formula import ArrayFormula
 
         texts = {}
@@ -211,15 +214,13 @@ class WorkbookCalculation:
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
-                        c1, r1, c2, r2 = range_boundaries(value.ref or cell.coordinate)
-                        for r in range(r1, r2 + 1):
-                            for c in range(c1, c2 + 1):
-                                texts[(ws.title, f"{column(c)}{r}")] = str(value.text)
+                        for r, c in parse_area(value.ref or cell.coordinate).cells():
+                            texts[(ws.title, cell_address(r, c))] = str(value.text)
                     elif cell.data_type == "f":
                         texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts
 
-    def evaluate(self) -> dict[tuple[str, str], Any]:
+    def evaluate(self) -> dict[Key, Any]:
         """Compute once; every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
@@ -245,7 +246,7 @@ class WorkbookCalculation:
             else:
                 client = get_client() if client is None else client
 
-                def evaluate() -> dict[tuple[str, str], Any]:
+                def evaluate() -> dict[Key, Any]:
                     with self.serving(client, valuation_time):
                         return self.evaluate()
 
@@ -254,12 +255,12 @@ class WorkbookCalculation:
                                                        on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
-    def _kept_values(self) -> dict[tuple[str, str], Any]:
+    def _kept_values(self) -> dict[Key, Any]:
         if getattr(self, "_kept", None) is None:
             self._kept = recalc.constants(self.source, self.plan.kept | set(self.stale))
         return self._kept
 
-    def result(self, values: dict[tuple[str, str], Any], report: PlanReport, seconds: float) -> CalcResult:
+    def result(self, values: dict[Key, Any], report: PlanReport, seconds: float) -> CalcResult:
         """The result of an evaluation: skipped cells filled with their cached values, error
         cells, loops and notes."""
         skipped = self._skipped(values)
@@ -284,17 +285,17 @@ class WorkbookCalculation:
                 for _, text in self.formulas())
         return self._calls_rates
 
-    def _skipped(self, values: dict[tuple[str, str], Any]) -> list[SkippedCell]:
+    def _skipped(self, values: dict[Key, Any]) -> list[SkippedCell]:
         """Cells no engine computed: their cached value goes into `values` and the summary."""
         if not self.unsupported:
             return []
         cached = self.source.cached()
         out = []
         for (sheet, cell), reason in sorted(self.unsupported.items()):
-            r1, c1, r2, c2 = self.engine.area((sheet, cell)) or (*row_col(cell), *row_col(cell))
+            r1, c1, r2, c2 = self.engine.area((sheet, cell)) or Area.cell(*parse_cell(cell))
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
-                    coordinate = f"{column(c)}{r}"
+                    coordinate = cell_address(r, c)
                     value = cached.get((sheet, coordinate))
                     values[(sheet, coordinate)] = value
                     out.append(SkippedCell(sheet, coordinate, f"not computed ({reason}): the file's cached value is kept", value))
@@ -355,10 +356,10 @@ class WorkbookCalculation:
         except KeyError:
             raise KeyError(f"{self.path.name} defines no name {name!r}") from None
 
-    def _errors(self, values: dict[tuple[str, str], Any]) -> list[ErrorCell]:
+    def _errors(self, values: dict[Key, Any]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
         found = [ErrorCell(sheet, cell, str(v)) for (sheet, cell), v in values.items() if is_error(v)]
-        return sorted(found, key=lambda e: (order.get(e.sheet, 0), *row_col(e.cell)))
+        return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
 
 
 #: How many times the check holds the cells found wrong and compares what they feed again.
@@ -369,20 +370,20 @@ class Settled:
     """An engine whose values are already known: nothing to recompute, or the check's own
     values when nothing changed since (a book with no RATES_* and no volatile call)."""
 
-    def __init__(self, name: str, values: dict[tuple[str, str], Any], checked: Any = None) -> None:
+    def __init__(self, name: str, values: dict[Key, Any], checked: Any = None) -> None:
         self.name = name
         self._values = values
         self._checked = checked
         self.unsupported = dict(checked.unsupported) if checked is not None else {}
         self.unknown_functions = dict(checked.unknown_functions) if checked is not None else {}
 
-    def evaluate(self) -> dict[tuple[str, str], Any]:
+    def evaluate(self) -> dict[Key, Any]:
         return dict(self._values)
 
     def loops(self) -> list[str]:
         return self._checked.loops() if self._checked is not None else []
 
-    def area(self, key: tuple[str, str]) -> tuple[int, int, int, int] | None:
+    def area(self, key: tuple[str, str]) -> Area | None:
         return self._checked.area(key) if self._checked is not None else None
 
 
@@ -435,7 +436,7 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
             reraise_interrupts(exc)
             failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
 
-    def evaluate() -> dict[Path, dict[tuple[str, str], Any]]:
+    def evaluate() -> dict[Path, dict[Key, Any]]:
         out = {}
         for path, calc in list(calcs.items()):
             try:
@@ -504,7 +505,3 @@ def is_calc_copy(path: Path) -> bool:
             return not any(b"<f>" in package.read(n) or b"<f " in package.read(n) for n in sheets)
     except (PackError, OSError, zipfile.BadZipFile):
         return False
-
-
-# -- helpers ----------------------------------------------------------------------------------
-_address, _quote = address, quote  # former names (calc/fidelity.py, older callers)

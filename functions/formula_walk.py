@@ -159,14 +159,12 @@ class _Walk:
         raise NotFollowed(f"an {kind.lower()}")
 
     def _reference(self, text: str) -> Any:
-        from rates_xl.functions.link import CELL
+        from rates_xl.functions.sheet import cell_reference
 
-        match = CELL.match(text)
-        if match is not None:
-            where = match["sheet"]
-            if where is not None:
-                where = where[1:-1].replace("''", "'") if where.startswith("'") else where
-            return _cell(self.value_of(where or self.sheet, f"{match['col'].upper()}{match['row']}"))
+        found = cell_reference(text)
+        if found is not None:
+            where, cell = found
+            return _cell(self.value_of(where or self.sheet, cell))
         bare = text.rsplit("!", 1)[-1]
         if not bare.replace(".", "_").isidentifier():
             raise NotFollowed(f"the range {text}")

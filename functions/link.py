@@ -12,13 +12,11 @@ IF that the cell takes makes its calls (`formula_walk.py`); what cannot be evalu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-#: A single cell, perhaps with a sheet and $ signs: 'Sheet 1'!$B$2, Rates!A1, C7.
-CELL = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^'!]+)!)?\$?(?P<col>[A-Za-z]{1,3})\$?(?P<row>\d+)$")
+from rates_xl.functions.sheet import cell_reference
 
 
 class Unlinked(ValueError):
@@ -69,13 +67,11 @@ def argument_value(text: str, sheet: str, value_of: Callable[[str, str], Any]) -
         return float(text)
     except ValueError:
         pass
-    match = CELL.match(text)
-    if match is None:
+    found = cell_reference(text)
+    if found is None:
         raise Unlinked(f"its argument {text} is an expression or a name, not read here")
-    where = match["sheet"]
-    if where is not None:
-        where = where[1:-1].replace("''", "'") if where.startswith("'") else where
-    return value_of(where or sheet, f"{match['col'].upper()}{match['row']}")
+    where, cell = found
+    return value_of(where or sheet, cell)
 
 
 def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],

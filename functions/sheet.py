@@ -1,11 +1,19 @@
-"""Spreadsheet primitives, in one place: A1 cells and ranges, sheet-name quoting, RATES calls.
+"""Spreadsheet primitives, in one place: cells and areas of a sheet, A1 references, sheet-name
+quoting, RATES calls.
 
-Used by calc, the classic refresh and scope, respell and the Office.js metadata, so they
-agree on every rule below. Host-free: no Excel, no xlwings. Column arithmetic is
-openpyxl's (`openpyxl.utils.cell`); only the bounds (Excel's, not openpyxl's ZZZ) and the
-rules openpyxl does not have are written here.
+Used by calc, the classic refresh and scope, respell, the templates and the Office.js
+metadata, so they agree on every rule below. Host-free: no Excel, no xlwings. Column
+arithmetic is openpyxl's (`openpyxl.utils.cell`); only the bounds (Excel's, not openpyxl's
+ZZZ) and the rules openpyxl does not have are written here.
 
+- A cell of a book is a `Key`: (sheet title, "B7"). A block of cells is an `Area`:
+  (top, left, bottom, right), 1-based and inclusive, the one corner order everywhere
+  (openpyxl's `range_boundaries` order, (left, top, right, bottom), is never used).
 - Columns run A..XFD (1..16384), rows 1..1048576; anything else raises ValueError.
+  `parse_area` is the one A1 parser: a cell (`$B$7`), a range in either corner order
+  (`C10:A1`), whole columns (`A:C`) or rows (`2:5`); `split_reference` takes a sheet off
+  (`'My Data'!A1:B2`). `read_area` is the same parser for formula operands, None instead
+  of an error (a defined name, a structured reference).
 - A sheet name is quoted as Excel writes it in a formula: only when it is not a plain
   name (a letter or underscore, then letters, digits, underscores; Unicode letters count)
   or when it reads as a cell reference (`A1`, `XFD1`, `R1C1`, `R`, `C`), with an
@@ -21,14 +29,19 @@ rules openpyxl does not have are written here.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import NamedTuple
 
 from openpyxl.utils.cell import column_index_from_string, get_column_letter, quote_sheetname
 
 MAX_ROW, MAX_COL = 1_048_576, 16_384
 
-_CELL = re.compile(r"^\$?([A-Za-z]{1,3})\$?([0-9]{1,7})$")
+#: A cell of a book: (sheet title, "B7").
+Key = tuple[str, str]
+
+_CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
 _COLUMN = re.compile(r"^[A-Za-z]{1,3}$")
-_A1 = re.compile(r"^([A-Za-z]{1,3})([0-9]+)$")
 _R1C1 = re.compile(r"^R[0-9]*C[0-9]*$|^[RC]$", re.IGNORECASE)
 _PLAIN_NAME = re.compile(r"^[^\W\d]\w*$")  # a (Unicode) letter or "_", then word characters
 
@@ -54,13 +67,10 @@ def column_letters(number: int) -> str:
 
 def parse_cell(text: str) -> tuple[int, int]:
     """`"$B$7"` or `"b7"` -> (row 7, column 2); ValueError for anything else or off the sheet."""
-    match = _CELL.match(text.strip()) if isinstance(text, str) else None
-    if not match:
+    found = _cell(text.strip()) if isinstance(text, str) else None
+    if found is None:
         raise ValueError(f"not an A1 cell reference: {text!r}")
-    row, col = int(match.group(2)), column_number(match.group(1))
-    if not 1 <= row <= MAX_ROW:
-        raise ValueError(f"cell reference outside the sheet: {text!r}")
-    return row, col
+    return found
 
 
 def cell_address(row: int, col: int) -> str:
@@ -70,30 +80,166 @@ def cell_address(row: int, col: int) -> str:
     return f"{column_letters(col)}{row}"
 
 
-def parse_range(text: str) -> tuple[int, int, int, int]:
-    """`"A1:C10"` or `"B2"` -> (top, left, bottom, right), corners in either order."""
-    parts = text.split(":") if isinstance(text, str) else []
-    if not 1 <= len(parts) <= 2:
+@lru_cache(maxsize=65536)
+def _cell(text: str) -> tuple[int, int] | None:
+    """(row, column) of one A1 cell (`$B$7`, `b7`), None for anything else: the one reading
+    of A1 (`parse_cell`, `parse_area`, `read_area` and `looks_like_cell_reference` use it)."""
+    match = _CELL.match(text)
+    if match is None:
+        return None
+    try:
+        col = column_number(match.group(2))
+    except ValueError:  # past XFD: a name, not a cell
+        return None
+    row = int(match.group(4))
+    return (row, col) if 1 <= row <= MAX_ROW else None
+
+
+# -- areas ------------------------------------------------------------------------------------
+
+
+class Area(NamedTuple):
+    """A block of cells, 1-based and inclusive: (top, left, bottom, right), corners in that
+    order everywhere (it unpacks as `r1, c1, r2, c2`)."""
+
+    top: int
+    left: int
+    bottom: int
+    right: int
+
+    @classmethod
+    def of(cls, row1: int, col1: int, row2: int, col2: int) -> Area:
+        """The area between two corners given in either order."""
+        return cls(min(row1, row2), min(col1, col2), max(row1, row2), max(col1, col2))
+
+    @classmethod
+    def cell(cls, row: int, col: int) -> Area:
+        return cls(row, col, row, col)
+
+    @property
+    def rows(self) -> int:
+        return self.bottom - self.top + 1
+
+    @property
+    def columns(self) -> int:
+        return self.right - self.left + 1
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.columns
+
+    @property
+    def is_cell(self) -> bool:
+        return self.top == self.bottom and self.left == self.right
+
+    def __contains__(self, cell: object) -> bool:
+        """`(row, col) in area`."""
+        if not isinstance(cell, tuple) or len(cell) != 2:
+            return False
+        row, col = cell
+        return self.top <= row <= self.bottom and self.left <= col <= self.right
+
+    def intersects(self, other: Area) -> bool:
+        return not (other.left > self.right or other.right < self.left
+                    or other.top > self.bottom or other.bottom < self.top)
+
+    def intersection(self, other: Area) -> Area | None:
+        """The cells both hold (Excel's ` ` operator), None when they share none."""
+        if not self.intersects(other):
+            return None
+        return Area(max(self.top, other.top), max(self.left, other.left),
+                    min(self.bottom, other.bottom), min(self.right, other.right))
+
+    def span(self, other: Area) -> Area:
+        """The smallest area holding both (Excel's `:` operator between two references)."""
+        return Area(min(self.top, other.top), min(self.left, other.left),
+                    max(self.bottom, other.bottom), max(self.right, other.right))
+
+    def cells(self) -> Iterator[tuple[int, int]]:
+        """(row, col) of every cell, row by row."""
+        for row in range(self.top, self.bottom + 1):
+            for col in range(self.left, self.right + 1):
+                yield row, col
+
+    def a1(self, absolute: bool = False) -> str:
+        """`"B7"` for one cell, `"B7:C9"` otherwise; `"$B$7:$C$9"` when `absolute`."""
+        dollar = "$" if absolute else ""
+        first = f"{dollar}{column_letters(self.left)}{dollar}{self.top}"
+        if self.is_cell:
+            return first
+        return f"{first}:{dollar}{column_letters(self.right)}{dollar}{self.bottom}"
+
+
+def parse_area(text: str) -> Area:
+    """`"A1:C10"`, `"$C$10:A1"`, `"B2"`, `"A:C"`, `"2:5"` -> its Area; ValueError for
+    anything else (a sheet prefix is not taken here: `split_reference`)."""
+    area = read_area(text) if isinstance(text, str) else None
+    if area is None:
         raise ValueError(f"not an A1 range: {text!r}")
-    r1, c1 = parse_cell(parts[0])
-    r2, c2 = parse_cell(parts[-1])
-    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+    return area
+
+
+@lru_cache(maxsize=65536)
+def read_area(text: str, whole_lines: bool = True) -> Area | None:
+    """The Area an A1 reference without its sheet covers (as `parse_area`), None for anything
+    else (a name, a structured reference, R1C1); whole columns and rows only when
+    `whole_lines`. Asked of every operand of every formula: cached."""
+    first, colon, second = text.partition(":")
+    if ":" in second:
+        return None
+    if not colon:
+        found = _cell(first)
+        return Area(found[0], found[1], found[0], found[1]) if found else None
+    a, b = _cell(first), _cell(second)
+    if a is not None and b is not None:
+        return Area.of(a[0], a[1], b[0], b[1])
+    if not whole_lines or a is not None or b is not None:
+        return None
+    first, second = first.removeprefix("$"), second.removeprefix("$")
+    if _COLUMN.match(first) and _COLUMN.match(second):
+        try:
+            c1, c2 = column_number(first), column_number(second)
+        except ValueError:
+            return None
+        return Area(1, min(c1, c2), MAX_ROW, max(c1, c2))
+    if first.isdigit() and second.isdigit() and first.isascii() and second.isascii():
+        r1, r2 = int(first), int(second)
+        if 1 <= r1 <= MAX_ROW and 1 <= r2 <= MAX_ROW:
+            return Area(min(r1, r2), 1, max(r1, r2), MAX_COL)
+    return None
+
+
+def is_whole_lines(area: Area) -> bool:
+    """Whole columns or whole rows (`A:C`, `2:5`)."""
+    return (area.top == 1 and area.bottom == MAX_ROW) or (area.left == 1 and area.right == MAX_COL)
+
+
+def split_reference(text: str) -> tuple[str, str]:
+    """`'Sheet 1'!$A$1:B3` -> (`'Sheet 1'!`, `$A$1:B3`); no sheet: ("", the text)."""
+    if "!" in text:
+        sheet, _, ref = text.rpartition("!")
+        return sheet + "!", ref
+    return "", text
+
+
+def cell_reference(text: str) -> tuple[str | None, str] | None:
+    """`'My Data'!$b$7` -> ("My Data", "B7"), `B7` -> (None, "B7"): one cell, perhaps with its
+    sheet (None: the formula's own); None for anything else."""
+    prefix, ref = split_reference(text)
+    found = _cell(ref)
+    return (sheet_of(prefix), cell_address(*found)) if found is not None else None
+
+
+def sheet_of(prefix: str) -> str | None:
+    """The sheet a reference's prefix names (`'Bob''s'!` -> `Bob's`); None for no prefix."""
+    return unquote_sheet(prefix[:-1]) if prefix else None
 
 
 def looks_like_cell_reference(name: str) -> bool:
     """True for names Excel would read as a cell: `A1`..`XFD1048576`, or R1C1-style (`R1C1`, `RC`)."""
-    match = _A1.match(name)
-    if match:
-        return _in_sheet(match.group(1), match.group(2))
+    if "$" not in name and _cell(name) is not None:
+        return True
     return bool(_R1C1.match(name))
-
-
-def _in_sheet(letters: str, digits: str) -> bool:
-    try:
-        column_number(letters)
-    except ValueError:
-        return False
-    return 1 <= int(digits) <= MAX_ROW
 
 
 # -- sheet names ------------------------------------------------------------------------------

@@ -66,11 +66,12 @@ def write(name: str, path: str | os.PathLike[str], shapes: dict[str, int] | None
 
 def measure(book: Book, result: CalcResult) -> dict[str, int]:
     """The row count of each spill's answer (header included)."""
-    from openpyxl.utils.cell import coordinate_from_string
+    from rates_xl.functions.sheet import column_letters, parse_cell
 
     shapes = {}
     for spill in book.spills:
-        col, row = coordinate_from_string(spill.anchor)
+        row, number = parse_cell(spill.anchor)
+        col = column_letters(number)
         value = result.values.get((spill.sheet, spill.anchor))
         if value is None or (isinstance(value, str) and value.startswith("#")):
             raise BuildError(f"{spill.sheet}!{spill.anchor} ({spill.key}) computed {value!r}: its spill has "

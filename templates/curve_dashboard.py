@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rates_xl.functions.sheet import column_letters, column_number
 from rates_xl.templates.layout import Book, tenor_in_years
 
 NAME = "curve_dashboard"
@@ -91,16 +92,12 @@ def build(book: Book) -> None:
 
 
 def _col(letters: str) -> int:
-    n = 0
-    for ch in letters:
-        n = n * 26 + ord(ch) - 64
-    return n - 1
+    """XlsxWriter's 0-based column index."""
+    return column_number(letters) - 1
 
 
 def _shift(col: str, by: int) -> str:
-    from xlsxwriter.utility import xl_col_to_name
-
-    return xl_col_to_name(_col(col) + by)
+    return column_letters(column_number(col) + by)
 
 
 def _range(col: str, first: int, last: int, width: int = 1) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
+from rates_xl.functions.sheet import Area, address, column_letters, column_number, parse_cell
+
 LISTS_SHEET = "Lists"
 
 # One palette for all templates.
@@ -138,10 +140,8 @@ class Book:
         return name
 
     def name(self, name: str, sheet: str, cell: str) -> None:
-        row_col = cell.replace("$", "")
-        col = "".join(ch for ch in row_col if ch.isalpha())
-        row = row_col[len(col):]
-        self.wb.define_name(name, f"={_sheet_ref(sheet)}!${col}${row}")
+        row, col = parse_cell(cell)
+        self.wb.define_name(name, f"={address(sheet, Area.cell(row, col).a1(absolute=True))}")
 
     def sheet(self, name: str, *, widths: dict[str, float] | None = None) -> Sheet:
         ws = self.wb.add_worksheet(name)
@@ -156,7 +156,7 @@ class Book:
         for cols, width in (widths or {}).items():
             ws.set_column(cols, width)
             first, _, last = cols.partition(":")
-            for n in range(_col_index(first), _col_index(last or first) + 1):
+            for n in range(column_number(first) - 1, column_number(last or first)):
                 sheet.widths[n] = width
         return sheet
 
@@ -222,18 +222,15 @@ class Sheet:
         """A note on one line, running on over the empty cells to its right; one longer than
         the room left up to the sheet's last sized column wraps there instead, or the printed
         page (fit to that width) would cut it off."""
-        col = cell.rstrip("0123456789")
-        row = int(cell[len(col):])
-        first = _col_index(col)
+        row, first = parse_cell(cell)
+        first -= 1  # XlsxWriter counts columns from 0
         room = sum(self.widths.get(n, 8.43) for n in range(first, max([first, *self.widths]) + 1))
         lines = int(-(-len(text) * NOTE_CHAR_WIDTH // max(room, 1)))
         if lines <= 1:
             self.ws.write_string(cell, text, self.book.fmt("general", "note"))
             return
         if first != max(self.widths):  # merge across the room, so the wrap uses all of it
-            from xlsxwriter.utility import xl_col_to_name
-
-            last = xl_col_to_name(max(self.widths))
+            last = column_letters(max(self.widths) + 1)
             self.ws.merge_range(f"{cell}:{last}{row}", text, self.book.fmt("general", "notes"))
         else:
             self.ws.write_string(cell, text, self.book.fmt("general", "notes"))
@@ -242,7 +239,7 @@ class Sheet:
 
     def notes(self, row: int, lines: Iterable[str], col: str = "B", last: str = "E") -> int:
         """A block of notes, one merged row each; returns the next free row."""
-        width = sum(self.widths.get(n, 8.43) for n in range(_col_index(col), _col_index(last) + 1))
+        width = sum(self.widths.get(n, 8.43) for n in range(column_number(col) - 1, column_number(last)))
         for line in lines:
             self.ws.merge_range(f"{col}{row}:{last}{row}", line, self.book.fmt("general", "notes"))
             # Merged cells do not grow with their text: size the row for the wrapped lines.
@@ -264,7 +261,7 @@ class Sheet:
         elif isinstance(value, str) and value.startswith("="):
             self.formula(cell, value, fmt)
         else:
-            _write_value(self.ws, row - 1, _col_index(col), value, fmt)
+            _write_value(self.ws, row - 1, column_number(col) - 1, value, fmt)
         if choices:
             self.ws.data_validation(cell, {"validate": "list", "source": choices,
                                            "error_title": label, "error_type": "stop",
@@ -318,8 +315,7 @@ class Sheet:
         header = bool(key) if header is None else header  # RATES_* tables start with a header row
         styled = rows if styled_rows is None else styled_rows
         plain = self.book.fmt("general")
-        col0 = _col_index("".join(ch for ch in anchor if ch.isalpha()))
-        row0 = int("".join(ch for ch in anchor if ch.isdigit())) - 1
+        row0, col0 = (n - 1 for n in parse_cell(anchor))  # XlsxWriter counts from 0
 
         def fmt_of(i: int, j: int) -> Any:
             if header and i == 0:
@@ -371,17 +367,6 @@ def _is_date(value: Any) -> bool:
     from datetime import date
 
     return isinstance(value, date)
-
-
-def _col_index(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n - 1
-
-
-def _sheet_ref(sheet: str) -> str:
-    return f"'{sheet}'" if not sheet.replace("_", "").isalnum() else sheet
 
 
 # -- formula snippets shared by templates --------------------------------------------------------

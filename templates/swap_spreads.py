@@ -7,6 +7,7 @@ in its own column, and only then subtracts.
 
 from __future__ import annotations
 
+from rates_xl.functions.sheet import Area, column_letters, parse_cell
 from rates_xl.templates.layout import Book
 
 NAME = "swap_spreads"
@@ -88,11 +89,8 @@ def _input(s, book: Book, cell: str, value: str, choices: str | None = None) -> 
     s.ws.write_string(cell, value, book.fmt("general", "input"))
     if choices:
         s.ws.data_validation(cell, {"validate": "list", "source": choices})
-    col = "".join(ch for ch in cell if ch.isalpha())
-    return f"${col}${cell[len(col):]}"
+    return Area.cell(*parse_cell(cell)).a1(absolute=True)
 
 
 def _letter(index: int) -> str:
-    from xlsxwriter.utility import xl_col_to_name
-
-    return xl_col_to_name(index)
+    return column_letters(index + 1)

@@ -32,8 +32,7 @@ from typing import Any
 
 from rates_xl.addin.classic import valuation
 from rates_xl.addin.classic.excel_surface import Range
-from rates_xl.functions.sheet import parse_cell as parse_cell
-from rates_xl.functions.sheet import parse_range as parse_area
+from rates_xl.functions.sheet import parse_area, parse_cell
 
 MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
 
@@ -86,8 +85,7 @@ class RefreshScope:
             return True
         row, col = parse_cell(address.split(":")[0])  # a spill's anchor is its top-left cell
         for area in self.cells:
-            top, left, bottom, right = parse_area(area)
-            if top <= row <= bottom and left <= col <= right:
+            if (row, col) in parse_area(area):
                 return True
         return False
 

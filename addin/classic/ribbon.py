@@ -46,6 +46,7 @@ from typing import Any
 
 from rates_xl.addin.classic import scope, valuation
 from rates_xl.addin.classic.excel_surface import App, Book, Sheet
+from rates_xl.functions.sheet import Area, cell_address
 
 log = logging.getLogger("rates_xl.addin")
 
@@ -95,7 +96,7 @@ def sheet_rates_cells(sheet: Sheet) -> dict[tuple[int, int], str]:
     return scope.rates_cells(used.formula, origin)
 
 
-def spill_extent(sheet: Sheet, cell: tuple[int, int]) -> scope.Rect | None:
+def spill_extent(sheet: Sheet, cell: tuple[int, int]) -> Area | None:
     """The range a dynamic-array anchor currently spills into (Windows: Range.SpillingToRange)."""
     try:
         api = sheet.range(cell).api
@@ -228,7 +229,7 @@ def snapshot(book_name: str, sheet: Sheet, cells: dict[tuple[int, int], str]) ->
     grid = dict(scope.block_values(used.value, origin))
     shown: dict[Any, Any] = {}
     for cell, formula in cells.items():
-        key = cell_id(book_name, sheet.name, scope.cell_address(*cell))
+        key = cell_id(book_name, sheet.name, cell_address(*cell))
         extent = spill_extent(sheet, cell) if scope.spills(formula) else None
         if extent is not None:
             shown[key] = [[grid.get((r, c)) for c in range(extent.left, extent.right + 1)]
@@ -327,9 +328,9 @@ def _summary(outcome: RefreshOutcome, where: str) -> str:
             f"{'' if outcome.requests == 1 else 's'}, {outcome.seconds:.1f} s)")
 
 
-def _rect_address(rect: scope.Rect) -> str:
-    first = scope.cell_address(rect.top, rect.left)
-    last = scope.cell_address(rect.bottom, rect.right)
+def _rect_address(rect: Area) -> str:
+    first = cell_address(rect.top, rect.left)
+    last = cell_address(rect.bottom, rect.right)
     return first if first == last else f"{first}:{last}"
 
 
@@ -351,7 +352,7 @@ def refresh_selection(ctx: Context) -> str:
     # spilled formula's caller is its anchor). A few areas, not one entry per cell, keeps
     # every cell's floor lookup cheap.
     outside = [cell for cell in chosen if not any(cell in area for area in areas)]
-    addresses = [_rect_address(a) for a in areas] + [scope.cell_address(*c) for c in outside]
+    addresses = [_rect_address(a) for a in areas] + [cell_address(*c) for c in outside]
     refresh_scope = RefreshScope(ctx.book.name, sheet.name, frozenset(addresses))
     outcome = _refresh(ctx, {sheet: {cell: cells[cell] for cell in chosen}}, refresh_scope)
     ctx.notify(_summary(outcome, "in the selection"))

@@ -20,12 +20,8 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
-from rates_xl.functions.sheet import MAX_COL, MAX_ROW, parse_cell, rates_calls
-from rates_xl.functions.sheet import cell_address as cell_address
-from rates_xl.functions.sheet import column_letters as column_letters
-from rates_xl.functions.sheet import column_number as column_number
+from rates_xl.functions.sheet import Area, cell_address, parse_area, rates_calls
 
 #: Functions whose answer spills (curves, lists, the status table). Selecting any cell of
 #: their spill range refreshes them.
@@ -52,62 +48,23 @@ def spills(formula: object) -> bool:
 
 
 # -- A1 addresses ------------------------------------------------------------------------------
-@dataclass(frozen=True, order=True)
-class Rect:
-    """A block of cells, 1-based and inclusive."""
+def parse_address(address: str) -> list[Area]:
+    """`"$A$1:$B$3,D4"` (what `Range.address` gives, also with a `Sheet!` prefix) -> areas.
 
-    top: int
-    left: int
-    bottom: int
-    right: int
-
-    def __contains__(self, cell: tuple[int, int]) -> bool:
-        row, col = cell
-        return self.top <= row <= self.bottom and self.left <= col <= self.right
-
-    def intersects(self, other: Rect) -> bool:
-        return not (other.left > self.right or other.right < self.left
-                    or other.top > self.bottom or other.bottom < self.top)
-
-
-def parse_address(address: str) -> list[Rect]:
-    """`"$A$1:$B$3,D4"` (what `Range.address` gives, also with a `Sheet!` prefix) -> rects.
-
-    Whole columns (`A:B`) and whole rows (`2:3`) are accepted too.
-    """
-    rects: list[Rect] = []
+    Whole columns (`A:B`) and whole rows (`2:3`) are accepted too."""
+    areas: list[Area] = []
     for area in address.split(","):
         area = area.strip()
         if "!" in area:
             area = area.rsplit("!", 1)[1]
         if not area:
             raise ValueError(f"empty area in address {address!r}")
-        first, colon, second = area.partition(":")
-        if colon and not second:
-            raise ValueError(f"incomplete range in address {address!r}")
-        second = second or first
-        whole = _whole_lines(first, second)
-        if whole is not None:
-            rects.append(whole)
-            continue
-        (r1, c1), (r2, c2) = parse_cell(first), parse_cell(second)
-        rects.append(Rect(min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)))
-    return rects
-
-
-def _whole_lines(first: str, second: str) -> Rect | None:
-    a, b = first.replace("$", ""), second.replace("$", "")
-    if a.isalpha() and b.isalpha():
-        c1, c2 = sorted((column_number(a), column_number(b)))
-        return Rect(1, c1, MAX_ROW, c2)
-    if a.isdigit() and b.isdigit():
-        r1, r2 = sorted((int(a), int(b)))
-        return Rect(r1, 1, r2, MAX_COL)
-    return None
+        areas.append(parse_area(area))
+    return areas
 
 
 # -- formulas of a block -----------------------------------------------------------------------
-def block_values(block: object, origin: Rect) -> Iterator[tuple[tuple[int, int], object]]:
+def block_values(block: object, origin: Area) -> Iterator[tuple[tuple[int, int], object]]:
     """Walk what `Range.formula` or `Range.value` returned for the block `origin`, every cell.
 
     COM gives a plain value for one cell and a tuple of row tuples for a block (xlwings a
@@ -128,22 +85,22 @@ def block_values(block: object, origin: Rect) -> Iterator[tuple[tuple[int, int],
             yield (origin.top + i, origin.left + j), value
 
 
-def formula_cells(formulas: object, origin: Rect) -> Iterator[tuple[tuple[int, int], str]]:
+def formula_cells(formulas: object, origin: Area) -> Iterator[tuple[tuple[int, int], str]]:
     """The non-empty formulas (and constants) of what `Range.formula` returned for `origin`."""
     for cell, formula in block_values(formulas, origin):
         if isinstance(formula, str) and formula:
             yield cell, formula
 
 
-def rates_cells(formulas: object, origin: Rect) -> dict[tuple[int, int], str]:
+def rates_cells(formulas: object, origin: Area) -> dict[tuple[int, int], str]:
     """The cells of a block holding RATES formulas: {(row, col): formula}."""
     return {cell: f for cell, f in formula_cells(formulas, origin) if is_rates_formula(f)}
 
 
 def cells_in_selection(
     cells: dict[tuple[int, int], str],
-    selection: Iterable[Rect],
-    spill_extent: Callable[[tuple[int, int]], Rect | None] = lambda cell: None,
+    selection: Iterable[Area],
+    spill_extent: Callable[[tuple[int, int]], Area | None] = lambda cell: None,
 ) -> list[tuple[int, int]]:
     """The RATES cells a selection refresh covers (see the module rules), sorted.
 

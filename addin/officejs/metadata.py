@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from rates_xl.functions.core import FunctionSpec
-from rates_xl.functions.sheet import looks_like_cell_reference as looks_like_cell_reference
+from rates_xl.functions.sheet import looks_like_cell_reference
 
 NAMESPACE = "RATES"
 SCHEMA_URL = "https://developer.microsoft.com/json-schemas/office-js/custom-functions.schema.json"

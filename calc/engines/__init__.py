@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from rates_xl.calc.book import Book, CalcError, Key
+from rates_xl.calc.book import Book, CalcError
+from rates_xl.functions.sheet import Area, Key
 
 #: The engines a calculation can ask for ("auto": fast unless a book needs formulas).
 ENGINES = ("auto", "fast", "formulas")
@@ -53,8 +54,8 @@ class Engine(Protocol):
         """Cells in circular references (addresses), as of the last evaluation."""
         ...
 
-    def area(self, key: Key) -> tuple[int, int, int, int] | None:
-        """The range (r1, c1, r2, c2) a formula anchored at `key` fills, when it knows it."""
+    def area(self, key: Key) -> Area | None:
+        """The area a formula anchored at `key` fills, when it knows it."""
         ...
 
 

@@ -12,9 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from rates_xl.calc import fast, fast_model
-from rates_xl.calc.book import Book, Key, address, column, reraise_interrupts, row_col
+from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
-from rates_xl.functions.sheet import is_rates_name
+from rates_xl.functions.sheet import (
+    Area,
+    Key,
+    address,
+    cell_address,
+    is_rates_name,
+    parse_cell,
+)
 
 
 class FormualizerEngine:
@@ -65,20 +72,18 @@ class FormualizerEngine:
                 self.unknown_functions["SINGLE"] = cells
 
     def service_cells(self) -> set[Key]:
-        return {(sheet, f"{column(c)}{r}") for sheet, r, c, _formula in self.prepared.rates_cells}
+        return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}
 
     def hold(self, values: dict[Key, Any]) -> None:
-        self.model.hold({(sheet, *row_col(cell)): value for (sheet, cell), value in values.items()})
+        self.model.hold({(sheet, *parse_cell(cell)): value for (sheet, cell), value in values.items()})
 
     def release(self, cells: set[Key]) -> None:
-        self.model.release({(sheet, *row_col(cell)) for sheet, cell in cells})
+        self.model.release({(sheet, *parse_cell(cell)) for sheet, cell in cells})
 
-    def area(self, key: Key) -> tuple[int, int, int, int] | None:
+    def area(self, key: Key) -> Area | None:
         return self.prepared.areas.get(key)
 
     def evaluate(self) -> dict[Key, Any]:
-        from openpyxl.utils.cell import range_boundaries
-
         from rates_xl.calc.book import CalcError
 
         try:
@@ -87,7 +92,7 @@ class FormualizerEngine:
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
         values: dict[Key, Any] = {}
-        self.extents: dict[Key, tuple[int, int, int, int]] = {}
+        self.extents: dict[Key, Area] = {}
         self.cut: dict[Key, str] = {}
         model = self.model
         prepared = self.prepared
@@ -100,20 +105,18 @@ class FormualizerEngine:
                 h2, w2 = r1, c1
                 extent = model.spill_extent(sheet, anchor)
                 if extent:
-                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
-                    h2, w2 = f2, e2
+                    h2, w2 = extent.bottom, extent.right
                 result = [[model.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
                 self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
                 for i, line in enumerate(fast.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
                     for j, value in enumerate(line):
-                        values[(sheet, f"{column(c1 + j)}{r1 + i}")] = value
+                        values[(sheet, cell_address(r1 + i, c1 + j))] = value
                 continue
             if kind == "spill":
                 extent = model.spill_extent(sheet, anchor)
-                spilled = (r1, c1, r1, c1)
+                spilled = Area.cell(r1, c1)
                 if extent:
-                    e1, f1, e2, f2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
-                    spilled = (f1, e1, f2, e2)
+                    spilled = extent
                     self.extents[(sheet, anchor)] = spilled  # wider or longer than the file's range too
                 # Report the range a RATES_* spill may grow into (blank where it did not).
                 values.update(self._blanks(sheet, anchor, (r1, c1, r2, c2), spilled))
@@ -123,13 +126,12 @@ class FormualizerEngine:
                 r1, c1, r2, c2 = spilled
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
-                    values[(sheet, f"{column(c)}{r}")] = model.value(sheet, r, c)
+                    values[(sheet, cell_address(r, c))] = model.value(sheet, r, c)
         self._settle_loops(values)
         self._round_near_zero(values)
         return values
 
-    def _blanks(self, sheet: str, anchor: str, area: tuple[int, int, int, int],
-                spilled: tuple[int, int, int, int]) -> dict[Key, None]:
+    def _blanks(self, sheet: str, anchor: str, area: Area, spilled: Area) -> dict[Key, None]:
         """The cells of a spill's stored range (a RATES_* one: the range it may grow into)
         that its result (`spilled`: r1, c1, r2, c2) did not cover, blank: the same every round
         while the extent stays (thousands of cells for a range grown to MAX_SPILL_ROWS), so
@@ -142,7 +144,7 @@ class FormualizerEngine:
             cells = {(r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)}
             cells |= {(r, c) for r in range(g1, g2 + 1) for c in range(h1, h2 + 1)}
             cache[(sheet, anchor, spilled)] = {
-                (sheet, f"{column(c)}{r}"): None for r, c in cells
+                (sheet, cell_address(r, c)): None for r, c in cells
                 if not (f1 <= r <= f2 and e1 <= c <= e2)}
         return cache[(sheet, anchor, spilled)]
 
@@ -191,16 +193,6 @@ class FormualizerEngine:
             if largest and abs(value) <= largest * 2.0 ** -49:
                 values[(sheet, anchor)] = 0.0
 
-    def spill_extent(self, key: Key) -> tuple[int, int, int, int] | None:
-        """(r1, c1, r2, c2) a spill anchored at `key` covered in the last round."""
-        from openpyxl.utils.cell import range_boundaries
-
-        extent = self.model.spill_extent(*key)
-        if not extent:
-            return None
-        c1, r1, c2, r2 = range_boundaries(extent.rpartition("!")[2].replace("$", ""))
-        return r1, c1, r2, c2
-
     def loops(self) -> list[str]:
         return list(self._loops or [])
 
@@ -209,10 +201,10 @@ class FormualizerEngine:
         the iterated values (listed as a loop); off, 0 in every cell of the loop (and a warning)."""
         if self.book.iteration[0]:
             if self._loops is None:
-                self._loops = [address(s, f"{column(c)}{r}") for s, r, c in self.model.loops()] \
+                self._loops = [address(s, cell_address(r, c)) for s, r, c in self.model.loops()] \
                     if self.model.has_loops() else []
             return
         loops = [key for key, value in values.items() if value == "#CIRC!"]
         for key in loops:
             values[key] = 0
-        self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *row_col(k[1])))]
+        self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *parse_cell(k[1])))]

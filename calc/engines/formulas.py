@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from rates_xl.calc import engine
-from rates_xl.calc.book import Book, CalcError, Key, column, is_error, sheet_rows
+from rates_xl.calc.book import Book, CalcError, is_error, sheet_rows
+from rates_xl.functions.sheet import Area, Key, cell_address
 
 
 class FormulasEngine:
@@ -42,7 +43,7 @@ class FormulasEngine:
         with _quiet_engine():
             self.model = self._load(self._constants)
 
-    def area(self, key: Key) -> tuple[int, int, int, int] | None:
+    def area(self, key: Key) -> Area | None:
         return self.book.cells.get(key, (None, None))[1]
 
     def loops(self) -> list[str]:
@@ -59,9 +60,9 @@ class FormulasEngine:
             # since Excel last saved it). RATES_* spills are grown down over the empty cells
             # below them; the padding is empty and trimmed from what is reported and frozen.
             for ws in book.worksheets:
-                for (sheet, anchor), (_r1, _c1, r2, c2) in self.book.spills.items():
+                for (sheet, anchor), area in self.book.spills.items():
                     if sheet == ws.title and (sheet, anchor) not in constants:
-                        ws[anchor].value.ref = f"{anchor}:{column(c2)}{r2}"
+                        ws[anchor].value.ref = area.a1()
                 for (sheet, coordinate), value in constants.items():
                     if sheet == ws.title:
                         ws[coordinate].value = value
@@ -93,7 +94,7 @@ class FormulasEngine:
             grid = _grid(computed, rng)
             grid = self._trim_spill(sheet, rng, grid)
             for (row, col), value in grid.items():
-                values[(sheet, f"{column(col)}{row}")] = value
+                values[(sheet, cell_address(row, col))] = value
         return values
 
     def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
@@ -103,7 +104,7 @@ class FormulasEngine:
         anchor is an error or a `#RATES!` message, the whole range beyond it is blank.
         """
         r1, c1 = int(rng["r1"]), int(rng["n1"])
-        anchor_key = (sheet, f"{column(c1)}{r1}")
+        anchor_key = (sheet, cell_address(r1, c1))
         if anchor_key not in self.book.spills or anchor_key in self.book.legacy_arrays or len(grid) == 1:
             # A legacy array shows its #N/A beyond a shorter result, as Excel does.
             return grid

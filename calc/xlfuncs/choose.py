@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from rates_xl.functions.sheet import cell_reference
+
 _MAY_HAVE = re.compile(r"CHOOSE\s*\(", re.IGNORECASE)
-_CELL = re.compile(r"(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Za-z]{1,3}\$?\d+")
 
 
 def rewrite(formula: str) -> str:
@@ -35,7 +36,7 @@ def rewrite(formula: str) -> str:
         if is_index and token.subtype == Token.LOGICAL:
             out.append("1" if token.value.upper() == "TRUE" else "0")
             changed = True
-        elif is_index and token.subtype == Token.RANGE and _CELL.fullmatch(token.value):
+        elif is_index and token.subtype == Token.RANGE and cell_reference(token.value) is not None:
             out.append(f"IF(ISLOGICAL({token.value}),--{token.value},{token.value})")
             changed = True
         else:

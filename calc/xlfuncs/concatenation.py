@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.values import elementwise, text
+from rates_xl.functions.sheet import cell_reference
 
 NAME = "RATESXL.NUMTEXT"
 _COMPARISONS = frozenset({"=", "<>", "<", ">", "<=", ">="})
@@ -114,7 +115,6 @@ TEXT_ARGUMENTS: dict[str, tuple[int, ...] | None] = {
 #: each cell would be lifted into helper cells first).
 _READING_RANGES = frozenset({"CONCAT", "TEXTJOIN"})
 _CANDIDATE = re.compile(r"&|(?<![\w.])(?:_xlfn\.)?(?:" + "|".join(TEXT_ARGUMENTS) + r")\(", re.IGNORECASE)
-_CELL = re.compile(r"^(?:(?:'(?:[^']|'')+'|[^!]+)!)?\$?[A-Za-z]{1,3}\$?\d+$")
 
 
 def _positions(name: str, count: int) -> list[int]:
@@ -160,7 +160,7 @@ def _spans(opened: int | None, items: list[int], kinds: list[tuple[str, str, str
                 found += [span(part) for part in operands if part]
         if position in texts and argument and not joined:
             if called in _READING_RANGES and len(argument) == 1 and kinds[argument[0]][:2] == ("Operand", "Range") \
-                    and not _CELL.match(kinds[argument[0]][2]):
+                    and cell_reference(kinds[argument[0]][2]) is None:
                 continue  # a range or a name: its cells, as the engine reads them
             found.append(span(argument))
     return found

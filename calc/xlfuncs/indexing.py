@@ -171,13 +171,12 @@ def _simple(argument: list[Any], ranges: bool) -> bool:
         return True
     if token.subtype != "RANGE" or "!" in token.value or "[" in token.value:
         return False
-    from rates_xl.calc.analysis import range_shape
+    from rates_xl.functions.sheet import read_area
 
-    shape = range_shape(token.value.replace("$", ""))
-    if shape is None:
+    area = read_area(token.value, whole_lines=False)
+    if area is None:
         return False  # a name: its size is not known here
-    c1, r1, c2, r2 = shape
-    return ranges or (c1, r1) == (c2, r2)
+    return ranges or area.is_cell
 
 
 def _union(argument: list[Any]) -> list[str] | None:
@@ -202,9 +201,9 @@ def _flat_range(argument: list[Any], count: int) -> list[str] | None:
     text = argument[0].value
     if "!" in text or "[" in text:
         return None
-    from rates_xl.calc.analysis import range_shape
+    from rates_xl.functions.sheet import read_area
 
-    shape = range_shape(text.replace("$", ""))
-    if shape is None or shape[0] == shape[2] or shape[1] == shape[3]:
+    area = read_area(text, whole_lines=False)
+    if area is None or area.rows == 1 or area.columns == 1:
         return None
     return [text]

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.functions.sheet import unquote_sheet
+from rates_xl.functions.sheet import Area, Key, parse_cell, unquote_sheet
 
-Key = tuple[str, str]
 #: Past this many cells the argument is left to the engine (the answer is written out cell by cell).
 MOST_CELLS = 10_000
 
@@ -28,21 +27,19 @@ class FormulaCells:
     (sheet, anchor) -> (text, area r1, c1, r2, c2); `legacy`: the legacy array anchors;
     `titles`: `Book.sheet_titles`)."""
 
-    def __init__(self, cells: dict[Key, tuple[str, tuple[int, int, int, int]]],
+    def __init__(self, cells: dict[Key, tuple[str, Area]],
                  legacy: frozenset[Key] | set[Key], titles: dict[str, str]) -> None:
         self.titles = titles  # upper-case title -> the sheet's title
         self._cells, self._legacy_anchors = cells, legacy
         self._anchors: dict[str, set[tuple[int, int]]] | None = None  # indexed on first use
-        self._legacy: dict[str, list[tuple[int, int, int, int]]] = {}
-        self._spills: dict[str, list[tuple[int, int, int, int]]] = {}
+        self._legacy: dict[str, list[Area]] = {}
+        self._spills: dict[str, list[Area]] = {}
 
     def _index(self) -> dict[str, set[tuple[int, int]]]:
-        from rates_xl.calc.book import row_col
-
         if self._anchors is None:
             self._anchors = {}
             for (sheet, anchor), (_text, area) in self._cells.items():
-                self._anchors.setdefault(sheet, set()).add(row_col(anchor))
+                self._anchors.setdefault(sheet, set()).add(parse_cell(anchor))
                 r1, c1, r2, c2 = area
                 if (r1, c1) != (r2, c2):
                     kind = self._legacy if (sheet, anchor) in self._legacy_anchors else self._spills
@@ -95,7 +92,7 @@ def rewrite(formula: str, sheet: str, cells: FormulaCells, array: bool = False) 
 
 def _answer(reference: str, sheet: str, cells: FormulaCells, array: bool) -> str | None:
     """TRUE, FALSE or an array constant for a plain reference; None to leave it."""
-    from rates_xl.calc.analysis import range_shape, split_reference
+    from rates_xl.functions.sheet import read_area, split_reference
 
     prefix, ref = split_reference(reference)
     if prefix:
@@ -105,11 +102,11 @@ def _answer(reference: str, sheet: str, cells: FormulaCells, array: bool) -> str
         if title is None:
             return None  # no sheet of this book: the engine's #REF!
         sheet = title
-    shape = range_shape(ref.replace("$", ""))
-    if shape is None:
+    area = read_area(ref, whole_lines=False)
+    if area is None:
         return None
-    c1, r1, c2, r2 = shape
-    if (c2 - c1 + 1) * (r2 - r1 + 1) > MOST_CELLS or ((c1, r1) != (c2, r2) and not array):
+    r1, c1, r2, c2 = area
+    if area.size > MOST_CELLS or (not area.is_cell and not array):
         return None
     rows: list[list[str]] = []
     for r in range(r1, r2 + 1):

@@ -31,6 +31,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from rates_xl.functions.sheet import cell_reference
+
 #: Functions that take a LAMBDA (or an eta-reduced function such as `_xleta.SUM`).
 TAKING_LAMBDA = frozenset({"MAP", "BYROW", "BYCOL", "SCAN", "REDUCE", "MAKEARRAY"})
 
@@ -282,8 +284,7 @@ def _bare_parameter(text: str) -> bool:
     # neither a cell nor a range. Defined names are references too, but then formulas names
     # them as inputs and the engine resolves them, so treating one as a parameter only costs
     # a "not computed" answer (#NAME? inside the callback), never a wrong number.
-    return re.fullmatch(r"[A-Za-z_][\w.]*", text) is not None and \
-        re.fullmatch(r"\$?[A-Za-z]{1,3}\$?\d+", text) is None
+    return re.fullmatch(r"[A-Za-z_][\w.]*", text) is not None and cell_reference(text) is None
 
 
 @lru_cache(maxsize=512)

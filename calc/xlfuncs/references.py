@@ -25,44 +25,25 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rates_xl.functions.sheet import column_letters, column_number
-
-Area = tuple[int, int, int, int]  # (c1, r1, c2, r2)
-_CORNER = re.compile(r"^\$?([A-Za-z]{1,3})\$?(\d+)$")
+from rates_xl.functions.sheet import Area, read_area
 
 
-def _corner(text: str) -> tuple[int, int] | None:
-    found = _CORNER.match(text)
-    if not found:
-        return None
-    try:
-        return column_number(found.group(1)), int(found.group(2))
-    except ValueError:
-        return None
+def _is_cell(text: str) -> bool:
+    area = read_area(text, whole_lines=False)
+    return area is not None and area.is_cell
 
 
 def _area(text: str) -> Area | None:
     """'C14:E14:G13:I14' -> its bounding box; None for anything but plain corners."""
     if "!" in text:
         return None
-    corners = [_corner(p) for p in text.split(":")]
-    if not corners or any(c is None for c in corners):
+    corners = [read_area(p, whole_lines=False) for p in text.split(":")]
+    if any(c is None or not c.is_cell for c in corners):
         return None
-    cols = [c[0] for c in corners]  # type: ignore[index]
-    rows = [c[1] for c in corners]  # type: ignore[index]
-    return min(cols), min(rows), max(cols), max(rows)
-
-
-def _text(area: Area) -> str:
-    c1, r1, c2, r2 = area
-    first = f"{column_letters(c1)}{r1}"
-    return first if (c1, r1) == (c2, r2) else f"{first}:{column_letters(c2)}{r2}"
-
-
-def _intersect(a: Area, b: Area) -> Area | None:
-    c1, r1 = max(a[0], b[0]), max(a[1], b[1])
-    c2, r2 = min(a[2], b[2]), min(a[3], b[3])
-    return (c1, r1, c2, r2) if c1 <= c2 and r1 <= r2 else None
+    box = corners[0]
+    for corner in corners[1:]:
+        box = box.span(corner)  # type: ignore[union-attr, arg-type]
+    return box
 
 
 class _Unreadable(Exception):
@@ -92,7 +73,7 @@ class _Parser:
         while (t := self._peek()) is not None and t.type == "WHITE-SPACE":
             self.i += 1
             other = self.prim()
-            areas = [x for a in areas for b in other if (x := _intersect(a, b)) is not None]
+            areas = [x for a in areas for b in other if (x := a.intersection(b)) is not None]
         return areas
 
     def prim(self) -> list[Area]:
@@ -168,7 +149,7 @@ def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
                 changed, i = True, end + 1
                 continue
             if name == "ANCHORARRAY" and end is not None and len(_trimmed(inner)) == 1 and \
-                    _trimmed(inner)[0].subtype == "RANGE" and _corner(_trimmed(inner)[0].value.split("!")[-1]):
+                    _trimmed(inner)[0].subtype == "RANGE" and _is_cell(_trimmed(inner)[0].value.split("!")[-1]):
                 pieces.append(_trimmed(inner)[0].value + "#")
                 changed, i = True, end + 1
                 continue
@@ -203,13 +184,13 @@ def _rewrite(tokens: list[Any], array: bool = False) -> str | None:
             run = tokens[i:j]
             if (len(run) > 1 or t.value.count(":") > 1) and (areas := _evaluate(run)) is not None:
                 if len(areas) <= 1:
-                    pieces.append(_text(areas[0]) if areas else "#NULL!")
+                    pieces.append(areas[0].a1() if areas else "#NULL!")
                     changed, i = True, j
                     continue
                 if _whole_argument_of_union_safe(tokens, i, j):
                     # Several areas: the engine knows no union, but these functions read
                     # each argument's cells alike, so the areas become their arguments.
-                    pieces.append(",".join(_text(a) for a in areas))
+                    pieces.append(",".join(a.a1() for a in areas))
                     changed, i = True, j
                     continue
         pieces.append(t.value)
@@ -253,8 +234,7 @@ def _size(rows: bool, areas: list[Area]) -> str:
         return "#NULL!"
     if len(areas) > 1:
         return "#REF!"
-    c1, r1, c2, r2 = areas[0]
-    return str(r2 - r1 + 1 if rows else c2 - c1 + 1)
+    return str(areas[0].rows if rows else areas[0].columns)
 
 
 def _position(row: bool, area: Area | None, array: bool) -> str:
@@ -262,8 +242,7 @@ def _position(row: bool, area: Area | None, array: bool) -> str:
     every row (column) of the area; elsewhere the first."""
     if area is None:
         return "#NULL!"
-    c1, r1, c2, r2 = area
-    first, count = (r1, r2 - r1 + 1) if row else (c1, c2 - c1 + 1)
+    first, count = (area.top, area.rows) if row else (area.left, area.columns)
     if not array or count == 1:
         return str(first)
     return f"SEQUENCE({count},1,{first})" if row else f"SEQUENCE(1,{count},{first})"

@@ -57,7 +57,7 @@ def rewrite(formula: str) -> str:
 def _sizes_differ(arguments: list[list[Any]]) -> bool:
     from openpyxl.formula.tokenizer import Token
 
-    from rates_xl.calc.analysis import range_shape, split_reference
+    from rates_xl.functions.sheet import read_area, split_reference
 
     sizes = set()
     for argument in arguments:
@@ -70,11 +70,10 @@ def _sizes_differ(arguments: list[list[Any]]) -> bool:
         if solid[0].subtype != Token.RANGE:
             return False
         sheet, ref = split_reference(solid[0].value)
-        shape = range_shape(ref.replace("$", ""))
-        if shape is None or "[" in sheet:
+        area = read_area(ref, whole_lines=False)
+        if area is None or "[" in sheet:
             return False  # a name, a whole column, another book: not known here
-        c1, r1, c2, r2 = shape
-        sizes.add((r2 - r1 + 1, c2 - c1 + 1))
+        sizes.add((area.rows, area.columns))
     return len(sizes) > 1
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, scope, udfs
+from rates_xl.addin.classic import refresh, ribbon, udfs
 from rates_xl.client import RatesClient
 from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
+from rates_xl.functions.sheet import Area
 from tests.support import serial_excel
 
 FX = '=RATES_FXSPOT("EURUSD")'
@@ -266,7 +267,7 @@ def test_spill_extent_reads_excel_and_tolerates_old_excel(client):
     first_calculation(book)
     sheet = book.sheets[0]
     rows = len(client.swap_curve("SOFR").swap_rates) + 1  # a header row, then one row per tenor
-    assert ribbon.spill_extent(sheet, (1, 5)) == scope.Rect(1, 5, rows, 6)
+    assert ribbon.spill_extent(sheet, (1, 5)) == Area(1, 5, rows, 6)
     assert ribbon.spill_extent(sheet, (1, 1)) is None
 
     class NoDynamicArrays:

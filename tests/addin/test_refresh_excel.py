@@ -19,6 +19,7 @@ import pytest
 from rates_xl.addin.classic import refresh, ribbon, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.functions import PENDING
+from rates_xl.functions.sheet import cell_address
 from tests.support import serial_excel
 from tests.support.sends import most_in_window, recording_sends
 
@@ -79,7 +80,7 @@ def _same(a, b) -> bool:
 
 
 def pending_cells(book):
-    return [(sheet.name, scope.cell_address(*cell)) for sheet in book.sheets
+    return [(sheet.name, cell_address(*cell)) for sheet in book.sheets
             for cell, value in sheet.values.items() if value == PENDING]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rates_xl.addin.classic import scope
-from rates_xl.addin.classic.scope import Rect
+from rates_xl.functions.sheet import Area, cell_address
 
 
 @pytest.mark.parametrize("formula, names", [
@@ -52,17 +52,17 @@ def test_spilling_functions_match_the_function_table():
 
 
 @pytest.mark.parametrize("address, rects", [
-    ("$A$1", [Rect(1, 1, 1, 1)]),
-    ("B3", [Rect(3, 2, 3, 2)]),
-    ("$B$2:$D$10", [Rect(2, 2, 10, 4)]),
-    ("D10:B2", [Rect(2, 2, 10, 4)]),
-    ("$A$1:$B$2,$D$4", [Rect(1, 1, 2, 2), Rect(4, 4, 4, 4)]),
-    ("Sheet1!$C$3", [Rect(3, 3, 3, 3)]),
-    ("'My Sheet'!A1:A2", [Rect(1, 1, 2, 1)]),
-    ("$B:$C", [Rect(1, 2, 1_048_576, 3)]),
-    ("$2:$3", [Rect(2, 1, 3, 16_384)]),
-    ("AA10", [Rect(10, 27, 10, 27)]),
-    ("$XFD$1048576", [Rect(1_048_576, 16_384, 1_048_576, 16_384)]),
+    ("$A$1", [Area(1, 1, 1, 1)]),
+    ("B3", [Area(3, 2, 3, 2)]),
+    ("$B$2:$D$10", [Area(2, 2, 10, 4)]),
+    ("D10:B2", [Area(2, 2, 10, 4)]),
+    ("$A$1:$B$2,$D$4", [Area(1, 1, 2, 2), Area(4, 4, 4, 4)]),
+    ("Sheet1!$C$3", [Area(3, 3, 3, 3)]),
+    ("'My Sheet'!A1:A2", [Area(1, 1, 2, 1)]),
+    ("$B:$C", [Area(1, 2, 1_048_576, 3)]),
+    ("$2:$3", [Area(2, 1, 3, 16_384)]),
+    ("AA10", [Area(10, 27, 10, 27)]),
+    ("$XFD$1048576", [Area(1_048_576, 16_384, 1_048_576, 16_384)]),
 ])
 def test_parse_address(address, rects):
     assert scope.parse_address(address) == rects
@@ -77,20 +77,20 @@ def test_parse_address_rejects_nonsense(address):
 @pytest.mark.parametrize("row, col, text", [(1, 1, "A1"), (3, 26, "Z3"), (7, 27, "AA7"),
                                             (1, 702, "ZZ1"), (1, 703, "AAA1"), (5, 16_384, "XFD5")])
 def test_cell_address_round_trips(row, col, text):
-    assert scope.cell_address(row, col) == text
-    assert scope.parse_address(text) == [Rect(row, col, row, col)]
+    assert cell_address(row, col) == text
+    assert scope.parse_address(text) == [Area(row, col, row, col)]
 
 
 def test_formula_cells_reads_every_shape_com_returns():
-    block = Rect(2, 2, 3, 3)
+    block = Area(2, 2, 3, 3)
     grid = (("=RATES_FXSPOT(\"EURUSD\")", ""), ("", "=RATES_SWAP(A1,B1,C1,D1)"))
     assert scope.rates_cells(grid, block) == {(2, 2): grid[0][0], (3, 3): grid[1][1]}
-    assert scope.rates_cells("=RATES_FXSPOT(\"EURUSD\")", Rect(5, 5, 5, 5)) == {(5, 5): "=RATES_FXSPOT(\"EURUSD\")"}
+    assert scope.rates_cells("=RATES_FXSPOT(\"EURUSD\")", Area(5, 5, 5, 5)) == {(5, 5): "=RATES_FXSPOT(\"EURUSD\")"}
     row = ("=RATES_FXSPOT(A1)", "x", "=RATES_DISCOUNT(A1,B1)")
-    assert set(scope.rates_cells(row, Rect(1, 1, 1, 3))) == {(1, 1), (1, 3)}
+    assert set(scope.rates_cells(row, Area(1, 1, 1, 3))) == {(1, 1), (1, 3)}
     column = ["=RATES_FXSPOT(A1)", 4.0, "=RATES_DISCOUNT(A1,B1)"]
-    assert set(scope.rates_cells(column, Rect(1, 1, 3, 1))) == {(1, 1), (3, 1)}
-    assert scope.rates_cells(None, Rect(1, 1, 1, 1)) == {}
+    assert set(scope.rates_cells(column, Area(1, 1, 3, 1))) == {(1, 1), (3, 1)}
+    assert scope.rates_cells(None, Area(1, 1, 1, 1)) == {}
 
 
 def test_selection_covers_its_cells_and_curves_spilling_into_it():
@@ -100,7 +100,7 @@ def test_selection_covers_its_cells_and_curves_spilling_into_it():
         (20, 1): "=RATES_DISCOUNTCURVE(\"SOFR\",A1,B1,\"3M\")",  # spills elsewhere
         (30, 30): "=RATES_FXSPOT(\"EURUSD\")",  # outside, not spilling
     }
-    extents = {(1, 5): Rect(1, 5, 12, 6), (20, 1): Rect(20, 1, 40, 2)}
+    extents = {(1, 5): Area(1, 5, 12, 6), (20, 1): Area(20, 1, 40, 2)}
     asked = []
 
     def extent(cell):
@@ -115,8 +115,8 @@ def test_selection_covers_its_cells_and_curves_spilling_into_it():
 
 def test_selection_without_spill_information_uses_anchors_only():
     cells = {(1, 5): "=RATES_SWAPCURVE(\"SOFR\")"}
-    assert scope.cells_in_selection(cells, [Rect(3, 5, 3, 5)]) == []
-    assert scope.cells_in_selection(cells, [Rect(1, 5, 1, 5)]) == [(1, 5)]
+    assert scope.cells_in_selection(cells, [Area(3, 5, 3, 5)]) == []
+    assert scope.cells_in_selection(cells, [Area(1, 5, 1, 5)]) == [(1, 5)]
 
 
 def test_address_chunks_cover_every_cell_within_excels_limit():
@@ -124,7 +124,7 @@ def test_address_chunks_cover_every_cell_within_excels_limit():
     chunks = scope.address_chunks(cells)
     assert all(len(chunk) <= scope.MAX_ADDRESS_CHARS for chunk in chunks)
     listed = [a for chunk in chunks for a in chunk.split(",")]
-    assert sorted(listed) == sorted(scope.cell_address(r, c) for r, c in cells)
+    assert sorted(listed) == sorted(cell_address(r, c) for r, c in cells)
     assert len(listed) == len(set(listed))
     assert scope.address_chunks([]) == []
     assert scope.address_chunks([(2, 2), (2, 2), (1, 1)]) == ["A1,B2"]

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.analysis import (
-    analyse,
-    intersect,
-    lift,
-    materialise,
-    range_shape,
-    split_reference,
-)
+from rates_xl.calc.analysis import analyse, intersect, lift, materialise
+from rates_xl.functions.sheet import read_area, split_reference
 
 NAMES = {"holidays": 10, "rate": 1}
 
 
 def size(text):
-    shape = range_shape(split_reference(text)[1].replace("$", ""))
-    if shape is None:
-        return NAMES.get(text.lower())
-    c1, r1, c2, r2 = shape
-    return (c2 - c1 + 1) * (r2 - r1 + 1)
+    area = read_area(split_reference(text)[1], whole_lines=False)
+    return NAMES.get(text.lower()) if area is None else area.size
 
 
 def read(formula):

@@ -59,13 +59,37 @@ def test_cell_address_outside_the_sheet_raises(row: int, col: int) -> None:
         sheet.cell_address(row, col)
 
 
-def test_ranges_in_either_corner_order() -> None:
-    assert sheet.parse_range("A1:C10") == (1, 1, 10, 3)
-    assert sheet.parse_range("$C$10:A1") == (1, 1, 10, 3)
-    assert sheet.parse_range("B2") == (2, 2, 2, 2)
-    for bad in ("A1:B2:C3", "A1:", ":B2", "A:B", ""):
+def test_areas_in_either_corner_order() -> None:
+    assert sheet.parse_area("A1:C10") == sheet.Area(1, 1, 10, 3)
+    assert sheet.parse_area("$C$10:A1") == (1, 1, 10, 3)  # an Area unpacks as (top, left, bottom, right)
+    assert sheet.parse_area("B2") == (2, 2, 2, 2)
+    assert sheet.parse_area("$B:c") == (1, 2, sheet.MAX_ROW, 3)
+    assert sheet.parse_area("5:$2") == (2, 1, 5, sheet.MAX_COL)
+    for bad in ("A1:B2:C3", "A1:", ":B2", "A:1", "", "Sheet1!A1", "XFE1", "A0", "0:1", "Table1[Col]", None):
         with pytest.raises(ValueError):
-            sheet.parse_range(bad)
+            sheet.parse_area(bad)  # type: ignore[arg-type]
+        assert bad is None or sheet.read_area(bad) is None
+    assert sheet.read_area("A:C", whole_lines=False) is None
+    assert sheet.read_area("A1:C3", whole_lines=False) == (1, 1, 3, 3)
+
+
+def test_area_arithmetic() -> None:
+    a, b = sheet.Area(2, 2, 4, 5), sheet.Area(3, 4, 9, 9)
+    assert (3, 4) in a and (1, 2) not in a and "B2" not in a
+    assert a.intersection(b) == (3, 4, 4, 5) and a.intersects(b)
+    assert a.intersection(sheet.Area(5, 1, 5, 1)) is None
+    assert a.span(b) == (2, 2, 9, 9)
+    assert (a.rows, a.columns, a.size) == (3, 4, 12)
+    assert list(sheet.Area(1, 1, 2, 2).cells()) == [(1, 1), (1, 2), (2, 1), (2, 2)]
+    assert a.a1() == "B2:E4" and a.a1(absolute=True) == "$B$2:$E$4" and sheet.Area.cell(7, 2).a1() == "B7"
+    assert sheet.Area.of(4, 5, 2, 2) == a
+    assert sheet.is_whole_lines(sheet.parse_area("C:C")) and not sheet.is_whole_lines(a)
+
+
+def test_references_split_off_their_sheet() -> None:
+    assert sheet.split_reference("'Bob''s'!$A$1:B3") == ("'Bob''s'!", "$A$1:B3")
+    assert sheet.split_reference("B3") == ("", "B3")
+    assert sheet.sheet_of("'Bob''s'!") == "Bob's" and sheet.sheet_of("") is None
 
 
 @pytest.mark.parametrize(("name", "quoted"), [
@@ -142,19 +166,41 @@ def test_rates_names() -> None:
     assert not sheet.is_rates_name("RATESWAP")
 
 
-def test_the_callers_share_the_rules() -> None:
-    """Each former copy now answers as the module does (these failed before: calc.book left
-    `Bob's`, `2024` and `A1` unquoted or badly quoted; the scope missed `_xldudf_`)."""
-    from rates_xl.addin.classic import refresh, scope
-    from rates_xl.addin.officejs import metadata
-    from rates_xl.calc import book, fast_model
+#: Modules that still read a formula's text with an A1 pattern of their own (the formula front
+#: end, issue 29, takes them out).
+_NOT_YET = {"calc/columns.py", "calc/xlfuncs/references.py"}
 
-    for name in ("Bob's", "2024", "A1", "My Data", "Data"):
-        assert book.address(name, "B7") == f"{sheet.quote_sheet(name)}!B7"
-        assert fast_model._quote(name) == sheet.quote_sheet(name)
-    assert book.quote("Bob's") == "'Bob''s'"
-    assert scope.rates_functions("=_xldudf_RATES_SWAP(A1)") == ["SWAP"]
-    assert scope.column_number("XFD") == 16384
-    with pytest.raises(ValueError):
-        refresh.parse_cell("XFE1")  # past the last column: the former copy accepted it
-    assert not metadata.looks_like_cell_reference("XFE1")
+
+def test_no_other_module_reads_a1_or_renames_these_rules() -> None:
+    """One A1 parser: no module outside functions/sheet.py holds an A1 pattern or reads
+    openpyxl's cell utilities (whose corner order, (left, top, right, bottom), is not ours),
+    and none re-exports this module's names under another (the former `book.row_col`,
+    `book.quote`, `workbook._address`, `cli._quote` ...)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    a1 = re.compile(r"\[A-Za-z\]\{1,3\}|\[A-Z\]\{1,3\}")
+    exported = {name for name in dir(sheet) if not name.startswith("__")}
+    found = []
+    for folder in ("calc", "functions", "addin", "cli", "client", "templates", "sandbox"):
+        for path in sorted((root / folder).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            if where == "functions/sheet.py":
+                continue
+            text = path.read_text(encoding="utf-8")
+            if where not in _NOT_YET and a1.search(text):
+                found.append(f"{where}: an A1 pattern")
+            if "openpyxl.utils.cell" in text:
+                found.append(f"{where}: openpyxl.utils.cell")
+            tree = ast.parse(text)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "rates_xl.functions.sheet":
+                    found += [f"{where}: imports {a.name} as {a.asname}" for a in node.names if a.asname]
+            for node in tree.body:  # module level: `column = column_letters`
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.Tuple):
+                    values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                    if any(isinstance(v, ast.Name) and v.id in exported and v.id[0].islower() for v in values):
+                        found.append(f"{where}:{node.lineno}: another name for a functions/sheet.py rule")
+    assert not found, found

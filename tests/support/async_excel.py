@@ -65,7 +65,7 @@ def _rejected_pending(host: Any) -> bool:
 
 
 def cell_values(book: Any) -> dict[tuple[str, str], Any]:
-    from rates_xl.addin.classic import scope
+    from rates_xl.functions.sheet import cell_address
 
-    return {(sheet.name, scope.cell_address(*cell)): value
+    return {(sheet.name, cell_address(*cell)): value
             for sheet in book.sheets for cell, value in sheet.values.items()}

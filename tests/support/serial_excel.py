@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.addin.classic import scope
-from rates_xl.addin.classic.scope import Rect
+from rates_xl.functions.sheet import Area
 
 MAX_ROW = 1_048_576
 VOLATILE = frozenset({"TODAY", "NOW", "RAND", "RANDBETWEEN", "OFFSET", "INDIRECT", "CELL", "INFO"})
@@ -56,13 +56,6 @@ def _fold(name: str) -> str:
     return name.strip().casefold()
 
 
-def _a1(rect: Rect, dollars: bool = True) -> str:
-    d = "$" if dollars else ""
-    first = f"{d}{scope.column_letters(rect.left)}{d}{rect.top}"
-    last = f"{d}{scope.column_letters(rect.right)}{d}{rect.bottom}"
-    return first if (rect.top, rect.left) == (rect.bottom, rect.right) else f"{first}:{last}"
-
-
 # -- cells ------------------------------------------------------------------------------------
 @dataclass(eq=False)
 class Formula:
@@ -71,18 +64,18 @@ class Formula:
     sheet: Sheet
     cell: tuple[int, int]
     text: str
-    stored_ref: Rect | None = None  # the array range saved in the file, if any
+    stored_ref: Area | None = None  # the array range saved in the file, if any
     func: Any = None
-    inputs: list[tuple[str, Sheet, Rect]] = field(default_factory=list)  # (engine input, sheet, rect)
+    inputs: list[tuple[str, Sheet, Area]] = field(default_factory=list)  # (engine input, sheet, rect)
     volatile: bool = False
     rates: bool = False
-    spill: Rect | None = None  # where the current result spills (None: one cell)
-    array: Rect | None = None  # a legacy (CSE) array formula's block (serial_excel_legacy)
+    spill: Area | None = None  # where the current result spills (None: one cell)
+    array: Area | None = None  # a legacy (CSE) array formula's block (serial_excel_legacy)
 
     @property
-    def footprint(self) -> Rect:
+    def footprint(self) -> Area:
         """Cells this formula may write: its anchor, stored array range or current spill."""
-        rects = [Rect(*self.cell, *self.cell)]
+        rects = [Area(*self.cell, *self.cell)]
         if self.stored_ref is not None:
             rects.append(self.stored_ref)
             if self.rates:  # a curve may come back longer than when the file was saved
@@ -92,7 +85,7 @@ class Formula:
             rects.append(self.spill)
         if self.array is not None:
             rects.append(self.array)
-        return Rect(min(r.top for r in rects), min(r.left for r in rects),
+        return Area(min(r.top for r in rects), min(r.left for r in rects),
                     max(r.bottom for r in rects), max(r.right for r in rects))
 
 
@@ -238,7 +231,7 @@ class App:
 
         f = self._current
         # Application.Caller: the cell, or a legacy array formula's whole block.
-        caller = Range(f.sheet, f.array or Rect(*f.cell, *f.cell)) if f is not None else None
+        caller = Range(f.sheet, f.array or Area(*f.cell, *f.cell)) if f is not None else None
         self.udf_calls += 1
 
         def call() -> Any:
@@ -342,7 +335,7 @@ class Sheets(list):
 
 
 class Names(dict):
-    """`Book.names`: a reference name -> (Sheet, Rect) for the engine; and, as xlwings'
+    """`Book.names`: a reference name -> (Sheet, Area) for the engine; and, as xlwings'
     Names, `add(name, refers_to)` for a constant (="2026-01-02T16:00:00Z"), read back as an
     object with `refers_to` and `delete()`. Names are case-insensitive, as in Excel."""
 
@@ -468,7 +461,7 @@ class Book:
                     value = cell.value
                     if value is None or (cell.row, cell.column) in spilled:
                         continue
-                    where = Rect(cell.row, cell.column, cell.row, cell.column)
+                    where = Area(cell.row, cell.column, cell.row, cell.column)
                     if isinstance(value, ArrayFormula):
                         ref = scope.parse_address(value.ref)[0] if value.ref else None
                         sheet.put(where, value.text, stored_ref=ref)
@@ -517,7 +510,7 @@ class Sheet:
     def app(self) -> App:
         return self.book.app
 
-    def put(self, where: Rect, content: Any, stored_ref: Rect | None = None) -> None:
+    def put(self, where: Area, content: Any, stored_ref: Area | None = None) -> None:
         cell = (where.top, where.left)
         self.touch(*cell)
         self.version += 1
@@ -558,25 +551,25 @@ class Sheet:
     def dirty_mark(self, f: Formula) -> bool:
         return f.cell in self.dirty
 
-    def grow_down(self, rect: Rect, rows: int) -> Rect:
+    def grow_down(self, rect: Area, rows: int) -> Area:
         """`rect` extended down over empty cells, to `rows` rows at most."""
         bottom, last = rect.bottom, rect.top + rows - 1
         while bottom < last and all((bottom + 1, c) not in self.contents
                                     for c in range(rect.left, rect.right + 1)):
             bottom += 1
-        return Rect(rect.top, rect.left, bottom, rect.right)
+        return Area(rect.top, rect.left, bottom, rect.right)
 
     @property
     def used_range(self) -> Range:
         cells = [c for c, v in self.values.items() if v is not None] + list(self.contents)
         if not cells:
-            return Range(self, Rect(1, 1, 1, 1))
-        return Range(self, Rect(min(r for r, _ in cells), min(c for _, c in cells),
+            return Range(self, Area(1, 1, 1, 1))
+        return Range(self, Area(min(r for r, _ in cells), min(c for _, c in cells),
                                 max(r for r, _ in cells), max(c for _, c in cells)))
 
     def range(self, where: Any) -> Range:
         if isinstance(where, tuple):
-            return Range(self, Rect(*where, *where))
+            return Range(self, Area(*where, *where))
         rects = scope.parse_address(where)
         return Range(self, *rects)
 
@@ -610,7 +603,7 @@ class Sheet:
         if rows == 1 and cols == 1:
             self.values[f.cell] = result[0][0]
             return
-        block = Rect(f.cell[0], f.cell[1], f.cell[0] + rows - 1, f.cell[1] + cols - 1)
+        block = Area(f.cell[0], f.cell[1], f.cell[0] + rows - 1, f.cell[1] + cols - 1)
         # Only typed content blocks a spill here (what a spill left behind, or the file saved
         # there as this formula's last result, is overwritten).
         blocked = any((r, c) in self.contents
@@ -632,13 +625,13 @@ class Sheet:
 class Range:
     """A block (or several areas) of one sheet, as xlwings' Range."""
 
-    def __init__(self, sheet: Sheet, *rects: Rect) -> None:
+    def __init__(self, sheet: Sheet, *rects: Area) -> None:
         self.sheet = sheet
         self.rects = list(rects)
-        self.address = ",".join(_a1(r) for r in self.rects)
+        self.address = ",".join(r.a1(absolute=True) for r in self.rects)
 
     @property
-    def _rect(self) -> Rect:
+    def _rect(self) -> Area:
         return self.rects[0]
 
     def _grid(self, pick: Any) -> Any:
@@ -678,7 +671,7 @@ class Range:
         for rect in self.rects:
             for r in range(rect.top, rect.bottom + 1):
                 for c in range(rect.left, rect.right + 1):
-                    self.sheet.put(Rect(r, c, r, c), content)
+                    self.sheet.put(Area(r, c, r, c), content)
                     if (r, c) in self.sheet.formulas:
                         book.compile()
                         self.sheet.dirty.add((r, c))
@@ -732,7 +725,7 @@ class _RangeApi:
         for f in sheet.formulas.values():
             if f.spill is not None and f.spill.top <= rect.top <= f.spill.bottom \
                     and f.spill.left <= rect.left <= f.spill.right:
-                return Range(sheet, Rect(*f.cell, *f.cell)).api
+                return Range(sheet, Area(*f.cell, *f.cell)).api
         raise AttributeError("SpillParent: the cell is not in a spill")  # Excel: run-time error 1004
 
     @property
@@ -769,7 +762,7 @@ class _Graph:
                 self.dependents[p].add(f)
         self.order = _topological(formulas, self.precedents)
 
-    def _owners(self, sheet: Sheet, rect: Rect) -> set[Formula]:
+    def _owners(self, sheet: Sheet, rect: Area) -> set[Formula]:
         sid = id(sheet)
         bottom = min(rect.bottom, sheet.max_row + SPILL_ALLOWANCE)
         right = min(rect.right, sheet.max_col)

@@ -18,7 +18,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from rates_xl.addin.classic import scope
-from rates_xl.addin.classic.scope import Rect
+from rates_xl.functions.sheet import Area, cell_address
 
 if TYPE_CHECKING:
     from tests.support.serial_excel import App, Book, Formula, Sheet
@@ -74,7 +74,7 @@ def _as_range(raw: Any, app: App) -> Any:
         found = raw.ranges[0]
         sheet = app._current.sheet.book.sheet_named(found["sheet"]) if found.get("sheet") else app._current.sheet
         if sheet is not None:
-            return Range(sheet, Rect(int(found["r1"]), int(found["n1"]), int(found["r2"]), int(found["n2"])))
+            return Range(sheet, Area(int(found["r1"]), int(found["n1"]), int(found["r2"]), int(found["n2"])))
     return _as_excel_passes(engine._from_engine(raw))
 
 
@@ -156,7 +156,7 @@ def _compile(f: Formula, book: Book) -> None:
     f.rates = scope.is_rates_formula(f.text)
 
 
-def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Rect | None]:
+def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Area | None]:
     """An engine input ('SWAP'!C8, 'FIXED LEG'!B:B, CONVENTIONS) -> (key, sheet, rect)."""
     from formulas.ranges import Ranges
 
@@ -172,7 +172,7 @@ def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Rect | None]
         return key, sheet, None
     top = max(1, int(found["r1"]))
     bottom = int(found["r2"])
-    return key, target, Rect(top, int(found["n1"]), bottom, int(found["n2"]))
+    return key, target, Area(top, int(found["n1"]), bottom, int(found["n2"]))
 
 
 def _engine_value(value: Any) -> Any:
@@ -219,8 +219,8 @@ def compute(f: Formula, app: App) -> Any:
         # whole, so ranges of one formula keep the shapes they were written with.
         bottom = min(rect.bottom, max(sheet.max_row, rect.top)) if rect.bottom >= MAX_ROW else rect.bottom
         right = min(rect.right, max(sheet.max_col, rect.left)) if rect.right >= MAX_COL else rect.right
-        ref = f"'{sheet.name.upper()}'!{scope.cell_address(rect.top, rect.left)}:" \
-              f"{scope.cell_address(bottom, right)}"
+        ref = f"'{sheet.name.upper()}'!{cell_address(rect.top, rect.left)}:" \
+              f"{cell_address(bottom, right)}"
         args.append(Ranges().push(ref, _block(sheet, rect.top, rect.left, bottom, right)))
     _app = app
     try:

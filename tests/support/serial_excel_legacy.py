@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rates_xl.addin.classic import scope
-from rates_xl.addin.classic.scope import Rect
+from rates_xl.functions.sheet import Area
 
 if TYPE_CHECKING:
     from tests.support.serial_excel import App, Formula, Sheet
@@ -54,7 +54,7 @@ def shape(value: Any) -> tuple[int, int]:
 def call(app: App, name: str, args: list[Any], f: Formula, run: Any) -> Any:
     """xlwings' call_udf for an `expand` function: `run()` calls the UDF."""
     xlw = state(app)
-    area = f.array or Rect(*f.cell, *f.cell)
+    area = f.array or Area(*f.cell, *f.cell)
     key = (name, repr(args), f.sheet.book.name, f.sheet.name, f.cell)
     if key in xlw.cache:
         result = xlw.cache[key]
@@ -81,31 +81,31 @@ def run_resizes(app: App) -> int:
         sheet = f.sheet
         if sheet.formulas.get(f.cell) is not f:
             continue  # the formula left meanwhile
-        old = f.array or Rect(*f.cell, *f.cell)
+        old = f.array or Area(*f.cell, *f.cell)
         if old.bottom - old.top + 1 > rows or old.right - old.left + 1 > cols:
             xlw.cuts += 1
             clear(sheet, old)
         xlw.rewrites += 1
         done += 1
-        enter_array(sheet, Rect(f.cell[0], f.cell[1], f.cell[0] + rows - 1, f.cell[1] + cols - 1), f.text)
+        enter_array(sheet, Area(f.cell[0], f.cell[1], f.cell[0] + rows - 1, f.cell[1] + cols - 1), f.text)
     return done
 
 
-def clear(sheet: Sheet, area: Rect) -> None:
+def clear(sheet: Sheet, area: Area) -> None:
     """Range.ClearContents over an array formula's block."""
     for r in range(area.top, area.bottom + 1):
         for c in range(area.left, area.right + 1):
-            sheet.put(Rect(r, c, r, c), None)
+            sheet.put(Area(r, c, r, c), None)
             sheet.values.pop((r, c), None)
     sheet.book.compile()
     sheet.app._graph = None
 
 
-def enter_array(sheet: Sheet, area: Rect | str, formula: str) -> Formula:
+def enter_array(sheet: Sheet, area: Area | str, formula: str) -> Formula:
     """Range.FormulaArray = formula over `area` (Ctrl+Shift+Enter), then the recalculation."""
     if isinstance(area, str):
         area = scope.parse_address(area)[0]
-    sheet.put(Rect(area.top, area.left, area.top, area.left), formula)
+    sheet.put(Area(area.top, area.left, area.top, area.left), formula)
     f = sheet.formulas[(area.top, area.left)]
     f.array = area
     sheet.touch(area.bottom, area.right)

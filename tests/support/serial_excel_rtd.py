@@ -316,14 +316,14 @@ def reopen(app: App, saved: SavedBook) -> tuple[Any, list[SavedTopic]]:
     values show, nothing is calculated (the file asks for no recalculation on load), then
     Excel reconnects its RTD topics (`RtdHost.reconnect`). The book and the topics that
     could not be connected."""
-    from rates_xl.addin.classic.scope import Rect
+    from rates_xl.functions.sheet import Area
     from tests.support.serial_excel import Book
 
     book = Book(app, saved.name)
     for name, contents in saved.sheets.items():
         sheet = book.add_sheet(name)
         for (r, c), content in contents.items():
-            sheet.put(Rect(r, c, r, c), content)
+            sheet.put(Area.cell(r, c), content)
         for cell, value in saved.shown[name].items():
             sheet.show(cell, value)
     book.compile()
