@@ -43,7 +43,10 @@ _EOM = Arg("end_of_month", "bool", "Optional. TRUE to roll periods to month ends
 
 
 def _start(param: str = "start_date") -> Arg:
-    return Arg("start", "date_or_tenor", "Start: a date, or a tenor from today like 0D (spot) or 1Y.", param=param)
+    return Arg("start", "date_or_tenor",
+               "Start: a date, or a tenor from the valuation date: 0D is the valuation date itself, 2D two "
+               "business days later (spot for SOFR and ESTR: their swap curves start there), 1Y a year later.",
+               param=param)
 
 
 def _end(param: str = "end_date") -> Arg:
@@ -154,7 +157,8 @@ _SPECS = [
         ),
         "swap_rate", "number", _number("swap_rate"), unit="percent",
         checks=(_after("maturity", "start"),),
-        examples=(("SOFR", "0D", "10Y", "1Y"), ("6M EURIBOR", "2D", "5Y", "1Y", "6M", "Thirty360BondBasis")),
+        examples=(("SOFR", "2D", "10Y", "1Y"), ("SOFR", "0D", "10Y", "1Y"),
+                  ("6M EURIBOR", "2D", "5Y", "1Y", "6M", "Thirty360BondBasis")),
     ),
     FunctionSpec(
         "RATES_SWAPCURVE",
@@ -188,7 +192,7 @@ _SPECS = [
     FunctionSpec(
         "RATES_DISCOUNT",
         "Discount factor (a plain number like 0.96) to a date or tenor. /v1/discount_factor",
-        (_INDEX, Arg("pay_date", "date_or_tenor", "Payment date, or a tenor from today like 5Y.", param="date"), _VALUATION),
+        (_INDEX, Arg("pay_date", "date_or_tenor", "Payment date, or a tenor from the valuation date like 5Y.", param="date"), _VALUATION),
         "discount_factor", "number", _number("discount_factor"), unit="plain number",
         examples=(("SOFR", "5Y"), ("ESTR", "2030-06-28")),
     ),
