@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import copy
+import functools
 import logging
 import random
 import threading
@@ -457,7 +458,16 @@ class RatesClient:
     def pack_recorder(self) -> PackRecorder:
         """A new, empty recorder of this client's answers (a replaying client's records the
         pack's own entries); pass it to `recording` wherever the answers are used."""
-        return PackRecorder(self.base_url, source=getattr(self._transport, "pack", None))
+        return PackRecorder(self.base_url, source=getattr(self._transport, "pack", None), signer=self.pack_signer)
+
+    @functools.cached_property
+    def pack_signer(self) -> Any:
+        """The key a market-data pack is signed with, derived from this client's API key
+        (pack_seal.py); None without a key. Replaying, the key is read for this only."""
+        from rates_xl.client.pack_seal import signer_for
+
+        key = self.settings.api_key
+        return signer_for(key.get_secret_value()) if key is not None else None
 
     def expire(self, *, before: float | datetime | None = None,
                keys: Iterable[RequestKey] | None = None) -> int:

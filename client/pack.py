@@ -11,7 +11,11 @@ answer arrives (the wire, a cache tier, a teammate), so an answer served from a 
 recorded with its original fetch time. Replay one with `RatesClient(replay=pack)`.
 
 The file form (`dumps` / `loads`) is versioned, compact JSON in a deterministic order: the
-same answers always give the same bytes. A pack of another version is refused with one line.
+same answers always give the same bytes. A pack of another version is refused with one line,
+and so is anything two readers could read differently (a key given twice, an answer given
+twice, a value of the wrong type, text that is not Unicode): a pack is read one way or not at
+all. Each answer and the pack are sealed (pack_seal.py): a digest, and a signature where the
+recorder has a key, so an edit is named on replay.
 """
 
 from __future__ import annotations
@@ -25,12 +29,16 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from rates_xl.client import errors
+from rates_xl.client import errors, pack_seal
 from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.client.transport import Answer
 
 KIND = "rates-xl market-data pack"
-VERSION = 1
+#: 2: answers and the pack sealed (digest, signature). Version 1 packs still read (unverified).
+VERSION = 2
+READS = (1, 2)
+#: A pack larger than this is refused before it is read (a 500-request pack is about 0.5 MB).
+MAX_PACK_BYTES = 64 << 20
 #: Final refusals a pack can hold (replay raises the same error); anything else is not recorded.
 _ERRORS = {cls.__name__: cls for cls in (errors.BadRequest, errors.NotFound, errors.Unprocessable)}
 
@@ -42,7 +50,7 @@ class PackError(ValueError):
 class PackAnswer(BaseModel):
     """One request and what the service answered."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     endpoint: str
     params: tuple[tuple[str, str], ...]
@@ -57,16 +65,29 @@ class PackAnswer(BaseModel):
     #: False when the answer came from a cache entry older than verbatim recording: it is the
     #: parsed answer written again (the same values, not necessarily the same bytes)
     verbatim: bool = True
+    #: "sha256:<hex>" over everything above (pack_seal.answer_bytes); None: a version 1 pack's
+    digest: str | None = None
+    #: "hmac-sha256:<key id>:<hex>" over the same, when the recorder had a key to sign with
+    mac: str | None = None
 
     @property
     def request(self) -> str:
         return self.endpoint + "?" + "&".join(f"{k}={v}" for k, v in self.params)
 
 
+class Seal(BaseModel):
+    """The pack's own digest and signature, over everything in it but this (pack_seal.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    digest: str
+    signature: str | None = None
+
+
 class Pack(BaseModel):
     """A whole pack; `answers` sorted by request, one per distinct request."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     kind: Literal["rates-xl market-data pack"] = KIND
     version: int = VERSION
@@ -76,6 +97,10 @@ class Pack(BaseModel):
     #: UTC; None: unpinned. A replay values at it again, so `--replay` alone reproduces a run.
     valuation_time: str | None = None
     answers: tuple[PackAnswer, ...] = ()
+    #: the digest of the values-frozen copy's cells written with it (calc's copies; None
+    #: for a pack recorded in Excel, whose cells live on): a pack moved to another copy shows
+    values: str | None = None
+    seal: Seal | None = None
 
     def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer]:
         return {(a.endpoint, a.params): a for a in self.answers}
@@ -85,10 +110,9 @@ class Pack(BaseModel):
         return valuation_spread(a.valuation_time for a in self.answers)
 
     def dumps(self) -> str:
-        """Compact JSON, keys sorted: the same pack always gives the same text."""
-        data = self.model_dump(mode="json")
-        if data["valuation_time"] is None:  # an unpinned pack reads in a rates-xl that predates the field
-            del data["valuation_time"]
+        """Compact JSON, keys sorted: the same pack always gives the same text. Fields that
+        are empty are left out (an unpinned pack, an unsealed answer)."""
+        data = self.model_dump(mode="json", exclude_none=True)
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def write(self, path: str | Path) -> Path:
@@ -99,32 +123,108 @@ class Pack(BaseModel):
 
 def loads(text: str | bytes) -> Pack:
     """A pack from its JSON text; `PackError` (one line) for anything that is not a valid pack."""
+    if len(text) > MAX_PACK_BYTES:
+        raise PackError(f"market-data pack larger than {MAX_PACK_BYTES >> 20} MB: refused")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_once_each, parse_constant=_no_constant)
+    except RecursionError:
+        raise PackError("damaged market-data pack: nested too deeply") from None
+    except PackError:
+        raise
     except ValueError as exc:
-        raise PackError(f"not a market-data pack: not JSON ({exc.msg})") from None
+        raise PackError(f"not a market-data pack: not JSON ({getattr(exc, 'msg', None) or exc})") from None
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise PackError("not a market-data pack: no 'kind' of rates-xl market-data pack")
-    if data.get("version") != VERSION:
-        raise PackError(f"market-data pack version {data.get('version')!r} is not supported "
-                        f"(this rates-xl reads version {VERSION}): upgrade rates-xl")
+    version = data.get("version")
+    if type(version) is not int or version not in READS:
+        raise PackError(f"market-data pack version {version!r} is not supported "
+                        f"(this rates-xl reads versions {', '.join(map(str, READS))}): upgrade rates-xl")
     try:
-        pack = Pack.model_validate(data)
+        pack = Pack.model_validate(_tuples(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise PackError(f"damaged market-data pack: {where}: {first['msg']}") from None
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for answer in pack.answers:
-        if answer.endpoint not in ENDPOINTS:
-            raise PackError(f"damaged market-data pack: unknown endpoint {answer.endpoint!r}")
-        if (answer.answer is None) == (answer.error is None):
-            raise PackError(f"damaged market-data pack: {answer.request} needs an answer or an error")
+        _check_answer(answer)
+        if (answer.endpoint, answer.params) in seen:
+            raise PackError(f"damaged market-data pack: {answer.request} is given twice (which one would replay use?)")
+        seen.add((answer.endpoint, answer.params))
+    if pack.valuation_time is not None and _moment(pack.valuation_time) is None:
+        raise PackError(f"damaged market-data pack: valuation_time {pack.valuation_time[:40]!r} is not a moment")
+    if version == 1 and (pack.seal is not None or pack.values is not None
+                         or any(a.digest or a.mac for a in pack.answers)):
+        raise PackError("damaged market-data pack: a version 1 pack carries no seal")
     return pack
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (readers disagree on which of two wins)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise PackError(f"damaged market-data pack: the key {key[:40]!r} is given twice in one object")
+        found[key] = value
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise PackError(f"damaged market-data pack: {name} is not JSON")
+
+
+def _tuples(data: Any) -> Any:
+    """JSON arrays as tuples and text checked to be Unicode, for the models' strict types."""
+    if isinstance(data, list):
+        return tuple(_tuples(item) for item in data)
+    if isinstance(data, dict):
+        return {key: _tuples(value) for key, value in data.items()}
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PackError("damaged market-data pack: text that is not Unicode (a lone surrogate)") from None
+    return data
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _check_answer(answer: PackAnswer) -> None:
+    """One entry a replay can use: a known endpoint, its parameters sorted and its own, an
+    answer that is a JSON object or a refusal replay knows."""
+    where = f"damaged market-data pack: {answer.request[:200]}"
+    endpoint = ENDPOINTS.get(answer.endpoint)
+    if endpoint is None:
+        raise PackError(f"damaged market-data pack: unknown endpoint {answer.endpoint[:60]!r}")
+    names = [name for name, _ in answer.params]
+    if names != sorted(set(names)) or not set(names) <= set(endpoint.params):
+        raise PackError(f"{where}: its parameters are not {answer.endpoint}'s, once each, sorted")
+    for moment in (answer.fetched_at, answer.valuation_time):
+        if moment is not None and _moment(moment) is None:
+            raise PackError(f"{where}: {moment[:40]!r} is not a moment (ISO 8601)")
+    if (answer.answer is None) == (answer.error is None):
+        raise PackError(f"{where} needs an answer or an error")
+    if answer.error is not None and (set(answer.error) != {"type", "message"} or answer.error["type"] not in _ERRORS):
+        raise PackError(f"{where}: its error is not one replay can give")
+    if answer.answer is not None:
+        try:
+            parsed = json.loads(answer.answer)
+        except (ValueError, RecursionError):
+            raise PackError(f"{where}: its answer is not JSON") from None
+        if not isinstance(parsed, dict):
+            raise PackError(f"{where}: its answer is not a JSON object")
 
 
 def read(path: str | Path) -> Pack:
     try:
-        return loads(Path(path).read_bytes())
+        with open(path, "rb") as handle:
+            text = handle.read(MAX_PACK_BYTES + 1)  # never more than the cap in memory
+        return loads(text)
     except OSError as exc:
         raise PackError(f"cannot read the market-data pack {path}: {exc.strerror or exc}") from None
 
@@ -173,8 +273,10 @@ class PackRecorder:
     is the answer every cell of that request used.
     """
 
-    def __init__(self, base_url: str, *, source: Pack | None = None) -> None:
+    def __init__(self, base_url: str, *, source: Pack | None = None, signer: Any = None) -> None:
         self.base_url = public_url(source.base_url if source is not None else base_url)
+        #: pack_seal.Signer of the client's key: each answer and the pack are signed with it
+        self.signer = signer
         self._lock = threading.Lock()
         self._answers: dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer] = {}
         # Replaying: what is used is recorded as the pack had it (fetch times included), not
@@ -184,7 +286,8 @@ class PackRecorder:
     def record(self, key: Any, value: Any, fetched_at: float, *, raw: str | None = None,
                error: BaseException | None = None) -> None:
         """Called by the client with a RequestKey, the parsed answer (or a final error), the
-        time it was fetched and the answer's text as sent, when known."""
+        time it was fetched and the answer's text as sent, when known. Replaying, the pack's
+        entry is kept as it is, its digest and MAC with it (an edited one stays edited)."""
         ident = (key.endpoint, tuple(key.params))
         if ident in self._answers:  # cheap early exit: the hot path of a warm recalculation
             return
@@ -204,6 +307,7 @@ class PackRecorder:
                 raw = value.model_dump_json(by_alias=True)
             entry = PackAnswer(endpoint=key.endpoint, params=ident[1], answer=raw, verbatim=verbatim,
                                valuation_time=valued_at(key, value), fetched_at=utc_text(fetched_at))
+        entry = pack_seal.seal_answer(entry, self.signer)
         with self._lock:
             self._answers.setdefault(ident, entry)
 
@@ -211,12 +315,12 @@ class PackRecorder:
         return len(self._answers)
 
     def pack(self, pinned: datetime | None = None) -> Pack:
-        """The pack of what was recorded; `pinned`: the moment the run valued at, if pinned."""
+        """The sealed pack of what was recorded; `pinned`: the moment the run valued at, if pinned."""
         with self._lock:
             answers = sorted(self._answers.values(), key=lambda a: (a.endpoint, a.params))
         moment = pinned.astimezone(UTC).isoformat().replace("+00:00", "Z") if pinned is not None else None
-        return Pack(base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
-                    valuation_time=moment, answers=tuple(answers))
+        return pack_seal.seal(Pack(base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
+                                   valuation_time=moment, answers=tuple(answers)), self.signer)
 
 
 def valued_at(key: Any, value: Any) -> str | None:
@@ -271,5 +375,5 @@ class PackTransport:
         pass
 
 
-__all__ = ["Pack", "PackAnswer", "PackError", "PackRecorder", "PackTransport", "NotInPack",
+__all__ = ["Pack", "PackAnswer", "PackError", "Seal", "PackRecorder", "PackTransport", "NotInPack",
            "loads", "read", "public_url", "valuation_spread", "KIND", "VERSION"]

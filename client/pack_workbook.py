@@ -9,7 +9,7 @@ Written by hand on the zip (zipfile): no spreadsheet library writes custom XML p
 openpyxl, which reads and rewrites the whole book, drops them (tests/client/test_pack_workbook.py).
 Every other part is copied byte for byte, with its own compression.
 
-The part is `<marketDataPack xmlns="urn:rates-xl:market-data-pack" version="1">` holding
+The part is `<marketDataPack xmlns="urn:rates-xl:market-data-pack" version="2">` holding
 the pack's JSON as text. No extra compression: the zip already deflates the part, and a
 pack of 500 requests adds well under 1 MB (measured in docs/market-data-pack.md).
 """
@@ -21,6 +21,7 @@ import re
 import shutil
 import uuid
 import zipfile
+import zlib
 from pathlib import Path
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
@@ -33,7 +34,7 @@ _REL_CUSTOM_XML = "http://schemas.openxmlformats.org/officeDocument/2006/relatio
 _REL_CUSTOM_XML_PROPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/customXmlProps"
 _REL_OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
 _PROPS_TYPE = "application/vnd.openxmlformats-officedocument.customXmlProperties+xml"
-_ITEM_RE = re.compile(r"^customXml/item(\d+)\.xml$")
+_ITEM_RE = re.compile(r"^customXml/item(\d+)\.xml$", re.IGNORECASE)
 #: A pack part larger than this is refused on read (a zip bomb is not a pack).
 MAX_PART_BYTES = 64 << 20
 
@@ -46,19 +47,81 @@ def beside(book: str | Path) -> Path:
 
 def read_pack(book: str | Path) -> Pack | None:
     """The pack inside the workbook, or None when it carries none (never written, or saved
-    by a program that drops custom XML parts)."""
+    by a program that drops custom XML parts).
+
+    Read one way or refused: a package with two parts of one name (OPC names are
+    case-insensitive; zip readers disagree on which of two entries wins), two pack parts, a
+    part that is not well-formed XML, declares a DOCTYPE (entities: a reader that expands
+    them reads other text), holds anything but the pack's text (a comment or an element
+    splits the text, and readers join it differently) or whose version disagrees with its
+    JSON: each is one line (`PackError`)."""
+    name = Path(book).name
     try:
         with zipfile.ZipFile(book) as archive:
-            name = _pack_part(archive)
-            if name is None:
-                return None
-            if archive.getinfo(name).file_size > MAX_PART_BYTES:
-                raise PackError(f"the market-data pack in {Path(book).name} is larger than "
-                                f"{MAX_PART_BYTES >> 20} MB: refused")
-            root = ElementTree.fromstring(archive.read(name))
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise PackError(f"cannot read {Path(book).name} as a workbook: {exc}") from None
-    return loads(root.text or "")
+            infos = archive.infolist()
+            seen: set[str] = set()
+            for info in infos:
+                folded = info.filename.casefold()
+                if folded in seen:
+                    raise PackError(f"{name} holds two parts named {info.filename[:80]!r}: programs read "
+                                    "such a package differently, so its market-data pack is not read")
+                seen.add(folded)
+            found = []
+            for info in infos:
+                if not _ITEM_RE.match(info.filename):
+                    continue
+                if info.file_size > MAX_PART_BYTES:
+                    raise PackError(f"the market-data pack in {name} is larger than "
+                                    f"{MAX_PART_BYTES >> 20} MB: refused")
+                part = pack_text(archive.read(info), f"{name}:{info.filename}")
+                if part is not None:
+                    found.append((info.filename, part))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError,
+            zlib.error) as exc:
+        raise PackError(f"cannot read {name} as a workbook: {exc}") from None
+    if not found:
+        return None
+    if len(found) > 1:
+        raise PackError(f"{name} carries {len(found)} market-data packs ({', '.join(n for n, _ in found)}): "
+                        "a book carries one, so none of them is read")
+    part, (text, version) = found[0]
+    pack = loads(text)
+    if version is not None and version != str(pack.version):
+        raise PackError(f"the market-data pack part {name}:{part} says version {version[:10]!r} outside and "
+                        f"{pack.version} inside: refused")
+    return pack
+
+
+class _Refusing(ElementTree.TreeBuilder):
+    """Keeps comments and processing instructions (so they can be refused) and stops at a
+    DOCTYPE, before any entity it declares is expanded."""
+
+    def doctype(self, *args: object) -> None:
+        raise PackError("declares a DOCTYPE")
+
+
+def pack_text(data: bytes, where: str) -> tuple[str, str | None] | None:
+    """The JSON text of a custom XML part holding a pack and the part's version attribute;
+    None for another program's part."""
+    mentions = NAMESPACE.encode() in data or NAMESPACE.encode("utf-16-le") in data
+    parser = ElementTree.XMLParser(target=_Refusing(insert_comments=True, insert_pis=True))
+    try:
+        parser.feed(data)
+        root = parser.close()
+    except PackError as exc:
+        if not mentions:
+            return None
+        raise PackError(f"the market-data pack part {where} {exc}: refused") from None
+    except ElementTree.ParseError as exc:
+        if not mentions:
+            return None  # another program's part, damaged: not ours to judge
+        raise PackError(f"the market-data pack part {where} is not well-formed XML ({exc})") from None
+    if root.tag != _ROOT:
+        return None
+    if len(root) or set(root.attrib) - {"version"}:
+        raise PackError(f"the market-data pack part {where} holds more than the pack's text "
+                        "(an element, a comment or an attribute): refused")
+    return root.text or "", root.attrib.get("version")
 
 
 def require_pack(book: str | Path) -> Pack:
@@ -126,13 +189,20 @@ def item_xml(pack: Pack) -> bytes:
 
 
 def _pack_part(archive: zipfile.ZipFile) -> str | None:
-    """The name of the custom XML part holding a pack, by its root element."""
-    for name in archive.namelist():
-        if _ITEM_RE.match(name):
-            head = archive.open(name).read(400).decode("utf-8", "replace")
-            if NAMESPACE in head and "marketDataPack" in head:
-                return name
-    return None
+    """The name of the custom XML part holding a pack, by its root element (one that says
+    it is ours but cannot be read is ours too: it is replaced); two are refused."""
+    found = []
+    for info in archive.infolist():
+        if _ITEM_RE.match(info.filename) and info.file_size <= MAX_PART_BYTES:
+            try:
+                ours = pack_text(archive.read(info), info.filename) is not None
+            except PackError:
+                ours = True
+            if ours:
+                found.append(info.filename)
+    if len(found) > 1:
+        raise PackError(f"the book carries {len(found)} market-data packs: refused")
+    return found[0] if found else None
 
 
 def _add_part(parts: dict[str, bytes], item_xml: bytes) -> list[zipfile.ZipInfo]:

@@ -10,11 +10,11 @@ import shutil
 
 import pytest
 
-from rates_xl.client.pack import Pack
 from rates_xl.client.pack_workbook import read_pack
 from rates_xl.sandbox import PAID_KEY
 from rates_xl.templates import template_path
 from tests.support.commands import fresh_env, rates_xl
+from tests.support.packs import resealed
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_a_wobble_within_the_tolerance_is_not_a_move_and_zero_counts_it(tmp_path
             body["swap_rate"] += 4.9e-13  # a last-digit wobble of a rate near 3.9
             answer = answer.model_copy(update={"answer": json.dumps(body)})
         edited.append(answer)
-    Pack.model_validate(pack.model_copy(update={"answers": tuple(edited)}).model_dump()).write(tmp_path / "w.json")
+    resealed(pack, edited).write(tmp_path / "w.json")  # another valuation, not an edited pack
     done = rates_xl("calc", "book.xlsx", "--replay", "w.json", "-o", "wobbled.xlsx", "--no-progress",
                     cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr

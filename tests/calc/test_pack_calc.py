@@ -19,6 +19,7 @@ from rates_xl.client.pack_workbook import read_pack
 from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.templates import template_path
 from tests.support.faultserver import FaultServer, Reply
+from tests.support.packs import resealed
 
 SECRET = "sk-test-6f1c2e9a-DO-NOT-PRINT"
 TEN_YEARS = "swap_rate?fixed_leg_frequency=1Y&index=SOFR&maturity_date=10Y&start_date=0D"
@@ -85,7 +86,7 @@ def test_a_request_the_pack_lacks_is_a_cell_message_never_a_live_request(tmp_pat
     with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
         assert main(["calc", str(book), "--no-progress"]) == 0
     pack = read_pack(tmp_path / "book.values.xlsx")
-    lacking = pack.model_copy(update={"answers": tuple(a for a in pack.answers if "5Y" not in a.request)})
+    lacking = resealed(pack, tuple(a for a in pack.answers if "5Y" not in a.request))
     lacking.write(tmp_path / "book.pack.json")  # beside the book: what --replay alone reads
     capsys.readouterr()
     assert main(["calc", str(book), "--replay", "-o", str(tmp_path / "r.xlsx"), "--no-progress"]) == 3
@@ -105,7 +106,10 @@ def test_replay_of_a_book_with_no_pack_is_one_line(tmp_path, offline, capsys):
     assert offline.count() == 0
 
 
-def test_a_pack_edited_by_hand_the_diff_names_that_cell_and_that_request_only(tmp_path, offline, sandbox, capsys):
+def test_another_valuation_the_diff_names_that_cell_and_that_request_only(tmp_path, offline, sandbox, capsys):
+    """A pack of other answers (one moved), as a rates-xl that recorded them seals it: the diff
+    names the cells that read it and that request, nothing else (an edited pack is refused:
+    tests/calc/test_pack_seal_calc.py)."""
     book = _small_book(tmp_path / "book.xlsx")
     with RatesClient(sandbox.base_url, api_key="sandbox-paid", persistent=False) as client, using_client(client):
         assert main(["calc", str(book), "--no-progress"]) == 0
@@ -119,7 +123,7 @@ def test_a_pack_edited_by_hand_the_diff_names_that_cell_and_that_request_only(tm
             answer = answer.model_copy(update={"answer": json.dumps(body)})
         edited.append(answer)
     assert len(edited) == 3
-    Pack.model_validate(pack.model_copy(update={"answers": tuple(edited)}).model_dump()).write(tmp_path / "e.json")
+    resealed(pack, edited).write(tmp_path / "e.json")
     moved = tmp_path / "moved.xlsx"
     assert main(["calc", str(book), "--replay", str(tmp_path / "e.json"), "-o", str(moved), "--no-progress"]) == 0
     capsys.readouterr()
@@ -384,7 +388,7 @@ def test_the_diff_links_each_cell_to_its_own_request_when_two_moved_answers_agre
         body = json.loads(answer.answer)
         body["swap_rate"] = 4.5
         edited.append(answer.model_copy(update={"answer": json.dumps(body)}))
-    pack.model_copy(update={"answers": tuple(edited)}).write(tmp_path / "e.json")
+    resealed(pack, edited).write(tmp_path / "e.json")
     moved = tmp_path / "moved.xlsx"
     assert main(["calc", str(path), "--replay", str(tmp_path / "e.json"), "-o", str(moved), "--no-progress"]) == 0
     assert offline.count() == 0

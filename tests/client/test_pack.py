@@ -99,7 +99,7 @@ def test_the_file_form_is_compact_sorted_and_deterministic():
 @pytest.mark.parametrize("text, says", [
     ("not json", "not JSON"),
     ('{"kind": "something else"}', "no 'kind'"),
-    ('{"kind": "rates-xl market-data pack", "version": 2}', "version 2 is not supported"),
+    ('{"kind": "rates-xl market-data pack", "version": 3}', "version 3 is not supported"),
     ('{"kind": "rates-xl market-data pack", "version": 1, "base_url": "x", "created": "y", "spare": 1}',
      "spare"),
     ('{"kind": "rates-xl market-data pack", "version": 1, "base_url": "x", "created": "y",'
