@@ -49,7 +49,14 @@ def register(subparsers: Any) -> None:
                       help="recompute from a market-data pack, with no key and no network: the book's own (inside "
                            "it, else BOOK.pack.json beside it), or PACK (a .pack.json, or a workbook carrying one "
                            "such as the copy a calc wrote). A request the pack does not hold becomes a #RATES! "
-                           "cell, never a live request. Put BOOK first: rates-xl calc BOOK --replay")
+                           "cell, never a live request. The pack is checked first (its digests, and its signature "
+                           "where this machine's API key signed it): an edited pack is refused. Put BOOK first: "
+                           "rates-xl calc BOOK --replay")
+    calc.add_argument("--allow-edited-pack", action="store_true",
+                      help="with --replay: replay a pack whose check fails (an answer edited after it was "
+                           "recorded) anyway; the summary and the copy mark every cell computed from an edited "
+                           "answer, and the run is never called a reproduction (exit code "
+                           f"{EXIT_ERROR_CELLS})")
     calc.add_argument("--no-progress", action="store_true", help="no progress bar")
     calc.set_defaults(handler=_calc)
 
@@ -84,6 +91,11 @@ def _calc(args: argparse.Namespace) -> int:
         raise UsageError("--replay and --sandbox: choose one (a replay asks no service)")
     packs_out = _pack_outputs(books, Path(args.pack_out) if args.pack_out else None, args.force)
     replays = _replays(books, args.replay) if args.replay is not None else None
+    if args.allow_edited_pack and replays is None:
+        from rates_xl.cli import UsageError
+
+        raise UsageError("--allow-edited-pack goes with --replay")
+    verdicts, refused = _checked(replays or {}, args.allow_edited_pack)
     progress = Progress(enabled=not args.no_progress)
     with progress:
         def loading(path: Path) -> None:
@@ -96,7 +108,8 @@ def _calc(args: argparse.Namespace) -> int:
                                   on_load=loading)
 
         if replays is not None:
-            batch = _replay_batch(books, replays, compute)
+            batch = _replay_batch(books, {b: p for b, p in replays.items() if b not in refused}, compute)
+            batch.failures.update(refused)
         elif args.sandbox:
             from rates_xl.templates.demo import sandbox_client
 
@@ -104,12 +117,24 @@ def _calc(args: argparse.Namespace) -> int:
                 batch = compute(client)
         else:
             batch = compute(None)
-        written = {}
+        written, checked = {}, {}
         for path, result in batch.results.items():
             progress.stage(f"Writing {outs[path].name}")
             try:
+                if path in verdicts and verdicts[path].edited:
+                    from rates_xl.calc.provenance import untrusted_cells
+
+                    result.untrusted = untrusted_cells(batch.calculations[path], result, verdicts[path].edited)
                 batch.calculations[path].freeze(result, outs[path], force=args.force)
                 written[path] = outs[path]
+                if path in verdicts:
+                    from rates_xl.calc.provenance import reproduced
+
+                    checked[path] = [f"Pack check: {verdicts[path].headline()}."]
+                    checked[path].append(
+                        "NOT a reproduction: replayed from an edited pack (--allow-edited-pack); rates-xl "
+                        "diff names the edited answers too."
+                        if verdicts[path].is_edited else reproduced(outs[path], replays[path]))
                 if path in packs_out and result.pack is not None:
                     from rates_xl import atomic
 
@@ -118,7 +143,27 @@ def _calc(args: argparse.Namespace) -> int:
                     print(f"Wrote {packs_out[path]} (market-data pack).")
             except Exception as exc:  # noqa: BLE001 - reported with the book, the others go on
                 batch.failures[path] = str(exc)
-    return _report(batch, books, written)
+    return _report(batch, books, written, checked)
+
+
+def _checked(replays: dict[Any, Any], allow_edited: bool) -> tuple[dict[Any, Any], dict[Any, str]]:
+    """Each replayed book's pack checked (client/pack_seal.py), and the books refused for an
+    edited pack (unless `allow_edited`) with the line that says so."""
+    if not replays:
+        return {}, {}
+    from rates_xl.calc.provenance import refusal, this_machine
+    from rates_xl.client.pack_seal import check
+
+    signer = this_machine()
+    by_pack: dict[int, Any] = {}  # one check per pack, however many books share it
+    verdicts = {}
+    for book, pack in replays.items():
+        if id(pack) not in by_pack:
+            by_pack[id(pack)] = check(pack, signer)
+        verdicts[book] = by_pack[id(pack)]
+    refused = {book: refusal(book, verdict) for book, verdict in verdicts.items()
+               if verdict.is_edited and not allow_edited}
+    return verdicts, refused
 
 
 def _pack_outputs(books: list[Any], out: Any, force: bool) -> dict[Any, Any]:
@@ -207,7 +252,7 @@ def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
     return {book: out / copy_name(book) for book in books}
 
 
-def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
+def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict[Any, list[str]]) -> int:
     from rates_xl.functions.sheet import address
 
     report = batch.report
@@ -241,6 +286,14 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
         market = _market_data(result, replayed=getattr(batch, "replayed", False))
         if market:
             print(f"  {market}")
+        for line in checked.get(book, []):
+            print(f"  {line}")
+        if result.untrusted:
+            count = len(result.untrusted)
+            listed = ", ".join(address(sheet, cell) for sheet, cell, _ in result.untrusted[:MAX_LISTED_ERRORS])
+            more = f" and {count - MAX_LISTED_ERRORS} more" if count > MAX_LISTED_ERRORS else ""
+            print(f"  {count} cell{'s' if count != 1 else ''} computed from an edited answer (noted in the copy): "
+                  f"{listed}{more}")
         for note in result.notes:
             print(f"  note: {note}")
         if result.unknown_functions:
@@ -275,7 +328,8 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any]) -> int:
                 print(f"  {error.address}: {error.value}")
             if len(result.errors) > MAX_LISTED_ERRORS:
                 print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
-        if (result.errors or result.skipped or result.stale) and status == 0:
+        edited = book in checked and checked[book][-1].startswith("NOT a reproduction")
+        if (result.errors or result.skipped or result.stale or result.untrusted or edited) and status == 0:
             status = EXIT_ERROR_CELLS
     return status
 
@@ -292,9 +346,11 @@ def _market_data(result: Any, *, replayed: bool = False) -> str | None:
     if pack is None:
         return None
     count = len(pack.answers)
+    from rates_xl.client.pack_seal import sealed_phrase
+
     line = (f"Market data: {count} service answer{'s' if count != 1 else ''} "
             + ("replayed from the market-data pack (no service asked)" if replayed
-               else "recorded in the copy's market-data pack"))
+               else f"recorded in the copy's market-data pack, {sealed_phrase(pack)}"))
     if result.valuation_time is not None:
         line += f"; valuation time pinned at {result.valuation_time:%Y-%m-%d %H:%M:%S} UTC"
     spread = pack.spread()

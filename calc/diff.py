@@ -102,6 +102,11 @@ class Diff:
     cells: list[MovedCell] = field(default_factory=list)  # outputs first, then largest move first
     requests: list[MovedRequest] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: what cannot be trusted in A or B (calc/provenance.py): an edited pack, cells that are not
+    #: the ones a pack was written with; a diff with any is never a clean comparison
+    untrusted: list[str] = field(default_factory=list)
+    #: each copy's pack check in one line, trusted or not (unsigned, unverified, checked)
+    checks: list[str] = field(default_factory=list)
     tolerance: tuple[float, float] = (DEFAULT_TOLERANCE, DEFAULT_RELATIVE)  # absolute, relative
     wobbles: list[float] = field(default_factory=list)  # numbers' changes within the tolerance
 
@@ -131,8 +136,9 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
         packs = read_pack(a), read_pack(b)
     except PackError as exc:
         raise CalcError(str(exc)) from None
-    before, after = _values(a), _values(b)
+    before, after = copy_values(a), copy_values(b)
     out = Diff(a, b, tolerance=(tolerance, relative))
+    _check_copies(out, packs, (before, after))
     moved = []
     for key in before.keys() | after.keys():
         x, y = before.get(key), after.get(key)
@@ -168,8 +174,21 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     return out
 
 
+def _check_copies(out: Diff, packs: tuple[Any, Any], values: tuple[dict[Key, Any], dict[Key, Any]]) -> None:
+    """Each copy's pack checked and its cells compared with the digest the pack recorded."""
+    from rates_xl.calc.provenance import check_copy, this_machine
+
+    signer = this_machine()
+    for label, path, pack, cells in zip("AB", (out.a, out.b), packs, values, strict=True):
+        found = check_copy(path, pack, cells, signer)
+        lines = found.lines(f"{label} ({path.name})")
+        if pack is None:
+            continue  # said in the notes, as before
+        (out.untrusted if not found.trusted else out.checks).extend(lines)
+
+
 # -- values ---------------------------------------------------------------------------------------
-def _values(path: Path) -> dict[Key, Any]:
+def copy_values(path: Path) -> dict[Key, Any]:
     """Every non-empty cell's value as stored, dates as Excel's serials (as `cached_values`
     gives them), read in openpyxl's streaming mode: twice as fast on a big book, and a diff
     reads two of them."""
@@ -346,6 +365,25 @@ def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any],
     return {key: tuple(sorted(names)) for key, names in found.items()}
 
 
+def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str]) -> dict[Key, tuple[str, ...]]:
+    """Cell -> the `requests` it was computed from: the RATES_* cells that made one (read from
+    their formulas with `values`, at the `pinned` moment) and every cell downstream of them.
+    A RATES_* cell whose request cannot be read is counted, with why (never left out)."""
+    from rates_xl.calc.dependencies import Graph, anchors_calling
+
+    graph = Graph(book)
+    wanted = dict.fromkeys(requests, (None, None))
+    found: dict[Key, set[str]] = {}
+    for anchor in anchors_calling(book.cells, None, rates=True):
+        names = _requests_of(book, anchor, (values, values), (pinned, pinned), wanted)
+        if not names:
+            continue
+        for key in graph.downstream([anchor]) | {anchor}:
+            for cell in _area(book, key):
+                found.setdefault(cell, set()).update(names)
+    return {key: tuple(sorted(names)) for key, names in found.items()}
+
+
 def _area(book: Book, anchor: Key) -> list[Key]:
     from rates_xl.functions.sheet import cell_address
 
@@ -431,7 +469,8 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
         lines += [f"with {r}" for r in moved.requests]
         cell.comment = Comment("\n".join(lines), "rates-xl", width=420, height=30 + 16 * len(lines))
     sheet = book.create_sheet("rates-xl diff", 0)
-    sheet.append([headline(result)])
+    warning = " NOT TRUSTED: a copy's record was edited (listed at the end of this sheet)." if result.untrusted else ""
+    sheet.append([headline(result) + warning])
     sheet.append(["Cell", "Output", "Label", f"A ({result.a.name})", f"B ({result.b.name})", "Change",
                   "Change (relative)", "Service answers moved with it"])
     for moved in result.cells:
@@ -446,6 +485,11 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
     for row in (1, 2, len(result.cells) + 4):
         for cell in sheet[row]:
             cell.font = Font(bold=True)
+    if result.untrusted:
+        sheet.append([])
+        for line in result.untrusted:
+            sheet.append([f"NOT TRUSTED: {line}."])
+            sheet.cell(sheet.max_row, 1).font = Font(bold=True, color="C00000")
     sheet.column_dimensions["A"].width = 28
     sheet.column_dimensions["C"].width = 24
     sheet.column_dimensions["H"].width = 80

@@ -17,8 +17,11 @@ def register(subparsers: Any) -> None:
                     "and relative), and the service answers that moved with it (the requests upstream of the "
                     "cell in the book's formulas). The book's outputs (cells no formula reads, such as an NPV) "
                     f"come first, then the cells they read; each group largest relative move first, {MAX_SHOWN} "
-                    "of each on the screen (every one in -o's workbook). Exit 0 when nothing moved, 4 when "
-                    "something did.")
+                    "of each on the screen (every one in -o's workbook). Each copy's market-data pack is "
+                    "checked (its digests, and its signature where this machine's API key made it) and so are "
+                    "its cells against the digest the pack recorded: an edited pack, or a copy whose cells are "
+                    f"not the ones its pack was written with, is named first and the exit code is {EXIT_EDITED}. "
+                    "Otherwise exit 0 when nothing moved, 4 when something did.")
     diff.add_argument("a", metavar="A", help="the earlier copy (e.g. yesterday's BOOK.values.xlsx)")
     diff.add_argument("b", metavar="B", help="the later copy")
     diff.add_argument("--book", metavar="BOOK",
@@ -39,6 +42,9 @@ def register(subparsers: Any) -> None:
 
 #: Exit code when something moved (as `diff` and `cmp` say "different" apart from "failed").
 EXIT_MOVED = 4
+#: Exit code when a copy's record cannot be trusted (calc/provenance.py): an edited pack, or
+#: cells that are not those its pack was written with; whatever moved, never a clean diff.
+EXIT_EDITED = 5
 
 
 def _tolerance(text: str) -> float:
@@ -71,6 +77,8 @@ def _diff(args: argparse.Namespace) -> int:
     _print(result, MAX_SHOWN, args.out)
     if args.out:
         print(f"Wrote {args.out} (moved cells highlighted).")
+    if result.untrusted:
+        return EXIT_EDITED
     return EXIT_MOVED if result.cells or result.requests else 0
 
 
@@ -80,7 +88,11 @@ def _print(result: Any, limit: int, out: str | None) -> None:
     from rates_xl.calc.diff import headline
 
     console = Console(highlight=False, width=max(Console().width, 120))
+    for line in result.untrusted:
+        print(f"NOT TRUSTED: {line}.")
     print(headline(result), flush=True)
+    if result.untrusted:
+        print("This is not a comparison of two faithful records: see NOT TRUSTED above.")
     told_apart = all(c.output is not None for c in result.cells)
     groups = ([("Outputs: cells no formula reads", result.outputs),
                ("Cells they read (intermediate)", result.others)] if told_apart
@@ -111,7 +123,7 @@ def _print(result: Any, limit: int, out: str | None) -> None:
         if len(shown) < len(result.requests):
             console.print(f"... and {len(result.requests) - len(shown)} more service answers, in the workbook "
                           f"{out or '-o FILE writes'}.")
-    for note in result.notes:
+    for note in [*result.checks, *result.notes]:
         print(f"note: {note}")
 
 

@@ -1,7 +1,7 @@
 """The values-frozen copy: the original workbook with every formula replaced by its value,
 written with openpyxl, so styles, charts, data validation, names, hidden sheets, pivot tables
 and VBA survive (only cell values change). A cell that kept the file's cached value (not
-computed, or stale) carries a note saying why.
+computed, or stale) or was computed from an edited market-data answer carries a note saying why.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.functions.sheet import Area, Key, cell_address
+
+#: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
+#: the file slow to open); the summary counts them all and the pack inside names the answers.
+MAX_UNTRUSTED_NOTES = 500
 
 
 def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
@@ -46,6 +50,7 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
     _note(copy, list(getattr(result, "cut", [])))
+    _note(copy, list(getattr(result, "untrusted", []))[:MAX_UNTRUSTED_NOTES])
     out.parent.mkdir(parents=True, exist_ok=True)
     # Write beside the target and rename: an interrupted run never leaves half a file.
     # (rates_xl.atomic also removes the temporary file when Ctrl+C or SIGTERM interrupts.)

@@ -99,6 +99,9 @@ class CalcResult:
     pack: Any = None
     #: The moment every RATES_* call that left valuation_time empty valued at (None: now).
     valuation_time: datetime | None = None
+    #: (sheet, cell, why) of cells computed from an edited pack's answers (a replay with
+    #: --allow-edited-pack): noted in the copy and listed in the summary.
+    untrusted: list[tuple[str, str, str]] = field(default_factory=list)
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]
@@ -330,13 +333,16 @@ class WorkbookCalculation:
 
     def freeze(self, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
         """Write a copy of the original with every formula replaced by its computed value,
-        carrying the market-data pack the values came from (client/pack_workbook.py)."""
+        carrying the market-data pack the values came from (client/pack_workbook.py), bound to
+        the copy's cells and sealed (calc/provenance.py): `result.pack` becomes that pack."""
         written = frozen.freeze(self.source, result, out, force=force)
         if result.pack is not None:
+            from rates_xl.calc.provenance import seal_copy
             from rates_xl.client.pack import PackError
             from rates_xl.client.pack_workbook import write_pack
 
             try:
+                result.pack = seal_copy(written, result.pack, getattr(self.recorder, "signer", None))
                 write_pack(written, result.pack)
             except (OSError, PackError) as exc:
                 raise CalcError(f"{written}: cannot write the market-data pack into it ({exc})") from None

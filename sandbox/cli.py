@@ -57,7 +57,11 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0, help="scenario seed (default 0)")
     parser.add_argument("--pack", metavar="FILE",
                         help="serve only the answers of a market-data pack (a .pack.json, or a workbook "
-                             "holding one) to replay a book; anything else is a 404 saying so")
+                             "holding one) to replay a book; anything else is a 404 saying so. The pack is "
+                             "checked first: an edited one is refused")
+    parser.add_argument("--allow-edited-pack", action="store_true",
+                        help="with --pack: serve a pack whose check fails (an answer edited after it was "
+                             "recorded) anyway")
     parser.set_defaults(handler=run)
 
 
@@ -107,11 +111,18 @@ def _serve_pack(args: argparse.Namespace, serve) -> int:
         pack = read(path) if path.suffix.lower() == ".json" else require_pack(path)
     except PackError as exc:
         raise CommandError(str(exc)) from None
+    from rates_xl.client.pack_seal import check, signer_from_settings
+
+    verdict = check(pack, signer_from_settings())
+    if verdict.is_edited and not args.allow_edited_pack:
+        raise CommandError(f"{path.name}: its market-data pack was {verdict.headline()}: not served (a replay "
+                           "of it would not be a reproduction); --allow-edited-pack serves it anyway")
 
     def announce(port: int) -> None:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"rates-xl sandbox replaying {path.name} at http://{host}:{port}: {len(pack.answers)} answers "
               f"recorded from {pack.base_url} ({pack.created[:19]}Z); no key needed")
+        print(f"Pack check: {verdict.headline()}.")
         print("Anything not in the pack is a 404 saying so. Ctrl+C stops it.", flush=True)
 
     try:
