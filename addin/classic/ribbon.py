@@ -297,7 +297,7 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
                 raise
     finally:
         refresh.end_pass(run)
-    _keep_pack(ctx, run.recorder.pack(), merge=refresh_scope.sheet is not None)
+    _keep_pack(ctx, run.recorder.pack(), merge=refresh_scope.sheet is not None, signer=run.recorder.signer)
     global last_refresh
     outcome.requests, outcome.rounds = report.requests_sent, report.rounds
     outcome.cancelled, outcome.not_fetched = report.cancelled, report.not_fetched
@@ -306,7 +306,7 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
     return outcome
 
 
-def _keep_pack(ctx: Context, pack: Any, *, merge: bool) -> None:
+def _keep_pack(ctx: Context, pack: Any, *, merge: bool, signer: Any = None) -> None:
     """The refresh's pack into the open book (Excel saves it with the book), merged with the
     one it carries when only part of the book was refreshed. A book the pack cannot be put
     into (no CustomXMLParts) still has `last_pack`; its cells are unaffected either way."""
@@ -315,7 +315,7 @@ def _keep_pack(ctx: Context, pack: Any, *, merge: bool) -> None:
     if not pack.answers:
         return
     try:
-        last_pack = valuation.store_pack(ctx.book, pack, merge=merge)
+        last_pack = valuation.store_pack(ctx.book, pack, merge=merge, signer=signer)
     except Exception as exc:  # never fail a refresh over its record; say so in the log
         log.warning("could not put the market-data pack into %s: %s", ctx.book.name, type(exc).__name__)
 

@@ -16,9 +16,12 @@ part of the book adds its answers to the pack the book carries (one per request,
 
 from __future__ import annotations
 
+import logging
 import threading
 from datetime import UTC, datetime  # noqa: F401 - datetime in annotations
 from typing import Any
+
+log = logging.getLogger("rates_xl.addin")
 
 NAME = "RATES_VALUATION_TIME"
 _lock = threading.Lock()
@@ -101,30 +104,41 @@ def inject(spec: Any, values: tuple[Any, ...], moment: datetime | None) -> tuple
 
 # -- the pack in the open workbook ------------------------------------------------------------
 def stored_pack(book: Any) -> Any:
-    """The pack the open workbook carries (its custom XML part), or None."""
-    from xml.etree import ElementTree
-
-    from rates_xl.client.pack import loads
-    from rates_xl.client.pack_workbook import NAMESPACE
+    """The pack the open workbook carries (its custom XML part), or None; read as
+    `rates-xl calc` reads it (client/pack_workbook.py): a part it would refuse, or two packs,
+    raise `PackError`."""
+    from rates_xl.client.pack import PackError, loads
+    from rates_xl.client.pack_workbook import NAMESPACE, pack_text
 
     parts = book.api.CustomXMLParts.SelectByNamespace(NAMESPACE)
+    if parts.Count > 1:
+        raise PackError(f"the book carries {parts.Count} market-data packs")
     for index in range(1, parts.Count + 1):  # COM collections count from 1
-        return loads(ElementTree.fromstring(parts.Item(index).XML).text or "")
+        found = pack_text(parts.Item(index).XML.encode("utf-8"), "the book's custom XML part")
+        return loads(found[0]) if found is not None else None
     return None
 
 
-def store_pack(book: Any, pack: Any, *, merge: bool) -> Any:
+def store_pack(book: Any, pack: Any, *, merge: bool, signer: Any = None) -> Any:
     """Put `pack` into the open workbook (replacing the part it had); with `merge`, the
-    answers the book already carried for other requests stay. Returns the pack stored."""
+    answers the book already carried for other requests stay, each with its own digest and
+    signature as it was (an edited one stays edited: merging never launders it), and the
+    pack is sealed again with `signer` (client/pack_seal.py). Returns the pack stored."""
+    from rates_xl.client.pack import PackError
+    from rates_xl.client.pack_seal import seal
     from rates_xl.client.pack_workbook import NAMESPACE, item_xml
 
     if merge:
-        old = stored_pack(book)
+        try:
+            old = stored_pack(book)
+        except PackError as exc:  # unreadable: replaced by this refresh's pack, said in the log
+            log.warning("the market-data pack the book carried is not kept: %s", exc)
+            old = None
         if old is not None:
             fresh = {(a.endpoint, a.params) for a in pack.answers}
             kept = [a for a in old.answers if (a.endpoint, a.params) not in fresh]
             answers = sorted([*kept, *pack.answers], key=lambda a: (a.endpoint, a.params))
-            pack = pack.model_copy(update={"answers": tuple(answers)})
+            pack = seal(pack.model_copy(update={"answers": tuple(answers)}), signer)
     parts = book.api.CustomXMLParts.SelectByNamespace(NAMESPACE)
     for index in range(parts.Count, 0, -1):
         parts.Item(index).Delete()

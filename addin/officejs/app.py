@@ -44,7 +44,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rates_xl import __version__
-from rates_xl.addin.officejs import assets, help_pages, manifest
+from rates_xl.addin.officejs import assets, help_pages, manifest, packs
 from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
@@ -59,6 +59,7 @@ log = logging.getLogger("rates_xl.addin.officejs")
 DEFAULT_TIME_LIMIT_S = 120.0
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 BATCH_PATH = assets.BATCH_PATH
+PACK_SEAL_PATH = assets.PACK_SEAL_PATH
 
 
 def allowed_origins(public_url: str) -> set[str]:
@@ -258,6 +259,20 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         if record and getattr(report, "pack", None) is not None:
             return JSONResponse({"results": results, "pack": report.pack})
         return JSONResponse({"results": results})
+
+    @app.post(PACK_SEAL_PATH)
+    async def pack_seal(request: Request) -> Response:
+        """The seal of the pack the task pane writes into the book (packs.py)."""
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
+        payload = parse_json(await request.body())
+        if isinstance(payload, Response):
+            return payload
+        try:
+            return JSONResponse(packs.seal_fields(payload, batch_client()))
+        except packs.Refused as exc:
+            return refused(str(exc), 400)
 
     async def live_request(request: Request) -> tuple[Any, str] | Response:
         """The body and session of a Live request, or the answer refusing it."""

@@ -22,6 +22,8 @@ PAGE_SOURCE = (_STATIC / "functions.html").read_text(encoding="utf-8")
 #: Microsoft's hosted Office.js (the documented way to load it).
 OFFICE_JS_URL = "https://appsforoffice.microsoft.com/lib/1/hosted/office.js"
 BATCH_PATH = "/api/batch"
+#: Where the task pane asks for the seal of the pack it writes into the book (packs.py).
+PACK_SEAL_PATH = "/api/pack/seal"
 LIVE_PATH = "/api/live"
 #: A failed Live poll is tried again after this long (the server restarting, say).
 LIVE_RETRY_MS = 3000
@@ -41,6 +43,7 @@ def script(*, origin: str, time_limit_s: float, max_batch: int) -> str:
         "functions": metadata.script_arities(),
         "references": metadata.script_references(),
         "batchUrl": BATCH_PATH,
+        "packSealUrl": PACK_SEAL_PATH,
         "origin": origin,
         "timeLimitMs": int(time_limit_s * 1000),
         "flushMs": FLUSH_MS,

@@ -65,6 +65,34 @@ def test_a_refresh_puts_the_answers_its_cells_used_into_the_workbook(client):
         app.close()
 
 
+def test_a_partial_refresh_keeps_an_edited_answer_edited_and_seals_the_rest(client, sandbox_key):
+    """Refresh Selection merges with the pack the book carries: each answer it keeps keeps its
+    own digest and signature, so an answer edited in the book is still named after the merge
+    (merging never launders an edit), and the merged pack is sealed with the client's key."""
+    from rates_xl.client.pack_seal import check, signer_for
+    from rates_xl.client.pack_workbook import item_xml
+
+    app = serial_excel.App()
+    book = app.add_book("Edited.xlsx", {"Rates": CELLS})
+    try:
+        assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 3"
+        pack = _stored(book)
+        fixing = next(a for a in pack.answers if a.endpoint == "fixing")
+        edited = fixing.model_copy(update={"answer": fixing.answer.replace('"fixing_rate":', '"fixing_rate":1', 1)})
+        forged = pack.model_copy(update={"answers": tuple(edited if a is fixing else a for a in pack.answers)})
+        (part,) = _parts(book)
+        part.Delete()
+        book.api.CustomXMLParts.Add(item_xml(forged).decode())
+        book.select("Rates", "A2")
+        assert ribbon.on_action("rates_refresh_selection", book=book) == "refreshed 1"
+        merged = _stored(book)
+        verdict = check(merged, signer_for(sandbox_key))
+        assert verdict.edited == (fixing.request,) and not verdict.fields, verdict
+        assert {a.endpoint for a in merged.answers} == {"swap_rate", "fx_spot", "fixing"}
+    finally:
+        app.close()
+
+
 def test_the_valuation_time_button_pins_every_cell_that_leaves_it_empty(client):
     app = serial_excel.App()
     book = app.add_book("Pinned.xlsx", {"Rates": CELLS})

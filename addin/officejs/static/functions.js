@@ -249,13 +249,34 @@
     return JSON.stringify(value);
   }
 
-  function packXml() {
-    var answers = Object.keys(pack.answers).sort().map(function (k) { return pack.answers[k]; });
-    var text = sortedJson({ kind: "rates-xl market-data pack", version: 1, base_url: pack.baseUrl,
-                            created: new Date().toISOString(), answers: answers });
+  function sealPack(answers) {
+    // The server seals what the page merged (addin/officejs/packs.py): it is sent each
+    // answer's digest and MAC, never the answers, and gives back the pack's own fields and seal.
+    return bearer(false).then(function (token) {
+      var headers = { "Content-Type": "application/json" };
+      if (token) {
+        headers.Authorization = "Bearer " + token;
+      }
+      var body = { answers: answers.map(function (a) { return [a.digest, a.mac || null]; }), valuation_time: null };
+      return fetch(CONFIG.packSealUrl, { method: "POST", headers: headers, body: JSON.stringify(body),
+                                         credentials: "same-origin", cache: "no-store" });
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok || !answer || !answer.seal) {
+          throw new Error(describeFailure(response, answer));
+        }
+        return answer;
+      });
+    });
+  }
+
+  function packXml(fields, answers) {
+    var whole = { answers: answers };
+    Object.keys(fields).forEach(function (key) { whole[key] = fields[key]; });
+    var text = sortedJson(whole);
     var escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
     return '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
-      '<marketDataPack xmlns="' + PACK_NS + '" version="1">' + escaped + "</marketDataPack>";
+      '<marketDataPack xmlns="' + PACK_NS + '" version="' + fields.version + '">' + escaped + "</marketDataPack>";
   }
 
   function keepAnswers(received) {
@@ -270,9 +291,12 @@
     if (typeof Excel === "undefined" || !Excel.run) {
       return Promise.resolve(false);
     }
-    var xml = packXml();
+    var answers = Object.keys(pack.answers).sort().map(function (k) { return pack.answers[k]; });
     // One write at a time, in order: the last one holds every answer kept so far.
     pack.writing = Promise.resolve(pack.writing).then(function () {
+      return sealPack(answers);
+    }).then(function (fields) {
+      var xml = packXml(fields, answers);
       return Excel.run(function (context) {
         var parts = context.workbook.customXmlParts.getByNamespace(PACK_NS);
         parts.load("items");
@@ -283,7 +307,7 @@
         });
       });
     }).then(function () {
-      showPackState(Object.keys(pack.answers).length + " answers in this book's market-data pack");
+      showPackState(answers.length + " answers in this book's market-data pack");
       return true;
     }, function (error) {
       showPackState("cannot write the market-data pack: " + (error && error.message ? error.message : error));

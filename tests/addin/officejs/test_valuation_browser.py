@@ -115,6 +115,7 @@ def test_record_market_data_writes_the_pack_into_the_book(browser, serve, sandbo
     from xml.etree import ElementTree
 
     from rates_xl.client.pack import loads
+    from rates_xl.client.pack_seal import check, signer_for
     from rates_xl.client.pack_workbook import NAMESPACE
 
     client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
@@ -142,6 +143,12 @@ def test_record_market_data_writes_the_pack_into_the_book(browser, serve, sandbo
         assert json.loads(swap.answer)["swap_rate"] == FUNCTIONS["RATES_SWAP"].core(
             "SOFR", "0D", "10Y", "1Y", None, None, None, "2026-01-02T16:00:00Z")
     assert page.text_content("#rates-pack-state") == "3 answers in this book's market-data pack"
+    # Sealed by the server (addin/officejs/packs.py): every answer's digest and MAC as served,
+    # the seal over them signed with the server's key (the sandbox's, which is public).
+    verdict = check(pack, signer_for(PAID_KEY))
+    assert not verdict.is_edited and verdict.sealed and not verdict.unverified, verdict
+    assert verdict.signed == "public" and verdict.key_id == signer_for(PAID_KEY).key_id
+    assert all(a.mac and a.mac.split(":")[1] == verdict.key_id for a in pack.answers)
     page.close()
     client.close()
 
