@@ -302,6 +302,10 @@ def _spill_array_class() -> type:
 def _scalar_to_engine(value: Any) -> Any:
     from formulas.tokens.operand import Error
 
+    from rates_xl.functions.messages import NOT_AVAILABLE
+
+    if value == NOT_AVAILABLE:  # a spill's cell with no value by design (a history's Fill=NA)
+        return Error.errors["#N/A"]
     if isinstance(value, date):
         return to_excel_serial(value)
     if value is None:

@@ -6,7 +6,7 @@ Before the fast engine reads the book, each `RATES_SOURCE(B7)` is rewritten into
 RATES_* calls (the anchor's, when B7 is inside a spill), each as its argument count, name
 and argument expressions with their references qualified by B7's sheet. The engine then
 evaluates those arguments exactly as B7's call did, and `source_of` checks them into the
-request (`functions/link.request_for`, the cell's own validation, at the book's pinned
+request (`functions/link.requests_for`, the cell's own validation, at the book's pinned
 moment) and explains the answer held for that request (`functions/source.py`).
 
 `RATES_SOURCE_OF` is registered only in the engines (`calc/engine.function_table`); B7 stays
@@ -40,7 +40,7 @@ def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
     """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
     from rates_xl.calc import engine
     from rates_xl.functions import get_client
-    from rates_xl.functions.link import Unlinked, request_for
+    from rates_xl.functions.link import Unlinked, requests_for
     from rates_xl.functions.source import explain_requests
 
     calls, items = [], list(encoded)
@@ -49,7 +49,7 @@ def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
     try:
         while items:
             count, name = int(items[0]), str(items[1])
-            calls.append(request_for(name, items[2:2 + count], engine._valuation_time))
+            calls += requests_for(name, items[2:2 + count], engine._valuation_time)
             items = items[2 + count:]
     except Unlinked as exc:
         return f"{PREFIX} cell: {where}: {exc}"[:254]

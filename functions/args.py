@@ -12,7 +12,8 @@ rules and error locations come from pydantic) and turns the first problem into t
 `#RATES! <argument>: <problem>` message.
 
 Kinds: index, date_or_tenor, date, timestamp, tenor, frequency, day_count, currency_pair,
-country, bool.
+country, bool, number; and two that take a range whole (`Arg.many`): tenors (one, a range
+or a comma list) and history_options (BDH's "Per=M Fill=P"), both read by history.py.
 """
 
 from __future__ import annotations
@@ -343,6 +344,20 @@ def number(value: Any) -> float:
     return float(value)
 
 
+def tenors(value: Any) -> Any:
+    """One tenor, a range or array of tenors, or a comma list (functions/history.py)."""
+    from rates_xl.functions.history import parse_tenors
+
+    return parse_tenors(value)
+
+
+def history_options(value: Any) -> Any:
+    """BDH-style history options, "Per=M Fill=P" (functions/history.py)."""
+    from rates_xl.functions.history import parse_options
+
+    return parse_options(value)
+
+
 #: kind -> (coercer, what a missing value should have been, for "required" messages)
 COERCERS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "index": (index, "an index name like SOFR or 3M EURIBOR"),
@@ -356,4 +371,6 @@ COERCERS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "country": (country, "a country code like US, UK or DE"),
     "bool": (boolean, "TRUE or FALSE"),
     "number": (number, "a cell holding a number a RATES_* function returned"),
+    "tenors": (tenors, "a tenor like 10Y, a range of tenors or a list like 2Y,5Y,10Y"),
+    "history_options": (history_options, 'options like "Per=M Fill=P" (BDH\'s names)'),
 }

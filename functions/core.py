@@ -104,6 +104,20 @@ class Arg:
     required: bool = True
     param: str | None = None  # the service's parameter; None: not sent (e.g. headers)
     default: Any = None  # used when the cell is empty (only for optional flags)
+    #: Takes a range or an array whole (its coercer reads it; Office.js declares it "matrix"),
+    #: where any other argument is one cell.
+    many: bool = False
+
+
+@dataclass(frozen=True)
+class FanOut:
+    """A function that makes one request per value of one argument (RATES_SWAPHISTORY's
+    tenors): `shape(answers, args, headers)` gets, in the argument's order, each request's
+    answer or the cell message of its failure (functions/messages.py), the checked arguments
+    and `headers`, and makes the cell's value."""
+
+    arg: str
+    shape: Callable[[list[Any], dict[str, Any], bool], Any]
 
 
 @dataclass(frozen=True, eq=False)  # identity hash: specs key the memo, hashing must be cheap
@@ -119,7 +133,8 @@ class FunctionSpec:
     args: tuple[Arg, ...]
     endpoint: str | None  # a name in the client's endpoint table; None: no request (STATUS)
     result: str  # "number", "table" (header row first unless headers is FALSE), "column", "rows"
-    shape: Callable[[Any, bool], Any]  # (answer model or client, headers) -> cell value
+    #: (answer model or client, headers) -> cell value; None for a fan-out (its own shape)
+    shape: Callable[[Any, bool], Any] | None
     columns: tuple[str, ...] = ()  # the header row of a table
     unit: str = ""
     checks: tuple[Callable[[dict[str, Any]], tuple[str, str] | None], ...] = ()
@@ -129,6 +144,8 @@ class FunctionSpec:
     examples: tuple[tuple[Any, ...], ...] = ()
     #: Answered here from the client and the checked arguments, with no request (RATES_SOURCE)
     local: Callable[[Any, dict[str, Any]], Any] | None = None
+    #: One request per value of an argument, answered together (see FanOut)
+    fan_out: FanOut | None = None
     core: Callable[..., Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -172,9 +189,15 @@ class Call:
 # -- 1. validation -----------------------------------------------------------------------------
 
 class Prepared(NamedTuple):
-    key: RequestKey | None  # None for functions that make no request
+    key: RequestKey | None  # None for functions that make no request, or several (keys)
     headers: bool
     args: dict[str, Any] = {}  # the checked arguments by name (for `FunctionSpec.local`)
+    keys: tuple[RequestKey, ...] = ()  # a fan-out's requests, in its argument's order
+
+    @property
+    def requests(self) -> tuple[RequestKey, ...]:
+        """Every request the cell makes."""
+        return self.keys or ((self.key,) if self.key is not None else ())
 
 
 @functools.cache
@@ -190,6 +213,8 @@ def _model_for(spec: FunctionSpec) -> type:
 
         def validate(value: Any) -> Any:
             try:
+                if arg.many and not _blank(value):
+                    return convert(value)  # a range, an array or one cell: the coercer reads it
                 value = coerce.scalar(value)
                 if value is None:
                     if arg.required:
@@ -225,6 +250,10 @@ def _model_for(spec: FunctionSpec) -> type:
     )
 
 
+def _blank(value: Any) -> bool:
+    return value is None or isinstance(value, str) and not value.strip()
+
+
 def validate(spec: FunctionSpec, values: tuple[Any, ...]) -> dict[str, Any]:
     """Arguments as given -> canonical values by name; raises ArgumentError for the first problem."""
     from pydantic import ValidationError
@@ -250,13 +279,20 @@ def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
         checked = validate(spec, values)
     except ArgumentError as exc:
         return exc  # cached too: the same bad input is answered without validating again
-    key = None
+    key, keys = None, ()
     if spec.endpoint is not None:
         from rates_xl.client import RatesClient
 
-        params = {a.param: checked[a.name] for a in spec.args if a.param and checked[a.name] is not None}
-        key = RatesClient.request_key(spec.endpoint, **params)
-    return Prepared(key, bool(checked.get("headers", True)), checked)
+        fanned = spec.fan_out.arg if spec.fan_out is not None else None
+        params = {a.param: checked[a.name] for a in spec.args
+                  if a.param and a.name != fanned and checked[a.name] is not None}
+        if fanned is None:
+            key = RatesClient.request_key(spec.endpoint, **params)
+        else:
+            param = next(a.param for a in spec.args if a.name == fanned)
+            keys = tuple(RatesClient.request_key(spec.endpoint, **params, **{param: item})
+                         for item in checked[fanned].items)
+    return Prepared(key, bool(checked.get("headers", True)), checked, keys)
 
 
 # Sized for large workbooks: each entry is a few hundred bytes, and a workbook with more
@@ -268,14 +304,25 @@ def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
     """Validated request for these cell values (memoised); raises ArgumentError."""
     try:
         hash(values)
-    except TypeError:  # a range (list) was passed: validate without the memo
-        prepared = _prepare(spec, *values)
+    except TypeError:  # a range (a list) was passed: memoised as tuples, or validated afresh
+        frozen = _frozen(values)
+        try:
+            prepared = _prepare_memo(spec, *frozen)
+        except TypeError:  # something unhashable inside (a numpy array)
+            prepared = _prepare(spec, *values)
     else:
         prepared = _prepare_memo(spec, *values)
     if isinstance(prepared, ArgumentError):
         # A fresh exception each time: re-raising the cached one would grow its traceback.
         raise ArgumentError(prepared.argument, prepared.problem)
     return prepared
+
+
+def _frozen(value: Any) -> Any:
+    """Lists (a range as xlwings or Office.js passes it) as tuples, so a memo can key them."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 # -- 2. and 3. fetch and shape -------------------------------------------------------------------
@@ -294,6 +341,9 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
         budget = client.settings.cell_deadline
         if spec.local is not None:
             return finite(spec.local(client, prepared.args))
+        if spec.fan_out is not None:
+            answers = _answers(client, prepared.keys, floor, budget)
+            return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
         if prepared.key is None:
             answer = client
         else:
@@ -313,6 +363,39 @@ def finite(value: Any) -> Any:
 
                 raise NonFiniteNumber(f"the value computed from the service's answer is {item}, not a finite number")
     return value
+
+
+def _answers(client: RatesClient, keys: tuple[RequestKey, ...], floor: float | None,
+             budget: float) -> list[Any]:
+    """A fan-out's answers, in order: each the answer, or the cell message of its failure.
+
+    The requests are asked together (`fetch_many`: concurrently, each once, through the
+    cache and the coalescing), so a planning round records every one of them at once; any
+    one not fetched yet makes the whole cell PENDING, never a grid with a hole."""
+    from rates_xl.client.errors import NotFetched, RatesError
+
+    if len(keys) == 1:  # one tenor: no pool of threads for it
+        try:
+            outcomes = [_answer(client, keys[0], floor, budget)]
+        except RatesError as exc:
+            outcomes = [exc]
+    else:
+        shared = plan.shared_round()
+        with contextlib.ExitStack() as stack:
+            if floor is not None:
+                stack.enter_context(client.fresh_since(floor))
+            recorded = stack.enter_context(client.planning()) if shared is not None else None
+            try:
+                results = client.fetch_many(keys, deadline=budget)
+            finally:
+                if recorded is not None:
+                    shared.record(recorded)
+        outcomes = [results[key] for key in keys]
+    for outcome in outcomes:
+        if isinstance(outcome, NotFetched):
+            raise outcome
+    secret = _secret()
+    return [message_for(o, secret) if isinstance(o, BaseException) else o for o in outcomes]
 
 
 def _answer(client: RatesClient, key: RequestKey, floor: float | None, budget: float) -> Any:

@@ -90,12 +90,16 @@ def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],
     calls = calls_made(formula, sheet, value_of, name_value)
     if calls is None:
         raise Unlinked(f"{formula} calls no RATES_* function that asks the service")
-    return [request_for(name, values, pinned) for name, values in calls]
+    keys = []
+    for name, values in calls:
+        keys += requests_for(name, values, pinned)
+    return keys
 
 
-def request_for(name: str, values: list[Any], pinned: datetime | str | None = None) -> Any:
-    """The RequestKey of one call with these argument values, `valuation_time` given the
-    pinned moment where the call leaves it empty (as every host does for the cell)."""
+def requests_for(name: str, values: list[Any], pinned: datetime | str | None = None) -> list[Any]:
+    """The RequestKeys of one call with these argument values (one, or one per tenor of a
+    history grid), `valuation_time` given the pinned moment where the call leaves it empty
+    (as every host does for the cell)."""
     from rates_xl.functions.core import prepare
     from rates_xl.functions.messages import ArgumentError
     from rates_xl.functions.table import FUNCTIONS
@@ -108,9 +112,9 @@ def request_for(name: str, values: list[Any], pinned: datetime | str | None = No
         if values[at] is None or values[at] == "":
             values[at] = pinned
     try:
-        return prepare(spec, tuple(values)).key
+        return list(prepare(spec, tuple(values)).requests)
     except ArgumentError as exc:
         raise Unlinked(f"its call {name} has a bad argument ({exc})") from None
 
 
-__all__ = ["Unlinked", "rates_calls", "argument_value", "requests_of", "request_for"]
+__all__ = ["Unlinked", "rates_calls", "argument_value", "requests_of", "requests_for"]

@@ -28,6 +28,10 @@ PREFIX = "#RATES!"
 MAX_LENGTH = 254  # xlwings writes strings of 255+ characters as #VALUE!
 #: What a cell shows while the headless engine plans (the request is recorded, not sent).
 PENDING = f"{PREFIX} pending: the answer is being fetched; calculate again"
+#: A cell of a spill that has no value by design (a history's Fill=NA): each host shows it
+#: as Excel's own #N/A error, which a line chart skips and a SUM does not hide; never as text,
+#: which a chart would plot as zero.
+NOT_AVAILABLE = "#N/A"
 
 log = logging.getLogger("rates_xl.functions")
 

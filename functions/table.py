@@ -16,8 +16,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from rates_xl.functions import source
-from rates_xl.functions.core import Arg, Call, FunctionSpec
+from rates_xl.functions import history, source
+from rates_xl.functions.core import Arg, Call, FanOut, FunctionSpec
 
 #: What each unit in the table means, for the reference pages and the Function Wizard's readers.
 UNITS: dict[str, str] = {
@@ -133,6 +133,19 @@ def _valued(client: Any) -> str:
     return spread or "no answer held yet"
 
 
+def _history_grid(answers: list[Any], args: dict[str, Any], headers: bool) -> Any:
+    """RATES_SWAPHISTORY's spill: one column per tenor on the index calendar (history.py)."""
+    from rates_xl.client.calendars import calendar, index_calendar
+    from rates_xl.functions.messages import NOT_AVAILABLE, is_message
+
+    options = args["options"]
+    cal = calendar(options.cdr) if options.cdr else index_calendar(args["index"])
+    business_day = None if cal is None else (lambda day: cal.covers(day) and cal.is_business_day(day))
+    columns = [a if is_message(a) else [(p.date, float(p.rate)) for p in a.swap_rates] for a in answers]
+    return history.grid(columns, args["tenor"], options, args["start"], args["end_date"], business_day,
+                        headers, NOT_AVAILABLE)
+
+
 _SWAPCURVE_COLS = ("Tenor", "Rate")
 _FWDCURVE_COLS = ("Start", "End", "Forward")
 _DFCURVE_COLS = ("Date", "DF")
@@ -244,16 +257,25 @@ _SPECS = [
     ),
     FunctionSpec(
         "RATES_SWAPHISTORY",
-        "Historical swap rates of an index and tenor: spills Date, Rate (percent). /v1/historical_swap_rates",
+        "Historical swap rates (percent) of an index: spills Date, Rate for one tenor, or Date, 2Y, 5Y, "
+        "... for several, on the index's business days; BDH-style options (Per=M, Fill=P, ...). "
+        "/v1/historical_swap_rates",
         (_INDEX,
-         Arg("tenor", "tenor", "Swap tenor, e.g. 10Y.", param="tenor"),
+         Arg("tenor", "tenors", "Swap tenor, e.g. 10Y; or several: a range or array of tenors, or a list "
+             "like 2Y,5Y,10Y (one column each, one request each).", param="tenor", many=True),
          Arg("start", "date", "First date of the history.", param="start_date"),
          Arg("end_date", "date", "Last date of the history.", param="end_date"),
-         _HEADERS),
-        "historical_swap_rates", "table",
-        _table(_HISTORY_COLS, lambda a: ([p.date, float(p.rate)] for p in a.swap_rates)),
+         _HEADERS,
+         Arg("options", "history_options",
+             'Optional. As BDH: "Per=D|W|M|Q|S|Y Fill=P|B|NA Days=T|W|A Sort=A|D Dts=S|H Dir=V|H '
+             'Quote=C|A CDR=calendar", e.g. "Per=M". Empty: daily closes, the index\'s business days.',
+             required=False, default=history.HistoryOptions(), many=True)),
+        "historical_swap_rates", "table", None,
         columns=_HISTORY_COLS, unit="percent", checks=(_not_before("end_date", "start"),),
-        examples=(("SOFR", "10Y", "2025-01-02", "2025-03-31"),),
+        fan_out=FanOut("tenor", _history_grid),
+        examples=(("SOFR", "10Y", "2025-01-02", "2025-03-31"),
+                  ("SOFR", "2Y,5Y,10Y,30Y", "2021-01-01", "2025-12-31", None, "Per=M"),
+                  ("ESTR", "5Y", "2025-01-01", "2025-06-30", False, "Per=W Quote=A Sort=D")),
     ),
     FunctionSpec(
         "RATES_TENORS",

@@ -175,11 +175,16 @@ def historical_swap_rates(
     today = datetime.now(UTC).date()
     day, last = max(first, scenario.FIRST_DATE), min(last, today)
     points = []
-    while day <= last:
-        if conv.calendar.isBusinessDay(to_ql(day)):
-            rate = scenario.index_quotes(market.seed, conv.name, day)[pillar]
-            points.append({"rate": rate, "date": day.isoformat(), "tenor": pillar})
-        day += timedelta(days=1)
+    # One history at a time per index: requests for several tenors of one index arrive
+    # together (a history grid) and need the same days' quotes; computed once and cached
+    # (index_quotes), they are not computed once per request in parallel (a cold five-year
+    # grid of four tenors took four times as long, past a client's attempt timeout).
+    with scenario.history_lock(market.seed, conv.name):
+        while day <= last:
+            if conv.calendar.isBusinessDay(to_ql(day)):
+                rate = scenario.index_quotes(market.seed, conv.name, day)[pillar]
+                points.append({"rate": rate, "date": day.isoformat(), "tenor": pillar})
+            day += timedelta(days=1)
     if not points:
         raise ServiceError(404, f"No {conv.name} history between {first} and {min(last, today)} "
                                 f"(history runs from {scenario.FIRST_DATE} to today, business days only)")

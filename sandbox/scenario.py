@@ -168,14 +168,19 @@ def _floor(rate: float, currency: str) -> float:
     return floor + k * math.exp((rate - floor - k) / k)
 
 
-def _move(seed: int, family: str, day: date, years: float) -> float:
+def _factors(seed: int, family: str, day: date) -> tuple[float, float, float]:
+    """The family's policy move, long-end level and curvature on `day` (read once per day)."""
+    return (policy_move(seed, family, day), _walk(seed, f"{family}/level", "level")(day),
+            _walk(seed, f"{family}/curvature", "curvature")(day))
+
+
+def _move(seed: int, family: str, day: date, years: float,
+          factors: tuple[float, float, float] | None = None) -> float:
     x = years / CURVE_DECAY_YEARS
     short_loading = (1.0 - math.exp(-x)) / x
     curvature_loading = short_loading - math.exp(-x)
-    level = _walk(seed, f"{family}/level", "level")(day)
-    curvature = _walk(seed, f"{family}/curvature", "curvature")(day)
-    return (policy_move(seed, family, day) * short_loading + level * (1 - short_loading)
-            + curvature * curvature_loading)
+    policy, level, curvature = factors if factors is not None else _factors(seed, family, day)
+    return policy * short_loading + level * (1 - short_loading) + curvature * curvature_loading
 
 
 def market_date(calendar, day: date) -> date:
@@ -188,6 +193,15 @@ def market_date(calendar, day: date) -> date:
     return date(d.year(), d.month(), d.dayOfMonth())
 
 
+_history_locks: dict[tuple[int, str], threading.Lock] = {}
+
+
+def history_lock(seed: int, index: str) -> threading.Lock:
+    """The lock a history of `index` is computed under (routes_market_data)."""
+    with _walks_lock:
+        return _history_locks.setdefault((seed, index), threading.Lock())
+
+
 @lru_cache(maxsize=20000)
 def index_quotes(seed: int, index: str, day: date) -> dict[str, float]:
     """The closing quotes (percent) of every curve pillar of `index` on business day `day`."""
@@ -198,8 +212,9 @@ def index_quotes(seed: int, index: str, day: date) -> dict[str, float]:
         factor = "saibor_basis" if conv.family != conv.currency else "ibor_basis"
         basis = _walk(seed, f"{index}/basis", factor)(day)
     quotes = {}
+    factors = _factors(seed, conv.family, day)
     for pillar in conv.pillars:
-        rate = base[pillar] + _move(seed, conv.family, day, pillar_years(pillar)) + basis
+        rate = base[pillar] + _move(seed, conv.family, day, pillar_years(pillar), factors) + basis
         if pillar == "ON":
             rate += FIXING_NOISE * _normal(_key(seed, f"{index}/fixing"), day)
         quotes[pillar] = _floor(rate, conv.currency)
@@ -221,8 +236,9 @@ def government_yields(seed: int, country: str, day: date) -> dict[str, float]:
     """Zero yields (percent, semi-annual) of the country's curve on `day`."""
     gov = cv.GOVERNMENTS[country]
     spread = _walk(seed, f"{country}/gov_spread", "gov_spread")(day)
+    factors = _factors(seed, gov.currency, day)
     return {
-        tenor: _floor(rate + _move(seed, gov.currency, day, pillar_years(tenor)) + spread, gov.currency)
+        tenor: _floor(rate + _move(seed, gov.currency, day, pillar_years(tenor), factors) + spread, gov.currency)
         for tenor, rate in snapshot()["government"][country].items()
     }
 

@@ -133,7 +133,7 @@ def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
     """What the VBA wrapper `RatesAnswer` (rtd_vba.py) does with a UDF's result: a wait
     marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
     through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
-    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
+    a cell of an array that is `messages.NOT_AVAILABLE` becomes `na`; anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
     `live_cell` (book, sheet, address), given while the ribbon's Live toggle is on: an
     answered cell also subscribes to its `live` channel topic (live_rtd.py), so Live mode
     can make Excel recalculate it; its value is still the answer."""
@@ -149,6 +149,11 @@ def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
             call_rtd(PROGID, "", LIVE_CHANNEL, *live_cell)
         except Exception:  # On Error Resume Next: the answer shows regardless
             pass
+    if isinstance(result, list):  # NaCells: a Fill=NA cell of a spill is Excel's #N/A
+        from rates_xl.functions.messages import NOT_AVAILABLE
+
+        return [[na if cell == NOT_AVAILABLE else cell for cell in row] if isinstance(row, list)
+                else (na if row == NOT_AVAILABLE else row) for row in result]
     return result
 
 
@@ -185,7 +190,7 @@ class Waits:
 
     # -- the UDF side --
     def evaluate(self, spec: Any, values: tuple[Any, ...], floor: float | None) -> Any:
-        """One cell: its answer if cached, else `WAIT_PREFIX + topic` (the request now queued)."""
+        """One cell: its answer if cached, else `WAIT_PREFIX + topic` (the requests now queued)."""
         from rates_xl.functions import core
         from rates_xl.functions.messages import message_for
 
@@ -194,11 +199,15 @@ class Waits:
             result = core.evaluate(spec, values, floor)
         if not recorded:
             return result
-        key = min(recorded, key=repr)  # one per call in practice; the same one every time
-        failure = self._failure(key)
-        if failure is not None:
-            return message_for(failure, core._secret())
-        return WAIT_PREFIX + self.miss(client, key, floor)
+        # One request per call, or one per tenor of a history grid: every miss is queued now
+        # (they leave together), and the cell waits on the first still to come, in a fixed
+        # order; answered, it recalculates and waits on the next if any is still on its way.
+        keys = sorted(recorded, key=repr)
+        waiting = [key for key in keys if self._failure(key) is None]
+        if not waiting:  # every request missing failed a moment ago: say why, do not ask again
+            return message_for(self._failure(keys[0]), core._secret())
+        topics = [self.miss(client, key, floor) for key in waiting]
+        return WAIT_PREFIX + topics[0]
 
     def miss(self, client: Any, key: Any, floor: float | None = None) -> str:
         """Queue `key` (once while it is in flight); its topic."""

@@ -4,7 +4,8 @@ xlwings' generator writes each wrapper as `RATES_X = XLPy.CallUDF(..., Applicati
 `wrap_udfs` makes that `RATES_X = RatesAnswer(XLPy.CallUDF(...))`: the Python answer passes
 through `RatesAnswer`, which turns a wait marker (`rtd.WAIT_PREFIX` + topic) into a call of
 `Application.WorksheetFunction.RTD(rtd.PROGID, "", topic)` (subscribing the calling cell) and
-`#N/A`. `rtd.excel_answer` is the same rule in Python (the serial-Excel stand-in uses it);
+`#N/A`; a cell of an array answer that is `messages.NOT_AVAILABLE` (a history's Fill=NA)
+becomes `CVErr(xlErrNA)`. `rtd.excel_answer` is the same rule in Python (the serial-Excel stand-in uses it);
 the constants come from `rtd`, so the two cannot drift.
 
 Why the wrapper and not Python: a UDF that calls RTD itself subscribes its own cell (the
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 
 from rates_xl.addin.classic import rtd
+from rates_xl.functions.messages import NOT_AVAILABLE
 
 MODULE_NAME = "RatesRtd"
 
@@ -32,6 +34,7 @@ Option Private Module
 Private Const RTD_PROGID As String = "{rtd.PROGID}"
 Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"
 Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"
+Private Const NA_TEXT As String = "{NOT_AVAILABLE}"
 
 ' True while the ribbon's Live toggle is pressed (RatesOnToggle sets it): every answered
 ' RATES_ cell then stays subscribed to its own "live" topic, through which Live mode makes
@@ -61,7 +64,38 @@ Public Function RatesAnswer(ByVal answer As Variant) As Variant
             On Error GoTo 0
         End If
     End If
-    RatesAnswer = answer
+    RatesAnswer = NaCells(answer)
+End Function
+
+' A spill's cell with no value by design (NA_TEXT: a history's Fill=NA) becomes Excel's own
+' #N/A, which a line chart skips and a SUM does not hide; text would be plotted as zero.
+Private Function NaCells(ByVal answer As Variant) As Variant
+    Dim out As Variant
+    Dim i As Long, j As Long, second As Long
+    NaCells = answer
+    If Not IsArray(answer) Then Exit Function
+    out = answer
+    On Error Resume Next
+    second = LBound(answer, 2)
+    If Err.Number <> 0 Then
+        Err.Clear
+        On Error GoTo 0
+        For i = LBound(answer, 1) To UBound(answer, 1)
+            If VarType(answer(i)) = vbString Then
+                If answer(i) = NA_TEXT Then out(i) = CVErr(xlErrNA)
+            End If
+        Next i
+    Else
+        On Error GoTo 0
+        For i = LBound(answer, 1) To UBound(answer, 1)
+            For j = second To UBound(answer, 2)
+                If VarType(answer(i, j)) = vbString Then
+                    If answer(i, j) = NA_TEXT Then out(i, j) = CVErr(xlErrNA)
+                End If
+            Next j
+        Next i
+    End If
+    NaCells = out
 End Function
 
 ' The answer itself, or the first element of an array answer: a legacy array formula that

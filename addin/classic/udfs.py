@@ -159,8 +159,9 @@ def RATES_FIXING(index, fixing_date=None, caller=None):
 
 
 @_udf
-def RATES_SWAPHISTORY(index, tenor, start, end_date, headers=None, caller=None):
-    return _run("RATES_SWAPHISTORY", caller, (index, tenor, start, end_date, headers))
+def RATES_SWAPHISTORY(index, tenor, start, end_date, headers=None, options=None, caller=None):
+    # tenor and options may be ranges: xlwings passes a range's values as a list (Arg.many).
+    return _run("RATES_SWAPHISTORY", caller, (index, tenor, start, end_date, headers, options))
 
 
 @_udf

@@ -10,7 +10,8 @@ costs its distinct requests once, at the rate-limit bound, never one latency per
 
 Each answer is exactly `spec.core(*args)`; only its form changes for Office.js:
 - a number stays a number; a spill stays a 2-D array, dates as Excel serial numbers (what
-  a date cell holds), empty as "";
+  a date cell holds), empty as "", a cell with no value by design (`NOT_AVAILABLE`, a
+  history's Fill=NA) as an error object the script makes Excel's #N/A in that cell;
 - a `#RATES!` message becomes an error: `invalidValue` (#VALUE!) when the input is wrong
   (our validation, or the service's 400/422 refusal of the parameters), `notAvailable`
   (#N/A) for everything the user cannot fix in the formula (404 no data, 403 key, 429,
@@ -30,7 +31,7 @@ from typing import Any
 
 from rates_xl.addin.officejs.metadata import officejs_name
 from rates_xl.functions.core import FunctionSpec, prepare
-from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
+from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -40,6 +41,8 @@ MAX_BATCH = 2000
 MAX_TEXT = 1000
 #: Arguments of one call: the widest function declares 8.
 MAX_ARGS = 32
+#: Cells in one range argument (`Arg.many`: a history's tenors or options; it takes 30 tenors).
+MAX_CELLS = 1000
 EXCEL_EPOCH = date(1899, 12, 30)
 _STATUS = re.compile(r"^#RATES! (\d{3}) ")
 _INPUT_REFUSED = {"400", "422"}  # the service refused the parameters: the formula must change
@@ -80,19 +83,43 @@ def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec,
         return invalid(f"unknown function {str(fn)[:40]!r}; update the add-in (restart Excel)")
     if not isinstance(args, list) or len(args) > MAX_ARGS:
         return invalid(f"{spec.dotted_name}: too many arguments")
+    checked = []
     for position, value in enumerate(args, 1):
-        name = spec.args[position - 1].name if position <= len(spec.args) else f"argument {position}"
+        arg = spec.args[position - 1] if position <= len(spec.args) else None
+        name = arg.name if arg is not None else f"argument {position}"
+        if arg is not None and arg.many and isinstance(value, list):
+            # A range taken whole ("matrix" in functions.json): rows of cell values.
+            if not all(isinstance(row, list) for row in value) or sum(len(r) for r in value) > MAX_CELLS:
+                return invalid(f"{name}: a range of at most {MAX_CELLS} cells, as rows of values")
+            problem = next((p for row in value for cell in row if (p := _cell_problem(name, cell))), None)
+            if problem is not None:
+                return problem
+            checked.append([[_number(cell) for cell in row] for row in value])
+            continue
         if isinstance(value, (list, dict)):
             return invalid(f"{name}: give one cell, not a range or an array")
-        if isinstance(value, str) and len(value) > MAX_TEXT:
-            return invalid(f"{name}: text longer than {MAX_TEXT} characters")
-        if value is not None and not isinstance(value, (str, int, float, bool)):
-            return invalid(f"{name}: not a cell value")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and not _finite(value):
-            # NaN, Infinity, or a number of hundreds of digits
-            return invalid(f"{name}: not a number a cell can hold")
+        problem = _cell_problem(name, value)
+        if problem is not None:
+            return problem
+        checked.append(_number(value))
+    return spec, tuple(checked)
+
+
+def _cell_problem(name: str, value: Any) -> dict[str, str] | None:
+    """The error outcome for a value no cell can hold, or None."""
+    if isinstance(value, str) and len(value) > MAX_TEXT:
+        return invalid(f"{name}: text longer than {MAX_TEXT} characters")
+    if value is not None and not isinstance(value, (str, int, float, bool)):
+        return invalid(f"{name}: not a cell value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not _finite(value):
+        # NaN, Infinity, or a number of hundreds of digits
+        return invalid(f"{name}: not a number a cell can hold")
+    return None
+
+
+def _number(value: Any) -> Any:
     # JSON has no int/float distinction that Excel would make: numbers are floats, as xlwings passes them.
-    return spec, tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in args)
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def pin(calls: list[Any], moment: Any) -> list[Any]:
@@ -156,6 +183,8 @@ def _finite(number: int | float) -> bool:
 
 
 def _cell(value: Any) -> Any:
+    if value == NOT_AVAILABLE:  # a spill's cell with no value by design: Excel's #N/A there
+        return {"error": "notAvailable", "message": "no value for this date (Fill=NA)"}
     if isinstance(value, datetime):
         delta = value.replace(tzinfo=None) - datetime(1899, 12, 30)
         return delta.days + delta.seconds / 86400

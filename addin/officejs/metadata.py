@@ -8,7 +8,9 @@ Choices, all from the table:
 - every parameter has type "any": a cell may hold a number (dates are serial numbers), text,
   TRUE/FALSE or nothing, and the core coerces each kind the same way for every host;
 - dimensionality "scalar" for parameters (Excel lifts a range into one call per cell, as for
-  a built-in function), "matrix" for every result that spills (table, column, rows);
+  a built-in function), but "matrix" for one that takes a range whole (`Arg.many`: a
+  history's tenors and options, which then arrive as a 2-D array, one cell as [[v]]);
+  "matrix" for every result that spills (table, column, rows);
 - `options.volatile` when the table says so (RATES_STATUS);
 - `options.stream` for every function whose answer can be valued as of now (Live mode,
   live.py): Excel hands it a `StreamingInvocation` and it may set its cell again and again.
@@ -68,7 +70,7 @@ def function_entry(spec: FunctionSpec, help_base: str | None = None) -> dict[str
                 "name": arg.name,
                 "description": arg.doc,
                 "type": "any",
-                "dimensionality": "scalar",
+                "dimensionality": "matrix" if arg.many else "scalar",
                 "optional": not arg.required,
             }
             for arg in spec.args

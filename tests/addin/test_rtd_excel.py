@@ -17,6 +17,7 @@ import pytest
 from rates_xl.addin.classic import refresh, ribbon, rtd, udfs
 from rates_xl.client import RatesClient
 from rates_xl.functions import PENDING, is_message
+from rates_xl.functions.args import serial_of
 from tests.support.async_excel import async_app, cell_values, settle, stop_async
 
 THROTTLE = 0.05  # Excel's is 2 s; the tests' own pace (one test keeps the default)
@@ -129,6 +130,30 @@ def test_a_spilled_curve_fills_its_whole_table(client):
     assert shown == expected
     # The dependent recalculated with the whole table.
     assert sheet.range("F1").value == sum(isinstance(v, (int, float)) for row in expected for v in row)
+    assert placeholders(book) == []
+
+
+def test_a_history_grid_queues_every_tenor_at_once_and_fills_whole(client):
+    """A 4-tenor grid misses 4 requests in one calculation: all four are queued together
+    (4 requests, each once), the cell shows #N/A meanwhile, then the whole grid; a second
+    grid sharing two tenors adds only its new ones."""
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("Grid.xlsx", {"S": {}})
+    sheet = book.sheets[0]
+    sent = client.stats()["requests_sent"]
+    sheet.paste({"A1": '=RATES_SWAPHISTORY("SOFR","2Y,5Y,10Y,30Y","2024-01-01","2024-12-31",,"Per=M")'})
+    assert is_na(sheet.range("A1").value)
+    assert rtd.waits.submitted == 4  # every tenor queued by the first calculation
+    settle(app)
+    expected = udfs.RATES_SWAPHISTORY("SOFR", "2Y,5Y,10Y,30Y", "2024-01-01", "2024-12-31", None, "Per=M")
+    assert len(expected) == 13 and expected[0] == ["Date", "2Y", "5Y", "10Y", "30Y"]
+    shown = [[sheet.value_at((r, c)) for c in range(1, 6)] for r in range(1, 14)]
+    assert shown == [expected[0]] + [[float(serial_of(r[0])), *r[1:]] for r in expected[1:]]
+    assert client.stats()["requests_sent"] - sent == 4
+    sheet.paste({"H1": '=RATES_SWAPHISTORY("SOFR","10Y,30Y,20Y","2024-01-01","2024-12-31")'})
+    settle(app)
+    assert client.stats()["requests_sent"] - sent == 5 and rtd.waits.submitted == 5
+    assert sheet.value_at((1, 10)) == "30Y" and isinstance(sheet.value_at((2, 10)), float)
     assert placeholders(book) == []
 
 

@@ -35,6 +35,13 @@ def test_rates_answer_is_the_python_rule_with_the_same_constants(modules):
     assert any("Application.WorksheetFunction.RTD(RTD_PROGID" in s for s in code)
     assert code.count("RatesAnswer = CVErr(xlErrNA)") == 1
     assert "Option Private Module" in source  # not a worksheet function of its own
+    # A history's Fill=NA cells: the marker the core writes becomes CVErr(xlErrNA) in place.
+    from rates_xl.functions.messages import NOT_AVAILABLE
+
+    assert f'Private Const NA_TEXT As String = "{NOT_AVAILABLE}"' in source
+    assert "RatesAnswer = NaCells(answer)" in code
+    na_cells = vba.statements(vba.procedures(source)["NaCells"][1])
+    assert sum("= NA_TEXT Then out(" in s and "= CVErr(xlErrNA)" in s for s in na_cells) == 2  # 1-D and 2-D
 
 
 def test_the_python_rule(monkeypatch):
@@ -47,8 +54,11 @@ def test_the_python_rule(monkeypatch):
         raise RuntimeError("1004")
 
     assert rtd.excel_answer(rtd.WAIT_PREFIX + "r2", failing, na) is na
-    for other in (1.5, "#RATES! x", [[1, 2]], None, [], [["a", rtd.WAIT_PREFIX + "r"]]):
+    for other in (1.5, "#RATES! x", [[1, 2]], None, [], [["a", rtd.WAIT_PREFIX + "r"]], "#N/A"):
         assert rtd.excel_answer(other, failing, na) == other
+    # A spill's Fill=NA cells become #N/A there (2-D, and 1-D for one row); the rest passes.
+    assert rtd.excel_answer([["Date", "2Y"], [45842, "#N/A"]], failing, na) == [["Date", "2Y"], [45842, na]]
+    assert rtd.excel_answer([45842, "#N/A", 3.5], failing, na) == [45842, na, 3.5]
     # A legacy array formula waits with a block of markers (2-D; 1-D for one row, as
     # xlwings' CallUDF hands VBA a single row), one subscription, #N/A in every cell.
     for block in (rtd.wait_block(rtd.WAIT_PREFIX + "r3", 3, 2), [rtd.WAIT_PREFIX + "r3"] * 2):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rates_xl.docgen import commands_page, generated_pages, troubleshooting_page
-from rates_xl.functions import FUNCTIONS, args, catalogue, core, reference
+from rates_xl.functions import FUNCTIONS, args, catalogue, core, history, reference
 from rates_xl.functions.args import COERCERS
 from rates_xl.functions.messages import PREFIX
 
@@ -46,23 +46,27 @@ def test_the_function_reference_covers_every_function_argument_example_and_messa
 
 
 def test_the_probes_reach_every_check_an_argument_kind_makes():
-    """Every `raise ArgProblem` in args.py is reached by the catalogue's probes, so no message
-    a cell can show is missing from the reference (a new check without a probe fails here)."""
-    source = Path(args.__file__)
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    raises = {node.lineno for node in ast.walk(tree)
-              if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
-              and getattr(node.exc.func, "id", None) == "ArgProblem"}
-    assert len(raises) > 20
-    reached: set[int] = set()
+    """Every `raise ArgProblem` in args.py and history.py (the coercers) is reached by the
+    catalogue's probes, so no message a cell can show is missing from the reference (a new
+    check without a probe fails here)."""
+    sources = [Path(args.__file__), Path(history.__file__)]
+    raises = set()
+    for source in sources:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        raises |= {(str(source), node.lineno) for node in ast.walk(tree)
+                   if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                   and getattr(node.exc.func, "id", None) == "ArgProblem"}
+    assert len(raises) > 30
+    reached: set[tuple[str, int]] = set()
+    watched = {str(s) for s in sources}
 
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename != str(source):
+        if frame.f_code.co_filename not in watched:
             return None
 
         def lines(frame, event, arg):
             if event == "line":
-                reached.add(frame.f_lineno)
+                reached.add((frame.f_code.co_filename, frame.f_lineno))
             return lines
 
         return lines
@@ -76,7 +80,7 @@ def test_the_probes_reach_every_check_an_argument_kind_makes():
     finally:
         sys.settrace(None)
     missing = sorted(raises - reached)
-    assert not missing, f"args.py lines never reached by a probe: {missing}"
+    assert not missing, f"lines never reached by a probe: {missing}"
 
 
 def test_every_kind_of_service_failure_has_its_message_cause_and_fix():

@@ -30,6 +30,18 @@ BAD: dict[str, list[tuple[object, str]]] = {
     "country": [("Germany", "is not a country code like US"), (1.0, "is not a country code")],
     "bool": [("maybe", "is not TRUE or FALSE"), (2.0, "is not TRUE or FALSE")],
     "number": [("3.6%", "'3.6%' is not a number"), (True, "TRUE is not a number")],
+    # Arguments that take a range whole (Arg.many): a bad range is named by its cell.
+    "tenors": [("3", "is not a tenor like 3M"), ("0M", "empty period"), (3.0, "is not a tenor"),
+               ("2Y,,5Y", "item 2 of the list is empty"), ("5Y,5y", "5Y appears twice (items 1 and 2 of the list)"),
+               ([["2Y"], ["5X"]], "cell 2 of the range: '5X' is not a tenor"),
+               ([["2Y"], [None], ["5Y"]], "cell 2 of the range is empty"),
+               ([["1Y", "12M"]], "1Y and 12M are the same tenor"),
+               ([["2Y", "5Y"], ["7Y", "10Y"]], "a block of 2 x 2 cells")],
+    "history_options": [("Per=X", "Per=X: X is not a periodicity; use Per=D, W, M, Q, S"),
+                         ("Frq=M", "'Frq' is not an option; use Per, Fill, Days"),
+                         ("Per=M Per=Q", "Per is given twice"), ("monthly", "is not NAME=VALUE"),
+                         ("Per=AM", "anchored on the end date"), ("CDR=Mars", "Mars is not a calendar"),
+                         (3.0, "is not options text"), ([["Per=M"], ["Fill=Z"]], "Fill=Z: Z is not a fill")],
 }
 # Any argument: an error cell, a multi-cell range, a non-finite number.
 ANY_BAD: list[tuple[object, str]] = [
@@ -41,7 +53,9 @@ ANY_BAD: list[tuple[object, str]] = [
 def _cases():
     for name, spec in FUNCTIONS.items():
         for position, arg in enumerate(spec.args):
-            for value, fragment in BAD[arg.kind] + ANY_BAD:
+            # An argument that takes a range whole has its own range cases above.
+            anything = [case for case in ANY_BAD if not (arg.many and isinstance(case[0], list))]
+            for value, fragment in BAD[arg.kind] + anything:
                 yield pytest.param(name, position, value, fragment, id=f"{name}-{arg.name}-{value!r}"[:80])
             if arg.required:
                 yield pytest.param(name, position, None, "missing; give", id=f"{name}-{arg.name}-missing")

@@ -65,6 +65,12 @@ PLAUSIBLE = {
     "country": st.sampled_from(["US", "UK", "GB", "DE", "us", " de ", "ZZ", "USA"]),
     "bool": st.sampled_from([True, False, 1, 0, 1.0, "TRUE", "false", "yes"]),
     "number": st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.sampled_from([3.61, True, "3.6"])),
+    # Ranges taken whole (Arg.many): one tenor, a column or row of them, a comma list; options.
+    "tenors": st.one_of(st.sampled_from(_TENORS), st.sampled_from(["2Y,5Y", "2Y, 10y", "5Y,5Y", "2Y,,5Y"]),
+                        st.lists(st.sampled_from(["2Y", "5Y", "10Y", "30Y", None, "12M", "1Y"]),
+                                 min_size=1, max_size=4).map(lambda c: [[t] for t in c])),
+    "history_options": st.sampled_from(["", "Per=M", "per=w fill=na", "Days=A Fill=B Sort=D", "Dir=H Dts=H",
+                                        "Quote=A Per=Q", "CDR=TARGET", "Per=X", "Fill", [["Per=M"], [None]]]),
 }
 
 

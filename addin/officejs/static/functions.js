@@ -7,7 +7,8 @@
  * MAX_BATCH calls) the queue goes to the server as ONE POST, the batching pattern of
  * Microsoft's "Batch custom function calls for a remote service". The server answers one
  * outcome per call, in order, and each cell's promise settles with its own outcome:
- *   {"value": v}                             -> the number, or the 2-D array that spills
+ *   {"value": v}                             -> the number, or the 2-D array that spills (a
+ *                                               cell {"error": code} in it: that error there)
  *   {"error": "invalidValue", "message": m}  -> #VALUE! with our message on hover (bad input)
  *   {"error": "notAvailable", "message": m}  -> #N/A with our message (service, network)
  * Every call also has its own time limit, so no cell can stay #BUSY!.
@@ -44,6 +45,21 @@
     return new CustomFunctions.Error(known, String(message || "rates-xl: no answer"));
   }
 
+  // A spill's cell the server sends as {"error": code} (a history's Fill=NA) becomes Excel's
+  // own error value in that cell: a returned matrix may hold CustomFunctions.Error objects
+  // (CustomFunctionsRuntime 1.2), and an error, unlike text, is skipped by a line chart and
+  // seen by a SUM.
+  function cellsOf(value) {
+    if (!Array.isArray(value)) {
+      return value;
+    }
+    return value.map(function (row) {
+      return !Array.isArray(row) ? row : row.map(function (cell) {
+        return cell !== null && typeof cell === "object" && cell.error ? errorFor(cell.error, cell.message) : cell;
+      });
+    });
+  }
+
   function settle(call, outcome) {
     if (call.settled) {
       return;
@@ -51,7 +67,7 @@
     call.settled = true;
     clearTimeout(call.timer);
     if (outcome && Object.prototype.hasOwnProperty.call(outcome, "value")) {
-      call.resolve(outcome.value);
+      call.resolve(cellsOf(outcome.value));
     } else {
       var o = outcome || {};
       call.reject(errorFor(o.error, o.message));
@@ -462,7 +478,7 @@
 
   function resultOf(outcome) {
     if (outcome && Object.prototype.hasOwnProperty.call(outcome, "value")) {
-      return outcome.value;
+      return cellsOf(outcome.value);
     }
     var o = outcome || {};
     return errorFor(o.error, o.message);

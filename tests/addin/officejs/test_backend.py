@@ -305,3 +305,29 @@ def test_the_public_url_is_read_once_and_one_read_two_ways_is_refused():
         assert public_url_problem(trick), trick
         with pytest.raises(ValueError):
             create_app(trick)
+
+
+def test_a_history_grid_takes_ranges_whole_and_fill_na_is_excels_na(serve, sandbox_client):
+    """tenor and options are "matrix" parameters: a range arrives as rows of values. A cell
+    with no value by design (Fill=NA) is an error object the script turns into #N/A there."""
+    served = serve(client=sandbox_client)
+    na = {"error": "notAvailable", "message": "no value for this date (Fill=NA)"}
+    calls = [
+        {"fn": "SWAPHISTORY", "args": ["SOFR", [["2Y"], ["5Y"]], "2025-07-01", "2025-07-08", None, [["Days=W Fill=NA"]]]},
+        {"fn": "SWAPHISTORY", "args": ["SOFR", [["2Y"]], "2025-07-01", "2025-07-08"]},  # one cell: [[v]]
+        {"fn": "SWAPHISTORY", "args": ["SOFR", [["2Y"], [None]], "2025-07-01", "2025-07-08"]},
+        {"fn": "SWAPHISTORY", "args": ["SOFR", [[["2Y"]]], "2025-07-01", "2025-07-08"]},
+        {"fn": "SWAP", "args": ["SOFR", [["0D"]], "5Y", "1Y"]},  # any other argument: one cell
+    ]
+    grid, single, blank, nested, swap = served.batch(calls).json()["results"]
+    assert grid["value"][0] == ["Date", "2Y", "5Y"]
+    july4 = float((date(2025, 7, 4) - date(1899, 12, 30)).days)
+    (row,) = [r for r in grid["value"] if r[0] == july4]
+    assert row[1:] == [na, na]
+    assert single == {"value": [[excel_cell(v) for v in r] for r in FUNCTIONS["RATES_SWAPHISTORY"].core(
+        "SOFR", "2Y", "2025-07-01", "2025-07-08")]}
+    assert single["value"][0] == ["Date", "Rate"]
+    assert blank == {"error": "invalidValue", "message": "tenor: cell 2 of the range is empty; give a tenor "
+                                                         "in each (no blanks)"}
+    assert nested == {"error": "invalidValue", "message": "tenor: not a cell value"}
+    assert swap == {"error": "invalidValue", "message": "start: give one cell, not a range or an array"}

@@ -12,6 +12,7 @@ limit, server gone). What only Excel can show is in addin/README.md's checklist.
 from __future__ import annotations
 
 import shutil
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -153,6 +154,27 @@ def test_a_slow_answer_becomes_na_at_the_time_limit_never_busy(browser, serve, s
     assert got[0] == {"code": "#N/A", "message": "no answer within 0.5 s; calculate again", "isError": True}
     assert got[1]["code"] == "#N/A"  # the whole batch waited on the slow one
     assert posts == [2]
+    page.close()
+    client.close()
+
+
+def test_a_history_grid_from_ranges_with_fill_na_holds_excels_na_in_its_cells(browser, serve, sandbox):
+    """Tenors and options as Excel passes a range to a "matrix" parameter; a Fill=NA cell is
+    a CustomFunctions.Error (#N/A) inside the returned matrix, not text."""
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY)
+    served = serve(client=client, office_js_url="/test/office-stub.js", extra_routes=stub_route())
+    page, posts = open_page(browser, served)
+    cells = [["SWAPHISTORY", ["SOFR", [["2Y"], ["5Y"]], "2025-07-01", "2025-07-08", None, [["Days=W"], ["Fill=NA"]]]],
+             ["SWAPHISTORY", ["SOFR", [["2Y", "2Y"]], "2025-07-01", "2025-07-08"]]]
+    grid, duplicate = page.evaluate(FIRE, [cells, script_arities()])
+    assert posts == [2]
+    assert grid["value"][0] == ["Date", "2Y", "5Y"]
+    july4 = float((date(2025, 7, 4) - date(1899, 12, 30)).days)
+    (row,) = [r for r in grid["value"] if r[0] == july4]
+    assert row[1:] == [{"code": "#N/A", "message": "no value for this date (Fill=NA)"}] * 2
+    assert all(isinstance(v, int | float) for r in grid["value"][1:] if r[0] != july4 for v in r)
+    assert duplicate == {"code": "#VALUE!", "isError": True,
+                         "message": "tenor: 2Y appears twice (cells 1 and 2 of the range); give each tenor once"}
     page.close()
     client.close()
 

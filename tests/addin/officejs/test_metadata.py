@@ -31,10 +31,14 @@ def test_every_table_row_is_present_with_its_arity_optionality_and_shape(documen
         assert [p["name"] for p in params] == list(spec.arg_names)
         assert [p["optional"] for p in params] == [not a.required for a in spec.args]
         assert [p["description"] for p in params] == [a.doc for a in spec.args]
-        assert all(p["type"] == "any" and p["dimensionality"] == "scalar" for p in params)
+        assert all(p["type"] == "any" for p in params)
+        # One cell each, but a range taken whole (a history's tenors and options) is a matrix.
+        assert [p["dimensionality"] for p in params] == ["matrix" if a.many else "scalar" for a in spec.args]
         assert entry["result"]["dimensionality"] == ("scalar" if spec.result == "number" else "matrix")
         assert entry.get("options", {}).get("volatile", False) == spec.volatile
     assert metadata.script_arities() == {metadata.officejs_name(s): len(s.args) for s in FUNCTIONS.values()}
+    ranges = {(e["id"], p["name"]) for e in entries for p in e["parameters"] if p["dimensionality"] == "matrix"}
+    assert ranges == {("SWAPHISTORY", "tenor"), ("SWAPHISTORY", "options")}
     spilling = {e["id"] for e in entries if e["result"]["dimensionality"] == "matrix"}
     assert spilling == {"SWAPCURVE", "FORWARDCURVE", "DISCOUNTCURVE", "SWAPHISTORY", "TENORS", "STATUS", "SOURCE"}
     assert document["functions"][-1]["options"] == {"volatile": True}  # STATUS

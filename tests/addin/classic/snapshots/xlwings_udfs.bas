@@ -158,13 +158,13 @@ failed:
     RATES_SWAPCURVE = Err.Description
 End Function
 
-Function RATES_SWAPHISTORY(index, tenor, start, end_date, Optional headers)
+Function RATES_SWAPHISTORY(index, tenor, start, end_date, Optional headers, Optional options)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed
-        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing), ActiveWorkbook, Application.Caller)
+        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, options, Nothing), ActiveWorkbook, Application.Caller)
         Exit Function
     #Else
-        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, Nothing))
+        RATES_SWAPHISTORY = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_SWAPHISTORY", Array(index, tenor, start, end_date, headers, options, Nothing))
         Exit Function
     #End If
 failed:
