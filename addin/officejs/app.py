@@ -232,6 +232,13 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return refused("send JSON (Content-Type: application/json)", 415)
         return user
 
+    async def json_body(request: Request) -> Any:
+        """The JSON body of a request from a user admitted, or the answer refusing it."""
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
+        return parse_json(await request.body())
+
     @app.post(BATCH_PATH)
     async def batch(request: Request) -> Response:
         user = await admitted(request)
@@ -263,10 +270,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     @app.post(PACK_SEAL_PATH)
     async def pack_seal(request: Request) -> Response:
         """The seal of the pack the task pane writes into the book (packs.py)."""
-        user = await admitted(request)
-        if isinstance(user, Response):
-            return user
-        payload = parse_json(await request.body())
+        payload = await json_body(request)
         if isinstance(payload, Response):
             return payload
         try:
