@@ -305,7 +305,7 @@ def test_the_12000_formula_workbook_computes_from_the_command(tmp_path, capsys):
     out = tmp_path / "big.values.xlsx"
     assert main(["calc", str(CORPUS / "source" / "generated_12000.xlsx"), "-o", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr()
-    assert "12000 formulas" in printed.out and "(fast engine)" in printed.out
+    assert "12,000 formulas" in printed.out and "(fast engine)" in printed.out
     assert "link(s) to other workbooks" in printed.out and "No error cells." in printed.out
     assert "Traceback" not in printed.out + printed.err
     frozen = openpyxl.load_workbook(out)["S1"]
