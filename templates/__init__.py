@@ -17,7 +17,7 @@ TEMPLATES: dict[str, str] = {
     "curve_dashboard": "SOFR, ESTR and 3M EURIBOR swap curves with a chart; 2s10s and 5s30s",
     "fx_hedging": "FX spot, forward ladder, forward points, implied yield differential, hedge cost",
     "swap_spreads": "Swap rate minus government zero yield by tenor for US, UK and DE",
-    "history": "Historical swap rates for an index and tenor, with a chart",
+    "history": "Historical swap rates: one tenor's daily closes, and a date-by-tenor grid (2Y/5Y/10Y/30Y), with charts",
 }
 
 PACKAGE_DIR = Path(__file__).resolve().parent

@@ -61,14 +61,21 @@ def _every_cell(path: Path) -> dict:
     return values
 
 
-def test_a_template_replayed_with_the_sandbox_stopped_gives_identical_values(tmp_path, offline):
-    book = tmp_path / "swap_pricer.xlsx"
-    book.write_bytes(template_path("swap_pricer").read_bytes())
+@pytest.mark.parametrize("name", ["swap_pricer", "history"])
+def test_a_template_replayed_with_the_sandbox_stopped_gives_identical_values(tmp_path, offline, name):
+    """The history template's date-by-tenor grid replays too: its four tenors' answers are in
+    the pack, and the grid and its chart's cells come back bit for bit."""
+    book = tmp_path / f"{name}.xlsx"
+    book.write_bytes(template_path(name).read_bytes())
     # --sandbox starts a sandbox for the run and stops it when the run ends.
     assert main(["calc", str(book), "--sandbox", "--no-progress", "--pack-out", str(tmp_path / "p.json")]) == 0
-    computed = tmp_path / "swap_pricer.values.xlsx"
+    computed = tmp_path / f"{name}.values.xlsx"
     pack = read_pack(computed)
-    assert pack is not None and len(pack.answers) > 10
+    assert pack is not None and len(pack.answers) > (10 if name == "swap_pricer" else 4)
+    if name == "history":
+        grid = [a for a in pack.answers if a.endpoint == "historical_swap_rates"]
+        assert sorted(dict(a.params)["tenor"] for a in grid) == ["10Y", "10Y", "2Y", "30Y", "5Y"]
+        assert cached_values(computed)[("Curve history", "C24")] == "2Y"
     assert read(tmp_path / "p.json") == pack  # the one beside it is the same pack
     replayed = tmp_path / "replayed.xlsx"
     assert main(["calc", str(book), "--replay", str(computed), "-o", str(replayed), "--no-progress"]) == 0

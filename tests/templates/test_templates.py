@@ -4,6 +4,7 @@ numbers obey the invariants a rates desk would check."""
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import openpyxl
 import pytest
@@ -195,6 +196,41 @@ def test_history_matches_the_service(demo_run, rates_client):
     assert observations == len(direct) - 1 > 200
     assert named(calc, result, "history_latest") == pytest.approx(direct[-1][1])
     assert math.isclose(result.value("History", "C16"), min(r[1] for r in direct[1:]))
+
+
+def test_history_grid_is_the_function_and_its_chart_draws_each_tenor(demo_run, rates_client):
+    """The Curve history sheet: one RATES_SWAPHISTORY grid over the tenor range, equal to the
+    function computed directly, its summary from the grid, and a line per tenor in the chart
+    over exactly the rows the grid fills."""
+    import re
+    import zipfile
+
+    from rates_xl.templates.history import GRID_SHEET, GRID_TENORS, GRID_TOP
+
+    calc, result = _calc_and_result(demo_run, "history")
+    start, end = result.value(GRID_SHEET, "C9"), result.value(GRID_SHEET, "C7")
+    assert end == result.value("History", "C7")
+    direct = call("RATES_SWAPHISTORY", "SOFR", [GRID_TENORS], start, end, None, "Per=M")
+    assert direct[0] == ["Date", *GRID_TENORS] and len(direct) - 1 in (60, 61)  # five years: partial ends
+    for i, row in enumerate(direct):
+        shown = [result.value(GRID_SHEET, f"{c}{GRID_TOP + i}") for c in "BCDEF"]
+        if i == 0:
+            assert shown == row
+        else:
+            assert shown[0] == (row[0] - date(1899, 12, 30)).days and shown[1:] == row[1:]
+    for j, col in enumerate("CDEF", start=1):
+        assert result.value(GRID_SHEET, f"{col}15") == direct[-1][j]  # latest
+        assert result.value(GRID_SHEET, f"{col}17") == pytest.approx((direct[-1][j] - direct[1][j]) * 100)
+    assert named(calc, result, "grid_change_10y") == result.value(GRID_SHEET, "E17")
+    # The chart covers the rows the grid filled when the template was built (its stored spill).
+    stored = openpyxl.load_workbook(template_path("history"))[GRID_SHEET][f"B{GRID_TOP}"].value.ref
+    last = int(re.sub(r"\D", "", stored.split(":")[1]))
+    assert stored == f"B{GRID_TOP}:F{last}" and last - GRID_TOP in (60, 61)
+    with zipfile.ZipFile(template_path("history")) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    (grid_chart,) = [c for c in charts if "Curve history" in c]
+    values = re.findall(r"<c:val><c:numRef><c:f>([^<]+)</c:f>", grid_chart)
+    assert values == [f"'Curve history'!${c}${GRID_TOP + 1}:${c}${last}" for c in "CDEF"]
 
 
 @pytest.mark.parametrize("name", list(TEMPLATES))
