@@ -1,6 +1,6 @@
 """`rates-xl ...` as a user types it: the installed console script in a child process, in a
 world of its own (a fresh HOME, no keychain, no key, every folder rates-xl writes to inside
-the test's folder)."""
+the test's folder); and what a newcomer starts from: a copy of the clone, a fresh venv."""
 
 from __future__ import annotations
 
@@ -33,8 +33,31 @@ def fresh_env(home: Path, **extra: str) -> dict[str, str]:
                RATES_CACHE_DIR=str(home / ".cache" / "rates-xl"),
                RATES_XL_CONF=str(home / ".config" / "rates-xl" / "rates_xl.conf"),
                RATES_XL_XLSTART=str(home / "XLSTART"), RATES_XL_DATA_DIR=str(home / ".local" / "rates-xl"),
-               PYTHONUNBUFFERED="1", COLUMNS="120", **extra)
+               PYTHONUNBUFFERED="1", COLUMNS="120")
+    env.update(extra)
     return env
+
+
+def copy_of_the_clone(target: Path) -> Path:
+    """This working tree's files as a clone holds them (tracked and new, nothing ignored), in
+    `target`: what a newcomer installs from, without the developer's build artefacts."""
+    root = Path(__file__).resolve().parents[2]
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = root / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).write_bytes(source.read_bytes())
+    return target
+
+
+def new_venv(where: Path) -> Path:
+    """A fresh virtual environment with pip and nothing else; its bin (Scripts) folder."""
+    import venv
+
+    venv.EnvBuilder(with_pip=True, clear=True).create(where)
+    return where / ("Scripts" if os.name == "nt" else "bin")
 
 
 def rates_xl(*argv: str, cwd: Path, env: dict[str, str], timeout: float = 300,
