@@ -31,7 +31,7 @@ def _pip_commands() -> dict[str, list[str]]:
     """Each distinct `pip install` command of the docs (README's own two aside) -> where."""
     found: dict[str, list[str]] = {}
     for command in every_command():
-        text = command.text
+        text = command.text.split("&&")[0].strip()  # `pip install ... && rates-xl demo`: the install
         if text.startswith("pip install") and command.page != "README.md":
             found.setdefault(text, []).append(command.where)
     return found
