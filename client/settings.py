@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         86400.0, ge=0, description="Seconds cached: historical swap rates, past fixings, tenor lists, and "
         "any request with a past `valuation_time`.",
     )
+    cell_errors: Literal["values", "text"] = Field(
+        "values", description="How a failing RATES_ cell shows: `values`, an Excel error (`#VALUE!` for an "
+        "argument to fix, `#N/A` for no answer) that SUM and IFERROR treat as any error, its message one "
+        "step away (RATES_ERROR, the Explain button, the hover in Office.js); `text`, the `#RATES!` "
+        "message in the cell, as Bloomberg's add-in shows its messages (SUM then skips the cell).",
+    )
     live_share: float = Field(
         0.5, gt=0, le=1, description="Share of `rate_limit` Live mode may use (0 to 1); new formulas "
         "always have the rest, so they never wait behind Live.",

@@ -350,7 +350,11 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = 
             answer = _answer(client, prepared.key, floor, budget)
         return finite(spec.shape(answer, prepared.headers))
     except Exception as exc:  # every failure is a cell message, never a traceback
-        return message_for(exc, _secret())
+        message = message_for(exc, _secret())
+        from rates_xl.functions.errors import messages
+
+        messages.noted(message)  # RATES_STATUS's "Last cell error"
+        return message
 
 
 def finite(value: Any) -> Any:

@@ -28,13 +28,51 @@ from typing import Any
 from rates_xl.functions.messages import PREFIX
 
 #: Arguments a host hands over as the cell itself (a Range in xlwings, an address in Office.js).
-REFERENCE_ARGS = {"RATES_SOURCE": ("cell",)}
+REFERENCE_ARGS = {"RATES_SOURCE": ("cell",), "RATES_ERROR": ("cell",)}
 
 #: RATES_SOURCE given only a value (the function table's entry, which every host reaches
 #: when it cannot pass the cell itself).
 NEEDS_CELL = (f"{PREFIX} cell: RATES_SOURCE needs the cell itself (its formula), which this host passes "
               "as a value only, and a value alone may be several answers: use it in the classic add-in "
               "or rates-xl calc")
+
+
+#: RATES_ERROR given only a value: an error value carries no message a host can read back.
+ERROR_NEEDS_CELL = (f"{PREFIX} cell: RATES_ERROR needs the cell itself, which this host passes as a value "
+                    "only: see the cell's message where it shows (the hover in Office.js, rates-xl calc's summary)")
+
+
+def error_of_value(client: Any, args: dict[str, Any]) -> Any:
+    """RATES_ERROR with only the cell's value (a host that cannot pass the cell)."""
+    return ERROR_NEEDS_CELL
+
+
+def error_of_formula(where: str, formula: str, sheet: str, value_of: Any, pinned: Any = None) -> Any:
+    """RATES_ERROR for the cell `where` holding `formula`: the message its RATES_* call answers
+    now (computed again: from the cache, or the same refusal), "" when it answers a value."""
+    from rates_xl.functions.errors import without_prefix
+    from rates_xl.functions.link import Unlinked, argument_value, rates_calls
+    from rates_xl.functions.messages import is_message
+    from rates_xl.functions.table import FUNCTIONS
+
+    try:
+        calls = rates_calls(formula)
+        if not calls:
+            return ""
+        for name, texts in calls:
+            values = [argument_value(t, sheet, value_of) for t in texts]
+            spec = FUNCTIONS[name]
+            if pinned is not None and "valuation_time" in spec.arg_names:
+                at = spec.arg_names.index("valuation_time")
+                values += [None] * (at + 1 - len(values))
+                if values[at] in (None, ""):
+                    values[at] = pinned
+            result = spec.core(*values)
+            if is_message(result):
+                return without_prefix(result)
+    except Unlinked as exc:
+        return f"{where}: {exc}"[:254]
+    return ""
 
 
 def explain(client: Any, args: dict[str, Any]) -> Any:

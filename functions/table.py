@@ -112,6 +112,8 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         ["Throttled waits", stats["throttled_waits"]],
         ["Retries", stats["retries"]],
         ["Last error", stats["last_error"] or "none"],
+        # The last message a RATES_* cell answered (shown in the cell as #VALUE! or #N/A).
+        ["Last cell error", _last_cell_error()],
         # The circuit breaker (client/breaker.py): closed, or open with its cause and retry time.
         ["Network", stats.get("breaker", "closed")],
         # The tiers below memory (client/tiers.py): answers read back from disk, and the team.
@@ -123,6 +125,12 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         # the same; a trial key cannot pin, and this shows the spread of the answers held.
         ["Answers valued", _valued(client)],
     ]
+
+
+def _last_cell_error() -> str:
+    from rates_xl.functions.errors import messages, without_prefix
+
+    return without_prefix(messages.last) if messages.last else "none"
 
 
 def _valued(client: Any) -> str:
@@ -291,6 +299,14 @@ _SPECS = [
         (Arg("cell", "number", "A RATES_* cell (or a cell of its table), or a RATES_* formula."),),
         None, "rows", lambda answer, headers: answer, local=source.explain,
         examples=((Call("RATES_SWAP", ("SOFR", "0D", "10Y", "1Y")),),),
+    ),
+    FunctionSpec(
+        "RATES_ERROR",
+        "The message of a failing RATES_* cell (shown there as #VALUE! or #N/A): what is wrong and "
+        "what to do; empty when the cell has an answer. Makes no request.",
+        (Arg("cell", "number", "A RATES_* cell, e.g. B7."),),
+        None, "number", lambda answer, headers: answer, local=source.error_of_value,
+        examples=((Call("RATES_SWAP", ("SOFR", "0D", "10X", "1Y")),),),
     ),
     FunctionSpec(
         "RATES_STATUS",

@@ -220,6 +220,11 @@ def current_pass() -> RefreshPass | None:
     return _pass
 
 
+def caller_id(caller: Range | None) -> tuple[str, str, str] | None:
+    """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
+    return _caller_id(caller)
+
+
 def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
     """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
     if caller is None:

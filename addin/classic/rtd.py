@@ -129,14 +129,21 @@ def wait_block(marker: str, rows: int, cols: int) -> Any:
 
 
 def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
-                 live_cell: tuple[str, str, str] | None = None) -> Any:
+                 live_cell: tuple[str, str, str] | None = None, value_error: Any = None) -> Any:
     """What the VBA wrapper `RatesAnswer` (rtd_vba.py) does with a UDF's result: a wait
     marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
     through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
     a cell of an array that is `messages.NOT_AVAILABLE` becomes `na`; anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
     `live_cell` (book, sheet, address), given while the ribbon's Live toggle is on: an
     answered cell also subscribes to its `live` channel topic (live_rtd.py), so Live mode
-    can make Excel recalculate it; its value is still the answer."""
+    can make Excel recalculate it; its value is still the answer. An error marker
+    (functions/errors.py) becomes `value_error` (#VALUE!) or `na` (#N/A), as `RatesAnswer`
+    returns CVErr(xlErrValue) or CVErr(xlErrNA)."""
+    from rates_xl.functions import errors
+
+    failed = errors.marker_kind(result)
+    if failed is not None:
+        return value_error if failed == errors.VALUE else na
     topic = wait_topic(result)
     if topic is not None:
         try:

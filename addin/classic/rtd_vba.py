@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from rates_xl.addin.classic import rtd
+from rates_xl.functions import errors
 from rates_xl.functions.messages import NOT_AVAILABLE
 
 MODULE_NAME = "RatesRtd"
@@ -35,6 +36,13 @@ Private Const RTD_PROGID As String = "{rtd.PROGID}"
 Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"
 Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"
 Private Const NA_TEXT As String = "{NOT_AVAILABLE}"
+' A failing cell: Python answers "{errors.MARKER}V" (the formula must change: #VALUE!) or
+' "{errors.MARKER}N" (no answer: #N/A); its message is kept in Python (RATES_ERROR).
+Private Const ERROR_PREFIX As String = "{errors.MARKER}"
+
+' The last failure to reach Python itself (the UDF server could not be reached):
+' the wrappers show #N/A and keep the description here (RatesFailed).
+Public RatesLastFailure As String
 
 ' True while the ribbon's Live toggle is pressed (RatesOnToggle sets it): every answered
 ' RATES_ cell then stays subscribed to its own "live" topic, through which Live mode makes
@@ -52,6 +60,15 @@ Public Function RatesAnswer(ByVal answer As Variant) As Variant
             topicValue = Application.WorksheetFunction.RTD(RTD_PROGID, "", Mid$(first, Len(WAIT_PREFIX) + 1))
             On Error GoTo 0
             RatesAnswer = CVErr(xlErrNA)
+            Exit Function
+        End If
+        If Left$(first, Len(ERROR_PREFIX)) = ERROR_PREFIX Then
+            ' A real error value: SUM, IFERROR and ISERROR treat it as any Excel error.
+            If Mid$(first, Len(ERROR_PREFIX) + 1, 1) = "V" Then
+                RatesAnswer = CVErr(xlErrValue)
+            Else
+                RatesAnswer = CVErr(xlErrNA)
+            End If
             Exit Function
         End If
     End If
@@ -98,6 +115,13 @@ Private Function NaCells(ByVal answer As Variant) As Variant
     NaCells = out
 End Function
 
+' The wrappers' failure branch (Python could not be reached): #N/A, never the description as
+' text a SUM would skip; the description is kept for the ribbon's Explain and Status.
+Public Function RatesFailed(ByVal description As String) As Variant
+    RatesLastFailure = description
+    RatesFailed = CVErr(xlErrNA)
+End Function
+
 ' The answer itself, or the first element of an array answer: a legacy array formula that
 ' waits gets the marker as a block of its own size (1-D for one row, else 2-D).
 Private Function FirstOf(ByVal answer As Variant) As Variant
@@ -118,6 +142,8 @@ Private Function FirstOf(ByVal answer As Variant) As Variant
 End Function
 '''
 
+# `NAME = Err.Description`: the wrapper's failure branch (xlwings writes the text into the cell).
+_FAILED = re.compile(r"^(?P<indent>[ \t]*)(?P<name>RATES_\w+) = Err\.Description[ \t]*$", re.MULTILINE)
 # `NAME = XLPy.CallUDF(` ... `, Application.Caller)` on one line: the wrapper's Excel branch.
 _CALL = re.compile(r"^(?P<indent>[ \t]*)(?P<name>RATES_\w+) = (?P<call>XLPy\.CallUDF\(.*, Application\.Caller\))"
                    r"[ \t]*$", re.MULTILINE)
@@ -143,5 +169,10 @@ def wrap_udfs(text: str, names: list[str] | None = None) -> str:
         if missing or doubled:
             raise WrapError(f"xlwings' UDF wrappers have changed: no routable call for {missing}, "
                             f"more than one for {doubled}; update rates_xl.addin.classic.rtd_vba")
+    failed = [m.group("name") for m in _FAILED.finditer(normalised)]
+    if names is not None and sorted(set(names) - set(failed)):
+        raise WrapError(f"xlwings' UDF wrappers have changed: no failure branch for "
+                        f"{sorted(set(names) - set(failed))}; update rates_xl.addin.classic.rtd_vba")
     wrapped = _CALL.sub(lambda m: f"{m['indent']}{m['name']} = RatesAnswer({m['call']})", normalised)
+    wrapped = _FAILED.sub(lambda m: f"{m['indent']}{m['name']} = RatesFailed(Err.Description)", wrapped)
     return wrapped.replace("\n", "\r\n") if "\r\n" in text else wrapped

@@ -52,3 +52,29 @@ def _spill_parent_formula(cell: Any) -> Any:
         return cell.api.SpillParent.Formula2
     except Exception:  # not in a spill (Excel raises), or an Excel without dynamic arrays
         return None
+
+
+def error_of(cell: Any) -> Any:
+    """RATES_ERROR in the classic add-in: the message of the cell's last calculation, kept by
+    the UDFs per cell (functions/errors.py); "" when the cell answered a value."""
+    from rates_xl.functions.errors import messages, without_prefix
+
+    if not hasattr(cell, "sheet"):
+        return f"{PREFIX} cell: RATES_ERROR needs a cell holding a RATES_* formula, e.g. =RATES_ERROR(B7)"
+    try:
+        sheet = cell.sheet
+        address = str(cell.address).split(":")[0]
+        message = messages.of(sheet.book.name, sheet.name, address)
+        if message is None:
+            parent = _spill_parent_address(cell)  # a cell of a spilled table: its anchor's
+            message = messages.of(sheet.book.name, sheet.name, parent) if parent else None
+        return without_prefix(message) if message else ""
+    except Exception as exc:  # noqa: BLE001 - a cell value, never a traceback
+        return f"cannot read the cell ({type(exc).__name__})"
+
+
+def _spill_parent_address(cell: Any) -> str | None:
+    try:
+        return str(cell.api.SpillParent.Address)
+    except Exception:
+        return None

@@ -26,7 +26,7 @@ import xlwings as xw
 from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
-from rates_xl.functions import plan
+from rates_xl.functions import errors, plan
 from rates_xl.functions.core import (
     Arg,
     FunctionSpec,
@@ -81,8 +81,34 @@ def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
         with get_client().requests_used() as used:
             answer = _answer(name, caller, values)
         live_rtd.channel.saw(live_rtd.cell_of(caller), used)
+        return _shown(name, caller, values, answer)
+    return _shown(name, caller, values, _answer(name, caller, values))
+
+
+#: What RATES_ERROR says of a cell waiting for its answer (it fills by itself).
+WAITING = "#RATES! no answer yet: the request is being fetched; the cell fills when it arrives"
+
+
+def _shown(name: str, caller: Range | None, values: tuple[Any, ...], answer: Any) -> Any:
+    """A message becomes a real Excel error (functions/errors.py): the marker the VBA wrapper
+    turns into #VALUE! or #N/A, the message kept for RATES_ERROR and the Explain button."""
+    if caller is None:
+        # Not a cell (a VBA macro's call, which gets the message itself to read).
         return answer
-    return _answer(name, caller, values)
+    where = refresh.caller_id(caller)
+    if rtd.wait_topic(answer) is not None:
+        if where is not None:
+            errors.messages.note(*where, WAITING)
+        return answer
+    if where is not None:
+        errors.messages.note(*where, answer if errors.is_message(answer) else None)
+    if not errors.is_message(answer) or not errors.as_values():
+        return answer
+    marker = errors.marker(errors.kind(FUNCTIONS[name], values, answer))
+    if expands(name):  # a legacy array formula: every cell of its block
+        area = scope.parse_address(caller.address)[0]
+        return errors.block(marker, area.bottom - area.top + 1, area.right - area.left + 1)
+    return marker
 
 
 def _answer(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
@@ -172,6 +198,11 @@ def RATES_TENORS(index, caller=None):
 @_udf
 def RATES_SOURCE(cell, caller=None):
     return source.explain(cell)  # `cell` is a Range: its formula is followed, not its value
+
+
+@_udf
+def RATES_ERROR(cell, caller=None):
+    return source.error_of(cell)  # `cell` is a Range: its last message, kept per cell
 
 
 @_udf

@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from rates_xl.addin.officejs.metadata import officejs_name
-from rates_xl.functions.core import FunctionSpec, prepare
-from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
+from rates_xl.functions import errors
+from rates_xl.functions.core import FunctionSpec
+from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, is_message
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -44,8 +44,6 @@ MAX_ARGS = 32
 #: Cells in one range argument (`Arg.many`: a history's tenors or options; it takes 30 tenors).
 MAX_CELLS = 1000
 EXCEL_EPOCH = date(1899, 12, 30)
-_STATUS = re.compile(r"^#RATES! (\d{3}) ")
-_INPUT_REFUSED = {"400", "422"}  # the service refused the parameters: the formula must change
 
 
 def functions_by_id() -> dict[str, FunctionSpec]:
@@ -152,10 +150,11 @@ def _is_source(spec: FunctionSpec, call: Any) -> bool:
     return spec.name in REFERENCE_ARGS and isinstance(call, dict) and isinstance(call.get("source"), dict)
 
 
-def _source(client: Any, source: dict[str, Any], pinned: Any) -> Any:
-    """RATES.SOURCE from what the script read of the referenced cell: its formula and the
-    values of the cells the formula references (functions/source.explain_formula)."""
-    from rates_xl.functions.source import explain_formula
+def _source(client: Any, source: dict[str, Any], pinned: Any, name: str = "RATES_SOURCE") -> Any:
+    """RATES.SOURCE (and RATES.ERROR) from what the script read of the referenced cell: its
+    formula and the values of the cells the formula references (functions/source.py:
+    explain_formula; error_of_formula, the message the cell's call answers now)."""
+    from rates_xl.functions.source import error_of_formula, explain_formula
 
     where, formula, sheet = (str(source.get(k) or "")[:MAX_TEXT] for k in ("where", "formula", "sheet"))
     if source.get("error"):
@@ -172,6 +171,8 @@ def _source(client: Any, source: dict[str, Any], pinned: Any) -> Any:
 
     if isinstance(pinned, str):
         pinned = pinned.strip().removeprefix("=").strip().strip('"') or None
+    if name == "RATES_ERROR":
+        return error_of_formula(where, formula, sheet, value_of, pinned)
     return explain_formula(client, where, formula, sheet, value_of, pinned)
 
 
@@ -198,8 +199,11 @@ def _cell(value: Any) -> Any:
 
 
 def outcome(spec: FunctionSpec, args: tuple, value: Any) -> dict[str, Any]:
-    """The core's answer as the script settles it."""
+    """The core's answer as the script settles it: a failure as an error (functions/errors.py,
+    the classic host's rule too), or its text with the `cell_errors = text` setting."""
     if is_message(value):
+        if not errors.as_values():
+            return {"value": value}
         text = value[len(PREFIX):].strip()
         return {"error": kind_of(spec, args, value), "message": text}
     if isinstance(value, list):
@@ -210,15 +214,9 @@ def outcome(spec: FunctionSpec, args: tuple, value: Any) -> dict[str, Any]:
 
 
 def kind_of(spec: FunctionSpec, args: tuple, message: str) -> str:
-    """invalidValue when the formula must change, notAvailable otherwise."""
-    status = _STATUS.match(message)
-    if status:
-        return "invalidValue" if status[1] in _INPUT_REFUSED else "notAvailable"
-    try:
-        prepare(spec, args)  # memoised: the core validated these very values a moment ago
-    except ArgumentError:
-        return "invalidValue"
-    return "notAvailable"
+    """invalidValue (#VALUE!) when the formula must change, notAvailable (#N/A) otherwise: the
+    one rule both hosts use (functions/errors.kind)."""
+    return "invalidValue" if errors.kind(spec, args, message) == errors.VALUE else "notAvailable"
 
 
 def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list[dict[str, Any]], BatchReport]:
@@ -237,7 +235,7 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
     pinned = getattr(calls, "pinned", None)
 
     def evaluate() -> list[Any]:
-        return [_source(client, calls[i].get("source"), pinned) if _is_source(spec, calls[i]) else spec.core(*args)
+        return [_source(client, calls[i].get("source"), pinned, spec.name) if _is_source(spec, calls[i]) else spec.core(*args)
                 for i, spec, args in todo]
 
     with client.recording() if record else contextlib.nullcontext() as recorder:

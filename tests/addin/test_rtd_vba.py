@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rates_xl.addin.classic import rtd, rtd_vba, vba
-from rates_xl.functions import FUNCTIONS
+from rates_xl.functions import FUNCTIONS, errors
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,12 @@ def test_rates_answer_is_the_python_rule_with_the_same_constants(modules):
     code = vba.statements(body)
     assert "On Error Resume Next" in code  # a failing RTD call still ends in #N/A
     assert any("Application.WorksheetFunction.RTD(RTD_PROGID" in s for s in code)
-    assert code.count("RatesAnswer = CVErr(xlErrNA)") == 1
+    # #N/A for a wait and for a failure the user cannot fix; #VALUE! for an argument to fix.
+    assert code.count("RatesAnswer = CVErr(xlErrNA)") == 2
+    assert code.count("RatesAnswer = CVErr(xlErrValue)") == 1
+    assert f'Private Const ERROR_PREFIX As String = "{errors.MARKER}"' in source
+    failed = vba.statements(vba.procedures(source)["RatesFailed"][1])
+    assert failed == ["RatesLastFailure = description", "RatesFailed = CVErr(xlErrNA)"]
     assert "Option Private Module" in source  # not a worksheet function of its own
     # A history's Fill=NA cells: the marker the core writes becomes CVErr(xlErrNA) in place.
     from rates_xl.functions.messages import NOT_AVAILABLE
@@ -93,8 +98,12 @@ def test_rates_answer_reads_the_first_element_of_an_array_answer(modules):
 
 
 def test_a_changed_generator_stops_the_build():
-    text = 'Function RATES_SWAP(a)\n    RATES_SWAP = XLPy.CallUDF("m", "RATES_SWAP", Array(a), ActiveWorkbook, Application.Caller)\nEnd Function\n'
-    assert "RatesAnswer(XLPy" in rtd_vba.wrap_udfs(text, ["RATES_SWAP"])
+    text = ('Function RATES_SWAP(a)\n    RATES_SWAP = XLPy.CallUDF("m", "RATES_SWAP", Array(a), ActiveWorkbook, '
+            'Application.Caller)\n    Exit Function\nfailed:\n    RATES_SWAP = Err.Description\nEnd Function\n')
+    wrapped = rtd_vba.wrap_udfs(text, ["RATES_SWAP"])
+    assert "RatesAnswer(XLPy" in wrapped
+    # The failure branch: #N/A, never the description as text (issue 28).
+    assert "RATES_SWAP = RatesFailed(Err.Description)" in wrapped and "= Err.Description" not in wrapped
     with pytest.raises(rtd_vba.WrapError, match="RATES_FXSPOT"):
         rtd_vba.wrap_udfs(text, ["RATES_SWAP", "RATES_FXSPOT"])
 

@@ -22,6 +22,7 @@ SAMPLES: dict[str, tuple] = {
     "RATES_SWAPHISTORY": ("SOFR", "10Y", HIST_START, HIST_END, 1.0),
     "RATES_TENORS": ("SONIA",),
     "RATES_SOURCE": (3.61,),  # a number no answer holds: a #RATES! line naming `cell`
+    "RATES_ERROR": (3.61,),  # a value alone: a #RATES! line naming `cell` (it needs the cell)
     "RATES_STATUS": (),
 }
 

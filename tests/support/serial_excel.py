@@ -249,11 +249,12 @@ class App:
             result = serial_excel_legacy.call(self, name, args, f, run)  # xlwings' expand
         else:
             result = run()
-        # The add-in's VBA wrapper (RatesAnswer, addin/classic/vba/RatesRtd.bas) between Excel
-        # and Python: a wait marker subscribes this cell through =RTD and shows #N/A.
+        # The add-in's VBA wrapper (RatesAnswer, addin/classic/rtd_vba.py) between Excel and
+        # Python: a wait marker subscribes this cell through =RTD and shows #N/A; an error
+        # marker shows #VALUE! or #N/A (a VBA UDF returning CVErr: SUM propagates it).
         live_cell = (f.sheet.book.name, f.sheet.name, caller.address) \
             if self.rates_live_on and caller is not None else None
-        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR(), live_cell)
+        return rtd.excel_answer(result, self._call_rtd, engine.NA_ERROR(), live_cell, engine.VALUE_ERROR())
 
     def toggle(self, control_id: str, pressed: bool, book: Book | None = None) -> str:
         """The ribbon's toggle as RatesRibbon.RatesOnToggle does it: the VBA's Live flag

@@ -38,8 +38,18 @@ SPILL_ERROR: Any = None  # set below, once `formulas` is importable
 
 
 def NA_ERROR() -> Any:  # noqa: N802 - named as the error it is
-    """#N/A, as a VBA UDF returning CVErr(xlErrNA) shows it."""
-    return _error("#N/A")
+    """#N/A, as a VBA UDF returning CVErr(xlErrNA) shows it: the engine's own #N/A value, which
+    its ISNA and IFNA recognise (a second XlError("#N/A") compares unequal to it)."""
+    from formulas.tokens.operand import Error
+
+    return Error.errors["#N/A"]
+
+
+def VALUE_ERROR() -> Any:  # noqa: N802
+    """#VALUE!, as a VBA UDF returning CVErr(xlErrValue) shows it."""
+    from formulas.tokens.operand import Error
+
+    return Error.errors["#VALUE!"]
 
 
 def _udf_entry(name: str) -> Any:

@@ -27,6 +27,19 @@ failed:
     RATES_DISCOUNTCURVE = Err.Description
 End Function
 
+Function RATES_ERROR(cell)
+    #If App = "Microsoft Excel" Then
+        If TypeOf Application.Caller Is Range Then On Error GoTo failed
+        RATES_ERROR = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_ERROR", Array(cell, Nothing), ActiveWorkbook, Application.Caller)
+        Exit Function
+    #Else
+        RATES_ERROR = XLPy.CallUDF("rates_xl.addin.classic.udfs", "RATES_ERROR", Array(cell, Nothing))
+        Exit Function
+    #End If
+failed:
+    RATES_ERROR = Err.Description
+End Function
+
 Function RATES_FIXING(index, Optional fixing_date)
     #If App = "Microsoft Excel" Then
         If TypeOf Application.Caller Is Range Then On Error GoTo failed

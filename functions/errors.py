@@ -1,0 +1,139 @@
+"""A failing RATES_ cell as a real Excel error value, its message one step away (issue 28).
+
+A `#RATES!` message is text, and Excel's SUM, AVERAGE and SUMPRODUCT skip text: a portfolio
+total over a trade whose input was wrong would silently leave it out. So every host shows a
+failing cell as an error value, which SUM, arithmetic and every formula reading the cell
+propagate and which IFERROR, ISERROR and ISNA test:
+
+- `#VALUE!` when the formula must change: our validation refused an argument, or the
+  service refused the parameters (400, 422);
+- `#N/A` for everything the user cannot fix in the formula: no answer yet, no data (404),
+  the key (403), the rate limit (429), the service or network down, an answer not understood.
+
+The same rule in both hosts (`kind`): Office.js settles the cell with `CustomFunctions.Error`
+(`invalidValue` / `notAvailable`, the message on hover); the classic add-in's VBA wrapper
+returns `CVErr(xlErrValue)` / `CVErr(xlErrNA)` for the marker `marker()` writes. The message
+stays reachable: `RATES_ERROR(cell)` (the message of the cell's last calculation, kept here per
+cell by the classic host), the ribbon's **Explain** button, RATES_STATUS's "Last cell error",
+the Office.js hover, and `rates-xl calc`'s summary. The setting `cell_errors = text`
+(`RATES_CELL_ERRORS=text`) keeps the `#RATES!` text in the cell, as Bloomberg's add-in shows
+its messages, for users who ask for it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
+
+__all__ = ["NA", "VALUE", "MARKER", "Messages", "messages", "kind", "as_values", "marker",
+           "marker_kind", "block", "is_message", "without_prefix"]
+
+VALUE = "value"  # #VALUE!: the formula must change
+NA = "na"  # #N/A: no answer (yet), or one the user cannot fix in the formula
+#: What a classic UDF answers the VBA wrapper for a failing cell: the marker, then "V" or "N".
+#: Never shown: the wrapper turns it into the error value (rtd_vba.py; rtd.excel_answer).
+MARKER = "#RATES-ERR "
+_CODE = {VALUE: "V", NA: "N"}
+_STATUS = re.compile(r"^#RATES! (\d{3}) ")
+_INPUT_REFUSED = {"400", "422"}  # the service refused the parameters: the formula must change
+#: Cells whose last message is kept (the newest win); a workbook rarely has more failing cells.
+MAX_CELLS = 20_000
+
+
+def kind(spec: Any, args: tuple, message: str) -> str:
+    """VALUE when the formula must change, NA otherwise (both hosts use this rule)."""
+    from rates_xl.functions.core import prepare
+
+    status = _STATUS.match(message)
+    if status:
+        return VALUE if status[1] in _INPUT_REFUSED else NA
+    try:
+        prepare(spec, args)  # memoised: the core validated these very values a moment ago
+    except ArgumentError:
+        return VALUE
+    return NA
+
+
+def as_values() -> bool:
+    """Whether failing cells show error values (the default) or the message as text."""
+    from rates_xl.functions.core import get_client
+
+    try:
+        return getattr(get_client().settings, "cell_errors", "values") != "text"
+    except Exception:  # no client can be built (bad settings): the safe side, error values
+        return True
+
+
+def marker(error_kind: str) -> str:
+    return MARKER + _CODE[error_kind]
+
+
+def marker_kind(value: Any) -> str | None:
+    """The kind a UDF's answer (or the first cell of a block of them) stands for, else None."""
+    first = value
+    while isinstance(first, list | tuple) and first:
+        first = first[0]
+    if isinstance(first, str) and first.startswith(MARKER):
+        return {code: k for k, code in _CODE.items()}.get(first[len(MARKER):len(MARKER) + 1])
+    return None
+
+
+def block(text: str, rows: int, cols: int) -> Any:
+    """`text` for a caller of rows x cols cells (a legacy array formula is filled whole)."""
+    return text if rows <= 1 and cols <= 1 else [[text] * cols for _ in range(rows)]
+
+
+# -- the messages, one step away ---------------------------------------------------------------
+class Messages:
+    """The message of each cell's last calculation (book, sheet, cell -> text), bounded, and
+    the last one of all: what RATES_ERROR, the Explain button and RATES_STATUS read."""
+
+    def __init__(self, max_cells: int = MAX_CELLS) -> None:
+        self.max_cells = max_cells
+        self._cells: OrderedDict[tuple[str, str, str], str] = OrderedDict()
+        self.last: str | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(book: str, sheet: str, address: str) -> tuple[str, str, str]:
+        return (book.strip().casefold(), sheet.strip().casefold(),
+                address.split(":")[0].replace("$", "").upper())
+
+    def note(self, book: str, sheet: str, address: str, result: Any) -> None:
+        """A cell's latest answer: its message is kept, an answer clears the one before."""
+        key = self._key(book, sheet, address)
+        with self._lock:
+            if is_message(result):
+                self._cells.pop(key, None)
+                self._cells[key] = result
+                self.last = result
+                while len(self._cells) > self.max_cells:
+                    self._cells.popitem(last=False)
+            else:
+                self._cells.pop(key, None)
+
+    def noted(self, message: str) -> None:
+        """A message answered without a calling cell (VBA, the Function Wizard, calc)."""
+        with self._lock:
+            self.last = message
+
+    def of(self, book: str, sheet: str, address: str) -> str | None:
+        with self._lock:
+            return self._cells.get(self._key(book, sheet, address))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cells.clear()
+            self.last = None
+
+
+#: The process's messages (the UDF server's one).
+messages = Messages()
+
+
+def without_prefix(message: str) -> str:
+    return message[len(PREFIX):].strip() if message.startswith(PREFIX) else message
