@@ -62,6 +62,12 @@ log = logging.getLogger("rates_xl.client")
 # KEYS[3] holds who asked in the last ARGV[6] microseconds (ARGV[5] is the caller), and the
 # script returns how many: while Redis is down each process takes only its share of the
 # sustained rate, so the team together still keeps to it.
+#
+# What Redis holds is checked first (anyone who can write to it could write anything): a
+# state that is not a number, or further ahead than FAR_AHEAD_US (no caller's deadline is
+# an hour), is taken for a lost one (the bucket starts empty), and members dated in the
+# future are dropped; the fourth value returned counts what was so ignored.
+FAR_AHEAD_US = 3600 * 1_000_000
 GCRA_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -69,14 +75,20 @@ local interval = tonumber(ARGV[1])
 local tolerance = interval * (tonumber(ARGV[2]) - 1)
 local max_wait = tonumber(ARGV[3])
 local window = tonumber(ARGV[6])
+local ignored = redis.call('ZREMRANGEBYSCORE', KEYS[3], '(' .. string.format('%.0f', now), '+inf')
 redis.call('ZADD', KEYS[3], now, ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window)
 redis.call('PEXPIRE', KEYS[3], math.ceil(window / 1000))
 local members = redis.call('ZCARD', KEYS[3])
 local stored = redis.call('GET', KEYS[1])
-local tat = tonumber(stored or now)
-if tat < now then tat = now end
+local tat = tonumber(stored)
 local lost = false
+if stored and not (tat and tat == tat and tat <= now + """ + str(FAR_AHEAD_US) + """) then
+  ignored = ignored + 1
+  tat, lost = now, true
+end
+tat = tat or now
+if tat < now then tat = now end
 if not stored then lost = redis.call('SET', KEYS[2], '1', 'NX') ~= false end
 local back = tonumber(ARGV[4])
 if (lost or back >= 0) and tat < now + tolerance + interval then
@@ -85,11 +97,11 @@ end
 if back > 0 then tat = tat + back * interval end
 local wait = tat - tolerance - now
 if wait < 0 then wait = 0 end
-if wait > max_wait then return {0, wait, members} end
+if wait > max_wait then return {0, wait, members, ignored} end
 local new_tat = tat + interval
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat),
            'PX', math.ceil((new_tat - now) / 1000) + 1000)
-return {1, wait, members}
+return {1, wait, members, ignored}
 """
 
 # Release a claim only if it is still ours (it may have expired and been taken by another).
@@ -277,6 +289,7 @@ class TeamLimiter:
         self.members = 1  # processes sharing the bucket, as Redis last said
         self.shared_acquires = 0
         self.local_acquires = 0
+        self._warned = False
 
     def acquire(self, deadline: float) -> float:
         # Back from an outage: one thread hands over, telling Redis what our local bucket
@@ -314,6 +327,10 @@ class TeamLimiter:
         if answer is _DOWN:
             return self._acquire_local(deadline)
         allowed, wait_us, self.members = int(answer[0]), int(answer[1]), max(1, int(answer[2]))
+        if int(answer[3]) and not self._warned:
+            self._warned = True
+            log.warning("rates-xl: the team's Redis at %s held a rate-limit state (or a member) that no "
+                        "client wrote; it is ignored and the bucket starts empty (docs/caches.md)", self.link.url)
         wait = wait_us / 1e6
         if not allowed:
             raise RateLimited(
