@@ -40,6 +40,7 @@ BENCHMARKS = {
     "team": "team backend: 4 processes share one key's limit via Redis; history reopened from disk",
     "team_fair": "team server: one user's 10 cells while another's 5,000 fill at the limit",
     "team_serve": "2 team-server processes, one Redis: 20 users x 100 cells at once; 10 cells during a 5,000 fill",
+    "team_live": "team server: another user's one-cell batch while one user's Live subscriptions flood",
     "signin": "team server sign-in behind a trickled and a 60 MB JWKS: known keys, a cold start, memory",
     "live": "Live mode: 200 live cells at half the limit, refreshed within lifetime + 5 s; typed formulas meanwhile",
 }

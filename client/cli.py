@@ -17,6 +17,9 @@ def register(subparsers: Any) -> None:
         "print the answer. Endpoints: " + ", ".join(ENDPOINTS) + ". "
         "A NAME is the service's parameter or the worksheet function's argument (currency_pair "
         "or pair, country_code or country); values are checked as a cell checks them. "
+        "historical_swap_rates also takes what RATES_SWAPHISTORY takes: several tenors "
+        "(tenor=2Y,5Y,10Y), options=\"Per=M Fill=P\" (BDH's) and headers=FALSE, and then prints "
+        "the grid the cell spills. "
         "Example: rates-xl call swap_rate index=SOFR start_date=0D maturity_date=10Y "
         "fixed_leg_frequency=1Y",
     )
@@ -72,6 +75,75 @@ def request_params(endpoint: str, pairs: list[str]) -> dict[str, Any]:
     return params
 
 
+def function_call(endpoint: str, pairs: list[str]) -> tuple[Any, tuple[Any, ...]] | None:
+    """(the worksheet function, its cell values) when the pairs ask for what only the function
+    does (a history's options or several tenors: `FunctionSpec.fan_out`), else None. Names may
+    be the function's arguments or the service's parameters; values go in as a cell's would,
+    and the function's own validation names a bad one (CommandError, one line)."""
+    from rates_xl.cli import UsageError
+    from rates_xl.functions.table import FUNCTIONS
+
+    spec = next((s for s in FUNCTIONS.values() if s.endpoint == endpoint and s.fan_out is not None), None)
+    if spec is None:
+        return None
+    given = parse_pairs(pairs)
+    by_param = {a.param: a.name for a in spec.args if a.param}
+    fan_param = next(a.param for a in spec.args if a.name == spec.fan_out.arg)
+    fanned = given.get(spec.fan_out.arg) or given.get(fan_param) or ""
+    local = {a.name for a in spec.args if a.param is None}
+    if not (local & set(given)) and not any(sep in fanned for sep in ",;"):
+        return None  # one request, as the service answers it
+    values: dict[str, Any] = {}
+    for name, text in given.items():
+        arg = name if name in spec.arg_names else by_param.get(name)
+        if arg is None:
+            raise UsageError(f"{endpoint} takes {', '.join(spec.arg_names)} (or {', '.join(by_param)}); not {name}")
+        if arg in values:
+            raise UsageError(f"{name} and another spelling of it are both given")
+        values[arg] = text
+    return spec, tuple(values.get(name) for name in spec.arg_names)
+
+
+def run_grid(spec: Any, values: tuple[Any, ...], base_url: str | None) -> int:
+    """The function's answer, computed as a cell computes it, printed as its spill."""
+    from datetime import date
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from rates_xl.cli import CommandError, UsageError
+    from rates_xl.client import RatesClient
+    from rates_xl.functions import using_client
+    from rates_xl.functions.core import prepare
+    from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
+
+    try:
+        prepare(spec, values)  # bad input is the user's to fix, before any client or request
+    except ArgumentError as exc:
+        raise UsageError(f"{exc.argument}: {exc.problem}") from None
+    with RatesClient(base_url=base_url) as client, using_client(client):
+        answer = spec.core(*values)
+    if is_message(answer):
+        raise CommandError(answer.removeprefix(PREFIX).strip())
+    if not isinstance(answer, list) or not answer:
+        raise CommandError(f"{spec.name} gave no table")
+
+    def text(value: Any) -> str:
+        return value.isoformat() if isinstance(value, date) else "" if value is None else str(value)
+
+    from rates_xl.functions.args import boolean
+
+    headers = values[spec.arg_names.index("headers")] if "headers" in spec.arg_names else None
+    shown = headers is None or boolean(headers)  # the core checked it: a message otherwise
+    table = Table(title=spec.name, show_header=shown)
+    for i, name in enumerate(answer[0] if shown else range(len(answer[0]))):
+        table.add_column(text(name) if shown else f"{i + 1}")
+    for row in answer[1:] if shown else answer:
+        table.add_row(*(text(v) for v in row))
+    Console().print(table)
+    return 0
+
+
 def run_call(args: argparse.Namespace) -> int:
     import time
 
@@ -85,6 +157,9 @@ def run_call(args: argparse.Namespace) -> int:
 
     if args.base_url is not None and (problem := base_url_problem(args.base_url)):
         raise UsageError(f"--base-url: {problem}")
+    grid = function_call(args.endpoint, args.params)
+    if grid is not None:
+        return run_grid(*grid, args.base_url)
     params = request_params(args.endpoint, args.params)
     with RatesClient(base_url=args.base_url) as client:
         started = time.monotonic()

@@ -49,7 +49,7 @@ from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
-from rates_xl.addin.officejs.live import LiveHub, session_of, sub_id_of
+from rates_xl.addin.officejs.live import LiveHub, NoSuchSession, session_of, sub_id_of
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy, public_origin
 from rates_xl.client import urls
 
@@ -232,6 +232,13 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return refused("send JSON (Content-Type: application/json)", 415)
         return user
 
+    async def json_body(request: Request) -> Any:
+        """The JSON body of a request from a user admitted, or the answer refusing it."""
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
+        return parse_json(await request.body())
+
     @app.post(BATCH_PATH)
     async def batch(request: Request) -> Response:
         user = await admitted(request)
@@ -263,10 +270,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     @app.post(PACK_SEAL_PATH)
     async def pack_seal(request: Request) -> Response:
         """The seal of the pack the task pane writes into the book (packs.py)."""
-        user = await admitted(request)
-        if isinstance(user, Response):
-            return user
-        payload = parse_json(await request.body())
+        payload = await json_body(request)
         if isinstance(payload, Response):
             return payload
         try:
@@ -274,8 +278,8 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         except packs.Refused as exc:
             return refused(str(exc), 400)
 
-    async def live_request(request: Request) -> tuple[Any, str] | Response:
-        """The body and session of a Live request, or the answer refusing it."""
+    async def live_request(request: Request) -> tuple[Any, str, str | None] | Response:
+        """The body, session and user of a Live request, or the answer refusing it."""
         user = await admitted(request)
         if isinstance(user, Response):
             return user
@@ -285,14 +289,17 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         session = session_of(payload)
         if session is None:
             return refused("expected {\"session\": \"<8 to 64 letters and digits>\", ...}", 400)
-        return payload, session
+        return payload, session, user
+
+    def busy(detail: str) -> JSONResponse:
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": str(limits.retry_after_s)})
 
     @app.post("/api/live/subscribe")
     async def live_subscribe(request: Request) -> Response:
         parsed = await live_request(request)
         if isinstance(parsed, Response):
             return parsed
-        payload, session = parsed
+        payload, session, user = parsed
         subs = payload.get("subs")
         if not isinstance(subs, list):
             return refused("expected {\"session\", \"subs\": [...]}", 400)
@@ -300,10 +307,20 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return refused(f"at most {MAX_BATCH} subscriptions per request", 413)
         hub = live_hub()
         try:
-            answers = await gate.run(hub.subscribe, session, subs)
+            if team is None:
+                answers = await gate.run(hub.subscribe, session, subs)
+            else:
+                # One of the user's batches: their queue, a batch worker, their counters.
+                def subscribe(calls: list, client: Any) -> tuple[list, None]:
+                    return hub.subscribe(session, calls, owner=user), None
+
+                answers, _ = await team.run(user, gate, subscribe, subs, batch_client(), kind="live")
+        except NoSuchSession as exc:
+            return refused(str(exc), 404)
+        except UserBusy:
+            return busy("busy: your earlier batches are still being computed; calculate again in a moment")
         except Busy:
-            return JSONResponse({"detail": "busy: calculate again in a moment"}, status_code=503,
-                                headers={"Retry-After": str(limits.retry_after_s)})
+            return busy("busy: calculate again in a moment")
         return JSONResponse({"subs": answers, "status": hub.status()})
 
     @app.post("/api/live/poll")
@@ -311,18 +328,25 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         parsed = await live_request(request)
         if isinstance(parsed, Response):
             return parsed
-        _, session = parsed
-        return JSONResponse(await live_hub().poll(session))
+        _, session, user = parsed
+        try:
+            return JSONResponse(await live_hub().poll(session, owner=user))
+        except NoSuchSession as exc:
+            return refused(str(exc), 404)
 
     @app.post("/api/live/cancel")
     async def live_cancel(request: Request) -> Response:
         parsed = await live_request(request)
         if isinstance(parsed, Response):
             return parsed
-        payload, session = parsed
+        payload, session, user = parsed
         ids = payload.get("ids")
         if not isinstance(ids, list) or len(ids) > MAX_BATCH:
             return refused(f"expected {{\"session\", \"ids\": [...]}} of at most {MAX_BATCH} ids", 400)
-        return JSONResponse({"cancelled": live_hub().cancel(session, [i for i in map(sub_id_of, ids) if i is not None])})
+        try:
+            cancelled = live_hub().cancel(session, [i for i in map(sub_id_of, ids) if i is not None], owner=user)
+        except NoSuchSession as exc:
+            return refused(str(exc), 404)
+        return JSONResponse({"cancelled": cancelled})
 
     return app

@@ -14,6 +14,15 @@ calls `invocation.setResult` with each. Excel cancelling the function (formula d
 changed, workbook closed: `onCanceled`) sends `POST /api/live/cancel {"session", "ids"}`.
 A page that stops polling for `IDLE_SECONDS` (Excel closed) loses its subscriptions.
 
+On a team server a subscription is one of its user's batches (app.py: `Team.run`): it
+waits in that user's queue, takes a batch worker, is refused 503 past the user's queue, and
+its cells and the service requests it sends are counted in the user's `/api/me` and the
+access log. What it must fetch is fetched as a batch fetches (the plan/fetch loop, at most
+`max_workers` requests in the limiter's queue), never one request after another on a worker
+of everyone's. A session belongs to the user who created it: another user's subscribe,
+poll or cancel is told there is no such session (404), and a user holds at most
+`MAX_SESSIONS` pages and `MAX_SUBSCRIPTIONS` cells.
+
 Why a long poll and not a WebSocket or server-sent events: the same origin rules, body
 limits and connection caps as the batch endpoint apply unchanged (app.py, limits.py), and
 each answer is one small JSON document.
@@ -39,14 +48,22 @@ log = logging.getLogger("rates_xl.addin.officejs")
 POLL_SECONDS = 20.0
 #: Seconds without a poll after which a page counts as gone (Excel closed).
 IDLE_SECONDS = 90.0
-#: Subscriptions one page may hold (a workbook of this many live cells is far beyond a screen).
+#: Subscriptions one user may hold, all pages together (a workbook of this many live cells
+#: is far beyond a screen).
 MAX_SUBSCRIPTIONS = 20000
+#: Pages (Excel windows, each a session) one user may have live at once.
+MAX_SESSIONS = 16
 #: Characters of a session id (the page makes a random one).
 MAX_SESSION = 64
 
 
+class NoSuchSession(Exception):
+    """The session is another user's (or one more than the user may open): answered 404."""
+
+
 @dataclass
 class _Session:
+    owner: str | None = None  # the signed-in user who created it (None: the local server)
     subs: dict[int, tuple[Any, tuple]] = field(default_factory=dict)  # id -> (spec, args)
     outbox: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> latest outcome
     seen: float = field(default_factory=time.monotonic)
@@ -64,15 +81,32 @@ class LiveHub:
         self.scheduler = LiveScheduler(client, self._notify, share=share, tick=tick)
         self.scheduler.start()
 
+    # -- sessions ---------------------------------------------------------------------------
+    def _session(self, session: str, owner: str | None) -> _Session:
+        """`owner`'s session of that id, created if new; NoSuchSession when it is another
+        user's, or would be one page too many. Called with the lock held."""
+        state = self._sessions.get(session)
+        if state is None:
+            if sum(1 for s in self._sessions.values() if s.owner == owner) >= MAX_SESSIONS:
+                raise NoSuchSession(f"more than {MAX_SESSIONS} live pages for one user")
+            state = self._sessions[session] = _Session(owner=owner)
+        elif state.owner != owner:
+            raise NoSuchSession("no such live session")
+        state.seen = time.monotonic()
+        return state
+
     # -- called on batch threads -------------------------------------------------------------
-    def subscribe(self, session: str, subs: list[Any]) -> list[dict[str, Any]]:
+    def subscribe(self, session: str, subs: list[Any], owner: str | None = None) -> list[dict[str, Any]]:
         """Watch each cell valued as of now; one answer per sub: {"id", "live": bool} or
-        {"id", "error", "message"} for a call that is not one (its cell keeps its value)."""
-        answers = []
+        {"id", "error", "message"} for a call that is not one (its cell keeps its value).
+        NoSuchSession when the session is another user's."""
+        from rates_xl.functions.plan import plan_and_evaluate
+
+        answers: list[dict[str, Any]] = []
+        todo: list[tuple[int, Any, tuple]] = []
         with self._lock:
-            state = self._sessions.setdefault(session, _Session())
-            state.seen = time.monotonic()
-            room = MAX_SUBSCRIPTIONS - len(state.subs)
+            self._session(session, owner)
+            room = MAX_SUBSCRIPTIONS - sum(len(s.subs) for s in self._sessions.values() if s.owner == owner)
         for sub in subs:
             sub_id = sub_id_of(sub.get("id") if isinstance(sub, dict) else None)
             if sub_id is None:
@@ -82,32 +116,41 @@ class LiveHub:
             if isinstance(checked, dict):
                 answers.append({"id": sub_id, **checked})
                 continue
-            if room <= 0:
+            if room <= len(todo):
                 answers.append({"id": sub_id, "error": "notAvailable",
-                                "message": f"more than {MAX_SUBSCRIPTIONS} live cells on one page"})
+                                "message": f"more than {MAX_SUBSCRIPTIONS} live cells for one user"})
                 continue
-            spec, args = checked
+            answers.append({"id": sub_id})
+            todo.append((len(answers) - 1, *checked))
+        # What the cells use, fetched as a batch fetches (usually from the cache: the batch
+        # computed them a moment ago), then each cell once more to learn its requests.
+        if todo:
+            plan_and_evaluate(lambda: [spec.core(*args) for _, spec, args in todo], self.client)
+        for at, spec, args in todo:
+            sub_id = answers[at]["id"]
             with self.client.requests_used() as used:
-                spec.core(*args)  # from the cache: the batch computed it a moment ago
+                spec.core(*args)  # from the cache now
             with self._lock:
+                state = self._session(session, owner)
                 state.subs[sub_id] = (spec, args)
             live = self.scheduler.watch((session, sub_id), used, group=session)
             if not live:
                 with self._lock:
                     state.subs.pop(sub_id, None)
-            else:
-                room -= 1
-            answers.append({"id": sub_id, "live": live})
+            answers[at]["live"] = live
         self._sweep()
         return answers
 
-    def cancel(self, session: str, ids: list[Any]) -> int:
-        """Excel cancelled these cells (onCanceled): stop refreshing them."""
+    def cancel(self, session: str, ids: list[Any], owner: str | None = None) -> int:
+        """Excel cancelled these cells (onCanceled): stop refreshing them. NoSuchSession when
+        the session is another user's."""
         dropped = 0
         with self._lock:
             state = self._sessions.get(session)
             if state is None:
                 return 0
+            if state.owner != owner:
+                raise NoSuchSession("no such live session")
             state.seen = time.monotonic()
             for sub_id in ids:
                 if state.subs.pop(sub_id, None) is not None:
@@ -136,15 +179,15 @@ class LiveHub:
                     loop.call_soon_threadsafe(event.set)
 
     # -- called on the event loop ------------------------------------------------------------
-    async def poll(self, session: str, wait: float | None = None) -> dict[str, Any]:
+    async def poll(self, session: str, wait: float | None = None, owner: str | None = None) -> dict[str, Any]:
         """The queued new outcomes of this page's cells, waiting up to `wait` s for some, and
-        how many cells the server holds for the page (0 after a restart: it subscribes again)."""
+        how many cells the server holds for the page (0 after a restart: it subscribes again).
+        NoSuchSession when the session is another user's."""
         self._sweep()
         wait = POLL_SECONDS if wait is None else wait
         event = asyncio.Event()
         with self._lock:
-            state = self._sessions.setdefault(session, _Session())
-            state.seen = time.monotonic()
+            state = self._session(session, owner)
             if not state.outbox:
                 state.waiters.append((asyncio.get_running_loop(), event))
         if not event.is_set() and not state.outbox:

@@ -103,8 +103,10 @@ class Team:
             access_log.info("refused sign-in from %s: %s", request.client.host if request.client else "?", exc)
             return unauthorized(str(exc))
 
-    async def run(self, user: str, gate: Any, run_batch: Any, calls: list, client: Any) -> tuple[list, Any]:
-        """Run one batch for `user` in their turn; account for it and log it.
+    async def run(self, user: str, gate: Any, run_batch: Any, calls: list, client: Any,
+                  kind: str = "batch") -> tuple[list, Any]:
+        """Run one batch for `user` in their turn; account for it and log it. `kind`: what
+        the log line calls it (`batch`, or `live` for a Live subscription, which is one too).
 
         Raises UserBusy (this user's queue is full) or the gate's Busy."""
         started = time.perf_counter()
@@ -120,19 +122,24 @@ class Team:
             raise
         finally:
             if status != "ok":
-                access_log.info("user=%s cells=%d requests_sent=0 seconds=%.2f outcome=%r", printable(user),
-                                len(calls), time.perf_counter() - started, status)
+                access_log.info("user=%s cells=%d requests_sent=0 seconds=%.2f outcome=%r%s", printable(user),
+                                len(calls), time.perf_counter() - started, status, _kind(kind))
         errors = [r.get("message") for r in results if isinstance(r, dict) and "error" in r]
         # On a thread: with the team's Redis, counting is a round trip the event loop must not wait for.
         await run_in_threadpool(self.usage.record, user, cells=len(calls), requests_sent=sent,
                                 error=errors[-1] if errors else None)
-        access_log.info("user=%s cells=%d requests_sent=%d seconds=%.2f outcome=ok errors=%d", printable(user),
-                        len(calls), sent, time.perf_counter() - started, len(errors))
+        access_log.info("user=%s cells=%d requests_sent=%d seconds=%.2f outcome=ok errors=%d%s", printable(user),
+                        len(calls), sent, time.perf_counter() - started, len(errors), _kind(kind))
         return results, report
 
     def me(self, user: str) -> dict:
         return {"user": user, "sign_in": self.authenticator.methods, "use": self.usage.of(user),
                 "team": self.usage.team()}
+
+
+def _kind(kind: str) -> str:
+    """The access log's words for what was run: nothing for a batch (as before), else kind=."""
+    return "" if kind == "batch" else f" kind={kind}"
 
 
 def _counted(run_batch: Any, calls: list, client: Any) -> tuple[list, Any, int]:
