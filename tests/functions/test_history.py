@@ -360,3 +360,29 @@ def test_rates_source_of_a_grid_lists_each_tenors_request(client, tmp_path):
     assert result.value("H", "G1") == "Requests" and result.value("H", "H1").startswith("3: ")
     requests = [result.value("H", f"H{r}") for r in range(2, 14) if result.value("H", f"G{r}") == "Request"]
     assert [r.split("tenor=")[1].split("&")[0] for r in requests] == ["2Y", "5Y", "10Y"]
+
+
+def test_grids_asked_at_once_share_each_request(sandbox_factory, sandbox_key):
+    """Two grids and a single history computed at the same moment on three threads (as Excel's
+    and the Office.js server's workers do), sharing tenors: each distinct request is sent
+    once; the others wait on it (the client's coalescing) instead of asking again."""
+    import threading
+
+    service = sandbox_factory(latency_ms=400)  # the first answers are still on their way
+    with RatesClient(base_url=service.base_url, api_key=sandbox_key) as client:
+        set_client(client)
+        cells = [("2Y,5Y", None), ([["5Y", "10Y"]], "Per=M"), ("10Y", "Days=A")]
+        answers: list = [None] * len(cells)
+
+        def compute(i: int) -> None:
+            answers[i] = HISTORY("SOFR", cells[i][0], START, END, True, cells[i][1])
+
+        threads = [threading.Thread(target=compute, args=(i,)) for i in range(len(cells))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert all(isinstance(a, list) for a in answers), answers
+        tenors = sorted(a.query.split("tenor=")[1] for a in _history_requests(service))
+        assert tenors == ["10Y", "2Y", "5Y"]  # 5Y and 10Y asked by two cells each, sent once
+        assert client.stats()["coalesced_waits"] >= 1
