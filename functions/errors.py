@@ -27,10 +27,10 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
+from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
 
 __all__ = ["NA", "VALUE", "MARKER", "Messages", "messages", "kind", "as_values", "marker",
-           "marker_kind", "block", "is_message", "without_prefix"]
+           "marker_kind", "block", "is_message", "without_prefix", "CELL_TEXT", "failed_cells"]
 
 VALUE = "value"  # #VALUE!: the formula must change
 NA = "na"  # #N/A: no answer (yet), or one the user cannot fix in the formula
@@ -80,6 +80,31 @@ def marker_kind(value: Any) -> str | None:
     if isinstance(first, str) and first.startswith(MARKER):
         return {code: k for k, code in _CODE.items()}.get(first[len(MARKER):len(MARKER) + 1])
     return None
+
+
+#: A cell of a spill that failed on its own (a history grid's column for a tenor the service
+#: lacks): Excel's own error text, which each host writes as that error value in the cell
+#: (the classic VBA wrapper's NaCells, Office.js, both calc engines). `#N/A` is also a
+#: history's Fill=NA (messages.NOT_AVAILABLE).
+CELL_TEXT = {VALUE: "#VALUE!", NA: NOT_AVAILABLE}
+
+
+def failed_cells(spec: Any, args: tuple, value: Any) -> tuple[Any, str | None]:
+    """A spill whose cells hold `#RATES!` messages (a failed column) -> (the spill with each
+    such cell the error text of its kind, the first message), for a host that shows error
+    values; anything else passes unchanged (and None)."""
+    if not isinstance(value, list):
+        return value, None
+    first: list[str] = []
+
+    def cell(item: Any) -> Any:
+        if is_message(item):
+            first.append(item)
+            return CELL_TEXT[kind(spec, args, item)]
+        return item
+
+    rows = [[cell(c) for c in row] if isinstance(row, list) else cell(row) for row in value]
+    return rows, (first[0] if first else None)
 
 
 def block(text: str, rows: int, cols: int) -> Any:

@@ -133,7 +133,8 @@ def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
     """What the VBA wrapper `RatesAnswer` (rtd_vba.py) does with a UDF's result: a wait
     marker (alone or as a block, `wait_topic`) subscribes the calling cell to its topic
     through RTD and becomes `na` (#N/A, which Excel shows in every cell of an array formula);
-    a cell of an array that is `messages.NOT_AVAILABLE` becomes `na`; anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
+    a cell of an array holding an error's text (`errors.CELL_TEXT`) becomes that error;
+    anything else passes. A failing RTD call still gives #N/A (never text a SUM would skip).
     `live_cell` (book, sheet, address), given while the ribbon's Live toggle is on: an
     answered cell also subscribes to its `live` channel topic (live_rtd.py), so Live mode
     can make Excel recalculate it; its value is still the answer. An error marker
@@ -156,11 +157,13 @@ def excel_answer(result: Any, call_rtd: Callable[..., Any], na: Any,
             call_rtd(PROGID, "", LIVE_CHANNEL, *live_cell)
         except Exception:  # On Error Resume Next: the answer shows regardless
             pass
-    if isinstance(result, list):  # NaCells: a Fill=NA cell of a spill is Excel's #N/A
-        from rates_xl.functions.messages import NOT_AVAILABLE
+    if isinstance(result, list):  # NaCells: a cell holding an error's text is that error
+        shown = {errors.CELL_TEXT[errors.NA]: na, errors.CELL_TEXT[errors.VALUE]: value_error}
 
-        return [[na if cell == NOT_AVAILABLE else cell for cell in row] if isinstance(row, list)
-                else (na if row == NOT_AVAILABLE else row) for row in result]
+        def cell(item: Any) -> Any:
+            return shown.get(item, item) if isinstance(item, str) else item
+
+        return [[cell(c) for c in row] if isinstance(row, list) else cell(row) for row in result]
     return result
 
 

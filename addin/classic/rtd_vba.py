@@ -4,8 +4,8 @@ xlwings' generator writes each wrapper as `RATES_X = XLPy.CallUDF(..., Applicati
 `wrap_udfs` makes that `RATES_X = RatesAnswer(XLPy.CallUDF(...))`: the Python answer passes
 through `RatesAnswer`, which turns a wait marker (`rtd.WAIT_PREFIX` + topic) into a call of
 `Application.WorksheetFunction.RTD(rtd.PROGID, "", topic)` (subscribing the calling cell) and
-`#N/A`; a cell of an array answer that is `messages.NOT_AVAILABLE` (a history's Fill=NA)
-becomes `CVErr(xlErrNA)`. `rtd.excel_answer` is the same rule in Python (the serial-Excel stand-in uses it);
+`#N/A`; a cell of an array answer holding an error's text (`errors.CELL_TEXT`: a history's
+Fill=NA, a grid's failed column) becomes that error, `CVErr(xlErrNA)` or `CVErr(xlErrValue)`. `rtd.excel_answer` is the same rule in Python (the serial-Excel stand-in uses it);
 the constants come from `rtd`, so the two cannot drift.
 
 Why the wrapper and not Python: a UDF that calls RTD itself subscribes its own cell (the
@@ -20,7 +20,6 @@ import re
 
 from rates_xl.addin.classic import rtd
 from rates_xl.functions import errors
-from rates_xl.functions.messages import NOT_AVAILABLE
 
 MODULE_NAME = "RatesRtd"
 
@@ -35,7 +34,8 @@ Option Private Module
 Private Const RTD_PROGID As String = "{rtd.PROGID}"
 Private Const WAIT_PREFIX As String = "{rtd.WAIT_PREFIX}"
 Private Const LIVE_CHANNEL As String = "{rtd.LIVE_CHANNEL}"
-Private Const NA_TEXT As String = "{NOT_AVAILABLE}"
+Private Const NA_TEXT As String = "{errors.CELL_TEXT[errors.NA]}"
+Private Const VALUE_TEXT As String = "{errors.CELL_TEXT[errors.VALUE]}"
 ' A failing cell: Python answers "{errors.MARKER}V" (the formula must change: #VALUE!) or
 ' "{errors.MARKER}N" (no answer: #N/A); its message is kept in Python (RATES_ERROR).
 Private Const ERROR_PREFIX As String = "{errors.MARKER}"
@@ -84,8 +84,10 @@ Public Function RatesAnswer(ByVal answer As Variant) As Variant
     RatesAnswer = NaCells(answer)
 End Function
 
-' A spill's cell with no value by design (NA_TEXT: a history's Fill=NA) becomes Excel's own
-' #N/A, which a line chart skips and a SUM does not hide; text would be plotted as zero.
+' A spill's cell that is an error by design or by its own failure (a history's Fill=NA, a
+' grid's column for a tenor the service lacks): Python writes Excel's error text there
+' (functions/errors.CELL_TEXT), this makes it the error value itself, which a line chart
+' skips and a SUM does not hide; text would be plotted as zero and summed as nothing.
 Private Function NaCells(ByVal answer As Variant) As Variant
     Dim out As Variant
     Dim i As Long, j As Long, second As Long
@@ -98,21 +100,27 @@ Private Function NaCells(ByVal answer As Variant) As Variant
         Err.Clear
         On Error GoTo 0
         For i = LBound(answer, 1) To UBound(answer, 1)
-            If VarType(answer(i)) = vbString Then
-                If answer(i) = NA_TEXT Then out(i) = CVErr(xlErrNA)
-            End If
+            If VarType(answer(i)) = vbString Then out(i) = CellError(answer(i))
         Next i
     Else
         On Error GoTo 0
         For i = LBound(answer, 1) To UBound(answer, 1)
             For j = second To UBound(answer, 2)
-                If VarType(answer(i, j)) = vbString Then
-                    If answer(i, j) = NA_TEXT Then out(i, j) = CVErr(xlErrNA)
-                End If
+                If VarType(answer(i, j)) = vbString Then out(i, j) = CellError(answer(i, j))
             Next j
         Next i
     End If
     NaCells = out
+End Function
+
+Private Function CellError(ByVal text As String) As Variant
+    If text = NA_TEXT Then
+        CellError = CVErr(xlErrNA)
+    ElseIf text = VALUE_TEXT Then
+        CellError = CVErr(xlErrValue)
+    Else
+        CellError = text
+    End If
 End Function
 
 ' The wrappers' failure branch (Python could not be reached): #N/A, never the description as

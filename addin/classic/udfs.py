@@ -100,6 +100,13 @@ def _shown(name: str, caller: Range | None, values: tuple[Any, ...], answer: Any
         if where is not None:
             errors.messages.note(*where, WAITING)
         return answer
+    if isinstance(answer, list) and errors.as_values():
+        # A spill with cells that failed on their own (a history grid's column for a tenor
+        # the service lacks): each such cell an error value too; its message for RATES_ERROR.
+        answer, failed = errors.failed_cells(FUNCTIONS[name], values, answer)
+        if where is not None:
+            errors.messages.note(*where, failed)
+        return answer
     if where is not None:
         errors.messages.note(*where, answer if errors.is_message(answer) else None)
     if not errors.is_message(answer) or not errors.as_values():

@@ -207,7 +207,11 @@ def outcome(spec: FunctionSpec, args: tuple, value: Any) -> dict[str, Any]:
         text = value[len(PREFIX):].strip()
         return {"error": kind_of(spec, args, value), "message": text}
     if isinstance(value, list):
-        return {"value": [[_cell(v) for v in row] for row in value]}
+        failed = {}
+        if errors.as_values():  # a cell that failed on its own (a grid's column): its error there
+            failed = {v: {"error": kind_of(spec, args, v), "message": v[len(PREFIX):].strip()}
+                      for row in value for v in row if is_message(v)}
+        return {"value": [[failed[v] if v in failed else _cell(v) for v in row] for row in value]}
     if isinstance(value, float) and not math.isfinite(value):
         return unavailable("the service's answer was not a finite number")
     return {"value": _cell(value)}

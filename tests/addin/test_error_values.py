@@ -144,3 +144,28 @@ def test_office_js_rates_error_recomputes_the_referenced_cells_message(client):
                                        call('=RATES_SWAP("SOFR","0D",A1,"1Y")', {"S!A1": "10Y"})], client)
     assert outcomes[0] == {"value": "maturity: '10X' is not a date or a tenor like 10Y"}
     assert outcomes[1] == {"value": ""}
+
+
+def test_a_history_grids_failed_column_and_fill_na_cells_are_error_values(client):
+    """A grid's column for a tenor the service lacks is an error in every cell (#N/A: no data,
+    404), as a whole failing cell is; a Fill=NA day is #N/A; SUM over either is an error, the
+    other columns stay numbers, and RATES_ERROR(grid) gives the column's message."""
+    grid = '=RATES_SWAPHISTORY("SOFR","2Y,11Y","2025-07-01","2025-07-08",,"Days=W Fill=NA")'
+    book, sheet = _book({"A1": grid, "H1": "=SUM(B2:B4)", "H2": "=SUM(C2:C4)", "H3": "=SUM(B2:B7)",
+                         "H4": "=ISNA(C2)", "H5": "=RATES_ERROR(A1)"})
+    assert sheet.range("A1").api.HasSpill
+    assert [sheet.value_at((1, c)) for c in (1, 2, 3)] == ["Date", "2Y", "11Y"]
+    assert all(isinstance(sheet.value_at((r, 2)), float) for r in (2, 3, 4, 6, 7))
+    assert str(sheet.value_at((5, 2))) == "#N/A"  # 4 July, Fill=NA
+    assert all(str(sheet.value_at((r, 3))) == "#N/A" for r in range(2, 8))  # the failed column
+    assert isinstance(sheet.range("H1").value, float)
+    assert str(sheet.range("H2").value) == "#N/A" and str(sheet.range("H3").value) == "#N/A"
+    assert sheet.range("H4").value is True
+    assert sheet.range("H5").value.startswith("404 no data for this request: No history for SOFR 11Y")
+    # Office.js: the same cells as CustomFunctions.Error objects (the script's rule).
+    spec = FUNCTIONS["RATES_SWAPHISTORY"]
+    args = ("SOFR", "2Y,11Y", "2025-07-01", "2025-07-08", None, "Days=W Fill=NA")
+    shown = batch.outcome(spec, args, spec.core(*args))["value"]
+    assert shown[1][2] == {"error": "notAvailable",
+                           "message": spec.core(*args)[1][2][len("#RATES! "):]}
+    assert shown[4][1] == {"error": "notAvailable", "message": "no value for this date (Fill=NA)"}

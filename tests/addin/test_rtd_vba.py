@@ -40,13 +40,18 @@ def test_rates_answer_is_the_python_rule_with_the_same_constants(modules):
     failed = vba.statements(vba.procedures(source)["RatesFailed"][1])
     assert failed == ["RatesLastFailure = description", "RatesFailed = CVErr(xlErrNA)"]
     assert "Option Private Module" in source  # not a worksheet function of its own
-    # A history's Fill=NA cells: the marker the core writes becomes CVErr(xlErrNA) in place.
+    # A spill's cells holding an error's text (a history's Fill=NA, a grid's failed column)
+    # become that error in place: NaCells walks the array (1-D and 2-D), CellError maps.
     from rates_xl.functions.messages import NOT_AVAILABLE
 
+    assert errors.CELL_TEXT[errors.NA] == NOT_AVAILABLE
     assert f'Private Const NA_TEXT As String = "{NOT_AVAILABLE}"' in source
+    assert f'Private Const VALUE_TEXT As String = "{errors.CELL_TEXT[errors.VALUE]}"' in source
     assert "RatesAnswer = NaCells(answer)" in code
     na_cells = vba.statements(vba.procedures(source)["NaCells"][1])
-    assert sum("= NA_TEXT Then out(" in s and "= CVErr(xlErrNA)" in s for s in na_cells) == 2  # 1-D and 2-D
+    assert sum("= CellError(answer(" in s for s in na_cells) == 2  # 1-D and 2-D
+    mapping = vba.statements(vba.procedures(source)["CellError"][1])
+    assert "CellError = CVErr(xlErrNA)" in mapping and "CellError = CVErr(xlErrValue)" in mapping
 
 
 def test_the_python_rule(monkeypatch):
@@ -64,6 +69,9 @@ def test_the_python_rule(monkeypatch):
     # A spill's Fill=NA cells become #N/A there (2-D, and 1-D for one row); the rest passes.
     assert rtd.excel_answer([["Date", "2Y"], [45842, "#N/A"]], failing, na) == [["Date", "2Y"], [45842, na]]
     assert rtd.excel_answer([45842, "#N/A", 3.5], failing, na) == [45842, na, 3.5]
+    value = object()
+    assert rtd.excel_answer([["Date", "2Y"], [45842, "#VALUE!"]], failing, na, value_error=value) == [
+        ["Date", "2Y"], [45842, value]]
     # A legacy array formula waits with a block of markers (2-D; 1-D for one row, as
     # xlwings' CallUDF hands VBA a single row), one subscription, #N/A in every cell.
     for block in (rtd.wait_block(rtd.WAIT_PREFIX + "r3", 3, 2), [rtd.WAIT_PREFIX + "r3"] * 2):
