@@ -168,9 +168,9 @@ def check_callbacks(xml: bytes | str, bas_text: str, result: CheckResult) -> Non
 
 
 def check_handlers(xml: bytes | str, result: CheckResult) -> None:
-    from rates_xl.addin.classic.ribbon import ACTIONS, START_ACTION
+    from rates_xl.addin.classic.ribbon import ACTIONS, FILL_ACTION, START_ACTION
 
-    ids = [START_ACTION]  # run by RatesRibbon.RatesStart, which RatesOnLoad schedules
+    ids = [START_ACTION, FILL_ACTION]  # run by RatesStart and RatesFill, which OnTime schedules
     for control in buttons(xml):
         # A toggleButton's callback hands "<id>_on" or "<id>_off" (RatesRibbon.RatesOnToggle).
         ids += [control.id + "_on", control.id + "_off"] if control.tag == "toggleButton" else [control.id]

@@ -259,7 +259,8 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
     run = refresh.begin_pass(shown)
     run.recorder = get_client().pack_recorder()
     try:
-        floor = refresh.request_refresh(refresh_scope)
+        # No scope (a manual-mode fill): no freshness floor, the cache serves as it is.
+        floor = refresh.request_refresh(refresh_scope) if refresh_scope is not None else None
         rounds = [0]
 
         def evaluate() -> None:
@@ -274,7 +275,8 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
             app.calculate()
 
         def on_cancel() -> None:
-            refresh.withdraw_refresh(refresh_scope, floor)
+            if refresh_scope is not None:
+                refresh.withdraw_refresh(refresh_scope, floor)
             run.restoring = True
 
         if ctx.cancel_requested is None:
@@ -680,12 +682,47 @@ def start(ctx: Context) -> str:
     return f"started; {_cells(marked)} without an answer recalculated"
 
 
+def fill(ctx: Context) -> str:
+    """Manual calculation in one F9 (addin/classic/manual.py): the cells the last calculation
+    left waiting, through the Refresh's plan, fetch, compute loop with no freshness floor,
+    book by book, until nothing is pending (chains included). Run by RatesRibbon.RatesFill,
+    which Application.OnTime starts once Excel is Ready after that calculation."""
+    from rates_xl.addin.classic import manual
+
+    noted = manual.fill.take()
+    known: dict[tuple[str, str], Sheet] = {}
+    by_sheet: dict[Sheet, set[tuple[int, int]]] = {}
+    for book, sheet_name, address in noted:
+        sheet = _sheet_named(ctx.app, known, book, sheet_name)
+        if sheet is not None:
+            rect = scope.parse_address(address)[0]
+            by_sheet.setdefault(sheet, set()).add((rect.top, rect.left))
+    filled = requests = 0
+    started = time.perf_counter()
+    for book in list(ctx.app.books):
+        dirty = {}
+        for sheet, cells in by_sheet.items():
+            if sheet.book.name == book.name:
+                formulas = sheet_rates_cells(sheet)
+                dirty[sheet] = {c: formulas[c] for c in cells if c in formulas}
+        if not any(dirty.values()):
+            continue
+        outcome = _refresh(Context(book, ctx.prompt_secret, ctx.choose, ctx.cancel_requested), dirty, None)
+        filled, requests = filled + outcome.cells, requests + outcome.requests
+    ctx.notify(f"Rates: filled {_cells(filled)} ({requests} request{'' if requests == 1 else 's'}, "
+               f"{time.perf_counter() - started:.1f} s)")
+    return f"filled {filled}"
+
+
 #: The handler RatesRibbon.RatesStart runs at the add-in's start (no button of its own).
 START_ACTION = "rates_start"
+#: The handler RatesRibbon.RatesFill runs after a manual calculation (no button either).
+FILL_ACTION = "rates_fill"
 
 #: Button id (customUI14.xml) -> handler. The tests check both directions.
 ACTIONS: dict[str, Callable[[Context], str]] = {
     START_ACTION: start,
+    FILL_ACTION: fill,
     "rates_valuation_time": valuation_time,
     "rates_refresh_selection": refresh_selection,
     "rates_refresh_sheet": refresh_sheet,

@@ -424,6 +424,7 @@ class RtdServer:
         # How a rejected UpdateNotify is tried again later (a timer thread by default).
         self._schedule = schedule or _timer
         self.rejected = 0  # UpdateNotify calls Excel rejected as busy (then retried)
+        self.rings_due = 0  # rings scheduled from ConnectData, not yet made
 
     def ServerStart(self, callback: Any) -> int:  # noqa: N802 - Excel's names
         self.callback = callback
@@ -449,7 +450,7 @@ class RtdServer:
             # Reopened with a topic this process never queued: a new value makes Excel
             # recalculate the cell, and the ring that follows delivers another (FETCHING, or
             # READY once the recalculated cell's request is answered) in case it did not.
-            self._schedule(0.0, lambda: self.topics_ready([topic]))
+            self._ring_soon(topic)
             return RECONNECT, True
         if value != FETCHING:
             # Answered between the cell's miss and this subscription (the race): answer
@@ -459,8 +460,22 @@ class RtdServer:
             # ExcelRtdObserver.cs, 2020-03-02; ExcelRtdServer.cs marks Topic.UpdateNotify
             # obsolete for the same reason). Rung from another thread: never call into Excel
             # while it is calling us.
-            self._schedule(0.0, lambda: self.topics_ready([topic]))
+            self._ring_soon(topic)
         return FETCHING, True
+
+    def _ring_soon(self, topic: str) -> None:
+        """Ring for `topic` from another thread at once (`rings_due` counts it meanwhile)."""
+        with self._lock:
+            self.rings_due += 1
+
+        def ring() -> None:
+            try:
+                self.topics_ready([topic])
+            finally:
+                with self._lock:
+                    self.rings_due -= 1
+
+        self._schedule(0.0, ring)
 
     def RefreshData(self, topic_count: int = 0) -> tuple[tuple[list[int], list[Any]], int]:  # noqa: N802
         with self._lock:

@@ -23,7 +23,7 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import live_rtd, refresh, rtd, rtd_com, scope, source
+from rates_xl.addin.classic import live_rtd, manual, refresh, rtd, rtd_com, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import errors, plan
@@ -99,6 +99,7 @@ def _shown(name: str, caller: Range | None, values: tuple[Any, ...], answer: Any
     if rtd.wait_topic(answer) is not None:
         if where is not None:
             errors.messages.note(*where, WAITING)
+            manual.fill.note_wait(caller, where)  # manual mode: RatesFill after this calculation
         return answer
     if isinstance(answer, list) and errors.as_values():
         # A spill with cells that failed on their own (a history grid's column for a tenor

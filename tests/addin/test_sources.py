@@ -60,7 +60,7 @@ def test_every_button_has_a_handler_and_every_handler_a_button():
     toggles = {b.id for b in build.buttons(XML) if b.tag == "toggleButton"}
     assert toggles == {"rates_live"}
     handled = (set(ids) - toggles) | {t + state for t in toggles for state in ("_on", "_off")}
-    assert handled | {ribbon.START_ACTION} == set(ribbon.ACTIONS)  # the start has no button
+    assert handled | {ribbon.START_ACTION, ribbon.FILL_ACTION} == set(ribbon.ACTIONS)  # OnTime runs those
     result = build.CheckResult()
     build.check_handlers(XML, result)
     assert result.ok, result.problems
@@ -107,9 +107,10 @@ def test_the_vba_hands_each_button_id_to_on_action(monkeypatch):
     """Run the exact Python command the VBA builds, for every button id."""
     commands = build.runpython_commands(BAS)
     # RatesOnAction and RatesOnToggle run the same statement; RatesStart its own, fixed one.
-    start = f"import rates_xl.addin.classic.ribbon as r; r.on_action('{ribbon.START_ACTION}')"
-    assert start in commands
-    commands = [c for c in commands if c != start]
+    fixed = {f"import rates_xl.addin.classic.ribbon as r; r.on_action('{a}')"
+             for a in (ribbon.START_ACTION, ribbon.FILL_ACTION)}
+    assert fixed <= set(commands)
+    commands = [c for c in commands if c not in fixed]
     assert len(set(commands)) == 1
     called = []
     monkeypatch.setattr(ribbon, "on_action", lambda control_id: called.append(control_id))
@@ -121,4 +122,4 @@ def test_the_vba_hands_each_button_id_to_on_action(monkeypatch):
         source = commands[0].format(id=control_id)
         assert '"' not in source  # RunPython's command line wraps the command in double quotes
         exec(compile(ast.parse(source), "<RunPython>", "exec"), {})
-    assert called == ids and set(ids) | {ribbon.START_ACTION} == set(ribbon.ACTIONS)
+    assert called == ids and set(ids) | {ribbon.START_ACTION, ribbon.FILL_ACTION} == set(ribbon.ACTIONS)

@@ -60,8 +60,10 @@ def settle(app: serial_excel.App, timeout: float = 30.0, poll: float = 0.005,
 
 
 def _rejected_pending(host: Any) -> bool:
-    """A server whose UpdateNotify was rejected and is waiting to try again."""
-    return any(getattr(s, "_rung", False) and not host.notified for s in host.servers.values())
+    """A server whose UpdateNotify was rejected and is waiting to try again, or that has a ring
+    from ConnectData still to make (rtd.RtdServer.rings_due)."""
+    return any((getattr(s, "_rung", False) and not host.notified) or getattr(s, "rings_due", 0)
+               for s in host.servers.values())
 
 
 def cell_values(book: Any) -> dict[tuple[str, str], Any]:

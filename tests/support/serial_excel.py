@@ -108,6 +108,7 @@ class App:
         # excel.application.ready); RTD pulls wait for it (serial_excel_rtd).
         self.ready = True
         self.rtd: Any = None  # an RtdHost once use_rtd() is called
+        self.on_time: list[str] = []  # procedures Application.OnTime scheduled, not yet run
         # The add-in's VBA flag RatesRtd.RatesLiveOn, set by RatesOnToggle (`toggle`): while
         # on, answered RATES_ cells subscribe to their live topic (rtd.excel_answer).
         self.rates_live_on = False
@@ -162,6 +163,21 @@ class App:
 
         self.rtd = RtdHost(self, servers, **({"clock": clock} if clock else {}))
         return self.rtd
+
+    def idle(self) -> bool:
+        """Excel idle and Ready: the procedures OnTime scheduled run now, each the add-in's
+        macro it names (ADDIN_MACROS: a RunPython of the ribbon's on_action). True if any ran."""
+        from rates_xl.addin.classic import ribbon
+
+        if not self.ready or not self.on_time:
+            return False
+        procedures, self.on_time = self.on_time, []
+        for procedure in procedures:
+            action = ADDIN_MACROS.get(procedure.rpartition("!")[2])
+            if action is None:
+                raise RuntimeError(f"OnTime names {procedure!r}, not a macro of the add-in")
+            ribbon.on_action(action, book=self.books[0] if self.books else None)
+        return True
 
     def close_book(self, book: Book) -> None:
         """Workbook.Close: its formulas leave (an RTD topic only they used is disconnected)."""
@@ -275,6 +291,12 @@ class App:
             self._udf_pool.shutdown()
 
 
+XL_MANUAL, XL_AUTOMATIC = -4135, -4105  # XlCalculation (MS excel.xlcalculation)
+#: The add-in's macros an OnTime may name, and what each runs (addin/classic/vba/RatesRibbon.bas:
+#: each is one RunPython of `ribbon.on_action(<id>)`).
+ADDIN_MACROS = {"RatesFill": "rates_fill", "RatesStart": "rates_start"}
+
+
 class _AppApi:
     """Application's COM members the handlers use."""
 
@@ -285,6 +307,16 @@ class _AppApi:
         #: What the user types into the next InputBoxes; none left: Cancel.
         self.input_answers: list[Any] = []
         self.input_prompts: list[tuple[str, str]] = []
+
+    @property
+    def Calculation(self) -> int:  # noqa: N802 - xlCalculationManual -4135, Automatic -4105
+        return XL_MANUAL if self._app.calculation == "manual" else XL_AUTOMATIC
+
+    def OnTime(self, EarliestTime: Any, Procedure: str, *_: Any) -> None:  # noqa: N802,N803
+        """Application.OnTime: the procedure runs once Excel is Ready ("If this argument
+        [LatestTime] is omitted, Excel will wait until the procedure can be run": MS
+        excel.application.ontime), never inside the calculation that scheduled it: App.idle."""
+        self._app.on_time.append(Procedure)
 
     def InputBox(self, prompt: str, title: str, default: str = "", Type: int = 2) -> Any:  # noqa: N802,N803
         # Application.InputBox answers False when the user cancels (learn.microsoft.com/
@@ -696,6 +728,10 @@ class _RangeApi:
     def __init__(self, rng: Range) -> None:
         self._rng = rng
 
+    @property
+    def Application(self) -> _AppApi:  # noqa: N802 - Range.Application
+        return self._rng.sheet.app.api
+
     def Dirty(self) -> None:  # noqa: N802 - Excel's name
         sheet = self._rng.sheet
         for rect in self._rng.rects:
@@ -704,10 +740,15 @@ class _RangeApi:
                     sheet.dirty.add(cell)
 
     def Calculate(self) -> None:  # noqa: N802
+        """Range.Calculate: the range's formulas, dirty or not, and not their dependents
+        outside it ("Calculates a specified range of cells", MS excel.range.calculate; the
+        dependents are left to the next recalculation: C. Williams, "Exploring Range.Calculate",
+        fastexcel 2013)."""
         for rect in self._rng.rects:
             for cell in list(self._rng.sheet.formulas):
                 if cell in rect:
                     self._rng.sheet.app._evaluate(self._rng.sheet.formulas[cell])
+                    self._rng.sheet.dirty.discard(cell)
 
     @property
     def HasSpill(self) -> bool:  # noqa: N802

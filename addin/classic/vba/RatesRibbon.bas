@@ -73,6 +73,18 @@ Failed:
            "In a terminal, type `rates-xl doctor` to check the set-up.", vbExclamation, TITLE
 End Sub
 
+Public Sub RatesFill()
+    ' Manual calculation in one F9 (rates_xl.addin.classic.manual): scheduled by Python with
+    ' Application.OnTime after a calculation in manual mode left RATES_ cells waiting; fetches
+    ' their answers and calculates them, and the chains they feed, here on Excel's main thread.
+    On Error GoTo Failed
+    RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('rates_fill')"
+    Exit Sub
+Failed:
+    MsgBox "The Rates add-in could not fill the cells waiting after F9: " & Err.Description & vbCrLf & _
+           "Press F9 again, or Refresh Workbook.", vbExclamation, TITLE
+End Sub
+
 Private Function RatesWorkbookReady() As Boolean
     ' True when an editable workbook is active; otherwise tells the user why not.
     Dim viewWindow As Object
