@@ -494,8 +494,22 @@ def _not_applicable(name: str, platform: str) -> Check:
                            f"{platform} (compute workbooks with rates-xl calc)")
 
 
+def check_policy(platform: str, reader: Any = None) -> list[Check]:
+    """Defender's two ASR rules and Excel's macro policy, where the registry shows them
+    (addin/it_policy.py); n/a off Windows."""
+    from rates_xl.addin import it_policy
+
+    if not platform.startswith("win"):
+        return [Check("it policy", NA, "not applicable here: Defender and Office policies are read on Windows")]
+    reader = reader if reader is not None else it_policy.windows_reader()
+    if reader is None:
+        return [Check("it policy", WARN, "cannot read the registry")]
+    return [Check(f.name, FAIL if f.blocks else OK, f.detail, f.fix) for f in it_policy.findings(reader)]
+
+
 def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_url: str,
-        timeout: float, platform: str | None = None, registry: Any = None) -> list[Check]:
+        timeout: float, platform: str | None = None, registry: Any = None,
+        policy_reader: Any = None) -> list[Check]:
     from rates_xl.client.settings import base_url_problem
 
     platform = platform or this_platform()
@@ -503,7 +517,8 @@ def run(config: Path, xlstart: Path | None, xlstart_problem: str | None, base_ur
     if excel_runs_here(config, platform):
         interpreter, udf_xlwings = check_interpreter(config)
         excel = [check_config(config), interpreter, check_dll(config, udf_xlwings, platform),
-                 check_addin(xlstart, xlstart_problem), check_rtd(platform, registry)]
+                 check_addin(xlstart, xlstart_problem), check_rtd(platform, registry),
+                 *check_policy(platform, policy_reader)]
     else:
         excel = [_not_applicable(name, platform)
                  for name in ("settings", "udf python", "xlwings dll", "add-in", "rtd server")]
