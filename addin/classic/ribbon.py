@@ -454,6 +454,31 @@ def status_text(base_url: str, reachability: str, key_description: str,
     ])
 
 
+def explain(ctx: Context) -> str:
+    """Explain Cell: the selected cell's message (functions/errors.py, what RATES_ERROR shows),
+    in a message box: a failing RATES_ cell shows #VALUE! or #N/A, its words are here."""
+    from rates_xl.addin.classic.source import error_of
+
+    selection = ctx.book.selection
+    if selection is None:
+        ctx.alert("Select a RATES_ cell first.")
+        return "no selection"
+    area = scope.parse_address(selection.address)[0]
+    first = selection.sheet.range((area.top, area.left))
+    where = f"{first.sheet.name}!{str(first.address).replace('$', '')}"
+    message = error_of(first)
+    if message:
+        ctx.alert(f"{where}: {message}", f"{TITLE}: Explain Cell")
+        return "explained"
+    formula = first.formula
+    formula = formula[0] if isinstance(formula, list) else formula
+    has_rates = isinstance(formula, str) and scope.is_rates_formula(formula)
+    ctx.alert(f"{where} has an answer: no message." if has_rates else
+              f"{where} holds no RATES_ formula (or a cell of a table: select its top-left cell).",
+              f"{TITLE}: Explain Cell")
+    return "no message"
+
+
 def status(ctx: Context) -> str:
     from rates_xl.addin import keys
     from rates_xl.addin.doctor import probe
@@ -730,6 +755,7 @@ ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_clear_cache": clear_cache,
     "rates_set_key": set_key,
     "rates_status": status,
+    "rates_explain": explain,
     "rates_templates": templates,
     "rates_help": help_,
     # The Live toggle: RatesOnToggle passes "<id>_on" or "<id>_off" (build.check_handlers).

@@ -169,3 +169,16 @@ def test_a_history_grids_failed_column_and_fill_na_cells_are_error_values(client
     assert shown[1][2] == {"error": "notAvailable",
                            "message": spec.core(*args)[1][2][len("#RATES! "):]}
     assert shown[4][1] == {"error": "notAvailable", "message": "no value for this date (Fill=NA)"}
+
+
+def test_the_explain_button_says_what_the_selected_cell_failed_with(client):
+    from rates_xl.addin.classic import ribbon
+
+    book, sheet = _book({"A1": BAD, "A2": '=RATES_SWAP("SOFR","0D","5Y","1Y")', "A3": "=1+1"})
+    said = []
+    book.app.alert = lambda text, title=None, **_: said.append(text)
+    for cell, expected in (("A1", "S!A1: maturity: '10X' is not a date"), ("A2", "S!A2 has an answer"),
+                           ("A3", "S!A3 holds no RATES_ formula")):
+        book.select("S", cell)
+        ribbon.on_action("rates_explain", book=book)
+        assert said[-1].startswith(expected), said[-1]

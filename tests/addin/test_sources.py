@@ -15,7 +15,7 @@ SCHEMA = build.find_schema() or REPO_SCHEMA
 XML = build.CUSTOM_UI.read_bytes()
 BAS = build.VBA_MODULE.read_text(encoding="utf-8")
 TAB_BUTTONS = {"Refresh Selection", "Refresh Sheet", "Refresh Workbook", "Valuation Time", "Clear Cache",
-               "Set API Key", "Status", "Templates", "Help", "Live", "Live Share"}
+               "Set API Key", "Explain Cell", "Status", "Templates", "Help", "Live", "Live Share"}
 
 needs_schema = pytest.mark.skipif(
     not SCHEMA.is_file(),
