@@ -16,6 +16,15 @@ def server():
 
 
 @pytest.fixture
+def other():
+    """A second server: another origin (another port) that must never see the key; it
+    records every request, headers and all."""
+    elsewhere = FaultServer()
+    yield elsewhere
+    elsewhere.stop()
+
+
+@pytest.fixture
 def make_client(server, monkeypatch):
     """Clients pointed at the fault server, fast retries, no keychain lookups."""
     monkeypatch.delenv("RATES_API_KEY", raising=False)

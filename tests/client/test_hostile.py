@@ -37,14 +37,6 @@ class CountingLimiter:
         return self.bucket.acquire(deadline)
 
 
-@pytest.fixture
-def other():
-    """A second server: another origin (another port) that must never see the key."""
-    elsewhere = FaultServer()
-    yield elsewhere
-    elsewhere.stop()
-
-
 def _carrying_key(server: FaultServer) -> int:
     return sum(1 for a in server.arrivals if a.headers.get("x-api-key"))
 

@@ -102,14 +102,6 @@ def _location(template: str, service: FaultServer, other: FaultServer) -> str:
     return template.format(H=H, E=e, S=s, E65536=e + 65536)
 
 
-@pytest.fixture
-def other():
-    """The server the tricks try to reach: it records every key it sees."""
-    elsewhere = FaultServer()
-    yield elsewhere
-    elsewhere.stop()
-
-
 def _keys_seen(server: FaultServer) -> int:
     return sum(1 for a in server.arrivals if SECRET in a.headers.get("x-api-key", "")
                or any(SECRET in value for value in a.headers.values()))
