@@ -34,7 +34,7 @@ def seal_copy(copy: Path, pack: Any, signer: Any) -> Any:
     """`pack` bound to the copy just written (the digest of its cells) and sealed."""
     from rates_xl.calc.diff import copy_values
 
-    return seal(pack.model_copy(update={"values": values_digest(copy_values(copy))}), signer)
+    return seal(pack.model_copy(update={"values": values_digest(copy_values(copy), pack)}), signer)
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def check_copy(copy: Path, pack: Any, values: dict[Key, Any], signer: Any) -> Co
     """Check `pack` (read from `copy`) and the copy's `values` (`diff.copy_values`) against it."""
     if pack is None:
         return CopyCheck(None, None)
-    cells = None if pack.values is None else values_digest(values) == pack.values
+    cells = None if pack.values is None else values_digest(values, pack) == pack.values
     return CopyCheck(check(pack, signer), cells)
 
 
@@ -102,7 +102,7 @@ def reproduced(copy: Path, source: Any) -> str:
     if source.values is None:
         return ("Not compared with the recorded run: the pack carries no digest of its copy's cells "
                 "(recorded in Excel, or by a rates-xl from before packs were sealed).")
-    if values_digest(copy_values(copy)) == source.values:
+    if values_digest(copy_values(copy), source) == source.values:
         return "Reproduced: every cell of the copy equals the recorded run's (the digest of its cells matches)."
     return ("NOT reproduced: the copy's cells differ from the recorded run's (the book or its inputs changed "
             "since, another --valuation-time, or a request the pack lacks); rates-xl diff of the two copies "

@@ -34,6 +34,8 @@ from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.client.transport import Answer
 
 KIND = "rates-xl market-data pack"
+#: The kind of a pack whose answers are under a scenario (rates_xl.scenario): never market data.
+SCENARIO_KIND = "rates-xl scenario pack"
 #: 2: answers and the pack sealed (digest, signature). Version 1 packs still read (unverified).
 VERSION = 2
 READS = (1, 2)
@@ -75,6 +77,49 @@ class PackAnswer(BaseModel):
         return self.endpoint + "?" + "&".join(f"{k}={v}" for k, v in self.params)
 
 
+class ScenarioAnswer(BaseModel):
+    """One recorded answer under the scenario: moved (its text under the scenario), or kept
+    with the reason it is not shifted."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    endpoint: str
+    params: tuple[tuple[str, str], ...]
+    #: the answer's JSON under the scenario: the recorded numbers moved by the local model
+    answer: str | None = None
+    #: why the recorded answer keeps its value (FX spot, a fixing, an index the model lacks)
+    not_shifted: str | None = None
+
+    @property
+    def request(self) -> str:
+        return self.endpoint + "?" + "&".join(f"{k}={v}" for k, v in self.params)
+
+
+class ScenarioRecord(BaseModel):
+    """What makes a pack a scenario pack (rates_xl.scenario.apply): the spec, how its answers
+    were moved, and each moved or unmovable answer. The pack's `answers` stay the market's, as
+    recorded (their own digests and MACs); the seal covers this record with the rest."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    spec: str
+    buckets: tuple[str, ...]
+    method: str
+    #: the seal digest of the market pack the scenario was computed from (None: it had none)
+    market: str | None = None
+    #: the requests the local curves were built from (answers in this pack)
+    calibration: tuple[str, ...] = ()
+    answers: tuple[ScenarioAnswer, ...] = ()
+
+    def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], ScenarioAnswer]:
+        return {(a.endpoint, a.params): a for a in self.answers}
+
+    @property
+    def described(self) -> str:
+        grid = f" (key-rate buckets {' '.join(self.buckets)})" if ":" in self.spec else ""
+        return self.spec + grid
+
+
 class Seal(BaseModel):
     """The pack's own digest and signature, over everything in it but this (pack_seal.py)."""
 
@@ -89,7 +134,7 @@ class Pack(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    kind: Literal["rates-xl market-data pack"] = KIND
+    kind: Literal["rates-xl market-data pack", "rates-xl scenario pack"] = KIND
     version: int = VERSION
     base_url: str
     created: str
@@ -100,6 +145,8 @@ class Pack(BaseModel):
     #: the digest of the values-frozen copy's cells written with it (calc's copies; None
     #: for a pack recorded in Excel, whose cells live on): a pack moved to another copy shows
     values: str | None = None
+    #: a scenario pack's record (kind "rates-xl scenario pack"): what its answers are under
+    scenario: ScenarioRecord | None = None
     seal: Seal | None = None
 
     def index(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], PackAnswer]:
@@ -133,7 +180,7 @@ def loads(text: str | bytes) -> Pack:
         raise
     except ValueError as exc:
         raise PackError(f"not a market-data pack: not JSON ({getattr(exc, 'msg', None) or exc})") from None
-    if not isinstance(data, dict) or data.get("kind") != KIND:
+    if not isinstance(data, dict) or data.get("kind") not in (KIND, SCENARIO_KIND):
         raise PackError("not a market-data pack: no 'kind' of rates-xl market-data pack")
     version = data.get("version")
     if type(version) is not int or version not in READS:
@@ -151,12 +198,41 @@ def loads(text: str | bytes) -> Pack:
         if (answer.endpoint, answer.params) in seen:
             raise PackError(f"damaged market-data pack: {answer.request} is given twice (which one would replay use?)")
         seen.add((answer.endpoint, answer.params))
+    _check_scenario(pack, seen)
     if pack.valuation_time is not None and _moment(pack.valuation_time) is None:
         raise PackError(f"damaged market-data pack: valuation_time {pack.valuation_time[:40]!r} is not a moment")
     if version == 1 and (pack.seal is not None or pack.values is not None
                          or any(a.digest or a.mac for a in pack.answers)):
         raise PackError("damaged market-data pack: a version 1 pack carries no seal")
     return pack
+
+
+def _check_scenario(pack: Pack, requests: set[tuple[str, tuple[tuple[str, str], ...]]]) -> None:
+    """A scenario pack says so in its kind and carries its record, and the record speaks only
+    of answers the pack holds, once each, each moved or kept with a reason."""
+    if (pack.kind == SCENARIO_KIND) != (pack.scenario is not None):
+        raise PackError("damaged market-data pack: a scenario pack has the kind 'rates-xl scenario pack' and "
+                        "its scenario record, both or neither")
+    if pack.scenario is None:
+        return
+    if pack.version < 2:
+        raise PackError("damaged market-data pack: a version 1 pack carries no scenario")
+    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
+    for entry in pack.scenario.answers:
+        where = f"damaged scenario pack: {entry.request[:200]}"
+        ident = (entry.endpoint, entry.params)
+        if ident not in requests or ident in seen:
+            raise PackError(f"{where}: not an answer of the pack, or given twice")
+        seen.add(ident)
+        if (entry.answer is None) == (entry.not_shifted is None):
+            raise PackError(f"{where} needs an answer under the scenario or why it is not shifted")
+        if entry.answer is not None:
+            try:
+                parsed = json.loads(entry.answer, parse_constant=_no_constant)
+            except (ValueError, RecursionError):
+                raise PackError(f"{where}: its answer under the scenario is not JSON") from None
+            if not isinstance(parsed, dict):
+                raise PackError(f"{where}: its answer under the scenario is not a JSON object")
 
 
 def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -282,6 +358,8 @@ class PackRecorder:
         # Replaying: what is used is recorded as the pack had it (fetch times included), not
         # as if it had been fetched now.
         self._source = source.index() if source is not None else None
+        #: a scenario pack replayed: its record (and calibration) goes into every pack made here
+        self._scenario = source.scenario if source is not None else None
 
     def record(self, key: Any, value: Any, fetched_at: float, *, raw: str | None = None,
                error: BaseException | None = None) -> None:
@@ -317,10 +395,23 @@ class PackRecorder:
     def pack(self, pinned: datetime | None = None) -> Pack:
         """The sealed pack of what was recorded; `pinned`: the moment the run valued at, if pinned."""
         with self._lock:
-            answers = sorted(self._answers.values(), key=lambda a: (a.endpoint, a.params))
+            answers = dict(self._answers)
         moment = pinned.astimezone(UTC).isoformat().replace("+00:00", "Z") if pinned is not None else None
-        return pack_seal.seal(Pack(base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
-                                   valuation_time=moment, answers=tuple(answers)), self.signer)
+        scenario, kind = None, KIND
+        if self._scenario is not None and self._source is not None:
+            # A scenario replayed stays one: its record, for the answers used, and the answers
+            # its curves were built from.
+            kind = SCENARIO_KIND
+            by_text = {a.request: ident for ident, a in self._source.items()}
+            for request in self._scenario.calibration:
+                ident = by_text.get(request)
+                if ident is not None:
+                    answers.setdefault(ident, self._source[ident])
+            scenario = self._scenario.model_copy(update={"answers": tuple(
+                a for a in self._scenario.answers if (a.endpoint, a.params) in answers)})
+        ordered = tuple(sorted(answers.values(), key=lambda a: (a.endpoint, a.params)))
+        return pack_seal.seal(Pack(kind=kind, base_url=self.base_url, created=utc_text(datetime.now(UTC).timestamp()),
+                                   valuation_time=moment, answers=ordered, scenario=scenario), self.signer)
 
 
 def valued_at(key: Any, value: Any) -> str | None:
@@ -349,6 +440,8 @@ class PackTransport:
         self.pack = pack
         self.base_url = pack.base_url
         self._index = pack.index()
+        #: a scenario pack's answers under the scenario, served instead of the market's
+        self._scenario = pack.scenario.index() if pack.scenario is not None else {}
         self.served = 0
 
     def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, **_: Any):
@@ -362,7 +455,22 @@ class PackTransport:
         self.served += 1
         if found.error is not None:
             raise _ERRORS[found.error["type"]](found.error["message"], endpoint=endpoint)
-        return Answer(json.loads(found.answer), found.answer)
+        moved = self._scenario.get((endpoint, found.params))
+        text = moved.answer if moved is not None and moved.answer is not None else found.answer
+        return Answer(json.loads(text), text)
+
+    def scenario_line(self, key: Any) -> str | None:
+        """What the scenario did to the answer of `key` (None: a market pack)."""
+        record = self.pack.scenario
+        if record is None:
+            return None
+        moved = self._scenario.get((key.endpoint, tuple(key.params)))
+        if moved is None:
+            return f"{record.spec}: unchanged (the scenario moves none of the curves it is computed from)"
+        if moved.not_shifted is not None:
+            return f"{record.spec}: NOT shifted, the recorded answer kept ({moved.not_shifted})"
+        return (f"{record.spec}: the recorded answer moved by the local model's change (shifted minus base): "
+                "a scenario, not market data")
 
     def recorded_at(self, key: Any) -> float | None:
         """When the pack's answer to `key` was fetched (time.time() seconds), if it holds one."""
@@ -375,5 +483,5 @@ class PackTransport:
         pass
 
 
-__all__ = ["Pack", "PackAnswer", "PackError", "Seal", "PackRecorder", "PackTransport", "NotInPack",
+__all__ = ["Pack", "PackAnswer", "PackError", "Seal", "ScenarioAnswer", "ScenarioRecord", "SCENARIO_KIND", "PackRecorder", "PackTransport", "NotInPack",
            "loads", "read", "public_url", "valuation_spread", "KIND", "VERSION"]

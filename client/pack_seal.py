@@ -108,8 +108,16 @@ def pack_bytes(pack: Any) -> bytes:
     its content; an answer with none is covered whole): an edited answer fails its own check
     only, an answer added, removed or re-digested fails this one. The answers' order is not
     covered (replay finds an answer by its request, and two writers sort differently)."""
+    return fields_bytes(own_fields(pack), [(a.digest or a.model_dump(mode="json"), a.mac) for a in pack.answers])
+
+
+def own_fields(pack: Any) -> dict[str, Any]:
+    """The pack's own fields the seal covers: all but its answers and the seal (a market
+    pack's without the scenario record it does not have, as before scenario packs existed)."""
     fields = pack.model_dump(mode="json", exclude={"seal", "answers"})
-    return fields_bytes(fields, [(a.digest or a.model_dump(mode="json"), a.mac) for a in pack.answers])
+    if fields.get("scenario", 0) is None:
+        del fields["scenario"]
+    return fields
 
 
 def fields_bytes(fields: dict[str, Any], answers: list[tuple[Any, str | None]]) -> bytes:
@@ -123,11 +131,15 @@ def _sha(data: bytes) -> str:
     return DIGEST + hashlib.sha256(data).hexdigest()
 
 
-def values_digest(values: dict[tuple[str, str], Any]) -> str:
+def values_digest(values: dict[tuple[str, str], Any], pack: Any = None) -> str:
     """The digest of a copy's cell values ((sheet, cell) -> value, as `calc.copyvalues` reads
-    them): binds a pack to the copy written with it."""
+    them): binds a pack to the copy written with it. A scenario copy's digest is made under
+    its scenario's own label, so its cells never match a pack that is not that scenario's (a
+    scenario record stripped from the pack leaves cells that no longer match it)."""
     rows = sorted([sheet, cell, type(value).__name__, repr(value)] for (sheet, cell), value in values.items())
-    return _sha(_canonical(_VALUES_LABEL, rows))
+    scenario = getattr(pack, "scenario", None)
+    label = _VALUES_LABEL if scenario is None else _VALUES_LABEL + f"scenario {scenario.described}\n".encode()
+    return _sha(_canonical(label, rows))
 
 
 def seal_answer(answer: Any, signer: Signer | None) -> Any:
@@ -266,5 +278,5 @@ def _key_id(tag: str) -> str | None:
     return tag[len(MAC):].split(":", 1)[0]
 
 
-__all__ = ["Signer", "Verdict", "answer_bytes", "check", "fields_bytes", "named", "pack_bytes", "seal", "seal_answer", "seal_over", "sealed_phrase",
+__all__ = ["Signer", "Verdict", "answer_bytes", "check", "fields_bytes", "named", "own_fields", "pack_bytes", "seal", "seal_answer", "seal_over", "sealed_phrase",
            "signer_for", "signer_from_settings", "values_digest"]

@@ -34,6 +34,8 @@ class Knobs:
     storm_seconds: float = 0.0  # every request gets 429 for this long after start
     extra_keys: dict[str, str] = field(default_factory=dict)  # key -> paid | trial | expired
     seed: int = 0  # the market scenario and the fault dice
+    #: the curves shifted (`rates-xl sandbox --shift`): a rates_xl.scenario.spec.Scenario, or None
+    shift: object = None
 
     def __post_init__(self):
         if self.rate_limit <= 0 or self.burst < 1:

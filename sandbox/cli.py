@@ -55,6 +55,13 @@ def register(subparsers) -> None:
     parser.add_argument("--extra-key", type=_extra_key, action="append", default=[], metavar="KEY[=KIND]",
                         help=f"accept another key; KIND is one of {', '.join(KEY_KINDS)} (default paid)")
     parser.add_argument("--seed", type=int, default=0, help="scenario seed (default 0)")
+    parser.add_argument("--shift", metavar="SPEC",
+                        help="serve the curves shifted by a scenario (SOFR+1bp, *+25bp, SOFR:10Y+1bp, "
+                             "SOFR:2Y-5bp,SOFR:10Y+5bp): each index's par quotes move by the scenario's amount at "
+                             "their maturity and the curve is bootstrapped again; fixings, history, FX spot and "
+                             "government yields stay. The oracle for rates-xl calc --scenario (docs/scenarios.md)")
+    parser.add_argument("--buckets", metavar="TENORS", default=None,
+                        help="with --shift: the key-rate buckets (default 1Y,2Y,5Y,10Y,30Y)")
     parser.add_argument("--pack", metavar="FILE",
                         help="serve only the answers of a market-data pack (a .pack.json, or a workbook "
                              "holding one) to replay a book; anything else is a 404 saying so. The pack is "
@@ -76,13 +83,21 @@ def run(args: argparse.Namespace) -> int:
         from rates_xl.extras import missing_extra
 
         raise CommandError(f"the sandbox needs FastAPI, uvicorn and QuantLib: {missing_extra(exc, 'sandbox')}") from None
+    shift = _shift(args)
 
     if args.pack:
+        if shift is not None:
+            from rates_xl.cli import UsageError
+
+            raise UsageError("--shift and --pack: choose one (a pack's answers are served as recorded)")
         return _serve_pack(args, serve)
 
     def announce(port: int) -> None:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(f"rates-xl sandbox serving at http://{host}:{port}  (API under /v1, schema at /openapi.json)")
+        if shift is not None:
+            print(f"SHIFTED curves: {shift.described()}: a scenario, not the market (every answer says so in "
+                  "its X-Rates-Scenario header).")
         print("keys (send as x-api-key):")
         for key, kind in {**BUILTIN_KEYS, **dict(args.extra_key)}.items():
             print(f"  {key:<20} {kind}")
@@ -91,10 +106,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         serve(args.host, args.port, announce=announce, rate_limit=args.rate_limit, burst=args.burst,
               latency_ms=args.latency_ms, fail_rate=args.fail_rate, storm_seconds=args.storm_seconds,
-              extra_keys=dict(args.extra_key), seed=args.seed)
+              extra_keys=dict(args.extra_key), seed=args.seed, shift=shift)
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
+
+
+def _shift(args: argparse.Namespace):
+    """--shift SPEC [--buckets ...] read, its indexes named as the sandbox names them; one line
+    (exit 2) for a spec that cannot be read or an index the sandbox does not have."""
+    from rates_xl.cli import UsageError
+
+    if args.shift is None:
+        if args.buckets is not None:
+            raise UsageError("--buckets goes with --shift")
+        return None
+    from rates_xl.sandbox.app import shift_of
+    from rates_xl.scenario.spec import SpecError
+
+    try:
+        return shift_of(args.shift, args.buckets)
+    except SpecError as exc:
+        raise UsageError(f"--shift: {exc}") from None
 
 
 def _serve_pack(args: argparse.Namespace, serve) -> int:

@@ -7,6 +7,13 @@ sandboxes in one process) cannot see each other's settings. A bootstrapped curve
 frozen into a plain `ql.DiscountCurve` on its own nodes (same log-linear interpolation,
 so the same numbers) which, unlike the piecewise curve, does not re-bootstrap when the
 global evaluation date moves: a cached curve stays valid however requests interleave.
+
+A market under a scenario (`Market(seed, shift=...)`, `rates-xl sandbox --shift`): each index's
+par quotes (every pillar of the conventions table) move by the scenario's amount at the
+pillar's maturity (`shifted`: parallel, or the key-rate triangles of scenario/spec.py), and the
+curve is bootstrapped again from them; fixings, FX spot and government yields do not move.
+rates_xl.scenario.model builds its local curves with this same class, from a pack's quotes:
+"the same way" is this one code path.
 """
 
 from __future__ import annotations
@@ -59,13 +66,37 @@ class SwapResult:
     floating_first_payment: date
 
 
-class Market:
-    """All market answers for one seed. Curves are cached per (index, valuation date)."""
+def shifted(conv: cv.IndexConvention, quotes: dict[str, float], shift) -> dict[str, float]:
+    """The par quotes (percent) of `conv`'s pillars moved by the scenario `shift` (a
+    rates_xl.scenario.spec.Scenario; None: as they are): each by its amount at the pillar's
+    maturity (`scenario.pillar_years`)."""
+    if shift is None or not shift.touches(conv.name):
+        return quotes
+    return {pillar: quote + shift.shift_bp(conv.name, scenario.pillar_years(pillar)) / 100
+            for pillar, quote in quotes.items()}
 
-    def __init__(self, seed: int = 0, cache_size: int = 2048):
+
+class Market:
+    """All market answers for one seed (and scenario). Curves are cached per (index,
+    valuation date). `closing_quotes` and `fixing_rate` are where the numbers come from: the
+    sandbox's walk here, a pack's answers in rates_xl.scenario.model."""
+
+    def __init__(self, seed: int = 0, cache_size: int = 2048, shift=None):
         self.seed = seed
+        self.shift = shift  # a rates_xl.scenario.spec.Scenario, or None
         self._curves: LRUCache = LRUCache(maxsize=cache_size)
         self._gov: LRUCache = LRUCache(maxsize=cache_size)
+
+    def closing_quotes(self, conv: cv.IndexConvention, valuation_date: date) -> tuple[date, dict[str, float]]:
+        """(the close a valuation on `valuation_date` sees, its par quotes by pillar, percent)."""
+        close = scenario.market_date(conv.calendar, valuation_date)
+        return close, scenario.index_quotes(self.seed, conv.name, close)
+
+    def fixing_rate(self, conv: cv.IndexConvention, day: date) -> float | None:
+        """The published fixing (percent) of a past business day, None where there is none."""
+        if day < scenario.FIRST_DATE:
+            return None
+        return scenario.fixing(self.seed, conv.name, day)
 
     # --- curves -------------------------------------------------------------------
 
@@ -79,8 +110,8 @@ class Market:
 
     def _bootstrap(self, index: str, valuation_date: date) -> Curve:
         conv = cv.INDEXES[index]
-        close = scenario.market_date(conv.calendar, valuation_date)
-        quotes = scenario.index_quotes(self.seed, index, close)
+        close, quotes = self.closing_quotes(conv, valuation_date)
+        quotes = shifted(conv, quotes, self.shift)
         discount = None
         if conv.discount_index:
             discount = self.curve(conv.discount_index, valuation_date).handle
@@ -105,6 +136,8 @@ class Market:
         discount = discount or ql.YieldTermStructureHandle()
         helpers = []
         for pillar in conv.pillars:
+            if pillar not in quotes:  # a pack's curve may lack a pillar (rates_xl.scenario.model)
+                continue
             quote = ql.QuoteHandle(ql.SimpleQuote(quotes[pillar] / 100))
             if pillar == "ON":
                 helpers.append(ql.DepositRateHelper(
@@ -128,6 +161,30 @@ class Market:
                     ql.Period(0, ql.Days), discount, conv.spot_lag,
                     ql.Pillar.LastRelevantDate, ql.Date(), conv.end_of_month, True))  # indexed coupons
         return helpers
+
+    @staticmethod
+    def term_periods(conv: cv.IndexConvention, valuation_date: date) -> dict[str, tuple[date, date]]:
+        """The period (start, end) of each term-rate pillar of an IBOR curve (its deposit and
+        FRAs), as the curve built on `valuation_date` fixes them: the forward rate over it
+        is the pillar's quote."""
+        periods: dict[str, tuple[date, date]] = {}
+        if conv.kind != "ibor":
+            return periods
+        reference = from_ql(conv.calendar.adjust(to_ql(valuation_date)))
+        with QL_LOCK:
+            set_evaluation_date(reference)
+            index = conv.make_index(ql.YieldTermStructureHandle())
+            for pillar in conv.pillars:
+                quote = ql.QuoteHandle(ql.SimpleQuote(0.0))
+                if pillar.startswith("FRA "):
+                    helper = ql.FraRateHelper(quote, int(pillar[4:].split("x")[0]), index)
+                elif pillar == conv.float_frequency:
+                    helper = ql.DepositRateHelper(quote, index)
+                else:
+                    continue
+                start = index.valueDate(index.fixingDate(helper.earliestDate()))
+                periods[pillar] = (from_ql(start), from_ql(index.maturityDate(start)))
+        return periods
 
     # --- single numbers -----------------------------------------------------------
 
@@ -193,14 +250,14 @@ class Market:
         SAIBOR gets them too: the service does not publish its fixings, but its swaps
         still fix. QuantLib's fixing history is global and keyed by index name, so every pricing
         rewrites the window it may read while holding QL_LOCK: sandboxes with different
-        seeds in one process never see each other's history.
+        seeds in one process never see each other's history, and a market that lacks a day's
+        fixing (a pack's: rates_xl.scenario.model) never reads another market's.
         """
-        day = valuation_date - timedelta(days=10)
-        while day <= valuation_date:
-            if conv.calendar.isBusinessDay(to_ql(day)) and day >= scenario.FIRST_DATE:
-                rate = scenario.fixing(self.seed, conv.name, day) / 100
-                ql_index.addFixing(to_ql(day), rate, True)
-            day += timedelta(days=1)
+        ql_index.clearFixings()
+        for day in fixing_window(conv, valuation_date):
+            rate = self.fixing_rate(conv, day)
+            if rate is not None:
+                ql_index.addFixing(to_ql(day), rate / 100, True)
 
     def swap_curve(self, index: str, valuation_date: date) -> list[tuple[str, SwapResult]]:
         conv = cv.INDEXES[index]
@@ -276,13 +333,25 @@ class Market:
         return spot * growth_base / growth_quote, spot, spot_date
 
 
-_markets: dict[int, Market] = {}
+def fixing_window(conv: cv.IndexConvention, valuation_date: date) -> list[date]:
+    """The business days whose fixings a swap valued on `valuation_date` may read (a week and
+    a bit back: a term rate fixes two days before its start, a holiday's first fixing is past)."""
+    days, day = [], valuation_date - timedelta(days=10)
+    while day <= valuation_date:
+        if conv.calendar.isBusinessDay(to_ql(day)):
+            days.append(day)
+        day += timedelta(days=1)
+    return days
+
+
+_markets: dict[tuple[int, str | None], Market] = {}
 _markets_lock = threading.Lock()
 
 
-def market_for(seed: int = 0) -> Market:
-    """One shared Market per seed: its caches hold immutable, deterministic curves."""
+def market_for(seed: int = 0, shift=None) -> Market:
+    """One shared Market per seed and scenario: its caches hold immutable, deterministic curves."""
+    key = (seed, None if shift is None else shift.described())
     with _markets_lock:
-        if seed not in _markets:
-            _markets[seed] = Market(seed)
-        return _markets[seed]
+        if key not in _markets:
+            _markets[key] = Market(seed, shift=shift)
+        return _markets[key]

@@ -35,7 +35,7 @@ def seal_fields(payload: Any, client: Any) -> dict[str, Any]:
     """The pack's own fields and seal for the answers the page holds (`payload`: {"answers":
     [[digest, mac], ...], "valuation_time": "...Z" or null}); `Refused` for anything else."""
     from rates_xl.client.pack import Pack, public_url, utc_text
-    from rates_xl.client.pack_seal import fields_bytes, seal_over
+    from rates_xl.client.pack_seal import fields_bytes, own_fields, seal_over
 
     if not isinstance(payload, dict) or set(payload) - {"answers", "valuation_time"}:
         raise Refused('expected {"answers": [[digest, mac], ...], "valuation_time": ...}')
@@ -59,6 +59,6 @@ def seal_fields(payload: Any, client: Any) -> dict[str, Any]:
         raise Refused("valuation_time: a moment such as 2026-01-02T16:00:00Z, or null")
     pack = Pack(base_url=public_url(client.base_url), created=utc_text(datetime.now(UTC).timestamp()),
                 valuation_time=moment)
-    fields = pack.model_dump(mode="json", exclude={"seal", "answers"})
+    fields = own_fields(pack)
     seal = seal_over(fields_bytes(fields, pairs), signer)
     return {**{k: v for k, v in fields.items() if v is not None}, "seal": seal}

@@ -67,3 +67,48 @@ def test_parser_knows_the_flags_and_importing_it_stays_light():
                             "print('QuantLib' in sys.modules or 'fastapi' in sys.modules)"],
                            capture_output=True, text=True, check=True, timeout=60)
     assert check.stdout.strip() == "False"
+
+
+def test_shift_serves_the_curves_moved_and_says_so_on_start_and_in_every_answer(sandbox):
+    """`rates-xl sandbox --shift SPEC`: a 10Y SOFR par rate (a pillar) moves by the parallel
+    shift exactly; a fixing does not; the start line and each answer's header say SHIFTED."""
+    proc = subprocess.Popen([*COMMAND, "sandbox", "--port", "0", "--shift", "SOFR+25bp"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        base_url = proc.stdout.readline().split()[4]
+        assert proc.stdout.readline().startswith("SHIFTED curves: SOFR+25bp: a scenario, not the market")
+        at = {"valuation_time": "2026-03-10T16:00:00Z"}
+        swap = {"index": "SOFR", "start_date": "2D", "maturity_date": "10Y", "fixed_leg_frequency": "1Y", **at}
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                moved = requests.get(f"{base_url}/v1/swap_rate", params=swap, headers={"x-api-key": PAID_KEY},
+                                     timeout=30)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        base = requests.get(f"{sandbox.base_url}/v1/swap_rate", params=swap, headers={"x-api-key": PAID_KEY},
+                            timeout=30).json()["swap_rate"]
+        assert moved.headers["X-Rates-Scenario"] == "SOFR+25bp"
+        assert abs(moved.json()["swap_rate"] - base - 0.25) < 1e-9
+        fixing = {"index": "SOFR", "valuation_date": "2026-03-09"}
+        assert requests.get(f"{base_url}/v1/fixing", params=fixing, headers={"x-api-key": PAID_KEY},
+                            timeout=30).json() == \
+            requests.get(f"{sandbox.base_url}/v1/fixing", params=fixing, headers={"x-api-key": PAID_KEY},
+                         timeout=30).json()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+
+
+def test_a_bad_shift_is_one_line_exit_2():
+    for argv, says in [(["--shift", "SOFR+1"], "--shift: scenario 'SOFR+1': the amount is in bp"),
+                       (["--shift", "SOFT+1bp"], "--shift: the sandbox has no index 'SOFT'"),
+                       (["--shift", "SOFR:7Y+1bp"], "7Y is not one of the buckets"),
+                       (["--buckets", "1Y,5Y"], "--buckets goes with --shift"),
+                       (["--shift", "SOFR+1bp", "--pack", "x.json"], "--shift and --pack: choose one")]:
+        result = subprocess.run([*COMMAND, "sandbox", "--port", "0", *argv], capture_output=True, text=True,
+                                timeout=60)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1 and says in lines[0], (argv, result.stderr)
