@@ -43,6 +43,7 @@ BENCHMARKS = {
     "team_live": "team server: another user's one-cell batch while one user's Live subscriptions flood",
     "signin": "team server sign-in behind a trickled and a 60 MB JWKS: known keys, a cold start, memory",
     "live": "Live mode: 200 live cells at half the limit, refreshed within lifetime + 5 s; typed formulas meanwhile",
+    "interrupt": "Ctrl+C: SIGINT to the end of a command waiting on a silent service (call, calc)",
 }
 
 

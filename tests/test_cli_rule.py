@@ -24,10 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from rates_xl.cli import build_parser
+from rates_xl.cli import INTERRUPT_GRACE_S, build_parser
+from tests.support.commands import handlers_installed
+from tests.support.timing import within
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERRUPTED = 130
+#: What an interrupt must cut short, in each test below: the driver's handler sleeps 30 s; a
+#: command waiting on a silent service would wait the client's 10 s timeout. The interrupt's
+#: own path ends the process at once, at the latest INTERRUPT_GRACE_S after the signal (the
+#: "within a second" of the docs is that, measured by bench/interrupt.py, not asserted here).
+DRIVER_SLEEP_S, CLIENT_TIMEOUT_S = 30.0, 10.0
 
 
 def _leaves(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -212,14 +219,7 @@ def test_every_command_stops_on_an_interrupt_within_a_second(leaf, sig, tmp_path
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     signalled = float(lines[0].split()[1])
     assert lines[1:] == [f"rates-xl {' '.join(leaf)}: interrupted"], done.stderr
-    assert ended - signalled < 1.0
-
-
-def _handlers_installed(pid: int) -> bool:
-    """Has the process installed the command's SIGTERM handler (so main is running)?"""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
+    assert ended - signalled < within(INTERRUPT_GRACE_S, DRIVER_SLEEP_S)
 
 
 def _interrupt(argv, tmp: Path, after: float, sig=signal.SIGINT, env=None, cwd=None):
@@ -232,7 +232,7 @@ def _interrupt(argv, tmp: Path, after: float, sig=signal.SIGINT, env=None, cwd=N
                             text=True, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while not _handlers_installed(proc.pid):
+        while not handlers_installed(proc.pid):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
             time.sleep(0.01)
         time.sleep(after)
@@ -277,7 +277,7 @@ def test_calc_against_a_service_that_never_answers_stops_at_once(tmp_path):
         proc, _, err, seconds = _interrupt(["calc", "--no-progress", str(book)], tmp_path, 1.5, env=env)
     assert proc.returncode == INTERRUPTED, err
     assert err.strip().splitlines()[-1] == "rates-xl calc: interrupted", err
-    assert seconds < 1.0
+    assert seconds < within(INTERRUPT_GRACE_S, CLIENT_TIMEOUT_S)
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".xlsx") == [book.name]
     _no_partial_files(tmp_path)
 
@@ -286,10 +286,11 @@ def test_calc_against_a_service_that_never_answers_stops_at_once(tmp_path):
 @pytest.mark.parametrize("after", [0.3, 1.0, 2.0])
 def test_the_demo_interrupted_early_says_interrupted_and_nothing_else(after, tmp_path):
     out_dir = tmp_path / "demo"
-    proc, _, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, after)
+    proc, out, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, after)
     assert proc.returncode == INTERRUPTED, err
     assert err.strip() == "rates-xl demo: interrupted", err  # no "Exception ignored in ZipFile"
-    assert seconds < 1.0
+    assert "headline numbers" not in out  # it stopped: the demo did not run to its end
+    assert seconds < within(INTERRUPT_GRACE_S, CLIENT_TIMEOUT_S)
     if out_dir.exists():
         _no_partial_files(out_dir)
 
@@ -297,10 +298,11 @@ def test_the_demo_interrupted_early_says_interrupted_and_nothing_else(after, tmp
 @pytest.mark.slow
 def test_sigterm_during_the_demo_leaves_no_hidden_temporary_file(tmp_path):
     out_dir = tmp_path / "demo"
-    proc, _, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, 2.5,
-                                       sig=signal.SIGTERM)
+    proc, out, err, seconds = _interrupt(["demo", "--no-progress", "--out", str(out_dir)], tmp_path, 2.5,
+                                         sig=signal.SIGTERM)
     assert proc.returncode == INTERRUPTED, err
-    assert seconds < 1.0
+    assert "headline numbers" not in out
+    assert seconds < within(INTERRUPT_GRACE_S, CLIENT_TIMEOUT_S)
     if out_dir.exists():
         _no_partial_files(out_dir)
 
@@ -356,7 +358,7 @@ def test_call_interrupted_while_waiting_stops_at_once(tmp_path):
         proc, _, err, seconds = _interrupt(["call", "swap_rate_tenors", "index=SOFR", "--base-url", silent.url],
                                            tmp_path, 0.5, env=env)
     assert proc.returncode == INTERRUPTED and err.strip() == "rates-xl call: interrupted", err
-    assert seconds < 1.0
+    assert seconds < within(INTERRUPT_GRACE_S, CLIENT_TIMEOUT_S)
 
 
 # -- the other commands' rough edges --------------------------------------------------------------

@@ -19,6 +19,7 @@ from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.functions.messages import message_for
 from tests.client.conftest import SECRET
 from tests.support.faultserver import FaultServer, Reply, TrickleRelay, TricklingProxy
+from tests.support.timing import within
 
 MB = 1 << 20
 
@@ -104,7 +105,8 @@ def test_a_body_trickling_a_byte_a_second_ends_the_cell_within_its_budget(server
     with using_client(client):
         cell = FUNCTIONS["RATES_FXSPOT"].core("EURUSD")
     elapsed = time.monotonic() - started
-    assert elapsed < client.settings.cell_deadline + 3, elapsed  # a hang bound; the figure is in docs
+    # The budget ends it, not the trickle's 600 s; the figure is in docs/reliability.md.
+    assert elapsed < within(client.settings.cell_deadline, 600 * 1.0), elapsed
     assert cell.startswith("#RATES! service unreachable: the service sent its answer too slowly: "), cell
     came = re.search(r"too slowly: (\d+) of 600 bytes in [\d.]+ s$", cell)
     assert came and int(came.group(1)) >= 1, cell  # what did arrive is counted
@@ -117,10 +119,12 @@ def test_a_trickling_answer_ends_the_headless_call_within_its_budget(server, mak
     started = time.monotonic()
     with pytest.raises(ServiceUnavailable, match="sent its answer too slowly"):
         client.fx_spot("EURUSD")
-    assert time.monotonic() - started < 3.0 + 3
+    assert time.monotonic() - started < within(3.0, 600 * 0.5)  # the trickle would take 300 s
 
 
 SLOW_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"X-Slow: " + b"y" * 500
+#: A head (or a handshake, a proxy's answer) trickled a byte every 0.2 s: what the deadline cuts short.
+TRICKLED_HEAD_S = len(SLOW_HEAD) * 0.2
 
 
 def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
@@ -139,7 +143,7 @@ def test_a_trickle_over_tls_is_stopped_too(tmp_path, monkeypatch):
             started = time.monotonic()
             with pytest.raises(ServiceUnavailable, match="no answer from the service within 1 s"):
                 client.fx_spot("EURUSD")
-            assert time.monotonic() - started < 2.0 + 3
+            assert time.monotonic() - started < within(2.0, TRICKLED_HEAD_S)
         assert tls_server.count() == 1
     finally:
         tls_server.stop()
@@ -178,7 +182,7 @@ def test_a_tls_handshake_trickling_in_ends_the_attempt_at_its_deadline(tmp_path,
         relay.close()  # ends the trickle, so a call still blocked returns now
         tls_server.stop()
     caller.join(timeout=5)
-    assert "elapsed" in outcome and outcome["elapsed"] < 2.0 + 3, outcome
+    assert "elapsed" in outcome and outcome["elapsed"] < within(2.0, TRICKLED_HEAD_S), outcome
     assert isinstance(outcome["error"], ServiceUnavailable), outcome
     assert "no answer from the service within 1 s" in str(outcome["error"]), outcome
 
@@ -212,7 +216,7 @@ def test_a_proxy_trickling_its_connect_answer_ends_the_attempt_at_its_deadline(m
         proxy.close()  # ends the trickle, so a call still blocked returns now
     caller.join(timeout=5)
     assert proxy.connects == 1
-    assert "elapsed" in outcome and outcome["elapsed"] < 2.0 + 3, outcome
+    assert "elapsed" in outcome and outcome["elapsed"] < within(2.0, TRICKLED_HEAD_S), outcome
     assert isinstance(outcome["error"], ServiceUnavailable), outcome
     assert "no answer from the service within 1 s" in str(outcome["error"]), outcome
 
@@ -223,7 +227,7 @@ def test_headers_trickling_in_end_the_attempt_at_its_deadline(server, make_clien
     started = time.monotonic()
     with pytest.raises(ServiceUnavailable, match="no answer from the service within 1 s"):
         client.fx_spot("EURUSD")
-    assert time.monotonic() - started < 2.0 + 3
+    assert time.monotonic() - started < within(2.0, TRICKLED_HEAD_S)
 
 
 # -- 2. a cap on an answer's size ---------------------------------------------------------------

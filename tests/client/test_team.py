@@ -21,6 +21,7 @@ from rates_xl.sandbox import PAID_KEY, TRIAL_KEY
 from tests.support.redis_server import needs_redis
 from tests.support.sends import most_in_window
 from tests.support.team_worker import run_workers
+from tests.support.timing import within
 
 pytestmark = needs_redis
 
@@ -478,9 +479,11 @@ def test_a_claim_written_by_someone_else_delays_a_cell_but_does_not_fail_it(sand
         started = time.monotonic()
         answer = client.get_key(key, deadline=4.0)
         elapsed = time.monotonic() - started
+        # It waited about half its budget for the "teammate" (a lower bound: load only adds), and
+        # kept the rest to fetch: the answer came within the 4 s budget, which would be spent
+        # had it waited the whole of it on the claim.
         assert answer.swap_rate > 0 and client.stats()["requests_sent"] == 1
-        # It waited about half its budget for the "teammate", keeping the rest to fetch.
-        assert elapsed < 3.5, elapsed
+        assert elapsed >= 4.0 / 2 * 0.9, elapsed
     finally:
         client.close()
 
@@ -715,8 +718,11 @@ def test_a_cell_behind_a_dead_claim_keeps_to_its_budget(server, redis_server):
         with pytest.raises(ServiceUnavailable) as caught:
             client.get_key(key, deadline=4.0)
         elapsed = time.monotonic() - started
-        assert elapsed <= 4.0 + 1.5, elapsed  # a bound; the figure is in docs/reliability.md
-        assert re.fullmatch(r"no answer from the service within [\d.]+ s", caught.value.message), caught.value
+        # Its fetch had what was left of the budget (about 2 s), not a fresh 4 s: the message
+        # says the attempt's own limit, whatever the machine's load. Figure: docs/reliability.md.
+        said = re.fullmatch(r"no answer from the service within ([\d.]+) s", caught.value.message)
+        assert said and float(said[1]) <= 4.0 / 2 + 0.1, caught.value
+        assert elapsed <= within(4.0, 4.0 / 2 + 4.0 + 3.0), elapsed  # the old path: 2 s + 4 s + the 3 s answer
         assert server.count() == 1  # no retry once the budget is spent
     finally:
         client.close()

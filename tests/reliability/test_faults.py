@@ -11,7 +11,8 @@ from rates_xl.functions import FUNCTIONS
 from rates_xl.sandbox import PAID_KEY
 from tests.reliability.conftest import compute, make_cells
 from tests.support.sandbox import free_port
-from tests.support.sends import most_in_window, recording_sends
+from tests.support.sends import bucket_refusals, most_in_window, recording_sends
+from tests.support.timing import within
 
 
 def messages(values) -> list[str]:
@@ -40,21 +41,27 @@ def test_a_3_second_429_storm_leaves_every_cell_right_with_bounded_retries_insid
     # Never beyond the limit: a 20/s bucket with burst 50 admits at most 50 + 20 W in W seconds.
     for window in (0.01, 0.5, 1.0, 2.0, 5.0):
         assert most_in_window(sends.sent, window) <= 50 + 20 * window, window
-    # Right afterwards, new cells go straight through.
+    # Right afterwards, new cells go straight through: the storm leaves nothing behind (no
+    # Retry-After still obeyed, no breaker open). A 429 there can only be the sandbox's own
+    # rate limit (the storm never charges its bucket), and that one the client must never earn
+    # by sending too much (checked above, from what it sent). Under load, requests the client
+    # paced apart can still reach the server bunched (threads held between the limiter and the
+    # socket): a clean-clone CI run at load 7-13 met two such 429s 2.46 s after the storm
+    # (issue 31). So every 429 after the storm must be one the sandbox's bucket gives for what
+    # it received, replayed from its arrival log; one it does not explain is a storm leftover.
     fresh = make_cells(20, offset=100)
     with recording_sends() as after:
         assert compute(fresh) == right_answers(fresh)
     first_answer = min(a.at for a in service.arrivals if a.status == 200)
-    late_429s = [round(a.at - first_answer, 3) for a in service.arrivals
-                 if a.status == 429 and a.at > first_answer]
-    # If this fails, the message says when the sandbox refused, counted from its first answer
-    # after the storm: a refusal there is its own rate limit (the storm never charges it).
-    # What this test is about: right after the storm, no new cell meets a 429. (A single
-    # ServiceUnavailable retry was seen twice in ~100 runs on a loaded machine: a pooled
-    # connection the sandbox's uvicorn closed as idle (5 s keep-alive) just as it was reused.
-    # That is the transport's concern, not the limiter's; it is noted, not hidden, here.)
-    assert after.count_retries("RateLimited") == 0, f"429s at {late_429s} s after the storm's end"
-    assert set(after.retries_after) <= {"ServiceUnavailable"}, after.retries_after
+    late = [a for a in service.arrivals if a.at >= first_answer]
+    late_429s = [round(a.at - first_answer, 3) for a in late if a.status == 429]
+    explained = bucket_refusals([a.at for a in late], rate=20, burst=50)
+    assert len(late_429s) <= explained, f"429s at {late_429s} s after the storm's end; its bucket explains {explained}"
+    assert after.count_retries("RateLimited") <= explained
+    # (A single ServiceUnavailable retry was seen twice in ~100 runs on a loaded machine: a
+    # pooled connection the sandbox's uvicorn closed as idle (5 s keep-alive) just as it was
+    # reused. That is the transport's concern, not the limiter's; it is noted, not hidden.)
+    assert set(after.retries_after) <= {"ServiceUnavailable", "RateLimited"}, after.retries_after
 
 
 def test_a_storm_longer_than_the_retries_gives_a_clear_429_message_quickly(sandbox_factory, use_client):
@@ -107,10 +114,9 @@ def test_answers_slower_than_the_timeout_give_a_clear_message_within_timeout_x_a
     for value in values:
         assert value == f"#RATES! service unreachable: no answer from the service within {timeout:g} s"
     assert len(sends.sent) == len(cells) * attempts
-    # The bound the issue sets (timeout x attempts), plus the backoff and thread start-up:
-    # a hang would blow through it. Not a speed figure: it would pass at any machine speed
-    # that can open a loopback connection in a second.
-    assert elapsed < timeout * attempts + backoff * (attempts - 1) + 1.0
+    # The timeouts end it (timeout x attempts, plus the backoff); without them every attempt
+    # would wait for the answer (2.5 s x attempts). Not a speed figure: see tests/support/timing.
+    assert elapsed < within(timeout * attempts + backoff * (attempts - 1), 2.5 * attempts)
     assert client.stats()["errors_by_status"] == {"ServiceUnavailable": len(cells)}
 
 
@@ -139,3 +145,10 @@ def test_status_reports_the_outage(monkeypatch, use_client):
     status = dict((row[0], row[1]) for row in FUNCTIONS["RATES_STATUS"].core())
     assert status["API key"] == "set"
     assert "connection refused" in status["Last error"]
+
+
+def test_the_bucket_replay_counts_what_the_sandboxs_bucket_refuses():
+    assert bucket_refusals([0.0] * 60, rate=20, burst=50) == 10  # a burst of 60 at once
+    assert bucket_refusals([0.0] * 50 + [0.05], rate=20, burst=50) == 0  # one token back after 50 ms
+    assert bucket_refusals([i / 25 for i in range(200)], rate=20, burst=50) == 0  # 25/s drains 50 in 10 s
+    assert bucket_refusals([i / 25 for i in range(300)], rate=20, burst=50) > 0

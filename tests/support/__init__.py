@@ -12,6 +12,7 @@ Modules:
     serial_excel_rtd                   Excel's side of RTD for the stand-in (App.use_rtd)
     sandbox       the sandbox in a child process, free loopback ports, wait_until
     commands      `rates-xl ...` as a user types it: the console script, a fresh HOME
+    timing        bounds on waits that tell a mechanism from a hang on a busy machine
     sends         what the client sent (from its log), most in a window, open sockets
     cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS
     samples       one valid call per worksheet function and the same request made directly

@@ -38,6 +38,16 @@ def fresh_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def handlers_installed(pid: int) -> bool:
+    """Has the process installed the console script's SIGTERM handler (so its command runs)?
+    Read from /proc (Linux): the signals it catches."""
+    import signal
+
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
 def copy_of_the_clone(target: Path) -> Path:
     """This working tree's files as a clone holds them (tracked and new, nothing ignored), in
     `target`: what a newcomer installs from, without the developer's build artefacts."""
