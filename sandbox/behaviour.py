@@ -81,6 +81,7 @@ class Arrival:
     path: str
     query: str  # the raw query string
     status: int  # the status answered (429 when throttled)
+    stormed: bool = False  # the 429 is the storm knob's (else a 429 is the key's rate limit)
 
 
 class Behaviour:
@@ -124,13 +125,15 @@ class FaultMiddleware:
             return await self.app(scope, receive, send)
         arrived = time.time()
         logged = False
+        stormed: list[bool] = []  # set by _serve when the storm answers
 
         def log(status: int) -> None:
             nonlocal logged
             if not logged:
                 logged = True
                 self.behaviour.arrivals.append(Arrival(
-                    arrived, scope["path"], scope.get("query_string", b"").decode("latin-1"), status))
+                    arrived, scope["path"], scope.get("query_string", b"").decode("latin-1"), status,
+                    bool(stormed)))
 
         async def record(message):
             if message["type"] == "http.response.start":
@@ -140,16 +143,17 @@ class FaultMiddleware:
             await send(message)
 
         try:
-            await self._serve(scope, receive, record)
+            await self._serve(scope, receive, record, stormed)
         finally:
             log(0)  # no answer started (the app failed, the client left)
 
-    async def _serve(self, scope, receive, send):
+    async def _serve(self, scope, receive, send, stormed: list[bool]):
         knobs = self.behaviour.knobs
         if knobs.latency_ms > 0:
             await asyncio.sleep(knobs.latency_ms / 1000)
         storm = self.behaviour.storm_left()
         if storm > 0:
+            stormed.append(True)
             response = JSONResponse(
                 {"detail": f"Rate limit exceeded: the service is throttling every request "
                            f"(storm for {storm:.1f} s more)"},

@@ -11,7 +11,7 @@ from rates_xl.functions import FUNCTIONS
 from rates_xl.sandbox import PAID_KEY
 from tests.reliability.conftest import compute, make_cells
 from tests.support.sandbox import free_port
-from tests.support.sends import bucket_refusals, most_in_window, recording_sends
+from tests.support.sends import most_in_window, recording_sends
 from tests.support.timing import within
 
 
@@ -42,22 +42,20 @@ def test_a_3_second_429_storm_leaves_every_cell_right_with_bounded_retries_insid
     for window in (0.01, 0.5, 1.0, 2.0, 5.0):
         assert most_in_window(sends.sent, window) <= 50 + 20 * window, window
     # Right afterwards, new cells go straight through: the storm leaves nothing behind (no
-    # Retry-After still obeyed, no breaker open). A 429 there can only be the sandbox's own
-    # rate limit (the storm never charges its bucket), and that one the client must never earn
-    # by sending too much (checked above, from what it sent). Under load, requests the client
-    # paced apart can still reach the server bunched (threads held between the limiter and the
-    # socket): a clean-clone CI run at load 7-13 met two such 429s 2.46 s after the storm
-    # (issue 31). So every 429 after the storm must be one the sandbox's bucket gives for what
-    # it received, replayed from its arrival log; one it does not explain is a storm leftover.
+    # Retry-After still obeyed, no breaker open, no 429 of the storm's). A 429 there can only
+    # be the sandbox's own rate limit, which the client never earns by sending too much
+    # (checked above, from what it sent); under load the server can still see requests the
+    # client paced apart bunched together (its key check runs in a thread pool, late and out of
+    # order): a clean-clone CI run at load 7-13 met two such 429s 2.46 s after the storm, a
+    # full run here at load 12 one at 1.05 s (issue 31). Those are retried like any 429.
     fresh = make_cells(20, offset=100)
     with recording_sends() as after:
         assert compute(fresh) == right_answers(fresh)
     first_answer = min(a.at for a in service.arrivals if a.status == 200)
-    late = [a for a in service.arrivals if a.at >= first_answer]
-    late_429s = [round(a.at - first_answer, 3) for a in late if a.status == 429]
-    explained = bucket_refusals([a.at for a in late], rate=20, burst=50)
-    assert len(late_429s) <= explained, f"429s at {late_429s} s after the storm's end; its bucket explains {explained}"
-    assert after.count_retries("RateLimited") <= explained
+    leftovers = [round(a.at - first_answer, 3) for a in service.arrivals if a.stormed and a.at > first_answer]
+    assert not leftovers, f"the storm's 429s at {leftovers} s after its end"
+    late_limit = [a for a in service.arrivals if a.status == 429 and a.at > first_answer]
+    assert after.count_retries("RateLimited") <= len(late_limit)  # each one the service's own
     # (A single ServiceUnavailable retry was seen twice in ~100 runs on a loaded machine: a
     # pooled connection the sandbox's uvicorn closed as idle (5 s keep-alive) just as it was
     # reused. That is the transport's concern, not the limiter's; it is noted, not hidden.)
@@ -146,9 +144,3 @@ def test_status_reports_the_outage(monkeypatch, use_client):
     assert status["API key"] == "set"
     assert "connection refused" in status["Last error"]
 
-
-def test_the_bucket_replay_counts_what_the_sandboxs_bucket_refuses():
-    assert bucket_refusals([0.0] * 60, rate=20, burst=50) == 10  # a burst of 60 at once
-    assert bucket_refusals([0.0] * 50 + [0.05], rate=20, burst=50) == 0  # one token back after 50 ms
-    assert bucket_refusals([i / 25 for i in range(200)], rate=20, burst=50) == 0  # 25/s drains 50 in 10 s
-    assert bucket_refusals([i / 25 for i in range(300)], rate=20, burst=50) > 0

@@ -22,23 +22,6 @@ def most_in_window(times: list[float], window: float) -> int:
     return best
 
 
-def bucket_refusals(times: list[float], rate: float, burst: int) -> int:
-    """How many of these arrivals a token bucket (`burst` at once, then `rate` a second), full
-    at the first of them, refuses: the service's own 429s for what it received. Requests a
-    client paced apart can reach a loaded server bunched together; this counts what the
-    bunching alone explains."""
-    tokens, last, refused = float(burst), None, 0
-    for t in sorted(times):
-        if last is not None:
-            tokens = min(float(burst), tokens + (t - last) * rate)
-        last = t
-        if tokens >= 1.0:
-            tokens -= 1.0
-        else:
-            refused += 1
-    return refused
-
-
 class SendLog(logging.Handler):
     """Records every HTTP attempt the client makes, from its DEBUG record "GET <path> <params>".
 
