@@ -325,7 +325,7 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict
         else:
             print(f"{'  ' if several else ''}{len(result.errors)} error cell{'s' if len(result.errors) != 1 else ''}:")
             for error in result.errors[:MAX_LISTED_ERRORS]:
-                print(f"  {error.address}: {error.value}")
+                print(f"  {error.address}: {error.value}" + (f" ({error.message})" if error.message else ""))
             if len(result.errors) > MAX_LISTED_ERRORS:
                 print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
         edited = book in checked and checked[book][-1].startswith("NOT a reproduction")

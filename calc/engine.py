@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
+from rates_xl.functions import errors
 from rates_xl.functions.sheet import is_rates_name
 
 # The add-in's worksheet functions: dotted spellings (Office.js) and the prefix Office uses
@@ -350,6 +351,13 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
             result = core(*args)
         except Exception as exc:  # the function layer should never raise; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
+        # A failing call is an error value, as in Excel (a SUM over it is an error too); its
+        # message is kept for the summary (functions/errors.engine_value, issue 28).
+        result = errors.engine_value(excel_name, args, result)
+        if result in errors.ERROR_TEXT.values():
+            from formulas.tokens.operand import Error
+
+            result = Error.errors[result]
         return _to_engine(result)
 
     call.__name__ = excel_name

@@ -16,6 +16,7 @@ from typing import Any
 
 from rates_xl.calc import engine
 from rates_xl.calc.fast import Prepared, fit_legacy
+from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, parse_area, split_reference
 
 # formualizer's error kinds -> Excel's error text.
@@ -339,7 +340,8 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
             result = context.copy().run(core, *args) if context is not None else core(*args)
         except Exception as exc:  # the function layer never raises; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
-        return _to_engine(result)
+        # A failing call is an error value, as in Excel; its message kept for the summary.
+        return _to_engine(errors.engine_value(excel_name, args, result))
 
     call.__name__ = excel_name
     return call

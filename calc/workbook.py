@@ -51,6 +51,8 @@ class ErrorCell:
     sheet: str
     cell: str
     value: str
+    #: A failing RATES_ cell's message (its value is #VALUE! or #N/A, as in Excel: issue 28).
+    message: str = ""
 
     @property
     def address(self) -> str:
@@ -364,8 +366,32 @@ class WorkbookCalculation:
 
     def _errors(self, values: dict[Key, Any]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
-        found = [ErrorCell(sheet, cell, str(v)) for (sheet, cell), v in values.items() if is_error(v)]
+        found = [ErrorCell(sheet, cell, str(v), self._message(sheet, cell, values))
+                 for (sheet, cell), v in values.items() if is_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
+
+    def _message(self, sheet: str, cell: str, values: dict[Key, Any]) -> str:
+        """The message of a failing RATES_ cell: its formula's call, its arguments read as the
+        engine passed them, looked up among the calls the calculation answered with a message."""
+        from rates_xl.functions import errors
+        from rates_xl.functions.link import Unlinked, argument_value, rates_calls
+
+        try:
+            formula = self.book[sheet][cell].value
+            formula = getattr(formula, "text", formula)  # an array formula's text
+            if not (isinstance(formula, str) and formula.startswith("=")):
+                return ""
+
+            def value_of(at: str, ref: str) -> Any:
+                return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
+
+            for name, texts in rates_calls(formula):
+                message = errors.calls.of(name, [argument_value(x, sheet, value_of) for x in texts])
+                if message:
+                    return errors.without_prefix(message)
+        except (Unlinked, KeyError, ValueError):
+            return ""
+        return ""
 
 
 #: How many times the check holds the cells found wrong and compares what they feed again.

@@ -162,3 +162,56 @@ messages = Messages()
 
 def without_prefix(message: str) -> str:
     return message[len(PREFIX):].strip() if message.startswith(PREFIX) else message
+
+
+# -- rates-xl calc: an engine's RATES_ cell fails as an error too ---------------------------------
+class CallMessages:
+    """The message each RATES_* call answered in a headless calculation, by its function and
+    arguments (an engine passes a function its values, not its cell): the summary finds a
+    failing cell's message from its formula's call (calc/workbook.py)."""
+
+    def __init__(self, max_calls: int = MAX_CELLS) -> None:
+        self.max_calls = max_calls
+        self._calls: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(name: str, args: Any) -> tuple:
+        trimmed = list(args)
+        while trimmed and trimmed[-1] in (None, ""):
+            trimmed.pop()  # an omitted argument and an empty one are the same call
+        return (name.upper(), repr(trimmed))
+
+    def note(self, name: str, args: Any, message: str) -> None:
+        with self._lock:
+            self._calls[self._key(name, args)] = message
+            while len(self._calls) > self.max_calls:
+                self._calls.popitem(last=False)
+
+    def of(self, name: str, args: Any) -> str | None:
+        with self._lock:
+            return self._calls.get(self._key(name, args))
+
+
+calls = CallMessages()
+
+#: Functions that explain another cell: their refusals stay text in every host (as RATES_SOURCE
+#: in the classic add-in), they are read, not summed.
+EXPLAINERS = frozenset({"RATES_SOURCE", "RATES_SOURCE_OF", "RATES_ERROR"})
+#: What an engine holds for a failing cell, by kind.
+ERROR_TEXT = {VALUE: "#VALUE!", NA: "#N/A"}
+
+
+def engine_value(name: str, args: Any, result: Any) -> Any:
+    """A headless engine's value for a RATES_* call's result: a message becomes the error
+    value Excel would show (its text, `#VALUE!` or `#N/A`, for the engine to turn into its own
+    error), noted for the summary; anything else passes. The text setting keeps the message."""
+    if not is_message(result) or name.upper().replace(".", "_", 1) in EXPLAINERS:
+        return result
+    calls.note(name, args, result)
+    if not as_values():
+        return result
+    from rates_xl.functions.table import FUNCTIONS
+
+    spec = FUNCTIONS.get(name.upper().replace(".", "_", 1))
+    return ERROR_TEXT[kind(spec, tuple(args), result) if spec is not None else NA]

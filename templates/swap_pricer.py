@@ -130,14 +130,22 @@ def build(book: Book) -> None:
 
     s.section(28, "Results")
     sign = f'IF({c["position"]}="Pay fixed",1,-1)'
-    fixed_pv = s.output(29, "Fixed leg PV", f"=SUM({fixed('J')})", kind="money", unit="currency",
-                        note="Present value of the fixed payments.", name="fixed_leg_pv")
-    float_pv = s.output(30, "Floating leg PV", f"=SUM({floating('K')})", kind="money", unit="currency",
-                        note="Present value of the projected floating payments.", name="float_leg_pv")
+    # A leg whose schedule failed (its RATES_ curve an error value: issue 28) has no rows, and
+    # a SUM over none is 0: a plausible NPV. The totals take the schedule's error instead.
+    fixed_anchor, float_anchor = f"'{FIXED_SHEET}'!B{TOP}", f"'{FLOAT_SHEET}'!B{TOP}"
+
+    def leg(anchor: str, total: str) -> str:
+        return f"=IF(ISERROR({anchor}),{anchor},{total})"
+
+    fixed_pv = s.output(29, "Fixed leg PV", leg(fixed_anchor, f"SUM({fixed('J')})"), kind="money",
+                        unit="currency", note="Present value of the fixed payments.", name="fixed_leg_pv")
+    float_pv = s.output(30, "Floating leg PV", leg(float_anchor, f"SUM({floating('K')})"), kind="money",
+                        unit="currency", note="Present value of the projected floating payments.",
+                        name="float_leg_pv")
     s.output(31, "NPV", f"={sign}*({float_pv}-{fixed_pv})", kind="money", unit="currency",
              note="Value to you: floating minus fixed when paying fixed, the reverse when receiving.",
              name="npv")
-    annuity = s.output(32, "Annuity", f"=SUM({fixed('L')})", kind="df", unit="years",
+    annuity = s.output(32, "Annuity", leg(fixed_anchor, f"SUM({fixed('L')})"), kind="df", unit="years",
                        note="Sum of accrual x discount factor over the fixed leg.")
     par = s.output(33, "Par rate (from the legs)", f"={float_pv}/({c['notional']}*{annuity})*100",
                    kind="percent", unit="percent", note="The fixed rate that makes the NPV zero.",
@@ -156,7 +164,8 @@ def build(book: Book) -> None:
              kind="money", unit="currency",
              note="Change in NPV when every zero rate rises 1 bp (continuously compounded, Act/365).",
              name="swap_dv01")
-    s.output(38, "Maturity date", f"=MAX({fixed('E')})", kind="date", note="Last date of the fixed schedule.")
+    s.output(38, "Maturity date", leg(fixed_anchor, f"MAX({fixed('E')})"), kind="date",
+             note="Last date of the fixed schedule.")
     s.notes(40, [
         "Dates roll on the index calendar as the service generates them. A payment lag moves each payment that "
         "many business days (holidays on the hidden Lists sheet) and RATES_DISCOUNT discounts it there.",

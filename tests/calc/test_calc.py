@@ -134,14 +134,15 @@ def test_calc_command_lists_error_cells_and_exits_3(tmp_path, rates_client, caps
     out = tmp_path / "bad.values.xlsx"
     assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 3
     printed = capsys.readouterr()
-    assert "Data!A1: #RATES! maturity: '10X'" in printed.out
+    # An error value, as in Excel (issue 28), the message beside it in the summary.
+    assert "Data!A1: #VALUE! (maturity: '10X' is not a date or a tenor like 10Y)" in printed.out
     assert "Data!A2: #VALUE!" in printed.out and "Data!A4: #DIV/0!" in printed.out
     assert "Data!A5" not in printed.out
     # A function the engine does not know: not computed, the file's cached value kept, said so.
     assert "unknown function NOSUCH" in printed.out
     assert "Data!A3: not computed (calls NOSUCH, which the engine does not know)" in printed.out
     frozen = openpyxl.load_workbook(out)["Data"]
-    assert frozen["A1"].value.startswith("#RATES! maturity")
+    assert frozen["A1"].value == "#VALUE!"  # the copy holds the error value Excel would show
     assert isinstance(frozen["A5"].value, float)
 
 

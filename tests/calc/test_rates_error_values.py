@@ -1,0 +1,42 @@
+"""`rates-xl calc`: a RATES_ cell that fails is an error value there too, as in Excel, so a SUM
+over it is an error and not a total without it; the summary still names the message (issue 28).
+"""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from rates_xl.calc.workbook import WorkbookCalculation
+from rates_xl.client import RatesClient
+from rates_xl.functions import using_client
+
+
+@pytest.fixture
+def book(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"] = '=RATES_SWAP("SOFR","0D","5Y","1Y")'
+    ws["A2"] = '=RATES_SWAP("SOFR","0D","10X","1Y")'
+    ws["B1"] = "=SUM(A1:A2)"
+    ws["B2"] = '=IFERROR(A2,"bad")'
+    path = tmp_path / "book.xlsx"
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("engine", ["fast", "formulas"])
+def test_a_sum_over_a_failed_rates_cell_is_an_error_and_the_summary_names_the_message(
+        book, sandbox, sandbox_key, engine):
+    client = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
+    with using_client(client):
+        result = WorkbookCalculation(book, engine_name=engine, full=True).compute(client)
+    client.close()
+    assert isinstance(result.values[("S", "A1")], float)
+    assert str(result.values[("S", "A2")]) == "#VALUE!"
+    assert str(result.values[("S", "B1")]) == "#VALUE!"  # never A1 alone
+    assert result.values[("S", "B2")] == "bad"
+    errors = {e.cell: e for e in result.errors}
+    assert errors["A2"].message == "maturity: '10X' is not a date or a tenor like 10Y"
+    assert "B1" in errors
