@@ -57,6 +57,14 @@ def register(subparsers: Any) -> None:
                            "recorded) anyway; the summary and the copy mark every cell computed from an edited "
                            "answer, and the run is never called a reproduction (exit code "
                            f"{EXIT_ERROR_CELLS})")
+    calc.add_argument("--scenario", metavar="SPEC",
+                      help="with --replay: the book under a scenario (SOFR+1bp, *+25bp, SOFR:10Y+1bp, "
+                           "SOFR:2Y-5bp,SOFR:10Y+5bp): each answer the pack recorded moved by a local curve model's "
+                           "change, what it cannot move kept and listed; the copy (BOOK.scenario-SPEC.values.xlsx), "
+                           "its RATES_* cells and its pack are marked as a scenario, never market data. The curves "
+                           "the pack lacks are fetched once from the service that recorded it (docs/scenarios.md)")
+    calc.add_argument("--buckets", metavar="TENORS",
+                      help="with --scenario: the key-rate buckets its triangles sit on (default 1Y,2Y,5Y,10Y,30Y)")
     calc.add_argument("--no-progress", action="store_true", help="no progress bar")
     calc.set_defaults(handler=_calc)
 
@@ -76,7 +84,12 @@ def _calc(args: argparse.Namespace) -> int:
     if not books:
         raise CommandError(f"no .xlsx or .xlsm workbook to compute in {', '.join(args.book)}"
                            + (" (only copies rates-xl calc wrote)" if left_out else ""))
-    outs = _outputs(books, Path(args.out) if args.out else None, any(Path(b).is_dir() for b in args.book))
+    from rates_xl.calc import scenario_run
+
+    scenario = scenario_run.parse(args)
+    replays = _replays(books, args.replay) if args.replay is not None else None
+    outs = _outputs(books, Path(args.out) if args.out else None, any(Path(b).is_dir() for b in args.book),
+                    replays, scenario)
     for book, out in outs.items():
         if out.exists() and not args.force:
             raise CommandError(f"{out} exists; pass --force to overwrite it, or -o to write elsewhere")
@@ -90,12 +103,12 @@ def _calc(args: argparse.Namespace) -> int:
 
         raise UsageError("--replay and --sandbox: choose one (a replay asks no service)")
     packs_out = _pack_outputs(books, Path(args.pack_out) if args.pack_out else None, args.force)
-    replays = _replays(books, args.replay) if args.replay is not None else None
     if args.allow_edited_pack and replays is None:
         from rates_xl.cli import UsageError
 
         raise UsageError("--allow-edited-pack goes with --replay")
     verdicts, refused = _checked(replays or {}, args.allow_edited_pack)
+    applied = scenario_run.apply_to(replays, scenario, refused) if scenario is not None else None
     progress = Progress(enabled=not args.no_progress)
     with progress:
         def loading(path: Path) -> None:
@@ -125,6 +138,10 @@ def _calc(args: argparse.Namespace) -> int:
                     from rates_xl.calc.provenance import untrusted_cells
 
                     result.untrusted = untrusted_cells(batch.calculations[path], result, verdicts[path].edited)
+                under = replays[path].scenario if replays is not None and path in replays else None
+                if under is not None:
+                    result.scenario = under.described
+                    result.scenario_notes = scenario_run.marks(batch.calculations[path], result, under)
                 batch.calculations[path].freeze(result, outs[path], force=args.force)
                 written[path] = outs[path]
                 if path in verdicts:
@@ -134,7 +151,10 @@ def _calc(args: argparse.Namespace) -> int:
                     checked[path].append(
                         "NOT a reproduction: replayed from an edited pack (--allow-edited-pack); rates-xl "
                         "diff names the edited answers too."
-                        if verdicts[path].is_edited else reproduced(outs[path], replays[path]))
+                        if verdicts[path].is_edited else
+                        (applied and applied.compared(replays[path])) or reproduced(outs[path], replays[path]))
+                    if under is not None:
+                        checked[path][-1:-1] = scenario_run.summary(replays[path], applied)
                 if path in packs_out and result.pack is not None:
                     from rates_xl import atomic
 
@@ -240,10 +260,16 @@ def _sum_reports(a: Any, b: Any) -> Any:
                          if isinstance(getattr(a, f.name), int | float)})
 
 
-def _outputs(books: list[Any], out: Any, folder_given: bool) -> dict[Any, Any]:
+def _outputs(books: list[Any], out: Any, folder_given: bool, replays: dict[Any, Any] | None = None,
+             scenario: Any = None) -> dict[Any, Any]:
+    from rates_xl.calc.scenario_run import copy_name as scenario_name
+    from rates_xl.calc.scenario_run import slug
+
     def copy_name(book: Any) -> str:
         suffix = ".xlsm" if book.suffix.lower() == ".xlsm" else ".xlsx"
-        return f"{book.stem}.values{suffix}"
+        if scenario is not None:  # the copy's name says it is a scenario's, never the market's
+            return f"{book.stem}.scenario-{slug(scenario.text)}.values{suffix}"
+        return scenario_name(book, (replays or {}).get(book)) or f"{book.stem}.values{suffix}"
 
     if out is None:
         return {book: book.with_name(copy_name(book)) for book in books}
@@ -348,9 +374,13 @@ def _market_data(result: Any, *, replayed: bool = False) -> str | None:
     count = len(pack.answers)
     from rates_xl.client.pack_seal import sealed_phrase
 
-    line = (f"Market data: {count} service answer{'s' if count != 1 else ''} "
-            + ("replayed from the market-data pack (no service asked)" if replayed
-               else f"recorded in the copy's market-data pack, {sealed_phrase(pack)}"))
+    if getattr(result, "scenario", None):
+        line = (f"Market data UNDER THE SCENARIO {result.scenario}: {count} service answer{'s' if count != 1 else ''} "
+                "replayed from the pack, each moved as the scenario says (below)")
+    else:
+        line = (f"Market data: {count} service answer{'s' if count != 1 else ''} "
+                + ("replayed from the market-data pack (no service asked)" if replayed
+                   else f"recorded in the copy's market-data pack, {sealed_phrase(pack)}"))
     if result.valuation_time is not None:
         line += f"; valuation time pinned at {result.valuation_time:%Y-%m-%d %H:%M:%S} UTC"
     spread = pack.spread()

@@ -107,6 +107,8 @@ class Diff:
     untrusted: list[str] = field(default_factory=list)
     #: each copy's pack check in one line, trusted or not (unsigned, unverified, checked)
     checks: list[str] = field(default_factory=list)
+    #: a copy that is a scenario's (docs/scenarios.md), said first: its numbers are not market data
+    scenarios: list[str] = field(default_factory=list)
     tolerance: tuple[float, float] = (DEFAULT_TOLERANCE, DEFAULT_RELATIVE)  # absolute, relative
     wobbles: list[float] = field(default_factory=list)  # numbers' changes within the tolerance
 
@@ -139,6 +141,10 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     before, after = copy_values(a), copy_values(b)
     out = Diff(a, b, tolerance=(tolerance, relative))
     _check_copies(out, packs, (before, after))
+    for label, path, pack in zip("AB", (a, b), packs, strict=True):
+        if pack is not None and pack.scenario is not None:
+            out.scenarios.append(f"{label} ({path.name}) is a SCENARIO copy, {pack.scenario.described}: NOT market "
+                                 "data; its answers are the market's moved by the local model, compared as such")
     moved = []
     for key in before.keys() | after.keys():
         x, y = before.get(key), after.get(key)
@@ -248,8 +254,7 @@ def _within(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
 def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
                     ) -> tuple[list[MovedRequest], dict[str, tuple[Any, Any]]]:
     """Requests whose answer differs between the packs; and request -> (entry in A, in B)."""
-    index_a = {e.request: e for e in a.answers} if a is not None else {}
-    index_b = {e.request: e for e in b.answers} if b is not None else {}
+    index_a, index_b = _served(a), _served(b)
     moved, changed = [], {}
     for request in sorted(index_a.keys() | index_b.keys()):
         x, y = index_a.get(request), index_b.get(request)
@@ -261,6 +266,15 @@ def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
         moved.append(MovedRequest(request, what, (x.valuation_time if x else None, y.valuation_time if y else None)))
         changed[request] = (x, y)
     return moved, changed
+
+
+def _served(pack: Any) -> dict[str, Any]:
+    """Request -> the answer a replay of `pack` serves: a scenario pack's under its scenario."""
+    if pack is None:
+        return {}
+    moved = {s.request: s.answer for s in pack.scenario.answers if s.answer is not None} if pack.scenario else {}
+    return {e.request: e.model_copy(update={"answer": moved[e.request]}) if e.request in moved else e
+            for e in pack.answers}
 
 
 def _same_json(x: str | None, y: str | None, tolerance: tuple[float, float] = (0.0, 0.0)) -> bool:
@@ -470,6 +484,7 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
         cell.comment = Comment("\n".join(lines), "rates-xl", width=420, height=30 + 16 * len(lines))
     sheet = book.create_sheet("rates-xl diff", 0)
     warning = " NOT TRUSTED: a copy's record was edited (listed at the end of this sheet)." if result.untrusted else ""
+    warning += "".join(f" {line}." for line in result.scenarios)
     sheet.append([headline(result) + warning])
     sheet.append(["Cell", "Output", "Label", f"A ({result.a.name})", f"B ({result.b.name})", "Change",
                   "Change (relative)", "Service answers moved with it"])

@@ -91,6 +91,8 @@ def _print(result: Any, limit: int, out: str | None) -> None:
     for line in result.untrusted:
         print(f"NOT TRUSTED: {line}.")
     print(headline(result), flush=True)
+    for line in result.scenarios:
+        print(f"SCENARIO: {line}.")
     if result.untrusted:
         print("This is not a comparison of two faithful records: see NOT TRUSTED above.")
     told_apart = all(c.output is not None for c in result.cells)

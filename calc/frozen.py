@@ -51,6 +51,12 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
     _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
     _note(copy, list(getattr(result, "cut", [])))
     _note(copy, list(getattr(result, "untrusted", []))[:MAX_UNTRUSTED_NOTES])
+    _note(copy, list(getattr(result, "scenario_notes", [])))
+    if getattr(result, "scenario", None):
+        # File > Info in Excel (and any program's document properties) say it too.
+        copy.properties.title = f"SCENARIO {result.scenario}: not market data"
+        copy.properties.subject = f"rates-xl scenario {result.scenario}"
+        copy.properties.keywords = "rates-xl scenario; not market data"
     out.parent.mkdir(parents=True, exist_ok=True)
     # Write beside the target and rename: an interrupted run never leaves half a file.
     # (rates_xl.atomic also removes the temporary file when Ctrl+C or SIGTERM interrupts.)

@@ -104,6 +104,10 @@ class CalcResult:
     #: (sheet, cell, why) of cells computed from an edited pack's answers (a replay with
     #: --allow-edited-pack): noted in the copy and listed in the summary.
     untrusted: list[tuple[str, str, str]] = field(default_factory=list)
+    #: the scenario the book was replayed under (calc --scenario; None: market data), and the
+    #: note each of its RATES_* cells carries in the copy (sheet, cell, text)
+    scenario: str | None = None
+    scenario_notes: list[tuple[str, str, str]] = field(default_factory=list)
 
     def value(self, sheet: str, cell: str) -> Any:
         return self.values[(sheet, cell.replace("$", "").upper())]

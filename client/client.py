@@ -199,6 +199,17 @@ class RatesClient:
         """The team backend's Redis link (team.TeamLink) when `team_url` is set, else None."""
         return self._team
 
+    @property
+    def scenario(self) -> Any:
+        """The scenario record when replaying a scenario pack (client/pack.py), else None: the
+        answers are then a scenario's, never market data (RATES_STATUS and RATES_SOURCE say so)."""
+        return getattr(getattr(self._transport, "pack", None), "scenario", None)
+
+    def scenario_line(self, key: RequestKey) -> str | None:
+        """What the scenario did to the answer of `key`; None when not replaying a scenario."""
+        line = getattr(self._transport, "scenario_line", None)
+        return line(key) if line is not None else None
+
     def __repr__(self) -> str:
         return f"RatesClient(base_url={self.base_url!r}, key={'set' if self.has_key else 'not set'})"
 

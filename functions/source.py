@@ -116,6 +116,9 @@ def explain_requests(client: Any, where: str, keys: list[Any]) -> Any:
                  ["Fetched at", datetime.fromtimestamp(entry.fetched_at, UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
                   + " UTC"],
                  ["Service", client.base_url]]
+        scenario = client.scenario_line(key) if hasattr(client, "scenario_line") else None
+        if scenario is not None:
+            rows.append(["Scenario", scenario])
     return rows
 
 

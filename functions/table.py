@@ -124,7 +124,19 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
         # One valuation moment per book (docs/market-data-pack.md): pinned, every answer says
         # the same; a trial key cannot pin, and this shows the spread of the answers held.
         ["Answers valued", _valued(client)],
+        # A scenario's answers are never mistakable for the market's (docs/scenarios.md).
+        ["Scenario", _scenario(client)],
     ]
+
+
+def _scenario(client: Any) -> str:
+    record = getattr(client, "scenario", None)
+    if record is None:
+        return "none: market data"
+    moved = sum(1 for a in record.answers if a.answer is not None)
+    kept = sum(1 for a in record.answers if a.not_shifted is not None)
+    return (f"{record.described}: NOT market data: the pack's answers moved by the local model "
+            f"({moved} moved, {kept} not shifted)")
 
 
 def _last_cell_error() -> str:

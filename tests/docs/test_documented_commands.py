@@ -83,6 +83,7 @@ EXITS = {
     "rates-xl diff book.values.xlsx today.values.xlsx -o explain.xlsx": ({0, 4}, "4 when something moved since"),
     "rates-xl calc book.xlsx -o today.values.xlsx && rates-xl diff book.values.xlsx today.values.xlsx":
         ({0, 4}, "the diff's 4 when something moved since"),
+    "rates-xl diff book.values.xlsx book.scenario-SOFR+1bp.values.xlsx": ({4}, "a scenario moves the book: 4"),
 }
 #: Servers: what they print once they listen.
 SERVERS = {"rates-xl serve": "manifest: ", "rates-xl sandbox": "serving at", "mkdocs serve": "Serving on"}
