@@ -12,6 +12,9 @@ import pytest
 
 from rates_xl.sandbox import PAID_KEY
 
+# An xdist worker's exit on a busy machine: tests/support/worker_exit.py says why.
+pytest_plugins = ["tests.support.worker_exit"]
+
 # Tests never write to the user's cache folder nor join a developer's team: every client
 # (and every subprocess) keeps its persistent tier in a temporary folder, and solo.
 os.environ["RATES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rates-xl-tests-")

@@ -51,6 +51,8 @@ NOT_RUN = {
                                                    "verbatim, .ci/run)",
     "python -m pytest": "the test suite itself (CI runs it)",
     "python -m pytest -n0 tests/x.py": "a form: tests/x.py stands for a test file",
+    "stress --cpu 4 --timeout 3h &": "the load the suite is run under five times: hours, not a test",
+    "for i in 1 2 3 4 5; do python -m pytest -p no:cacheprovider || break; done": "the suite itself, five times",
     "setx RATES_TEAM_URL redis://cache.internal:6379/0": "Windows only (setx writes the user's environment in the "
                                                          "registry); the page says export elsewhere",
     "set RATES_BASE_URL=http://127.0.0.1:8765": "Windows' cmd only: the same setting is exported on headless.md",

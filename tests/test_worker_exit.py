@@ -1,0 +1,61 @@
+"""A green run prints no KeyboardInterrupt (issue 31): an xdist worker whose clean-up outlasts
+execnet's 5 s gets a SIGINT from execnet, which landed in hypothesis' gc callback and printed
+"Exception ignored ... KeyboardInterrupt" (tests/support/worker_exit.py). Reproduced with a
+worker clean-up that lasts 7 s and notes any KeyboardInterrupt it meets: without the plugin
+execnet's SIGINT arrives at 5 s, with it nothing does and the run ends clean."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_SLOW_CLEANUP = '''
+import os, time
+def pytest_unconfigure(config):
+    if hasattr(config, "workerinput"):
+        end = time.monotonic() + 7
+        while time.monotonic() < end:  # a clean-up longer than execnet's 5 s
+            try:
+                time.sleep(0.01)
+            except KeyboardInterrupt:
+                open(os.path.join(os.getcwd(), "interrupted-" + config.workerinput["workerid"]), "w").close()
+'''
+_TESTS = '''
+from hypothesis import given, strategies as st
+@given(st.integers())
+def test_one(x):
+    assert x == x
+@given(st.integers())
+def test_two(x):
+    assert x == x
+'''
+
+
+def _run(folder: Path, *plugin: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "load", "-p",
+                           "no:cacheprovider", *plugin, "test_h.py"], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+@pytest.mark.slow
+def test_a_slow_worker_clean_up_ends_without_a_keyboard_interrupt(tmp_path):
+    pytest.importorskip("xdist")
+    (tmp_path / "conftest.py").write_text(_SLOW_CLEANUP)
+    (tmp_path / "test_h.py").write_text(_TESTS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not this repository's addopts
+    without = _run(tmp_path)
+    assert without.returncode == 0, without.stdout + without.stderr
+    assert sorted(p.name for p in tmp_path.glob("interrupted-*")) == ["interrupted-gw0", "interrupted-gw1"]
+    for marker in tmp_path.glob("interrupted-*"):
+        marker.unlink()
+    with_plugin = _run(tmp_path, "-p", "tests.support.worker_exit")
+    assert with_plugin.returncode == 0, with_plugin.stdout + with_plugin.stderr
+    assert not list(tmp_path.glob("interrupted-*"))  # execnet's SIGINT was ignored: the clean-up ran whole
+    assert "KeyboardInterrupt" not in with_plugin.stderr and "Exception ignored" not in with_plugin.stderr
