@@ -205,10 +205,16 @@ class Waits:
         from rates_xl.functions.messages import message_for
 
         client = core.get_client()
-        with client.planning() as recorded:
-            result = core.evaluate(spec, values, floor)
-        if not recorded:
-            return result
+        for _ in range(2):
+            with client.planning() as recorded:
+                result = core.evaluate(spec, values, floor)
+            if not recorded:
+                return result
+            # A fetch on a pool thread may have landed while this cell computed (a grid's
+            # tenors arrive one by one): compute once more rather than queue an answered
+            # request again (a second submission, a second ring).
+            if not any(self._answered(key) for key in recorded):
+                break
         # One request per call, or one per tenor of a history grid: every miss is queued now
         # (they leave together), and the cell waits on the first still to come, in a fixed
         # order; answered, it recalculates and waits on the next if any is still on its way.
@@ -303,6 +309,12 @@ class Waits:
         for topic in [t for t, w in self._by_topic.items()
                       if not w.fetching and w.answered_at < before and w.failure is None and t not in held]:
             del self._by_topic[topic]
+
+    def _answered(self, key: Any) -> bool:
+        """Whether `key`'s request was answered (not failed) and is not being fetched."""
+        with self._lock:
+            wait = self._by_topic.get(topic_for(key))
+            return wait is not None and not wait.fetching and wait.failure is None and wait.answers > 0
 
     def _failure(self, key: Any) -> BaseException | None:
         with self._lock:
