@@ -92,8 +92,11 @@ def target(name: str, out_dir: str | os.PathLike[str] | None = None, *, force: b
     BuildError when a file is there and `force` is not given."""
     template_module(name)
     path = Path(out_dir if out_dir is not None else ".") / f"{name}.xlsx"
+    shipped = path.exists() and path.resolve() == template_path(name).resolve()
+    if shipped and out_dir is None:  # run in the templates folder: never by default, even forced
+        raise BuildError(f"{path} is the shipped template: to replace it, name its folder (--out "
+                         f"{path.parent.resolve()} --force); or build elsewhere with --out DIR")
     if path.exists() and not force:
-        shipped = path.resolve() == template_path(name).resolve()
         raise BuildError(f"{path} exists{' (the shipped template)' if shipped else ''}; pass --force to "
                          "replace it, or --out DIR to build elsewhere")
     return path

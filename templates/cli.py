@@ -29,9 +29,9 @@ def register(subparsers: Any) -> None:
                                        "started for the run (needs the [sandbox] extra; no key, no network), so "
                                        "spill ranges have their real shapes and the files open showing numbers. "
                                        "Writes NAME.xlsx into the current folder, or into --out DIR. It never "
-                                       "replaces an existing file without --force, so the shipped templates "
-                                       "(rates-xl templates list) change only when --out names their folder and "
-                                       "--force is given.")
+                                       "replaces an existing file without --force, and the shipped templates "
+                                       "(rates-xl templates list) only when --out names their folder and "
+                                       "--force is given (run in that folder, it refuses even with --force).")
     build.add_argument("names", nargs="*", metavar="NAME", help="templates to build (default: all)")
     build.add_argument("--out", metavar="DIR", help="output folder (default: the current folder)")
     build.add_argument("--force", action="store_true", help="replace files that exist")

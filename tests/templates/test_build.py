@@ -55,9 +55,10 @@ def test_the_swap_pricer_builds_and_an_existing_file_needs_force(tmp_path):
 def test_run_in_the_templates_folder_it_refuses_to_replace_the_shipped_template(tmp_path):
     folder = template_path("history").parent
     before = _digest(template_path("history"))
-    done = rates_xl("templates", "build", "history", cwd=folder, env=fresh_env(tmp_path / "home"))
-    assert done.returncode == 1
-    assert "history.xlsx exists (the shipped template); pass --force" in done.stderr
+    for force in ([], ["--force"]):  # without --out, not even when forced
+        done = rates_xl("templates", "build", "history", *force, cwd=folder, env=fresh_env(tmp_path / "home"))
+        assert done.returncode == 1
+        assert "history.xlsx is the shipped template: to replace it, name its folder (--out" in done.stderr
     assert _digest(template_path("history")) == before
 
 
