@@ -10,8 +10,9 @@
   check against Excel's cached values (stale cells); `dependencies`: the reference graph;
   `check`: when a computed value agrees with Excel's;
 - `frozen`: the values-frozen copy;
-- `analysis`: reads a formula's tokens: the calls the fast engine would get wrong, and their
-  rewriting the way Excel evaluates them (per cell, implicit intersection);
+- `formula`: the formula front end: a formula read once (one tokenizer, one tree) and the
+  engine's copy of it made by one ordered list of passes (calc/formula/passes.py), then fitted
+  the way Excel evaluates it (per cell, implicit intersection, helper cells);
 - `fast`: formualizer's prepared copy and model, with the RATES_* functions;
 - `engine`: the RATES_* functions in the `formulas` engine and the conversions both share;
 - `fidelity`: compare computed values with the ones another engine cached in a file;

@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc import engine, package
+from rates_xl.calc import package
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -25,6 +25,7 @@ from rates_xl.functions.sheet import (
     split_reference,
     unquote_sheet,
 )
+from rates_xl.functions.tokens import function_names
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -84,14 +85,11 @@ class Book:
     def engine_copy(self) -> Any:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
         already read, the first time (reading costs as much as computing a small book)."""
-        from rates_xl.calc import sources
-
         if not self._handed_over:
             self._handed_over = True
             workbook = self.book
         else:
             workbook = open_workbook(self.path)
-        sources.rewrite(workbook, self.cells)  # RATES_SOURCE(B7) gets B7's own call (calc/sources.py)
         return self.as_stored(workbook)
 
     def writable_copy(self, keep_vba: bool) -> Any:
@@ -241,7 +239,7 @@ class Book:
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
                         r1, c1, r2, c2 = parse_area(cell.value.ref or cell.coordinate)
-                        rates = any(is_rates_name(n) for n in engine.function_names(cell.value.text))
+                        rates = any(is_rates_name(n) for n in function_names(cell.value.text))
                         if self.dynamic_arrays is None:
                             dynamic = rates  # no marker in the book (see above)
                         else:

@@ -17,6 +17,7 @@ from typing import Any
 
 from rates_xl.calc.book import Book
 from rates_xl.functions.sheet import Area, Key, is_rates_name, read_area, sheet_of, split_reference
+from rates_xl.functions.tokens import INFIX, FormulaError, function_names, tokenize
 
 #: What a reference reads: an area of a sheet (its title as the formula writes it).
 Place = tuple[str, Area]
@@ -101,28 +102,26 @@ class Graph:
 
 def references(formula: str, sheet: str, book: Book) -> list[Place] | None:
     """The rectangles `formula` (on `sheet`) reads; None when one cannot be followed."""
-    import formualizer
-
     try:
-        tokens = list(formualizer.tokenize(formula if formula.startswith("=") else "=" + formula))
-    except Exception:
+        tokens = tokenize(formula if formula.startswith("=") else "=" + formula)
+    except FormulaError:
         return None
     places: list[Place] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        kind, sub, text = str(token.token_type), str(token.subtype), token.value
-        if kind.endswith("OpInfix") and text == ":":
+        text = token.text
+        if token.kind == INFIX and text == ":":
             return None  # A1:INDEX(...): a range built at run time
-        if not (kind.endswith("Operand") and sub.endswith("Range")):
+        if not token.is_range:
             i += 1
             continue
         # `C14:E14:G13:I14`: plain ranges of this sheet joined by ':' read the smallest range
-        # holding them all (Excel's range operator; calc/xlfuncs/references.py).
+        # holding them all (Excel's range operator; calc/formula/operators.py).
         run = [text]
-        while i + 2 < len(tokens) and str(tokens[i + 1].token_type).endswith("OpInfix") and \
-                tokens[i + 1].value == ":" and _is_range(tokens[i + 2]):
-            run.append(tokens[i + 2].value)
+        while i + 2 < len(tokens) and tokens[i + 1].kind == INFIX and tokens[i + 1].text == ":" and \
+                tokens[i + 2].is_range:
+            run.append(tokens[i + 2].text)
             i += 2
         i += 1
         found = _cached_places(text, sheet, book) if len(run) == 1 else _box(run, sheet, book)
@@ -139,10 +138,6 @@ def _cached_places(text: str, sheet: str, book: Book) -> list[Place] | None:
     if (text, sheet) not in cache:
         cache[(text, sheet)] = _places(text, sheet, book)
     return cache[(text, sheet)]
-
-
-def _is_range(token: Any) -> bool:
-    return str(token.token_type).endswith("Operand") and str(token.subtype).endswith("Range")
 
 
 def _box(run: list[str], sheet: str, book: Book) -> list[Place] | None:
@@ -200,8 +195,6 @@ def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] |
 def anchors_calling(cells: dict[Key, tuple[str, Any]], names: frozenset[str] | None, *,
                     rates: bool = False) -> set[Key]:
     """Anchors whose formula calls one of `names` (or any RATES_* function, `rates`)."""
-    from rates_xl.calc.engine import function_names
-
     found = set()
     for key, (formula, _area) in cells.items():
         called = function_names(formula)

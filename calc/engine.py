@@ -17,8 +17,8 @@ habits shape this module:
 * `WORKDAY` fails when it starts on a weekend or holiday (numpy's default roll is "raise");
   Excel counts from there, so it is re-registered with the roll Excel implies.
 * An omitted argument (`RATES_SWAP(a,b,c,d,,,,t)`) reaches a function as 0; Excel hands a
-  UDF "missing". `fill_omitted_arguments` rewrites the engine's copy of RATES_* calls so
-  an omitted argument arrives as "" (not given).
+  UDF "missing". The pass `rates_omitted` (calc/formula/arguments.py) rewrites the engine's
+  copy of RATES_* calls so an omitted argument arrives as "" (not given).
 """
 
 from __future__ import annotations
@@ -27,22 +27,17 @@ import collections
 import functools
 import inspect
 import math
-import re
 import threading
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
 from rates_xl.functions import errors
-from rates_xl.functions.sheet import is_rates_name
+from rates_xl.functions.tokens import function_names
 
 # The add-in's worksheet functions: dotted spellings (Office.js) and the prefix Office uses
 # for add-in functions in stored formulas map to the same Excel name.
 EXCEL_EPOCH = datetime(1899, 12, 30)
-DOTTED = re.compile(r"^RATES\.")
-_FUNCTION_CALL = re.compile(r"(?<![\w.\]!])([A-Za-z_][\w.]*)\s*\(")
-_STRING_LITERAL = re.compile(r'"(?:[^"]|"")*"')
-_PREFIXES = ("_XLFN._XLWS.", "_XLFN.", "_XLWS.", "_XLUDF.", "_XLDUDF_")
 
 _lock = threading.Lock()
 _registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
@@ -98,81 +93,7 @@ def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
         return table
 
 
-def fill_omitted_arguments(formula: str) -> str:
-    """`=RATES_SWAP(a,,b)` -> `=RATES_SWAP(a,"",b)`: omitted RATES_* arguments stay "not given".
-
-    A small scanner (strings and nesting aware), not a regex: commas inside strings and in
-    nested calls of other functions are left alone.
-    """
-    out: list[str] = []
-    frames: list[dict[str, Any]] = []  # one per open parenthesis
-    i, n = 0, len(formula)
-    while i < n:
-        ch = formula[i]
-        if ch == '"':
-            j = i + 1
-            while j < n:
-                if formula[j] == '"':
-                    if j + 1 < n and formula[j + 1] == '"':
-                        j += 2
-                        continue
-                    break
-                j += 1
-            out.append(formula[i:j + 1])
-            if frames:
-                frames[-1]["blank"] = False
-            i = j + 1
-            continue
-        if ch == "(":
-            match = re.search(r"([A-Za-z_][\w.]*)\s*$", "".join(out))
-            called = match.group(1).upper() if match else ""
-            # Stored add-in spellings too: _xludf.RATES_SWAP, _xldudf_RATES_SWAP (Office.js).
-            called = next((called[len(p):] for p in _PREFIXES if called.startswith(p)), called)
-            is_rates = is_rates_name(called)
-            frames.append({"rates": is_rates, "blank": True, "commas": 0})
-            out.append(ch)
-        elif ch in ",)" and frames:
-            frame = frames[-1]
-            if frame["rates"] and frame["blank"] and (ch == "," or frame["commas"] > 0):
-                out.append('""')
-            if ch == ",":
-                frame["commas"] += 1
-                frame["blank"] = True
-            else:
-                frames.pop()
-                if frames:
-                    frames[-1]["blank"] = False
-            out.append(ch)
-        else:
-            if frames and not ch.isspace():
-                frames[-1]["blank"] = False
-            out.append(ch)
-        i += 1
-    return "".join(out)
-
-
 # -- the static check ------------------------------------------------------------------------
-def function_names(formula: str) -> set[str]:
-    """The names of the functions a formula calls (upper case, without `_xlfn.`-like prefixes)."""
-    return set(_function_names(formula))
-
-
-@functools.lru_cache(maxsize=65536)
-def _function_names(formula: str) -> frozenset[str]:
-    # Cached: a calculation asks this of every formula five times over (RATES_* calls,
-    # volatile and moving functions, unknown names, spills).
-    text = _STRING_LITERAL.sub('""', formula)
-    names = set()
-    for match in _FUNCTION_CALL.finditer(text):
-        name = match.group(1).upper()
-        for prefix in _PREFIXES:
-            if name.startswith(prefix):
-                name = name[len(prefix):]
-                break
-        names.add(name)
-    return frozenset(names)
-
-
 def known_to_engine(name: str) -> bool:
     """Whether the engine computes `name` (registered and not a placeholder)."""
     import formulas
@@ -190,7 +111,7 @@ def unknown_functions(formulas_by_cell: Iterable[tuple[str, str]]) -> dict[str, 
     """{function name: [cell addresses]} for every call the engine would turn into #NAME?."""
     found: dict[str, list[str]] = collections.defaultdict(list)
     for address, formula in formulas_by_cell:
-        for name in sorted(function_names(formula)):
+        for name in sorted(function_names(formula)):  # functions/tokens.py
             if not known_to_engine(name):
                 found[name].append(address)
     return dict(found)

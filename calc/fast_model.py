@@ -18,6 +18,7 @@ from rates_xl.calc import engine
 from rates_xl.calc.fast import Prepared, fit_legacy
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, parse_area, split_reference
+from rates_xl.functions.tokens import function_names
 
 # formualizer's error kinds -> Excel's error text.
 ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -237,7 +238,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
     ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
-    calls = [(address, engine.function_names(formula)) for address, formula in formulas_by_cell]
+    calls = [(address, function_names(formula)) for address, formula in formulas_by_cell]
     todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
     if todo:
         scratch = formualizer.Workbook()

@@ -82,8 +82,8 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, 
     the engine disagreed at the stored inputs) are counted apart, like those not computed."""
     import openpyxl
 
-    from rates_xl.calc import engine
     from rates_xl.calc.workbook import WorkbookCalculation
+    from rates_xl.functions.tokens import function_names
 
     path = Path(path)
     calc = WorkbookCalculation(path, engine_name=engine_name, full=full)
@@ -97,7 +97,7 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, 
     for (sheet, cell), ours in sorted(result.values.items()):
         text = formulas.get((sheet, cell), "")
         if text:
-            names = engine.function_names(text)
+            names = function_names(text)
             if names & VOLATILE:
                 report.volatile += 1
                 continue

@@ -1,7 +1,8 @@
 """RATES_SOURCE in `rates-xl calc`: the engine passes the referenced cell's own call.
 
 A worksheet function receives a cell's value, and a value may be held by several answers.
-Before the fast engine reads the book, each `RATES_SOURCE(B7)` is rewritten into
+Before the fast engine reads the book, each `RATES_SOURCE(B7)` is rewritten (the pass
+`rates_source`, calc/formula/calls.py) into
 `RATES_SOURCE_OF(B7, "Rates!B7", 4, "RATES_SWAP", Rates!A1, "0D", Rates!A2, "1Y")`: B7's
 RATES_* calls (the anchor's, when B7 is inside a spill), each as its argument count, name
 and argument expressions with their references qualified by B7's sheet. The engine then
@@ -20,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.functions.messages import PREFIX
-from rates_xl.functions.sheet import Area, Key, cell_reference, parse_cell, read_area
+from rates_xl.functions.sheet import Area, Key, cell_reference, parse_cell
 
 NAME = "RATES_SOURCE_OF"
-_SOURCE_NAMES = ("RATES_SOURCE", "RATES.SOURCE", "_XLUDF.RATES_SOURCE", "_XLUDF.RATES.SOURCE")
 
 
 @dataclass(frozen=True)
@@ -36,14 +36,14 @@ class InternalFunction:
     arg_names: tuple[str, ...] = ()
 
 
-def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
+def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
     """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
     from rates_xl.calc import engine
     from rates_xl.functions import get_client
     from rates_xl.functions.link import Unlinked, requests_for
     from rates_xl.functions.source import explain_requests
 
-    calls, items = [], list(encoded)
+    calls, items = [], list(calls_made)
     if items and isinstance(items[0], str):  # no call: the reason, as the rewrite wrote it
         return f"{PREFIX} cell: {where}: {items[0]}"[:254]
     try:
@@ -61,53 +61,10 @@ def source_of(value: Any, where: Any = None, *encoded: Any) -> Any:
 FUNCTION = InternalFunction(NAME, source_of)
 
 
-def rewrite(workbook: Any, cells: dict[Key, tuple[str, Area]]) -> None:
-    """Rewrite every RATES_SOURCE call of `workbook` (an openpyxl copy) as described above;
-    `cells` is the book's (sheet, anchor) -> (formula, area) read before any rewrite."""
-    from openpyxl.worksheet.formula import ArrayFormula
-
-    found = [(key, text) for key, (text, _area) in cells.items() if "SOURCE" in text.upper()]
-    if not found:
-        return
-    target = _Targets(cells, {ws.title.upper(): ws.title for ws in workbook.worksheets})
-    for (sheet, anchor), text in found:
-        new = rewrite_formula(text, sheet, target)
-        if new == text:
-            continue
-        cell = workbook[sheet][anchor]
-        if isinstance(cell.value, ArrayFormula):
-            cell.value.text = new
-        else:
-            cell.value = new
-
-
-def rewrite_formula(formula: str, sheet: str, target: Any) -> str:
-    """`formula` (on `sheet`) with each RATES_SOURCE(x) made RATES_SOURCE_OF(x, ...)."""
-    from rates_xl.calc.analysis import tokenize
-
-    try:
-        tokens = tokenize(formula)  # offsets in characters (formualizer's count bytes)
-    except Exception:  # noqa: BLE001 - a formula the tokenizer refuses: the engine reports it
-        return formula
-    spans, frames = [], []  # (start of the name, start of the argument, the closing paren)
-    for token in tokens:
-        kind, sub = str(token.token_type), str(token.subtype)
-        if sub == "Open" and kind in ("Func", "Paren"):
-            frames.append((token.value[:-1].upper() if kind == "Func" else "", token.start, token.end))
-        elif sub == "Close" and kind in ("Func", "Paren") and frames:
-            name, start, inner = frames.pop()
-            if name in _SOURCE_NAMES:
-                spans.append((start, inner, token.start))
-    out = formula
-    for start, inner, close in sorted(spans, reverse=True):  # from the end: earlier offsets hold
-        argument = formula[inner:close].strip()
-        extra = _encoded(argument, sheet, target)
-        out = out[:start] + f"{NAME}({argument}, {extra})" + out[close + 1:]
-    return out
-
-
-def _encoded(argument: str, sheet: str, target: Any) -> str:
+def encoded(argument: str, sheet: str, target: Any) -> str:
     """The arguments after the cell: where, then each call's count, name and arguments."""
+    from rates_xl.calc.formula.calls import qualify
+    from rates_xl.calc.formula.tree import Formula
     from rates_xl.functions.link import Unlinked, rates_calls
     from rates_xl.functions.sheet import address
 
@@ -119,7 +76,7 @@ def _encoded(argument: str, sheet: str, target: Any) -> str:
         if key is None:
             return f"{_text(where)}, {_text('holds no formula: RATES_SOURCE explains a RATES_* cell')}"
         original = target.formula(key)
-        formula = qualify(original, key[0])
+        formula = qualify(Formula(original), key[0])
     elif rates_calls(argument if argument.startswith("=") else "=" + argument):
         where, formula = "its argument", "=" + argument.lstrip("=")
         original = formula
@@ -138,28 +95,11 @@ def _encoded(argument: str, sheet: str, target: Any) -> str:
     return ", ".join(parts)
 
 
-def qualify(formula: str, sheet: str) -> str:
-    """Every cell or range reference of `formula` without a sheet given `sheet`'s (names stay)."""
-    from rates_xl.calc.analysis import tokenize
-    from rates_xl.functions.sheet import quote_sheet
-
-    try:
-        tokens = tokenize(formula)  # offsets in characters (formualizer's count bytes)
-    except Exception:  # noqa: BLE001 - rates_calls reports the formula it cannot read
-        return formula
-    out = formula
-    for token in reversed(tokens):
-        if str(token.token_type) == "Operand" and str(token.subtype) == "Range" \
-                and "!" not in token.value and read_area(token.value, whole_lines=False) is not None:
-            out = out[:token.start] + f"{quote_sheet(sheet)}!{token.value}" + out[token.end:]
-    return out
-
-
 def _text(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
-class _Targets:
+class Targets:
     """Which formula a referenced cell shows: its own, or the spill anchor's covering it."""
 
     def __init__(self, cells: dict[Key, tuple[str, Area]], titles: dict[str, str]) -> None:

@@ -27,7 +27,7 @@ from rates_xl.calc.book import (
     reraise_interrupts,
     sheet_rows,
 )
-from rates_xl.calc.engine import function_names, pinned_valuation_time
+from rates_xl.calc.engine import pinned_valuation_time
 from rates_xl.calc.engines import ENGINES, load_engine
 from rates_xl.calc.recalc import StaleCell
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
@@ -40,6 +40,7 @@ from rates_xl.functions.sheet import (
     parse_area,
     parse_cell,
 )
+from rates_xl.functions.tokens import function_names
 
 __all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell", "StaleCell",
            "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]

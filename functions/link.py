@@ -25,21 +25,20 @@ class Unlinked(ValueError):
 
 def rates_calls(formula: str) -> list[tuple[str, list[str]]]:
     """Each RATES_* call that makes a request in `formula`: (its name, its argument texts)."""
-    import formualizer
-
     from rates_xl.functions.table import FORMER_NAMES, FUNCTIONS
+    from rates_xl.functions.tokens import FormulaError, tokenize
 
-    try:
-        tokens = list(formualizer.tokenize(formula if formula.startswith("=") else "=" + formula))
-    except Exception as exc:  # the tokenizer's own error: one line, never a traceback
-        raise Unlinked(f"cannot read the formula {formula}: {exc}") from None
     text = formula if formula.startswith("=") else "=" + formula
+    try:
+        tokens = tokenize(text)  # offsets in characters (the one tokenizer, functions/tokens.py)
+    except FormulaError as exc:  # the tokenizer's own error: one line, never a traceback
+        raise Unlinked(f"cannot read the formula {formula}: {exc}") from None
     frames: list[list[Any]] = []  # [name, start of the current argument, argument texts]
     found = []
     for token in tokens:
-        kind, sub = str(token.token_type), str(token.subtype)
+        kind, sub = token.kind, token.sub
         if sub == "Open" and kind in ("Func", "Paren"):
-            name = token.value[:-1].upper().removeprefix("_XLFN.").removeprefix("_XLUDF.")
+            name = token.text[:-1].upper().removeprefix("_XLFN.").removeprefix("_XLUDF.")
             name = FORMER_NAMES.get(name, name.replace(".", "_", 1))
             frames.append([name if kind == "Func" else None, token.end, []])
         elif kind == "Sep" and sub == "Arg" and frames:

@@ -35,12 +35,14 @@ class FormualizerEngine:
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
-            from rates_xl.calc.xlfuncs.isformula import FormulaCells
+            from rates_xl.calc.formula.site import FormulaCells
+            from rates_xl.calc.sources import Targets
 
             prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
                                     book.name_range, book.legacy_arrays, constants=constants,
                                     formula_cells=FormulaCells(book.cells, book.legacy_arrays,
-                                                               book.sheet_titles))
+                                                               book.sheet_titles),
+                                    sources=Targets(book.cells, book.sheet_titles))
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).
@@ -64,7 +66,7 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
-        # `@` (_xlfn.SINGLE) written out by the preparation (calc/single.py) is no unknown call.
+        # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/ranges.py) is no unknown call.
         if "SINGLE" in self.unknown_functions:
             left = {address(*key) for key in self.unsupported}
             cells = [cell for cell in self.unknown_functions.pop("SINGLE") if cell in left]
@@ -166,7 +168,8 @@ class FormualizerEngine:
         significant digit is 0 (`=0.5-0.4-0.1` shows 0; `=1*(0.5-0.4-0.1)` does not). The
         engine leaves the residue (-2.8E-17): each term of such a cell is evaluated in a
         scratch cell to know the operands' size. Only tiny nonzero results pay for it."""
-        from rates_xl.calc.analysis import additive_terms
+        from rates_xl.calc.formula.terms import additive_terms
+        from rates_xl.calc.formula.tree import Formula
 
         workbook = self.model.workbook
         for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
@@ -174,7 +177,7 @@ class FormualizerEngine:
             if r1 != r2 or c1 != c2 or not isinstance(value, float) or value == 0 or abs(value) >= 1e-9:
                 continue
             formula = self.prepared.written.get((sheet, r1, c1))
-            terms = additive_terms(formula) if formula else None
+            terms = additive_terms(Formula(formula)) if formula else None
             if not terms:
                 continue
             largest = 0.0

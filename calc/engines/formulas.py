@@ -197,14 +197,18 @@ def _is_padding(value: Any) -> bool:
 
 
 def _fill_omitted_arguments(ws: Any) -> None:
-    """The engine's copy only: omitted RATES_* arguments become "" (see engine.fill_omitted_arguments)."""
+    """The engine's copy only: omitted RATES_* arguments become "" (the pass `rates_omitted`,
+    calc/formula/arguments.py)."""
     from openpyxl.worksheet.formula import ArrayFormula
+
+    from rates_xl.calc.formula.arguments import rates_omitted
+    from rates_xl.calc.formula.tree import Formula
 
     for row in sheet_rows(ws):
         for cell in row:
             value = cell.value
             if isinstance(value, ArrayFormula):
                 if "RATES" in value.text.upper():
-                    value.text = engine.fill_omitted_arguments(value.text)
+                    value.text = rates_omitted(Formula(value.text))
             elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
-                cell.value = engine.fill_omitted_arguments(value)
+                cell.value = rates_omitted(Formula(value))

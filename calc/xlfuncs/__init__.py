@@ -15,22 +15,18 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `scalars`: the scalar functions bridged to `formulas` (names only);
 - `omitted`: omitted arguments told apart from 0;
 - `values`: Excel's coercions and elementwise application;
-- `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), through a rewriting of the formula;
+- `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), called through RATESXL.LAMBDA;
 - `groupby`: GROUPBY and PIVOTBY.
 - `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
 - `ordering`: SORT, SORTBY, UNIQUE, FILTER;
 - `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `delimited`: TEXTBEFORE, TEXTAFTER;
-- `references`: intersections, AREAS and ANCHORARRAY resolved in the formula's text;
-- `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text); `literals`: values typed
-  into the statistical functions' arguments;
+- `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text);
 - `complex`: the IM* functions answering a complex number, written as Excel writes it;
 - `bessel`: BESSELI/J/K/Y with Excel's approximations;
 - `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
 - `matrix`: MINVERSE's LU steps;
-- `logical`: AND/OR/XOR's typed text arguments, rewritten as Excel reads them;
 - `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
-- `isformula`: ISFORMULA answered from the book's formulas, in the formula's text;
 - `address`: ADDRESS (R1C1 style, sheet names);
 - `find`: FIND over arrays, SEARCH's wildcards over characters;
 - `totext`: ARRAYTOTEXT, VALUETOTEXT;
@@ -40,14 +36,13 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 - `clock`: TIME;
 - `substrings`: LEFT, RIGHT, MID, REPLACE;
 - `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
-- `indexing`: INDEX of an array constant, a union or a 2-D range, in the formula's text;
-- `choose`: CHOOSE's logical index (a rewriting of the formula);
-- `typeof`: TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA) (a rewriting);
+- `indexing`: INDEX of an array constant, a union or a 2-D range;
 - `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000"), FIXED's rounding (then the bridged ones);
 - `daycount`: YEARFRAC (every basis), DATEDIF's "MD", EDATE and EOMONTH's plain dates;
 - `trend`: TREND and GROWTH on one x variable;
-- `concatenation`: numbers joined into text (`&`, CONCATENATE, LEN ...) as Excel writes them (a
-  rewriting of the engine's copy, `calc/fast.py`).
+- `concatenation`: RATESXL.NUMTEXT, a number as Excel's text (for `&`, CONCATENATE, LEN ...).
+
+The rewritings of a formula that route calls here are calc/formula's passes.
 """
 
 from __future__ import annotations
@@ -63,7 +58,6 @@ from rates_xl.calc.xlfuncs import (
     bessel,
     bondprice,
     cashflows,
-    choose,
     clock,
     complex,
     concatenation,
@@ -76,10 +70,8 @@ from rates_xl.calc.xlfuncs import (
     finance,
     find,
     groupby,
-    groupby_formula,
     indexing,
     lambdas,
-    logical,
     lookup,
     matrix,
     oddcoupon,
@@ -94,7 +86,6 @@ from rates_xl.calc.xlfuncs import (
     textsplit,
     totext,
     trend,
-    typeof,
 )
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
@@ -161,7 +152,7 @@ WHY = {
     "LOOKUP": "mixed types in the vector (a value of another type is stepped over, as Excel's bisection does): +123",
     "MATCH": "as LOOKUP for match type 1; -1 read from the first while not smaller",
     "VLOOKUP": "as LOOKUP; an error as the lookup value passed on (formualizer: #N/A); an array of column "
-               "numbers: one answer each (an ordinary cell shows the first: calc/analysis.py ARRAY_ANSWERS): "
+               "numbers: one answer each (an ordinary cell shows the first: calc/formula/hazards.py ARRAY_ANSWERS): "
                "formulas_test VLOOKUP +14, HLOOKUP +17 cells",
     "HLOOKUP": "as VLOOKUP",
     "SUMIFS": "an error in a summed matching cell is skipped: ironcalc_SUMIFS 256 -> 285 of 285",
@@ -275,12 +266,6 @@ REWRITTEN = {
 }
 
 
-def not_computed(formula: str) -> str | None:
-    """Why the engine's copy of `formula` is not computed although it calls only functions we
-    handle (GROUPBY's function argument a LAMBDA ...), or None."""
-    return groupby_formula.not_computed(formula)
-
-
 def handled() -> set[str]:
     """Names a stored formula may call that formualizer does not know but we compute. Not
     LAMBDA: one left after the rewriting (kept in a LET, a named LAMBDA) is unknown to the
@@ -314,25 +299,8 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-#: OURS' names, for `mark` (built once: it is asked for every formula).
-_OURS_NAMES = frozenset(OURS)
-
-
-def engine_formula(formula: str, array: bool = False) -> str:
-    """The engine's copy of a formula: reference operators on plain ranges resolved
-    (`calc/xlfuncs/references.py`), the LAMBDA family rewritten (`lambdas.py`), omitted
-    arguments of our functions marked (`calc/xlfuncs/omitted.py`), literal arguments of the
-    statistical functions as Excel reads them (`literals.py`)."""
-    from rates_xl.calc.xlfuncs.literals import rewrite as literals
-    from rates_xl.calc.xlfuncs.omitted import mark
-    from rates_xl.calc.xlfuncs.references import resolve
-
-    formula = logical.rewrite(formula)  # AND/OR/XOR's typed text, as Excel reads it
-    formula = sumproduct.rewrite(formula)  # SUMPRODUCT over arrays of different sizes
-    formula = indexing.rewrite(formula, array)  # INDEX's array constants and unions
-    formula = choose.rewrite(formula)  # CHOOSE's logical index
-    formula = typeof.rewrite(formula)  # TYPE(_xleta.SUM), ERROR.TYPE(#GETTING_DATA)
-    return mark(literals(groupby_formula.rewrite(lambdas.rewrite(resolve(formula, array)))), _OURS_NAMES)
+#: OURS' names, for the pass `ours_omitted` (built once: it is asked for every formula).
+OURS_NAMES = frozenset(OURS)
 
 
 def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:

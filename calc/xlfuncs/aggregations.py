@@ -125,9 +125,9 @@ def is_lambda(name: str) -> bool:
 def _apply_lambda(text: str, items: list[Any]) -> Any:
     """A LAMBDA of one parameter applied to a group's values (a column), as Excel does; BYCOL
     over that one column is how `formulas` applies it. An array as its answer is #CALC!."""
-    from rates_xl.calc.xlfuncs.lambdas import evaluate
+    from rates_xl.calc.xlfuncs.lambdas import call_lambda
 
-    result = evaluate(f"=_xlfn.BYCOL(RXL_REF_A,{text[1:]})", [[v] for v in items])
+    result = call_lambda(f"=_xlfn.BYCOL(RXL_REF_A,{text[1:]})", [[v] for v in items])
     if isinstance(result, list):
         if len(result) == 1 and len(result[0]) == 1:
             return result[0][0]

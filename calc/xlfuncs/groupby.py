@@ -2,7 +2,7 @@
 cell by cell against Excel's answers in ../shared/corpus/excel/formulas_test.xlsx).
 
 formualizer does not know either. The engine's copy of the formula has the function argument
-as text (`groupby_formula.py`: "SUM" for `_xleta.SUM`, or a LAMBDA's text); the aggregations
+as text (the pass grouping_function, calc/formula/lambdas.py: "SUM" for `_xleta.SUM`, or a LAMBDA's text); the aggregations
 are in `aggregations.py`.
 
 Layout (what Excel spills): the row fields' labels on the left, one column per value column

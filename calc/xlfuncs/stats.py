@@ -10,7 +10,7 @@
   range (`formulas` reads a scalar as typed: '1/01/1900' as 1, an empty cell as #VALUE!);
 
 Literal arguments (`"29/02/1900"` typed into the call) are rewritten before the engine sees
-them (`literals.py`): a scalar here comes from a cell.
+them (the pass typed_literals, calc/formula/arguments.py): a scalar here comes from a cell.
 """
 
 from __future__ import annotations

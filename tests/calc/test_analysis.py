@@ -1,10 +1,13 @@
-"""The reading that decides what the fast engine may compute as written (calc/analysis.py)."""
+"""The reading that decides what the fast engine may compute as written (calc/formula/hazards.py)
+and the fit that rewrites the rest as Excel evaluates it (calc/formula/fit.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from rates_xl.calc.analysis import analyse, intersect, lift, materialise
+from rates_xl.calc.formula.fit import intersect, lift, materialise, qualify_names
+from rates_xl.calc.formula.hazards import analyse
+from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import read_area, split_reference
 
 NAMES = {"holidays": 10, "rate": 1}
@@ -16,7 +19,7 @@ def size(text):
 
 
 def read(formula):
-    return analyse(formula, size, frozenset({"RATES_DISCOUNTCURVE"}))
+    return analyse(Formula(formula), size, frozenset({"RATES_DISCOUNTCURVE"}))
 
 
 @pytest.mark.parametrize("formula", [
@@ -82,14 +85,12 @@ def test_an_argument_that_takes_a_range_is_computed_into_helper_cells():
 
 def test_a_defined_name_is_written_out_through_the_range_it_stands_for():
     names = {"dates": "'Deal data'!$B$2:$B$4"}
-    found = analyse("=YEAR(dates)", lambda t: 3 if t in names else size(t), frozenset(), names.get)
+    found = analyse(Formula("=YEAR(dates)"), lambda t: 3 if t in names else size(t), frozenset(), names.get)
     assert lift(found, 3, 1) == [["=YEAR('Deal data'!B2)"], ["=YEAR('Deal data'!B3)"], ["=YEAR('Deal data'!B4)"]]
 
 
 def test_a_sheet_qualified_name_becomes_the_range_it_stands_for():
-    from rates_xl.calc.analysis import qualify_names
-
     found = read("=S2!A1+S1!local_k*'Other sheet'!rate_x")
-    assert [name for _, _, name in found.qualified_names] == ["S1!local_k", "'Other sheet'!rate_x"]
+    assert [name for _, name in found.qualified_names] == ["S1!local_k", "'Other sheet'!rate_x"]
     targets = {"S1!local_k": "S1!$A$1", "'Other sheet'!rate_x": "'Other sheet'!$B$2"}
     assert qualify_names(found, targets.get) == "=S2!A1+S1!$A$1*'Other sheet'!$B$2"

@@ -111,7 +111,7 @@ EQUAL = [
     ("REGEXEXTRACT of a group", "formulas_test.xlsx", "EXTRA!I4"),
     ("REGEXEXTRACT of no match", "formulas_test.xlsx", "EXTRA!I5"),
     ("REGEXREPLACE of a number", "formulas_test.xlsx", "TEXT!S32"),
-    # Reference operators (calc/xlfuncs/references.py).
+    # Reference operators (calc/formula/operators.py).
     ("AREAS of a union", "formulas_test.xlsx", "LOOKUP!S4"),
     ("AREAS of a union intersected", "formulas_test.xlsx", "LOOKUP!V4"),
     ("ROW of an empty intersection", "formulas_test.xlsx", "LOOKUP!AG113"),
@@ -143,7 +143,7 @@ EQUAL = [
     ("TEXTBEFORE of an empty instance", "formulas_test.xlsx", "TEXT!W45"),
     ("TEXTAFTER the last of several delimiters", "formulas_test.xlsx", "EXTRA!H33"),
     ("TEXTAFTER with match_end", "formulas_test.xlsx", "EXTRA!H30"),
-    # Range arguments (calc/analysis.py).
+    # Range arguments (calc/formula/hazards.py).
     ("TEXTSPLIT by arrays of delimiters", "formulas_test.xlsx", "EXTRA!O28"),
     ("ARRAYTOTEXT of a 2-D range", "formulas_test.xlsx", "TEXT!R3"),
     # Empty text (an empty shared string) is text, not a blank cell (calc/fast.py: empty_text).
@@ -151,7 +151,7 @@ EQUAL = [
     ("COUNTA counts empty text among other values", "formulas_test.xlsx", "STATISTICAL!AH23"),
     ("COUNTBLANK counts empty text", "formulas_test.xlsx", "STATISTICAL!W23"),
     ("ARRAYTOTEXT quotes empty text", "formulas_test.xlsx", "TEXT!W4"),
-    # A range criterion in an ordinary cell: implicit intersection (calc/analysis.py).
+    # A range criterion in an ordinary cell: implicit intersection (calc/formula/fit.py).
     ("COUNTIF with a range criterion in an ordinary cell", "poi_FormulaEvalTestData_Copy.xlsx",
      "EverythingTests!F296"),
 ]

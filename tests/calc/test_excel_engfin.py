@@ -61,7 +61,7 @@ EQUAL = [
     ("ODDLYIELD, actual/365, annual", "ironcalc_PRICE_YIELD.xlsx", "ODDLPRICE_ODDLYIELD!J10"),
     ("PRICE on actual/360", "ironcalc_PRICE_YIELD.xlsx", "PRICE_YIELD!H29"),
     ("YIELD on actual/360", "ironcalc_PRICE_YIELD.xlsx", "PRICE_YIELD!I29"),
-    # COMBIN given a range in an ordinary cell: Excel's implicit intersection (calc/analysis.py).
+    # COMBIN given a range in an ordinary cell: Excel's implicit intersection (calc/formula/fit.py).
     ("COMBIN of a row range, its cell in the formula's column", "poi_FormulaEvalTestData_Copy.xlsx",
      "EverythingTests!F260"),
     ("COMBIN of a row range missing the formula's column is #VALUE!", "poi_FormulaEvalTestData_Copy.xlsx",

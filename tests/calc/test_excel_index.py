@@ -50,6 +50,6 @@ def test_index_as_excel(case, areas, compared, tmp_path):
 ])
 def test_other_index_calls_stay_the_engines(formula):
     """Callbacks get values, not references: only the calls the module names are rewritten."""
-    from rates_xl.calc.xlfuncs.indexing import rewrite
+    from rates_xl.calc.formula.passes import Site, one
 
-    assert rewrite(formula, array=True) == formula
+    assert one("index", formula, Site("Sheet1", 1, 1, True)) == formula

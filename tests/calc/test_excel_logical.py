@@ -63,9 +63,9 @@ def test_computed_as_excel(case, book, address, tmp_path):
     ('=SUM(1,"2")', '=SUM(1,"2")'),  # other functions: untouched
 ])
 def test_typed_text_rewritten(formula, engine_copy):
-    from rates_xl.calc.xlfuncs.logical import rewrite
+    from rates_xl.calc.formula.passes import one
 
-    assert rewrite(formula) == engine_copy
+    assert one("logical_text", formula) == engine_copy
 
 
 @pytest.mark.parametrize(("formula", "engine_copy"), [
@@ -75,9 +75,9 @@ def test_typed_text_rewritten(formula, engine_copy):
     ("=SUMPRODUCT(A:A,B1:B3)", "=SUMPRODUCT(A:A,B1:B3)"),  # a whole column: left to the engine
 ])
 def test_sumproduct_sizes_rewritten(formula, engine_copy):
-    from rates_xl.calc.xlfuncs.sumproduct import rewrite
+    from rates_xl.calc.formula.passes import one
 
-    assert rewrite(formula) == engine_copy
+    assert one("sumproduct_shapes", formula) == engine_copy
 
 
 def test_circular_book_with_iteration_off_is_listed_never_wrong():

@@ -48,7 +48,10 @@ def test_edges_leave_other_calls_to_the_bridged_functions():
 
 
 def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
-    from rates_xl.calc.xlfuncs.choose import rewrite
+    from rates_xl.calc.formula.passes import one
+
+    def rewrite(formula):
+        return one("choose_logical", formula)
 
     assert rewrite("=CHOOSE(J5,1,2,3)") == "=CHOOSE(IF(ISLOGICAL(J5),--J5,J5),1,2,3)"
     assert rewrite("=_xlfn.CHOOSE(TRUE,1,2)") == "=_xlfn.CHOOSE(1,1,2)"
@@ -57,7 +60,10 @@ def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
 
 
 def test_union_of_areas_becomes_arguments_only_where_read_alike():
-    from rates_xl.calc.xlfuncs.references import resolve
+    from rates_xl.calc.formula.passes import one
+
+    def resolve(formula):
+        return one("reference_operators", formula)
 
     assert resolve("=SUM(1,E3:G4 (B2:E5,G2:H5),2)") == "=SUM(1,E3:E4,G3:G4,2)"
     assert resolve("=SUM(E3:G4 (X2:Y5,G2:H5))") == "=SUM(G3:G4)"
@@ -66,7 +72,10 @@ def test_union_of_areas_becomes_arguments_only_where_read_alike():
 
 
 def test_type_and_error_type_rewritten_only_as_their_argument():
-    from rates_xl.calc.xlfuncs.typeof import rewrite
+    from rates_xl.calc.formula.passes import one
+
+    def rewrite(formula):
+        return one("type_of", formula)
 
     assert rewrite("=TYPE(_xleta.SUM)+1") == "=128+1"
     assert rewrite("=ERROR.TYPE( #GETTING_DATA )") == "=8"

@@ -1,4 +1,4 @@
-"""The statistical family as Excel computes it (calc/xlfuncs/literals.py, stats.py), one
+"""The statistical family as Excel computes it (calc/formula/arguments.py, calc/xlfuncs/stats.py), one
 class at a time on a small workbook made from one cell of an Excel-made corpus book
 (`tests/calc/excel_cases.py`): the calculator's value is Excel's own (cached in the corpus
 book, read at test time), and the cell is not listed. Each case failed before its fix."""
@@ -13,7 +13,7 @@ _F, _P = "formulas_test.xlsx", "poi_FormulaEvalTestData_Copy.xlsx"
 
 #: (class, corpus book, cell): computed equal to Excel's value.
 EQUAL = [
-    # Literal arguments (literals.py).
+    # Literal arguments (the pass typed_literals).
     ('STDEV of a literal "" is #VALUE!', _F, "COMPATIBILITY!S34"),
     ('STDEV reads a literal date text as its serial', _F, "COMPATIBILITY!T34"),
     ('AVERAGE reads a literal date text as its serial', _F, "STATISTICAL!T4"),
@@ -71,9 +71,9 @@ def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
     ('=_xlfn.MODE.SNGL(A1:B2,"")', '=_xlfn.MODE.SNGL(A1:B2,"")'),
 ])
 def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):
-    from rates_xl.calc.xlfuncs.literals import rewrite
+    from rates_xl.calc.formula.passes import one
 
-    written = rewrite(formula)
+    written = one("typed_literals", formula)
     if engine_copy is None:
         assert written.startswith('=COUNT(2,"",') and written.endswith(',"",TRUE)'), written
         assert float(written.split(",")[2]) > 40000, written  # 26 August of this year

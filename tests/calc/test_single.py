@@ -1,6 +1,6 @@
 """Excel's `@` (implicit intersection, `_xlfn.SINGLE` in the file) in ordinary cells: the
 fast engine does not know SINGLE, so such cells were all listed as not computed (about
-1,000 in the issue's loan tracker); calc/single.py writes the intersected cell out."""
+1,000 in the issue's loan tracker); the pass at_sign (calc/formula/ranges.py) writes the intersected cell out."""
 
 from __future__ import annotations
 
@@ -31,8 +31,9 @@ def test_implicit_intersection_is_computed_and_the_rest_listed(tmp_path):
 def test_text_outside_ascii_before_the_at_does_not_move_the_rewrite():
     """formualizer counts token offsets in UTF-8 bytes: with "ß€" before the `@`, the cut fell
     three characters late and the formula came out mangled."""
-    from rates_xl.calc.single import intersect
-    from rates_xl.calc.sources import qualify
+    from rates_xl.calc.formula.calls import qualify
+    from rates_xl.calc.formula.passes import Site, one
+    from rates_xl.calc.formula.tree import Formula
 
-    assert intersect('=IF("ß€"="x",0,_xlfn.SINGLE(A1:A10))', 3, 2) == '=IF("ß€"="x",0,A3)'
-    assert qualify('=IF("ß€"=B1,A1,C2)', "Data") == '=IF("ß€"=Data!B1,Data!A1,Data!C2)'
+    assert one("at_sign", '=IF("ß€"="x",0,_xlfn.SINGLE(A1:A10))', Site("S", 3, 2)) == '=IF("ß€"="x",0,A3)'
+    assert qualify(Formula('=IF("ß€"=B1,A1,C2)'), "Data") == '=IF("ß€"=Data!B1,Data!A1,Data!C2)'

@@ -1,6 +1,7 @@
 """Excel tables' structured references computed as Excel does (issue 22: a real report built
 on tables answered #NAME? in every such cell): the fast engine reads no table from a file,
-so calc/structured.py writes each reference as the range it stands for."""
+so the pass structured (calc/formula/tables.py) writes each reference as the range it
+stands for."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
-from rates_xl.calc import structured
+from rates_xl.calc.formula import tables as structured
+from rates_xl.calc.formula.passes import one
+from rates_xl.calc.formula.site import BookFacts, Site
 from rates_xl.calc.workbook import WorkbookCalculation
 
 
@@ -65,7 +68,10 @@ def test_the_rewriting_follows_excels_grammar():
         '=COUNTIF(Sales[Region],"Sales[x]")&"Sales"': "=COUNTIF('Data log'!$A$2:$A$4,\"Sales[x]\")&\"Sales\"",
         "=[1]Other!A1+SalesTax": "=[1]Other!A1+SalesTax",
     }
+    def rewrite(formula, row):
+        return one("structured", formula, Site("Report", row, 1, False, BookFacts(tables=sales)))
+
     for formula, expected in cases.items():
-        assert structured.rewrite(formula, 3, sales) == expected, formula
+        assert rewrite(formula, 3) == expected, formula
     with pytest.raises(structured.UnknownReference, match="outside the table's rows"):
-        structured.rewrite("=Sales[@Amount]", 9, sales)
+        rewrite("=Sales[@Amount]", 9)

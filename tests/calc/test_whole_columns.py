@@ -1,11 +1,17 @@
-"""Whole-column references handed to one call are read to the same length (calc/columns.py),
+"""Whole-column references handed to one call are read to the same length (the pass
+whole_columns, calc/formula/ranges.py),
 as Excel reads each to row 1048576: formualizer cut each to its own column's used rows."""
 
 from __future__ import annotations
 
-from rates_xl.calc.columns import even
 from rates_xl.calc.fidelity import same
+from rates_xl.calc.formula.passes import one
+from rates_xl.calc.formula.site import BookFacts, Site
 from tests.calc.excel_cases import computed, corpus_book, excel_value
+
+
+def even(formula, rows):
+    return one("whole_columns", formula, Site("Own", 1, 1, False, BookFacts(last_row=lambda _own, s: rows(s))))
 
 
 def test_whole_columns_of_one_call_are_bounded_alike():

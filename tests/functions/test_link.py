@@ -84,3 +84,10 @@ def test_names_expressions_and_the_other_branching_functions():
     assert _texts('=IF(AND(B1>99,B1="SOFR"),RATES_SWAP(index,"0D","10Y",freq),0)', cells, names) == [ten]
     # IFERROR's fallback makes its request when the first argument is an error.
     assert _texts('=IFERROR(1/0,RATES_SWAP(index,"0D","10Y",freq))', cells, names) == [ten]
+
+
+def test_arguments_after_text_beyond_ascii_are_read_whole():
+    """The tokenizer counts UTF-8 bytes: with "ß" before them, the arguments were cut a
+    character late (functions/tokens.py counts characters)."""
+    assert rates_calls('=IF("ß"="ß",RATES_SWAP("SOFR","0D",B1,"1Y"),0)') == [
+        ("RATES_SWAP", ['"SOFR"', '"0D"', "B1", '"1Y"'])]

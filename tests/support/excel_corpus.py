@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import re
 import subprocess
 import sys
 import time
@@ -39,33 +38,23 @@ def _corpus() -> Path:
 
 
 CORPUS = _corpus()
-_CALL = re.compile(r"(?<![\w.\]!])([A-Za-z_][\w.]*)\s*\(")
-_LEADING = re.compile(r"^=\s*[-+]?\s*([A-Za-z_][\w.]*)\s*\(")
-
-
 def books() -> list[Path]:
     return sorted(CORPUS.glob("*.xlsx")) if CORPUS.is_dir() else []
 
 
 def functions_of(formula: str) -> tuple[str, list[str]]:
     """(outermost function, every function) a formula calls, Excel's prefixes dropped."""
-    from rates_xl.calc import engine
+    from rates_xl.functions.tokens import FormulaError, function_names, tokenize
 
-    names = sorted(engine.function_names(formula))
-    text = engine._STRING_LITERAL.sub('""', formula)
-    match = _LEADING.match(text)
-    outer = _strip(match.group(1)) if match else (names[0] if names else "(no function)")
+    names = sorted(function_names(formula))
+    try:
+        solid = [t for t in tokenize(formula) if not t.is_space]
+    except FormulaError:
+        solid = []
+    if solid and solid[0].kind == "OpPrefix" and solid[0].text in "+-":
+        solid = solid[1:]  # one sign, as Excel writes `=-SUM(...)`
+    outer = solid[0].name if solid and solid[0].is_call else (names[0] if names else "(no function)")
     return outer, names or ["(no function)"]
-
-
-def _strip(name: str) -> str:
-    from rates_xl.calc import engine
-
-    name = name.upper()
-    for prefix in engine._PREFIXES:
-        if name.startswith(prefix):
-            return name[len(prefix):]
-    return name
 
 
 def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dict[str, Any]:

@@ -151,14 +151,16 @@ def compile_book(book: Book) -> None:
 def _compile(f: Formula, book: Book) -> None:
     import formulas
 
-    from rates_xl.calc import engine
+    from rates_xl.calc.formula.arguments import rates_omitted
+    from rates_xl.calc.formula.tree import Formula as Read
     from rates_xl.functions.table import FUNCTIONS
+    from rates_xl.functions.tokens import function_names
 
-    text = engine.fill_omitted_arguments(f.text)
+    text = rates_omitted(Read(f.text))
     context = {"sheet": f.sheet.name}
     f.func = formulas.Parser().ast(text, context=context)[1].compile(context=context)
     f.inputs = [_resolve(key, f.sheet, book) for key in f.func.inputs]
-    names = engine.function_names(text)
+    names = function_names(text)
     from tests.support.serial_excel import VOLATILE
 
     volatile_udfs = {n for n, spec in FUNCTIONS.items() if spec.volatile}

@@ -1,11 +1,11 @@
 """Excel table references (`Sales[Amount]`, `Sales[#All]`, `Sales[[#This Row],[Amount]]`,
-`Sales[@Amount]`, `Sales[[#Headers],[Region]:[Amount]]`) written as the plain ranges they
-stand for, in the fast engine's copy of a formula.
+`Sales[@Amount]`, `Sales[[#Headers],[Region]:[Amount]]`, a table's bare name) written as the
+plain ranges they stand for.
 
 formualizer reads no table from a file, so every structured reference was #NAME? (and
-`[#This Row]` a circular reference once a table is declared to it). The tables are read
-from the book (openpyxl keeps their definitions); a reference naming a table or a column
-the book does not have is reported instead (`UnknownReference`), never guessed.
+`[#This Row]` a circular reference once a table is declared to it). The tables are read from
+the book (openpyxl keeps their definitions); a reference naming a table or a column the book
+does not have is reported instead (`UnknownReference`), never guessed.
 
 Written by hand because no library resolves structured references outside an engine; the
 grammar is Excel's (ECMA-376 18.17.6.3 "Structure References").
@@ -17,16 +17,21 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from rates_xl.calc.formula.site import NotComputed
+from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import column_letters, parse_area, quote_sheet
 
 _SPECIALS = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
-_STRING = re.compile(r'"(?:[^"]|"")*"')
-_NAME_BEFORE_BRACKET = re.compile(r"(?<![\w.$'\]!])([A-Za-z_\\][\w.\\]*)\[")
+_NAME_BEFORE_BRACKET = re.compile(r"([A-Za-z_\\][\w.\\]*)\[")
 
 
-class UnknownReference(ValueError):
+class UnknownReference(NotComputed):
     """A structured reference to a table or column the book does not define (the message
     names it)."""
+
+    @property
+    def reason(self) -> str:
+        return f"a structured reference it cannot resolve: {self}"
 
 
 @dataclass(frozen=True)
@@ -56,36 +61,33 @@ def tables(book: Any) -> dict[str, Table]:
     return found
 
 
-def rewrite(formula: str, row: int, known: dict[str, Table]) -> str:
-    """`formula` (in a cell of row `row`) with every structured reference to a table in
-    `known` as the range it stands for; unchanged when it has none. Raises UnknownReference."""
-    upper = formula.upper()
-    if not any(name in upper for name in known):
-        return formula
-    out, i = [], 0
-    strings = [(m.start(), m.end()) for m in _STRING.finditer(formula)]
-    for match in _NAME_BEFORE_BRACKET.finditer(formula):
-        start = match.start(1)
-        if start < i or any(a <= start < b for a, b in strings):
-            continue
-        table = known.get(match.group(1).upper())
-        if table is None:
-            continue
-        end = _closing(formula, match.end(1))
-        out.append(formula[i:start])
-        out.append(_range(table, formula[match.end(1) + 1:end], row))
-        i = end + 1
-    out.append(formula[i:])
-    return _bare_names("".join(out), known)
+def may_name_a_table(upper: str, known: dict[str, Table]) -> bool:
+    """The formula (upper case) names a table of the book (the cheap test first)."""
+    return any(name in upper for name in known)
 
 
-def _bare_names(formula: str, known: dict[str, Table]) -> str:
-    """A table's bare name (`SUM(Sales)`) is its data rows."""
-    names = "|".join(re.escape(t.name) for t in known.values())
-    pattern = re.compile(rf"(?<![\w.$'\]!\[])({names})(?![\w.(\[!])", re.IGNORECASE)
-    strings = [(m.start(), m.end()) for m in _STRING.finditer(formula)]
-    return pattern.sub(lambda m: m.group(0) if any(a <= m.start() < b for a, b in strings)
-                       else _range(known[m.group(1).upper()], "", 0), formula)
+def structured(formula: Formula, site: Any) -> str:
+    """Every structured reference to a table of the book as the range it stands for, in a cell
+    of row `site.row` (`[#This Row]`); raises UnknownReference for a column or row the table
+    does not have. Proved by poi_StructuredRefs-lots-with-lookups.xlsx (models) and
+    tests/calc/test_structured.py (Excel's grammar, case by case)."""
+    known = site.book.tables
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if not token.is_range:
+            continue
+        text = token.text
+        match = _NAME_BEFORE_BRACKET.match(text)
+        if match is not None:
+            table = known.get(match.group(1).upper())
+            if table is None:
+                continue
+            end = _closing(text, match.end(1))
+            edits.replace(index, index + 1,
+                          _range(table, text[match.end(1) + 1:end], site.row) + text[end + 1:])
+        elif text.upper() in known:
+            edits.replace(index, index + 1, _range(known[text.upper()], "", 0))  # its data rows
+    return edits.text()
 
 
 def _closing(text: str, open_at: int) -> int:

@@ -1,0 +1,242 @@
+"""Passes over what a formula writes as a function's arguments: omitted ones, and values typed
+in the formula that Excel reads otherwise than formualizer does."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.functions.sheet import cell_reference, is_rates_name
+from rates_xl.functions.tokens import ARG, ERROR, FUNC, LOGICAL, OPEN, OPERAND, RANGE, SEP, TEXT
+
+# -- omitted arguments ---------------------------------------------------------------------------
+
+
+def rates_omitted(formula: Formula, _site: object = None) -> str:
+    """`=RATES_SWAP(a,,b)` -> `=RATES_SWAP(a,"",b)`: an omitted RATES_* argument stays "not
+    given". Excel hands a UDF "missing" for it; both engines would pass 0, which is a value.
+    Proved by tests/calc/test_calc.py's `test_engine_fixes_index_workday_and_omitted_arguments`."""
+    edits = formula.edits()
+    for call in formula.calls():
+        if len(call.arguments) < 2 or not is_rates_name(call.name):
+            continue  # `F()` has no argument to fill
+        for first, last in call.arguments:
+            if first == last:
+                edits.before(last, '""')  # before the comma or the closing parenthesis
+    return edits.text()
+
+
+def ours_omitted(formula: Formula, _site: object = None) -> str:
+    """An omitted argument of one of our functions (calc/xlfuncs: `XLOOKUP(a,b,c,,1,2)`) written
+    as a marker the callback reads as "not given": formualizer hands a Python function 0 for
+    it, the same as a typed 0, where Excel treats it as absent (XLOOKUP's if_not_found is then
+    #N/A). Proved by ironcalc_XLOOKUP.xlsx Errors!N1 and formulas_test.xlsx LOOKUP!R52."""
+    from rates_xl.calc.xlfuncs import OURS_NAMES
+
+    edits = formula.edits()
+    stack: list[bool] = []  # per open call: is it one of ours (parentheses and arrays are not counted)
+    previous = None
+    for index, token in enumerate(formula.tokens):
+        if token.is_space:
+            continue
+        is_sep = token.kind == SEP and token.sub == ARG
+        is_close = token.kind == FUNC and token.closes
+        if (is_sep or (is_close and previous is not None and previous.kind == SEP)) and stack and stack[-1]:
+            after_separator = previous is not None and previous.kind == SEP and previous.sub == ARG
+            after_open = previous is not None and previous.kind == FUNC and previous.sub == OPEN
+            if (after_separator or after_open) and not (is_close and after_open):  # `F()` has no argument
+                edits.before(index, f'"{OMITTED}"')
+        if token.is_call:
+            stack.append(token.name in OURS_NAMES)
+        elif is_close and stack:
+            stack.pop()
+        previous = token
+    return edits.text()
+
+
+_MAY_OMIT = re.compile(r"[(,;]\s*[,;)]")
+
+
+def may_omit_ours(text: str) -> bool:
+    """`(,` `,,` or `,)` in a formula naming one of our functions (the cheap test first)."""
+    if _MAY_OMIT.search(text) is None:
+        return False
+    from rates_xl.calc.xlfuncs import OURS_NAMES
+
+    upper = text.upper()
+    return any(name in upper for name in OURS_NAMES)
+
+
+# -- values typed into the statistical functions' arguments ----------------------------------------
+
+#: Functions reading a literal text as a number (#VALUE! when it is none), a literal boolean
+#: as 1 or 0.
+COERCING = frozenset("""
+    AVEDEV AVERAGE AVERAGEA DEVSQ GEOMEAN HARMEAN MAX MAXA MIN MINA MEDIAN SKEW SKEW.P
+    STDEV STDEVP STDEV.S STDEV.P STDEVA STDEVPA VAR VARP VAR.S VAR.P VARA VARPA LARGE SMALL
+""".split())
+#: Functions counting a literal that reads as a number, ignoring any other (errors too).
+COUNTING = frozenset({"COUNT"})
+#: Functions for which any literal text is #VALUE! (MODE.SNGL and MODE.MULT ignore it, as
+#: the bridged implementations do: `MODE.SNGL(D71:E71,"")` is 0.2 in formulas_test.xlsx).
+REFUSING_TEXT = frozenset({"MODE"})
+_STATISTICS = COERCING | COUNTING | REFUSING_TEXT
+_STATISTICS_CALL = re.compile(r"(?<![\w.])(?:_xlfn\.)?(?:"
+                              + "|".join(re.escape(n) for n in sorted(_STATISTICS, key=len, reverse=True))
+                              + r")\(", re.I)
+_LITERAL = re.compile(r'"|#|\bTRUE\b|\bFALSE\b', re.I)
+
+
+def may_type_literals(text: str) -> bool:
+    """A statistical function's call and a literal it could hold (text, an error, a logical)."""
+    return _LITERAL.search(text) is not None and _STATISTICS_CALL.search(text) is not None
+
+
+def typed_literals(formula: Formula, _site: object = None) -> str:
+    """Values typed directly into the list of arguments of Excel's statistical functions, as
+    Excel reads them (Microsoft's documentation of AVERAGE, MAX, STDEV ...: "logical values
+    and text representations of numbers that you type directly into the list of arguments
+    are counted"; text that is no number is #VALUE!): text as the number it reads as (VALUE's
+    reading, day first) or #VALUE!, TRUE and FALSE as 1 and 0. COUNT counts what reads as a
+    number and ignores the rest, errors included (`COUNT(2,"A","",#REF!)` is 1); the legacy
+    MODE refuses text (`MODE(B8,"1",2,3)` is #VALUE!, poi_FormulaEvalTestData_Copy.xlsx).
+    formualizer skips a literal "29/02/1900" or "" as it skips text in a range: proved by
+    formulas_test.xlsx STATISTICAL and COMPATIBILITY, the S and T columns (50 cells)."""
+    edits = formula.edits()
+    for call in formula.calls(*_STATISTICS):
+        for span in call.arguments:
+            index = formula.single_index(span)
+            if index is None or formula.tokens[index].kind != OPERAND:
+                continue
+            token = formula.tokens[index]
+            read = _literal(call.name, token.sub, token.text)
+            if read is not None:
+                edits.replace(index, index + 1, read)
+    return edits.text()
+
+
+def _literal(name: str, sub: str, text: str) -> str | None:
+    """How Excel reads one literal argument of `name`, as formula text; None: as written."""
+    if sub == LOGICAL:
+        return None if name in COUNTING else ("1" if text.upper() == "TRUE" else "0")  # COUNT counts TRUE already
+    if sub == ERROR and name in COUNTING:
+        return '""'  # not counted, not passed on
+    if sub != TEXT:
+        return None
+    if name in REFUSING_TEXT:
+        return "#VALUE!"
+    read = number(text[1:-1].replace('""', '"'))
+    if read is None:
+        return '""' if name in COUNTING else "#VALUE!"
+    return repr(read) if read >= 0 else f"({read!r})"
+
+
+@lru_cache(maxsize=4096)
+def number(text: str) -> float | None:
+    """`text` as Excel reads a text typed where a number is wanted (VALUE's reading: numbers,
+    dates, times, day first as the bridged `formulas` VALUE does), or None."""
+    from rates_xl.calc.xlfuncs.bridge import _FORMULAS, formulas_function
+
+    with _FORMULAS:  # one call into `formulas` at a time (bridge.py says why)
+        value = formulas_function("VALUE")(text)
+    try:
+        read = float(value)
+    except (TypeError, ValueError):
+        return None
+    return read if math.isfinite(read) else None
+
+
+# -- AND, OR and XOR given text typed in the formula -----------------------------------------------
+_LOGICAL = frozenset({"AND", "OR", "XOR"})
+_MAY_HAVE_LOGICAL = re.compile(r"(?:AND|OR)\s*\([^\"]*\"", re.IGNORECASE)  # XOR( contains OR(
+
+
+def may_type_logical_text(text: str) -> bool:
+    return '"' in text and _MAY_HAVE_LOGICAL.search(text) is not None
+
+
+def logical_text(formula: Formula, _site: object = None) -> str:
+    """AND, OR and XOR given text typed in the formula, as Excel reads it: text in their
+    arguments, a cell's or typed, is ignored (`AND(TRUE,"0")` is TRUE: formulas_test.xlsx
+    LOGICAL!AT3), except typed "TRUE" or "FALSE", which count as that value; with nothing left
+    to read the answer is #VALUE!; errors anywhere still win (`AND(TRUE,"0",#REF!)` is #REF!).
+    formualizer ignores a cell's text but answers #VALUE! for typed text, so the typed text
+    is rewritten (booleans as TRUE/FALSE, other text dropped) and its own AND/OR/XOR compute it.
+
+    Excel versions disagree: Excel 2013 (poi_FormulaEvalTestData_Copy.xlsx EverythingTests!J136)
+    answers `AND("1",1)` with #VALUE!, which this gives as TRUE; typed text is constant, so such
+    a book shows the difference at its stored inputs and the cell is listed stale (J136 is
+    flagged, not wrong)."""
+    text = formula.text
+    for _ in range(text.count('"')):  # one call a round, in the order they close (innermost first)
+        changed = _logical_once(formula)
+        if changed is None:
+            break
+        formula = Formula(changed)
+    return formula.text
+
+
+def _logical_once(formula: Formula) -> str | None:
+    for call in sorted(formula.calls(*_LOGICAL), key=lambda g: g.close):
+        if call.close < 0:
+            continue
+        kept, changed = [], False
+        for span in _raw_arguments(formula, call):
+            token = formula.single(span)
+            if token is not None and token.kind == OPERAND and token.sub == TEXT:
+                changed = True
+                typed = token.text[1:-1].replace('""', '"').upper()
+                if typed in ("TRUE", "FALSE"):
+                    kept.append(typed)
+                continue  # other typed text: Excel ignores it
+            kept.append(formula.span_text(span) if span[0] < span[1] else "")
+        if not changed:
+            continue
+        if not kept:
+            written = "#VALUE!"  # nothing but text: no logical value to read
+        elif not any(k.strip() for k in kept):
+            return None  # only omitted arguments left: the formula stays as written
+        else:
+            written = formula.tokens[call.open].text + ",".join(kept) + ")"
+        edits = formula.edits()
+        edits.replace(call.open, call.close + 1, written)
+        return edits.text()
+    return None
+
+
+def _raw_arguments(formula: Formula, call: object) -> list[tuple[int, int]]:
+    """A call's arguments with the white space around them kept (as the call's text holds it)."""
+    bounds = [call.open, *call.separators, call.close]  # type: ignore[attr-defined]
+    return [(a + 1, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+# -- CHOOSE's logical index ------------------------------------------------------------------------
+_MAY_CHOOSE = re.compile(r"CHOOSE\s*\(", re.IGNORECASE)
+
+
+def may_choose(text: str) -> bool:
+    return _MAY_CHOOSE.search(text) is not None
+
+
+def choose_logical(formula: Formula, _site: object = None) -> str:
+    """CHOOSE with a logical index, as Excel reads it: TRUE is 1 (formulas_test.xlsx LOOKUP!Y5,
+    `CHOOSE(J5,1,2,3)` with J5 TRUE, is 1); FALSE is 0, #VALUE!. formualizer answers #VALUE! for
+    a logical index. CHOOSE stays formualizer's own (it hands back references, which a Python
+    function could not): a one-cell index is read as a number when it holds a logical value
+    (`IF(ISLOGICAL(J5),--J5,J5)`), a typed TRUE/FALSE as 1/0; any other index (numeric text,
+    a range, an expression) is left as written."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for index in range(1, len(tokens) - 1):
+        token, previous, following = tokens[index], tokens[index - 1], tokens[index + 1]
+        if not (token.kind == OPERAND and previous.is_call and following.kind == SEP
+                and previous.text[:-1].strip().upper().split(".")[-1] == "CHOOSE"):
+            continue
+        if token.sub == LOGICAL:
+            edits.replace(index, index + 1, "1" if token.text.upper() == "TRUE" else "0")
+        elif token.sub == RANGE and cell_reference(token.text) is not None:
+            edits.replace(index, index + 1, f"IF(ISLOGICAL({token.text}),--{token.text},{token.text})")
+    return edits.text()

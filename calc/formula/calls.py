@@ -1,0 +1,300 @@
+"""Passes that route one function's calls: to a function of ours (calc/xlfuncs) where
+formualizer's differs from Excel, or to the answer itself where the formula's text decides it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rates_xl.calc.formula.tree import Formula, Group
+from rates_xl.calc.xlfuncs.indexing import AREAS, LIFTED
+from rates_xl.calc.xlfuncs.indexing import NAME as INDEX_NAME
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.sumproduct import NAME as MISSHAPEN
+from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
+from rates_xl.functions.tokens import (
+    ARG,
+    ARRAY,
+    ERROR,
+    FUNC,
+    INFIX,
+    NUMBER,
+    OPERAND,
+    PAREN,
+    PREFIX,
+    RANGE,
+    ROW,
+    SEP,
+)
+
+# -- SUMPRODUCT over arguments of different sizes ---------------------------------------------------
+
+
+def sumproduct_shapes(formula: Formula, _site: object = None) -> str:
+    """SUMPRODUCT given arrays of different sizes, as Excel answers it: #VALUE!, unless a cell
+    of the arguments holds an error, which comes first (the first one, in argument order:
+    formulas_test.xlsx MATH & TRIG!AE75 is #NUM!, poi_FormulaEvalTestData_Copy.xlsx
+    EverythingTests!I1328 `SUMPRODUCT(2,C10:C11)` is #VALUE!). formualizer broadcasts and
+    answers a number. Where every argument's size is known from the text (plain ranges,
+    numbers) and they differ, the call goes to RATESXL.MISSHAPEN (calc/xlfuncs/sumproduct.py);
+    every other SUMPRODUCT stays formualizer's own (native, fast)."""
+    edits = formula.edits()
+    for call in formula.calls("SUMPRODUCT"):
+        if formula.tokens[call.open].text.upper() == "SUMPRODUCT(" and _sizes_differ(formula, call):
+            edits.replace(call.open, call.open + 1, f"{MISSHAPEN}(")
+    return edits.text()
+
+
+def _sizes_differ(formula: Formula, call: Group) -> bool:
+    sizes = set()
+    for span in call.arguments:
+        token = formula.single(span)
+        if token is None or token.kind != OPERAND:
+            return False  # an expression: its size is the engine's to find
+        if token.sub == NUMBER:
+            sizes.add((1, 1))
+            continue
+        if token.sub != RANGE:
+            return False
+        sheet, ref = split_reference(token.text)
+        area = read_area(ref, whole_lines=False)
+        if area is None or "[" in sheet:
+            return False  # a name, a whole column, another book: not known here
+        sizes.add((area.rows, area.columns))
+    return len(sizes) > 1
+
+
+# -- INDEX ---------------------------------------------------------------------------------------
+_WHOLE_INDEX = re.compile(r"=\s*(?:_xlfn\.)?INDEX\(", re.I)
+
+
+def may_index(text: str) -> bool:
+    upper = text.upper()
+    return "INDEX(" in upper and ("{" in text or _WHOLE_INDEX.match(text) is not None)
+
+
+def index(formula: Formula, site: Any) -> str:
+    """INDEX where formualizer's own differs from Excel (formulas_test.xlsx LOOKUP rows 52-54):
+    an array constant of several rows and columns with the column omitted gives the whole row
+    (`INDEX({2,3;4,5},2)` is {4,5}; formualizer: 4); an array constant as the row or column is
+    lifted, one answer per element; an error as area_num is the answer; a union of ranges as
+    the reference (`INDEX((C52:C54,D52:D54),1,1,E52:E54)`) picks area area_num, #REF! past the
+    last; a reference of several rows and columns with the column omitted is #REF!. Such calls
+    go to ours (calc/xlfuncs/indexing.py), which receive values, not references: only INDEX
+    of an array constant, and INDEX of a union or a 2-D range where it is the whole formula."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    array = bool(getattr(site, "array", False))
+    calls = [c for c in formula.calls("INDEX") if tokens[c.open].text.upper() in ("INDEX(", "_XLFN.INDEX(")
+             and c.close >= 0]
+    for call in calls:
+        arguments = [formula.solid(span) for span in call.arguments]
+        first = arguments[0]
+        rest = arguments[1:]
+        if _is_constant(first):
+            two_d = any(t.kind == SEP and t.sub == ROW for t in first) and len(first) > 3 \
+                and any(t.kind == SEP and t.sub == ARG for t in first)
+            if not all(_simple(a, ranges=False) for a in rest):
+                continue
+            if any(_is_constant(a) for a in rest):
+                edits.replace(call.open, call.open + 1, f"{LIFTED}(")
+            elif (two_d and len(arguments) == 2) or len(arguments) == 4:
+                edits.replace(call.open, call.open + 1, f"{INDEX_NAME}(")
+        elif (areas := _union(first) or _flat_range(first, len(arguments))) is not None \
+                and call.open == 0 and call.close == len(tokens) - 1:
+            # Ranges as the row, column or area are lifted (one answer each) in an array formula
+            # over a union only: that is what the corpus shows of Excel.
+            lifts = array and _union(first) is not None
+            if len(rest) > 3 or not all(_simple(a, ranges=lifts) for a in rest):
+                continue
+            texts = ["".join(t.text for t in a) for a in rest]
+            given = [text if text.strip() else f'"{OMITTED}"' for text in texts]
+            given += [f'"{OMITTED}"'] * (3 - len(given))
+            edits.replace(call.open, call.close, f"{AREAS}(" + ",".join(given + areas))
+    return edits.text()
+
+
+def _is_constant(argument: list[Any]) -> bool:
+    return (len(argument) >= 2 and argument[0].kind == ARRAY and argument[0].opens
+            and argument[-1].kind == ARRAY and argument[-1].closes
+            and all(t.kind in (OPERAND, SEP) or t.text == "-" for t in argument[1:-1]))
+
+
+def _simple(argument: list[Any], ranges: bool) -> bool:
+    """A number, a single cell (any range when `ranges`), an array constant or nothing."""
+    if not argument or _is_constant(argument):
+        return True
+    if len(argument) == 2 and argument[0].kind == PREFIX and argument[0].text == "-":
+        argument = argument[1:]  # a negative number
+    if len(argument) != 1 or argument[0].kind != OPERAND:
+        return False
+    token = argument[0]
+    if token.sub == NUMBER:
+        return True
+    if token.sub != RANGE or "!" in token.text or "[" in token.text:
+        return False
+    area = read_area(token.text, whole_lines=False)
+    if area is None:
+        return False  # a name: its size is not known here
+    return ranges or area.is_cell
+
+
+def _union(argument: list[Any]) -> list[str] | None:
+    """`(A1:B2,C3:D4)` -> its ranges; None for anything else."""
+    if len(argument) < 5 or argument[0].kind != PAREN or argument[-1].kind != PAREN:
+        return None
+    inner = argument[1:-1]
+    ranges, commas = inner[0::2], inner[1::2]
+    if not all(t.is_range and "!" not in t.text for t in ranges):
+        return None
+    if not all(t.kind == INFIX and t.text == "," for t in commas):
+        return None
+    return [t.text for t in ranges]
+
+
+def _flat_range(argument: list[Any], count: int) -> list[str] | None:
+    """A plain range of several rows and columns given only a row (`INDEX(C52:E53,2)`: Excel
+    answers #REF!, formualizer the first column's value) -> [the range]; None otherwise."""
+    if count != 2 or len(argument) != 1 or not argument[0].is_range:
+        return None
+    text = argument[0].text
+    if "!" in text or "[" in text:
+        return None
+    area = read_area(text, whole_lines=False)
+    if area is None or area.rows == 1 or area.columns == 1:
+        return None
+    return [text]
+
+
+# -- TYPE and ERROR.TYPE of what formualizer cannot read ---------------------------------------------
+
+
+def may_type_of(text: str) -> bool:
+    lower = text.lower()
+    return "_xleta" in lower or "#getting_data" in lower
+
+
+def type_of(formula: Formula, _site: object = None) -> str:
+    """TYPE of a function value is 128 (`TYPE(_xleta.SUM)`, formulas_test.xlsx INFORMATION!S24;
+    `_xleta.SUM` is #NAME? to formualizer); ERROR.TYPE of a typed #GETTING_DATA is 8
+    (INFORMATION!T4; formualizer reads the unknown error as #VALUE!, 3): written as the answer."""
+    edits = formula.edits()
+    for call in formula.calls():
+        opening = formula.tokens[call.open].text.upper()
+        if len(call.arguments) != 1 or call.close < 0:
+            continue
+        token = formula.single(call.arguments[0])
+        if token is None or token.kind != OPERAND:
+            continue
+        if opening == "TYPE(" and token.sub == RANGE and _ETA.fullmatch(token.text):
+            edits.replace(call.open, call.close + 1, "128")
+        elif opening == "ERROR.TYPE(" and token.sub == ERROR and token.text.upper() == "#GETTING_DATA":
+            edits.replace(call.open, call.close + 1, "8")
+    return edits.text()
+
+
+_ETA = re.compile(r"_xleta\.[A-Za-z][\w.]*", re.IGNORECASE)
+
+
+# -- ISFORMULA -----------------------------------------------------------------------------------
+
+
+def isformula(formula: Formula, site: Any) -> str:
+    """ISFORMULA answered from the book's own formulas: formualizer answers FALSE for every
+    cell, and its copy holds the formulas it does not compute as plain values, which no engine
+    can tell from typed-in numbers (formulas_test.xlsx `=ISFORMULA(F10)` over `=10`: TRUE).
+    Whether a cell holds a formula does not change while the book calculates: an anchor of a
+    formula, or any cell of a legacy array range, is one (formulas_test.xlsx EXTRA!BG76: the
+    cells of `{=BF70:BG74+1}` are TRUE); every other cell is not. A cell a dynamic array
+    spills into, and any argument but a plain reference, is left to the engine. One cell is
+    answered TRUE or FALSE; a range, in an array formula, an array constant (calc/xlfuncs/
+    isformula.py reads the book's formula cells)."""
+    cells = site.book.formula_cells
+    if cells is None:
+        return formula.text
+    tokens = formula.tokens
+    edits = formula.edits()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.is_call and token.text.upper().rstrip("(").split(".")[-1] == "ISFORMULA" and i + 2 < len(tokens):
+            operand, close = tokens[i + 1], tokens[i + 2]
+            if operand.is_range and close.kind == FUNC and close.closes:
+                answer = _formula_answer(operand.text, site.sheet, cells, site.array)
+                if answer is not None:
+                    edits.replace(i, i + 3, answer)
+                    i += 3
+                    continue
+        i += 1
+    return edits.text()
+
+
+def _formula_answer(reference: str, sheet: str, cells: Any, array: bool) -> str | None:
+    """TRUE, FALSE or an array constant for a plain reference; None to leave it."""
+    from rates_xl.calc.formula.site import MOST_CELLS
+
+    prefix, ref = split_reference(reference)
+    if prefix:
+        if "[" in prefix or ":" in prefix:  # another workbook, or a 3-D reference
+            return None
+        title = cells.titles.get(unquote_sheet(prefix[:-1]).upper())
+        if title is None:
+            return None  # no sheet of this book: the engine's #REF!
+        sheet = title
+    area = read_area(ref, whole_lines=False)
+    if area is None or area.size > MOST_CELLS or (not area.is_cell and not array):
+        return None
+    rows: list[list[str]] = []
+    for r in range(area.top, area.bottom + 1):
+        line = []
+        for c in range(area.left, area.right + 1):
+            found = cells.answer(sheet, r, c)
+            if found is None:
+                return None
+            line.append("TRUE" if found else "FALSE")
+        rows.append(line)
+    if len(rows) == 1 and len(rows[0]) == 1:
+        return rows[0][0]
+    return "{" + ";".join(",".join(line) for line in rows) + "}"
+
+
+# -- RATES_SOURCE --------------------------------------------------------------------------------
+_SOURCE_NAMES = ("RATES_SOURCE", "RATES.SOURCE", "_XLUDF.RATES_SOURCE", "_XLUDF.RATES.SOURCE")
+
+
+def source(formula: Formula, site: Any) -> str:
+    """RATES_SOURCE(B7) -> RATES_SOURCE_OF(B7, "Rates!B7", 4, "RATES_SWAP", Rates!A1, ...): the
+    referenced cell's RATES_* calls (the anchor's, when B7 is inside a spill), each as its
+    argument count, name and argument expressions with their references qualified by B7's
+    sheet, so the engine evaluates them exactly as B7's call did and RATES_SOURCE_OF explains
+    the answer held for that request (calc/sources.py). A worksheet function receives only a
+    cell's value, which several answers may hold. Proved by tests/calc/test_pack_calc.py's
+    RATES_SOURCE cases (no Excel-made book calls it)."""
+    from rates_xl.calc.sources import NAME, encoded
+
+    targets = site.book.sources
+    if targets is None:
+        return formula.text
+    edits = formula.edits()
+    replaced: list[Group] = []
+    for call in formula.calls():
+        if call.close < 0 or formula.tokens[call.open].text[:-1].upper() not in _SOURCE_NAMES:
+            continue
+        if any(outer.open < call.open < outer.close for outer in replaced):
+            continue  # inside one already rewritten
+        replaced.append(call)
+        argument = formula.span_text((call.open + 1, call.close)).strip()
+        edits.replace(call.open, call.close + 1, f"{NAME}({argument}, {encoded(argument, site.sheet, targets)})")
+    return edits.text()
+
+
+def qualify(formula: Formula, sheet: str) -> str:
+    """Every cell or range reference of `formula` without a sheet given `sheet`'s (names stay)."""
+    from rates_xl.functions.sheet import quote_sheet
+
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if token.is_range and "!" not in token.text and read_area(token.text, whole_lines=False) is not None:
+            edits.before(index, f"{quote_sheet(sheet)}!")
+    return edits.text()
+

@@ -1,0 +1,335 @@
+"""Excel's reference operators on plain cell ranges, resolved in the formula before the engine
+reads it: formualizer answers #REF! for an intersection (`C12:E13 D13:F13`, the space
+operator) and for a range built of more than two corners (`C14:E14:G13:I14`), and knows
+neither AREAS nor ANCHORARRAY (formulas_test.xlsx LOOKUP and CORE).
+
+Only operands that are plain ranges of the formula's own sheet are resolved (a name, another
+sheet or a function's result is left as written, for the engine to judge).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.functions.sheet import Area, column_letters, parse_cell, read_area, unquote_sheet
+from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
+
+
+def may_operate(text: str, array: bool = False) -> bool:
+    """A space, AREAS, ANCHORARRAY, a range of three corners or more, an array formula's ROW or
+    COLUMN, or ROWS/COLUMNS of a parenthesised expression: the cheap test first."""
+    upper = text.upper()
+    return (" " in text or "AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
+            or (array and ("ROW(" in upper or "COLUMN(" in upper))
+            or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))
+
+
+def reference_operators(formula: Formula, site: Any = None) -> str:
+    """The reference operators on plain ranges, as Excel resolves them:
+
+    - `A1:B2:D4` is the smallest range holding all of its parts (Excel's range operator);
+    - `A1:C3 B2:D4` is their common cells (`B2:C3`), or #NULL! when there are none; several
+      areas, as a whole argument of SUM, COUNT, MAX ... (which read each argument's cells
+      alike), become that many arguments (`SUM(E3:G4 (B2:E5,G2:H5))` is `SUM(E3:E4,G3:G4)`:
+      the engine knows no union);
+    - `AREAS(...)` of such an expression, unions included, is its count of areas;
+    - `ANCHORARRAY(A1)` is `A1#`, the spill operator the engine knows;
+    - `ROWS(...)` or `COLUMNS(...)` of such an expression is its count, #NULL! when it is
+      empty, #REF! for a union of several areas (the engine: #VALUE!, or 1);
+    - `ROW(...)` or `COLUMN(...)` of an empty intersection is #NULL! (the engine: #REF!); in
+      an array formula `ROW(A2:B4)` is the column {2;3;4} and `COLUMN(A2:B4)` the row {1,2},
+      as in Excel (the engine: the first one only), written as SEQUENCE.
+
+    Proved by formulas_test.xlsx LOOKUP!AQ12 (`COLUMN(AC12:AE14 AD13:AF14)`), LOOKUP!AG12 (a
+    range of four corners), LOOKUP!R4:U4 (AREAS), LOOKUP!S115 (ROWS of a union) and CORE!AD4
+    (ANCHORARRAY)."""
+    array = bool(getattr(site, "array", False))
+    tokens = formula.tokens
+    edits = formula.edits()
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        name = t.text.upper().rstrip("(").split(".")[-1] if t.is_call else ""
+        if name in ("AREAS", "ANCHORARRAY"):
+            end = _matching(tokens, i)
+            inner = list(range(i + 1, end)) if end is not None else []
+            if name == "AREAS" and end is not None and (areas := _evaluate(tokens, inner)) is not None:
+                edits.replace(i, end + 1, str(len(areas)) if areas else "#NULL!")
+                i = end + 1
+                continue
+            trimmed = _trimmed(tokens, inner)
+            if name == "ANCHORARRAY" and end is not None and len(trimmed) == 1 and tokens[trimmed[0]].is_range \
+                    and _is_cell(tokens[trimmed[0]].text.split("!")[-1]):
+                edits.replace(i, end + 1, tokens[trimmed[0]].text + "#")
+                i = end + 1
+                continue
+        if t.is_call and t.text.upper() in ("ROW(", "COLUMN("):
+            end = _matching(tokens, i)
+            areas = _evaluate(tokens, list(range(i + 1, end))) if end is not None else None
+            if end is not None and areas is not None and len(areas) <= 1:
+                edits.replace(i, end + 1, _position(t.text.upper() == "ROW(", areas[0] if areas else None, array))
+                i = end + 1
+                continue
+        if t.is_call and t.text.upper() in ("ROWS(", "COLUMNS("):
+            end = _matching(tokens, i)
+            inner = _trimmed(tokens, list(range(i + 1, end))) if end is not None else []
+            areas = _evaluate(tokens, inner) if len(inner) > 1 else None  # one range: the engine's
+            if end is not None and areas is not None:
+                edits.replace(i, end + 1, _size(t.text.upper() == "ROWS(", areas))
+                i = end + 1
+                continue
+        if t.is_range:
+            # A run of ranges joined by spaces (intersection) or colons (three corners or more);
+            # a parenthesised union may take part (`E3:G4 (B2:E5,G2:H5)`).
+            j = i + 1
+            while j + 1 < len(tokens) and _joins(tokens[j]):
+                following = tokens[j + 1]
+                if following.is_range:
+                    j += 2
+                elif tokens[j].text == " " and following.kind == PAREN and following.opens and \
+                        (close := _matching(tokens, j + 1)) is not None:
+                    j = close + 1
+                else:
+                    break
+            run = list(range(i, j))
+            if len(run) > 1 and (areas := _evaluate(tokens, run)) is not None:
+                if len(areas) <= 1:
+                    edits.replace(i, j, areas[0].a1() if areas else "#NULL!")
+                    i = j
+                    continue
+                if _whole_argument_of_union_safe(formula, i, j):
+                    # Several areas: the engine knows no union, but these functions read each
+                    # argument's cells alike, so the areas become their arguments.
+                    edits.replace(i, j, ",".join(a.a1() for a in areas))
+                    i = j
+                    continue
+        i += 1
+    return edits.text()
+
+
+def _joins(token: Token) -> bool:
+    """Excel's intersection (a space) or range operator (a colon) between references."""
+    return token.kind == INFIX and token.text in (" ", ":")
+
+
+def _is_cell(text: str) -> bool:
+    area = read_area(text, whole_lines=False)
+    return area is not None and area.is_cell
+
+
+def _plain(text: str) -> Area | None:
+    """A plain range of this sheet (`B2:C3`, `B2`), None for anything else."""
+    if "!" in text:
+        return None
+    return read_area(text, whole_lines=False)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+class _Parser:
+    """union := inter (',' inter)*; inter := span (' ' span)*; span := prim (':' prim)*;
+    prim := RANGE | '(' union ')'. Values are lists of areas (an empty list: #NULL!)."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    def _peek(self) -> Token | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def _operator(self, text: str) -> bool:
+        t = self._peek()
+        return t is not None and t.kind == INFIX and t.text == text
+
+    def union(self) -> list[Area]:
+        areas = self.inter()
+        while self._operator(","):
+            self.i += 1
+            areas = areas + self.inter()
+        return areas
+
+    def inter(self) -> list[Area]:
+        areas = self.span()
+        while self._operator(" "):
+            self.i += 1
+            other = self.span()
+            areas = [x for a in areas for b in other if (x := a.intersection(b)) is not None]
+        return areas
+
+    def span(self) -> list[Area]:
+        first = self._peek()
+        areas = self.prim()
+        while self._operator(":"):
+            self.i += 1
+            before = self._peek()
+            other = self.prim()
+            if len(areas) != 1 or len(other) != 1 or not _corners(first) or not _corners(before):
+                raise _Unreadable
+            areas = [areas[0].span(other[0])]
+        return areas
+
+    def prim(self) -> list[Area]:
+        t = self._peek()
+        if t is None:
+            raise _Unreadable
+        if t.is_range:
+            area = _plain(t.text) if _corners(t) else None
+            if area is None:
+                raise _Unreadable
+            self.i += 1
+            return [area]
+        if t.kind == PAREN and t.opens:
+            self.i += 1
+            areas = self.union()
+            close = self._peek()
+            if close is None or close.kind != PAREN or not close.closes:
+                raise _Unreadable
+            self.i += 1
+            return areas
+        raise _Unreadable
+
+
+def _corners(token: Token | None) -> bool:
+    """A range operand written as cells (not whole columns or rows)."""
+    return token is not None and token.is_range and all(_is_cell(p) for p in token.text.split(":"))
+
+
+def _evaluate(tokens: tuple[Token, ...], indexes: list[int]) -> list[Area] | None:
+    picked = [tokens[k] for k in _trimmed(tokens, indexes)]
+    if any(t.is_space for t in picked):
+        return None
+    parser = _Parser(picked)
+    try:
+        areas = parser.union()
+    except _Unreadable:
+        return None
+    return areas if parser.i == len(picked) else None
+
+
+def _trimmed(tokens: tuple[Token, ...], indexes: list[int]) -> list[int]:
+    start, end = 0, len(indexes)
+    while start < end and tokens[indexes[start]].is_space:
+        start += 1
+    while end > start and tokens[indexes[end - 1]].is_space:
+        end -= 1
+    return indexes[start:end]
+
+
+#: Functions over all their arguments' cells alike: SUM((A1,B2)) is SUM(A1,B2).
+_UNION_SAFE = frozenset("SUM SUMSQ PRODUCT COUNT COUNTA AVERAGE AVERAGEA MIN MINA MAX MAXA".split())
+
+
+def _whole_argument_of_union_safe(formula: Formula, start: int, end: int) -> bool:
+    """Whether tokens [start, end) are one whole argument of a call to a _UNION_SAFE function."""
+    call = formula.owner(start)
+    if call is None or call.kind != "call" or call.name.split(".")[-1] not in _UNION_SAFE:
+        return False
+    first = start
+    while first > call.open + 1 and formula.tokens[first - 1].is_space:
+        first -= 1
+    last = end
+    while last < call.close and formula.tokens[last].is_space:
+        last += 1
+    edges = {call.open, *call.separators, call.close}
+    return first - 1 in edges and last in edges
+
+
+def _size(rows: bool, areas: list[Area]) -> str:
+    """ROWS(...) or COLUMNS(...) of a reference expression as Excel gives it: #NULL! for no
+    area (an empty intersection), #REF! for several (a union), else the count."""
+    if not areas:
+        return "#NULL!"
+    if len(areas) > 1:
+        return "#REF!"
+    return str(areas[0].rows if rows else areas[0].columns)
+
+
+def _position(row: bool, area: Area | None, array: bool) -> str:
+    """ROW(area) or COLUMN(area) as Excel gives it: #NULL! for no area; in an array formula
+    every row (column) of the area; elsewhere the first."""
+    if area is None:
+        return "#NULL!"
+    first, count = (area.top, area.rows) if row else (area.left, area.columns)
+    if not array or count == 1:
+        return str(first)
+    return f"SEQUENCE({count},1,{first})" if row else f"SEQUENCE(1,{count},{first})"
+
+
+def _matching(tokens: tuple[Token, ...], start: int) -> int | None:
+    """The call's or parenthesis' closing token (array constants are not counted)."""
+    depth = 0
+    for k in range(start, len(tokens)):
+        t = tokens[k]
+        if t.opens and t.kind in (FUNC, PAREN):
+            depth += 1
+        elif t.closes and t.kind in (FUNC, PAREN):
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+# -- spill references to what the engine computes cell by cell -------------------------------------
+
+
+def spills_of_lifted(formula: Formula, site: Any) -> str:
+    """A spill reference `A1#` (`ANCHORARRAY(A1)`) to a dynamic array the engine computes cell
+    by cell over its stored range (lifted, calc/formula/fit.py) reads that range: such an
+    anchor no longer spills in the engine's copy, where `A1#` is #REF! (formulas_test.xlsx
+    CORE!AD4, `=ANCHORARRAY(AC4)+3` over `{=AB4:AB5+1}`)."""
+    from rates_xl.functions.sheet import split_reference
+    from rates_xl.functions.tokens import POSTFIX
+
+    lifted = site.book.lifted
+    tokens = formula.tokens
+    edits = formula.edits()
+    for index, token in enumerate(tokens[:-1]):
+        following = tokens[index + 1]
+        if not (token.is_range and following.kind == POSTFIX and following.text == "#"):
+            continue
+        prefix, ref = split_reference(token.text)
+        if "[" in prefix or not _is_cell(ref):
+            continue
+        target = unquote_sheet(prefix[:-1]) if prefix else site.sheet
+        area = lifted.get((target, ref.replace("$", "").upper()))
+        if area is not None:
+            edits.replace(index, index + 2, f"{prefix}{area}")
+    return edits.text()
+
+
+# -- defined names ---------------------------------------------------------------------------------
+
+
+def name_operators(text: str) -> str:
+    """A defined name's text with its reference operators resolved where every reference is on
+    one sheet (formulas_test.xlsx's `h`: `CORE!$K$4:$K$6 CORE!$J$5:$L$5` is CORE!K5; the
+    engine answered #VALUE! for `=h` and #NAME? for the names built on it); unchanged
+    otherwise. The name's references are absolute (the engine reads a relative one in a name
+    as #NAME?)."""
+    from rates_xl.calc.formula.calls import qualify
+
+    if not isinstance(text, str) or " " not in text.strip():
+        return text  # no intersection: nothing here to resolve
+    prefixes = {t.text.rpartition("!")[0] + "!" for t in Formula("=" + text).tokens if t.is_range and "!" in t.text}
+    if len(prefixes) != 1:
+        return text
+    prefix = prefixes.pop()
+    bare = "=" + text.replace(prefix, "")
+    out = reference_operators(Formula(bare))
+    if out == bare:
+        return text
+    absolute = Formula(out)
+    edits = absolute.edits()
+    for index, token in enumerate(absolute.tokens):
+        if token.is_range and "!" not in token.text and _corners(token):
+            edits.replace(index, index + 1, ":".join(_absolute(p) for p in token.text.split(":")))
+    return qualify(Formula(edits.text()), unquote_sheet(prefix[:-1]))[1:]
+
+
+def _absolute(cell: str) -> str:
+    row, col = parse_cell(cell)
+    return f"${column_letters(col)}${row}"
+

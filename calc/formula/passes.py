@@ -1,0 +1,131 @@
+"""The engine's copy of a formula, pass by pass: the one ordered list of rewritings that make
+formualizer compute a formula as Excel does. Read it top to bottom.
+
+Each pass has a name, a trigger (words the formula must hold and a finer test of its text:
+when they say no, the pass is not run and no token is read), the cells it applies to, and a rewriting whose docstring says which
+Excel behaviour it reproduces and which cell of the corpus (../shared/corpus) or which test
+proves it. Each takes the formula (read once: its tokens and groups, calc/formula/tree.py)
+and its `Site` (sheet, row, column, array formula or not, the book's facts) and answers the
+new text (the same text: nothing to do); one that finds the formula cannot be held as Excel
+reads it raises `NotComputed`, and the cell keeps the file's cached value, listed.
+
+Adding an Excel quirk: write its rewriting (in the module of its kind: arguments, calls,
+operators, ranges, tables, lambdas, text), then add one line here, where it must run.
+
+Between the passes for formulas (`EVERY`, `ORDINARY`, `ARRAY`) and those for what each cell
+finally holds (`WRITTEN`) comes the fit (calc/formula/fit.py, driven by calc/fast.py):
+implicit intersection written out, array formulas lifted cell by cell, helper cells, array
+answers cut to their range. `NAMES` passes rewrite defined names' text before any cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rates_xl.calc.formula import arguments, calls, lambdas, operators, ranges, tables, text
+from rates_xl.calc.formula.site import NotComputed, Site
+from rates_xl.calc.formula.tree import Formula
+
+#: The cells a pass applies to.
+NAMES = "defined names"
+EVERY = "every formula"
+ORDINARY = "ordinary cells"  # not an array formula's anchor
+ARRAY = "array formulas"
+WRITTEN = "every formula written, after the fit"
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One rewriting. Its trigger is `needs`, words one of which the formula must hold (upper
+    case; none: every formula), and `check`, a finer test of the text; no token is read
+    unless both say yes."""
+
+    name: str
+    rewrite: Callable[[Formula, Site], str]
+    needs: tuple[str, ...] = ()
+    check: Callable[[Formula, Site], bool] | None = None
+    cells: str = EVERY
+
+    @property
+    def doc(self) -> str:
+        """What the pass reproduces of Excel, and the cell that proves it."""
+        return self.rewrite.__doc__ or ""
+
+    def triggered(self, formula: Formula, site: Site) -> bool:
+        if self.needs and not any(word in formula.upper for word in self.needs):
+            return False
+        return self.check is None or self.check(formula, site)
+
+
+def _text(test: Callable[[str], bool]) -> Callable[[Formula, Site], bool]:
+    return lambda formula, _site: test(formula.text)
+
+
+def _name_operators(formula: Formula, _site: Site) -> str:
+    """A defined name's reference operators resolved (calc/formula/operators.py
+    `name_operators`: formulas_test.xlsx's name `h`, `CORE!$K$4:$K$6 CORE!$J$5:$L$5`)."""
+    return "=" + operators.name_operators(formula.text[1:])
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass("name_operators", _name_operators, (" ",), cells=NAMES),
+    Pass("rates_source", calls.source, ("SOURCE",)),
+    Pass("isformula", calls.isformula, ("ISFORMULA",)),
+    Pass("rates_omitted", arguments.rates_omitted, ("RATES",)),
+    Pass("logical_text", arguments.logical_text, ('"',), _text(arguments.may_type_logical_text)),
+    Pass("sumproduct_shapes", calls.sumproduct_shapes, ("SUMPRODUCT(",)),
+    Pass("index", calls.index, ("INDEX(",), _text(calls.may_index)),
+    Pass("choose_logical", arguments.choose_logical, ("CHOOSE",), _text(arguments.may_choose)),
+    Pass("type_of", calls.type_of, ("_XLETA", "#GETTING_DATA")),
+    Pass("reference_operators", operators.reference_operators, (),
+         lambda f, s: operators.may_operate(f.text, s.array)),
+    Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
+    Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
+    Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
+    Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
+    Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
+    Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
+    Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
+    # -- the fit (calc/formula/fit.py) ------------------------------------------------------
+    Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),
+    Pass("numbers_as_text", text.numbers_as_text, (), _text(text.may_join), cells=WRITTEN),
+)
+
+
+#: The passes of each stage, in order (a formula's: EVERY, ORDINARY and ARRAY together).
+_STAGES = {
+    (EVERY, False): tuple(p for p in PASSES if p.cells in (EVERY, ORDINARY)),
+    (EVERY, True): tuple(p for p in PASSES if p.cells in (EVERY, ARRAY)),
+    **{(stage, array): tuple(p for p in PASSES if p.cells == stage)
+       for stage in (WRITTEN, NAMES) for array in (False, True)},
+}
+
+
+def rewrite(formula: str, site: Site, stage: str = EVERY) -> Formula:
+    """`formula` through the passes of one stage: EVERY (the formula passes, before the fit:
+    EVERY, ORDINARY or ARRAY as the site is), WRITTEN or NAMES. Raises NotComputed."""
+    read = Formula(formula)
+    upper = read.upper
+    for p in _STAGES[(stage, site.array)]:
+        needs = p.needs
+        if needs and not (needs[0] in upper or any(word in upper for word in needs[1:])):
+            continue  # (the common case, tested inline: it is asked of every formula)
+        if p.check is None or p.check(read, site):
+            changed = p.rewrite(read, site)
+            if changed != read.text:
+                read = Formula(changed)
+                upper = read.upper
+    return read
+
+
+def one(name: str, formula: str, site: Site | None = None) -> str:
+    """`formula` through the pass called `name` alone (its trigger first): a pass tried on its
+    own, as the tests do."""
+    site = site or Site("Sheet1", 1, 1)
+    found = next(p for p in PASSES if p.name == name)
+    read = Formula(formula)
+    return found.rewrite(read, site) if found.triggered(read, site) else formula
+
+
+__all__ = ["ARRAY", "EVERY", "NAMES", "ORDINARY", "PASSES", "WRITTEN", "NotComputed", "Pass", "Site", "one", "rewrite"]

@@ -1,0 +1,113 @@
+"""Passes over the ranges a formula reads: Excel's `@` written out, and whole columns read to
+one length."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.functions.sheet import (
+    MAX_ROW,
+    Area,
+    column_letters,
+    read_area,
+    sheet_of,
+    split_reference,
+)
+from rates_xl.functions.tokens import ARG, CLOSE, OPEN
+
+
+def at_sign(formula: Formula, site: Any) -> str:
+    """Excel's `@` (implicit intersection), stored in a file as `_xlfn.SINGLE(...)`, which the
+    fast engine does not know (#NAME?: about 1,000 cells of the loan tracker in
+    ../shared/corpus/models were listed as not computed): in an ordinary cell
+    `_xlfn.SINGLE(A2:A40)` is the cell of that range in the formula's own row (a column range)
+    or column (a row range), #VALUE! where there is none. Only a plain reference is written
+    out: `@` over a name or a function's result stays unknown to the engine, and its cell is
+    listed, never guessed. Proved by dataresearchlabs_MyLoanTracker_v010009_FREE.xlsx (models)
+    and tests/calc/test_single.py."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    i = 0
+    while i < len(tokens) - 2:
+        opening, operand, closing = tokens[i:i + 3]
+        if opening.is_call and opening.text.upper() in ("_XLFN.SINGLE(", "SINGLE(") and operand.is_range \
+                and closing.sub == CLOSE:
+            cell = _picked(operand.text, site.row, site.col)
+            if cell is not None:
+                edits.replace(i, i + 3, cell)
+                i += 3
+                continue
+        i += 1
+    return edits.text()
+
+
+def _picked(reference: str, row: int, col: int) -> str | None:
+    prefix, ref = split_reference(reference)
+    if "[" in prefix or "[" in ref:
+        return None  # another workbook, a table: not a plain reference
+    area = read_area(ref)
+    if area is None:
+        return None  # a defined name or something else: left to the engine (unknown: listed)
+    if area.is_cell:
+        return f"{prefix}{area.a1()}"
+    if area.left == area.right and area.top <= row <= area.bottom:
+        return f"{prefix}{column_letters(area.left)}{row}"
+    if area.top == area.bottom and area.left <= col <= area.right:
+        return f"{prefix}{column_letters(col)}{area.top}"
+    return "#VALUE!"
+
+
+def may_even(text: str) -> bool:
+    """Two colons at least: two whole columns may be read (the cheap test first)."""
+    return text.count(":") >= 2
+
+
+def whole_columns(formula: Formula, site: Any) -> str:
+    """Whole-column references read to one length. formualizer cuts each whole-column
+    reference to that column's own last used row (for speed), so `XLOOKUP(,L:L,M:M,,1,2)` sees
+    5 lookup values and 6 results and answers #VALUE! where Excel, reading both to row
+    1048576, answers (ironcalc_XLOOKUP.xlsx Errors!N1). The whole-column arguments of a call
+    that has two or more are bounded to the same rows: 1 to the last row holding a value on
+    any sheet they read, so the engine still reads only the used rows."""
+    tokens = formula.tokens
+    calls: list[list[int]] = []  # per open call: the indexes of its whole-column arguments
+    chosen: list[list[int]] = []
+    previous = None
+    for i, token in enumerate(tokens):
+        if token.is_call:
+            calls.append([])
+        elif token.sub == CLOSE and token.closes and token.kind == "Func":
+            if calls:
+                found = calls.pop()
+                if len(found) > 1:
+                    chosen.append(found)
+        elif token.is_range and calls:
+            after = formula.following(i)
+            alone_before = previous is not None and previous.sub in (ARG, OPEN)
+            alone_after = after is not None and after.sub in (ARG, CLOSE)
+            if alone_before and alone_after and _whole_columns(split_reference(token.text)[1]) is not None:
+                calls[-1].append(i)
+        if not token.is_space:
+            previous = token
+    edits = formula.edits()
+    last_row: Callable[[str, str | None], int] = site.book.last_row
+    for found in chosen:
+        if any("[" in tokens[i].text for i in found):
+            continue  # another workbook's columns: left as they are
+        sheets = {sheet_of(split_reference(tokens[i].text)[0]) for i in found}
+        rows = max(max(last_row(site.sheet, s) for s in sheets), 1)
+        for i in found:
+            prefix, ref = split_reference(tokens[i].text)
+            first, last = ref.split(":")
+            edits.replace(i, i + 1, f"{prefix}{first}1:{last}{rows}")
+    return edits.text()
+
+
+def _whole_columns(ref: str) -> Area | None:
+    """`A:C` (`$A:$C`) -> its area; None for anything else (whole rows, cells, names)."""
+    if any(ch.isdigit() for ch in ref):
+        return None
+    area = read_area(ref)
+    return area if area is not None and area.top == 1 and area.bottom == MAX_ROW else None

@@ -1,0 +1,88 @@
+"""Where a formula stands and what a pass may ask of its book (the passes' one argument
+besides the formula), and the one way a pass says the engine cannot compute it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates_xl.functions.sheet import Area, Key, parse_cell
+
+
+class NotComputed(ValueError):
+    """The engine's copy cannot hold the formula as Excel reads it (the message says why): the
+    cell keeps the file's cached value and is listed with the `reason`."""
+
+    @property
+    def reason(self) -> str:
+        return str(self)
+
+
+@dataclass
+class BookFacts:
+    """What the passes read of the book, gathered once by the preparation (calc/fast.py)."""
+
+    #: Upper-case table name -> its definition (calc/formula/tables.py).
+    tables: dict[str, Any] = field(default_factory=dict)
+    #: Which cells hold a formula (`FormulaCells`), for ISFORMULA.
+    formula_cells: Any = None
+    #: (the formula's sheet, a sheet it reads or None for its own) -> the last row that may
+    #: hold a value there (whole columns read to one length).
+    last_row: Callable[[str, str | None], int] = lambda _own, _sheet: 0
+    #: The referenced cells' formulas for RATES_SOURCE (calc/sources.py `Targets`).
+    sources: Any = None
+    #: (sheet, anchor) -> "A1:A5": dynamic arrays the engine computes cell by cell (filled
+    #: once the fit has lifted them).
+    lifted: dict[Key, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Site:
+    """A formula's cell: its sheet, row and column, whether it is an array formula's anchor
+    (Ctrl+Shift+Enter or dynamic), and its book."""
+
+    sheet: str
+    row: int
+    col: int
+    array: bool = False
+    book: BookFacts = field(default_factory=BookFacts)
+
+
+#: Past this many cells the argument is left to the engine (the answer is written out cell by cell).
+MOST_CELLS = 10_000
+
+
+class FormulaCells:
+    """Which cells of the book hold a formula, as the file was read (`Book.cells`:
+    (sheet, anchor) -> (text, area r1, c1, r2, c2); `legacy`: the legacy array anchors;
+    `titles`: `Book.sheet_titles`)."""
+
+    def __init__(self, cells: dict[Key, tuple[str, Area]],
+                 legacy: frozenset[Key] | set[Key], titles: dict[str, str]) -> None:
+        self.titles = titles  # upper-case title -> the sheet's title
+        self._cells, self._legacy_anchors = cells, legacy
+        self._anchors: dict[str, set[tuple[int, int]]] | None = None  # indexed on first use
+        self._legacy: dict[str, list[Area]] = {}
+        self._spills: dict[str, list[Area]] = {}
+
+    def _index(self) -> dict[str, set[tuple[int, int]]]:
+        if self._anchors is None:
+            self._anchors = {}
+            for (sheet, anchor), (_text, area) in self._cells.items():
+                self._anchors.setdefault(sheet, set()).add(parse_cell(anchor))
+                r1, c1, r2, c2 = area
+                if (r1, c1) != (r2, c2):
+                    kind = self._legacy if (sheet, anchor) in self._legacy_anchors else self._spills
+                    kind.setdefault(sheet, []).append(area)
+        return self._anchors
+
+    def answer(self, sheet: str, row: int, col: int) -> bool | None:
+        """Whether that cell holds a formula; None when the file cannot say (a spilled cell)."""
+        if (row, col) in self._index().get(sheet, ()):
+            return True
+        if any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self._legacy.get(sheet, ())):
+            return True
+        if any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self._spills.get(sheet, ())):
+            return None
+        return False
