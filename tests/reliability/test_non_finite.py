@@ -109,16 +109,17 @@ def _book(path):
 
 @pytest.mark.parametrize("literal", ["NaN", "1e999"])
 def test_calc_writes_the_message_not_an_error_value_nor_a_number(literal, server, use_client, tmp_path, capsys):
+    """Never NaN or a number: since issue 28 the cell is Excel's #N/A (the service's fault,
+    not the formula's) in the copy, the message beside it in the summary."""
     server.responder = _answer_with(literal)
     use_client(RatesClient(base_url=server.base_url, api_key=SECRET, backoff=0.01, persistent=False))
     assert main(["calc", str(_book(tmp_path / "book.xlsx")), "--no-progress"]) == 3
     out = capsys.readouterr().out
     values = cached_values(tmp_path / "book.values.xlsx")
-    assert values[("Rates", "A1")].startswith(f"#RATES! the service answered {SAYS[literal]}")
-    assert "for swap_rate:" in values[("Rates", "A1")]
-    assert "for swap_rate of point 5 of swap_rates" in values[("Rates", "B1")]
-    assert values[("Rates", "A2")] == "#VALUE!"  # what Excel gives text times 2
-    assert "Rates!A1: #RATES! the service answered" in out and SECRET not in out
+    assert values[("Rates", "A1")] == "#N/A" and values[("Rates", "B1")] == "#N/A"
+    assert values[("Rates", "A2")] == "#N/A"  # the error propagates, as in Excel
+    assert f"Rates!A1: #N/A (the service answered {SAYS[literal]}" in out and "for swap_rate:" in out
+    assert "for swap_rate of point 5 of swap_rates" in out and SECRET not in out
 
 
 def test_a_pack_holding_a_nan_replays_as_the_message(tmp_path, capsys):
@@ -133,5 +134,5 @@ def test_a_pack_holding_a_nan_replays_as_the_message(tmp_path, capsys):
     book = _book(tmp_path / "book.xlsx")
     assert main(["calc", str(book), "--replay", "-o", str(tmp_path / "r.xlsx"), "--no-progress"]) == 3
     values = cached_values(tmp_path / "r.xlsx")
-    assert values[("Rates", "A1")].startswith("#RATES! the service answered NaN (not a number) for swap_rate")
-    capsys.readouterr()
+    assert values[("Rates", "A1")] == "#N/A"  # an error value (issue 28), the message in the summary
+    assert "Rates!A1: #N/A (the service answered NaN (not a number) for swap_rate" in capsys.readouterr().out
