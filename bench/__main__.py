@@ -44,6 +44,7 @@ BENCHMARKS = {
     "signin": "team server sign-in behind a trickled and a 60 MB JWKS: known keys, a cold start, memory",
     "live": "Live mode: 200 live cells at half the limit, refreshed within lifetime + 5 s; typed formulas meanwhile",
     "interrupt": "Ctrl+C: SIGINT to the end of a command waiting on a silent service (call, calc)",
+    "risk": "rates-xl risk: a 5-bucket ladder of the swap pricer's outputs vs bump-and-recompute on sandbox --shift",
 }
 
 

@@ -165,8 +165,8 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     if source is not None and moved:
         formulas = Book(source)
         graph = _graph(formulas)
-        read = _read_cells(formulas, graph)
-        labels = _labels(formulas, moved, after)
+        read = read_cells(formulas, graph)
+        labels = cell_labels(formulas, moved, after)
         if changed:  # no answer moved: nothing to attribute
             attribution = _attribute(formulas, graph, moved, before, after, packs, changed)
     elif moved and book is None:
@@ -323,7 +323,7 @@ def _graph(book: Book) -> Any:
     return Graph(book)
 
 
-def _read_cells(book: Book, graph: Any) -> set[Key]:
+def read_cells(book: Book, graph: Any) -> set[Key]:
     """Every cell some formula reads (a formula anchor that has dependents, with its spill
     area); the moved cells not in it are the book's outputs. A formula whose references are
     not all known (a structured reference, INDIRECT) may read anything: it is not counted."""
@@ -334,7 +334,7 @@ def _read_cells(book: Book, graph: Any) -> set[Key]:
     return read
 
 
-def _labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, str]:
+def cell_labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, str]:
     """What a reader calls each moved cell: a defined name pointing at it, else the text just
     to its left in its row (the templates' "NPV" beside the NPV), within three cells."""
     from rates_xl.functions.sheet import cell_address
@@ -379,13 +379,15 @@ def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any],
     return {key: tuple(sorted(names)) for key, names in found.items()}
 
 
-def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str]) -> dict[Key, tuple[str, ...]]:
+def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str],
+                  graph: Any = None) -> dict[Key, tuple[str, ...]]:
     """Cell -> the `requests` it was computed from: the RATES_* cells that made one (read from
     their formulas with `values`, at the `pinned` moment) and every cell downstream of them.
-    A RATES_* cell whose request cannot be read is counted, with why (never left out)."""
+    A RATES_* cell whose request cannot be read is counted, with why (never left out).
+    `graph`: the book's dependency graph, when the caller has built it already."""
     from rates_xl.calc.dependencies import Graph, anchors_calling
 
-    graph = Graph(book)
+    graph = graph if graph is not None else Graph(book)
     wanted = dict.fromkeys(requests, (None, None))
     found: dict[Key, set[str]] = {}
     for anchor in anchors_calling(book.cells, None, rates=True):

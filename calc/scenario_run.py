@@ -86,7 +86,7 @@ def apply_to(replays: dict[Path, Any], scenario: Any, refused: dict[Path, str]) 
     CommandError line for a pack that is a scenario's already or a scenario it cannot take."""
     from rates_xl.cli import CommandError
     from rates_xl.client.pack_seal import seal
-    from rates_xl.scenario.apply import ScenarioError, apply, prepare
+    from rates_xl.scenario.apply import ScenarioError, apply, calibration_client, prepare
     from rates_xl.scenario.model import canonical
 
     applied = Applied()
@@ -101,7 +101,7 @@ def apply_to(replays: dict[Path, Any], scenario: Any, refused: dict[Path, str]) 
             raise CommandError(f"{book.name}: its pack already holds the scenario {pack.scenario.described}: replay it "
                                "without --scenario (it computes that scenario again), or replay the market copy "
                                "it came from under another")
-        client, why = _calibration_client(pack)
+        client, why = calibration_client(pack)
         only = None
         if all(s.index is not None for s in scenario.shifts):
             only = set()
@@ -126,23 +126,6 @@ def apply_to(replays: dict[Path, Any], scenario: Any, refused: dict[Path, str]) 
         applied.fresh.add(id(under))
         done[id(pack)] = replays[book] = under
     return applied
-
-
-def _calibration_client(pack: Any) -> tuple[Any, str | None]:
-    """A client of the service that recorded the pack (to fetch what the curves need), or None
-    and why: the key goes nowhere else, whatever the pack says its service was."""
-    from rates_xl.client import RatesClient
-    from rates_xl.client.pack import public_url
-    from rates_xl.client.settings import load_settings
-
-    try:
-        configured = public_url(load_settings().base_url)
-    except Exception as exc:  # noqa: BLE001 - bad settings: nothing fetched, said so
-        return None, f"the client's settings cannot be read ({type(exc).__name__}): nothing fetched"
-    if configured != pack.base_url:
-        return None, (f"the pack was recorded from {pack.base_url} and rates-xl is set for {configured}: what the "
-                      f"curves lack is not fetched from another service (set RATES_BASE_URL={pack.base_url})")
-    return RatesClient(), None
 
 
 def summary(pack: Any, applied: Applied | None) -> list[str]:

@@ -41,6 +41,7 @@ COMMAND_MODULES = [
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
     "rates_xl.calc.cli",  # calc
     "rates_xl.calc.diff_cli",  # diff
+    "rates_xl.scenario.cli",  # risk
     "rates_xl.templates.cli",  # demo, templates build|list
     "rates_xl.addin.officejs.cli",  # serve, officejs install|uninstall|manifest|certs, respell
 ]

@@ -22,7 +22,7 @@ MODULE_EXTRAS: dict[str, tuple[str, ...]] = {
     "redis": ("team",),
 }
 #: The extra a command's own job needs, where a module comes with several.
-COMMAND_EXTRAS = {"sandbox": "sandbox", "demo": "sandbox", "templates": "sandbox", "calc": "sandbox",
+COMMAND_EXTRAS = {"sandbox": "sandbox", "demo": "sandbox", "templates": "sandbox", "calc": "sandbox", "risk": "sandbox",
                   "serve": "officejs", "officejs": "officejs", "cache": "team"}
 
 

@@ -195,6 +195,23 @@ def _fetch(out: Prepared, client: Any, missing: list[Request]) -> dict[Request, 
     return found
 
 
+def calibration_client(pack: Any) -> tuple[Any, str | None]:
+    """A client of the service that recorded the pack (to fetch what the curves need), or None
+    and why: the key goes nowhere else, whatever the pack says its service was."""
+    from rates_xl.client import RatesClient
+    from rates_xl.client.pack import public_url
+    from rates_xl.client.settings import load_settings
+
+    try:
+        configured = public_url(load_settings().base_url)
+    except Exception as exc:  # noqa: BLE001 - bad settings: nothing fetched, said so
+        return None, f"the client's settings cannot be read ({type(exc).__name__}): nothing fetched"
+    if configured != pack.base_url:
+        return None, (f"the pack was recorded from {pack.base_url} and rates-xl is set for {configured}: what the "
+                      f"curves lack is not fetched from another service (set RATES_BASE_URL={pack.base_url})")
+    return RatesClient(), None
+
+
 def check_names(prepared: Prepared, scenario: Scenario) -> Scenario:
     """The scenario with its indexes named as the conventions table names them; ScenarioError
     for an index no answer of the pack is on (a typo shifts nothing: never silently)."""
@@ -248,4 +265,5 @@ def apply(prepared: Prepared, scenario: Scenario) -> Pack:
                 scenario=record)
 
 
-__all__ = ["METHOD", "Prepared", "ScenarioError", "apply", "canonical", "check_names", "prepare"]
+__all__ = ["METHOD", "Prepared", "ScenarioError", "apply", "calibration_client", "canonical", "check_names",
+           "prepare"]

@@ -124,6 +124,7 @@ def _failures(tmp: Path) -> dict[tuple[str, ...], tuple[list[str], dict[str, str
         ("key", "clear"): (["key", "clear"], {}),
         ("calc",): (["calc", missing], {}),
         ("diff",): (["diff", missing, missing], {}),
+        ("risk",): (["risk", missing], {}),
         ("demo",): (["demo", "--out", str(a_file)], {}),
         ("templates", "build"): (["templates", "build", "no_such_template"], {}),
         ("serve",): (["serve"], {}),
@@ -203,6 +204,7 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def _argv_for(leaf: tuple[str, ...]) -> list[str]:
     needs = {("call",): ["swap_rate_tenors"], ("calc",): ["book.xlsx"], ("diff",): ["a.xlsx", "b.xlsx"],
+             ("risk",): ["book.xlsx"],
              ("respell",): ["book.xlsx", "--to", "officejs"],
              ("serve", "users", "add"): ["alice"], ("serve", "users", "remove"): ["alice"]}
     return [*leaf, *needs.get(leaf, [])]
