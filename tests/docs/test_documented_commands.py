@@ -39,11 +39,13 @@ from typing import Any
 
 import pytest
 
+from rates_xl.cli import INTERRUPT_GRACE_S
 from rates_xl.sandbox import PAID_KEY
 from rates_xl.templates import template_path
 from tests.docs.markdown_commands import ROOT, Documented, documented, every_command, pages
 from tests.support.commands import fresh_env
 from tests.support.sandbox import free_port
+from tests.support.timing import within
 
 #: Documented, not run here, and why. (An entry that the docs no longer hold fails.)
 NOT_RUN = {
@@ -254,12 +256,15 @@ def _page_world(tmp_path: Path, sandbox_url: str, redis_url: str, page: str) -> 
             if process.poll() is None:
                 process.send_signal(signal.SIGINT)
         for process in world.servers:
+            ours = "rates-xl" in process.args[-1]
             try:
-                process.wait(30)
+                process.wait(within(INTERRUPT_GRACE_S, 60.0) if ours else 60)
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
-            assert process.returncode in (0, 130, -signal.SIGINT), process.args
+                # mkdocs' own serve may still be building when Ctrl+C comes on a loaded machine:
+                # not ours to hold to the console script's rule, ended as a reader would.
+                process.terminate() if not ours else process.kill()
+                process.wait(30)
+            assert process.returncode in ((0, 130, -signal.SIGINT) if ours else (0, 1, 130, -2, -15)), process.args
         if world.provider is not None:
             world.provider.stop()
 
