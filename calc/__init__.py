@@ -5,7 +5,8 @@
   `calculate_many(paths)` (several books, one fetch);
 - `book`: the workbook as read once (formulas, cached values, array formulas, names);
 - `engines`: the `Engine` interface and the one place that picks an engine
-  (`engines/formualizer.py`: the fast one; `engines/formulas.py`: the `formulas` package);
+  (`engines/formualizer/`: the fast one; `engines/formulas/`: the `formulas` package);
+- `results`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
 - `recalc`: what is recomputed (default: only what changed; `--full`: everything) and the
   check against Excel's cached values (stale cells); `dependencies`: the reference graph;
   `check`: when a computed value agrees with Excel's;
@@ -13,8 +14,6 @@
 - `formula`: the formula front end: a formula read once (one tokenizer, one tree) and the
   engine's copy of it made by one ordered list of passes (calc/formula/passes.py), then fitted
   the way Excel evaluates it (per cell, implicit intersection, helper cells);
-- `fast`: formualizer's prepared copy and model, with the RATES_* functions;
-- `engine`: the RATES_* functions in the `formulas` engine and the conversions both share;
 - `fidelity`: compare computed values with the ones another engine cached in a file;
 - `cli`: the `calc` command.
 """

@@ -26,6 +26,7 @@ from rates_xl.functions.sheet import (
     unquote_sheet,
 )
 from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import to_serial
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -298,7 +299,6 @@ def sheet_rows(ws: Any) -> list[list[Any]]:
 def cached_values(path: Path) -> dict[Key, Any]:
     """The values the file itself cached for its cells (what Excel last computed)."""
     import openpyxl
-    from openpyxl.utils.datetime import to_excel
 
     try:
         book = openpyxl.load_workbook(path, data_only=True, keep_links=True)
@@ -309,11 +309,7 @@ def cached_values(path: Path) -> dict[Key, Any]:
     def excel(value: Any) -> Any:
         # The reader turns a date-formatted serial into a date or time: Excel stores the
         # serial (the cell's format shows it as a date), and so must the copy.
-        if isinstance(value, datetime | date | time | timedelta):
-            if isinstance(value, time | timedelta):
-                return to_excel(value)
-            return to_excel(value, epoch)
-        return value
+        return to_serial(value, epoch) if isinstance(value, date | time | timedelta) else value
 
     return {(ws.title, cell.coordinate): excel(cell.value) for ws in book.worksheets
             for row in sheet_rows(ws) for cell in row if cell.value is not None}
@@ -376,11 +372,3 @@ def reraise_interrupts(exc: BaseException) -> None:
     arrives as pyo3's PanicException, which derives from it; Ctrl-C and exit still pass."""
     if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
         raise exc
-
-
-#: Error values a summary lists (besides every `#RATES!` message).
-ERROR_VALUES = ("#NAME?", "#VALUE!", "#N/A", "#REF!", "#DIV/0!", "#NUM!", "#NULL!")
-
-
-def is_error(value: Any) -> bool:
-    return isinstance(value, str) and (value in ERROR_VALUES or value.startswith("#RATES!"))

@@ -6,8 +6,10 @@ exactly, errors by their code, a blank and empty text alike.
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, time, timedelta
+from datetime import date, time, timedelta
 from typing import Any
+
+from rates_xl.functions.values import to_serial
 
 
 def agrees(ours: Any, cached: Any) -> bool:
@@ -22,18 +24,12 @@ def agrees(ours: Any, cached: Any) -> bool:
 
 
 def normal(value: Any) -> Any:
-    """Excel's own type for a value a reader or an engine handed back: dates and times as
-    serials, blank for empty text."""
-    from openpyxl.utils.datetime import to_excel
-
+    """Excel's own type for a value a reader or an engine handed back: dates, times and
+    durations as serials (functions/values.py), blank for empty text."""
     if value is None or value == "":
         return None
-    if isinstance(value, datetime | date):
-        return to_excel(value)  # Excel's serial, 1900 leap-year quirk included (59 = 1900-02-28)
-    if isinstance(value, time):
-        return (value.hour * 3600 + value.minute * 60 + value.second + value.microsecond / 1e6) / 86400
-    if isinstance(value, timedelta):
-        return value.total_seconds() / 86400
+    if isinstance(value, date | time | timedelta):
+        return to_serial(value)
     return value
 
 

@@ -229,7 +229,7 @@ def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
 def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
     """Compute each book against a client that answers only from its pack: no key, no
     network. Books sharing one pack share one client (one batch)."""
-    from rates_xl.calc.workbook import BatchResult
+    from rates_xl.calc.results import BatchResult
     from rates_xl.client import RatesClient
     from rates_xl.functions.plan import PlanReport
 
@@ -301,7 +301,7 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict
         if several:
             print(f"{book.name}: {formulas}.")
         else:
-            sent = "read from the pack" if getattr(batch, "replayed", False) else "sent"
+            sent = "read from the pack" if batch.replayed else "sent"
             computed = f"{_count(result.formula_cells, 'formula')} in {result.seconds:.1f} s ({result.engine} engine)" \
                 if result.formula_cells else formulas
             print(f"Computed {book.name}: {computed}; {_count(report.distinct_requests, 'distinct service request')}, "
@@ -309,7 +309,7 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict
         if book in written:
             print(f"Wrote {written[book]} (values frozen).")
         print(f"  {_recomputed(result)}")
-        market = _market_data(result, replayed=getattr(batch, "replayed", False))
+        market = _market_data(result, replayed=batch.replayed)
         if market:
             print(f"  {market}")
         for line in checked.get(book, []):

@@ -198,12 +198,12 @@ def copy_values(path: Path) -> dict[Key, Any]:
     """Every non-empty cell's value as stored, dates as Excel's serials (as `cached_values`
     gives them), read in openpyxl's streaming mode: twice as fast on a big book, and a diff
     reads two of them."""
-    from datetime import date, datetime, time, timedelta
+    from datetime import date, time, timedelta
 
     import openpyxl
-    from openpyxl.utils.datetime import to_excel
 
     from rates_xl.functions.sheet import cell_address
+    from rates_xl.functions.values import to_serial
 
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=True)
@@ -217,10 +217,8 @@ def copy_values(path: Path) -> dict[Key, Any]:
                     value = getattr(cell, "value", None)
                     if value is None:
                         continue
-                    if isinstance(value, datetime | date):
-                        value = to_excel(value, book.epoch)
-                    elif isinstance(value, time | timedelta):
-                        value = to_excel(value)
+                    if isinstance(value, date | time | timedelta):
+                        value = to_serial(value, book.epoch)
                     found[(ws.title, cell_address(cell.row, cell.column))] = value
     finally:
         book.close()

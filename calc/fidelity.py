@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rates_xl.calc.check import normal
 from rates_xl.functions.sheet import address
+from rates_xl.functions.values import from_serial
 
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
 _EXTERNAL = re.compile(r"\[\d+\]|\[[^\]]+\.xls[xmb]?\]", re.IGNORECASE)
@@ -44,36 +46,20 @@ class Fidelity:
 def same(ours: Any, theirs: Any) -> bool:
     from datetime import datetime
 
-    from openpyxl.utils.datetime import from_excel
-
     if isinstance(theirs, datetime) and isinstance(ours, int | float) and not isinstance(ours, bool):
         # The reader turned a date-formatted serial into a date; compare as dates, in the
         # reader's own mapping (it reads both 59 and 60 as 1900-02-28, Excel's leap-year quirk).
         try:
-            seconds = abs((from_excel(ours) - theirs).total_seconds())
+            seconds = abs((from_serial(ours) - theirs).total_seconds())
         except (OverflowError, ValueError, TypeError):
             return False
         return seconds <= max(1e-3, 1e-9 * abs(ours) * 86400)
-    ours, theirs = _normal(ours), _normal(theirs)
+    ours, theirs = normal(ours), normal(theirs)
     if isinstance(ours, bool) or isinstance(theirs, bool):
         return type(ours) is type(theirs) and ours == theirs
     if isinstance(ours, int | float) and isinstance(theirs, int | float):
         return math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
     return ours == theirs
-
-
-def _normal(value: Any) -> Any:
-    from datetime import date, datetime, time
-
-    from openpyxl.utils.datetime import to_excel
-
-    if value == "":
-        return None
-    if isinstance(value, datetime | date):
-        return to_excel(value)  # Excel's serial, 1900 leap-year quirk included (59 = 1900-02-28)
-    if isinstance(value, time):
-        return (value.hour * 3600 + value.minute * 60 + value.second) / 86400
-    return value
 
 
 def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, full: bool = True) -> Fidelity:

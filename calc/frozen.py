@@ -15,6 +15,7 @@ from typing import Any
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
+from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address
 
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
@@ -22,7 +23,7 @@ from rates_xl.functions.sheet import Area, Key, cell_address
 MAX_UNTRUSTED_NOTES = 500
 
 
-def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool = False) -> Path:
+def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
     """Write a copy of `book` with every formula replaced by its value in `result`."""
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -43,16 +44,16 @@ def freeze(book: Book, result: Any, out: str | os.PathLike[str], *, force: bool 
                         # The range the file stored (emptied where the spill shrank) and the
                         # one it covers now: a table wider than the file's range is never cut.
                         stored = book.spills[key]
-                        area = stored.span(getattr(result, "extents", {}).get(key, stored))
+                        area = stored.span(result.extents.get(key, stored))
                     else:
                         area = Area.cell(cell.row, cell.column)
                     _write_range(ws, area, result.values)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
-    _note(copy, [(c.sheet, c.cell, c.reason) for c in getattr(result, "stale", [])])
-    _note(copy, list(getattr(result, "cut", [])))
-    _note(copy, list(getattr(result, "untrusted", []))[:MAX_UNTRUSTED_NOTES])
-    _note(copy, list(getattr(result, "scenario_notes", [])))
-    if getattr(result, "scenario", None):
+    _note(copy, [(c.sheet, c.cell, c.reason) for c in result.stale])
+    _note(copy, result.cut)
+    _note(copy, result.untrusted[:MAX_UNTRUSTED_NOTES])
+    _note(copy, result.scenario_notes)
+    if result.scenario:
         # File > Info in Excel (and any program's document properties) say it too.
         copy.properties.title = f"SCENARIO {result.scenario}: not market data"
         copy.properties.subject = f"rates-xl scenario {result.scenario}"

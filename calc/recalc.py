@@ -21,6 +21,7 @@ from typing import Any
 from rates_xl.calc import check
 from rates_xl.calc.book import Book
 from rates_xl.calc.dependencies import Graph, anchors_calling
+from rates_xl.calc.results import StaleCell
 from rates_xl.functions.sheet import Key, address, cell_address
 
 #: Volatile functions whose answer is new at every calculation: fixed at their cached value
@@ -28,22 +29,6 @@ from rates_xl.functions.sheet import Key, address, cell_address
 NEW_EACH_TIME = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "CELL", "INFO"})
 #: Volatile functions whose answer follows their inputs (checked like any other formula).
 MOVING_REFERENCES = frozenset({"OFFSET", "INDIRECT"})
-
-
-@dataclass(frozen=True)
-class StaleCell:
-    """A formula cell kept at the file's cached value because the engine disagreed with Excel
-    at the book's stored inputs (or reads such a cell)."""
-
-    sheet: str
-    cell: str
-    formula: str
-    reason: str
-    cached: Any = None
-
-    @property
-    def address(self) -> str:
-        return address(self.sheet, self.cell)
 
 
 @dataclass

@@ -10,7 +10,7 @@ evaluates those arguments exactly as B7's call did, and `source_of` checks them 
 request (`functions/link.requests_for`, the cell's own validation, at the book's pinned
 moment) and explains the answer held for that request (`functions/source.py`).
 
-`RATES_SOURCE_OF` is registered only in the engines (`calc/engine.function_table`); B7 stays
+`RATES_SOURCE_OF` is registered only in the engines (`calc/engines/rates.function_table`); B7 stays
 its first argument, so the engine computes B7 (and fetches its answer) first.
 """
 
@@ -38,7 +38,7 @@ class InternalFunction:
 
 def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
     """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines.rates import valuation_time
     from rates_xl.functions import get_client
     from rates_xl.functions.link import Unlinked, requests_for
     from rates_xl.functions.source import explain_requests
@@ -49,7 +49,7 @@ def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
     try:
         while items:
             count, name = int(items[0]), str(items[1])
-            calls += requests_for(name, items[2:2 + count], engine._valuation_time)
+            calls += requests_for(name, items[2:2 + count], valuation_time())
             items = items[2 + count:]
     except Unlinked as exc:
         return f"{PREFIX} cell: {where}: {exc}"[:254]

@@ -15,9 +15,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from rates_xl.calc.book import Book, CalcError
+from rates_xl.functions.values import EPOCH_1900
 
 NAME = "RATES_VALUATION_TIME"
-_EXCEL_EPOCH = datetime(1899, 12, 30, tzinfo=UTC)
+_EXCEL_EPOCH = EPOCH_1900.replace(tzinfo=UTC)
 
 
 def parse_moment(value: Any, where: str = NAME) -> datetime | None:

@@ -12,29 +12,19 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rates_xl.calc import frozen, recalc, valuation
-from rates_xl.calc.book import (
-    ERROR_VALUES,
-    Book,
-    CalcError,
-    is_error,
-    open_workbook,
-    reraise_interrupts,
-    sheet_rows,
-)
-from rates_xl.calc.engine import pinned_valuation_time
-from rates_xl.calc.engines import ENGINES, load_engine
-from rates_xl.calc.recalc import StaleCell
+from rates_xl.calc.book import Book, CalcError, open_workbook, reraise_interrupts, sheet_rows
+from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
+from rates_xl.calc.engines.rates import pinned_valuation_time
+from rates_xl.calc.results import BatchResult, CalcResult, ErrorCell, SkippedCell, listed_error
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
 from rates_xl.functions.sheet import (
     Area,
     Key,
-    address,
     cell_address,
     is_rates_name,
     parse_area,
@@ -42,76 +32,7 @@ from rates_xl.functions.sheet import (
 )
 from rates_xl.functions.tokens import function_names
 
-__all__ = ["ENGINES", "ERROR_VALUES", "BatchResult", "CalcError", "CalcResult", "ErrorCell", "SkippedCell", "StaleCell",
-           "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
-
-
-# -- the summary ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ErrorCell:
-    sheet: str
-    cell: str
-    value: str
-    #: A failing RATES_ cell's message (its value is #VALUE! or #N/A, as in Excel: issue 28).
-    message: str = ""
-
-    @property
-    def address(self) -> str:
-        return address(self.sheet, self.cell)
-
-
-@dataclass(frozen=True)
-class SkippedCell:
-    """A formula cell the calculator did not compute: the frozen copy keeps the value the file
-    had cached for it (Excel's, when Excel saved it last)."""
-
-    sheet: str
-    cell: str
-    reason: str
-    cached: Any = None
-
-    @property
-    def address(self) -> str:
-        return address(self.sheet, self.cell)
-
-
-@dataclass
-class CalcResult:
-    path: Path
-    values: dict[Key, Any]  # (sheet title, "B7") -> value of every formula cell
-    errors: list[ErrorCell]
-    unknown_functions: dict[str, list[str]]
-    report: PlanReport
-    seconds: float
-    formula_cells: int = 0  # formula cells in the file (a spill counts once)
-    engine: str = "fast"  # which engine computed it (see WorkbookCalculation)
-    skipped: list[SkippedCell] = field(default_factory=list)
-    loops: list[str] = field(default_factory=list)  # cells in circular references
-    notes: list[str] = field(default_factory=list)  # what a reader of the summary should know
-    mode: str = "default"  # "default": only what changed is recomputed; "full": every cell
-    manual_calculation: bool = False  # saved in manual calculation mode: its values may be out of date
-    recomputed: int = 0  # formula cells (anchors) the engine computed
-    checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
-    unchecked: int = 0  # of them, with no cached value to compare with
-    stale: list[StaleCell] = field(default_factory=list)  # kept at Excel's value: why
-    #: (sheet, anchor, why) of RATES_* tables a legacy array range shows only part of.
-    cut: list[tuple[str, str, str]] = field(default_factory=list)
-    #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
-    extents: dict[Key, Area] = field(default_factory=dict)
-    #: The market-data pack: every service answer the book used (None: it called no service).
-    pack: Any = None
-    #: The moment every RATES_* call that left valuation_time empty valued at (None: now).
-    valuation_time: datetime | None = None
-    #: (sheet, cell, why) of cells computed from an edited pack's answers (a replay with
-    #: --allow-edited-pack): noted in the copy and listed in the summary.
-    untrusted: list[tuple[str, str, str]] = field(default_factory=list)
-    #: the scenario the book was replayed under (calc --scenario; None: market data), and the
-    #: note each of its RATES_* cells carries in the copy (sheet, cell, text)
-    scenario: str | None = None
-    scenario_notes: list[tuple[str, str, str]] = field(default_factory=list)
-
-    def value(self, sheet: str, cell: str) -> Any:
-        return self.values[(sheet, cell.replace("$", "").upper())]
+__all__ = ["ENGINES", "CalcError", "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
 
 
 # -- the calculation ----------------------------------------------------------------------------
@@ -169,7 +90,7 @@ class WorkbookCalculation:
                     stack.enter_context(client.recording(self.recorder))
             yield
 
-    def _load(self, engine_name: str) -> tuple[Any, str]:
+    def _load(self, engine_name: str) -> tuple[Engine, str]:
         """The engine that computes the plan's cells, after the check at the stored inputs."""
         plan, book = self.plan, self.source
         if not plan.recompute:
@@ -275,7 +196,7 @@ class WorkbookCalculation:
         cells, loops and notes."""
         skipped = self._skipped(values)
         stale = recalc.stale_list(self.source, self.stale)
-        cut = [(sheet, cell, why) for (sheet, cell), why in sorted(getattr(self.engine, "cut", {}).items())]
+        cut = [(sheet, cell, why) for (sheet, cell), why in sorted(self.engine.cut.items())]
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
@@ -283,7 +204,7 @@ class WorkbookCalculation:
                           manual_calculation=self.source.manual_calculation and not self.source.full_calc_on_load,
                           recomputed=len(self.plan.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
-                          extents=dict(getattr(self.engine, "extents", {})), cut=cut,
+                          extents=dict(self.engine.extents), cut=cut,
                           pack=self.recorder.pack(self.pinned) if self.recorder is not None else None,
                           valuation_time=self.pinned)
 
@@ -372,7 +293,7 @@ class WorkbookCalculation:
     def _errors(self, values: dict[Key, Any]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
         found = [ErrorCell(sheet, cell, str(v), self._message(sheet, cell, values))
-                 for (sheet, cell), v in values.items() if is_error(v)]
+                 for (sheet, cell), v in values.items() if listed_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
 
     def _message(self, sheet: str, cell: str, values: dict[Key, Any]) -> str:
@@ -403,27 +324,6 @@ class WorkbookCalculation:
 MAX_CHECK_ROUNDS = 3
 
 
-class Settled:
-    """An engine whose values are already known: nothing to recompute, or the check's own
-    values when nothing changed since (a book with no RATES_* and no volatile call)."""
-
-    def __init__(self, name: str, values: dict[Key, Any], checked: Any = None) -> None:
-        self.name = name
-        self._values = values
-        self._checked = checked
-        self.unsupported = dict(checked.unsupported) if checked is not None else {}
-        self.unknown_functions = dict(checked.unknown_functions) if checked is not None else {}
-
-    def evaluate(self) -> dict[Key, Any]:
-        return dict(self._values)
-
-    def loops(self) -> list[str]:
-        return self._checked.loops() if self._checked is not None else []
-
-    def area(self, key: tuple[str, str]) -> Area | None:
-        return self._checked.area(key) if self._checked is not None else None
-
-
 def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
               client: Any = None, valuation_time: datetime | str | None = None,
               force: bool = False, on_fetch: Callable[..., Any] | None = None,
@@ -436,17 +336,6 @@ def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None =
     if out is not None:
         calc.freeze(result, out, force=force)
     return result
-
-
-@dataclass
-class BatchResult:
-    """Several workbooks computed together: one client, one fetch of each distinct request."""
-
-    results: dict[Path, CalcResult]
-    failures: dict[Path, str]  # workbooks that could not be computed: why
-    report: PlanReport
-    seconds: float
-    calculations: dict[Path, WorkbookCalculation] = field(default_factory=dict)
 
 
 def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,

@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from rates_xl.client.daycounts import canonical_day_count
+from rates_xl.functions.values import COM_ERRORS, EPOCH_1900, ERRORS
 
 TENOR_RE = re.compile(r"^[0-9]{1,4}[DWMY]$")
 
@@ -35,15 +36,8 @@ class ArgProblem(ValueError):
 
 # -- what is "not given" and what is an Excel error ------------------------------------------
 
-#: Excel's error values as COM passes them (xlwings without err_to_str) and as text.
-COM_ERRORS = {
-    -2146826281: "#DIV/0!", -2146826246: "#N/A", -2146826259: "#NAME?", -2146826288: "#NULL!",
-    -2146826252: "#NUM!", -2146826265: "#REF!", -2146826273: "#VALUE!",
-}
-_ERROR_TEXTS = (
-    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
-    "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!", "#RATES!",
-)
+#: Excel's error values as text (functions/values.py), and our own messages' prefix.
+_ERROR_TEXTS = (*ERRORS, "#RATES!")
 
 
 def show(value: Any) -> str:
@@ -121,7 +115,7 @@ def _is_number(value: Any) -> bool:
 
 # -- dates -------------------------------------------------------------------------------------
 
-_EXCEL_EPOCH = date(1899, 12, 30)  # serial 0 on the 1900 date system (after Excel's 1900 leap bug)
+_EXCEL_EPOCH = EPOCH_1900.date()  # serial 0 (the rates range below starts long after Excel's 1900 quirk)
 # Plausible dates for rates data, as serial numbers: 1950-01-01 .. 2199-12-31. A small
 # number is far more likely a tenor typed without its unit (10 for 10Y) than the year 1900.
 _SERIAL_MIN, _SERIAL_MAX = 18264, 109574
@@ -136,7 +130,7 @@ def serial_to_datetime(serial: float) -> datetime:
         )
     days = math.floor(serial)
     seconds = round((serial - days) * 86400)
-    return datetime(1899, 12, 30) + timedelta(days=days, seconds=seconds)
+    return EPOCH_1900 + timedelta(days=days, seconds=seconds)
 
 
 def serial_of(day: date) -> int:

@@ -23,9 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-#: Excel's error values as a cell holds them (openpyxl reads an error cell as this text).
-ERRORS = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
-                    "#SPILL!", "#CALC!", "#BLOCKED!", "#FIELD!", "#UNKNOWN!", "#CONNECT!", "#BUSY!"})
+from rates_xl.functions.values import is_error_text
 
 
 class XLError(str):
@@ -181,7 +179,7 @@ def _text(node: Any) -> str:
 
 
 def _cell(value: Any) -> Any:
-    return XLError(value) if isinstance(value, str) and value in ERRORS else value
+    return XLError(value) if is_error_text(value) else value
 
 
 # -- Excel's coercions --------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc.workbook import CalcResult, WorkbookCalculation
+from rates_xl.calc.results import CalcResult
+from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.templates import TEMPLATES, template_path
 
 #: The headline numbers: (label, template, defined name, unit, format).

@@ -22,6 +22,7 @@ import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from rates_xl.functions.sheet import Area, address, column_letters, column_number, parse_cell
+from rates_xl.functions.values import CLASSIC_ERRORS
 
 LISTS_SHEET = "Lists"
 
@@ -354,13 +355,10 @@ def _write_value(ws: Any, row: int, col: int, value: Any, fmt: Any = None) -> No
         ws.write_number(row, col, value, fmt)
     elif _is_date(value):
         ws.write_datetime(row, col, value, fmt)
-    elif isinstance(value, str) and value.startswith("#") and value in _ERRORS:
+    elif isinstance(value, str) and value in CLASSIC_ERRORS:
         ws.write_formula(row, col, f"={value}", fmt, value)
     else:
         ws.write_string(row, col, str(value), fmt)
-
-
-_ERRORS = ("#N/A", "#VALUE!", "#NAME?", "#REF!", "#DIV/0!", "#NUM!", "#NULL!")
 
 
 def _is_date(value: Any) -> bool:

@@ -6,10 +6,14 @@ engine's copy holds them as plain values (the file's cached ones, Excel's answer
 depends on them starts from Excel's value. Modelled on httpx's transports and pycel's
 ExcelWrapper: the coordinator (calc/workbook.py) never asks which engine it holds.
 
-- `formualizer` (calc/engines/formualizer.py): the fast one (Rust), with calc/fast.py's
-  preparation, loaded by calc/fast_model.py; it lists what it cannot compute instead of guessing.
-- `formulas` (calc/engines/formulas.py): the `formulas` package (slow, exact on some
-  classes); used when formualizer cannot read a book at all, or when asked for.
+- `formualizer/`: the fast one (Rust): `prepare.py` makes its copy of the book (calc/formula's
+  passes and fit), `model.py` loads it with the functions registered, `values.py` converts its
+  values, the package the adapter; it lists what it cannot compute instead of guessing;
+- `formulas/`: the `formulas` package (slow, exact on some classes), its functions registered
+  by `functions.py`; used when formualizer cannot read a book at all, or when asked for;
+- `rates`: the RATES_* functions as both register them (the table, the spellings, the
+  valuation moment a calculation pins);
+- `Settled`: an engine whose values are already known (nothing to recompute).
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ class Engine(Protocol):
     unsupported: dict[Key, str]
     #: Function name -> cell addresses of calls it turns into #NAME?.
     unknown_functions: dict[str, list[str]]
+    #: Spill anchor -> the area it covered in the last evaluation, where the engine knows it
+    #: (wider or longer than the file's range too: the copy holds all of it).
+    extents: dict[Key, Area]
+    #: Legacy array anchors showing part of a RATES_* table, as of the last evaluation: why.
+    cut: dict[Key, str]
 
     def evaluate(self) -> dict[Key, Any]:
         """One round: the value of every cell it computes (errors as Excel's text, '#N/A';
@@ -59,14 +68,47 @@ class Engine(Protocol):
         ...
 
 
+class Settled:
+    """An engine whose values are already known: nothing to recompute, or the check's own
+    values when nothing changed since (a book with no RATES_* and no volatile call): the
+    engine that computed them (`checked`) answers the rest."""
+
+    def __init__(self, name: str, values: dict[Key, Any], checked: Engine | None = None) -> None:
+        self.name = name
+        self._values = values
+        self._checked = checked
+        self.unsupported: dict[Key, str] = dict(checked.unsupported) if checked is not None else {}
+        self.unknown_functions: dict[str, list[str]] = dict(checked.unknown_functions) if checked is not None else {}
+        self.extents: dict[Key, Area] = dict(checked.extents) if checked is not None else {}
+        self.cut: dict[Key, str] = dict(checked.cut) if checked is not None else {}
+
+    def evaluate(self) -> dict[Key, Any]:
+        return dict(self._values)
+
+    def service_cells(self) -> set[Key]:
+        return set()  # nothing here asks the service
+
+    def hold(self, values: dict[Key, Any]) -> None:
+        """Nothing is computed here: the values are held already."""
+
+    def release(self, cells: set[Key]) -> None:
+        """Nothing is computed here."""
+
+    def loops(self) -> list[str]:
+        return self._checked.loops() if self._checked is not None else []
+
+    def area(self, key: Key) -> Area | None:
+        return self._checked.area(key) if self._checked is not None else None
+
+
 def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, Any] | None = None,
                 calls_rates: bool = False) -> tuple[Engine, str]:
     """The engine for `book`, and why it is not the default one ("" when it is).
 
     The one routing decision: formualizer computes the book; `formulas` when formualizer
     cannot read it at all, or when asked for by name (a per-formula choice would go here)."""
-    from rates_xl.calc.engines.formualizer import FormualizerEngine
-    from rates_xl.calc.engines.formulas import FormulasEngine
+    from rates_xl.calc.engines.formualizer.engine import FormualizerEngine
+    from rates_xl.calc.engines.formulas.engine import FormulasEngine
 
     if name not in ENGINES:
         raise CalcError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")

@@ -310,10 +310,10 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
 @cache
 def rates_tables() -> frozenset[str]:
     """RATES_* functions that answer a table (they spill), under every spelling."""
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines import rates
 
     names = set()
-    for excel_name, spec in engine.function_table().items():
+    for excel_name, spec in rates.function_table().items():
         if spec.result != "number":
-            names.update(engine.engine_names(excel_name))
+            names.update(rates.engine_names(excel_name))
     return frozenset(n.upper() for n in names)

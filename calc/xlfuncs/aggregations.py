@@ -14,8 +14,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 
 
 def _numbers(items: list[Any]) -> list[float]:

@@ -26,9 +26,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import is_error
 
 Grid = list[list[Any]]
 

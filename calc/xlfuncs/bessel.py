@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import ExcelError, is_error, number
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.values import ExcelError, number
 
 _ACC = 40.0  # Miller's downward recurrence: start this far above n (sqrt(ACC * n))
 _BIG, _SMALL = 1.0e10, 1.0e-10  # rescaling in the downward recurrence

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.oddcoupon import day_count, excel_date
-from rates_xl.calc.xlfuncs.values import ExcelError, is_error, number
+from rates_xl.calc.xlfuncs.values import ExcelError, number
 
 
 def _month_end(day: date) -> bool:

@@ -15,12 +15,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import error, error_text
+
 _FORMULAS = threading.RLock()
 
-# formualizer's error kinds <-> Excel's error text (the same table as calc/fast.py's).
-_KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
-              "Num": "#NUM!", "Null": "#NULL!"}
-_TEXT_KIND = {text: kind for kind, text in _KIND_TEXT.items()}
 
 
 #: The `formulas.functions` submodule defining each function: importing only that one keeps
@@ -180,7 +178,7 @@ def _scalar_to_formulas(value: Any) -> Any:
     if value is None:
         return sh.EMPTY
     if isinstance(value, dict) and value.get("type") == "Error":
-        return Error.errors[_KIND_TEXT.get(value.get("kind"), "#VALUE!")]
+        return Error.errors.get(error_text(value), Error.errors["#VALUE!"])
     return value
 
 
@@ -199,7 +197,7 @@ def _scalar_from_formulas(value: Any) -> Any:
     #NUM! (as Excel shows a result no number holds), the rest as the engine adapter does."""
     from formulas.tokens.operand import XlError
 
-    from rates_xl.calc.engine import scalar_from_engine
+    from rates_xl.calc.engines.formulas.functions import scalar_from_engine
 
     if isinstance(value, XlError):
         return error(str(value))
@@ -209,11 +207,6 @@ def _scalar_from_formulas(value: Any) -> Any:
     if isinstance(value, float) and value != value:
         return error("#NUM!")
     return value
-
-
-def error(text: str) -> dict[str, str]:
-    """Excel's error `text` ("#N/A") as formualizer's error value."""
-    return {"type": "Error", "kind": _TEXT_KIND.get(text, "Value")}
 
 
 def _as_text(value: Any) -> Any:

@@ -27,8 +27,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import bridged, error
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.bridge import bridged
 
 
 def _numbers(argument: Any) -> list[float] | None:

@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.lookup import _wildcard
-from rates_xl.calc.xlfuncs.values import is_error
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
 

@@ -29,7 +29,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error, wrapped
+from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.calc.xlfuncs.bridge import wrapped
+from rates_xl.functions.values import EPOCH_1900
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 
@@ -133,7 +135,7 @@ def _months_later(end_of_month: bool) -> Callable[[Callable[..., Any]], Callable
                 if 1900 <= year <= 9999:
                     last = calendar.monthrange(year, month + 1)[1]
                     moment = datetime.date(year, month + 1, last if end_of_month else min(dom, last))
-                    serial = (moment - datetime.date(1899, 12, 30)).days
+                    serial = (moment - EPOCH_1900.date()).days
                     if serial >= _MARCH_1900:
                         return float(serial)
             return bridged(start, months)  # before March 1900, past 9999, text, arrays: formulas'

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, is_error, number, text
+from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number, text
 
 
 def _delimiters(value: Any) -> list[str]:

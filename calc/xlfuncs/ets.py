@@ -28,10 +28,9 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.arrays import number
-from rates_xl.calc.xlfuncs.bridge import error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import is_error
 
 #: What a case we cannot reproduce exactly answers: an error no Excel ETS call answers for a
 #: valid call, so the stale check lists the cell (see the module docstring).

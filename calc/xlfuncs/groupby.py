@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.aggregations import AGGREGATIONS, aggregate, is_lambda, text
-from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import is_error
 
 
 class _Refused(Exception):
@@ -53,9 +52,9 @@ def _integer(value: Any, default: int) -> int:
 
 
 def _error_text(value: Any) -> str:
-    from rates_xl.calc.xlfuncs.bridge import _KIND_TEXT
+    from rates_xl.calc.engines.formualizer.values import error_text
 
-    return _KIND_TEXT.get(value.get("kind"), "#VALUE!")
+    return error_text(value)
 
 
 def _function_name(function: Any) -> str:

@@ -96,7 +96,8 @@ def _exact_map_and_scan() -> None:
 def call_lambda(formula: str, *values: Any) -> Any:
     """The callback: `formula` computed with the `formulas` package, the values the engine
     handed over standing for its placeholders, in order."""
-    from rates_xl.calc.xlfuncs.bridge import error, from_formulas, to_formulas
+    from rates_xl.calc.engines.formualizer.values import error
+    from rates_xl.calc.xlfuncs.bridge import from_formulas, to_formulas
 
     try:
         compiled = _compiled(formula)

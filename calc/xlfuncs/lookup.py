@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
-from rates_xl.calc.xlfuncs.values import _element, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.values import _element
 
 
 def _rank(value: Any) -> int:

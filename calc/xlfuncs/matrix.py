@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import bridged, error
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.bridge import bridged
 
 
 def inverse(matrix: list[list[float]]) -> list[list[float]] | None:

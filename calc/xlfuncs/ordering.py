@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.arrays import (
     OMITTED,
     Grid,
@@ -28,16 +29,14 @@ from rates_xl.calc.xlfuncs.arrays import (
     is_array,
     scalar,
 )
-from rates_xl.calc.xlfuncs.values import is_error
-
-_ERROR_CODES = {"Null": 1, "Div": 2, "Value": 3, "Ref": 4, "Name": 5, "Num": 6, "Na": 7}
+from rates_xl.functions.values import ERROR_TYPE
 
 
 def _rank(value: Any) -> tuple[int, Any]:
     if value is None:
         return 4, 0
     if is_error(value):
-        return 3, _ERROR_CODES.get(value.get("kind"), 8)
+        return 3, ERROR_TYPE.get(error_text(value), 8)
     if isinstance(value, bool):
         return 2, value
     if isinstance(value, int | float):

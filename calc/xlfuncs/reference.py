@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.values import is_error
+from rates_xl.calc.engines.formualizer.values import is_error
 
 
 def _first(value: Any) -> Any:

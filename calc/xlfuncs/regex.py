@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number, text
 

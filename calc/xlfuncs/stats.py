@@ -19,9 +19,9 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import bridged, error
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import is_error
 
 
 def _cells(args: tuple[Any, ...]) -> Iterator[Any]:

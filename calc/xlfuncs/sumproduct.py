@@ -18,8 +18,7 @@ NAME = "RATESXL.MISSHAPEN"
 
 
 def misshapen(_facts: dict[str, Any]) -> Callable[..., Any]:
-    from rates_xl.calc.xlfuncs.bridge import error
-    from rates_xl.calc.xlfuncs.values import is_error
+    from rates_xl.calc.engines.formualizer.values import error, is_error
 
     def MISSHAPEN(*args: Any) -> Any:  # noqa: N802 - the engine's name
         for argument in args:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, is_error, number, text
+from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number, text
 
 
 class _ErrorValue(Exception):

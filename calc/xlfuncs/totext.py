@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import _KIND_TEXT
+from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, is_error, number
+from rates_xl.calc.xlfuncs.values import ExcelError, elementwise, number
 
 
 def _format(value: Any) -> int:
@@ -28,7 +28,7 @@ def _format(value: Any) -> int:
 def _shown(value: Any, strict: bool) -> str:
     """One value as written in the text (an empty cell: nothing)."""
     if is_error(value):
-        return _KIND_TEXT.get(value.get("kind"), "#VALUE!")
+        return error_text(value)
     if value is None:
         return ""
     if isinstance(value, bool):

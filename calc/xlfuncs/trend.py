@@ -13,9 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.values import is_error
 
 
 def _grid(value: Any) -> list[list[Any]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.bridge import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 
 
 class ExcelError(Exception):
@@ -15,10 +15,6 @@ class ExcelError(Exception):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
-
-
-def is_error(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("type") == "Error"
 
 
 def number(value: Any) -> float:

@@ -64,13 +64,13 @@ def cleanup_client():
 
 def _same(a, b) -> bool:
     """Equal as Excel shows them: empty and "" alike, dates as serial numbers, floats to 1e-9."""
-    from rates_xl.calc.engine import to_excel_serial
+    from rates_xl.functions.values import to_serial
 
     def norm(x):
         if x in ("", None):
             return None
         if isinstance(x, (date, datetime)):
-            return to_excel_serial(x)
+            return to_serial(x)
         return x
 
     a, b = norm(a), norm(b)

@@ -10,10 +10,10 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from rates_xl.calc.engine import to_excel_serial
 from rates_xl.calc.workbook import CalcError, WorkbookCalculation
 from rates_xl.cli import main
 from rates_xl.client import RatesClient
+from rates_xl.functions.values import to_serial
 from rates_xl.templates import template_path
 
 PINNED = "2026-11-20T16:00:00Z"
@@ -76,7 +76,7 @@ def test_engine_fixes_index_workday_and_omitted_arguments(tmp_path, fresh_client
     result = WorkbookCalculation(path).compute(fresh_client)
     assert result.errors == []
     assert result.value("Data", "D1") == pytest.approx(result.value("Data", "D2"))
-    assert result.value("Data", "D3") == to_excel_serial(date(2026, 11, 23))
+    assert result.value("Data", "D3") == to_serial(date(2026, 11, 23))
     assert result.value("Data", "D4") == pytest.approx(result.value("Data", "D5"))
 
 

@@ -73,7 +73,7 @@ def test_array_formula_computed_as_excel_does(case, address, tmp_path):
 
 @pytest.mark.parametrize(("case", "address"), NOT_COMPUTED, ids=[f"{c[0]}:{c[1]}" for c in NOT_COMPUTED])
 def test_no_number_where_excel_fits_a_model(case, address, tmp_path):
-    from rates_xl.calc.xlfuncs.values import is_error
+    from rates_xl.calc.engines.formualizer.values import is_error
 
     path, sheet, cell = reproduce(_F, address, tmp_path)
     ours, _flagged = computed(path, sheet, cell)
@@ -86,8 +86,8 @@ def test_the_engine_answers_no_number_it_cannot_reproduce():
     """Straight to the callbacks, at inputs the corpus does not have: a series that is not
     exactly seasonal, an auto-detected seasonality and alpha are not computed (#NAME?, which
     the check lists); the argument checks still answer Excel's errors."""
+    from rates_xl.calc.engines.formualizer.values import error
     from rates_xl.calc.xlfuncs import callbacks
-    from rates_xl.calc.xlfuncs.bridge import error
     from rates_xl.calc.xlfuncs.omitted import OMITTED
 
     found = callbacks({})

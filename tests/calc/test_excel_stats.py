@@ -84,7 +84,7 @@ def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):
 def test_skew_p_needs_three_values_and_a_spread():
     """Microsoft's documentation of SKEW.P: fewer than three data points, or a standard
     deviation of zero, is #DIV/0!; an error among the values is passed on."""
-    from rates_xl.calc.xlfuncs.bridge import error
+    from rates_xl.calc.engines.formualizer.values import error
     from rates_xl.calc.xlfuncs.stats import skew_p
 
     call = skew_p({})

@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs import lookup
-from rates_xl.calc.xlfuncs.values import is_error
 
 CELLS = [1.0, 2, 2.0, -0.0, True, False, None, "a", "A", "ab", "ß", "ss", "SS", "a*", "*", "?", "~*",
          {"type": "Error", "kind": "Na"}, "", "1", 3.5, "ǅ", "ǆ", "K", "k"]

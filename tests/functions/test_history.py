@@ -267,8 +267,8 @@ def test_a_planning_round_records_every_tenor_at_once(client, tmp_path):
     meanwhile); the next computes the grid: 2 rounds, 4 requests, 3 distinct for 2 cells."""
     import xlsxwriter
 
-    from rates_xl.calc.engine import to_excel_serial
     from rates_xl.calc.workbook import calculate
+    from rates_xl.functions.values import to_serial
 
     with client.planning():
         assert HISTORY("SOFR", "2Y,5Y", "2025-06-02", "2025-06-30") == PENDING
@@ -287,8 +287,8 @@ def test_a_planning_round_records_every_tenor_at_once(client, tmp_path):
     assert result.report.distinct_requests == 3 and result.report.requests_sent == 3
     assert result.report.rounds == 2
     assert [result.value("H", c) for c in ("C1", "D1", "E1")] == ["Date", "2Y", "5Y"]
-    assert result.value("H", "C2") == to_excel_serial(date(2025, 6, 6))  # the first week's Friday
-    assert result.value("H", "H1") == to_excel_serial(date(2025, 6, 30))  # latest first, no header
+    assert result.value("H", "C2") == to_serial(date(2025, 6, 6))  # the first week's Friday
+    assert result.value("H", "H1") == to_serial(date(2025, 6, 30))  # latest first, no header
     assert result.value("H", "I1") == HISTORY("SOFR", "5Y", "2025-06-02", "2025-06-30")[-1][1]
 
 

@@ -855,6 +855,6 @@ def _topological(formulas: list[Formula], precedents: dict[Formula, set[Formula]
 
 
 def to_serial(value: date | datetime) -> float:
-    from rates_xl.calc.engine import to_excel_serial
+    from rates_xl.functions.values import to_serial
 
-    return to_excel_serial(value)
+    return to_serial(value)

@@ -54,7 +54,7 @@ def VALUE_ERROR() -> Any:  # noqa: N802
 
 def _udf_entry(name: str) -> Any:
     from rates_xl.addin.classic.source import REFERENCE_ARGS
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines.formulas import functions as formulas_engine
     from rates_xl.functions.table import FUNCTIONS
 
     # Arguments xlwings' `range` converter hands over as the Range itself (RATES_SOURCE's cell).
@@ -64,12 +64,12 @@ def _udf_entry(name: str) -> Any:
         app = _app
         if app is None:
             raise RuntimeError("a RATES_* function of the stand-in was called outside a calculation")
-        args = [_as_range(a, app) if i in references else _as_excel_passes(engine._from_engine(a))
+        args = [_as_range(a, app) if i in references else _as_excel_passes(formulas_engine.from_engine(a))
                 for i, a in enumerate(raw)]
-        return engine._to_engine(app.call_udf(name, args))
+        return formulas_engine.to_engine(app.call_udf(name, args))
 
     call.__name__ = name
-    return engine._impure(call)
+    return formulas_engine.impure(call)
 
 
 def _as_range(raw: Any, app: App) -> Any:
@@ -77,7 +77,7 @@ def _as_range(raw: Any, app: App) -> Any:
     Range of those cells; anything else (a value, a nested call's result) as its value."""
     from formulas.ranges import Ranges
 
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines.formulas import functions as formulas_engine
     from tests.support.serial_excel import Range
 
     if isinstance(raw, Ranges) and raw.ranges and app._current is not None:
@@ -85,23 +85,23 @@ def _as_range(raw: Any, app: App) -> Any:
         sheet = app._current.sheet.book.sheet_named(found["sheet"]) if found.get("sheet") else app._current.sheet
         if sheet is not None:
             return Range(sheet, Area(int(found["r1"]), int(found["n1"]), int(found["r2"]), int(found["n2"])))
-    return _as_excel_passes(engine._from_engine(raw))
+    return _as_excel_passes(formulas_engine.from_engine(raw))
 
 
 def _rtd_entry() -> Any:
     """=RTD(progid, server, topic...): Excel's RTD machinery of the stand-in (App.use_rtd)."""
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines.formulas import functions as formulas_engine
 
     def call(*raw: Any) -> Any:
         app = _app
         if app is None or app.rtd is None:
             return _error("#N/A")  # no RTD server known: Excel shows #N/A (KB 277617)
-        args = [_as_excel_passes(engine._from_engine(a)) for a in raw]
+        args = [_as_excel_passes(formulas_engine.from_engine(a)) for a in raw]
         value = app.rtd.call(*args)
-        return _error(value) if value == "#N/A" else engine._to_engine(value)
+        return _error(value) if value == "#N/A" else formulas_engine.to_engine(value)
 
     call.__name__ = "RTD"
-    return engine._impure(call)
+    return formulas_engine.impure(call)
 
 
 def _as_excel_passes(value: Any) -> Any:
@@ -119,18 +119,19 @@ def compile_book(book: Book) -> None:
     """Compile every formula of `book` not compiled yet."""
     import formulas
 
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines import rates
+    from rates_xl.calc.engines.formulas import functions as formulas_engine
     from rates_xl.functions.table import FUNCTIONS
 
     global SPILL_ERROR
     SPILL_ERROR = _error("#SPILL!")
     with _compile_lock:
-        engine.register_functions()  # INDEX / WORKDAY fixes (and calc's own RATES_* entries)
+        formulas_engine.register_functions()  # INDEX / WORKDAY fixes (and calc's own RATES_* entries)
         table = formulas.get_functions()
         saved: dict[str, Any] = {}
         for name in FUNCTIONS:
             entry = _udf_entry(name)
-            for alias in engine.engine_names(name):
+            for alias in rates.engine_names(name):
                 saved[alias] = table.get(alias)
                 table[alias] = entry
         saved["RTD"] = table.get("RTD")
@@ -249,14 +250,14 @@ def _python(result: Any) -> Any:
     import schedula as sh
     from formulas.ranges import Ranges
 
-    from rates_xl.calc import engine
+    from rates_xl.calc.engines.formulas import functions as formulas_engine
 
     if isinstance(result, Ranges):
         result = result.value
     if isinstance(result, np.ndarray):
         if result.size == 1:
-            return engine.scalar_from_engine(result.ravel()[0])
-        return [[engine.scalar_from_engine(v) for v in row] for row in np.atleast_2d(result)]
+            return formulas_engine.scalar_from_engine(result.ravel()[0])
+        return [[formulas_engine.scalar_from_engine(v) for v in row] for row in np.atleast_2d(result)]
     if result is sh.EMPTY:
         return 0.0  # a formula pointing at an empty cell shows 0
-    return engine.scalar_from_engine(result)
+    return formulas_engine.scalar_from_engine(result)

@@ -9,7 +9,7 @@ from datetime import date
 import openpyxl
 import pytest
 
-from rates_xl.calc import engine
+from rates_xl.calc.engines.formulas import functions as formulas_engine
 from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.functions import FUNCTIONS
 from rates_xl.functions.tokens import function_names
@@ -37,14 +37,14 @@ def test_template_computes_with_no_error_cells(demo_run, name):
 
 @pytest.mark.parametrize("name", list(TEMPLATES))
 def test_every_function_in_every_template_exists_in_the_engine(name):
-    engine.register_functions()
+    formulas_engine.register_functions()
     calc = WorkbookCalculation(template_path(name)) if name != "swap_pricer" else None
     source = calc.formulas() if calc else _formulas(template_path(name))
     names = set()
     for _address, formula in source:
         names |= function_names(formula)
     assert names, "a template without formulas"
-    missing = sorted(n for n in names if not engine.known_to_engine(n))
+    missing = sorted(n for n in names if not formulas_engine.known_to_engine(n))
     assert missing == []
     assert {n for n in names if n.startswith("RATES_")} <= set(FUNCTIONS)
 

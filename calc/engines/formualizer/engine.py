@@ -1,8 +1,8 @@
-"""The fast engine: formualizer, fed the copy calc/fast.py prepares (rewritten formulas, what
-it would get wrong reported instead of computed) and loaded by calc/fast_model.py (RATES_*
-functions registered).
+"""The fast engine's adapter: formualizer, fed the copy `prepare.py` makes (each formula
+through calc/formula's passes and fit; what it would get wrong reported instead of computed)
+and loaded by `model.py` (the RATES_* functions and calc/xlfuncs registered).
 
-This module is the adapter: it loads that copy and reads each round's values back the way
+This module: it loads that copy and reads each round's values back the way
 Excel shows them (spills to their extent, legacy arrays to their stored range, loops by the
 file's own iteration settings).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc import fast, fast_model
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
+from rates_xl.calc.engines.formualizer import model, prepare
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -30,15 +30,17 @@ class FormualizerEngine:
     def __init__(self, book: Book, *, constants: dict[Key, Any], calls_rates: bool) -> None:
         self.book = book
         self._loops: list[str] | None = None
+        self.extents: dict[Key, Area] = {}
+        self.cut: dict[Key, str] = {}
         try:
-            self.unknown_functions = fast_model.unknown_functions(book.formulas)
+            self.unknown_functions = model.unknown_functions(book.formulas)
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
             from rates_xl.calc.formula.site import FormulaCells
             from rates_xl.calc.sources import Targets
 
-            prepared = fast.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
+            prepared = prepare.prepare(book.engine_copy(), book.range_size, book.cached, foreign,
                                     book.name_range, book.legacy_arrays, constants=constants,
                                     formula_cells=FormulaCells(book.cells, book.legacy_arrays,
                                                                book.sheet_titles),
@@ -60,7 +62,7 @@ class FormualizerEngine:
                 prepared.unsupported[key] += ("; the book calls the service, so the cached value "
                                               "may predate this calculation's answers")
         try:
-            self.model = fast_model.FastModel(prepared)
+            self.model = model.FastModel(prepared)
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
@@ -96,7 +98,7 @@ class FormualizerEngine:
         values: dict[Key, Any] = {}
         self.extents: dict[Key, Area] = {}
         self.cut: dict[Key, str] = {}
-        model = self.model
+        loaded = self.model
         prepared = self.prepared
         for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
             if (sheet, anchor) in self.unsupported:
@@ -105,17 +107,17 @@ class FormualizerEngine:
             if kind == "spill" and (sheet, anchor) in self.book.legacy_arrays:
                 # A legacy array: exactly its stored range, filled from the (cut) result.
                 h2, w2 = r1, c1
-                extent = model.spill_extent(sheet, anchor)
+                extent = loaded.spill_extent(sheet, anchor)
                 if extent:
                     h2, w2 = extent.bottom, extent.right
-                result = [[model.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
+                result = [[loaded.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
                 self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
-                for i, line in enumerate(fast.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                for i, line in enumerate(prepare.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
                     for j, value in enumerate(line):
                         values[(sheet, cell_address(r1 + i, c1 + j))] = value
                 continue
             if kind == "spill":
-                extent = model.spill_extent(sheet, anchor)
+                extent = loaded.spill_extent(sheet, anchor)
                 spilled = Area.cell(r1, c1)
                 if extent:
                     spilled = extent
@@ -123,12 +125,12 @@ class FormualizerEngine:
                 # Report the range a RATES_* spill may grow into (blank where it did not).
                 values.update(self._blanks(sheet, anchor, (r1, c1, r2, c2), spilled))
                 if not extent:
-                    values[(sheet, anchor)] = model.value(sheet, r1, c1)
+                    values[(sheet, anchor)] = loaded.value(sheet, r1, c1)
                     continue
                 r1, c1, r2, c2 = spilled
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):
-                    values[(sheet, cell_address(r, c))] = model.value(sheet, r, c)
+                    values[(sheet, cell_address(r, c))] = loaded.value(sheet, r, c)
         self._settle_loops(values)
         self._round_near_zero(values)
         return values

@@ -6,7 +6,7 @@ The preparation (`prepare`) walks the book cell by cell: each formula through th
 lifted cell by cell, helper cells, sheet-qualified names); what cannot be rewritten is
 reported back (with functions the engine does not know and what-if data tables) and given the
 file's cached value. Spill ranges are emptied of the values the file stored for them (stored
-values block a spill). The prepared copy is loaded and computed by `calc/fast_model.py`.
+values block a spill). The prepared copy is loaded and computed by `model.py`.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Prepared:
     #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
     facts: dict[str, Any] = field(default_factory=dict)
     #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
-    #: the cells past a smaller result are filled after each evaluation (calc/fast_model.py).
+    #: the cells past a smaller result are filled after each evaluation (model.py).
     legacy_spills: dict[Key, Area] = field(default_factory=dict)
 
 

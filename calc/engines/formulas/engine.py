@@ -1,6 +1,7 @@
-"""The `formulas` engine (the `formulas` package, EUPL): parses the file into a graph and
-computes it. The RATES_* functions and the fixes it needs are registered by calc/engine.py;
-this module loads a book into it and reads its values back as Excel shows them.
+"""The `formulas` engine's adapter (the `formulas` package, EUPL, parses the file into a graph
+and computes it). The RATES_* functions and the fixes it needs are registered by `functions.py`;
+this module is the adapter: it loads a book into it and reads its values back as Excel shows
+them.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from rates_xl.calc import engine
-from rates_xl.calc.book import Book, CalcError, is_error, sheet_rows
+from rates_xl.calc.book import Book, CalcError, sheet_rows
+from rates_xl.calc.engines.formulas import functions
+from rates_xl.calc.results import listed_error
 from rates_xl.functions.sheet import Area, Key, cell_address
 
 
@@ -21,8 +23,10 @@ class FormulasEngine:
     def __init__(self, book: Book, *, constants: dict[Key, Any]) -> None:
         self.book = book
         self.unsupported: dict[Key, str] = {}
-        engine.register_functions()  # before the engine parses a single formula
-        self.unknown_functions = engine.unknown_functions(book.formulas)
+        self.extents: dict[Key, Area] = {}  # (the engine's spills keep the file's ranges)
+        self.cut: dict[Key, str] = {}
+        functions.register_functions()  # before the engine parses a single formula
+        self.unknown_functions = functions.unknown_functions(book.formulas)
         self._constants = dict(constants)
         with _quiet_engine():
             self.model = self._load(self._constants)
@@ -109,7 +113,7 @@ class FormulasEngine:
             # A legacy array shows its #N/A beyond a shorter result, as Excel does.
             return grid
         anchor = grid.get((r1, c1))
-        if is_error(anchor):
+        if listed_error(anchor):
             return {pos: (anchor if pos == (r1, c1) else None) for pos in grid}
         r2, c2 = int(rng["r2"]), int(rng["n2"])
         while r2 > r1 and all(_is_padding(grid.get((r2, c))) for c in range(c1, c2 + 1)):

@@ -1,4 +1,5 @@
-"""The RATES_* functions inside the `formulas` engine (headless Excel calculation).
+"""The RATES_* functions inside the `formulas` engine, and the fixes it needs (headless Excel
+calculation; the table and the valuation pin are calc/engines/rates.py's).
 
 `formulas` (EUPL) parses a workbook into a graph and computes it without Excel. Four of its
 habits shape this module:
@@ -25,48 +26,19 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 import math
 import threading
 from collections.abc import Callable, Iterable
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
+from rates_xl.calc.engines import rates
 from rates_xl.functions import errors
 from rates_xl.functions.tokens import function_names
-
-# The add-in's worksheet functions: dotted spellings (Office.js) and the prefix Office uses
-# for add-in functions in stored formulas map to the same Excel name.
-EXCEL_EPOCH = datetime(1899, 12, 30)
+from rates_xl.functions.values import to_serial
 
 _lock = threading.Lock()
 _registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
-
-#: Set by `pinned_valuation_time`: the valuation time injected where a formula omits it.
-_valuation_time: Any = None
-
-
-@functools.cache  # one table: the engines register it once (`register_functions` checks identity)
-def function_table() -> dict[str, Any]:
-    """The add-in's function table (Excel name -> spec with `.core`), and RATES_SOURCE_OF,
-    which calc writes for RATES_SOURCE (calc/sources.py)."""
-    from rates_xl.calc.sources import FUNCTION
-    from rates_xl.functions import FUNCTIONS
-
-    return {**FUNCTIONS, FUNCTION.name: FUNCTION}
-
-
-def engine_names(excel_name: str) -> list[str]:
-    """Every spelling under which one function is registered in the engine (upper case):
-    classic and dotted, Excel's stored prefixes, and the same for any former name."""
-    from rates_xl.functions.table import FORMER_NAMES
-
-    names = [excel_name.upper()] + [old for old, new in FORMER_NAMES.items() if new == excel_name.upper()]
-    spellings = []
-    for name in names:
-        dotted = name.replace("RATES_", "RATES.", 1)
-        spellings += [name, dotted, f"_XLUDF.{name}", f"_XLDUDF_{name}"]
-    return spellings
 
 
 def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -78,13 +50,13 @@ def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
     import formulas
 
     with _lock:
-        table = function_table() if table is None else table
+        table = rates.function_table() if table is None else table
         if _registered is table:
             return table
         engine = formulas.get_functions()
         for excel_name, spec in table.items():
-            entry = _impure(_adapt(excel_name, spec.core, _valuation_position(spec)))
-            for alias in engine_names(excel_name):
+            entry = impure(_adapt(excel_name, spec.core, rates.valuation_position(spec)))
+            for alias in rates.engine_names(excel_name):
                 engine[alias] = entry
         if not getattr(engine["INDEX"], "rates_xl_fixed", False):
             engine["INDEX"] = _fixed_index(engine["INDEX"])
@@ -117,44 +89,8 @@ def unknown_functions(formulas_by_cell: Iterable[tuple[str, str]]) -> dict[str, 
     return dict(found)
 
 
-# -- valuation time ----------------------------------------------------------------------------
-class pinned_valuation_time:  # noqa: N801 - used as a context manager, reads like one
-    """Within this block, RATES_* calls that leave `valuation_time` empty get `moment`."""
-
-    def __init__(self, moment: datetime | str | None) -> None:
-        self.moment = moment
-
-    def __enter__(self) -> None:
-        global _valuation_time
-        self._saved, _valuation_time = _valuation_time, self.moment
-
-    def __exit__(self, *exc: object) -> None:
-        global _valuation_time
-        _valuation_time = self._saved
-
-
-def _valuation_position(spec: Any) -> int | None:
-    """Where a function takes `valuation_time` (from the function table, else its signature)."""
-    names = getattr(spec, "arg_names", None)
-    if names is None:
-        try:
-            names = tuple(inspect.signature(spec.core).parameters)
-        except (TypeError, ValueError):
-            return None
-    return names.index("valuation_time") if "valuation_time" in names else None
-
-
 # -- value conversion between the engine and Excel-style Python values ------------------------
-def to_excel_serial(value: date | datetime) -> float:
-    if not isinstance(value, datetime):
-        value = datetime(value.year, value.month, value.day)
-    if value.tzinfo is not None:
-        value = value.replace(tzinfo=None)
-    delta = value - EXCEL_EPOCH
-    return delta.days + delta.seconds / 86400
-
-
-def _from_engine(value: Any) -> Any:
+def from_engine(value: Any) -> Any:
     """One argument as Excel hands it to a UDF: a scalar, None for empty, or a 2-D list."""
     import numpy as np
     import schedula as sh
@@ -189,7 +125,7 @@ def scalar_from_engine(value: Any) -> Any:
     return value
 
 
-def _to_engine(value: Any) -> Any:
+def to_engine(value: Any) -> Any:
     """A UDF's answer as the engine stores it: a 2-D object array (Excel's shape).
 
     Where the stored spill range is larger than the answer the engine pads with the array's
@@ -229,26 +165,12 @@ def _scalar_to_engine(value: Any) -> Any:
     if value == NOT_AVAILABLE:  # a spill's cell with no value by design (a history's Fill=NA)
         return Error.errors["#N/A"]
     if isinstance(value, date):
-        return to_excel_serial(value)
+        return to_serial(value)
     if value is None:
         return ""
     if isinstance(value, float) and not math.isfinite(value):
         return Error.errors["#NUM!"]
     return value
-
-
-def first_error(args: list[Any], is_engine_error: Callable[[Any], bool]) -> Any:
-    """An error among the arguments, which the call answers unchanged (as Excel's own do):
-    the engine's own error value (each engine has its kind) or a `#RATES!` message."""
-    for arg in args:
-        cells = [c for row in arg for c in row] if isinstance(arg, list) else [arg]
-        for cell in cells:
-            if is_engine_error(cell):
-                return cell
-            if isinstance(cell, str) and cell.startswith("#RATES!"):
-                # The root cause stays visible instead of a second-hand complaint about it.
-                return cell
-    return None
 
 
 def _is_xl_error(value: Any) -> bool:
@@ -259,15 +181,16 @@ def _is_xl_error(value: Any) -> bool:
 
 def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
-        args = [_from_engine(a) for a in raw]
-        error = first_error(args, _is_xl_error)
+        args = [from_engine(a) for a in raw]
+        error = rates.first_error(args, _is_xl_error)
         if error is not None:
-            return _to_engine(error)
-        if _valuation_time is not None and position is not None:
+            return to_engine(error)
+        moment = rates.valuation_time()
+        if moment is not None and position is not None:
             if len(args) <= position:
                 args += [None] * (position + 1 - len(args))
             if args[position] is None or args[position] == "":
-                args[position] = _valuation_time
+                args[position] = moment
         try:
             result = core(*args)
         except Exception as exc:  # the function layer should never raise; stay a cell value
@@ -279,13 +202,13 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
             from formulas.tokens.operand import Error
 
             result = Error.errors[result]
-        return _to_engine(result)
+        return to_engine(result)
 
     call.__name__ = excel_name
     return call
 
 
-def _impure(func: Callable[..., Any]) -> dict[str, Any]:
+def impure(func: Callable[..., Any]) -> dict[str, Any]:
     """Registered like NOW(): not computed while loading, computed on every calculation."""
     from formulas.functions import COMPILING, wrap_impure_func
 

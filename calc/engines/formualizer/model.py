@@ -1,30 +1,29 @@
-"""The fast engine's loaded workbook: formualizer (Rust; MIT) holding the copy `calc/fast.py`
+"""The fast engine's loaded workbook: formualizer (Rust; MIT) holding the copy `prepare.py`
 prepared, with the RATES_* functions and the Excel-exact ones (calc/xlfuncs) registered under
 every spelling, computed again cheaply in later planning rounds (`FastModel.evaluate`: only the
 formulas that call a RATES_* function are re-set; the engine recomputes those and what depends
-on them). Values cross between the engine and Python here, and only here.
+on them). Values cross between the engine and Python here, through `values.py`.
 """
 
 from __future__ import annotations
 
 import contextvars
-import math
 import threading
 from collections.abc import Callable
-from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.calc import engine
-from rates_xl.calc.fast import Prepared, fit_legacy
+from rates_xl.calc.engines import rates
+from rates_xl.calc.engines.formualizer.prepare import Prepared, fit_legacy
+from rates_xl.calc.engines.formualizer.values import (
+    from_engine,
+    is_error,
+    plain,
+    scalar_to_engine,
+    to_engine,
+)
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
-
-# formualizer's error kinds -> Excel's error text.
-ERROR_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
-              "Num": "#NUM!", "Null": "#NULL!", "Spill": "#SPILL!", "Calc": "#CALC!",
-              "Circ": "#CIRC!", "GettingData": "#GETTING_DATA", "Nimpl": "#NAME?"}
-ERROR_KIND = {text: kind for kind, text in ERROR_TEXT.items() if kind not in ("Nimpl",)}
 
 
 class _ContextSlot:
@@ -67,9 +66,9 @@ class FastModel:
         return workbook
 
     def _register(self) -> None:
-        for excel_name, spec in engine.function_table().items():
-            call = _adapt(excel_name, spec.core, engine._valuation_position(spec))
-            for alias in engine_spellings(excel_name):
+        for excel_name, spec in rates.function_table().items():
+            call = _adapt(excel_name, spec.core, rates.valuation_position(spec))
+            for alias in rates.engine_names(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
         from rates_xl.calc import xlfuncs
 
@@ -117,7 +116,7 @@ class FastModel:
                         self.filled[(sheet, r, c)] = value
         if self.filled:
             for (sheet, r, c), value in self.filled.items():
-                self.workbook.set_value(sheet, r, c, _scalar_to_engine(value) if value is not None else None)
+                self.workbook.set_value(sheet, r, c, scalar_to_engine(value) if value is not None else None)
             self.workbook.evaluate_all()
 
     def _keep_array_loops(self) -> None:
@@ -156,7 +155,7 @@ class FastModel:
             self.held[(sheet, row, col)] = value
             if value is None and (sheet, row, col) not in self.prepared.written:
                 continue  # already empty in the engine's copy (a spill range is emptied)
-            self.workbook.set_value(sheet, row, col, _scalar_to_engine(value) if value is not None else None)
+            self.workbook.set_value(sheet, row, col, scalar_to_engine(value) if value is not None else None)
 
     def release(self, cells: set[tuple[str, int, int]]) -> None:
         """Compute these cells' formulas again: the engine is loaded afresh from the prepared
@@ -234,7 +233,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
 
     from rates_xl.calc import xlfuncs
 
-    ours = {n.upper() for name in engine.function_table() for n in engine_spellings(name)}
+    ours = {n.upper() for name in rates.function_table() for n in rates.engine_names(name)}
     ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
     ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
@@ -262,75 +261,17 @@ def _registered() -> set[str]:
     return set(routing.BRIDGED) | set(xlfuncs.OURS)
 
 
-def engine_spellings(excel_name: str) -> list[str]:
-    """The names formualizer gets: the engine's list (classic, dotted, Excel's prefixes)."""
-    return engine.engine_names(excel_name)
-
-
-def plain(value: Any) -> Any:
-    """A formualizer value as the calculator reports it (errors as Excel's text)."""
-    if isinstance(value, dict) and value.get("type") == "Error":
-        return ERROR_TEXT.get(value.get("kind"), "#VALUE!")
-    if isinstance(value, date | time | timedelta):
-        # The engine's date, time (TIME, TIMEVALUE) or duration: Excel stores the serial, and
-        # the cell's own number format shows it as a date or time.
-        from rates_xl.calc.check import normal
-
-        return normal(value)
-    return value
-
-
-def _to_engine(value: Any) -> Any:
-    if isinstance(value, list):
-        rows = [row if isinstance(row, list | tuple) else [row] for row in value]
-        width = max((len(r) for r in rows), default=1)
-        return [[_scalar_to_engine(v) for v in row] + [""] * (width - len(row)) for row in rows] or [[""]]
-    return _scalar_to_engine(value)
-
-
-def _scalar_to_engine(value: Any) -> Any:
-    if isinstance(value, date):
-        return engine.to_excel_serial(value)
-    if value is None:
-        return ""
-    if isinstance(value, float) and not math.isfinite(value):
-        return {"type": "Error", "kind": "Num"}
-    if isinstance(value, str) and value in ERROR_KIND:
-        return {"type": "Error", "kind": ERROR_KIND[value]}
-    return value
-
-
-def _from_engine(value: Any) -> Any:
-    if isinstance(value, list):
-        rows = [[_cell_from_engine(v) for v in row] for row in value]
-        if len(rows) == 1 and len(rows[0]) == 1:
-            return rows[0][0]
-        return rows
-    return _cell_from_engine(value)
-
-
-def _cell_from_engine(value: Any) -> Any:
-    if isinstance(value, dict) and value.get("type") == "Error":
-        return value
-    return value
-
-
 def _is_circ(value: Any) -> bool:
     return isinstance(value, dict) and value.get("kind") == "Circ"
 
 
-def _is_error(value: Any) -> bool:
-    """formualizer's error value, as it hands one to a Python function."""
-    return isinstance(value, dict) and value.get("type") == "Error"
-
-
 def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
-        args = [_from_engine(a) for a in raw]
-        error = engine.first_error(args, _is_error)
+        args = [from_engine(a) for a in raw]
+        error = rates.first_error(args, is_error)
         if error is not None:
             return error
-        moment = engine._valuation_time
+        moment = rates.valuation_time()
         if moment is not None and position is not None:
             if len(args) <= position:
                 args += [None] * (position + 1 - len(args))
@@ -342,7 +283,7 @@ def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> C
         except Exception as exc:  # the function layer never raises; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
         # A failing call is an error value, as in Excel; its message kept for the summary.
-        return _to_engine(errors.engine_value(excel_name, args, result))
+        return to_engine(errors.engine_value(excel_name, args, result))
 
     call.__name__ = excel_name
     return call

@@ -1,0 +1,79 @@
+"""formualizer's values and Excel's (functions/values.py), both ways: a cell's value as the
+calculator reports it, a Python function's answer as the engine stores it.
+
+formualizer hands a Python function scalars, 2-D lists for ranges and arrays, None for an
+empty cell, Python dates for a date-formatted number and {"type": "Error", "kind": ...} for
+an error; it reads back the same. The kinds are its names for Excel's error values.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, time, timedelta
+from typing import Any
+
+from rates_xl.functions.values import to_serial
+
+#: formualizer's error kinds -> Excel's error values (`Nimpl`: a function it lacks, #NAME?).
+KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
+             "Num": "#NUM!", "Null": "#NULL!", "Spill": "#SPILL!", "Calc": "#CALC!",
+             "Circ": "#CIRC!", "GettingData": "#GETTING_DATA", "Nimpl": "#NAME?"}
+#: Excel's error values -> formualizer's kinds.
+TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items() if kind != "Nimpl"}
+
+
+def is_error(value: Any) -> bool:
+    """formualizer's error value, as it hands one to a Python function."""
+    return isinstance(value, dict) and value.get("type") == "Error"
+
+
+def error(text: str) -> dict[str, str]:
+    """Excel's error value `text` ("#N/A") as formualizer's (#VALUE! for text that is none)."""
+    return {"type": "Error", "kind": TEXT_KIND.get(text, "Value")}
+
+
+def error_text(value: dict[str, Any]) -> str:
+    """formualizer's error value as Excel's text ("#N/A")."""
+    return KIND_TEXT.get(value.get("kind"), "#VALUE!")
+
+
+def plain(value: Any) -> Any:
+    """A value the engine computed as the calculator reports it: errors as Excel's text, its
+    dates, times (TIME, TIMEVALUE) and durations as Excel stores them, serial numbers (the
+    cell's own number format shows them)."""
+    if is_error(value):
+        return error_text(value)
+    if isinstance(value, date | time | timedelta):
+        return to_serial(value)
+    return value
+
+
+def to_engine(value: Any) -> Any:
+    """A Python function's answer as the engine stores it (a 2-D list padded to its widest
+    row with empty text, or a scalar)."""
+    if isinstance(value, list):
+        rows = [row if isinstance(row, list | tuple) else [row] for row in value]
+        width = max((len(r) for r in rows), default=1)
+        return [[scalar_to_engine(v) for v in row] + [""] * (width - len(row)) for row in rows] or [[""]]
+    return scalar_to_engine(value)
+
+
+def scalar_to_engine(value: Any) -> Any:
+    """One value as the engine stores it: a date as its serial, None as empty text, a number
+    no float holds as #NUM!, Excel's error text as the error value."""
+    if isinstance(value, date):
+        return to_serial(value)
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return error("#NUM!")
+    if isinstance(value, str) and value in TEXT_KIND:
+        return error(value)
+    return value
+
+
+def from_engine(value: Any) -> Any:
+    """What the engine hands a Python function as one argument: a 1 x 1 array as its value."""
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
+        return value[0][0]
+    return value
