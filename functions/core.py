@@ -21,6 +21,7 @@ The shared client is built lazily on first use from the settings (`RATES_BASE_UR
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import math
 import threading
@@ -43,12 +44,30 @@ _client_owned = False  # built here (so closed here when replaced), not handed i
 _client_lock = threading.Lock()
 
 
+#: The client of this call only (`client_here`), over the shared one: a workbook under a
+#: scenario in the classic add-in answers its cells from its own replaying client while the
+#: other books' cells, on other threads or the same one, keep the shared client.
+_here: contextvars.ContextVar[RatesClient | None] = contextvars.ContextVar("rates_client_here", default=None)
+
+
 def get_client() -> RatesClient:
-    """The process-wide client, built from the settings on first use."""
-    client = _client
+    """This call's client (`client_here`), else the process-wide one, built from the
+    settings on first use."""
+    client = _here.get() or _client
     if client is not None:
         return client
     return _build_client()
+
+
+@contextlib.contextmanager
+def client_here(client: RatesClient) -> Iterator[RatesClient]:
+    """Inside this block (this thread or context only) the functions compute with `client`;
+    the shared client is untouched."""
+    token = _here.set(client)
+    try:
+        yield client
+    finally:
+        _here.reset(token)
 
 
 def _build_client() -> RatesClient:

@@ -91,6 +91,7 @@ class Control:
     id: str
     label: str | None
     on_action: str | None
+    get_label: str | None = None  # a label the add-in changes (the Scenario button's)
 
 
 def ribbon_controls(xml: bytes | str) -> list[Control]:
@@ -100,7 +101,8 @@ def ribbon_controls(xml: bytes | str) -> list[Control]:
     for element in root.iter():
         if "id" in element.attrib:
             controls.append(Control(element.tag.rpartition("}")[2], element.attrib["id"],
-                                    element.attrib.get("label"), element.attrib.get("onAction")))
+                                    element.attrib.get("label"), element.attrib.get("onAction"),
+                                    element.attrib.get("getLabel")))
     return controls
 
 
@@ -165,6 +167,18 @@ def check_callbacks(xml: bytes | str, bas_text: str, result: CheckResult) -> Non
                      f"in module {module.name} (subs: {', '.join(module.subs) or 'none'})")
         result.check(bool(_SAFE_ID.match(control.id)), f"{control.id}: id is safe to pass to Python",
                      f"{control.id}: ids must be letters, digits and underscores")
+    # getLabel: Office asks Sub(control As IRibbonControl, ByRef returnedVal) for the label
+    # (Microsoft, "Customizing the Office Fluent ribbon for developers", callback signatures).
+    label_param = control_param + r"\s*,\s*ByRef\s+\w+(?:\s+As\s+\w+)?"
+    for control in ribbon_controls(xml):
+        if control.get_label is None:
+            continue
+        mod, _, sub = control.get_label.rpartition(".")
+        params = module.subs.get(sub)
+        ok = mod in ("", module.name) and params is not None and re.fullmatch(label_param, params, re.I)
+        result.check(bool(ok), f"{control.id}: getLabel {control.get_label} is a Sub in {module.name}.bas",
+                     f"{control.id}: getLabel {control.get_label!r} is not a Sub(control As IRibbonControl, "
+                     f"ByRef label) in module {module.name}")
 
 
 def check_handlers(xml: bytes | str, result: CheckResult) -> None:

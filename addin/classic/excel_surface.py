@@ -27,6 +27,7 @@ COM_DOCS: dict[tuple[str, str], str] = {
     ("ComApplication", "EnableCancelKey"): _VBA + "excel.application.enablecancelkey",
     ("ComApplication", "Workbooks"): _VBA + "excel.application.workbooks",
     ("ComApplication", "InputBox"): _VBA + "excel.application.inputbox",
+    ("ComApplication", "Run"): _VBA + "excel.application.run",
     ("ComWorkbooks", "Add"): _VBA + "excel.workbooks.add",
     ("ComApplication", "Ready"): _VBA + "excel.application.ready",
     ("ComApplication", "Windows"): _VBA + "excel.application.windows",
@@ -75,6 +76,9 @@ class ComApplication(Protocol):
     def Workbooks(self) -> ComWorkbooks: ...  # noqa: N802
 
     def InputBox(self, prompt: str, title: str, default: str, Type: int) -> Any: ...  # noqa: N802,N803
+
+    #: The add-in's own macros with arguments (RatesRibbon.RatesShowScenario: the Scenario label).
+    def Run(self, Macro: str, *args: Any) -> Any: ...  # noqa: N802,N803
 
 
 class ComRange(Protocol):

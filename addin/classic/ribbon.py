@@ -241,10 +241,11 @@ def snapshot(book_name: str, sheet: Sheet, cells: dict[tuple[int, int], str]) ->
 
 def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refresh_scope: Any) -> RefreshOutcome:
     """Plan, fetch and compute the cells in `dirty` ({sheet: {cell: formula}}) through Excel."""
-    from rates_xl.addin.classic import refresh
+    from rates_xl.addin.classic import refresh, scenario
     from rates_xl.functions import get_client
     from rates_xl.functions.plan import plan_and_evaluate
 
+    scenario.refuse_while_on(ctx.book.name, "refreshing (a Refresh records its answers as the book's market data)")
     dirty = {sheet: cells for sheet, cells in dirty.items() if cells}
     outcome = RefreshOutcome(cells=sum(len(cells) for cells in dirty.values()))
     if not outcome.cells:
@@ -618,6 +619,10 @@ def live_on(ctx: Context) -> str:
     RatesOnToggle has set the VBA's Live flag (RatesRtd.RatesLiveOn) before calling here, so
     each RATES_ cell subscribes to its live topic when next calculated: calculate them now
     (from the cache; an answer past its lifetime is fetched like any miss)."""
+    from rates_xl.addin.classic import scenario
+
+    if scenario.any_active():
+        raise ValueError("a workbook shows a scenario (not market data): press Back to Market before Live")
     running = _live_or_say(ctx)
     if running is None:
         return "not ready"
@@ -739,6 +744,18 @@ def fill(ctx: Context) -> str:
     return f"filled {filled}"
 
 
+def _scenario_apply(ctx: Context) -> str:
+    from rates_xl.addin.classic import scenario
+
+    return scenario.apply(ctx)
+
+
+def _scenario_off(ctx: Context) -> str:
+    from rates_xl.addin.classic import scenario
+
+    return scenario.back_to_market(ctx)
+
+
 #: The handler RatesRibbon.RatesStart runs at the add-in's start (no button of its own).
 START_ACTION = "rates_start"
 #: The handler RatesRibbon.RatesFill runs after a manual calculation (no button either).
@@ -762,6 +779,9 @@ ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_live_on": live_on,
     "rates_live_off": live_off,
     "rates_live_share": live_share,
+    # The Scenario group (addin/classic/scenario.py): apply one, and back to market.
+    "rates_scenario": _scenario_apply,
+    "rates_market": _scenario_off,
 }
 
 

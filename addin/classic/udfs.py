@@ -23,13 +23,14 @@ from typing import Any
 
 import xlwings as xw
 
-from rates_xl.addin.classic import live_rtd, manual, refresh, rtd, rtd_com, scope, source
+from rates_xl.addin.classic import live_rtd, manual, refresh, rtd, rtd_com, scenario, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
 from rates_xl.functions import errors, plan
 from rates_xl.functions.core import (
     Arg,
     FunctionSpec,
+    client_here,
     evaluate,
     get_client,
     set_client,
@@ -75,6 +76,12 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    under = scenario.client_for(caller)
+    if under is not None:
+        # A book under a scenario: its own replaying client, on this thread only, answers
+        # at once from its pack (never the RTD server's threads, never the service).
+        with client_here(under):
+            return _shown(name, caller, values, refresh.evaluate_cell(FUNCTIONS[name], values, caller))
     if caller is not None and live_rtd.channel.watching:
         # Live mode is on: the live channel learns which requests this cell's value used
         # (the VBA wrapper subscribes the cell to its live topic; live_rtd.py).
@@ -205,7 +212,8 @@ def RATES_TENORS(index, caller=None):
 
 @_udf
 def RATES_SOURCE(cell, caller=None):
-    return source.explain(cell)  # `cell` is a Range: its formula is followed, not its value
+    with scenario.serving(caller):  # a book under a scenario: its answers, and the Scenario line
+        return source.explain(cell)  # `cell` is a Range: its formula is followed, not its value
 
 
 @_udf

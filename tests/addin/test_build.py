@@ -437,7 +437,8 @@ def test_the_function_wizard_texts_are_set_when_the_addin_opens(modules):
     assert vba.procedures(modules["ThisWorkbook"].source) == {}
     opening = vba.procedures(modules["RatesRibbon"].source)["RatesOnLoad"]
     assert opening[0].strip().lower() == "ribbon as iribbonui"
-    assert vba.statements(opening[1]) == ["On Error Resume Next", "RatesRegisterFunctions",
+    # It keeps the ribbon (to redraw the Scenario button's label), then registers the texts.
+    assert vba.statements(opening[1]) == ["On Error Resume Next", "Set RatesUI = ribbon", "RatesRegisterFunctions",
                                           'Application.OnTime Now, "\'" & ThisWorkbook.Name & "\'!RatesStart"']
     register = vba.statements(vba.procedures(modules["RatesRegister"].source)["RatesRegisterFunctions"][1])
     assert register[0].startswith("On Error Resume Next")

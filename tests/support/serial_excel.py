@@ -112,6 +112,10 @@ class App:
         # The add-in's VBA flag RatesRtd.RatesLiveOn, set by RatesOnToggle (`toggle`): while
         # on, answered RATES_ cells subscribe to their live topic (rtd.excel_answer).
         self.rates_live_on = False
+        # RatesRibbon's RatesScenarioShown, set by RatesShowScenario (Application.Run), and
+        # the controls InvalidateControl asked Office to redraw (`ribbon_label` reads them).
+        self.rates_scenario_shown = ""
+        self.invalidated: list[str] = []
         # What the tests look at: calculations run, cells evaluated, UDF calls and their threads.
         self.calculations = 0
         self.evaluated = 0
@@ -280,6 +284,15 @@ class App:
         self.rates_live_on = pressed
         return ribbon.on_action(f"{control_id}_{'on' if pressed else 'off'}", book=book)
 
+    def ribbon_label(self, control_id: str) -> str:
+        """What the Rates tab shows on a control whose label the add-in gives (getLabel):
+        RatesRibbon.RatesGetLabel's answer. Office asks getLabel again for a control after
+        IRibbonUI.InvalidateControl (MS office/vba/api/office.iribbonui.invalidatecontrol)."""
+        if control_id != "rates_scenario":
+            raise KeyError(f"{control_id} has a fixed label")
+        shown = self.rates_scenario_shown
+        return "At Market" if shown == "" else f"SCENARIO {shown}"
+
     def _call_rtd(self, *args: Any) -> Any:
         """Application.WorksheetFunction.RTD from inside a UDF: the calling cell subscribes."""
         if self.rtd is None:
@@ -295,6 +308,16 @@ XL_MANUAL, XL_AUTOMATIC = -4135, -4105  # XlCalculation (MS excel.xlcalculation)
 #: The add-in's macros an OnTime may name, and what each runs (addin/classic/vba/RatesRibbon.bas:
 #: each is one RunPython of `ribbon.on_action(<id>)`).
 ADDIN_MACROS = {"RatesFill": "rates_fill", "RatesStart": "rates_start"}
+
+
+def _show_scenario(app: App, shown: str) -> None:
+    # RatesRibbon.RatesShowScenario: RatesScenarioShown = shown; RatesUI.InvalidateControl.
+    app.rates_scenario_shown = shown
+    app.invalidated.append("rates_scenario")
+
+
+#: The add-in's macros Application.Run may name, modelled (vba/RatesRibbon.bas).
+ADDIN_RUN = {"RatesShowScenario": _show_scenario}
 
 
 class _AppApi:
@@ -317,6 +340,15 @@ class _AppApi:
         [LatestTime] is omitted, Excel will wait until the procedure can be run": MS
         excel.application.ontime), never inside the calculation that scheduled it: App.idle."""
         self._app.on_time.append(Procedure)
+
+    def Run(self, Macro: str, *args: Any) -> Any:  # noqa: N802,N803
+        """Application.Run (MS excel.application.run): the add-in's macros that take arguments,
+        modelled as vba/RatesRibbon.bas writes them (ADDIN_RUN); any other name fails, as a
+        macro Excel cannot find does (run-time error 1004)."""
+        name = Macro.rpartition("!")[2]
+        if name not in ADDIN_RUN:
+            raise RuntimeError(f"Application.Run: {Macro!r} is not a macro of the add-in")
+        return ADDIN_RUN[name](self._app, *args)
 
     def InputBox(self, prompt: str, title: str, default: str = "", Type: int = 2) -> Any:  # noqa: N802,N803
         # Application.InputBox answers False when the user cancels (learn.microsoft.com/

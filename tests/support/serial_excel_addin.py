@@ -16,7 +16,7 @@ oletools' olevba (an independent reader of MS-OVBA). Then Excel's documented sta
 
 The procedures reached are *run* by a deliberately tiny interpreter of the statements the
 add-in's start-up uses (a call of another procedure, `On Error`, `ReDim`, an array element
-set to a string, `Application.MacroOptions`); anything else stops with `Unmodelled`, so the
+set to a string, `Application.MacroOptions`, keeping the ribbon: `Set RatesUI = ribbon`); anything else stops with `Unmodelled`, so the
 model never claims a start-up it cannot follow. `Application.MacroOptions` records what the
 Function Wizard will show for a function (MS excel.application.macrooptions: Description,
 Category, ArgumentDescriptions).
@@ -61,6 +61,8 @@ class LoadedAddIn:
     #: Procedures scheduled with Application.OnTime (run when Excel is Ready: MS
     #: excel.application.ontime), as "Module.Procedure".
     scheduled: list[str] = field(default_factory=list)
+    #: The module variable onLoad kept the ribbon in (None: it kept none).
+    ribbon_kept_in: str | None = None
 
     def procedure(self, target: str) -> tuple[str, str, str, str]:
         """(module, name, parameters, body) of "Module.Name" or "Name"."""
@@ -134,6 +136,11 @@ def run(addin: LoadedAddIn, target: str, depth: int = 0) -> None:
             # RunPython, whose Python the tests call directly).
             procedure_module, procedure, _, _ = addin.procedure(m[1])
             addin.scheduled.append(f"{procedure_module}.{procedure}")
+            continue
+        if m := re.fullmatch(r"Set\s+(\w+)\s*=\s*ribbon", statement, re.IGNORECASE):
+            # onLoad keeps the IRibbonUI Office hands it, to redraw a control later
+            # (IRibbonUI.InvalidateControl: MS office.iribbonui.invalidatecontrol).
+            addin.ribbon_kept_in = m[1]
             continue
         if re.fullmatch(r"(?:Call\s+)?\w+", statement, re.IGNORECASE):
             run(addin, statement.split()[-1], depth + 1)

@@ -16,6 +16,9 @@ Attribute VB_Name = "RatesRibbon"
 Option Explicit
 
 Private Const TITLE As String = "Rates"
+' The ribbon (kept to redraw the Scenario button) and the scenario it shows ("": at market).
+Private RatesUI As IRibbonUI
+Private RatesScenarioShown As String
 
 Public Sub RatesOnLoad(ribbon As IRibbonUI)
     ' Office calls this when it loads the Rates tab, as the add-in starts (the customUI's
@@ -24,6 +27,7 @@ Public Sub RatesOnLoad(ribbon As IRibbonUI)
     ' and not from a workbook event procedure, which scanners used by IT (oletools' mraptor,
     ' endpoint antivirus) count against a macro that also loads a DLL.
     On Error Resume Next
+    Set RatesUI = ribbon
     RatesRegisterFunctions
     ' Then, once Excel is ready (OnTime without LatestTime waits for Ready mode: Microsoft,
     ' office/vba/api/excel.application.ontime), the add-in's Python starts (RatesStart): a
@@ -71,6 +75,25 @@ Public Sub RatesOnToggle(control As IRibbonControl, pressed As Boolean)
 Failed:
     MsgBox "The Rates add-in could not switch Live mode: " & Err.Description & vbCrLf & vbCrLf & _
            "In a terminal, type `rates-xl doctor` to check the set-up.", vbExclamation, TITLE
+End Sub
+
+Public Sub RatesGetLabel(control As IRibbonControl, ByRef label)
+    ' The Scenario button's label: "At Market", or the scenario a workbook shows
+    ' (rates_xl.addin.classic.scenario sets it with RatesShowScenario).
+    On Error Resume Next
+    If RatesScenarioShown = "" Then
+        label = "At Market"
+    Else
+        label = "SCENARIO " & RatesScenarioShown
+    End If
+End Sub
+
+Public Sub RatesShowScenario(shown As String)
+    ' Called from Python when a scenario is applied or switched off: the Scenario button is
+    ' redrawn with its new label.
+    On Error Resume Next
+    RatesScenarioShown = shown
+    If Not RatesUI Is Nothing Then RatesUI.InvalidateControl "rates_scenario"
 End Sub
 
 Public Sub RatesFill()

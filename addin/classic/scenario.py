@@ -1,0 +1,214 @@
+"""The Scenario control on the Rates tab: a workbook's RATES_ cells answered from its
+market-data pack under a shift of the curves, and back to market (docs/scenarios.md).
+
+- **Scenario** (`apply`): asks for a spec (SOFR+1bp, *+25bp, SOFR:10Y+1bp, a twist), reads
+  the pack the book carries (recorded by Refresh, `valuation.stored_pack`), checks it, puts it
+  under the scenario (scenario/apply.py: the local curves; what they need and the pack lacks
+  is fetched once through the add-in's client, from the service that recorded the pack) and
+  gives the book a replaying client of that scenario pack. From then on every RATES_ cell of
+  that book is answered by that client alone (`client_for`, on the calling cell's own thread:
+  functions.core.client_here), synchronously, never through the RTD server (whose threads
+  use the shared client) and never from the service: a request the pack lacks is the cell's
+  "not in the market-data pack" message. The other open books keep the market.
+- While on, the workbook says it is not at market: the Scenario button's label (RatesRibbon's
+  getLabel: "SCENARIO SOFR+1bp"), RATES_STATUS's Scenario row, RATES_SOURCE's Scenario line,
+  the status bar; Refresh and Live are refused (a Refresh would record the scenario's
+  answers as the book's market data).
+- **Back to Market** (`back_to_market`): the book's client is dropped and its RATES_ cells
+  recalculated from the shared client (its cache still holds the market's answers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("rates_xl.addin")
+
+#: The add-in's macro that redraws the Scenario button (vba/RatesRibbon.bas), run by
+#: Application.Run with the text it shows ("" at market).
+SHOW_MACRO = "RatesShowScenario"
+EXAMPLES = "SOFR+1bp, *+25bp, SOFR:10Y+1bp, SOFR:2Y-5bp,SOFR:10Y+5bp"
+
+
+@dataclass
+class Active:
+    """A book under a scenario: its spec, its replaying client, the scenario pack's record."""
+
+    spec: str
+    client: Any
+    record: Any
+
+
+_books: dict[str, Active] = {}
+_lock = threading.Lock()
+
+
+def _fold(name: str) -> str:
+    return name.strip().casefold()
+
+
+def active(book_name: str) -> Active | None:
+    if not _books:  # the common case: no book is under a scenario
+        return None
+    return _books.get(_fold(book_name))
+
+
+def any_active() -> bool:
+    return bool(_books)
+
+
+def client_for(caller: Any) -> Any:
+    """The replaying client of the calling cell's book when it is under a scenario, else None."""
+    if not _books or caller is None:
+        return None
+    from rates_xl.addin.classic.refresh import caller_id
+
+    where = caller_id(caller)
+    found = active(where[0]) if where is not None else None
+    return found.client if found is not None else None
+
+
+@contextlib.contextmanager
+def serving(caller: Any) -> Iterator[Any]:
+    """Compute inside with the caller's book's scenario client, if it has one (yields it)."""
+    client = client_for(caller)
+    if client is None:
+        yield None
+        return
+    from rates_xl.functions.core import client_here
+
+    with client_here(client):
+        yield client
+
+
+def refuse_while_on(book_name: str, what: str) -> None:
+    """ValueError (the button's message box) when `book_name` is under a scenario."""
+    found = active(book_name)
+    if found is not None:
+        raise ValueError(f"{book_name} shows the scenario {found.record.described}, not market data: "
+                         f"press Back to Market before {what}")
+
+
+def apply(ctx: Any) -> str:
+    """The Scenario button: ask for a spec, put the book's pack under it, recalculate."""
+    from rates_xl.addin.classic import live, valuation
+    from rates_xl.client.pack_seal import check, signer_from_settings
+    from rates_xl.scenario.spec import parse
+
+    running = live.current()
+    if running is not None and running.on:
+        raise ValueError("Live mode is on: switch Live off before applying a scenario (a scenario answers from "
+                         "the book's recorded pack, Live from the service)")
+    book = ctx.book
+    pack = valuation.stored_pack(book)
+    if pack is None:
+        ctx.alert(f"{book.name} carries no market-data pack yet: Refresh Workbook first. A scenario moves the "
+                  "answers a Refresh recorded in the book.")
+        return "no pack"
+    verdict = check(pack, signer_from_settings())
+    if verdict.is_edited:
+        raise ValueError(f"the market-data pack in {book.name} was {verdict.headline()}: no scenario is applied to it")
+    current = active(book.name)
+    answer = ctx.app.api.InputBox(
+        f"Scenario for {book.name}: a shift of the curves its RATES_ cells were computed on, e.g. {EXAMPLES} "
+        "(key rates on the buckets 1Y 2Y 5Y 10Y 30Y). The cells then show the book's recorded answers moved by a "
+        "local curve model: NOT market data until Back to Market.",
+        "Rates: Scenario", current.spec if current is not None else "SOFR+1bp", Type=2)
+    if answer is False or answer is None or not str(answer).strip():
+        return "cancelled"
+    scenario = parse(str(answer))  # a SpecError (ValueError) is the button's message box
+    ctx.notify(f"Rates: building the curves for {scenario.text}...")
+    under = _under(pack, scenario)
+    client = _replaying(under)
+    with _lock:
+        old = _books.pop(_fold(book.name), None)
+        _books[_fold(book.name)] = Active(under.scenario.spec, client, under.scenario)
+    if old is not None:
+        old.client.close()
+    _recalculate(ctx)
+    _show(ctx, under.scenario.described)
+    moved = sum(1 for a in under.scenario.answers if a.answer is not None)
+    kept = [a for a in under.scenario.answers if a.not_shifted is not None]
+    ctx.notify(f"Rates: SCENARIO {under.scenario.described} in {book.name}, not market data: {moved} answers "
+               f"moved, {len(kept)} not shifted; Back to Market returns to the market")
+    if kept:
+        listed = "\n".join(f"- {a.request}: {a.not_shifted}" for a in kept[:10])
+        more = f"\n... and {len(kept) - 10} more" if len(kept) > 10 else ""
+        ctx.alert(f"Scenario {under.scenario.described}: these answers keep their recorded value (not shifted):\n"
+                  f"{listed}{more}", "Rates: Scenario")
+    return f"scenario {under.scenario.spec}"
+
+
+def back_to_market(ctx: Any) -> str:
+    """The Back to Market button: the book's scenario off, its cells from the market again."""
+    with _lock:
+        found = _books.pop(_fold(ctx.book.name), None)
+    if found is None:
+        ctx.notify(f"Rates: {ctx.book.name} is at market (no scenario on)")
+        return "at market"
+    found.client.close()
+    _recalculate(ctx)
+    remaining = next(iter(_books.values()), None)  # another open book still under one: it says so
+    _show(ctx, remaining.record.described if remaining is not None else "")
+    ctx.notify(f"Rates: {ctx.book.name} back to market: its RATES_ cells answer from the service's answers again")
+    return "market"
+
+
+def _under(pack: Any, scenario: Any) -> Any:
+    """The book's pack under the scenario; the curves' missing answers fetched through the
+    add-in's client when it is the service that recorded the pack."""
+    from rates_xl.client.pack import public_url
+    from rates_xl.functions.core import get_client
+    from rates_xl.scenario.apply import ScenarioError, apply, prepare
+
+    shared = get_client()
+    client = shared if public_url(shared.base_url) == pack.base_url else None
+    try:
+        return apply(prepare(pack, client), scenario)
+    except ScenarioError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _replaying(pack: Any) -> Any:
+    """A client answering only from the scenario pack, every answer already in its memory, so
+    no cell of the book ever waits (or asks anyone) for one."""
+    from rates_xl.client import RatesClient
+    from rates_xl.client.client import RequestKey
+    from rates_xl.client.errors import RatesError
+
+    client = RatesClient(replay=pack)
+    for answer in pack.answers:
+        try:
+            client.get_key(RequestKey(answer.endpoint, answer.params))
+        except RatesError:
+            pass  # a recorded refusal: the cell shows it, as in any replay
+    return client
+
+
+def _recalculate(ctx: Any) -> None:
+    from rates_xl.addin.classic.ribbon import mark_dirty, sheet_rates_cells
+
+    for sheet in ctx.book.sheets:
+        cells = sheet_rates_cells(sheet)
+        if cells:
+            mark_dirty(sheet, sorted(cells))
+    ctx.app.calculate()
+
+
+def _show(ctx: Any, text: str) -> None:
+    """The Scenario button's label (RatesRibbon.RatesShowScenario); a label that cannot be set
+    (no add-in workbook: a test, a broken install) is logged, the status bar says it anyway."""
+    from rates_xl.addin.classic.manual import ADDIN_NAME
+
+    try:
+        ctx.app.api.Run(f"'{ADDIN_NAME}'!{SHOW_MACRO}", text)
+    except Exception:  # noqa: BLE001 - the label is a courtesy; RATES_STATUS and the bar say it too
+        log.warning("could not set the Scenario button's label")
+
+
+__all__ = ["Active", "active", "any_active", "apply", "back_to_market", "client_for", "refuse_while_on", "serving"]
