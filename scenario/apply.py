@@ -212,6 +212,23 @@ def calibration_client(pack: Any) -> tuple[Any, str | None]:
     return RatesClient(), None
 
 
+def replaying_client(pack: Pack) -> Any:
+    """A client answering only from `pack` (a scenario pack: the answers under it), every
+    answer already in its memory, so a cell computed with it never waits for one, and never
+    asks anyone: a request the pack lacks is the cell's "not in the market-data pack"."""
+    from rates_xl.client import RatesClient
+    from rates_xl.client.client import RequestKey
+    from rates_xl.client.errors import RatesError
+
+    client = RatesClient(replay=pack)
+    for answer in pack.answers:
+        try:
+            client.get_key(RequestKey(answer.endpoint, answer.params))
+        except RatesError:
+            pass  # a recorded refusal: the cell shows it, as in any replay
+    return client
+
+
 def check_names(prepared: Prepared, scenario: Scenario) -> Scenario:
     """The scenario with its indexes named as the conventions table names them; ScenarioError
     for an index no answer of the pack is on (a typo shifts nothing: never silently)."""
@@ -266,4 +283,4 @@ def apply(prepared: Prepared, scenario: Scenario) -> Pack:
 
 
 __all__ = ["METHOD", "Prepared", "ScenarioError", "apply", "calibration_client", "canonical", "check_names",
-           "prepare"]
+           "prepare", "replaying_client"]

@@ -150,16 +150,9 @@ def _under(prepared: Any, scenario: Any) -> Any:
 def _compute(calc: Any, pack: Any, moment: str | None) -> dict[Key, Any]:
     """The book's values replayed from `pack` (every answer loaded into the client first, so
     one evaluation answers every cell)."""
-    from rates_xl.client import RatesClient
-    from rates_xl.client.client import RequestKey
-    from rates_xl.client.errors import RatesError
+    from rates_xl.scenario.apply import replaying_client
 
-    with RatesClient(replay=pack) as client:
-        for answer in pack.answers:
-            try:
-                client.get_key(RequestKey(answer.endpoint, answer.params))
-            except RatesError:
-                pass  # a recorded refusal: the cell shows it, as in any replay
+    with replaying_client(pack) as client:
         calc.recorder = None  # each replay its own record (none is kept here)
         result = calc.compute(client, valuation_time=moment)
     values = dict(result.values)

@@ -709,7 +709,11 @@ def start(ctx: Context) -> str:
                 marked += len(waiting)
     if marked and str(getattr(app, "calculation", "automatic")).lower() != "manual":
         app.calculate()
-    return f"started; {_cells(marked)} without an answer recalculated"
+    from rates_xl.addin.classic import scenario
+
+    saved_under = scenario.reopened(ctx)  # books saved while a scenario was on: back to market
+    return f"started; {_cells(marked)} without an answer recalculated" + (
+        f"; {len(saved_under)} saved under a scenario recalculated at market" if saved_under else "")
 
 
 def fill(ctx: Context) -> str:

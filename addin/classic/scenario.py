@@ -16,6 +16,10 @@ market-data pack under a shift of the curves, and back to market (docs/scenarios
   answers as the book's market data).
 - **Back to Market** (`back_to_market`): the book's client is dropped and its RATES_ cells
   recalculated from the shared client (its cache still holds the market's answers).
+- The book itself carries the mark while on: the defined name `RATES_SCENARIO` ("SOFR+1bp: not
+  market data", in the Name Manager), removed by Back to Market. A book saved under a scenario
+  keeps its cells' scenario values; when the add-in starts and finds the name, it recalculates
+  that book's RATES_ cells from the market and says so (`reopened`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ log = logging.getLogger("rates_xl.addin")
 #: The add-in's macro that redraws the Scenario button (vba/RatesRibbon.bas), run by
 #: Application.Run with the text it shows ("" at market).
 SHOW_MACRO = "RatesShowScenario"
+#: The defined name a book under a scenario carries (saved with it).
+NAME = "RATES_SCENARIO"
 EXAMPLES = "SOFR+1bp, *+25bp, SOFR:10Y+1bp, SOFR:2Y-5bp,SOFR:10Y+5bp"
 
 
@@ -124,12 +130,15 @@ def apply(ctx: Any) -> str:
     scenario = parse(str(answer))  # a SpecError (ValueError) is the button's message box
     ctx.notify(f"Rates: building the curves for {scenario.text}...")
     under = _under(pack, scenario)
-    client = _replaying(under)
+    from rates_xl.scenario.apply import replaying_client
+
+    client = replaying_client(under)
     with _lock:
         old = _books.pop(_fold(book.name), None)
         _books[_fold(book.name)] = Active(under.scenario.spec, client, under.scenario)
     if old is not None:
         old.client.close()
+    _mark(book, under.scenario.described)
     _recalculate(ctx)
     _show(ctx, under.scenario.described)
     moved = sum(1 for a in under.scenario.answers if a.answer is not None)
@@ -152,6 +161,7 @@ def back_to_market(ctx: Any) -> str:
         ctx.notify(f"Rates: {ctx.book.name} is at market (no scenario on)")
         return "at market"
     found.client.close()
+    _mark(ctx.book, None)
     _recalculate(ctx)
     remaining = next(iter(_books.values()), None)  # another open book still under one: it says so
     _show(ctx, remaining.record.described if remaining is not None else "")
@@ -174,26 +184,41 @@ def _under(pack: Any, scenario: Any) -> Any:
         raise ValueError(str(exc)) from None
 
 
-def _replaying(pack: Any) -> Any:
-    """A client answering only from the scenario pack, every answer already in its memory, so
-    no cell of the book ever waits (or asks anyone) for one."""
-    from rates_xl.client import RatesClient
-    from rates_xl.client.client import RequestKey
-    from rates_xl.client.errors import RatesError
-
-    client = RatesClient(replay=pack)
-    for answer in pack.answers:
+def reopened(ctx: Any) -> list[str]:
+    """At the add-in's start: each open book saved while a scenario was on (it carries the
+    name) that this process has not put under one has its RATES_ cells recalculated from the
+    market, its name removed, and the user told. The books' names."""
+    found = []
+    for book in list(ctx.app.books):
         try:
-            client.get_key(RequestKey(answer.endpoint, answer.params))
-        except RatesError:
-            pass  # a recorded refusal: the cell shows it, as in any replay
-    return client
+            text = str(book.names[NAME].refers_to or "")
+        except Exception:  # no such name: the common case
+            continue
+        if active(book.name) is not None:
+            continue
+        _mark(book, None)
+        _recalculate(ctx, book)
+        found.append(book.name)
+        ctx.alert(f"{book.name} was saved while a scenario was on ({text.lstrip('=').strip(chr(34))}): its RATES_ "
+                  "cells showed it, not market data. They are recalculated from the market now.", "Rates: Scenario")
+    return found
 
 
-def _recalculate(ctx: Any) -> None:
+def _mark(book: Any, described: str | None) -> None:
+    """The book's defined name RATES_SCENARIO while a scenario is on (None: removed)."""
+    try:
+        if described is None:
+            book.names[NAME].delete()
+        else:
+            book.names.add(NAME, f'="{described}: not market data"')
+    except Exception:  # noqa: BLE001 - no such name to delete; the label and the cells say it anyway
+        log.debug("the name %s not changed in %s", NAME, getattr(book, "name", "?"))
+
+
+def _recalculate(ctx: Any, book: Any = None) -> None:
     from rates_xl.addin.classic.ribbon import mark_dirty, sheet_rates_cells
 
-    for sheet in ctx.book.sheets:
+    for sheet in (book or ctx.book).sheets:
         cells = sheet_rates_cells(sheet)
         if cells:
             mark_dirty(sheet, sorted(cells))
@@ -211,4 +236,5 @@ def _show(ctx: Any, text: str) -> None:
         log.warning("could not set the Scenario button's label")
 
 
-__all__ = ["Active", "active", "any_active", "apply", "back_to_market", "client_for", "refuse_while_on", "serving"]
+__all__ = ["NAME", "Active", "active", "any_active", "apply", "back_to_market", "client_for", "refuse_while_on",
+           "reopened", "serving"]

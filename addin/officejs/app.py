@@ -13,6 +13,9 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /api/me                     a team server's signed-in user, use, last error (team.py)
     POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...], "valuation_time": T?}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
+    POST /api/scenario               the task pane's Scenario: {"pack", "spec", "buckets"} -> {"scenario": id, ...};
+                                     a batch with "scenario": id is answered under it (scenarios.py)
+    POST /api/scenario/off           {"scenario": id}: back to market
     POST /api/live/subscribe         Live mode: streaming cells to keep fresh (live.py)
     POST /api/live/poll              Live mode: a page's new outcomes (a long poll)
     POST /api/live/cancel            Live mode: cells Excel cancelled
@@ -44,7 +47,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from rates_xl import __version__
-from rates_xl.addin.officejs import assets, help_pages, manifest, packs
+from rates_xl.addin.officejs import assets, help_pages, manifest, packs, scenarios
 from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
@@ -108,6 +111,7 @@ def parse_batch(body: bytes) -> Calls | JSONResponse:
     batch = Calls(pin(calls, payload.get("valuation_time")))  # the book's RATES_VALUATION_TIME
     batch.record = payload.get("record") is True
     batch.pinned = payload.get("valuation_time")  # for RATES.SOURCE's link (batch._source)
+    batch.scenario = payload.get("scenario")  # the task pane's scenario id, or None (scenarios.py)
     return batch
 
 
@@ -116,6 +120,7 @@ class Calls(list):
 
     record = False
     pinned: Any = None
+    scenario: Any = None  # the id of the task pane's scenario (scenarios.py), or None
 
 
 def create_app(public_url: str, *, client: Any = None, office_js_url: str = assets.OFFICE_JS_URL,
@@ -165,6 +170,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
     app.state.batches = gate = BatchGate(limits)
     app.state.team = team
     app.state.live = None  # the LiveHub, made on the first subscription (it needs the client)
+    app.state.scenarios = scenario_sessions = scenarios.Sessions()
     live_lock = threading.Lock()
 
     def live_hub() -> LiveHub:
@@ -247,14 +253,21 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         calls = parse_batch(await request.body())
         if isinstance(calls, Response):
             return calls
-        # The task pane's "Record market data": the answers this batch used come back too.
-        record = calls.record
+        # The task pane's "Record market data": the answers this batch used come back too;
+        # never under a scenario (its answers are not the book's market data).
+        client = batch_client()
+        if calls.scenario is not None:
+            client = scenario_sessions.client(calls.scenario, user)
+            if client is None:
+                return refused("the scenario is no longer on at this server (it restarted, or it was switched "
+                               "off): apply it again, or go back to market", 409)
+        record = calls.record and calls.scenario is None
         compute = functools.partial(run_batch, record=True) if record else run_batch
         try:
             if team is None:
-                results, report = await gate.run(compute, calls, batch_client())
+                results, report = await gate.run(compute, calls, client)
             else:
-                results, report = await team.run(user, gate, compute, calls, batch_client())
+                results, report = await team.run(user, gate, compute, calls, client)
         except UserBusy:
             return JSONResponse({"detail": "busy: your earlier batches are still being computed; "
                                  "calculate again in a moment"}, status_code=503,
@@ -277,6 +290,33 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return JSONResponse(packs.seal_fields(payload, batch_client()))
         except packs.Refused as exc:
             return refused(str(exc), 400)
+
+    @app.post("/api/scenario")
+    async def scenario_on(request: Request) -> Response:
+        """The task pane's Scenario: the book's pack under a scenario (scenarios.py)."""
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
+        payload = parse_json(await request.body())
+        if isinstance(payload, Response):
+            return payload
+        from starlette.concurrency import run_in_threadpool
+
+        try:  # the curves may be fetched and built: off the event loop
+            return JSONResponse(await run_in_threadpool(scenario_sessions.open, payload, batch_client(), user))
+        except scenarios.Refused as exc:
+            return refused(str(exc), exc.status)
+
+    @app.post("/api/scenario/off")
+    async def scenario_off(request: Request) -> Response:
+        user = await admitted(request)
+        if isinstance(user, Response):
+            return user
+        payload = parse_json(await request.body())
+        if isinstance(payload, Response):
+            return payload
+        sid = payload.get("scenario") if isinstance(payload, dict) else None
+        return JSONResponse({"off": scenario_sessions.close(sid, user)})
 
     async def live_request(request: Request) -> tuple[Any, str, str | None] | Response:
         """The body, session and user of a Live request, or the answer refusing it."""

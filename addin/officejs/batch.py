@@ -242,7 +242,10 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
         return [_source(client, calls[i].get("source"), pinned, spec.name) if _is_source(spec, calls[i]) else spec.core(*args)
                 for i, spec, args in todo]
 
-    with client.recording() if record else contextlib.nullcontext() as recorder:
+    from rates_xl.functions.core import client_here
+
+    # The core computes with `client` (the server's, or a scenario's replaying one: scenarios.py).
+    with client.recording() if record else contextlib.nullcontext() as recorder, client_here(client):
         values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
     outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
     for (i, spec, args), value in zip(todo, values, strict=True):

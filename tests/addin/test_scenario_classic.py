@@ -111,11 +111,30 @@ def test_a_scenario_answers_the_book_from_its_pack_shifted_and_says_so_until_bac
     assert ribbon.on_action("rates_refresh_workbook", book=book) == "failed"
     assert "shows the scenario SOFR:10Y+25bp" in app.alerts[-1][0] and "Back to Market" in app.alerts[-1][0]
     assert valuation.stored_pack(book).scenario is None
+    assert book.names[scenario.NAME].refers_to.startswith('="SOFR:10Y+25bp')  # saved with the book
     # Back to market: the market's values again, the label and the status say so.
     assert ribbon.on_action("rates_market", book=book) == "market"
     assert {cell: _value(book, cell) for cell in ("A1", "A2", "A3", "A4")} == market
     assert app.ribbon_label("rates_scenario") == "At Market"
     assert _rows(book, "C1:D20")["Scenario"] == "none: market data"
+    assert scenario.NAME not in book.names
+
+
+def test_a_book_saved_under_a_scenario_opens_recalculated_at_market(excel):
+    """Excel reopened: the process that applied the scenario is gone, the book still shows its
+    values and carries RATES_SCENARIO; the add-in's start recalculates it from the market."""
+    app, book, _ = excel
+    market = _value(book, "A1")
+    app.api.input_answers = ["*+25bp"]
+    assert ribbon.on_action("rates_scenario", book=book) == "scenario *+25bp"
+    assert abs(_value(book, "A1") - market - 0.25) < 1e-9
+    for name in list(scenario._books):  # a new process: no scenario held, the book's values kept
+        scenario._books.pop(name).client.close()
+    app.alerts.clear()
+    assert ribbon.on_action(ribbon.START_ACTION, book=book).endswith("1 saved under a scenario recalculated at market")
+    assert _value(book, "A1") == market
+    assert scenario.NAME not in book.names
+    assert "was saved while a scenario was on (*+25bp: not market data)" in app.alerts[-1][0]
 
 
 def test_a_bad_spec_or_a_book_without_a_pack_is_one_message_and_changes_nothing(client):

@@ -164,7 +164,9 @@
         if (got[1] !== null) {
           body.valuation_time = got[1]; // the book's pinned moment (RATES_VALUATION_TIME)
         }
-        if (pack.recording) {
+        if (scenario.id) {
+          body.scenario = scenario.id; // answered under the book's scenario (never recorded)
+        } else if (pack.recording) {
           body.record = true; // the answers used come back, for the book's market-data pack
         }
         return fetch(CONFIG.batchUrl, {
@@ -185,6 +187,9 @@
             return null;
           })
           .then(function (body) {
+            if (response.status === 409 && scenario.id) {
+              lostScenario(describeFailure(response, body));
+            }
             if (!response.ok) {
               settleAll(batch, describeFailure(response, body));
               return;
@@ -336,6 +341,170 @@
     var shown = byId("rates-pack-state");
     if (shown) {
       shown.textContent = text;
+    }
+  }
+
+  // -- Scenario: the book's pack under a shift of the curves (docs/scenarios.md) ----------------
+  // Apply reads the pack the book carries (its custom XML part), sends it with the spec to
+  // POST /api/scenario and keeps the id the server answers; every batch then carries it and
+  // is answered from the pack under the scenario. The banner says so as long as it is on, and
+  // the book's settings remember it (saved with the book): a book reopened after a save under
+  // a scenario is recalculated back to market at once, and says so.
+  var SCENARIO_SETTING = "rates-xl-scenario";
+  var scenario = { id: null, described: null };
+
+  function showScenario(text, kept) {
+    var banner = byId("rates-scenario-banner");
+    if (banner) {
+      banner.hidden = !text;
+      banner.textContent = text || "";
+    }
+    if (byId("rates-scenario-off")) {
+      byId("rates-scenario-off").hidden = !scenario.id;
+    }
+    var list = byId("rates-scenario-kept");
+    if (list) {
+      list.textContent = "";
+      (kept || []).slice(0, 20).forEach(function (item) {
+        var li = document.createElement("li");
+        li.textContent = "not shifted: " + item[0] + ": " + item[1];
+        list.appendChild(li);
+      });
+    }
+  }
+
+  function scenarioState(text) {
+    if (byId("rates-scenario-state")) {
+      byId("rates-scenario-state").textContent = text;
+    }
+  }
+
+  function readBookPack() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.reject(new Error("this Excel gives the task pane no access to the workbook"));
+    }
+    return Excel.run(function (context) {
+      var parts = context.workbook.customXmlParts.getByNamespace(PACK_NS);
+      parts.load("items");
+      return context.sync().then(function () {
+        if (parts.items.length !== 1) {
+          return null;
+        }
+        var xml = parts.items[0].getXml();
+        return context.sync().then(function () {
+          var root = new DOMParser().parseFromString(xml.value, "application/xml").documentElement;
+          return root ? root.textContent : null;
+        });
+      });
+    });
+  }
+
+  function recalculate() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve();
+    }
+    return Excel.run(function (context) {
+      context.workbook.application.calculate(Excel.CalculationType ? Excel.CalculationType.full : "Full");
+      return context.sync();
+    }).catch(function () { return null; });
+  }
+
+  function remember(described) {
+    try {
+      var settings = Office.context.document.settings;
+      if (described) {
+        settings.set(SCENARIO_SETTING, described);
+      } else {
+        settings.remove(SCENARIO_SETTING);
+      }
+      settings.saveAsync();
+    } catch (e) {
+      // no document settings here (a browser without Office): the banner still says it
+    }
+  }
+
+  function scenarioPost(url, body) {
+    return bearer(false).then(function (token) {
+      var headers = { "Content-Type": "application/json" };
+      if (token) {
+        headers.Authorization = "Bearer " + token;
+      }
+      return fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body),
+                          credentials: "same-origin", cache: "no-store" });
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok || !answer) {
+          throw new Error(answer && answer.detail ? answer.detail : describeFailure(response, answer));
+        }
+        return answer;
+      });
+    });
+  }
+
+  function applyScenario(spec) {
+    scenarioState("applying " + spec + "...");
+    return readBookPack().then(function (text) {
+      if (!text) {
+        throw new Error("this book carries no market-data pack: tick Record market data and recalculate " +
+                        "(Ctrl+Alt+F9) first");
+      }
+      return scenarioPost("/api/scenario", { pack: text, spec: spec, buckets: null });
+    }).then(function (answer) {
+      if (live.on) {
+        setLive(false); // Live answers from the service; a scenario from the book's pack
+      }
+      if (pack.recording) {
+        byId("rates-record").click(); // a scenario's answers are never the book's market data
+      }
+      scenario.id = answer.scenario;
+      scenario.described = answer.described;
+      remember(answer.described);
+      showScenario("SCENARIO " + answer.described + ": NOT market data. The RATES cells show this book's " +
+                   "recorded answers moved by a local curve model (" + answer.moved + " moved, " +
+                   answer.not_shifted.length + " not shifted). Back to market returns.", answer.not_shifted);
+      scenarioState("scenario on");
+      return recalculate().then(function () { return answer; });
+    }, function (error) {
+      scenarioState("not applied: " + (error && error.message ? error.message : error));
+      throw error;
+    });
+  }
+
+  function backToMarket() {
+    var id = scenario.id;
+    scenario.id = null;
+    scenario.described = null;
+    remember(null);
+    showScenario(null, []);
+    scenarioState("at market");
+    var off = id ? scenarioPost("/api/scenario/off", { scenario: id }).catch(function () { return null; })
+                 : Promise.resolve();
+    return off.then(recalculate);
+  }
+
+  function lostScenario(detail) {
+    // The server no longer holds it (restarted): back to market, and the banner says why.
+    scenario.id = null;
+    remember(null);
+    showScenario("The scenario " + scenario.described + " ended (" + detail + "): recalculating back to market.", []);
+    scenario.described = null;
+    scenarioState("at market");
+    recalculate();
+  }
+
+  function reopened() {
+    // A book saved while a scenario was on: its cells may still show it. Back to market now.
+    var was = null;
+    try {
+      was = Office.context.document.settings.get(SCENARIO_SETTING);
+    } catch (e) {
+      was = null;
+    }
+    if (was && !scenario.id) {
+      remember(null);
+      showScenario("This book was saved while the SCENARIO " + was + " was on: its RATES cells may still show " +
+                   "it (not market data). Recalculating back to market now.", []);
+      recalculate();
     }
   }
 
@@ -694,6 +863,13 @@
         showPackState(pack.recording ? "recording: recalculate the book (Ctrl+Alt+F9)" : "not recording");
       });
     }
+    if (byId("rates-scenario-apply")) {
+      byId("rates-scenario-apply").addEventListener("click", function () {
+        applyScenario(byId("rates-scenario-spec").value.trim()).catch(function () { return null; });
+      });
+      byId("rates-scenario-off").addEventListener("click", function () { backToMarket(); });
+    }
+    reopened();
     if (!byId("rates-signin")) {
       return;
     }
@@ -713,6 +889,10 @@
     });
     showStatus();
   }
+
+  window.ratesScenario = { apply: applyScenario, off: backToMarket, state: function () {
+    return { id: scenario.id, described: scenario.described };
+  } };
 
   live.on = storedLive();
   window.ratesLive = { set: setLive, state: function () {
