@@ -7,10 +7,10 @@ import re
 from typing import Any
 
 from rates_xl.calc.formula.tree import Formula, Group
-from rates_xl.calc.xlfuncs.indexing import AREAS, LIFTED
-from rates_xl.calc.xlfuncs.indexing import NAME as INDEX_NAME
+from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
+from rates_xl.calc.xlfuncs.lookup.indexing import NAME as INDEX_NAME
+from rates_xl.calc.xlfuncs.math_trig.sumproduct import NAME as MISSHAPEN
 from rates_xl.calc.xlfuncs.omitted import OMITTED
-from rates_xl.calc.xlfuncs.sumproduct import NAME as MISSHAPEN
 from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
 from rates_xl.functions.tokens import (
     ARG,
@@ -36,7 +36,7 @@ def sumproduct_shapes(formula: Formula, _site: object = None) -> str:
     formulas_test.xlsx MATH & TRIG!AE75 is #NUM!, poi_FormulaEvalTestData_Copy.xlsx
     EverythingTests!I1328 `SUMPRODUCT(2,C10:C11)` is #VALUE!). formualizer broadcasts and
     answers a number. Where every argument's size is known from the text (plain ranges,
-    numbers) and they differ, the call goes to RATESXL.MISSHAPEN (calc/xlfuncs/sumproduct.py);
+    numbers) and they differ, the call goes to RATESXL.MISSHAPEN (calc/xlfuncs/math_trig/sumproduct.py);
     every other SUMPRODUCT stays formualizer's own (native, fast)."""
     edits = formula.edits()
     for call in formula.calls("SUMPRODUCT"):
@@ -80,7 +80,7 @@ def index(formula: Formula, site: Any) -> str:
     lifted, one answer per element; an error as area_num is the answer; a union of ranges as
     the reference (`INDEX((C52:C54,D52:D54),1,1,E52:E54)`) picks area area_num, #REF! past the
     last; a reference of several rows and columns with the column omitted is #REF!. Such calls
-    go to ours (calc/xlfuncs/indexing.py), which receive values, not references: only INDEX
+    go to ours (calc/xlfuncs/lookup/indexing.py), which receive values, not references: only INDEX
     of an array constant, and INDEX of a union or a 2-D range where it is the whole formula."""
     tokens = formula.tokens
     edits = formula.edits()

@@ -71,8 +71,8 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     """.split()},
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
-    "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/sumproduct.py: reads its arguments whole
-    "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/indexing.py: lifts itself
+    "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/math_trig/sumproduct.py: reads its arguments whole
+    "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/lookup/indexing.py: lifts itself
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),
     "INDEX": frozenset({0}), "MATCH": frozenset({1}), "XMATCH": frozenset({1}),
@@ -105,12 +105,12 @@ _NAME = re.compile(r"^[A-Za-z_\\][\w.]*$")
 
 
 #: Arguments that take an array a function computes, answering one value per element (Excel's
-#: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/conditional.py),
+#: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/statistical/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
 ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1}),
                                               "COUNTIF": frozenset({1})}
 
-#: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup.py:
+#: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup/lookups.py:
 #: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted
 #: legacy array formula, Excel shows the answer's top-left value, which the fast engine
 #: would spill (`Analysis.answers_array`).

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable
 
 from rates_xl.calc.formula.tree import Formula, Group, Span
-from rates_xl.calc.xlfuncs.aggregations import AGGREGATIONS, is_lambda
-from rates_xl.calc.xlfuncs.lambdas import CALLBACK, TAKING_LAMBDA, placeholder
+from rates_xl.calc.xlfuncs.logical.lambdas import CALLBACK, TAKING_LAMBDA, placeholder
+from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, is_lambda
 from rates_xl.functions.sheet import cell_reference
 from rates_xl.functions.tokens import INFIX, OPERAND, PAREN, PREFIX, RANGE, WHITESPACE, Token
 
@@ -34,7 +34,7 @@ def lambdas(formula: Formula, _site: object = None) -> str:
     - a call of a function taking a LAMBDA (`MAP(C18:E19, LAMBDA(a, a^2))`, `BYROW(r,
       _xleta.SUM)`) becomes `RATESXL.LAMBDA("=MAP(RXL_REF_A, LAMBDA(a, a^2))", C18:E19)`: the
       engine computes every argument but the function, and every reference the LAMBDA's body
-      reads, and hands their values to the callback (calc/xlfuncs/lambdas.py, the `formulas`
+      reads, and hands their values to the callback (calc/xlfuncs/logical/lambdas.py, the `formulas`
       package's implementation), so what the call depends on stays a dependency of the cell.
 
     Proved by formulas_test.xlsx's LAMBDA cells (SCAN 48, MAKEARRAY 33, BYROW 30, BYCOL 15,

@@ -1,5 +1,5 @@
 """Numbers joined into text (`&`, CONCATENATE) or read as text (LEN, EXACT ...) as Excel
-writes them: 15 significant digits (calc/xlfuncs/values.py `number_text`)."""
+writes them: 15 significant digits (calc/xlfuncs/coercion.py `number_text`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.calc.xlfuncs.concatenation import NAME
+from rates_xl.calc.xlfuncs.text.concatenation import NAME
 from rates_xl.functions.sheet import cell_reference
 
 _COMPARISONS = frozenset({"=", "<>", "<", ">", "<=", ">="})

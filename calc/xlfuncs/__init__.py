@@ -1,48 +1,32 @@
 """Excel-exact implementations of Excel functions the fast engine gets wrong, registered with
 formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
+Grouped as Excel's Insert Function dialog groups them:
 
-- `bridge`: the `formulas` package's implementations, called from formualizer;
-- `text`: CHAR, CODE (the code page of the Excel that saved the book);
-- `lookup`: XLOOKUP, XMATCH (every match and search mode, lifted over arrays), LOOKUP, MATCH,
-  VLOOKUP, HLOOKUP (Excel's bisection);
-- `finance`: PMT, PV (rates of -100 % or below);
-- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
-- `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
-- `bondprice`: PRICE and YIELD (Excel's formula on every basis);
-- `coupons`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
-- `conditional`: SUMIF(S), AVERAGEIF(S), COUNTIF(S), MAXIFS, MINIFS (errors in the data, criteria);
-- `reference`: N, T (a reference's first cell);
-- `scalars`: the scalar functions bridged to `formulas` (names only);
-- `omitted`: omitted arguments told apart from 0;
-- `values`: Excel's coercions and elementwise application;
-- `lambdas`: the LAMBDA family (MAP, BYROW, SCAN ...), called through RATESXL.LAMBDA;
-- `groupby`: GROUPBY and PIVOTBY.
-- `arrays`: VSTACK, TAKE, TOCOL, EXPAND, WRAPROWS ... (array shaping, spilled);
-- `ordering`: SORT, SORTBY, UNIQUE, FILTER;
-- `regex`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
-- `delimited`: TEXTBEFORE, TEXTAFTER;
-- `stats`: SKEW.P, MODE.MULT, STDEVA/VARA (a cell's text);
-- `complex`: the IM* functions answering a complex number, written as Excel writes it;
-- `bessel`: BESSELI/J/K/Y with Excel's approximations;
-- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated;
-- `matrix`: MINVERSE's LU steps;
-- `sumproduct`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
-- `address`: ADDRESS (R1C1 style, sheet names);
-- `find`: FIND over arrays, SEARCH's wildcards over characters;
-- `totext`: ARRAYTOTEXT, VALUETOTEXT;
-- `baht`: BAHTTEXT;
-- `textformat`: TEXT's sections (positive;negative;zero;text);
-- `textsplit`: TEXTSPLIT;
-- `clock`: TIME;
-- `substrings`: LEFT, RIGHT, MID, REPLACE;
-- `ets`: the FORECAST.ETS family's argument checks and exact cases (the rest not computed);
-- `indexing`: INDEX of an array constant, a union or a 2-D range;
-- `edges`: FLOOR(0,0), DATE before March 1900, VALUE("$1,000"), FIXED's rounding (then the bridged ones);
-- `daycount`: YEARFRAC (every basis), DATEDIF's "MD", EDATE and EOMONTH's plain dates;
-- `trend`: TREND and GROWTH on one x variable;
-- `concatenation`: RATESXL.NUMTEXT, a number as Excel's text (for `&`, CONCATENATE, LEN ...).
+- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT), `cashflows` (XNPV, XIRR),
+  `bondprice` (PRICE, YIELD), `coupons` (COUPDAYS ... COUPNUM), `oddcoupon` (ODDL*, ODDF*);
+- `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
+- `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
+  HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
+  `ordering` (SORT, SORTBY, UNIQUE, FILTER), `groupby` (GROUPBY, PIVOTBY) and `aggregations`
+  (their functions);
+- `text/`: `characters` (CHAR, CODE in the saving Excel's code page), `find` (FIND, SEARCH),
+  `substrings` (LEFT, RIGHT, MID, REPLACE), `delimited` (TEXTBEFORE, TEXTAFTER), `textsplit`,
+  `textformat` (TEXT), `totext` (ARRAYTOTEXT, VALUETOTEXT), `baht` (BAHTTEXT), `regex`
+  (REGEXTEST, REGEXEXTRACT, REGEXREPLACE), `numbers` (VALUE, FIXED), `concatenation`
+  (RATESXL.NUMTEXT: a number as Excel's text, for `&`, CONCATENATE, LEN ...);
+- `statistical/`: `stats` (SKEW.P, MODE.MULT, STDEVA/VARA), `conditional` (SUMIF(S),
+  COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
+  GROWTH), `percentiles` (PERCENTILE, QUARTILE);
+- `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
+  sizes), `rounding` (FLOOR);
+- `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions);
+- `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA);
+- `information/`: `reference` (N, and T: a reference's first cell).
 
-The rewritings of a formula that route calls here are calc/formula's passes.
+And what they share: `bridge` (the `formulas` package's implementations called from
+formualizer), `scalars` (the bridged scalar functions), `coercion` (Excel's coercions,
+elementwise application), `omitted` (an omitted argument told apart from 0). The rewritings
+of a formula that route calls here are calc/formula's passes.
 """
 
 from __future__ import annotations
@@ -50,57 +34,48 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs import (
-    address,
+from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount
+from rates_xl.calc.xlfuncs.engineering import bessel, complex
+from rates_xl.calc.xlfuncs.financial import (
     annuity,
-    arrays,
-    baht,
-    bessel,
     bondprice,
     cashflows,
-    clock,
-    complex,
-    concatenation,
-    conditional,
     coupons,
-    daycount,
-    delimited,
-    edges,
-    ets,
-    finance,
-    find,
-    groupby,
-    indexing,
-    lambdas,
-    lookup,
-    matrix,
     oddcoupon,
-    ordering,
-    reference,
+    payments,
+)
+from rates_xl.calc.xlfuncs.information import reference
+from rates_xl.calc.xlfuncs.logical import lambdas
+from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
+from rates_xl.calc.xlfuncs.math_trig import matrix, rounding, sumproduct
+from rates_xl.calc.xlfuncs.statistical import conditional, ets, percentiles, stats, trend
+from rates_xl.calc.xlfuncs.text import (
+    baht,
+    characters,
+    concatenation,
+    delimited,
+    find,
+    numbers,
     regex,
-    stats,
     substrings,
-    sumproduct,
-    text,
     textformat,
     textsplit,
     totext,
-    trend,
 )
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
 OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
-    "CHAR": text.char,
-    "CODE": text.code,
-    "XLOOKUP": lookup.xlookup,
-    "XMATCH": lookup.xmatch,
-    "LOOKUP": lookup.lookup,
-    "MATCH": lookup.match,
-    "VLOOKUP": lookup.vlookup,
-    "HLOOKUP": lookup.hlookup,
+    "CHAR": characters.char,
+    "CODE": characters.code,
+    "XLOOKUP": lookups.xlookup,
+    "XMATCH": lookups.xmatch,
+    "LOOKUP": lookups.lookup,
+    "MATCH": lookups.match,
+    "VLOOKUP": lookups.vlookup,
+    "HLOOKUP": lookups.hlookup,
     **conditional.FUNCTIONS,
-    "PMT": finance.pmt,
-    "PV": finance.pv,
+    "PMT": payments.pmt,
+    "PV": payments.pv,
     "NPER": annuity.nper,
     "FV": annuity.fv,
     "PPMT": annuity.ppmt,
@@ -136,7 +111,10 @@ OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     **substrings.FUNCTIONS,
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
-    **edges.FUNCTIONS,
+    **rounding.FUNCTIONS,
+    **calendar.FUNCTIONS,
+    **numbers.FUNCTIONS,
+    **percentiles.FUNCTIONS,
     **daycount.FUNCTIONS,
     **trend.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
@@ -164,99 +142,99 @@ WHY = {
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
     "PV": "as PMT",
-    "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/annuity.py",
+    "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/financial/annuity.py",
     "FV": "as NPER",
     "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
-            "calc/xlfuncs/annuity.py; otherwise formulas'",
-    "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/bondprice.py",
+            "calc/xlfuncs/financial/annuity.py; otherwise formulas'",
+    "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/financial/bondprice.py",
     "YIELD": "as PRICE (formualizer inverts its own PRICE)",
     "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
-            "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/annuity.py",
-    "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/cashflows.py",
+            "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/financial/annuity.py",
+    "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/financial/cashflows.py",
     **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
              "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (the period less the days "
-             "accrued, as Excel): calc/xlfuncs/coupons.py" for name in coupons.FUNCTIONS},
-    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/cashflows.py",
-    lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/lambdas.py)",
+             "accrued, as Excel): calc/xlfuncs/financial/coupons.py" for name in coupons.FUNCTIONS},
+    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",
+    lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/logical/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",
     "N": "a multi-cell reference reads its first cell; N(TRUE) is 1",
     "T": "a multi-cell reference reads its first cell",
     **{name: "spill shapes, #N/A padding and errors in counts as Excel (formualizer: wrong shapes, "
-             "or unknown): calc/xlfuncs/arrays.py" for name in arrays.FUNCTIONS},
+             "or unknown): calc/xlfuncs/lookup/arrays.py" for name in arrays.FUNCTIONS},
     **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
-             "calc/xlfuncs/ordering.py" for name in ordering.FUNCTIONS},
-    **{name: "unknown to formualizer: calc/xlfuncs/regex.py (Python's re)" for name in regex.FUNCTIONS},
-    **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/delimited.py"
+             "calc/xlfuncs/lookup/ordering.py" for name in ordering.FUNCTIONS},
+    **{name: "unknown to formualizer: calc/xlfuncs/text/regex.py (Python's re)" for name in regex.FUNCTIONS},
+    **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/text/delimited.py"
        for name in delimited.FUNCTIONS},
-    **{name: f"{why}: calc/xlfuncs/stats.py" for name, why in stats.WHY.items()},
+    **{name: f"{why}: calc/xlfuncs/statistical/stats.py" for name, why in stats.WHY.items()},
     "COUNTIF": "as COUNTIFS (an error criterion counts that error; an array of criteria answers one count "
                "each: +23); formualizer's matches `?` against a byte in a range holding a number "
                "(COUNTIF(A1:A3,\"J?rgen\") missed \"Jürgen\") and disagreed with our SUMIF on \"ß\"",
     **{name: "formulas' arithmetic written as Excel writes a complex number (15 significant "
-             "digits, E-notation below 1E-5): calc/xlfuncs/complex.py" for name in complex.FUNCTIONS},
+             "digits, E-notation below 1E-5): calc/xlfuncs/engineering/complex.py" for name in complex.FUNCTIONS},
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
-             "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/bessel.py"
+             "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/engineering/bessel.py"
        for name in bessel.FUNCTIONS},
     "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: "
-                 "one year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/oddcoupon.py",
+                 "one year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/financial/oddcoupon.py",
     "ODDLYIELD": "as ODDLPRICE",
     "ODDFPRICE": "the frequency truncated (2.3 is 2; formulas: #NUM!), then formulas'",
     "ODDFYIELD": "as ODDFPRICE",
-    **{name: f"{why}: calc/xlfuncs/ets.py" for name, why in ets.WHY.items()},
+    **{name: f"{why}: calc/xlfuncs/statistical/ets.py" for name, why in ets.WHY.items()},
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
-                "calc/xlfuncs/matrix.py",
+                "calc/xlfuncs/math_trig/matrix.py",
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
-                     "first error, else #VALUE! (calc/xlfuncs/sumproduct.py): +3 cells",
+                     "first error, else #VALUE! (calc/xlfuncs/math_trig/sumproduct.py): +3 cells",
     "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
-    "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/find.py",
+    "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/text/find.py",
     "SEARCH": "`?` matched against a byte, not a character (SEARCH(\"J?rgen\",\"Jürgen\"): #VALUE!), a number "
-              "written with 17 digits (poi EverythingTests!H1216): calc/xlfuncs/find.py",
+              "written with 17 digits (poi EverythingTests!H1216): calc/xlfuncs/text/find.py",
     "ARRAYTOTEXT": "formats other than 0 and 1 taken, empty text lost in the strict format, a format "
-                   "array not applied to each element: calc/xlfuncs/totext.py",
+                   "array not applied to each element: calc/xlfuncs/text/totext.py",
     "VALUETOTEXT": "as ARRAYTOTEXT",
     "BAHTTEXT": "formualizer does not know it; the `formulas` one needs a package we lack (#VALUE!): "
-                "calc/xlfuncs/baht.py",
+                "calc/xlfuncs/text/baht.py",
     "TEXT": "its sections (positive;negative;zero;text) as Excel reads them: formulas' gave \"($1,234.50)\" for "
             "TEXT(1234.5,\"$#,##0.00;($#,##0.00)\") and \"-($1,234.50)\" for -1234.5; each section then formulas' "
-            "(format codes: spaces, %, commas as scaling: +27 cells): calc/xlfuncs/textformat.py",
+            "(format codes: spaces, %, commas as scaling: +27 cells): calc/xlfuncs/text/textformat.py",
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
-                 "applied to each element: calc/xlfuncs/textsplit.py",
-    "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/clock.py",
+                 "applied to each element: calc/xlfuncs/text/textsplit.py",
+    "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/dates/clock.py",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
-             "calc/xlfuncs/substrings.py" for name in substrings.FUNCTIONS},
+             "calc/xlfuncs/text/substrings.py" for name in substrings.FUNCTIONS},
     **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "
-             "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/indexing.py"
+             "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/lookup/indexing.py"
        for name in indexing.FUNCTIONS},
-    "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/edges.py",
+    "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/math_trig/rounding.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
-            "calc/xlfuncs/edges.py",
-    "PERCENTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the k argument's checks: +21): calc/xlfuncs/edges.py",
-    "PERCENTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as PERCENTILE: +21): calc/xlfuncs/edges.py",
-    "PERCENTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +13): calc/xlfuncs/edges.py",
-    "QUARTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the quartile argument's checks and interpolation: +23): calc/xlfuncs/edges.py",
-    "QUARTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as QUARTILE: +21): calc/xlfuncs/edges.py",
-    "QUARTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +17): calc/xlfuncs/edges.py",
+            "calc/xlfuncs/dates/calendar.py",
+    "PERCENTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the k argument's checks: +21): calc/xlfuncs/statistical/percentiles.py",
+    "PERCENTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as PERCENTILE: +21): calc/xlfuncs/statistical/percentiles.py",
+    "PERCENTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +13): calc/xlfuncs/statistical/percentiles.py",
+    "QUARTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the quartile argument's checks and interpolation: +23): calc/xlfuncs/statistical/percentiles.py",
+    "QUARTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as QUARTILE: +21): calc/xlfuncs/statistical/percentiles.py",
+    "QUARTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +17): calc/xlfuncs/statistical/percentiles.py",
     "FIXED": "half-way roundings away from zero on 15 digits, as ROUND (formulas: FIXED(2.675,2) \"2.67\", Excel "
-             "\"2.68\"), then formulas' (rounding and grouping: +11): calc/xlfuncs/edges.py",
+             "\"2.68\"), then formulas' (rounding and grouping: +11): calc/xlfuncs/text/numbers.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
-             "calc/xlfuncs/edges.py",
+             "calc/xlfuncs/text/numbers.py",
     **{name: "one x variable: #VALUE! for a single new x, #REF! for points in columns, a column for a row of new "
-             "x's (formulas'); several x variables stay formulas': calc/xlfuncs/trend.py" for name in trend.FUNCTIONS},
+             "x's (formulas'); several x variables stay formulas': calc/xlfuncs/statistical/trend.py" for name in trend.FUNCTIONS},
     "EDATE": "computed here on plain dates after February 1900, as formulas' (a property test), a hundred "
-             "times faster; the rest formulas' (Excel's coercions, ranges and arrays: +19): calc/xlfuncs/daycount.py",
+             "times faster; the rest formulas' (Excel's coercions, ranges and arrays: +19): calc/xlfuncs/dates/daycount.py",
     "EOMONTH": "as EDATE (formulas': +20)",
     "YEARFRAC": "basis 1 over two dates less than a year apart across a year end divided by the average "
                 "year (formulas: YEARFRAC(31 Dec 2023, 31 Jan 2024, 1) was 31/365.5, Excel 31/365): every basis "
-                "by Wheeler's reading of Excel (Apache POI's), checked against LibreOffice: calc/xlfuncs/daycount.py",
+                "by Wheeler's reading of Excel (Apache POI's), checked against LibreOffice: calc/xlfuncs/dates/daycount.py",
     "DATEDIF": "\"MD\" as Excel counts it (formulas: 15 days where Excel gives 12, 1 where Microsoft documents "
-               "-2), checked against LibreOffice; its other units formulas': calc/xlfuncs/daycount.py",
+               "-2), checked against LibreOffice; its other units formulas': calc/xlfuncs/dates/daycount.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
-                        "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/concatenation.py",
+                        "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula
-#: (calc/xlfuncs/lambdas.py) -> what the rewriting is and what it was measured to give.
+#: (calc/xlfuncs/logical/lambdas.py) -> what the rewriting is and what it was measured to give.
 _MEASURED = {"SCAN": 48, "MAKEARRAY": 33, "BYROW": 30, "BYCOL": 15, "REDUCE": 15, "MAP": 11}
 REWRITTEN = {
     **{name: f"formualizer does not know it: computed by `formulas`' implementation through "

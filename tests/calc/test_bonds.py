@@ -1,4 +1,4 @@
-"""The coupon functions formualizer does not know (calc/xlfuncs/coupons.py) and FVSCHEDULE: Microsoft's
+"""The coupon functions formualizer does not know (calc/xlfuncs/financial/coupons.py) and FVSCHEDULE: Microsoft's
 published examples, and LibreOffice over every basis and frequency on dates chosen for month
 ends and 29 February. The other bond and money-market functions it does not know stay listed
 as not computed: `formulas`' DURATION gives Microsoft's examples but counts the days to the

@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rates_xl.calc.xlfuncs import callbacks, conditional
+from rates_xl.calc.xlfuncs import callbacks
+from rates_xl.calc.xlfuncs.statistical import conditional
 
 ERRORS = [{"type": "Error", "kind": kind} for kind in ("Div", "Na", "Value")]
 CELLS = st.one_of(

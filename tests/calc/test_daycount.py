@@ -1,4 +1,4 @@
-"""YEARFRAC and DATEDIF as Excel counts days (calc/xlfuncs/daycount.py), checked against
+"""YEARFRAC and DATEDIF as Excel counts days (calc/xlfuncs/dates/daycount.py), checked against
 LibreOffice on dates chosen to cross year ends, month ends and 29 February; and the cases
 whose Excel answer is published."""
 
@@ -10,7 +10,7 @@ import random
 import pytest
 
 from rates_xl.calc.xlfuncs import callbacks
-from rates_xl.calc.xlfuncs.daycount import yearfrac
+from rates_xl.calc.xlfuncs.dates.daycount import yearfrac
 from tests.support import libreoffice
 
 #: Not "YD": LibreOffice moves the start into the end's year, Excel the end into the start's

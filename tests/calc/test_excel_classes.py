@@ -81,7 +81,7 @@ EQUAL = [
     ("IRR with a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG26"),
     ("CONVERT given a range", "formulas_test.xlsx", "ENGINEERING!AG16"),
     ("XIRR given a range of guesses", "formulas_test.xlsx", "FINANCIAL!AG55"),
-    # Array shaping (calc/xlfuncs/arrays.py): each was not computed (routed, or unknown).
+    # Array shaping (calc/xlfuncs/lookup/arrays.py): each was not computed (routed, or unknown).
     ("VSTACK of ranges of different widths", "formulas_test.xlsx", "LOOKUP!R146"),
     ("HSTACK", "formulas_test.xlsx", "LOOKUP!R47"),
     ("CHOOSECOLS passes an error index on", "formulas_test.xlsx", "LOOKUP!AA6"),
@@ -99,14 +99,14 @@ EQUAL = [
     ("TRIMRANGE with a fractional mode", "formulas_test.xlsx", "LOOKUP!Z135"),
     ("TRIMRANGE", "formulas_test.xlsx", "LOOKUP!R135"),
     ("TYPE of a range", "formulas_test.xlsx", "INFORMATION!AG24"),
-    # Ordering (calc/xlfuncs/ordering.py).
+    # Ordering (calc/xlfuncs/lookup/ordering.py).
     ("SORT by a column index below 1", "formulas_test.xlsx", "LOOKUP!AR117"),
     ("SORTBY two keys", "formulas_test.xlsx", "LOOKUP!Y121"),
     ("SORTBY of columns", "formulas_test.xlsx", "LOOKUP!W120"),
     ("UNIQUE exactly once, none", "formulas_test.xlsx", "LOOKUP!R140"),
     ("FILTER keeping nothing", "formulas_test.xlsx", "EXTRA!I20"),
     ("FILTER with an error in include", "formulas_test.xlsx", "LOOKUP!AA22"),
-    # Regular expressions (calc/xlfuncs/regex.py).
+    # Regular expressions (calc/xlfuncs/text/regex.py).
     ("REGEXTEST ignoring case", "formulas_test.xlsx", "TEXT!X33"),
     ("REGEXEXTRACT of a group", "formulas_test.xlsx", "EXTRA!I4"),
     ("REGEXEXTRACT of no match", "formulas_test.xlsx", "EXTRA!I5"),
@@ -118,7 +118,7 @@ EQUAL = [
     ("ROW of an intersection", "formulas_test.xlsx", "LOOKUP!AG114"),
     ("COLUMN of an intersection", "formulas_test.xlsx", "LOOKUP!AG14"),
     ("TRANSPOSE of an intersection", "formulas_test.xlsx", "LOOKUP!T134"),
-    # LOOKUP's bisection over mixed types (calc/xlfuncs/lookup.py).
+    # LOOKUP's bisection over mixed types (calc/xlfuncs/lookup/lookups.py).
     ("LOOKUP stepping over text", "formulas_test.xlsx", "LOOKUP!AG57"),
     ("LOOKUP of an unsorted vector", "formulas_test.xlsx", "LOOKUP!S62"),
     ("LOOKUP stepping over booleans", "formulas_test.xlsx", "LOOKUP!T58"),
@@ -129,7 +129,7 @@ EQUAL = [
     ("HLOOKUP of a boolean over numbers", "formulas_test.xlsx", "LOOKUP!Y45"),
     ("XMATCH next smaller across types", "formulas_test.xlsx", "LOOKUP!X189"),
     ("XMATCH next smaller of an empty cell", "formulas_test.xlsx", "LOOKUP!W190"),
-    # Excel's bisection probes the middle of the bounds as they stand (calc/xlfuncs/lookup.py).
+    # Excel's bisection probes the middle of the bounds as they stand (calc/xlfuncs/lookup/lookups.py).
     ("XMATCH binary search over mixed types", "formulas_test.xlsx", "EXTRA!K79"),
     ("XMATCH binary descending over ascending values", "formulas_test.xlsx", "EXTRA!K82"),
     ("XMATCH binary next larger of an empty cell", "formulas_test.xlsx", "LOOKUP!W176"),
@@ -138,7 +138,7 @@ EQUAL = [
     ("XMATCH of an error with wildcards in a binary search", "formulas_test.xlsx", "LOOKUP!AB183"),
     ("XLOOKUP binary search over booleans", "formulas_test.xlsx", "LOOKUP!V168"),
     ("XLOOKUP binary descending: the last of equal values", "ironcalc_XLOOKUP.xlsx", "MultipleElements!M4"),
-    # TEXTBEFORE, TEXTAFTER (calc/xlfuncs/delimited.py).
+    # TEXTBEFORE, TEXTAFTER (calc/xlfuncs/text/delimited.py).
     ("TEXTBEFORE the second of several delimiters", "formulas_test.xlsx", "TEXT!T45"),
     ("TEXTBEFORE of an empty instance", "formulas_test.xlsx", "TEXT!W45"),
     ("TEXTAFTER the last of several delimiters", "formulas_test.xlsx", "EXTRA!H33"),

@@ -1,4 +1,4 @@
-"""Engineering and financial functions as Excel computes them (calc/xlfuncs/complex.py ...),
+"""Engineering and financial functions as Excel computes them (calc/xlfuncs/engineering/complex.py ...),
 one class at a time on a small workbook made here from one cell of an Excel-made corpus book
 (`tests/calc/excel_cases.py`): the value must be Excel's own, cached in the corpus book and
 read at test time. Each case failed before its fix. Values are compared as the engine's own
@@ -13,7 +13,7 @@ from tests.calc.excel_cases import assert_array_as_excel, assert_cell_as_excel
 
 #: (class, corpus book, cell): computed equal to Excel's value.
 EQUAL = [
-    # The IM* family writes its answer at 15 significant digits (calc/xlfuncs/complex.py).
+    # The IM* family writes its answer at 15 significant digits (calc/xlfuncs/engineering/complex.py).
     ("IMCOS at 15 significant digits", "formulas_test.xlsx", "ENGINEERING!R33"),
     ("IMCOT with a part below 1E-5 in E-notation and an imaginary part of -1", "formulas_test.xlsx",
      "ENGINEERING!R35"),
@@ -22,7 +22,7 @@ EQUAL = [
     ("IMDIV", "formulas_test.xlsx", "ENGINEERING!R38"),
     ("IMPRODUCT rounding a binary residue away", "formulas_test.xlsx", "ENGINEERING!S44"),
     ("IMPOWER", "formulas_test.xlsx", "ENGINEERING!U43"),
-    # BESSEL* with Excel's approximations, not the exact functions (calc/xlfuncs/bessel.py).
+    # BESSEL* with Excel's approximations, not the exact functions (calc/xlfuncs/engineering/bessel.py).
     ("BESSELI of order 2 (downward recurrence)", "formulas_test.xlsx", "ENGINEERING!T3"),
     ("BESSELI of order 0 (polynomial)", "formulas_test.xlsx", "ENGINEERING!V3"),
     ("BESSELI of text", "formulas_test.xlsx", "ENGINEERING!X3"),
@@ -31,7 +31,7 @@ EQUAL = [
     ("BESSELJ of order 2", "formulas_test.xlsx", "ENGINEERING!T4"),
     ("BESSELK of order 2", "formulas_test.xlsx", "ENGINEERING!T5"),
     ("BESSELY of order 2", "formulas_test.xlsx", "ENGINEERING!T6"),
-    # NPER and FV: any non-zero type, a rate of 0 (calc/xlfuncs/annuity.py).
+    # NPER and FV: any non-zero type, a rate of 0 (calc/xlfuncs/financial/annuity.py).
     ("NPER with a type of 5", "ironcalc_PMT.xlsx", "Sheet1!H32"),
     ("NPER at a rate of 0 with payments at the start", "ironcalc_PMT.xlsx", "Sheet1!H9"),
     ("NPER at a rate of 0, a future value", "ironcalc_PMT.xlsx", "Sheet1!H28"),
@@ -39,7 +39,7 @@ EQUAL = [
     ("FV with a type of 1.234", "ironcalc_PMT.xlsx", "Sheet1!L35"),
     ("PPMT of a tiny principal part, not PMT - IPMT's noise", "formulas_test.xlsx", "FINANCIAL!S40"),
     ("PPMT of a principal part below 1E-17", "formulas_test.xlsx", "FINANCIAL!U40"),
-    # XNPV's rate argument (calc/xlfuncs/cashflows.py).
+    # XNPV's rate argument (calc/xlfuncs/financial/cashflows.py).
     ("XNPV of an error rate passes it on", "formulas_test.xlsx", "FINANCIAL!AA56"),
     ("XNPV of a #NULL! rate", "formulas_test.xlsx", "FINANCIAL!AE56"),
     ("XNPV of a boolean rate is #VALUE!", "formulas_test.xlsx", "FINANCIAL!Z56"),
@@ -51,7 +51,7 @@ EQUAL = [
     ("XIRR with a guess of 4: the answer of the guess 1", "formulas_test.xlsx", "FINANCIAL!V55"),
     ("XIRR with a date written as text for the guess", "formulas_test.xlsx", "FINANCIAL!X54"),
     ("XIRR with a guess of 0", "formulas_test.xlsx", "FINANCIAL!U55"),
-    # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/oddcoupon.py).
+    # ODDLPRICE and ODDLYIELD over quasi-coupon periods (calc/xlfuncs/financial/oddcoupon.py).
     ("ODDLPRICE over many quasi-coupon periods, actual/actual", "ironcalc_PRICE_YIELD.xlsx",
      "ODDLPRICE_ODDLYIELD!I2"),
     # DECIMAL of a number: its digits as Excel writes them (calc/xlfuncs/bridge.py TEXT_ARGUMENTS).

@@ -1,4 +1,4 @@
-"""The FORECAST.ETS family (calc/xlfuncs/ets.py), one class at a time on a small workbook made
+"""The FORECAST.ETS family (calc/xlfuncs/statistical/ets.py), one class at a time on a small workbook made
 from one cell of formulas_test.xlsx (`tests/calc/excel_cases.py`): Excel's value is read from
 the corpus book at test time. Every case but KEPT's and the not-computed ones failed before ets.py (the bridged `formulas`
 implementation needs statsmodels and answered #VALUE!, so each cell was listed stale)."""

@@ -1,4 +1,4 @@
-"""INDEX as Excel answers it (calc/xlfuncs/indexing.py), on small workbooks made here from
+"""INDEX as Excel answers it (calc/xlfuncs/lookup/indexing.py), on small workbooks made here from
 formulas_test.xlsx LOOKUP rows 52-54: the formulas and the values they read copied as they
 are in the corpus book, and Excel's answer read from it at test time. Each case failed
 before its fix."""

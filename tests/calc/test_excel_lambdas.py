@@ -1,7 +1,7 @@
 """The LAMBDA family and GROUPBY/PIVOTBY, one class at a time, on a small workbook made here
 from one cell of formulas_test.xlsx (`tests/calc/excel_cases.py`): every cell of the spilled
 result must be Excel's own (cached in the corpus book), and a call we do not compute must be
-listed with its reason. Before calc/xlfuncs/lambdas.py and groupby.py every one of these
+listed with its reason. Before calc/xlfuncs/logical/lambdas.py and groupby.py every one of these
 was "not computed" (formualizer answers #NAME? for all of them)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The statistical family as Excel computes it (calc/formula/arguments.py, calc/xlfuncs/stats.py), one
+"""The statistical family as Excel computes it (calc/formula/arguments.py, calc/xlfuncs/statistical/stats.py), one
 class at a time on a small workbook made from one cell of an Excel-made corpus book
 (`tests/calc/excel_cases.py`): the calculator's value is Excel's own (cached in the corpus
 book, read at test time), and the cell is not listed. Each case failed before its fix."""
@@ -26,14 +26,14 @@ EQUAL = [
     ('LARGE of a literal "2.3"', _P, "EverythingTests!H816"),
     ('MODE refuses a literal "1"', _P, "EverythingTests!H936"),
     ('MODE.SNGL ignores a literal ""', _F, "STATISTICAL!S71"),
-    # calc/xlfuncs/stats.py.
+    # calc/xlfuncs/statistical/stats.py.
     ("SKEW.P of symmetric data: Excel's last bits", _F, "STATISTICAL!R93"),
     ("SKEW.P of symmetric data over text and booleans", _F, "STATISTICAL!AH93"),
     ("MODE.MULT with an omitted argument is #VALUE!", _F, "STATISTICAL!AG69"),
     ("STDEVPA of an empty cell is #DIV/0!", _F, "STATISTICAL!U100"),
     ("STDEVPA reads a cell's date text as 0", _F, "STATISTICAL!X100"),
     ("VARA reads a cell's date text as 0", _F, "STATISTICAL!X118"),
-    # COUNTIF (calc/xlfuncs/conditional.py).
+    # COUNTIF (calc/xlfuncs/statistical/conditional.py).
     ("COUNTIF of an error criterion counts that error", _F, "STATISTICAL!AB24"),
     ("COUNTIF of #N/A", _F, "STATISTICAL!AC24"),
     ("COUNTIF of a computed error criterion", _P, "EverythingTests!E296"),
@@ -85,7 +85,7 @@ def test_skew_p_needs_three_values_and_a_spread():
     """Microsoft's documentation of SKEW.P: fewer than three data points, or a standard
     deviation of zero, is #DIV/0!; an error among the values is passed on."""
     from rates_xl.calc.engines.formualizer.values import error
-    from rates_xl.calc.xlfuncs.stats import skew_p
+    from rates_xl.calc.xlfuncs.statistical.stats import skew_p
 
     call = skew_p({})
     assert call([[1.0, 2.0, "text", True, None]]) == error("#DIV/0!")

@@ -1,4 +1,4 @@
-"""The exact-match search's fast paths (calc/xlfuncs/lookup.py `position`: a length check before
+"""The exact-match search's fast paths (calc/xlfuncs/lookup/lookups.py `position`: a length check before
 the pattern, numbers compared without keys) find what the plain search finds, for any mix of
 types, cases, wildcards and errors."""
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rates_xl.calc.engines.formualizer.values import is_error
-from rates_xl.calc.xlfuncs import lookup
+from rates_xl.calc.xlfuncs.lookup import lookups as lookup
 
 CELLS = [1.0, 2, 2.0, -0.0, True, False, None, "a", "A", "ab", "ß", "ss", "SS", "a*", "*", "?", "~*",
          {"type": "Error", "kind": "Na"}, "", "1", 3.5, "ǅ", "ǆ", "K", "k"]

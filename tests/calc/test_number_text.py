@@ -6,7 +6,7 @@ Excel's rule that nobody here wrote, over the range where both write decimals (1
 
 from __future__ import annotations
 
-from rates_xl.calc.xlfuncs.values import number_text
+from rates_xl.calc.xlfuncs.coercion import number_text
 from tests.support import libreoffice
 
 #: Computed numbers with binary noise, or more digits than Excel keeps.

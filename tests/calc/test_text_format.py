@@ -1,4 +1,4 @@
-"""TEXT's sections and number formats (calc/xlfuncs/textformat.py), checked against LibreOffice
+"""TEXT's sections and number formats (calc/xlfuncs/text/textformat.py), checked against LibreOffice
 over values and formats a finance book uses: accounting negatives, percentages, thousands and
 millions, half-way roundings, a zero section, colours, a text section."""
 

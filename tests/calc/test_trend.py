@@ -1,4 +1,4 @@
-"""TREND and GROWTH on one x variable (calc/xlfuncs/trend.py), checked against LibreOffice; the
+"""TREND and GROWTH on one x variable (calc/xlfuncs/statistical/trend.py), checked against LibreOffice; the
 shape of the answer is new_x's; several x variables stay formulas' (formulas_test.xlsx's)."""
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def test_xlookup_over_whole_columns_of_different_used_lengths(tmp_path):
 
 
 def test_an_empty_lookup_value_finds_a_blank_in_a_binary_search():
-    from rates_xl.calc.xlfuncs.lookup import xlookup
+    from rates_xl.calc.xlfuncs.lookup.lookups import xlookup
 
     lookup_column = [["a"], ["b"], ["c"], ["d"], ["e"], [None], [None]]
     results = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [None]]

@@ -1,0 +1,120 @@
+"""Excel's coercions for the functions of calc/xlfuncs, on formualizer's values (scalars,
+2-D lists for arrays, None for empty, {"type": "Error", ...} for errors)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error, is_error
+
+
+class ExcelError(Exception):
+    """Raised inside an implementation: the cell answers this error ("#VALUE!")."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def is_number(value: Any) -> bool:
+    """A number, not a boolean (which Python counts as one)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def number(value: Any) -> float:
+    """A scalar argument as Excel reads it where a number is wanted."""
+    if is_error(value):
+        raise _Passthrough(value)
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            raise ExcelError("#VALUE!") from None
+    raise ExcelError("#VALUE!")
+
+
+def text(value: Any) -> str:
+    """A scalar argument as Excel reads it where text is wanted."""
+    if is_error(value):
+        raise _Passthrough(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return number_text(float(value))
+    return str(value)
+
+
+def number_text(value: float) -> str:
+    """A number as Excel writes it where text is wanted (`&`, LEFT, SEARCH ...): 15 significant
+    digits (1/3 is "0.333333333333333", 0.1+0.2 "0.3"; Python's repr gives 17), in decimals
+    from 1E-5 up to 1E15 (poi_FormulaEvalTestData EverythingTests!H1216: SEARCH(1,1E-05) is 7,
+    in "0.00001"), E-notation beyond ("1.28233995888454E-06", as Excel writes the parts of a
+    complex number: formulas_test.xlsx ENGINEERING!S37)."""
+    if value == 0:
+        return "0"
+    if value != value or value in (float("inf"), float("-inf")):
+        return "#NUM!"
+    mantissa, _, exponent = f"{value:.14e}".partition("e")
+    power = int(exponent)
+    if -5 <= power < 15:
+        fixed = f"{float(mantissa + 'e' + exponent):.{max(0, 14 - power)}f}"
+        return fixed.rstrip("0").rstrip(".") if "." in fixed else fixed
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
+
+
+class _Passthrough(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("error argument")
+        self.value = value
+
+
+def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A function of scalars applied to each element of array arguments (Excel's lifting:
+    arrays of different sizes are read to the largest, #N/A beyond the smaller one)."""
+
+    def call(*args: Any) -> Any:
+        arrays = [a for a in args if isinstance(a, list)]
+        if not arrays:
+            return _one(func, args)
+        rows = max(len(a) for a in arrays)
+        cols = max(len(r) for a in arrays for r in a)
+        out = []
+        for i in range(rows):
+            line = []
+            for j in range(cols):
+                line.append(_one(func, [_element(a, i, j) for a in args]))
+            out.append(line)
+        return out
+
+    call.__name__ = func.__name__
+    return call
+
+
+def _element(arg: Any, i: int, j: int) -> Any:
+    if not isinstance(arg, list):
+        return arg
+    height, width = len(arg), len(arg[0]) if arg else 0
+    ri = 0 if height == 1 else i
+    ci = 0 if width == 1 else j
+    if ri >= height or ci >= width:
+        return error("#N/A")
+    return arg[ri][ci]
+
+
+def _one(func: Callable[..., Any], args: Any) -> Any:
+    try:
+        return func(*args)
+    except _Passthrough as passed:
+        return passed.value
+    except ExcelError as exc:
+        return error(exc.text)

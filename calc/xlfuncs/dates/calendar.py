@@ -1,0 +1,43 @@
+"""DATE as Excel answers it where the bridged `formulas` implementation (calc/xlfuncs/bridge.py)
+does not: DATE(y, m, d) is the serial of the first of the month plus d - 1 in Excel's calendar,
+which has a 29 February 1900, so a day count running past the month from before March 1900
+(DATE(1900,1,22222) is 22222) is one day early in formulas, which steps through Python's
+calendar. Out of range (#NUM!), arrays, text and errors go on to the bridged one."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import wrapped
+from rates_xl.calc.xlfuncs.coercion import is_number
+
+_LAST_SERIAL = 2958465  # 31 December 9999
+_ZERO = datetime.date(1899, 12, 31)  # Excel's day 0 before its 29 February 1900
+
+
+def _first_of_month(year: int, month: int) -> int | None:
+    """Excel's serial of the first of `month` (1-12) in `year`, None before 1900 or after 9999."""
+    if not 1900 <= year <= 9999:
+        return None
+    days = (datetime.date(year, month, 1) - _ZERO).days
+    return days + (1 if (year, month) >= (1900, 3) else 0)  # Excel's 29 February 1900
+
+
+def _date(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        if len(args) == 3 and all(is_number(a) for a in args):
+            year, month, day = (math.trunc(a) for a in args)
+            if 0 <= year < 1900:
+                year += 1900
+            year += (month - 1) // 12
+            first = _first_of_month(year, (month - 1) % 12 + 1)
+            if first is not None and 0 <= first + day - 1 <= _LAST_SERIAL:
+                return float(first + day - 1)
+        return bridged(*args)  # out of range (#NUM!), arrays, text, errors: formulas'
+    return call
+
+
+FUNCTIONS = {"DATE": wrapped("DATE", _date)}

@@ -1,0 +1,146 @@
+"""Day counts as Excel computes them, where the bridged `formulas` implementations do not.
+
+- YEARFRAC, every basis, by David A. Wheeler's reading of Excel (dwheeler.com/yearfrac, which
+  Apache POI's YearFracCalculator follows). On basis 1 (actual/actual) two dates less than a
+  year apart are divided by 366 when a 29 February may fall between them, else 365; only
+  dates further apart take the average length of the years they span. `formulas` averaged
+  for any two years: YEARFRAC(31 Dec 2023, 31 Jan 2024, 1) gave 31/365.5, Excel 31/365.
+- DATEDIF's "MD" (days, months and years ignored): an end day before the start day borrows
+  the length of the month before the end's (Excel's DATEDIF(31 Jan 2015, 1 Mar 2015, "MD")
+  is -2, a result Microsoft documents as possible; `formulas` gave 1, and 15 where Excel
+  gives 12 for 31 Jan 2024 to 15 Mar 2025). "YD" stays `formulas`', which moves the end into
+  the start's year as Excel does (formulas_test.xlsx DATE & TIME!R4: DATEDIF(8,1987,"YD") is
+  153, with Excel's 29 February 1900); LibreOffice moves the start into the end's year (152).
+
+- EDATE and EOMONTH on plain numbers after February 1900, computed here: the same answers as
+  the bridged `formulas` ones (a property test holds them equal), a hundred times faster (a
+  schedule of 640 EDATEs took 0.06 s in `formulas`).
+
+Checked against LibreOffice, which computes YEARFRAC and "MD" the same way (tests/calc/test_daycount.py).
+A call with anything but numbers for the dates (text, arrays, errors) goes on to the bridged
+implementation, as do DATEDIF's other units.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import math
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.calc.xlfuncs.bridge import wrapped
+from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.functions.values import EPOCH_1900
+
+_LAST_SERIAL = 2958465  # 31 December 9999
+
+
+def day(serial: int) -> tuple[int, int, int]:
+    """(year, month, day) of an Excel serial, with its 29 February 1900 (serial 60) and its day 0
+    (31 December 1899), which a `date` (oddcoupon.excel_date) cannot hold."""
+    if serial == 60:
+        return 1900, 2, 29
+    moment = datetime.date(1899, 12, 31 if serial < 60 else 30) + datetime.timedelta(days=serial)
+    return moment.year, moment.month, moment.day
+
+
+def _leap(year: int) -> bool:
+    return calendar.isleap(year)
+
+
+def _last_of_month(date: tuple[int, int, int]) -> bool:
+    year, month, dom = date
+    return dom == calendar.monthrange(year, month)[1]
+
+
+def yearfrac(start: int, end: int, basis: int) -> float:
+    """YEARFRAC of two whole serials (start <= end) on a basis from 0 to 4."""
+    if start == end:
+        return 0.0
+    s, e = day(start), day(end)
+    if basis == 1:
+        if s[0] == e[0]:
+            length = 366 if _leap(s[0]) else 365
+        elif s[0] + 1 != e[0] or (s[1], s[2]) < (e[1], e[2]):  # more than a year apart
+            years = range(s[0], e[0] + 1)
+            length = sum(366 if _leap(y) else 365 for y in years) / len(years)
+        elif _leap(s[0]):
+            length = 366 if s[1] <= 2 else 365
+        elif _leap(e[0]):
+            length = 366 if e[1] > 2 or (e[1] == 2 and e[2] == 29) else 365
+        else:
+            length = 365
+        return (end - start) / length
+    if basis == 2:
+        return (end - start) / 360
+    if basis == 3:
+        return (end - start) / 365
+    d1, d2 = s[2], e[2]
+    if basis == 4:
+        d1, d2 = min(d1, 30), min(d2, 30)
+    elif d1 == 31 and d2 == 31:
+        d1 = d2 = 30
+    elif d1 == 31:
+        d1 = 30
+    elif d1 == 30 and d2 == 31:
+        d2 = 30
+    elif s[1] == 2 and _last_of_month(s):  # basis 0's end of February
+        d1 = 30
+        if e[1] == 2 and _last_of_month(e):
+            d2 = 30
+    return ((e[0] - s[0]) * 360 + (e[1] - s[1]) * 30 + (d2 - d1)) / 360
+
+
+def _yearfrac(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(start: Any, end: Any, basis: Any = 0.0) -> Any:
+        if not (is_number(start) and is_number(end) and (is_number(basis) or basis is None)):
+            return bridged(start, end, basis)
+        first, last = math.floor(start), math.floor(end)
+        kind = math.trunc(basis or 0)
+        if not (0 <= first <= _LAST_SERIAL and 0 <= last <= _LAST_SERIAL) or not 0 <= kind <= 4:
+            return error("#NUM!")
+        return yearfrac(min(first, last), max(first, last), kind)
+    return call
+
+
+def _datedif(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(start: Any, end: Any, unit: Any = None) -> Any:
+        if not (is_number(start) and is_number(end) and isinstance(unit, str) and unit.upper() == "MD"):
+            return bridged(start, end, unit)
+        first, last = math.floor(start), math.floor(end)
+        if first > last or first < 0 or last > _LAST_SERIAL:
+            return error("#NUM!")
+        s, e = day(first), day(last)
+        if e[2] >= s[2]:
+            return float(e[2] - s[2])
+        year, month = (e[0], e[1] - 1) if e[1] > 1 else (e[0] - 1, 12)
+        return float(calendar.monthrange(year, month)[1] - s[2] + e[2])
+    return call
+
+
+_MARCH_1900 = 61
+
+
+def _months_later(end_of_month: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrapper(bridged: Callable[..., Any]) -> Callable[..., Any]:
+        def call(start: Any, months: Any = 0.0) -> Any:
+            if is_number(start) and is_number(months) and _MARCH_1900 <= start <= _LAST_SERIAL and abs(months) < 120000:
+                year, month, dom = day(math.floor(start))
+                year, month = divmod(year * 12 + month - 1 + math.trunc(months), 12)
+                if 1900 <= year <= 9999:
+                    last = calendar.monthrange(year, month + 1)[1]
+                    moment = datetime.date(year, month + 1, last if end_of_month else min(dom, last))
+                    serial = (moment - EPOCH_1900.date()).days
+                    if serial >= _MARCH_1900:
+                        return float(serial)
+            return bridged(start, months)  # before March 1900, past 9999, text, arrays: formulas'
+        return call
+    return wrapper
+
+
+_WRAPPERS = {"YEARFRAC": _yearfrac, "DATEDIF": _datedif, "EDATE": _months_later(False), "EOMONTH": _months_later(True)}
+
+
+FUNCTIONS = {name: wrapped(name, cases) for name, cases in _WRAPPERS.items()}

@@ -1,0 +1,118 @@
+"""NPER and FV as Excel computes them (ironcalc_PMT.xlsx): any non-zero `type` means payments
+at the start of the period (5, -1 and 1.234 all do; `formulas` answers #VALUE!), and at a
+rate of 0 the type plays no part (NPER(0,-133.33,100,300,1) is 3; `formulas` gives 1.5).
+PMT and PV, the same annuity read the other ways, are in finance.py."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.financial.payments import payment
+
+
+def _finite(value: Any) -> float:
+    if not isinstance(value, float) or not math.isfinite(value):
+        raise ExcelError("#NUM!")
+    return value
+
+
+def nper(_facts: dict[str, Any]) -> Callable[..., Any]:
+    @elementwise
+    def NPER(rate: Any, payment: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+        r, m, p = number(rate), number(payment), number(pv)
+        f, due = number(fv), 1.0 if number(kind) else 0.0
+        if r == 0:
+            if m == 0:
+                raise ExcelError("#NUM!")
+            return -(p + f) / m
+        try:
+            paid = m * (1 + r * due)
+            ratio = (paid - f * r) / (paid + p * r)
+            if ratio <= 0 or r <= -1:
+                raise ExcelError("#NUM!")
+            return _finite(math.log(ratio) / math.log(1 + r))
+        except (ZeroDivisionError, OverflowError, ValueError):
+            raise ExcelError("#NUM!") from None
+    return NPER
+
+
+def fv(_facts: dict[str, Any]) -> Callable[..., Any]:
+    @elementwise
+    def FV(rate: Any, nper: Any, payment: Any, pv: Any = None, kind: Any = None) -> float:  # noqa: N802
+        r, n, m = number(rate), number(nper), number(payment)
+        p, due = number(pv), 1.0 if number(kind) else 0.0
+        try:  # (1 + r) ** n is complex for a rate below -100 % and a fractional nper
+            value = _fv(r, n, m, p, due)
+            return _finite(value) if r else value
+        except (ZeroDivisionError, OverflowError, TypeError):
+            raise ExcelError("#NUM!") from None
+    return FV
+
+
+def ppmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+    """PPMT with payments at the end of the period, from the closed form
+    -rate * (pv + fv) / ((1 + rate)^nper - 1) * (1 + rate)^(per - 1), as Excel evidently
+    computes it: PMT minus IPMT (numpy_financial, which `formulas` uses) cancels to noise when
+    the principal part is tiny (PPMT(2,3,33,10000,1): Excel -3.2382809621292E-11, the exact
+    value; the difference -3.27E-11). The checks, arrays and payments at the start stay
+    `formulas`' (bridged)."""
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    computed = bridged("PPMT")
+
+    def PPMT(*args: Any) -> Any:  # noqa: N802
+        given = list(args)
+        while given and given[-1] is None:
+            given.pop()
+        answer = computed(*given)
+        if not isinstance(answer, float) or any(isinstance(a, list) for a in args):
+            return answer
+        try:
+            r, per, n, pv, fv, due = (number(a) for a in (*args, None, None)[:6])
+        except Exception:  # noqa: BLE001 - an argument read otherwise by `formulas`: keep its answer
+            return answer
+        if due or r == 0:
+            return answer
+        try:
+            return _finite(-r * (pv + fv) / ((1 + r) ** n - 1) * (1 + r) ** (per - 1))
+        except (ZeroDivisionError, OverflowError, ExcelError):
+            return answer
+    return PPMT
+
+
+def _fv(r: float, n: float, payment: float, pv: float, due: float) -> float:
+    """The balance after n payments, FV's formula without its checks (IPMT's too)."""
+    if r == 0:
+        return -(pv + payment * n)
+    growth = (1 + r) ** n
+    return -(pv * growth + payment * (1 + r * due) * (growth - 1) / r)
+
+
+def ipmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+    """IPMT as Excel computes it: the rate times the balance after per - 1 payments (FV), the
+    first period's interest -pv * rate (none when payments fall at its start), any sign.
+    `formulas` answered #NUM! for every positive interest (a loan entered as a negative pv,
+    a negative rate): IPMT(5%, 1, 10, -1000) is 50 in Excel. Checked against LibreOffice,
+    which computes it so (tests/calc/test_annuities.py)."""
+
+    @elementwise
+    def IPMT(rate: Any, per: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+        r, k, n, p = number(rate), number(per), number(nper), number(pv)
+        f, due = number(fv), 1.0 if number(kind) else 0.0
+        if k < 1 or k >= n + 1 or n <= 0:
+            raise ExcelError("#NUM!")
+        try:
+            paid = payment(r, n, p, f, due)
+            if k == 1:
+                balance = 0.0 if due else -p
+            elif due:
+                balance = _fv(r, k - 2, paid, p, 1.0) - paid
+            else:
+                balance = _fv(r, k - 1, paid, p, 0.0)
+            return _finite(float(balance * r)) + 0.0  # (no -0.0)
+        except (ZeroDivisionError, OverflowError, TypeError):
+            raise ExcelError("#NUM!") from None
+    return IPMT

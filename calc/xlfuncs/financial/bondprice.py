@@ -1,0 +1,143 @@
+"""PRICE and YIELD as Excel computes them (its documented formula over the coupon period around the
+settlement date). formualizer's own is right on every basis of ironcalc_PRICE_YIELD.xlsx but
+actual/360 (basis 2), where Excel counts the days to the next coupon as the period's 360/f
+less the days accrued (PRICE(2025-04-01, 2028-03-13, 22 %, 12 %, 15, 1, 2): Excel
+62.7369290692909, formualizer 62.7475994459884); this reproduces all 15 PRICE cells there. YIELD is the yield at which
+this PRICE gives the price (formualizer's inverts its own PRICE, so is off on basis 2 too),
+found by bisection to the last bit: Excel's own iteration stops within 2E-10 of it on
+every YIELD cell there.
+
+Like Excel's other Analysis ToolPak functions, a range where one value is wanted is #VALUE!;
+dates are serials (a date typed as text is #VALUE! here, where Excel would read it)."""
+
+from __future__ import annotations
+
+import calendar
+import math
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.coercion import ExcelError, number
+from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
+
+
+def _month_end(day: date) -> bool:
+    return day.day == calendar.monthrange(day.year, day.month)[1]
+
+
+def _months_before(maturity: date, months: int) -> date:
+    """A coupon date `months` before maturity; month ends stay month ends (Excel's rule)."""
+    year, month = divmod(maturity.month - 1 - months, 12)
+    year, month = maturity.year + year, month + 1
+    last = calendar.monthrange(year, month)[1]
+    return date(year, month, last if _month_end(maturity) else min(maturity.day, last))
+
+
+def _coupon_period(settlement: date, maturity: date, frequency: int) -> tuple[date, date, int]:
+    """(previous coupon date, next coupon date, coupons left) around the settlement."""
+    step, k = 12 // frequency, 0
+    while True:
+        k += 1
+        previous = _months_before(maturity, step * k)
+        if previous <= settlement:
+            return previous, _months_before(maturity, step * (k - 1)), k
+
+
+def price(settlement: date, maturity: date, rate: float, yld: float, redemption: float,
+          frequency: int, basis: int) -> float:
+    previous, following, coupons = _coupon_period(settlement, maturity, frequency)
+    accrued = day_count(previous, settlement, basis)
+    if basis == 1:
+        period, to_next = float((following - previous).days), float((following - settlement).days)
+    elif basis == 4:
+        period, to_next = 360 / frequency, day_count(settlement, following, 4)
+    else:  # 0, 2 and 3: the period's nominal length less the days accrued
+        period = (365 if basis == 3 else 360) / frequency
+        to_next = period - accrued
+    coupon = 100 * rate / frequency
+    if coupons == 1:
+        return (coupon + redemption) / (yld / frequency * to_next / period + 1) - coupon * accrued / period
+    growth = 1 + yld / frequency
+    fraction = to_next / period
+    total = redemption / growth ** (coupons - 1 + fraction)
+    total += sum(coupon / growth ** (k - 1 + fraction) for k in range(1, coupons + 1))
+    return total - coupon * accrued / period
+
+
+class _Given(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("error argument")
+        self.value = value
+
+
+def _one(value: Any) -> float:
+    if isinstance(value, list):  # a range where one value is wanted
+        cells = [cell for row in value for cell in (row if isinstance(row, list) else [row])]
+        if len(cells) != 1:
+            raise ExcelError("#VALUE!")
+        value = cells[0]
+    if is_error(value):
+        raise _Given(value)
+    return number(value)
+
+
+def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redemption: float,
+               frequency: int, basis: int) -> float:
+    """The yield at which `price` is `pr`: the price falls as the yield rises, so bisect
+    between a yield low enough to price above `pr` and one high enough to price below it."""
+    def gap(y: float) -> float:
+        return price(settlement, maturity, rate, y, redemption, frequency, basis) - pr
+
+    low, high = 0.0, 1.0
+    while gap(low) < 0:  # a negative yield: halve the way to -frequency (where the price is infinite)
+        low = (low - frequency) / 2
+        if low + frequency < 1e-9:
+            raise ExcelError("#NUM!")
+    while gap(high) > 0:
+        high *= 2
+        if high > 1e6:
+            raise ExcelError("#NUM!")
+    for _ in range(200):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if gap(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    return low if abs(gap(low)) <= abs(gap(high)) else high
+
+
+def _bond(inverse: bool) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+        def call(settlement: Any, maturity: Any, rate: Any, given: Any, redemption: Any,
+                 frequency: Any, basis: Any = None) -> Any:
+            return _computed(inverse, settlement, maturity, rate, given, redemption, frequency, basis)
+        call.__name__ = "YIELD" if inverse else "PRICE"
+        return call
+    return factory
+
+
+def _computed(inverse: bool, *args: Any) -> Any:
+    """PRICE(..., yld, ...) or, with `inverse`, YIELD(..., pr, ...) with Excel's checks."""
+    try:
+        values = [_one(a) for a in args]
+        s, m = excel_date(values[0]), excel_date(values[1])
+        r, given, red = values[2], values[3], values[4]
+        f, b = math.trunc(values[5]), math.trunc(values[6])
+        bad_given = given <= 0 if inverse else given < 0
+        if s >= m or r < 0 or bad_given or red <= 0 or f not in (1, 2, 4) or not 0 <= b <= 4:
+            raise ExcelError("#NUM!")
+        answer = (bond_yield if inverse else price)(s, m, r, given, red, f, b)
+    except _Given as passed:
+        return passed.value
+    except ExcelError as exc:
+        return error(exc.text)
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return error("#NUM!")
+    return answer if math.isfinite(answer) else error("#NUM!")
+
+
+FUNCTIONS = {"PRICE": _bond(inverse=False), "YIELD": _bond(inverse=True)}

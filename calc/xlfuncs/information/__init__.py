@@ -1,0 +1,5 @@
+"""Excel's information functions computed here (Insert Function: Information).
+
+- `reference`: N, and T (a text function kept beside it): a multi-cell reference reads its
+  first cell.
+"""

@@ -1,0 +1,27 @@
+"""PERCENTILE and QUARTILE (.INC, .EXC) read only the numbers of their array, as Excel's
+statistical functions skip text, logical values and empty cells in a reference (formulas
+answered #VALUE! for a column holding "12" or a blank); then the bridged `formulas`
+implementation (calc/xlfuncs/bridge.py) answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import wrapped
+from rates_xl.calc.xlfuncs.coercion import is_number
+
+
+def _numbers_only(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(array: Any, *rest: Any) -> Any:
+        if isinstance(array, list):
+            kept = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])
+                    if is_number(cell) or isinstance(cell, dict)]  # numbers, and errors (passed on)
+            if kept:
+                array = kept
+        return bridged(array, *rest)
+    return call
+
+
+NAMES = ("PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC", "QUARTILE.EXC")
+FUNCTIONS = {name: wrapped(name, _numbers_only) for name in NAMES}

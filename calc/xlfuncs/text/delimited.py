@@ -1,0 +1,96 @@
+"""TEXTBEFORE and TEXTAFTER as Excel computes them: formualizer mishandles several delimiters
+(`{"3","4"}`: the n-th occurrence of any of them), a negative instance with several, and
+match_end (the end of the text as one more delimiter) (formulas_test.xlsx).
+
+Occurrences are found from the start: at each position the first delimiter (in the order
+given) that starts there counts, and the search goes on after it. instance_num 0, or one
+past the text's length, is #VALUE!; a negative one counts from the end. An empty delimiter
+matches at the start (at the end for a negative instance). Not found: if_not_found, else #N/A.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import is_error
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+
+def _delimiters(value: Any) -> list[str]:
+    rows = value if isinstance(value, list) else [[value]]
+    found = []
+    for row in rows:
+        for item in row:
+            if is_error(item):
+                raise _ErrorValue(item)  # an error among the delimiters is the answer
+            found.append(text(item))
+    return found
+
+
+class _ErrorValue(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("error")
+        self.value = value
+
+
+def _occurrences(subject: str, delimiters: list[str], fold: bool) -> list[tuple[int, int]]:
+    haystack = subject.casefold() if fold else subject
+    needles = [d.casefold() if fold else d for d in delimiters]
+    found, p = [], 0
+    while p <= len(haystack):
+        hit = next((d for d in needles if haystack.startswith(d, p)), None)
+        if hit is None:
+            p += 1
+            continue
+        found.append((p, p + len(hit)))
+        p += max(len(hit), 1)
+    return found
+
+
+def _split(subject: str, delimiters: list[str], n: int, mode: int, end: bool) -> tuple[int, int] | None:
+    """(start, end) of the n-th delimiter occurrence in `subject`, or None."""
+    if any(d == "" for d in delimiters):
+        return (0, 0) if n > 0 else (len(subject), len(subject))
+    found = _occurrences(subject, delimiters, mode == 1)
+    if end:  # the text's end (start, for a negative instance) is one more delimiter
+        found = found + [(len(subject), len(subject))] if n > 0 else [(0, 0)] + found
+    index = n - 1 if n > 0 else len(found) + n
+    return found[index] if 0 <= index < len(found) else None
+
+
+def _around(before: bool) -> Callable[..., Any]:
+    def one(value: Any, delimiters: list[str], instance: Any = OMITTED, match_mode: Any = OMITTED,
+            match_end: Any = OMITTED, if_not_found: Any = OMITTED) -> Any:
+        # Omitted: the default; an empty cell: 0 (an instance of 0 is #VALUE!).
+        subject = text(value)
+        n = 1 if instance == OMITTED else int(number(instance))
+        mode = 0 if match_mode == OMITTED else int(number(match_mode))
+        end = False if match_end == OMITTED else number(match_end) != 0
+        if n == 0 or abs(n) > len(subject) + 1 or mode not in (0, 1):
+            raise ExcelError("#VALUE!")
+        found = _split(subject, delimiters, n, mode, end)
+        if found is None:
+            if if_not_found == OMITTED:
+                raise ExcelError("#N/A")
+            return if_not_found
+        return subject[:found[0]] if before else subject[found[1]:]
+
+    def call(value: Any, delimiter: Any, *rest: Any) -> Any:
+        try:
+            delimiters = _delimiters(delimiter)
+        except _ErrorValue as passed:
+            return passed.value
+        lifted = elementwise(lambda v, *r: one(v, delimiters, *r))
+        return lifted(value, *rest)
+
+    call.__name__ = "TEXTBEFORE" if before else "TEXTAFTER"
+    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return call
+
+
+FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+    "TEXTBEFORE": lambda _facts: _around(True),
+    "TEXTAFTER": lambda _facts: _around(False),
+}

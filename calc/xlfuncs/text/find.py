@@ -1,0 +1,59 @@
+"""FIND and SEARCH as Excel computes them. formualizer reads the first element of an array
+given to FIND (`FIND({"a","b"},{"ciao","bau"})` answered 3 in every cell; Excel: 3, 1, #N/A
+over its range), and its SEARCH matches `?` against a byte, not a character
+(`SEARCH("J?rgen","Jürgen")` was #VALUE!; Excel: 1) and writes a number with 17 digits
+(SEARCH(1,1E-05) was #VALUE!, in "1e-05"; Excel: 7, in "0.00001": poi_FormulaEvalTestData
+EverythingTests!H1216). Both are ours, applied to each element (`values.elementwise`).
+
+FIND is case-sensitive, without wildcards; SEARCH ignores case and reads `?`, `*` and `~` as
+MATCH does. start_num below 1 or past the text's length is #VALUE!, as is a find_text not
+found; an empty find_text is found at start_num."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+
+def _start(needle: str, haystack: str, start_num: Any) -> int:
+    start = 1 if start_num == OMITTED else int(number(start_num))
+    if start < 1 or (start > len(haystack) and not (needle == "" and start == len(haystack) + 1 == 1)):
+        raise ExcelError("#VALUE!")
+    return start
+
+
+def _find(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
+    needle, haystack = text(find_text), text(within_text)
+    start = _start(needle, haystack, start_num)
+    found = haystack.find(needle, start - 1)
+    if found < 0:
+        raise ExcelError("#VALUE!")
+    return found + 1
+
+
+def _search(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
+    needle, haystack = text(find_text), text(within_text)
+    start = _start(needle, haystack, start_num)
+    # MATCH's pattern, searched for: its leftmost match starts where Excel's SEARCH answers.
+    found = _wildcard(needle).search(haystack, start - 1)
+    if found is None:
+        raise ExcelError("#VALUE!")
+    return found.start() + 1
+
+
+def find(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = elementwise(_find)
+    call.__name__ = "FIND"
+    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return call
+
+
+def search(_facts: dict[str, Any]) -> Callable[..., Any]:
+    call = elementwise(_search)
+    call.__name__ = "SEARCH"
+    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return call

@@ -1,0 +1,48 @@
+"""VALUE and FIXED as Excel answers them where the bridged `formulas` implementations
+(calc/xlfuncs/bridge.py) do not; every other call goes on to the bridged one unchanged.
+
+- VALUE of a number written with a dollar sign or thousands separators ("$1,000" is 1000;
+  formulas: #VALUE!, and "1,000" read as a date);
+- FIXED rounds half away from zero on the number's 15 significant digits, as Excel's ROUND
+  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from rates_xl.calc.xlfuncs.bridge import wrapped
+from rates_xl.calc.xlfuncs.coercion import is_number
+
+# A plain decimal number with an optional sign, a dollar sign and thousands separators in
+# groups of three, as Excel reads it in the en-US locale.
+_CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d*)?\s*")
+
+
+def _value(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], str) and ("$" in args[0] or "," in args[0]):
+            found = _CURRENCY.fullmatch(args[0])
+            if found:
+                amount = float(found["digits"].replace(",", "") + (found["frac"] or ""))
+                return -amount if found["sign"] == "-" else amount
+        return bridged(*args)
+    return call
+
+
+def _fixed(bridged: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        if args and is_number(args[0]) and math.isfinite(args[0]) and (len(args) < 2 or is_number(args[1])):
+            places = math.trunc(args[1]) if len(args) > 1 else 2
+            if -15 <= places <= 127:
+                rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+                return bridged(float(rounded), *args[1:])
+        return bridged(*args)
+    return call
+
+
+FUNCTIONS = {"VALUE": wrapped("VALUE", _value), "FIXED": wrapped("FIXED", _fixed)}

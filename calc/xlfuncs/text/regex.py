@@ -1,0 +1,119 @@
+"""REGEXTEST, REGEXEXTRACT and REGEXREPLACE (Excel 365), unknown to formualizer.
+
+Excel's patterns are PCRE2; Python's `re` reads the same syntax for everything the corpus
+uses (classes, groups, anchors, quantifiers, alternation); a pattern `re` cannot compile is
+#VALUE!, as Excel answers for an invalid one. A replacement's `$1` is group 1.
+Each text argument is read as Excel reads text (1.9 -> "1.9", TRUE -> "TRUE"), an error
+passed on; the case argument is 0 (sensitive) or 1 (not), truncated, else #VALUE!.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+
+def _given(value: Any) -> bool:
+    return not (isinstance(value, str) and value == OMITTED)
+
+
+def _flags(case: Any) -> int:
+    mode = int(number(case)) if _given(case) else 0
+    if mode not in (0, 1):
+        raise ExcelError("#VALUE!")
+    return re.IGNORECASE if mode == 1 else 0
+
+
+def _compiled(pattern: Any, case: Any) -> re.Pattern[str]:
+    flags = _flags(case)
+    try:
+        return re.compile(text(pattern), flags)
+    except re.error:
+        raise ExcelError("#VALUE!") from None
+
+
+def _regextest(value: Any, pattern: Any, case: Any = OMITTED) -> Any:
+    subject = text(value)
+    return _compiled(pattern, case).search(subject) is not None
+
+
+def _regexextract(value: Any, pattern: Any, mode: Any = OMITTED, case: Any = OMITTED) -> Any:
+    subject = text(value)
+    how = int(number(mode)) if _given(mode) else 0
+    if how not in (0, 1, 2):
+        raise ExcelError("#VALUE!")
+    compiled = _compiled(pattern, case)
+    if how == 0:
+        found = compiled.search(subject)
+        if found is None:
+            raise ExcelError("#N/A")
+        return found.group(0)
+    if how == 1:
+        matches = [m.group(0) for m in compiled.finditer(subject)]
+        if not matches:
+            raise ExcelError("#N/A")
+        return matches[0] if len(matches) == 1 else [matches]  # a row, as Excel spills them
+    if compiled.groups == 0:
+        raise ExcelError("#VALUE!")
+    found = compiled.search(subject)
+    if found is None:
+        raise ExcelError("#N/A")
+    groups = [g if g is not None else error("#N/A") for g in found.groups()]  # a group not taken
+    return groups[0] if len(groups) == 1 else [groups]
+
+
+def _regexreplace(value: Any, pattern: Any, replacement: Any, occurrence: Any = OMITTED,
+                  case: Any = OMITTED) -> Any:
+    subject = text(value)
+    compiled = _compiled(pattern, case)
+    template = re.sub(r"\$(\d+)|\$\{(\d+)\}|\\", _template_part, text(replacement))
+    which = int(number(occurrence)) if _given(occurrence) else 0
+    matches = list(compiled.finditer(subject))
+    if which:
+        index = which - 1 if which > 0 else len(matches) + which
+        if not 0 <= index < len(matches):
+            return subject
+        chosen = matches[index]
+        return subject[:chosen.start()] + chosen.expand(template) + subject[chosen.end():]
+    try:
+        return compiled.sub(template, subject)
+    except (re.error, IndexError):
+        raise ExcelError("#VALUE!") from None
+
+
+def _template_part(found: re.Match[str]) -> str:
+    if found.group(0) == "\\":
+        return "\\\\"  # a backslash in Excel's replacement is itself
+    return rf"\g<{found.group(1) or found.group(2)}>"
+
+
+def _function(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    lifted = elementwise(func)
+
+    def call(*args: Any) -> Any:
+        result = lifted(*args)
+        return _one_array(result)
+
+    call.__name__ = name
+    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return call
+
+
+def _one_array(result: Any) -> Any:
+    """An array of one element's results: each element shows its own first value (Excel
+    lifts a function returning an array to one value per element)."""
+    if isinstance(result, list) and any(isinstance(v, list) for row in result for v in row):
+        return [[v[0][0] if isinstance(v, list) else v for v in row] for row in result]
+    return result
+
+
+FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+    "REGEXTEST": lambda _facts: _function("REGEXTEST", _regextest),
+    "REGEXEXTRACT": lambda _facts: _function("REGEXEXTRACT", _regexextract),
+    "REGEXREPLACE": lambda _facts: _function("REGEXREPLACE", _regexreplace),
+}

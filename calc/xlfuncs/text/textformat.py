@@ -1,0 +1,177 @@
+"""TEXT as Excel computes it, where the bridged `formulas` TEXT does not: its format sections,
+`positive;negative;zero;text`. The negative section
+formats the number without its sign (the section writes it: "($#,##0.00)"), the zero section
+formats 0, the text section puts the text where its @ is, and colours ([Red]) change nothing in
+text. The bridged `formulas` TEXT, right on one section, read sections wrongly:
+TEXT(1234.5,"$#,##0.00;($#,##0.00)") was "($1,234.50)" for a positive number, -1234.5 gave
+"-($1,234.50)", "0;-0" gave "--5", a zero section and [Red] were not read (#VALUE!). This module
+picks the section and hands it, as one section, to the bridged TEXT, and within a number's
+section (`_prepared`) does what that one does not:
+
+- rounds half away from zero on the number's 15 significant digits (TEXT(2.675,"0.00") is
+  2.68, TEXT(1234.5,"0") 1235; Python's formatting gave 2.67 and 1234);
+- scales by 1,000 for each comma after the last digit placeholder ("#,##0," shows thousands,
+  '0.0,,"M"' millions; formulas wrote the number whole and the comma as text);
+- leaves the thousands separator out below 1,000, where it changes nothing (formulas wrote
+  TEXT(0.25,"$#,##0.00") as "$0,.25");
+- writes `_)`, the accounting formats' padding, as a space.
+
+A format with conditions ([>100]), dates and times, exponents or fractions goes to the bridged
+one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from rates_xl.calc.xlfuncs.coercion import elementwise, number, number_text
+
+_COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
+_CONDITION = re.compile(r"\[\s*(?:<=|>=|<>|<|>|=)")
+
+
+_DIGIT = "0#"
+
+
+def _outside_quotes(section: str) -> list[tuple[int, str]]:
+    """(position, character) of the format's own characters: not quoted, escaped or bracketed."""
+    out, i, quoted, bracket = [], 0, False, False
+    while i < len(section):
+        ch = section[i]
+        if ch == "\\" and not quoted:
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "[" and not quoted:
+            bracket = True
+        elif ch == "]" and bracket:
+            bracket = False
+        elif not quoted and not bracket:
+            out.append((i, ch))
+        i += 1
+    return out
+
+
+def sections(code: str) -> list[str]:
+    """The format's sections: split at `;` outside quotes, brackets and `\\` escapes."""
+    cuts = [-1, *(i for i, ch in _outside_quotes(code) if ch == ";"), len(code)]
+    return [code[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def _spaced(section: str) -> str:
+    """`_)` (a space as wide as ")", the accounting formats' padding) written as a space, as in
+    TEXT's answer: formulas wrote "_)" as it is."""
+    pads = {i for i, ch in _outside_quotes(section) if ch == "_"}
+    if not pads:
+        return section
+    out, i = [], 0
+    while i < len(section):
+        if i in pads:
+            out.append(" ")
+            i += 2
+            continue
+        out.append(section[i])
+        i += 1
+    return "".join(out)
+
+
+def _prepared(number: float, section: str) -> tuple[float, str]:
+    """`number` rounded as Excel rounds for `section`, scaled by its trailing commas, and the
+    section without the commas formulas misreads (see the module's docstring)."""
+    own = _outside_quotes(section)
+    letters = "".join(ch for _, ch in own).lower()
+    if any(ch in letters for ch in "ymdhsae?/") or not any(ch in _DIGIT for _, ch in own):
+        return number, section  # dates, times, AM/PM, exponents, fractions, General: formulas'
+    point = next((i for i, ch in own if ch == "."), None)
+    decimals = sum(1 for i, ch in own if ch in _DIGIT and point is not None and i > point)
+    percent = sum(1 for _, ch in own if ch == "%")
+    last = max(i for i, ch in own if ch in _DIGIT)
+    scaling = []
+    for i, ch in own:
+        if i > last and ch == ",":
+            if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
+                break
+            scaling.append(i)
+    scaled = number * 100 ** percent / 1000 ** len(scaling)
+    rounded = float(Decimal(f"{scaled:.15g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    drop = set(scaling)
+    if abs(rounded) < 1000:  # a thousands separator changes nothing here
+        digits = [i for i, ch in own if ch in _DIGIT and (point is None or i < point)]
+        drop |= {i for i, ch in own if ch == "," and digits and digits[0] < i < digits[-1]}
+    section = "".join(ch for i, ch in enumerate(section) if i not in drop)
+    return rounded / 100 ** percent, section
+
+
+def _text_section(section: str, text: str) -> str:
+    """A text section written out: quoted runs and escaped characters as they are, @ the text."""
+    out, i = [], 0
+    while i < len(section):
+        ch = section[i]
+        if ch == '"':
+            end = section.find('"', i + 1)
+            end = len(section) if end < 0 else end
+            out.append(section[i + 1:end])
+            i = end + 1
+            continue
+        if ch == "\\" and i + 1 < len(section):
+            out.append(section[i + 1])
+            i += 2
+            continue
+        out.append(text if ch == "@" else ch)
+        i += 1
+    return "".join(out)
+
+
+def _number(value: Any) -> float | None:
+    """A number, or text that reads as one; None for anything else (a boolean, an empty cell)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return number(value)
+    except Exception:  # noqa: BLE001 - text that is not a number, an error value
+        return None
+
+
+def text(_facts: dict[str, Any]) -> Callable[..., Any]:
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    computed = bridged("TEXT")
+    value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
+
+    def one(value: Any, code: Any) -> Any:
+        if not isinstance(code, str) or isinstance(value, dict) or _CONDITION.search(code):
+            return computed(value, code)
+        parts = [_spaced(_COLOUR.sub("", part)) for part in sections(code)]
+        number = _number(value)
+        if number is None and isinstance(value, str) and value.strip():
+            read = value_of(value)
+            number = float(read) if isinstance(read, int | float) and not isinstance(read, bool) else None
+        if number is None:
+            if isinstance(value, str):
+                if len(parts) >= 4:
+                    return _text_section(parts[3], value)
+                if len(parts) == 1 and "@" in parts[0]:
+                    return _text_section(parts[0], value)
+                return value  # numbers' sections only: the text as it is
+            return computed(value, code)  # a boolean, an empty cell: formulas'
+        if len(parts) == 1:
+            if "@" in parts[0].replace('\\@', ""):  # a text format: a number shows as it is
+                return number_text(number)
+            return computed(*_prepared(number, parts[0]))
+        if number < 0:
+            section, number = parts[1], -number
+        elif number == 0 and len(parts) >= 3:
+            section = parts[2]
+        else:
+            section = parts[0]
+        return computed(*_prepared(number, section)) if section else ""
+
+    def TEXT(value: Any, code: Any) -> Any:  # noqa: N802 - Excel's name
+        if isinstance(value, list) or isinstance(code, list):
+            return elementwise(one)(value, code)
+        return one(value, code)
+    return TEXT

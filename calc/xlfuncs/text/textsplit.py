@@ -1,0 +1,100 @@
+"""TEXTSPLIT as Excel computes it (formualizer: an empty delimiter splits nothing where Excel
+says #VALUE!; an array as the text, or as ignore_empty / match_mode / pad_with, is not applied
+to each element).
+
+The text is cut into rows at any row delimiter, each row into columns at any column
+delimiter (at each position the first delimiter given that starts there); an empty
+delimiter is #VALUE!, as is a match_mode other than 0 or 1 (1: ignoring case). With
+ignore_empty, empty pieces (and empty rows) are dropped. Short rows are padded with pad_with
+(#N/A). Given an array as the text (or another single-value argument), Excel answers one
+value per element: the top-left piece of each split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+
+class _ErrorValue(Exception):
+    def __init__(self, value: Any) -> None:
+        super().__init__("error")
+        self.value = value
+
+
+def _delimiters(value: Any) -> list[str]:
+    if value == OMITTED:
+        return []
+    found = []
+    for row in value if isinstance(value, list) else [[value]]:
+        for item in row:
+            if is_error(item):
+                raise _ErrorValue(item)
+            found.append(text(item))
+    if any(d == "" for d in found):
+        raise _ErrorValue(error("#VALUE!"))
+    return found
+
+
+def _cut(subject: str, delimiters: list[str], fold: bool) -> list[str]:
+    if not delimiters:
+        return [subject]
+    haystack = subject.casefold() if fold else subject
+    needles = [d.casefold() if fold else d for d in delimiters]
+    pieces, start, p = [], 0, 0
+    while p < len(haystack):
+        hit = next((d for d in needles if haystack.startswith(d, p)), None)
+        if hit is None:
+            p += 1
+            continue
+        pieces.append(subject[start:p])
+        p += len(hit)
+        start = p
+    pieces.append(subject[start:])
+    return pieces
+
+
+def _split(value: Any, columns: list[str], rows: list[str], ignore_empty: Any, match_mode: Any,
+           pad_with: Any) -> list[list[Any]]:
+    subject = text(value)
+    ignore = False if ignore_empty in (OMITTED, None) else number(ignore_empty) != 0
+    mode = 0 if match_mode in (OMITTED, None) else int(number(match_mode))
+    if mode not in (0, 1):
+        raise ExcelError("#VALUE!")
+    if subject == "":
+        raise ExcelError("#VALUE!")
+    fold = mode == 1
+    lines = _cut(subject, rows, fold)
+    if ignore:
+        lines = [line for line in lines if line != ""]
+    grid = []
+    for line in lines:
+        cells = _cut(line, columns, fold)
+        if ignore:
+            cells = [c for c in cells if c != ""]
+        grid.append(cells)
+    grid = [row for row in grid if row] or [[""]]
+    width = max(len(row) for row in grid)
+    pad = error("#N/A") if pad_with == OMITTED else pad_with
+    return [row + [pad] * (width - len(row)) for row in grid]
+
+
+def textsplit(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def TEXTSPLIT(value: Any, col_delimiter: Any = OMITTED, row_delimiter: Any = OMITTED,  # noqa: N802
+                  ignore_empty: Any = OMITTED, match_mode: Any = OMITTED, pad_with: Any = OMITTED) -> Any:
+        try:
+            columns, rows = _delimiters(col_delimiter), _delimiters(row_delimiter)
+        except _ErrorValue as passed:
+            return passed.value
+        args = (value, ignore_empty, match_mode, pad_with)
+        if not any(isinstance(a, list) for a in args):
+            return elementwise(lambda *one: _split(one[0], columns, rows, *one[1:]))(*args)
+        # One value per element: the top-left piece of each split (Excel's lifting).
+        return elementwise(lambda *one: _split(one[0], columns, rows, *one[1:])[0][0])(*args)
+
+    TEXTSPLIT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return TEXTSPLIT

@@ -1,0 +1,87 @@
+"""ARRAYTOTEXT and VALUETOTEXT as Excel computes them (formualizer: a format of 2 or -1 taken,
+empty text lost in the strict format, a format given as a range not applied to each element).
+
+The format is 0 (concise: values as shown, ", " between them) or 1 (strict: text quoted, the
+array written as an array constant `{a,b;c,d}`), read as a number and truncated (0.9 is 0,
+"1.99" is 1, TRUE is 1, an empty cell 0); anything else is #VALUE!, an error passes on. A
+format given as an array gives one answer per element (`ARRAYTOTEXT(C3:J3,C3:Q3)`). Errors
+in the values are written as their text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rates_xl.calc.engines.formualizer.values import error_text, is_error
+from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+
+
+def _format(value: Any) -> int:
+    found = 0 if value == OMITTED or value is None else int(number(value))
+    if found not in (0, 1):
+        raise ExcelError("#VALUE!")
+    return found
+
+
+def _shown(value: Any, strict: bool) -> str:
+    """One value as written in the text (an empty cell: nothing)."""
+    if is_error(value):
+        return error_text(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        number_ = float(value)
+        if number_.is_integer() and abs(number_) < 1e15:
+            return str(int(number_))
+        return f"{number_:.15g}".replace("e", "E")
+    text = str(value)
+    return '"' + text.replace('"', '""') + '"' if strict else text
+
+
+def _grid(value: Any) -> list[list[Any]]:
+    return value if isinstance(value, list) else [[value]]
+
+
+def _array_to_text(rows: list[list[Any]], format_: Any) -> str:
+    strict = _format(format_) == 1
+    if strict:
+        if len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] is None:
+            raise ExcelError("#VALUE!")  # `{}` is no array: Excel's #VALUE! for one empty cell
+        return "{" + ";".join(",".join(_shown(v, True) for v in row) for row in rows) + "}"
+    return ", ".join(_shown(v, False) for row in rows for v in row)
+
+
+def arraytotext(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def ARRAYTOTEXT(array: Any, format_: Any = OMITTED) -> Any:  # noqa: N802 - Excel's name
+        rows = _grid(array)
+        return elementwise(lambda f: _array_to_text(rows, f))(format_)
+
+    ARRAYTOTEXT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return ARRAYTOTEXT
+
+
+def valuetotext(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def one(value: Any, format_: Any = OMITTED) -> str:
+        strict = _format(format_) == 1
+        return _shown(value, strict)
+
+    def VALUETOTEXT(value: Any, format_: Any = OMITTED) -> Any:  # noqa: N802 - Excel's name
+        # An error as the value is written as its text, not passed on as the elementwise
+        # helper would: wrap it so the helper sees a plain value.
+        wrapped = [[_Boxed(v) for v in row] for row in value] if isinstance(value, list) else _Boxed(value)
+        # (#N/A padding past a smaller array reaches `one` unboxed: it stays the error.)
+        return elementwise(lambda v, f: one(v.value, f) if isinstance(v, _Boxed) else v)(wrapped, format_)
+
+    VALUETOTEXT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    return VALUETOTEXT
+
+
+class _Boxed:
+    """A value the elementwise helper hands on untouched (errors included)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
