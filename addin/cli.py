@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import CommandError
+
 
 def register(subparsers: Any) -> None:
     _register_addin(subparsers)
@@ -114,22 +116,19 @@ def _positive(text: str) -> float:
 
 
 def _error(exc: BaseException):
-    from rates_xl.cli import CommandError
-
     return CommandError(str(exc))
 
 
 # -- addin ------------------------------------------------------------------------------------------
 def run_build(args: argparse.Namespace) -> int:
     from rates_xl.addin.classic import build
-    from rates_xl.cli import CommandError
 
     output = Path(args.output)
     if not args.check and output.exists() and not args.force:
         raise CommandError(f"{output} exists; pass --force to overwrite it")
     try:
         built = build.build_checked(build.find_schema(args.schema))
-    except build.BuildError as exc:
+    except build.AddinBuildError as exc:
         raise _error(exc) from None
     result = built.result
     print(f"VBA modules: {', '.join(m.name for m in built.modules)} "
@@ -184,7 +183,7 @@ def run_install(args: argparse.Namespace) -> int:
         else:
             try:
                 built = build.build_checked(build.find_schema())
-            except build.BuildError as exc:
+            except build.AddinBuildError as exc:
                 raise _error(exc) from None
             if not built.result.ok:
                 raise _error("the add-in failed its checks (run `rates-xl addin build --check`): "
@@ -236,7 +235,7 @@ def _read_secret() -> str:
 
 
 def run_key_set(args: argparse.Namespace) -> int:
-    from rates_xl.addin import keys
+    from rates_xl.client import api_key as keys
 
     try:
         secret = _read_secret()
@@ -256,7 +255,7 @@ def run_key_set(args: argparse.Namespace) -> int:
 
 
 def run_key_status(args: argparse.Namespace) -> int:
-    from rates_xl.addin import keys
+    from rates_xl.client import api_key as keys
 
     state = keys.key_state()
     if not state.is_set:  # one line: what is missing and how to set it on this machine
@@ -266,7 +265,7 @@ def run_key_status(args: argparse.Namespace) -> int:
 
 
 def run_key_clear(args: argparse.Namespace) -> int:
-    from rates_xl.addin import keys
+    from rates_xl.client import api_key as keys
 
     try:
         removed = keys.clear_key()

@@ -217,7 +217,7 @@ def check_addin(xlstart: Path | None, problem: str | None, current: bytes | None
 
         try:
             current = build.build_xlam()[0]
-        except build.BuildError as exc:
+        except build.AddinBuildError as exc:
             return Check("add-in", WARN, f"{path} (cannot build a fresh copy to compare: {exc})")
     if _parts(path.read_bytes()) != _parts(current):
         return Check("add-in", FAIL, f"{path} is out of date (built from other sources or "
@@ -267,12 +267,12 @@ def _parts(package: bytes) -> dict[str, str] | None:
 
 
 def check_key() -> Check:
-    from rates_xl.addin.keys import key_state
+    from rates_xl.client.api_key import key_state
 
     state = key_state()
     if state.is_set:
         return Check("api key", OK, state.describe())
-    from rates_xl.addin.keys import how_to_set_key
+    from rates_xl.client.api_key import how_to_set_key
 
     return Check("api key", WARN if state.keychain_problem is None else FAIL, state.describe(),
                  f"set a key {how_to_set_key()}")
@@ -423,7 +423,7 @@ def check_request(base_url: str, timeout: float) -> Check:
                          deadline=timeout * 2) as client:
             answer = client.swap_rate_tenors(index="SOFR")
     except AuthError as exc:
-        from rates_xl.addin.keys import how_to_set_key
+        from rates_xl.client.api_key import how_to_set_key
 
         how = how_to_set_key()
         fix = {"missing": f"set a key {how}",
@@ -447,10 +447,10 @@ def check_request(base_url: str, timeout: float) -> Check:
 
 def check_caches() -> Check:
     """The persistent tier (where, readable) and the team backend (off, up or unreachable)."""
-    from rates_xl.client.cli import _tiers
+    from rates_xl.client.tiers import stored_tiers
 
     try:
-        settings, disk, team = _tiers()
+        settings, disk, team = stored_tiers()
     except Exception as exc:  # a bad RATES_* value lands here
         return Check("caches", FAIL, f"{type(exc).__name__}: {exc}", "check the RATES_* environment variables")
     state, parts, fix = OK, [], ""

@@ -34,6 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import RATES_CALL
 
 TARGETS = ("officejs", "classic")
@@ -48,7 +49,7 @@ _DEFINED_NAME = re.compile(r"(<definedName\b[^>]*(?<!/)>)(.*?)(</definedName>)",
 _FORMULA_PARTS = re.compile(r"^xl/(worksheets|macrosheets|dialogsheets)/[^/]+\.xml$")
 
 
-class RespellError(Exception):
+class RespellError(TaskError):
     """A workbook that cannot be respelled (message says why)."""
 
 

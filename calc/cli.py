@@ -84,7 +84,7 @@ def _calc(args: argparse.Namespace) -> int:
     if not books:
         raise CommandError(f"no .xlsx or .xlsm workbook to compute in {', '.join(args.book)}"
                            + (" (only copies rates-xl calc wrote)" if left_out else ""))
-    from rates_xl.calc import scenario_run
+    from rates_xl.scenario import replay as scenario_run
 
     scenario = scenario_run.parse(args)
     replays = _replays(books, args.replay) if args.replay is not None else None
@@ -262,8 +262,8 @@ def _sum_reports(a: Any, b: Any) -> Any:
 
 def _outputs(books: list[Any], out: Any, folder_given: bool, replays: dict[Any, Any] | None = None,
              scenario: Any = None) -> dict[Any, Any]:
-    from rates_xl.calc.scenario_run import copy_name as scenario_name
-    from rates_xl.calc.scenario_run import slug
+    from rates_xl.scenario.replay import copy_name as scenario_name
+    from rates_xl.scenario.replay import slug
 
     def copy_name(book: Any) -> str:
         suffix = ".xlsm" if book.suffix.lower() == ".xlsm" else ".xlsx"

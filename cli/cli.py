@@ -6,8 +6,9 @@ for all of them:
 
 - a failure the user can fix prints ONE clear line on stderr (`rates-xl CMD: what is wrong
   and what to do`), never a traceback, never the API key, and exits 1 (a handler raises
-  `CommandError`, or the client's `RatesError` reaches here); a bug prints one line too
-  (`internal error (TypeError)`), its traceback only with RATES_XL_TRACEBACK=1;
+  `CommandError`, or any other `RatesXlError` reaches here: the tree in rates_xl/errors.py);
+  a bug prints one line too (`internal error (TypeError)`), its traceback only with
+  RATES_XL_TRACEBACK=1;
 - a module an optional extra provides (QuantLib, FastAPI, redis) that is not installed is
   such a failure too: the line names the extra and the command that installs it;
 - a usage error (an unknown option, a malformed NAME=VALUE, a value an argument cannot
@@ -34,9 +35,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rates_xl import __version__
+from rates_xl.errors import CommandError, Internal, RatesXlError, UsageError  # noqa: F401 - CommandError: calc's commands still import it from here
 
 COMMAND_MODULES = [
-    "rates_xl.client.cli",  # call, cache info|clear
+    "rates_xl.functions.cli",  # call
+    "rates_xl.client.cli",  # cache info|clear
     "rates_xl.sandbox.cli",  # sandbox
     "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
     "rates_xl.calc.cli",  # calc
@@ -51,14 +54,6 @@ EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 #: Seconds an interrupted command has to unwind (close files, stop the progress bar) before
 #: it is ended regardless: threads still waiting on the network must not hold it up.
 INTERRUPT_GRACE_S = 0.5
-
-
-class CommandError(Exception):
-    """A failure the user can fix; its message is printed as is (exit 1)."""
-
-
-class UsageError(CommandError):
-    """The command was given wrong arguments; its message is printed as is (exit 2)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +128,7 @@ def _one_line(exc: Exception, command: str = "") -> str | None:
     """The line to print for a failure the user can fix; None for a bug (whose message may
     hold anything, so only its type is printed). A module an extra provides, missing, is
     the user's to fix: which extra, and how (`rates_xl.extras`)."""
-    from rates_xl.client.errors import AuthError, RatesError
+    from rates_xl.client.errors import AuthError
 
     if isinstance(exc, ImportError):
         from rates_xl.extras import missing_module_line
@@ -143,7 +138,7 @@ def _one_line(exc: Exception, command: str = "") -> str | None:
         from rates_xl.functions.messages import PREFIX, message_for
 
         return message_for(exc).removeprefix(PREFIX).strip()
-    if isinstance(exc, CommandError | RatesError):
+    if isinstance(exc, RatesXlError) and not isinstance(exc, Internal):  # rates_xl/errors.py's tree
         return str(exc)
     if type(exc).__name__ == "ValidationError" and "Settings" in str(getattr(exc, "title", "")):
         from rates_xl.functions.messages import settings_problem

@@ -1,5 +1,32 @@
 """The rates client: `RatesClient`, its typed results and its errors.
 
+A call travels (docs/architecture.md): `client.py` normalises it (`endpoints.py`), looks in
+the cache tiers, coalesces it with an identical call in flight, asks the breaker, takes a
+token from the limiter and sends one attempt through a transport, retrying within a deadline.
+
+- `client.py`: `RatesClient`, the one object every cell, template and button goes through;
+- `transport.py`: the `Transport` protocol and the HTTP transport (one attempt per call);
+- `urls.py`: one reading of a URL for every decision about where the key may go;
+- `deadline.py`: one wall-clock deadline for one HTTP attempt;
+- `redaction.py`: the key removed from text the client did not write;
+- `endpoints.py`: the endpoint table, every service endpoint in one place;
+- `models.py`: the typed results, one pydantic model per result object;
+- `errors.py`: the client's exceptions (`RatesError` and one subclass per failure);
+- `settings.py`: the settings (arguments, `RATES_*` variables, defaults);
+- `api_key.py`: where the key comes from (keychain, environment), the sandbox's public keys;
+- `cache.py`: the answer cache interface and the memory tier;
+- `persistent.py`: the disk tier (answers that never change);
+- `team.py`: the team backend (one limit and one cache behind one key, on Redis);
+- `tiers.py`: the tiers chosen from the settings;
+- `limiter.py`: the token bucket every thread shares; `breaker.py`: the circuit breaker;
+- `pack.py`: the market-data pack (recording, replaying: `PackTransport`);
+- `pack_seal.py`: digests and signatures that show a pack was edited;
+- `pack_workbook.py`: the pack inside a workbook (a custom XML part) or beside it;
+- `live.py`: Live mode, host-free: as-of-now answers kept fresh within a share of the limit;
+- `calendars.py`: the business-day calendars (one table with the sandbox);
+- `daycounts.py`: day count names as the service speaks them;
+- `cli.py`: `rates-xl cache info|clear`.
+
 Names are loaded on first use (PEP 562), so light modules such as
 `rates_xl.client.daycounts` can be imported by the UDF module without paying for
 requests, tenacity and pydantic at Excel's start-up.

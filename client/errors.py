@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rates_xl.errors import RatesXlError
 
-class RatesError(Exception):
+
+class RatesError(RatesXlError):
     """Base class of every error the rates client raises."""
 
     status: int | None = None

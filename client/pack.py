@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from rates_xl.client import errors, pack_seal
 from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.client.transport import Answer
+from rates_xl.errors import InputError
 
 KIND = "rates-xl market-data pack"
 #: The kind of a pack whose answers are under a scenario (rates_xl.scenario): never market data.
@@ -45,7 +46,7 @@ MAX_PACK_BYTES = 64 << 20
 _ERRORS = {cls.__name__: cls for cls in (errors.BadRequest, errors.NotFound, errors.Unprocessable)}
 
 
-class PackError(ValueError):
+class PackError(InputError):
     """A pack that cannot be read: the message is one line, for a terminal or a cell."""
 
 

@@ -90,9 +90,9 @@ def signer_from_settings() -> Signer | None:
 @functools.cache
 def _public_ids() -> frozenset[str]:
     """Key ids of the sandbox's built-in keys, which are published: their signature proves nothing."""
-    from rates_xl.sandbox import BUILTIN_KEYS
+    from rates_xl.client.api_key import SANDBOX_KEYS
 
-    return frozenset(_derived(key).key_id for key in BUILTIN_KEYS)
+    return frozenset(_derived(key).key_id for key in SANDBOX_KEYS)
 
 
 def _canonical(label: bytes, data: Any) -> bytes:

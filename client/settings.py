@@ -15,11 +15,11 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
+
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.bluegamma.io"
-KEYRING_SERVICE = "rates-xl"
-KEYRING_USERNAME = "api_key"
 
 
 class Settings(BaseSettings):

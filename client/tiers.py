@@ -243,3 +243,24 @@ def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
         else:
             limiter = local
     return cache, limiter, link
+
+
+def stored_tiers() -> tuple[Settings, Any, Any]:
+    """(the settings, the disk tier, the team cache or None) as the settings configure them
+    outside any client: what `rates-xl cache` and `doctor` report and clear."""
+    from rates_xl.client.persistent import DiskTier
+    from rates_xl.client.settings import load_settings
+
+    settings = load_settings()
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    scope = key_fingerprint(settings.base_url, key)
+    disk = DiskTier(settings.persistent_dir(), scope, size_mb=settings.disk_cache_mb,
+                    ttl=settings.ttl_history)
+    team = None
+    if settings.team_url is not None:
+        from rates_xl.client.team import TeamCache, TeamLink
+
+        link = TeamLink(settings.team_url.get_secret_value(), scope,
+                        timeout=max(settings.team_timeout, 1.0), retry_every=settings.team_retry)
+        team = TeamCache(link, lease=settings.deadline)
+    return settings, disk, team

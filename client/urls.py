@@ -31,6 +31,8 @@ from urllib.parse import urljoin, urlsplit
 from urllib3.exceptions import LocationParseError
 from urllib3.util import parse_url
 
+from rates_xl.errors import InputError
+
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # A DNS name as a resolver reads it: letters, digits, hyphens (and the underscores some
@@ -41,7 +43,7 @@ _NUMERIC_LABEL = re.compile(r"^(0[xX][0-9a-fA-F]*|[0-9]+)$")
 _DOTTED_QUAD = re.compile(r"^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$")
 
 
-class Ambiguous(ValueError):
+class Ambiguous(InputError):
     """A URL that two parsers may read as two different places; `str()` says why."""
 
 

@@ -14,13 +14,23 @@
                    optional ones may be left out) -> float | 2-D list | "#RATES! ..." string.
                    It never raises.
 - `core.py`: validation (pydantic over the coercers of `args.py`), the shared client
-  (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and shaping;
+  (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and
+  shaping;
+- `table.py`: the function table; `history.py`: RATES_SWAPHISTORY's options and grid;
+- `args.py`: what a cell passes -> what the client expects (the coercers);
+- `sheet.py`: cells, areas, A1 references, sheet-name quoting, RATES calls;
+- `values.py`: Excel's cell values (error values, serial dates, booleans);
+- `tokens.py`: a formula's tokens, the one tokenizer;
 - `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a plan runs);
+- `errors.py`: a failing cell as Excel's error value, its message one step away;
 - `plan.py`: the plan / fetch / compute loop (`plan_and_evaluate`) that the hosts and
   `rates-xl calc` share;
+- `formula_walk.py`, `link.py`, `source.py`: which requests a RATES_* cell made, from its
+  formula (RATES_SOURCE, `rates-xl diff`);
 - `catalogue.py`: every `#RATES!` message a function can give, produced by running the code
   that writes it, with cause and what to do; `reference.py`: each function's reference page
-  (Markdown for the docs site, HTML for the Office.js help pages).
+  (Markdown for the docs site, HTML for the Office.js help pages);
+- `cli.py`: `rates-xl call`, one service answer as a table, checked as a cell checks it.
 
 The hosts live in `rates_xl.addin`: `addin/classic` (xlwings UDFs, Windows desktop Excel)
 and `addin/officejs` (Office.js custom functions). Nothing here imports xlwings.

@@ -25,12 +25,13 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from rates_xl.client.daycounts import canonical_day_count
+from rates_xl.errors import InputError
 from rates_xl.functions.values import COM_ERRORS, EPOCH_1900, ERRORS
 
 TENOR_RE = re.compile(r"^[0-9]{1,4}[DWMY]$")
 
 
-class ArgProblem(ValueError):
+class ArgProblem(InputError):
     """A value an argument cannot take; the text says what was expected (no argument name)."""
 
 

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.errors import Internal
 from rates_xl.functions.values import is_error_text
 
 
@@ -30,7 +31,7 @@ class XLError(str):
     """An Excel error value (`#N/A`), apart from text that reads the same."""
 
 
-class NotFollowed(Exception):
+class NotFollowed(Internal):
     """A value the walk cannot compute; the message names what (`VLOOKUP`, `the name rate`)."""
 
 

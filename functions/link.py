@@ -16,10 +16,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from rates_xl.errors import InputError
 from rates_xl.functions.sheet import cell_reference
 
 
-class Unlinked(ValueError):
+class Unlinked(InputError):
     """A call whose request cannot be read from the formula: the message says why."""
 
 

@@ -24,6 +24,8 @@ import logging
 import re
 from typing import Any
 
+from rates_xl.errors import InputError
+
 PREFIX = "#RATES!"
 MAX_LENGTH = 254  # xlwings writes strings of 255+ characters as #VALUE!
 #: What a cell shows while the headless engine plans (the request is recorded, not sent).
@@ -36,7 +38,7 @@ NOT_AVAILABLE = "#N/A"
 log = logging.getLogger("rates_xl.functions")
 
 
-class ArgumentError(ValueError):
+class ArgumentError(InputError):
     """Bad input for one argument of a worksheet function; no request was made."""
 
     def __init__(self, argument: str, problem: str) -> None:
@@ -69,7 +71,7 @@ def scrub(text: str, secret: str | None = None) -> str:
 
 
 # 403: what the key problem is, and what to do about it (AuthError.reason -> words);
-# {how}: how to set a key on this machine (addin/keys.py decides: keychain or RATES_API_KEY).
+# {how}: how to set a key on this machine (client/api_key.py decides: keychain or RATES_API_KEY).
 _AUTH = {
     "missing": "no API key is set: set one {how}",
     "invalid": "the API key was not accepted: check it, then set it again {how}",
@@ -82,7 +84,7 @@ _AUTH = {
 
 def _how_to_set_key() -> str:
     try:
-        from rates_xl.addin.keys import how_to_set_key
+        from rates_xl.client.api_key import how_to_set_key
 
         return how_to_set_key()
     except Exception:  # keyring itself broken: the variable always works

@@ -25,6 +25,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from rates_xl.errors import InputError
+
 FUNC, PAREN, ARRAY, OPERAND, SEP, WHITESPACE = "Func", "Paren", "Array", "Operand", "Sep", "Whitespace"
 PREFIX, INFIX, POSTFIX = "OpPrefix", "OpInfix", "OpPostfix"
 OPEN, CLOSE, RANGE, NUMBER, TEXT, LOGICAL, ERROR, ARG, ROW = (
@@ -34,7 +36,7 @@ OPEN, CLOSE, RANGE, NUMBER, TEXT, LOGICAL, ERROR, ARG, ROW = (
 _PREFIX = re.compile(r"^(?:_XLFN\._XLWS\.|_XLFN\.|_XLWS\.|_XLUDF\.|_XLDUDF_)", re.IGNORECASE)
 
 
-class FormulaError(ValueError):
+class FormulaError(InputError):
     """A formula the tokenizer cannot read (the message is its complaint)."""
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from rates_xl.errors import CommandError, UsageError
 from rates_xl.sandbox import BUILTIN_KEYS, DEFAULT_PORT, KEY_KINDS
 
 
@@ -73,8 +74,6 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rates_xl.cli import CommandError
-
     if args.burst < 1:
         raise CommandError("--burst must be at least 1")
     try:
@@ -87,8 +86,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.pack:
         if shift is not None:
-            from rates_xl.cli import UsageError
-
             raise UsageError("--shift and --pack: choose one (a pack's answers are served as recorded)")
         return _serve_pack(args, serve)
 
@@ -115,7 +112,6 @@ def run(args: argparse.Namespace) -> int:
 def _shift(args: argparse.Namespace):
     """--shift SPEC [--buckets ...] read, its indexes named as the sandbox names them; one line
     (exit 2) for a spec that cannot be read or an index the sandbox does not have."""
-    from rates_xl.cli import UsageError
 
     if args.shift is None:
         if args.buckets is not None:
@@ -134,7 +130,6 @@ def _serve_pack(args: argparse.Namespace, serve) -> int:
     """`--pack FILE`: the pack's answers over HTTP, so the add-in in Excel can replay a book."""
     from pathlib import Path
 
-    from rates_xl.cli import CommandError
     from rates_xl.client.pack import PackError, read
     from rates_xl.client.pack_workbook import require_pack
     from rates_xl.sandbox.pack_app import create_pack_app

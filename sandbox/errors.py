@@ -14,10 +14,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from rates_xl.errors import Refusal
+
 log = logging.getLogger("rates_xl.sandbox")
 
 
-class ServiceError(Exception):
+class ServiceError(Refusal):
     """An answer other than 200, with a string detail."""
 
     def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None):

@@ -6,6 +6,8 @@
 - `answers.py`: a recorded answer moved by the local model's change (shifted minus base), and
   what cannot be moved consistently, listed with why;
 - `apply.py`: a market-data pack under a scenario (the scenario pack replay serves);
+- `replay.py`: `rates-xl calc --replay --scenario`: a book replayed under a scenario, its
+  copy marked as one;
 - `risk.py`, `report.py`, `cli.py`: `rates-xl risk`, the DV01 and key-rate ladder of a book.
 
 Import-light: QuantLib loads with model.py, on first use.

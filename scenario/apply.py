@@ -27,6 +27,7 @@ from rates_xl.client.pack import (
     ScenarioRecord,
     utc_text,
 )
+from rates_xl.errors import InputError
 from rates_xl.scenario import answers as shaping
 from rates_xl.scenario.model import Calibration, LocalMarket, NotModelled, Request, canonical
 from rates_xl.scenario.spec import Scenario
@@ -43,7 +44,7 @@ MAX_MOMENTS = 4
 Ident = tuple[str, tuple[tuple[str, str], ...]]
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario that cannot be applied to this pack: one line."""
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rates_xl.errors import CommandError, UsageError
+
 #: Exit code when some outputs have no sensitivity, or one that leaves out answers no scenario
 #: moves (listed with why), as calc's 3 for cells it could not compute.
 EXIT_PARTIAL = 3
@@ -38,7 +40,6 @@ def register(subparsers: Any) -> None:
 def _risk(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rates_xl.cli import CommandError, UsageError
     from rates_xl.scenario.spec import DEFAULT_BUCKETS, SpecError, parse_buckets
 
     book = Path(args.book)
@@ -86,7 +87,6 @@ def _market_data(book: Any, named: str | None) -> tuple[Any, str]:
     was edited, or it is a scenario's."""
     from pathlib import Path
 
-    from rates_xl.cli import CommandError
     from rates_xl.client.pack import PackError, read
     from rates_xl.client.pack_seal import check, signer_from_settings
     from rates_xl.client.pack_workbook import beside, read_pack, require_pack

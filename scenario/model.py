@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from rates_xl.client.endpoints import ENDPOINTS, normalise_params
+from rates_xl.errors import Internal
 from rates_xl.sandbox import conventions as cv
 from rates_xl.sandbox import scenario as history
 from rates_xl.sandbox.market import Market, fixing_window, from_ql, to_ql
@@ -33,7 +34,7 @@ from rates_xl.sandbox.market import Market, fixing_window, from_ql, to_ql
 MIN_SWAP_PILLARS = 3
 
 
-class NotModelled(Exception):
+class NotModelled(Internal):
     """What the local model cannot move, and why (one phrase: "not shifted: <this>")."""
 
 

@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import InputError
 from rates_xl.functions.sheet import Key, address
 
 #: The bump each side of a central difference, in bp.
 BUMP_BP = 1.0
 
 
-class RiskError(ValueError):
+class RiskError(InputError):
     """The risk of a book cannot be measured: one line."""
 
 

@@ -27,6 +27,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from rates_xl.errors import InputError
+
 #: The key-rate buckets when none are given (the `risk` ladder's default too).
 DEFAULT_BUCKETS = ("1Y", "2Y", "5Y", "10Y", "30Y")
 #: The largest shift a spec may hold, in bp: beyond it a curve is no longer the market moved.
@@ -39,7 +41,7 @@ _SHIFT = re.compile(r"^(?P<target>.*?)\s*(?P<sign>[+-])\s*(?P<number>[0-9]+(?:\.
 _INDEX = re.compile(r"^[A-Za-z0-9€][A-Za-z0-9€ ._/&-]{0,63}$")
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """A scenario spec that cannot be read: the message is one line."""
 
 

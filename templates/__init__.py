@@ -1,10 +1,17 @@
 """Pricing templates and the demo (`rates-xl demo`).
 
-- The templates are Python (`swap_pricer`, `curve_dashboard`, `fx_hedging`, `swap_spreads`,
-  `history`, laid out with `layout`) built into the .xlsx files shipped beside them
-  (`rates-xl templates build`, see `build`); they are computed with the headless calculator
-  in `rates_xl.calc`.
-- `demo` runs every template against an in-process sandbox.
+The templates are Python, built into the .xlsx files shipped beside them and computed with
+the headless calculator in `rates_xl.calc`:
+
+- `swap_pricer.py`: a vanilla fixed/float swap valued from the service's curves;
+- `curve_dashboard.py`: three swap curves side by side, a chart, 2s10s and 5s30s;
+- `fx_hedging.py`: FX spot, a ladder of forwards, the cost of hedging;
+- `swap_spreads.py`: swap rate minus government zero yield by tenor (US, UK, DE);
+- `history.py`: historical swap rates, one tenor's closes and a date-by-tenor grid;
+- `layout.py`: what every template shares (styles, inputs, outputs, spills);
+- `build.py`: `rates-xl templates build`; `render.py`: every template as PNG pages for review;
+- `demo.py`: `rates-xl demo`, every template computed against an in-process sandbox;
+- `cli.py`: `demo` and `templates build|list`.
 """
 
 from __future__ import annotations

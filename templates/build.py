@@ -34,12 +34,13 @@ from typing import Any
 
 from rates_xl.calc.results import CalcResult
 from rates_xl.calc.workbook import WorkbookCalculation
+from rates_xl.errors import TaskError
 from rates_xl.templates import TEMPLATES, template_path
 from rates_xl.templates.layout import Book
 
 
-class BuildError(Exception):
-    pass
+class TemplateBuildError(TaskError):
+    """A template that cannot be built; the message says why."""
 
 
 @dataclass
@@ -51,7 +52,7 @@ class Built:
 
 def template_module(name: str) -> Any:
     if name not in TEMPLATES:
-        raise BuildError(f"unknown template {name!r}; known: {', '.join(TEMPLATES)}")
+        raise TemplateBuildError(f"unknown template {name!r}; known: {', '.join(TEMPLATES)}")
     return importlib.import_module(f"rates_xl.templates.{name}")
 
 
@@ -75,7 +76,7 @@ def measure(book: Book, result: CalcResult) -> dict[str, int]:
         col = column_letters(number)
         value = result.values.get((spill.sheet, spill.anchor))
         if value is None or (isinstance(value, str) and value.startswith("#")):
-            raise BuildError(f"{spill.sheet}!{spill.anchor} ({spill.key}) computed {value!r}: its spill has "
+            raise TemplateBuildError(f"{spill.sheet}!{spill.anchor} ({spill.key}) computed {value!r}: its spill has "
                              "no rows to measure")
         rows = 1
         while result.values.get((spill.sheet, f"{col}{row + rows}")) is not None:
@@ -90,15 +91,15 @@ def compute(path: Path, client: Any) -> CalcResult:
 
 def target(name: str, out_dir: str | os.PathLike[str] | None = None, *, force: bool = False) -> Path:
     """Where `build` writes a template: `out_dir` (default: the current folder)/NAME.xlsx;
-    BuildError when a file is there and `force` is not given."""
+    TemplateBuildError when a file is there and `force` is not given."""
     template_module(name)
     path = Path(out_dir if out_dir is not None else ".") / f"{name}.xlsx"
     shipped = path.exists() and path.resolve() == template_path(name).resolve()
     if shipped and out_dir is None:  # run in the templates folder: never by default, even forced
-        raise BuildError(f"{path} is the shipped template: to replace it, name its folder (--out "
+        raise TemplateBuildError(f"{path} is the shipped template: to replace it, name its folder (--out "
                          f"{path.parent.resolve()} --force); or build elsewhere with --out DIR")
     if path.exists() and not force:
-        raise BuildError(f"{path} exists{' (the shipped template)' if shipped else ''}; pass --force to "
+        raise TemplateBuildError(f"{path} exists{' (the shipped template)' if shipped else ''}; pass --force to "
                          "replace it, or --out DIR to build elsewhere")
     return path
 
@@ -123,7 +124,7 @@ def build(name: str, out_dir: str | os.PathLike[str] | None = None, *, client: A
         final = compute(staged, client)
         if final.errors or final.unknown_functions:
             listed = ", ".join(f"{e.address}={e.value}" for e in final.errors[:8])
-            raise BuildError(f"{name}: {len(final.errors)} error cells ({listed}); "
+            raise TemplateBuildError(f"{name}: {len(final.errors)} error cells ({listed}); "
                              f"unknown functions: {final.unknown_functions or 'none'}")
         from rates_xl import atomic
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from rates_xl.calc.cli import EXIT_ERROR_CELLS, Progress
+from rates_xl.errors import CommandError
 
 
 def register(subparsers: Any) -> None:
@@ -43,8 +44,6 @@ def register(subparsers: Any) -> None:
 
 # -- handlers ------------------------------------------------------------------------------------
 def _demo(args: argparse.Namespace) -> int:
-    from rates_xl.cli import CommandError
-
     try:
         from rates_xl.templates.demo import run_demo
     except ImportError as exc:  # pragma: no cover - the sandbox extra is missing
@@ -98,13 +97,12 @@ def _print_demo(run: Any) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from rates_xl.cli import CommandError
     from rates_xl.templates import TEMPLATES
 
     unknown = [n for n in args.names if n not in TEMPLATES]
     if unknown:
         raise CommandError(f"unknown template {', '.join(unknown)}; known: {', '.join(TEMPLATES)}")
-    from rates_xl.templates.build import BuildError, build, target
+    from rates_xl.templates.build import TemplateBuildError, build, target
 
     names = list(dict.fromkeys(args.names)) or list(TEMPLATES)
     try:
@@ -116,7 +114,7 @@ def _build(args: argparse.Namespace) -> int:
             for name in names:
                 built = build(name, args.out, client=client, force=args.force)
                 print(f"built {built.path} ({built.result.formula_cells} formulas, no error cells)")
-    except BuildError as exc:
+    except TemplateBuildError as exc:
         raise CommandError(str(exc)) from None
     except OSError as exc:
         raise CommandError(f"cannot write to {exc.filename or args.out or '.'}: {exc.strerror or exc}") from None

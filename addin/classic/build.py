@@ -24,6 +24,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from rates_xl.errors import TaskError
+
 HERE = Path(__file__).resolve().parent
 CUSTOM_UI = HERE / "ribbon" / "customUI14.xml"
 VBA_MODULE = HERE / "vba" / "RatesRibbon.bas"
@@ -63,7 +65,7 @@ _AUTO_RUN = re.compile(r"^\s*(?:(?:Public|Private)\s+)?Sub\s+(Auto_?(?:Open|Clos
                        r"|Workbook_\w+|Document_\w+)\b", re.IGNORECASE | re.MULTILINE)
 
 
-class BuildError(Exception):
+class AddinBuildError(TaskError):
     """A build problem the user can fix."""
 
 
@@ -119,7 +121,7 @@ class VbaModule:
 def parse_bas(text: str) -> VbaModule:
     name = _VB_NAME.search(text)
     if not name:
-        raise BuildError('the VBA module has no Attribute VB_Name = "..." line')
+        raise AddinBuildError('the VBA module has no Attribute VB_Name = "..." line')
     subs = {m.group(1): m.group(2).strip() for m in _VBA_SUB.finditer(text)}
     return VbaModule(name.group(1), subs)
 
@@ -141,7 +143,7 @@ def runpython_commands(text: str) -> list[str]:
         for part in parts:
             part = part.strip()
             if not (part.startswith('"') and part.endswith('"')):
-                raise BuildError(f"cannot read the RunPython command: {stripped}")
+                raise AddinBuildError(f"cannot read the RunPython command: {stripped}")
             pieces.append(part[1:-1].replace('""', '"'))
         commands.append("{id}".join(pieces))
     return commands
@@ -201,7 +203,7 @@ def find_schema(option: str | None = None) -> Path | None:
 
     if option:
         if not Path(option).is_file():
-            raise BuildError(f"no schema at {option}")
+            raise AddinBuildError(f"no schema at {option}")
         return Path(option)
     for candidate in (os.environ.get(ENV_SCHEMA), REPO_SCHEMA):
         if candidate and Path(candidate).is_file():
@@ -241,7 +243,7 @@ def check_sources(schema: Path | None, result: CheckResult,
         xml = custom_ui.read_bytes()
         bas_text = bas.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BuildError(f"cannot read the add-in sources: {exc}") from None
+        raise AddinBuildError(f"cannot read the add-in sources: {exc}") from None
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as exc:
@@ -481,9 +483,9 @@ def build_xlam(modules=None, custom_ui: bytes | None = None) -> tuple[bytes, lis
     try:
         modules = vba.project_modules() if modules is None else modules
     except vba.VbaSourceError as exc:
-        raise BuildError(str(exc)) from None
+        raise AddinBuildError(str(exc)) from None
     except (RuntimeError, OSError) as exc:
-        raise BuildError(f"cannot generate the UDF wrappers: {exc}") from None
+        raise AddinBuildError(f"cannot generate the UDF wrappers: {exc}") from None
     custom_ui = CUSTOM_UI.read_bytes() if custom_ui is None else custom_ui
     project = vbaproject.build_vba_project(vba.PROJECT_NAME, modules)
     return package_xlam(project, custom_ui), modules

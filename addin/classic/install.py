@@ -43,6 +43,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import TaskError
+
 ADDIN_NAME = "rates_xl.xlam"
 RECORD_NAME = "rates_xl-install.json"
 #: Where the add-in's VBA looks (GetConfigFilePath with PROJECT_NAME "rates_xl").
@@ -56,7 +58,7 @@ ENV_XLSTART = "RATES_XL_XLSTART"
 _LINE = re.compile(r'^\s*"([^"]*)"\s*,\s*"([^"]*)"\s*$|^\s*([^",]+?)\s*,\s*(.*?)\s*$')
 
 
-class InstallError(Exception):
+class InstallError(TaskError):
     """A failure the user can fix; the message says how."""
 
 

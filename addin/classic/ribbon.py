@@ -46,6 +46,7 @@ from typing import Any
 
 from rates_xl.addin.classic import scope, valuation
 from rates_xl.addin.classic.excel_surface import App, Book, Sheet
+from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import Area, cell_address
 
 log = logging.getLogger("rates_xl.addin")
@@ -54,7 +55,7 @@ TITLE = "Rates"
 
 
 # -- the context handlers work in --------------------------------------------------------------
-class DialogUnavailable(Exception):
+class DialogUnavailable(TaskError):
     """A dialog cannot be shown in this Python (no Tk, no COM); the message says what to do."""
 
 
@@ -406,7 +407,7 @@ def clear_cache(ctx: Context) -> str:
 
 
 def set_key(ctx: Context) -> str:
-    from rates_xl.addin import keys
+    from rates_xl.client import api_key as keys
     from rates_xl.functions import set_client
 
     secret = ctx.prompt_secret("Paste your Rates API key. It is stored in the system keychain, "
@@ -481,8 +482,8 @@ def explain(ctx: Context) -> str:
 
 
 def status(ctx: Context) -> str:
-    from rates_xl.addin import keys
     from rates_xl.addin.doctor import probe
+    from rates_xl.client import api_key as keys
     from rates_xl.functions import get_client
 
     client = get_client()
@@ -823,7 +824,7 @@ def inputbox_choose(app: App, prompt: str, title: str, options: list[str]) -> in
 def error_text(control_id: str, exc: BaseException) -> str:
     """What the user sees when a handler fails: the cause and what to do, never a traceback."""
     from rates_xl.addin.classic.install import InstallError
-    from rates_xl.addin.keys import KeychainError
+    from rates_xl.client.api_key import KeychainError
     from rates_xl.client.errors import RatesError
 
     if isinstance(exc, (KeychainError, DialogUnavailable, InstallError, RatesError)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from rates_xl.addin.classic import rtd
+from rates_xl.errors import TaskError
 from rates_xl.functions import errors
 
 MODULE_NAME = "RatesRtd"
@@ -157,7 +158,7 @@ _CALL = re.compile(r"^(?P<indent>[ \t]*)(?P<name>RATES_\w+) = (?P<call>XLPy\.Cal
                    r"[ \t]*$", re.MULTILINE)
 
 
-class WrapError(Exception):
+class WrapError(TaskError):
     """xlwings' generated wrappers no longer look as expected."""
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.addin.classic import vbaprune
+from rates_xl.errors import Internal, TaskError
 
 UDF_MODULE = "rates_xl.addin.classic.udfs"
 HERE = Path(__file__).resolve().parent
@@ -58,7 +59,7 @@ SHEET_CODENAME = "Sheet1"
 XLWINGS_ENTRY_POINTS = ("RatesReloadSettings", "XLWINGS_VERSION")
 
 
-class VbaSourceError(Exception):
+class VbaSourceError(TaskError):
     """The installed xlwings' VBA does not look as the patches expect."""
 
 
@@ -305,7 +306,7 @@ def export_udf_vba(workbook_name: str = "rates_xl.xlam", timeout: float = 120) -
     return json.loads(done.stdout)
 
 
-class _ComError(Exception):
+class _ComError(Internal):
     pass
 
 

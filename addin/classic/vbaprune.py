@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from rates_xl.errors import TaskError
+
 #: What conditional compilation knows about the host the add-in runs in (see above).
 KNOWN_CONSTANTS: dict[str, object] = {"mac": False, "app": "Microsoft Excel"}
 
@@ -49,7 +51,7 @@ _VARIABLES = re.compile(r"^\s*(?:Public|Private|Dim|Global)\s+(?!Declare\b|Const
                         r"|Property\b|Type\b|Enum\b|Event\b)(.*)$", re.I)
 
 
-class VbaStructureError(Exception):
+class VbaStructureError(TaskError):
     """The module does not have the shape this pruner understands; the build must stop."""
 
 

@@ -288,7 +288,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return payload
         try:
             return JSONResponse(packs.seal_fields(payload, batch_client()))
-        except packs.Refused as exc:
+        except packs.SealRequestRefused as exc:
             return refused(str(exc), 400)
 
     @app.post("/api/scenario")
@@ -304,7 +304,7 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
         try:  # the curves may be fetched and built: off the event loop
             return JSONResponse(await run_in_threadpool(scenario_sessions.open, payload, batch_client(), user))
-        except scenarios.Refused as exc:
+        except scenarios.ScenarioRequestRefused as exc:
             return refused(str(exc), exc.status)
 
     @app.post("/api/scenario/off")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rates_xl.addin.officejs import jwks
+from rates_xl.errors import Refusal
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -55,7 +56,7 @@ _B64URL = re.compile(r"^[A-Za-z0-9_-]+$")
 REFUSED_MEMBERS = ("crit", "b64", "zip")
 
 
-class SignInRefused(Exception):
+class SignInRefused(Refusal):
     """The request carries no acceptable sign-in; `str(exc)` is the reason, one line."""
 
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rates_xl.errors import CommandError
+
 CA_NAME = "rates-xl local CA"
 SERVER_NAMES = ("localhost",)
 SERVER_IPS = ("127.0.0.1", "::1")
@@ -210,7 +212,6 @@ def untrust(ca: Path, platform: str | None = None, run: Runner = _run) -> list[s
 def _apply(commands: list[list[str]], ca: Path, run: Runner, what: str) -> list[str]:
     if not commands:
         return []
-    from rates_xl.cli import CommandError
 
     for command in commands:
         result = run(command)

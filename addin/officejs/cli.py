@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import CommandError
+
 DEFAULT_PORT = 8766  # server.DEFAULT_PORT, repeated so this module stays light
 
 
@@ -37,9 +39,9 @@ def register(subparsers: Any) -> None:
                        help="percent of the service's rate limit Live mode may use for every page "
                             "together (default: RATES_LIVE_SHARE, 50; new formulas always have the rest)")
     serve.set_defaults(handler=run_serve)
-    from rates_xl.addin.officejs import teamcli
+    from rates_xl.addin.officejs import team_cli
 
-    teamcli.register(serve)  # the team server's sign-in options and `serve users ...`
+    team_cli.register(serve)  # the team server's sign-in options and `serve users ...`
 
     officejs = subparsers.add_parser(
         "officejs", help="install the Office.js add-in's manifest, its certificate, ...",
@@ -106,8 +108,6 @@ def _missing(exc: ImportError) -> str:
 
 
 def _error(message: str) -> Exception:
-    from rates_xl.cli import CommandError
-
     return CommandError(message)
 
 
@@ -161,10 +161,10 @@ def run_serve(args: argparse.Namespace) -> int:
         raise _error(f"--public-url {problem}")
     if not server.is_loopback(args.host):
         print(f"warning: listening on {args.host}: other computers can reach this server", file=sys.stderr)
-    from rates_xl.addin.officejs import teamcli
+    from rates_xl.addin.officejs import team_cli
     from rates_xl.functions import get_client
 
-    team = teamcli.team_from_args(args, public_url)  # None: the local single-user server
+    team = team_cli.team_from_args(args, public_url)  # None: the local single-user server
     client = get_client()  # one client for every batch, from the settings (RATES_*, the keychain)
     app = appmod.create_app(public_url, client=client, time_limit_s=args.time_limit, team=team,
                             live_share=None if args.live_share is None else args.live_share / 100)
@@ -175,7 +175,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if client.has_key:
         key_state = "set"
     else:
-        from rates_xl.addin.keys import how_to_set_key
+        from rates_xl.client.api_key import how_to_set_key
 
         key_state = f"NOT set: set one {how_to_set_key()}"
 

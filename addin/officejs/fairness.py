@@ -28,8 +28,10 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 
+from rates_xl.errors import Refusal
 
-class UserBusy(Exception):
+
+class UserBusy(Refusal):
     """This user already has as many batches waiting as allowed."""
 
 

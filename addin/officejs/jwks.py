@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.client import urls
+from rates_xl.errors import Refusal, TaskError
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -43,7 +44,7 @@ MAX_AGE_S = 300.0
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
-class ProviderError(Exception):
+class ProviderError(TaskError):
     """The provider's keys or configuration could not be fetched; `str()` says why, one line."""
 
 
@@ -110,7 +111,7 @@ def parse_keys(payload: Any, limit: int = MAX_KEYS) -> dict[str, Any]:
     return keys
 
 
-class KeysUnavailable(Exception):
+class KeysUnavailable(Refusal):
     """No key was ever fetched, and the latest fetch failed or ran past its deadline."""
 
 

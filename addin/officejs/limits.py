@@ -46,6 +46,8 @@ from typing import Any, TypeVar
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from rates_xl.errors import Internal, Refusal
+
 log = logging.getLogger("rates_xl.addin.officejs")
 T = TypeVar("T")
 
@@ -152,11 +154,11 @@ def protocol_with(limits: Limits) -> type[GuardedH11Protocol]:
 
 # -- bodies (ASGI middleware, outermost) --------------------------------------------------
 
-class _TooLarge(Exception):
+class _TooLarge(Internal):
     pass
 
 
-class _Gone(Exception):
+class _Gone(Internal):
     pass
 
 
@@ -222,7 +224,7 @@ async def refuse(send: Any, status: int, detail: str, *, close: bool = False) ->
 
 # -- batches in flight --------------------------------------------------------------------
 
-class Busy(Exception):
+class Busy(Refusal):
     """Every batch worker is busy and the queue is full."""
 
 

@@ -41,6 +41,7 @@ from typing import Any
 
 from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
 from rates_xl.client.live import LiveScheduler
+from rates_xl.errors import Refusal
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -57,7 +58,7 @@ MAX_SESSIONS = 16
 MAX_SESSION = 64
 
 
-class NoSuchSession(Exception):
+class NoSuchSession(Refusal):
     """The session is another user's (or one more than the user may open): answered 404."""
 
 

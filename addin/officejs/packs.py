@@ -20,6 +20,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from rates_xl.errors import InputError
+
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _MAC = re.compile(r"hmac-sha256:[0-9a-f]{16}:[0-9a-f]{64}")
 _MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
@@ -27,36 +29,36 @@ _MOMENT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
 MAX_ANSWERS = 20_000
 
 
-class Refused(ValueError):
+class SealRequestRefused(InputError):
     """A seal request that is not one: the message is the 400's detail."""
 
 
 def seal_fields(payload: Any, client: Any) -> dict[str, Any]:
     """The pack's own fields and seal for the answers the page holds (`payload`: {"answers":
-    [[digest, mac], ...], "valuation_time": "...Z" or null}); `Refused` for anything else."""
+    [[digest, mac], ...], "valuation_time": "...Z" or null}); `SealRequestRefused` for anything else."""
     from rates_xl.client.pack import Pack, public_url, utc_text
     from rates_xl.client.pack_seal import fields_bytes, own_fields, seal_over
 
     if not isinstance(payload, dict) or set(payload) - {"answers", "valuation_time"}:
-        raise Refused('expected {"answers": [[digest, mac], ...], "valuation_time": ...}')
+        raise SealRequestRefused('expected {"answers": [[digest, mac], ...], "valuation_time": ...}')
     answers = payload.get("answers")
     if not isinstance(answers, list) or not 0 < len(answers) <= MAX_ANSWERS:
-        raise Refused(f"answers: a list of 1 to {MAX_ANSWERS} [digest, mac] pairs")
+        raise SealRequestRefused(f"answers: a list of 1 to {MAX_ANSWERS} [digest, mac] pairs")
     signer = client.pack_signer
     pairs = []
     for number, item in enumerate(answers, start=1):
         if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
                 and _DIGEST.fullmatch(item[0]) and (item[1] is None or isinstance(item[1], str)
                                                     and _MAC.fullmatch(item[1]))):
-            raise Refused(f"answer {number}: not a [digest, mac] pair this server wrote")
+            raise SealRequestRefused(f"answer {number}: not a [digest, mac] pair this server wrote")
         if signer is not None and (item[1] is None or item[1].split(":")[1] != signer.key_id):
-            raise Refused(f"answer {number}: not signed by this server")
+            raise SealRequestRefused(f"answer {number}: not signed by this server")
         pairs.append((item[0], item[1]))
     if len(set(pairs)) != len(pairs):
-        raise Refused("an answer is given twice")
+        raise SealRequestRefused("an answer is given twice")
     moment = payload.get("valuation_time")
     if moment is not None and not (isinstance(moment, str) and _MOMENT.fullmatch(moment)):
-        raise Refused("valuation_time: a moment such as 2026-01-02T16:00:00Z, or null")
+        raise SealRequestRefused("valuation_time: a moment such as 2026-01-02T16:00:00Z, or null")
     pack = Pack(base_url=public_url(client.base_url), created=utc_text(datetime.now(UTC).timestamp()),
                 valuation_time=moment)
     fields = own_fields(pack)

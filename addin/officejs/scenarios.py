@@ -22,6 +22,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from rates_xl.errors import InputError
+
 #: Scenarios a server keeps, and per user (each holds a replaying client and its answers).
 MAX_SESSIONS = 32
 MAX_PER_USER = 4
@@ -29,7 +31,7 @@ MAX_PER_USER = 4
 MAX_SPEC = 400
 
 
-class Refused(ValueError):
+class ScenarioRequestRefused(InputError):
     """A scenario that cannot be applied: the message is the answer's detail (one line)."""
 
     def __init__(self, message: str, status: int = 400) -> None:
@@ -58,14 +60,14 @@ class Sessions:
         except ImportError as exc:  # QuantLib: the [sandbox] extra
             from rates_xl.extras import missing_extra
 
-            raise Refused(f"a scenario needs the local curve model: {missing_extra(exc, 'sandbox')}", 501) from None
+            raise ScenarioRequestRefused(f"a scenario needs the local curve model: {missing_extra(exc, 'sandbox')}", 501) from None
         from rates_xl.client.pack import public_url
 
         fetching = client if public_url(client.base_url) == pack.base_url else None
         try:
             under = apply(prepare(pack, fetching), scenario)
         except ScenarioError as exc:
-            raise Refused(str(exc)) from None
+            raise ScenarioRequestRefused(str(exc)) from None
         replaying = replaying_client(under)
         sid = secrets.token_hex(16)
         with self._lock:
@@ -97,30 +99,30 @@ class Sessions:
 
 
 def _read(payload: Any, client: Any) -> tuple[Any, Any]:
-    """The pack (checked) and the scenario the page sent, or Refused."""
+    """The pack (checked) and the scenario the page sent, or ScenarioRequestRefused."""
     from rates_xl.client.pack import PackError, loads
     from rates_xl.client.pack_seal import check
     from rates_xl.scenario.spec import SpecError, parse
 
     if not isinstance(payload, dict) or set(payload) - {"pack", "spec", "buckets"}:
-        raise Refused('expected {"pack": "<the book\'s market-data pack>", "spec": "SOFR+1bp", "buckets": null}')
+        raise ScenarioRequestRefused('expected {"pack": "<the book\'s market-data pack>", "spec": "SOFR+1bp", "buckets": null}')
     text, spec, buckets = payload.get("pack"), payload.get("spec"), payload.get("buckets")
     if not isinstance(text, str) or not text:
-        raise Refused("pack: the book carries no market-data pack: tick Record market data and recalculate "
+        raise ScenarioRequestRefused("pack: the book carries no market-data pack: tick Record market data and recalculate "
                       "(Ctrl+Alt+F9) first")
     if not isinstance(spec, str) or len(spec) > MAX_SPEC or not (buckets is None or isinstance(buckets, str)):
-        raise Refused("spec: a scenario such as SOFR+1bp (buckets: null or 1Y,2Y,5Y,10Y,30Y)")
+        raise ScenarioRequestRefused("spec: a scenario such as SOFR+1bp (buckets: null or 1Y,2Y,5Y,10Y,30Y)")
     try:
         pack = loads(text)
         scenario = parse(spec, buckets)
     except (PackError, SpecError) as exc:
-        raise Refused(str(exc)) from None
+        raise ScenarioRequestRefused(str(exc)) from None
     if pack.scenario is not None:
-        raise Refused(f"the book's pack is a scenario's ({pack.scenario.described}), not market data")
+        raise ScenarioRequestRefused(f"the book's pack is a scenario's ({pack.scenario.described}), not market data")
     verdict = check(pack, client.pack_signer)
     if verdict.is_edited:
-        raise Refused(f"the book's market-data pack was {verdict.headline()}: no scenario is applied to it")
+        raise ScenarioRequestRefused(f"the book's market-data pack was {verdict.headline()}: no scenario is applied to it")
     return pack, scenario
 
 
-__all__ = ["MAX_PER_USER", "MAX_SESSIONS", "Refused", "Session", "Sessions"]
+__all__ = ["MAX_PER_USER", "MAX_SESSIONS", "ScenarioRequestRefused", "Session", "Sessions"]

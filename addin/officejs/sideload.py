@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rates_xl.addin.officejs import manifest
+from rates_xl.errors import CommandError
 
 WEF_KEY = r"Software\Microsoft\Office\16.0\WEF\Developer"
 VALUE_NAME = manifest.ADDIN_ID
@@ -151,8 +152,6 @@ class Sideload:
     def registry(self) -> Registry:
         if self._registry is None:
             if not sys.platform.startswith("win"):
-                from rates_xl.cli import CommandError
-
                 raise CommandError("--platform windows registers the manifest in the Windows registry: "
                                    "run it on the Windows computer")
             self._registry = WindowsRegistry()
@@ -168,8 +167,6 @@ class Sideload:
         text = manifest.render(base_url)
         problems = manifest.check(text, base_url)
         if problems:
-            from rates_xl.cli import CommandError
-
             raise CommandError(f"the manifest for {base_url} is not valid: {problems[0]}")
         earlier = self.record() or {}
         if self._legacy():  # from now on this platform's own files (the record moves with it)

@@ -23,11 +23,13 @@ import threading
 import time
 from pathlib import Path
 
+from rates_xl.errors import TaskError
+
 TOKEN_PREFIX = "rxl_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 
 
-class UsersError(Exception):
+class UsersError(TaskError):
     """A user command that cannot be done; one line."""
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from rates_xl.addin.classic import refresh, ribbon, udfs
 from rates_xl.client import RatesClient
-from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
+from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
 from rates_xl.functions.sheet import Area
 from tests.support import serial_excel
 

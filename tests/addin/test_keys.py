@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from rates_xl.addin import cli as addin_cli
-from rates_xl.addin import keys
-from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME, load_settings
+from rates_xl.client import api_key as keys
+from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
+from rates_xl.client.settings import load_settings
 
 KEY = "test-key-6f1c2a9e"
 REPO = Path(__file__).resolve().parents[2]
@@ -190,7 +191,7 @@ def test_without_a_keychain_every_message_says_rates_api_key_not_key_set(
 
 
 def test_with_a_keychain_messages_say_key_set(cli, paths, keychain):
-    from rates_xl.addin.keys import how_to_set_key
+    from rates_xl.client.api_key import how_to_set_key
 
     assert "`rates-xl key set`" in how_to_set_key()
     code, _, err = cli("key", "status")

@@ -102,7 +102,7 @@ def test_the_callback_check_catches_mismatches(xml, bas):
 
 
 def test_a_bas_without_a_module_name_is_refused():
-    with pytest.raises(build.BuildError, match="VB_Name"):
+    with pytest.raises(build.AddinBuildError, match="VB_Name"):
         build.parse_bas("Sub X(control As IRibbonControl)\nEnd Sub\n")
 
 

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from rates_xl.addin.classic.udfs import UDFS
-from rates_xl.addin.keys import how_to_set_key
 from rates_xl.client import RatesClient, errors
+from rates_xl.client.api_key import how_to_set_key
 from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.functions.messages import MAX_LENGTH, PENDING, message_for
 from rates_xl.sandbox import EXPIRED_KEY, TRIAL_KEY

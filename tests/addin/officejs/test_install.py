@@ -20,6 +20,8 @@ import requests
 
 from rates_xl.addin.officejs import certs, manifest
 from rates_xl.addin.officejs.sideload import VALUE_NAME, WEF_FILE, WEF_KEY, Sideload
+from rates_xl.cli import main
+from rates_xl.errors import CommandError
 from rates_xl.sandbox import PAID_KEY
 from tests.support.sandbox import free_port
 
@@ -160,8 +162,6 @@ def test_trust_and_untrust_run_the_per_user_commands(tmp_path):
     run = Recorder()
     steps = certs.trust(paths.ca, "linux", run)
     assert run.commands == [] and any(str(paths.ca) in s for s in steps)
-    from rates_xl.cli import CommandError
-
     with pytest.raises(CommandError, match="access denied"):
         certs.trust(paths.ca, "win32", Recorder(returncode=1))
 
@@ -223,8 +223,6 @@ def test_serve_on_a_taken_port_prints_no_banner(tmp_path, tls):
 
 
 def test_serve_says_what_to_do_without_a_certificate(tmp_path, monkeypatch, capsys):
-    from rates_xl.cli import main
-
     monkeypatch.setenv("RATES_XL_DATA_DIR", str(tmp_path))
     assert main(["serve"]) == 1
     assert "rates-xl serve --certs" in capsys.readouterr().err

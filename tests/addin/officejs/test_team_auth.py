@@ -161,11 +161,11 @@ def test_the_team_manifest_carries_web_application_info(team_server):
 
 
 def test_serve_options_build_the_team_or_say_what_is_wrong(provider, tmp_path, capsys):
-    from rates_xl.addin.officejs import teamcli
+    from rates_xl.addin.officejs import team_cli
     from rates_xl.cli import CommandError, build_parser
 
     def team_for(*argv):
-        return teamcli.team_from_args(build_parser().parse_args(["serve", *argv]), "https://rates.corp.example")
+        return team_cli.team_from_args(build_parser().parse_args(["serve", *argv]), "https://rates.corp.example")
 
     assert team_for() is None  # no sign-in options: the local server, as before
     team = team_for("--oidc-issuer", provider.issuer, "--oidc-client-id", CLIENT_ID,

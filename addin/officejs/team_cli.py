@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import CommandError
+
 ENV = {
     "oidc_issuer": "RATES_SERVE_OIDC_ISSUER",
     "oidc_client_id": "RATES_SERVE_OIDC_CLIENT_ID",
@@ -29,8 +31,6 @@ def _missing(exc: ImportError) -> str:
 
 
 def _error(message: str) -> Exception:
-    from rates_xl.cli import CommandError
-
     return CommandError(message)
 
 

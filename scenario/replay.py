@@ -20,6 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rates_xl.errors import CommandError, UsageError
+
 #: RATES_* cells of a copy that get a note (a note is a drawing shape: thousands slow Excel).
 MAX_NOTES = 500
 MAX_LISTED = 40
@@ -27,8 +29,6 @@ MAX_LISTED = 40
 
 def parse(args: Any) -> Any:
     """--scenario SPEC (and --buckets) read: a Scenario, or None; one usage line otherwise."""
-    from rates_xl.cli import UsageError
-
     spec, buckets = getattr(args, "scenario", None), getattr(args, "buckets", None)
     if spec is None:
         if buckets is not None:
@@ -84,7 +84,6 @@ class Applied:
 def apply_to(replays: dict[Path, Any], scenario: Any, refused: dict[Path, str]) -> Applied:
     """Each book's pack (not refused) put under `scenario`, in place in `replays`; one
     CommandError line for a pack that is a scenario's already or a scenario it cannot take."""
-    from rates_xl.cli import CommandError
     from rates_xl.client.pack_seal import seal
     from rates_xl.scenario.apply import ScenarioError, apply, calibration_client, prepare
     from rates_xl.scenario.model import canonical

@@ -1,8 +1,13 @@
-"""The API key in the OS keychain: store, read, clear, and say where the client's key comes from.
+"""The API key: where the client's comes from (the OS keychain: store, read, clear; the
+environment), how to set one on this machine, and the sandbox's published keys.
 
 The key lives in the keychain under service "rates-xl", user "api_key" (the constants the
 client reads), or in the environment as RATES_API_KEY, which wins. Nothing here ever puts
 the key in a message, a repr or a log line.
+
+The local sandbox's built-in keys (`rates-xl sandbox`) are published in its docs: anyone may
+use them, so a pack signed with one proves nothing (pack_seal.py says so). The sandbox
+serves exactly these.
 """
 
 from __future__ import annotations
@@ -11,14 +16,23 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rates_xl.client.settings import KEYRING_SERVICE, KEYRING_USERNAME
+from rates_xl.errors import TaskError
 
 ENV_VAR = "RATES_API_KEY"
+#: Where the keychain holds the key (the client's settings read it there too).
+KEYRING_SERVICE = "rates-xl"
+KEYRING_USERNAME = "api_key"
+
+SANDBOX_PAID_KEY = "sandbox-paid"  # everything allowed
+SANDBOX_TRIAL_KEY = "sandbox-trial"  # live data only: valuation_time / valuation_date refused
+SANDBOX_EXPIRED_KEY = "sandbox-expired"  # every request refused: the trial is over
+#: The sandbox's built-in keys and the kind of each.
+SANDBOX_KEYS = {SANDBOX_PAID_KEY: "paid", SANDBOX_TRIAL_KEY: "trial", SANDBOX_EXPIRED_KEY: "expired"}
 _MIN_LENGTH = 8
 _MAX_LENGTH = 512
 
 
-class KeychainError(Exception):
+class KeychainError(TaskError):
     """The keychain cannot be used; the message says why and what to do."""
 
 
