@@ -6,6 +6,7 @@ for itself (except `formulas`, which parses the file its own way).
 
 from __future__ import annotations
 
+import io
 import re
 import zipfile
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from rates_xl.calc import package
+from rates_xl.calc.package import Package, escaped
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -37,11 +38,13 @@ class CalcError(Exception):
 
 
 class Book:
-    """One workbook file read with openpyxl (formulas kept) and what calc needs from it."""
+    """One workbook file, read once (`package`: its bytes), parsed with openpyxl (formulas kept),
+    and what calc needs from it."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.book = open_workbook(self.path)  # openpyxl, formulas kept (raises CalcError)
+        self.package = read_package(self.path)  # the file's one read (raises CalcError)
+        self.book = self.workbook()  # openpyxl, formulas kept
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.formulas = list(self._scan_formulas())  # (address, text)
         self.names = _defined_names(self.book)
@@ -49,14 +52,14 @@ class Book:
         self.iteration = _iteration_settings(self.book)
         # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
         # Excel recalculates such a book on opening, so its cached values are not Excel's.
-        self.full_calc_on_load = package.full_calc_on_load(self.path)
+        self.full_calc_on_load = self.package.full_calc_on_load()
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
         # only on F9, so a value it saved may predate an input edited since; none is trusted.
         self.manual_calculation = getattr(getattr(self.book, "calculation", None), "calcMode", None) == "manual"
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
-        self.dynamic_arrays = package.dynamic_array_anchors(self.path)
+        self.dynamic_arrays = self.package.dynamic_array_anchors()
         self.legacy_arrays: frozenset[Key] = frozenset()
         self.spills = self._spill_ranges()
         self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
@@ -68,9 +71,9 @@ class Book:
         """The values the file cached for its cells (read once, on first use): numbers, dates
         and times as serials, text, booleans, error text; an empty cached text is ""."""
         if self._cached is None:
-            read = package.cell_values(self.path)
+            read = self.package.cell_values()
             if read is None:  # not readable that way: openpyxl's reading (dates turned back)
-                self._cached, self.without_values = cached_values(self.path), None
+                self._cached, self.without_values = cached_values(self.package.stream()), None
             else:
                 self._cached, self.without_values = read
         return self._cached
@@ -90,7 +93,7 @@ class Book:
             self._handed_over = True
             workbook = self.book
         else:
-            workbook = open_workbook(self.path)
+            workbook = self.workbook()
         return self.as_stored(workbook)
 
     def writable_copy(self, keep_vba: bool) -> Any:
@@ -98,7 +101,19 @@ class Book:
         no engine took it (a book with nothing to recompute is then read once in all)."""
         if keep_vba == (self.path.suffix.lower() == ".xlsm"):
             return self.engine_copy()
-        return self.as_stored(open_workbook(self.path, keep_vba=keep_vba))
+        return self.as_stored(self.workbook(keep_vba=keep_vba))
+
+    def workbook(self, *, keep_vba: bool | None = None) -> Any:
+        """The book parsed by openpyxl (formulas kept) from the bytes read once; `keep_vba`
+        defaults to the file's kind (.xlsm)."""
+        import openpyxl
+
+        try:
+            keep_vba = self.path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
+            return openpyxl.load_workbook(self.package.stream(), keep_vba=keep_vba, keep_links=True)
+        except Exception as exc:
+            raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "
+                            "is it corrupt?") from None
 
     def as_stored(self, workbook: Any) -> Any:
         """`workbook` (openpyxl, read from this file) with the constants openpyxl reads wrongly
@@ -115,7 +130,7 @@ class Book:
         from openpyxl.utils.datetime import CALENDAR_WINDOWS_1900
 
         if not hasattr(self, "_strings_escaped"):  # one read of the package per book
-            self._strings_escaped = package.shared_strings_escaped(self.path)
+            self._strings_escaped = self.package.shared_strings_escaped()
         strings = self._strings_escaped
         windows = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900) == CALENDAR_WINDOWS_1900
         for ws in workbook.worksheets:
@@ -128,7 +143,7 @@ class Book:
                         cell.value = serial  # a number: the cell's own format shows the date
                 elif kind == "s" and strings and isinstance(value, str):
                     text = self.cached().get((ws.title, cell.coordinate))
-                    if isinstance(text, str) and (stored := package.escaped(text)) != value:
+                    if isinstance(text, str) and (stored := escaped(text)) != value:
                         cell.value = stored
         return workbook
 
@@ -261,28 +276,27 @@ def _empty(ws: Any, row: int, col: int) -> bool:
     return cell is None or cell.value is None
 
 
-def open_workbook(path: Path, *, keep_vba: bool | None = None) -> Any:
-    import openpyxl
-
+def read_package(path: Path) -> Package:
+    """The workbook file's bytes, read once, after the checks every caller of calc goes
+    through (calculate_many, the frozen copy, the benches); CalcError says what is wrong."""
     if not path.exists():
         raise CalcError(f"{path}: no such file")
     if path.is_dir():
         raise CalcError(f"{path} is a folder, not a workbook")
     if path.suffix.lower() not in (".xlsx", ".xlsm"):
         raise CalcError(f"{path}: not an .xlsx or .xlsm workbook")
-    if not zipfile.is_zipfile(path):
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CalcError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if not zipfile.is_zipfile(io.BytesIO(data)):
         raise CalcError(f"{path}: not a valid workbook (the file is not an Excel zip package; is it corrupt?)")
-    # Before anything inflates it (openpyxl here, then formualizer and formulas, each its own
-    # way): every caller of calc (calculate_many, the frozen copy, the benches) opens a book here.
+    # Before anything inflates it (openpyxl, then formualizer and formulas, each its own way).
     from rates_xl.calc.safezip import refusal
 
-    if (refused := refusal(path)) is not None:
+    if (refused := refusal(path, data)) is not None:
         raise CalcError(refused)
-    try:
-        keep_vba = path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
-        return openpyxl.load_workbook(path, keep_vba=keep_vba, keep_links=True)
-    except Exception as exc:
-        raise CalcError(f"{path}: cannot read the workbook ({type(exc).__name__}: {exc}); is it corrupt?") from None
+    return Package(data)
 
 
 def sheet_rows(ws: Any) -> list[list[Any]]:
@@ -296,7 +310,7 @@ def sheet_rows(ws: Any) -> list[list[Any]]:
     return list(rows.values())
 
 
-def cached_values(path: Path) -> dict[Key, Any]:
+def cached_values(path: Path | io.BytesIO) -> dict[Key, Any]:
     """The values the file itself cached for its cells (what Excel last computed)."""
     import openpyxl
 

@@ -1,4 +1,6 @@
-"""What openpyxl drops from a workbook's package and calc needs, read from the zip itself.
+"""A workbook file read once (`Package`: its bytes; openpyxl, the engines and every reader
+below read those, not the file again), and what openpyxl drops from it and calc needs, read
+from the zip itself.
 
 Two things: whether the book asks to be fully recalculated when opened (`full_calc_on_load`;
 openpyxl reads an absent attribute as True), and which array formulas are dynamic. Excel marks a dynamic-array formula by
@@ -14,6 +16,7 @@ sheet part otherwise (elements cleared as they go).
 
 from __future__ import annotations
 
+import io
 import posixpath
 import re
 import zipfile
@@ -28,69 +31,111 @@ _OFFICE_DOCUMENT = "http://schemas.openxmlformats.org/officeDocument/2006/relati
 _SHEET_METADATA = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sheetMetadata"
 
 
-def dynamic_array_anchors(path: str | Path) -> frozenset[tuple[str, str]] | None:
-    """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook; every
-    other array formula (`<f t="array">` without a dynamic cm) is a legacy one.
+class Package:
+    """One workbook file's bytes, read once, and what calc reads of its zip parts."""
 
-    None when the book carries no dynamic-array metadata at all: either it has only legacy
-    arrays or its writer dropped the marker (openpyxl and LibreOffice do), which the file
-    cannot tell apart. A file that cannot be read this way (not a zip, a part missing or
-    malformed) gives None too: calc's own reading of the file says what is wrong with it."""
-    try:
-        with zipfile.ZipFile(path) as package:
-            return _dynamic_anchors(package)
-    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-        return None
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    @classmethod
+    def open(cls, path: str | Path) -> Package:
+        return cls(Path(path).read_bytes())
+
+    def stream(self) -> io.BytesIO:
+        """The file's bytes as a file (openpyxl, the engines)."""
+        return io.BytesIO(self.data)
+
+    def _zip(self) -> zipfile.ZipFile:
+        return zipfile.ZipFile(self.stream())
+
+    def dynamic_array_anchors(self) -> frozenset[tuple[str, str]] | None:
+        """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook;
+        every other array formula (`<f t="array">` without a dynamic cm) is a legacy one.
+
+        None when the book carries no dynamic-array metadata at all: either it has only legacy
+        arrays or its writer dropped the marker (openpyxl and LibreOffice do), which the file
+        cannot tell apart. A file that cannot be read this way (not a zip, a part missing or
+        malformed) gives None too: calc's own reading of the file says what is wrong with it."""
+        try:
+            with self._zip() as package:
+                return _dynamic_anchors(package)
+        except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+            return None
+
+    def full_calc_on_load(self) -> bool:
+        """Whether workbook.xml's `<calcPr fullCalcOnLoad="1">` is set: writers that store no
+        answers (openpyxl) or placeholders (XlsxWriter's 0) set it, and Excel then recalculates
+        every formula on opening; Excel itself never saves it. Unreadable: True (trust nothing)."""
+        try:
+            with self._zip() as package:
+                root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
+        except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+            return True
+        calc = root.find(f"{_MAIN}calcPr")
+        return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
+
+    def cell_values(self) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]] | None:
+        """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
+        and times are their serials), text, bool or error text; and the formula cells with no
+        stored value at all (no `<v>`). openpyxl's reading with `data_only` costs a second full
+        parse, turns serials into dates and reads an empty cached text (`=""`) as no value; one
+        streaming pass here does neither. None when the file cannot be read this way."""
+        try:
+            with self._zip() as package:
+                return _cell_values(package)
+        except (OSError, KeyError, IndexError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+            return None
+
+    def shared_strings_escaped(self) -> bool:
+        """Whether the shared-string table holds `x005F_` (Excel's escape of a literal
+        `_xHHHH_` in text): openpyxl's reader drops every such run, so those cells' text must
+        be read here (`cell_values`) before a save writes it back (calc/book.py
+        `Book.as_stored`). Unreadable: False (openpyxl's own reading then fails or stands)."""
+        try:
+            with self._zip() as package:
+                return any(info.filename.lower().endswith("sharedstrings.xml") and b"x005F_" in package.read(info)
+                           for info in package.infolist())
+        except (OSError, zipfile.BadZipFile, ValueError):
+            return False
+
+    def application(self) -> str:
+        """The application that saved the book (`docProps/app.xml`): CHAR and CODE follow Mac
+        Roman in Excel for Mac, Windows-1252 elsewhere (calc/xlfuncs/text/characters.py)."""
+        try:
+            with self._zip() as package:
+                text = package.read("docProps/app.xml").decode("utf-8", "replace")
+        except (KeyError, OSError, zipfile.BadZipFile, ValueError):
+            return ""
+        match = re.search(r"<Application>([^<]*)</Application>", text)
+        return match.group(1) if match else ""
 
 
-def full_calc_on_load(path: str | Path) -> bool:
-    """Whether workbook.xml's `<calcPr fullCalcOnLoad="1">` is set: writers that store no
-    answers (openpyxl) or placeholders (XlsxWriter's 0) set it, and Excel then recalculates
-    every formula on opening; Excel itself never saves it. Unreadable: True (trust nothing)."""
-    try:
-        with zipfile.ZipFile(path) as package:
-            root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
-    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-        return True
-    calc = root.find(f"{_MAIN}calcPr")
-    return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
-
-
-def cell_values(path: str | Path) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]] | None:
-    """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
-    and times are their serials), text, bool or error text; and the formula cells with no
-    stored value at all (no `<v>`). openpyxl's reading with `data_only` costs a second full
-    parse, turns serials into dates and reads an empty cached text (`=""`) as no value; one
-    streaming pass here does neither. None when the file cannot be read this way."""
-    try:
-        with zipfile.ZipFile(path) as package:
-            names = set(package.namelist())
-            workbook_part = _office_document(package, names)
-            relations = _relations(package, names, workbook_part)
-            shared = _shared_strings(package, names, relations)
-            values: dict[tuple[str, str], Any] = {}
-            missing = set()
-            root = ElementTree.fromstring(package.read(workbook_part))
-            for sheet in root.iter(f"{_MAIN}sheet"):
-                relation = relations.get(sheet.get(f"{_REL}id", ""))
-                if relation is None or relation[1] not in names:
-                    continue
-                title = sheet.get("name", "")
-                with package.open(relation[1]) as part:
-                    for _event, element in ElementTree.iterparse(part, events=("end",)):
-                        if element.tag == f"{_MAIN}c":
-                            ref = element.get("r", "")
-                            value = _cell_value(element, shared)
-                            if value is not None:
-                                values[(title, ref)] = value
-                            elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
-                                missing.add((title, ref))
-                            element.clear()
-                        elif element.tag == f"{_MAIN}row":
-                            element.clear()
-            return values, frozenset(missing)
-    except (OSError, KeyError, IndexError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-        return None
+def _cell_values(package: zipfile.ZipFile) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]]:
+    names = set(package.namelist())
+    workbook_part = _office_document(package, names)
+    relations = _relations(package, names, workbook_part)
+    shared = _shared_strings(package, names, relations)
+    values: dict[tuple[str, str], Any] = {}
+    missing = set()
+    root = ElementTree.fromstring(package.read(workbook_part))
+    for sheet in root.iter(f"{_MAIN}sheet"):
+        relation = relations.get(sheet.get(f"{_REL}id", ""))
+        if relation is None or relation[1] not in names:
+            continue
+        title = sheet.get("name", "")
+        with package.open(relation[1]) as part:
+            for _event, element in ElementTree.iterparse(part, events=("end",)):
+                if element.tag == f"{_MAIN}c":
+                    ref = element.get("r", "")
+                    value = _cell_value(element, shared)
+                    if value is not None:
+                        values[(title, ref)] = value
+                    elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
+                        missing.add((title, ref))
+                    element.clear()
+                elif element.tag == f"{_MAIN}row":
+                    element.clear()
+    return values, frozenset(missing)
 
 
 _SHARED_STRINGS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
@@ -133,19 +178,6 @@ def escaped(value: str) -> str:
     goes through here."""
     value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
     return _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
-
-
-def shared_strings_escaped(path: str | Path) -> bool:
-    """Whether the shared-string table holds `x005F_` (Excel's escape of a literal `_xHHHH_`
-    in text): openpyxl's reader drops every such run, so those cells' text must be read here
-    (`cell_values`) before a save writes it back (calc/book.py `Book.as_stored`). Unreadable:
-    False (openpyxl's own reading then fails or stands)."""
-    try:
-        with zipfile.ZipFile(path) as package:
-            return any(info.filename.lower().endswith("sharedstrings.xml") and b"x005F_" in package.read(info)
-                       for info in package.infolist())
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return False
 
 
 def _cell_value(element: Any, shared: list[str]) -> Any:

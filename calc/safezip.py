@@ -27,6 +27,7 @@ repeated byte reaches deflate's limit, about 1030:1.
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 import zipfile
@@ -59,13 +60,14 @@ class _Damaged(Exception):
     """The package is not a readable zip: no verdict here."""
 
 
-def refusal(path: str | os.PathLike[str]) -> str | None:
+def refusal(path: str | os.PathLike[str], data: bytes | None = None) -> str | None:
     """One line, "BOOK: refused: why; not a workbook rates-xl will open", when the package
     would inflate beyond the limits above (or cannot be measured); None otherwise, including
-    for a file that is missing or not a zip at all (the engines report those)."""
+    for a file that is missing or not a zip at all (the engines report those). `data`: the
+    file's bytes, already read (calc/book.py reads a book once)."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
+        with (io.BytesIO(data) if data is not None else path.open("rb")) as handle:
             reason = _inspect(handle)
     except (OSError, _Damaged, zipfile.BadZipFile, ValueError, EOFError, struct.error):
         return None  # not a zip zipfile reads: every engine's reading fails and says so

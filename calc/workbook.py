@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rates_xl.calc import frozen, recalc, valuation
-from rates_xl.calc.book import Book, CalcError, open_workbook, reraise_interrupts, sheet_rows
+from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
 from rates_xl.calc.engines.rates import pinned_valuation_time
 from rates_xl.calc.results import BatchResult, CalcResult, ErrorCell, SkippedCell, listed_error
@@ -139,7 +139,7 @@ class WorkbookCalculation:
         from openpyxl.worksheet.formula import ArrayFormula
 
         texts = {}
-        book = open_workbook(self.path)
+        book = self.source.workbook()  # the formulas as the file holds them (the engine changed its copy)
         for ws in book.worksheets:
             for row in sheet_rows(ws):
                 for cell in row:

@@ -293,17 +293,8 @@ def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
                 continue
 
 
-def book_facts(path: Any) -> dict[str, Any]:
-    """What some functions need to know of the book: the application that saved it
-    (`docProps/app.xml`): CHAR and CODE follow Mac Roman in Excel for Mac, Windows-1252
-    elsewhere."""
-    import re
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(path) as package:
-            text = package.read("docProps/app.xml").decode("utf-8", "replace")
-    except (KeyError, OSError, zipfile.BadZipFile):
-        text = ""
-    match = re.search(r"<Application>([^<]*)</Application>", text)
-    return {"application": match.group(1) if match else ""}
+def book_facts(package: Any) -> dict[str, Any]:
+    """What some functions need to know of the book (calc/package.py `Package`): the
+    application that saved it, for CHAR and CODE (Mac Roman in Excel for Mac, Windows-1252
+    elsewhere)."""
+    return {"application": package.application()}

@@ -17,7 +17,7 @@ import xlsxwriter
 
 from rates_xl.calc.engines.formualizer.prepare import fit_legacy
 from rates_xl.calc.fidelity import same
-from rates_xl.calc.package import dynamic_array_anchors
+from rates_xl.calc.package import Package
 from rates_xl.calc.workbook import WorkbookCalculation
 
 #: Legacy arrays: stored range -> formula, and what Excel shows in the range (row by row).
@@ -67,7 +67,7 @@ def _cells(ref):
 
 
 def test_the_marker_is_read_from_the_package(book):
-    assert dynamic_array_anchors(book) == {("Arrays sheet", "P1"), ("Other", "B2")}
+    assert Package.open(book).dynamic_array_anchors() == {("Arrays sheet", "P1"), ("Other", "B2")}
     with zipfile.ZipFile(book) as package:  # XlsxWriter wrote them as Excel does
         assert 'cm="1"' in package.read("xl/worksheets/sheet1.xml").decode()
     calc = WorkbookCalculation(book)
@@ -79,8 +79,8 @@ def test_a_book_without_the_marker_or_not_a_package_says_so(tmp_path):
     plain.active["A1"] = "=1+1"
     plain.save(tmp_path / "plain.xlsx")
     (tmp_path / "junk.xlsx").write_bytes(b"not a zip")
-    assert dynamic_array_anchors(tmp_path / "plain.xlsx") is None  # no marker in the book
-    assert dynamic_array_anchors(tmp_path / "junk.xlsx") is None
+    assert Package.open(tmp_path / "plain.xlsx").dynamic_array_anchors() is None  # no marker in the book
+    assert Package.open(tmp_path / "junk.xlsx").dynamic_array_anchors() is None
 
 
 def test_excels_fill_rule():

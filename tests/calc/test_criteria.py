@@ -83,7 +83,7 @@ def test_white_space_only_text_stays_text(tmp_path):
     the values-frozen copy keeps it too."""
     import openpyxl
 
-    from rates_xl.calc import package
+    from rates_xl.calc.package import Package
     from rates_xl.calc.workbook import WorkbookCalculation
 
     book = openpyxl.Workbook()
@@ -95,5 +95,5 @@ def test_white_space_only_text_stays_text(tmp_path):
     calc = WorkbookCalculation(tmp_path / "space.xlsx", full=True)
     result = calc.compute()
     assert [result.values[("S", c)] for c in ("B1", "B2", "C1")] == [1, 1, 2]
-    copy, _missing = package.cell_values(calc.freeze(result, tmp_path / "space.values.xlsx"))
+    copy, _missing = Package.open(calc.freeze(result, tmp_path / "space.values.xlsx")).cell_values()
     assert (copy[("S", "A1")], copy[("S", "A2")]) == (" ", "\t")

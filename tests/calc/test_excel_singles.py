@@ -91,11 +91,11 @@ def test_constants_openpyxl_misreads_reach_the_engine_and_the_copy_as_stored(tmp
     which stores both as Excel does; the inputs are the corpus book's own, read from its XML."""
     import xlsxwriter
 
-    from rates_xl.calc import package
+    from rates_xl.calc.package import Package
     from rates_xl.calc.workbook import WorkbookCalculation
     from tests.calc.excel_cases import corpus_book, excel_value
 
-    stored, _missing = package.cell_values(corpus_book("formulas_test.xlsx"))
+    stored, _missing = Package.open(corpus_book("formulas_test.xlsx")).cell_values()
     text, serial = stored[("CORE", "B27")], stored[("CORE", "C22")]
     assert (text, serial) == ("_x0001_", 60)  # what the corpus file holds
     path = tmp_path / "constants.xlsx"
@@ -113,7 +113,7 @@ def test_constants_openpyxl_misreads_reach_the_engine_and_the_copy_as_stored(tmp
         assert result.values[("CORE", cell)] == excel_value("formulas_test.xlsx", f"CORE!{cell}"), cell
     assert not result.skipped and not result.stale
     out = calc.freeze(result, tmp_path / "constants.values.xlsx")
-    copy, _missing = package.cell_values(out)
+    copy, _missing = Package.open(out).cell_values()
     assert copy[("CORE", "B27")] == text and copy[("CORE", "C22")] == serial
 
 
@@ -124,7 +124,7 @@ def test_a_date_value_reaches_us_as_its_serial(tmp_path):
     number Excel keeps; the copy keeps each cell's own format."""
     import xlsxwriter
 
-    from rates_xl.calc import package
+    from rates_xl.calc.package import Package
     from rates_xl.calc.workbook import WorkbookCalculation
 
     path = tmp_path / "leap.xlsx"
@@ -141,7 +141,7 @@ def test_a_date_value_reaches_us_as_its_serial(tmp_path):
     for row, serial in enumerate((59, 60, 60.5, 61, 45000.25), start=1):
         assert result.values[("S", f"B{row}")] == serial and result.values[("S", f"C{row}")] == serial, row
     out = calc.freeze(result, tmp_path / "leap.values.xlsx")
-    copy, _missing = package.cell_values(out)
+    copy, _missing = Package.open(out).cell_values()
     assert [copy[("S", f"C{row}")] for row in range(1, 6)] == [59, 60, 60.5, 61, 45000.25]
     import openpyxl
 

@@ -17,7 +17,7 @@ import xlsxwriter
 from openpyxl.worksheet.formula import ArrayFormula
 
 from rates_xl.calc.fidelity import same
-from rates_xl.calc.package import full_calc_on_load
+from rates_xl.calc.package import Package
 from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.cli import main
 from rates_xl.client import RatesClient
@@ -55,7 +55,7 @@ def excel_saved(path: Path, cells: dict[str, object], cached: dict[str, object],
                 data = re.sub(rb'\s*fullCalcOnLoad="1"', b"", data)
             dst.writestr(item, data)
     raw.unlink()
-    assert not full_calc_on_load(path)
+    assert not Package.open(path).full_calc_on_load()
     return path
 
 
@@ -93,7 +93,7 @@ def test_books_written_without_excels_values_are_recomputed_unchecked(tmp_path, 
     wb = openpyxl.Workbook()
     wb.active["A1"], wb.active["B1"] = 3, "=A1*3"
     wb.save(tmp_path / "openpyxl.xlsx")
-    assert full_calc_on_load(tmp_path / "openpyxl.xlsx")
+    assert Package.open(tmp_path / "openpyxl.xlsx").full_calc_on_load()
     result = WorkbookCalculation(tmp_path / "openpyxl.xlsx").compute()
     assert result.value("Sheet", "B1") == 9 and result.checked == 0 and result.unchecked == 1
     assert main(["calc", str(tmp_path / "openpyxl.xlsx"), "--no-progress"]) == 0
@@ -327,3 +327,35 @@ def test_a_kept_control_character_does_not_stop_the_engine(tmp_path):
     with zipfile.ZipFile(calc.freeze(result, tmp_path / "ctrl.values.xlsx")) as package:
         stored = package.read("xl/worksheets/sheet1.xml").decode()
     assert "_x0001_" in stored  # as Excel stores CHAR(1); it was dropped
+
+
+def test_the_input_file_is_read_once(tmp_path, monkeypatch):
+    """A calculation reads the workbook's bytes once (calc/package.py `Package`): openpyxl, the
+    package readers (dynamic arrays, cached values, calcPr, shared strings, the saving
+    application), the engine's copy and the values-frozen copy all read those bytes. It opened
+    the file six to eight times before (issue 29)."""
+    import builtins
+    import io
+    import shutil
+    from pathlib import Path
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = tmp_path / "arrays.xlsx"
+    shutil.copyfile(Path(__file__).parent / "corpus" / "source" / "arrays.xlsx", book)
+    opened = []
+    real_open, real_io_open = builtins.open, io.open
+
+    def counting(opener):
+        def open_(file, *args, **kwargs):
+            if str(file) == str(book):
+                opened.append(file)
+            return opener(file, *args, **kwargs)
+        return open_
+
+    monkeypatch.setattr(builtins, "open", counting(real_open))
+    monkeypatch.setattr(io, "open", counting(real_io_open))
+    calc = WorkbookCalculation(book, full=True)
+    result = calc.compute()
+    calc.freeze(result, tmp_path / "arrays.values.xlsx")
+    assert len(opened) == 1
