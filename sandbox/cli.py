@@ -141,6 +141,11 @@ def _serve_pack(args: argparse.Namespace, serve) -> int:
         raise CommandError(str(exc)) from None
     from rates_xl.client.pack_seal import check, signer_from_settings
 
+    if pack.scenario is not None:
+        # Served over HTTP, its answers would reach cells as if from a service: never.
+        raise CommandError(f"{path.name} holds a scenario's pack ({pack.scenario.described}): its answers are not "
+                           "market data and are not served; replay it with rates-xl calc --replay, or use the "
+                           "Scenario control in Excel (docs/scenarios.md)")
     verdict = check(pack, signer_from_settings())
     if verdict.is_edited and not args.allow_edited_pack:
         raise CommandError(f"{path.name}: its market-data pack was {verdict.headline()}: not served (a replay "

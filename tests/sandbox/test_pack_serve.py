@@ -105,3 +105,22 @@ def test_replay_with_the_sandbox_stopped_gives_the_same_answers(sandbox_factory,
         gone.fx_spot("EURUSD")  # really stopped
     with RatesClient(replay=loads(recorder.pack().dumps())) as offline:
         assert [offline.get(name, **params) for name, params in CALLS] == live
+
+
+def test_a_scenario_pack_is_never_served(sandbox, sandbox_key, tmp_path, monkeypatch):
+    """Served over HTTP, a scenario's answers would reach cells as a service's: refused."""
+    from rates_xl.client.pack_seal import seal
+    from rates_xl.scenario.apply import apply, prepare
+    from rates_xl.scenario.spec import parse
+
+    monkeypatch.setenv("RATES_PERSISTENT", "false")
+    with RatesClient(base_url=sandbox.base_url, api_key=sandbox_key) as client:
+        with client.recording() as recorder:
+            client.swap_rate("SOFR", "2D", "10Y", "1Y", valuation_time="2026-03-10T16:00:00Z")
+        under = seal(apply(prepare(recorder.pack(), client), parse("SOFR+1bp")), None)
+    path = under.write(tmp_path / "scenario.pack.json")
+    result = subprocess.run([*COMMAND, "sandbox", "--port", "0", "--pack", str(path)], capture_output=True,
+                            text=True, timeout=60)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, result.stderr
+    assert "holds a scenario's pack (SOFR+1bp): its answers are not market data and are not served" in lines[0]
