@@ -291,15 +291,21 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         except packs.SealRequestRefused as exc:
             return refused(str(exc), 400)
 
-    @app.post("/api/scenario")
-    async def scenario_on(request: Request) -> Response:
-        """The task pane's Scenario: the book's pack under a scenario (scenarios.py)."""
+    async def user_and_json(request: Request) -> tuple[str | None, Any] | Response:
+        """The signed-in user (None locally) and the JSON body, or the answer refusing them."""
         user = await admitted(request)
         if isinstance(user, Response):
             return user
         payload = parse_json(await request.body())
-        if isinstance(payload, Response):
-            return payload
+        return payload if isinstance(payload, Response) else (user, payload)
+
+    @app.post("/api/scenario")
+    async def scenario_on(request: Request) -> Response:
+        """The task pane's Scenario: the book's pack under a scenario (scenarios.py)."""
+        parsed = await user_and_json(request)
+        if isinstance(parsed, Response):
+            return parsed
+        user, payload = parsed
         from starlette.concurrency import run_in_threadpool
 
         try:  # the curves may be fetched and built: off the event loop
@@ -309,23 +315,19 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
 
     @app.post("/api/scenario/off")
     async def scenario_off(request: Request) -> Response:
-        user = await admitted(request)
-        if isinstance(user, Response):
-            return user
-        payload = parse_json(await request.body())
-        if isinstance(payload, Response):
-            return payload
+        parsed = await user_and_json(request)
+        if isinstance(parsed, Response):
+            return parsed
+        user, payload = parsed
         sid = payload.get("scenario") if isinstance(payload, dict) else None
         return JSONResponse({"off": scenario_sessions.close(sid, user)})
 
     async def live_request(request: Request) -> tuple[Any, str, str | None] | Response:
         """The body, session and user of a Live request, or the answer refusing it."""
-        user = await admitted(request)
-        if isinstance(user, Response):
-            return user
-        payload = parse_json(await request.body())
-        if isinstance(payload, Response):
-            return payload
+        parsed = await user_and_json(request)
+        if isinstance(parsed, Response):
+            return parsed
+        user, payload = parsed
         session = session_of(payload)
         if session is None:
             return refused("expected {\"session\": \"<8 to 64 letters and digits>\", ...}", 400)

@@ -1,4 +1,5 @@
-"""Fixtures for the add-in tests: a file-backed keychain, private config and XLSTART paths."""
+"""Fixtures for the add-in tests: a file-backed keychain, private config and XLSTART paths, and
+the classic add-in's client on a sandbox."""
 
 from __future__ import annotations
 
@@ -78,3 +79,22 @@ def built_xlam(built, tmp_path_factory):
     path = tmp_path_factory.mktemp("dist") / "rates_xl.xlam"
     path.write_bytes(built.xlam)
     return path
+
+
+@pytest.fixture
+def classic_client(sandbox, sandbox_key):
+    """The classic add-in's shared client on `sandbox`; every book's refresh scopes, pinned
+    moments and scenarios forgotten afterwards."""
+    from rates_xl.addin.classic import refresh, scenario, udfs, valuation
+    from rates_xl.client import RatesClient
+
+    refresh.clear_scopes()
+    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
+    udfs.set_client(live)
+    yield live
+    udfs.set_client(None)
+    live.close()
+    refresh.clear_scopes()
+    valuation._pins.clear()
+    for name in list(scenario._books):
+        scenario._books.pop(name).client.close()

@@ -8,8 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, udfs, valuation
-from rates_xl.client import RatesClient
+from rates_xl.addin.classic import ribbon, valuation
 from rates_xl.client.pack import loads
 from rates_xl.client.pack_workbook import NAMESPACE
 from tests.support import serial_excel
@@ -23,15 +22,8 @@ CELLS = {
 
 
 @pytest.fixture
-def client(sandbox, sandbox_key):
-    refresh.clear_scopes()
-    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
-    udfs.set_client(live)
-    yield live
-    udfs.set_client(None)
-    live.close()
-    refresh.clear_scopes()
-    valuation._pins.clear()
+def client(classic_client):
+    return classic_client
 
 
 def _parts(book):

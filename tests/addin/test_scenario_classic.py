@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, scenario, udfs, valuation
+from rates_xl.addin.classic import ribbon, scenario, valuation
 from rates_xl.client import RatesClient
 from rates_xl.sandbox.server import start_in_thread
 from tests.support import serial_excel
@@ -31,17 +31,8 @@ def sandbox(sandbox_factory):
 
 
 @pytest.fixture
-def client(sandbox, sandbox_key):
-    refresh.clear_scopes()
-    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
-    udfs.set_client(live)
-    yield live
-    udfs.set_client(None)
-    live.close()
-    refresh.clear_scopes()
-    valuation._pins.clear()
-    for name in list(scenario._books):
-        scenario._books.pop(name).client.close()
+def client(classic_client):
+    return classic_client
 
 
 @pytest.fixture

@@ -5,23 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, udfs, valuation
-from rates_xl.client import RatesClient
+from rates_xl.addin.classic import ribbon, udfs
 from tests.support import serial_excel
 
 SWAP = "swap_rate?fixed_leg_frequency=1Y&index=SOFR&maturity_date=10Y&start_date=0D"
 
 
 @pytest.fixture
-def client(sandbox, sandbox_key):
-    refresh.clear_scopes()
-    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, persistent=False)
-    udfs.set_client(live)
-    yield live
-    udfs.set_client(None)
-    live.close()
-    refresh.clear_scopes()
-    valuation._pins.clear()
+def client(classic_client):
+    return classic_client
 
 
 def test_rates_source_reads_the_cells_formula_not_its_value(client):

@@ -423,24 +423,6 @@
     }
   }
 
-  function scenarioPost(url, body) {
-    return bearer(false).then(function (token) {
-      var headers = { "Content-Type": "application/json" };
-      if (token) {
-        headers.Authorization = "Bearer " + token;
-      }
-      return fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body),
-                          credentials: "same-origin", cache: "no-store" });
-    }).then(function (response) {
-      return response.json().catch(function () { return null; }).then(function (answer) {
-        if (!response.ok || !answer) {
-          throw new Error(answer && answer.detail ? answer.detail : describeFailure(response, answer));
-        }
-        return answer;
-      });
-    });
-  }
-
   function applyScenario(spec) {
     scenarioState("applying " + spec + "...");
     return readBookPack().then(function (text) {
@@ -448,7 +430,7 @@
         throw new Error("this book carries no market-data pack: tick Record market data and recalculate " +
                         "(Ctrl+Alt+F9) first");
       }
-      return scenarioPost("/api/scenario", { pack: text, spec: spec, buckets: null });
+      return postJson("/api/scenario", { pack: text, spec: spec, buckets: null });
     }).then(function (answer) {
       if (live.on) {
         setLive(false); // Live answers from the service; a scenario from the book's pack
@@ -477,7 +459,7 @@
     remember(null);
     showScenario(null, []);
     scenarioState("at market");
-    var off = id ? scenarioPost("/api/scenario/off", { scenario: id }).catch(function () { return null; })
+    var off = id ? postJson("/api/scenario/off", { scenario: id }).catch(function () { return null; })
                  : Promise.resolve();
     return off.then(recalculate);
   }
@@ -626,8 +608,9 @@
     }
   }
 
-  function livePost(url, body) {
-    body.session = live.session;
+  // A JSON POST to this server with the user's sign-in: its JSON answer, or an Error saying
+  // why not (the server's detail when it gave one).
+  function postJson(url, body) {
     return bearer(false).then(function (token) {
       var headers = { "Content-Type": "application/json" };
       if (token) {
@@ -638,11 +621,17 @@
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (answer) {
         if (!response.ok || !answer) {
-          throw new Error(describeFailure(response, answer));
+          throw new Error(answer && typeof answer.detail === "string" ? answer.detail
+                                                                     : describeFailure(response, answer));
         }
         return answer;
       });
     });
+  }
+
+  function livePost(url, body) {
+    body.session = live.session;
+    return postJson(url, body);
   }
 
   function resultOf(outcome) {
