@@ -130,7 +130,7 @@ def apply(ctx: Any) -> str:
     scenario = parse(str(answer))  # a SpecError (ValueError) is the button's message box
     ctx.notify(f"Rates: building the curves for {scenario.text}...")
     under = _under(pack, scenario)
-    from rates_xl.scenario.apply import replaying_client
+    from rates_xl.scenario.apply import replaying_client  # (loaded by _under already)
 
     client = replaying_client(under)
     with _lock:
@@ -174,7 +174,13 @@ def _under(pack: Any, scenario: Any) -> Any:
     add-in's client when it is the service that recorded the pack."""
     from rates_xl.client.pack import public_url
     from rates_xl.functions.core import get_client
-    from rates_xl.scenario.apply import ScenarioError, apply, prepare
+
+    try:
+        from rates_xl.scenario.apply import ScenarioError, apply, prepare
+    except ImportError as exc:  # QuantLib: the [sandbox] extra, which `pip install .` leaves out
+        from rates_xl.extras import missing_extra
+
+        raise ValueError(f"a scenario needs the local curve model: {missing_extra(exc, 'sandbox')}") from None
 
     shared = get_client()
     client = shared if public_url(shared.base_url) == pack.base_url else None

@@ -165,3 +165,26 @@ def test_the_ribbon_declares_the_control_and_the_vba_its_callbacks():
     assert "Public Sub RatesShowScenario(shown As String)" in bas
     assert 'RatesUI.InvalidateControl "rates_scenario"' in bas
     assert set(serial_excel.ADDIN_RUN) == {scenario.SHOW_MACRO}
+
+
+def test_without_quantlib_the_button_says_which_extra(client, monkeypatch):
+    """`pip install .` (the Windows install) leaves QuantLib out: the Scenario button says
+    which extra to install, never 'the button failed'."""
+    import sys
+
+    app = serial_excel.App()
+    book = app.add_book("NoQL.xlsx", {"Rates": CELLS})
+    try:
+        assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 5"
+        for name in [m for m in sys.modules if m.startswith(("rates_xl.scenario.", "rates_xl.sandbox."))
+                     and not m.endswith(".spec")]:
+            monkeypatch.delitem(sys.modules, name)
+        monkeypatch.setitem(sys.modules, "QuantLib", None)  # import QuantLib: ModuleNotFoundError
+        app.api.input_answers = ["SOFR+1bp"]
+        assert ribbon.on_action("rates_scenario", book=book) == "failed"
+        said = app.alerts[-1][0]
+        assert said.startswith("a scenario needs the local curve model: QuantLib is not installed: this needs the "
+                               "[sandbox] extra"), said
+        assert scenario.active(book.name) is None
+    finally:
+        app.close()
