@@ -21,6 +21,9 @@ from rates_xl.functions.sheet import Area, Key, cell_address
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
 MAX_UNTRUSTED_NOTES = 500
+#: The defined name the classic add-in gives a book while a scenario is on (the add-in's
+#: scenario.NAME; calc may not import the add-in: tests/test_layers.py, and a test holds them equal).
+SCENARIO_MARK = "RATES_SCENARIO"
 
 
 def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
@@ -53,6 +56,7 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     _note(copy, result.cut)
     _note(copy, result.untrusted[:MAX_UNTRUSTED_NOTES])
     _note(copy, result.scenario_notes)
+    _scenario_mark(copy, result)
     if result.scenario:
         # File > Info in Excel (and any program's document properties) say it too.
         copy.properties.title = f"SCENARIO {result.scenario}: not market data"
@@ -71,6 +75,24 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     except Exception as exc:  # a value the writer refuses: say which file, never a traceback
         raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
     return out
+
+
+def _scenario_mark(copy: Any, result: CalcResult) -> None:
+    """A copy never carries `SCENARIO_MARK`, the defined name the classic add-in gives a book
+    while a scenario is on: the add-in, finding it in an open book, recalculates the book's
+    RATES_ cells from the market and says so (addin/classic/scenario.py `reopened`), which a
+    copy of values cannot do. A book saved in Excel under a scenario held the scenario's
+    values; a copy computed at market says so in the summary. A scenario's copy says it is one
+    in its properties, notes and pack (scenario/replay.py)."""
+    saved = next((name for name in copy.defined_names if name.upper() == SCENARIO_MARK), None)
+    if saved is None:
+        return
+    was = (copy.defined_names[saved].attr_text or "").lstrip("=").strip().strip('"')
+    del copy.defined_names[saved]
+    if not result.scenario:
+        result.notes.append(f"saved in Excel while a scenario was on ({was}): the values it held were the "
+                            "scenario's; this copy is computed at market, so it does not carry the "
+                            f"{SCENARIO_MARK} mark")
 
 
 def _write_range(ws: Any, area: Area, values: dict[Key, Any]) -> None:

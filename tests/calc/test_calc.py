@@ -146,6 +146,32 @@ def test_calc_command_lists_error_cells_and_exits_3(tmp_path, rates_client, caps
     assert isinstance(frozen["A5"].value, float)
 
 
+def test_a_book_saved_under_a_scenario_is_computed_at_market_and_its_copy_loses_the_mark(tmp_path, rates_client, capsys):
+    """The classic add-in names a book RATES_SCENARIO while a scenario is on, and a book saved
+    so keeps the scenario's values: calc computes it at market, so its copy must not say
+    "not market data" (the add-in would take it for a scenario's), and the summary says why."""
+    from rates_xl.addin.classic.scenario import NAME
+    from rates_xl.calc.frozen import SCENARIO_MARK
+
+    assert SCENARIO_MARK == NAME
+    path = tmp_path / "saved.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Data")
+    sheet.write_formula("A1", '=RATES_SWAP("SOFR","2D","5Y","1Y")', None, 9.99)  # the scenario's value
+    sheet.write_formula("A2", "=A1*100", None, 999)
+    book.define_name(NAME, '="SOFR+1bp: not market data"')
+    book.close()
+    out = tmp_path / "saved.values.xlsx"
+    assert main(["calc", str(path), "-o", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "saved in Excel while a scenario was on (SOFR+1bp: not market data)" in printed
+    frozen = openpyxl.load_workbook(out)
+    assert NAME not in {name.upper() for name in frozen.defined_names}
+    market = rates_client.swap_rate("SOFR", "2D", "5Y", "1Y").swap_rate
+    assert frozen["Data"]["A1"].value == pytest.approx(market)
+    assert frozen["Data"]["A2"].value == pytest.approx(market * 100)
+
+
 def test_calc_command_refuses_what_it_cannot_do(tmp_path, rates_client, capsys):
     assert main(["calc", str(tmp_path / "missing.xlsx")]) == 1
     assert "no such file" in capsys.readouterr().err

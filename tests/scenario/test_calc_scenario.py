@@ -92,6 +92,9 @@ def test_the_copy_its_cells_and_its_pack_say_it_is_a_scenario(computed):
     assert source["Scenario"].startswith("SOFR+1bp: the recorded answer moved by the local model")
     book = openpyxl.load_workbook(copy)
     assert book.properties.title == "SCENARIO SOFR+1bp: not market data"
+    # Not the classic add-in's live mark (addin/classic/scenario.py NAME): finding it, the add-in
+    # would "recalculate from the market" a copy of values and drop the mark (calc/frozen.py).
+    assert "RATES_SCENARIO" not in book.defined_names
     for cell in ("A1", "B1", "B2", "C1", "E1"):
         note = book["Rates"][cell].comment
         assert note is not None and "SCENARIO SOFR+1bp, NOT market data" in note.text, cell
