@@ -32,7 +32,11 @@ MOVING_REFERENCES = frozenset({"OFFSET", "INDIRECT"})
 
 
 @dataclass
-class Plan:
+class Scope:
+    """What a recalculation covers: the anchors it recomputes, the ones with new answers and
+    the ones the file holds no value for (`scope` decides; "plan" is the requests' planning
+    round, functions/plan.py)."""
+
     full: bool
     recompute: set[Key]  # anchors the engine computes
     inputs: set[Key]  # anchors with new answers (RATES_*, NOW ...): fixed for the check
@@ -62,7 +66,8 @@ class Plan:
     _moving: set[Key] = field(default_factory=set, repr=False)
 
 
-def plan(book: Book, full: bool) -> Plan:
+def scope(book: Book, full: bool) -> Scope:
+    """The recalculation's scope: every formula (`full`), or what is downstream of a new answer."""
     cells = book.cells
     # A book whose values are placeholders, or may be out of date (manual calculation; see
     # Book), is recomputed whole and checked against none of them.
@@ -78,7 +83,7 @@ def plan(book: Book, full: bool) -> Plan:
             for key in uncached - book.without_values:
                 cached[key] = ""
             uncached &= book.without_values
-    result = Plan(full, set(cells), inputs, uncached, _book=book, _moving=moving)
+    result = Scope(full, set(cells), inputs, uncached, _book=book, _moving=moving)
     if not full:
         sources = inputs | uncached | moving
         if len(sources) == len(cells):
@@ -120,14 +125,14 @@ class Outcome:
     unchecked: int = 0
 
 
-def compare(book: Book, plan: Plan, values: dict[Key, Any], unsupported: dict[Key, str]) -> Outcome:
+def compare(book: Book, scope: Scope, values: dict[Key, Any], unsupported: dict[Key, str]) -> Outcome:
     """Compare each recomputed anchor's cells with the cached ones (inputs and cells the
     engine does not compute left out; so are cells reading an input the file has no value for)."""
     cached = book.cached()
-    blind = plan.downstream(plan.inputs & plan.uncached)
+    blind = scope.downstream(scope.inputs & scope.uncached)
     outcome = Outcome(values, {})
-    for key in sorted(plan.recompute - plan.inputs - set(unsupported)):
-        if key in plan.uncached or key in blind:
+    for key in sorted(scope.recompute - scope.inputs - set(unsupported)):
+        if key in scope.uncached or key in blind:
             outcome.unchecked += 1
             continue
         outcome.checked += 1
@@ -147,21 +152,21 @@ def compare(book: Book, plan: Plan, values: dict[Key, Any], unsupported: dict[Ke
     return outcome
 
 
-def roots(plan: Plan, wrong: set[Key]) -> set[Key]:
+def roots(scope: Scope, wrong: set[Key]) -> set[Key]:
     """The wrong cells no other wrong cell feeds: their own formula is what the engine gets
     wrong (the others may only have read a wrong value)."""
-    if not plan.graph and len(wrong) < 2:
+    if not scope.graph and len(wrong) < 2:
         return set(wrong)
-    plan.downstream(wrong)  # builds the graph
-    after = {d for key in wrong for d in plan.graph.dependents.get(key, ())}
-    return wrong - plan.downstream(after) if after else set(wrong)
+    scope.downstream(wrong)  # builds the graph
+    after = {d for key in wrong for d in scope.graph.dependents.get(key, ())}
+    return wrong - scope.downstream(after) if after else set(wrong)
 
 
-def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]:
+def stale_cells(book: Book, scope: Scope, wrong: dict[Key, str]) -> dict[Key, str]:
     """Anchor -> reason for every cell kept at its cached value: the wrong ones, and the
     recomputed cells downstream of a wrong one whose own value may have moved."""
     stale = {}
-    changing = plan.changing() if wrong else set()
+    changing = scope.changing() if wrong else set()
     for key, why in wrong.items():
         moved = key in changing
         stale[key] = (f"stale: {why}, so Excel's value is kept" +
@@ -170,10 +175,10 @@ def stale_cells(book: Book, plan: Plan, wrong: dict[Key, str]) -> dict[Key, str]
     if moving:
         first = {}
         for key in sorted(moving):
-            for after in plan.downstream({key}):
+            for after in scope.downstream({key}):
                 first.setdefault(after, key)
         for after, origin in first.items():
-            if after not in stale and after in plan.recompute:
+            if after not in stale and after in scope.recompute:
                 stale[after] = (f"stale: reads {address(*origin)}, which the engine does not compute as "
                                 "Excel does, so Excel's value is kept; it may predate this calculation's inputs")
     return stale

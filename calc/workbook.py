@@ -60,7 +60,7 @@ class WorkbookCalculation:
         self.round_seconds: list[float] = []  # how long each evaluation took (bench/calc_speed.py)
         self._calls_rates: bool | None = None
         self.full = full
-        self.plan = recalc.plan(self.source, full)
+        self.scope = recalc.scope(self.source, full)
         self.checked = self.unchecked = 0
         self.stale: dict[Key, str] = {}  # anchors kept at Excel's value: why
         self.engine, self.engine_reason = self._load(engine_name)
@@ -91,37 +91,37 @@ class WorkbookCalculation:
             yield
 
     def _load(self, engine_name: str) -> tuple[Engine, str]:
-        """The engine that computes the plan's cells, after the check at the stored inputs."""
-        plan, book = self.plan, self.source
-        if not plan.recompute:
+        """The engine that computes the scope's cells, after the check at the stored inputs."""
+        scope, book = self.scope, self.source
+        if not scope.recompute:
             return Settled("none", {}), ""
         loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
-                                     constants=recalc.constants(book, plan.kept))
-        if not plan.recompute - plan.uncached - plan.inputs:
+                                     constants=recalc.constants(book, scope.kept))
+        if not scope.recompute - scope.uncached - scope.inputs:
             # Nothing the file holds a value for: nothing to check against.
-            self.unchecked = len(plan.recompute - plan.inputs)
+            self.unchecked = len(scope.recompute - scope.inputs)
             return loaded, reason
         # The check: the recomputed cells at the stored inputs (the RATES_* and NOW-like
         # cells held at their cached values, no service call), against Excel's values.
-        inputs = recalc.constants(book, plan.inputs)
+        inputs = recalc.constants(book, scope.inputs)
         held = {**dict.fromkeys(loaded.service_cells()), **inputs}
         loaded.hold(held)
-        outcome = recalc.compare(book, plan, loaded.evaluate(), loaded.unsupported)
+        outcome = recalc.compare(book, scope, loaded.evaluate(), loaded.unsupported)
         self.checked, self.unchecked = outcome.checked, outcome.unchecked
         for _ in range(MAX_CHECK_ROUNDS):
             # A cell may disagree only because it read a wrong one: hold the wrong cells no
             # other wrong cell feeds at Excel's values and compare what they feed again.
-            first = recalc.roots(plan, set(outcome.wrong))
+            first = recalc.roots(scope, set(outcome.wrong))
             if first == set(outcome.wrong):
                 break
             loaded.hold(recalc.constants(book, first))
             held.update(recalc.constants(book, first))
-            again = recalc.compare(book, plan, loaded.evaluate(), {**loaded.unsupported, **dict.fromkeys(first, "")})
+            again = recalc.compare(book, scope, loaded.evaluate(), {**loaded.unsupported, **dict.fromkeys(first, "")})
             outcome.wrong = {**{key: outcome.wrong[key] for key in first}, **again.wrong}
             outcome.values = again.values
-        self.stale = recalc.stale_cells(book, plan, outcome.wrong)
+        self.stale = recalc.stale_cells(book, scope, outcome.wrong)
         stale = recalc.constants(book, set(self.stale))
-        if not plan.inputs:
+        if not scope.inputs:
             # Nothing new since the check: its values are the answer, but for the stale cells.
             values = {**outcome.values, **stale}
             return Settled(loaded.name, values, loaded), reason
@@ -151,8 +151,8 @@ class WorkbookCalculation:
                         texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts
 
-    def evaluate(self) -> dict[Key, Any]:
-        """Compute once; every formula cell's value by (sheet title, coordinate)."""
+    def round_values(self) -> dict[Key, Any]:
+        """One evaluation round (a planning round of functions/plan.py): compute once; every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
             values = self.engine.evaluate()
@@ -173,22 +173,22 @@ class WorkbookCalculation:
         started = time.perf_counter()
         with pinned_valuation_time(valuation_time):
             if not self.calls_rates():
-                values, report = self.evaluate(), PlanReport(rounds=1)
+                values, report = self.round_values(), PlanReport(rounds=1)
             else:
                 client = get_client() if client is None else client
 
-                def evaluate() -> dict[Key, Any]:
+                def one_round() -> dict[Key, Any]:
                     with self.serving(client, valuation_time):
-                        return self.evaluate()
+                        return self.round_values()
 
                 with using_client(client):
-                    values, report = plan_and_evaluate(evaluate, client, max_rounds=max_rounds,
+                    values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
                                                        on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
     def _kept_values(self) -> dict[Key, Any]:
         if getattr(self, "_kept", None) is None:
-            self._kept = recalc.constants(self.source, self.plan.kept | set(self.stale))
+            self._kept = recalc.constants(self.source, self.scope.kept | set(self.stale))
         return self._kept
 
     def result(self, values: dict[Key, Any], report: PlanReport, seconds: float) -> CalcResult:
@@ -202,7 +202,7 @@ class WorkbookCalculation:
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
                           manual_calculation=self.source.manual_calculation and not self.source.full_calc_on_load,
-                          recomputed=len(self.plan.recompute), checked=self.checked,
+                          recomputed=len(self.scope.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
                           extents=dict(self.engine.extents), cut=cut,
                           pack=self.recorder.pack(self.pinned) if self.recorder is not None else None,
@@ -362,14 +362,14 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
             reraise_interrupts(exc)
             failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
 
-    def evaluate() -> dict[Path, dict[Key, Any]]:
+    def one_round() -> dict[Path, dict[Key, Any]]:
         out = {}
         for path, calc in list(calcs.items()):
             try:
                 # Each book at its own moment, recording its own pack (a request several
                 # books share is still fetched once: the recorders read the one cache).
                 with calc.serving(client if calc.calls_rates() else None, valuation_time):
-                    out[path] = calc.evaluate()
+                    out[path] = calc.round_values()
             except BaseException as exc:  # never a traceback
                 reraise_interrupts(exc)
                 failures[path] = str(exc) if isinstance(exc, CalcError) else (
@@ -382,10 +382,10 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
         if needs_client:
             client = get_client() if client is None else client
             with using_client(client):
-                values, report = plan_and_evaluate(evaluate, client, max_rounds=max_rounds,
+                values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
                                                    on_fetch=on_fetch)
         else:
-            values, report = evaluate(), PlanReport(rounds=1)
+            values, report = one_round(), PlanReport(rounds=1)
     results = {}
     for path, calc in calcs.items():
         if path in values:

@@ -6,7 +6,7 @@ The book is loaded once (`calc.workbook.WorkbookCalculation`) and its pack read 
 answers are on, the scenarios INDEX+1bp and INDEX-1bp and, for each bucket, INDEX:B+1bp and
 INDEX:B-1bp each give a scenario pack, and the same loaded book is computed again from it:
 the engine re-sets only the RATES_* cells and recomputes what depends on them
-(`calc/fast_model.py`), every other cell keeps its value. A sensitivity is
+(`calc/engines/formualizer/model.py`), every other cell keeps its value. A sensitivity is
 (value at +1 bp - value at -1 bp) / 2.
 
 Default outputs are the formula cells no other formula reads (the book's results: the swap
@@ -179,12 +179,12 @@ def _number(value: Any) -> bool:
 
 
 def _graph(calc: Any) -> Any:
-    """The book's dependency graph, built once (the calculation's plan may have built it)."""
+    """The book's dependency graph, built once (the recalculation scope may have built it)."""
     from rates_xl.calc.dependencies import Graph
 
-    if calc.plan.graph is None:
-        calc.plan.graph = Graph(calc.source)
-    return calc.plan.graph
+    if calc.scope.graph is None:
+        calc.scope.graph = Graph(calc.source)
+    return calc.scope.graph
 
 
 def _outputs(calc: Any, values: dict[Key, Any], cells: str | None,

@@ -91,7 +91,7 @@ class FormualizerEngine:
         from rates_xl.calc.book import CalcError
 
         try:
-            self.model.evaluate()
+            self.model.recalculate()
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None

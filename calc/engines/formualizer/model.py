@@ -1,6 +1,6 @@
 """The fast engine's loaded workbook: formualizer (Rust; MIT) holding the copy `prepare.py`
 prepared, with the RATES_* functions and the Excel-exact ones (calc/xlfuncs) registered under
-every spelling, computed again cheaply in later planning rounds (`FastModel.evaluate`: only the
+every spelling, computed again cheaply in later planning rounds (`FastModel.recalculate`: only the
 formulas that call a RATES_* function are re-set; the engine recomputes those and what depends
 on them). Values cross between the engine and Python here, through `values.py`.
 """
@@ -75,7 +75,7 @@ class FastModel:
         # The Excel-exact functions (calc/routing.py); here, so a reload (`release`) keeps them.
         xlfuncs.register(self.workbook, self.prepared.facts)
 
-    def evaluate(self) -> None:
+    def recalculate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""
         if self.rounds:
             for sheet, row, col, formula in self.prepared.rates_cells:
