@@ -1,6 +1,8 @@
 """Files the commands write are documents to share: 0666 less the user's umask, as any file
 they create (issue 31, point 8: calc's, the demo's and addin build's were 0600 under umask
-022); a file holding a secret (the team server's users file) stays private."""
+022); a file holding a secret (the team server's users file) stays private. The demo's copies
+are checked where the demo runs anyway, as the README's first command in a fresh venv under
+umask 022 (tests/docs/test_readme_first_command.py), not a second time here."""
 
 from __future__ import annotations
 
