@@ -42,7 +42,15 @@ import pytest
 from rates_xl.cli import INTERRUPT_GRACE_S
 from rates_xl.sandbox import PAID_KEY
 from rates_xl.templates import template_path
-from tests.docs.markdown_commands import ROOT, Documented, documented, every_command, pages
+from tests.docs.markdown_commands import (
+    _COMMAND_START,
+    ROOT,
+    SHELL_LANGUAGES,
+    Documented,
+    documented,
+    every_command,
+    pages,
+)
 from tests.support.commands import fresh_env
 from tests.support.sandbox import free_port
 from tests.support.timing import within
@@ -90,7 +98,8 @@ EXITS = {
     "rates-xl diff book.values.xlsx book.scenario-SOFR+1bp.values.xlsx": ({4}, "a scenario moves the book: 4"),
 }
 #: Servers: what they print once they listen.
-SERVERS = {"rates-xl serve": "manifest: ", "rates-xl sandbox": "serving at", "mkdocs serve": "Serving on"}
+SERVERS = {"rates-xl serve": "manifest: ", "rates-xl sandbox": " at http://127.0.0.1:",  # serving or replaying
+           "mkdocs serve": "Serving on"}
 
 
 # -- the page's world ----------------------------------------------------------------------------
@@ -360,3 +369,19 @@ def test_the_lists_of_commands_not_run_hold_only_what_the_docs_say():
     for listed in (NOT_RUN, NOT_COMMANDS, EXITS):
         assert set(listed) <= written, set(listed) - written
     assert RUN_INLINE <= written, RUN_INLINE - written
+
+
+def test_no_command_hides_in_a_fence_that_is_not_a_shells():
+    """A command shown in a fence with no language (or ```text) would be read by no test: a
+    line there that starts like a command must be in a shell's fence (```bash)."""
+    hidden = []
+    for page in pages():
+        language = None
+        for number, line in enumerate((ROOT / page).read_text(encoding="utf-8").splitlines(), start=1):
+            fence = re.match(r"^\s*```\s*([\w+-]*)", line)
+            if fence:
+                language = fence[1].lower() if language is None else None
+                continue
+            if language is not None and language not in SHELL_LANGUAGES and _COMMAND_START.match(line.strip()):
+                hidden.append(f"{page}:{number} (```{language}): {line.strip()}")
+    assert not hidden, "\n".join(hidden)
