@@ -6,7 +6,7 @@ while new formulas are typed.
 
 A sandbox in its own process (100 ms latency, the service's 20/s, burst 50) and one client
 at those limits. The 200 cells, valued as of now, are computed the way a host computes them
-(each cell's requests learnt with `client.requests_used()`), first as one paste (the plan /
+(each cell's requests learnt through its call context's `used` set, functions/context.py), first as one paste (the plan /
 fetch loop), then watched by one `LiveScheduler` at its default share. Every 10 s a new
 formula (a request never asked before) is computed on the calling thread, the way Excel
 computes a typed cell, and timed from its call to its answer.
@@ -52,6 +52,7 @@ def one_run(minutes: float, ttl_live: float, ttl_fx: float) -> dict[str, Any]:
     from rates_xl.client import RatesClient
     from rates_xl.client.live import LiveScheduler
     from rates_xl.functions import FUNCTIONS, core
+    from rates_xl.functions.context import CallContext
     from rates_xl.functions.plan import plan_and_evaluate
     from rates_xl.sandbox import PAID_KEY
     from tests.support.sandbox import sandbox_process
@@ -73,11 +74,11 @@ def one_run(minutes: float, ttl_live: float, ttl_fx: float) -> dict[str, Any]:
             recording_sends() as sends:
         with core.using_client(client):
             # The paste: every cell computed by the plan / fetch loop, each cell's requests learnt.
-            plan_and_evaluate(lambda: [FUNCTIONS[n].core(*a) for n, a in cells], client)
+            plan_and_evaluate(lambda context: [core.evaluate(FUNCTIONS[n], a, context) for n, a in cells], client)
             used = []
             for name, args in cells:
-                with client.requests_used() as keys:
-                    value = FUNCTIONS[name].core(*args)
+                keys: set = set()
+                value = core.evaluate(FUNCTIONS[name], args, CallContext(used=keys))
                 if isinstance(value, str):
                     raise RuntimeError(f"{name}{args}: {value}")
                 used.append(keys)

@@ -38,7 +38,7 @@ class InternalFunction:
 
 def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
     """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
-    from rates_xl.calc.engines.rates import valuation_time
+    from rates_xl.calc.engines import rates
     from rates_xl.functions import get_client
     from rates_xl.functions.link import Unlinked, requests_for
     from rates_xl.functions.source import explain_requests
@@ -49,13 +49,13 @@ def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
     try:
         while items:
             count, name = int(items[0]), str(items[1])
-            calls += requests_for(name, items[2:2 + count], valuation_time())
+            calls += requests_for(name, items[2:2 + count], rates.context().valuation_time)
             items = items[2 + count:]
     except Unlinked as exc:
         return f"{PREFIX} cell: {where}: {exc}"[:254]
     except (IndexError, TypeError, ValueError):
         return f"{PREFIX} cell: {where}: RATES_SOURCE_OF is written by rates-xl calc, not by hand"
-    return explain_requests(get_client(), str(where), calls)
+    return explain_requests(rates.context().client or get_client(), str(where), calls)
 
 
 FUNCTION = InternalFunction(NAME, source_of)

@@ -8,7 +8,6 @@ values-frozen copy (`calc/frozen.py`).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -19,8 +18,9 @@ from typing import Any
 from rates_xl.calc import frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
-from rates_xl.calc.engines.rates import pinned_valuation_time
+from rates_xl.calc.engines.rates import computing
 from rates_xl.calc.results import BatchResult, CalcResult, ErrorCell, SkippedCell, listed_error
+from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
 from rates_xl.functions.sheet import (
     Area,
@@ -72,23 +72,18 @@ class WorkbookCalculation:
         self.pinned: datetime | None = None  # the moment this run values at (the name, or --valuation-time)
         self.recorder: Any = None  # the pack being recorded (client.pack.PackRecorder)
 
-    @contextlib.contextmanager
-    def serving(self, client: Any, valuation_time: datetime | str | None = None) -> Iterator[None]:
-        """Evaluate inside: RATES_* calls value at the run's moment (`valuation_time`, else the
-        book's own), and every answer this book uses is recorded for its pack."""
+    def call_context(self, client: Any, valuation_time: datetime | str | None = None,
+                     context: CallContext = NOW) -> CallContext:
+        """`context` (a planning round's) for this book's RATES_* calls: they value at the run's
+        moment (`valuation_time`, else the book's own), and every answer this book uses is
+        recorded for its pack."""
         moment = valuation_time if valuation_time is not None else self.valuation_time
         if isinstance(moment, str):
             moment = valuation.parse_moment(moment, "valuation_time")
         self.pinned = moment
-        with contextlib.ExitStack() as stack:
-            if moment is not None:
-                stack.enter_context(pinned_valuation_time(moment))
-            if client is not None and hasattr(client, "recording"):
-                if self.recorder is None:
-                    self.recorder = stack.enter_context(client.recording())
-                else:
-                    stack.enter_context(client.recording(self.recorder))
-            yield
+        if client is not None and hasattr(client, "pack_recorder") and self.recorder is None:
+            self.recorder = client.pack_recorder()
+        return context.replace(valuation_time=moment, recorder=self.recorder if client is not None else None)
 
     def _load(self, engine_name: str) -> tuple[Engine, str]:
         """The engine that computes the scope's cells, after the check at the stored inputs."""
@@ -151,11 +146,13 @@ class WorkbookCalculation:
                         texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts
 
-    def round_values(self) -> dict[Key, Any]:
-        """One evaluation round (a planning round of functions/plan.py): compute once; every formula cell's value by (sheet title, coordinate)."""
+    def round_values(self, context: CallContext = NOW) -> dict[Key, Any]:
+        """One evaluation round (a planning round of functions/plan.py), every RATES_* call
+        under `context`: every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
-            values = self.engine.evaluate()
+            with computing(context):
+                values = self.engine.evaluate()
             # Cells kept at Excel's value (not recomputed, or stale) are part of the answer.
             values.update(self._kept_values())
             return values
@@ -171,19 +168,17 @@ class WorkbookCalculation:
         from rates_xl.functions import get_client, using_client
 
         started = time.perf_counter()
-        with pinned_valuation_time(valuation_time):
-            if not self.calls_rates():
-                values, report = self.round_values(), PlanReport(rounds=1)
-            else:
-                client = get_client() if client is None else client
+        if not self.calls_rates():
+            values, report = self.round_values(), PlanReport(rounds=1)
+        else:
+            client = get_client() if client is None else client
 
-                def one_round() -> dict[Key, Any]:
-                    with self.serving(client, valuation_time):
-                        return self.round_values()
+            def one_round(context: CallContext) -> dict[Key, Any]:
+                return self.round_values(self.call_context(client, valuation_time, context))
 
-                with using_client(client):
-                    values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
-                                                       on_fetch=on_fetch)
+            with using_client(client):
+                values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
+                                                   on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
     def _kept_values(self) -> dict[Key, Any]:
@@ -362,14 +357,14 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
             reraise_interrupts(exc)
             failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
 
-    def one_round() -> dict[Path, dict[Key, Any]]:
+    def one_round(context: CallContext = NOW) -> dict[Path, dict[Key, Any]]:
         out = {}
         for path, calc in list(calcs.items()):
             try:
                 # Each book at its own moment, recording its own pack (a request several
                 # books share is still fetched once: the recorders read the one cache).
-                with calc.serving(client if calc.calls_rates() else None, valuation_time):
-                    out[path] = calc.round_values()
+                mine = calc.call_context(client if calc.calls_rates() else None, valuation_time, context)
+                out[path] = calc.round_values(mine)
             except BaseException as exc:  # never a traceback
                 reraise_interrupts(exc)
                 failures[path] = str(exc) if isinstance(exc, CalcError) else (
@@ -378,14 +373,13 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
         return out
 
     needs_client = any(calc.calls_rates() for calc in calcs.values())
-    with pinned_valuation_time(valuation_time):
-        if needs_client:
-            client = get_client() if client is None else client
-            with using_client(client):
-                values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
-                                                   on_fetch=on_fetch)
-        else:
-            values, report = one_round(), PlanReport(rounds=1)
+    if needs_client:
+        client = get_client() if client is None else client
+        with using_client(client):
+            values, report = plan_and_evaluate(one_round, client, max_rounds=max_rounds,
+                                               on_fetch=on_fetch)
+    else:
+        values, report = one_round(), PlanReport(rounds=1)
     results = {}
     for path, calc in calcs.items():
         if path in values:

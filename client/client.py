@@ -416,10 +416,11 @@ class RatesClient:
             _fresh_since.reset(token)
 
     @contextlib.contextmanager
-    def requests_used(self) -> Iterator[set[RequestKey]]:
+    def requests_used(self, used: set[RequestKey] | None = None) -> Iterator[set[RequestKey]]:
         """Within this block (this thread or context) every request asked for, answered or
-        not, is added to the set: the requests a cell's value depends on (Live mode)."""
-        used: set[RequestKey] = set()
+        not, is added to the set (`used`, or a new one): the requests a cell's value depends
+        on (Live mode)."""
+        used = set() if used is None else used
         token = _used.set(used)
         try:
             yield used

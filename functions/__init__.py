@@ -16,13 +16,17 @@
 - `core.py`: validation (pydantic over the coercers of `args.py`), the shared client
   (`get_client()`, `set_client(client_or_None)`, `using_client(client)`), fetching and
   shaping;
+- `context.py`: `CallContext`, what one call is computed under besides its arguments (the
+  book's valuation moment, a refresh's floor, the planning round, the pack recorder, the
+  client): the one way a host's settings reach `core.evaluate(spec, values, context)`;
 - `table.py`: the function table; `history.py`: RATES_SWAPHISTORY's options and grid;
 - `args.py`: what a cell passes -> what the client expects (the coercers);
 - `sheet.py`: cells, areas, A1 references, sheet-name quoting, RATES calls;
 - `values.py`: Excel's cell values (error values, serial dates, booleans);
 - `tokens.py`: a formula's tokens, the one tokenizer;
 - `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a plan runs);
-- `errors.py`: a failing cell as Excel's error value, its message one step away;
+- `errors.py`: a failing cell as Excel's error value, its message one step away; `shown`,
+  the one value converter every host uses;
 - `plan.py`: the plan / fetch / compute loop (`plan_and_evaluate`) that the hosts and
   `rates-xl calc` share;
 - `formula_walk.py`, `link.py`, `source.py`: which requests a RATES_* cell made, from its

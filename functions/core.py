@@ -21,7 +21,6 @@ The shared client is built lazily on first use from the settings (`RATES_BASE_UR
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import math
 import threading
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rates_xl.functions import args as coerce
-from rates_xl.functions import plan
+from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.messages import ArgumentError, message_for
 
 if TYPE_CHECKING:
@@ -44,30 +43,13 @@ _client_owned = False  # built here (so closed here when replaced), not handed i
 _client_lock = threading.Lock()
 
 
-#: The client of this call only (`client_here`), over the shared one: a workbook under a
-#: scenario in the classic add-in answers its cells from its own replaying client while the
-#: other books' cells, on other threads or the same one, keep the shared client.
-_here: contextvars.ContextVar[RatesClient | None] = contextvars.ContextVar("rates_client_here", default=None)
-
-
 def get_client() -> RatesClient:
-    """This call's client (`client_here`), else the process-wide one, built from the
-    settings on first use."""
-    client = _here.get() or _client
+    """The process-wide client, built from the settings on first use (a call's own client,
+    a book under a scenario, comes in its context: functions/context.py)."""
+    client = _client
     if client is not None:
         return client
     return _build_client()
-
-
-@contextlib.contextmanager
-def client_here(client: RatesClient) -> Iterator[RatesClient]:
-    """Inside this block (this thread or context only) the functions compute with `client`;
-    the shared client is untouched."""
-    token = _here.set(client)
-    try:
-        yield client
-    finally:
-        _here.reset(token)
 
 
 def _build_client() -> RatesClient:
@@ -346,28 +328,27 @@ def _frozen(value: Any) -> Any:
 
 # -- 2. and 3. fetch and shape -------------------------------------------------------------------
 
-def evaluate(spec: FunctionSpec, values: tuple[Any, ...], floor: float | None = None) -> Any:
+def evaluate(spec: FunctionSpec, values: tuple[Any, ...], context: CallContext = NOW) -> Any:
     """One worksheet call: its value, its spill, or its `#RATES!` message. Never raises.
 
-    `floor` (a time.time() moment, from the ribbon's refresh scopes): cached answers older
-    than it count as expired for this call, so it fetches afresh once.
+    `context`: what the host knows of the call besides its arguments (functions/context.py:
+    the book's valuation moment, a refresh's floor, the planning round, the pack recording
+    it, the client answering it); the one way a setting reaches a call.
     """
     try:
-        prepared = prepare(spec, values)
-        client = get_client()
+        prepared = prepare(spec, context.pin(spec, values))
+        client = context.client or get_client()
         # Excel waits on its main thread for every cell: the short budget, not the
         # headless `deadline` (fetch_many, which the calc and refresh use, keeps that).
         budget = client.settings.cell_deadline
-        if spec.local is not None:
-            return finite(spec.local(client, prepared.args))
-        if spec.fan_out is not None:
-            answers = _answers(client, prepared.keys, floor, budget)
-            return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
-        if prepared.key is None:
-            answer = client
-        else:
-            answer = _answer(client, prepared.key, floor, budget)
-        return finite(spec.shape(answer, prepared.headers))
+        with context.applied(client):
+            if spec.local is not None:
+                return finite(spec.local(client, prepared.args))
+            if spec.fan_out is not None:
+                answers = _answers(client, prepared.keys, budget)
+                return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
+            answer = client if prepared.key is None else client.get_key(prepared.key, deadline=budget)
+            return finite(spec.shape(answer, prepared.headers))
     except Exception as exc:  # every failure is a cell message, never a traceback
         message = message_for(exc, _secret())
         from rates_xl.functions.errors import messages
@@ -388,55 +369,25 @@ def finite(value: Any) -> Any:
     return value
 
 
-def _answers(client: RatesClient, keys: tuple[RequestKey, ...], floor: float | None,
-             budget: float) -> list[Any]:
+def _answers(client: RatesClient, keys: tuple[RequestKey, ...], budget: float) -> list[Any]:
     """A fan-out's answers, in order: each the answer, or the cell message of its failure.
 
     The requests are asked together (`fetch_many`: concurrently, each once, through the
-    cache and the coalescing), so a planning round records every one of them at once; any
-    one not fetched yet makes the whole cell PENDING, never a grid with a hole."""
+    cache and the coalescing; its threads inherit the call's scopes), so a planning round
+    records every one of them at once; any one not fetched yet makes the whole cell PENDING,
+    never a grid with a hole."""
     from rates_xl.client.errors import NotFetched, RatesError
 
     if len(keys) == 1:  # one tenor: no pool of threads for it
         try:
-            outcomes = [_answer(client, keys[0], floor, budget)]
+            outcomes = [client.get_key(keys[0], deadline=budget)]
         except RatesError as exc:
             outcomes = [exc]
     else:
-        shared = plan.shared_round()
-        with contextlib.ExitStack() as stack:
-            if floor is not None:
-                stack.enter_context(client.fresh_since(floor))
-            recorded = stack.enter_context(client.planning()) if shared is not None else None
-            try:
-                results = client.fetch_many(keys, deadline=budget)
-            finally:
-                if recorded is not None:
-                    shared.record(recorded)
+        results = client.fetch_many(keys, deadline=budget)
         outcomes = [results[key] for key in keys]
     for outcome in outcomes:
         if isinstance(outcome, NotFetched):
             raise outcome
     secret = _secret()
     return [message_for(o, secret) if isinstance(o, BaseException) else o for o in outcomes]
-
-
-def _answer(client: RatesClient, key: RequestKey, floor: float | None, budget: float) -> Any:
-    """The client's answer under the cell's floor; inside a process-wide planning round when
-    one is open. Excel may call a UDF on another thread than the one that opened the round and
-    the client plans per thread (a context variable), so the call plans itself and adds what
-    it recorded to the round."""
-    shared = plan.shared_round()
-    if shared is None:
-        if floor is None:
-            return client.get_key(key, deadline=budget)
-        with client.fresh_since(floor):
-            return client.get_key(key, deadline=budget)
-    with contextlib.ExitStack() as stack:
-        if floor is not None:
-            stack.enter_context(client.fresh_since(floor))
-        recorded = stack.enter_context(client.planning())
-        try:
-            return client.get_key(key, deadline=budget)
-        finally:
-            shared.record(recorded)

@@ -25,12 +25,14 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
 
 __all__ = ["NA", "VALUE", "MARKER", "Messages", "messages", "kind", "as_values", "marker",
-           "marker_kind", "block", "is_message", "without_prefix", "CELL_TEXT", "failed_cells"]
+           "marker_kind", "block", "is_message", "without_prefix", "CELL_TEXT", "ErrorValue", "shown",
+           "first_message", "EXPLAINERS"]
 
 VALUE = "value"  # #VALUE!: the formula must change
 NA = "na"  # #N/A: no answer (yet), or one the user cannot fix in the formula
@@ -46,11 +48,13 @@ MAX_CELLS = 20_000
 
 def kind(spec: Any, args: tuple, message: str) -> str:
     """VALUE when the formula must change, NA otherwise (both hosts use this rule)."""
-    from rates_xl.functions.core import prepare
+    from rates_xl.functions.core import FunctionSpec, prepare
 
     status = _STATUS.match(message)
     if status:
         return VALUE if status[1] in _INPUT_REFUSED else NA
+    if not isinstance(spec, FunctionSpec):  # not one of the table's (calc's RATES_SOURCE_OF)
+        return NA
     try:
         prepare(spec, args)  # memoised: the core validated these very values a moment ago
     except ArgumentError:
@@ -58,14 +62,12 @@ def kind(spec: Any, args: tuple, message: str) -> str:
     return NA
 
 
-def as_values() -> bool:
-    """Whether failing cells show error values (the default) or the message as text."""
-    from rates_xl.functions.core import get_client
+def as_values(context: Any = None) -> bool:
+    """Whether failing cells show error values (the default) or the message as text: the
+    call context's setting (functions/context.py), else the shared client's."""
+    from rates_xl.functions.context import NOW
 
-    try:
-        return getattr(get_client().settings, "cell_errors", "values") != "text"
-    except Exception:  # no client can be built (bad settings): the safe side, error values
-        return True
+    return (context or NOW).error_values()
 
 
 def marker(error_kind: str) -> str:
@@ -87,24 +89,68 @@ def marker_kind(value: Any) -> str | None:
 #: (the classic VBA wrapper's NaCells, Office.js, both calc engines). `#N/A` is also a
 #: history's Fill=NA (messages.NOT_AVAILABLE).
 CELL_TEXT = {VALUE: "#VALUE!", NA: NOT_AVAILABLE}
+#: Functions that explain another cell: their refusals stay text in every host (they are read,
+#: not summed).
+EXPLAINERS = frozenset({"RATES_SOURCE", "RATES_SOURCE_OF", "RATES_ERROR"})
 
 
-def failed_cells(spec: Any, args: tuple, value: Any) -> tuple[Any, str | None]:
-    """A spill whose cells hold `#RATES!` messages (a failed column) -> (the spill with each
-    such cell the error text of its kind, the first message), for a host that shows error
-    values; anything else passes unchanged (and None)."""
-    if not isinstance(value, list):
-        return value, None
-    first: list[str] = []
+@dataclass(frozen=True)
+class ErrorValue:
+    """A cell that shows one of Excel's error values, `text` ("#VALUE!" or "#N/A"), and the
+    `#RATES!` message behind it (None: no value by design, a history's Fill=NA)."""
+
+    text: str
+    message: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return VALUE if self.text == CELL_TEXT[VALUE] else NA
+
+
+#: A spill's cell with no value by design (a history's Fill=NA): #N/A in every host.
+NO_VALUE = ErrorValue(NOT_AVAILABLE)
+
+
+def shown(spec: Any, args: tuple, value: Any, context: Any = None) -> Any:
+    """The core's answer as every host shows it: the one value converter (the classic UDFs,
+    the Office.js batch, calc's two engines), so no host decides a cell on its own.
+
+    A failure (`#RATES!`) is an `ErrorValue` of its kind (`kind`: #VALUE! when the formula
+    must change, else #N/A), alone or inside a spill (a history grid's failed column); no
+    value by design (Fill=NA) is #N/A; with the text setting (`error_values` False) a failure
+    stays its line, and an explainer's refusal (RATES_SOURCE, RATES_ERROR) stays text in every
+    host. Numbers, text, dates and None pass: each host writes those its own way (a date as
+    its serial for Office.js and the engines, as a date for xlwings). A number is finite
+    already (`functions.core.finite`, the one decision on NaN and infinity).
+
+    `context` is the call's (functions/context.py): its text setting, and its pinned moment,
+    which the kind is judged with (a bad pinned moment is the formula's to fix: #VALUE!)."""
+    from rates_xl.functions.context import NOW
+
+    context = context or NOW
+    name = str(getattr(spec, "name", spec)).upper().replace(".", "_", 1)
+    fails = context.error_values() and name not in EXPLAINERS
+    if fails and hasattr(spec, "arg_names"):
+        args = context.pin(spec, tuple(args))
 
     def cell(item: Any) -> Any:
-        if is_message(item):
-            first.append(item)
-            return CELL_TEXT[kind(spec, args, item)]
+        if isinstance(item, str):
+            if item == NOT_AVAILABLE:
+                return NO_VALUE
+            if fails and is_message(item):
+                return ErrorValue(CELL_TEXT[kind(spec, args, item)], item)
         return item
 
-    rows = [[cell(c) for c in row] if isinstance(row, list) else cell(row) for row in value]
-    return rows, (first[0] if first else None)
+    if isinstance(value, list):
+        return [[cell(c) for c in row] if isinstance(row, list | tuple) else cell(row) for row in value]
+    return cell(value)
+
+
+def first_message(value: Any) -> str | None:
+    """The message of the first failed cell of what `shown` made (None: none failed)."""
+    cells = [c for row in value for c in (row if isinstance(row, list) else [row])] \
+        if isinstance(value, list) else [value]
+    return next((c.message for c in cells if isinstance(c, ErrorValue) and c.message), None)
 
 
 def block(text: str, rows: int, cols: int) -> Any:
@@ -195,23 +241,19 @@ class CallMessages:
 
 calls = CallMessages()
 
-#: Functions that explain another cell: their refusals stay text in every host (as RATES_SOURCE
-#: in the classic add-in), they are read, not summed.
-EXPLAINERS = frozenset({"RATES_SOURCE", "RATES_SOURCE_OF", "RATES_ERROR"})
-#: What an engine holds for a failing cell, by kind.
-ERROR_TEXT = {VALUE: "#VALUE!", NA: "#N/A"}
-
-
-def engine_value(name: str, args: Any, result: Any) -> Any:
-    """A headless engine's value for a RATES_* call's result: a message becomes the error
-    value Excel would show (its text, `#VALUE!` or `#N/A`, for the engine to turn into its own
-    error), noted for the summary; anything else passes. The text setting keeps the message."""
-    if not is_message(result) or name.upper().replace(".", "_", 1) in EXPLAINERS:
-        return result
-    calls.note(name, args, result)
-    if not as_values():
-        return result
+def engine_value(name: str, args: Any, result: Any, context: Any = None) -> Any:
+    """A headless engine's value for a RATES_* call's result (`shown`), with each failure's
+    Excel error text ("#VALUE!", "#N/A") for the engine to turn into its own error value; the
+    message noted for the summary. The text setting keeps the message."""
     from rates_xl.functions.table import FUNCTIONS
 
-    spec = FUNCTIONS.get(name.upper().replace(".", "_", 1))
-    return ERROR_TEXT[kind(spec, tuple(args), result) if spec is not None else NA]
+    key = name.upper().replace(".", "_", 1)
+    spec = FUNCTIONS.get(key, key)
+    value = shown(spec, tuple(args), result, context)
+    if is_message(result) and key not in EXPLAINERS:
+        calls.note(name, args, result)
+    elif (message := first_message(value)) is not None:
+        calls.note(name, args, message)
+    if isinstance(value, list):
+        return [[c.text if isinstance(c, ErrorValue) else c for c in row] for row in value]
+    return value.text if isinstance(value, ErrorValue) else value

@@ -100,19 +100,14 @@ def requests_for(name: str, values: list[Any], pinned: datetime | str | None = N
     """The RequestKeys of one call with these argument values (one, or one per tenor of a
     history grid), `valuation_time` given the pinned moment where the call leaves it empty
     (as every host does for the cell)."""
+    from rates_xl.functions.context import pin
     from rates_xl.functions.core import prepare
     from rates_xl.functions.messages import ArgumentError
     from rates_xl.functions.table import FUNCTIONS
 
     spec = FUNCTIONS[name]
-    values = list(values)
-    if pinned is not None and "valuation_time" in spec.arg_names:
-        at = spec.arg_names.index("valuation_time")
-        values += [None] * (at + 1 - len(values))
-        if values[at] is None or values[at] == "":
-            values[at] = pinned
     try:
-        return list(prepare(spec, tuple(values)).requests)
+        return list(prepare(spec, pin(spec, tuple(values), pinned)).requests)
     except ArgumentError as exc:
         raise Unlinked(f"its call {name} has a bad argument ({exc})") from None
 

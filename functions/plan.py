@@ -1,22 +1,21 @@
 """The plan / fetch / compute loop every host uses: a workbook costs its distinct service
 requests once, fetched concurrently at the limiter's pace, never one latency per cell.
 
-`plan_and_evaluate(evaluate, client)` is independent of any engine. `evaluate()` computes the
-workbook (or the part of it being refreshed) once: the headless engine in `rates-xl calc` (calc/),
-Excel's own calculation in the add-in's Refresh buttons. Round 1 runs it while the client
-plans, where a cache miss is recorded instead of sent (the cell reads `PENDING` for that
-round); the recorded requests are fetched concurrently under the client's rate limiter;
-the next round computes from the cache and records what the newly known values ask for (a
-RATES_* argument that is another RATES_* result). It stops when a round records nothing.
+`plan_and_evaluate(evaluate, client)` is independent of any engine. `evaluate(context)`
+computes the workbook (or the part of it being refreshed) once, every RATES_* call of it
+under `context` (functions/context.py): the headless engine in `rates-xl calc` (calc/),
+Excel's own calculation in the add-in's Refresh buttons, the Office.js batch. Round 1 runs
+it with a planning `Round` in the context, where a cache miss is recorded instead of sent
+(the cell reads `PENDING` for that round); the recorded requests are fetched concurrently
+under the client's rate limiter; the next round computes from the cache and records what
+the newly known values ask for (a RATES_* argument that is another RATES_* result). It
+stops when a round records nothing.
 
-Where the cells are computed decides how planning reaches them:
-
-- `rates-xl calc` computes on the calling thread: the client's own `planning()` (a
-  context variable) is enough.
-- Excel calls the UDFs back through COM while `evaluate()` waits in `Application.Calculate`,
-  possibly on another thread of the UDF server. `process_wide=True` makes the round visible
-  to every thread: `functions.core.evaluate` asks `shared_round()` and, when a round is open,
-  plans its own call and adds what it recorded to the round (`SharedRound.record`).
+The round travels in the context, not in the thread: Excel calls the UDFs back through COM
+while `evaluate()` waits in `Application.Calculate`, possibly on another thread of the UDF
+server, and formualizer computes on threads of its own; each call plans itself and adds
+what it recorded to the round (`Round.record`). The classic Refresh hands its round's
+context to the UDFs through the refresh in progress (addin/classic/refresh.py).
 
 Hosts that show progress and can be cancelled (the ribbon) pass `on_progress`, called on the
 calling thread (the one COM allows to touch Excel) every `PROGRESS_INTERVAL` seconds while a
@@ -27,12 +26,13 @@ outside planning: the host makes that pass show every cell fresh or as it was.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from rates_xl.functions.context import NOW, CallContext, Round
 
 T = TypeVar("T")
 
@@ -79,61 +79,22 @@ class FetchProgress:
         return (self.total - self.done) / self.per_second
 
 
-# -- the process-wide round -----------------------------------------------------------------------
-class SharedRound:
-    """The requests a planning round recorded, from whichever thread computed a cell."""
-
-    def __init__(self, recorded: set[Any]) -> None:
-        self._recorded = recorded
-        self._lock = threading.Lock()
-
-    def record(self, keys: set[Any]) -> None:
-        if keys:
-            with self._lock:
-                self._recorded.update(keys)
-
-
-_shared: SharedRound | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_round() -> SharedRound | None:
-    """The round open process-wide (by a host whose cells compute on other threads), or None."""
-    return _shared
-
-
-@contextlib.contextmanager
-def _planning(client: Any, process_wide: bool) -> Iterator[set[Any]]:
-    global _shared
-    with client.planning() as recorded:
-        if not process_wide:
-            yield recorded
-            return
-        with _shared_lock:
-            if _shared is not None:
-                raise RuntimeError("another process-wide planning round is already open")
-            _shared = SharedRound(recorded)
-        try:
-            yield recorded
-        finally:
-            with _shared_lock:
-                _shared = None
-
-
 # -- the loop ---------------------------------------------------------------------------------------
-def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
+def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
+                      context: CallContext = NOW,
                       max_rounds: int = DEFAULT_MAX_ROUNDS,
                       on_fetch: Callable[[int, Callable[[], int]], Any] | None = None,
                       on_progress: Callable[[FetchProgress], Any] | None = None,
                       should_cancel: Callable[[], bool] | None = None,
-                      on_cancel: Callable[[], Any] | None = None,
-                      process_wide: bool = False) -> tuple[T, PlanReport]:
-    """Run `evaluate` until it needs nothing new from the service; return its last result.
+                      on_cancel: Callable[[], Any] | None = None) -> tuple[T, PlanReport]:
+    """Run `evaluate(context)` until it needs nothing new from the service; return its last
+    result. Each round's context is `context` with that round's planning `Round`; the last
+    pass outside planning gets `context` itself.
 
     `on_fetch(total, done)` is called before each batch of requests (with a callable giving
     how many of them have completed so far) and may return a callable to call when it ends:
     that is how a progress bar on its own thread follows the fetch (`rates-xl calc`).
-    `on_progress`, `should_cancel`, `on_cancel` and `process_wide`: see the module notes.
+    `on_progress`, `should_cancel` and `on_cancel`: see the module notes.
     """
     report = PlanReport()
     attempted: set[Any] = set()
@@ -142,9 +103,9 @@ def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
     for _ in range(max_rounds):
         report.rounds += 1
         round_started = time.time()
-        with _planning(client, process_wide) as recorded:
-            result = evaluate()
-        missing = set(recorded)
+        planned = Round()
+        result = evaluate(context.replace(planning=planned))
+        missing = set(planned.keys)
         new = missing - attempted
         if not missing:
             break
@@ -169,7 +130,7 @@ def plan_and_evaluate(evaluate: Callable[[], T], client: Any, *,
         # show the service's real answer instead of "not fetched yet".
         report.rounds += 1
         report.finished_unplanned = not report.cancelled
-        result = evaluate()
+        result = evaluate(context)
     report.requests_sent = client.stats()["requests_sent"] - sent_before
     return result, report  # type: ignore[return-value]
 

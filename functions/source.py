@@ -50,6 +50,8 @@ def error_of_value(client: Any, args: dict[str, Any]) -> Any:
 def error_of_formula(where: str, formula: str, sheet: str, value_of: Any, pinned: Any = None) -> Any:
     """RATES_ERROR for the cell `where` holding `formula`: the message its RATES_* call answers
     now (computed again: from the cache, or the same refusal), "" when it answers a value."""
+    from rates_xl.functions.context import CallContext
+    from rates_xl.functions.core import evaluate
     from rates_xl.functions.errors import without_prefix
     from rates_xl.functions.link import Unlinked, argument_value, rates_calls
     from rates_xl.functions.messages import is_message
@@ -61,13 +63,7 @@ def error_of_formula(where: str, formula: str, sheet: str, value_of: Any, pinned
             return ""
         for name, texts in calls:
             values = [argument_value(t, sheet, value_of) for t in texts]
-            spec = FUNCTIONS[name]
-            if pinned is not None and "valuation_time" in spec.arg_names:
-                at = spec.arg_names.index("valuation_time")
-                values += [None] * (at + 1 - len(values))
-                if values[at] in (None, ""):
-                    values[at] = pinned
-            result = spec.core(*values)
+            result = evaluate(FUNCTIONS[name], tuple(values), CallContext(valuation_time=pinned))
             if is_message(result):
                 return without_prefix(result)
     except Unlinked as exc:

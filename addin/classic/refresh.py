@@ -12,6 +12,11 @@ floor counts as expired *for that cell*:
 - cells outside the scope carry no floor and keep using the cache as usual;
 - a floor stays registered (bounded, newest first) but costs nothing once answers are newer.
 
+Each UDF call's context (functions/context.py) is built here, by `context_for(caller)`: the
+caller's floor, its book's valuation moment (`valuation.pinned`), and, while a refresh runs,
+the refresh's own (its planning round, the pack recording it). Every path a cell takes (the
+RTD wait, the synchronous one, a book under a scenario) computes under that one context.
+
 While a refresh runs, a `RefreshPass` is open process-wide (`begin_pass` / `end_pass`): the
 UDFs evaluate through `evaluate_cell`, which notes every cell that answered `PENDING` (the
 ribbon marks exactly those dirty for the next round, wherever they are), and, after a cancel,
@@ -32,6 +37,7 @@ from typing import Any
 
 from rates_xl.addin.classic import valuation
 from rates_xl.addin.classic.excel_surface import Range
+from rates_xl.functions.context import NOW, CallContext, Round
 from rates_xl.functions.sheet import parse_area, parse_cell
 
 MAX_SCOPES = 256  # a user clicks refresh buttons; a few hundred scopes is far more than enough
@@ -180,9 +186,12 @@ class RefreshPass:
         self.snapshot = dict(snapshot or {})
         self.restoring = False
         #: Where the answers the refreshed cells use are written down (the book's market-data
-        #: pack, client/pack.py); set by the ribbon. Excel calls the UDFs on its own threads,
-        #: so the pass, not a context variable, carries it.
+        #: pack, client/pack.py); set by the ribbon.
         self.recorder: Any = None
+        #: The context of the calculation pass under way (its planning round, the recorder),
+        #: set by the ribbon each pass. Excel calls the UDFs on its own threads, so the pass,
+        #: not a context variable, carries it.
+        self.context: CallContext = NOW
         self._pending: dict[CellId, tuple[str, str, str]] = {}
         self._lock = threading.Lock()
 
@@ -236,52 +245,42 @@ def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
         return None
 
 
-def caller_floor(caller: Range | None) -> float | None:
-    """The freshness floor of the calling cell, or None."""
-    if not _registry:
-        return None
-    where = _caller_id(caller)
-    return _registry.floor_for(*where) if where is not None else None
-
-
-def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None) -> Any:
-    """One UDF call from Excel: under the caller's refresh floor, at its book's valuation
-    moment when the book pins one, seen (and recorded) by a refresh in progress."""
-    from rates_xl.functions.core import evaluate
-
+def context_for(caller: Range | None) -> CallContext:
+    """The context of one UDF call from Excel: the refresh's under way (its round, its
+    recorder), the caller's refresh floor and its book's valuation moment."""
     run = _pass
-    where = _caller_id(caller) if (run is not None or _registry or valuation.any_pinned()) else None
-    floor = _registry.floor_for(*where) if where is not None and _registry else None
-    if where is not None:
-        values = valuation.inject(spec, values, valuation.pinned(where[0]))
-    if run is not None and run.recorder is not None:
-        from rates_xl.functions.core import get_client
+    base = run.context if run is not None else NOW
+    if run is None and not _registry and not valuation.any_pinned():
+        return base  # the common case: nothing to look up for the caller
+    where = _caller_id(caller)
+    if where is None:
+        return base
+    floor = _registry.floor_for(*where) if _registry else None
+    moment = valuation.pinned(where[0])
+    if floor is None and moment is None:
+        return base
+    return base.replace(fresh_since=floor, valuation_time=moment)
 
-        with get_client().recording(run.recorder):
-            return _in_pass(spec, values, floor, run, where)
-    if run is None or where is None:
-        return evaluate(spec, values, floor)
-    return _in_pass(spec, values, floor, run, where)
 
-
-def _in_pass(spec: Any, values: tuple[Any, ...], floor: float | None, run: RefreshPass,
-             where: tuple[str, str, str] | None) -> Any:
+def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None, context: CallContext) -> Any:
+    """One UDF call from Excel under its `context` (`context_for`), seen by a refresh in
+    progress: a cell that answered PENDING is noted for the next pass; after a cancel, a cell
+    whose request was never fetched gets back what it showed before."""
     from rates_xl.functions.core import evaluate
     from rates_xl.functions.messages import PENDING
 
-    if where is None:
-        return evaluate(spec, values, floor)
+    run = _pass
+    where = _caller_id(caller) if run is not None else None
+    if run is None or where is None:
+        return evaluate(spec, values, context)
     if run.restoring:
         # After a cancel: what is cached serves (the floor was withdrawn); a request that was
         # never fetched gives back what the cell showed before, without a request.
         key = cell_id(*where)
         if key in run.snapshot:
-            from rates_xl.functions.core import get_client
-
-            with get_client().planning():
-                result = evaluate(spec, values, floor)
+            result = evaluate(spec, values, context.replace(planning=Round()))
             return run.snapshot[key] if result == PENDING else result
-    result = evaluate(spec, values, floor)
+    result = evaluate(spec, values, context)
     if isinstance(result, str) and result == PENDING:
         run.note_pending(*where)
     return result

@@ -244,6 +244,7 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
     """Plan, fetch and compute the cells in `dirty` ({sheet: {cell: formula}}) through Excel."""
     from rates_xl.addin.classic import refresh, scenario
     from rates_xl.functions import get_client
+    from rates_xl.functions.context import CallContext
     from rates_xl.functions.plan import plan_and_evaluate
 
     scenario.refuse_while_on(ctx.book.name, "refreshing (a Refresh records its answers as the book's market data)")
@@ -260,13 +261,18 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
     valuation.pin(ctx.book.name, valuation.read_name(ctx.book))
     run = refresh.begin_pass(shown)
     run.recorder = get_client().pack_recorder()
+    # Every cell the refresh computes records its answers into the book's pack.
+    base = CallContext(recorder=run.recorder)
     try:
         # No scope (a manual-mode fill): no freshness floor, the cache serves as it is.
         floor = refresh.request_refresh(refresh_scope) if refresh_scope is not None else None
         rounds = [0]
 
-        def evaluate() -> None:
-            """One pass of Excel's calculation: the scope at first, then what answered PENDING."""
+        def evaluate(context: CallContext) -> None:
+            """One pass of Excel's calculation: the scope at first, then what answered PENDING.
+            Excel calls the UDFs on threads of its own: they read the pass's context (its
+            planning round) from the refresh in progress (refresh.context_for)."""
+            run.context = context
             rounds[0] += 1
             if rounds[0] == 1:
                 for sheet, cells in dirty.items():
@@ -286,12 +292,13 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
         with quiet_excel(app):
             try:
                 _, report = plan_and_evaluate(
-                    evaluate, get_client(), process_wide=True,
+                    evaluate, get_client(), context=base,
                     on_progress=lambda progress: ctx.notify(progress_text(progress)),
                     should_cancel=ctx.should_cancel, on_cancel=on_cancel)
             except BaseException:
                 # Whatever failed, try once to leave no cell pending (as after a cancel); the
                 # failure itself is what the user is told about.
+                run.context = base
                 try:
                     on_cancel()
                     _dirty_pending(app, run, sheets)

@@ -199,15 +199,20 @@ class Waits:
     submitted: int = 0
 
     # -- the UDF side --
-    def evaluate(self, spec: Any, values: tuple[Any, ...], floor: float | None) -> Any:
-        """One cell: its answer if cached, else `WAIT_PREFIX + topic` (the requests now queued)."""
+    def evaluate(self, spec: Any, values: tuple[Any, ...], context: Any) -> Any:
+        """One cell under its call context (functions/context.py: its book's valuation moment,
+        its floor): its answer if cached, else `WAIT_PREFIX + topic` (the requests now queued,
+        fetched under the same floor)."""
         from rates_xl.functions import core
+        from rates_xl.functions.context import Round
         from rates_xl.functions.messages import message_for
 
-        client = core.get_client()
+        client = context.client or core.get_client()
+        floor = context.fresh_since
         for _ in range(2):
-            with client.planning() as recorded:
-                result = core.evaluate(spec, values, floor)
+            planned = Round()
+            result = core.evaluate(spec, values, context.replace(planning=planned))
+            recorded = planned.keys
             if not recorded:
                 return result
             # A fetch on a pool thread may have landed while this cell computed (a grid's

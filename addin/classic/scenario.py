@@ -6,8 +6,8 @@ market-data pack under a shift of the curves, and back to market (docs/scenarios
   under the scenario (scenario/apply.py: the local curves; what they need and the pack lacks
   is fetched once through the add-in's client, from the service that recorded the pack) and
   gives the book a replaying client of that scenario pack. From then on every RATES_ cell of
-  that book is answered by that client alone (`client_for`, on the calling cell's own thread:
-  functions.core.client_here), synchronously, never through the RTD server (whose threads
+  that book is answered by that client alone (`client_for`, the call context's client:
+  functions/context.py), synchronously, never through the RTD server (whose threads
   use the shared client) and never from the service: a request the pack lacks is the cell's
   "not in the market-data pack" message. The other open books keep the market.
 - While on, the workbook says it is not at market: the Scenario button's label (RatesRibbon's
@@ -24,10 +24,8 @@ market-data pack under a shift of the curves, and back to market (docs/scenarios
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,19 +75,6 @@ def client_for(caller: Any) -> Any:
     where = caller_id(caller)
     found = active(where[0]) if where is not None else None
     return found.client if found is not None else None
-
-
-@contextlib.contextmanager
-def serving(caller: Any) -> Iterator[Any]:
-    """Compute inside with the caller's book's scenario client, if it has one (yields it)."""
-    client = client_for(caller)
-    if client is None:
-        yield None
-        return
-    from rates_xl.functions.core import client_here
-
-    with client_here(client):
-        yield client
 
 
 def refuse_while_on(book_name: str, what: str) -> None:
@@ -243,4 +228,4 @@ def _show(ctx: Any, text: str) -> None:
 
 
 __all__ = ["NAME", "Active", "active", "any_active", "apply", "back_to_market", "client_for", "refuse_while_on",
-           "reopened", "serving"]
+           "reopened"]

@@ -17,7 +17,9 @@ from rates_xl.functions.source import (
 )
 
 
-def explain(cell: Any) -> Any:
+def explain(cell: Any, client: Any = None) -> Any:
+    """RATES_SOURCE of `cell` (a Range), from `client`'s answers (a book under a scenario:
+    its replaying client; None: the shared one)."""
     from rates_xl.functions.core import get_client
     from rates_xl.functions.source import explain_formula
 
@@ -41,7 +43,7 @@ def explain(cell: Any) -> Any:
         def value_of(sheet_name: str, ref: str) -> Any:
             return book.sheets[sheet_name].range(ref).value
 
-        return explain_formula(get_client(), where, formula, sheet.name, value_of, pinned)
+        return explain_formula(client or get_client(), where, formula, sheet.name, value_of, pinned)
     except Exception as exc:  # noqa: BLE001 - a cell message, never a traceback
         return f"{PREFIX} cell: cannot read the cell ({type(exc).__name__})"
 

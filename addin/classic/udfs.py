@@ -26,11 +26,11 @@ import xlwings as xw
 from rates_xl.addin.classic import live_rtd, manual, refresh, rtd, rtd_com, scenario, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
-from rates_xl.functions import errors, plan
+from rates_xl.functions import errors
+from rates_xl.functions.context import CallContext
 from rates_xl.functions.core import (
     Arg,
     FunctionSpec,
-    client_here,
     evaluate,
     get_client,
     set_client,
@@ -76,29 +76,37 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
+    """One cell: its context built once (refresh.context_for: a refresh's round and recorder,
+    the caller's floor, its book's valuation moment), whichever path computes it."""
+    spec = FUNCTIONS[name]
+    context = refresh.context_for(caller)
     under = scenario.client_for(caller)
     if under is not None:
-        # A book under a scenario: its own replaying client, on this thread only, answers
-        # at once from its pack (never the RTD server's threads, never the service).
-        with client_here(under):
-            return _shown(name, caller, values, refresh.evaluate_cell(FUNCTIONS[name], values, caller))
+        # A book under a scenario: its own replaying client answers at once from its pack
+        # (synchronously: never the RTD server's threads, never the service).
+        context = context.replace(client=under)
+        return _shown(spec, caller, values, refresh.evaluate_cell(spec, values, caller, context), context)
     if caller is not None and live_rtd.channel.watching:
         # Live mode is on: the live channel learns which requests this cell's value used
         # (the VBA wrapper subscribes the cell to its live topic; live_rtd.py).
-        with get_client().requests_used() as used:
-            answer = _answer(name, caller, values)
+        used: set[Any] = set()
+        context = context.replace(used=used)
+        answer = _answer(spec, caller, values, context)
         live_rtd.channel.saw(live_rtd.cell_of(caller), used)
-        return _shown(name, caller, values, answer)
-    return _shown(name, caller, values, _answer(name, caller, values))
+        return _shown(spec, caller, values, answer, context)
+    return _shown(spec, caller, values, _answer(spec, caller, values, context), context)
 
 
 #: What RATES_ERROR says of a cell waiting for its answer (it fills by itself).
 WAITING = "#RATES! no answer yet: the request is being fetched; the cell fills when it arrives"
 
 
-def _shown(name: str, caller: Range | None, values: tuple[Any, ...], answer: Any) -> Any:
-    """A message becomes a real Excel error (functions/errors.py): the marker the VBA wrapper
-    turns into #VALUE! or #N/A, the message kept for RATES_ERROR and the Explain button."""
+def _shown(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], answer: Any,
+           context: CallContext) -> Any:
+    """What the cell gets (functions/errors.shown, the one value converter): a failure is the
+    marker the VBA wrapper turns into #VALUE! or #N/A, a failed cell of a spill Excel's error
+    text (the wrapper's NaCells makes it the error value), the message kept for RATES_ERROR
+    and the Explain button."""
     if caller is None:
         # Not a cell (a VBA macro's call, which gets the message itself to read).
         return answer
@@ -108,39 +116,36 @@ def _shown(name: str, caller: Range | None, values: tuple[Any, ...], answer: Any
             errors.messages.note(*where, WAITING)
             manual.fill.note_wait(caller, where)  # manual mode: RatesFill after this calculation
         return answer
-    if isinstance(answer, list) and errors.as_values():
-        # A spill with cells that failed on their own (a history grid's column for a tenor
-        # the service lacks): each such cell an error value too; its message for RATES_ERROR.
-        answer, failed = errors.failed_cells(FUNCTIONS[name], values, answer)
+    value = errors.shown(spec, values, answer, context)
+    if isinstance(value, list):
         if where is not None:
-            errors.messages.note(*where, failed)
-        return answer
+            errors.messages.note(*where, errors.first_message(value))
+        return [[c.text if isinstance(c, errors.ErrorValue) else c for c in row] for row in value]
     if where is not None:
         errors.messages.note(*where, answer if errors.is_message(answer) else None)
-    if not errors.is_message(answer) or not errors.as_values():
-        return answer
-    marker = errors.marker(errors.kind(FUNCTIONS[name], values, answer))
-    if expands(name):  # a legacy array formula: every cell of its block
+    if not isinstance(value, errors.ErrorValue):
+        return value
+    marker = errors.marker(value.kind)
+    if expands(spec.name):  # a legacy array formula: every cell of its block
         area = scope.parse_address(caller.address)[0]
         return errors.block(marker, area.bottom - area.top + 1, area.right - area.left + 1)
     return marker
 
 
-def _answer(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
-    spec = FUNCTIONS[name]
-    if caller is not None and rtd.waits.enabled and refresh.current_pass() is None \
-            and plan.shared_round() is None:
+def _answer(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], context: CallContext) -> Any:
+    if caller is not None and rtd.waits.enabled and refresh.current_pass() is None:
         # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
-        # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd).
-        answer = rtd.waits.evaluate(spec, values, refresh.caller_floor(caller))
-        if expands(name) and rtd.wait_topic(answer) is not None:
+        # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd), under the
+        # cell's context (its book's valuation moment, its floor) as on every path.
+        answer = rtd.waits.evaluate(spec, values, context)
+        if expands(spec.name) and rtd.wait_topic(answer) is not None:
             # A legacy array formula waits at its own size, never cut (rtd.wait_block).
             area = scope.parse_address(caller.address)[0]
             return rtd.wait_block(answer, area.bottom - area.top + 1, area.right - area.left + 1)
         return answer
-    # Through the refresh module: the caller's refresh floor, and a Refresh in progress sees
-    # which cells answered PENDING (see rates_xl.addin.classic.refresh.evaluate_cell).
-    return refresh.evaluate_cell(spec, values, caller)
+    # Through the refresh module: a Refresh in progress sees which cells answered PENDING
+    # (see rates_xl.addin.classic.refresh.evaluate_cell).
+    return refresh.evaluate_cell(spec, values, caller, context)
 
 
 @_udf
@@ -212,8 +217,9 @@ def RATES_TENORS(index, caller=None):
 
 @_udf
 def RATES_SOURCE(cell, caller=None):
-    with scenario.serving(caller):  # a book under a scenario: its answers, and the Scenario line
-        return source.explain(cell)  # `cell` is a Range: its formula is followed, not its value
+    # `cell` is a Range: its formula is followed, not its value; a book under a scenario: its
+    # client's answers, and the Scenario line.
+    return source.explain(cell, scenario.client_for(caller))
 
 
 @_udf

@@ -4,8 +4,10 @@ The moment: the workbook-level defined name `RATES_VALUATION_TIME` (the same nam
 calc` reads: calc/valuation.py), holding the moment (`="2026-01-02T16:00:00Z"`, what the
 ribbon's Valuation Time button writes) or pointing at a cell that holds one. A Refresh
 reads it once (one COM call) and pins the book: every RATES_* cell of that book that leaves
-`valuation_time` empty then values at that moment (`inject`, called per cell by
-`refresh.evaluate_cell`, costs a dict lookup). An empty name: "now", the key's default.
+`valuation_time` empty then values at that moment, whichever path computes it (the
+synchronous one, the RTD wait, a Refresh): `refresh.context_for` puts it in the call's
+context (functions/context.py, whose `pin` writes it into the call; a dict lookup per cell).
+An empty name: "now", the key's default.
 
 The pack: every Refresh records the answers its cells used (`refresh.RefreshPass.recorder`)
 and `store_pack` puts the pack into the open workbook as a custom XML part through Excel's
@@ -89,17 +91,6 @@ def write_name(book: Any, moment: datetime | None) -> None:
             pass
         return
     book.names.add(NAME, f'="{moment:%Y-%m-%dT%H:%M:%SZ}"')
-
-
-def inject(spec: Any, values: tuple[Any, ...], moment: datetime | None) -> tuple[Any, ...]:
-    """The cell's arguments with `valuation_time` filled in when the cell left it empty."""
-    if moment is None or "valuation_time" not in spec.arg_names:
-        return values
-    position = spec.arg_names.index("valuation_time")
-    out = list(values) + [None] * (position + 1 - len(values))
-    if out[position] is None or out[position] == "":
-        out[position] = moment
-    return tuple(out)
 
 
 # -- the pack in the open workbook ------------------------------------------------------------

@@ -49,7 +49,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from rates_xl import __version__
 from rates_xl.addin.officejs import assets, help_pages, manifest, packs, scenarios
 from rates_xl.addin.officejs import team as teammod
-from rates_xl.addin.officejs.batch import MAX_BATCH, pin, run_batch
+from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
 from rates_xl.addin.officejs.live import LiveHub, NoSuchSession, session_of, sub_id_of
@@ -108,9 +108,9 @@ def parse_batch(body: bytes) -> Calls | JSONResponse:
         return refused("expected {\"calls\": [...]}", 400)
     if len(calls) > MAX_BATCH:
         return refused(f"at most {MAX_BATCH} calls per batch", 413)
-    batch = Calls(pin(calls, payload.get("valuation_time")))  # the book's RATES_VALUATION_TIME
+    batch = Calls(calls)
     batch.record = payload.get("record") is True
-    batch.pinned = payload.get("valuation_time")  # for RATES.SOURCE's link (batch._source)
+    batch.pinned = payload.get("valuation_time")  # the book's RATES_VALUATION_TIME: the batch's context
     batch.scenario = payload.get("scenario")  # the task pane's scenario id, or None (scenarios.py)
     return batch
 

@@ -8,7 +8,10 @@ without sending any, `fetch_many` sends them concurrently under the shared clien
 limiter, a second pass computes every cell from the cache. A batch of 1,000 cells therefore
 costs its distinct requests once, at the rate-limit bound, never one latency per cell.
 
-Each answer is exactly `spec.core(*args)`; only its form changes for Office.js:
+Each call is computed by the core under the batch's one call context (functions/context.py:
+the book's pinned moment, the recorder, the client), exactly as `spec.core(*args)` would be;
+its answer goes through the one value converter every host uses (functions/errors.shown),
+and only its form changes for Office.js:
 - a number stays a number; a spill stays a 2-D array, dates as Excel serial numbers (what
   a date cell holds), empty as "", a cell with no value by design (`NOT_AVAILABLE`, a
   history's Fill=NA) as an error object the script makes Excel's #N/A in that cell;
@@ -25,13 +28,15 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from rates_xl.addin.officejs.metadata import officejs_name
 from rates_xl.functions import errors
-from rates_xl.functions.core import FunctionSpec
-from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, is_message
+from rates_xl.functions.context import NOW, CallContext
+from rates_xl.functions.core import FunctionSpec, evaluate
+from rates_xl.functions.messages import PREFIX
+from rates_xl.functions.values import to_serial
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -43,7 +48,6 @@ MAX_TEXT = 1000
 MAX_ARGS = 32
 #: Cells in one range argument (`Arg.many`: a history's tenors or options; it takes 30 tenors).
 MAX_CELLS = 1000
-EXCEL_EPOCH = date(1899, 12, 30)
 
 
 def functions_by_id() -> dict[str, FunctionSpec]:
@@ -120,28 +124,14 @@ def _number(value: Any) -> Any:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def pin(calls: list[Any], moment: Any) -> list[Any]:
-    """The calls with `valuation_time` set to the book's pinned moment (what the script read
-    from RATES_VALUATION_TIME) wherever a call leaves it empty, as the other hosts do. The
-    moment goes in as the cell's own argument would: its validation answers a bad one."""
-    if moment is None or moment == "":
-        return calls
-    if isinstance(moment, str):
-        moment = moment.strip().removeprefix("=").strip().strip('"')  # ="2026-01-02T16:00:00Z"
-    table = functions_by_id()
-    out = []
-    for call in calls:
-        spec = table.get(call.get("fn")) if isinstance(call, dict) else None
-        args = call.get("args") if isinstance(call, dict) else None
-        if spec is None or not isinstance(args, list) or "valuation_time" not in spec.arg_names:
-            out.append(call)
-            continue
-        at = spec.arg_names.index("valuation_time")
-        args = list(args) + [None] * (at + 1 - len(args))
-        if args[at] is None or args[at] == "":
-            args[at] = moment
-        out.append({**call, "args": args})
-    return out
+def book_moment(value: Any) -> Any:
+    """The book's pinned moment as the script reads RATES_VALUATION_TIME (`="2026-01-02T16:00:00Z"`
+    or the text itself), for the batch's call context; None when the book pins none. The
+    moment goes into each call as its own argument would (functions/context.pin): its
+    validation answers a bad one."""
+    if isinstance(value, str):
+        value = value.strip().removeprefix("=").strip().strip('"')
+    return None if value is None or value == "" else value
 
 
 def _is_source(spec: FunctionSpec, call: Any) -> bool:
@@ -169,8 +159,6 @@ def _source(client: Any, source: dict[str, Any], pinned: Any, name: str = "RATES
         value = values.get(f"{at}!{cell}".casefold())
         return None if value == "" else value  # an empty cell, as Excel passes it
 
-    if isinstance(pinned, str):
-        pinned = pinned.strip().removeprefix("=").strip().strip('"') or None
     if name == "RATES_ERROR":
         return error_of_formula(where, formula, sheet, value_of, pinned)
     return explain_formula(client, where, formula, sheet, value_of, pinned)
@@ -184,51 +172,39 @@ def _finite(number: int | float) -> bool:
 
 
 def _cell(value: Any) -> Any:
-    if value == NOT_AVAILABLE:  # a spill's cell with no value by design: Excel's #N/A there
-        return {"error": "notAvailable", "message": "no value for this date (Fill=NA)"}
-    if isinstance(value, datetime):
-        delta = value.replace(tzinfo=None) - datetime(1899, 12, 30)
-        return delta.days + delta.seconds / 86400
+    """One cell of an answer (functions/errors.shown's) as Office.js takes it: an error as
+    its error object, a date as its serial number (what a date cell holds), empty as ""."""
+    if isinstance(value, errors.ErrorValue):
+        return _error(value)
     if isinstance(value, date):
-        return float((value - EXCEL_EPOCH).days)
+        return to_serial(value)
     if value is None:
-        return ""
-    if isinstance(value, float) and not math.isfinite(value):
         return ""
     return value
 
 
-def outcome(spec: FunctionSpec, args: tuple, value: Any) -> dict[str, Any]:
-    """The core's answer as the script settles it: a failure as an error (functions/errors.py,
-    the classic host's rule too), or its text with the `cell_errors = text` setting."""
-    if is_message(value):
-        if not errors.as_values():
-            return {"value": value}
-        text = value[len(PREFIX):].strip()
-        return {"error": kind_of(spec, args, value), "message": text}
-    if isinstance(value, list):
-        failed = {}
-        if errors.as_values():  # a cell that failed on its own (a grid's column): its error there
-            failed = {v: {"error": kind_of(spec, args, v), "message": v[len(PREFIX):].strip()}
-                      for row in value for v in row if is_message(v)}
-        return {"value": [[failed[v] if v in failed else _cell(v) for v in row] for row in value]}
-    if isinstance(value, float) and not math.isfinite(value):
-        return unavailable("the service's answer was not a finite number")
-    return {"value": _cell(value)}
+def _error(value: errors.ErrorValue) -> dict[str, str]:
+    message = errors.without_prefix(value.message) if value.message else "no value for this date (Fill=NA)"
+    return {"error": "invalidValue" if value.kind == errors.VALUE else "notAvailable", "message": message}
 
 
-def kind_of(spec: FunctionSpec, args: tuple, message: str) -> str:
-    """invalidValue (#VALUE!) when the formula must change, notAvailable (#N/A) otherwise: the
-    one rule both hosts use (functions/errors.kind)."""
-    return "invalidValue" if errors.kind(spec, args, message) == errors.VALUE else "notAvailable"
+def outcome(spec: FunctionSpec, args: tuple, value: Any, context: CallContext = NOW) -> dict[str, Any]:
+    """The core's answer as the script settles it (functions/errors.shown, the classic host's
+    and the engines' converter too): a failure as an error, or its text with the
+    `cell_errors = text` setting."""
+    shown = errors.shown(spec, args, value, context)
+    if isinstance(shown, errors.ErrorValue):
+        return _error(shown)
+    if isinstance(shown, list):
+        return {"value": [[_cell(v) for v in row] for row in shown]}
+    return {"value": _cell(shown)}
 
 
 def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list[dict[str, Any]], BatchReport]:
-    """Every call's outcome, in order. `client` must be the client the core uses. With
-    `record`, the report carries the answers the batch used (the task pane writes them into
-    the book as its market-data pack)."""
-    import contextlib
-
+    """Every call's outcome, in order, computed by `client` (the server's, or a scenario's
+    replaying one: scenarios.py) under the batch's one call context: the book's pinned moment
+    (`calls.pinned`, RATES_VALUATION_TIME) and, with `record`, a recorder whose answers the
+    report carries (the task pane writes them into the book as its market-data pack)."""
     from rates_xl.functions.plan import plan_and_evaluate
 
     started = time.perf_counter()
@@ -236,20 +212,18 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
     checked = [check_call(call, table) for call in calls]
     todo = [(i, c[0], c[1]) for i, c in enumerate(checked) if isinstance(c, tuple)]
 
-    pinned = getattr(calls, "pinned", None)
+    pinned = book_moment(getattr(calls, "pinned", None))
+    recorder = client.pack_recorder() if record else None
+    base = CallContext(valuation_time=pinned, recorder=recorder, client=client)
 
-    def evaluate() -> list[Any]:
-        return [_source(client, calls[i].get("source"), pinned, spec.name) if _is_source(spec, calls[i]) else spec.core(*args)
-                for i, spec, args in todo]
+    def compute(context: CallContext) -> list[Any]:
+        return [_source(client, calls[i].get("source"), pinned, spec.name) if _is_source(spec, calls[i])
+                else evaluate(spec, args, context) for i, spec, args in todo]
 
-    from rates_xl.functions.core import client_here
-
-    # The core computes with `client` (the server's, or a scenario's replaying one: scenarios.py).
-    with client.recording() if record else contextlib.nullcontext() as recorder, client_here(client):
-        values, report = plan_and_evaluate(evaluate, client) if todo else ([], None)
+    values, report = plan_and_evaluate(compute, client, context=base) if todo else ([], None)
     outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
     for (i, spec, args), value in zip(todo, values, strict=True):
-        outcomes[i] = outcome(spec, args, value)
+        outcomes[i] = outcome(spec, args, value, base)
     summary = BatchReport(
         calls=len(calls),
         distinct_requests=report.distinct_requests if report else 0,

@@ -4,8 +4,8 @@ page (every Excel) that uses the server, so they share one cadence and one budge
 A streaming custom function (`options.stream` in functions.json) first gets its value
 through the batch endpoint like any cell; while the page's Live switch is on it then
 *subscribes*: `POST /api/live/subscribe {"session", "subs": [{"id", "fn", "args"}]}`. The
-server computes the cell once more (from the cache) under `client.requests_used()` to learn
-which requests its value depends on and watches it (client/live.py: only cells valued as
+server computes the cell once more (from the cache), its call context collecting the
+requests it uses (functions/context.py `used`), to learn which requests its value depends on and watches it (client/live.py: only cells valued as
 of now; a past valuation time answers `"live": false` and is never refreshed). When the
 scheduler has refetched a request, every subscribed cell using it is computed again and
 its outcome queued for its page; the page long-polls `POST /api/live/poll {"session"}`,
@@ -42,6 +42,8 @@ from typing import Any
 from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
 from rates_xl.client.live import LiveScheduler
 from rates_xl.errors import Refusal
+from rates_xl.functions.context import CallContext
+from rates_xl.functions.core import evaluate
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -125,12 +127,14 @@ class LiveHub:
             todo.append((len(answers) - 1, *checked))
         # What the cells use, fetched as a batch fetches (usually from the cache: the batch
         # computed them a moment ago), then each cell once more to learn its requests.
+        base = CallContext(client=self.client)
         if todo:
-            plan_and_evaluate(lambda: [spec.core(*args) for _, spec, args in todo], self.client)
+            plan_and_evaluate(lambda context: [evaluate(spec, args, context) for _, spec, args in todo],
+                              self.client, context=base)
         for at, spec, args in todo:
             sub_id = answers[at]["id"]
-            with self.client.requests_used() as used:
-                spec.core(*args)  # from the cache now
+            used: set[Any] = set()
+            evaluate(spec, args, base.replace(used=used))  # from the cache now
             with self._lock:
                 state = self._session(session, owner)
                 state.subs[sub_id] = (spec, args)
@@ -171,7 +175,8 @@ class LiveHub:
             if call is None:
                 continue
             spec, args = call
-            result = outcome(spec, args, spec.core(*args))
+            context = CallContext(client=self.client)
+            result = outcome(spec, args, evaluate(spec, args, context), context)
             with self._lock:
                 state.outbox[sub_id] = result
                 waiters, state.waiters = state.waiters, []

@@ -1,21 +1,22 @@
 """The RATES_* functions as both engines register them: the table (the add-in's functions and
-calc's own RATES_SOURCE_OF), the spellings a stored formula may use, the valuation moment a
-calculation pins, and the rule that an error among the arguments is the answer.
+calc's own RATES_SOURCE_OF), the spellings a stored formula may use, the call context of the
+calculation under way, and the rule that an error among the arguments is the answer.
 
 Each engine's adapter (calc/engines/formualizer/model.py, calc/engines/formulas/functions.py)
-turns its own values into a UDF's and back around these.
+turns its own values into a UDF's and back around `call`, which computes one call under the
+calculation's context (functions/context.py: the book's valuation moment, the planning
+round, the pack recording it), set by `computing` around each evaluation: a module value,
+not a context variable, because formualizer calls the functions from threads of its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import inspect
-from collections.abc import Callable
-from datetime import datetime
+from collections.abc import Callable, Iterator
 from typing import Any
 
-#: Set by `pinned_valuation_time`: the valuation time injected where a formula omits it.
-_valuation_time: Any = None
+from rates_xl.functions.context import NOW, CallContext
 
 
 @functools.cache  # one table: the engines register it once (`register_functions` checks identity)
@@ -41,36 +42,34 @@ def engine_names(excel_name: str) -> list[str]:
     return spellings
 
 
-# -- valuation time ----------------------------------------------------------------------------
-class pinned_valuation_time:  # noqa: N801 - used as a context manager, reads like one
-    """Within this block, RATES_* calls that leave `valuation_time` empty get `moment`."""
-
-    def __init__(self, moment: datetime | str | None) -> None:
-        self.moment = moment
-
-    def __enter__(self) -> None:
-        global _valuation_time
-        self._saved, _valuation_time = _valuation_time, self.moment
-
-    def __exit__(self, *exc: object) -> None:
-        global _valuation_time
-        _valuation_time = self._saved
+# -- the calculation's call context -------------------------------------------------------------
+_context: CallContext = NOW
 
 
-def valuation_time() -> Any:
-    """The moment pinned by the calculation under way (None: now)."""
-    return _valuation_time
+@contextlib.contextmanager
+def computing(context: CallContext) -> Iterator[CallContext]:
+    """Within this block every RATES_* call the engines make is computed under `context`."""
+    global _context
+    saved, _context = _context, context
+    try:
+        yield context
+    finally:
+        _context = saved
 
 
-def valuation_position(spec: Any) -> int | None:
-    """Where a function takes `valuation_time` (from the function table, else its signature)."""
-    names = getattr(spec, "arg_names", None)
-    if names is None:
-        try:
-            names = tuple(inspect.signature(spec.core).parameters)
-        except (TypeError, ValueError):
-            return None
-    return names.index("valuation_time") if "valuation_time" in names else None
+def context() -> CallContext:
+    """The call context of the calculation under way (NOW outside one)."""
+    return _context
+
+
+def call(spec: Any, args: list[Any]) -> Any:
+    """One RATES_* call an engine makes, computed under the calculation's context: the
+    function table's through the core, calc's own (RATES_SOURCE_OF) directly."""
+    from rates_xl.functions.core import FunctionSpec, evaluate
+
+    if isinstance(spec, FunctionSpec):
+        return evaluate(spec, tuple(args), _context)
+    return spec.core(*args)
 
 
 # -- errors among the arguments ------------------------------------------------------------------

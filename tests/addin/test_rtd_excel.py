@@ -404,6 +404,35 @@ def test_clear_cache_forgets_a_remembered_failure_so_the_next_calculation_asks_a
         server.stop()
 
 
+def test_a_pinned_book_recalculated_outside_refresh_values_at_its_moment(client):
+    """Issue 29: a book pinned with the Valuation Time button, recalculated by Excel outside
+    a Refresh with RTD on (an edited cell, F9), values at its moment, as a Refresh does: its
+    request carries the pinned valuation_time. The RTD path reached the core without the
+    moment, so the cell waited on, fetched and showed "now"."""
+    from rates_xl.addin.classic import valuation
+
+    moment = "2026-01-02T16:00:00Z"
+    app = async_app(throttle=THROTTLE)
+    book = app.add_book("PinnedRtd.xlsx", {"S": {}})
+    try:
+        app.api.input_answers = [moment]
+        assert ribbon.on_action("rates_valuation_time", book=book) == f"pinned {moment}"
+        book.sheets[0].paste({"A1": '=RATES_SWAP("SOFR","0D","10Y","1Y")'})
+        assert is_na(book.sheets[0].range("A1").value)  # it waited on RTD: not the synchronous path
+        settle(app)
+        pinned = client.swap_rate("SOFR", "0D", "10Y", "1Y", valuation_time=moment).swap_rate
+        now = client.swap_rate("SOFR", "0D", "10Y", "1Y").swap_rate
+        assert pinned != now  # the two moments' answers differ, so the cell tells them apart
+        assert book.sheets[0].range("A1").value == pinned
+        assert rtd.waits.submitted == 1
+        # The cell's one request was the pinned one (the pool fetched it; nothing at "now" waited).
+        asked = [dict(key.params).get("valuation_time") for key, _ in client.answers()
+                 if key.endpoint == "swap_rate"]
+        assert moment in asked
+    finally:
+        valuation.pin(book.name, None)
+
+
 # -- what keeps working --------------------------------------------------------------------------
 def test_a_ribbon_refresh_still_plans_and_fetches_itself(client):
     app = async_app(throttle=THROTTLE)

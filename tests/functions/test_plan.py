@@ -14,7 +14,8 @@ import pytest
 
 from rates_xl.client import RatesClient
 from rates_xl.functions import FUNCTIONS, PENDING, core, using_client
-from rates_xl.functions.plan import FetchProgress, plan_and_evaluate, shared_round
+from rates_xl.functions.context import CallContext
+from rates_xl.functions.plan import FetchProgress, plan_and_evaluate
 
 SWAP = FUNCTIONS["RATES_SWAP"]
 DISCOUNT = FUNCTIONS["RATES_DISCOUNT"]
@@ -31,11 +32,11 @@ def swaps(n):
 
 
 def test_a_chain_costs_one_round_per_link_and_each_request_once(client):
-    def evaluate():
-        first = core.evaluate(SWAP, ("SOFR", "0D", "10Y", "1Y"))
-        again = core.evaluate(SWAP, ("sofr ", "0d", "10y", "1Y"))  # the same request
+    def evaluate(context):
+        first = core.evaluate(SWAP, ("SOFR", "0D", "10Y", "1Y"), context)
+        again = core.evaluate(SWAP, ("sofr ", "0d", "10y", "1Y"), context)  # the same request
         second = core.evaluate(DISCOUNT, ("SOFR", f"{round(first) + 1}Y") if isinstance(first, float)
-                               else ("SOFR", first))
+                               else ("SOFR", first), context)
         return first, again, second
 
     (first, again, second), report = plan_and_evaluate(evaluate, client)
@@ -44,34 +45,35 @@ def test_a_chain_costs_one_round_per_link_and_each_request_once(client):
     assert not report.finished_unplanned and not report.cancelled
 
 
-def test_a_process_wide_round_reaches_cells_computed_on_other_threads(client):
-    """Excel may call the UDFs on another thread than the one that opened the round."""
+def test_the_round_reaches_cells_computed_on_other_threads(client):
+    """Excel may call the UDFs on another thread than the one that opened the round, and
+    formualizer computes on its own pool: the round travels in the call's context."""
     cells = swaps(12)
     pool = ThreadPoolExecutor(1, thread_name_prefix="udf-server")
     sent_during_plan = []
 
-    def evaluate():
+    def evaluate(context):
         before = client.stats()["requests_sent"]
-        values = pool.submit(lambda: [core.evaluate(spec, args) for spec, args in cells]).result()
+        values = pool.submit(lambda: [core.evaluate(spec, args, context) for spec, args in cells]).result()
         sent_during_plan.append(client.stats()["requests_sent"] - before)
         return values
 
     try:
-        values, report = plan_and_evaluate(evaluate, client, process_wide=True)
+        values, report = plan_and_evaluate(evaluate, client)
     finally:
         pool.shutdown()
     assert sent_during_plan == [0, 0]  # the other thread planned: nothing sent while computing
     assert report.requests_sent == report.distinct_requests == 12 and report.rounds == 2
     assert all(isinstance(v, float) for v in values)
-    assert shared_round() is None
 
 
-def test_without_process_wide_planning_another_thread_fetches_cell_by_cell(client):
-    """Why the ribbon asks for a process-wide round: the client's planning is per thread."""
+def test_a_call_without_the_rounds_context_fetches_cell_by_cell(client):
+    """Why every host hands the round's context to its calls: without it a call is not
+    planned, wherever it runs."""
     pool = ThreadPoolExecutor(1)
     try:
         values, report = plan_and_evaluate(
-            lambda: pool.submit(lambda: [core.evaluate(s, a) for s, a in swaps(3)]).result(), client)
+            lambda context: pool.submit(lambda: [core.evaluate(s, a) for s, a in swaps(3)]).result(), client)
     finally:
         pool.shutdown()
     assert report.rounds == 1 and report.distinct_requests == 0 and report.requests_sent == 3
@@ -83,7 +85,8 @@ def test_recorded_requests_are_fetched_afresh_even_if_an_older_answer_is_cached(
     core.evaluate(SWAP, ("SOFR", "0D", "7Y", "1Y"))
     sent = client.stats()["requests_sent"]
     floor = time.time()
-    value, report = plan_and_evaluate(lambda: core.evaluate(SWAP, ("SOFR", "0D", "7Y", "1Y"), floor), client)
+    value, report = plan_and_evaluate(lambda context: core.evaluate(SWAP, ("SOFR", "0D", "7Y", "1Y"), context),
+                                      client, context=CallContext(fresh_since=floor))
     assert isinstance(value, float)
     assert client.stats()["requests_sent"] - sent == 1
     assert report.rounds == 2 and not report.finished_unplanned
@@ -98,9 +101,9 @@ def test_progress_is_reported_on_the_calling_thread_and_a_cancel_stops_sending(s
         cancelled_at = []
         passes = []
 
-        def evaluate():
+        def evaluate(context):
             passes.append(1)
-            return [core.evaluate(spec, args) for spec, args in swaps(30)]
+            return [core.evaluate(spec, args, context) for spec, args in swaps(30)]
 
         def cancel():
             return any(p.done >= 3 for p, _ in seen)

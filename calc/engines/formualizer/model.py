@@ -7,8 +7,6 @@ on them). Values cross between the engine and Python here, through `values.py`.
 
 from __future__ import annotations
 
-import contextvars
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -24,24 +22,6 @@ from rates_xl.calc.engines.formualizer.values import (
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
-
-
-class _ContextSlot:
-    """The context of the evaluation under way (read from the engine's threads)."""
-
-    def __init__(self) -> None:
-        self._value: contextvars.Context | None = None
-        self._lock = threading.Lock()
-
-    def set(self, value: contextvars.Context) -> None:
-        with self._lock:
-            self._value = value
-
-    def get(self) -> contextvars.Context | None:
-        return self._value
-
-
-_context = _ContextSlot()
 
 
 class FastModel:
@@ -67,7 +47,7 @@ class FastModel:
 
     def _register(self) -> None:
         for excel_name, spec in rates.function_table().items():
-            call = _adapt(excel_name, spec.core, rates.valuation_position(spec))
+            call = _adapt(excel_name, spec)
             for alias in rates.engine_names(excel_name):
                 self.workbook.register_function(alias, call, volatile=False, deterministic=True)
         from rates_xl.calc import xlfuncs
@@ -81,9 +61,6 @@ class FastModel:
             for sheet, row, col, formula in self.prepared.rates_cells:
                 if (sheet, row, col) not in self.held:
                     self.workbook.set_formula(sheet, row, col, formula)
-        # The engine may call our functions from its own threads: each call runs in a copy of
-        # this context, so the client's planning state and the lent client reach it.
-        _context.set(contextvars.copy_context())
         for sheet, row, col in self.filled:  # last round's fill: the result may have grown
             self.workbook.set_value(sheet, row, col, None)
         self.filled = {}
@@ -265,25 +242,20 @@ def _is_circ(value: Any) -> bool:
     return isinstance(value, dict) and value.get("kind") == "Circ"
 
 
-def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
+def _adapt(excel_name: str, spec: Any) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [from_engine(a) for a in raw]
         error = rates.first_error(args, is_error)
         if error is not None:
             return error
-        moment = rates.valuation_time()
-        if moment is not None and position is not None:
-            if len(args) <= position:
-                args += [None] * (position + 1 - len(args))
-            if args[position] is None or args[position] == "":
-                args[position] = moment
-        context = _context.get()
+        # The engine may call from its own threads: the calculation's context is read from
+        # `rates`, not from this thread's context variables.
         try:
-            result = context.copy().run(core, *args) if context is not None else core(*args)
+            result = rates.call(spec, args)
         except Exception as exc:  # the function layer never raises; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
         # A failing call is an error value, as in Excel; its message kept for the summary.
-        return to_engine(errors.engine_value(excel_name, args, result))
+        return to_engine(errors.engine_value(excel_name, args, result, rates.context()))
 
     call.__name__ = excel_name
     return call

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import math
 import threading
 from collections.abc import Callable, Iterable
 from datetime import date
@@ -55,7 +54,7 @@ def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
             return table
         engine = formulas.get_functions()
         for excel_name, spec in table.items():
-            entry = impure(_adapt(excel_name, spec.core, rates.valuation_position(spec)))
+            entry = impure(_adapt(excel_name, spec))
             for alias in rates.engine_names(excel_name):
                 engine[alias] = entry
         if not getattr(engine["INDEX"], "rates_xl_fixed", False):
@@ -160,16 +159,14 @@ def _spill_array_class() -> type:
 def _scalar_to_engine(value: Any) -> Any:
     from formulas.tokens.operand import Error
 
-    from rates_xl.functions.messages import NOT_AVAILABLE
+    from rates_xl.functions.errors import CELL_TEXT
 
-    if value == NOT_AVAILABLE:  # a spill's cell with no value by design (a history's Fill=NA)
-        return Error.errors["#N/A"]
+    if isinstance(value, str) and value in CELL_TEXT.values():  # a failed cell, or Fill=NA (errors.shown)
+        return Error.errors[value]
     if isinstance(value, date):
         return to_serial(value)
     if value is None:
         return ""
-    if isinstance(value, float) and not math.isfinite(value):
-        return Error.errors["#NUM!"]
     return value
 
 
@@ -179,30 +176,19 @@ def _is_xl_error(value: Any) -> bool:
     return isinstance(value, XlError)
 
 
-def _adapt(excel_name: str, core: Callable[..., Any], position: int | None) -> Callable[..., Any]:
+def _adapt(excel_name: str, spec: Any) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [from_engine(a) for a in raw]
         error = rates.first_error(args, _is_xl_error)
         if error is not None:
             return to_engine(error)
-        moment = rates.valuation_time()
-        if moment is not None and position is not None:
-            if len(args) <= position:
-                args += [None] * (position + 1 - len(args))
-            if args[position] is None or args[position] == "":
-                args[position] = moment
         try:
-            result = core(*args)
+            result = rates.call(spec, args)
         except Exception as exc:  # the function layer should never raise; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
         # A failing call is an error value, as in Excel (a SUM over it is an error too); its
         # message is kept for the summary (functions/errors.engine_value, issue 28).
-        result = errors.engine_value(excel_name, args, result)
-        if result in errors.ERROR_TEXT.values():
-            from formulas.tokens.operand import Error
-
-            result = Error.errors[result]
-        return to_engine(result)
+        return to_engine(errors.engine_value(excel_name, args, result, rates.context()))
 
     call.__name__ = excel_name
     return call

@@ -1,0 +1,126 @@
+"""What one worksheet call is computed under, besides its arguments: `CallContext`.
+
+A host knows things about a cell that its arguments do not say: its book pins a valuation
+moment, a Refresh covers it, a planning round is open, the answers it uses go into the
+book's market-data pack, its book is under a scenario, its user wants failures as text. The
+host puts them in one `CallContext` and hands it with the arguments to
+`functions.core.evaluate(spec, values, context)`: the one way a setting reaches a call, in
+every host (the classic UDFs and their RTD path, the Office.js batch, calc's two engines).
+
+| field            | set by                                              | what the call does with it |
+|------------------|-----------------------------------------------------|----------------------------|
+| `valuation_time` | the book's RATES_VALUATION_TIME (classic: `valuation.pinned`; Office.js: the batch's; calc: `--valuation-time` or the pack's moment) | a call that leaves `valuation_time` empty values at it (`pin`, the one place that writes it) |
+| `fresh_since`    | a ribbon Refresh's floor                            | answers cached before it count as expired, once |
+| `planning`       | a planning round (`Round`: plan_and_evaluate, an RTD wait) | a miss is recorded in the round, not sent (the cell reads PENDING) |
+| `recorder`       | a Refresh, Office.js' Record, `rates-xl calc`       | every answer used is written into the pack |
+| `used`           | Live mode                                           | every request the cell asks for is added to the set |
+| `client`         | a book under a scenario (its replaying client)      | the client that answers; None: the shared one |
+| `cell_errors`    | `RATES_CELL_ERRORS` (None: the client's setting)    | "values": a failure is Excel's error value; "text": the `#RATES!` line |
+
+The client keeps its own scopes (`fresh_since()`, `planning()`, `recording()`,
+`requests_used()`: context variables, so they follow a call into `fetch_many`'s threads);
+`applied` enters them for one call, and nothing else in a host does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient, RequestKey
+    from rates_xl.client.pack import PackRecorder
+    from rates_xl.functions.core import FunctionSpec
+
+
+class Round:
+    """The requests one planning round recorded, from whichever thread computed a cell (Excel
+    calls the UDFs on threads of its own; formualizer on its own pool)."""
+
+    def __init__(self) -> None:
+        self.keys: set[RequestKey] = set()
+        self._lock = threading.Lock()
+
+    def record(self, keys: set[RequestKey]) -> None:
+        if keys:
+            with self._lock:
+                self.keys.update(keys)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Everything one call is computed under besides its arguments (the table above)."""
+
+    valuation_time: datetime | str | None = None
+    fresh_since: float | None = None
+    planning: Round | None = None
+    recorder: PackRecorder | None = None
+    used: set[RequestKey] | None = None
+    client: RatesClient | None = None
+    cell_errors: str | None = None
+
+    def replace(self, **changes: Any) -> CallContext:
+        return dataclasses.replace(self, **changes)
+
+    def pin(self, spec: FunctionSpec, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The call's arguments with `valuation_time` given this context's moment where the
+        call leaves it empty."""
+        return pin(spec, values, self.valuation_time)
+
+    def error_values(self, client: Any = None) -> bool:
+        """Whether a failure shows as Excel's error value (the default) or its text."""
+        if self.cell_errors is not None:
+            return self.cell_errors != "text"
+        try:
+            if client is None:
+                from rates_xl.functions.core import get_client
+
+                client = self.client or get_client()
+            return getattr(client.settings, "cell_errors", "values") != "text"
+        except Exception:  # noqa: BLE001 - no client can be built (bad settings): error values
+            return True
+
+    @contextlib.contextmanager
+    def applied(self, client: RatesClient) -> Iterator[None]:
+        """The client's scopes this call runs under: its floor, the pack recording it, the
+        round planning it, the set of requests it used."""
+        if self.fresh_since is None and self.recorder is None and self.planning is None and self.used is None:
+            yield
+            return
+        with contextlib.ExitStack() as stack:
+            if self.fresh_since is not None:
+                stack.enter_context(client.fresh_since(self.fresh_since))
+            if self.recorder is not None:
+                stack.enter_context(client.recording(self.recorder))
+            if self.used is not None:
+                stack.enter_context(client.requests_used(self.used))
+            if self.planning is not None:
+                recorded = stack.enter_context(client.planning())
+                stack.callback(self.planning.record, recorded)
+            yield
+
+
+#: The context of a call no host says anything about: now, the cache as it is, no plan.
+NOW = CallContext()
+
+
+def pin(spec: Any, values: tuple[Any, ...], moment: datetime | str | None) -> tuple[Any, ...]:
+    """`values` with `valuation_time` set to `moment` where the call leaves it empty (omitted,
+    None or ""): a book's pinned moment, the one place it is written into a call. The moment
+    goes in as the cell's own argument would, so its validation answers a bad one."""
+    if moment is None or moment == "":
+        return values
+    names = spec.arg_names
+    if "valuation_time" not in names:
+        return values
+    at = names.index("valuation_time")
+    if at < len(values) and values[at] is not None and values[at] != "":
+        return values
+    out = list(values) + [None] * (at + 1 - len(values))
+    out[at] = moment
+    return tuple(out)
