@@ -1,6 +1,7 @@
 """Does the engine agree with Excel? A computed value against the one the file cached:
 numbers within 1e-9 relative or equal at Excel's 15 significant digits, text and booleans
-exactly, errors by their code, a blank and empty text alike.
+exactly, errors by their code (text that reads "#N/A" is not the error), a blank and empty
+text alike.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import math
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.functions.values import to_serial
+from rates_xl.functions.values import ErrorLikeText, to_serial
 
 
 def agrees(ours: Any, cached: Any) -> bool:
@@ -20,7 +21,7 @@ def agrees(ours: Any, cached: Any) -> bool:
         if math.isclose(ours, cached, rel_tol=1e-9, abs_tol=1e-300):
             return True
         return f"{float(ours):.14e}" == f"{float(cached):.14e}" or (abs(ours) < 1e-12 and cached == 0)
-    return ours == cached
+    return ours == cached and isinstance(ours, ErrorLikeText) == isinstance(cached, ErrorLikeText)
 
 
 def normal(value: Any) -> Any:
@@ -40,6 +41,6 @@ def shown(value: Any) -> str:
         return "blank"
     if isinstance(value, float):
         return f"{value:.15g}"
-    if isinstance(value, str) and not value.startswith("#"):
-        return repr(value[:40])
+    if isinstance(value, str) and (not value.startswith("#") or isinstance(value, ErrorLikeText)):
+        return repr(str(value[:40]))
     return str(value)

@@ -34,6 +34,7 @@ from typing import Any
 
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.functions.sheet import Key, address, parse_cell
+from rates_xl.functions.values import ErrorLikeText
 
 #: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
 #: written with -o holds them all).
@@ -203,7 +204,7 @@ def copy_values(path: Path) -> dict[Key, Any]:
     import openpyxl
 
     from rates_xl.functions.sheet import cell_address
-    from rates_xl.functions.values import to_serial
+    from rates_xl.functions.values import text_value, to_serial
 
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=True)
@@ -219,6 +220,8 @@ def copy_values(path: Path) -> dict[Key, Any]:
                         continue
                     if isinstance(value, date | time | timedelta):
                         value = to_serial(value, book.epoch)
+                    elif isinstance(value, str) and cell.data_type == "s":
+                        value = text_value(value)  # "#N/A" in a string cell is text
                     found[(ws.title, cell_address(cell.row, cell.column))] = value
     finally:
         book.close()
@@ -230,10 +233,10 @@ def _number(value: Any) -> bool:
 
 
 def _same(x: Any, y: Any) -> bool:
-    """Equal as stored: numbers bit for bit, NaN equal to NaN."""
+    """Equal as stored: numbers bit for bit, NaN equal to NaN, the text "#N/A" not the error."""
     if _number(x) and _number(y):
         return float(x) == float(y) or (math.isnan(float(x)) and math.isnan(float(y)))
-    return x == y
+    return x == y and isinstance(x, ErrorLikeText) == isinstance(y, ErrorLikeText)
 
 
 def _within(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:

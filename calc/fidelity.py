@@ -2,7 +2,8 @@
 cached values were written by that engine (LibreOffice, Excel) and compare cell by cell.
 
 A formula cell counts as equal when both are numbers within 1e-9 relative (1e-12 absolute
-near zero), or both are the same text, boolean, error or blank. Cells whose formula calls a
+near zero), or both are the same text, boolean, error or blank (the text "#N/A", VALUETOTEXT's,
+is not the error). Cells whose formula calls a
 volatile function (NOW, TODAY, RAND ...) or reads another workbook are counted apart: their
 reference value is not one a recalculation can reproduce.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from rates_xl.calc.check import normal
 from rates_xl.functions.sheet import address
-from rates_xl.functions.values import from_serial
+from rates_xl.functions.values import ErrorLikeText, from_serial, text_value
 
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
 _EXTERNAL = re.compile(r"\[\d+\]|\[[^\]]+\.xls[xmb]?\]", re.IGNORECASE)
@@ -59,7 +60,14 @@ def same(ours: Any, theirs: Any) -> bool:
         return type(ours) is type(theirs) and ours == theirs
     if isinstance(ours, int | float) and isinstance(theirs, int | float):
         return math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12)
-    return ours == theirs
+    return ours == theirs and isinstance(ours, ErrorLikeText) == isinstance(theirs, ErrorLikeText)
+
+
+def stored(cell: Any) -> Any:
+    """An openpyxl cell's value as its file types it: a string cell's "#N/A" is text
+    (`ErrorLikeText`), an error cell's the error."""
+    value = cell.value
+    return text_value(value) if isinstance(value, str) and cell.data_type == "s" else value
 
 
 def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, full: bool = True) -> Fidelity:
@@ -99,7 +107,7 @@ def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, 
         if (sheet, cell) in stale:
             report.stale += 1
             continue
-        theirs = cached[sheet][cell].value
+        theirs = stored(cached[sheet][cell])
         report.compared += 1
         if same(ours, theirs):
             report.equal += 1

@@ -17,6 +17,7 @@ from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address
+from rates_xl.functions.values import ErrorLikeText
 
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
@@ -130,8 +131,10 @@ def set_value(cell: Any, value: Any) -> None:
         return
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back
+    text = isinstance(value, ErrorLikeText)
     value = escaped(value)[:32767]
-    # openpyxl stores '#N/A'-like strings as error cells, as Excel would show them.
+    # openpyxl stores '#N/A'-like strings as error cells: right for an error value (a plain
+    # str here), wrong for text that reads so (VALUETOTEXT(#N/A)'s "#N/A": a string cell).
     cell.value = value
-    if value.startswith("="):
-        cell.data_type = "s"  # a text result, not a formula to write
+    if value.startswith("=") or text:
+        cell.data_type = "s"  # a text result, not a formula to write nor an error

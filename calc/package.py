@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from rates_xl.functions.values import text_value
+
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
@@ -184,14 +186,18 @@ def _cell_value(element: Any, shared: list[str]) -> Any:
     kind = element.get("t", "n")
     if kind == "inlineStr":
         inline = element.find(f"{_MAIN}is")
-        return _unescape("".join(t.text or "" for t in inline.iter(f"{_MAIN}t"))) if inline is not None else None
+        return text_value(_unescape("".join(t.text or "" for t in inline.iter(f"{_MAIN}t")))) \
+            if inline is not None else None
     v = element.find(f"{_MAIN}v")
     if v is None:
         return None
     text = v.text or ""
+    # A string ("#N/A" from VALUETOTEXT) is text even where it reads as an error value.
     if kind == "s":
-        return shared[int(text)]
-    if kind in ("str", "e"):
+        return text_value(shared[int(text)])
+    if kind == "str":
+        return text_value(_unescape(text))
+    if kind == "e":
         return _unescape(text)
     if kind == "b":
         return text.strip() in ("1", "true")

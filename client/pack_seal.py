@@ -136,7 +136,10 @@ def values_digest(values: dict[tuple[str, str], Any], pack: Any = None) -> str:
     them): binds a pack to the copy written with it. A scenario copy's digest is made under
     its scenario's own label, so its cells never match a pack that is not that scenario's (a
     scenario record stripped from the pack leaves cells that no longer match it)."""
-    rows = sorted([sheet, cell, type(value).__name__, repr(value)] for (sheet, cell), value in values.items())
+    # (Text that reads "#N/A", functions/values.py `ErrorLikeText`, is a str here as in the
+    # copies written before it had a type of its own: their digests still match.)
+    rows = sorted([sheet, cell, "str" if isinstance(value, str) else type(value).__name__, repr(value)]
+                  for (sheet, cell), value in values.items())
     scenario = getattr(pack, "scenario", None)
     label = _VALUES_LABEL if scenario is None else _VALUES_LABEL + f"scenario {scenario.described}\n".encode()
     return _sha(_canonical(label, rows))

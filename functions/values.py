@@ -41,9 +41,25 @@ EPOCH_1904 = datetime(1904, 1, 1)
 BOOLEANS = {"TRUE": True, "FALSE": False}
 
 
+class ErrorLikeText(str):
+    """Text that reads as one of Excel's error values, and is text: `VALUETOTEXT(#N/A)`'s
+    answer "#N/A", a string cell typed so, a formula's `="#N/A"` (ISTEXT is TRUE of it, ISERROR
+    FALSE; the file stores it as a string, `t="str"` or `t="s"`, never `t="e"`). A plain str
+    that reads so is the error; `text_value` wraps text that is not."""
+
+    __slots__ = ()
+
+
+def text_value(value: str) -> str:
+    """Text known to be text (a string cell, an engine's text answer): wrapped as
+    `ErrorLikeText` when it reads as an error value, so nothing downstream takes it for one."""
+    return ErrorLikeText(value) if value in _ERRORS and not isinstance(value, ErrorLikeText) else value
+
+
 def is_error_text(value: Any) -> bool:
-    """Text that is one of Excel's error values (`"#N/A"`), as a reader hands an error cell."""
-    return isinstance(value, str) and value in _ERRORS
+    """One of Excel's error values (`"#N/A"`), as a reader hands an error cell (text that only
+    reads like one, `ErrorLikeText`, is not)."""
+    return isinstance(value, str) and value in _ERRORS and not isinstance(value, ErrorLikeText)
 
 
 def to_serial(value: date | datetime | time | timedelta, epoch: datetime = EPOCH_1900) -> float:

@@ -42,8 +42,10 @@ ARRAYTOTEXT
 # CHOOSE's choices take a range as it is (CHOOSE(2,A1:A3,B1:B3) is B1:B3), but given an array
 # of indexes Excel broadcasts the choices with it: element i is CHOOSE(index[i], choice[i], ...).
 BROADCAST_WITH_FIRST = frozenset({"CHOOSE"})
-# Functions that catch an error: a legacy array range's cells past their arrays stay #N/A.
-CATCHING = frozenset({"IFERROR", "IFNA"})
+# Functions that catch an error, or turn one into text: a legacy array range's cells past their
+# arrays stay #N/A (formulas_test.xlsx LOGICAL!AW9; TEXT!AW54, {=VALUETOTEXT(C54:Q54,0)} over
+# AH54:AW54: #N/A, the error, in Excel, not the text "#N/A").
+CATCHING = frozenset({"IFERROR", "IFNA", "VALUETOTEXT"})
 
 ALL = None  # every argument takes a range
 

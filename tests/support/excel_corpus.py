@@ -64,7 +64,7 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
 
     import openpyxl
 
-    from rates_xl.calc.fidelity import VOLATILE, same
+    from rates_xl.calc.fidelity import VOLATILE, same, stored
     from rates_xl.calc.workbook import calculate_many
 
     started = time.perf_counter()
@@ -103,7 +103,7 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
             counts["flagged"] += 1
             statuses[f"{sheet}!{cell}"] = ["flagged", outer]
             continue
-        ours, theirs = copy[sheet][cell].value, original[sheet][cell].value
+        ours, theirs = stored(copy[sheet][cell]), stored(original[sheet][cell])
         if same(ours, theirs):
             counts["equal"] += 1
             statuses[f"{sheet}!{cell}"] = ["equal", outer]

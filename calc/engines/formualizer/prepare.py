@@ -41,6 +41,7 @@ from rates_xl.functions.sheet import (
     split_reference,
 )
 from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import ErrorLikeText
 
 
 @dataclass
@@ -296,6 +297,7 @@ def _plain_numbers(book: Any) -> None:
 
 def set_constant(cell: Any, value: Any) -> None:
     """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+    text = isinstance(value, ErrorLikeText)
     if isinstance(value, str):
         from rates_xl.calc.package import escaped
 
@@ -303,8 +305,10 @@ def set_constant(cell: Any, value: Any) -> None:
         # writer as Excel stores them, escaped (it writes a cell's text as it is).
         value = escaped(value)
     cell.value = empty_text() if value == "" else value
-    if isinstance(value, str) and cell.data_type == "f":
-        cell.data_type = "s"  # cached text that starts with "=" is text, not a formula
+    if isinstance(value, str) and (cell.data_type == "f" or text):
+        # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
+        # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
+        cell.data_type = "s"
 
 
 def empty_text() -> Any:

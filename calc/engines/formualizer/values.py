@@ -12,7 +12,7 @@ import math
 from datetime import date, time, timedelta
 from typing import Any
 
-from rates_xl.functions.values import to_serial
+from rates_xl.functions.values import is_error_text, text_value, to_serial
 
 #: formualizer's error kinds -> Excel's error values (`Nimpl`: a function it lacks, #NAME?).
 KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -43,6 +43,8 @@ def plain(value: Any) -> Any:
     cell's own number format shows them)."""
     if is_error(value):
         return error_text(value)
+    if isinstance(value, str):
+        return text_value(value)  # text, even "#N/A" (VALUETOTEXT's): the engine said so
     if isinstance(value, date | time | timedelta):
         return to_serial(value)
     return value
@@ -60,14 +62,15 @@ def to_engine(value: Any) -> Any:
 
 def scalar_to_engine(value: Any) -> Any:
     """One value as the engine stores it: a date as its serial, None as empty text, a number
-    no float holds as #NUM!, Excel's error text as the error value."""
+    no float holds as #NUM!, Excel's error text as the error value (text that only reads like
+    one, functions/values.py `ErrorLikeText`, stays text)."""
     if isinstance(value, date):
         return to_serial(value)
     if value is None:
         return ""
     if isinstance(value, float) and not math.isfinite(value):
         return error("#NUM!")
-    if isinstance(value, str) and value in TEXT_KIND:
+    if is_error_text(value):
         return error(value)
     return value
 

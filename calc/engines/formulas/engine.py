@@ -15,6 +15,7 @@ from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.results import listed_error
 from rates_xl.functions.sheet import Area, Key, cell_address
+from rates_xl.functions.values import ErrorLikeText, is_error_text, text_value
 
 
 class FormulasEngine:
@@ -70,7 +71,9 @@ class FormulasEngine:
                 for (sheet, coordinate), value in constants.items():
                     if sheet == ws.title:
                         ws[coordinate].value = value
-                        if isinstance(value, str) and ws[coordinate].data_type == "f":
+                        # text, not a formula ("=..."), nor an error ("#N/A" from VALUETOTEXT)
+                        if isinstance(value, str) and (ws[coordinate].data_type == "f" or
+                                                       isinstance(value, ErrorLikeText)):
                             ws[coordinate].data_type = "s"
                 _fill_omitted_arguments(ws)
             model.pushes(*book.worksheets, context=context)
@@ -191,13 +194,13 @@ def _plain(value: Any) -> Any:
         return int(value)
     if isinstance(value, np.floating | float):
         return float(value)
-    if isinstance(value, np.str_):
-        return str(value)
+    if isinstance(value, np.str_ | str):
+        return text_value(str(value))  # text, even "#N/A": its errors are XlError
     return value
 
 
 def _is_padding(value: Any) -> bool:
-    return value is None or value == "#N/A"
+    return value is None or is_error_text(value) and value == "#N/A"
 
 
 def _fill_omitted_arguments(ws: Any) -> None:
