@@ -56,13 +56,13 @@ def probe(base_url: str, timeout: float = 5.0, trust_store: str = "os") -> Reach
     import requests
 
     from rates_xl.client.settings import base_url_problem
-    from rates_xl.client.transport import Transport
+    from rates_xl.client.transport import HTTPTransport
 
     problem = base_url_problem(base_url)
     if problem:  # not a URL, or one that programs read as two places (client/urls.py)
         return Reachability(False, problem)
     started = time.perf_counter()
-    transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
+    transport = HTTPTransport(base_url, None, pool_size=1, trust_store=trust_store)
     try:
         response = transport.session.get(base_url.rstrip("/") + PROBE_PATH, timeout=timeout,
                                          allow_redirects=False)
@@ -345,13 +345,13 @@ def check_tls(base_url: str, timeout: float, trust_store: str) -> Check:
     this computer does not trust."""
     import requests
 
-    from rates_xl.client.transport import Transport, tls_problem
+    from rates_xl.client.transport import HTTPTransport, tls_problem
 
     parts = urlsplit(base_url)
     if parts.scheme != "https":
         return Check("tls", OK, f"not used: {base_url} is plain HTTP")
     host = parts.netloc
-    transport = Transport(base_url, None, pool_size=1, trust_store=trust_store)
+    transport = HTTPTransport(base_url, None, pool_size=1, trust_store=trust_store)
     try:
         response = transport.session.get(base_url, timeout=timeout, allow_redirects=False,
                                          stream=True)

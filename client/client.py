@@ -61,7 +61,7 @@ from rates_xl.client.limiter import Limiter, TokenBucket
 from rates_xl.client.pack import Pack, PackRecorder, PackTransport
 from rates_xl.client.settings import Settings, load_settings
 from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
-from rates_xl.client.transport import Transport
+from rates_xl.client.transport import HTTPTransport, Transport
 
 log = logging.getLogger("rates_xl.client")
 
@@ -153,27 +153,37 @@ class RatesClient:
 
     `replay=pack` answers only from a market-data pack (pack.py): no key, no network, no
     disk or team cache; a request the pack does not hold raises `NotInPack`.
+
+    `transport` sends each attempt (client/transport.py: the `Transport` protocol, as in
+    httpx); by default an `HTTPTransport` to `base_url` with the key in its headers, when
+    replaying the pack's `PackTransport`. A transport handed in brings its own key, if any.
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
                  cache: AnswerCache | None = None, limiter: Limiter | None = None,
-                 replay: Pack | None = None, **settings: Any) -> None:
+                 replay: Pack | None = None, transport: Transport | None = None, **settings: Any) -> None:
         if replay is not None:
             base_url = base_url or replay.base_url
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
         key = self.settings.api_key.get_secret_value() if self.settings.api_key else None
-        self._transport: Transport | PackTransport
+        self._transport: Transport
+        #: The pack answering when replaying (its scenario, when each answer was fetched).
+        self._pack: PackTransport | None = None
         if replay is not None:
             # The pack's answers, and only them: no cache outside this process may stand in,
             # and nothing is sent anywhere, so the key is not even handed on.
             key = None
-            self._transport = PackTransport(replay)
+            self._pack = PackTransport(replay)
             cache = cache if cache is not None else MemoryCache(self.settings.cache_size)
             limiter = limiter if limiter is not None else TokenBucket(1e9, 10**9)
+        if transport is not None:
+            self._transport = transport
+        elif self._pack is not None:
+            self._transport = self._pack
         else:
-            self._transport = Transport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
-                                        trust_store=self.settings.trust_store,
-                                        max_bytes=int(self.settings.max_answer_mb * 2**20))
+            self._transport = HTTPTransport(self.settings.base_url, key, pool_size=self.settings.max_workers * 2,
+                                            trust_store=self.settings.trust_store,
+                                            max_bytes=int(self.settings.max_answer_mb * 2**20))
         self.breaker = CircuitBreaker(self.settings.breaker_failures, self.settings.breaker_cooldown)
         # Memory, then disk for immutable answers, then the team's Redis when set (tiers.py).
         self.cache: AnswerCache
@@ -203,12 +213,11 @@ class RatesClient:
     def scenario(self) -> Any:
         """The scenario record when replaying a scenario pack (client/pack.py), else None: the
         answers are then a scenario's, never market data (RATES_STATUS and RATES_SOURCE say so)."""
-        return getattr(getattr(self._transport, "pack", None), "scenario", None)
+        return self._pack.pack.scenario if self._pack is not None else None
 
     def scenario_line(self, key: RequestKey) -> str | None:
         """What the scenario did to the answer of `key`; None when not replaying a scenario."""
-        line = getattr(self._transport, "scenario_line", None)
-        return line(key) if line is not None else None
+        return self._pack.scenario_line(key) if self._pack is not None else None
 
     def __repr__(self) -> str:
         return f"RatesClient(base_url={self.base_url!r}, key={'set' if self.has_key else 'not set'})"
@@ -470,7 +479,7 @@ class RatesClient:
     def pack_recorder(self) -> PackRecorder:
         """A new, empty recorder of this client's answers (a replaying client's records the
         pack's own entries); pass it to `recording` wherever the answers are used."""
-        return PackRecorder(self.base_url, source=getattr(self._transport, "pack", None), signer=self.pack_signer)
+        return PackRecorder(self.base_url, source=self._pack.pack if self._pack is not None else None, signer=self.pack_signer)
 
     @functools.cached_property
     def pack_signer(self) -> Any:
@@ -512,8 +521,7 @@ class RatesClient:
     def _fetched_at(self, key: RequestKey) -> float:
         """Now; when replaying, when the pack says the answer was fetched (RATES_SOURCE and a
         pack recorded from a replay tell the original moment)."""
-        recorded_at = getattr(self._transport, "recorded_at", None)
-        moment = recorded_at(key) if recorded_at is not None else None
+        moment = self._pack.recorded_at(key) if self._pack is not None else None
         return time.time() if moment is None else moment
 
     def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[Any, str]:

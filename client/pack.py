@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -433,7 +434,8 @@ class NotInPack(errors.RatesError):
 
 
 class PackTransport:
-    """Stands in for `Transport` when replaying: answers only from the pack, never the network."""
+    """The `Transport` (client/transport.py) of a replay: answers only from the pack, never
+    the network."""
 
     trust_store = "none (replay)"
 
@@ -445,7 +447,8 @@ class PackTransport:
         self._scenario = pack.scenario.index() if pack.scenario is not None else {}
         self.served = 0
 
-    def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, **_: Any):
+    def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
+              before_redirect: Callable[[str], None] | None = None) -> Answer:
         found = self._index.get((endpoint, tuple(sorted(params.items()))))
         if found is None:
             order = list(ENDPOINTS[endpoint].params)  # the function's own argument order

@@ -1,7 +1,13 @@
-"""One HTTP attempt: send a GET, turn the answer into parsed JSON or a typed error.
+"""One attempt of one request: the `Transport` protocol, and `HTTPTransport`, which sends a
+GET and turns the answer into parsed JSON or a typed error.
 
-Nothing here retries, waits or caches; `RatesClient` does that around `Transport.get`.
-The API key lives only in the session's default headers, never in a message.
+As in httpx, the client object and the transport layer are apart: `RatesClient` keeps the
+cache, coalescing, limiter, breaker, retries and deadlines, and hands each attempt to its
+transport (`RatesClient(transport=...)`), which does one thing: send it, or say why it could
+not. `HTTPTransport` is the real one; `PackTransport` (pack.py) answers from a market-data
+pack; the tests wrap either to inject faults at the attempt (tests/support/faults.py).
+Nothing here retries, waits or caches. The API key lives only in the session's default
+headers, never in a message.
 
 Corporate networks: certificates are verified against the operating system's store
 (truststore), so a company's TLS-inspection root that the browser trusts works here too;
@@ -20,7 +26,7 @@ import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import requests
 import urllib3
@@ -213,8 +219,26 @@ class Answer(NamedTuple):
     text: str
 
 
-class Transport:
-    """A pooled requests.Session with the key in its headers, one GET per call.
+class Transport(Protocol):
+    """What `RatesClient` sends each attempt through (httpx's transport, for one service).
+
+    `fetch` makes one attempt of the GET `path?params` for `endpoint` (a name of the endpoint
+    table) within `timeout` seconds in all, calling `before_redirect(url)` before following a
+    same-origin redirect (the client charges it to its limiter). It returns the `Answer`, or
+    raises a `RatesError` subclass (client/errors.py): a `ServiceUnavailable` with
+    `transport_failure` set when no HTTP answer arrived because of the network path (the
+    breaker counts those), any other when the service answered (a 4xx, a 429, a 5xx, a body
+    that is not its JSON). It never retries or waits: the client does."""
+
+    def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
+              before_redirect: Callable[[str], None] | None = None) -> Answer: ...
+
+    def close(self) -> None: ...
+
+
+class HTTPTransport:
+    """The real `Transport`: a pooled requests.Session with the key in its headers, one GET
+    per call.
 
     requests' own redirect handling is off: it would send the key (in `x-api-key`; it only
     strips `Authorization`) to whatever host a redirect names, and follow up to 30 hops
@@ -246,11 +270,6 @@ class Transport:
         self.session.headers["Accept"] = "application/json"
         if api_key:
             self.session.headers["x-api-key"] = api_key
-
-    def get(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
-            before_redirect: Callable[[str], None] | None = None) -> Any:
-        """One GET: parsed JSON, or a typed error (see `fetch`)."""
-        return self.fetch(endpoint, path, params, timeout, before_redirect=before_redirect).payload
 
     def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
               before_redirect: Callable[[str], None] | None = None) -> Answer:

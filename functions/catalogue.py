@@ -201,10 +201,10 @@ def _trial(when: str) -> Callable[[FunctionSpec], BaseException | None]:
 
 def _unreachable(exc_factory: Callable[[], Exception]) -> Callable[[FunctionSpec], BaseException | None]:
     """What the transport says when no answer came (its own wording, built by it)."""
-    from rates_xl.client.transport import Transport
+    from rates_xl.client.transport import HTTPTransport
 
     def build() -> BaseException:
-        transport = Transport("https://service.invalid", None)
+        transport = HTTPTransport("https://service.invalid", None)
         transport.base_url = BASE_URL  # the messages name the root; a placeholder here
         try:
             return transport._unreachable("swap_rate", exc_factory(), 2.0)

@@ -66,14 +66,14 @@ class Fetcher:
     transport (no API key: it has none to send)."""
 
     def __init__(self, url: str, *, deadline_s: float = DEADLINE_S, max_bytes: int = MAX_BYTES) -> None:
-        from rates_xl.client.transport import Transport
+        from rates_xl.client.transport import HTTPTransport
 
         problem = provider_url_problem(url)
         if problem:
             raise ProviderError(f"{url[:200]!r} {problem}")
         self.url, self.deadline_s = url, deadline_s
         self._target = urls.request_target(url)
-        self._transport = Transport(str(urls.origin(url)), None, pool_size=2, max_bytes=max_bytes)
+        self._transport = HTTPTransport(str(urls.origin(url)), None, pool_size=2, max_bytes=max_bytes)
 
     def __call__(self) -> Any:
         from rates_xl.client.errors import RatesError

@@ -18,6 +18,7 @@ Modules:
     cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS
     samples       one valid call per worksheet function and the same request made directly
     faultserver   a loopback HTTP server whose every answer a test chooses
+    faults        a fault-injecting Transport over a real one (the client's transport layer)
     badnet        a loopback network that drops, stalls or resets connections on demand
     rawtls        a bare TLS socket to a loopback server, for HTTP spoken by hand
     redis_server  a real redis-server on a free port (the team tests and benchmark)
