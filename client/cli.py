@@ -83,7 +83,7 @@ def run_cache_clear(args: argparse.Namespace) -> int:
         before = disk.info().get("answers", 0)
         disk.clear()
         disk.close()
-        print(f"cleared {before} answers from {disk.directory}")
+        print(f"cleared {before} answer{'' if before == 1 else 's'} from {disk.directory}")
     else:
         print(f"nothing to clear: no persistent cache at {disk.directory}")
     if args.team:
@@ -91,6 +91,6 @@ def run_cache_clear(args: argparse.Namespace) -> int:
         if not team.link.up:
             raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "
                                f"({team.link.problem}); nothing shared was cleared")
-        print(f"cleared {dropped} shared answers of this key from {team.link.url}")
+        print(f"cleared {dropped} shared answer{'' if dropped == 1 else 's'} of this key from {team.link.url}")
         team.link.close()
     return 0

@@ -49,7 +49,7 @@ def test_clear_team_deletes_this_keys_shared_answers_only(sandbox, tmp_path, mon
     out = capsys.readouterr().out
     assert "up (redis://127.0.0.1" in out and "shared answers" in out
     assert main(["cache", "clear", "--team"]) == 0
-    assert "cleared 1 shared answers" in capsys.readouterr().out
+    assert "cleared 1 shared answer of this key" in capsys.readouterr().out  # not "1 ... answers"
     remaining = [k for k in redis_server.client().scan_iter(match="rates-xl:*:a2:*")]
     assert len(remaining) == 1  # the other key's answer is still there
 
