@@ -37,6 +37,11 @@ class CalcError(Exception):
     """A workbook that cannot be calculated (missing, not a workbook, corrupt); message for people."""
 
 
+class OverBudget(CalcError):
+    """A book stopped by its budget (calc/budget.py): the message names the cell and the
+    setting to raise. It passes every "never a traceback" catch, as an interrupt does."""
+
+
 class Book:
     """One workbook file, read once (`package`: its bytes), parsed with openpyxl (formulas kept),
     and what calc needs from it."""
@@ -384,5 +389,5 @@ def _iteration_settings(book: Any) -> tuple[bool, int, float]:
 def reraise_interrupts(exc: BaseException) -> None:
     """Engine failures are caught as BaseException, because a Rust panic inside formualizer
     arrives as pyo3's PanicException, which derives from it; Ctrl-C and exit still pass."""
-    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+    if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit | OverBudget):
         raise exc

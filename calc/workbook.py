@@ -17,6 +17,7 @@ from typing import Any
 
 from rates_xl.calc import frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
+from rates_xl.calc.budget import Budget, Deadline, check_cells
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
 from rates_xl.calc.engines.rates import computing
 from rates_xl.calc.results import BatchResult, CalcResult, ErrorCell, SkippedCell, listed_error
@@ -45,11 +46,20 @@ class WorkbookCalculation:
     it at all (`engine_reason` says why). `"fast"` / `"formulas"` force one.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto", full: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, engine_name: str = "auto", full: bool = False,
+                 budget: Budget | None = None) -> None:
         if engine_name not in ENGINES:
             raise CalcError(f"unknown engine {engine_name!r}; choose one of {', '.join(ENGINES)}")
         self.path = Path(path)
+        # The cells its formulas may read and the seconds it may take (calc/budget.py).
+        self.budget = budget if budget is not None else Budget.from_settings()
+        self.deadline = Deadline(self.path, self.budget.seconds)
+        with self.deadline.running():
+            self._open(engine_name, full)
+
+    def _open(self, engine_name: str, full: bool) -> None:
         self.source = Book(self.path)  # raises CalcError
+        check_cells(self.source, self.budget)  # raises OverBudget before anything is computed
         self.book = self.source.book
         self.formula_count = len(self.source.formulas)
         self.names = self.source.names
@@ -151,7 +161,7 @@ class WorkbookCalculation:
         under `context`: every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
-            with computing(context):
+            with computing(context), self.deadline.running():
                 values = self.engine.evaluate()
             # Cells kept at Excel's value (not recomputed, or stale) are part of the answer.
             values.update(self._kept_values())
@@ -365,6 +375,9 @@ def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
                 # books share is still fetched once: the recorders read the one cache).
                 mine = calc.call_context(client if calc.calls_rates() else None, valuation_time, context)
                 out[path] = calc.round_values(mine)
+            except CalcError as exc:  # a budget past: this book stops, the others go on
+                failures[path] = str(exc)
+                del calcs[path]
             except BaseException as exc:  # never a traceback
                 reraise_interrupts(exc)
                 failures[path] = str(exc) if isinstance(exc, CalcError) else (

@@ -109,6 +109,16 @@ class Settings(BaseSettings):
         256.0, gt=0, description="Size bound of the persistent tier, MB; the least recently used answers "
         "go first.",
     )
+    calc_cells: int = Field(
+        50_000_000, ge=1, description="Cells one book's formulas may read in `rates-xl calc` (every formula "
+        "cell, and each distinct range once, whole rows, columns and sheets over the used range); a book "
+        "past it stops before computing, with one line naming the formula that reads the most.",
+    )
+    calc_seconds: float = Field(
+        300.0, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
+        "formulas, each evaluation round); past it the book stops with one line naming the cell being "
+        "computed, and the run goes on with the other books.",
+    )
     team_url: SecretStr | None = Field(
         None, description="Redis URL of the team backend, e.g. `redis://cache.internal:6379/0`: one rate "
         "limit and one cache for everyone behind the key.",

@@ -70,6 +70,7 @@ def _name_operators(formula: Formula, _site: Site) -> str:
 
 PASSES: tuple[Pass, ...] = (
     Pass("name_operators", _name_operators, (" ",), cells=NAMES),
+    Pass("other_workbooks", ranges.other_workbooks, ("]",)),
     Pass("rates_source", calls.source, ("SOURCE",)),
     Pass("isformula", calls.isformula, ("ISFORMULA",)),
     Pass("rates_omitted", arguments.rates_omitted, ("RATES",)),

@@ -1,11 +1,12 @@
-"""Passes over the ranges a formula reads: Excel's `@` written out, and whole columns read to
-one length."""
+"""Passes over the ranges a formula reads: references to other workbooks the file holds no
+copy of listed, Excel's `@` written out, and whole columns read to one length."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import (
     MAX_ROW,
@@ -16,6 +17,29 @@ from rates_xl.functions.sheet import (
     split_reference,
 )
 from rates_xl.functions.tokens import ARG, CLOSE, OPEN
+
+
+def other_workbooks(formula: Formula, site: Any) -> str:
+    """A reference to another workbook: Excel stores one as `[n]Sheet!A1`, n the file's n-th
+    external link, whose part caches the linked cells' values (the engine reads those, as
+    Excel does until the links are updated: formulas_test.xlsx, tests/calc/test_robustness.py).
+    A reference naming a book by its path or URL (`='http://host/[x.xlsx]S'!A1`, written by
+    another tool), or an `[n]` the file holds no link for, has nothing to read here: that cell
+    keeps its cached value and is listed, never the whole book failed (it was: "#NAME?:
+    Undefined name", exit 1; issue 27, point 5; tests/calc/test_budget.py)."""
+    for token in formula.tokens:
+        if not (token.is_range and "[" in token.text):
+            continue
+        prefix, _ref = split_reference(token.text)
+        if "[" not in prefix:
+            continue  # a structured reference (Table1[Col])
+        index = prefix.lstrip("'")
+        link = index[1:index.index("]")] if index.startswith("[") and "]" in index else ""
+        if link.isdigit() and int(link) in site.book.links:
+            continue
+        raise NotComputed(f"it reads another workbook ({prefix.rstrip('!')}), which calc does not open "
+                          "and this file holds no copy of")
+    return formula.text
 
 
 def at_sign(formula: Formula, site: Any) -> str:

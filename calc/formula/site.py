@@ -35,6 +35,8 @@ class BookFacts:
     #: (sheet, anchor) -> "A1:A5": dynamic arrays the engine computes cell by cell (filled
     #: once the fit has lifted them).
     lifted: dict[Key, str] = field(default_factory=dict)
+    #: The external links the file holds (1-based, as `[1]Sheet1!A1` names them).
+    links: frozenset[int] = frozenset()
 
 
 @dataclass(slots=True)

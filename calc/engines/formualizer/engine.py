@@ -88,10 +88,12 @@ class FormualizerEngine:
         return self.prepared.areas.get(key)
 
     def evaluate(self) -> dict[Key, Any]:
+        from rates_xl.calc import budget
         from rates_xl.calc.book import CalcError
 
         try:
-            self.model.recalculate()
+            with budget.cancelling(self.model.workbook.cancel, self.model.first_not_computed):
+                self.model.recalculate()
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None

@@ -20,7 +20,7 @@ from rates_xl.calc.engines.formualizer.values import (
     to_engine,
 )
 from rates_xl.functions import errors
-from rates_xl.functions.sheet import Area, address, parse_area, split_reference
+from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
 
 
@@ -144,6 +144,19 @@ class FastModel:
         self.rounds = 0
         if kept:
             self.hold(kept)
+
+    def first_not_computed(self, most: int = 50_000) -> tuple[str, str] | None:
+        """After a cancelled evaluation: the first formula cell (in the book's order) the
+        engine never computed, where it was when it stopped (None past `most` cells asked)."""
+        for (sheet, row, col) in list(self.prepared.written)[:most]:
+            try:
+                state = self.workbook.inspect_cell(address(sheet, cell_address(row, col)),
+                                                   include_values=False).cell.staleness
+            except Exception:
+                continue
+            if str(state).endswith("NeverEvaluated"):
+                return sheet, cell_address(row, col)
+        return None
 
     def value(self, sheet: str, row: int, col: int) -> Any:
         return plain(self.workbook.get_value(sheet, row, col))

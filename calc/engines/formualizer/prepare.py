@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates_xl.calc import budget
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula import passes
 from rates_xl.calc.formula.fit import (
@@ -119,7 +120,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         set_constant(book[title][coordinate], value)
     last_rows = _LastRows(book)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
-                      sources=sources)  # the engine reads no table: their references become ranges
+                      sources=sources,
+                      links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)))  # the engine reads no table: their references become ranges
     _name_passes(book)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
@@ -165,6 +167,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                         cell.value = empty_text()
                     continue
                 prepared.areas[key] = Area.cell(cell.row, cell.column)
+                budget.at(key)  # past the book's time: stop here, naming the cell
                 try:
                     read = passes.rewrite(value, Site(title, cell.row, cell.column, False, facts))
                 except NotComputed as exc:

@@ -1,0 +1,172 @@
+"""Every calc has a budget (issue 27, point 5): whole rows, columns and sheets read over the used
+range; a book past its cells or its time stops with one line naming the cell and the setting
+to raise, and the other books of the run go on; a reference to another workbook fails its own
+cell, listed, never the book. Small generated workbooks, through `rates-xl calc`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from rates_xl.calc.book import Book, CalcError
+from rates_xl.calc.budget import Budget, measure
+from rates_xl.calc.formula import passes
+from rates_xl.calc.workbook import WorkbookCalculation
+from rates_xl.client.settings import Settings
+from tests.support.commands import fresh_env, rates_xl
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+def _far_book(path: Path) -> Path:
+    """The issue's 5 KB book: `=SUM(Sheet2!A:XFD)` over a sheet holding A1 and XFD1048576."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "Sheet1"
+    wb.active["A1"] = "=SUM(Sheet2!A:XFD)"
+    far = wb.create_sheet("Sheet2")
+    far["A1"], far["XFD1048576"] = 5, 7
+    wb.save(path)
+    assert path.stat().st_size < 6000
+    return path
+
+
+def _chain(path: Path, cells: int) -> Path:
+    wb = openpyxl.Workbook(write_only=True)
+    ws = wb.create_sheet("Sheet1")
+    ws.append([1])
+    for i in range(2, cells + 1):
+        ws.append([f"=A{i - 1}+1"])
+    wb.save(path)
+    return path
+
+
+def _plain(path: Path) -> Path:
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(path)
+    return path
+
+
+def _one_line(stderr: str) -> str:
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_a_whole_sheet_sum_over_one_far_cell_stops_at_once_naming_the_cell_and_the_setting(tmp_path):
+    _far_book(tmp_path / "far.xlsx")
+    _plain(tmp_path / "plain.xlsx")
+    done = rates_xl("calc", "far.xlsx", "plain.xlsx", "-o", "out", "--no-progress", cwd=tmp_path,
+                    env=fresh_env(tmp_path / "home"))
+    assert done.returncode == 1
+    line = _one_line(done.stderr)
+    assert line.startswith("rates-xl calc: far.xlsx: stopped before computing: Sheet1!A1 (=SUM(Sheet2!A:XFD)) "
+                           "reads 17,179,869,184 cells (Sheet2's used range is A1:XFD1048576)")
+    assert "past the budget of 50,000,000; raise the setting calc_cells (RATES_CALC_CELLS)" in line
+    # the other book of the run is computed and written; the stopped one has no copy
+    assert not (tmp_path / "out" / "far.values.xlsx").exists()
+    copy = openpyxl.load_workbook(tmp_path / "out" / "plain.values.xlsx")
+    assert copy.active["A2"].value == 42
+
+
+def test_past_its_seconds_the_engine_is_cancelled_and_the_line_names_the_cell_it_was_at(tmp_path):
+    _far_book(tmp_path / "far.xlsx")
+    env = fresh_env(tmp_path / "home", RATES_CALC_CELLS=str(10**12), RATES_CALC_SECONDS="2")
+    done = rates_xl("calc", "far.xlsx", "--no-progress", cwd=tmp_path, env=env)
+    assert done.returncode == 1
+    line = _one_line(done.stderr)
+    assert line.startswith("rates-xl calc: far.xlsx: stopped after ")
+    assert " s computing at Sheet1!A1: past the budget of 2 s a book may take; raise the setting " \
+           "calc_seconds (RATES_CALC_SECONDS) to compute it" in line
+
+
+def test_whole_columns_rows_and_sheets_are_read_over_the_used_range(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet1"
+    data, row = wb.create_sheet("Data"), wb.create_sheet("Row")
+    data["A1"], data["A1048576"], data["C3"] = 5, 7, 11  # used range A1:C1048576
+    row["A1"], row["XFD1"] = 5, 13  # used range A1:XFD1
+    ws["A1"], ws["A2"], ws["A3"] = "=SUM(Data!A:A)", "=SUM(Row!1:1)", "=SUM(Data!1:1048576)"
+    ws["A4"], ws["A5"], ws["A6"] = "=ROWS(Data!A:A)", "=COLUMNS(Row!1:1)", "=SUM(Row!A:XFD)"
+    wb.save(tmp_path / "lines.xlsx")
+    reads = measure(Book(tmp_path / "lines.xlsx"))
+    assert reads.largest == 3 * 1048576 and reads.where == ("Sheet1", "A3")
+    calc = WorkbookCalculation(tmp_path / "lines.xlsx", budget=Budget(cells=reads.total, seconds=600))
+    values = calc.compute().values
+    assert [values[("Sheet1", f"A{i}")] for i in range(1, 7)] == [12, 18, 23, 1048576, 16384, 18]
+    with pytest.raises(CalcError, match=r"Sheet1!A3 \(=SUM\(Data!1:1048576\)\) reads 3,145,728 cells "
+                                        r"\(Data's used range is A1:C1048576\)"):
+        WorkbookCalculation(tmp_path / "lines.xlsx", budget=Budget(cells=reads.total - 1, seconds=600))
+
+
+def test_a_long_chain_past_a_small_budget_stops_with_the_line(tmp_path):
+    _chain(tmp_path / "chain.xlsx", 2000)
+    home = tmp_path / "home"
+    done = rates_xl("calc", "chain.xlsx", "--no-progress", cwd=tmp_path,
+                    env=fresh_env(home, RATES_CALC_CELLS="1500"))
+    assert done.returncode == 1
+    assert _one_line(done.stderr) == (
+        "rates-xl calc: chain.xlsx: stopped before computing: the book's 1,999 formula cells and the ranges "
+        "they read come to 1,999 cells, past the budget of 1,500; raise the setting calc_cells "
+        "(RATES_CALC_CELLS) to compute it")
+    # a budget of a millisecond: reading the file alone takes longer, so the first formula stops it
+    done = rates_xl("calc", "chain.xlsx", "--no-progress", cwd=tmp_path,
+                    env=fresh_env(home, RATES_CALC_SECONDS="0.001"))
+    assert done.returncode == 1
+    line = _one_line(done.stderr)
+    assert line.startswith("rates-xl calc: chain.xlsx: stopped after ")
+    assert line.endswith(" s preparing the formulas at Sheet1!A2: past the budget of 0.001 s a book may "
+                         "take; raise the setting calc_seconds (RATES_CALC_SECONDS) to compute it")
+    assert not (tmp_path / "chain.values.xlsx").exists()
+    # within the defaults it is computed, every cell right
+    done = rates_xl("calc", "chain.xlsx", "--no-progress", cwd=tmp_path, env=fresh_env(home))
+    assert done.returncode == 0, done.stderr
+    copy = openpyxl.load_workbook(tmp_path / "chain.values.xlsx", read_only=True)
+    assert [row[0] for row in copy.active.iter_rows(min_row=1995, values_only=True)] == [1995, 1996, 1997, 1998,
+                                                                                          1999, 2000]
+
+
+def test_a_reference_to_another_workbook_fails_its_own_cell_listed_never_the_book(tmp_path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Sheet"
+    ws["A1"] = "='http://host/[x.xlsx]S'!A1"
+    ws["A2"] = "=[1]Sheet1!A1"  # no external link in the file to read it from
+    ws["A3"] = "=SUM('C:\\dir\\[x.xlsx]S'!A1:B2)"
+    ws["B1"], ws["B2"] = 4, "=B1*10"
+    wb.save(tmp_path / "links.xlsx")
+    done = rates_xl("calc", "links.xlsx", "--no-progress", cwd=tmp_path, env=fresh_env(tmp_path / "home"))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    for cell, book in (("A1", "'http://host/[x.xlsx]S'"), ("A2", "[1]Sheet1"), ("A3", "'C:\\dir\\[x.xlsx]S'")):
+        assert (f"Sheet!{cell}: not computed (it reads another workbook ({book}), which calc does not open and "
+                "this file holds no copy of): the file's cached value is kept") in done.stdout
+    assert openpyxl.load_workbook(tmp_path / "links.values.xlsx").active["B2"].value == 40
+
+
+@pytest.mark.parametrize("formula, listed", [
+    ("='http://host/[x.xlsx]S'!A1+1", True),
+    ("=[2]Sheet1!A1", True),
+    ("=[1]Sheet1!A1", False),  # the file's first link: its cached values are read
+    ("=SUM(Table1[Col])", False),  # a structured reference, not another book
+])
+def test_the_pass_lists_only_a_book_the_file_holds_no_copy_of(formula, listed):
+    site = passes.Site("S", 1, 1, False, passes.Site("S", 1, 1).book.__class__(links=frozenset({1})))
+    if listed:
+        with pytest.raises(passes.NotComputed, match="reads another workbook"):
+            passes.one("other_workbooks", formula, site)
+    else:
+        assert passes.one("other_workbooks", formula, site) == formula
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/corpus is not here")
+def test_the_default_budget_fits_every_book_of_the_corpus():
+    books = sorted(SHARED.glob("*/*.xlsx"))
+    assert len(books) >= 14
+    default = Settings().calc_cells
+    largest = max(measure(Book(book)).total for book in books)
+    assert 0 < largest <= default // 100  # two orders of magnitude to spare
