@@ -59,8 +59,15 @@ class Book:
         # Excel recalculates such a book on opening, so its cached values are not Excel's.
         self.full_calc_on_load = self.package.full_calc_on_load()
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
-        # only on F9, so a value it saved may predate an input edited since; none is trusted.
-        self.manual_calculation = getattr(getattr(self.book, "calculation", None), "calcMode", None) == "manual"
+        # only on F9, so a value it saved may predate an input edited since, unless it
+        # recalculated when saving: `calcOnSave`, true unless the file says "0" (ECMA-376
+        # CT_CalcPr; Excel's "Recalculate workbook before saving", on by default:
+        # Application.CalculateBeforeSave, MS-XLS 2.4.37 CalcSaveRecalc "the workbook is
+        # recalculated before it is saved"). `calcCompleted="0"`: a calculation the save cut short.
+        calculation = getattr(self.book, "calculation", None)
+        self.manual_calculation = getattr(calculation, "calcMode", None) == "manual"
+        self.recalculated_on_save = getattr(calculation, "calcOnSave", None) is not False
+        self.calculation_completed = getattr(calculation, "calcCompleted", None) is not False
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
@@ -71,6 +78,14 @@ class Book:
         self._cached: dict[Key, Any] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
+
+    @property
+    def values_out_of_date(self) -> bool:
+        """Whether the values the file cached may not be Excel's answers to its inputs: a
+        placeholder or none (`full_calc_on_load`), a manual-mode book Excel did not
+        recalculate when it saved, or a calculation left unfinished."""
+        return self.full_calc_on_load or not self.calculation_completed or \
+            (self.manual_calculation and not self.recalculated_on_save)
 
     def cached(self) -> dict[Key, Any]:
         """The values the file cached for its cells (read once, on first use): numbers, dates

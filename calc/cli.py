@@ -398,7 +398,8 @@ def _recomputed(result: Any) -> str:
         line += f"{result.checked} checked against Excel's values at the book's stored inputs"
         line += f", {result.unchecked} unchecked (no cached value)" if result.unchecked else ""
     elif getattr(result, "manual_calculation", False):
-        line += "unchecked (saved in manual calculation mode: its values may be out of date)"
+        line += ("unchecked (saved in manual calculation mode without recalculating before saving: its values "
+                 "may be out of date)")
     else:
         line += "unchecked (the file holds no values computed by Excel to compare with)"
     return line + f"; {len(result.stale)} stale."

@@ -69,9 +69,9 @@ class Scope:
 def scope(book: Book, full: bool) -> Scope:
     """The recalculation's scope: every formula (`full`), or what is downstream of a new answer."""
     cells = book.cells
-    # A book whose values are placeholders, or may be out of date (manual calculation; see
-    # Book), is recomputed whole and checked against none of them.
-    untrusted = book.full_calc_on_load or book.manual_calculation
+    # A book whose values are placeholders, or may be out of date (manual calculation not
+    # recalculated on save; see Book), is recomputed whole and checked against none of them.
+    untrusted = book.values_out_of_date
     cached = book.cached() if cells and not untrusted else {}
     inputs = anchors_calling(cells, NEW_EACH_TIME, rates=True)
     moving = anchors_calling(cells, MOVING_REFERENCES)

@@ -68,7 +68,9 @@ class CalcResult:
     loops: list[str] = field(default_factory=list)  # cells in circular references
     notes: list[str] = field(default_factory=list)  # what a reader of the summary should know
     mode: str = "default"  # "default": only what changed is recomputed; "full": every cell
-    manual_calculation: bool = False  # saved in manual calculation mode: its values may be out of date
+    #: Saved in manual calculation mode, not recalculated on save: its values may be out of date
+    #: (a manual book Excel recalculated when saving, calcOnSave's default, is checked as any).
+    manual_calculation: bool = False
     recomputed: int = 0  # formula cells (anchors) the engine computed
     checked: int = 0  # of them, compared with Excel's cached value at the stored inputs first
     unchecked: int = 0  # of them, with no cached value to compare with

@@ -206,7 +206,8 @@ class WorkbookCalculation:
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
-                          manual_calculation=self.source.manual_calculation and not self.source.full_calc_on_load,
+                          manual_calculation=(self.source.manual_calculation and self.source.values_out_of_date
+                                              and not self.source.full_calc_on_load),
                           recomputed=len(self.scope.recompute), checked=self.checked,
                           unchecked=self.unchecked, stale=stale,
                           extents=dict(self.engine.extents), cut=cut,
@@ -239,10 +240,19 @@ class WorkbookCalculation:
 
     def _notes(self) -> list[str]:
         notes = []
-        if self.source.manual_calculation and self.formula_count:
-            notes.append("saved in manual calculation mode (Excel recalculates it only on F9): the values it "
-                         "holds may predate its inputs, so every formula was recomputed, none compared with "
-                         "them" + ("; the cells not computed keep them" if self.unsupported else ""))
+        source = self.source
+        if source.manual_calculation and self.formula_count and not source.full_calc_on_load:
+            if source.values_out_of_date:
+                notes.append("saved in manual calculation mode (Excel recalculates it only on F9) without "
+                             "recalculating before saving (calcOnSave off): the values it holds may predate its "
+                             "inputs, so every formula was recomputed, none compared with them" +
+                             ("; the cells not computed keep them" if self.unsupported else ""))
+            else:
+                notes.append("saved in manual calculation mode, recalculated by Excel when it saved (calcOnSave, "
+                             "Excel's default): its values are Excel's answers, checked as an automatic book's")
+        elif not source.calculation_completed and self.formula_count and not source.full_calc_on_load:
+            notes.append("saved before Excel finished calculating (calcCompleted off): the values it holds may "
+                         "predate its inputs, so every formula was recomputed, none compared with them")
         if self.engine_reason and self.engine_name == "formulas":
             notes.append(f"computed with the formulas engine: {self.engine_reason}")
         elif self.engine_reason:

@@ -37,6 +37,11 @@ class BookFacts:
     lifted: dict[Key, str] = field(default_factory=dict)
     #: The external links the file holds (1-based, as `[1]Sheet1!A1` names them).
     links: frozenset[int] = frozenset()
+    #: (sheet, coordinate) -> whether the cell may hold Excel's 0 after a last + or -
+    #: (calc/formula/terms.py): Excel cached 0 there or nothing, or the book's values are out of
+    #: date. A cell Excel cached another number for did not meet the adjustment at the book's
+    #: inputs, and its formula is left as it is (rewriting every sum costs its evaluation twice).
+    may_be_zero: Callable[[str, str], bool] = lambda _sheet, _cell: True
 
 
 @dataclass(slots=True)

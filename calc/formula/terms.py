@@ -1,26 +1,50 @@
-"""Excel's last step on a + or -: the terms a formula adds, for the rounding of a result
-within a few units of its operands' 15th significant digit to 0 (calc/engines/formualizer.py
-evaluates each term to know their size)."""
+"""Excel's last step on a + or -: a result within a few units of its operands' 15th
+significant digit is 0, and every cell that reads it reads 0.
+
+Microsoft documents it ("Floating-point arithmetic may give inaccurate results in Excel",
+learn.microsoft.com/office/troubleshoot/excel/floating-point-arithmetic-inaccurate-result,
+KB 78113, "Example when a value reaches zero"): "Should an addition or subtraction operation
+result in a value at or very close to zero, Excel 97 and later will compensate for any error
+introduced as a result of converting an operand to and from binary" (`=1.333+1.225-1.333-1.225`
+shows 0, not -2.22E-16). It applies to the formula's last operation only: `=0.5-0.4-0.1` is 0,
+`=(0.5-0.4-0.1)` and `=1*(0.5-0.4-0.1)` are -2.78E-17 (IronCalc's notes on numbers, Apache
+POI's ExcelArithmetic say the same). "Close to zero" is read as LibreOffice's `approxSub` reads
+it: the result is no more than 2^-49 of the last operand (the operands agree to about 15
+significant digits): `=100.1-100-0.1` keeps its -5.7E-15 (0.0999999999999943 and 0.1 differ at
+the 15th digit), a model's `=X26-AF25` over two numbers near 5E7 one binary unit apart is 0
+where IEEE arithmetic gives -7.45E-09 (tests/calc/test_near_zero.py).
+
+formualizer computes + and - in Rust, where no hook reaches: the pass `near_zero` writes the
+rule into the engine's copy of the formula (`=X26-AF25` becomes
+`=IF(ABS(X26-AF25)<=ABS(AF25)*2^-49,0,X26-AF25)`), so the cells downstream read Excel's 0 in
+every round; an operand holding a call is bound once by LET (a call is never evaluated twice).
+"""
 
 from __future__ import annotations
 
+from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.tokens import INFIX
+from rates_xl.functions.sheet import cell_address, is_rates_name
+from rates_xl.functions.tokens import INFIX, POSTFIX
 
 #: Operators of lower precedence than + and - (and the reference operators): one of them last
 #: means the formula's last operation is not a sum.
 _LOWER = frozenset({"&", "=", "<", ">", "<=", ">=", "<>", ":", " ", ","})
+#: 2^-49, as Excel's text writes it: the result's largest size, relative to the last operand,
+#: that Excel takes for zero.
+NEAR = "1.7763568394002505E-15"
+#: Calls never bound into a LET here: their answer is new at each call (RAND), or they are the
+#: service's, whose planning reads the cell's own formula.
+_NEW_EACH_TIME = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "CELL", "INFO"})
 
 
-def additive_terms(formula: Formula) -> list[str] | None:
-    """The terms of a formula whose last operation is + or - (`=0.5-0.4-0.1`: '0.5', '0.4',
-    '0.1'); None for any other (`=1*(0.5-0.4-0.1)`: a product; `=A1-B1>0`: a comparison).
-    Excel sets such a result to 0 when it is within a few units of the 15th significant digit
-    of its operands (what is left of subtracting near-equal numbers): Microsoft's KB 78113
-    example, `=0.5-0.4-0.1` shows 0 where the engine left -2.8E-17 (tests/calc/test_recalc.py)."""
+def final_sum(formula: Formula) -> int | None:
+    """Where the formula's last + or - is when its last operation is one (`=0.5-0.4-0.1`: the
+    second -); None for any other (`=1*(...)`: a product; `=A1-B1>0`: a comparison; `=-A1`: a
+    negation; `=A1#-1`: a spill's elements)."""
     if formula.error:
         return None
-    depth, cuts = 0, []
+    depth, last = 0, None
     for index, token in enumerate(formula.tokens):
         if token.opens:
             depth += 1
@@ -28,11 +52,41 @@ def additive_terms(formula: Formula) -> list[str] | None:
             depth -= 1
         elif depth == 0 and token.kind == INFIX:
             if token.text in ("+", "-"):
-                cuts.append(index)
+                last = index
             elif token.text in _LOWER:
                 return None  # a lower precedence operation comes last (or a reference operator)
-    if not cuts:
-        return None
-    bounds = [-1, *cuts, len(formula.tokens)]
-    terms = [formula.span_text(formula.trimmed((a + 1, b))) for a, b in zip(bounds, bounds[1:], strict=False)]
-    return [t for t in terms if t]
+        elif depth == 0 and token.kind == POSTFIX and token.text == "#":
+            return None
+    return last
+
+
+def may_sum(_formula: Formula, site: Site) -> bool:
+    """An ordinary cell (an array's elements are left alone: whether Excel adjusts each is not
+    documented) whose value may be Excel's 0 (`BookFacts.may_be_zero`)."""
+    return not site.array and site.book.may_be_zero(site.sheet, cell_address(site.row, site.col))
+
+
+def near_zero(formula: Formula, _site: Site) -> str:
+    """Excel's adjustment of a last + or - to 0 (the module's docstring): `=L-R` becomes
+    `=IF(ABS(L-R)<=ABS(R)*2^-49,0,L-R)` when L and R hold references, names and constants
+    only, `=LET(...)` binding them once when they hold a call; a formula calling RATES_* or a
+    function answering anew each time (RAND, NOW) is left as it is. Proved by
+    tests/calc/test_near_zero.py (a model's `=X26-AF25` over sums near 4E7: 0, and the check
+    column reading it) and formulas_test.xlsx's cells ending in a sum, still Excel's."""
+    cut = final_sum(formula)
+    if cut is None:
+        return formula.text
+    tokens = formula.tokens
+    left, right = formula.trimmed((0, cut)), formula.trimmed((cut + 1, len(tokens)))
+    if left[0] >= left[1] or right[0] >= right[1]:
+        return formula.text
+    calls = {t.name for t in tokens if t.is_call}
+    if any(is_rates_name(name) or name in _NEW_EACH_TIME for name in calls):
+        return formula.text
+    op = tokens[cut].text
+    lhs, rhs = formula.span_text(left), formula.span_text(right)
+    if not calls:
+        total = f"{lhs}{op}{rhs}"
+        return f"=IF(ABS({total})<=ABS({rhs})*{NEAR},0,{total})"
+    return (f"=LET(_rxl_left,{lhs},_rxl_right,{rhs},_rxl_sum,_rxl_left{op}_rxl_right,"
+            f"IF(ABS(_rxl_sum)<=ABS(_rxl_right)*{NEAR},0,_rxl_sum))")

@@ -100,26 +100,32 @@ def test_books_written_without_excels_values_are_recomputed_unchecked(tmp_path, 
     assert "unchecked (the file holds no values computed by Excel" in capsys.readouterr().out
 
 
-def test_a_book_saved_in_manual_calculation_mode_is_recomputed_and_says_why(tmp_path, capsys):
-    """Excel in manual mode saves what it last computed: A1 was edited to 2 after B1 and C1
-    were computed from 1, so their saved values (3, 4) are out of date. Default mode used to
-    keep them as Excel's answers (no RATES_*, nothing volatile: nothing recomputed)."""
-    book = excel_saved(tmp_path / "manual.xlsx", {"A1": 2, "B1": "=A1*3", "C1": "=B1+1"}, {"B1": 3, "C1": 4})
+def _calc_pr(book: Path, calc_pr: bytes) -> Path:
+    """`book` with its `<calcPr .../>` replaced by `calc_pr`."""
     with zipfile.ZipFile(book) as src:
         parts = {item.filename: src.read(item.filename) for item in src.infolist()}
-    parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029" calcMode="manual"/>',
-                                      parts["xl/workbook.xml"])
-    assert b'calcMode="manual"' in parts["xl/workbook.xml"]
+    parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", calc_pr, parts["xl/workbook.xml"])
+    assert calc_pr in parts["xl/workbook.xml"]
     with zipfile.ZipFile(book, "w", zipfile.ZIP_DEFLATED) as dst:
         for name, data in parts.items():
             dst.writestr(name, data)
+    return book
+
+
+def test_a_book_saved_in_manual_calculation_mode_is_recomputed_and_says_why(tmp_path, capsys):
+    """Excel in manual mode, "Recalculate workbook before saving" off, saves what it last
+    computed: A1 was edited to 2 after B1 and C1 were computed from 1, so their saved values
+    (3, 4) are out of date. Default mode used to keep them as Excel's answers (no RATES_*,
+    nothing volatile: nothing recomputed)."""
+    book = excel_saved(tmp_path / "manual.xlsx", {"A1": 2, "B1": "=A1*3", "C1": "=B1+1"}, {"B1": 3, "C1": 4})
+    _calc_pr(book, b'<calcPr calcId="191029" calcMode="manual" calcOnSave="0"/>')
     result = WorkbookCalculation(book).compute()
     assert result.value("S", "B1") == 6 and result.value("S", "C1") == 7
     assert result.manual_calculation and result.recomputed == 2 and result.checked == 0 and result.stale == []
-    assert any("manual calculation mode" in note for note in result.notes)
+    assert any("manual calculation mode" in note and "calcOnSave off" in note for note in result.notes)
     assert main(["calc", str(book), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "unchecked (saved in manual calculation mode: its values may be out of date)" in out
+    assert "unchecked (saved in manual calculation mode without recalculating before saving" in out
     assert "note: saved in manual calculation mode" in out
     copy = openpyxl.load_workbook(tmp_path / "manual.values.xlsx")
     assert copy["S"]["B1"].value == 6 and copy["S"]["C1"].value == 7

@@ -44,7 +44,8 @@ class FormualizerEngine:
                                     book.name_range, book.legacy_arrays, constants=constants,
                                     formula_cells=FormulaCells(book.cells, book.legacy_arrays,
                                                                book.sheet_titles),
-                                    sources=Targets(book.cells, book.sheet_titles))
+                                    sources=Targets(book.cells, book.sheet_titles),
+                                    trusted=not book.values_out_of_date)
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).
@@ -134,7 +135,6 @@ class FormualizerEngine:
                 for c in range(c1, c2 + 1):
                     values[(sheet, cell_address(r, c))] = loaded.value(sheet, r, c)
         self._settle_loops(values)
-        self._round_near_zero(values)
         return values
 
     def _blanks(self, sheet: str, anchor: str, area: Area, spilled: Area) -> dict[Key, None]:
@@ -166,39 +166,6 @@ class FormualizerEngine:
             self.cut[key] = (f"the table is {height} x {width}; this legacy (Ctrl+Shift+Enter) array range "
                              f"shows only its first {rows} x {cols}, as Excel does; enter it as a dynamic "
                              "array (or over a larger range) to see all of it")
-
-    def _round_near_zero(self, values: dict[Key, Any]) -> None:
-        """Excel's last step on a + or -: a result within a few units of the operands' 15th
-        significant digit is 0 (`=0.5-0.4-0.1` shows 0; `=1*(0.5-0.4-0.1)` does not). The
-        engine leaves the residue (-2.8E-17): each term of such a cell is evaluated in a
-        scratch cell to know the operands' size. Only tiny nonzero results pay for it."""
-        from rates_xl.calc.formula.terms import additive_terms
-        from rates_xl.calc.formula.tree import Formula
-
-        workbook = self.model.workbook
-        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
-            value = values.get((sheet, anchor))
-            if r1 != r2 or c1 != c2 or not isinstance(value, float) or value == 0 or abs(value) >= 1e-9:
-                continue
-            formula = self.prepared.written.get((sheet, r1, c1))
-            terms = additive_terms(Formula(formula)) if formula else None
-            if not terms:
-                continue
-            largest = 0.0
-            try:
-                for term in terms:
-                    workbook.set_formula(sheet, 1048576, 16384, f"={term}")
-                    size = workbook.evaluate_cell(sheet, 1048576, 16384)
-                    if not isinstance(size, int | float) or isinstance(size, bool):
-                        largest = 0.0
-                        break
-                    largest = max(largest, abs(float(size)))
-            except Exception:  # a term the engine cannot evaluate alone: keep the residue
-                largest = 0.0
-            finally:
-                workbook.set_value(sheet, 1048576, 16384, None)
-            if largest and abs(value) <= largest * 2.0 ** -49:
-                values[(sheet, anchor)] = 0.0
 
     def loops(self) -> list[str]:
         return list(self._loops or [])

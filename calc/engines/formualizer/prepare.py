@@ -60,6 +60,8 @@ class Prepared:
     rates_cells: list[tuple[str, int, int, str]] = field(default_factory=list)
     #: (sheet, row, col) -> the formula written there (to put one back after holding a value).
     written: dict[tuple[str, int, int], str] = field(default_factory=dict)
+    #: Those of them that compute an array formula (its anchor, or a cell of a lifted one).
+    elements: set[tuple[str, int, int]] = field(default_factory=set)
     #: (sheet, anchor) -> the formula cell's own area (array formulas: their stored range).
     areas: dict[Key, Area] = field(default_factory=dict)
     #: Legacy array anchors calling a RATES_* table -> the helper cell (sheet, row, col) that
@@ -99,7 +101,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
              resolve: Callable[[str, str], str | None] | None = None,
              legacy: frozenset[Key] = frozenset(),
              constants: dict[Key, Any] | None = None,
-             formula_cells: Any = None, sources: Any = None) -> Prepared:
+             formula_cells: Any = None, sources: Any = None, trusted: bool = False) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. Every formula goes through the passes (calc/formula/passes.py) and the fit
     (calc/formula/fit.py). `range_size(sheet, text)` gives an operand's cell count; `cached()`
@@ -111,7 +113,9 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     value: formula cells the engine must not compute (every cell of an array formula's range
     given), written in as plain values before anything else. `formula_cells`
     (calc/formula/site.py `FormulaCells`): which cells the file holds formulas in, for ISFORMULA;
-    `sources` (calc/sources.py `Targets`): the referenced cells' formulas, for RATES_SOURCE."""
+    `sources` (calc/sources.py `Targets`): the referenced cells' formulas, for RATES_SOURCE;
+    `trusted`: the file's cached values are Excel's answers to its inputs (which of its sums
+    Excel set to 0: calc/formula/terms.py)."""
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = rates_tables()
@@ -122,6 +126,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)))  # the engine reads no table: their references become ranges
+    if trusted:
+        facts.may_be_zero = _zero_or_none(cached)
     _name_passes(book)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
@@ -229,6 +235,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                             text = cut_to_range(text, 1, 1)
                         ws.cell(row=r1 + i, column=c1 + j).value = text
                         prepared.written[(title, r1 + i, c1 + j)] = text
+                        prepared.elements.add((title, r1 + i, c1 + j))
                         if rates:
                             prepared.rates_cells.append((title, r1 + i, c1 + j, text))
                 prepared.rewritten[key] = "lifted"
@@ -245,6 +252,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                         prepared.legacy_spills[key] = area  # rounds change its size)
                 ws.cell(row=r, column=c).value = formula
                 prepared.written[(title, r, c)] = formula
+                prepared.elements.add((title, r, c))
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
@@ -269,10 +277,12 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
 
 def _written_passes(book: Any, prepared: Prepared, facts: BookFacts) -> None:
     """The passes over what each cell finally holds (calc/formula/passes.py, WRITTEN: spill
-    references to lifted arrays, numbers joined into text), after every cell is fitted."""
+    references to lifted arrays, numbers joined into text, Excel's zero after a last + or -),
+    after every cell is fitted; an array's cells (`elements`) as an array formula's."""
     changed = {}
     for (title, row, col), formula in prepared.written.items():
-        done = passes.rewrite(formula, Site(title, row, col, False, facts), passes.WRITTEN).text
+        array = (title, row, col) in prepared.elements
+        done = passes.rewrite(formula, Site(title, row, col, array, facts), passes.WRITTEN).text
         if done != formula:
             changed[(title, row, col)] = done
             book[title].cell(row=row, column=col).value = done
@@ -296,6 +306,15 @@ def _plain_numbers(book: Any) -> None:
             style = cell._style  # each cell's own StyleArray (openpyxl copies it per cell)
             if style is not None and style.numFmtId in dated:
                 style.numFmtId = 0
+
+
+def _zero_or_none(cached: Callable[[], dict[Key, Any]]) -> Callable[[str, str], bool]:
+    """Whether the file cached 0 (or nothing) for a cell: where Excel's adjustment of a last
+    + or - may have given its answer."""
+    def may_be_zero(sheet: str, coordinate: str) -> bool:
+        value = cached().get((sheet, coordinate))
+        return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+    return may_be_zero
 
 
 def set_constant(cell: Any, value: Any) -> None:
@@ -355,6 +374,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
             for j, text in enumerate(line):
                 ws.cell(row=1 + i, column=c1 + j).value = text
                 prepared.written[(ws.title, 1 + i, c1 + j)] = text
+                prepared.elements.add((ws.title, 1 + i, c1 + j))  # an element of an array
                 if "RATES" in text.upper() and any(is_rates_name(name) for name in function_names(text)):
                     prepared.rates_cells.append((ws.title, 1 + i, c1 + j, text))
         state["col"] = c1 + cols
