@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rates_xl.calc.results import CalcResult
 
 #: Exit code of `calc` when the workbook computed but some cells hold errors.
 EXIT_ERROR_CELLS = 3
@@ -108,7 +111,8 @@ def _calc(args: argparse.Namespace) -> int:
 
         raise UsageError("--allow-edited-pack goes with --replay")
     verdicts, refused = _checked(replays or {}, args.allow_edited_pack)
-    applied = scenario_run.apply_to(replays, scenario, refused) if scenario is not None else None
+    # (parse refuses --scenario without --replay)
+    applied = scenario_run.apply_to(replays, scenario, refused) if scenario is not None and replays is not None else None
     progress = Progress(enabled=not args.no_progress)
     with progress:
         def loading(path: Path) -> None:
@@ -144,7 +148,7 @@ def _calc(args: argparse.Namespace) -> int:
                     result.scenario_notes = scenario_run.marks(batch.calculations[path], result, under)
                 batch.calculations[path].freeze(result, outs[path], force=args.force)
                 written[path] = outs[path]
-                if path in verdicts:
+                if path in verdicts and replays is not None:  # (verdicts are the replays')
                     from rates_xl.calc.provenance import reproduced
 
                     checked[path] = [f"Pack check: {verdicts[path].headline()}."]
@@ -366,7 +370,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
-def _market_data(result: Any, *, replayed: bool = False) -> str | None:
+def _market_data(result: CalcResult, *, replayed: bool = False) -> str | None:
     """One line: the pack the values came from and when its answers were valued."""
     pack = result.pack
     if pack is None:
@@ -387,7 +391,7 @@ def _market_data(result: Any, *, replayed: bool = False) -> str | None:
     return line + (f"; {spread}." if spread else ".")
 
 
-def _recomputed(result: Any) -> str:
+def _recomputed(result: CalcResult) -> str:
     """One line: what was recomputed, how much of it was checked against Excel's values."""
     mode = "every formula (--full)" if result.mode == "full" else "only what changed"
     if not result.recomputed:
@@ -423,7 +427,7 @@ class Progress:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self._progress = None
+        self._progress: Any = None  # rich.progress.Progress while shown
         self._stage = None
 
     def __enter__(self) -> Progress:

@@ -78,7 +78,7 @@ class Graph:
             for c in range(c1, c2 + 1):
                 for r in range(r1, r2 + 1):
                     by_sheet[key[0].upper()][c].append((r, key))
-        index = {}
+        index: dict[str, dict[int, tuple[list[int], list[Key]]]] = {}
         for sheet, columns in by_sheet.items():
             index[sheet] = {}
             for c, entries in columns.items():

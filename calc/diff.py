@@ -30,11 +30,15 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.functions.sheet import Key, address, parse_cell
 from rates_xl.functions.values import ErrorLikeText
+
+if TYPE_CHECKING:
+    from rates_xl.calc.dependencies import Graph
+    from rates_xl.client.pack import Pack
 
 #: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
 #: written with -o holds them all).
@@ -152,7 +156,7 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
         if _same(x, y):
             continue
         if _within(x, y, out.tolerance):
-            out.wobbles.append(abs(float(y) - float(x)))
+            out.wobbles.append(abs(float(y) - float(x)))  # type: ignore[arg-type]  # _within: both numbers
             continue
         moved.append(key)
     out.requests, changed = _moved_requests(*packs, out.tolerance)
@@ -269,7 +273,7 @@ def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
     return moved, changed
 
 
-def _served(pack: Any) -> dict[str, Any]:
+def _served(pack: Pack | None) -> dict[str, Any]:
     """Request -> the answer a replay of `pack` serves: a scenario pack's under its scenario."""
     if pack is None:
         return {}
@@ -324,7 +328,7 @@ def _graph(book: Book) -> Any:
     return Graph(book)
 
 
-def read_cells(book: Book, graph: Any) -> set[Key]:
+def read_cells(book: Book, graph: Graph) -> set[Key]:
     """Every cell some formula reads (a formula anchor that has dependents, with its spill
     area); the moved cells not in it are the book's outputs. A formula whose references are
     not all known (a structured reference, INDIRECT) may read anything: it is not counted."""
@@ -357,7 +361,7 @@ def cell_labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Ke
     return labels
 
 
-def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
+def _attribute(book: Book, graph: Graph, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
                packs: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> dict[Key, tuple[str, ...]]:
     """Moved cell -> the moved requests upstream of it."""
     from rates_xl.calc.dependencies import anchors_calling
@@ -365,7 +369,8 @@ def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any],
 
     rates = anchors_calling(book.cells, None, rates=True)
     own = book_moment(book)
-    pinned = tuple(pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
+    first, second = (pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
+    pinned = (first, second)
     moved_set = set(moved)
     found: dict[Key, set[str]] = {}
     for anchor in rates:
@@ -381,7 +386,7 @@ def _attribute(book: Book, graph: Any, moved: list[Key], before: dict[Key, Any],
 
 
 def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str],
-                  graph: Any = None) -> dict[Key, tuple[str, ...]]:
+                  graph: Graph | None = None) -> dict[Key, tuple[str, ...]]:
     """Cell -> the `requests` it was computed from: the RATES_* cells that made one (read from
     their formulas with `values`, at the `pinned` moment) and every cell downstream of them.
     A RATES_* cell whose request cannot be read is counted, with why (never left out).
@@ -417,7 +422,7 @@ def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key
     from rates_xl.functions.link import Unlinked, requests_of
 
     formula = book.cells[anchor][0]
-    made = set()
+    made: set[str] = set()
     for values, moment in zip(copies, pinned, strict=True):
         def value_of(sheet: str, cell: str, values: dict[Key, Any] = values) -> Any:
             return values.get((book.sheet_titles.get(sheet.upper(), sheet), cell))
@@ -443,7 +448,7 @@ def _name_value(book: Book, sheet: str, name: str, values: dict[Key, Any]) -> An
         found = cell_reference(where)
         if found is None or found[0] is None:
             raise LookupError(name)
-        title, cell = found
+        title, cell = found[0], found[1]
         return values.get((book.sheet_titles.get(title.upper(), title), cell))
     defined = find_name(book.book, sheet, name.rsplit("!", 1)[-1])
     text = (getattr(defined, "attr_text", None) or "").strip().removeprefix("=")

@@ -14,11 +14,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.check import normal
 from rates_xl.functions.sheet import address
 from rates_xl.functions.values import ErrorLikeText, from_serial, text_value
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient
 
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
 _EXTERNAL = re.compile(r"\[\d+\]|\[[^\]]+\.xls[xmb]?\]", re.IGNORECASE)
@@ -51,9 +54,12 @@ def same(ours: Any, theirs: Any) -> bool:
         # The reader turned a date-formatted serial into a date; compare as dates, in the
         # reader's own mapping (it reads both 59 and 60 as 1900-02-28, Excel's leap-year quirk).
         try:
-            seconds = abs((from_serial(ours) - theirs).total_seconds())
+            moment = from_serial(ours)
         except (OverflowError, ValueError, TypeError):
             return False
+        if not isinstance(moment, datetime):  # a time of day: not the reader's date
+            return False
+        seconds = abs((moment - theirs).total_seconds())
         return seconds <= max(1e-3, 1e-9 * abs(ours) * 86400)
     ours, theirs = normal(ours), normal(theirs)
     if isinstance(ours, bool) or isinstance(theirs, bool):
@@ -70,7 +76,7 @@ def stored(cell: Any) -> Any:
     return text_value(value) if isinstance(value, str) and cell.data_type == "s" else value
 
 
-def measure(path: str | Path, *, engine_name: str = "auto", client: Any = None, full: bool = True) -> Fidelity:
+def measure(path: str | Path, *, engine_name: str = "auto", client: RatesClient | None = None, full: bool = True) -> Fidelity:
     """Compute `path` (every formula: `full`, as Ctrl+Alt+F9) and compare every formula cell
     with the value cached in the file. Cells listed as stale (kept at the cached value because
     the engine disagreed at the stored inputs) are counted apart, like those not computed."""

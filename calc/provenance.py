@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.book import Key
 from rates_xl.client.pack_seal import (
@@ -29,8 +29,12 @@ from rates_xl.client.pack_seal import (
     values_digest,
 )
 
+if TYPE_CHECKING:
+    from rates_xl.calc.results import CalcResult
+    from rates_xl.client.pack import Pack
 
-def seal_copy(copy: Path, pack: Any, signer: Any) -> Any:
+
+def seal_copy(copy: Path, pack: Pack, signer: Any) -> Any:
     """`pack` bound to the copy just written (the digest of its cells) and sealed."""
     from rates_xl.calc.diff import copy_values
 
@@ -59,7 +63,7 @@ class CopyCheck:
         return out
 
 
-def check_copy(copy: Path, pack: Any, values: dict[Key, Any], signer: Any) -> CopyCheck:
+def check_copy(copy: Path, pack: Pack, values: dict[Key, Any], signer: Any) -> CopyCheck:
     """Check `pack` (read from `copy`) and the copy's `values` (`diff.copy_values`) against it."""
     if pack is None:
         return CopyCheck(None, None)
@@ -80,7 +84,7 @@ def refusal(book: Path, verdict: Verdict) -> str:
             "marked as such in the summary and the copy")
 
 
-def untrusted_cells(calc: Any, result: Any, edited: tuple[str, ...]) -> list[tuple[str, str, str]]:
+def untrusted_cells(calc: Any, result: CalcResult, edited: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """(sheet, cell, why) of every cell computed from an edited answer: the RATES_* cells that
     asked for it and everything downstream (`diff.cells_reading`)."""
     from rates_xl.calc.diff import cells_reading

@@ -158,7 +158,10 @@ def roots(scope: Scope, wrong: set[Key]) -> set[Key]:
     if not scope.graph and len(wrong) < 2:
         return set(wrong)
     scope.downstream(wrong)  # builds the graph
-    after = {d for key in wrong for d in scope.graph.dependents.get(key, ())}
+    graph = scope.graph
+    if graph is None:  # not built: no cell reads another
+        return set(wrong)
+    after = {d for key in wrong for d in graph.dependents.get(key, ())}
     return wrong - scope.downstream(after) if after else set(wrong)
 
 
@@ -173,7 +176,7 @@ def stale_cells(book: Book, scope: Scope, wrong: dict[Key, str]) -> dict[Key, st
                       ("; it may predate this calculation's inputs" if moved else ""))
     moving = {key for key in wrong if key in changing}
     if moving:
-        first = {}
+        first: dict[Key, Key] = {}
         for key in sorted(moving):
             for after in scope.downstream({key}):
                 first.setdefault(after, key)

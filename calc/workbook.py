@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
@@ -32,6 +32,9 @@ from rates_xl.functions.sheet import (
     parse_cell,
 )
 from rates_xl.functions.tokens import function_names
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient
 
 __all__ = ["ENGINES", "CalcError", "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
 
@@ -82,7 +85,7 @@ class WorkbookCalculation:
         self.pinned: datetime | None = None  # the moment this run values at (the name, or --valuation-time)
         self.recorder: Any = None  # the pack being recorded (client.pack.PackRecorder)
 
-    def call_context(self, client: Any, valuation_time: datetime | str | None = None,
+    def call_context(self, client: RatesClient | None, valuation_time: datetime | str | None = None,
                      context: CallContext = NOW) -> CallContext:
         """`context` (a planning round's) for this book's RATES_* calls: they value at the run's
         moment (`valuation_time`, else the book's own), and every answer this book uses is
@@ -169,7 +172,7 @@ class WorkbookCalculation:
         finally:
             self.round_seconds.append(time.perf_counter() - started)
 
-    def compute(self, client: Any = None, *, valuation_time: datetime | str | None = None,
+    def compute(self, client: RatesClient | None = None, *, valuation_time: datetime | str | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS,
                 on_fetch: Callable[..., Any] | None = None) -> CalcResult:
         """Plan, fetch and compute; the client defaults to the functions' shared client.
@@ -340,7 +343,7 @@ MAX_CHECK_ROUNDS = 3
 
 
 def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
-              client: Any = None, valuation_time: datetime | str | None = None,
+              client: RatesClient | None = None, valuation_time: datetime | str | None = None,
               force: bool = False, on_fetch: Callable[..., Any] | None = None,
               full: bool = False) -> CalcResult:
     """Compute a workbook and (when `out` is given) write its values-frozen copy."""
@@ -353,7 +356,7 @@ def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None =
     return result
 
 
-def calculate_many(paths: list[str | os.PathLike[str]], client: Any = None, *,
+def calculate_many(paths: Sequence[str | os.PathLike[str]], client: RatesClient | None = None, *,
                    valuation_time: datetime | str | None = None, engine_name: str = "auto",
                    full: bool = False, max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., Any] | None = None,
                    on_load: Callable[[Path], Any] | None = None) -> BatchResult:

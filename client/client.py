@@ -28,7 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -225,7 +225,7 @@ class RatesClient:
     def close(self) -> None:
         self._transport.close()
         for tier in (self.cache, self._team):
-            if hasattr(tier, "close"):
+            if tier is not None and hasattr(tier, "close"):
                 tier.close()
 
     def __enter__(self) -> RatesClient:
@@ -315,7 +315,7 @@ class RatesClient:
         with self._inflight_lock:
             future = self._inflight.get(key)
             leader = future is None
-            if leader:
+            if future is None:
                 future = self._inflight[key] = Future()
         if not leader:
             self._count(coalesced_waits=1)
@@ -631,7 +631,10 @@ def _record(key: RequestKey, entry: Entry) -> None:
         recorder.record(key, entry.value, entry.fetched_at, raw=entry.raw, error=entry.error)
 
 
-def _fresh_copy(error: BaseException) -> BaseException:
+E = TypeVar("E", bound=BaseException)
+
+
+def _fresh_copy(error: E) -> E:
     """A copy of a shared error (cached, or from a coalesced call) to raise in this thread.
 
     Raising one exception object again and again chains each raise's frames onto its

@@ -122,7 +122,7 @@ class _WatchedHTTPConnection(HTTPConnection):
     def _new_conn(self) -> socket.socket:
         return _watch_new(super()._new_conn())
 
-    def getresponse(self) -> Any:  # type: ignore[override]
+    def getresponse(self) -> Any:
         _watch_current(self.sock)
         return super().getresponse()
 
@@ -131,7 +131,7 @@ class _WatchedHTTPSConnection(HTTPSConnection):
     def _new_conn(self) -> socket.socket:  # before connect() wraps it in TLS and shakes hands
         return _watch_new(super()._new_conn())
 
-    def getresponse(self) -> Any:  # type: ignore[override]
+    def getresponse(self) -> Any:
         _watch_current(self.sock)
         return super().getresponse()
 

@@ -305,7 +305,7 @@ class LiveScheduler:
         starts.reverse()
         # At most the pace's worth per tick (the limiter holds the rest back anyway).
         budget = max(1, int(self._limiter.rate * max(self.tick, slot)) + 1)
-        chosen = []
+        chosen: list[Any] = []
         for (_, _, key), start in zip(queue, starts, strict=True):
             if start > now or len(chosen) >= budget:
                 break

@@ -35,9 +35,10 @@ from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.client.transport import Answer
 from rates_xl.errors import InputError
 
-KIND = "rates-xl market-data pack"
+Kind = Literal["rates-xl market-data pack", "rates-xl scenario pack"]
+KIND: Kind = "rates-xl market-data pack"
 #: The kind of a pack whose answers are under a scenario (rates_xl.scenario): never market data.
-SCENARIO_KIND = "rates-xl scenario pack"
+SCENARIO_KIND: Kind = "rates-xl scenario pack"
 #: 2: answers and the pack sealed (digest, signature). Version 1 packs still read (unverified).
 VERSION = 2
 READS = (1, 2)
@@ -136,7 +137,7 @@ class Pack(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    kind: Literal["rates-xl market-data pack", "rates-xl scenario pack"] = KIND
+    kind: Kind = KIND
     version: int = VERSION
     base_url: str
     created: str
@@ -399,7 +400,7 @@ class PackRecorder:
         with self._lock:
             answers = dict(self._answers)
         moment = pinned.astimezone(UTC).isoformat().replace("+00:00", "Z") if pinned is not None else None
-        scenario, kind = None, KIND
+        scenario, kind = None, KIND  # (kind: Kind)
         if self._scenario is not None and self._source is not None:
             # A scenario replayed stays one: its record, for the answers used, and the answers
             # its curves were built from.
@@ -461,6 +462,8 @@ class PackTransport:
             raise _ERRORS[found.error["type"]](found.error["message"], endpoint=endpoint)
         moved = self._scenario.get((endpoint, found.params))
         text = moved.answer if moved is not None and moved.answer is not None else found.answer
+        if text is None:  # (an answer without text is a recorded error, raised above)
+            raise NotInPack(f"the market-data pack holds no answer for {endpoint}", endpoint=endpoint)
         return Answer(json.loads(text), text)
 
     def scenario_line(self, key: Any) -> str | None:

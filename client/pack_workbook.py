@@ -73,9 +73,9 @@ def read_pack(book: str | Path) -> Pack | None:
                 if info.file_size > MAX_PART_BYTES:
                     raise PackError(f"the market-data pack in {name} is larger than "
                                     f"{MAX_PART_BYTES >> 20} MB: refused")
-                part = pack_text(archive.read(info), f"{name}:{info.filename}")
-                if part is not None:
-                    found.append((info.filename, part))
+                read = pack_text(archive.read(info), f"{name}:{info.filename}")
+                if read is not None:
+                    found.append((info.filename, read))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, NotImplementedError,
             zlib.error) as exc:
         raise PackError(f"cannot read {name} as a workbook: {exc}") from None

@@ -208,6 +208,7 @@ class DiskTier:
         `broken-<time>-<pid>` inside the folder: RATES_CACHE_DIR may name a folder that
         holds other things too, and those stay exactly where they are."""
         aside = self.directory / f"broken-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        moved_to: Path | None = aside
         try:
             own = _store_files(self.directory)
             if own:
@@ -216,12 +217,12 @@ class DiskTier:
                     path.rename(aside / path.name)
         except OSError as move_error:  # e.g. Windows, another process has it open
             log.debug("could not move the store aside: %s", move_error)
-            aside = None
+            moved_to = None
         log.warning(
             "rates-xl: the persistent cache at %s could not be read (%s: %s); %s and a new "
             "one is being built. Answers are fetched again as needed.",
             self.directory, type(exc).__name__, exc,
-            f"its files were moved to {aside}" if aside else "it is left in place",
+            f"its files were moved to {moved_to}" if moved_to else "it is left in place",
         )
         self._rebuilt = True
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -198,7 +198,7 @@ def key_from_keychain() -> SecretStr | None:
 
 def load_settings(**overrides: object) -> Settings:
     """Settings from the given values, the environment and the keychain (for the key only)."""
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     settings = Settings(**given)
     if settings.api_key is None:
         keychain_key = key_from_keychain()

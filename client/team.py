@@ -29,6 +29,7 @@ to it can still do (delay and deny, never forge).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import logging
@@ -379,6 +380,9 @@ class TeamCache:
         self.rejected = 0  # entries refused: no valid MAC
         self._warned = False
 
+    def _delete(self, key: Hashable, r: Any) -> Any:
+        return r.delete(self._answer_key(key))
+
     def _answer_key(self, key: Hashable) -> str:
         return self.link.prefix + self.ANSWERS + hashlib.sha256(request_text(key).encode()).hexdigest()[:40]
 
@@ -386,6 +390,8 @@ class TeamCache:
         return self.link.prefix + "claim:" + self._answer_key(key).rsplit(":", 1)[1]
 
     def _mac(self, name: str, body: bytes) -> str:
+        if self._mac_key is None:  # (callers check: no key, no team cache)
+            raise ValueError("the team cache has no MAC key")
         return hmac.new(self._mac_key, name.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
     def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
@@ -440,7 +446,7 @@ class TeamCache:
         for key in keys or ():
             entry = self.get(key)
             if entry is not None and (before is None or entry.fetched_at < before):
-                if self.link.call(lambda r, k=key: r.delete(self._answer_key(k))) not in (_DOWN, 0):
+                if self.link.call(functools.partial(self._delete, key)) not in (_DOWN, 0):
                     dropped += 1
         return dropped
 

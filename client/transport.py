@@ -152,7 +152,8 @@ def error_from_response(endpoint: str, status: int, body: str, content_type: str
             detail_text = "the service answered with an HTML page instead of JSON"
         else:
             detail_text = re.sub(r"\s+", " ", body)[:120] or "no detail given"
-    kwargs = {"status": status, "endpoint": endpoint, "detail": detail if detail is not None else detail_text}
+    kwargs: dict[str, Any] = {"status": status, "endpoint": endpoint,
+                              "detail": detail if detail is not None else detail_text}
     if status == 403:
         reason = auth_reason(detail_text)
         refused = trial_refused(params)

@@ -123,6 +123,8 @@ def origin(url: str) -> Origin:
     if problem:
         raise Ambiguous(problem)
     read = parse_url(url)
+    if read.scheme is None or read.host is None:  # (ambiguity() refuses those already)
+        raise Ambiguous("no scheme:// and host")
     scheme, host = read.scheme.lower(), read.host.lower()
     if host.startswith("["):
         host = ipaddress.IPv6Address(host[1:-1]).compressed

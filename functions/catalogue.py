@@ -24,11 +24,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions import args as coerce
 from rates_xl.functions.core import Arg, FunctionSpec, validate
 from rates_xl.functions.messages import PENDING, ArgumentError, message_for
+
+if TYPE_CHECKING:
+    import requests
 
 DETAIL = "<the service's detail>"
 BASE_URL = "<base URL>"
@@ -199,7 +202,7 @@ def _trial(when: str) -> Callable[[FunctionSpec], BaseException | None]:
     return build
 
 
-def _unreachable(exc_factory: Callable[[], Exception]) -> Callable[[FunctionSpec], BaseException | None]:
+def _unreachable(exc_factory: Callable[[], requests.RequestException]) -> Callable[[FunctionSpec], BaseException | None]:
     """What the transport says when no answer came (its own wording, built by it)."""
     from rates_xl.client.transport import HTTPTransport
 
@@ -227,7 +230,7 @@ def _empty_table(spec: FunctionSpec) -> Any:
         from rates_xl.functions.core import validate
 
         return spec.fan_out.shape([Empty()], validate(spec, spec.examples[0]), True)
-    return spec.shape(Empty(), True)
+    return spec.shape(Empty(), True) if spec.shape is not None else None
 
 
 def _settings_error() -> BaseException:
@@ -236,7 +239,7 @@ def _settings_error() -> BaseException:
     from rates_xl.client.settings import Settings
 
     try:
-        Settings(timeout="soon")
+        Settings.model_validate({"timeout": "soon"})
     except ValidationError as exc:
         return exc
     raise AssertionError("Settings accepted a timeout of 'soon'")

@@ -80,12 +80,13 @@ def function_call(endpoint: str, pairs: list[str]) -> tuple[Any, tuple[Any, ...]
     from rates_xl.functions.table import FUNCTIONS
 
     spec = next((s for s in FUNCTIONS.values() if s.endpoint == endpoint and s.fan_out is not None), None)
-    if spec is None:
+    if spec is None or spec.fan_out is None:
         return None
     given = parse_pairs(pairs)
     by_param = {a.param: a.name for a in spec.args if a.param}
-    fan_param = next(a.param for a in spec.args if a.name == spec.fan_out.arg)
-    fanned = given.get(spec.fan_out.arg) or given.get(fan_param) or ""
+    fan_arg = spec.fan_out.arg
+    fan_param = next(a.param for a in spec.args if a.name == fan_arg)
+    fanned = given.get(fan_arg) or (given.get(fan_param) if fan_param else None) or ""
     local = {a.name for a in spec.args if a.param is None}
     if not (local & set(given)) and not any(sep in fanned for sep in ",;"):
         return None  # one request, as the service answers it

@@ -33,6 +33,8 @@ from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.messages import ArgumentError, message_for
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from rates_xl.client import RatesClient, RequestKey
 
 
@@ -202,7 +204,7 @@ class Prepared(NamedTuple):
 
 
 @functools.cache
-def _model_for(spec: FunctionSpec) -> type:
+def _model_for(spec: FunctionSpec) -> type[BaseModel]:
     """The pydantic model validating one function's arguments (built on first use)."""
     from typing import Annotated
 
@@ -238,15 +240,16 @@ def _model_for(spec: FunctionSpec) -> type:
                 )
         return model
 
-    fields = {
+    fields: dict[str, Any] = {
         a.name: (Annotated[Any, PlainValidator(field_validator(a))],
                  Field(default=None, validate_default=True, description=a.doc))
         for a in spec.args
     }
+    validators: dict[str, Any] = {"cross_checks": model_validator(mode="after")(cross_checks)}
     return create_model(
         f"{spec.name}Args",
         __config__=ConfigDict(frozen=True, extra="forbid"),
-        __validators__={"cross_checks": model_validator(mode="after")(cross_checks)},
+        __validators__=validators,
         **fields,
     )
 
@@ -280,18 +283,19 @@ def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
         checked = validate(spec, values)
     except ArgumentError as exc:
         return exc  # cached too: the same bad input is answered without validating again
-    key, keys = None, ()
+    key: RequestKey | None = None
+    keys: tuple[RequestKey, ...] = ()
     if spec.endpoint is not None:
         from rates_xl.client import RatesClient
 
         fanned = spec.fan_out.arg if spec.fan_out is not None else None
-        params = {a.param: checked[a.name] for a in spec.args
-                  if a.param and a.name != fanned and checked[a.name] is not None}
+        params: dict[str, Any] = {str(a.param): checked[a.name] for a in spec.args
+                                  if a.param and a.name != fanned and checked[a.name] is not None}
         if fanned is None:
             key = RatesClient.request_key(spec.endpoint, **params)
         else:
             param = next(a.param for a in spec.args if a.name == fanned)
-            keys = tuple(RatesClient.request_key(spec.endpoint, **params, **{param: item})
+            keys = tuple(RatesClient.request_key(spec.endpoint, **params, **{str(param): item})
                          for item in checked[fanned].items)
     return Prepared(key, bool(checked.get("headers", True)), checked, keys)
 
@@ -347,6 +351,8 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], context: CallContext =
             if spec.fan_out is not None:
                 answers = _answers(client, prepared.keys, budget)
                 return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
+            if spec.shape is None:  # (the table gives every function but a fan-out its shape)
+                raise TypeError(f"{spec.name} has no shape")
             answer = client if prepared.key is None else client.get_key(prepared.key, deadline=budget)
             return finite(spec.shape(answer, prepared.headers))
     except Exception as exc:  # every failure is a cell message, never a traceback

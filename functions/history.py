@@ -151,6 +151,7 @@ def parse_options(value: Any) -> HistoryOptions:
         texts.append(cell)
     text = re.sub(r"\s*=\s*", "=", " ".join(texts)).strip()
     chosen: dict[str, str] = {}
+    canonical: str | None
     for token in re.split(r"[\s,;]+", text) if text else []:
         name, sep, raw = token.partition("=")
         if not sep or not name or not raw:

@@ -30,9 +30,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rates_xl.functions.context import NOW, CallContext, Round
+
+if TYPE_CHECKING:
+    from rates_xl.client.errors import RatesError
 
 T = TypeVar("T")
 
@@ -105,7 +108,7 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
         round_started = time.time()
         planned = Round()
         result = evaluate(context.replace(planning=planned))
-        missing = set(planned.keys)
+        missing: set[Any] = set(planned.keys)
         new = missing - attempted
         if not missing:
             break
@@ -122,7 +125,7 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
                 on_cancel()
             break
     else:
-        missing = {True}  # the round limit was reached: finish below
+        missing = {"the round limit"}  # reached: finish below
     if missing:
         # Cancelled: the host's last pass shows each cell fresh or as it was. Otherwise what is
         # still missing failed in a way not worth remembering (429 or 5xx after all retries)
@@ -137,7 +140,7 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
 
 def _fetch(client: Any, keys: set[Any], round_started: float, report: PlanReport,
            on_fetch: Callable[..., Any] | None, on_progress: Callable[[FetchProgress], Any] | None,
-           should_cancel: Callable[[], bool] | None) -> tuple[dict[Any, Exception], set[Any]]:
+           should_cancel: Callable[[], bool] | None) -> tuple[dict[Any, RatesError], set[Any]]:
     """Fetch one batch; returns (failures, keys left unanswered by a cancel)."""
     from rates_xl.client.errors import NotFetched, RatesError
 

@@ -97,7 +97,6 @@ def _table(columns: tuple[str, ...], rows_of):
             return f"{PREFIX} no data: the service returned no points for this request"
         return ([list(columns)] if headers and columns else []) + rows
 
-    shape.columns = columns
     return shape
 
 

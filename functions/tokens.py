@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from rates_xl.errors import InputError
 
@@ -110,6 +110,7 @@ def tokenize(formula: str) -> tuple[Token, ...]:
     # The tokens cover the formula: the tokenizer leaves out the sheet of a dead reference
     # (`'Model'!#REF!` is the Error token `#REF!`), which then belongs to that token.
     end = 1 if formula.startswith("=") else 0
+    t: Any  # formualizer's token (its stubs say a None may come: none does)
     for t in raw:  # (read for every formula of a book: one loop, no call it can spare)
         kind, sub = kinds.get(t.token_type) or _kind(t.token_type), kinds.get(t.subtype) or _kind(t.subtype)
         start, stop = (t.start, t.end) if at is None else (at[t.start], at[t.end])
@@ -136,7 +137,8 @@ def function_names(formula: str) -> frozenset[str]:
     import formualizer
 
     try:  # the tokenizer's own tokens: only the calls are read ("NAME(", a Func Open)
-        return frozenset(bare_name(text) for t in formualizer.tokenize(formula)
+        tokens: Any = formualizer.tokenize(formula)  # (its stubs: a None may come; none does)
+        return frozenset(bare_name(text) for t in tokens
                          if (text := t.value).endswith("(") and len(text) > 1 and _kind(t.token_type) == FUNC)
     except Exception:  # noqa: BLE001 - unreadable: no call read
         return frozenset()

@@ -14,9 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions.context import NOW, CallContext
+
+if TYPE_CHECKING:
+    from rates_xl.calc.sources import InternalFunction
+    from rates_xl.functions.core import FunctionSpec
 
 
 @functools.cache  # one table: the engines register it once (`register_functions` checks identity)
@@ -62,7 +66,7 @@ def context() -> CallContext:
     return _context
 
 
-def call(spec: Any, args: list[Any]) -> Any:
+def call(spec: FunctionSpec | InternalFunction, args: list[Any]) -> Any:
     """One RATES_* call an engine makes, computed under the calculation's context: the
     function table's through the core, calc's own (RATES_SOURCE_OF) directly."""
     from rates_xl.functions.core import FunctionSpec, evaluate

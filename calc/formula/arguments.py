@@ -140,8 +140,11 @@ def number(text: str) -> float | None:
     dates, times, day first as the bridged `formulas` VALUE does), or None."""
     from rates_xl.calc.xlfuncs.bridge import _FORMULAS, formulas_function
 
+    value_of = formulas_function("VALUE")
+    if value_of is None:  # `formulas` has no VALUE: nothing reads the text as a number
+        return None
     with _FORMULAS:  # one call into `formulas` at a time (bridge.py says why)
-        value = formulas_function("VALUE")(text)
+        value = value_of(text)
     try:
         read = float(value)
     except (TypeError, ValueError):

@@ -4,7 +4,7 @@ formualizer's differs from Excel, or to the answer itself where the formula's te
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
@@ -26,6 +26,9 @@ from rates_xl.functions.tokens import (
     ROW,
     SEP,
 )
+
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.site import Site
 
 # -- SUMPRODUCT over arguments of different sizes ---------------------------------------------------
 
@@ -73,7 +76,7 @@ def may_index(text: str) -> bool:
     return "INDEX(" in upper and ("{" in text or _WHOLE_INDEX.match(text) is not None)
 
 
-def index(formula: Formula, site: Any) -> str:
+def index(formula: Formula, site: Site) -> str:
     """INDEX where formualizer's own differs from Excel (formulas_test.xlsx LOOKUP rows 52-54):
     an array constant of several rows and columns with the column omitted gives the whole row
     (`INDEX({2,3;4,5},2)` is {4,5}; formualizer: 4); an array constant as the row or column is
@@ -199,7 +202,7 @@ _ETA = re.compile(r"_xleta\.[A-Za-z][\w.]*", re.IGNORECASE)
 # -- ISFORMULA -----------------------------------------------------------------------------------
 
 
-def isformula(formula: Formula, site: Any) -> str:
+def isformula(formula: Formula, site: Site) -> str:
     """ISFORMULA answered from the book's own formulas: formualizer answers FALSE for every
     cell, and its copy holds the formulas it does not compute as plain values, which no engine
     can tell from typed-in numbers (formulas_test.xlsx `=ISFORMULA(F10)` over `=10`: TRUE).
@@ -262,7 +265,7 @@ def _formula_answer(reference: str, sheet: str, cells: Any, array: bool) -> str 
 _SOURCE_NAMES = ("RATES_SOURCE", "RATES.SOURCE", "_XLUDF.RATES_SOURCE", "_XLUDF.RATES.SOURCE")
 
 
-def source(formula: Formula, site: Any) -> str:
+def source(formula: Formula, site: Site) -> str:
     """RATES_SOURCE(B7) -> RATES_SOURCE_OF(B7, "Rates!B7", 4, "RATES_SWAP", Rates!A1, ...): the
     referenced cell's RATES_* calls (the anchor's, when B7 is inside a spill), each as its
     argument count, name and argument expressions with their references qualified by B7's

@@ -9,11 +9,14 @@ sheet or a function's result is left as written, for the engine to judge).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import Area, column_letters, parse_cell, read_area, unquote_sheet
 from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
+
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.site import Site
 
 
 def may_operate(text: str, array: bool = False) -> bool:
@@ -25,7 +28,7 @@ def may_operate(text: str, array: bool = False) -> bool:
             or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))
 
 
-def reference_operators(formula: Formula, site: Any = None) -> str:
+def reference_operators(formula: Formula, site: Site | None = None) -> str:
     """The reference operators on plain ranges, as Excel resolves them:
 
     - `A1:B2:D4` is the smallest range holding all of its parts (Excel's range operator);
@@ -275,7 +278,7 @@ def _matching(tokens: tuple[Token, ...], start: int) -> int | None:
 # -- spill references to what the engine computes cell by cell -------------------------------------
 
 
-def spills_of_lifted(formula: Formula, site: Any) -> str:
+def spills_of_lifted(formula: Formula, site: Site) -> str:
     """A spill reference `A1#` (`ANCHORARRAY(A1)`) to a dynamic array the engine computes cell
     by cell over its stored range (lifted, calc/formula/fit.py) reads that range: such an
     anchor no longer spills in the engine's copy, where `A1#` is #REF! (formulas_test.xlsx

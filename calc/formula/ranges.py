@@ -4,7 +4,7 @@ copy of listed, Excel's `@` written out, and whole columns read to one length.""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
@@ -18,8 +18,11 @@ from rates_xl.functions.sheet import (
 )
 from rates_xl.functions.tokens import ARG, CLOSE, OPEN
 
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.site import Site
 
-def other_workbooks(formula: Formula, site: Any) -> str:
+
+def other_workbooks(formula: Formula, site: Site) -> str:
     """A reference to another workbook: Excel stores one as `[n]Sheet!A1`, n the file's n-th
     external link, whose part caches the linked cells' values (the engine reads those, as
     Excel does until the links are updated: formulas_test.xlsx, tests/calc/test_robustness.py).
@@ -42,7 +45,7 @@ def other_workbooks(formula: Formula, site: Any) -> str:
     return formula.text
 
 
-def at_sign(formula: Formula, site: Any) -> str:
+def at_sign(formula: Formula, site: Site) -> str:
     """Excel's `@` (implicit intersection), stored in a file as `_xlfn.SINGLE(...)`, which the
     fast engine does not know (#NAME?: about 1,000 cells of the loan tracker in
     ../shared/corpus/models were listed as not computed): in an ordinary cell
@@ -88,7 +91,7 @@ def may_even(text: str) -> bool:
     return text.count(":") >= 2
 
 
-def whole_columns(formula: Formula, site: Any) -> str:
+def whole_columns(formula: Formula, site: Site) -> str:
     """Whole-column references read to one length. formualizer cuts each whole-column
     reference to that column's own last used row (for speed), so `XLOOKUP(,L:L,M:M,,1,2)` sees
     5 lookup values and 6 results and answers #VALUE! where Excel, reading both to row

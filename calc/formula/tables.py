@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import column_letters, parse_area, quote_sheet
+
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.site import Site
 
 _SPECIALS = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
 _NAME_BEFORE_BRACKET = re.compile(r"([A-Za-z_\\][\w.\\]*)\[")
@@ -66,7 +69,7 @@ def may_name_a_table(upper: str, known: dict[str, Table]) -> bool:
     return any(name in upper for name in known)
 
 
-def structured(formula: Formula, site: Any) -> str:
+def structured(formula: Formula, site: Site) -> str:
     """Every structured reference to a table of the book as the range it stands for, in a cell
     of row `site.row` (`[#This Row]`); raises UnknownReference for a column or row the table
     does not have. Proved by poi_StructuredRefs-lots-with-lookups.xlsx (models) and
@@ -164,9 +167,10 @@ def _range(table: Table, spec: str, row: int) -> str:
         spans = {"#HEADERS": (table.r1, table.r1) if table.header else None, "#DATA": (data1, data2),
                  "#TOTALS": (table.r2, table.r2) if table.totals else None}
         picked = [spans[r] for r in rows]
-        if any(span is None for span in picked):
+        found = [span for span in picked if span is not None]
+        if len(found) < len(picked):
             raise UnknownReference(f"table {table.name} has no {' '.join(sorted(rows))} row")
-        r1, r2 = min(s[0] for s in picked), max(s[1] for s in picked)
+        r1, r2 = min(s[0] for s in found), max(s[1] for s in found)
     c1 = table.c1 + (min(columns) if columns else 0)
     c2 = table.c1 + (max(columns) if columns else len(table.columns) - 1)
     first = f"${column_letters(c1)}${r1}"

@@ -20,7 +20,7 @@ CHAR UNICHAR FIXED DOLLAR CONCAT CONCATENATE TEXTJOIN T ADDRESS TEXTBEFORE TEXTA
 
 #: Functions formualizer computes that read a number as text with its 17 digits (LEN(1/3) was
 #: 18, Excel 17): the positions of their text arguments (None: every one, from the first).
-TEXT_ARGUMENTS: dict[str, tuple[int, ...] | None] = {
+TEXT_ARGUMENTS: dict[str, tuple[int, ...] | tuple[int, None] | None] = {
     "CONCATENATE": None, "CONCAT": None, "TEXTJOIN": (2, None), "LEN": (0,), "LENB": (0,),
     "UPPER": (0,), "LOWER": (0,), "PROPER": (0,), "TRIM": (0,), "CLEAN": (0,), "REPT": (0,),
     "EXACT": (0, 1),

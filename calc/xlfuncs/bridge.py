@@ -102,7 +102,7 @@ def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]
     """A factory (calc/xlfuncs OURS) of the bridged `name` with cases of its own: `cases` takes
     the bridged callback and gives the one that answers them, calling it for the rest. An
     omitted argument reaches both as formualizer's 0, as it reaches the bridged one alone."""
-    from rates_xl.calc.xlfuncs.omitted import OMITTED
+    from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
     def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
         inner = cases(bridged(name))
@@ -111,7 +111,7 @@ def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]
             return inner(*(0.0 if a == OMITTED else a for a in args))
 
         call.__name__ = name
-        call.reads_omitted = True  # type: ignore[attr-defined]
+        reads_omitted(call)
         return call
     return factory
 

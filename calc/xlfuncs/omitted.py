@@ -6,9 +6,19 @@ reads as None."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 OMITTED = "rates-xl:omitted"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reads_omitted(call: F) -> F:
+    """Mark `call` as reading the marker itself (calc/xlfuncs/__init__.py then hands it the
+    marker, not None): where an omitted argument means something of its own."""
+    call.reads_omitted = True  # type: ignore[attr-defined]  # a mark on the function object
+    return call
 
 
 def given(args: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -99,8 +99,8 @@ class FormualizerEngine:
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
         values: dict[Key, Any] = {}
-        self.extents: dict[Key, Area] = {}
-        self.cut: dict[Key, str] = {}
+        self.extents = {}
+        self.cut = {}
         loaded = self.model
         prepared = self.prepared
         for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
@@ -126,7 +126,7 @@ class FormualizerEngine:
                     spilled = extent
                     self.extents[(sheet, anchor)] = spilled  # wider or longer than the file's range too
                 # Report the range a RATES_* spill may grow into (blank where it did not).
-                values.update(self._blanks(sheet, anchor, (r1, c1, r2, c2), spilled))
+                values.update(self._blanks(sheet, anchor, Area(r1, c1, r2, c2), spilled))
                 if not extent:
                     values[(sheet, anchor)] = loaded.value(sheet, r1, c1)
                     continue

@@ -8,7 +8,7 @@ on them). Values cross between the engine and Python here, through `values.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.engines import rates
 from rates_xl.calc.engines.formualizer.prepare import Prepared, fit_legacy
@@ -22,6 +22,10 @@ from rates_xl.calc.engines.formualizer.values import (
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
+
+if TYPE_CHECKING:
+    from rates_xl.calc.sources import InternalFunction
+    from rates_xl.functions.core import FunctionSpec
 
 
 class FastModel:
@@ -255,7 +259,7 @@ def _is_circ(value: Any) -> bool:
     return isinstance(value, dict) and value.get("kind") == "Circ"
 
 
-def _adapt(excel_name: str, spec: Any) -> Callable[..., Any]:
+def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [from_engine(a) for a in raw]
         error = rates.first_error(args, is_error)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from rates_xl.calc import budget
 from rates_xl.calc.book import sheet_rows
@@ -43,6 +43,8 @@ from rates_xl.functions.sheet import (
 )
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import ErrorLikeText
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -462,9 +464,10 @@ def _save(book: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _sized(range_size: Callable[[str, str], int | None], sheet: str) -> Callable[[str], int | None]:
-    def size(text: str) -> int | None:
-        return range_size(sheet, text)
+def _sized(read: Callable[[str, str], T], sheet: str) -> Callable[[str], T]:
+    """`read(sheet, text)` for this sheet: `read(text)`."""
+    def size(text: str) -> T:
+        return read(sheet, text)
     return size
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 from datetime import date, time, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions.values import is_error_text, text_value, to_serial
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 #: formualizer's error kinds -> Excel's error values (`Nimpl`: a function it lacks, #NAME?).
 KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!", "Ref": "#REF!",
@@ -22,7 +25,7 @@ KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!
 TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items() if kind != "Nimpl"}
 
 
-def is_error(value: Any) -> bool:
+def is_error(value: Any) -> TypeIs[dict[str, Any]]:
     """formualizer's error value, as it hands one to a Python function."""
     return isinstance(value, dict) and value.get("type") == "Error"
 
@@ -34,7 +37,7 @@ def error(text: str) -> dict[str, str]:
 
 def error_text(value: dict[str, Any]) -> str:
     """formualizer's error value as Excel's text ("#N/A")."""
-    return KIND_TEXT.get(value.get("kind"), "#VALUE!")
+    return KIND_TEXT.get(str(value.get("kind")), "#VALUE!")
 
 
 def plain(value: Any) -> Any:

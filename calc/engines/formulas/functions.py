@@ -29,12 +29,16 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rates_xl.calc.engines import rates
 from rates_xl.functions import errors
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import to_serial
+
+if TYPE_CHECKING:
+    from rates_xl.calc.sources import InternalFunction
+    from rates_xl.functions.core import FunctionSpec
 
 _lock = threading.Lock()
 _registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
@@ -176,7 +180,7 @@ def _is_xl_error(value: Any) -> bool:
     return isinstance(value, XlError)
 
 
-def _adapt(excel_name: str, spec: Any) -> Callable[..., Any]:
+def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[..., Any]:
     def call(*raw: Any) -> Any:
         args = [from_engine(a) for a in raw]
         error = rates.first_error(args, _is_xl_error)
@@ -240,7 +244,7 @@ def _fixed_index(original: dict[str, Any]) -> dict[str, Any]:
         args += [area_num] if area_num is not None else []
         return delegate(compiling, *args)
 
-    index.rates_xl_fixed = True
+    index.rates_xl_fixed = True  # type: ignore[attr-defined]  # a mark on the function object
     fixed = dict(original)
     fixed["function"] = index
     fixed["rates_xl_fixed"] = True
@@ -272,7 +276,7 @@ def _fix_workday(engine: dict[str, Any]) -> None:
         # Excel does not count the start day: roll a non-working start back (forward when
         # counting backwards) to the nearest working day, then count.
         start = np.datetime64(fdate.datetime.date(*fdate.xday(start_date, slice(0, 3))))
-        roll = "backward" if number > 0 else "forward"
+        roll: Literal["backward", "forward"] = "backward" if number > 0 else "forward"
         rolled = np.busday_offset(start, 0, roll=roll, weekmask=_weekmask(weekend), holidays=holidays)
         serial = int((rolled - np.datetime64("1899-12-30")).astype(int))
         return original(serial, days, weekend, holidays)

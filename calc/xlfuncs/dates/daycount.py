@@ -62,7 +62,7 @@ def yearfrac(start: int, end: int, basis: int) -> float:
     s, e = day(start), day(end)
     if basis == 1:
         if s[0] == e[0]:
-            length = 366 if _leap(s[0]) else 365
+            length: float = 366 if _leap(s[0]) else 365
         elif s[0] + 1 != e[0] or (s[1], s[2]) < (e[1], e[2]):  # more than a year apart
             years = range(s[0], e[0] + 1)
             length = sum(366 if _leap(y) else 365 for y in years) / len(years)

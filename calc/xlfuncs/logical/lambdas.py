@@ -104,7 +104,7 @@ def call_lambda(formula: str, *values: Any) -> Any:
         positions = [_placeholder_index(name) for name in compiled.inputs]
         if any(p is None or p >= len(values) for p in positions):
             return error("#NAME?")  # it reads a name we did not hand over
-        result = compiled(*[to_formulas(values[p]) for p in positions])
+        result = compiled(*[to_formulas(values[p]) for p in positions if p is not None])
     except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
         return error("#VALUE!")
     return from_formulas(result)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters, quote_sheet
 
 
@@ -62,5 +62,5 @@ def _quoted(sheet: str) -> str:
 def address(_facts: dict[str, Any]) -> Callable[..., Any]:
     call = elementwise(_address)
     call.__name__ = "ADDRESS"
-    call.reads_omitted = True  # type: ignore[attr-defined] - an omitted a1 is not an empty cell
+    reads_omitted(call)
     return call

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 Grid = list[list[Any]]
 
@@ -59,8 +59,13 @@ def grid(value: Any) -> Grid:
     return [[value]]
 
 
+def constant(func: Callable[..., Any]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+    """The factory (calc/xlfuncs/__init__.py) of a callback that reads no fact of the book."""
+    return lambda _facts: func
+
+
 def is_array(value: Any) -> bool:
-    return isinstance(value, list) and (len(value) > 1 or (value and len(value[0]) > 1))
+    return isinstance(value, list) and (len(value) > 1 or bool(value and len(value[0]) > 1))
 
 
 def scalar(value: Any) -> Any:
@@ -167,7 +172,7 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callable[..., Any
             return shown(out)
 
         call.__name__ = func.__name__
-        call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+        reads_omitted(call)
         return call
 
     return wrap
@@ -405,7 +410,7 @@ def TYPE(value: Any) -> Any:  # noqa: N802
 
 #: Excel name -> callback (the factories `calc/xlfuncs/__init__.py` expects).
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
-    func.__name__: (lambda _facts, func=func: func)
+    func.__name__: constant(func)
     for func in (VSTACK, HSTACK, CHOOSEROWS, CHOOSECOLS, TAKE, DROP, TOCOL, TOROW, EXPAND,
                  WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE, TYPE)
 }

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.lookup.arrays import excel_function, fail, given, grid, integer, is_array
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 NAME = "RATESXL.INDEX"  # INDEX of an array constant
 LIFTED = "RATESXL.INDEXLIFTED"  # the same given an array constant as row, column or area
@@ -90,7 +90,7 @@ def INDEXLIFTED(*args: Any) -> Any:  # noqa: N802 - the engine's name
     return result
 
 
-INDEXLIFTED.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+reads_omitted(INDEXLIFTED)
 
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
     NAME: lambda _facts: INDEX,

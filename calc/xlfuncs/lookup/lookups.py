@@ -163,7 +163,7 @@ def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_
     return None
 
 
-def _int(value: Any, default: int) -> int | dict:
+def _int(value: Any, default: int) -> int | dict[str, Any]:
     if value is None:
         return default
     if is_error(value):

@@ -21,6 +21,7 @@ from rates_xl.calc.xlfuncs.lookup.arrays import (
     _Answer,
     boolean,
     calc_error,
+    constant,
     excel_function,
     fail,
     given,
@@ -187,5 +188,5 @@ def FILTER(array: Any, include: Any, if_empty: Any = OMITTED) -> Any:  # noqa: N
 
 #: Excel name -> callback (the factories `calc/xlfuncs/__init__.py` expects).
 FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
-    func.__name__: (lambda _facts, func=func: func) for func in (SORT, SORTBY, UNIQUE, FILTER)
+    func.__name__: constant(func) for func in (SORT, SORTBY, UNIQUE, FILTER)
 }

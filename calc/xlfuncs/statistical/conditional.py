@@ -51,7 +51,8 @@ def _parse(value: Any) -> tuple[str, str, Any]:
         value = 0.0  # an empty criterion cell is read as 0... unless typed ""
     if isinstance(value, bool) or isinstance(value, int | float):
         return ("bool" if isinstance(value, bool) else "number"), "=", value
-    op, rest = _OPERATOR.match(str(value)).groups()
+    matched = _OPERATOR.match(str(value))  # it reads any text (the operator is optional)
+    op, rest = matched.groups() if matched is not None else (None, str(value))
     if rest == "":
         if op is None:
             return "empty", "=", None
@@ -212,11 +213,11 @@ def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.nda
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
     if len({s[1] for s in shapes}) > 1 and min(s[1] for s in shapes) > 1:
         return error("#VALUE!")
-    matching = None
+    matching: np.ndarray | None = None
     for rng, crit in pairs:
         hits = mask(_flat(rng, rows, cols), crit)
         matching = hits if matching is None else matching & hits
-    return np.flatnonzero(matching)
+    return np.flatnonzero(matching if matching is not None else [])
 
 
 def _aggregate(kind: str, target: Any, pairs: list[tuple[Any, Any]]) -> Any:
@@ -235,6 +236,8 @@ def _aggregate(kind: str, target: Any, pairs: list[tuple[Any, Any]]) -> Any:
     if kind == "count":
         return len(found)
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
+    if aimed is None:
+        raise TypeError("a sum or an average needs the range it adds up")
     values = _flat(target, max(rows, aimed[0]), max(cols, aimed[1]))
     picked = [values[i] for i in found.tolist() if i < len(values)]
     numbers = []

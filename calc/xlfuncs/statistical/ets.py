@@ -30,7 +30,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.lookup.arrays import number
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 #: What a case we cannot reproduce exactly answers: an error no Excel ETS call answers for a
 #: valid call, so the stale check lists the cell (see the module docstring).
@@ -180,7 +180,7 @@ def _lifted(position: int, compute: Callable[..., Any]) -> Callable[..., Any]:
             args_[position] = _flat(given)[0]
         return one(args_)
 
-    call.reads_omitted = True  # type: ignore[attr-defined]
+    reads_omitted(call)
     return call
 
 

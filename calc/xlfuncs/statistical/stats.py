@@ -21,7 +21,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _cells(args: tuple[Any, ...]) -> Iterator[Any]:
@@ -87,7 +87,7 @@ def mode_mult(_facts: dict[str, Any]) -> Callable[..., Any]:
         if most < 2:
             return error("#N/A")
         return [[value] for value, count in counts.items() if count == most]
-    MODE_MULT.reads_omitted = True  # type: ignore[attr-defined]
+    reads_omitted(MODE_MULT)
     return MODE_MULT
 
 

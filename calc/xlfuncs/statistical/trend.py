@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _grid(value: Any) -> list[list[Any]]:
@@ -97,7 +97,7 @@ def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
                 slope, intercept = line
                 out = []
                 for row in wanted:
-                    values = []
+                    values: list[Any] = []
                     for x in row:
                         if is_error(x):
                             values.append(x)
@@ -114,7 +114,7 @@ def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
                 return error("#NUM!")
             return out[0][0] if len(out) == 1 and len(out[0]) == 1 else out
         call.__name__ = name
-        call.reads_omitted = True  # type: ignore[attr-defined]
+        reads_omitted(call)
         return call
     return factory
 

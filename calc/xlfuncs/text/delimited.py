@@ -15,7 +15,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _delimiters(value: Any) -> list[str]:
@@ -86,7 +86,7 @@ def _around(before: bool) -> Callable[..., Any]:
         return lifted(value, *rest)
 
     call.__name__ = "TEXTBEFORE" if before else "TEXTAFTER"
-    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(call)
     return call
 
 

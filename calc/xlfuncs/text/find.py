@@ -16,7 +16,7 @@ from typing import Any
 
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _start(needle: str, haystack: str, start_num: Any) -> int:
@@ -48,12 +48,12 @@ def _search(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
 def find(_facts: dict[str, Any]) -> Callable[..., Any]:
     call = elementwise(_find)
     call.__name__ = "FIND"
-    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(call)
     return call
 
 
 def search(_facts: dict[str, Any]) -> Callable[..., Any]:
     call = elementwise(_search)
     call.__name__ = "SEARCH"
-    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(call)
     return call

@@ -15,7 +15,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _given(value: Any) -> bool:
@@ -100,7 +100,7 @@ def _function(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
         return _one_array(result)
 
     call.__name__ = name
-    call.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(call)
     return call
 
 

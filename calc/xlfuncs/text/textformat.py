@@ -90,7 +90,7 @@ def _prepared(number: float, section: str) -> tuple[float, str]:
     decimals = sum(1 for i, ch in own if ch in _DIGIT and point is not None and i > point)
     percent = sum(1 for _, ch in own if ch == "%")
     last = max(i for i, ch in own if ch in _DIGIT)
-    scaling = []
+    scaling: list[int] = []
     for i, ch in own:
         if i > last and ch == ",":
             if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:

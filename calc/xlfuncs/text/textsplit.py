@@ -17,7 +17,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 class _ErrorValue(Exception):
@@ -96,5 +96,5 @@ def textsplit(_facts: dict[str, Any]) -> Callable[..., Any]:
         # One value per element: the top-left piece of each split (Excel's lifting).
         return elementwise(lambda *one: _split(one[0], columns, rows, *one[1:])[0][0])(*args)
 
-    TEXTSPLIT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(TEXTSPLIT)
     return TEXTSPLIT

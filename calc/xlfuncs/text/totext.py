@@ -15,7 +15,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
-from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
 def _format(value: Any) -> int:
@@ -60,7 +60,7 @@ def arraytotext(_facts: dict[str, Any]) -> Callable[..., Any]:
         rows = _grid(array)
         return elementwise(lambda f: _array_to_text(rows, f))(format_)
 
-    ARRAYTOTEXT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(ARRAYTOTEXT)
     return ARRAYTOTEXT
 
 
@@ -76,7 +76,7 @@ def valuetotext(_facts: dict[str, Any]) -> Callable[..., Any]:
         # (#N/A padding past a smaller array reaches `one` unboxed: it stays the error.)
         return elementwise(lambda v, f: one(v.value, f) if isinstance(v, _Boxed) else v)(wrapped, format_)
 
-    VALUETOTEXT.reads_omitted = True  # type: ignore[attr-defined] - see calc/xlfuncs/__init__.py
+    reads_omitted(VALUETOTEXT)
     return VALUETOTEXT
 
 
