@@ -538,6 +538,44 @@ def headline(result: Diff) -> str:
     return line
 
 
+def on_screen(cells: list[MovedCell], limit: int = MAX_SHOWN) -> list[MovedCell]:
+    """The cells of a group a screen has room for: those that moved most by share and those
+    that moved most by amount, half the room each (the rest from the first ranking), in the
+    group's order. By share alone, a leg's PV moving 19,571 (0.6 %) was left off the screen
+    under twenty cash flows moving 1 % (issue 31: what a user asks first)."""
+    if len(cells) <= limit:
+        return cells
+    by_amount = sorted((c for c in cells if c.change is not None), key=lambda c: -abs(c.change))
+    picked = {id(c) for c in by_amount[:limit // 2]}
+    for cell in cells:
+        if len(picked) >= limit:
+            break
+        picked.add(id(cell))
+    return [c for c in cells if id(c) in picked]
+
+
+def moved_most(cells: list[MovedCell]) -> str | None:
+    """One line: the cell that moved most by amount and the one that moved most by share."""
+    numbers = [c for c in cells if c.change is not None and math.isfinite(c.change)]
+    if not numbers:
+        return None
+    amount = max(numbers, key=lambda c: abs(c.change))
+    shares = [c for c in numbers if c.relative is not None]
+    share = max(shares, key=lambda c: abs(c.relative)) if shares else None
+
+    def named(cell: MovedCell) -> str:
+        label = f" ({cell.label})" if cell.label else ""
+        relative = "" if cell.relative is None else f", {cell.relative * 100:+.4g} %"
+        return f"{cell.address}{label} {cell.change:+,.6g}{relative}"
+
+    line = f"Moved most by amount: {named(amount)}"
+    if share is not None and share is not amount:
+        line += f"; by share: {named(share)}"
+    elif share is amount:
+        line += " (also the most by share)"
+    return line + "."
+
+
 def _shown(value: Any) -> str:
     return "empty" if value is None else repr(value) if isinstance(value, str) else f"{value}"
 

@@ -16,8 +16,9 @@ def register(subparsers: Any) -> None:
                     "replayed from two market-data packs): every cell whose value moved, by how much (absolute "
                     "and relative), and the service answers that moved with it (the requests upstream of the "
                     "cell in the book's formulas). The book's outputs (cells no formula reads, such as an NPV) "
-                    f"come first, then the cells they read; each group largest relative move first, {MAX_SHOWN} "
-                    "of each on the screen (every one in -o's workbook). Each copy's market-data pack is "
+                    "come first, then the cells they read; each group largest relative move first, "
+                    f"{MAX_SHOWN} of each on the screen: half those that moved most by share, half by amount "
+                    "(every one in -o's workbook). Each copy's market-data pack is "
                     "checked (its digests, and its signature where this machine's API key made it) and so are "
                     "its cells against the digest the pack recorded: an edited pack, or a copy whose cells are "
                     f"not the ones its pack was written with, is named first and the exit code is {EXIT_EDITED}. "
@@ -85,12 +86,15 @@ def _diff(args: argparse.Namespace) -> int:
 def _print(result: Any, limit: int, out: str | None) -> None:
     from rich.console import Console
 
-    from rates_xl.calc.diff import headline
+    from rates_xl.calc.diff import headline, moved_most, on_screen
 
     console = Console(highlight=False, width=max(Console().width, 120))
     for line in result.untrusted:
         print(f"NOT TRUSTED: {line}.")
     print(headline(result), flush=True)
+    most = moved_most(result.cells)
+    if most:
+        print(most)
     for line in result.scenarios:
         print(f"SCENARIO: {line}.")
     if result.untrusted:
@@ -103,9 +107,9 @@ def _print(result: Any, limit: int, out: str | None) -> None:
     for title, cells in groups:
         if not cells:
             continue
-        shown = cells[:limit]
+        shown = on_screen(cells, limit)
         hidden += len(cells) - len(shown)
-        more = f", the {len(shown)} that moved most" if len(shown) < len(cells) else ""
+        more = f", the {len(shown)} that moved most by share or amount" if len(shown) < len(cells) else ""
         console.print(_cells_table(f"{title} ({len(cells)}{more}, largest relative move first)", shown))
     if hidden:
         where = f"in {out}" if out else "in the workbook -o FILE writes"

@@ -44,6 +44,7 @@ def test_the_swap_pricers_diff_leads_with_its_outputs_and_traces_every_cell(two_
     assert "Swap!C31" in first_row and "npv" in first_row, out
     assert out.index("Outputs:") < out.index("Cells they read") < out.index("Service answers that moved")
     assert "not linked" not in out and "Traceback" not in done.stderr
+    assert lines[1].startswith("Moved most by amount: Swap!C31 (npv) "), lines[1]
 
     from rates_xl.calc.diff import diff
 
@@ -54,6 +55,15 @@ def test_the_swap_pricers_diff_leads_with_its_outputs_and_traces_every_cell(two_
     others = result.others
     sizes = [c.size() for c in others]
     assert sizes == sorted(sizes, reverse=True)  # largest relative move first
+    # The screen's 20 intermediate cells hold the 10 that moved most by share and the 10 that
+    # moved most by amount: a leg's PV (a large amount, a small share) is not left off.
+    from rates_xl.calc.diff import on_screen
+
+    assert len(others) > 20
+    shown = {c.address for c in on_screen(others, 20)}
+    by_amount = sorted(others, key=lambda c: -abs(c.change))
+    assert len(shown) == 20 and {c.address for c in others[:10] + by_amount[:10]} <= shown
+    assert by_amount[0].address in out and by_amount[0].address == "Swap!C30"  # float_leg_pv
     # Every moved cell is traced, through the floating leg's IFs, to the answers that moved.
     assert all(c.requests and not any("not linked" in r for r in c.requests) for c in result.cells)
     floating = {c.address: c.requests for c in result.cells if c.address.startswith("'Floating leg'!G")}
