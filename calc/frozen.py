@@ -17,7 +17,7 @@ from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address
-from rates_xl.functions.values import ErrorLikeText
+from rates_xl.functions.values import ERRORS, ErrorLikeText
 
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
@@ -138,3 +138,5 @@ def set_value(cell: Any, value: Any) -> None:
     cell.value = value
     if value.startswith("=") or text:
         cell.data_type = "s"  # a text result, not a formula to write nor an error
+    elif value in ERRORS and cell.data_type != "e":
+        cell.data_type = "e"  # #SPILL!, #CALC!: openpyxl knows only the classic seven

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.functions.messages import is_message
 from rates_xl.functions.plan import PlanReport
 from rates_xl.functions.sheet import Area, Key, address
-from rates_xl.functions.values import CLASSIC_ERRORS, ErrorLikeText
+from rates_xl.functions.values import ERRORS, ErrorLikeText
 
 if TYPE_CHECKING:
     from rates_xl.calc.workbook import WorkbookCalculation
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def listed_error(value: Any) -> bool:
     """A value the summary lists as an error cell: one of Excel's error values, or a
     `#RATES!` message (kept as text by `cell_errors = text`)."""
-    return isinstance(value, str) and (value in CLASSIC_ERRORS and not isinstance(value, ErrorLikeText)
+    return isinstance(value, str) and (value in ERRORS and not isinstance(value, ErrorLikeText)
                                        or is_message(value))
 
 

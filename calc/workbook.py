@@ -310,7 +310,7 @@ class WorkbookCalculation:
 
     def _errors(self, values: dict[Key, Any]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
-        found = [ErrorCell(sheet, cell, str(v), self._message(sheet, cell, values))
+        found = [ErrorCell(sheet, cell, str(v), SPILL_BLOCKED if v == "#SPILL!" else self._message(sheet, cell, values))
                  for (sheet, cell), v in values.items() if listed_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
 
@@ -324,7 +324,11 @@ class WorkbookCalculation:
             formula = self.book[sheet][cell].value
             formula = getattr(formula, "text", formula)  # an array formula's text
             if not (isinstance(formula, str) and formula.startswith("=")):
-                return ""
+                # A cell of a spill (a history grid's failed column): its anchor's call.
+                at = parse_cell(cell)
+                anchor = next((key for key, area in self.engine.extents.items()
+                               if key[0] == sheet and key[1] != cell and at in area), None)
+                return self._message(*anchor, values) if anchor is not None else ""
 
             def value_of(at: str, ref: str) -> Any:
                 return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
@@ -337,6 +341,9 @@ class WorkbookCalculation:
             return ""
         return ""
 
+
+#: Why a cell shows #SPILL! (Microsoft: "#SPILL! error - Spill range isn't blank").
+SPILL_BLOCKED = "the table does not fit: a cell in the range it spills into is not empty; clear it"
 
 #: How many times the check holds the cells found wrong and compares what they feed again.
 MAX_CHECK_ROUNDS = 3

@@ -234,6 +234,12 @@ class CallMessages:
             while len(self._calls) > self.max_calls:
                 self._calls.popitem(last=False)
 
+    def forget(self, name: str, args: Any) -> None:
+        """The call answered: a message an earlier round noted (PENDING) no longer applies."""
+        if self._calls:
+            with self._lock:
+                self._calls.pop(self._key(name, args), None)
+
     def of(self, name: str, args: Any) -> str | None:
         with self._lock:
             return self._calls.get(self._key(name, args))
@@ -254,6 +260,8 @@ def engine_value(name: str, args: Any, result: Any, context: Any = None) -> Any:
         calls.note(name, args, result)
     elif (message := first_message(value)) is not None:
         calls.note(name, args, message)
+    else:
+        calls.forget(name, args)  # answered: an earlier round's PENDING no longer applies
     if isinstance(value, list):
         return [[c.text if isinstance(c, ErrorValue) else c for c in row] for row in value]
     return value.text if isinstance(value, ErrorValue) else value

@@ -24,8 +24,9 @@ class FormulasEngine:
     def __init__(self, book: Book, *, constants: dict[Key, Any]) -> None:
         self.book = book
         self.unsupported: dict[Key, str] = {}
-        self.extents: dict[Key, Area] = {}  # (the engine's spills keep the file's ranges)
+        self.extents: dict[Key, Area] = {}  # RATES_* spills: the range each result covers
         self.cut: dict[Key, str] = {}
+        self._widened: dict[Key, Area] = {}
         functions.register_functions()  # before the engine parses a single formula
         self.unknown_functions = functions.unknown_functions(book.formulas)
         self._constants = dict(constants)
@@ -64,9 +65,15 @@ class FormulasEngine:
             # the result is longer (a history over a later window, a longer maturity typed in
             # since Excel last saved it). RATES_* spills are grown down over the empty cells
             # below them; the padding is empty and trimmed from what is reported and frozen.
+            # Grown right too, over empty columns: the engine lays a result wider than the range
+            # into it row by row (a 2-column curve in a 1-column range read Tenor, Rate, 1W, ...
+            # down column A), so the range must be at least as wide (`_widened`).
+            self._widened = {}
             for ws in book.worksheets:
                 for (sheet, anchor), area in self.book.spills.items():
                     if sheet == ws.title and (sheet, anchor) not in constants:
+                        if (sheet, anchor) not in self.book.legacy_arrays and _rates_on_top(ws[anchor].value.text):
+                            area = self._widened.setdefault((sheet, anchor), _widened(ws, area))
                         ws[anchor].value.ref = area.a1()
                 for (sheet, coordinate), value in constants.items():
                     if sheet == ws.title:
@@ -123,7 +130,46 @@ class FormulasEngine:
             r2 -= 1
         while c2 > c1 and all(_is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
             c2 -= 1
+        if anchor_key in self._widened:
+            self.extents[anchor_key] = Area(r1, c1, r2, c2)  # what the copy holds (calc/frozen.py)
+        if anchor_key in self._widened and c2 == int(rng["n2"]) and c2 - c1 + 1 > 1:
+            # The table fills every column free beside it: it may be wider, and what the range
+            # shows may be laid out row by row; listed, never silent.
+            self.cut[anchor_key] = (f"the table fills the {c2 - c1 + 1} column(s) free beside its anchor and may be "
+                                    "wider; the formulas engine cannot show more (clear the cells to its right, or "
+                                    "compute with the fast engine)")
         return {(r, c): (v if r <= r2 and c <= c2 else None) for (r, c), v in grid.items()}
+
+
+#: How far right a RATES_* spill may grow over empty columns in this engine (a history grid of
+#: many tenors is the widest such table).
+MAX_SPILL_COLUMNS = 256
+
+
+def _rates_on_top(text: str) -> bool:
+    """Whether the formula is one RATES_* call (`=RATES_SWAPCURVE("SOFR")`): its answer is the
+    table (functions.py lays it into the range, `SpillArray`); a table the engine's own
+    functions make of it (`=INDEX(RATES_...)`) keeps the stored range, as Excel saved it."""
+    from rates_xl.calc.formula.tree import Formula
+    from rates_xl.functions.sheet import is_rates_name
+
+    formula = Formula(text if text.startswith("=") else f"={text}")
+    groups = formula.groups
+    return (bool(groups) and groups[0].kind == "call" and is_rates_name(groups[0].name)
+            and groups[0].open == 0 and groups[0].close == len(formula.tokens) - 1)
+
+
+def _widened(ws: Any, area: Area) -> Area:
+    """`area` grown right over the columns that are empty in its rows."""
+    r1, c1, r2, c2 = area
+    while c2 - c1 + 1 < MAX_SPILL_COLUMNS and all(_empty(ws, r, c2 + 1) for r in range(r1, r2 + 1)):
+        c2 += 1
+    return Area(r1, c1, r2, c2)
+
+
+def _empty(ws: Any, row: int, col: int) -> bool:
+    cell = ws._cells.get((row, col))
+    return cell is None or cell.value is None
 
 
 @contextlib.contextmanager

@@ -156,7 +156,28 @@ def _spill_array_class() -> type:
         import schedula as sh
         from formulas.functions import Array
 
-        _SPILL_ARRAY = type("SpillArray", (Array,), {"_default": sh.EMPTY})
+        def reshape(self: Any, shape: Any, *shapes: Any, order: str = "C") -> Any:
+            # The engine fits a result to the range the file stores (grown over the empty cells
+            # beside it, engine.py): one that does not fit was laid into it row by row (a
+            # 2-column curve in a 1-column range read Tenor, Rate, 1W, ... down one column).
+            # Excel shows #SPILL! in the anchor when a spill is blocked; so does this copy.
+            # A smaller result sits in the range's top-left corner, the rest empty (the engine
+            # would repeat a one-column result across a wider range).
+            import numpy as np
+            from formulas.tokens.operand import XlError
+
+            target = tuple(shape) if not shapes else (shape, *shapes)
+            if len(target) != 2 or self.ndim != 2 or tuple(self.shape) == target:
+                return Array.reshape(self, shape, *shapes, order=order)
+            out = np.empty(target, dtype=object).view(type(self))
+            out[:, :] = sh.EMPTY
+            if self.size > 1 and (self.shape[0] > target[0] or self.shape[1] > target[1]):
+                out[0, 0] = XlError("#SPILL!")  # not one of the engine's own errors; its text is
+            else:
+                out[:self.shape[0], :self.shape[1]] = self
+            return out
+
+        _SPILL_ARRAY = type("SpillArray", (Array,), {"_default": sh.EMPTY, "reshape": reshape})
     return _SPILL_ARRAY
 
 
