@@ -545,7 +545,7 @@ def on_screen(cells: list[MovedCell], limit: int = MAX_SHOWN) -> list[MovedCell]
     under twenty cash flows moving 1 % (issue 31: what a user asks first)."""
     if len(cells) <= limit:
         return cells
-    by_amount = sorted((c for c in cells if c.change is not None), key=lambda c: -abs(c.change))
+    by_amount = sorted((c for c in cells if c.change is not None), key=lambda c: -abs(c.change or 0.0))  # (None left out above)
     picked = {id(c) for c in by_amount[:limit // 2]}
     for cell in cells:
         if len(picked) >= limit:
@@ -559,9 +559,9 @@ def moved_most(cells: list[MovedCell]) -> str | None:
     numbers = [c for c in cells if c.change is not None and math.isfinite(c.change)]
     if not numbers:
         return None
-    amount = max(numbers, key=lambda c: abs(c.change))
+    amount = max(numbers, key=lambda c: abs(c.change or 0.0))  # (None left out above)
     shares = [c for c in numbers if c.relative is not None]
-    share = max(shares, key=lambda c: abs(c.relative)) if shares else None
+    share = max(shares, key=lambda c: abs(c.relative or 0.0)) if shares else None
 
     def named(cell: MovedCell) -> str:
         label = f" ({cell.label})" if cell.label else ""

@@ -325,9 +325,10 @@ class WorkbookCalculation:
             formula = getattr(formula, "text", formula)  # an array formula's text
             if not (isinstance(formula, str) and formula.startswith("=")):
                 # A cell of a spill (a history grid's failed column): its anchor's call.
-                at = parse_cell(cell)
+                row, col = parse_cell(cell)
                 anchor = next((key for key, area in self.engine.extents.items()
-                               if key[0] == sheet and key[1] != cell and at in area), None)
+                               if key[0] == sheet and key[1] != cell
+                               and area.top <= row <= area.bottom and area.left <= col <= area.right), None)
                 return self._message(*anchor, values) if anchor is not None else ""
 
             def value_of(at: str, ref: str) -> Any:
