@@ -14,30 +14,16 @@ import threading
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, rtd, udfs
+from rates_xl.addin.classic import ribbon, rtd, udfs
 from rates_xl.client import RatesClient
 from rates_xl.functions import PENDING, errors
 from rates_xl.functions.args import serial_of
-from tests.support.async_excel import async_app, cell_values, settle, stop_async
+from tests.support import rtd_fixtures
+from tests.support.async_excel import async_app, cell_values, settle
+
+clean, client = rtd_fixtures.clean, rtd_fixtures.client  # the shared fixtures, by name
 
 THROTTLE = 0.05  # Excel's is 2 s; the tests' own pace (one test keeps the default)
-
-
-@pytest.fixture(autouse=True)
-def clean():
-    refresh.clear_scopes()
-    yield
-    stop_async()
-    refresh.clear_scopes()
-    udfs.set_client(None)
-
-
-@pytest.fixture
-def client(sandbox, sandbox_key):
-    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key)
-    udfs.set_client(live)
-    yield live
-    live.close()
 
 
 def is_na(value) -> bool:

@@ -16,30 +16,14 @@ import threading
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, rtd, udfs
-from rates_xl.client import RatesClient
-from tests.support import serial_excel_rtd
-from tests.support.async_excel import async_app, cell_values, settle, stop_async
+from rates_xl.addin.classic import ribbon, rtd
+from tests.support import rtd_fixtures, serial_excel_rtd
+from tests.support.async_excel import async_app, cell_values, settle
+
+clean, client = rtd_fixtures.clean, rtd_fixtures.client  # the shared fixtures, by name
 
 THROTTLE = 0.05
 SWAPS = {f"A{i}": f'=RATES_SWAP("SOFR","0D","{i}Y","1Y")' for i in range(1, 5)}
-
-
-@pytest.fixture(autouse=True)
-def clean():
-    refresh.clear_scopes()
-    yield
-    stop_async()
-    refresh.clear_scopes()
-    udfs.set_client(None)
-
-
-@pytest.fixture
-def client(sandbox, sandbox_key):
-    live = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key)
-    udfs.set_client(live)
-    yield live
-    live.close()
 
 
 def waiting(book) -> list:
