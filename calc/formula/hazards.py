@@ -196,6 +196,9 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
     array_depth = 0
 
     broadcast: set[int] = set()  # id() of the frames whose first argument is an array
+    # id() of OFFSET calls whose reference is one cell: with no height or width given, the
+    # answer is one cell (`IF(flag, OFFSET(table!$I$5, MIN(10, n), $F$15), 0)`), no array.
+    one_cell_offsets: set[int] = set()
 
     def frame_takes_range(frame: list) -> bool:
         return frame[0] is not None and takes_range(frame[0], frame[1]) and id(frame) not in broadcast
@@ -277,7 +280,9 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             broadcast.discard(id(frame))  # its id may be reused by a later frame
             close_argument(frame, index)
             name = frame[0]
-            if name is not None and (name in ARRAY_RESULTS or name in array_functions):
+            one_cell = name == "OFFSET" and id(frame) in one_cell_offsets and frame[1] <= 2
+            one_cell_offsets.discard(id(frame))
+            if name is not None and (name in ARRAY_RESULTS or name in array_functions) and not one_cell:
                 mark_array(f"the array from {name}", False)
         elif kind == "Paren" and sub == "Open":
             frames.append([None, 0, index + 1, set()])
@@ -298,6 +303,9 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             nxt = tokens[index + 1] if index + 1 < len(tokens) else None
             spill = nxt is not None and nxt.kind == "OpPostfix" and nxt.text == "#"
             size = None if spill else range_size(text)
+            if size == 1 and frames and frames[-1][0] == "OFFSET" and frames[-1][1] == 0 and \
+                    frames[-1][2] == index and nxt is not None and nxt.kind == "Sep":
+                one_cell_offsets.add(id(frames[-1]))
             if size is None or size > 1:
                 ref = text
                 if resolve is not None and not spill and read_area(split_reference(text)[1], whole_lines=False) is None:

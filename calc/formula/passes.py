@@ -88,6 +88,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
     Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
+    Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------
     Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),
     Pass("numbers_as_text", text.numbers_as_text, (), _text(text.may_join), cells=WRITTEN),

@@ -16,7 +16,7 @@ from rates_xl.functions.sheet import (
     sheet_of,
     split_reference,
 )
-from rates_xl.functions.tokens import ARG, CLOSE, OPEN
+from rates_xl.functions.tokens import ARG, CLOSE, INFIX, OPEN, PREFIX
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
@@ -138,3 +138,62 @@ def _whole_columns(ref: str) -> Area | None:
         return None
     area = read_area(ref)
     return area if area is not None and area.top == 1 and area.bottom == MAX_ROW else None
+
+
+#: Operators that read a range's values (not its cells): arithmetic, joining, comparisons.
+_READING = frozenset({"+", "-", "*", "/", "^", "&", "=", "<", ">", "<=", ">=", "<>"})
+
+
+def built_ranges(formula: Formula, _site: Site) -> str:
+    """A range built with ':' from INDEX or OFFSET (`INDEX(rate,1,1):INDEX(rate,1,n)`, a row of
+    a named table as long as a cell says) is a reference in Excel wherever it stands; the
+    engine reads it as one given to a function (SUM, MATCH, COUNTIF), but under an operator
+    (`SUMPRODUCT(INDEX(r,1,1):INDEX(r,1,n)*w)`, `{=INDEX(r,1,1):INDEX(r,1,n)*2}`) it answered
+    #REF!. There it is read through `INDEX(range,0,0)`, the whole range, which the engine
+    computes (tests/calc/test_model_classes.py: 52 where Excel has 52)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for index, token in enumerate(tokens):
+        if not (token.kind == INFIX and token.text == ":"):
+            continue
+        left, right = _operand_before(formula, index), _operand_after(formula, index)
+        if left is None or right is None:
+            continue
+        first, last = left[0], right[1]  # the built range: tokens [first, last)
+        if not any(tokens[k].is_call and tokens[k].name in ("INDEX", "OFFSET") for k in (first, right[0])):
+            continue
+        before, after = formula.previous(first), formula.following(last - 1)
+        operated = any(t is not None and t.kind in (INFIX, PREFIX) and t.text in _READING for t in (before, after))
+        if operated:
+            edits.before(first, "INDEX(")
+            edits.after(last - 1, ",0,0)")
+    return edits.text()
+
+
+def may_build(text: str) -> bool:
+    upper = text.upper()
+    return ("INDEX(" in upper or "OFFSET(" in upper) and "):" in text.replace(" ", "") or ":INDEX(" in upper \
+        or ":OFFSET(" in upper
+
+
+def _operand_before(formula: Formula, colon: int) -> tuple[int, int] | None:
+    """The tokens of the operand just before token `colon`: a call (to its opening) or a range."""
+    k = colon - 1
+    tokens = formula.tokens
+    if k < 0:
+        return None
+    if tokens[k].closes:
+        group = next((g for g in formula.groups if g.close == k), None)
+        return None if group is None or group.kind != "call" else (group.open, k + 1)
+    return (k, k + 1) if tokens[k].is_range else None
+
+
+def _operand_after(formula: Formula, colon: int) -> tuple[int, int] | None:
+    k = colon + 1
+    tokens = formula.tokens
+    if k >= len(tokens):
+        return None
+    if tokens[k].is_call:
+        group = formula.group_at(k)
+        return None if group is None or group.close < 0 else (k, group.close + 1)
+    return (k, k + 1) if tokens[k].is_range else None

@@ -19,7 +19,7 @@ MODULES: dict[str, str] = {
         NORMDIST NORMINV NORMSDIST NORMSINV
     """.split(), "comp"),
     **dict.fromkeys("""
-        DATEDIF EDATE EOMONTH TIMEVALUE WEEKDAY WEEKNUM
+        DATEDIF EDATE EOMONTH TIMEVALUE WEEKDAY WEEKNUM HOUR MINUTE SECOND
     """.split(), "date"),
     **dict.fromkeys("""
         BESSELI BESSELJ BESSELK BESSELY BIN2DEC BIN2HEX BIN2OCT BITAND BITLSHIFT BITOR
@@ -138,6 +138,9 @@ WHY: dict[str, str] = {
     "HEX2BIN": "Excel's coercions, ranges and arrays in its arguments: +10",
     "HEX2DEC": "Excel's coercions, ranges and arrays in its arguments: +10",
     "HEX2OCT": "Excel's coercions, ranges and arrays in its arguments: +10",
+    "HOUR": "a time given as text (\"6:45 PM\", Microsoft's HOUR page: 18; formualizer: #VALUE!)",
+    "MINUTE": "as HOUR",
+    "SECOND": "as HOUR",
     "HYPGEOM.DIST": "Excel's coercions, ranges and arrays in its arguments: +21",
     "IMABS": "Excel's coercions, ranges and arrays in its arguments: +18",
     "IMAGINARY": "Excel's coercions, ranges and arrays in its arguments: +18",

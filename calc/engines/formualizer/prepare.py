@@ -225,8 +225,15 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 continue
             found = settle(qualified(found))
             formula = found.formula.text
-            if found.needs_rewrite and not found.computed_whole:
-                cells = lift(found, r2 - r1 + 1, c2 - c1 + 1)
+            lifting = found.needs_rewrite and not found.computed_whole
+            cells = lift(found, r2 - r1 + 1, c2 - c1 + 1) if lifting else None
+            if cells is None and lifting and not found.hazards and found.spills:
+                # Only operators over ranges and computed arrays, no function given an array
+                # (`{=$Z$120:$Z$184+MMULT(MMULT(...),...)}`, which `lift` cannot write out cell
+                # by cell): the engine's array arithmetic is Excel's, so it is computed whole
+                # like any array formula and cut to its range (tests/calc/test_model_classes.py).
+                lifting = False
+            if lifting:
                 if cells is None:
                     prepared.unsupported[key] = "; ".join(found.hazards) or "an array of ranges"
                     prepared.wrong.add(key)

@@ -143,6 +143,12 @@ def text(_facts: dict[str, Any]) -> Callable[..., Any]:
     value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
 
     def one(value: Any, code: Any) -> Any:
+        # A format read from a cell: a number there is its text (a cell holding 0 is the code
+        # "0": TEXT(1234.5,B2) is "1235", as TEXT(1234.5,"0")), an empty cell the empty code.
+        if code is None:
+            code = ""
+        elif isinstance(code, int | float) and not isinstance(code, bool):
+            code = number_text(code)
         if not isinstance(code, str) or isinstance(value, dict) or _CONDITION.search(code):
             return computed(value, code)
         parts = [_spaced(_COLOUR.sub("", part)) for part in sections(code)]
