@@ -3,6 +3,7 @@ copy of listed, Excel's `@` written out, and whole columns read to one length.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -36,9 +37,8 @@ def other_workbooks(formula: Formula, site: Site) -> str:
         prefix, _ref = split_reference(token.text)
         if "[" not in prefix:
             continue  # a structured reference (Table1[Col])
-        index = prefix.lstrip("'")
-        link = index[1:index.index("]")] if index.startswith("[") and "]" in index else ""
-        if link.isdigit() and int(link) in site.book.links:
+        books = re.findall(r"\[([^\]]*)\]", prefix)  # `A2:'[2]MISSING'!A2` names link 2 too
+        if books and all(name.isdigit() and int(name) in site.book.links for name in books):
             continue
         raise NotComputed(f"it reads another workbook ({prefix.rstrip('!')}), which calc does not open "
                           "and this file holds no copy of")

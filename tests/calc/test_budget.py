@@ -152,6 +152,8 @@ def test_a_reference_to_another_workbook_fails_its_own_cell_listed_never_the_boo
     ("='http://host/[x.xlsx]S'!A1+1", True),
     ("=[2]Sheet1!A1", True),
     ("=[1]Sheet1!A1", False),  # the file's first link: its cached values are read
+    ("=A2:'[1]MISSING'!A2", False),  # formulas_test.xlsx CORE!P18: a range ending in link 1
+    ("=A2:'[3]MISSING'!A2", True),
     ("=SUM(Table1[Col])", False),  # a structured reference, not another book
 ])
 def test_the_pass_lists_only_a_book_the_file_holds_no_copy_of(formula, listed):
