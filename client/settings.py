@@ -115,7 +115,7 @@ class Settings(BaseSettings):
         "past it stops before computing, with one line naming the formula that reads the most.",
     )
     calc_seconds: float = Field(
-        300.0, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
+        600.0, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
         "formulas, each evaluation round); past it the book stops with one line naming the cell being "
         "computed, and the run goes on with the other books.",
     )
