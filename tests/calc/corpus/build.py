@@ -22,17 +22,11 @@ from pathlib import Path
 
 import xlsxwriter
 
+from tests.support.libreoffice import RECALCULATING_PROFILE
+
 HERE = Path(__file__).parent
 SOURCE, REFERENCE = HERE / "source", HERE / "reference"
 
-# LibreOffice's setting "Recalculation on file load, Excel 2007 and newer: Always recalculate".
-_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
- xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-"""
 
 
 def _workbook(path: Path) -> xlsxwriter.Workbook:
@@ -406,7 +400,7 @@ def recalculate(source: Path, out_dir: Path) -> Path:
     with tempfile.TemporaryDirectory() as profile:
         user = Path(profile) / "user"
         user.mkdir()
-        (user / "registrymodifications.xcu").write_text(_PROFILE)
+        (user / "registrymodifications.xcu").write_text(RECALCULATING_PROFILE)
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([soffice, f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
                             "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", tmp, str(source)],
