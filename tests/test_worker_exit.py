@@ -1,9 +1,9 @@
 """A green run prints no KeyboardInterrupt (issue 31): an xdist worker whose clean-up outlasts
 execnet's 5 s gets a SIGINT from execnet, which landed in hypothesis' gc callback and printed
 "Exception ignored ... KeyboardInterrupt" (tests/support/worker_exit.py). Reproduced with a
-worker clean-up that lasts 14 s and notes any KeyboardInterrupt it meets: without the plugin
-execnet's SIGINT arrives 5 s after the workers are asked to exit, with it nothing does and the
-run ends clean."""
+worker clean-up that notes any KeyboardInterrupt it meets: without the plugin it waits for
+execnet's SIGINT (5 s after the controller asks the workers to exit, however late that is on a
+loaded machine), with it a 14 s clean-up meets nothing and the run ends clean."""
 
 from __future__ import annotations
 
@@ -16,14 +16,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A clean-up of 14 s: longer than execnet's 5 s plus the time the controller takes to ask the
-# workers to exit (seconds on a loaded machine), shorter than the 15 s after which execnet ends
-# a worker regardless. Interrupted, it notes it and stops.
+# A clean-up of CLEANUP_S seconds; interrupted, it notes it and stops. Without the plugin it
+# lasts until the SIGINT comes (at most 120 s): a fixed 14 s ended before it in a run at load
+# 16-20, where the controller was more than 9 s late to ask the workers to exit. With the
+# plugin, 14 s: longer than execnet's 5 s, shorter than the 15 s after which execnet ends a
+# worker regardless.
 _SLOW_CLEANUP = '''
 import os, time
 def pytest_unconfigure(config):
     if hasattr(config, "workerinput"):
-        end = time.monotonic() + 14
+        end = time.monotonic() + float(os.environ["CLEANUP_S"])
         while time.monotonic() < end:
             try:
                 time.sleep(0.01)
@@ -42,8 +44,8 @@ def test_two(x):
 '''
 
 
-def _run(folder: Path, *plugin: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def _run(folder: Path, cleanup_s: float, *plugin: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLEANUP_S": str(cleanup_s)}
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "load", "-p",
                            "no:cacheprovider", *plugin, "test_h.py"], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
@@ -55,12 +57,12 @@ def test_a_slow_worker_clean_up_ends_without_a_keyboard_interrupt(tmp_path):
     (tmp_path / "conftest.py").write_text(_SLOW_CLEANUP)
     (tmp_path / "test_h.py").write_text(_TESTS)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not this repository's addopts
-    without = _run(tmp_path)
+    without = _run(tmp_path, 120)
     assert without.returncode == 0, without.stdout + without.stderr
     assert sorted(p.name for p in tmp_path.glob("interrupted-*")) == ["interrupted-gw0", "interrupted-gw1"]
     for marker in tmp_path.glob("interrupted-*"):
         marker.unlink()
-    with_plugin = _run(tmp_path, "-p", "tests.support.worker_exit")
+    with_plugin = _run(tmp_path, 14, "-p", "tests.support.worker_exit")
     assert with_plugin.returncode == 0, with_plugin.stdout + with_plugin.stderr
     assert not list(tmp_path.glob("interrupted-*"))  # execnet's SIGINT was ignored: the clean-up ran whole
     assert "KeyboardInterrupt" not in with_plugin.stderr and "Exception ignored" not in with_plugin.stderr

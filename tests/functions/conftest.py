@@ -7,6 +7,7 @@ import pytest
 from rates_xl.addin.classic import refresh
 from rates_xl.client import RatesClient
 from rates_xl.functions import core
+from tests.support.timing import PATIENT
 
 
 @pytest.fixture(autouse=True)
@@ -23,7 +24,7 @@ def _isolated_functions(monkeypatch):
 @pytest.fixture
 def client(sandbox, sandbox_key):
     """A fresh client (empty cache, zeroed counters) on the sandbox, used by every RATES_* call."""
-    made = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key)
+    made = RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, **PATIENT)
     core.set_client(made)
     yield made
     made.close()

@@ -18,6 +18,7 @@ from rates_xl.client.endpoints import CacheClass
 from rates_xl.functions import FUNCTIONS, set_client
 from rates_xl.functions.history import OPTIONS
 from rates_xl.functions.messages import NOT_AVAILABLE, PENDING, PREFIX
+from tests.support.timing import PATIENT
 
 HISTORY = FUNCTIONS["RATES_SWAPHISTORY"].core
 TENORS = ["2Y", "5Y", "10Y", "30Y"]
@@ -34,8 +35,8 @@ def test_four_tenor_five_year_monthly_grid_is_the_single_spills_resampled(sandbo
     single-tenor spills (the last close of each month, dated by the month's last close)."""
     service = sandbox_factory()  # the service's own limits: 20 a second, a burst of 50
     # A cell's 4 s budget (2 s an attempt) is not what is tested: under `stress --cpu 4` a 5-year
-    # answer missed it once and was asked again (5 requests). 60 s each here.
-    with RatesClient(base_url=service.base_url, api_key=sandbox_key, cell_deadline=60, timeout=60) as client:
+    # answer missed it once and was asked again (5 requests).
+    with RatesClient(base_url=service.base_url, api_key=sandbox_key, **PATIENT) as client:
         set_client(client)
         grid = UDFS["RATES_SWAPHISTORY"]("SOFR", [["2Y"], ["5Y"], ["10Y"], ["30Y"]], "2021-01-01",
                                          "2025-12-31", None, "Per=M")
@@ -371,7 +372,7 @@ def test_grids_asked_at_once_share_each_request(sandbox_factory, sandbox_key):
     import threading
 
     service = sandbox_factory(latency_ms=400)  # the first answers are still on their way
-    with RatesClient(base_url=service.base_url, api_key=sandbox_key) as client:
+    with RatesClient(base_url=service.base_url, api_key=sandbox_key, **PATIENT) as client:
         set_client(client)
         cells = [("2Y,5Y", None), ([["5Y", "10Y"]], "Per=M"), ("10Y", "Days=A")]
         answers: list = [None] * len(cells)

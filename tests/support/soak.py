@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 
 from tests.support.cells import INDICES, VALUATION_TIME
 from tests.support.sends import open_sockets
+from tests.support.timing import PATIENT
 
 # Stated bounds, checked by the test and quoted in docs/reliability.md.
 # Memory is measured from the moment every distinct cell of the traffic has been asked once
@@ -99,7 +100,9 @@ def run_soak(base_url: str, key: str, seconds: float, threads: int = 8, seed: in
     gc.collect()
     result.sockets_before = open_sockets()
     tracemalloc.start()
-    client = RatesClient(base_url=base_url, api_key=key, rate_limit=200, burst=50, ttl_live=1, ttl_fx=1)
+    # Patient budgets: the soak counts failures of the service, not a cell's 4 s missed on a
+    # loaded machine (8 of 92,601 cells at load 16-20).
+    client = RatesClient(base_url=base_url, api_key=key, rate_limit=200, burst=50, ttl_live=1, ttl_fx=1, **PATIENT)
     set_client(client)
 
     # Every distinct cell, shared out among the threads: each asks its share once first.
