@@ -13,6 +13,7 @@ from rates_xl.functions.sheet import (
     MAX_ROW,
     Area,
     column_letters,
+    is_rates_name,
     read_area,
     sheet_of,
     split_reference,
@@ -47,27 +48,70 @@ def other_workbooks(formula: Formula, site: Site) -> str:
 
 def at_sign(formula: Formula, site: Site) -> str:
     """Excel's `@` (implicit intersection), stored in a file as `_xlfn.SINGLE(...)`, which the
-    fast engine does not know (#NAME?: about 1,000 cells of the loan tracker in
-    ../shared/corpus/models were listed as not computed): in an ordinary cell
-    `_xlfn.SINGLE(A2:A40)` is the cell of that range in the formula's own row (a column range)
-    or column (a row range), #VALUE! where there is none. Only a plain reference is written
-    out: `@` over a name or a function's result stays unknown to the engine, and its cell is
-    listed, never guessed. Proved by dataresearchlabs_MyLoanTracker_v010009_FREE.xlsx (models)
-    and tests/calc/test_single.py."""
+    fast engine does not know (#NAME?: 1,040 cells of the loan tracker in ../shared/corpus/models
+    were listed as not computed). In an ordinary cell Excel's `@` gives, of a range, the cell
+    in the formula's own row (a column range) or column (a row range), #VALUE! where there is
+    none; of a single value, that value (Microsoft, "Implicit intersection operator: @").
+
+    - `_xlfn.SINGLE(A2:A40)`, or over a defined name standing for one range
+      (`_xlfn.SINGLE(Pmt_Nbr)`, Pmt_Nbr = 'Amortization Schedule'!$B$18:$B$537): that cell;
+    - `_xlfn.SINGLE(expression)` whose every operand is one cell and which calls no function
+      answering an array (after the `@`s inside it are written out): the expression itself,
+      as `@` leaves a single value alone. The loan tracker's payment column
+      ('Amortization Schedule'!E18:
+      `=@IF(@Pmt_Nbr="","",MIN(Optional_Extra_Payments,@Beginning_Bal-@Sched_Pmt))`) is both.
+
+    Anything else (`@` over OFFSET or INDEX's result, over a range built with ':') stays
+    unknown to the engine, and its cell is listed, never guessed. Proved by
+    dataresearchlabs_MyLoanTracker_v010009_FREE.xlsx and tests/calc/test_single.py."""
+    for _ in range(8):  # inner `@`s first, then the ones around them
+        done = _at_sign_once(formula, site)
+        if done == formula.text:
+            break
+        formula = Formula(done)
+    return formula.text
+
+
+def _at_sign_once(formula: Formula, site: Site) -> str:
+    from rates_xl.calc.formula.hazards import ARRAY_RESULTS
+
     tokens = formula.tokens
     edits = formula.edits()
-    i = 0
-    while i < len(tokens) - 2:
-        opening, operand, closing = tokens[i:i + 3]
-        if opening.is_call and opening.text.upper() in ("_XLFN.SINGLE(", "SINGLE(") and operand.is_range \
-                and closing.sub == CLOSE:
-            cell = _picked(operand.text, site.row, site.col)
+    for group in formula.calls("SINGLE"):
+        if group.close < 0 or len(group.arguments) != 1:
+            continue
+        first, last = group.arguments[0]
+        inner = formula.single_index((first, last))
+        if inner is not None and tokens[inner].is_range:
+            cell = _picked(_named(tokens[inner].text, site), site.row, site.col)
             if cell is not None:
-                edits.replace(i, i + 3, cell)
-                i += 3
-                continue
-        i += 1
-    return edits.text()
+                edits.replace(group.open, group.close + 1, cell)
+            continue
+        if first < last and _scalar(formula, (first, last), site, ARRAY_RESULTS):
+            edits.replace(group.open, group.close + 1, f"({formula.span_text((first, last))})")
+    return edits.text()  # (an `@` holding another is not a single value yet: no overlap)
+
+
+def _named(reference: str, site: Site) -> str:
+    """A defined name's one range (`Pmt_Nbr` -> "'Amortization Schedule'!$B$18:$B$537"); any
+    other reference as it is."""
+    prefix, ref = split_reference(reference)
+    if "[" in prefix or read_area(ref) is not None:
+        return reference
+    return site.book.name_range(site.sheet, reference) or reference
+
+
+def _scalar(formula: Formula, span: tuple[int, int], site: Site, array_results: frozenset[str]) -> bool:
+    """Whether a span of tokens is a single value for certain: each reference one cell, no
+    `@` left, no array constant, no range operator or spill, no call answering an array."""
+    for token in formula.tokens[span[0]:span[1]]:
+        if token.is_call and (token.name in array_results or token.name == "SINGLE" or is_rates_name(token.name)):
+            return False
+        if token.kind == "Array" or (token.kind in ("OpInfix", "OpPostfix") and token.text in (":", "#", " ")):
+            return False
+        if token.is_range and site.book.range_size(site.sheet, token.text) != 1:
+            return False
+    return True
 
 
 def _picked(reference: str, row: int, col: int) -> str | None:
@@ -76,7 +120,7 @@ def _picked(reference: str, row: int, col: int) -> str | None:
         return None  # another workbook, a table: not a plain reference
     area = read_area(ref)
     if area is None:
-        return None  # a defined name or something else: left to the engine (unknown: listed)
+        return None  # a defined name that is not one range, or something else: listed
     if area.is_cell:
         return f"{prefix}{area.a1()}"
     if area.left == area.right and area.top <= row <= area.bottom:

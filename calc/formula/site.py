@@ -42,6 +42,12 @@ class BookFacts:
     #: date. A cell Excel cached another number for did not meet the adjustment at the book's
     #: inputs, and its formula is left as it is (rewriting every sum costs its evaluation twice).
     may_be_zero: Callable[[str, str], bool] = lambda _sheet, _cell: True
+    #: (the formula's sheet, a defined name) -> the one range it stands for ("'Data'!$A$1:$A$9"),
+    #: None for anything else (calc/book.py `Book.name_range`).
+    name_range: Callable[[str, str], str | None] = lambda _sheet, _name: None
+    #: (the formula's sheet, an operand) -> how many cells it covers, None when unknown
+    #: (calc/book.py `Book.range_size`).
+    range_size: Callable[[str, str], int | None] = lambda _sheet, _text: None
 
 
 @dataclass(slots=True)

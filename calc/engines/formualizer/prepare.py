@@ -126,8 +126,9 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         set_constant(book[title][coordinate], value)
     last_rows = _LastRows(book)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
-                      sources=sources,
-                      links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)))  # the engine reads no table: their references become ranges
+                      sources=sources,  # the engine reads no table: their references become ranges
+                      links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
+                      range_size=range_size, **({"name_range": resolve} if resolve is not None else {}))
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
     _name_passes(book)
