@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
+from rates_xl.calc import data_tables
 from rates_xl.calc.package import Package, escaped
 from rates_xl.functions.sheet import (
     Area,
@@ -177,6 +178,8 @@ class Book:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
                         value = value.text
+                    elif (table := data_tables.read(ws.title, value)) is not None:
+                        value = table.text  # `=TABLE(D247,J10)`, as Excel shows it
                     if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
                         yield f"{title}!{cell.coordinate}", str(value)
 
@@ -186,7 +189,9 @@ class Book:
         from openpyxl.worksheet.formula import ArrayFormula
 
         found = {}
-        self.data_tables: frozenset[Key] = frozenset()
+        #: What-if data tables by their first cell (calc/data_tables.py): their area is the
+        #: table's results.
+        self.data_tables: dict[Key, data_tables.DataTable] = {}
         for ws in self.book.worksheets:
             for row in sheet_rows(ws):
                 for cell in row:
@@ -195,11 +200,12 @@ class Book:
                     if isinstance(value, ArrayFormula):
                         area = self.spills.get(key) or parse_area(value.ref or cell.coordinate)
                         found[key] = (str(value.text), area)
+                    elif (table := data_tables.read(ws.title, value)) is not None:
+                        self.data_tables[key] = table
+                        found[key] = (table.text, table.area)
                     elif cell.data_type == "f":
                         found[key] = (value if isinstance(value, str) else f"={type(value).__name__}",
                                       Area.cell(cell.row, cell.column))
-                        if not isinstance(value, str):  # a what-if data table ({=TABLE(r1,r2)})
-                            self.data_tables |= {key}
         return found
 
     def range_size(self, sheet: str, text: str) -> int | None:

@@ -49,6 +49,8 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
                         # one it covers now: a table wider than the file's range is never cut.
                         stored = book.spills[key]
                         area = stored.span(result.extents.get(key, stored))
+                    elif key in book.data_tables:
+                        area = book.data_tables[key].area  # every result of a what-if data table
                     else:
                         area = Area.cell(cell.row, cell.column)
                     _write_range(ws, area, result.values)

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import frozen, recalc, valuation
+from rates_xl.calc import data_tables, frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.budget import Budget, Deadline, check_cells
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
@@ -155,6 +155,9 @@ class WorkbookCalculation:
                     if isinstance(value, ArrayFormula):
                         for r, c in parse_area(value.ref or cell.coordinate).cells():
                             texts[(ws.title, cell_address(r, c))] = str(value.text)
+                    elif (table := data_tables.read(ws.title, value)) is not None:
+                        for r, c in table.area.cells():  # every cell of a what-if data table
+                            texts[(ws.title, cell_address(r, c))] = table.text
                     elif cell.data_type == "f":
                         texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts

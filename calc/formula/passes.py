@@ -70,7 +70,8 @@ def _name_operators(formula: Formula, _site: Site) -> str:
 
 PASSES: tuple[Pass, ...] = (
     Pass("name_operators", _name_operators, (" ",), cells=NAMES),
-    Pass("other_workbooks", ranges.other_workbooks, ("]",)),
+    Pass("other_workbook_names", ranges.other_workbook_names, ("]",), cells=NAMES),
+    Pass("other_workbooks", ranges.other_workbooks, (), ranges.may_read_other_workbooks),
     Pass("rates_source", calls.source, ("SOURCE",)),
     Pass("isformula", calls.isformula, ("ISFORMULA",)),
     Pass("rates_omitted", arguments.rates_omitted, ("RATES",)),

@@ -39,11 +39,43 @@ def other_workbooks(formula: Formula, site: Site) -> str:
         if "[" not in prefix:
             continue  # a structured reference (Table1[Col])
         books = re.findall(r"\[([^\]]*)\]", prefix)  # `A2:'[2]MISSING'!A2` names link 2 too
-        if books and all(name.isdigit() and int(name) in site.book.links for name in books):
+        named = re.fullmatch(r"'?\[\d+\]'?!", prefix) is not None  # `[4]!p`: that book's name p
+        if books and all(name.isdigit() and int(name) in site.book.links for name in books) and not named:
             continue
         raise NotComputed(f"it reads another workbook ({prefix.rstrip('!')}), which calc does not open "
                           "and this file holds no copy of")
+    for token in formula.tokens:
+        if token.is_range and token.text.upper() in site.book.foreign_names:
+            raise NotComputed(f"it reads the name {token.text}, which stands for another workbook's "
+                              "name; calc does not open that workbook")
     return formula.text
+
+
+def may_read_other_workbooks(formula: Formula, site: Site) -> bool:
+    """A `[` (a reference to another workbook), or one of the book's names standing for another
+    workbook's name (the cheap test first)."""
+    return "[" in formula.text or any(name in formula.upper for name in site.book.foreign_names)
+
+
+def reads_other_workbook_name(text: str) -> bool:
+    """A defined name's text reads a name of another workbook (`[4]!p`: the 4th link's `p`)."""
+    if "[" not in text:
+        return False
+    return any(t.is_range and "[" in t.text and read_area(split_reference(t.text)[1]) is None
+               and "]" in split_reference(t.text)[0] for t in Formula("=" + text).tokens)
+
+
+def other_workbook_names(formula: Formula, _site: Site) -> str:
+    """In a defined name's text, a name of another workbook (`[4]!p`, packt_Wazobia_Valuation.xlsx's
+    name `k`) becomes #REF!: the file holds no value for another workbook's name (its link part
+    records only what the name stood for there, `#REF!` in that model), calc does not open the
+    linked file, and formualizer's loader refused the whole book over it ("Undefined name: [4]!p",
+    exit 1). A cell reading such a name is listed (`other_workbooks`), never computed from it."""
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if token.is_range and reads_other_workbook_name(token.text):
+            edits.replace(index, index + 1, "#REF!")
+    return edits.text()
 
 
 def at_sign(formula: Formula, site: Site) -> str:

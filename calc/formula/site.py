@@ -42,6 +42,9 @@ class BookFacts:
     #: date. A cell Excel cached another number for did not meet the adjustment at the book's
     #: inputs, and its formula is left as it is (rewriting every sum costs its evaluation twice).
     may_be_zero: Callable[[str, str], bool] = lambda _sheet, _cell: True
+    #: Upper-case defined names standing for another workbook's name (`k` = `[4]!p`): a cell
+    #: reading one is listed (calc/formula/ranges.py `other_workbooks`).
+    foreign_names: frozenset[str] = frozenset()
     #: (the formula's sheet, a defined name) -> the one range it stands for ("'Data'!$A$1:$A$9"),
     #: None for anything else (calc/book.py `Book.name_range`).
     name_range: Callable[[str, str], str | None] = lambda _sheet, _name: None

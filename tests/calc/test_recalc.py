@@ -148,22 +148,25 @@ def _with_data_table(book: Path) -> Path:
 
 
 @pytest.mark.parametrize("full", [False, True])
-def test_a_what_if_data_table_is_kept_and_listed_never_failing_the_book(tmp_path, full):
+def test_a_what_if_data_table_is_computed_in_either_mode(tmp_path, full):
     """{=TABLE(,A1)} over B3:B5 (the issue's three-statement model could not be computed at
-    all). Its formula column reads NOW(): the table's inputs change, so in default mode too it
-    must be listed (it was silently kept: no reference leads to it)."""
+    all; then its table was kept and listed). Its formula column reads NOW(): the table's inputs
+    change, so in default mode too it is recomputed (no reference leads to it), by substitution
+    (calc/data_tables.py); C3 reads it. Excel cached 10, 20, 40 (B5 out of date): at the stored
+    inputs the engine gives 30 there, so B5 is stale and keeps Excel's value, listed."""
     book = _with_data_table(excel_saved(tmp_path / "table.xlsx", {
-        "A1": 1, "B1": "=A1*10+NOW()*0", "B2": "=B1", "A3": 1, "A4": 2, "A5": 3, "B3": 10, "B4": 20, "B5": 30,
-        "C3": "=SUM(B3:B5)"}, {"B1": 10, "B2": 10, "C3": 60}))
+        "A1": 1, "B1": "=A1*10+NOW()*0", "B2": "=B1", "A3": 1, "A4": 2, "A5": 3, "B3": 10, "B4": 20, "B5": 40,
+        "C3": "=SUM(B3:B5)"}, {"B1": 10, "B2": 10, "C3": 70}))
     calc = WorkbookCalculation(book, full=full)
     result = calc.compute()
-    assert result.value("S", "B3") == 10 and result.value("S", "C3") == 60  # Excel's, kept
-    assert [(c.address, c.cached) for c in result.skipped] == [("S!B3", 10)]
-    assert "what-if data table" in result.skipped[0].reason
+    assert result.skipped == []
+    assert [result.value("S", c) for c in ("B3", "B4")] == [10, 20] and result.value("S", "C3") == 70
+    assert [(c.address, c.cached) for c in result.stale if c.cell.startswith("B")] == [
+        ("S!B3", 10), ("S!B4", 20), ("S!B5", 40)]  # the table's anchor is stale: its whole range keeps Excel's
     calc.freeze(result, tmp_path / "copy.xlsx")
     copy = openpyxl.load_workbook(tmp_path / "copy.xlsx")["S"]
-    assert [copy[c].value for c in ("B3", "B4", "B5", "C3")] == [10, 20, 30, 60]
-    assert "what-if data table" in copy["B3"].comment.text
+    assert [copy[c].value for c in ("B3", "B4", "B5", "C3")] == [10, 20, 40, 70]
+    assert "stale" in copy["B3"].comment.text
 
 
 # -- the check -------------------------------------------------------------------------------

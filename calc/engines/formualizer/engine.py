@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
@@ -70,6 +71,7 @@ class FormualizerEngine:
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
         # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/ranges.py) is no unknown call.
+        data_tables.drop_calls(self.unknown_functions, book.data_tables)
         if "SINGLE" in self.unknown_functions:
             left = {address(*key) for key in self.unsupported}
             cells = [cell for cell in self.unknown_functions.pop("SINGLE") if cell in left]
@@ -182,3 +184,4 @@ class FormualizerEngine:
         for key in loops:
             values[key] = 0
         self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *parse_cell(k[1])))]
+

@@ -46,8 +46,26 @@ class FastModel:
         self.workbook = workbook
         self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
         self._register()
+        self._indirect_again()
         self._graph_built = False
         return workbook
+
+    def _indirect_again(self) -> None:
+        """In a workbook read from a file holding links to other workbooks, formualizer 0.13's
+        INDIRECT answers #REF! for any text (`INDIRECT("A1")` too) in the formulas it read from
+        the file, and answers right in the same formulas set again after loading
+        (poi_StructuredRefs-lots-with-lookups.xlsx: its link to another workbook made its
+        3,798 running counts `INDIRECT("A"&ROW(...)-1)+1` all #REF!, which the check then kept
+        stale). So the INDIRECT formulas of such a book are set again, once, after loading."""
+        if not self.prepared.links:
+            return
+        again = [(key, formula) for key, formula in self.prepared.written.items() if "INDIRECT" in formula.upper()]
+        if not again:
+            return
+        self.workbook.get_eval_plan([])  # edits cost ten times more before the graph is built
+        self._graph_built = True
+        for (sheet, row, col), formula in again:
+            self.workbook.set_formula(sheet, row, col, formula)
 
     def _register(self) -> None:
         for excel_name, spec in rates.function_table().items():
@@ -72,7 +90,38 @@ class FastModel:
         if not self.rounds:
             self._keep_array_loops()
         self._fill_legacy()
+        self._compute_data_tables()
         self.rounds += 1
+
+    def _compute_data_tables(self) -> None:
+        """Each what-if data table as Excel's what-if analysis computes it (calc/data_tables.py):
+        its input cells given each of its values in turn, the formula recomputed with what
+        depends on them (the engine's own dirty tracking), the inputs put back; the results go
+        into the table's cells and the book is computed once more for what reads them."""
+        from rates_xl.calc import data_tables
+
+        if not self.prepared.data_tables:
+            return
+        workbook = self.workbook
+        for (sheet, _anchor), table in self.prepared.data_tables.items():
+            originals = {cell: self.value(sheet, *cell) for cell in table.inputs}
+
+            def substitute(cell: tuple[int, int], value: Any, sheet: str = sheet) -> None:
+                workbook.set_value(sheet, *cell, scalar_to_engine(value) if value is not None else None)
+
+            def restore(cell: tuple[int, int], sheet: str = sheet, originals: dict = originals) -> None:
+                formula = self.prepared.written.get((sheet, *cell))
+                if formula is not None:
+                    workbook.set_formula(sheet, *cell, formula)
+                else:
+                    substitute(cell, originals[cell])
+
+            results = data_tables.compute(
+                table, lambda cell, sheet=sheet: self.value(sheet, *cell), substitute,
+                lambda cell, sheet=sheet: plain(workbook.evaluate_cell(sheet, *cell)), restore)
+            for cell, value in results.items():
+                substitute(cell, value)
+        workbook.evaluate_all()
 
     def _fill_legacy(self) -> None:
         """A legacy array whose result is smaller than its stored range: Excel shows the

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rates_xl.calc import budget
+from rates_xl.calc import budget, data_tables
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula import passes
 from rates_xl.calc.formula.fit import (
@@ -77,6 +77,10 @@ class Prepared:
     #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
     #: the cells past a smaller result are filled after each evaluation (model.py).
     legacy_spills: dict[Key, Area] = field(default_factory=dict)
+    #: The file holds links to other workbooks (see model.py `_indirect_again`).
+    links: bool = False
+    #: What-if data tables by their first cell, computed by substitution after each evaluation.
+    data_tables: dict[Key, data_tables.DataTable] = field(default_factory=dict)
 
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
@@ -131,7 +135,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       range_size=range_size, **({"name_range": resolve} if resolve is not None else {}))
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
-    _name_passes(book)
+    _name_passes(book, facts)
+    prepared.links = bool(facts.links)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not _has_whole_rows(book)
@@ -167,9 +172,14 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 value = cell.value
                 key = (title, cell.coordinate)
                 if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
-                    # A What-If data table (TABLE(...)): no engine here computes one.
-                    prepared.areas[key] = Area.cell(cell.row, cell.column)
-                    prepared.unsupported[key] = f"a what-if data table ({type(value).__name__})"
+                    # A what-if data table (TABLE(...)): its cells hold values in the engine's
+                    # copy; the model computes them by substitution (calc/data_tables.py).
+                    table = data_tables.read(title, value)
+                    prepared.areas[key] = table.area if table is not None else Area.cell(cell.row, cell.column)
+                    if table is None:
+                        prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
+                    else:
+                        prepared.data_tables[key] = table
                     continue
                 if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
                     if value == "":
@@ -266,6 +276,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.rewritten[key] = "spill"
                 if rates:
                     prepared.rates_cells.append((title, r, c, formula))
+    _tables_fitted(book, prepared, cached)
     facts.lifted = {key: prepared.areas[key].a1() for key, kind in prepared.rewritten.items() if kind == "lifted"}
     _written_passes(book, prepared, facts)
     if prepared.unsupported:
@@ -283,6 +294,22 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key, Any]]) -> None:
+    """Each what-if data table's first cell holds the file's value like the rest of the table
+    (the model computes them all); a table that cannot be computed is listed instead."""
+    if not prepared.data_tables:
+        return
+    formulas = {(sheet, cell_address(r, c)) for sheet, r, c in prepared.written}
+    values = cached()
+    for key, table in list(prepared.data_tables.items()):
+        why = data_tables.not_computed(table, formulas, prepared.unsupported)
+        if why is not None:
+            prepared.unsupported[key] = why
+            del prepared.data_tables[key]
+            continue
+        set_constant(book[key[0]][key[1]], values.get(key))
 
 
 def _written_passes(book: Any, prepared: Prepared, facts: BookFacts) -> None:
@@ -414,10 +441,19 @@ def _whole_rows(reference: str) -> bool:
     return area is not None and area.left == 1 and area.right == MAX_COL and not any(ch.isalpha() for ch in ref)
 
 
-def _name_passes(book: Any) -> None:
+def _name_passes(book: Any, facts: BookFacts) -> None:
     """Defined names' text through the NAMES passes (calc/formula/passes.py: reference
-    operators resolved)."""
+    operators resolved, other workbooks' names made #REF!, the names noted in `facts`)."""
+    from rates_xl.calc.formula.ranges import reads_other_workbook_name
+
     scopes = [book.defined_names, *(getattr(ws, "defined_names", {}) for ws in book.worksheets)]
+    foreign = set()
+    for names in scopes:
+        for key, defined in names.items():
+            text = defined.attr_text
+            if isinstance(text, str) and reads_other_workbook_name(text):
+                foreign.add(str(key).upper())
+    facts.foreign_names = frozenset(foreign)
     for names in scopes:
         for defined in names.values():
             text = defined.attr_text

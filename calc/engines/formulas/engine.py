@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.results import listed_error
@@ -29,6 +30,7 @@ class FormulasEngine:
         self._widened: dict[Key, Area] = {}
         functions.register_functions()  # before the engine parses a single formula
         self.unknown_functions = functions.unknown_functions(book.formulas)
+        data_tables.drop_calls(self.unknown_functions, book.data_tables)
         self._constants = dict(constants)
         with _quiet_engine():
             self.model = self._load(self._constants)
@@ -75,6 +77,13 @@ class FormulasEngine:
                         if (sheet, anchor) not in self.book.legacy_arrays and _rates_on_top(ws[anchor].value.text):
                             area = self._widened.setdefault((sheet, anchor), _widened(ws, area))
                         ws[anchor].value.ref = area.a1()
+                # What-if data tables: this engine computes none (their first cell holds an
+                # object it cannot read): each keeps the file's values, listed.
+                cached = self.book.cached() if self.book.data_tables else {}
+                for (sheet, coordinate) in self.book.data_tables:
+                    if sheet == ws.title:
+                        self.unsupported[(sheet, coordinate)] = "a what-if data table (the formulas engine computes none)"
+                        constants.setdefault((sheet, coordinate), cached.get((sheet, coordinate)))
                 for (sheet, coordinate), value in constants.items():
                     if sheet == ws.title:
                         ws[coordinate].value = value
