@@ -274,18 +274,19 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         if kind == "Func" and sub == "Open":
             name = token.name
             result.functions.add(name)
-            frames.append([name, 0, index + 1, set()])
+            frames.append([name, 0, index + 1, set(), index])
         elif sub == "Close" and (kind == "Func" or kind == "Paren"):
-            frame = frames.pop() if frames else [None, 0, 0, set()]
+            frame = frames.pop() if frames else [None, 0, 0, set(), -1]
             broadcast.discard(id(frame))  # its id may be reused by a later frame
             close_argument(frame, index)
             name = frame[0]
             one_cell = name == "OFFSET" and id(frame) in one_cell_offsets and frame[1] <= 2
             one_cell_offsets.discard(id(frame))
+            one_cell = one_cell or name == "INDIRECT" and one_cell_indirect(formula, frame[4])
             if name is not None and (name in ARRAY_RESULTS or name in array_functions) and not one_cell:
                 mark_array(f"the array from {name}", False)
         elif kind == "Paren" and sub == "Open":
-            frames.append([None, 0, index + 1, set()])
+            frames.append([None, 0, index + 1, set(), index])
         elif kind == "Sep" and sub == "Arg" and frames and array_depth == 0:
             close_argument(frames[-1], index)
             frames[-1][1] += 1
@@ -316,6 +317,44 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         elif kind == "OpInfix" and text == ":":
             mark_array("a range built with ':'", False)
     return result
+
+def one_cell_indirect(formula: Formula, opening: int) -> bool:
+    """Whether the INDIRECT call opened at token `opening` names one cell whatever its inputs:
+    its text is column letters joined to a number (`INDIRECT("A"&ROW(B10)-1)`: `&` binds
+    looser than arithmetic, so what follows is `ROW(B10)-1`, a number), or a literal one-cell
+    address. Such a call is one cell (or #REF!), not an array: an IF around it is computed,
+    as Excel computes it (poi_StructuredRefs-lots-with-lookups.xlsx, Query!A2:A3799, a running
+    count down a table: 3,798 cells listed as `IF given the array from INDIRECT`)."""
+    group = formula.group_at(opening)
+    if group is None or group.close < 0 or not group.arguments or len(group.arguments) > 2:
+        return False
+    if len(group.arguments) == 2:  # A1 style only: TRUE, 1 or nothing
+        second = formula.solid(group.arguments[1])
+        if not (len(second) == 0 or len(second) == 1 and second[0].text.upper() in ("TRUE", "1")):
+            return False
+    solid = formula.solid(group.arguments[0])
+    if len(solid) == 1 and solid[0].sub == "Text":
+        area = read_area(solid[0].text.strip('"').replace("$", ""))
+        return area is not None and area.is_cell
+    if len(solid) < 3 or solid[0].sub != "Text" or not re.fullmatch(r'"\$?[A-Za-z]{1,3}\$?"', solid[0].text):
+        return False
+    if solid[1].kind != "OpInfix" or solid[1].text != "&":
+        return False
+    depth, arithmetic = 0, False
+    for token in solid[2:]:
+        if token.opens:
+            depth += 1
+        elif token.closes:
+            depth -= 1
+        elif depth == 0 and token.kind == "OpInfix":
+            if token.text in ("&", "=", "<", ">", "<=", ">=", "<>", ":", ",", " "):
+                return False
+            arithmetic = arithmetic or token.text in ("+", "-", "*", "/", "^")
+        elif depth == 0 and token.sub == "Text":
+            return False
+    number = len(solid) == 3 and solid[2].sub == "Number"
+    return (arithmetic or number) and depth == 0
+
 
 @cache
 def rates_tables() -> frozenset[str]:

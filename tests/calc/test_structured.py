@@ -13,6 +13,7 @@ from rates_xl.calc.formula import tables as structured
 from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.site import BookFacts, Site
 from rates_xl.calc.workbook import WorkbookCalculation
+from tests.support import models
 
 
 @pytest.fixture
@@ -75,3 +76,52 @@ def test_the_rewriting_follows_excels_grammar():
         assert rewrite(formula, 3) == expected, formula
     with pytest.raises(structured.UnknownReference, match="outside the table's rows"):
         rewrite("=Sales[@Amount]", 9)
+
+
+POI = "poi_StructuredRefs-lots-with-lookups.xlsx"
+
+
+@models.needed
+def test_a_running_count_through_indirect_in_a_table_as_in_the_report(tmp_path):
+    """The report's query table counts its rows for the state chosen on List!B3 with
+    `IF(T[[#This Row],[valueA]]=List!$B$3, INDIRECT("A"&ROW(T[[#This Row],[data_year]])-1)+1, 0)`
+    (Query!A2:A3799): 3,798 cells were listed (`IF given the array from INDIRECT`), and once
+    computed the link to another workbook the file holds made formualizer's INDIRECT #REF!.
+    The model cut to its first rows (the table, its formulas, List!B3 and the link kept) is
+    computed; each cell equals Excel's value read from the model."""
+    wb = openpyxl.load_workbook(models.path(POI), keep_links=True)
+    for title in ("Profile", "dropdowns", "query2"):
+        del wb[title]
+    listing = wb["List"]
+    for key in [k for k in listing._cells if k != (3, 2)]:
+        del listing._cells[key]
+    query = wb["Query"]
+    rows = 12
+    for key in [k for k in query._cells if k[0] > rows]:
+        del query._cells[key]
+    table = query.tables["Table_Query_from_RDS24"]
+    table.ref = table.autoFilter.ref = f"A1:G{rows}"
+    table.sortState = None
+    assert wb._external_links and "INDIRECT(" in query["A5"].value
+    wb.save(tmp_path / "report.xlsx")
+    result = WorkbookCalculation(tmp_path / "report.xlsx", full=True).compute()
+    assert result.skipped == [] and result.stale == []
+    counts = [result.value("Query", f"A{r}") for r in range(2, rows + 1)]
+    assert counts == [models.excel(POI, "Query", f"A{r}") for r in range(2, rows + 1)]
+    assert counts[:3] == [1, 2, 3]
+
+
+def test_indirect_of_a_column_and_a_row_number_is_one_cell():
+    """What makes `INDIRECT("A"&n)` one cell (calc/formula/hazards.py `one_cell_indirect`)."""
+    from rates_xl.calc.formula.hazards import analyse
+    from rates_xl.calc.formula.tree import Formula
+
+    def hazards(text: str) -> list[str]:
+        return analyse(Formula(text), lambda ref: 3 if ":" in ref else 1).hazards
+
+    assert hazards('=IF(A1=1,INDIRECT("A"&ROW(B10)-1)+1,0)') == []
+    assert hazards('=IF(A1=1,INDIRECT("$B$4")+1,0)') == []
+    for text in ('=IF(A1=1,INDIRECT("A"&B1)+1,0)',  # B1 may hold "1:A9"
+                 '=IF(A1=1,INDIRECT("A1:A3")+1,0)', '=IF(A1=1,INDIRECT("A"&ROW(B10)-1&":A9"),0)',
+                 '=IF(A1=1,INDIRECT("R"&ROW()&"C1",FALSE),0)'):
+        assert hazards(text) == ["IF given the array from INDIRECT"], text
