@@ -116,9 +116,13 @@ class FastModel:
                 else:
                     substitute(cell, originals[cell])
 
-            results = data_tables.compute(
-                table, lambda cell, sheet=sheet: self.value(sheet, *cell), substitute,
-                lambda cell, sheet=sheet: plain(workbook.evaluate_cell(sheet, *cell)), restore)
+            def read(cell: tuple[int, int], sheet: str = sheet) -> Any:
+                return self.value(sheet, *cell)
+
+            def result(cell: tuple[int, int], sheet: str = sheet) -> Any:
+                return plain(workbook.evaluate_cell(sheet, *cell))
+
+            results = data_tables.compute(table, read, substitute, result, restore)
             for cell, value in results.items():
                 substitute(cell, value)
         workbook.evaluate_all()

@@ -132,7 +132,9 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
-                      range_size=range_size, **({"name_range": resolve} if resolve is not None else {}))
+                      range_size=range_size)
+    if resolve is not None:
+        facts.name_range = resolve
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
     _name_passes(book, facts)
