@@ -1,19 +1,29 @@
 """Headless calculation: compute any workbook without Excel (`rates-xl calc`).
+docs/architecture.md draws the path, from a book's cells to its values-frozen copy.
 
-- `workbook`: `WorkbookCalculation` coordinates (plan / fetch / compute, the summary: errors,
+- `workbook.py`: `WorkbookCalculation` coordinates (plan / fetch / compute, the summary: errors,
   cells not computed and why, loops, notes), `calculate(path, out)` and
   `calculate_many(paths)` (several books, one fetch);
-- `book`: the workbook as read once (formulas, cached values, array formulas, names);
-- `engines`: the `Engine` interface and the one place that picks an engine
-  (`engines/formualizer/`: the fast one; `engines/formulas/`: the `formulas` package);
-- `results`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
-- `recalc`: what is recomputed (default: only what changed; `--full`: everything) and the
-  check against Excel's cached values (stale cells); `dependencies`: the reference graph;
-  `check`: when a computed value agrees with Excel's;
-- `frozen`: the values-frozen copy;
-- `formula`: the formula front end: a formula read once (one tokenizer, one tree) and the
+- `package.py`: the file read once (its bytes, for every reader) and what openpyxl drops;
+  `safezip.py`: a zip bomb refused before anything inflates it;
+- `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
+- `budget.py`: every book's budget (cells its formulas may read, seconds it may compute);
+- `valuation.py`: the book's valuation moment (RATES_VALUATION_TIME);
+- `recalc.py`: what is recomputed (default: only what changed; `--full`: everything) and the
+  check against Excel's cached values (stale cells); `dependencies.py`: the reference graph;
+  `check.py`: when a computed value agrees with Excel's;
+- `formula/`: the formula front end: a formula read once (one tokenizer, one tree) and the
   engine's copy of it made by one ordered list of passes (calc/formula/passes.py), then fitted
   the way Excel evaluates it (per cell, implicit intersection, helper cells);
-- `fidelity`: compare computed values with the ones another engine cached in a file;
-- `cli`: the `calc` command.
+- `engines/`: the `Engine` interface and the one place that picks an engine
+  (`engines/formualizer/`: the fast one; `engines/formulas/`: the `formulas` package);
+  `routing.py`: which engine computes which Excel function;
+- `xlfuncs/`: Excel-exact functions the fast engine gets wrong, grouped by Excel's categories;
+- `sources.py`: RATES_SOURCE in calc (the engine passes the referenced cell's own call);
+- `results.py`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
+- `frozen.py`: the values-frozen copy; `provenance.py`: whether a computed copy can be
+  trusted as a record (its sealed pack);
+- `diff.py`: two computed copies of one book, cell by cell, and the answers behind each change;
+- `fidelity.py`: compare computed values with the ones another engine cached in a file;
+- `cli.py`: the `calc` command; `diff_cli.py`: the `diff` command.
 """

@@ -16,6 +16,7 @@ from typing import Any
 
 from rates_xl.calc import data_tables
 from rates_xl.calc.package import Package, escaped
+from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -34,7 +35,7 @@ from rates_xl.functions.values import to_serial
 MAX_SPILL_ROWS = 3000
 
 
-class CalcError(Exception):
+class CalcError(TaskError):
     """A workbook that cannot be calculated (missing, not a workbook, corrupt); message for people."""
 
 

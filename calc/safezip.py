@@ -34,6 +34,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from rates_xl.errors import Internal
+
 #: Total the entries may inflate to: 12 times the largest real model measured (79 MB), and
 #: far past what the engines can hold in memory anyway (openpyxl needs several times a
 #: sheet's XML).
@@ -56,7 +58,7 @@ _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 _REFUSED = "not a workbook rates-xl will open"
 
 
-class _Damaged(Exception):
+class _Damaged(Internal):
     """The package is not a readable zip: no verdict here."""
 
 

@@ -42,6 +42,7 @@ exception class is drawn under its real parent, every one has this root):
     │   └── RiskError                 a book whose risk cannot be measured (scenario.risk)
     ├── TaskError                     a task cannot be done here: the message says what to do
     │   ├── CalcError                 a workbook that cannot be calculated (calc.book)
+    │   │   └── OverBudget            a book past its budget of cells or seconds (calc.book)
     │   ├── EngineError               an engine cannot load a book (calc.engines)
     │   ├── TemplateBuildError        a template that cannot be built (templates.build)
     │   ├── AddinBuildError           the add-in cannot be built (addin.classic.build)
@@ -59,10 +60,10 @@ exception class is drawn under its real parent, every one has this root):
     │   ├── KeysUnavailable           no key to check a sign-in with: 503 (addin.officejs.jwks)
     │   ├── Busy                      every batch worker busy, the queue full: 503 (addin.officejs.limits)
     │   ├── UserBusy                  this user's queue is full: 429 (addin.officejs.fairness)
-    │   ├── NoSuchSession             a Live session that is not the user's: 404 (addin.officejs.live)
+    │   ├── NoSuchSession             a Live session that is not the user's: 404 (addin.officejs.live_hub)
     │   └── ServiceError              the sandbox's answer other than 200 (sandbox.errors)
     └── Internal                      carries a value out of nested code; caught where raised
-        ├── ExcelError                an Excel error value a function answers (calc.xlfuncs.values)
+        ├── ExcelError                an Excel error value a function answers (calc.xlfuncs.coercion)
         ├── NotFollowed               a value a formula walk cannot compute (functions.formula_walk)
         └── NotModelled               what the local model cannot move, and why (scenario.model)
 

@@ -6,13 +6,14 @@ engine's copy holds them as plain values (the file's cached ones, Excel's answer
 depends on them starts from Excel's value. Modelled on httpx's transports and pycel's
 ExcelWrapper: the coordinator (calc/workbook.py) never asks which engine it holds.
 
-- `formualizer/`: the fast one (Rust): `prepare.py` makes its copy of the book (calc/formula's
-  passes and fit), `model.py` loads it with the functions registered, `values.py` converts its
-  values, the package the adapter; it lists what it cannot compute instead of guessing;
+- `formualizer/`: the fast one (Rust): `formualizer/prepare.py` makes its copy of the book
+  (calc/formula's passes and fit), `formualizer/model.py` loads it with the functions
+  registered, `formualizer/values.py` converts its values, `formualizer/engine.py` is the
+  adapter; it lists what it cannot compute instead of guessing;
 - `formulas/`: the `formulas` package (slow, exact on some classes), its functions registered
-  by `functions.py`; used when formualizer cannot read a book at all, or when asked for;
-- `rates`: the RATES_* functions as both register them (the table, the spellings, the
-  valuation moment a calculation pins);
+  by `formulas/functions.py`; used when formualizer cannot read a book at all, or when asked for;
+- `rates.py`: the RATES_* functions as both register them (the table, the spellings, the
+  call context of the calculation under way: functions/context.py);
 - `Settled`: an engine whose values are already known (nothing to recompute).
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from rates_xl.calc.book import Book, CalcError
+from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import Area, Key
 
 #: The engines a calculation can ask for ("auto": fast unless a book needs formulas).
@@ -125,5 +127,5 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, Any] | N
         raise CalcError(f"{exc}; {reason}" if reason else str(exc)) from None
 
 
-class EngineError(Exception):
+class EngineError(TaskError):
     """An engine cannot load a book (the message says why, for the summary)."""

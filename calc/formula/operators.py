@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula
+from rates_xl.errors import Internal
 from rates_xl.functions.sheet import Area, column_letters, parse_cell, read_area, unquote_sheet
 from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
 
@@ -128,7 +129,7 @@ def _plain(text: str) -> Area | None:
     return read_area(text, whole_lines=False)
 
 
-class _Unreadable(Exception):
+class _Unreadable(Internal):
     pass
 
 

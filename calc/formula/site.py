@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rates_xl.errors import InputError
 from rates_xl.functions.sheet import Area, Key, parse_cell
 
 
-class NotComputed(ValueError):
+class NotComputed(InputError):
     """The engine's copy cannot hold the formula as Excel reads it (the message says why): the
     cell keeps the file's cached value and is listed with the `reason`."""
 

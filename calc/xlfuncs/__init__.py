@@ -23,9 +23,9 @@ Grouped as Excel's Insert Function dialog groups them:
 - `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA);
 - `information/`: `reference` (N, and T: a reference's first cell).
 
-And what they share: `bridge` (the `formulas` package's implementations called from
-formualizer), `scalars` (the bridged scalar functions), `coercion` (Excel's coercions,
-elementwise application), `omitted` (an omitted argument told apart from 0). The rewritings
+And what they share: `bridge.py` (the `formulas` package's implementations called from
+formualizer), `scalars.py` (the bridged scalar functions), `coercion.py` (Excel's coercions,
+elementwise application), `omitted.py` (an omitted argument told apart from 0). The rewritings
 of a formula that route calls here are calc/formula's passes.
 """
 

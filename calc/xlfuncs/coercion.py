@@ -7,9 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.errors import Internal
 
 
-class ExcelError(Exception):
+class ExcelError(Internal):
     """Raised inside an implementation: the cell answers this error ("#VALUE!")."""
 
     def __init__(self, text: str) -> None:
@@ -72,7 +73,7 @@ def number_text(value: float) -> str:
     return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
-class _Passthrough(Exception):
+class _Passthrough(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error argument")
         self.value = value

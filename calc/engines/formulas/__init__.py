@@ -1,7 +1,7 @@
 """The `formulas` engine (the `formulas` package, EUPL): slow, exact on some classes; used when
 formualizer cannot read a book at all, or when asked for (`--engine formulas`).
 
-- `engine`: `FormulasEngine`, the adapter (loads the file, reads its values back as Excel
+- `engine.py`: `FormulasEngine`, the adapter (loads the file, reads its values back as Excel
   shows them);
-- `functions`: the RATES_* functions registered in it, and the fixes it needs (INDEX, WORKDAY).
+- `functions.py`: the RATES_* functions registered in it, and the fixes it needs (INDEX, WORKDAY).
 """

@@ -1,5 +1,5 @@
 """Excel's engineering functions computed here (Insert Function: Engineering).
 
-- `bessel`: BESSELI, BESSELJ, BESSELK, BESSELY with Excel's approximations;
-- `complex`: the IM* functions answering a complex number, written as Excel writes it.
+- `bessel.py`: BESSELI, BESSELJ, BESSELK, BESSELY with Excel's approximations;
+- `complex.py`: the IM* functions answering a complex number, written as Excel writes it.
 """

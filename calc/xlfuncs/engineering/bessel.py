@@ -15,6 +15,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, number
+from rates_xl.errors import Internal
 
 _ACC = 40.0  # Miller's downward recurrence: start this far above n (sqrt(ACC * n))
 _BIG, _SMALL = 1.0e10, 1.0e-10  # rescaling in the downward recurrence
@@ -207,7 +208,7 @@ def _argument(value: Any) -> float:
     return number(value)
 
 
-class _Given(Exception):
+class _Given(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error argument")
         self.value = value

@@ -1,9 +1,9 @@
 """Excel's financial functions computed here (Insert Function: Financial).
 
-- `payments`: PMT, PV (rates of -100 % or below), and the one payment formula;
-- `annuity`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
-- `cashflows`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
-- `bondprice`: PRICE and YIELD (Excel's formula on every basis);
-- `coupons`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
-- `oddcoupon`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated.
+- `payments.py`: PMT, PV (rates of -100 % or below), and the one payment formula;
+- `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
+- `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
+- `bondprice.py`: PRICE and YIELD (Excel's formula on every basis);
+- `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
+- `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated.
 """

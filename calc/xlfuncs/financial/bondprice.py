@@ -21,6 +21,7 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, number
 from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
+from rates_xl.errors import Internal
 
 
 def _month_end(day: date) -> bool:
@@ -66,7 +67,7 @@ def price(settlement: date, maturity: date, rate: float, yld: float, redemption:
     return total - coupon * accrued / period
 
 
-class _Given(Exception):
+class _Given(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error argument")
         self.value = value

@@ -1,5 +1,5 @@
 """Excel's information functions computed here (Insert Function: Information).
 
-- `reference`: N, and T (a text function kept beside it): a multi-cell reference reads its
+- `reference.py`: N, and T (a text function kept beside it): a multi-cell reference reads its
   first cell.
 """

@@ -28,11 +28,12 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 Grid = list[list[Any]]
 
 
-class _Answer(Exception):
+class _Answer(Internal):
     """Raised inside an implementation: the cell answers this value (an error)."""
 
     def __init__(self, value: Any) -> None:

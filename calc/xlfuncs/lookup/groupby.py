@@ -21,9 +21,10 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, aggregate, is_lambda, text
+from rates_xl.errors import Internal
 
 
-class _Refused(Exception):
+class _Refused(Internal):
     """The arguments are ones Excel refuses: the result is this error."""
 
     def __init__(self, text: str = "#VALUE!") -> None:

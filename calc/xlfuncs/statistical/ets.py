@@ -31,6 +31,7 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.lookup.arrays import number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 #: What a case we cannot reproduce exactly answers: an error no Excel ETS call answers for a
 #: valid call, so the stale check lists the cell (see the module docstring).
@@ -41,7 +42,7 @@ _AGGREGATE: dict[int, Callable[[list[float]], float]] = {
 }
 
 
-class _Answer(Exception):
+class _Answer(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("answer")
         self.value = value

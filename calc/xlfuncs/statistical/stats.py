@@ -22,6 +22,7 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 
 def _cells(args: tuple[Any, ...]) -> Iterator[Any]:
@@ -33,7 +34,7 @@ def _cells(args: tuple[Any, ...]) -> Iterator[Any]:
             yield arg
 
 
-class _Error(Exception):
+class _Error(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error value")
         self.value = value

@@ -15,6 +15,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 
 def _grid(value: Any) -> list[list[Any]]:
@@ -30,7 +31,7 @@ def _one_variable(known_y: Any, known_x: Any) -> bool:
     return len(_flat(known_x)) == len(_flat(known_y))
 
 
-class _Answer(Exception):
+class _Answer(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("answer")
         self.value = value

@@ -16,6 +16,7 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 
 def _delimiters(value: Any) -> list[str]:
@@ -29,7 +30,7 @@ def _delimiters(value: Any) -> list[str]:
     return found
 
 
-class _ErrorValue(Exception):
+class _ErrorValue(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error")
         self.value = value

@@ -18,9 +18,10 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.errors import Internal
 
 
-class _ErrorValue(Exception):
+class _ErrorValue(Internal):
     def __init__(self, value: Any) -> None:
         super().__init__("error")
         self.value = value
