@@ -50,7 +50,7 @@ def live_cells() -> list[tuple[str, tuple]]:
 
 def one_run(minutes: float, ttl_live: float, ttl_fx: float) -> dict[str, Any]:
     from rates_xl.client import RatesClient
-    from rates_xl.client.live import LiveScheduler
+    from rates_xl.client.live_scheduler import LiveScheduler
     from rates_xl.functions import FUNCTIONS, core
     from rates_xl.functions.context import CallContext
     from rates_xl.functions.plan import plan_and_evaluate

@@ -22,7 +22,7 @@ token from the limiter and sends one attempt through a transport, retrying withi
 - `pack.py`: the market-data pack (recording, replaying: `PackTransport`);
 - `pack_seal.py`: digests and signatures that show a pack was edited;
 - `pack_workbook.py`: the pack inside a workbook (a custom XML part) or beside it;
-- `live.py`: Live mode, host-free: as-of-now answers kept fresh within a share of the limit;
+- `live_scheduler.py`: Live mode, host-free: as-of-now answers kept fresh within a share of the limit;
 - `calendars.py`: the business-day calendars (one table with the sandbox);
 - `daycounts.py`: day count names as the service speaks them;
 - `cli.py`: `rates-xl cache info|clear`.

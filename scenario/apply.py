@@ -131,9 +131,9 @@ def _calibrate(out: Prepared, client: Any, only: set[str] | None) -> None:
             for index in entry.indexes:
                 moments[index].add(entry.moment)
     crowded = {i for i, m in moments.items() if len(m) > MAX_MOMENTS}
-    plans = {moment: {i: Calibration.plan(i, moment) for i in sorted(indexes - crowded)}
-             for moment, indexes in wanted.items()}
-    requests = {r for by_index in plans.values() for c in by_index.values() for r in c.requests()}
+    calibrations = {moment: {i: Calibration.of(i, moment) for i in sorted(indexes - crowded)}
+                    for moment, indexes in wanted.items()}
+    requests = {r for by_index in calibrations.values() for c in by_index.values() for r in c.requests()}
     held = out.pack.index()
     found: dict[Request, Any] = {}
     missing = []
@@ -149,7 +149,7 @@ def _calibrate(out: Prepared, client: Any, only: set[str] | None) -> None:
         found.update(_fetch(out, client, missing))
     out.calibration_requests = sorted(r.text for r in requests)
     failed: dict[tuple[str, str], str] = {}
-    for moment, by_index in plans.items():
+    for moment, by_index in calibrations.items():
         for index, calibration in by_index.items():
             try:
                 calibration.read(found)

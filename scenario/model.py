@@ -86,7 +86,9 @@ class Calibration:
     fixing_rates: dict[date, float] = field(default_factory=dict)
 
     @classmethod
-    def plan(cls, index: str, moment: str) -> Calibration:
+    def of(cls, index: str, moment: str) -> Calibration:
+        """The calibration of `index` at `moment`: the requests its curve is built from (their
+        answers filled in later)."""
         conv = cv.INDEXES[index]
         day = valuation_date(moment)
         close = history.market_date(conv.calendar, day)

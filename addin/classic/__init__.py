@@ -13,7 +13,7 @@ a miss waits through RTD (`rtd.py`) instead of blocking Excel.
 - `rtd_com.py`: the RTD server as a COM object (Windows only), over `rtd.py`;
 - `rtd_registry.py`: the RTD server's per-user registration;
 - `rtd_vba.py`: the VBA side of RTD: the `RatesRtd` module and the wrappers routed through it;
-- `live.py`: Live mode's ribbon toggle, Excel's state and the status bar;
+- `live_mode.py`: Live mode's ribbon toggle, Excel's state and the status bar;
 - `live_rtd.py`: Live mode through the one RTD server (the `live` channel);
 - `scenario.py`: the Scenario control: a book's cells from its pack under a shift, and back;
 - `source.py`: RATES_SOURCE and RATES_ERROR: the cell itself, not its value;

@@ -54,7 +54,7 @@ class ComWorkbook(Protocol):
 
 
 class ComWindow(Protocol):
-    #: Live mode skips a workbook none of whose windows is visible (classic/live.py).
+    #: Live mode skips a workbook none of whose windows is visible (classic/live_mode.py).
     Visible: bool
 
     @property

@@ -1,6 +1,6 @@
 """Live mode through the add-in's one RTD server: the `live` channel.
 
-Live (classic/live.py, `ClassicLive` around the host-free `client.live.LiveScheduler`) needs
+Live (classic/live_mode.py, `ClassicLive` around the host-free `client.live_scheduler.LiveScheduler`) needs
 two things from Excel: which RATES_ cells show answers "as of now" (and which requests each
 used), and a way to make Excel recalculate a cell once its answer was refetched. Both go
 through the RTD server the waiting cells already use (rtd.py): no second COM class, no
@@ -16,7 +16,7 @@ second registration, no second process.
   left, its workbook closed, Live turned off and the cell recalculated) reaches
   `disconnect`, which `forget`s it.
 - *Recalculating.* After a refetch the scheduler calls `update(cells)` (the `Topics`
-  interface of classic/live.py): each cell's topic gets a new value through
+  interface of classic/live_mode.py): each cell's topic gets a new value through
   `server.push`, which rings Excel (UpdateNotify, retried while Excel is busy); Excel pulls
   when it is idle, at most once per throttle interval, and recalculates the cells, which
   find the fresh answer in the cache; their dependents follow.
@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 from rates_xl.addin.classic import rtd
 
-if TYPE_CHECKING:  # classic/live.py loads the client (pydantic): only once Live is used, so
+if TYPE_CHECKING:  # classic/live_mode.py loads the client (pydantic): only once Live is used, so
     # the UDF module, which imports this one, stays light (tests/addin/classic/test_import.py)
-    from rates_xl.addin.classic.live import CellRef, ClassicLive
+    from rates_xl.addin.classic.live_mode import CellRef, ClassicLive
 
 #: The channel's name: the first topic string after the ProgID (the VBA's LIVE_CHANNEL).
 CHANNEL = rtd.LIVE_CHANNEL
@@ -77,7 +77,7 @@ class LiveChannel:
 
     # -- the channel (rtd.RtdServer calls these) ---------------------------------------------
     def connect(self, server: Any, topic_id: int, strings: list[str]) -> Any:
-        from rates_xl.addin.classic.live import CellRef
+        from rates_xl.addin.classic.live_mode import CellRef
 
         if len(strings) < 3:
             return "#N/A"  # not a cell of ours: nothing to watch
@@ -149,15 +149,15 @@ def renew(make_client: Any) -> None:
     """The cells' client changed (Set API Key): the process's Live, if any, is made again on
     `make_client()` as it was (on or off, its share), watching the cells subscribed now, so refetches
     use the new key and fill the cache the cells read."""
-    from rates_xl.addin.classic import live as classic_live
+    from rates_xl.addin.classic import live_mode
 
-    old = classic_live.current()
+    old = live_mode.current()
     if old is None:
         return
-    new = classic_live.ClassicLive(make_client(), channel, old.app, share=old.scheduler.share,
+    new = live_mode.ClassicLive(make_client(), channel, old.app, share=old.scheduler.share,
                       tick=old.scheduler.tick)
     was_on = old.on
-    classic_live.install(new)  # turns the old one off
+    live_mode.install(new)  # turns the old one off
     attach(new)
     if was_on:
         new.turn_on()
@@ -165,7 +165,7 @@ def renew(make_client: Any) -> None:
 
 def cell_of(caller: Any) -> CellRef:
     """The cell as the VBA wrapper names it (workbook name, sheet name, Address)."""
-    from rates_xl.addin.classic.live import CellRef
+    from rates_xl.addin.classic.live_mode import CellRef
 
     sheet = caller.sheet
     return CellRef(sheet.book.name, sheet.name, caller.address)

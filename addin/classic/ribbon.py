@@ -268,7 +268,7 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
         floor = refresh.request_refresh(refresh_scope) if refresh_scope is not None else None
         rounds = [0]
 
-        def evaluate(context: CallContext) -> None:
+        def calculation_pass(context: CallContext) -> None:
             """One pass of Excel's calculation: the scope at first, then what answered PENDING.
             Excel calls the UDFs on threads of its own: they read the pass's context (its
             planning round) from the refresh in progress (refresh.context_for)."""
@@ -292,7 +292,7 @@ def _refresh(ctx: Context, dirty: dict[Sheet, dict[tuple[int, int], str]], refre
         with quiet_excel(app):
             try:
                 _, report = plan_and_evaluate(
-                    evaluate, get_client(), context=base,
+                    calculation_pass, get_client(), context=base,
                     on_progress=lambda progress: ctx.notify(progress_text(progress)),
                     should_cancel=ctx.should_cancel, on_cancel=on_cancel)
             except BaseException:
@@ -598,7 +598,7 @@ def valuation_time(ctx: Context) -> str:
     return f"pinned {moment:%Y-%m-%dT%H:%M:%SZ}"
 
 
-# -- Live mode (classic/live.py, through the RTD server's live channel: live_rtd.py) ---------------
+# -- Live mode (classic/live_mode.py, through the RTD server's live channel: live_rtd.py) ---------------
 LIVE_NOT_READY = ("Live mode needs the add-in's real-time data (RTD) server, which is not running "
                   "in this Excel: quit Excel, run rates-xl addin install, then check with "
                   "rates-xl doctor.")
@@ -607,14 +607,14 @@ LIVE_NOT_READY = ("Live mode needs the add-in's real-time data (RTD) server, whi
 def _live_or_say(ctx: Context) -> Any:
     """The process's Live, made at the first press where the RTD server runs (the UDF server
     with its registration); None, said in a message box, where it does not."""
-    from rates_xl.addin.classic import live, live_rtd, rtd
+    from rates_xl.addin.classic import live_mode, live_rtd, rtd
 
-    running = live.current()
+    running = live_mode.current()
     if running is None and rtd.waits.enabled:
         from rates_xl.functions import get_client
 
-        running = live.ClassicLive(get_client(), live_rtd.channel, ctx.app)
-        live.install(running)
+        running = live_mode.ClassicLive(get_client(), live_rtd.channel, ctx.app)
+        live_mode.install(running)
     if running is None:
         ctx.alert(LIVE_NOT_READY)
         return None

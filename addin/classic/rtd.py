@@ -199,7 +199,7 @@ class Waits:
     submitted: int = 0
 
     # -- the UDF side --
-    def evaluate(self, spec: Any, values: tuple[Any, ...], context: Any) -> Any:
+    def answer(self, spec: Any, values: tuple[Any, ...], context: Any) -> Any:
         """One cell under its call context (functions/context.py: its book's valuation moment,
         its floor): its answer if cached, else `WAIT_PREFIX + topic` (the requests now queued,
         fetched under the same floor)."""

@@ -87,11 +87,11 @@ def refuse_while_on(book_name: str, what: str) -> None:
 
 def apply(ctx: Any) -> str:
     """The Scenario button: ask for a spec, put the book's pack under it, recalculate."""
-    from rates_xl.addin.classic import live, valuation
+    from rates_xl.addin.classic import live_mode, valuation
     from rates_xl.client.pack_seal import check, signer_from_settings
     from rates_xl.scenario.spec import parse
 
-    running = live.current()
+    running = live_mode.current()
     if running is not None and running.on:
         raise ValueError("Live mode is on: switch Live off before applying a scenario (a scenario answers from "
                          "the book's recorded pack, Live from the service)")

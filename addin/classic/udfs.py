@@ -137,7 +137,7 @@ def _answer(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], c
         # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
         # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd), under the
         # cell's context (its book's valuation moment, its floor) as on every path.
-        answer = rtd.waits.evaluate(spec, values, context)
+        answer = rtd.waits.answer(spec, values, context)
         if expands(spec.name) and rtd.wait_topic(answer) is not None:
             # A legacy array formula waits at its own size, never cut (rtd.wait_block).
             area = scope.parse_address(caller.address)[0]

@@ -12,7 +12,7 @@ and answered by its host-free core, like the classic xlwings host beside it:
 - `batch.py`: one batched POST -> plan, prefetch the distinct requests, compute each call;
 - `packs.py`: sealing the pack the task pane writes into the book;
 - `scenarios.py`: the task pane's Scenario control (a book's pack under a shift, per user);
-- `live.py`: Live mode for this host: one scheduler per server, shared by every page;
+- `live_hub.py`: Live mode for this host: one scheduler per server, shared by every page;
 - `app.py`: the FastAPI app (`rates-xl serve`): files, manifest, batch, the security checks;
 - `origins.py`: which web origins may read which answers (CORS), in one place;
 - `limits.py`: what one client can cost the server (connections, time, memory, threads);

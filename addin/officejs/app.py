@@ -52,7 +52,7 @@ from rates_xl.addin.officejs import team as teammod
 from rates_xl.addin.officejs.batch import MAX_BATCH, run_batch
 from rates_xl.addin.officejs.fairness import UserBusy
 from rates_xl.addin.officejs.limits import DEFAULT_LIMITS, BatchGate, Busy, Limits, RequestBody
-from rates_xl.addin.officejs.live import LiveHub, NoSuchSession, session_of, sub_id_of
+from rates_xl.addin.officejs.live_hub import LiveHub, NoSuchSession, session_of, sub_id_of
 from rates_xl.addin.officejs.origins import EXCEL_WEB_ORIGINS, CorsPolicy, public_origin
 from rates_xl.client import urls
 

@@ -22,9 +22,8 @@ import time
 
 import pytest
 
-from rates_xl.addin.classic import live as classic_live
-from rates_xl.addin.classic import live_rtd, ribbon, rtd, udfs
-from rates_xl.addin.classic.live import CellRef, ClassicLive
+from rates_xl.addin.classic import live_mode, live_rtd, ribbon, rtd, udfs
+from rates_xl.addin.classic.live_mode import CellRef, ClassicLive
 from rates_xl.client import RatesClient
 from tests.support import serial_excel
 from tests.support.async_excel import async_app, settle, stop_async
@@ -50,7 +49,7 @@ class Excel:
         self.app = async_app(throttle=0.1)
         self.rtd = self.app.rtd
         self.live = ClassicLive(self.client, live_rtd.channel, self.app, tick=0.02)
-        classic_live.install(self.live)  # the ribbon attaches it to the live channel
+        live_mode.install(self.live)  # the ribbon attaches it to the live channel
 
     def book(self, name: str, cells: dict[str, str]) -> serial_excel.Book:
         book = self.app.add_book(name, {"S": {
@@ -85,7 +84,7 @@ class Excel:
                 if progid == rtd.PROGID.casefold() and strings[:1] == (rtd.LIVE_CHANNEL,)]
 
     def close(self) -> None:
-        classic_live.install(None)
+        live_mode.install(None)
         stop_async()
         udfs.set_client(None)
         self.client.close()
@@ -219,7 +218,7 @@ def test_live_share_is_asked_and_checked(excel):
 def test_the_toggle_before_the_rtd_server_started_says_so():
     app = serial_excel.App()
     book = app.add_book("Book1.xlsx", {"S": {"A1": 1}})
-    classic_live.install(None)
+    live_mode.install(None)
     assert ribbon.on_action("rates_live_on", book=book) == "not ready"
     assert "real-time data (RTD) server" in app.alerts[-1][0]
 
@@ -273,7 +272,7 @@ def test_a_new_key_gives_live_the_cells_new_client(excel, keychain, monkeypatch)
     press(book, "rates_live_on")
     assert excel.until(lambda: excel.live.scheduler.status().cells == 1)
     assert ribbon.on_action("rates_set_key", book=book, prompt_secret=lambda p, t: "sk-new-key-123456") == "stored"
-    renewed = classic_live.current()
+    renewed = live_mode.current()
     assert renewed is not excel.live and not excel.live.on  # the old one stopped
     assert renewed.on and renewed.scheduler.client is udfs.get_client() is not excel.client
     assert renewed.scheduler.share == 0.3 and renewed.scheduler.status().cells == 1

@@ -1,4 +1,4 @@
-"""Live mode's scheduler (client/live.py) and its share of the limiter (limiter.ShareLimiter),
+"""Live mode's scheduler (client/live_scheduler.py) and its share of the limiter (limiter.ShareLimiter),
 against the fault server on loopback: refetch when the lifetime ends, never for a past
 valuation time, paused, hidden, forgotten, errors surfaced, and an interactive request
 never queued behind Live."""
@@ -12,7 +12,7 @@ import pytest
 
 from rates_xl.client.cache import Entry
 from rates_xl.client.limiter import ShareLimiter, TokenBucket
-from rates_xl.client.live import LiveScheduler, LiveStatus, is_live
+from rates_xl.client.live_scheduler import LiveScheduler, LiveStatus, is_live
 from tests.support.faultserver import Reply
 from tests.support.sandbox import wait_until
 

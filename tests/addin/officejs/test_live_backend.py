@@ -1,4 +1,4 @@
-"""The Live endpoints of `rates-xl serve` (addin/officejs/live.py) keep the batch endpoint's
+"""The Live endpoints of `rates-xl serve` (addin/officejs/live_hub.py) keep the batch endpoint's
 rules: own origin only, JSON only, a session id of letters and digits, bounded lists; a
 subscription of a cell valued as of a past time is answered `live: false` and watched by
 nothing; a cancelled cell leaves the scheduler."""
@@ -40,10 +40,10 @@ def test_subscribe_watches_cells_valued_as_of_now_and_cancel_forgets_them(served
 
 
 def test_a_poll_answers_with_nothing_when_nothing_is_new(served, monkeypatch):
-    from rates_xl.addin.officejs import live
+    from rates_xl.addin.officejs import live_hub
 
     post(served, "/api/live/subscribe", {"session": SESSION, "subs": [NOW]})
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.2)
+    monkeypatch.setattr(live_hub, "POLL_SECONDS", 0.2)
     body = post(served, "/api/live/poll", {"session": SESSION}).json()
     assert body["subscribed"] == 1 and "Live" in body["status"]["text"]
 

@@ -3,7 +3,7 @@
 (`setResult`, `onCanceled` set by the function). With the Live switch on, a cell valued as of
 now receives a second value after its answer's lifetime ends (the sandbox's lifetimes
 scaled down to 1 s), stops when Excel cancels it, and a cell valued as of a past time never
-refreshes. The server side (one scheduler per `rates-xl serve`) is addin/officejs/live.py.
+refreshes. The server side (one scheduler per `rates-xl serve`) is addin/officejs/live_hub.py.
 """
 
 from __future__ import annotations

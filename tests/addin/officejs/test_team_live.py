@@ -132,9 +132,9 @@ def requests_of(served, token: str) -> dict:
 
 
 def test_a_live_session_belongs_to_the_user_who_created_it(serve, sandbox_factory, tmp_path, monkeypatch):
-    from rates_xl.addin.officejs import live
+    from rates_xl.addin.officejs import live_hub
 
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.2)
+    monkeypatch.setattr(live_hub, "POLL_SECONDS", 0.2)
     _, served, tokens = start_team(serve, sandbox_factory, tmp_path, FairShare())
     alice, bob = tokens["alice"], tokens["bob"]
     session = "a1b2c3d4e5f6a7b8"
@@ -151,7 +151,7 @@ def test_a_live_session_belongs_to_the_user_who_created_it(serve, sandbox_factor
     assert post(served, "/api/live/poll", {"session": session}, alice).json()["subscribed"] == 2
     assert post(served, "/api/live/cancel", {"session": session, "ids": [0]}, alice).json() == {"cancelled": 1}
     # A user's pages are bounded too: one more than MAX_SESSIONS is refused.
-    for i in range(live.MAX_SESSIONS - 1):
+    for i in range(live_hub.MAX_SESSIONS - 1):
         assert post(served, "/api/live/poll", {"session": f"bobpage{i:05d}"}, bob).status_code == 200
     assert post(served, "/api/live/poll", {"session": "bobpage99999"}, bob).status_code == 200
     too_many = post(served, "/api/live/poll", {"session": "bobpage88888"}, bob)

@@ -1,6 +1,6 @@
 """Live mode in the classic add-in: the ribbon's Live toggle, Excel's state, the status bar.
 
-The scheduler is host-free (`rates_xl.client.live.LiveScheduler`); this module is the
+The scheduler is host-free (`rates_xl.client.live_scheduler.LiveScheduler`); this module is the
 classic host around it, one per UDF server process (every workbook of the Excel instance):
 
 - *which cells*: the add-in's one RTD server reports, through its `live` channel
@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple, Protocol
 
 from rates_xl.addin.classic.excel_surface import App
-from rates_xl.client.live import LiveScheduler
+from rates_xl.client.live_scheduler import LiveScheduler
 
 log = logging.getLogger("rates_xl.addin")
 

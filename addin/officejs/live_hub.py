@@ -5,7 +5,7 @@ A streaming custom function (`options.stream` in functions.json) first gets its 
 through the batch endpoint like any cell; while the page's Live switch is on it then
 *subscribes*: `POST /api/live/subscribe {"session", "subs": [{"id", "fn", "args"}]}`. The
 server computes the cell once more (from the cache), its call context collecting the
-requests it uses (functions/context.py `used`), to learn which requests its value depends on and watches it (client/live.py: only cells valued as
+requests it uses (functions/context.py `used`), to learn which requests its value depends on and watches it (client/live_scheduler.py: only cells valued as
 of now; a past valuation time answers `"live": false` and is never refreshed). When the
 scheduler has refetched a request, every subscribed cell using it is computed again and
 its outcome queued for its page; the page long-polls `POST /api/live/poll {"session"}`,
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
-from rates_xl.client.live import LiveScheduler
+from rates_xl.client.live_scheduler import LiveScheduler
 from rates_xl.errors import Refusal
 from rates_xl.functions.context import CallContext
 from rates_xl.functions.core import evaluate
