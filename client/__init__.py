@@ -5,6 +5,9 @@ the cache tiers, coalesces it with an identical call in flight, asks the breaker
 token from the limiter and sends one attempt through a transport, retrying within a deadline.
 
 - `client.py`: `RatesClient`, the one object every cell, template and button goes through;
+- `typed.py`: its typed endpoint methods, one per service endpoint;
+- `stats.py`: what it counts (the status panel's counters, the requests one batch sent);
+- `scopes.py`: what one context asks of it (a freshness floor, planning, recording, Live);
 - `transport.py`: the `Transport` protocol and the HTTP transport (one attempt per call);
 - `urls.py`: one reading of a URL for every decision about where the key may go;
 - `deadline.py`: one wall-clock deadline for one HTTP attempt;

@@ -22,12 +22,10 @@ import logging
 import random
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import urlsplit
 
@@ -59,9 +57,12 @@ from rates_xl.client.errors import (
 )
 from rates_xl.client.limiter import Limiter, TokenBucket
 from rates_xl.client.pack import Pack, PackRecorder, PackTransport
+from rates_xl.client.scopes import FLOOR, LIMITER, PLAN, RECORDER, USED, Scopes
 from rates_xl.client.settings import Settings, load_settings
+from rates_xl.client.stats import Stats, sent_here
 from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
 from rates_xl.client.transport import HTTPTransport, Transport
+from rates_xl.client.typed import TypedEndpoints
 
 log = logging.getLogger("rates_xl.client")
 
@@ -79,72 +80,8 @@ class RequestKey(NamedTuple):
         return f"{self.endpoint}({', '.join(f'{k}={v}' for k, v in self.params)})"
 
 
-@dataclass
-class Stats:
-    """Counters for the status panel. Never holds the key."""
 
-    requests_sent: int = 0
-    cache_hits: int = 0
-    coalesced_waits: int = 0
-    retries: int = 0
-    throttled_waits: int = 0
-    throttle_wait_seconds: float = 0.0
-    errors_by_status: Counter = field(default_factory=Counter)
-    last_error: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "requests_sent": self.requests_sent,
-            "cache_hits": self.cache_hits,
-            "coalesced_waits": self.coalesced_waits,
-            "retries": self.retries,
-            "throttled_waits": self.throttled_waits,
-            "throttle_wait_seconds": round(self.throttle_wait_seconds, 3),
-            "errors_by_status": dict(self.errors_by_status),
-            "last_error": self.last_error,
-        }
-
-
-# Set by `fresh_since` and `planning`; context-local so a refresh or a plan in one thread
-# does not change what other cells see.
-_fresh_since: contextvars.ContextVar[float | None] = contextvars.ContextVar("fresh_since", default=None)
-_plan: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
-# Set by `recording`: where answers are written down for the market-data pack (pack.py).
-_recorder: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar("recorder", default=None)
-# Set by `limited_by`: the limiter this context's requests take their tokens from (Live
-# mode's share of the bucket, see limiter.ShareLimiter); None: the client's own.
-_limiter_here: contextvars.ContextVar[Limiter | None] = contextvars.ContextVar("limiter_here", default=None)
-# Set by `requests_used`: every request asked for in this context (Live mode: what a cell uses).
-_used: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("used", default=None)
-#: The requests sent within one context and the fetch threads it starts (see `counting_sent`).
-_sent_here: contextvars.ContextVar[SentCounter | None] = contextvars.ContextVar("sent_here", default=None)
-
-
-class SentCounter:
-    """Requests sent on behalf of one piece of work (a team server's batch, for its user):
-    the client's stats() are process-wide, so their deltas mix concurrent batches."""
-
-    def __init__(self) -> None:
-        self.value = 0
-        self._lock = threading.Lock()
-
-    def add(self) -> None:
-        with self._lock:
-            self.value += 1
-
-
-@contextlib.contextmanager
-def counting_sent() -> Iterator[SentCounter]:
-    """Count the requests this context (and the fetches it starts) sends."""
-    counter = SentCounter()
-    token = _sent_here.set(counter)
-    try:
-        yield counter
-    finally:
-        _sent_here.reset(token)
-
-
-class RatesClient:
+class RatesClient(TypedEndpoints, Scopes):
     """Thread-safe client of the Rates Data Service; share one per process.
 
     Unset arguments come from `Settings` (`RATES_*` environment variables, the keychain for
@@ -234,55 +171,6 @@ class RatesClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the typed endpoint methods ------------------------------------------------------------
-    def swap_rate(self, index: str, start_date: date | str, maturity_date: date | str,
-                  fixed_leg_frequency: str, floating_leg_frequency: str | None = None,
-                  fixed_leg_day_count: str | None = None, floating_leg_day_count: str | None = None,
-                  valuation_time: datetime | str | None = None) -> models.SwapRate:
-        return self.get("swap_rate", **_args(locals()))
-
-    def swap_curve(self, index: str, valuation_time: datetime | str | None = None) -> models.SwapCurve:
-        return self.get("swap_curve", **_args(locals()))
-
-    def forward_rate(self, index: str, start_date: date | str, end_date: date | str,
-                     valuation_time: datetime | str | None = None) -> models.ForwardRate:
-        return self.get("forward_rate", **_args(locals()))
-
-    def forward_curve(self, index: str, start_date: date | str, end_date: date | str, tenor: str,
-                      frequency: str, is_end_of_month: bool | None = None,
-                      valuation_time: datetime | str | None = None) -> models.ForwardCurve:
-        return self.get("forward_curve", **_args(locals()))
-
-    def discount_factor(self, index: str, date: date | str,
-                        valuation_time: datetime | str | None = None) -> models.DiscountFactor:
-        return self.get("discount_factor", **_args(locals()))
-
-    def discount_curve(self, index: str, start_date: date | str, end_date: date | str,
-                       frequency: str, is_end_of_month: bool | None = None,
-                       valuation_time: datetime | str | None = None) -> models.DiscountCurve:
-        return self.get("discount_curve", **_args(locals()))
-
-    def fx_spot(self, currency_pair: str, valuation_time: datetime | str | None = None) -> models.FxSpot:
-        return self.get("fx_spot", **_args(locals()))
-
-    def fx_forward(self, currency_pair: str, date: date | str | None = None,
-                   valuation_time: datetime | str | None = None) -> models.FxForward:
-        return self.get("fx_forward", **_args(locals()))
-
-    def gov_yield(self, country_code: str, maturity: date | str, forward_start: date | str | None = None,
-                  valuation_time: datetime | str | None = None) -> models.GovYield:
-        return self.get("gov_yield", **_args(locals()))
-
-    def fixing(self, index: str, valuation_date: date | str | None = None) -> models.Fixing:
-        return self.get("fixing", **_args(locals()))
-
-    def historical_swap_rates(self, index: str, tenor: str, start_date: date | str,
-                              end_date: date | str) -> models.HistoricalSwapRates:
-        return self.get("historical_swap_rates", **_args(locals()))
-
-    def swap_rate_tenors(self, index: str) -> models.SwapRateTenors:
-        return self.get("swap_rate_tenors", **_args(locals()))
-
     # -- the generic path ---------------------------------------------------------------------
     @staticmethod
     def request_key(endpoint: str, **params: Any) -> RequestKey:
@@ -299,16 +187,16 @@ class RatesClient:
         worksheet functions pass `settings.cell_deadline`); default `settings.deadline`."""
         budget = self.settings.deadline if deadline is None else deadline
         started = time.monotonic()
-        if (used := _used.get()) is not None:
+        if (used := USED.get()) is not None:
             used.add(key)
-        entry = self.cache.get(key, fresh_since=_fresh_since.get())
+        entry = self.cache.get(key, fresh_since=FLOOR.get())
         if entry is not None:
             self._count(cache_hits=1)
             _record(key, entry)
             if entry.error is not None:
                 raise _fresh_copy(entry.error)
             return entry.value
-        plan = _plan.get()
+        plan = PLAN.get()
         if plan is not None:
             plan.add(key)
             raise NotFetched(f"not fetched yet: {key.endpoint}", endpoint=key.endpoint)
@@ -343,7 +231,7 @@ class RatesClient:
         claim = getattr(self.cache, "claim", None)
         if claim is None:
             return contextlib.nullcontext(None)
-        return claim(key, fresh_since=_fresh_since.get(), deadline=ends)
+        return claim(key, fresh_since=FLOOR.get(), deadline=ends)
 
     def _lead(self, key: RequestKey, future: Future, shared: Entry | None, budget: float,
               ends: float) -> Any:
@@ -412,69 +300,8 @@ class RatesClient:
                 results[key] = fut.result()
         return results
 
-    # -- refresh and planning -----------------------------------------------------------------
-    @contextlib.contextmanager
-    def fresh_since(self, moment: float | datetime) -> Iterator[None]:
-        """Within this block (this thread or context), answers cached before `moment` are stale."""
-        if isinstance(moment, datetime):
-            moment = moment.timestamp()
-        token = _fresh_since.set(moment)
-        try:
-            yield
-        finally:
-            _fresh_since.reset(token)
-
-    @contextlib.contextmanager
-    def requests_used(self, used: set[RequestKey] | None = None) -> Iterator[set[RequestKey]]:
-        """Within this block (this thread or context) every request asked for, answered or
-        not, is added to the set (`used`, or a new one): the requests a cell's value depends
-        on (Live mode)."""
-        used = set() if used is None else used
-        token = _used.set(used)
-        try:
-            yield used
-        finally:
-            _used.reset(token)
-
-    @contextlib.contextmanager
-    def limited_by(self, limiter: Limiter) -> Iterator[None]:
-        """Within this block (this thread or context) requests take their tokens from
-        `limiter` instead of the client's own (Live mode: limiter.ShareLimiter)."""
-        token = _limiter_here.set(limiter)
-        try:
-            yield
-        finally:
-            _limiter_here.reset(token)
-
     def _limiter(self) -> Limiter:
-        return _limiter_here.get() or self.limiter
-
-    @contextlib.contextmanager
-    def planning(self) -> Iterator[set[RequestKey]]:
-        """Within this block cache misses are recorded, not sent: they raise `NotFetched`.
-
-        Evaluate a workbook inside it, `fetch_many` what was recorded, evaluate again.
-        """
-        recorded: set[RequestKey] = set()
-        token = _plan.set(recorded)
-        try:
-            yield recorded
-        finally:
-            _plan.reset(token)
-
-    @contextlib.contextmanager
-    def recording(self, recorder: PackRecorder | None = None) -> Iterator[PackRecorder]:
-        """Within this block (this thread or context, and `fetch_many`'s workers) every answer
-        used is written down, with its fetch time: `recorder.pack()` is the market-data pack.
-        Pass a `recorder` to go on adding to one (a book evaluated in several rounds). A
-        replaying client records the pack's own entries (their original fetch times)."""
-        if recorder is None:
-            recorder = self.pack_recorder()
-        token = _recorder.set(recorder)
-        try:
-            yield recorder
-        finally:
-            _recorder.reset(token)
+        return LIMITER.get() or self.limiter
 
     def pack_recorder(self) -> PackRecorder:
         """A new, empty recorder of this client's answers (a replaying client's records the
@@ -563,7 +390,7 @@ class RatesClient:
             self.breaker.released(ticket)  # nothing was sent
             raise
         self._count(requests_sent=1)
-        if (counter := _sent_here.get()) is not None:
+        if (counter := sent_here()) is not None:
             counter.add()
         log.debug("GET %s %s", spec.path, params)
         try:
@@ -626,7 +453,7 @@ def _record(key: RequestKey, entry: Entry) -> None:
     """The market-data pack's hook: every answer a call returns passes here, whether it came
     from the wire, a cache tier or a teammate, with the time it was first fetched. Costs one
     context-variable read when nothing is recording."""
-    recorder = _recorder.get()
+    recorder = RECORDER.get()
     if recorder is not None:
         recorder.record(key, entry.value, entry.fetched_at, raw=entry.raw, error=entry.error)
 
@@ -651,9 +478,6 @@ def _endpoint(name: str) -> Endpoint:
     except KeyError:
         raise ValueError(f"unknown endpoint {name!r}; known: {', '.join(ENDPOINTS)}") from None
 
-
-def _args(local_vars: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in local_vars.items() if k != "self"}
 
 
 __all__ = ["RatesClient", "RequestKey", "CacheClass"]

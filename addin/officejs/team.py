@@ -145,7 +145,7 @@ def _kind(kind: str) -> str:
 def _counted(run_batch: Any, calls: list, client: Any) -> tuple[list, Any, int]:
     """run_batch, with the service requests this batch itself sent (on the batch's thread:
     its fetch threads inherit the counter; other users' concurrent batches do not)."""
-    from rates_xl.client.client import counting_sent
+    from rates_xl.client.stats import counting_sent
 
     with counting_sent() as sent:
         results, report = run_batch(calls, client)
