@@ -29,11 +29,11 @@ to it can still do (delay and deny, never forge).
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import hmac
 import logging
 import math
+import operator
 import threading
 import time
 import uuid
@@ -380,9 +380,6 @@ class TeamCache:
         self.rejected = 0  # entries refused: no valid MAC
         self._warned = False
 
-    def _delete(self, key: Hashable, r: Any) -> Any:
-        return r.delete(self._answer_key(key))
-
     def _answer_key(self, key: Hashable) -> str:
         return self.link.prefix + self.ANSWERS + hashlib.sha256(request_text(key).encode()).hexdigest()[:40]
 
@@ -446,7 +443,7 @@ class TeamCache:
         for key in keys or ():
             entry = self.get(key)
             if entry is not None and (before is None or entry.fetched_at < before):
-                if self.link.call(functools.partial(self._delete, key)) not in (_DOWN, 0):
+                if self.link.call(operator.methodcaller("delete", self._answer_key(key))) not in (_DOWN, 0):
                     dropped += 1
         return dropped
 
