@@ -20,6 +20,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `routing.py`: which engine computes which Excel function;
 - `xlfuncs/`: Excel-exact functions the fast engine gets wrong, grouped by Excel's categories;
 - `sources.py`: RATES_SOURCE in calc (the engine passes the referenced cell's own call);
+- `data_tables.py`: what-if data tables, computed as Excel's what-if analysis computes them;
 - `results.py`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
 - `frozen.py`: the values-frozen copy; `provenance.py`: whether a computed copy can be
   trusted as a record (its sealed pack);
