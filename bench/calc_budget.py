@@ -22,29 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def far_book(path: Path) -> Path:
-    import openpyxl
-
-    wb = openpyxl.Workbook()
-    wb.active.title = "Sheet1"
-    wb.active["A1"] = "=SUM(Sheet2!A:XFD)"
-    far = wb.create_sheet("Sheet2")
-    far["A1"], far["XFD1048576"] = 5, 7
-    wb.save(path)
-    return path
-
-
-def chain_book(path: Path, cells: int) -> Path:
-    import openpyxl
-
-    wb = openpyxl.Workbook(write_only=True)
-    ws = wb.create_sheet("Sheet1")
-    ws.append([1])
-    for i in range(2, cells + 1):
-        ws.append([f"=A{i - 1}+1"])
-    wb.save(path)
-    return path
+from tests.support.budget_books import chain_book, far_book
 
 
 def run(book: Path, *extra: str) -> dict:

@@ -15,30 +15,15 @@ from rates_xl.calc.budget import Budget, measure
 from rates_xl.calc.formula import passes
 from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.client.settings import Settings
+from tests.support.budget_books import chain_book, far_book
 from tests.support.commands import fresh_env, rates_xl
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 def _far_book(path: Path) -> Path:
-    """The issue's 5 KB book: `=SUM(Sheet2!A:XFD)` over a sheet holding A1 and XFD1048576."""
-    wb = openpyxl.Workbook()
-    wb.active.title = "Sheet1"
-    wb.active["A1"] = "=SUM(Sheet2!A:XFD)"
-    far = wb.create_sheet("Sheet2")
-    far["A1"], far["XFD1048576"] = 5, 7
-    wb.save(path)
-    assert path.stat().st_size < 6000
-    return path
-
-
-def _chain(path: Path, cells: int) -> Path:
-    wb = openpyxl.Workbook(write_only=True)
-    ws = wb.create_sheet("Sheet1")
-    ws.append([1])
-    for i in range(2, cells + 1):
-        ws.append([f"=A{i - 1}+1"])
-    wb.save(path)
+    far_book(path)
+    assert path.stat().st_size < 6000  # the issue's 5 KB book
     return path
 
 
@@ -104,7 +89,7 @@ def test_whole_columns_rows_and_sheets_are_read_over_the_used_range(tmp_path):
 
 
 def test_a_long_chain_past_a_small_budget_stops_with_the_line(tmp_path):
-    _chain(tmp_path / "chain.xlsx", 2000)
+    chain_book(tmp_path / "chain.xlsx", 2000)
     home = tmp_path / "home"
     done = rates_xl("calc", "chain.xlsx", "--no-progress", cwd=tmp_path,
                     env=fresh_env(home, RATES_CALC_CELLS="1500"))

@@ -24,4 +24,6 @@ Modules:
     redis_server  a real redis-server on a free port (the team tests and benchmark)
     team_worker   one client process of the multi-process tests (run as a script)
     soak          the soak's traffic and measurement (CI runs it short, bench at length)
+    libreoffice   LibreOffice headless as a second opinion, and the profile that recalculates
+    budget_books  the workbooks of a calc's budget: a whole sheet over one far cell, a long chain
 """
