@@ -18,7 +18,6 @@ the other books of the run go on.
 from __future__ import annotations
 
 import contextvars
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rates_xl.calc.book import Book, CalcError, OverBudget
-from rates_xl.functions.sheet import Area, Key, address
+from rates_xl.functions.sheet import Area, Key, address, may_read_wide_range
 
 #: The settings a user raises, as the line names them.
 CELLS_SETTING = "calc_cells (RATES_CALC_CELLS)"
@@ -75,11 +74,11 @@ def measure(book: Book) -> Reads:
     used = _used_ranges(book)
     # Only formulas that may read a wide range are read token by token (10 us a formula: 2 s
     # for a 200,000-cell book otherwise); a narrow one counts as its cell.
-    wide_names = [name.upper() for name, value in _defined(book) if _WIDE.search(value)]
+    wide_names = [name.upper() for name, value in _defined(book) if may_read_wide_range(value)]
     areas: dict[tuple[str, Area], int] = {}
     reads = Reads(len(book.cells))
     for key, (formula, _area) in book.cells.items():
-        if not _WIDE.search(formula) and not (wide_names and any(n in formula.upper() for n in wide_names)):
+        if not may_read_wide_range(formula) and not (wide_names and any(n in formula.upper() for n in wide_names)):
             continue
         for target, area in references(formula, key[0], book) or ():
             place = (target.upper(), area)
@@ -123,12 +122,6 @@ def _used_ranges(book: Book) -> dict[str, tuple[int, int]]:
                                        max((c for _, c in cells), default=0))
         book._used = found  # type: ignore[attr-defined]
     return book._used  # type: ignore[attr-defined]
-
-
-#: A range that may be wide: whole columns (`A:XFD`), whole rows (`1:1048576`), or one ending
-#: past column ZZ or row 999.
-_WIDE = re.compile(r"(?<![\w.])\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(])|(?<![\w.$])\$?\d+:\$?\d+(?![\w.])"
-                   r"|:\$?[A-Za-z]{1,3}\$?\d{4,7}|:\$?[A-Za-z]{3}\$?\d+")
 
 
 def _defined(book: Book) -> Iterator[tuple[str, str]]:

@@ -209,6 +209,18 @@ def read_area(text: str, whole_lines: bool = True) -> Area | None:
     return None
 
 
+#: A range that may be wide: whole columns (`A:XFD`), whole rows (`1:1048576`), or one ending
+#: past column ZZ or row 999 (calc/budget.py counts what those read).
+_WIDE = re.compile(r"(?<![\w.])\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}(?![\w(])|(?<![\w.$])\$?\d+:\$?\d+(?![\w.])"
+                   r"|:\$?[A-Za-z]{1,3}\$?\d{4,7}|:\$?[A-Za-z]{3}\$?\d+")
+
+
+def may_read_wide_range(text: str) -> bool:
+    """Whether a formula (or a defined name's text) may hold a wide range (`_WIDE`): a cheap
+    test before its tokens are read."""
+    return _WIDE.search(text) is not None
+
+
 def is_whole_lines(area: Area) -> bool:
     """Whole columns or whole rows (`A:C`, `2:5`)."""
     return (area.top == 1 and area.bottom == MAX_ROW) or (area.left == 1 and area.right == MAX_COL)
