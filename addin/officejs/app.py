@@ -347,14 +347,15 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
             return refused("expected {\"session\", \"subs\": [...]}", 400)
         if len(subs) > MAX_BATCH:
             return refused(f"at most {MAX_BATCH} subscriptions per request", 413)
+        pinned = payload.get("valuation_time")  # the book's RATES_VALUATION_TIME, as a batch's
         hub = live_hub()
         try:
             if team is None:
-                answers = await gate.run(hub.subscribe, session, subs)
+                answers = await gate.run(hub.subscribe, session, subs, None, pinned)
             else:
                 # One of the user's batches: their queue, a batch worker, their counters.
                 def subscribe(calls: list, client: Any) -> tuple[list, None]:
-                    return hub.subscribe(session, calls, owner=user), None
+                    return hub.subscribe(session, calls, owner=user, valuation_time=pinned), None
 
                 answers, _ = await team.run(user, gate, subscribe, subs, batch_client(), kind="live")
         except NoSuchSession as exc:

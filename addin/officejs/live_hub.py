@@ -99,14 +99,20 @@ class LiveHub:
         return state
 
     # -- called on batch threads -------------------------------------------------------------
-    def subscribe(self, session: str, subs: list[Any], owner: str | None = None) -> list[dict[str, Any]]:
+    def subscribe(self, session: str, subs: list[Any], owner: str | None = None,
+                  valuation_time: Any = None) -> list[dict[str, Any]]:
         """Watch each cell valued as of now; one answer per sub: {"id", "live": bool} or
         {"id", "error", "message"} for a call that is not one (its cell keeps its value).
-        NoSuchSession when the session is another user's."""
+        `valuation_time` is the book's pinned moment (RATES_VALUATION_TIME), as a batch's: a
+        cell of a pinned book is valued at it, so it is answered `live: false`, never refetched
+        as of now. NoSuchSession when the session is another user's."""
         from rates_xl.functions.plan import plan_and_evaluate
 
         answers: list[dict[str, Any]] = []
         todo: list[tuple[int, Any, tuple]] = []
+        # What the cells use is fetched as a batch fetches (usually from the cache: the batch
+        # computed them a moment ago), then each cell once more to learn its requests.
+        base = CallContext(client=self.client, valuation_time=valuation_time or None)
         with self._lock:
             self._session(session, owner)
             room = MAX_SUBSCRIPTIONS - sum(len(s.subs) for s in self._sessions.values() if s.owner == owner)
@@ -124,10 +130,8 @@ class LiveHub:
                                 "message": f"more than {MAX_SUBSCRIPTIONS} live cells for one user"})
                 continue
             answers.append({"id": sub_id})
-            todo.append((len(answers) - 1, *checked))
-        # What the cells use, fetched as a batch fetches (usually from the cache: the batch
-        # computed them a moment ago), then each cell once more to learn its requests.
-        base = CallContext(client=self.client)
+            spec, args = checked
+            todo.append((len(answers) - 1, spec, base.pin(spec, args)))
         if todo:
             plan_and_evaluate(lambda context: [evaluate(spec, args, context) for _, spec, args in todo],
                               self.client, context=base)

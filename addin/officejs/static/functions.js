@@ -665,9 +665,15 @@
     if (!live.on || cells.length === 0) {
       return;
     }
-    livePost(CONFIG.live.subscribeUrl, { subs: cells.map(function (c) {
-      return { id: c.id, fn: c.fn, args: c.args };
-    }) }).then(function (answer) {
+    readPinned().then(function (moment) {
+      var body = { subs: cells.map(function (c) {
+        return { id: c.id, fn: c.fn, args: c.args };
+      }) };
+      if (moment !== null) {
+        body.valuation_time = moment; // a pinned book's cells are valued at its moment, never refetched as of now
+      }
+      return livePost(CONFIG.live.subscribeUrl, body);
+    }).then(function (answer) {
       answer.subs.forEach(function (sub) {
         var cell = live.cells[sub.id];
         if (cell) {

@@ -39,6 +39,21 @@ def test_subscribe_watches_cells_valued_as_of_now_and_cancel_forgets_them(served
     assert hub.scheduler.status().cells == 0
 
 
+def test_a_pinned_books_cells_are_valued_at_its_moment_and_never_watched(served):
+    """The page sends the book's RATES_VALUATION_TIME with its subscriptions, as with a batch:
+    a cell that leaves valuation_time empty is valued at that moment, so it is answered
+    `live: false` and never refetched as of now (it was watched, and so moved off its moment)."""
+    pinned = "2026-11-20T16:00:00Z"
+    answer = post(served, "/api/live/subscribe", {"session": SESSION, "subs": [NOW], "valuation_time": pinned})
+    assert answer.status_code == 200
+    assert answer.json()["subs"] == [{"id": 1, "live": False}]
+    hub = served.app.state.live
+    assert hub.scheduler.status().cells == 0
+    # The same cell from an unpinned book is watched.
+    answer = post(served, "/api/live/subscribe", {"session": SESSION, "subs": [{**NOW, "id": 2}]})
+    assert answer.json()["subs"] == [{"id": 2, "live": True}] and hub.scheduler.status().cells == 1
+
+
 def test_a_poll_answers_with_nothing_when_nothing_is_new(served, monkeypatch):
     from rates_xl.addin.officejs import live_hub
 
