@@ -1,5 +1,5 @@
-"""Fidelity on Excel's own answers: every book of `../shared/corpus/excel/` (made and last
-calculated by Excel) computed with `rates-xl calc` in full mode, its values-frozen copy
+"""Fidelity on Excel's own answers: every book of `../shared/corpus/excel/` and
+`../shared/corpus/models/` (made and last calculated by Excel) computed with `rates-xl calc` in full mode, its values-frozen copy
 compared cell by cell with the values Excel cached in the original.
 
     python -m bench excel_corpus                      the default engine
@@ -38,8 +38,20 @@ def _corpus() -> Path:
 
 
 CORPUS = _corpus()
+#: Real models beside the function grids (a loan tracker, a DCF with data tables, a report on
+#: structured references: ../shared/corpus/models/SOURCE.md), measured the same way.
+MODELS = CORPUS.parent / "models"
+
+
 def books() -> list[Path]:
-    return sorted(CORPUS.glob("*.xlsx")) if CORPUS.is_dir() else []
+    """Every Excel-made book: the function grids, then the real models."""
+    return [book for folder in (CORPUS, MODELS) if folder.is_dir() for book in sorted(folder.glob("*.xlsx"))]
+
+
+def grids(rows: list[dict]) -> list[dict]:
+    """The rows of the function grids (../shared/corpus/excel) alone."""
+    names = {book.name for book in sorted(CORPUS.glob("*.xlsx"))} if CORPUS.is_dir() else set()
+    return [row for row in rows if row["book"] in names]
 
 
 def functions_of(formula: str) -> tuple[str, list[str]]:

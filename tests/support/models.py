@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.excel_corpus import CORPUS
-
-MODELS = CORPUS.parent / "models"
+from tests.support.excel_corpus import MODELS
 
 #: Marks a test that reads a model of the corpus.
 needed = pytest.mark.skipif(not MODELS.is_dir(), reason=f"{MODELS} is absent (Excel-made real models)")
