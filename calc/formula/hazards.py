@@ -21,7 +21,7 @@ from functools import cache
 
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs import scalars as _scalars
-from rates_xl.functions.sheet import is_rates_name, read_area, split_reference
+from rates_xl.functions.sheet import column_number, is_rates_name, read_area, split_reference
 
 # Functions of single values: over an array Excel applies them element by element.
 ELEMENTWISE = frozenset("""
@@ -336,7 +336,7 @@ def one_cell_indirect(formula: Formula, opening: int) -> bool:
     if len(solid) == 1 and solid[0].sub == "Text":
         area = read_area(solid[0].text.strip('"').replace("$", ""))
         return area is not None and area.is_cell
-    if len(solid) < 3 or solid[0].sub != "Text" or not re.fullmatch(r'"\$?[A-Za-z]{1,3}\$?"', solid[0].text):
+    if len(solid) < 3 or solid[0].sub != "Text" or not _column_letters(solid[0].text):
         return False
     if solid[1].kind != "OpInfix" or solid[1].text != "&":
         return False
@@ -354,6 +354,15 @@ def one_cell_indirect(formula: Formula, opening: int) -> bool:
             return False
     number = len(solid) == 3 and solid[2].sub == "Number"
     return (arithmetic or number) and depth == 0
+
+
+def _column_letters(text: str) -> bool:
+    """A text literal naming a column (`"A"`, `"$AB"`, `"A$"`)."""
+    try:
+        column_number(text[1:-1].replace("$", ""))
+    except ValueError:
+        return False
+    return True
 
 
 @cache
