@@ -291,14 +291,15 @@ class Book:
                             legacy.add((ws.title, cell.coordinate))
                         elif rates:
                             while (r2 - r1 + 1 < MAX_SPILL_ROWS
-                                   and all(_empty(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
+                                   and all(empty_cell(ws, r2 + 1, c) for c in range(c1, c2 + 1))):
                                 r2 += 1
                         spills[(ws.title, cell.coordinate)] = Area(r1, c1, r2, c2)
         self.legacy_arrays = frozenset(legacy)
         return spills
 
 
-def _empty(ws: Any, row: int, col: int) -> bool:
+def empty_cell(ws: Any, row: int, col: int) -> bool:
+    """Whether an openpyxl sheet holds nothing at (row, col) (a spill may grow over it)."""
     cell = ws._cells.get((row, col))
     return cell is None or cell.value is None
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rates_xl.calc import data_tables
-from rates_xl.calc.book import Book, CalcError, sheet_rows
+from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.results import listed_error
 from rates_xl.functions.sheet import Area, Key, cell_address
@@ -171,14 +171,9 @@ def _rates_on_top(text: str) -> bool:
 def _widened(ws: Any, area: Area) -> Area:
     """`area` grown right over the columns that are empty in its rows."""
     r1, c1, r2, c2 = area
-    while c2 - c1 + 1 < MAX_SPILL_COLUMNS and all(_empty(ws, r, c2 + 1) for r in range(r1, r2 + 1)):
+    while c2 - c1 + 1 < MAX_SPILL_COLUMNS and all(empty_cell(ws, r, c2 + 1) for r in range(r1, r2 + 1)):
         c2 += 1
     return Area(r1, c1, r2, c2)
-
-
-def _empty(ws: Any, row: int, col: int) -> bool:
-    cell = ws._cells.get((row, col))
-    return cell is None or cell.value is None
 
 
 @contextlib.contextmanager
