@@ -26,4 +26,5 @@ Modules:
     soak          the soak's traffic and measurement (CI runs it short, bench at length)
     libreoffice   LibreOffice headless as a second opinion, and the profile that recalculates
     budget_books  the workbooks of a calc's budget: a whole sheet over one far cell, a long chain
+    any_share     how much of calc, functions and client is annotated `Any` (tests/test_any_share.py)
 """
