@@ -29,7 +29,7 @@ from rates_xl.functions.sheet import (
     unquote_sheet,
 )
 from rates_xl.functions.tokens import function_names
-from rates_xl.functions.values import to_serial
+from rates_xl.functions.values import CellValue, StoredValue, to_serial
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -77,7 +77,7 @@ class Book:
         self.legacy_arrays: frozenset[Key] = frozenset()
         self.spills = self._spill_ranges()
         self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
-        self._cached: dict[Key, Any] | None = None
+        self._cached: dict[Key, CellValue] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
 
@@ -89,7 +89,7 @@ class Book:
         return self.full_calc_on_load or not self.calculation_completed or \
             (self.manual_calculation and not self.recalculated_on_save)
 
-    def cached(self) -> dict[Key, Any]:
+    def cached(self) -> dict[Key, CellValue]:
         """The values the file cached for its cells (read once, on first use): numbers, dates
         and times as serials, text, booleans, error text; an empty cached text is ""."""
         if self._cached is None:
@@ -100,10 +100,10 @@ class Book:
                 self._cached, self.without_values = read
         return self._cached
 
-    def cached_cells(self, sheet: str) -> list[tuple[int, int, Key, Any]]:
+    def cached_cells(self, sheet: str) -> list[tuple[int, int, Key, CellValue]]:
         """(row, col, key, value) of every cell of `sheet` the file cached a value for."""
         if not hasattr(self, "_by_sheet"):
-            self._by_sheet: dict[str, list[tuple[int, int, Key, Any]]] = {}
+            self._by_sheet: dict[str, list[tuple[int, int, Key, CellValue]]] = {}
             for key, value in self.cached().items():
                 self._by_sheet.setdefault(key[0], []).append((*parse_cell(key[1]), key, value))
         return self._by_sheet.get(sheet, [])
@@ -338,7 +338,7 @@ def sheet_rows(ws: Any) -> list[list[Any]]:
     return list(rows.values())
 
 
-def cached_values(path: Path | io.BytesIO) -> dict[Key, Any]:
+def cached_values(path: Path | io.BytesIO) -> dict[Key, CellValue]:
     """The values the file itself cached for its cells (what Excel last computed)."""
     import openpyxl
 
@@ -348,7 +348,7 @@ def cached_values(path: Path | io.BytesIO) -> dict[Key, Any]:
         return {}
     epoch = book.epoch
 
-    def excel(value: Any) -> Any:
+    def excel(value: StoredValue) -> CellValue:
         # The reader turns a date-formatted serial into a date or time: Excel stores the
         # serial (the cell's format shows it as a date), and so must the copy.
         return to_serial(value, epoch) if isinstance(value, date | time | timedelta) else value

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 from rates_xl.calc.book import Book, CalcError, OverBudget
 from rates_xl.functions.sheet import Area, Key, address, may_read_wide_range
@@ -139,7 +139,7 @@ class Deadline:
     run of several books loads them all, then evaluates each in turn), and the cell it is at:
     `at(key)` raises past the budget; an engine's evaluation runs under `cancelling`."""
 
-    def __init__(self, path: Any, seconds: float) -> None:
+    def __init__(self, path: Path, seconds: float) -> None:
         self.path, self.seconds = path, seconds
         self.spent = 0.0
         self._since: float | None = None

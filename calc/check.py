@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import math
 from datetime import date, time, timedelta
-from typing import Any
 
-from rates_xl.functions.values import ErrorLikeText, to_serial
+from rates_xl.functions.values import CellValue, ErrorLikeText, StoredValue, to_serial
 
 
-def agrees(ours: Any, cached: Any) -> bool:
+def agrees(ours: StoredValue, cached: StoredValue) -> bool:
     ours, cached = normal(ours), normal(cached)
     if isinstance(ours, bool) or isinstance(cached, bool):
         return type(ours) is type(cached) and ours == cached
@@ -24,7 +23,7 @@ def agrees(ours: Any, cached: Any) -> bool:
     return ours == cached and isinstance(ours, ErrorLikeText) == isinstance(cached, ErrorLikeText)
 
 
-def normal(value: Any) -> Any:
+def normal(value: StoredValue) -> CellValue:
     """Excel's own type for a value a reader or an engine handed back: dates, times and
     durations as serials (functions/values.py), blank for empty text."""
     if value is None or value == "":
@@ -34,7 +33,7 @@ def normal(value: Any) -> Any:
     return value
 
 
-def shown(value: Any) -> str:
+def shown(value: StoredValue) -> str:
     """A value as the summary quotes it."""
     value = normal(value)
     if value is None:

@@ -26,9 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from rates_xl.functions.sheet import Area, Key, parse_area, parse_cell
+
+#: A value as the engine computing a table holds it.
+V = TypeVar("V")
 
 Cell = tuple[int, int]  # (row, column) on the table's sheet
 
@@ -75,14 +78,14 @@ class DataTable:
                 yield (r, c), formula, given
 
 
-def read(sheet: str, value: Any) -> DataTable | None:
+def read(sheet: str, value: object) -> DataTable | None:
     """The table an openpyxl `DataTableFormula` (a cell's value) stores; None for another value."""
     from openpyxl.worksheet.formula import DataTableFormula
 
     if not isinstance(value, DataTableFormula):
         return None
 
-    def cell(text: Any) -> Cell | None:
+    def cell(text: object) -> Cell | None:
         return parse_cell(str(text).replace("$", "")) if text else None
 
     first, second = cell(value.r1), cell(value.r2)
@@ -121,14 +124,14 @@ def not_computed(table: DataTable, formula_cells: set[Key], unsupported: dict[Ke
     return None
 
 
-def compute(table: DataTable, value: Callable[[Cell], Any], substitute: Callable[[Cell, Any], None],
-            result: Callable[[Cell], Any], restore: Callable[[Cell], None]) -> dict[Cell, Any]:
+def compute(table: DataTable, value: Callable[[Cell], V], substitute: Callable[[Cell, V], None],
+            result: Callable[[Cell], V], restore: Callable[[Cell], None]) -> dict[Cell, V]:
     """Each result cell's value, as Excel's what-if analysis gives it: every input cell given
     its value for that cell (`substitute`), the formula cell recomputed (`result`), then the
     inputs put back as they were (`restore`). `value` reads a cell as computed before."""
     sources = {given for _cell, _formula, pairs in table.cases() for _input, given in pairs}
     known = {cell: value(cell) for cell in sources}  # read before any input moves
-    out: dict[Cell, Any] = {}
+    out: dict[Cell, V] = {}
     try:
         for cell, formula, pairs in table.cases():
             for input_cell, given in pairs:

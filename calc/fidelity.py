@@ -14,13 +14,14 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from rates_xl.calc.check import normal
 from rates_xl.functions.sheet import address
-from rates_xl.functions.values import ErrorLikeText, from_serial, text_value
+from rates_xl.functions.values import ErrorLikeText, StoredValue, from_serial, text_value
 
 if TYPE_CHECKING:
+    from rates_xl.calc.results import CalcResult
     from rates_xl.client import RatesClient
 
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO", "CELL"})
@@ -38,8 +39,8 @@ class Fidelity:
     skipped: int = 0  # cells the calculator did not compute (listed with a reason)
     stale: int = 0  # cells kept at the cached value: the engine disagreed with it (listed)
     circular: int = 0  # loops with iteration off: Excel shows 0, LibreOffice an error
-    differences: list[tuple[str, Any, Any]] = field(default_factory=list)
-    result: Any = field(default=None, repr=False)  # the CalcResult compared
+    differences: list[tuple[str, StoredValue, StoredValue]] = field(default_factory=list)
+    result: CalcResult | None = field(default=None, repr=False)  # the CalcResult compared
     formulas: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
 
     @property
@@ -47,7 +48,7 @@ class Fidelity:
         return self.equal / self.compared if self.compared else 1.0
 
 
-def same(ours: Any, theirs: Any) -> bool:
+def same(ours: StoredValue, theirs: StoredValue) -> bool:
     from datetime import datetime
 
     if isinstance(theirs, datetime) and isinstance(ours, int | float) and not isinstance(ours, bool):
@@ -69,7 +70,17 @@ def same(ours: Any, theirs: Any) -> bool:
     return ours == theirs and isinstance(ours, ErrorLikeText) == isinstance(theirs, ErrorLikeText)
 
 
-def stored(cell: Any) -> Any:
+class ReadCell(Protocol):
+    """What `stored` reads of an openpyxl cell."""
+
+    @property
+    def value(self) -> StoredValue: ...
+
+    @property
+    def data_type(self) -> str: ...
+
+
+def stored(cell: ReadCell) -> StoredValue:
     """An openpyxl cell's value as its file types it: a string cell's "#N/A" is text
     (`ErrorLikeText`), an error cell's the error."""
     value = cell.value

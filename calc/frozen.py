@@ -17,7 +17,7 @@ from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address
-from rates_xl.functions.values import ERRORS, ErrorLikeText
+from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText
 
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
@@ -98,7 +98,7 @@ def _scenario_mark(copy: Any, result: CalcResult) -> None:
                             f"{SCENARIO_MARK} mark")
 
 
-def _write_range(ws: Any, area: Area, values: dict[Key, Any]) -> None:
+def _write_range(ws: Any, area: Area, values: dict[Key, CellValue]) -> None:
     for r, c in area.cells():
         value = values.get((ws.title, cell_address(r, c)))
         if value is None and (r, c) not in ws._cells:
@@ -120,7 +120,7 @@ def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
         target.comment = Comment(text, "rates-xl")
 
 
-def set_value(cell: Any, value: Any) -> None:
+def set_value(cell: Any, value: object) -> None:
     """A computed value into a cell as a value, whatever it is: text that looks like a formula
     stays text, characters a file cannot hold are dropped, anything else becomes its text."""
     if isinstance(value, bool | int | float) or value is None:

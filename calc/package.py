@@ -21,10 +21,9 @@ import posixpath
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree
 
-from rates_xl.functions.values import text_value
+from rates_xl.functions.values import CellValue, text_value
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -76,7 +75,7 @@ class Package:
         calc = root.find(f"{_MAIN}calcPr")
         return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
 
-    def cell_values(self) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]] | None:
+    def cell_values(self) -> tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]] | None:
         """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
         and times are their serials), text, bool or error text; and the formula cells with no
         stored value at all (no `<v>`). openpyxl's reading with `data_only` costs a second full
@@ -112,12 +111,12 @@ class Package:
         return match.group(1) if match else ""
 
 
-def _cell_values(package: zipfile.ZipFile) -> tuple[dict[tuple[str, str], Any], frozenset[tuple[str, str]]]:
+def _cell_values(package: zipfile.ZipFile) -> tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]]:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     relations = _relations(package, names, workbook_part)
     shared = _shared_strings(package, names, relations)
-    values: dict[tuple[str, str], Any] = {}
+    values: dict[tuple[str, str], CellValue] = {}
     missing = set()
     root = ElementTree.fromstring(package.read(workbook_part))
     for sheet in root.iter(f"{_MAIN}sheet"):
@@ -182,7 +181,7 @@ def escaped(value: str) -> str:
     return _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
 
 
-def _cell_value(element: Any, shared: list[str]) -> Any:
+def _cell_value(element: ElementTree.Element, shared: list[str]) -> CellValue:
     kind = element.get("t", "n")
     if kind == "inlineStr":
         inline = element.find(f"{_MAIN}is")

@@ -16,13 +16,13 @@ when its own value may have moved (it depends on a changing input).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from rates_xl.calc import check
 from rates_xl.calc.book import Book
 from rates_xl.calc.dependencies import Graph, anchors_calling
 from rates_xl.calc.results import StaleCell
 from rates_xl.functions.sheet import Key, address, cell_address
+from rates_xl.functions.values import CellValue
 
 #: Volatile functions whose answer is new at every calculation: fixed at their cached value
 #: for the check, recomputed after it.
@@ -94,7 +94,7 @@ def scope(book: Book, full: bool) -> Scope:
     return result
 
 
-def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
+def constants(book: Book, anchors: set[Key]) -> dict[Key, CellValue]:
     """Every cell of these anchors' areas -> the value the file cached for it."""
     if not anchors:
         return {}  # the cached values are not read (a book recomputed whole never needs them)
@@ -119,13 +119,13 @@ def constants(book: Book, anchors: set[Key]) -> dict[Key, Any]:
 class Outcome:
     """The check's verdict: the values at the stored inputs, the cells found wrong (why)."""
 
-    values: dict[Key, Any]
+    values: dict[Key, CellValue]
     wrong: dict[Key, str]
     checked: int = 0
     unchecked: int = 0
 
 
-def compare(book: Book, scope: Scope, values: dict[Key, Any], unsupported: dict[Key, str]) -> Outcome:
+def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported: dict[Key, str]) -> Outcome:
     """Compare each recomputed anchor's cells with the cached ones (inputs and cells the
     engine does not compute left out; so are cells reading an input the file has no value for)."""
     cached = book.cached()

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.functions.messages import is_message
 from rates_xl.functions.plan import PlanReport
 from rates_xl.functions.sheet import Area, Key, address
-from rates_xl.functions.values import ERRORS, ErrorLikeText
+from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText, StoredValue
 
 if TYPE_CHECKING:
     from rates_xl.calc.workbook import WorkbookCalculation
 
 
-def listed_error(value: Any) -> bool:
+def listed_error(value: object) -> bool:
     """A value the summary lists as an error cell: one of Excel's error values, or a
     `#RATES!` message (kept as text by `cell_errors = text`)."""
     return isinstance(value, str) and (value in ERRORS and not isinstance(value, ErrorLikeText)
@@ -47,7 +47,7 @@ class SkippedCell:
     sheet: str
     cell: str
     reason: str
-    cached: Any = None
+    cached: StoredValue = None
 
     @property
     def address(self) -> str:
@@ -57,7 +57,7 @@ class SkippedCell:
 @dataclass
 class CalcResult:
     path: Path
-    values: dict[Key, Any]  # (sheet title, "B7") -> value of every formula cell
+    values: dict[Key, CellValue]  # (sheet title, "B7") -> value of every formula cell
     errors: list[ErrorCell]
     unknown_functions: dict[str, list[str]]
     report: PlanReport
@@ -91,7 +91,7 @@ class CalcResult:
     scenario: str | None = None
     scenario_notes: list[tuple[str, str, str]] = field(default_factory=list)
 
-    def value(self, sheet: str, cell: str) -> Any:
+    def value(self, sheet: str, cell: str) -> CellValue:
         return self.values[(sheet, cell.replace("$", "").upper())]
 
 
@@ -104,7 +104,7 @@ class StaleCell:
     cell: str
     formula: str
     reason: str
-    cached: Any = None
+    cached: StoredValue = None
 
     @property
     def address(self) -> str:

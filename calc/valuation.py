@@ -21,7 +21,7 @@ NAME = "RATES_VALUATION_TIME"
 _EXCEL_EPOCH = EPOCH_1900.replace(tzinfo=UTC)
 
 
-def parse_moment(value: Any, where: str = NAME) -> datetime | None:
+def parse_moment(value: object, where: str = NAME) -> datetime | None:
     """A moment (aware, UTC) from what a cell or a name holds; None when empty; a
     `ValueError` naming `where` for anything else."""
     if value is None or (isinstance(value, str) and not value.strip()):

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc import data_tables, frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
@@ -32,9 +32,11 @@ from rates_xl.functions.sheet import (
     parse_cell,
 )
 from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import CellValue, StoredValue
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient
+    from rates_xl.client.pack import PackRecorder
 
 __all__ = ["ENGINES", "CalcError", "WorkbookCalculation", "calculate", "calculate_many", "workbooks_in"]
 
@@ -83,7 +85,7 @@ class WorkbookCalculation:
         #: The book's own valuation moment (the defined name RATES_VALUATION_TIME), or None.
         self.valuation_time = valuation.book_moment(self.source)
         self.pinned: datetime | None = None  # the moment this run values at (the name, or --valuation-time)
-        self.recorder: Any = None  # the pack being recorded (client.pack.PackRecorder)
+        self.recorder: PackRecorder | None = None  # the pack being recorded
 
     def call_context(self, client: RatesClient | None, valuation_time: datetime | str | None = None,
                      context: CallContext = NOW) -> CallContext:
@@ -162,7 +164,7 @@ class WorkbookCalculation:
                         texts.setdefault((ws.title, cell.coordinate), str(value))
         return texts
 
-    def round_values(self, context: CallContext = NOW) -> dict[Key, Any]:
+    def round_values(self, context: CallContext = NOW) -> dict[Key, CellValue]:
         """One evaluation round (a planning round of functions/plan.py), every RATES_* call
         under `context`: every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
@@ -177,7 +179,7 @@ class WorkbookCalculation:
 
     def compute(self, client: RatesClient | None = None, *, valuation_time: datetime | str | None = None,
                 max_rounds: int = DEFAULT_MAX_ROUNDS,
-                on_fetch: Callable[..., Any] | None = None) -> CalcResult:
+                on_fetch: Callable[..., object] | None = None) -> CalcResult:
         """Plan, fetch and compute; the client defaults to the functions' shared client.
 
         A workbook that calls no RATES_* function is computed once, without a client."""
@@ -189,7 +191,7 @@ class WorkbookCalculation:
         else:
             client = get_client() if client is None else client
 
-            def one_round(context: CallContext) -> dict[Key, Any]:
+            def one_round(context: CallContext) -> dict[Key, CellValue]:
                 return self.round_values(self.call_context(client, valuation_time, context))
 
             with using_client(client):
@@ -197,12 +199,12 @@ class WorkbookCalculation:
                                                    on_fetch=on_fetch)
         return self.result(values, report, time.perf_counter() - started)
 
-    def _kept_values(self) -> dict[Key, Any]:
+    def _kept_values(self) -> dict[Key, CellValue]:
         if getattr(self, "_kept", None) is None:
             self._kept = recalc.constants(self.source, self.scope.kept | set(self.stale))
         return self._kept
 
-    def result(self, values: dict[Key, Any], report: PlanReport, seconds: float) -> CalcResult:
+    def result(self, values: dict[Key, CellValue], report: PlanReport, seconds: float) -> CalcResult:
         """The result of an evaluation: skipped cells filled with their cached values, error
         cells, loops and notes."""
         skipped = self._skipped(values)
@@ -228,7 +230,7 @@ class WorkbookCalculation:
                 for _, text in self.formulas())
         return self._calls_rates
 
-    def _skipped(self, values: dict[Key, Any]) -> list[SkippedCell]:
+    def _skipped(self, values: dict[Key, CellValue]) -> list[SkippedCell]:
         """Cells no engine computed: their cached value goes into `values` and the summary."""
         if not self.unsupported:
             return []
@@ -297,7 +299,7 @@ class WorkbookCalculation:
                 raise CalcError(f"{written}: cannot write the market-data pack into it ({exc})") from None
         return written
 
-    def named(self, result: CalcResult, name: str) -> Any:
+    def named(self, result: CalcResult, name: str) -> StoredValue:
         """The value of a defined name's cell: computed for a formula, as typed for an input."""
         sheet, cell = self.cell_of_name(name)
         if (sheet, cell) in result.values:
@@ -311,13 +313,13 @@ class WorkbookCalculation:
         except KeyError:
             raise KeyError(f"{self.path.name} defines no name {name!r}") from None
 
-    def _errors(self, values: dict[Key, Any]) -> list[ErrorCell]:
+    def _errors(self, values: dict[Key, CellValue]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
         found = [ErrorCell(sheet, cell, str(v), SPILL_BLOCKED if v == "#SPILL!" else self._message(sheet, cell, values))
                  for (sheet, cell), v in values.items() if listed_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
 
-    def _message(self, sheet: str, cell: str, values: dict[Key, Any]) -> str:
+    def _message(self, sheet: str, cell: str, values: dict[Key, CellValue]) -> str:
         """The message of a failing RATES_ cell: its formula's call, its arguments read as the
         engine passed them, looked up among the calls the calculation answered with a message."""
         from rates_xl.functions import errors
@@ -334,7 +336,7 @@ class WorkbookCalculation:
                                and area.top <= row <= area.bottom and area.left <= col <= area.right), None)
                 return self._message(*anchor, values) if anchor is not None else ""
 
-            def value_of(at: str, ref: str) -> Any:
+            def value_of(at: str, ref: str) -> StoredValue:
                 return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
 
             for name, texts in rates_calls(formula):
@@ -355,7 +357,7 @@ MAX_CHECK_ROUNDS = 3
 
 def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
               client: RatesClient | None = None, valuation_time: datetime | str | None = None,
-              force: bool = False, on_fetch: Callable[..., Any] | None = None,
+              force: bool = False, on_fetch: Callable[..., object] | None = None,
               full: bool = False) -> CalcResult:
     """Compute a workbook and (when `out` is given) write its values-frozen copy."""
     calc = WorkbookCalculation(path, full=full)
@@ -369,8 +371,8 @@ def calculate(path: str | os.PathLike[str], out: str | os.PathLike[str] | None =
 
 def calculate_many(paths: Sequence[str | os.PathLike[str]], client: RatesClient | None = None, *,
                    valuation_time: datetime | str | None = None, engine_name: str = "auto",
-                   full: bool = False, max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., Any] | None = None,
-                   on_load: Callable[[Path], Any] | None = None) -> BatchResult:
+                   full: bool = False, max_rounds: int = DEFAULT_MAX_ROUNDS, on_fetch: Callable[..., object] | None = None,
+                   on_load: Callable[[Path], object] | None = None) -> BatchResult:
     """Load every workbook, then run one plan / fetch / compute loop over all of them: each
     round evaluates every book, so a request several books make is fetched once. A book that
     cannot be read or computed is reported in `failures`; the others go on."""
@@ -391,7 +393,7 @@ def calculate_many(paths: Sequence[str | os.PathLike[str]], client: RatesClient 
             reraise_interrupts(exc)
             failures[path] = f"{path}: cannot be computed ({type(exc).__name__}: {exc})"
 
-    def one_round(context: CallContext = NOW) -> dict[Path, dict[Key, Any]]:
+    def one_round(context: CallContext = NOW) -> dict[Path, dict[Key, CellValue]]:
         out = {}
         for path, calc in list(calcs.items()):
             try:

@@ -13,12 +13,26 @@
   1 January 1904. A time of day is the fraction of a day, a duration its days. openpyxl's
   conversions are Excel's; the zone of an aware date-time is dropped (its wall clock kept).
 - Booleans are TRUE and FALSE, as a formula writes them.
+
+The types: `CellValue`, one cell's value as calc reports it and the hosts pass it (a number,
+text, an error value as its text, a boolean, empty); `StoredValue`, what a file's cell holds
+as openpyxl reads it (a date too); `Grid`, a range or an array, rows of cell values.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import TypeAlias
+
+#: One cell's value: a number, text (an error value is its text, "#N/A"; text that only reads
+#: like one is `ErrorLikeText`), a boolean, or None for an empty cell. (bool is an int in
+#: Python; it is named for the reader.)
+CellValue: TypeAlias = float | int | bool | str | None
+#: A cell's value as a file stores it and openpyxl reads it: a date-formatted number as its
+#: date, time or duration (`to_serial` gives Excel's number).
+StoredValue: TypeAlias = CellValue | datetime | date | time | timedelta
+#: A range's values or an array's: rows of cell values.
+Grid: TypeAlias = list[list[CellValue]]
 
 #: The error values of every Excel, in ERROR.TYPE's order (its number is the position + 1).
 CLASSIC_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
@@ -56,7 +70,7 @@ def text_value(value: str) -> str:
     return ErrorLikeText(value) if value in _ERRORS and not isinstance(value, ErrorLikeText) else value
 
 
-def is_error_text(value: Any) -> bool:
+def is_error_text(value: object) -> bool:
     """One of Excel's error values (`"#N/A"`), as a reader hands an error cell (text that only
     reads like one, `ErrorLikeText`, is not)."""
     return isinstance(value, str) and value in _ERRORS and not isinstance(value, ErrorLikeText)

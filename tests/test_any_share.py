@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.488, "functions": 0.378, "client": 0.152}
+CEILING = {"calc": 0.468, "functions": 0.375, "client": 0.152}
 
 #: Modules at a third-party library's edge, and the library whose objects they receive.
 EDGES = {
@@ -38,15 +38,11 @@ EDGES = {
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
 ALLOWANCE = {
-    'calc/book.py': 18,
-    'calc/budget.py': 1,
-    'calc/check.py': 5,
+    'calc/book.py': 13,
     'calc/cli.py': 34,
-    'calc/data_tables.py': 6,
     'calc/dependencies.py': 1,
     'calc/diff.py': 36,
     'calc/diff_cli.py': 5,
-    'calc/engines/__init__.py': 6,
     'calc/engines/formualizer/engine.py': 4,
     'calc/engines/formualizer/model.py': 12,
     'calc/engines/formualizer/prepare.py': 31,
@@ -54,17 +50,12 @@ ALLOWANCE = {
     'calc/engines/formulas/engine.py': 16,
     'calc/engines/formulas/functions.py': 36,
     'calc/engines/rates.py': 6,
-    'calc/fidelity.py': 4,
     'calc/formula/calls.py': 5,
     'calc/formula/tables.py': 1,
-    'calc/frozen.py': 6,
-    'calc/package.py': 4,
+    'calc/frozen.py': 4,
     'calc/provenance.py': 7,
-    'calc/recalc.py': 2,
-    'calc/results.py': 2,
     'calc/sources.py': 5,
-    'calc/valuation.py': 2,
-    'calc/workbook.py': 14,
+    'calc/valuation.py': 1,
     'calc/xlfuncs/__init__.py': 10,
     'calc/xlfuncs/bridge.py': 29,
     'calc/xlfuncs/coercion.py': 13,
@@ -122,7 +113,6 @@ ALLOWANCE = {
     'functions/reference.py': 2,
     'functions/source.py': 16,
     'functions/table.py': 12,
-    'functions/values.py': 1,
     'client/__init__.py': 1,
     'client/calendars.py': 3,
     'client/cli.py': 1,

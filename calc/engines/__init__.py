@@ -19,11 +19,12 @@ ExcelWrapper: the coordinator (calc/workbook.py) never asks which engine it hold
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import Area, Key
+from rates_xl.functions.values import CellValue
 
 #: The engines a calculation can ask for ("auto": fast unless a book needs formulas).
 ENGINES = ("auto", "fast", "formulas")
@@ -42,7 +43,7 @@ class Engine(Protocol):
     #: Legacy array anchors showing part of a RATES_* table, as of the last evaluation: why.
     cut: dict[Key, str]
 
-    def evaluate(self) -> dict[Key, Any]:
+    def evaluate(self) -> dict[Key, CellValue]:
         """One round: the value of every cell it computes (errors as Excel's text, '#N/A';
         every cell of an array formula's range; blank where a spill shrank)."""
         ...
@@ -51,7 +52,7 @@ class Engine(Protocol):
         """Cells whose formula calls a RATES_* function (helper cells included)."""
         ...
 
-    def hold(self, values: dict[Key, Any]) -> None:
+    def hold(self, values: dict[Key, CellValue]) -> None:
         """These cells hold these values, their formulas not computed, until `release`d
         (the check holds the RATES_* cells at their cached values; stale cells are held at
         Excel's value)."""
@@ -75,7 +76,7 @@ class Settled:
     values when nothing changed since (a book with no RATES_* and no volatile call): the
     engine that computed them (`checked`) answers the rest."""
 
-    def __init__(self, name: str, values: dict[Key, Any], checked: Engine | None = None) -> None:
+    def __init__(self, name: str, values: dict[Key, CellValue], checked: Engine | None = None) -> None:
         self.name = name
         self._values = values
         self._checked = checked
@@ -84,13 +85,13 @@ class Settled:
         self.extents: dict[Key, Area] = dict(checked.extents) if checked is not None else {}
         self.cut: dict[Key, str] = dict(checked.cut) if checked is not None else {}
 
-    def evaluate(self) -> dict[Key, Any]:
+    def evaluate(self) -> dict[Key, CellValue]:
         return dict(self._values)
 
     def service_cells(self) -> set[Key]:
         return set()  # nothing here asks the service
 
-    def hold(self, values: dict[Key, Any]) -> None:
+    def hold(self, values: dict[Key, CellValue]) -> None:
         """Nothing is computed here: the values are held already."""
 
     def release(self, cells: set[Key]) -> None:
@@ -103,7 +104,7 @@ class Settled:
         return self._checked.area(key) if self._checked is not None else None
 
 
-def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, Any] | None = None,
+def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValue] | None = None,
                 calls_rates: bool = False) -> tuple[Engine, str]:
     """The engine for `book`, and why it is not the default one ("" when it is).
 
