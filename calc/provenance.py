@@ -15,9 +15,10 @@ and `rates-xl diff` compares them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.book import Key
 from rates_xl.client.pack_seal import (
@@ -31,10 +32,12 @@ from rates_xl.client.pack_seal import (
 
 if TYPE_CHECKING:
     from rates_xl.calc.results import CalcResult
+    from rates_xl.calc.workbook import WorkbookCalculation
     from rates_xl.client.pack import Pack
+    from rates_xl.client.pack_seal import Signer
 
 
-def seal_copy(copy: Path, pack: Pack, signer: Any) -> Any:
+def seal_copy(copy: Path, pack: Pack, signer: Signer | None) -> Pack:
     """`pack` bound to the copy just written (the digest of its cells) and sealed."""
     from rates_xl.calc.diff import copy_values
 
@@ -63,7 +66,7 @@ class CopyCheck:
         return out
 
 
-def check_copy(copy: Path, pack: Pack, values: dict[Key, Any], signer: Any) -> CopyCheck:
+def check_copy(copy: Path, pack: Pack | None, values: Mapping[Key, object], signer: Signer | None) -> CopyCheck:
     """Check `pack` (read from `copy`) and the copy's `values` (`diff.copy_values`) against it."""
     if pack is None:
         return CopyCheck(None, None)
@@ -71,7 +74,7 @@ def check_copy(copy: Path, pack: Pack, values: dict[Key, Any], signer: Any) -> C
     return CopyCheck(check(pack, signer), cells)
 
 
-def this_machine() -> Any:
+def this_machine() -> Signer | None:
     """The signer of the key set here (RATES_API_KEY, the keychain), to check signatures."""
     return signer_from_settings()
 
@@ -84,7 +87,7 @@ def refusal(book: Path, verdict: Verdict) -> str:
             "marked as such in the summary and the copy")
 
 
-def untrusted_cells(calc: Any, result: CalcResult, edited: tuple[str, ...]) -> list[tuple[str, str, str]]:
+def untrusted_cells(calc: WorkbookCalculation, result: CalcResult, edited: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """(sheet, cell, why) of every cell computed from an edited answer: the RATES_* cells that
     asked for it and everything downstream (`diff.cells_reading`)."""
     from rates_xl.calc.diff import cells_reading
@@ -99,7 +102,7 @@ def untrusted_cells(calc: Any, result: CalcResult, edited: tuple[str, ...]) -> l
             for (sheet, cell), requests in sorted(found.items())]
 
 
-def reproduced(copy: Path, source: Any) -> str:
+def reproduced(copy: Path, source: Pack) -> str:
     """One line: whether a replayed copy's cells are those the pack was recorded with."""
     from rates_xl.calc.diff import copy_values
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.functions.messages import is_message
 from rates_xl.functions.plan import PlanReport
@@ -17,6 +17,7 @@ from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText, StoredVa
 
 if TYPE_CHECKING:
     from rates_xl.calc.workbook import WorkbookCalculation
+    from rates_xl.client.pack import Pack
 
 
 def listed_error(value: object) -> bool:
@@ -80,7 +81,7 @@ class CalcResult:
     #: Spill anchor -> (r1, c1, r2, c2) it covered: the copy holds all of it, however wide.
     extents: dict[Key, Area] = field(default_factory=dict)
     #: The market-data pack: every service answer the book used (None: it called no service).
-    pack: Any = None
+    pack: Pack | None = None
     #: The moment every RATES_* call that left valuation_time empty valued at (None: now).
     valuation_time: datetime | None = None
     #: (sheet, cell, why) of cells computed from an edited pack's answers (a replay with

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -34,6 +34,9 @@ from rates_xl.client import errors, pack_seal
 from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.client.transport import Answer
 from rates_xl.errors import InputError
+
+if TYPE_CHECKING:
+    from rates_xl.client.client import RequestKey
 
 Kind = Literal["rates-xl market-data pack", "rates-xl scenario pack"]
 KIND: Kind = "rates-xl market-data pack"
@@ -238,9 +241,9 @@ def _check_scenario(pack: Pack, requests: set[tuple[str, tuple[tuple[str, str], 
                 raise PackError(f"{where}: its answer under the scenario is not a JSON object")
 
 
-def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """A JSON object whose keys are all different (readers disagree on which of two wins)."""
-    found: dict[str, Any] = {}
+    found: dict[str, object] = {}
     for key, value in pairs:
         if key in found:
             raise PackError(f"damaged market-data pack: the key {key[:40]!r} is given twice in one object")
@@ -248,7 +251,7 @@ def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise PackError(f"damaged market-data pack: {name} is not JSON")
 
 
@@ -318,7 +321,7 @@ def public_url(base_url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def valuation_spread(moments: Any) -> str | None:
+def valuation_spread(moments: Iterable[str | None]) -> str | None:
     """'every answer valued at 2026-01-02 16:00:00 UTC', or, where a key cannot pin the moment
     (a trial key values as of now), 'answers valued between 10:02:11 and 10:02:19 UTC'
     (with the dates when they differ); None when no answer says when it was valued."""
@@ -352,7 +355,8 @@ class PackRecorder:
     is the answer every cell of that request used.
     """
 
-    def __init__(self, base_url: str, *, source: Pack | None = None, signer: Any = None) -> None:
+    def __init__(self, base_url: str, *, source: Pack | None = None,
+                 signer: pack_seal.Signer | None = None) -> None:
         self.base_url = public_url(source.base_url if source is not None else base_url)
         #: pack_seal.Signer of the client's key: each answer and the pack are signed with it
         self.signer = signer
@@ -364,7 +368,7 @@ class PackRecorder:
         #: a scenario pack replayed: its record (and calibration) goes into every pack made here
         self._scenario = source.scenario if source is not None else None
 
-    def record(self, key: Any, value: Any, fetched_at: float, *, raw: str | None = None,
+    def record(self, key: RequestKey, value: Any, fetched_at: float, *, raw: str | None = None,
                error: BaseException | None = None) -> None:
         """Called by the client with a RequestKey, the parsed answer (or a final error), the
         time it was fetched and the answer's text as sent, when known. Replaying, the pack's
@@ -417,7 +421,7 @@ class PackRecorder:
                                    valuation_time=moment, answers=ordered, scenario=scenario), self.signer)
 
 
-def valued_at(key: Any, value: Any) -> str | None:
+def valued_at(key: RequestKey, value: object) -> str | None:
     """The moment an answer is valued at: the request's valuation_time, else the answer's."""
     asked = dict(key.params).get("valuation_time")
     if asked:
@@ -466,7 +470,7 @@ class PackTransport:
             raise NotInPack(f"the market-data pack holds no answer for {endpoint}", endpoint=endpoint)
         return Answer(json.loads(text), text)
 
-    def scenario_line(self, key: Any) -> str | None:
+    def scenario_line(self, key: RequestKey) -> str | None:
         """What the scenario did to the answer of `key` (None: a market pack)."""
         record = self.pack.scenario
         if record is None:
@@ -479,7 +483,7 @@ class PackTransport:
         return (f"{record.spec}: the recorded answer moved by the local model's change (shifted minus base): "
                 "a scenario, not market data")
 
-    def recorded_at(self, key: Any) -> float | None:
+    def recorded_at(self, key: RequestKey) -> float | None:
         """When the pack's answer to `key` was fetched (time.time() seconds), if it holds one."""
         found = self._index.get((key.endpoint, tuple(key.params)))
         if found is None:

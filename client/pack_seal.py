@@ -37,8 +37,12 @@ import functools
 import hashlib
 import hmac
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from rates_xl.client.pack import Pack, PackAnswer
 
 DIGEST = "sha256:"
 MAC = "hmac-sha256:"
@@ -95,15 +99,15 @@ def _public_ids() -> frozenset[str]:
     return frozenset(_derived(key).key_id for key in SANDBOX_KEYS)
 
 
-def _canonical(label: bytes, data: Any) -> bytes:
+def _canonical(label: bytes, data: object) -> bytes:
     return label + json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def answer_bytes(answer: Any) -> bytes:
+def answer_bytes(answer: PackAnswer) -> bytes:
     return _canonical(_ANSWER_LABEL, answer.model_dump(mode="json", exclude={"digest", "mac"}))
 
 
-def pack_bytes(pack: Any) -> bytes:
+def pack_bytes(pack: Pack) -> bytes:
     """The pack's own fields and, for each answer, its digest and MAC (its digest stands for
     its content; an answer with none is covered whole): an edited answer fails its own check
     only, an answer added, removed or re-digested fails this one. The answers' order is not
@@ -111,7 +115,7 @@ def pack_bytes(pack: Any) -> bytes:
     return fields_bytes(own_fields(pack), [(a.digest or a.model_dump(mode="json"), a.mac) for a in pack.answers])
 
 
-def own_fields(pack: Any) -> dict[str, Any]:
+def own_fields(pack: Pack) -> dict[str, Any]:
     """The pack's own fields the seal covers: all but its answers and the seal (a market
     pack's without the scenario record it does not have, as before scenario packs existed)."""
     fields = pack.model_dump(mode="json", exclude={"seal", "answers"})
@@ -120,7 +124,7 @@ def own_fields(pack: Any) -> dict[str, Any]:
     return fields
 
 
-def fields_bytes(fields: dict[str, Any], answers: list[tuple[Any, str | None]]) -> bytes:
+def fields_bytes(fields: dict[str, Any], answers: list[tuple[object, str | None]]) -> bytes:
     """`pack_bytes` from the pack's own fields and its answers' (digest, MAC): what a server
     that seals a pack its page assembled needs (addin/officejs/packs.py)."""
     items = sorted(json.dumps([digest, mac], sort_keys=True, ensure_ascii=True) for digest, mac in answers)
@@ -131,7 +135,7 @@ def _sha(data: bytes) -> str:
     return DIGEST + hashlib.sha256(data).hexdigest()
 
 
-def values_digest(values: dict[tuple[str, str], Any], pack: Any = None) -> str:
+def values_digest(values: Mapping[tuple[str, str], object], pack: Pack | None = None) -> str:
     """The digest of a copy's cell values ((sheet, cell) -> value, as `calc.copyvalues` reads
     them): binds a pack to the copy written with it. A scenario copy's digest is made under
     its scenario's own label, so its cells never match a pack that is not that scenario's (a
@@ -145,20 +149,27 @@ def values_digest(values: dict[tuple[str, str], Any], pack: Any = None) -> str:
     return _sha(_canonical(label, rows))
 
 
-def seal_answer(answer: Any, signer: Signer | None) -> Any:
+def seal_answer(answer: PackAnswer, signer: Signer | None) -> PackAnswer:
     """`answer` with its digest (and MAC) written."""
     data = answer_bytes(answer)
     return answer.model_copy(update={"digest": _sha(data), "mac": signer.tag(data) if signer else None})
 
 
-def seal(pack: Any, signer: Signer | None) -> Any:
+def seal(pack: Pack, signer: Signer | None) -> Pack:
     """`pack` with its seal written over everything else in it (its answers keep their own)."""
     from rates_xl.client.pack import Seal
 
     return pack.model_copy(update={"seal": Seal(**seal_over(pack_bytes(pack), signer))})
 
 
-def seal_over(data: bytes, signer: Signer | None) -> dict[str, Any]:
+class SealFields(TypedDict):
+    """A seal's fields (client.pack.Seal's)."""
+
+    digest: str
+    signature: str | None
+
+
+def seal_over(data: bytes, signer: Signer | None) -> SealFields:
     """The seal's fields over a pack's canonical bytes (digest, signature or None)."""
     return {"digest": _sha(data), "signature": signer.tag(data) if signer else None}
 
@@ -226,7 +237,7 @@ def named(requests: tuple[str, ...] | list[str], limit: int = 3) -> str:
     return shown + (f" and {len(requests) - limit} more" if len(requests) > limit else "")
 
 
-def check(pack: Any, signer: Signer | None) -> Verdict:
+def check(pack: Pack, signer: Signer | None) -> Verdict:
     """Check every answer's digest and MAC and the pack's seal; `signer`: this machine's."""
     edited, unverified, unsigned = [], [], []
     ours = signer.key_id if signer is not None else None
@@ -263,7 +274,7 @@ def check(pack: Any, signer: Signer | None) -> Verdict:
                    unsigned_answers=tuple(unsigned))
 
 
-def sealed_phrase(pack: Any) -> str:
+def sealed_phrase(pack: Pack) -> str:
     """How a pack just written is sealed, for the summary of the run that wrote it."""
     if pack.seal is None:
         return "not sealed"

@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.468, "functions": 0.375, "client": 0.152}
+CEILING = {"calc": 0.465, "functions": 0.375, "client": 0.111}
 
 #: Modules at a third-party library's edge, and the library whose objects they receive.
 EDGES = {
@@ -53,7 +53,6 @@ ALLOWANCE = {
     'calc/formula/calls.py': 5,
     'calc/formula/tables.py': 1,
     'calc/frozen.py': 4,
-    'calc/provenance.py': 7,
     'calc/sources.py': 5,
     'calc/valuation.py': 1,
     'calc/xlfuncs/__init__.py': 10,
@@ -122,8 +121,8 @@ ALLOWANCE = {
     'client/errors.py': 6,
     'client/live_scheduler.py': 10,
     'client/models.py': 2,
-    'client/pack.py': 13,
-    'client/pack_seal.py': 16,
+    'client/pack.py': 3,
+    'client/pack_seal.py': 2,
     'client/persistent.py': 9,
     'client/redaction.py': 2,
     'client/stats.py': 1,
