@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.465, "functions": 0.375, "client": 0.111}
+CEILING = {"calc": 0.463, "functions": 0.375, "client": 0.111}
 
 #: Modules at a third-party library's edge, and the library whose objects they receive.
 EDGES = {
@@ -46,7 +46,7 @@ ALLOWANCE = {
     'calc/engines/formualizer/engine.py': 4,
     'calc/engines/formualizer/model.py': 12,
     'calc/engines/formualizer/prepare.py': 31,
-    'calc/engines/formualizer/values.py': 11,
+    'calc/engines/formualizer/values.py': 2,
     'calc/engines/formulas/engine.py': 16,
     'calc/engines/formulas/functions.py': 36,
     'calc/engines/rates.py': 6,
@@ -76,7 +76,7 @@ ALLOWANCE = {
     'calc/xlfuncs/lookup/arrays.py': 81,
     'calc/xlfuncs/lookup/groupby.py': 75,
     'calc/xlfuncs/lookup/indexing.py': 17,
-    'calc/xlfuncs/lookup/lookups.py': 81,
+    'calc/xlfuncs/lookup/lookups.py': 80,
     'calc/xlfuncs/lookup/ordering.py': 25,
     'calc/xlfuncs/math_trig/matrix.py': 5,
     'calc/xlfuncs/math_trig/rounding.py': 4,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, error_text
+from rates_xl.calc.engines.formualizer.values import error, error_text, is_error
 
 _FORMULAS = threading.RLock()
 
@@ -177,7 +177,7 @@ def _scalar_to_formulas(value: Any) -> Any:
 
     if value is None:
         return sh.EMPTY
-    if isinstance(value, dict) and value.get("type") == "Error":
+    if is_error(value):
         return Error.errors.get(error_text(value), Error.errors["#VALUE!"])
     return value
 

@@ -3,16 +3,17 @@ calculator reports it, a Python function's answer as the engine stores it.
 
 formualizer hands a Python function scalars, 2-D lists for ranges and arrays, None for an
 empty cell, Python dates for a date-formatted number and {"type": "Error", "kind": ...} for
-an error; it reads back the same. The kinds are its names for Excel's error values.
+an error; it reads back the same (`EngineValue`). The kinds are its names for Excel's error
+values.
 """
 
 from __future__ import annotations
 
 import math
 from datetime import date, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
-from rates_xl.functions.values import is_error_text, text_value, to_serial
+from rates_xl.functions.values import CellValue, is_error_text, text_value, to_serial
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -25,22 +26,37 @@ KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!
 TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items() if kind != "Nimpl"}
 
 
-def is_error(value: Any) -> TypeIs[dict[str, Any]]:
+class EngineError(TypedDict):
+    """formualizer's error value: {"type": "Error", "kind": "Div"} (a kind of `KIND_TEXT`)."""
+
+    type: str
+    kind: str
+
+
+#: One value as formualizer hands it to a Python function and answers for a cell: a number,
+#: text, a boolean, None (empty), a date, time or duration (a date-formatted number), an error.
+EngineScalar: TypeAlias = float | int | bool | str | None | date | time | timedelta | EngineError
+#: An argument as formualizer hands it to a Python function: a scalar, or a range's or an
+#: array's rows.
+EngineValue: TypeAlias = EngineScalar | list[list[EngineScalar]]
+
+
+def is_error(value: object) -> TypeIs[EngineError]:
     """formualizer's error value, as it hands one to a Python function."""
     return isinstance(value, dict) and value.get("type") == "Error"
 
 
-def error(text: str) -> dict[str, str]:
+def error(text: str) -> EngineError:
     """Excel's error value `text` ("#N/A") as formualizer's (#VALUE! for text that is none)."""
     return {"type": "Error", "kind": TEXT_KIND.get(text, "Value")}
 
 
-def error_text(value: dict[str, Any]) -> str:
+def error_text(value: EngineError) -> str:
     """formualizer's error value as Excel's text ("#N/A")."""
     return KIND_TEXT.get(str(value.get("kind")), "#VALUE!")
 
 
-def plain(value: Any) -> Any:
+def plain(value: EngineScalar) -> CellValue:
     """A value the engine computed as the calculator reports it: errors as Excel's text, its
     dates, times (TIME, TIMEVALUE) and durations as Excel stores them, serial numbers (the
     cell's own number format shows them)."""
@@ -53,7 +69,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def to_engine(value: Any) -> Any:
+def to_engine(value: Any) -> EngineValue:
     """A Python function's answer as the engine stores it (a 2-D list padded to its widest
     row with empty text, or a scalar)."""
     if isinstance(value, list):
@@ -63,7 +79,7 @@ def to_engine(value: Any) -> Any:
     return scalar_to_engine(value)
 
 
-def scalar_to_engine(value: Any) -> Any:
+def scalar_to_engine(value: Any) -> EngineScalar:
     """One value as the engine stores it: a date as its serial, None as empty text, a number
     no float holds as #NUM!, Excel's error text as the error value (text that only reads like
     one, functions/values.py `ErrorLikeText`, stays text)."""
@@ -78,7 +94,7 @@ def scalar_to_engine(value: Any) -> Any:
     return value
 
 
-def from_engine(value: Any) -> Any:
+def from_engine(value: EngineValue) -> EngineValue:
     """What the engine hands a Python function as one argument: a 1 x 1 array as its value."""
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
         return value[0][0]

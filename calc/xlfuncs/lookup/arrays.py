@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -45,7 +45,7 @@ def fail(text: str) -> _Answer:
     return _Answer(error(text))
 
 
-def calc_error() -> dict[str, str]:
+def calc_error() -> EngineError:
     """An empty array's #CALC!, as the file stores it (module docstring)."""
     return error("#VALUE!")
 

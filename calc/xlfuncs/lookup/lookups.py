@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import _element
 
 
@@ -163,7 +163,7 @@ def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_
     return None
 
 
-def _int(value: Any, default: int) -> int | dict[str, Any]:
+def _int(value: Any, default: int) -> int | EngineError:
     if value is None:
         return default
     if is_error(value):
@@ -367,7 +367,7 @@ def descending(value: Any, values: list[Any]) -> int | None:
     return best
 
 
-def _truthy(value: Any, default: bool) -> bool | dict:
+def _truthy(value: Any, default: bool) -> bool | EngineError:
     if value is None:
         return default
     if is_error(value):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
@@ -205,7 +205,7 @@ def _shape(rng: Any) -> tuple[int, int]:
     return len(rng), max(map(len, rng), default=0)
 
 
-def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.ndarray | dict:
+def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.ndarray | EngineError:
     """Indexes (row-major, ascending) of the cells where every criterion holds; an error for
     mismatched ranges. `shapes`: each range's (the target's last, when there is one). Ranges
     are read to the largest shape: a whole column arrives cut to the sheet's used rows, each
