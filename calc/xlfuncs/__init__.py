@@ -31,9 +31,9 @@ of a formula that route calls here are calc/formula's passes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount
 from rates_xl.calc.xlfuncs.engineering import bessel, complex
 from rates_xl.calc.xlfuncs.financial import (
@@ -63,8 +63,11 @@ from rates_xl.calc.xlfuncs.text import (
     totext,
 )
 
+if TYPE_CHECKING:
+    from rates_xl.calc.package import Package
+
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
-OURS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+OURS: dict[str, Factory] = {
     "CHAR": characters.char,
     "CODE": characters.code,
     "XLOOKUP": lookups.xlookup,
@@ -251,13 +254,13 @@ def handled() -> set[str]:
     return (set(OURS) | set(REWRITTEN)) - {"LAMBDA"}
 
 
-def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., Any]]:
+def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
     """Every replacement callback by the name the engine knows (with Excel's prefixes)."""
     from rates_xl.calc import routing
     from rates_xl.calc.xlfuncs import bridge
 
     facts = facts or {}
-    found: dict[str, Callable[..., Any]] = {}
+    found: dict[str, Callback] = {}
     for name in routing.BRIDGED:
         found[name] = bridge.bridged(name)
     for name, factory in OURS.items():
@@ -267,7 +270,7 @@ def callbacks(facts: dict[str, Any] | None = None) -> dict[str, Callable[..., An
     return found
 
 
-def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
+def _reading_omitted(call: Callback) -> Callback:
     from rates_xl.calc.xlfuncs.omitted import given
 
     def wrapped(*args: Any) -> Any:
@@ -281,7 +284,7 @@ def _reading_omitted(call: Callable[..., Any]) -> Callable[..., Any]:
 OURS_NAMES = frozenset(OURS)
 
 
-def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
+def register(workbook: Any, facts: Facts | None = None) -> None:
     """Register the replacements with a formualizer workbook, under every spelling a stored
     formula may use (`_xlfn.`, `_xlfn._xlws.`)."""
     for name, call in callbacks(facts).items():
@@ -293,7 +296,7 @@ def register(workbook: Any, facts: dict[str, Any] | None = None) -> None:
                 continue
 
 
-def book_facts(package: Any) -> dict[str, Any]:
+def book_facts(package: Package) -> Facts:
     """What some functions need to know of the book (calc/package.py `Package`): the
     application that saved it, for CHAR and CODE (Mac Roman in Excel for Mac, Windows-1252
     elsewhere)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, error_text, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 
 _FORMULAS = threading.RLock()
 
@@ -98,13 +99,13 @@ def bridged(name: str) -> Callable[..., Any]:
     return call
 
 
-def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Factory:
     """A factory (calc/xlfuncs OURS) of the bridged `name` with cases of its own: `cases` takes
     the bridged callback and gives the one that answers them, calling it for the rest. An
     omitted argument reaches both as formualizer's 0, as it reaches the bridged one alone."""
     from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def factory(_facts: Facts) -> Callback:
         inner = cases(bridged(name))
 
         def call(*args: Any) -> Any:

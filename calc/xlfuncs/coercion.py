@@ -4,10 +4,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias, TypedDict
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.errors import Internal
+
+
+class Facts(TypedDict, total=False):
+    """What a function needs to know of the book it computes (`calc.xlfuncs.book_facts`)."""
+
+    #: The application that saved it (CHAR and CODE: Mac Roman in Excel for Mac).
+    application: str
+
+
+#: A function of this package as formualizer calls it: formualizer's values in (its
+#: `EngineValue`s), an answer it stores out (a scalar, rows, an error: `values.to_engine`).
+Callback: TypeAlias = Callable[..., object]
+#: What makes a Callback for one book, from its facts.
+Factory: TypeAlias = Callable[[Facts], Callback]
 
 
 class ExcelError(Internal):

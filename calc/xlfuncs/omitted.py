@@ -6,12 +6,13 @@ reads as None."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypeVar
+
+from rates_xl.calc.xlfuncs.coercion import Callback
 
 OMITTED = "rates-xl:omitted"
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callback)
 
 
 def reads_omitted(call: F) -> F:

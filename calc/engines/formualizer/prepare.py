@@ -31,6 +31,7 @@ from rates_xl.calc.formula.hazards import Analysis, analyse, rates_tables
 from rates_xl.calc.formula.site import BookFacts, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.formula.tree import Formula
+from rates_xl.calc.xlfuncs.coercion import Facts
 from rates_xl.functions.sheet import (
     MAX_COL,
     Area,
@@ -73,7 +74,7 @@ class Prepared:
     #: The same workbook with iterative calculation off, to find the loops (iterating books).
     probe: bytes | None = None
     #: What the Excel-exact functions need to know of the book (calc/xlfuncs: `book_facts`).
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
     #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
     #: the cells past a smaller result are filled after each evaluation (model.py).
     legacy_spills: dict[Key, Area] = field(default_factory=dict)

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 _ZERO = datetime.date(1899, 12, 31)  # Excel's day 0 before its 29 February 1900
@@ -26,7 +25,7 @@ def _first_of_month(year: int, month: int) -> int | None:
     return days + (1 if (year, month) >= (1900, 3) else 0)  # Excel's 29 February 1900
 
 
-def _date(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _date(bridged: Callback) -> Callback:
     def call(*args: Any) -> Any:
         if len(args) == 3 and all(is_number(a) for a in args):
             year, month, day = (math.trunc(a) for a in args)

@@ -7,10 +7,9 @@ below zero seconds; the answer is the fraction of a day the total leaves past wh
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 
 
 def _time(hour: Any, minute: Any, second: Any) -> float:
@@ -23,7 +22,7 @@ def _time(hour: Any, minute: Any, second: Any) -> float:
     return (total % 86400) / 86400
 
 
-def time_(_facts: dict[str, Any]) -> Callable[..., Any]:
+def time_(_facts: Facts) -> Callback:
     call = elementwise(_time)
     call.__name__ = "TIME"
     return call

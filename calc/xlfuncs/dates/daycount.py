@@ -31,7 +31,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 from rates_xl.functions.values import EPOCH_1900
 
 _LAST_SERIAL = 2958465  # 31 December 9999
@@ -93,7 +93,7 @@ def yearfrac(start: int, end: int, basis: int) -> float:
     return ((e[0] - s[0]) * 360 + (e[1] - s[1]) * 30 + (d2 - d1)) / 360
 
 
-def _yearfrac(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _yearfrac(bridged: Callback) -> Callback:
     def call(start: Any, end: Any, basis: Any = 0.0) -> Any:
         if not (is_number(start) and is_number(end) and (is_number(basis) or basis is None)):
             return bridged(start, end, basis)
@@ -105,7 +105,7 @@ def _yearfrac(bridged: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _datedif(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _datedif(bridged: Callback) -> Callback:
     def call(start: Any, end: Any, unit: Any = None) -> Any:
         if not (is_number(start) and is_number(end) and isinstance(unit, str) and unit.upper() == "MD"):
             return bridged(start, end, unit)
@@ -123,8 +123,8 @@ def _datedif(bridged: Callable[..., Any]) -> Callable[..., Any]:
 _MARCH_1900 = 61
 
 
-def _months_later(end_of_month: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def wrapper(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _months_later(end_of_month: bool) -> Callable[[Callback], Callback]:
+    def wrapper(bridged: Callback) -> Callback:
         def call(start: Any, months: Any = 0.0) -> Any:
             if is_number(start) and is_number(months) and _MARCH_1900 <= start <= _LAST_SERIAL and abs(months) < 120000:
                 year, month, dom = day(math.floor(start))

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
 from rates_xl.errors import Internal
 
 _ACC = 40.0  # Miller's downward recurrence: start this far above n (sqrt(ACC * n))
@@ -214,8 +214,8 @@ class _Given(Internal):
         self.value = value
 
 
-def _excel(compute: Callable[[float, int], float], positive: bool) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _excel(compute: Callable[[float, int], float], positive: bool) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         def call(x: Any, n: Any = None) -> Any:
             try:
                 value, order = _argument(x), int(_argument(n))  # Excel truncates the order

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import number_text
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts, number_text
 
 #: The IM* functions answering a complex number as text (IMABS, IMREAL ... answer numbers).
 TEXT_ANSWERS = """
@@ -57,7 +57,7 @@ def _csc(z: complex) -> complex:
 ARITHMETIC: dict[str, Callable[[complex], complex]] = {"IMLOG2": _log2, "IMCSC": _csc}
 
 
-def _own_arithmetic(name: str, computed: Callable[..., Any]) -> Callable[..., Any]:
+def _own_arithmetic(name: str, computed: Callback) -> Callback:
     """`name` computed with ARITHMETIC on one scalar argument that `formulas` reads as a
     complex number (IMSUM of it: its parsing and checks); anything else, or a pole or zero,
     is `formulas`' own answer."""
@@ -83,8 +83,8 @@ def _python_text(z: complex, suffix: str) -> str:
     return f"{z.real!r}{'+' if z.imag >= 0 else ''}{z.imag!r}{suffix}"
 
 
-def _excel_written(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _excel_written(name: str) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         from rates_xl.calc.xlfuncs.bridge import bridged
 
         computed = bridged(name)

@@ -6,10 +6,9 @@ PMT and PV, the same annuity read the other ways, are in finance.py."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.financial.payments import payment
 
 
@@ -19,7 +18,7 @@ def _finite(value: Any) -> float:
     return value
 
 
-def nper(_facts: dict[str, Any]) -> Callable[..., Any]:
+def nper(_facts: Facts) -> Callback:
     @elementwise
     def NPER(rate: Any, payment: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, m, p = number(rate), number(payment), number(pv)
@@ -39,7 +38,7 @@ def nper(_facts: dict[str, Any]) -> Callable[..., Any]:
     return NPER
 
 
-def fv(_facts: dict[str, Any]) -> Callable[..., Any]:
+def fv(_facts: Facts) -> Callback:
     @elementwise
     def FV(rate: Any, nper: Any, payment: Any, pv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, n, m = number(rate), number(nper), number(payment)
@@ -52,7 +51,7 @@ def fv(_facts: dict[str, Any]) -> Callable[..., Any]:
     return FV
 
 
-def ppmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+def ppmt(_facts: Facts) -> Callback:
     """PPMT with payments at the end of the period, from the closed form
     -rate * (pv + fv) / ((1 + rate)^nper - 1) * (1 + rate)^(per - 1), as Excel evidently
     computes it: PMT minus IPMT (numpy_financial, which `formulas` uses) cancels to noise when
@@ -91,7 +90,7 @@ def _fv(r: float, n: float, payment: float, pv: float, due: float) -> float:
     return -(pv * growth + payment * (1 + r * due) * (growth - 1) / r)
 
 
-def ipmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+def ipmt(_facts: Facts) -> Callback:
     """IPMT as Excel computes it: the rate times the balance after per - 1 payments (FV), the
     first period's interest -pv * rate (none when payments fall at its start), any sign.
     `formulas` answered #NUM! for every positive interest (a loan entered as a negative pv,

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import calendar
 import math
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
 from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
 from rates_xl.errors import Internal
 
@@ -111,8 +110,8 @@ def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redempt
     return low if abs(gap(low)) <= abs(gap(high)) else high
 
 
-def _bond(inverse: bool) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _bond(inverse: bool) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         def call(settlement: Any, maturity: Any, rate: Any, given: Any, redemption: Any,
                  frequency: Any, basis: Any = None) -> Any:
             return _computed(inverse, settlement, maturity, rate, given, redemption, frequency, basis)

@@ -24,11 +24,11 @@ against Excel's cached values lists it as stale where that differs."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 
 def _numbers(argument: Any) -> list[float] | None:
@@ -128,7 +128,7 @@ def _halving(values: list[float], dates: list[float], guess: float) -> float | N
             high = middle
 
 
-def xirr(_facts: dict[str, Any]) -> Callable[..., Any]:
+def xirr(_facts: Facts) -> Callback:
     computed = bridged("XIRR")
 
     def XIRR(*args: Any) -> Any:  # noqa: N802
@@ -144,7 +144,7 @@ def xirr(_facts: dict[str, Any]) -> Callable[..., Any]:
     return XIRR
 
 
-def xnpv(_facts: dict[str, Any]) -> Callable[..., Any]:
+def xnpv(_facts: Facts) -> Callback:
     computed = bridged("XNPV")
 
     def XNPV(rate: Any, *rest: Any) -> Any:  # noqa: N802

@@ -14,8 +14,9 @@ Every other call, and every argument check, is `formulas`'."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 
 NAMES = ("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM")
 
@@ -24,8 +25,8 @@ def _plain(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _function(name: str) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         from rates_xl.calc.xlfuncs.bridge import bridged
 
         computed = {n: bridged(n) for n in ("COUPDAYS", "COUPDAYBS", "COUPPCD", name)}

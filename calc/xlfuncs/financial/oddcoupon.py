@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import calendar
 import math
-from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, elementwise, number
 
 
 def excel_date(serial: float) -> date:
@@ -75,7 +74,7 @@ def _checked(settlement: Any, maturity: Any, last: Any, rate: Any, frequency: An
     return s, m, li, r, int(f), math.floor(b)
 
 
-def oddlprice(_facts: dict[str, Any]) -> Callable[..., Any]:
+def oddlprice(_facts: Facts) -> Callback:
     @elementwise
     def ODDLPRICE(settlement: Any, maturity: Any, last_interest: Any, rate: Any, yld: Any,  # noqa: N802
                   redemption: Any, frequency: Any, basis: Any = None) -> float:
@@ -89,7 +88,7 @@ def oddlprice(_facts: dict[str, Any]) -> Callable[..., Any]:
     return ODDLPRICE
 
 
-def oddlyield(_facts: dict[str, Any]) -> Callable[..., Any]:
+def oddlyield(_facts: Facts) -> Callback:
     @elementwise
     def ODDLYIELD(settlement: Any, maturity: Any, last_interest: Any, rate: Any, pr: Any,  # noqa: N802
                   redemption: Any, frequency: Any, basis: Any = None) -> float:
@@ -104,10 +103,10 @@ def oddlyield(_facts: dict[str, Any]) -> Callable[..., Any]:
     return ODDLYIELD
 
 
-def _frequency_truncated(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+def _frequency_truncated(name: str) -> Factory:
     """ODDFPRICE and ODDFYIELD (`formulas`', bridged) with the frequency truncated first, as
     Excel does: a frequency of 2.3 is 2 (`formulas`: #NUM!, ironcalc_PRICE_YIELD.xlsx row 50)."""
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def factory(_facts: Facts) -> Callback:
         from rates_xl.calc.xlfuncs.bridge import bridged
 
         computed = bridged(name)

@@ -4,10 +4,9 @@ and arguments typed as text ("0.01") or booleans are read as numbers (poi's coer
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 
 
 def _checked(rate: float) -> float:
@@ -30,7 +29,7 @@ def payment(r: float, n: float, p: float, f: float, due: float) -> float:
     return -(r * (f + p * growth)) / ((1 + r * due) * (growth - 1))
 
 
-def pmt(_facts: dict[str, Any]) -> Callable[..., Any]:
+def pmt(_facts: Facts) -> Callback:
     @elementwise
     def PMT(rate: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, n, p = _checked(number(rate)), number(nper), number(pv)
@@ -44,7 +43,7 @@ def pmt(_facts: dict[str, Any]) -> Callable[..., Any]:
     return PMT
 
 
-def pv(_facts: dict[str, Any]) -> Callable[..., Any]:
+def pv(_facts: Facts) -> Callback:
     @elementwise
     def PV(rate: Any, nper: Any, payment: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
         r, n, m = _checked(number(rate)), number(nper), number(payment)

@@ -5,10 +5,10 @@ legacy array range is 4, C19's value, in every cell), and N of a boolean is 1 or
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 
 def _first(value: Any) -> Any:
@@ -19,7 +19,7 @@ def _first(value: Any) -> Any:
     return value
 
 
-def n(_facts: dict[str, Any]) -> Callable[..., Any]:
+def n(_facts: Facts) -> Callback:
     def N(value: Any) -> Any:  # noqa: N802 - Excel's name
         value = _first(value)
         if is_error(value):
@@ -32,7 +32,7 @@ def n(_facts: dict[str, Any]) -> Callable[..., Any]:
     return N
 
 
-def t(_facts: dict[str, Any]) -> Callable[..., Any]:
+def t(_facts: Facts) -> Callback:
     def T(value: Any) -> Any:  # noqa: N802 - Excel's name
         value = _first(value)
         if is_error(value) or isinstance(value, str):

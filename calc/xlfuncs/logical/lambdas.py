@@ -17,6 +17,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from rates_xl.calc.xlfuncs.coercion import Facts
+
 #: Functions that take a LAMBDA (or an eta-reduced function such as `_xleta.SUM`).
 TAKING_LAMBDA = frozenset({"MAP", "BYROW", "BYCOL", "SCAN", "REDUCE", "MAKEARRAY"})
 
@@ -110,5 +112,5 @@ def call_lambda(formula: str, *values: Any) -> Any:
     return from_formulas(result)
 
 
-def callback(_facts: dict[str, Any]) -> Any:
+def callback(_facts: Facts) -> Any:
     return call_lambda

@@ -12,10 +12,9 @@ style and does not quote a sheet name that needs it: formulas_test.xlsx LOOKUP!S
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters, quote_sheet
 
@@ -59,7 +58,7 @@ def _quoted(sheet: str) -> str:
     return quote_sheet(sheet)
 
 
-def address(_facts: dict[str, Any]) -> Callable[..., Any]:
+def address(_facts: Facts) -> Callback:
     call = elementwise(_address)
     call.__name__ = "ADDRESS"
     reads_omitted(call)

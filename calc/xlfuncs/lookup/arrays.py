@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -60,7 +61,7 @@ def grid(value: Any) -> Grid:
     return [[value]]
 
 
-def constant(func: Callable[..., Any]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+def constant(func: Callback) -> Factory:
     """The factory (calc/xlfuncs/__init__.py) of a callback that reads no fact of the book."""
     return lambda _facts: func
 
@@ -141,11 +142,11 @@ def shown(rows: Grid) -> Any:
     return out
 
 
-def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callback]:
     """A function of arrays as a callback: `_Answer` raised inside is the cell's answer; the
     arguments at positions `scalars` are lifted when given an array (module docstring)."""
 
-    def wrap(func: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(func: Callback) -> Callback:
         def one(*args: Any) -> Any:
             try:
                 return func(*args)
@@ -410,7 +411,7 @@ def TYPE(value: Any) -> Any:  # noqa: N802
 
 
 #: Excel name -> callback (the factories `calc/xlfuncs/__init__.py` expects).
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     func.__name__: constant(func)
     for func in (VSTACK, HSTACK, CHOOSEROWS, CHOOSECOLS, TAKE, DROP, TOCOL, TOROW, EXPAND,
                  WRAPROWS, WRAPCOLS, MUNIT, TRIMRANGE, TYPE)

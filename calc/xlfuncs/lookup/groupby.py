@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, aggregate, is_lambda, text
 from rates_xl.errors import Internal
 
@@ -263,7 +264,7 @@ def _values_of(table: _Table, rows: list[int], column: int) -> list[Any]:
     return [table.values[i][column] for i in rows]
 
 
-def groupby(_facts: dict[str, Any]) -> Callable[..., Any]:
+def groupby(_facts: Facts) -> Callback:
     def call(row_fields: Any, values: Any, function: Any, field_headers: Any = None,
              total_depth: Any = None, sort_order: Any = None, filter_array: Any = None,
              field_relationship: Any = None) -> Any:
@@ -297,7 +298,7 @@ def _groupby(row_fields: Any, values: Any, function: Any, field_headers: Any, to
     return out
 
 
-def pivotby(_facts: dict[str, Any]) -> Callable[..., Any]:
+def pivotby(_facts: Facts) -> Callback:
     def call(row_fields: Any, col_fields: Any, values: Any, function: Any, field_headers: Any = None,
              row_total_depth: Any = None, row_sort_order: Any = None, col_total_depth: Any = None,
              col_sort_order: Any = None, filter_array: Any = None, relative_to: Any = None) -> Any:

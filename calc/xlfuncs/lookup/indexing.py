@@ -20,9 +20,9 @@ array formula, where Excel lifts them); every other INDEX stays formualizer's ow
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import excel_function, fail, given, grid, integer, is_array
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
@@ -92,7 +92,7 @@ def INDEXLIFTED(*args: Any) -> Any:  # noqa: N802 - the engine's name
 
 reads_omitted(INDEXLIFTED)
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     NAME: lambda _facts: INDEX,
     LIFTED: lambda _facts: INDEXLIFTED,
     AREAS: lambda _facts: INDEXAREAS,

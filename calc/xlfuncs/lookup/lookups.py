@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
-from rates_xl.calc.xlfuncs.coercion import _element
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element
 
 
 def _rank(value: Any) -> int:
@@ -174,7 +173,7 @@ def _int(value: Any, default: int) -> int | EngineError:
         return error("#VALUE!")
 
 
-def _lifted(call: Callable[..., Any], args: list[Any], lifted: tuple[int, ...]) -> Any:
+def _lifted(call: Callback, args: list[Any], lifted: tuple[int, ...]) -> Any:
     """`call(*args)`, or, when an argument at a `lifted` position is an array, `call` on each
     element as Excel lifts a function of single values (arrays read to the largest, a row
     repeated down, a column across, #N/A beyond a smaller one)."""
@@ -227,7 +226,7 @@ def _regex(pattern: Any, values: list[Any], search_mode: int) -> Any:
     return next((i for i in order if isinstance(values[i], str) and compiled.search(values[i])), None)
 
 
-def xmatch(_facts: dict[str, Any]) -> Callable[..., Any]:
+def xmatch(_facts: Facts) -> Callback:
     def XMATCH(lookup_value: Any, lookup_array: Any, match_mode: Any = None,  # noqa: N802
                search_mode: Any = None) -> Any:
         vector = _vector(lookup_array)
@@ -245,7 +244,7 @@ def xmatch(_facts: dict[str, Any]) -> Callable[..., Any]:
     return XMATCH
 
 
-def xlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+def xlookup(_facts: Facts) -> Callback:
     def XLOOKUP(lookup_value: Any, lookup_array: Any, return_array: Any, if_not_found: Any = None,  # noqa: N802
                 match_mode: Any = None, search_mode: Any = None) -> Any:
         vector = _vector(lookup_array)
@@ -311,7 +310,7 @@ def _same_type(value: Any, target: tuple[int, Any]) -> bool:
     return value is not None and not is_error(value) and _rank(value) == target[0]
 
 
-def lookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+def lookup(_facts: Facts) -> Callback:
     def LOOKUP(lookup_value: Any, lookup_vector: Any, result_vector: Any = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             return [[LOOKUP(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
@@ -383,7 +382,7 @@ def _truthy(value: Any, default: bool) -> bool | EngineError:
     return bool(value)
 
 
-def match(_facts: dict[str, Any]) -> Callable[..., Any]:
+def match(_facts: Facts) -> Callback:
     def MATCH(lookup_value: Any, lookup_array: Any, match_type: Any = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             return [[MATCH(v, lookup_array, match_type) for v in row] for row in lookup_value]
@@ -404,7 +403,7 @@ def match(_facts: dict[str, Any]) -> Callable[..., Any]:
     return MATCH
 
 
-def _table_lookup(by_rows: bool) -> Callable[..., Any]:
+def _table_lookup(by_rows: bool) -> Callback:
     def TABLE_LOOKUP(lookup_value: Any, table: Any, index: Any, range_lookup: Any = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             if isinstance(index, list):
@@ -439,13 +438,13 @@ def _single(value: Any) -> Any:
     return value[0][0] if isinstance(value, list) else value
 
 
-def vlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+def vlookup(_facts: Facts) -> Callback:
     call = _table_lookup(by_rows=True)
     call.__name__ = "VLOOKUP"
     return call
 
 
-def hlookup(_facts: dict[str, Any]) -> Callable[..., Any]:
+def hlookup(_facts: Facts) -> Callback:
     call = _table_lookup(by_rows=False)
     call.__name__ = "HLOOKUP"
     return call

@@ -11,10 +11,10 @@ argument reading and lifting are `calc/xlfuncs/lookup/arrays.py`'s.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error_text, is_error
+from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import (
     OMITTED,
     Grid,
@@ -187,6 +187,6 @@ def FILTER(array: Any, include: Any, if_empty: Any = OMITTED) -> Any:  # noqa: N
 
 
 #: Excel name -> callback (the factories `calc/xlfuncs/__init__.py` expects).
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     func.__name__: constant(func) for func in (SORT, SORTBY, UNIQUE, FILTER)
 }

@@ -7,11 +7,11 @@ gives 0, and these steps give Excel's value. The argument checks and errors stay
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 
 def inverse(matrix: list[list[float]]) -> list[list[float]] | None:
@@ -49,7 +49,7 @@ def _numbers(value: Any) -> list[list[float]] | None:
     return rows
 
 
-def minverse(_facts: dict[str, Any]) -> Callable[..., Any]:
+def minverse(_facts: Facts) -> Callback:
     computed = bridged("MINVERSE")
 
     def MINVERSE(array: Any) -> Any:  # noqa: N802

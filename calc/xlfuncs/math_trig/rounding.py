@@ -4,14 +4,13 @@ other call goes on to the bridged one unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
 
-def _floor(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _floor(bridged: Callback) -> Callback:
     def call(*args: Any) -> Any:
         if len(args) == 2 and all(is_number(a) for a in args) and args[0] == 0 and args[1] == 0:
             return 0.0

@@ -11,13 +11,14 @@ own (native, fast)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 NAME = "RATESXL.MISSHAPEN"
 
 
-def misshapen(_facts: dict[str, Any]) -> Callable[..., Any]:
+def misshapen(_facts: Facts) -> Callback:
     from rates_xl.calc.engines.formualizer.values import error, is_error
 
     def MISSHAPEN(*args: Any) -> Any:  # noqa: N802 - the engine's name

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
@@ -261,8 +262,8 @@ def _pairs(args: tuple[Any, ...]) -> list[tuple[Any, Any]] | None:
     return [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
 
 
-def _ifs(kind: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _ifs(kind: str) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         def call(target: Any, *args: Any) -> Any:
             pairs = _pairs(args)
             return error("#VALUE!") if pairs is None else _aggregate(kind, target, pairs)
@@ -271,8 +272,8 @@ def _ifs(kind: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
     return factory
 
 
-def _if(kind: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _if(kind: str) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         def call(rng: Any, crit: Any, target: Any = None) -> Any:
             if target is None:
                 target = rng
@@ -287,7 +288,7 @@ def _if(kind: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
     return factory
 
 
-def countifs(_facts: dict[str, Any]) -> Callable[..., Any]:
+def countifs(_facts: Facts) -> Callback:
     def COUNTIFS(*args: Any) -> Any:  # noqa: N802 - Excel's name
         pairs = _pairs(args)
         return error("#VALUE!") if pairs is None else _aggregate("count", None, pairs)

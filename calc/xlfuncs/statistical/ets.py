@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.arrays import number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
@@ -162,7 +163,7 @@ def _seasonality(value: Any) -> int:
     return found
 
 
-def _lifted(position: int, compute: Callable[..., Any]) -> Callable[..., Any]:
+def _lifted(position: int, compute: Callback) -> Callback:
     """`compute` applied to each element of an array given at `position` (a legacy array
     formula over a range of targets), as Excel does; its _Answer as the cell's value."""
     def one(args: list[Any]) -> Any:
@@ -230,13 +231,13 @@ def _stat(values: Any, timeline: Any, statistic: Any, seasonality: Any = OMITTED
     raise _not_computed()  # alpha, beta, gamma: Excel's fitted parameters
 
 
-def _factory(position: int, compute: Callable[..., Any]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _factory(position: int, compute: Callback) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         return _lifted(position, compute)
     return factory
 
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     "FORECAST.ETS": _factory(0, _forecast),
     "FORECAST.ETS.CONFINT": _factory(3, _confint),
     "FORECAST.ETS.SEASONALITY": _factory(2, _seasonality_of),

@@ -5,14 +5,13 @@ implementation (calc/xlfuncs/bridge.py) answers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
 
-def _numbers_only(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _numbers_only(bridged: Callback) -> Callback:
     def call(array: Any, *rest: Any) -> Any:
         if isinstance(array, list):
             kept = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])

@@ -16,11 +16,12 @@ them (the pass typed_literals, calc/formula/arguments.py): a scalar here comes f
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -52,7 +53,7 @@ def _numbers(args: tuple[Any, ...]) -> list[float]:
     return found
 
 
-def skew_p(_facts: dict[str, Any]) -> Callable[..., Any]:
+def skew_p(_facts: Facts) -> Callback:
     def SKEW_P(*args: Any) -> Any:  # noqa: N802 - Excel's name
         try:
             values = _numbers(args)
@@ -73,7 +74,7 @@ def skew_p(_facts: dict[str, Any]) -> Callable[..., Any]:
     return SKEW_P
 
 
-def mode_mult(_facts: dict[str, Any]) -> Callable[..., Any]:
+def mode_mult(_facts: Facts) -> Callback:
     def MODE_MULT(*args: Any) -> Any:  # noqa: N802 - Excel's name
         if any(arg == OMITTED for arg in args):
             return error("#VALUE!")
@@ -92,10 +93,10 @@ def mode_mult(_facts: dict[str, Any]) -> Callable[..., Any]:
     return MODE_MULT
 
 
-def _as_cell(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+def _as_cell(name: str) -> Factory:
     """The bridged `formulas` implementation of `name`, a single cell's text, boolean or
     emptiness handed over as a one-cell range (0, TRUE as 1, skipped), as Excel reads it."""
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def factory(_facts: Facts) -> Callback:
         call = bridged(name)
 
         def wrapped(*args: Any) -> Any:
@@ -105,7 +106,7 @@ def _as_cell(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
     return factory
 
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     "SKEW.P": skew_p,
     "MODE.MULT": mode_mult,
     **{name: _as_cell(name) for name in ("STDEVA", "STDEVPA", "VARA", "VARPA")},

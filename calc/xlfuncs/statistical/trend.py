@@ -10,10 +10,10 @@ row and column: Excel's multiple regression, formulas_test.xlsx STATISTICAL!R113
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -64,10 +64,10 @@ def _fit(xs: list[float], ys: list[float], constant: bool) -> tuple[float, float
     return sum(x * y for x, y in zip(xs, ys, strict=True)) / sxx, 0.0
 
 
-def _function(name: str) -> Callable[[dict[str, Any]], Callable[..., Any]]:
+def _function(name: str) -> Factory:
     exponential = name == "GROWTH"
 
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+    def factory(_facts: Facts) -> Callback:
         from rates_xl.calc.xlfuncs.bridge import bridged
 
         computed = bridged(name)

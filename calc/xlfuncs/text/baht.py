@@ -12,11 +12,10 @@ a negative amount starts with ลบ.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number
 
 _DIGITS = ["ศูนย์", "หนึ่ง", "สอง", "สาม", "สี่", "ห้า", "หก", "เจ็ด", "แปด", "เก้า"]
 _PLACES = ["", "สิบ", "ร้อย", "พัน", "หมื่น", "แสน"]
@@ -70,7 +69,7 @@ def _bahttext(value: Any) -> str:
     return sign + text
 
 
-def bahttext(_facts: dict[str, Any]) -> Callable[..., Any]:
+def bahttext(_facts: Facts) -> Callback:
     call = elementwise(_bahttext)
     call.__name__ = "BAHTTEXT"
     return call

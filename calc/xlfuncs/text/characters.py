@@ -4,13 +4,12 @@ Windows-1252 elsewhere (formualizer always uses Latin-1)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 
 
-def code_page(facts: dict[str, Any]) -> str:
+def code_page(facts: Facts) -> str:
     return "mac_roman" if "macintosh" in str(facts.get("application", "")).lower() else "cp1252"
 
 
@@ -21,7 +20,7 @@ def _decode(code: int, page: str) -> str:
         return chr(code)
 
 
-def char(facts: dict[str, Any]) -> Callable[..., Any]:
+def char(facts: Facts) -> Callback:
     page = code_page(facts)
 
     @elementwise
@@ -34,7 +33,7 @@ def char(facts: dict[str, Any]) -> Callable[..., Any]:
     return CHAR
 
 
-def code(facts: dict[str, Any]) -> Callable[..., Any]:
+def code(facts: Facts) -> Callback:
     page = code_page(facts)
 
     @elementwise

@@ -11,14 +11,11 @@ text, booleans' text and errors as the engine has them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from rates_xl.calc.xlfuncs.coercion import elementwise, text
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, text
 
 NAME = "RATESXL.NUMTEXT"
 _COMPARISONS = frozenset({"=", "<>", "<", ">", "<=", ">="})
-def numtext(_facts: dict[str, Any]) -> Callable[..., Any]:
+def numtext(_facts: Facts) -> Callback:
     """RATESXL.NUMTEXT(value): a number as Excel's text (each element of an array); text,
     a boolean's text, an empty cell's "" and errors as they come."""
     call = elementwise(text)

@@ -10,11 +10,10 @@ matches at the start (at the end for a negative instance). Not found: if_not_fou
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import is_error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -61,7 +60,7 @@ def _split(subject: str, delimiters: list[str], n: int, mode: int, end: bool) ->
     return found[index] if 0 <= index < len(found) else None
 
 
-def _around(before: bool) -> Callable[..., Any]:
+def _around(before: bool) -> Callback:
     def one(value: Any, delimiters: list[str], instance: Any = OMITTED, match_mode: Any = OMITTED,
             match_end: Any = OMITTED, if_not_found: Any = OMITTED) -> Any:
         # Omitted: the default; an empty cell: 0 (an instance of 0 is #VALUE!).
@@ -91,7 +90,7 @@ def _around(before: bool) -> Callable[..., Any]:
     return call
 
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     "TEXTBEFORE": lambda _facts: _around(True),
     "TEXTAFTER": lambda _facts: _around(False),
 }

@@ -11,10 +11,9 @@ found; an empty find_text is found at start_num."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
@@ -45,14 +44,14 @@ def _search(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
     return found.start() + 1
 
 
-def find(_facts: dict[str, Any]) -> Callable[..., Any]:
+def find(_facts: Facts) -> Callback:
     call = elementwise(_find)
     call.__name__ = "FIND"
     reads_omitted(call)
     return call
 
 
-def search(_facts: dict[str, Any]) -> Callable[..., Any]:
+def search(_facts: Facts) -> Callback:
     call = elementwise(_search)
     call.__name__ = "SEARCH"
     reads_omitted(call)

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
 # A plain decimal number with an optional sign, a dollar sign and thousands separators in
 # groups of three, as Excel reads it in the en-US locale.
 _CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d*)?\s*")
 
 
-def _value(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _value(bridged: Callback) -> Callback:
     def call(*args: Any) -> Any:
         if len(args) == 1 and isinstance(args[0], str) and ("$" in args[0] or "," in args[0]):
             found = _CURRENCY.fullmatch(args[0])
@@ -34,7 +33,7 @@ def _value(bridged: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _fixed(bridged: Callable[..., Any]) -> Callable[..., Any]:
+def _fixed(bridged: Callback) -> Callback:
     def call(*args: Any) -> Any:
         if args and is_number(args[0]) and math.isfinite(args[0]) and (len(args) < 2 or is_number(args[1])):
             places = math.trunc(args[1]) if len(args) > 1 else 2

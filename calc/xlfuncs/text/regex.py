@@ -10,11 +10,10 @@ passed on; the case argument is 0 (sensitive) or 1 (not), truncated, else #VALUE
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
@@ -92,7 +91,7 @@ def _template_part(found: re.Match[str]) -> str:
     return rf"\g<{found.group(1) or found.group(2)}>"
 
 
-def _function(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+def _function(name: str, func: Callback) -> Callback:
     lifted = elementwise(func)
 
     def call(*args: Any) -> Any:
@@ -112,7 +111,7 @@ def _one_array(result: Any) -> Any:
     return result
 
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     "REGEXTEST": lambda _facts: _function("REGEXTEST", _regextest),
     "REGEXEXTRACT": lambda _facts: _function("REGEXEXTRACT", _regexextract),
     "REGEXREPLACE": lambda _facts: _function("REGEXREPLACE", _regexreplace),

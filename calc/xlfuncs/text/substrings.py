@@ -11,10 +11,17 @@ is (the `formulas` one: #VALUE!); an instance below 1 is #VALUE!."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import (
+    Callback,
+    ExcelError,
+    Factory,
+    Facts,
+    elementwise,
+    number,
+    text,
+)
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 
 
@@ -75,15 +82,15 @@ def _substitute(value: Any, old: Any, new: Any, instance: Any = OMITTED) -> str:
     return subject[:at] + new_text + subject[at + len(old_text):]
 
 
-def _ours(name: str, func: Callable[..., Any]) -> Callable[[dict[str, Any]], Callable[..., Any]]:
-    def factory(_facts: dict[str, Any]) -> Callable[..., Any]:
+def _ours(name: str, func: Callback) -> Factory:
+    def factory(_facts: Facts) -> Callback:
         call = elementwise(func)
         call.__name__ = name
         return call
     return factory
 
 
-FUNCTIONS: dict[str, Callable[[dict[str, Any]], Callable[..., Any]]] = {
+FUNCTIONS: dict[str, Factory] = {
     "LEFT": _ours("LEFT", _left),
     "RIGHT": _ours("RIGHT", _right),
     "MID": _ours("MID", _mid),

@@ -23,11 +23,10 @@ one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from rates_xl.calc.xlfuncs.coercion import elementwise, number, number_text
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
 _CONDITION = re.compile(r"\[\s*(?:<=|>=|<>|<|>|=)")
@@ -136,7 +135,7 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def text(_facts: dict[str, Any]) -> Callable[..., Any]:
+def text(_facts: Facts) -> Callback:
     from rates_xl.calc.xlfuncs.bridge import bridged
 
     computed = bridged("TEXT")

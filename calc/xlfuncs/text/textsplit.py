@@ -12,11 +12,10 @@ value per element: the top-left piece of each split.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number, text
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
@@ -84,7 +83,7 @@ def _split(value: Any, columns: list[str], rows: list[str], ignore_empty: Any, m
     return [row + [pad] * (width - len(row)) for row in grid]
 
 
-def textsplit(_facts: dict[str, Any]) -> Callable[..., Any]:
+def textsplit(_facts: Facts) -> Callback:
     def TEXTSPLIT(value: Any, col_delimiter: Any = OMITTED, row_delimiter: Any = OMITTED,  # noqa: N802
                   ignore_empty: Any = OMITTED, match_mode: Any = OMITTED, pad_with: Any = OMITTED) -> Any:
         try:

@@ -10,11 +10,10 @@ in the values are written as their text.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error_text, is_error
-from rates_xl.calc.xlfuncs.coercion import ExcelError, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
@@ -55,7 +54,7 @@ def _array_to_text(rows: list[list[Any]], format_: Any) -> str:
     return ", ".join(_shown(v, False) for row in rows for v in row)
 
 
-def arraytotext(_facts: dict[str, Any]) -> Callable[..., Any]:
+def arraytotext(_facts: Facts) -> Callback:
     def ARRAYTOTEXT(array: Any, format_: Any = OMITTED) -> Any:  # noqa: N802 - Excel's name
         rows = _grid(array)
         return elementwise(lambda f: _array_to_text(rows, f))(format_)
@@ -64,7 +63,7 @@ def arraytotext(_facts: dict[str, Any]) -> Callable[..., Any]:
     return ARRAYTOTEXT
 
 
-def valuetotext(_facts: dict[str, Any]) -> Callable[..., Any]:
+def valuetotext(_facts: Facts) -> Callback:
     def one(value: Any, format_: Any = OMITTED) -> str:
         strict = _format(format_) == 1
         return _shown(value, strict)
