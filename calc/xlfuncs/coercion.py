@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias, TypedDict
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.errors import Internal
 
 
@@ -32,12 +32,12 @@ class ExcelError(Internal):
         self.text = text
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> bool:
     """A number, not a boolean (which Python counts as one)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def number(value: Any) -> float:
+def number(value: object) -> float:
     """A scalar argument as Excel reads it where a number is wanted."""
     if is_error(value):
         raise _Passthrough(value)
@@ -55,7 +55,7 @@ def number(value: Any) -> float:
     raise ExcelError("#VALUE!")
 
 
-def text(value: Any) -> str:
+def text(value: object) -> str:
     """A scalar argument as Excel reads it where text is wanted."""
     if is_error(value):
         raise _Passthrough(value)
@@ -88,7 +88,7 @@ def number_text(value: float) -> str:
 
 
 class _Passthrough(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error argument")
         self.value = value
 
@@ -97,7 +97,7 @@ def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
     """A function of scalars applied to each element of array arguments (Excel's lifting:
     arrays of different sizes are read to the largest, #N/A beyond the smaller one)."""
 
-    def call(*args: Any) -> Any:
+    def call(*args: EngineValue) -> Any:
         arrays = [a for a in args if isinstance(a, list)]
         if not arrays:
             return _one(func, args)
@@ -115,7 +115,7 @@ def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _element(arg: Any, i: int, j: int) -> Any:
+def _element(arg: EngineValue, i: int, j: int) -> Any:
     if not isinstance(arg, list):
         return arg
     height, width = len(arg), len(arg[0]) if arg else 0
@@ -126,7 +126,7 @@ def _element(arg: Any, i: int, j: int) -> Any:
     return arg[ri][ci]
 
 
-def _one(func: Callable[..., Any], args: Any) -> Any:
+def _one(func: Callable[..., Any], args: Sequence[EngineValue]) -> Any:
     try:
         return func(*args)
     except _Passthrough as passed:

@@ -7,12 +7,12 @@ below zero seconds; the answer is the fraction of a day the total leaves past wh
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 
 
-def _time(hour: Any, minute: Any, second: Any) -> float:
+def _time(hour: EngineValue, minute: EngineValue, second: EngineValue) -> float:
     parts = [math.trunc(number(v)) for v in (hour, minute, second)]
     if any(p > 32767 for p in parts):
         raise ExcelError("#NUM!")

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
 from rates_xl.errors import Internal
 
@@ -194,7 +194,7 @@ def besselk(x: float, n: int) -> float:
     return answer
 
 
-def _argument(value: Any) -> float:
+def _argument(value: EngineValue) -> float:
     """One argument as Excel reads it here; an error argument is raised as itself."""
     if isinstance(value, list):  # an Analysis ToolPak function: a range is #VALUE!, not lifted
         cells = [cell for row in value for cell in (row if isinstance(row, list) else [row])]
@@ -209,14 +209,14 @@ def _argument(value: Any) -> float:
 
 
 class _Given(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error argument")
         self.value = value
 
 
 def _excel(compute: Callable[[float, int], float], positive: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(x: Any, n: Any = None) -> Any:
+        def call(x: EngineValue, n: EngineValue = None) -> Any:
             try:
                 value, order = _argument(x), int(_argument(n))  # Excel truncates the order
                 if order < 0 or (positive and value <= 0):

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts, number_text
 
 #: The IM* functions answering a complex number as text (IMABS, IMREAL ... answer numbers).
@@ -65,7 +66,7 @@ def _own_arithmetic(name: str, computed: Callback) -> Callback:
 
     parsed = bridged("IMSUM")
 
-    def call(*args: Any) -> Any:
+    def call(*args: EngineValue) -> Any:
         if len(args) == 1 and isinstance(args[0], (str, int, float)) and not isinstance(args[0], bool):
             text = parsed(args[0])
             if isinstance(text, str):
@@ -91,7 +92,7 @@ def _excel_written(name: str) -> Factory:
         if name in ARITHMETIC:
             computed = _own_arithmetic(name, computed)
 
-        def call(*args: Any) -> Any:
+        def call(*args: EngineValue) -> Any:
             return _rewritten(computed(*args))
 
         call.__name__ = name

@@ -8,11 +8,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.financial.payments import payment
 
 
-def _finite(value: Any) -> float:
+def _finite(value: EngineValue) -> float:
     if not isinstance(value, float) or not math.isfinite(value):
         raise ExcelError("#NUM!")
     return value
@@ -20,7 +21,7 @@ def _finite(value: Any) -> float:
 
 def nper(_facts: Facts) -> Callback:
     @elementwise
-    def NPER(rate: Any, payment: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+    def NPER(rate: EngineValue, payment: EngineValue, pv: EngineValue, fv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
         r, m, p = number(rate), number(payment), number(pv)
         f, due = number(fv), 1.0 if number(kind) else 0.0
         if r == 0:
@@ -40,7 +41,7 @@ def nper(_facts: Facts) -> Callback:
 
 def fv(_facts: Facts) -> Callback:
     @elementwise
-    def FV(rate: Any, nper: Any, payment: Any, pv: Any = None, kind: Any = None) -> float:  # noqa: N802
+    def FV(rate: EngineValue, nper: EngineValue, payment: EngineValue, pv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
         r, n, m = number(rate), number(nper), number(payment)
         p, due = number(pv), 1.0 if number(kind) else 0.0
         try:  # (1 + r) ** n is complex for a rate below -100 % and a fractional nper
@@ -62,7 +63,7 @@ def ppmt(_facts: Facts) -> Callback:
 
     computed = bridged("PPMT")
 
-    def PPMT(*args: Any) -> Any:  # noqa: N802
+    def PPMT(*args: EngineValue) -> Any:  # noqa: N802
         given = list(args)
         while given and given[-1] is None:
             given.pop()
@@ -98,7 +99,7 @@ def ipmt(_facts: Facts) -> Callback:
     which computes it so (tests/calc/test_annuities.py)."""
 
     @elementwise
-    def IPMT(rate: Any, per: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+    def IPMT(rate: EngineValue, per: EngineValue, nper: EngineValue, pv: EngineValue, fv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
         r, k, n, p = number(rate), number(per), number(nper), number(pv)
         f, due = number(fv), 1.0 if number(kind) else 0.0
         if k < 1 or k >= n + 1 or n <= 0:

@@ -17,7 +17,7 @@ import math
 from datetime import date
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
 from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
 from rates_xl.errors import Internal
@@ -67,12 +67,12 @@ def price(settlement: date, maturity: date, rate: float, yld: float, redemption:
 
 
 class _Given(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error argument")
         self.value = value
 
 
-def _one(value: Any) -> float:
+def _one(value: EngineValue) -> float:
     if isinstance(value, list):  # a range where one value is wanted
         cells = [cell for row in value for cell in (row if isinstance(row, list) else [row])]
         if len(cells) != 1:
@@ -112,15 +112,15 @@ def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redempt
 
 def _bond(inverse: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(settlement: Any, maturity: Any, rate: Any, given: Any, redemption: Any,
-                 frequency: Any, basis: Any = None) -> Any:
+        def call(settlement: EngineValue, maturity: EngineValue, rate: EngineValue, given: EngineValue, redemption: EngineValue,
+                 frequency: EngineValue, basis: EngineValue = None) -> Any:
             return _computed(inverse, settlement, maturity, rate, given, redemption, frequency, basis)
         call.__name__ = "YIELD" if inverse else "PRICE"
         return call
     return factory
 
 
-def _computed(inverse: bool, *args: Any) -> Any:
+def _computed(inverse: bool, *args: EngineValue) -> Any:
     """PRICE(..., yld, ...) or, with `inverse`, YIELD(..., pr, ...) with Excel's checks."""
     try:
         values = [_one(a) for a in args]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
@@ -41,15 +41,15 @@ def _numbers(argument: Any) -> list[float] | None:
     return [float(value) for value in flat]
 
 
-def _flows(values: Any, dates: Any) -> tuple[list[float], list[float]] | None:
+def _flows(values: EngineValue, dates: EngineValue) -> tuple[list[float], list[float]] | None:
     """XIRR's cash flows and dates in the book's order, a pair whose value is an empty cell or
     text left out as Excel leaves it out (FINANCIAL!AD54 and AE54 answer as the flows without
     them); None where anything else is not a plain number (left to `formulas`)."""
-    def cells(argument: Any) -> list[Any]:
+    def cells(argument: EngineValue) -> list[Any]:
         rows = argument if isinstance(argument, list) else [[argument]]
         return [value for row in rows for value in (row if isinstance(row, list) else [row])]
 
-    def number(value: Any) -> bool:
+    def number(value: EngineValue) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
 
     pairs = [(value, date) for value, date in zip(cells(values), cells(dates), strict=False)
@@ -131,7 +131,7 @@ def _halving(values: list[float], dates: list[float], guess: float) -> float | N
 def xirr(_facts: Facts) -> Callback:
     computed = bridged("XIRR")
 
-    def XIRR(*args: Any) -> Any:  # noqa: N802
+    def XIRR(*args: EngineValue) -> Any:  # noqa: N802
         answer = computed(*args)
         if not (isinstance(answer, float) and math.isfinite(answer)) or len(args) < 2:
             return answer
@@ -147,7 +147,7 @@ def xirr(_facts: Facts) -> Callback:
 def xnpv(_facts: Facts) -> Callback:
     computed = bridged("XNPV")
 
-    def XNPV(rate: Any, *rest: Any) -> Any:  # noqa: N802
+    def XNPV(rate: EngineValue, *rest: EngineValue) -> Any:  # noqa: N802
         if is_error(rate):
             return rate
         if isinstance(rate, bool):

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 
 NAMES = ("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM")
 
 
-def _plain(value: Any) -> bool:
+def _plain(value: EngineValue) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

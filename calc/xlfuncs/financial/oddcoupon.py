@@ -14,6 +14,7 @@ import math
 from datetime import date, timedelta
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, elementwise, number
 
 
@@ -65,8 +66,8 @@ def _sums(settlement: date, maturity: date, last: date, frequency: int, basis: i
     return counted, accrued, remaining
 
 
-def _checked(settlement: Any, maturity: Any, last: Any, rate: Any, frequency: Any,
-             basis: Any) -> tuple[date, date, date, float, int, int]:
+def _checked(settlement: EngineValue, maturity: EngineValue, last: EngineValue, rate: EngineValue, frequency: EngineValue,
+             basis: EngineValue) -> tuple[date, date, date, float, int, int]:
     s, m, li = excel_date(number(settlement)), excel_date(number(maturity)), excel_date(number(last))
     r, f, b = number(rate), number(frequency), number(basis)
     if not (li < s < m) or r < 0 or f not in (1, 2, 4) or not 0 <= math.floor(b) <= 4:
@@ -76,8 +77,8 @@ def _checked(settlement: Any, maturity: Any, last: Any, rate: Any, frequency: An
 
 def oddlprice(_facts: Facts) -> Callback:
     @elementwise
-    def ODDLPRICE(settlement: Any, maturity: Any, last_interest: Any, rate: Any, yld: Any,  # noqa: N802
-                  redemption: Any, frequency: Any, basis: Any = None) -> float:
+    def ODDLPRICE(settlement: EngineValue, maturity: EngineValue, last_interest: EngineValue, rate: EngineValue, yld: EngineValue,  # noqa: N802
+                  redemption: EngineValue, frequency: EngineValue, basis: EngineValue = None) -> float:
         s, m, li, r, f, b = _checked(settlement, maturity, last_interest, rate, frequency, basis)
         y, par = number(yld), number(redemption)
         if y < 0 or par <= 0:
@@ -90,8 +91,8 @@ def oddlprice(_facts: Facts) -> Callback:
 
 def oddlyield(_facts: Facts) -> Callback:
     @elementwise
-    def ODDLYIELD(settlement: Any, maturity: Any, last_interest: Any, rate: Any, pr: Any,  # noqa: N802
-                  redemption: Any, frequency: Any, basis: Any = None) -> float:
+    def ODDLYIELD(settlement: EngineValue, maturity: EngineValue, last_interest: EngineValue, rate: EngineValue, pr: EngineValue,  # noqa: N802
+                  redemption: EngineValue, frequency: EngineValue, basis: EngineValue = None) -> float:
         s, m, li, r, f, b = _checked(settlement, maturity, last_interest, rate, frequency, basis)
         price, par = number(pr), number(redemption)
         if price <= 0 or par <= 0:
@@ -111,7 +112,7 @@ def _frequency_truncated(name: str) -> Factory:
 
         computed = bridged(name)
 
-        def call(*args: Any) -> Any:
+        def call(*args: EngineValue) -> Any:
             given = [math.trunc(a) if i == 7 and isinstance(a, float) and math.isfinite(a) else a
                      for i, a in enumerate(args)]
             while given and given[-1] is None:

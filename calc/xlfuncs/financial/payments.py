@@ -4,8 +4,7 @@ and arguments typed as text ("0.01") or booleans are read as numbers (poi's coer
 
 from __future__ import annotations
 
-from typing import Any
-
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 
 
@@ -31,7 +30,7 @@ def payment(r: float, n: float, p: float, f: float, due: float) -> float:
 
 def pmt(_facts: Facts) -> Callback:
     @elementwise
-    def PMT(rate: Any, nper: Any, pv: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+    def PMT(rate: EngineValue, nper: EngineValue, pv: EngineValue, fv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
         r, n, p = _checked(number(rate)), number(nper), number(pv)
         f, due = number(fv), 1.0 if number(kind) else 0.0
         if r == 0 and n == 0:
@@ -45,7 +44,7 @@ def pmt(_facts: Facts) -> Callback:
 
 def pv(_facts: Facts) -> Callback:
     @elementwise
-    def PV(rate: Any, nper: Any, payment: Any, fv: Any = None, kind: Any = None) -> float:  # noqa: N802
+    def PV(rate: EngineValue, nper: EngineValue, payment: EngineValue, fv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
         r, n, m = _checked(number(rate)), number(nper), number(payment)
         f, due = number(fv), 1.0 if number(kind) else 0.0
         if r == 0:

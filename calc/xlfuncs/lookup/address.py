@@ -12,14 +12,14 @@ style and does not quote a sheet name that needs it: formulas_test.xlsx LOOKUP!S
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters, quote_sheet
 
 
-def _style(value: Any) -> bool:
+def _style(value: EngineValue) -> bool:
     """a1: TRUE for A1 references. Omitted is TRUE; an empty cell is FALSE."""
     if value is OMITTED or value == OMITTED:
         return True
@@ -30,7 +30,7 @@ def _style(value: Any) -> bool:
     return number(value) != 0
 
 
-def _address(row: Any, col: Any, abs_num: Any = OMITTED, a1: Any = OMITTED, sheet: Any = OMITTED) -> str:
+def _address(row: EngineValue, col: EngineValue, abs_num: EngineValue = OMITTED, a1: EngineValue = OMITTED, sheet: EngineValue = OMITTED) -> str:
     r, c = int(number(row)), int(number(col))
     kind = 1 if abs_num == OMITTED else int(number(abs_num))
     style = _style(a1)

@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 
 
 def _numbers(items: list[Any]) -> list[float]:
@@ -25,7 +25,7 @@ def _first_error(items: list[Any]) -> Any:
     return next((v for v in items if is_error(v)), None)
 
 
-def text(value: Any) -> str:
+def text(value: EngineValue) -> str:
     """A value as ARRAYTOTEXT / CONCAT write it."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"

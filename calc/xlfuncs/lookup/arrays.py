@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
@@ -37,7 +37,7 @@ Grid = list[list[Any]]
 class _Answer(Internal):
     """Raised inside an implementation: the cell answers this value (an error)."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("answer")
         self.value = value
 
@@ -51,7 +51,7 @@ def calc_error() -> EngineError:
     return error("#VALUE!")
 
 
-def grid(value: Any) -> Grid:
+def grid(value: EngineValue) -> Grid:
     """An array argument as rows (a single value is a 1 x 1 array)."""
     if isinstance(value, list):
         rows = [list(row) if isinstance(row, list) else [row] for row in value]
@@ -66,18 +66,18 @@ def constant(func: Callback) -> Factory:
     return lambda _facts: func
 
 
-def is_array(value: Any) -> bool:
+def is_array(value: EngineValue) -> bool:
     return isinstance(value, list) and (len(value) > 1 or bool(value and len(value[0]) > 1))
 
 
-def scalar(value: Any) -> Any:
+def scalar(value: EngineValue) -> Any:
     """A 1 x 1 array as its value."""
     while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
         value = value[0][0]
     return value
 
 
-def number(value: Any) -> float:
+def number(value: EngineValue) -> float:
     """A count or index argument as Excel reads it; an error is the answer."""
     value = scalar(value)
     if is_error(value):
@@ -106,19 +106,19 @@ def _date_text(value: str) -> float:
     raise fail("#VALUE!")
 
 
-def given(value: Any) -> bool:
+def given(value: EngineValue) -> bool:
     """Whether an optional argument was given (an empty cell is given: it reads as 0)."""
     return not (isinstance(value, str) and value == OMITTED)
 
 
-def integer(value: Any) -> int:
+def integer(value: EngineValue) -> int:
     found = number(value)
     if not math.isfinite(found) or abs(found) > 2**31:
         raise fail("#NUM!")
     return int(found)  # toward zero, as Excel truncates these
 
 
-def boolean(value: Any, default: bool) -> bool:
+def boolean(value: EngineValue, default: bool) -> bool:
     if not given(value):
         return default
     value = scalar(value)
@@ -147,13 +147,13 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callba
     arguments at positions `scalars` are lifted when given an array (module docstring)."""
 
     def wrap(func: Callback) -> Callback:
-        def one(*args: Any) -> Any:
+        def one(*args: EngineValue) -> Any:
             try:
                 return func(*args)
             except _Answer as answer:
                 return answer.value
 
-        def call(*args: Any) -> Any:
+        def call(*args: EngineValue) -> Any:
             lifted = [i for i in scalars if i < len(args) and is_array(args[i])]
             if not lifted:
                 result = one(*args)
@@ -190,14 +190,14 @@ def _broadcast(rows: Grid, r: int, c: int) -> Any:
 
 # -- stacking -------------------------------------------------------------------------------
 @excel_function()
-def VSTACK(*arrays: Any) -> Any:  # noqa: N802 - Excel's name
+def VSTACK(*arrays: EngineValue) -> Any:  # noqa: N802 - Excel's name
     grids = [grid(a) for a in arrays]
     width = max(len(g[0]) for g in grids)
     return [row + [error("#N/A")] * (width - len(row)) for g in grids for row in g]
 
 
 @excel_function()
-def HSTACK(*arrays: Any) -> Any:  # noqa: N802
+def HSTACK(*arrays: EngineValue) -> Any:  # noqa: N802
     grids = [grid(a) for a in arrays]
     height = max(len(g) for g in grids)
     out: Grid = [[] for _ in range(height)]
@@ -228,19 +228,19 @@ def _indexes(arguments: tuple[Any, ...], size: int) -> list[int]:
 
 
 @excel_function()
-def CHOOSEROWS(array: Any, *numbers: Any) -> Any:  # noqa: N802
+def CHOOSEROWS(array: EngineValue, *numbers: EngineValue) -> Any:  # noqa: N802
     rows = grid(array)
     return [list(rows[i]) for i in _indexes(numbers, len(rows))]
 
 
 @excel_function()
-def CHOOSECOLS(array: Any, *numbers: Any) -> Any:  # noqa: N802
+def CHOOSECOLS(array: EngineValue, *numbers: EngineValue) -> Any:  # noqa: N802
     rows = grid(array)
     picked = _indexes(numbers, len(rows[0]))
     return [[row[i] for i in picked] for row in rows]
 
 
-def _span(count: Any, size: int, take: bool) -> range:
+def _span(count: EngineValue, size: int, take: bool) -> range:
     """The indexes TAKE (or DROP) keeps of `size` for a count (omitted: all of them); an
     empty result is #VALUE! (Excel for Mac 16, formulas_test.xlsx)."""
     if not given(count):
@@ -256,7 +256,7 @@ def _span(count: Any, size: int, take: bool) -> range:
 
 
 @excel_function(scalars=(1, 2))
-def TAKE(array: Any, rows: Any = OMITTED, columns: Any = OMITTED) -> Any:  # noqa: N802
+def TAKE(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> Any:  # noqa: N802
     found = grid(array)
     if not given(rows) and not given(columns):
         raise fail("#VALUE!")
@@ -266,7 +266,7 @@ def TAKE(array: Any, rows: Any = OMITTED, columns: Any = OMITTED) -> Any:  # noq
 
 
 @excel_function(scalars=(1, 2))
-def DROP(array: Any, rows: Any = OMITTED, columns: Any = OMITTED) -> Any:  # noqa: N802
+def DROP(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> Any:  # noqa: N802
     found = grid(array)
     if not given(rows) and not given(columns):
         raise fail("#VALUE!")
@@ -276,7 +276,7 @@ def DROP(array: Any, rows: Any = OMITTED, columns: Any = OMITTED) -> Any:  # noq
 
 
 # -- reshaping ------------------------------------------------------------------------------
-def _flat(array: Any, ignore: Any, by_column: Any) -> list[Any]:
+def _flat(array: EngineValue, ignore: EngineValue, by_column: EngineValue) -> list[Any]:
     rows = grid(array)
     mode = integer(ignore) if given(ignore) else 0
     if mode not in (0, 1, 2, 3):
@@ -296,21 +296,21 @@ def _flat(array: Any, ignore: Any, by_column: Any) -> list[Any]:
 
 
 @excel_function(scalars=(1, 2))
-def TOCOL(array: Any, ignore: Any = OMITTED, scan_by_column: Any = OMITTED) -> Any:  # noqa: N802
+def TOCOL(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> Any:  # noqa: N802
     return [[v] for v in _flat(array, ignore, scan_by_column)]
 
 
 @excel_function(scalars=(1, 2))
-def TOROW(array: Any, ignore: Any = OMITTED, scan_by_column: Any = OMITTED) -> Any:  # noqa: N802
+def TOROW(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> Any:  # noqa: N802
     return [_flat(array, ignore, scan_by_column)]
 
 
-def _pad(pad_with: Any) -> Any:
+def _pad(pad_with: EngineValue) -> Any:
     return scalar(pad_with) if given(pad_with) else error("#N/A")
 
 
 @excel_function(scalars=(1, 2, 3))
-def EXPAND(array: Any, rows: Any = OMITTED, columns: Any = OMITTED, pad_with: Any = OMITTED) -> Any:  # noqa: N802
+def EXPAND(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
     found = grid(array)
     height = integer(rows) if given(rows) else len(found)
     width = integer(columns) if given(columns) else len(found[0])
@@ -323,14 +323,14 @@ def EXPAND(array: Any, rows: Any = OMITTED, columns: Any = OMITTED, pad_with: An
     return out + [[pad] * width for _ in range(height - len(found))]
 
 
-def _vector(array: Any) -> list[Any]:
+def _vector(array: EngineValue) -> list[Any]:
     rows = grid(array)
     if len(rows) > 1 and len(rows[0]) > 1:
         raise fail("#VALUE!")
     return [v for row in rows for v in row]
 
 
-def _wrapped(vector: Any, count: Any, pad_with: Any) -> list[list[Any]]:
+def _wrapped(vector: EngineValue, count: EngineValue, pad_with: EngineValue) -> list[list[Any]]:
     values = _vector(vector)
     n = integer(count)
     if n < 1:
@@ -341,18 +341,18 @@ def _wrapped(vector: Any, count: Any, pad_with: Any) -> list[list[Any]]:
 
 
 @excel_function(scalars=(1, 2))
-def WRAPROWS(vector: Any, wrap_count: Any, pad_with: Any = OMITTED) -> Any:  # noqa: N802
+def WRAPROWS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
     return _wrapped(vector, wrap_count, pad_with)
 
 
 @excel_function(scalars=(1, 2))
-def WRAPCOLS(vector: Any, wrap_count: Any, pad_with: Any = OMITTED) -> Any:  # noqa: N802
+def WRAPCOLS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
     chunks = _wrapped(vector, wrap_count, pad_with)
     return [list(column) for column in zip(*chunks, strict=True)]
 
 
 @excel_function(scalars=(0,))
-def MUNIT(dimension: Any) -> Any:  # noqa: N802
+def MUNIT(dimension: EngineValue) -> Any:  # noqa: N802
     n = integer(dimension)
     if n < 1:
         raise fail("#VALUE!")
@@ -362,7 +362,7 @@ def MUNIT(dimension: Any) -> Any:  # noqa: N802
 
 
 @excel_function()
-def TRIMRANGE(range_: Any, trim_rows: Any = OMITTED, trim_cols: Any = OMITTED) -> Any:  # noqa: N802
+def TRIMRANGE(range_: EngineValue, trim_rows: EngineValue = OMITTED, trim_cols: EngineValue = OMITTED) -> Any:  # noqa: N802
     """The range without its blank edge rows and columns (3: both ends, 1: leading, 2:
     trailing, 0: none; another number, even 2.3, is #VALUE!). Nothing left is #REF!; a
     mode given as an array is #VALUE! in each place (formulas_test.xlsx)."""
@@ -396,7 +396,7 @@ def _kept(filled: list[bool], mode: int) -> range:
 
 
 @excel_function()
-def TYPE(value: Any) -> Any:  # noqa: N802
+def TYPE(value: EngineValue) -> Any:  # noqa: N802
     """64 for an array or a range of several cells (formualizer: the first cell's type)."""
     if is_array(value):
         return 64.0

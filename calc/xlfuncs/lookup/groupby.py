@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, aggregate, is_lambda, text
 from rates_xl.errors import Internal
@@ -34,14 +34,14 @@ class _Refused(Internal):
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _grid(value: Any) -> list[list[Any]]:
+def _grid(value: EngineValue) -> list[list[Any]]:
     if isinstance(value, list):
         rows = [row if isinstance(row, list) else [row] for row in value]
         return [[None if v == "" else v for v in row] for row in rows]
     return [[value]]
 
 
-def _integer(value: Any, default: int) -> int:
+def _integer(value: EngineValue, default: int) -> int:
     if value is None:
         return default
     if is_error(value):
@@ -59,7 +59,7 @@ def _error_text(value: Any) -> str:
     return error_text(value)
 
 
-def _function_name(function: Any) -> str:
+def _function_name(function: EngineValue) -> str:
     if is_error(function):
         raise _Refused(_error_text(function))  # a cell holding an error: it is the answer
     if isinstance(function, str):
@@ -71,7 +71,7 @@ def _function_name(function: Any) -> str:
     raise _Refused()  # a LAMBDA, a cell's value, an aggregation we do not know
 
 
-def _sort_specs(value: Any) -> list[int]:
+def _sort_specs(value: EngineValue) -> list[int]:
     if value is None:
         return []
     specs = [_integer(v, 1) for row in _grid(value) for v in row if v is not None]
@@ -91,7 +91,7 @@ class _Table:
     show_headers: bool
 
 
-def _headers_mode(value: Any, values: list[list[Any]]) -> int:
+def _headers_mode(value: EngineValue, values: list[list[Any]]) -> int:
     if value is not None:
         mode = _integer(value, 0)
         if mode not in (0, 1, 2, 3):
@@ -105,7 +105,7 @@ def _headers_mode(value: Any, values: list[list[Any]]) -> int:
     return 0
 
 
-def _table(fields: list[list[Any]], values: list[list[Any]], headers: Any, filter_array: Any,
+def _table(fields: list[list[Any]], values: list[list[Any]], headers: EngineValue, filter_array: EngineValue,
            generated: str) -> _Table:
     if len(fields) != len(values):
         raise _Refused()
@@ -137,7 +137,7 @@ def _table(fields: list[list[Any]], values: list[list[Any]], headers: Any, filte
 
 
 # -- grouping ----------------------------------------------------------------------------------
-def _label_key(value: Any) -> tuple[int, Any]:
+def _label_key(value: EngineValue) -> tuple[int, Any]:
     """Excel's sort order: numbers, text (without regard to case), booleans, blanks."""
     if value is None:
         return 3, 0
@@ -198,7 +198,7 @@ def _order(groups: list[_Group], level: int, depth: int, specs: list[int], n_fie
             _order(g.children, level + 1, depth, specs, n_fields, value_key)
 
 
-def _value_order(value: Any) -> tuple[int, Any]:
+def _value_order(value: EngineValue) -> tuple[int, Any]:
     if is_error(value):
         return 5, 0
     return _label_key(None if value == "" else value)
@@ -265,9 +265,9 @@ def _values_of(table: _Table, rows: list[int], column: int) -> list[Any]:
 
 
 def groupby(_facts: Facts) -> Callback:
-    def call(row_fields: Any, values: Any, function: Any, field_headers: Any = None,
-             total_depth: Any = None, sort_order: Any = None, filter_array: Any = None,
-             field_relationship: Any = None) -> Any:
+    def call(row_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue = None,
+             total_depth: EngineValue = None, sort_order: EngineValue = None, filter_array: EngineValue = None,
+             field_relationship: EngineValue = None) -> Any:
         try:
             return _groupby(row_fields, values, function, field_headers, total_depth, sort_order,
                             filter_array, field_relationship)
@@ -278,8 +278,8 @@ def groupby(_facts: Facts) -> Callback:
     return call
 
 
-def _groupby(row_fields: Any, values: Any, function: Any, field_headers: Any, total_depth: Any,
-             sort_order: Any, filter_array: Any, field_relationship: Any) -> Any:
+def _groupby(row_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue, total_depth: EngineValue,
+             sort_order: EngineValue, filter_array: EngineValue, field_relationship: EngineValue) -> Any:
     name = _function_name(function)
     table = _table(_grid(row_fields), _grid(values), field_headers, filter_array, "Row Field")
     n_fields, n_values = len(table.fields[0]), len(table.values[0])
@@ -299,9 +299,9 @@ def _groupby(row_fields: Any, values: Any, function: Any, field_headers: Any, to
 
 
 def pivotby(_facts: Facts) -> Callback:
-    def call(row_fields: Any, col_fields: Any, values: Any, function: Any, field_headers: Any = None,
-             row_total_depth: Any = None, row_sort_order: Any = None, col_total_depth: Any = None,
-             col_sort_order: Any = None, filter_array: Any = None, relative_to: Any = None) -> Any:
+    def call(row_fields: EngineValue, col_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue = None,
+             row_total_depth: EngineValue = None, row_sort_order: EngineValue = None, col_total_depth: EngineValue = None,
+             col_sort_order: EngineValue = None, filter_array: EngineValue = None, relative_to: EngineValue = None) -> Any:
         try:
             return _pivotby(row_fields, col_fields, values, function, field_headers, row_total_depth,
                             row_sort_order, col_total_depth, col_sort_order, filter_array, relative_to)
@@ -312,9 +312,9 @@ def pivotby(_facts: Facts) -> Callback:
     return call
 
 
-def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field_headers: Any,
-             row_total_depth: Any, row_sort_order: Any, col_total_depth: Any, col_sort_order: Any,
-             filter_array: Any, relative_to: Any) -> Any:
+def _pivotby(row_fields: EngineValue, col_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue,
+             row_total_depth: EngineValue, row_sort_order: EngineValue, col_total_depth: EngineValue, col_sort_order: EngineValue,
+             filter_array: EngineValue, relative_to: EngineValue) -> Any:
     name = _function_name(function)
     rows_grid, cols_grid, values_grid = _grid(row_fields), _grid(col_fields), _grid(values)
     if len(cols_grid) != len(values_grid):
@@ -379,5 +379,5 @@ def _pivotby(row_fields: Any, col_fields: Any, values: Any, function: Any, field
     return out
 
 
-def _shown(value: Any) -> Any:
+def _shown(value: EngineValue) -> Any:
     return "" if value is None else value

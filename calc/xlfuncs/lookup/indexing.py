@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import excel_function, fail, given, grid, integer, is_array
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
@@ -31,7 +32,7 @@ LIFTED = "RATESXL.INDEXLIFTED"  # the same given an array constant as row, colum
 AREAS = "RATESXL.INDEXAREAS"  # INDEX of a union: (row, column, area, *areas)
 
 
-def _pick(rows: list[list[Any]], row: Any, column: Any, area: Any, reference: bool) -> Any:
+def _pick(rows: list[list[Any]], row: EngineValue, column: EngineValue, area: EngineValue, reference: bool) -> Any:
     r = integer(row) if given(row) else 0
     c = integer(column) if given(column) else None
     if given(area):
@@ -55,7 +56,7 @@ def _pick(rows: list[list[Any]], row: Any, column: Any, area: Any, reference: bo
 
 
 @excel_function(scalars=(1, 2, 3))
-def INDEX(array: Any, row: Any = OMITTED, column: Any = OMITTED, area: Any = OMITTED) -> Any:  # noqa: N802
+def INDEX(array: EngineValue, row: EngineValue = OMITTED, column: EngineValue = OMITTED, area: EngineValue = OMITTED) -> Any:  # noqa: N802
     rows = grid(array)
     if given(row):
         integer(row)
@@ -67,7 +68,7 @@ def INDEX(array: Any, row: Any = OMITTED, column: Any = OMITTED, area: Any = OMI
 
 
 @excel_function(scalars=(0, 1, 2))
-def INDEXAREAS(row: Any, column: Any, area: Any, *areas: Any) -> Any:  # noqa: N802
+def INDEXAREAS(row: EngineValue, column: EngineValue, area: EngineValue, *areas: EngineValue) -> Any:  # noqa: N802
     if given(row):
         integer(row)
     if given(column):
@@ -80,7 +81,7 @@ def INDEXAREAS(row: Any, column: Any, area: Any, *areas: Any) -> Any:  # noqa: N
     return _pick(grid(areas[which - 1]), row, column, OMITTED, reference=True)
 
 
-def INDEXLIFTED(*args: Any) -> Any:  # noqa: N802 - the engine's name
+def INDEXLIFTED(*args: EngineValue) -> Any:  # noqa: N802 - the engine's name
     """INDEX given an array constant as the row, column or area: lifted, so each answer is
     the top-left value of its INDEX, even for a constant of one element (`INDEX({2,3;4,5},{1})`
     is 2, not {2,3}), which reaches a callback as a plain number."""

@@ -14,11 +14,11 @@ import math
 import re
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element
 
 
-def _rank(value: Any) -> int:
+def _rank(value: EngineValue) -> int:
     if isinstance(value, bool):
         return 2
     if isinstance(value, int | float):
@@ -35,7 +35,7 @@ def _key(value: Any) -> tuple[int, Any]:
     return rank, float(value)
 
 
-def _vector(array: Any) -> tuple[list[Any], bool] | None:
+def _vector(array: EngineValue) -> tuple[list[Any], bool] | None:
     """A 1-D lookup array's values and whether it is a row; None for a 2-D one."""
     if not isinstance(array, list):
         return [array], True
@@ -64,7 +64,7 @@ def _wildcard(pattern: str) -> re.Pattern[str]:
 _ABOVE_ALL = (3, 0.0)
 
 
-def position(value: Any, values: list[Any], match_mode: int, search_mode: int) -> int | None:
+def position(value: EngineValue, values: list[Any], match_mode: int, search_mode: int) -> int | None:
     """The 0-based index Excel's XMATCH finds, or None (#N/A)."""
     if value is None:
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
@@ -192,7 +192,7 @@ def _lifted(call: Callback, args: list[Any], lifted: tuple[int, ...]) -> Any:
     return out
 
 
-def _find(lookup_value: Any, values: list[Any], match_mode: Any, search_mode: Any) -> Any:
+def _find(lookup_value: EngineValue, values: list[Any], match_mode: EngineValue, search_mode: EngineValue) -> Any:
     """The 0-based index XMATCH finds for one lookup value, None (#N/A), or an error. The
     modes are read first (an error there is the answer: the #N/A a lifted legacy array
     formula's range shows beyond a shorter array of modes, formulas_test.xlsx LOOKUP!AP170),
@@ -212,7 +212,7 @@ def _find(lookup_value: Any, values: list[Any], match_mode: Any, search_mode: An
     return position(lookup_value, values, mode, search)
 
 
-def _regex(pattern: Any, values: list[Any], search_mode: int) -> Any:
+def _regex(pattern: EngineValue, values: list[Any], search_mode: int) -> Any:
     """Match mode 3 (Excel 365): the first text value any part of which the pattern matches,
     case-sensitive, as REGEXTEST reads it (calc/xlfuncs/text/regex.py); #VALUE! for a pattern
     that is not text or does not compile."""
@@ -227,14 +227,14 @@ def _regex(pattern: Any, values: list[Any], search_mode: int) -> Any:
 
 
 def xmatch(_facts: Facts) -> Callback:
-    def XMATCH(lookup_value: Any, lookup_array: Any, match_mode: Any = None,  # noqa: N802
-               search_mode: Any = None) -> Any:
+    def XMATCH(lookup_value: EngineValue, lookup_array: EngineValue, match_mode: EngineValue = None,  # noqa: N802
+               search_mode: EngineValue = None) -> Any:
         vector = _vector(lookup_array)
         if vector is None:
             return error("#VALUE!")
         values = vector[0]
 
-        def one(value: Any, mode: Any, search: Any) -> Any:
+        def one(value: EngineValue, mode: EngineValue, search: EngineValue) -> Any:
             found = _find(value, values, mode, search)
             if isinstance(found, dict):
                 return found
@@ -245,8 +245,8 @@ def xmatch(_facts: Facts) -> Callback:
 
 
 def xlookup(_facts: Facts) -> Callback:
-    def XLOOKUP(lookup_value: Any, lookup_array: Any, return_array: Any, if_not_found: Any = None,  # noqa: N802
-                match_mode: Any = None, search_mode: Any = None) -> Any:
+    def XLOOKUP(lookup_value: EngineValue, lookup_array: EngineValue, return_array: EngineValue, if_not_found: EngineValue = None,  # noqa: N802
+                match_mode: EngineValue = None, search_mode: EngineValue = None) -> Any:
         vector = _vector(lookup_array)
         if vector is None:
             return error("#VALUE!")
@@ -256,7 +256,7 @@ def xlookup(_facts: Facts) -> Callback:
             return error("#VALUE!")
         lifting = any(isinstance(a, list) for a in (lookup_value, match_mode, search_mode))
 
-        def one(value: Any, mode: Any, search: Any) -> Any:
+        def one(value: EngineValue, mode: EngineValue, search: EngineValue) -> Any:
             index = _find(value, values, mode, search)
             if isinstance(index, dict):
                 return index
@@ -279,7 +279,7 @@ def xlookup(_facts: Facts) -> Callback:
 
 
 # -- LOOKUP: Excel's approximate (binary) search over mixed types -------------------------------
-def approximate(value: Any, values: list[Any]) -> int | None:
+def approximate(value: EngineValue, values: list[Any]) -> int | None:
     """The index Excel's LOOKUP finds for `value`: the last value of the same type not larger
     than it, by Excel's bisection (its answer on unsorted data too). Values of another type
     (and blanks, errors) are stepped over: from a middle one of another type the search looks
@@ -306,12 +306,12 @@ def approximate(value: Any, values: list[Any]) -> int | None:
     return best
 
 
-def _same_type(value: Any, target: tuple[int, Any]) -> bool:
+def _same_type(value: EngineValue, target: tuple[int, Any]) -> bool:
     return value is not None and not is_error(value) and _rank(value) == target[0]
 
 
 def lookup(_facts: Facts) -> Callback:
-    def LOOKUP(lookup_value: Any, lookup_vector: Any, result_vector: Any = None) -> Any:  # noqa: N802
+    def LOOKUP(lookup_value: EngineValue, lookup_vector: EngineValue, result_vector: EngineValue = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             return [[LOOKUP(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
         if is_error(lookup_value):
@@ -342,7 +342,7 @@ def lookup(_facts: Facts) -> Callback:
     return LOOKUP
 
 
-def _exact(value: Any, values: list[Any]) -> int | None:
+def _exact(value: EngineValue, values: list[Any]) -> int | None:
     """Exact match, text without case and with wildcards (MATCH 0, VLOOKUP FALSE); an empty
     lookup value is 0 (it does not find an empty text)."""
     if value is None:
@@ -350,7 +350,7 @@ def _exact(value: Any, values: list[Any]) -> int | None:
     return position(value, values, 2 if isinstance(value, str) else 0, 1)
 
 
-def descending(value: Any, values: list[Any]) -> int | None:
+def descending(value: EngineValue, values: list[Any]) -> int | None:
     """MATCH's -1: values of the lookup value's type are read from the first while they are
     not smaller than it; the last of them is the answer (formulas_test.xlsx, every case of
     rows 83-91: unsorted and mixed-type arrays included)."""
@@ -366,7 +366,7 @@ def descending(value: Any, values: list[Any]) -> int | None:
     return best
 
 
-def _truthy(value: Any, default: bool) -> bool | EngineError:
+def _truthy(value: EngineValue, default: bool) -> bool | EngineError:
     if value is None:
         return default
     if is_error(value):
@@ -383,7 +383,7 @@ def _truthy(value: Any, default: bool) -> bool | EngineError:
 
 
 def match(_facts: Facts) -> Callback:
-    def MATCH(lookup_value: Any, lookup_array: Any, match_type: Any = None) -> Any:  # noqa: N802
+    def MATCH(lookup_value: EngineValue, lookup_array: EngineValue, match_type: EngineValue = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             return [[MATCH(v, lookup_array, match_type) for v in row] for row in lookup_value]
         if is_error(lookup_value):
@@ -404,7 +404,7 @@ def match(_facts: Facts) -> Callback:
 
 
 def _table_lookup(by_rows: bool) -> Callback:
-    def TABLE_LOOKUP(lookup_value: Any, table: Any, index: Any, range_lookup: Any = None) -> Any:  # noqa: N802
+    def TABLE_LOOKUP(lookup_value: EngineValue, table: EngineValue, index: EngineValue, range_lookup: EngineValue = None) -> Any:  # noqa: N802
         if isinstance(lookup_value, list):
             if isinstance(index, list):
                 return error("#VALUE!")  # arrays in both: not handled here (stale if Excel differs)
@@ -434,7 +434,7 @@ def _table_lookup(by_rows: bool) -> Callback:
     return TABLE_LOOKUP
 
 
-def _single(value: Any) -> Any:
+def _single(value: EngineValue) -> Any:
     return value[0][0] if isinstance(value, list) else value
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error_text, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import (
     OMITTED,
@@ -33,7 +33,7 @@ from rates_xl.calc.xlfuncs.lookup.arrays import (
 from rates_xl.functions.values import ERROR_TYPE
 
 
-def _rank(value: Any) -> tuple[int, Any]:
+def _rank(value: EngineValue) -> tuple[int, Any]:
     if value is None:
         return 4, 0
     if is_error(value):
@@ -45,7 +45,7 @@ def _rank(value: Any) -> tuple[int, Any]:
     return 1, str(value).casefold()
 
 
-def _compare(a: Any, b: Any, order: int) -> int:
+def _compare(a: EngineValue, b: EngineValue, order: int) -> int:
     """-1, 0 or 1: a before b in `order` (1 ascending, -1 descending); blanks last."""
     ka, kb = _rank(a), _rank(b)
     if ka == kb:
@@ -55,7 +55,7 @@ def _compare(a: Any, b: Any, order: int) -> int:
     return (-1 if ka < kb else 1) * order
 
 
-def _orders(value: Any) -> list[int]:
+def _orders(value: EngineValue) -> list[int]:
     found = []
     for row in grid(value):
         for item in row:
@@ -84,8 +84,8 @@ def _transposed(rows: Grid) -> Grid:
 
 
 @excel_function()
-def SORT(array: Any, sort_index: Any = OMITTED, sort_order: Any = OMITTED,  # noqa: N802 - Excel's name
-         by_col: Any = OMITTED) -> Any:
+def SORT(array: EngineValue, sort_index: EngineValue = OMITTED, sort_order: EngineValue = OMITTED,  # noqa: N802 - Excel's name
+         by_col: EngineValue = OMITTED) -> Any:
     rows = grid(array)
     columns = boolean(by_col, False)
     lines = _transposed(rows) if columns else rows
@@ -108,7 +108,7 @@ def SORT(array: Any, sort_index: Any = OMITTED, sort_order: Any = OMITTED,  # no
 
 
 @excel_function()
-def SORTBY(array: Any, *pairs: Any) -> Any:  # noqa: N802
+def SORTBY(array: EngineValue, *pairs: EngineValue) -> Any:  # noqa: N802
     """Each `by` array is one column as tall as the array (rows are sorted) or one row as wide
     (columns are sorted), all of them the same way; anything else is #VALUE!."""
     rows = grid(array)
@@ -138,7 +138,7 @@ def _same_key(line: list[Any]) -> tuple[Any, ...]:
 
 
 @excel_function(scalars=(1, 2))
-def UNIQUE(array: Any, by_col: Any = OMITTED, exactly_once: Any = OMITTED) -> Any:  # noqa: N802
+def UNIQUE(array: EngineValue, by_col: EngineValue = OMITTED, exactly_once: EngineValue = OMITTED) -> Any:  # noqa: N802
     rows = grid(array)
     columns = boolean(by_col, False)
     once = boolean(exactly_once, False)
@@ -155,7 +155,7 @@ def UNIQUE(array: Any, by_col: Any = OMITTED, exactly_once: Any = OMITTED) -> An
     return _transposed(out) if columns else out
 
 
-def _kept(value: Any) -> bool:
+def _kept(value: EngineValue) -> bool:
     if is_error(value):
         raise _Answer(value)
     if value is None:
@@ -166,7 +166,7 @@ def _kept(value: Any) -> bool:
 
 
 @excel_function()
-def FILTER(array: Any, include: Any, if_empty: Any = OMITTED) -> Any:  # noqa: N802
+def FILTER(array: EngineValue, include: EngineValue, if_empty: EngineValue = OMITTED) -> Any:  # noqa: N802
     """Rows kept by a column `include` as tall as the array, or columns by a row as wide."""
     rows = grid(array)
     mask = grid(include)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
@@ -52,7 +52,7 @@ def _numbers(value: Any) -> list[list[float]] | None:
 def minverse(_facts: Facts) -> Callback:
     computed = bridged("MINVERSE")
 
-    def MINVERSE(array: Any) -> Any:  # noqa: N802
+    def MINVERSE(array: EngineValue) -> Any:  # noqa: N802
         answer = computed(array)
         matrix = _numbers(array)
         if is_error(answer) or matrix is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 
@@ -37,7 +37,7 @@ def _number(text: str) -> float | None:
 _fold = str.lower
 
 
-def _parse(value: Any) -> tuple[str, str, Any]:
+def _parse(value: EngineValue) -> tuple[str, str, Any]:
     """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
     empty text), "blank" (a blank cell), "bool", "number", "text" (no wildcard) or "wildcard"
     (operand: the compiled pattern).
@@ -71,7 +71,7 @@ def _parse(value: Any) -> tuple[str, str, Any]:
     return "text", op, _fold(rest)
 
 
-def criterion(value: Any) -> Callable[[Any], bool]:
+def criterion(value: EngineValue) -> Callable[[Any], bool]:
     """A predicate over one cell's value for one criterion: the definition, cell by cell
     (`mask` computes the same over a whole range at once)."""
     kind, op, operand = _parse(value)
@@ -84,7 +84,7 @@ def criterion(value: Any) -> Callable[[Any], bool]:
     if kind == "bool":
         return _compare(op, lambda cell: isinstance(cell, bool), operand)
     if kind == "number":
-        def numeric(cell: Any) -> bool:
+        def numeric(cell: EngineValue) -> bool:
             return isinstance(cell, int | float) and not isinstance(cell, bool) or (
                 isinstance(cell, str) and op in ("=", "<>") and _number(cell) is not None)
         return _compare(op, numeric, float(operand), coerce=lambda c: float(c) if isinstance(c, str) else c)
@@ -114,7 +114,7 @@ def _compare(op: str, same_type: Callable[[Any], bool], operand: Any,
     return test
 
 
-def mask(cells: list[Any], value: Any) -> np.ndarray:
+def mask(cells: list[Any], value: EngineValue) -> np.ndarray:
     """`criterion(value)` applied to every cell of a (flattened) range at once, as a boolean
     array: the per-cell function call was most of a SUMIF's cost (1 ms over 500 rows; a
     book with 639 of them spent 0.65 s of CPU there). Numbers are compared with numpy; text
@@ -192,7 +192,7 @@ def _float(cell: Any, op: str) -> float:
     return math.nan
 
 
-def _flat(rng: Any, rows: int, cols: int) -> list[Any]:
+def _flat(rng: EngineValue, rows: int, cols: int) -> list[Any]:
     grid = rng if isinstance(rng, list) else [[rng]]
     if len(grid) == rows and min(map(len, grid)) == max(map(len, grid)) == cols:
         return list(itertools.chain.from_iterable(grid))
@@ -200,7 +200,7 @@ def _flat(rng: Any, rows: int, cols: int) -> list[Any]:
             for i in range(rows) for j in range(cols)]
 
 
-def _shape(rng: Any) -> tuple[int, int]:
+def _shape(rng: EngineValue) -> tuple[int, int]:
     if not isinstance(rng, list):
         return 1, 1
     return len(rng), max(map(len, rng), default=0)
@@ -221,7 +221,7 @@ def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.nda
     return np.flatnonzero(matching if matching is not None else [])
 
 
-def _aggregate(kind: str, target: Any, pairs: list[tuple[Any, Any]]) -> Any:
+def _aggregate(kind: str, target: EngineValue, pairs: list[tuple[Any, Any]]) -> Any:
     crits = [c for _, c in pairs]
     arrays = [c for c in crits if isinstance(c, list)]
     if arrays:  # an array of criteria: one answer per criterion
@@ -264,7 +264,7 @@ def _pairs(args: tuple[Any, ...]) -> list[tuple[Any, Any]] | None:
 
 def _ifs(kind: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(target: Any, *args: Any) -> Any:
+        def call(target: EngineValue, *args: EngineValue) -> Any:
             pairs = _pairs(args)
             return error("#VALUE!") if pairs is None else _aggregate(kind, target, pairs)
         call.__name__ = f"{kind.upper()}IFS"
@@ -274,7 +274,7 @@ def _ifs(kind: str) -> Factory:
 
 def _if(kind: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(rng: Any, crit: Any, target: Any = None) -> Any:
+        def call(rng: EngineValue, crit: EngineValue, target: EngineValue = None) -> Any:
             if target is None:
                 target = rng
             elif _shape(target) != _shape(rng):  # Excel reads the sum range at the criteria range's shape
@@ -289,7 +289,7 @@ def _if(kind: str) -> Factory:
 
 
 def countifs(_facts: Facts) -> Callback:
-    def COUNTIFS(*args: Any) -> Any:  # noqa: N802 - Excel's name
+    def COUNTIFS(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
         pairs = _pairs(args)
         return error("#VALUE!") if pairs is None else _aggregate("count", None, pairs)
     return COUNTIFS

@@ -28,7 +28,7 @@ import statistics
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.arrays import number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
@@ -44,7 +44,7 @@ _AGGREGATE: dict[int, Callable[[list[float]], float]] = {
 
 
 class _Answer(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("answer")
         self.value = value
 
@@ -57,13 +57,13 @@ def _not_computed() -> _Answer:
     return _fail(_NOT_COMPUTED)
 
 
-def _flat(value: Any) -> list[Any]:
+def _flat(value: EngineValue) -> list[Any]:
     if not isinstance(value, list):
         return [value]
     return [cell for row in value for cell in (row if isinstance(row, list) else [row])]
 
 
-def _scalar(value: Any) -> float:
+def _scalar(value: EngineValue) -> float:
     """A single-value argument as Excel reads it (an error passed on, date text a serial)."""
     try:
         return number(value)
@@ -72,7 +72,7 @@ def _scalar(value: Any) -> float:
         raise _Answer(found if found is not None else error("#VALUE!")) from None
 
 
-def _option(value: Any, default: float) -> float:
+def _option(value: EngineValue, default: float) -> float:
     if value == OMITTED:
         return default
     return _scalar(value)
@@ -91,7 +91,7 @@ def _whole(value: float, low: int, high: int) -> int:
 class _Series:
     """The values on an equally spaced timeline: duplicates aggregated, gaps completed."""
 
-    def __init__(self, values: Any, timeline: Any, completion: Any, aggregation: Any) -> None:
+    def __init__(self, values: EngineValue, timeline: EngineValue, completion: EngineValue, aggregation: EngineValue) -> None:
         ys, xs = _flat(values), _flat(timeline)
         if len(ys) != len(xs):
             raise _fail("#N/A")
@@ -152,11 +152,11 @@ class _Series:
         return int(place)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: EngineValue) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _seasonality(value: Any) -> int:
+def _seasonality(value: EngineValue) -> int:
     found = _whole(1.0 if value == OMITTED else _scalar(value), 0, 8760)
     if found == 1:
         raise _not_computed()  # auto-detected: Excel's detection is not documented
@@ -172,7 +172,7 @@ def _lifted(position: int, compute: Callback) -> Callback:
         except _Answer as answer:
             return answer.value
 
-    def call(*args: Any) -> Any:
+    def call(*args: EngineValue) -> Any:
         args_ = list(args)
         given = args_[position] if position < len(args_) else None
         if isinstance(given, list) and len(_flat(given)) > 1:
@@ -186,8 +186,8 @@ def _lifted(position: int, compute: Callback) -> Callback:
     return call
 
 
-def _forecast(target: Any, values: Any, timeline: Any, seasonality: Any = OMITTED,
-              completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
+def _forecast(target: EngineValue, values: EngineValue, timeline: EngineValue, seasonality: EngineValue = OMITTED,
+              completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
     at = _scalar(target)
     season = _seasonality(seasonality)
     series = _Series(values, timeline, completion, aggregation)
@@ -198,8 +198,8 @@ def _forecast(target: Any, values: Any, timeline: Any, seasonality: Any = OMITTE
     return series.values[place % period]  # the series repeats from its start
 
 
-def _confint(target: Any, values: Any, timeline: Any, level: Any = OMITTED, seasonality: Any = OMITTED,
-             completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
+def _confint(target: EngineValue, values: EngineValue, timeline: EngineValue, level: EngineValue = OMITTED, seasonality: EngineValue = OMITTED,
+             completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
     at = _scalar(target)
     confidence = 0.95 if level in (OMITTED, None) else _scalar(level)
     if not 0 <= confidence < 1:
@@ -214,13 +214,13 @@ def _confint(target: Any, values: Any, timeline: Any, level: Any = OMITTED, seas
     return 0  # no fitting error: a zero-width interval
 
 
-def _seasonality_of(values: Any, timeline: Any, completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
+def _seasonality_of(values: EngineValue, timeline: EngineValue, completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
     _Series(values, timeline, completion, aggregation)
     raise _not_computed()  # Excel's detection is not documented
 
 
-def _stat(values: Any, timeline: Any, statistic: Any, seasonality: Any = OMITTED,
-          completion: Any = OMITTED, aggregation: Any = OMITTED) -> Any:
+def _stat(values: EngineValue, timeline: EngineValue, statistic: EngineValue, seasonality: EngineValue = OMITTED,
+          completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
     kind = _whole(_scalar(statistic), 1, 8)
     season = _seasonality(seasonality)
     series = _Series(values, timeline, completion, aggregation)

@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
@@ -36,7 +36,7 @@ def _cells(args: tuple[Any, ...]) -> Iterator[Any]:
 
 
 class _Error(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error value")
         self.value = value
 
@@ -54,7 +54,7 @@ def _numbers(args: tuple[Any, ...]) -> list[float]:
 
 
 def skew_p(_facts: Facts) -> Callback:
-    def SKEW_P(*args: Any) -> Any:  # noqa: N802 - Excel's name
+    def SKEW_P(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
         try:
             values = _numbers(args)
         except _Error as passed:
@@ -75,7 +75,7 @@ def skew_p(_facts: Facts) -> Callback:
 
 
 def mode_mult(_facts: Facts) -> Callback:
-    def MODE_MULT(*args: Any) -> Any:  # noqa: N802 - Excel's name
+    def MODE_MULT(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
         if any(arg == OMITTED for arg in args):
             return error("#VALUE!")
         try:
@@ -99,7 +99,7 @@ def _as_cell(name: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
         call = bridged(name)
 
-        def wrapped(*args: Any) -> Any:
+        def wrapped(*args: EngineValue) -> Any:
             return call(*[[[a]] if a is None or isinstance(a, str | bool) else a for a in args])
         wrapped.__name__ = name
         return wrapped

@@ -12,32 +12,32 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
 
-def _grid(value: Any) -> list[list[Any]]:
+def _grid(value: EngineValue) -> list[list[Any]]:
     return value if isinstance(value, list) else [[value]]
 
 
-def _flat(value: Any) -> list[Any]:
+def _flat(value: EngineValue) -> list[Any]:
     return [cell for row in _grid(value) for cell in row]
 
 
-def _one_variable(known_y: Any, known_x: Any) -> bool:
+def _one_variable(known_y: EngineValue, known_x: EngineValue) -> bool:
     """Whether known_x holds one x per y (not one row or column of x's per variable)."""
     return len(_flat(known_x)) == len(_flat(known_y))
 
 
 class _Answer(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("answer")
         self.value = value
 
 
-def _numbers(value: Any) -> list[float]:
+def _numbers(value: EngineValue) -> list[float]:
     out = []
     for cell in _flat(value):
         if is_error(cell):
@@ -72,7 +72,7 @@ def _function(name: str) -> Factory:
 
         computed = bridged(name)
 
-        def call(known_y: Any, known_x: Any = OMITTED, new_x: Any = OMITTED, const: Any = OMITTED) -> Any:
+        def call(known_y: EngineValue, known_x: EngineValue = OMITTED, new_x: EngineValue = OMITTED, const: EngineValue = OMITTED) -> Any:
             given = [a for a in (known_y, known_x, new_x, const)]
             while given and given[-1] == OMITTED:
                 given.pop()

@@ -13,8 +13,8 @@ a negative amount starts with ลบ.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number
 
 _DIGITS = ["ศูนย์", "หนึ่ง", "สอง", "สาม", "สี่", "ห้า", "หก", "เจ็ด", "แปด", "เก้า"]
@@ -57,7 +57,7 @@ def _read(value: int) -> str:
     return "".join(out)
 
 
-def _bahttext(value: Any) -> str:
+def _bahttext(value: EngineValue) -> str:
     amount = Decimal(repr(number(value))).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     sign = _MINUS if amount < 0 else ""
     satang_total = int(abs(amount) * 100)

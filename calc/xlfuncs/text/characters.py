@@ -4,8 +4,7 @@ Windows-1252 elsewhere (formualizer always uses Latin-1)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 
 
@@ -24,7 +23,7 @@ def char(facts: Facts) -> Callback:
     page = code_page(facts)
 
     @elementwise
-    def CHAR(value: Any) -> str:  # noqa: N802 - Excel's name
+    def CHAR(value: EngineValue) -> str:  # noqa: N802 - Excel's name
         code = int(number(value))
         if not 1 <= code <= 255:
             raise ExcelError("#VALUE!")
@@ -37,7 +36,7 @@ def code(facts: Facts) -> Callback:
     page = code_page(facts)
 
     @elementwise
-    def CODE(value: Any) -> int:  # noqa: N802 - Excel's name
+    def CODE(value: EngineValue) -> int:  # noqa: N802 - Excel's name
         found = text(value)
         if not found:
             raise ExcelError("#VALUE!")

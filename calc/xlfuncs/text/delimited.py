@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
 
-def _delimiters(value: Any) -> list[str]:
+def _delimiters(value: EngineValue) -> list[str]:
     rows = value if isinstance(value, list) else [[value]]
     found = []
     for row in rows:
@@ -30,7 +30,7 @@ def _delimiters(value: Any) -> list[str]:
 
 
 class _ErrorValue(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error")
         self.value = value
 
@@ -61,8 +61,8 @@ def _split(subject: str, delimiters: list[str], n: int, mode: int, end: bool) ->
 
 
 def _around(before: bool) -> Callback:
-    def one(value: Any, delimiters: list[str], instance: Any = OMITTED, match_mode: Any = OMITTED,
-            match_end: Any = OMITTED, if_not_found: Any = OMITTED) -> Any:
+    def one(value: EngineValue, delimiters: list[str], instance: EngineValue = OMITTED, match_mode: EngineValue = OMITTED,
+            match_end: EngineValue = OMITTED, if_not_found: EngineValue = OMITTED) -> Any:
         # Omitted: the default; an empty cell: 0 (an instance of 0 is #VALUE!).
         subject = text(value)
         n = 1 if instance == OMITTED else int(number(instance))
@@ -77,7 +77,7 @@ def _around(before: bool) -> Callback:
             return if_not_found
         return subject[:found[0]] if before else subject[found[1]:]
 
-    def call(value: Any, delimiter: Any, *rest: Any) -> Any:
+    def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> Any:
         try:
             delimiters = _delimiters(delimiter)
         except _ErrorValue as passed:

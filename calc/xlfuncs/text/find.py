@@ -11,21 +11,20 @@ found; an empty find_text is found at start_num."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
-def _start(needle: str, haystack: str, start_num: Any) -> int:
+def _start(needle: str, haystack: str, start_num: EngineValue) -> int:
     start = 1 if start_num == OMITTED else int(number(start_num))
     if start < 1 or (start > len(haystack) and not (needle == "" and start == len(haystack) + 1 == 1)):
         raise ExcelError("#VALUE!")
     return start
 
 
-def _find(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
+def _find(find_text: EngineValue, within_text: EngineValue, start_num: EngineValue = OMITTED) -> int:
     needle, haystack = text(find_text), text(within_text)
     start = _start(needle, haystack, start_num)
     found = haystack.find(needle, start - 1)
@@ -34,7 +33,7 @@ def _find(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
     return found + 1
 
 
-def _search(find_text: Any, within_text: Any, start_num: Any = OMITTED) -> int:
+def _search(find_text: EngineValue, within_text: EngineValue, start_num: EngineValue = OMITTED) -> int:
     needle, haystack = text(find_text), text(within_text)
     start = _start(needle, haystack, start_num)
     # MATCH's pattern, searched for: its leftmost match starts where Excel's SEARCH answers.

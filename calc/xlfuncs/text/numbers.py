@@ -14,6 +14,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
@@ -23,7 +24,7 @@ _CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})
 
 
 def _value(bridged: Callback) -> Callback:
-    def call(*args: Any) -> Any:
+    def call(*args: EngineValue) -> Any:
         if len(args) == 1 and isinstance(args[0], str) and ("$" in args[0] or "," in args[0]):
             found = _CURRENCY.fullmatch(args[0])
             if found:

@@ -12,23 +12,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
-def _given(value: Any) -> bool:
+def _given(value: EngineValue) -> bool:
     return not (isinstance(value, str) and value == OMITTED)
 
 
-def _flags(case: Any) -> int:
+def _flags(case: EngineValue) -> int:
     mode = int(number(case)) if _given(case) else 0
     if mode not in (0, 1):
         raise ExcelError("#VALUE!")
     return re.IGNORECASE if mode == 1 else 0
 
 
-def _compiled(pattern: Any, case: Any) -> re.Pattern[str]:
+def _compiled(pattern: EngineValue, case: EngineValue) -> re.Pattern[str]:
     flags = _flags(case)
     try:
         return re.compile(text(pattern), flags)
@@ -36,12 +36,12 @@ def _compiled(pattern: Any, case: Any) -> re.Pattern[str]:
         raise ExcelError("#VALUE!") from None
 
 
-def _regextest(value: Any, pattern: Any, case: Any = OMITTED) -> Any:
+def _regextest(value: EngineValue, pattern: EngineValue, case: EngineValue = OMITTED) -> Any:
     subject = text(value)
     return _compiled(pattern, case).search(subject) is not None
 
 
-def _regexextract(value: Any, pattern: Any, mode: Any = OMITTED, case: Any = OMITTED) -> Any:
+def _regexextract(value: EngineValue, pattern: EngineValue, mode: EngineValue = OMITTED, case: EngineValue = OMITTED) -> Any:
     subject = text(value)
     how = int(number(mode)) if _given(mode) else 0
     if how not in (0, 1, 2):
@@ -66,8 +66,8 @@ def _regexextract(value: Any, pattern: Any, mode: Any = OMITTED, case: Any = OMI
     return groups[0] if len(groups) == 1 else [groups]
 
 
-def _regexreplace(value: Any, pattern: Any, replacement: Any, occurrence: Any = OMITTED,
-                  case: Any = OMITTED) -> Any:
+def _regexreplace(value: EngineValue, pattern: EngineValue, replacement: EngineValue, occurrence: EngineValue = OMITTED,
+                  case: EngineValue = OMITTED) -> Any:
     subject = text(value)
     compiled = _compiled(pattern, case)
     template = re.sub(r"\$(\d+)|\$\{(\d+)\}|\\", _template_part, text(replacement))
@@ -94,7 +94,7 @@ def _template_part(found: re.Match[str]) -> str:
 def _function(name: str, func: Callback) -> Callback:
     lifted = elementwise(func)
 
-    def call(*args: Any) -> Any:
+    def call(*args: EngineValue) -> Any:
         result = lifted(*args)
         return _one_array(result)
 
@@ -103,7 +103,7 @@ def _function(name: str, func: Callback) -> Callback:
     return call
 
 
-def _one_array(result: Any) -> Any:
+def _one_array(result: EngineValue) -> Any:
     """An array of one element's results: each element shows its own first value (Excel
     lifts a function returning an array to one value per element)."""
     if isinstance(result, list) and any(isinstance(v, list) for row in result for v in row):

@@ -11,8 +11,8 @@ is (the `formulas` one: #VALUE!); an instance below 1 is #VALUE!."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import (
     Callback,
     ExcelError,
@@ -25,45 +25,45 @@ from rates_xl.calc.xlfuncs.coercion import (
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 
 
-def _count(value: Any) -> int:
+def _count(value: EngineValue) -> int:
     found = 1 if value == OMITTED else math.trunc(number(value))
     if found < 0:
         raise ExcelError("#VALUE!")
     return found
 
 
-def _start(value: Any) -> int:
+def _start(value: EngineValue) -> int:
     found = math.trunc(number(value))
     if found < 1:
         raise ExcelError("#VALUE!")
     return found
 
 
-def _left(value: Any, count: Any = OMITTED) -> str:
+def _left(value: EngineValue, count: EngineValue = OMITTED) -> str:
     subject, n = text(value), _count(count)
     return subject[:n]
 
 
-def _right(value: Any, count: Any = OMITTED) -> str:
+def _right(value: EngineValue, count: EngineValue = OMITTED) -> str:
     subject, n = text(value), _count(count)
     return subject[max(len(subject) - n, 0):] if n else ""
 
 
-def _mid(value: Any, start: Any, count: Any) -> str:
+def _mid(value: EngineValue, start: EngineValue, count: EngineValue) -> str:
     subject, begin, n = text(value), _start(start), math.trunc(number(count))
     if n < 0:
         raise ExcelError("#VALUE!")
     return subject[begin - 1:begin - 1 + n]
 
 
-def _replace(value: Any, start: Any, count: Any, new: Any) -> str:
+def _replace(value: EngineValue, start: EngineValue, count: EngineValue, new: EngineValue) -> str:
     subject, begin, n = text(value), _start(start), math.trunc(number(count))
     if n < 0:
         raise ExcelError("#VALUE!")
     return subject[:begin - 1] + text(new) + subject[begin - 1 + n:]
 
 
-def _substitute(value: Any, old: Any, new: Any, instance: Any = OMITTED) -> str:
+def _substitute(value: EngineValue, old: EngineValue, new: EngineValue, instance: EngineValue = OMITTED) -> str:
     subject, old_text, new_text = text(value), text(old), text(new)
     if isinstance(instance, bool):
         raise ExcelError("#VALUE!")  # formulas_test CORE!AB14: an instance of TRUE is #VALUE!

@@ -26,6 +26,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -125,7 +126,7 @@ def _text_section(section: str, text: str) -> str:
     return "".join(out)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: EngineValue) -> float | None:
     """A number, or text that reads as one; None for anything else (a boolean, an empty cell)."""
     if value is None or isinstance(value, bool):
         return None
@@ -141,7 +142,7 @@ def text(_facts: Facts) -> Callback:
     computed = bridged("TEXT")
     value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
 
-    def one(value: Any, code: Any) -> Any:
+    def one(value: EngineValue, code: EngineValue) -> Any:
         # A format read from a cell: a number there is its text (a cell holding 0 is the code
         # "0": TEXT(1234.5,B2) is "1235", as TEXT(1234.5,"0")), an empty cell the empty code.
         if code is None:
@@ -175,7 +176,7 @@ def text(_facts: Facts) -> Callback:
             section = parts[0]
         return computed(*_prepared(number, section)) if section else ""
 
-    def TEXT(value: Any, code: Any) -> Any:  # noqa: N802 - Excel's name
+    def TEXT(value: EngineValue, code: EngineValue) -> Any:  # noqa: N802 - Excel's name
         if isinstance(value, list) or isinstance(code, list):
             return elementwise(one)(value, code)
         return one(value, code)

@@ -14,19 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
 
 
 class _ErrorValue(Internal):
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         super().__init__("error")
         self.value = value
 
 
-def _delimiters(value: Any) -> list[str]:
+def _delimiters(value: EngineValue) -> list[str]:
     if value == OMITTED:
         return []
     found = []
@@ -58,8 +58,8 @@ def _cut(subject: str, delimiters: list[str], fold: bool) -> list[str]:
     return pieces
 
 
-def _split(value: Any, columns: list[str], rows: list[str], ignore_empty: Any, match_mode: Any,
-           pad_with: Any) -> list[list[Any]]:
+def _split(value: EngineValue, columns: list[str], rows: list[str], ignore_empty: EngineValue, match_mode: EngineValue,
+           pad_with: EngineValue) -> list[list[Any]]:
     subject = text(value)
     ignore = False if ignore_empty in (OMITTED, None) else number(ignore_empty) != 0
     mode = 0 if match_mode in (OMITTED, None) else int(number(match_mode))
@@ -84,8 +84,8 @@ def _split(value: Any, columns: list[str], rows: list[str], ignore_empty: Any, m
 
 
 def textsplit(_facts: Facts) -> Callback:
-    def TEXTSPLIT(value: Any, col_delimiter: Any = OMITTED, row_delimiter: Any = OMITTED,  # noqa: N802
-                  ignore_empty: Any = OMITTED, match_mode: Any = OMITTED, pad_with: Any = OMITTED) -> Any:
+    def TEXTSPLIT(value: EngineValue, col_delimiter: EngineValue = OMITTED, row_delimiter: EngineValue = OMITTED,  # noqa: N802
+                  ignore_empty: EngineValue = OMITTED, match_mode: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> Any:
         try:
             columns, rows = _delimiters(col_delimiter), _delimiters(row_delimiter)
         except _ErrorValue as passed:

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import error_text, is_error
+from rates_xl.calc.engines.formualizer.values import EngineValue, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
 
-def _format(value: Any) -> int:
+def _format(value: EngineValue) -> int:
     found = 0 if value == OMITTED or value is None else int(number(value))
     if found not in (0, 1):
         raise ExcelError("#VALUE!")
     return found
 
 
-def _shown(value: Any, strict: bool) -> str:
+def _shown(value: EngineValue, strict: bool) -> str:
     """One value as written in the text (an empty cell: nothing)."""
     if is_error(value):
         return error_text(value)
@@ -41,11 +41,11 @@ def _shown(value: Any, strict: bool) -> str:
     return '"' + text.replace('"', '""') + '"' if strict else text
 
 
-def _grid(value: Any) -> list[list[Any]]:
+def _grid(value: EngineValue) -> list[list[Any]]:
     return value if isinstance(value, list) else [[value]]
 
 
-def _array_to_text(rows: list[list[Any]], format_: Any) -> str:
+def _array_to_text(rows: list[list[Any]], format_: EngineValue) -> str:
     strict = _format(format_) == 1
     if strict:
         if len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] is None:
@@ -55,7 +55,7 @@ def _array_to_text(rows: list[list[Any]], format_: Any) -> str:
 
 
 def arraytotext(_facts: Facts) -> Callback:
-    def ARRAYTOTEXT(array: Any, format_: Any = OMITTED) -> Any:  # noqa: N802 - Excel's name
+    def ARRAYTOTEXT(array: EngineValue, format_: EngineValue = OMITTED) -> Any:  # noqa: N802 - Excel's name
         rows = _grid(array)
         return elementwise(lambda f: _array_to_text(rows, f))(format_)
 
@@ -64,11 +64,11 @@ def arraytotext(_facts: Facts) -> Callback:
 
 
 def valuetotext(_facts: Facts) -> Callback:
-    def one(value: Any, format_: Any = OMITTED) -> str:
+    def one(value: EngineValue, format_: EngineValue = OMITTED) -> str:
         strict = _format(format_) == 1
         return _shown(value, strict)
 
-    def VALUETOTEXT(value: Any, format_: Any = OMITTED) -> Any:  # noqa: N802 - Excel's name
+    def VALUETOTEXT(value: EngineValue, format_: EngineValue = OMITTED) -> Any:  # noqa: N802 - Excel's name
         # An error as the value is written as its text, not passed on as the elementwise
         # helper would: wrap it so the helper sees a plain value.
         wrapped = [[_Boxed(v) for v in row] for row in value] if isinstance(value, list) else _Boxed(value)
@@ -82,5 +82,5 @@ def valuetotext(_facts: Facts) -> Callback:
 class _Boxed:
     """A value the elementwise helper hands on untouched (errors included)."""
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: EngineValue) -> None:
         self.value = value
