@@ -41,7 +41,7 @@ class ArgProblem(InputError):
 _ERROR_TEXTS = (*ERRORS, "#RATES!")
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A value as a person would recognise it in a message (short, quoted if text)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
@@ -58,7 +58,7 @@ def show(value: Any) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def scalar(value: Any) -> Any:
+def scalar(value: object) -> Any:
     """One cell's value: None when empty; lists and arrays of one cell unwrapped.
 
     Raises ArgProblem for a multi-cell range, an Excel error value or a non-finite number.
@@ -94,7 +94,7 @@ def scalar(value: Any) -> Any:
     return value
 
 
-def _is_empty(value: Any) -> bool:
+def _is_empty(value: object) -> bool:
     if value is None:
         return True
     if isinstance(value, str) and not value.strip():
@@ -110,7 +110,7 @@ def _flatten(value: Any):
             yield item
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -158,7 +158,7 @@ def _as_datetime(value: Any) -> datetime | None:
     return None
 
 
-def _tenor_text(value: Any) -> str | None:
+def _tenor_text(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     text = "".join(value.split()).upper()
@@ -168,7 +168,7 @@ def _tenor_text(value: Any) -> str | None:
 _AMBIGUOUS_DATE = re.compile(r"^\d{1,2}[./-]\d{1,2}[./-]\d{2,4}$")
 
 
-def date_or_tenor(value: Any) -> date | str:
+def date_or_tenor(value: object) -> date | str:
     """A date (from a date cell, a serial number or YYYY-MM-DD) or a tenor like 10Y."""
     if isinstance(value, bool):
         raise ArgProblem(f"{show(value)} is not a date or a tenor like 10Y")
@@ -189,7 +189,7 @@ def date_or_tenor(value: Any) -> date | str:
     return when.date()
 
 
-def date_only(value: Any) -> date:
+def date_only(value: object) -> date:
     """A date (a date cell, a serial number or YYYY-MM-DD); tenors are not accepted."""
     if isinstance(value, bool):
         raise ArgProblem(f"{show(value)} is not a date")
@@ -203,7 +203,7 @@ def date_only(value: Any) -> date:
     return when.date()
 
 
-def timestamp(value: Any) -> datetime:
+def timestamp(value: object) -> datetime:
     """A moment in UTC: a date-time cell, a serial number with a time part, ISO text.
 
     Naive values are taken as UTC (the service's time zone), a plain date as midnight.
@@ -220,7 +220,7 @@ def timestamp(value: Any) -> datetime:
 
 # -- periods -----------------------------------------------------------------------------------
 
-def tenor(value: Any) -> str:
+def tenor(value: object) -> str:
     """A period like 3M or 10Y (number then D, W, M or Y)."""
     text = _tenor_text(value)
     if text is None:
@@ -236,7 +236,7 @@ _FREQUENCY_WORDS = {
 }
 
 
-def frequency(value: Any) -> str:
+def frequency(value: object) -> str:
     """A payment frequency as a period (1M, 3M, 6M, 12M, 1Y) or a word like Quarterly."""
     if isinstance(value, str):
         word = re.sub(r"[\s_-]", "", value).upper()
@@ -250,7 +250,7 @@ def frequency(value: Any) -> str:
 
 # -- names -------------------------------------------------------------------------------------
 
-def day_count(value: Any) -> str:
+def day_count(value: object) -> str:
     """A day count as the service names it (QuantLib's): Actual360, Actual365Fixed, ..."""
     if isinstance(value, str):
         name = canonical_day_count(value)
@@ -259,7 +259,7 @@ def day_count(value: Any) -> str:
     raise ArgProblem(f"{show(value)} is not a day count like Actual360, Actual365Fixed or Thirty360BondBasis")
 
 
-def currency_pair(value: Any) -> str:
+def currency_pair(value: object) -> str:
     """Six letters, base then quote: EURUSD (EUR/USD and eur usd are accepted too)."""
     if isinstance(value, str):
         text = re.sub(r"[\s/._-]", "", value).upper()
@@ -276,7 +276,7 @@ _COUNTRY_ALPHA3 = {
 }
 
 
-def country(value: Any) -> str:
+def country(value: object) -> str:
     """A two-letter country code (US, UK, DE, ...); common three-letter codes are mapped."""
     if isinstance(value, str):
         text = value.strip().upper()
@@ -300,7 +300,7 @@ _INDEX_BY_KEY = {n.replace(" ", "").upper(): n for n in KNOWN_INDEXES} | _INDEX_
 _INDEX_CHARS = re.compile(r"^[^\W_][\w .&/()€-]{0,39}$")
 
 
-def index(value: Any) -> str:
+def index(value: object) -> str:
     """An index name: known names in any case or spacing; other names of a plausible shape."""
     if not isinstance(value, str):
         raise ArgProblem(f"{show(value)} is not an index name like SOFR or 3M EURIBOR")
@@ -317,7 +317,7 @@ _TRUE = {"TRUE", "YES", "Y", "1", "WAHR", "VRAI"}
 _FALSE = {"FALSE", "NO", "N", "0", "FALSCH", "FAUX"}
 
 
-def boolean(value: Any) -> bool:
+def boolean(value: object) -> bool:
     """TRUE/FALSE, 1/0, or the text of either."""
     if isinstance(value, bool):
         return value
@@ -332,21 +332,21 @@ def boolean(value: Any) -> bool:
     raise ArgProblem(f"{show(value)} is not TRUE or FALSE")
 
 
-def number(value: Any) -> float:
+def number(value: object) -> float:
     """A number as a cell holds it (RATES_SOURCE's cell): TRUE and text are not numbers."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ArgProblem(f"{show(value)} is not a number")
     return float(value)
 
 
-def tenors(value: Any) -> Any:
+def tenors(value: object) -> Any:
     """One tenor, a range or array of tenors, or a comma list (functions/history.py)."""
     from rates_xl.functions.history import parse_tenors
 
     return parse_tenors(value)
 
 
-def history_options(value: Any) -> Any:
+def history_options(value: object) -> Any:
     """BDH-style history options, "Per=M Fill=P" (functions/history.py)."""
     from rates_xl.functions.history import parse_options
 

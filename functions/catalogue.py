@@ -114,7 +114,7 @@ def argument_messages(spec: FunctionSpec, arg: Arg) -> list[Message]:
     expected = coerce.COERCERS[arg.kind][1]
     found: dict[str, Message] = {}
 
-    def probe(value: Any, cause: str, action: str, general: bool = False) -> None:
+    def probe(value: object, cause: str, action: str, general: bool = False) -> None:
         values = _base_values(spec)
         values[position] = value
         exc = _problem(spec, values)

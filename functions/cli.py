@@ -124,7 +124,7 @@ def run_grid(spec: Any, values: tuple[Any, ...], base_url: str | None) -> int:
     if not isinstance(answer, list) or not answer:
         raise CommandError(f"{spec.name} gave no table")
 
-    def text(value: Any) -> str:
+    def text(value: object) -> str:
         return value.isoformat() if isinstance(value, date) else "" if value is None else str(value)
 
     from rates_xl.functions.args import boolean

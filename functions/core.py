@@ -214,7 +214,7 @@ def _model_for(spec: FunctionSpec) -> type[BaseModel]:
     def field_validator(arg: Arg) -> Callable[[Any], Any]:
         convert, expected = coerce.COERCERS[arg.kind]
 
-        def validate(value: Any) -> Any:
+        def validate(value: object) -> Any:
             try:
                 if arg.many and not _blank(value):
                     return convert(value)  # a range, an array or one cell: the coercer reads it
@@ -254,7 +254,7 @@ def _model_for(spec: FunctionSpec) -> type[BaseModel]:
     )
 
 
-def _blank(value: Any) -> bool:
+def _blank(value: object) -> bool:
     return value is None or isinstance(value, str) and not value.strip()
 
 
@@ -323,7 +323,7 @@ def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
     return prepared
 
 
-def _frozen(value: Any) -> Any:
+def _frozen(value: object) -> Any:
     """Lists (a range as xlwings or Office.js passes it) as tuples, so a memo can key them."""
     if isinstance(value, (list, tuple)):
         return tuple(_frozen(v) for v in value)
@@ -363,7 +363,7 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], context: CallContext =
         return message
 
 
-def finite(value: Any) -> Any:
+def finite(value: object) -> Any:
     """`value` when every number in it is finite; else `NonFiniteNumber` (the cell's message).
     The one place a cell's value is checked, so no host shows `nan` or `inf`."""
     for row in value if isinstance(value, list) else ((value,),):

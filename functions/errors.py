@@ -46,7 +46,7 @@ _INPUT_REFUSED = {"400", "422"}  # the service refused the parameters: the formu
 MAX_CELLS = 20_000
 
 
-def kind(spec: Any, args: tuple, message: str) -> str:
+def kind(spec: object, args: tuple, message: str) -> str:
     """VALUE when the formula must change, NA otherwise (both hosts use this rule)."""
     from rates_xl.functions.core import FunctionSpec, prepare
 
@@ -74,7 +74,7 @@ def marker(error_kind: str) -> str:
     return MARKER + _CODE[error_kind]
 
 
-def marker_kind(value: Any) -> str | None:
+def marker_kind(value: object) -> str | None:
     """The kind a UDF's answer (or the first cell of a block of them) stands for, else None."""
     first = value
     while isinstance(first, list | tuple) and first:
@@ -133,7 +133,7 @@ def shown(spec: Any, args: tuple, value: Any, context: Any = None) -> Any:
     if fails and hasattr(spec, "arg_names"):
         args = context.pin(spec, tuple(args))
 
-    def cell(item: Any) -> Any:
+    def cell(item: object) -> Any:
         if isinstance(item, str):
             if item == NOT_AVAILABLE:
                 return NO_VALUE
@@ -146,7 +146,7 @@ def shown(spec: Any, args: tuple, value: Any, context: Any = None) -> Any:
     return cell(value)
 
 
-def first_message(value: Any) -> str | None:
+def first_message(value: object) -> str | None:
     """The message of the first failed cell of what `shown` made (None: none failed)."""
     cells = [c for row in value for c in (row if isinstance(row, list) else [row])] \
         if isinstance(value, list) else [value]
@@ -228,19 +228,19 @@ class CallMessages:
             trimmed.pop()  # an omitted argument and an empty one are the same call
         return (name.upper(), repr(trimmed))
 
-    def note(self, name: str, args: Any, message: str) -> None:
+    def note(self, name: str, args: object, message: str) -> None:
         with self._lock:
             self._calls[self._key(name, args)] = message
             while len(self._calls) > self.max_calls:
                 self._calls.popitem(last=False)
 
-    def forget(self, name: str, args: Any) -> None:
+    def forget(self, name: str, args: object) -> None:
         """The call answered: a message an earlier round noted (PENDING) no longer applies."""
         if self._calls:
             with self._lock:
                 self._calls.pop(self._key(name, args), None)
 
-    def of(self, name: str, args: Any) -> str | None:
+    def of(self, name: str, args: object) -> str | None:
         with self._lock:
             return self._calls.get(self._key(name, args))
 

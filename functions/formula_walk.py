@@ -179,12 +179,12 @@ def _text(node: Any) -> str:
     return node.to_formula().lstrip("=")
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: object) -> Any:
     return XLError(value) if is_error_text(value) else value
 
 
 # -- Excel's coercions --------------------------------------------------------------------------
-def _number(value: Any) -> Any:
+def _number(value: object) -> Any:
     """A value as arithmetic reads it: #VALUE! for text that is not a number."""
     if isinstance(value, XLError):
         return value
@@ -200,7 +200,7 @@ def _number(value: Any) -> Any:
         return XLError("#VALUE!")
 
 
-def _truth(value: Any) -> Any:
+def _truth(value: object) -> Any:
     """A condition's value: TRUE/FALSE, or the error Excel gives."""
     if isinstance(value, XLError):
         return value
@@ -215,7 +215,7 @@ def _truth(value: Any) -> Any:
     return XLError("#VALUE!")
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """A value as `&` writes it: 10 -> "10", 0.1 -> "0.1", TRUE -> "TRUE", empty -> ""."""
     if value is None:
         return ""
@@ -226,7 +226,7 @@ def as_text(value: Any) -> str:
     return str(value)
 
 
-def _rank(value: Any) -> tuple[int, Any]:
+def _rank(value: object) -> tuple[int, Any]:
     """Excel's order for comparisons: numbers < text (case-insensitive) < logical values."""
     if isinstance(value, bool):
         return 2, value
@@ -235,7 +235,7 @@ def _rank(value: Any) -> tuple[int, Any]:
     return 1, str(value).lower()
 
 
-def _compare(op: str, left: Any, right: Any) -> Any:
+def _compare(op: str, left: object, right: object) -> Any:
     if left is None:  # an empty cell compares as the other side's empty value
         left = "" if isinstance(right, str) else False if isinstance(right, bool) else 0.0
     if right is None:
@@ -244,7 +244,7 @@ def _compare(op: str, left: Any, right: Any) -> Any:
     return {"=": a == b, "<>": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
 
 
-def _unary(op: str, operand: Any) -> Any:
+def _unary(op: str, operand: object) -> Any:
     number = _number(operand)
     if isinstance(number, XLError):
         return number
@@ -257,7 +257,7 @@ def _unary(op: str, operand: Any) -> Any:
     raise NotFollowed(f"the operator {op!r}")
 
 
-def _binary(op: str, left: Any, right: Any) -> Any:
+def _binary(op: str, left: object, right: object) -> Any:
     for side in (left, right):
         if isinstance(side, XLError):
             return side

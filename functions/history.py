@@ -138,7 +138,7 @@ def _option_list() -> str:
     return ", ".join(OPTIONS) + " or CDR"
 
 
-def parse_options(value: Any) -> HistoryOptions:
+def parse_options(value: object) -> HistoryOptions:
     """An options cell (or a range of them) -> HistoryOptions; ArgProblem names the option."""
     cells = _cells(value)
     texts = []
@@ -258,7 +258,7 @@ def _length(item: str) -> tuple[int, str]:
     return n * (7 if unit == "W" else 1), "D"
 
 
-def _cells(value: Any) -> list[Any]:
+def _cells(value: object) -> list[Any]:
     if hasattr(value, "tolist") and hasattr(value, "shape"):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
@@ -276,7 +276,7 @@ Point = tuple[date, float]
 
 def grid(columns: Sequence[Sequence[Point] | str], tenors: Tenors, options: HistoryOptions,
          start: date, end: date, business_day: Callable[[date], bool] | None,
-         headers: bool, na: Any) -> list[list[Any]] | str:
+         headers: bool, na: object) -> list[list[Any]] | str:
     """The spill for one history cell.
 
     `columns`: per tenor, its closes (date, rate) or the cell message of its failure;
@@ -365,7 +365,7 @@ def _periods(days: list[date], per: str) -> list[tuple[date, date]]:
 
 
 def _values(closes: dict[date, float], rows: list[tuple[date, date]], options: HistoryOptions,
-            na: Any) -> Iterable[Any]:
+            na: object) -> Iterable[Any]:
     """One tenor's value on each row: the period's close (or average), else the fill."""
     ordered = sorted(closes.items())
     i, previous = 0, None

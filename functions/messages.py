@@ -47,7 +47,7 @@ class ArgumentError(InputError):
         self.problem = problem
 
 
-def is_message(value: Any) -> bool:
+def is_message(value: object) -> bool:
     return isinstance(value, str) and value.startswith(PREFIX)
 
 
@@ -127,7 +127,7 @@ def _network_down(exc: Any) -> str:
     return head + cause + rest
 
 
-def _detail(exc: Any) -> str:
+def _detail(exc: object) -> str:
     """The service's detail in plain words (a validation list becomes 'field: msg; ...')."""
     from rates_xl.client.transport import describe_detail
 

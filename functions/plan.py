@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rates_xl.functions.context import NOW, CallContext, Round
 
 if TYPE_CHECKING:
+    from rates_xl.client import RatesClient
     from rates_xl.client.errors import RatesError
 
 T = TypeVar("T")
@@ -83,7 +84,7 @@ class FetchProgress:
 
 
 # -- the loop ---------------------------------------------------------------------------------------
-def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
+def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient, *,
                       context: CallContext = NOW,
                       max_rounds: int = DEFAULT_MAX_ROUNDS,
                       on_fetch: Callable[[int, Callable[[], int]], Any] | None = None,
@@ -138,7 +139,7 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: Any, *,
     return result, report  # type: ignore[return-value]
 
 
-def _fetch(client: Any, keys: set[Any], round_started: float, report: PlanReport,
+def _fetch(client: RatesClient, keys: set[Any], round_started: float, report: PlanReport,
            on_fetch: Callable[..., Any] | None, on_progress: Callable[[FetchProgress], Any] | None,
            should_cancel: Callable[[], bool] | None) -> tuple[dict[Any, RatesError], set[Any]]:
     """Fetch one batch; returns (failures, keys left unanswered by a cancel)."""
@@ -148,7 +149,7 @@ def _fetch(client: Any, keys: set[Any], round_started: float, report: PlanReport
     answered = [0]  # keys answered or failed so far (one list item: updated from fetch threads)
     answered_lock = threading.Lock()
 
-    def one_done(key: Any, outcome: Any) -> None:
+    def one_done(key: object, outcome: object) -> None:
         with answered_lock:
             answered[0] += 1
 

@@ -58,7 +58,7 @@ Block = Heading | Para | Code | Table
 
 # -- what a page says -------------------------------------------------------------------------------
 
-def _literal(value: Any) -> str:
+def _literal(value: object) -> str:
     """A cell value as it is typed in a formula."""
     from rates_xl.functions.core import Call
 

@@ -42,7 +42,7 @@ ERROR_NEEDS_CELL = (f"{PREFIX} cell: RATES_ERROR needs the cell itself, which th
                     "only: see the cell's message where it shows (the hover in Office.js, rates-xl calc's summary)")
 
 
-def error_of_value(client: Any, args: dict[str, Any]) -> Any:
+def error_of_value(client: object, args: dict[str, Any]) -> Any:
     """RATES_ERROR with only the cell's value (a host that cannot pass the cell)."""
     return ERROR_NEEDS_CELL
 
@@ -71,7 +71,7 @@ def error_of_formula(where: str, formula: str, sheet: str, value_of: Any, pinned
     return ""
 
 
-def explain(client: Any, args: dict[str, Any]) -> Any:
+def explain(client: object, args: dict[str, Any]) -> Any:
     """RATES_SOURCE with only the cell's value: a `#RATES!` line, never a guess by value."""
     return NEEDS_CELL
 

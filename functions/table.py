@@ -80,7 +80,7 @@ def _not_before(later: str, earlier: str):
 # -- shaping answers -----------------------------------------------------------------------------
 
 def _number(attribute: str):
-    def shape(answer: Any, headers: bool) -> float:
+    def shape(answer: object, headers: bool) -> float:
         return float(getattr(answer, attribute))
 
     return shape
@@ -89,7 +89,7 @@ def _number(attribute: str):
 def _table(columns: tuple[str, ...], rows_of):
     """A spill: header row first unless headers is FALSE; an empty answer is a message."""
 
-    def shape(answer: Any, headers: bool) -> list[list[Any]] | str:
+    def shape(answer: object, headers: bool) -> list[list[Any]] | str:
         rows = [list(r) for r in rows_of(answer)]
         if not rows:
             from rates_xl.functions.messages import PREFIX
@@ -128,7 +128,7 @@ def _status(client: Any, headers: bool) -> list[list[Any]]:
     ]
 
 
-def _scenario(client: Any) -> str:
+def _scenario(client: object) -> str:
     record = getattr(client, "scenario", None)
     if record is None:
         return "none: market data"
@@ -144,7 +144,7 @@ def _last_cell_error() -> str:
     return without_prefix(messages.last) if messages.last else "none"
 
 
-def _valued(client: Any) -> str:
+def _valued(client: object) -> str:
     from rates_xl.client.pack import valuation_spread, valued_at
 
     answers = client.answers() if hasattr(client, "answers") else []
