@@ -115,7 +115,7 @@ def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _element(arg: EngineValue, i: int, j: int) -> Any:
+def _element(arg: EngineValue, i: int, j: int) -> EngineValue:
     if not isinstance(arg, list):
         return arg
     height, width = len(arg), len(arg[0]) if arg else 0
@@ -126,7 +126,7 @@ def _element(arg: EngineValue, i: int, j: int) -> Any:
     return arg[ri][ci]
 
 
-def _one(func: Callable[..., Any], args: Sequence[EngineValue]) -> Any:
+def _one(func: Callable[..., Any], args: Sequence[EngineValue]) -> EngineValue:
     try:
         return func(*args)
     except _Passthrough as passed:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
@@ -216,7 +215,7 @@ class _Given(Internal):
 
 def _excel(compute: Callable[[float, int], float], positive: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(x: EngineValue, n: EngineValue = None) -> Any:
+        def call(x: EngineValue, n: EngineValue = None) -> EngineValue:
             try:
                 value, order = _argument(x), int(_argument(n))  # Excel truncates the order
                 if order < 0 or (positive and value <= 0):

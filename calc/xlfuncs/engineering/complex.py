@@ -92,7 +92,7 @@ def _excel_written(name: str) -> Factory:
         if name in ARITHMETIC:
             computed = _own_arithmetic(name, computed)
 
-        def call(*args: EngineValue) -> Any:
+        def call(*args: EngineValue) -> EngineValue:
             return _rewritten(computed(*args))
 
         call.__name__ = name

@@ -6,7 +6,6 @@ PMT and PV, the same annuity read the other ways, are in finance.py."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
@@ -63,7 +62,7 @@ def ppmt(_facts: Facts) -> Callback:
 
     computed = bridged("PPMT")
 
-    def PPMT(*args: EngineValue) -> Any:  # noqa: N802
+    def PPMT(*args: EngineValue) -> EngineValue:  # noqa: N802
         given = list(args)
         while given and given[-1] is None:
             given.pop()

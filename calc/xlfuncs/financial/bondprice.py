@@ -15,7 +15,6 @@ from __future__ import annotations
 import calendar
 import math
 from datetime import date
-from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
@@ -113,14 +112,14 @@ def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redempt
 def _bond(inverse: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
         def call(settlement: EngineValue, maturity: EngineValue, rate: EngineValue, given: EngineValue, redemption: EngineValue,
-                 frequency: EngineValue, basis: EngineValue = None) -> Any:
+                 frequency: EngineValue, basis: EngineValue = None) -> EngineValue:
             return _computed(inverse, settlement, maturity, rate, given, redemption, frequency, basis)
         call.__name__ = "YIELD" if inverse else "PRICE"
         return call
     return factory
 
 
-def _computed(inverse: bool, *args: EngineValue) -> Any:
+def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
     """PRICE(..., yld, ...) or, with `inverse`, YIELD(..., pr, ...) with Excel's checks."""
     try:
         values = [_one(a) for a in args]

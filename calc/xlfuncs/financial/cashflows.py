@@ -131,7 +131,7 @@ def _halving(values: list[float], dates: list[float], guess: float) -> float | N
 def xirr(_facts: Facts) -> Callback:
     computed = bridged("XIRR")
 
-    def XIRR(*args: EngineValue) -> Any:  # noqa: N802
+    def XIRR(*args: EngineValue) -> EngineValue:  # noqa: N802
         answer = computed(*args)
         if not (isinstance(answer, float) and math.isfinite(answer)) or len(args) < 2:
             return answer
@@ -147,7 +147,7 @@ def xirr(_facts: Facts) -> Callback:
 def xnpv(_facts: Facts) -> Callback:
     computed = bridged("XNPV")
 
-    def XNPV(rate: EngineValue, *rest: EngineValue) -> Any:  # noqa: N802
+    def XNPV(rate: EngineValue, *rest: EngineValue) -> EngineValue:  # noqa: N802
         if is_error(rate):
             return rate
         if isinstance(rate, bool):

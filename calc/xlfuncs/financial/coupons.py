@@ -32,13 +32,13 @@ def _function(name: str) -> Factory:
 
         computed = {n: bridged(n) for n in ("COUPDAYS", "COUPDAYBS", "COUPPCD", name)}
 
-        def accrued(*args: Any) -> Any:
+        def accrued(*args: Any) -> EngineValue:
             days = computed["COUPDAYBS"](*args)
             if _plain(days) and _plain(args[0]) and computed["COUPPCD"](*args) == int(args[0]):
                 return 0.0  # the settlement is a coupon date
             return days
 
-        def call(*args: Any) -> Any:
+        def call(*args: Any) -> EngineValue:
             if not all(_plain(a) or a is None for a in args):
                 return computed[name](*args)  # an error, an array: formulas' as it stands
             basis = int(args[3]) if len(args) > 3 and args[3] is not None else 0

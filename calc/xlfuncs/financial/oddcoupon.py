@@ -12,7 +12,6 @@ from __future__ import annotations
 import calendar
 import math
 from datetime import date, timedelta
-from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, elementwise, number
@@ -112,7 +111,7 @@ def _frequency_truncated(name: str) -> Factory:
 
         computed = bridged(name)
 
-        def call(*args: EngineValue) -> Any:
+        def call(*args: EngineValue) -> EngineValue:
             given = [math.trunc(a) if i == 7 and isinstance(a, float) and math.isfinite(a) else a
                      for i, a in enumerate(args)]
             while given and given[-1] is None:

@@ -11,7 +11,7 @@ from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 
-def _first(value: Any) -> Any:
+def _first(value: Any) -> EngineValue:
     while isinstance(value, list):
         if not value:
             return None
@@ -20,7 +20,7 @@ def _first(value: Any) -> Any:
 
 
 def n(_facts: Facts) -> Callback:
-    def N(value: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def N(value: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         value = _first(value)
         if is_error(value):
             return value
@@ -33,7 +33,7 @@ def n(_facts: Facts) -> Callback:
 
 
 def t(_facts: Facts) -> Callback:
-    def T(value: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def T(value: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         value = _first(value)
         if is_error(value) or isinstance(value, str):
             return value

@@ -70,7 +70,7 @@ def is_array(value: EngineValue) -> bool:
     return isinstance(value, list) and (len(value) > 1 or bool(value and len(value[0]) > 1))
 
 
-def scalar(value: EngineValue) -> Any:
+def scalar(value: EngineValue) -> EngineValue:
     """A 1 x 1 array as its value."""
     while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1:
         value = value[0][0]
@@ -131,7 +131,7 @@ def boolean(value: EngineValue, default: bool) -> bool:
     return number(value) != 0
 
 
-def shown(rows: Grid) -> Any:
+def shown(rows: Grid) -> EngineValue:
     """An array result as the engine takes it: a single value alone, blanks as Excel spills
     them (0)."""
     if not rows or not rows[0]:
@@ -153,7 +153,7 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callba
             except _Answer as answer:
                 return answer.value
 
-        def call(*args: EngineValue) -> Any:
+        def call(*args: EngineValue) -> EngineValue:
             lifted = [i for i in scalars if i < len(args) and is_array(args[i])]
             if not lifted:
                 result = one(*args)
@@ -180,7 +180,7 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callba
     return wrap
 
 
-def _broadcast(rows: Grid, r: int, c: int) -> Any:
+def _broadcast(rows: Grid, r: int, c: int) -> EngineValue:
     ri = 0 if len(rows) == 1 else r
     ci = 0 if len(rows[0]) == 1 else c
     if ri >= len(rows) or ci >= len(rows[0]):
@@ -190,14 +190,14 @@ def _broadcast(rows: Grid, r: int, c: int) -> Any:
 
 # -- stacking -------------------------------------------------------------------------------
 @excel_function()
-def VSTACK(*arrays: EngineValue) -> Any:  # noqa: N802 - Excel's name
+def VSTACK(*arrays: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
     grids = [grid(a) for a in arrays]
     width = max(len(g[0]) for g in grids)
     return [row + [error("#N/A")] * (width - len(row)) for g in grids for row in g]
 
 
 @excel_function()
-def HSTACK(*arrays: EngineValue) -> Any:  # noqa: N802
+def HSTACK(*arrays: EngineValue) -> EngineValue:  # noqa: N802
     grids = [grid(a) for a in arrays]
     height = max(len(g) for g in grids)
     out: Grid = [[] for _ in range(height)]
@@ -228,13 +228,13 @@ def _indexes(arguments: tuple[Any, ...], size: int) -> list[int]:
 
 
 @excel_function()
-def CHOOSEROWS(array: EngineValue, *numbers: EngineValue) -> Any:  # noqa: N802
+def CHOOSEROWS(array: EngineValue, *numbers: EngineValue) -> EngineValue:  # noqa: N802
     rows = grid(array)
     return [list(rows[i]) for i in _indexes(numbers, len(rows))]
 
 
 @excel_function()
-def CHOOSECOLS(array: EngineValue, *numbers: EngineValue) -> Any:  # noqa: N802
+def CHOOSECOLS(array: EngineValue, *numbers: EngineValue) -> EngineValue:  # noqa: N802
     rows = grid(array)
     picked = _indexes(numbers, len(rows[0]))
     return [[row[i] for i in picked] for row in rows]
@@ -256,7 +256,7 @@ def _span(count: EngineValue, size: int, take: bool) -> range:
 
 
 @excel_function(scalars=(1, 2))
-def TAKE(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> Any:  # noqa: N802
+def TAKE(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     found = grid(array)
     if not given(rows) and not given(columns):
         raise fail("#VALUE!")
@@ -266,7 +266,7 @@ def TAKE(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue =
 
 
 @excel_function(scalars=(1, 2))
-def DROP(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> Any:  # noqa: N802
+def DROP(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     found = grid(array)
     if not given(rows) and not given(columns):
         raise fail("#VALUE!")
@@ -296,21 +296,21 @@ def _flat(array: EngineValue, ignore: EngineValue, by_column: EngineValue) -> li
 
 
 @excel_function(scalars=(1, 2))
-def TOCOL(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> Any:  # noqa: N802
+def TOCOL(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     return [[v] for v in _flat(array, ignore, scan_by_column)]
 
 
 @excel_function(scalars=(1, 2))
-def TOROW(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> Any:  # noqa: N802
+def TOROW(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     return [_flat(array, ignore, scan_by_column)]
 
 
-def _pad(pad_with: EngineValue) -> Any:
+def _pad(pad_with: EngineValue) -> EngineValue:
     return scalar(pad_with) if given(pad_with) else error("#N/A")
 
 
 @excel_function(scalars=(1, 2, 3))
-def EXPAND(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
+def EXPAND(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     found = grid(array)
     height = integer(rows) if given(rows) else len(found)
     width = integer(columns) if given(columns) else len(found[0])
@@ -341,18 +341,18 @@ def _wrapped(vector: EngineValue, count: EngineValue, pad_with: EngineValue) -> 
 
 
 @excel_function(scalars=(1, 2))
-def WRAPROWS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
+def WRAPROWS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     return _wrapped(vector, wrap_count, pad_with)
 
 
 @excel_function(scalars=(1, 2))
-def WRAPCOLS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> Any:  # noqa: N802
+def WRAPCOLS(vector: EngineValue, wrap_count: EngineValue, pad_with: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     chunks = _wrapped(vector, wrap_count, pad_with)
     return [list(column) for column in zip(*chunks, strict=True)]
 
 
 @excel_function(scalars=(0,))
-def MUNIT(dimension: EngineValue) -> Any:  # noqa: N802
+def MUNIT(dimension: EngineValue) -> EngineValue:  # noqa: N802
     n = integer(dimension)
     if n < 1:
         raise fail("#VALUE!")
@@ -362,7 +362,7 @@ def MUNIT(dimension: EngineValue) -> Any:  # noqa: N802
 
 
 @excel_function()
-def TRIMRANGE(range_: EngineValue, trim_rows: EngineValue = OMITTED, trim_cols: EngineValue = OMITTED) -> Any:  # noqa: N802
+def TRIMRANGE(range_: EngineValue, trim_rows: EngineValue = OMITTED, trim_cols: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     """The range without its blank edge rows and columns (3: both ends, 1: leading, 2:
     trailing, 0: none; another number, even 2.3, is #VALUE!). Nothing left is #REF!; a
     mode given as an array is #VALUE! in each place (formulas_test.xlsx)."""
@@ -396,7 +396,7 @@ def _kept(filled: list[bool], mode: int) -> range:
 
 
 @excel_function()
-def TYPE(value: EngineValue) -> Any:  # noqa: N802
+def TYPE(value: EngineValue) -> EngineValue:  # noqa: N802
     """64 for an array or a range of several cells (formualizer: the first cell's type)."""
     if is_array(value):
         return 64.0

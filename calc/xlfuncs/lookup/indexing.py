@@ -32,7 +32,7 @@ LIFTED = "RATESXL.INDEXLIFTED"  # the same given an array constant as row, colum
 AREAS = "RATESXL.INDEXAREAS"  # INDEX of a union: (row, column, area, *areas)
 
 
-def _pick(rows: list[list[Any]], row: EngineValue, column: EngineValue, area: EngineValue, reference: bool) -> Any:
+def _pick(rows: list[list[Any]], row: EngineValue, column: EngineValue, area: EngineValue, reference: bool) -> EngineValue:
     r = integer(row) if given(row) else 0
     c = integer(column) if given(column) else None
     if given(area):
@@ -56,7 +56,7 @@ def _pick(rows: list[list[Any]], row: EngineValue, column: EngineValue, area: En
 
 
 @excel_function(scalars=(1, 2, 3))
-def INDEX(array: EngineValue, row: EngineValue = OMITTED, column: EngineValue = OMITTED, area: EngineValue = OMITTED) -> Any:  # noqa: N802
+def INDEX(array: EngineValue, row: EngineValue = OMITTED, column: EngineValue = OMITTED, area: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     rows = grid(array)
     if given(row):
         integer(row)
@@ -68,7 +68,7 @@ def INDEX(array: EngineValue, row: EngineValue = OMITTED, column: EngineValue = 
 
 
 @excel_function(scalars=(0, 1, 2))
-def INDEXAREAS(row: EngineValue, column: EngineValue, area: EngineValue, *areas: EngineValue) -> Any:  # noqa: N802
+def INDEXAREAS(row: EngineValue, column: EngineValue, area: EngineValue, *areas: EngineValue) -> EngineValue:  # noqa: N802
     if given(row):
         integer(row)
     if given(column):

@@ -85,7 +85,7 @@ def _transposed(rows: Grid) -> Grid:
 
 @excel_function()
 def SORT(array: EngineValue, sort_index: EngineValue = OMITTED, sort_order: EngineValue = OMITTED,  # noqa: N802 - Excel's name
-         by_col: EngineValue = OMITTED) -> Any:
+         by_col: EngineValue = OMITTED) -> EngineValue:
     rows = grid(array)
     columns = boolean(by_col, False)
     lines = _transposed(rows) if columns else rows
@@ -108,7 +108,7 @@ def SORT(array: EngineValue, sort_index: EngineValue = OMITTED, sort_order: Engi
 
 
 @excel_function()
-def SORTBY(array: EngineValue, *pairs: EngineValue) -> Any:  # noqa: N802
+def SORTBY(array: EngineValue, *pairs: EngineValue) -> EngineValue:  # noqa: N802
     """Each `by` array is one column as tall as the array (rows are sorted) or one row as wide
     (columns are sorted), all of them the same way; anything else is #VALUE!."""
     rows = grid(array)
@@ -138,7 +138,7 @@ def _same_key(line: list[Any]) -> tuple[Any, ...]:
 
 
 @excel_function(scalars=(1, 2))
-def UNIQUE(array: EngineValue, by_col: EngineValue = OMITTED, exactly_once: EngineValue = OMITTED) -> Any:  # noqa: N802
+def UNIQUE(array: EngineValue, by_col: EngineValue = OMITTED, exactly_once: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     rows = grid(array)
     columns = boolean(by_col, False)
     once = boolean(exactly_once, False)

@@ -11,8 +11,6 @@ own (native, fast)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
@@ -22,7 +20,7 @@ NAME = "RATESXL.MISSHAPEN"
 def misshapen(_facts: Facts) -> Callback:
     from rates_xl.calc.engines.formualizer.values import error, is_error
 
-    def MISSHAPEN(*args: EngineValue) -> Any:  # noqa: N802 - the engine's name
+    def MISSHAPEN(*args: EngineValue) -> EngineValue:  # noqa: N802 - the engine's name
         for argument in args:
             rows = argument if isinstance(argument, list) else [[argument]]
             for row in rows:

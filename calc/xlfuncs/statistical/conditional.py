@@ -264,7 +264,7 @@ def _pairs(args: tuple[Any, ...]) -> list[tuple[Any, Any]] | None:
 
 def _ifs(kind: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(target: EngineValue, *args: EngineValue) -> Any:
+        def call(target: EngineValue, *args: EngineValue) -> EngineValue:
             pairs = _pairs(args)
             return error("#VALUE!") if pairs is None else _aggregate(kind, target, pairs)
         call.__name__ = f"{kind.upper()}IFS"
@@ -274,7 +274,7 @@ def _ifs(kind: str) -> Factory:
 
 def _if(kind: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
-        def call(rng: EngineValue, crit: EngineValue, target: EngineValue = None) -> Any:
+        def call(rng: EngineValue, crit: EngineValue, target: EngineValue = None) -> EngineValue:
             if target is None:
                 target = rng
             elif _shape(target) != _shape(rng):  # Excel reads the sum range at the criteria range's shape
@@ -289,7 +289,7 @@ def _if(kind: str) -> Factory:
 
 
 def countifs(_facts: Facts) -> Callback:
-    def COUNTIFS(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def COUNTIFS(*args: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         pairs = _pairs(args)
         return error("#VALUE!") if pairs is None else _aggregate("count", None, pairs)
     return COUNTIFS

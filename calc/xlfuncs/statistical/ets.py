@@ -187,7 +187,7 @@ def _lifted(position: int, compute: Callback) -> Callback:
 
 
 def _forecast(target: EngineValue, values: EngineValue, timeline: EngineValue, seasonality: EngineValue = OMITTED,
-              completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
+              completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> EngineValue:
     at = _scalar(target)
     season = _seasonality(seasonality)
     series = _Series(values, timeline, completion, aggregation)
@@ -199,7 +199,7 @@ def _forecast(target: EngineValue, values: EngineValue, timeline: EngineValue, s
 
 
 def _confint(target: EngineValue, values: EngineValue, timeline: EngineValue, level: EngineValue = OMITTED, seasonality: EngineValue = OMITTED,
-             completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
+             completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> EngineValue:
     at = _scalar(target)
     confidence = 0.95 if level in (OMITTED, None) else _scalar(level)
     if not 0 <= confidence < 1:
@@ -214,13 +214,13 @@ def _confint(target: EngineValue, values: EngineValue, timeline: EngineValue, le
     return 0  # no fitting error: a zero-width interval
 
 
-def _seasonality_of(values: EngineValue, timeline: EngineValue, completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
+def _seasonality_of(values: EngineValue, timeline: EngineValue, completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> EngineValue:
     _Series(values, timeline, completion, aggregation)
     raise _not_computed()  # Excel's detection is not documented
 
 
 def _stat(values: EngineValue, timeline: EngineValue, statistic: EngineValue, seasonality: EngineValue = OMITTED,
-          completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> Any:
+          completion: EngineValue = OMITTED, aggregation: EngineValue = OMITTED) -> EngineValue:
     kind = _whole(_scalar(statistic), 1, 8)
     season = _seasonality(seasonality)
     series = _Series(values, timeline, completion, aggregation)

@@ -54,7 +54,7 @@ def _numbers(args: tuple[Any, ...]) -> list[float]:
 
 
 def skew_p(_facts: Facts) -> Callback:
-    def SKEW_P(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def SKEW_P(*args: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         try:
             values = _numbers(args)
         except _Error as passed:
@@ -75,7 +75,7 @@ def skew_p(_facts: Facts) -> Callback:
 
 
 def mode_mult(_facts: Facts) -> Callback:
-    def MODE_MULT(*args: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def MODE_MULT(*args: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         if any(arg == OMITTED for arg in args):
             return error("#VALUE!")
         try:
@@ -99,7 +99,7 @@ def _as_cell(name: str) -> Factory:
     def factory(_facts: Facts) -> Callback:
         call = bridged(name)
 
-        def wrapped(*args: EngineValue) -> Any:
+        def wrapped(*args: EngineValue) -> EngineValue:
             return call(*[[[a]] if a is None or isinstance(a, str | bool) else a for a in args])
         wrapped.__name__ = name
         return wrapped

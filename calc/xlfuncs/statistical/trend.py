@@ -72,7 +72,7 @@ def _function(name: str) -> Factory:
 
         computed = bridged(name)
 
-        def call(known_y: EngineValue, known_x: EngineValue = OMITTED, new_x: EngineValue = OMITTED, const: EngineValue = OMITTED) -> Any:
+        def call(known_y: EngineValue, known_x: EngineValue = OMITTED, new_x: EngineValue = OMITTED, const: EngineValue = OMITTED) -> EngineValue:
             given = [a for a in (known_y, known_x, new_x, const)]
             while given and given[-1] == OMITTED:
                 given.pop()

@@ -10,8 +10,6 @@ matches at the start (at the end for a negative instance). Not found: if_not_fou
 
 from __future__ import annotations
 
-from typing import Any
-
 from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
@@ -62,7 +60,7 @@ def _split(subject: str, delimiters: list[str], n: int, mode: int, end: bool) ->
 
 def _around(before: bool) -> Callback:
     def one(value: EngineValue, delimiters: list[str], instance: EngineValue = OMITTED, match_mode: EngineValue = OMITTED,
-            match_end: EngineValue = OMITTED, if_not_found: EngineValue = OMITTED) -> Any:
+            match_end: EngineValue = OMITTED, if_not_found: EngineValue = OMITTED) -> EngineValue:
         # Omitted: the default; an empty cell: 0 (an instance of 0 is #VALUE!).
         subject = text(value)
         n = 1 if instance == OMITTED else int(number(instance))
@@ -77,7 +75,7 @@ def _around(before: bool) -> Callback:
             return if_not_found
         return subject[:found[0]] if before else subject[found[1]:]
 
-    def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> Any:
+    def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> EngineValue:
         try:
             delimiters = _delimiters(delimiter)
         except _ErrorValue as passed:

@@ -36,7 +36,7 @@ def _compiled(pattern: EngineValue, case: EngineValue) -> re.Pattern[str]:
         raise ExcelError("#VALUE!") from None
 
 
-def _regextest(value: EngineValue, pattern: EngineValue, case: EngineValue = OMITTED) -> Any:
+def _regextest(value: EngineValue, pattern: EngineValue, case: EngineValue = OMITTED) -> EngineValue:
     subject = text(value)
     return _compiled(pattern, case).search(subject) is not None
 
@@ -67,7 +67,7 @@ def _regexextract(value: EngineValue, pattern: EngineValue, mode: EngineValue = 
 
 
 def _regexreplace(value: EngineValue, pattern: EngineValue, replacement: EngineValue, occurrence: EngineValue = OMITTED,
-                  case: EngineValue = OMITTED) -> Any:
+                  case: EngineValue = OMITTED) -> EngineValue:
     subject = text(value)
     compiled = _compiled(pattern, case)
     template = re.sub(r"\$(\d+)|\$\{(\d+)\}|\\", _template_part, text(replacement))
@@ -94,7 +94,7 @@ def _template_part(found: re.Match[str]) -> str:
 def _function(name: str, func: Callback) -> Callback:
     lifted = elementwise(func)
 
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> EngineValue:
         result = lifted(*args)
         return _one_array(result)
 
@@ -103,7 +103,7 @@ def _function(name: str, func: Callback) -> Callback:
     return call
 
 
-def _one_array(result: EngineValue) -> Any:
+def _one_array(result: EngineValue) -> EngineValue:
     """An array of one element's results: each element shows its own first value (Excel
     lifts a function returning an array to one value per element)."""
     if isinstance(result, list) and any(isinstance(v, list) for row in result for v in row):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
@@ -142,7 +141,7 @@ def text(_facts: Facts) -> Callback:
     computed = bridged("TEXT")
     value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
 
-    def one(value: EngineValue, code: EngineValue) -> Any:
+    def one(value: EngineValue, code: EngineValue) -> EngineValue:
         # A format read from a cell: a number there is its text (a cell holding 0 is the code
         # "0": TEXT(1234.5,B2) is "1235", as TEXT(1234.5,"0")), an empty cell the empty code.
         if code is None:
@@ -176,7 +175,7 @@ def text(_facts: Facts) -> Callback:
             section = parts[0]
         return computed(*_prepared(number, section)) if section else ""
 
-    def TEXT(value: EngineValue, code: EngineValue) -> Any:  # noqa: N802 - Excel's name
+    def TEXT(value: EngineValue, code: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
         if isinstance(value, list) or isinstance(code, list):
             return elementwise(one)(value, code)
         return one(value, code)

@@ -85,7 +85,7 @@ def _split(value: EngineValue, columns: list[str], rows: list[str], ignore_empty
 
 def textsplit(_facts: Facts) -> Callback:
     def TEXTSPLIT(value: EngineValue, col_delimiter: EngineValue = OMITTED, row_delimiter: EngineValue = OMITTED,  # noqa: N802
-                  ignore_empty: EngineValue = OMITTED, match_mode: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> Any:
+                  ignore_empty: EngineValue = OMITTED, match_mode: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> EngineValue:
         try:
             columns, rows = _delimiters(col_delimiter), _delimiters(row_delimiter)
         except _ErrorValue as passed:

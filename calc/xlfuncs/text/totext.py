@@ -55,7 +55,7 @@ def _array_to_text(rows: list[list[Any]], format_: EngineValue) -> str:
 
 
 def arraytotext(_facts: Facts) -> Callback:
-    def ARRAYTOTEXT(array: EngineValue, format_: EngineValue = OMITTED) -> Any:  # noqa: N802 - Excel's name
+    def ARRAYTOTEXT(array: EngineValue, format_: EngineValue = OMITTED) -> EngineValue:  # noqa: N802 - Excel's name
         rows = _grid(array)
         return elementwise(lambda f: _array_to_text(rows, f))(format_)
 
@@ -68,7 +68,7 @@ def valuetotext(_facts: Facts) -> Callback:
         strict = _format(format_) == 1
         return _shown(value, strict)
 
-    def VALUETOTEXT(value: EngineValue, format_: EngineValue = OMITTED) -> Any:  # noqa: N802 - Excel's name
+    def VALUETOTEXT(value: EngineValue, format_: EngineValue = OMITTED) -> EngineValue:  # noqa: N802 - Excel's name
         # An error as the value is written as its text, not passed on as the elementwise
         # helper would: wrap it so the helper sees a plain value.
         wrapped = [[_Boxed(v) for v in row] for row in value] if isinstance(value, list) else _Boxed(value)
