@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from rates_xl.calc.results import CalcResult
+    from collections.abc import Callable
+    from datetime import datetime
+    from pathlib import Path
+
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
+
+    from rates_xl.calc.results import BatchResult, CalcResult
+    from rates_xl.client import RatesClient
+    from rates_xl.client.pack import Pack
+    from rates_xl.client.pack_seal import Verdict
+    from rates_xl.functions.plan import PlanReport
+
+    #: What computes books: (client, which books or all, the moment a replay was pinned at,
+    #: as its pack writes it).
+    Compute = Callable[[RatesClient | None, list[Path] | None, datetime | str | None], BatchResult]
 
 #: Exit code of `calc` when the workbook computed but some cells hold errors.
 EXIT_ERROR_CELLS = 3
 MAX_LISTED_ERRORS = 40
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     calc = subparsers.add_parser(
         "calc", help="compute workbooks without Excel and write values-frozen copies",
         description="Compute each BOOK (or every .xlsx/.xlsm in a FOLDER) with every RATES_* function (the "
@@ -118,7 +133,8 @@ def _calc(args: argparse.Namespace) -> int:
         def loading(path: Path) -> None:
             progress.stage(f"Loading {path.name}")
 
-        def compute(client: Any, chosen: list[Any] | None = None, pinned: Any = None) -> Any:
+        def compute(client: RatesClient | None, chosen: list[Path] | None = None,
+                    pinned: datetime | str | None = None) -> BatchResult:
             chosen = books if chosen is None else chosen
             return calculate_many(chosen, client, valuation_time=valuation if valuation is not None else pinned,
                                   engine_name=args.engine, full=args.full, on_fetch=progress.fetch,
@@ -170,7 +186,7 @@ def _calc(args: argparse.Namespace) -> int:
     return _report(batch, books, written, checked)
 
 
-def _checked(replays: dict[Any, Any], allow_edited: bool) -> tuple[dict[Any, Any], dict[Any, str]]:
+def _checked(replays: dict[Path, Pack], allow_edited: bool) -> tuple[dict[Path, Verdict], dict[Path, str]]:
     """Each replayed book's pack checked (client/pack_seal.py), and the books refused for an
     edited pack (unless `allow_edited`) with the line that says so."""
     if not replays:
@@ -179,7 +195,7 @@ def _checked(replays: dict[Any, Any], allow_edited: bool) -> tuple[dict[Any, Any
     from rates_xl.client.pack_seal import check
 
     signer = this_machine()
-    by_pack: dict[int, Any] = {}  # one check per pack, however many books share it
+    by_pack: dict[int, Verdict] = {}  # one check per pack, however many books share it
     verdicts = {}
     for book, pack in replays.items():
         if id(pack) not in by_pack:
@@ -190,7 +206,7 @@ def _checked(replays: dict[Any, Any], allow_edited: bool) -> tuple[dict[Any, Any
     return verdicts, refused
 
 
-def _pack_outputs(books: list[Any], out: Any, force: bool) -> dict[Any, Any]:
+def _pack_outputs(books: list[Path], out: Path | None, force: bool) -> dict[Path, Path]:
     """Where --pack-out writes each book's pack: FILE for one book, FOLDER/BOOK.pack.json for several."""
     from rates_xl.cli import CommandError
 
@@ -208,7 +224,7 @@ def _pack_outputs(books: list[Any], out: Any, force: bool) -> dict[Any, Any]:
     return found
 
 
-def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
+def _replays(books: list[Path], named: str | Literal[True]) -> dict[Path, Pack]:
     """Each book's pack to replay: its own (`named` True) or the one named; one line if none."""
     from pathlib import Path
 
@@ -216,7 +232,7 @@ def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
     from rates_xl.client.pack import PackError, read
     from rates_xl.client.pack_workbook import require_pack
 
-    def load(source: Path) -> Any:
+    def load(source: Path) -> Pack:
         if not source.exists():
             raise CommandError(f"--replay {source}: no such file")
         return require_pack(source) if source.suffix.lower() in (".xlsx", ".xlsm") else read(source)
@@ -230,7 +246,7 @@ def _replays(books: list[Any], named: Any) -> dict[Any, Any]:
         raise CommandError(str(exc)) from None
 
 
-def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
+def _replay_batch(books: list[Path], packs: dict[Path, Pack], compute: Compute) -> BatchResult:
     """Compute each book against a client that answers only from its pack: no key, no
     network. Books sharing one pack share one client (one batch)."""
     from rates_xl.calc.results import BatchResult
@@ -238,7 +254,7 @@ def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
     from rates_xl.functions.plan import PlanReport
 
     merged = BatchResult({}, {}, PlanReport(), 0.0)
-    groups: dict[int, list[Any]] = {}
+    groups: dict[int, list[Path]] = {}
     for book in books:
         if book in packs:
             groups.setdefault(id(packs[book]), []).append(book)
@@ -257,19 +273,19 @@ def _replay_batch(books: list[Any], packs: dict[Any, Any], compute: Any) -> Any:
     return merged
 
 
-def _sum_reports(a: Any, b: Any) -> Any:
+def _sum_reports(a: PlanReport, b: PlanReport) -> PlanReport:
     from dataclasses import fields, replace
 
     return replace(a, **{f.name: getattr(a, f.name) + getattr(b, f.name) for f in fields(a)
                          if isinstance(getattr(a, f.name), int | float)})
 
 
-def _outputs(books: list[Any], out: Any, folder_given: bool, replays: dict[Any, Any] | None = None,
-             scenario: Any = None) -> dict[Any, Any]:
+def _outputs(books: list[Path], out: Path | None, folder_given: bool, replays: dict[Path, Pack] | None = None,
+             scenario: Any = None) -> dict[Path, Path]:
     from rates_xl.scenario.replay import copy_name as scenario_name
     from rates_xl.scenario.replay import slug
 
-    def copy_name(book: Any) -> str:
+    def copy_name(book: Path) -> str:
         suffix = ".xlsm" if book.suffix.lower() == ".xlsm" else ".xlsx"
         if scenario is not None:  # the copy's name says it is a scenario's, never the market's
             return f"{book.stem}.scenario-{slug(scenario.text)}.values{suffix}"
@@ -282,7 +298,7 @@ def _outputs(books: list[Any], out: Any, folder_given: bool, replays: dict[Any, 
     return {book: out / copy_name(book) for book in books}
 
 
-def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict[Any, list[str]]) -> int:
+def _report(batch: BatchResult, books: list[Path], written: dict[Path, Path], checked: dict[Path, list[str]]) -> int:
     from rates_xl.functions.sheet import address
 
     report = batch.report
@@ -337,17 +353,17 @@ def _report(batch: Any, books: list[Any], written: dict[Any, Any], checked: dict
         if result.skipped:
             print(f"  {len(result.skipped)} cell{'s' if len(result.skipped) != 1 else ''} not computed "
                   "(the file's cached value kept):")
-            for cell in result.skipped[:MAX_LISTED_ERRORS]:
-                print(f"    {cell.address}: {cell.reason}")
+            for skipped in result.skipped[:MAX_LISTED_ERRORS]:
+                print(f"    {skipped.address}: {skipped.reason}")
             if len(result.skipped) > MAX_LISTED_ERRORS:
                 print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
-        for sheet, cell, why in result.cut:
-            print(f"  table cut: {address(sheet, cell)}: {why}")
+        for sheet, anchor, why in result.cut:
+            print(f"  table cut: {address(sheet, anchor)}: {why}")
         if result.stale:
             print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
                   "with Excel at the book's stored inputs; Excel's value kept):")
-            for cell in result.stale[:MAX_LISTED_ERRORS]:
-                print(f"    {cell.address} {cell.formula}: {cell.reason}")
+            for stale in result.stale[:MAX_LISTED_ERRORS]:
+                print(f"    {stale.address} {stale.formula}: {stale.reason}")
             if len(result.stale) > MAX_LISTED_ERRORS:
                 print(f"    ... and {len(result.stale) - MAX_LISTED_ERRORS} more")
         if not result.errors:
@@ -407,7 +423,7 @@ def _recomputed(result: CalcResult) -> str:
     else:
         line += "unchecked (the file holds no values computed by Excel to compare with)"
     return line + f"; {len(result.stale)} stale."
-def _valuation_time(text: str | None) -> Any:
+def _valuation_time(text: str | None) -> datetime | None:
     if not text:
         return None
     from datetime import UTC, datetime
@@ -427,8 +443,8 @@ class Progress:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self._progress: Any = None  # rich.progress.Progress while shown
-        self._stage = None
+        self._progress: RichProgress | None = None  # while shown
+        self._stage: TaskID | None = None
 
     def __enter__(self) -> Progress:
         if self.enabled:
@@ -468,18 +484,19 @@ class Progress:
 
             Console(stderr=True).print(text)
 
-    def fetch(self, total: int, done: Any) -> Any:
+    def fetch(self, total: int, done: Callable[[], int]) -> Callable[[], None] | None:
         """The planning loop's hook: a bar over `total` requests, polled until they are in."""
-        if self._progress is None:
+        progress = self._progress
+        if progress is None:
             return None
         import threading
 
-        task = self._progress.add_task(f"Fetching {total} request{'s' if total != 1 else ''}", total=total)
+        task = progress.add_task(f"Fetching {total} request{'s' if total != 1 else ''}", total=total)
         stop = threading.Event()
 
         def poll() -> None:
             while not stop.wait(0.1):
-                self._progress.update(task, completed=done())
+                progress.update(task, completed=done())
 
         thread = threading.Thread(target=poll, name="rates-progress", daemon=True)
         thread.start()
@@ -487,6 +504,6 @@ class Progress:
         def finished() -> None:
             stop.set()
             thread.join()
-            self._progress.remove_task(task)
+            progress.remove_task(task)
 
         return finished

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from rates_xl.calc.diff import DEFAULT_RELATIVE, DEFAULT_TOLERANCE, MAX_SHOWN
 
     diff = subparsers.add_parser(

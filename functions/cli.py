@@ -10,7 +10,7 @@ from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.errors import CommandError, UsageError
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "call",
         help="call one endpoint and print its answer as a table",

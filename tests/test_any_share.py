@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.158, "functions": 0.212, "client": 0.111}
+CEILING = {"calc": 0.143, "functions": 0.209, "client": 0.109}
 
 #: Modules at a third-party library's edge, and the library whose objects they receive.
 EDGES = {
@@ -39,10 +39,10 @@ EDGES = {
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
 ALLOWANCE = {
     'calc/book.py': 13,
-    'calc/cli.py': 34,
+    'calc/cli.py': 1,
     'calc/dependencies.py': 1,
     'calc/diff.py': 36,
-    'calc/diff_cli.py': 5,
+    'calc/diff_cli.py': 4,
     'calc/engines/formualizer/engine.py': 4,
     'calc/engines/formualizer/model.py': 12,
     'calc/engines/formualizer/prepare.py': 31,
@@ -85,7 +85,7 @@ ALLOWANCE = {
     'calc/xlfuncs/text/totext.py': 2,
     'functions/args.py': 5,
     'functions/catalogue.py': 4,
-    'functions/cli.py': 5,
+    'functions/cli.py': 4,
     'functions/context.py': 7,
     'functions/core.py': 16,
     'functions/errors.py': 13,
@@ -99,7 +99,6 @@ ALLOWANCE = {
     'functions/table.py': 8,
     'client/__init__.py': 1,
     'client/calendars.py': 3,
-    'client/cli.py': 1,
     'client/client.py': 15,
     'client/deadline.py': 2,
     'client/endpoints.py': 3,
