@@ -67,12 +67,12 @@ class CallContext:
     def replace(self, **changes: Any) -> CallContext:
         return dataclasses.replace(self, **changes)
 
-    def pin(self, spec: FunctionSpec, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    def pin(self, spec: FunctionSpec, values: tuple[object, ...]) -> tuple[object, ...]:
         """The call's arguments with `valuation_time` given this context's moment where the
         call leaves it empty."""
         return pin(spec, values, self.valuation_time)
 
-    def error_values(self, client: Any = None) -> bool:
+    def error_values(self, client: RatesClient | None = None) -> bool:
         """Whether a failure shows as Excel's error value (the default) or its text."""
         if self.cell_errors is not None:
             return self.cell_errors != "text"
@@ -109,7 +109,7 @@ class CallContext:
 NOW = CallContext()
 
 
-def pin(spec: Any, values: tuple[Any, ...], moment: datetime | str | None) -> tuple[Any, ...]:
+def pin(spec: FunctionSpec, values: tuple[object, ...], moment: datetime | str | None) -> tuple[object, ...]:
     """`values` with `valuation_time` set to `moment` where the call leaves it empty (omitted,
     None or ""): a book's pinned moment, the one place it is written into a call. The moment
     goes in as the cell's own argument would, so its validation answers a bad one."""

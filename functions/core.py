@@ -26,7 +26,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from rates_xl.functions import args as coerce
 from rates_xl.functions.context import NOW, CallContext
@@ -258,7 +258,7 @@ def _blank(value: object) -> bool:
     return value is None or isinstance(value, str) and not value.strip()
 
 
-def validate(spec: FunctionSpec, values: tuple[Any, ...]) -> dict[str, Any]:
+def validate(spec: FunctionSpec, values: tuple[object, ...]) -> dict[str, Any]:
     """Arguments as given -> canonical values by name; raises ArgumentError for the first problem."""
     from pydantic import ValidationError
 
@@ -278,7 +278,7 @@ def validate(spec: FunctionSpec, values: tuple[Any, ...]) -> dict[str, Any]:
         raise ArgumentError(argument, ctx.get("problem", err["msg"])) from None
 
 
-def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
+def _prepare(spec: FunctionSpec, *values: object) -> Prepared | ArgumentError:
     try:
         checked = validate(spec, values)
     except ArgumentError as exc:
@@ -305,12 +305,12 @@ def _prepare(spec: FunctionSpec, *values: Any) -> Prepared | ArgumentError:
 _prepare_memo = functools.lru_cache(maxsize=32768, typed=True)(_prepare)
 
 
-def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
+def prepare(spec: FunctionSpec, values: tuple[object, ...]) -> Prepared:
     """Validated request for these cell values (memoised); raises ArgumentError."""
     try:
         hash(values)
     except TypeError:  # a range (a list) was passed: memoised as tuples, or validated afresh
-        frozen = _frozen(values)
+        frozen = tuple(_frozen(v) for v in values)
         try:
             prepared = _prepare_memo(spec, *frozen)
         except TypeError:  # something unhashable inside (a numpy array)
@@ -323,7 +323,7 @@ def prepare(spec: FunctionSpec, values: tuple[Any, ...]) -> Prepared:
     return prepared
 
 
-def _frozen(value: object) -> Any:
+def _frozen(value: object) -> object:
     """Lists (a range as xlwings or Office.js passes it) as tuples, so a memo can key them."""
     if isinstance(value, (list, tuple)):
         return tuple(_frozen(v) for v in value)
@@ -332,7 +332,7 @@ def _frozen(value: object) -> Any:
 
 # -- 2. and 3. fetch and shape -------------------------------------------------------------------
 
-def evaluate(spec: FunctionSpec, values: tuple[Any, ...], context: CallContext = NOW) -> Any:
+def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContext = NOW) -> Any:
     """One worksheet call: its value, its spill, or its `#RATES!` message. Never raises.
 
     `context`: what the host knows of the call besides its arguments (functions/context.py:
@@ -363,7 +363,10 @@ def evaluate(spec: FunctionSpec, values: tuple[Any, ...], context: CallContext =
         return message
 
 
-def finite(value: object) -> Any:
+T = TypeVar("T")
+
+
+def finite(value: T) -> T:
     """`value` when every number in it is finite; else `NonFiniteNumber` (the cell's message).
     The one place a cell's value is checked, so no host shows `nan` or `inf`."""
     for row in value if isinstance(value, list) else ((value,),):

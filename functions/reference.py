@@ -17,7 +17,6 @@ import html
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
 
 from rates_xl.functions import catalogue
 from rates_xl.functions.args import COERCERS
@@ -77,7 +76,7 @@ def _literal(value: object) -> str:
     return '"' + str(value).replace('"', '""') + '"'
 
 
-def formula(spec: FunctionSpec, values: tuple[Any, ...], dotted: bool = False) -> str:
+def formula(spec: FunctionSpec, values: tuple[object, ...], dotted: bool = False) -> str:
     name = spec.dotted_name if dotted else spec.name
     return f"={name}({', '.join(_literal(v) for v in values)})"
 

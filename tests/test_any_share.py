@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.143, "functions": 0.209, "client": 0.109}
+CEILING = {"calc": 0.143, "functions": 0.184, "client": 0.109}
 
 #: Modules at a third-party library's edge, and the library whose objects they receive.
 EDGES = {
@@ -86,15 +86,14 @@ ALLOWANCE = {
     'functions/args.py': 5,
     'functions/catalogue.py': 4,
     'functions/cli.py': 4,
-    'functions/context.py': 7,
-    'functions/core.py': 16,
+    'functions/context.py': 1,
+    'functions/core.py': 10,
     'functions/errors.py': 13,
     'functions/formula_walk.py': 35,
     'functions/history.py': 5,
     'functions/link.py': 7,
     'functions/messages.py': 2,
     'functions/plan.py': 11,
-    'functions/reference.py': 1,
     'functions/source.py': 14,
     'functions/table.py': 8,
     'client/__init__.py': 1,
