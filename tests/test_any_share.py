@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.143, "functions": 0.184, "client": 0.109}
+CEILING = {"calc": 0.138, "functions": 0.184, "client": 0.109}
 
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
@@ -44,7 +44,7 @@ ALLOWANCE = {
     'calc/xlfuncs/bridge.py': 26,
     'calc/xlfuncs/coercion.py': 4,
     'calc/xlfuncs/dates/calendar.py': 2,
-    'calc/xlfuncs/dates/daycount.py': 11,
+    'calc/xlfuncs/dates/daycount.py': 3,
     'calc/xlfuncs/engineering/complex.py': 3,
     'calc/xlfuncs/financial/cashflows.py': 3,
     'calc/xlfuncs/financial/coupons.py': 2,

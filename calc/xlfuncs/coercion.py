@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias, TypedDict
+from typing import Any, TypeAlias, TypedDict, TypeGuard
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.errors import Internal
@@ -32,7 +32,7 @@ class ExcelError(Internal):
         self.text = text
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[float]:
     """A number, not a boolean (which Python counts as one)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
+from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 
@@ -15,7 +15,7 @@ from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 def _numbers_only(bridged: Callback) -> Callback:
     def call(array: EngineValue, *rest: EngineValue) -> Any:
         if isinstance(array, list):
-            kept = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])
+            kept: list[list[EngineScalar]] = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])
                     if is_number(cell) or isinstance(cell, dict)]  # numbers, and errors (passed on)
             if kept:
                 array = kept
