@@ -137,7 +137,7 @@ def format_timestamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _as_date_text(value: Any) -> str | None:
+def _as_date_text(value: object) -> str | None:
     if isinstance(value, datetime):
         return value.date().isoformat()
     if isinstance(value, date):
@@ -145,7 +145,7 @@ def _as_date_text(value: Any) -> str | None:
     return None
 
 
-def normalise_value(kind: Kind, value: Any) -> str:
+def normalise_value(kind: Kind, value: object) -> str:
     """One canonical wire spelling per meaning, so the cache sees one entry per answer."""
     if kind is Kind.BOOL:
         if isinstance(value, str):

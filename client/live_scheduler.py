@@ -32,11 +32,14 @@ from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.client.endpoints import ENDPOINTS, CacheClass, cache_class_of
 from rates_xl.client.errors import RatesError
 from rates_xl.client.limiter import Prepaid, ShareLimiter
+
+if TYPE_CHECKING:
+    from rates_xl.client.client import RatesClient, RequestKey
 from rates_xl.client.tiers import local_ttl
 
 log = logging.getLogger("rates_xl.client.live")
@@ -50,7 +53,7 @@ TICK_SECONDS = 0.1
 WORKERS = 4
 
 
-def is_live(key: Any) -> bool:
+def is_live(key: RequestKey) -> bool:
     """True when the answer to `key` changes with time: valued as of now, not history."""
     params = dict(key.params)
     if params.get("valuation_time"):
@@ -102,10 +105,10 @@ class _Watched:
 class LiveScheduler:
     """One per process (classic: the UDF server; Office.js: `rates-xl serve`)."""
 
-    def __init__(self, client: Any, notify: Callable[[frozenset[Hashable]], Any], *,
+    def __init__(self, client: RatesClient, notify: Callable[[frozenset[Hashable]], object], *,
                  share: float | None = None, tick: float = TICK_SECONDS, workers: int = WORKERS,
                  host_state: Callable[[], tuple[str | None, frozenset[Hashable]]] | None = None,
-                 on_status: Callable[[LiveStatus], Any] | None = None, wall=time.time) -> None:
+                 on_status: Callable[[LiveStatus], object] | None = None, wall=time.time) -> None:
         self.client = client
         self.notify = notify
         self.tick = tick
@@ -114,8 +117,8 @@ class LiveScheduler:
         self._reported: tuple[int, int, str | None, tuple[str, ...]] | None = None
         self._wall = wall
         self._lock = threading.RLock()
-        self._keys: dict[Any, _Watched] = {}
-        self._cells: dict[Hashable, tuple[frozenset[Any], Hashable]] = {}  # cell -> (keys, group)
+        self._keys: dict[RequestKey, _Watched] = {}
+        self._cells: dict[Hashable, tuple[frozenset[RequestKey], Hashable]] = {}  # cell -> (keys, group)
         self._paused: dict[str, int] = {}
         self._hidden: set[Hashable] = set()
         self._polled: tuple[str | None, frozenset[Hashable]] = (None, frozenset())
@@ -128,7 +131,7 @@ class LiveScheduler:
         self._last_refresh: float | None = None
         self._last_error: str | None = None
         self._refreshed = self._failed = 0
-        self._failing: dict[Any, str] = {}  # key -> its last failure, until it is answered
+        self._failing: dict[RequestKey, str] = {}  # key -> its last failure, until it is answered
         self._failure_texts: set[str] = set()
         self._late_max = 0.0
         # The user's setting (RATES_LIVE_SHARE) unless the host passes one.
@@ -142,7 +145,7 @@ class LiveScheduler:
             self.share, self._limiter = share, limiter
 
     # -- the registry ----------------------------------------------------------------------
-    def watch(self, cell: Hashable, keys: Iterable[Any], group: Hashable = None) -> bool:
+    def watch(self, cell: Hashable, keys: Iterable[RequestKey], group: Hashable = None) -> bool:
         """Keep `cell` fresh: it uses `keys`. Returns False (and watches nothing) when none
         of them is live. Watching a cell again replaces what it used."""
         live = frozenset(k for k in keys if is_live(k))
@@ -178,7 +181,7 @@ class LiveScheduler:
                 if not watched.cells and not watched.busy:
                     del self._keys[key]
 
-    def _expiry(self, key: Any, watched: _Watched) -> None:
+    def _expiry(self, key: RequestKey, watched: _Watched) -> None:
         """When the cached answer to `key` ends its life (now, if none is cached)."""
         entry = self.client.cache.get(key)
         watched.ttl = entry.ttl if entry is not None else local_ttl(self.client.settings, key)
@@ -250,7 +253,7 @@ class LiveScheduler:
             self._wake.wait(self.tick)
             self._wake.clear()
 
-    def step(self) -> list[Any]:
+    def step(self) -> list[RequestKey]:
         """One look at what is due: start those refetches (on the pool when running, else
         here, one after another). Returns the keys started."""
         if self.host_state is not None:
@@ -287,7 +290,7 @@ class LiveScheduler:
             except Exception:  # the status bar is a courtesy: never stop Live for it
                 log.debug("live: on_status failed", exc_info=True)
 
-    def _due(self, now: float) -> list[Any]:
+    def _due(self, now: float) -> list[RequestKey]:
         """The keys to start now: earliest expiry first, each started no later than the
         latest start that lets every later one start in time at the share's pace."""
         hidden = self._hidden | set(self._polled[1])
@@ -305,14 +308,14 @@ class LiveScheduler:
         starts.reverse()
         # At most the pace's worth per tick (the limiter holds the rest back anyway).
         budget = max(1, int(self._limiter.rate * max(self.tick, slot)) + 1)
-        chosen: list[Any] = []
+        chosen: list[RequestKey] = []
         for (_, _, key), start in zip(queue, starts, strict=True):
             if start > now or len(chosen) >= budget:
                 break
             chosen.append(key)
         return chosen
 
-    def _refetch(self, key: Any) -> None:
+    def _refetch(self, key: RequestKey) -> None:
         started = self._wall()
         with self._lock:
             watched = self._keys.get(key)
@@ -354,7 +357,7 @@ class LiveScheduler:
                 watched.expires = self._wall() + min(RETRY_SECONDS, watched.ttl or RETRY_SECONDS)
         self._wake.set()
 
-    def _record_failure(self, key: Any, exc: BaseException) -> None:
+    def _record_failure(self, key: RequestKey, exc: BaseException) -> None:
         text = f"{key.endpoint}: {exc}" if isinstance(exc, RatesError) else \
             f"{key.endpoint}: {type(exc).__name__}: {exc}"
         log.warning("live: refetch failed: %s", text)

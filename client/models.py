@@ -42,7 +42,7 @@ def non_finite(exc: ValidationError) -> str | None:
     return None
 
 
-def _spelled(value: Any) -> str:
+def _spelled(value: object) -> str:
     text = str(value).strip().lower()
     if text in ("nan", "-nan", "+nan"):
         return "NaN (not a number)"

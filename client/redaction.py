@@ -49,7 +49,7 @@ def redact_text(text: str, secret: str | None, replacement: str = REDACTED) -> s
     return "".join(out)
 
 
-def redact(value: Any, secret: str | None) -> Any:
+def redact(value: object, secret: str | None) -> Any:
     """`value` (a string, or JSON's lists and dicts of them) with the key's pieces replaced."""
     if not secret:
         return value
