@@ -26,9 +26,12 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
+
+if TYPE_CHECKING:
+    from rates_xl.functions.context import CallContext
 
 __all__ = ["NA", "VALUE", "MARKER", "Messages", "messages", "kind", "as_values", "marker",
            "marker_kind", "block", "is_message", "without_prefix", "CELL_TEXT", "ErrorValue", "shown",
@@ -62,7 +65,7 @@ def kind(spec: object, args: tuple, message: str) -> str:
     return NA
 
 
-def as_values(context: Any = None) -> bool:
+def as_values(context: CallContext | None = None) -> bool:
     """Whether failing cells show error values (the default) or the message as text: the
     call context's setting (functions/context.py), else the shared client's."""
     from rates_xl.functions.context import NOW
@@ -111,7 +114,7 @@ class ErrorValue:
 NO_VALUE = ErrorValue(NOT_AVAILABLE)
 
 
-def shown(spec: Any, args: tuple, value: Any, context: Any = None) -> Any:
+def shown(spec: Any, args: tuple, value: Any, context: CallContext | None = None) -> Any:
     """The core's answer as every host shows it: the one value converter (the classic UDFs,
     the Office.js batch, calc's two engines), so no host decides a cell on its own.
 
@@ -247,7 +250,7 @@ class CallMessages:
 
 calls = CallMessages()
 
-def engine_value(name: str, args: Any, result: Any, context: Any = None) -> Any:
+def engine_value(name: str, args: Any, result: Any, context: CallContext | None = None) -> Any:
     """A headless engine's value for a RATES_* call's result (`shown`), with each failure's
     Excel error text ("#VALUE!", "#N/A") for the engine to turn into its own error value; the
     message noted for the summary. The text setting keeps the message."""
