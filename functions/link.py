@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.errors import InputError
 from rates_xl.functions.sheet import cell_reference
+
+if TYPE_CHECKING:
+    from rates_xl.client.client import RequestKey
 
 
 class Unlinked(InputError):
@@ -96,7 +99,7 @@ def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],
     return keys
 
 
-def requests_for(name: str, values: list[Any], pinned: datetime | str | None = None) -> list[Any]:
+def requests_for(name: str, values: list[object], pinned: datetime | str | None = None) -> list[RequestKey]:
     """The RequestKeys of one call with these argument values (one, or one per tenor of a
     history grid), `valuation_time` given the pinned moment where the call leaves it empty
     (as every host does for the cell)."""

@@ -22,10 +22,18 @@ audit trail.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions.messages import PREFIX
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient
+    from rates_xl.client.client import RequestKey
+
+#: Reads a referenced cell: (sheet, "B7") -> its value.
+ValueOf = Callable[[str, str], object]
 
 #: Arguments a host hands over as the cell itself (a Range in xlwings, an address in Office.js).
 REFERENCE_ARGS = {"RATES_SOURCE": ("cell",), "RATES_ERROR": ("cell",)}
@@ -47,7 +55,8 @@ def error_of_value(client: object, args: dict[str, Any]) -> Any:
     return ERROR_NEEDS_CELL
 
 
-def error_of_formula(where: str, formula: str, sheet: str, value_of: Any, pinned: Any = None) -> Any:
+def error_of_formula(where: str, formula: str, sheet: str, value_of: ValueOf,
+                     pinned: datetime | str | None = None) -> str:
     """RATES_ERROR for the cell `where` holding `formula`: the message its RATES_* call answers
     now (computed again: from the cache, or the same refusal), "" when it answers a value."""
     from rates_xl.functions.context import CallContext
@@ -76,8 +85,8 @@ def explain(client: object, args: dict[str, Any]) -> Any:
     return NEEDS_CELL
 
 
-def explain_formula(client: Any, where: str, formula: str, sheet: str, value_of: Any,
-                    pinned: Any = None) -> Any:
+def explain_formula(client: RatesClient, where: str, formula: str, sheet: str, value_of: ValueOf,
+                    pinned: datetime | str | None = None) -> str | list[list[str]]:
     """RATES_SOURCE for the cell `where` holding `formula` (on `sheet`): its requests read
     by `functions/link.py` (`value_of(sheet, "B7")` reads a referenced cell), then explained."""
     from rates_xl.functions.link import Unlinked, requests_of
@@ -89,13 +98,13 @@ def explain_formula(client: Any, where: str, formula: str, sheet: str, value_of:
     return explain_requests(client, where, keys)
 
 
-def explain_requests(client: Any, where: str, keys: list[Any]) -> Any:
+def explain_requests(client: RatesClient, where: str, keys: list[RequestKey]) -> str | list[list[str]]:
     """Label and value rows for the answer held for each request (exactly that request)."""
     from rates_xl.client.pack import valued_at
     from rates_xl.client.tiers import request_text
 
     held = {request_text(key): (key, entry) for key, entry in client.answers()}
-    rows: list[list[Any]] = []
+    rows: list[list[str]] = []
     if len(keys) > 1:
         rows.append(["Requests", f"{len(keys)}: {where} calls the service {len(keys)} times"])
     for asked in keys:

@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.138, "functions": 0.175, "client": 0.083}
+CEILING = {"calc": 0.139, "functions": 0.153, "client": 0.083}
 
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
@@ -51,7 +51,7 @@ ALLOWANCE = {
     'calc/xlfuncs/information/reference.py': 1,
     'calc/xlfuncs/logical/lambdas.py': 12,
     'calc/xlfuncs/lookup/aggregations.py': 22,
-    'calc/xlfuncs/lookup/arrays.py': 5,
+    'calc/xlfuncs/lookup/arrays.py': 8,
     'calc/xlfuncs/lookup/groupby.py': 23,
     'calc/xlfuncs/lookup/indexing.py': 2,
     'calc/xlfuncs/lookup/lookups.py': 27,
@@ -74,12 +74,12 @@ ALLOWANCE = {
     'functions/context.py': 1,
     'functions/core.py': 10,
     'functions/errors.py': 10,
-    'functions/formula_walk.py': 35,
+    'functions/formula_walk.py': 36,
     'functions/history.py': 5,
-    'functions/link.py': 7,
+    'functions/link.py': 5,
     'functions/messages.py': 2,
     'functions/plan.py': 11,
-    'functions/source.py': 14,
+    'functions/source.py': 4,
     'functions/table.py': 8,
     'client/__init__.py': 1,
     'client/calendars.py': 3,
@@ -140,8 +140,14 @@ def test_the_scan_counts_any_in_every_spelling_and_nothing_else():
 
         class C:
             async def m(self, x: "Anything", y: float) -> int: ...
+
+        Row = list[Any]
+        Rows: typing.TypeAlias = list[Row]
+        Fine = list[float]
+
+        def g(a: Rows, b: Fine, c: "Row | None") -> Row: ...
         '''))
-    assert (count.params, count.any_params, count.bare_params) == (9, 5, 3)
-    assert (count.returns, count.any_returns) == (2, 1)
+    assert (count.params, count.any_params, count.bare_params) == (12, 7, 3)
+    assert (count.returns, count.any_returns) == (3, 2)
     assert [what for _, what in count.where] == ["a of f", "b of f", "c of f", "d of f", "named of f",
-                                                 "return of f"]
+                                                 "return of f", "a of g", "c of g", "return of g"]

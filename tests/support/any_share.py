@@ -3,8 +3,8 @@
 An AST scan of every module of calc, functions and client (the packages mypy checks,
 tests.support.typecheck.TYPED): of the annotated parameters (`self`, `cls` and unannotated
 ones are not counted) and the annotated returns, how many mention `Any` anywhere in their
-annotation (`Any`, `typing.Any`, `list[Any]`, `"Any | None"`). Per package, and per module
-with -v. tests/test_any_share.py ratchets the figures; EDGES names the modules that sit at a
+annotation (`Any`, `typing.Any`, `list[Any]`, `"Any | None"`, or an alias the module defines
+with one). Per package, and per module with -v. tests/test_any_share.py ratchets the figures; EDGES names the modules that sit at a
 third-party library's edge, where `Any` stays.
 """
 
@@ -87,16 +87,37 @@ class Count:
         return self.any_returns / self.returns if self.returns else 0.0
 
 
-def mentions_any(annotation: ast.expr) -> bool:
-    """Whether an annotation names `Any`: as a name, an attribute (typing.Any) or in a string."""
+def mentions_any(annotation: ast.expr, aliases: frozenset[str] = frozenset()) -> bool:
+    """Whether an annotation names `Any`: as a name, an attribute (typing.Any) or in a string,
+    or names one of the module's `aliases` that does."""
     for node in ast.walk(annotation):
-        if isinstance(node, ast.Name) and node.id == "Any":
+        if isinstance(node, ast.Name) and (node.id == "Any" or node.id in aliases):
             return True
         if isinstance(node, ast.Attribute) and node.attr == "Any":
             return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _ANY_WORD.search(node.value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                _ANY_WORD.search(node.value) or any(re.search(rf"\b{a}\b", node.value) for a in aliases)):
             return True
     return False
+
+
+def any_aliases(tree: ast.Module) -> frozenset[str]:
+    """The module's own type aliases whose definition mentions `Any` (`Row = list[Any]`, `Row:
+    TypeAlias = ...`, under `if TYPE_CHECKING:` too), in order, so one defined from another counts:
+    an alias does not hide an `Any` from the count."""
+    found: set[str] = set()
+    body = [n for top in tree.body for n in ([top, *top.body] if isinstance(top, ast.If) else [top])]
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None \
+                and "TypeAlias" in ast.unparse(node.annotation):
+            name, value = node.target.id, node.value
+        else:
+            continue
+        if isinstance(value, ast.Subscript | ast.BinOp | ast.Name | ast.Attribute) and mentions_any(value, frozenset(found)):
+            found.add(name)
+    return frozenset(found)
 
 
 def is_bare_any(annotation: ast.expr) -> bool:
@@ -110,7 +131,9 @@ def is_bare_any(annotation: ast.expr) -> bool:
 def count_source(source: str) -> Count:
     """The count of one module's text."""
     count = Count()
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    aliases = any_aliases(tree)
+    for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         args = node.args
@@ -120,13 +143,13 @@ def count_source(source: str) -> Count:
             if arg.annotation is None:
                 continue  # self, cls, a lambda-like helper: not annotated, not counted
             count.params += 1
-            if mentions_any(arg.annotation):
+            if mentions_any(arg.annotation, aliases):
                 count.any_params += 1
                 count.bare_params += is_bare_any(arg.annotation)
                 count.where.append((node.lineno, f"{arg.arg} of {node.name}"))
         if node.returns is not None:
             count.returns += 1
-            if mentions_any(node.returns):
+            if mentions_any(node.returns, aliases):
                 count.any_returns += 1
                 count.where.append((node.lineno, f"return of {node.name}"))
     return count
