@@ -13,7 +13,6 @@ import bisect
 import collections
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 from rates_xl.calc.book import Book
 from rates_xl.functions.sheet import Area, Key, is_rates_name, read_area, sheet_of, split_reference
@@ -238,7 +237,7 @@ def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] |
     return places
 
 
-def anchors_calling(cells: dict[Key, tuple[str, Any]], names: frozenset[str] | None, *,
+def anchors_calling(cells: dict[Key, tuple[str, Area]], names: frozenset[str] | None, *,
                     rates: bool = False) -> set[Key]:
     """Anchors whose formula calls one of `names` (or any RATES_* function, `rates`)."""
     found = set()

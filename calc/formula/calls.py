@@ -4,7 +4,7 @@ formualizer's differs from Excel, or to the answer itself where the formula's te
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
@@ -28,7 +28,8 @@ from rates_xl.functions.tokens import (
 )
 
 if TYPE_CHECKING:
-    from rates_xl.calc.formula.site import Site
+    from rates_xl.calc.formula.site import FormulaCells, Site
+    from rates_xl.functions.tokens import Token
 
 # -- SUMPRODUCT over arguments of different sizes ---------------------------------------------------
 
@@ -117,13 +118,13 @@ def index(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-def _is_constant(argument: list[Any]) -> bool:
+def _is_constant(argument: list[Token]) -> bool:
     return (len(argument) >= 2 and argument[0].kind == ARRAY and argument[0].opens
             and argument[-1].kind == ARRAY and argument[-1].closes
             and all(t.kind in (OPERAND, SEP) or t.text == "-" for t in argument[1:-1]))
 
 
-def _simple(argument: list[Any], ranges: bool) -> bool:
+def _simple(argument: list[Token], ranges: bool) -> bool:
     """A number, a single cell (any range when `ranges`), an array constant or nothing."""
     if not argument or _is_constant(argument):
         return True
@@ -142,7 +143,7 @@ def _simple(argument: list[Any], ranges: bool) -> bool:
     return ranges or area.is_cell
 
 
-def _union(argument: list[Any]) -> list[str] | None:
+def _union(argument: list[Token]) -> list[str] | None:
     """`(A1:B2,C3:D4)` -> its ranges; None for anything else."""
     if len(argument) < 5 or argument[0].kind != PAREN or argument[-1].kind != PAREN:
         return None
@@ -155,7 +156,7 @@ def _union(argument: list[Any]) -> list[str] | None:
     return [t.text for t in ranges]
 
 
-def _flat_range(argument: list[Any], count: int) -> list[str] | None:
+def _flat_range(argument: list[Token], count: int) -> list[str] | None:
     """A plain range of several rows and columns given only a row (`INDEX(C52:E53,2)`: Excel
     answers #REF!, formualizer the first column's value) -> [the range]; None otherwise."""
     if count != 2 or len(argument) != 1 or not argument[0].is_range:
@@ -232,7 +233,7 @@ def isformula(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-def _formula_answer(reference: str, sheet: str, cells: Any, array: bool) -> str | None:
+def _formula_answer(reference: str, sheet: str, cells: FormulaCells, array: bool) -> str | None:
     """TRUE, FALSE or an array constant for a plain reference; None to leave it."""
     from rates_xl.calc.formula.site import MOST_CELLS
 

@@ -27,7 +27,7 @@ class BookFacts:
     #: Upper-case table name -> its definition (calc/formula/tables.py).
     tables: dict[str, Any] = field(default_factory=dict)
     #: Which cells hold a formula (`FormulaCells`), for ISFORMULA.
-    formula_cells: Any = None
+    formula_cells: FormulaCells | None = None
     #: (the formula's sheet, a sheet it reads or None for its own) -> the last row that may
     #: hold a value there (whole columns read to one length).
     last_row: Callable[[str, str | None], int] = lambda _own, _sheet: 0
