@@ -14,7 +14,13 @@ import math
 import re
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineError, EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import (
+    EngineError,
+    EngineScalar,
+    EngineValue,
+    error,
+    is_error,
+)
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element
 
 
@@ -64,7 +70,7 @@ def _wildcard(pattern: str) -> re.Pattern[str]:
 _ABOVE_ALL = (3, 0.0)
 
 
-def position(value: EngineValue, values: list[Any], match_mode: int, search_mode: int) -> int | None:
+def position(value: EngineValue, values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """The 0-based index Excel's XMATCH finds, or None (#N/A)."""
     if value is None:
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
@@ -105,7 +111,7 @@ def position(value: EngineValue, values: list[Any], match_mode: int, search_mode
     return None
 
 
-def _linear_nearest(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
+def _linear_nearest(target: tuple[int, Any], values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """Exact, else the next smaller (-1) or larger (1) value in Excel's order across types
     (numbers < text < booleans: XMATCH("b", {1,4.1}, -1) finds 4.1); an empty lookup value
     is above every value (formulas_test.xlsx, XMATCH rows 171-197)."""
@@ -125,7 +131,7 @@ def _linear_nearest(target: tuple[int, Any], values: list[Any], match_mode: int,
     return best
 
 
-def _binary(target: tuple[int, Any], values: list[Any], match_mode: int, search_mode: int) -> int | None:
+def _binary(target: tuple[int, Any], values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """Excel's bisection over the values as they stand (ascending for 2, descending for -2,
     sorted or not): the middle of the bounds is probed and the bounds close on the side the
     order says; an equal value is kept and the search goes on towards the start (ascending:
@@ -192,7 +198,7 @@ def _lifted(call: Callback, args: list[Any], lifted: tuple[int, ...]) -> Any:
     return out
 
 
-def _find(lookup_value: EngineValue, values: list[Any], match_mode: EngineValue, search_mode: EngineValue) -> Any:
+def _find(lookup_value: EngineValue, values: list[EngineScalar], match_mode: EngineValue, search_mode: EngineValue) -> Any:
     """The 0-based index XMATCH finds for one lookup value, None (#N/A), or an error. The
     modes are read first (an error there is the answer: the #N/A a lifted legacy array
     formula's range shows beyond a shorter array of modes, formulas_test.xlsx LOOKUP!AP170),
@@ -279,7 +285,7 @@ def xlookup(_facts: Facts) -> Callback:
 
 
 # -- LOOKUP: Excel's approximate (binary) search over mixed types -------------------------------
-def approximate(value: EngineValue, values: list[Any]) -> int | None:
+def approximate(value: EngineValue, values: list[EngineScalar]) -> int | None:
     """The index Excel's LOOKUP finds for `value`: the last value of the same type not larger
     than it, by Excel's bisection (its answer on unsorted data too). Values of another type
     (and blanks, errors) are stepped over: from a middle one of another type the search looks
@@ -342,7 +348,7 @@ def lookup(_facts: Facts) -> Callback:
     return LOOKUP
 
 
-def _exact(value: EngineValue, values: list[Any]) -> int | None:
+def _exact(value: EngineValue, values: list[EngineScalar]) -> int | None:
     """Exact match, text without case and with wildcards (MATCH 0, VLOOKUP FALSE); an empty
     lookup value is 0 (it does not find an empty text)."""
     if value is None:
@@ -350,7 +356,7 @@ def _exact(value: EngineValue, values: list[Any]) -> int | None:
     return position(value, values, 2 if isinstance(value, str) else 0, 1)
 
 
-def descending(value: EngineValue, values: list[Any]) -> int | None:
+def descending(value: EngineValue, values: list[EngineScalar]) -> int | None:
     """MATCH's -1: values of the lookup value's type are read from the first while they are
     not smaller than it; the last of them is the answer (formulas_test.xlsx, every case of
     rows 83-91: unsorted and mixed-type arrays included)."""

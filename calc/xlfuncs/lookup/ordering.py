@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error_text, is_error
+from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import (
     OMITTED,
@@ -133,7 +133,7 @@ def SORTBY(array: EngineValue, *pairs: EngineValue) -> EngineValue:  # noqa: N80
     return _sorted(rows, keys)
 
 
-def _same_key(line: list[Any]) -> tuple[Any, ...]:
+def _same_key(line: list[EngineScalar]) -> tuple[Any, ...]:
     return tuple(_rank(v) for v in line)
 
 
