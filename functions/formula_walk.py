@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.errors import Internal
 from rates_xl.functions.values import is_error_text
+
+if TYPE_CHECKING:
+    # formualizer ships its types: its parsed formula is read as they say.
+    from formualizer import ASTNode
 
 
 class XLError(str):
@@ -63,11 +67,11 @@ def calls_made(formula: str, sheet: str, value_of: Callable[[str, str], Any],
     return walk.calls
 
 
-def _function_name(node: Any) -> str:
+def _function_name(node: ASTNode) -> str:
     """`_xlfn.IFS` -> IFS, `RATES.SWAP` and `_xludf.RATES_SWAP` -> RATES_SWAP, former names mapped."""
     from rates_xl.functions.table import FORMER_NAMES
 
-    name = node.get_function_name().upper().rsplit("!", 1)[-1]
+    name = (node.get_function_name() or "").upper().rsplit("!", 1)[-1]
     for prefix in ("_XLFN.", "_XLWS.", "_XLUDF."):
         name = name.removeprefix(prefix)
     if name.startswith("RATES."):
@@ -88,12 +92,12 @@ class _Walk:
         self.calls: list[Call] = []
 
     # -- the calls ---------------------------------------------------------------------------
-    def has_call(self, node: Any) -> bool:
+    def has_call(self, node: ASTNode) -> bool:
         if node.node_type() == "Function" and _asks_service(_function_name(node)):
             return True
         return any(self.has_call(child) for child in node.children())
 
-    def visit(self, node: Any) -> None:
+    def visit(self, node: ASTNode) -> None:
         """Evaluate `node` for the calls it makes (its value is not needed)."""
         from rates_xl.functions.link import Unlinked
 
@@ -119,7 +123,7 @@ class _Walk:
         for arg in rest:
             self.visit(arg)
 
-    def _call(self, name: str, args: list[Any]) -> None:
+    def _call(self, name: str, args: list[ASTNode]) -> None:
         from rates_xl.functions.link import Unlinked
 
         values = []
@@ -131,20 +135,20 @@ class _Walk:
         self.calls.append((name, values))
 
     # -- values ------------------------------------------------------------------------------
-    def value(self, node: Any) -> Any:
+    def value(self, node: ASTNode) -> Any:
         kind = node.node_type()
         if kind == "Literal":
-            value = node.get_literal_value()
-            return XLError(value) if str(node.get_source_token().subtype) == "Error" else value
+            value, token = node.get_literal_value(), node.get_source_token()
+            return XLError(value) if token is not None and str(token.subtype) == "Error" else value
         if kind == "Omitted":
             return None
         if kind == "Reference":
-            return self._reference(node.get_reference_string())
+            return self._reference(node.get_reference_string() or "")
         if kind == "UnaryOp":
-            return _unary(node.get_operator(), self.value(node.children()[0]))
+            return _unary(node.get_operator() or "", self.value(node.children()[0]))
         if kind == "BinaryOp":
             left, right = node.children()
-            return _binary(node.get_operator(), self.value(left), self.value(right))
+            return _binary(node.get_operator() or "", self.value(left), self.value(right))
         if kind == "Function":
             name, args = _function_name(node), node.children()
             if _asks_service(name):
@@ -175,7 +179,7 @@ class _Walk:
             raise NotFollowed(f"the name {text}") from None
 
 
-def _text(node: Any) -> str:
+def _text(node: ASTNode) -> str:
     return node.to_formula().lstrip("=")
 
 
@@ -286,14 +290,14 @@ def _binary(op: str, left: object, right: object) -> Any:
 # -- the functions that evaluate only some arguments ------------------------------------------------
 # Each takes the walk and the arguments, evaluates what decides (recording the calls made
 # there) and returns the arguments it then evaluates: for IF, the branch taken.
-def _if(walk: _Walk, args: list[Any]) -> list[Any]:
+def _if(walk: _Walk, args: list[ASTNode]) -> list[ASTNode]:
     condition = _truth(walk.value(args[0]))
     if isinstance(condition, XLError):
         return []
     return args[1:2] if condition else args[2:3]
 
 
-def _iferror(walk: _Walk, args: list[Any], only_na: bool = False) -> list[Any]:
+def _iferror(walk: _Walk, args: list[ASTNode], only_na: bool = False) -> list[ASTNode]:
     if len(args) < 2 or not walk.has_call(args[1]):
         return args[:1]  # the fallback makes no call: whether it is taken does not matter
     first = walk.value(args[0])
@@ -301,7 +305,7 @@ def _iferror(walk: _Walk, args: list[Any], only_na: bool = False) -> list[Any]:
     return args[1:2] if failed else []
 
 
-def _ifs(walk: _Walk, args: list[Any]) -> list[Any]:
+def _ifs(walk: _Walk, args: list[ASTNode]) -> list[ASTNode]:
     for condition, result in zip(args[::2], args[1::2], strict=False):
         truth = _truth(walk.value(condition))
         if isinstance(truth, XLError):
@@ -311,14 +315,14 @@ def _ifs(walk: _Walk, args: list[Any]) -> list[Any]:
     return []
 
 
-def _choose(walk: _Walk, args: list[Any]) -> list[Any]:
+def _choose(walk: _Walk, args: list[ASTNode]) -> list[ASTNode]:
     index = _number(walk.value(args[0]))
     if isinstance(index, XLError) or not 1 <= int(index) < len(args):
         return []
     return [args[int(index)]]
 
 
-def _switch(walk: _Walk, args: list[Any]) -> list[Any]:
+def _switch(walk: _Walk, args: list[ASTNode]) -> list[ASTNode]:
     subject, pairs = walk.value(args[0]), args[1:]
     for i in range(0, len(pairs) - 1, 2):
         if _compare("=", subject, walk.value(pairs[i])) is True:
@@ -326,13 +330,13 @@ def _switch(walk: _Walk, args: list[Any]) -> list[Any]:
     return pairs[-1:] if len(pairs) % 2 else []
 
 
-_BRANCHES: dict[str, Callable[[_Walk, list[Any]], list[Any]]] = {
+_BRANCHES: dict[str, Callable[[_Walk, list[ASTNode]], list[ASTNode]]] = {
     "IF": _if, "IFS": _ifs, "IFERROR": _iferror, "IFNA": lambda w, a: _iferror(w, a, only_na=True),
     "CHOOSE": _choose, "SWITCH": _switch,
 }
 
 
-def _branch_value(walk: _Walk, name: str, args: list[Any]) -> Any:
+def _branch_value(walk: _Walk, name: str, args: list[ASTNode]) -> Any:
     """The value of IF, IFS, IFERROR, IFNA, CHOOSE or SWITCH."""
     if name in ("IFERROR", "IFNA"):
         first = walk.value(args[0])

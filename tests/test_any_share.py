@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.123, "functions": 0.153, "client": 0.083}
+CEILING = {"calc": 0.123, "functions": 0.119, "client": 0.083}
 
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
@@ -72,7 +72,7 @@ ALLOWANCE = {
     'functions/context.py': 1,
     'functions/core.py': 10,
     'functions/errors.py': 10,
-    'functions/formula_walk.py': 36,
+    'functions/formula_walk.py': 19,
     'functions/history.py': 5,
     'functions/link.py': 5,
     'functions/messages.py': 2,
