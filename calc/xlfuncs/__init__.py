@@ -31,8 +31,9 @@ of a formula that route calls here are calc/formula's passes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount
 from rates_xl.calc.xlfuncs.engineering import bessel, complex
@@ -64,6 +65,8 @@ from rates_xl.calc.xlfuncs.text import (
 )
 
 if TYPE_CHECKING:
+    from formualizer import Workbook
+
     from rates_xl.calc.package import Package
 
 #: Excel functions implemented in this package: name -> factory(book facts) -> callback.
@@ -273,7 +276,7 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
 def _reading_omitted(call: Callback) -> Callback:
     from rates_xl.calc.xlfuncs.omitted import given
 
-    def wrapped(*args: Any) -> Any:
+    def wrapped(*args: EngineValue) -> object:
         return call(*given(args))
 
     wrapped.__name__ = call.__name__
@@ -284,7 +287,7 @@ def _reading_omitted(call: Callback) -> Callback:
 OURS_NAMES = frozenset(OURS)
 
 
-def register(workbook: Any, facts: Facts | None = None) -> None:
+def register(workbook: Workbook, facts: Facts | None = None) -> None:
     """Register the replacements with a formualizer workbook, under every spelling a stored
     formula may use (`_xlfn.`, `_xlfn._xlws.`)."""
     for name, call in callbacks(facts).items():
