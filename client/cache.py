@@ -52,8 +52,13 @@ class MemoryCache:
 
     def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
         with self._lock:
-            entry = self._data.get(key)
-        if entry is None or (fresh_since is not None and entry.fetched_at < fresh_since):
+            try:
+                # Not .get: it asks `key in` (an expiry check) before the item (another);
+                # the item alone checks once, and a warm cell passes here each call.
+                entry = self._data[key]
+            except KeyError:
+                return None
+        if fresh_since is not None and entry.fetched_at < fresh_since:
             return None
         return entry
 

@@ -191,7 +191,8 @@ class RatesClient(TypedEndpoints, Scopes):
             used.add(key)
         entry = self.cache.get(key, fresh_since=FLOOR.get())
         if entry is not None:
-            self._count(cache_hits=1)
+            with self._stats_lock:  # (not _count: the warm cell's path, one attribute)
+                self._stats.cache_hits += 1
             _record(key, entry)
             if entry.error is not None:
                 raise _fresh_copy(entry.error)

@@ -28,7 +28,7 @@ import contextlib
 import dataclasses
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -63,9 +63,29 @@ class CallContext:
     used: set[RequestKey] | None = None
     client: RatesClient | None = None
     cell_errors: str | None = None
+    #: Whether the call runs under any of the client's scopes (`applied`): decided once, so
+    #: a call under none (the common case) enters nothing.
+    scoped: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scoped", self._scoped())
+
+    def _scoped(self) -> bool:
+        return not (self.fresh_since is None and self.recorder is None and self.planning is None
+                    and self.used is None)
 
     def replace(self, **changes: Any) -> CallContext:
-        return dataclasses.replace(self, **changes)
+        """This context with `changes`. A copy of the fields as they are, not
+        `dataclasses.replace` (which runs `__init__` over every field): a cell in a refresh
+        scope builds one per call, and the warm call costs a few microseconds in all."""
+        unknown = changes.keys() - _FIELDS
+        if unknown:
+            raise TypeError(f"CallContext has no field {sorted(unknown)[0]!r}")
+        copy = object.__new__(CallContext)
+        copy.__dict__.update(self.__dict__)
+        copy.__dict__.update(changes)
+        copy.__dict__["scoped"] = copy._scoped()
+        return copy
 
     def pin(self, spec: FunctionSpec, values: tuple[object, ...]) -> tuple[object, ...]:
         """The call's arguments with `valuation_time` given this context's moment where the
@@ -85,24 +105,47 @@ class CallContext:
         except Exception:  # noqa: BLE001 - no client can be built (bad settings): error values
             return True
 
-    @contextlib.contextmanager
-    def applied(self, client: RatesClient) -> Iterator[None]:
+    def applied(self, client: RatesClient) -> contextlib.AbstractContextManager[object]:
         """The client's scopes this call runs under: its floor, the pack recording it, the
-        round planning it, the set of requests it used."""
-        if self.fresh_since is None and self.recorder is None and self.planning is None and self.used is None:
-            yield
-            return
-        with contextlib.ExitStack() as stack:
-            if self.fresh_since is not None:
-                stack.enter_context(client.fresh_since(self.fresh_since))
-            if self.recorder is not None:
-                stack.enter_context(client.recording(self.recorder))
-            if self.used is not None:
-                stack.enter_context(client.requests_used(self.used))
-            if self.planning is not None:
-                recorded = stack.enter_context(client.planning())
-                stack.callback(self.planning.record, recorded)
-            yield
+        round planning it, the set of requests it used. The common cases cost no stack: no
+        scope (a shared do-nothing manager) and one (the client's own manager)."""
+        scopes: list[contextlib.AbstractContextManager[object]] = []
+        if self.fresh_since is not None:
+            scopes.append(client.fresh_since(self.fresh_since))
+        if self.recorder is not None:
+            scopes.append(client.recording(self.recorder))
+        if self.used is not None:
+            scopes.append(client.requests_used(self.used))
+        if self.planning is not None:
+            return self._planned(client, scopes)
+        if not scopes:
+            return _NOTHING
+        if len(scopes) == 1:
+            return scopes[0]
+        return _stacked(scopes)
+
+    @contextlib.contextmanager
+    def _planned(self, client: RatesClient, scopes: list[contextlib.AbstractContextManager[object]]) -> Iterator[None]:
+        """`scopes`, then the client's planning: what it recorded goes into the round."""
+        assert self.planning is not None
+        with _stacked(scopes), client.planning() as recorded:
+            try:
+                yield
+            finally:
+                self.planning.record(recorded)
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(CallContext) if f.init)
+#: What `applied` answers for a call under no scope (a nullcontext holds no state: shared).
+_NOTHING = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _stacked(scopes: list[contextlib.AbstractContextManager[object]]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for scope in scopes:
+            stack.enter_context(scope)
+        yield
 
 
 #: The context of a call no host says anything about: now, the cache as it is, no plan.

@@ -340,21 +340,15 @@ def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContex
     it, the client answering it); the one way a setting reaches a call.
     """
     try:
-        prepared = prepare(spec, context.pin(spec, values))
+        prepared = prepare(spec, values if context.valuation_time is None else context.pin(spec, values))
         client = context.client or get_client()
         # Excel waits on its main thread for every cell: the short budget, not the
         # headless `deadline` (fetch_many, which the calc and refresh use, keeps that).
         budget = client.settings.cell_deadline
+        if not context.scoped:  # the common case: no scope to enter
+            return _computed(spec, prepared, client, budget)
         with context.applied(client):
-            if spec.local is not None:
-                return finite(spec.local(client, prepared.args))
-            if spec.fan_out is not None:
-                answers = _answers(client, prepared.keys, budget)
-                return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
-            if spec.shape is None:  # (the table gives every function but a fan-out its shape)
-                raise TypeError(f"{spec.name} has no shape")
-            answer = client if prepared.key is None else client.get_key(prepared.key, deadline=budget)
-            return finite(spec.shape(answer, prepared.headers))
+            return _computed(spec, prepared, client, budget)
     except Exception as exc:  # every failure is a cell message, never a traceback
         message = message_for(exc, _secret())
         from rates_xl.functions.errors import messages
@@ -363,12 +357,27 @@ def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContex
         return message
 
 
+def _computed(spec: FunctionSpec, prepared: Prepared, client: RatesClient, budget: float) -> object:
+    """The call's value from the client's answers (under the call's scopes)."""
+    if spec.local is not None:
+        return finite(spec.local(client, prepared.args))
+    if spec.fan_out is not None:
+        answers = _answers(client, prepared.keys, budget)
+        return finite(spec.fan_out.shape(answers, prepared.args, prepared.headers))
+    if spec.shape is None:  # (the table gives every function but a fan-out its shape)
+        raise TypeError(f"{spec.name} has no shape")
+    answer = client if prepared.key is None else client.get_key(prepared.key, deadline=budget)
+    return finite(spec.shape(answer, prepared.headers))
+
+
 T = TypeVar("T")
 
 
 def finite(value: T) -> T:
     """`value` when every number in it is finite; else `NonFiniteNumber` (the cell's message).
     The one place a cell's value is checked, so no host shows `nan` or `inf`."""
+    if isinstance(value, float) and math.isfinite(value):
+        return value  # the warm cell's case, decided at once
     for row in value if isinstance(value, list) else ((value,),):
         for item in row if isinstance(row, list | tuple) else (row,):
             if isinstance(item, float) and not math.isfinite(item):

@@ -128,6 +128,8 @@ def shown(spec: Any, args: tuple, value: Any, context: CallContext | None = None
 
     `context` is the call's (functions/context.py): its text setting, and its pinned moment,
     which the kind is judged with (a bad pinned moment is the formula's to fix: #VALUE!)."""
+    if not isinstance(value, str | list):
+        return value  # a number, a date, a bool, None: what a warm cell is, decided at once
     from rates_xl.functions.context import NOW
 
     context = context or NOW
@@ -179,9 +181,12 @@ class Messages:
 
     def note(self, book: str, sheet: str, address: str, result: Any) -> None:
         """A cell's latest answer: its message is kept, an answer clears the one before."""
+        failed = is_message(result)
+        if not failed and not self._cells:
+            return  # an answer, and no cell's message kept to clear: the warm cell's case
         key = self._key(book, sheet, address)
         with self._lock:
-            if is_message(result):
+            if failed:
                 self._cells.pop(key, None)
                 self._cells[key] = result
                 self.last = result

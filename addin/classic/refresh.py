@@ -12,8 +12,8 @@ floor counts as expired *for that cell*:
 - cells outside the scope carry no floor and keep using the cache as usual;
 - a floor stays registered (bounded, newest first) but costs nothing once answers are newer.
 
-Each UDF call's context (functions/context.py) is built here, by `context_for(caller)`: the
-caller's floor, its book's valuation moment (`valuation.pinned`), and, while a refresh runs,
+Each UDF call's context (functions/context.py) is built here, by `context_for(where)` (the
+caller's book, sheet and address, read once by `caller_id`): the caller's floor, its book's valuation moment (`valuation.pinned`), and, while a refresh runs,
 the refresh's own (its planning round, the pack recording it). Every path a cell takes (the
 RTD wait, the synchronous one, a book under a scenario) computes under that one context.
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rates_xl.addin.classic import valuation
@@ -58,6 +58,9 @@ class RefreshScope:
     book: str
     sheet: str | None = None
     cells: frozenset[str] | None = None
+    # What it covers, folded once (__post_init__): every cell of a recalculation under the
+    # scope compares with it.
+    _target: tuple[str, str | None, frozenset[str] | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.book or not self.book.strip():
@@ -74,20 +77,27 @@ class RefreshScope:
             for area in normalised:
                 parse_area(area)  # fails early on a malformed address
             object.__setattr__(self, "cells", normalised)
+        object.__setattr__(self, "_target",
+                           (_fold(self.book), None if self.sheet is None else _fold(self.sheet), self.cells))
 
     @property
     def target(self) -> tuple[str, str | None, frozenset[str] | None]:
         """What the scope covers, folded: the registry keeps one floor per target."""
-        return _fold(self.book), None if self.sheet is None else _fold(self.sheet), self.cells
+        return self._target
 
     def covers(self, book: str, sheet: str, address: str) -> bool:
-        if _fold(book) != _fold(self.book):
+        return self.covers_folded(_fold(book), _fold(sheet), address)
+
+    def covers_folded(self, book: str, sheet: str, address: str) -> bool:
+        """`covers` for a book and sheet name folded already (`_fold`)."""
+        folded_book, folded_sheet, cells = self.target
+        if book != folded_book:
             return False
-        if self.sheet is None:
+        if folded_sheet is None:
             return True
-        if _fold(sheet) != _fold(self.sheet):
+        if sheet != folded_sheet:
             return False
-        if self.cells is None:
+        if cells is None:
             return True
         row, col = parse_cell(address.split(":")[0])  # a spill's anchor is its top-left cell
         for area in self.cells:
@@ -102,6 +112,9 @@ class RefreshRegistry:
     def __init__(self, max_scopes: int = MAX_SCOPES) -> None:
         self.max_scopes = max_scopes
         self._floors: OrderedDict[tuple, tuple[RefreshScope, float]] = OrderedDict()
+        # The floors as a tuple, made again on each change under the lock: every cell of a
+        # recalculation reads it without taking the lock or copying the registry.
+        self._held: tuple[tuple[RefreshScope, float], ...] = ()
         self._lock = threading.Lock()
 
     def request(self, scope: RefreshScope, moment: float | None = None) -> float:
@@ -111,6 +124,7 @@ class RefreshRegistry:
             self._floors[scope.target] = (scope, floor)
             while len(self._floors) > self.max_scopes:
                 self._floors.popitem(last=False)  # the oldest request goes first
+            self._held = tuple(self._floors.values())
         return floor
 
     def withdraw(self, scope: RefreshScope, floor: float) -> bool:
@@ -120,13 +134,16 @@ class RefreshRegistry:
             if held is None or held[1] != floor:
                 return False
             del self._floors[scope.target]
+            self._held = tuple(self._floors.values())
             return True
 
     def floor_for(self, book: str, sheet: str, address: str) -> float | None:
-        with self._lock:
-            scopes = list(self._floors.values())
-        floors = [floor for scope, floor in scopes if scope.covers(book, sheet, address)]
-        return max(floors) if floors else None
+        book, sheet = _fold(book), _fold(sheet)
+        newest = None
+        for scope, floor in self._held:
+            if scope.covers_folded(book, sheet, address) and (newest is None or floor > newest):
+                newest = floor
+        return newest
 
     def __bool__(self) -> bool:
         return bool(self._floors)
@@ -137,6 +154,7 @@ class RefreshRegistry:
     def clear(self) -> None:
         with self._lock:
             self._floors.clear()
+            self._held = ()
 
 
 _registry = RefreshRegistry()
@@ -223,6 +241,7 @@ def end_pass(run: RefreshPass) -> None:
     with _registry._lock:
         if _pass is run:
             _pass = None
+        _derived.clear()
 
 
 def current_pass() -> RefreshPass | None:
@@ -230,11 +249,6 @@ def current_pass() -> RefreshPass | None:
 
 
 def caller_id(caller: Range | None) -> tuple[str, str, str] | None:
-    """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
-    return _caller_id(caller)
-
-
-def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
     """(book, sheet, address) of the calling cell (an xlwings Range), or None."""
     if caller is None:
         return None
@@ -245,32 +259,46 @@ def _caller_id(caller: Range | None) -> tuple[str, str, str] | None:
         return None
 
 
-def context_for(caller: Range | None) -> CallContext:
-    """The context of one UDF call from Excel: the refresh's under way (its round, its
-    recorder), the caller's refresh floor and its book's valuation moment."""
+def context_for(where: tuple[str, str, str] | None) -> CallContext:
+    """The context of one UDF call from Excel, its caller at `where` (`caller_id`): the
+    refresh under way (its round, its recorder), the caller's refresh floor and its book's
+    valuation moment."""
     run = _pass
     base = run.context if run is not None else NOW
-    if run is None and not _registry and not valuation.any_pinned():
+    if where is None or (not _registry and not valuation.any_pinned()):
         return base  # the common case: nothing to look up for the caller
-    where = _caller_id(caller)
-    if where is None:
-        return base
     floor = _registry.floor_for(*where) if _registry else None
     moment = valuation.pinned(where[0])
     if floor is None and moment is None:
         return base
-    return base.replace(fresh_since=floor, valuation_time=moment)
+    # The cells under one floor and one moment share one context (it is immutable): a
+    # recalculation of a refreshed sheet builds it once, not once per cell.
+    key = (id(base), floor, moment)
+    held = _derived.get(key)
+    if held is not None and held[0] is base:
+        return held[1]
+    if len(_derived) >= MAX_SCOPES:
+        _derived.clear()
+    context = base.replace(fresh_since=floor, valuation_time=moment)
+    _derived[key] = (base, context)
+    return context
 
 
-def evaluate_cell(spec: Any, values: tuple[Any, ...], caller: Range | None, context: CallContext) -> Any:
-    """One UDF call from Excel under its `context` (`context_for`), seen by a refresh in
-    progress: a cell that answered PENDING is noted for the next pass; after a cancel, a cell
-    whose request was never fetched gets back what it showed before."""
+#: context_for's contexts made from a base (NOW or a pass's), by (id(base), floor, moment);
+#: emptied as a pass ends, so no pass's recorder outlives it here.
+_derived: dict[tuple[int, float | None, Any], tuple[CallContext, CallContext]] = {}
+
+
+def evaluate_cell(spec: Any, values: tuple[Any, ...], where: tuple[str, str, str] | None,
+                  context: CallContext) -> Any:
+    """One UDF call from Excel, its caller at `where` (`caller_id`), under its `context`
+    (`context_for`), seen by a refresh in progress: a cell that answered PENDING is noted for
+    the next pass; after a cancel, a cell whose request was never fetched gets back what it
+    showed before."""
     from rates_xl.functions.core import evaluate
     from rates_xl.functions.messages import PENDING
 
     run = _pass
-    where = _caller_id(caller) if run is not None else None
     if run is None or where is None:
         return evaluate(spec, values, context)
     if run.restoring:

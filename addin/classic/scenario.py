@@ -66,14 +66,12 @@ def any_active() -> bool:
     return bool(_books)
 
 
-def client_for(caller: Any) -> Any:
-    """The replaying client of the calling cell's book when it is under a scenario, else None."""
-    if not _books or caller is None:
+def client_for(where: tuple[str, str, str] | None) -> Any:
+    """The replaying client of the calling cell's book (`where`: its book, sheet and address,
+    refresh.caller_id) when it is under a scenario, else None."""
+    if not _books or where is None:
         return None
-    from rates_xl.addin.classic.refresh import caller_id
-
-    where = caller_id(caller)
-    found = active(where[0]) if where is not None else None
+    found = active(where[0])
     return found.client if found is not None else None
 
 

@@ -76,33 +76,36 @@ def _udf(f):
 
 
 def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
-    """One cell: its context built once (refresh.context_for: a refresh's round and recorder,
+    """One cell: where it is read once (its book, sheet and address: each a COM call in
+    Excel) and its context built once (refresh.context_for: a refresh's round and recorder,
     the caller's floor, its book's valuation moment), whichever path computes it."""
     spec = FUNCTIONS[name]
-    context = refresh.context_for(caller)
-    under = scenario.client_for(caller)
+    where = refresh.caller_id(caller)
+    context = refresh.context_for(where)
+    under = scenario.client_for(where)
     if under is not None:
         # A book under a scenario: its own replaying client answers at once from its pack
         # (synchronously: never the RTD server's threads, never the service).
         context = context.replace(client=under)
-        return _shown(spec, caller, values, refresh.evaluate_cell(spec, values, caller, context), context)
+        answer = refresh.evaluate_cell(spec, values, where, context)
+        return _shown(spec, caller, where, values, answer, context)
     if caller is not None and live_rtd.channel.watching:
         # Live mode is on: the live channel learns which requests this cell's value used
         # (the VBA wrapper subscribes the cell to its live topic; live_rtd.py).
         used: set[Any] = set()
         context = context.replace(used=used)
-        answer = _answer(spec, caller, values, context)
+        answer = _answer(spec, caller, where, values, context)
         live_rtd.channel.saw(live_rtd.cell_of(caller), used)
-        return _shown(spec, caller, values, answer, context)
-    return _shown(spec, caller, values, _answer(spec, caller, values, context), context)
+        return _shown(spec, caller, where, values, answer, context)
+    return _shown(spec, caller, where, values, _answer(spec, caller, where, values, context), context)
 
 
 #: What RATES_ERROR says of a cell waiting for its answer (it fills by itself).
 WAITING = "#RATES! no answer yet: the request is being fetched; the cell fills when it arrives"
 
 
-def _shown(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], answer: Any,
-           context: CallContext) -> Any:
+def _shown(spec: FunctionSpec, caller: Range | None, where: tuple[str, str, str] | None,
+           values: tuple[Any, ...], answer: Any, context: CallContext) -> Any:
     """What the cell gets (functions/errors.shown, the one value converter): a failure is the
     marker the VBA wrapper turns into #VALUE! or #N/A, a failed cell of a spill Excel's error
     text (the wrapper's NaCells makes it the error value), the message kept for RATES_ERROR
@@ -110,7 +113,10 @@ def _shown(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], an
     if caller is None:
         # Not a cell (a VBA macro's call, which gets the message itself to read).
         return answer
-    where = refresh.caller_id(caller)
+    if not isinstance(answer, str | list | tuple):  # a number, a date: the warm cell's case
+        if where is not None:
+            errors.messages.note(*where, None)  # clears a message the cell showed before
+        return answer
     if rtd.wait_topic(answer) is not None:
         if where is not None:
             errors.messages.note(*where, WAITING)
@@ -132,7 +138,8 @@ def _shown(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], an
     return marker
 
 
-def _answer(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], context: CallContext) -> Any:
+def _answer(spec: FunctionSpec, caller: Range | None, where: tuple[str, str, str] | None,
+            values: tuple[Any, ...], context: CallContext) -> Any:
     if caller is not None and rtd.waits.enabled and refresh.current_pass() is None:
         # A miss never blocks Excel: answered at once with a wait marker that the VBA wrapper
         # turns into an RTD subscription and #N/A (rates_xl.addin.classic.rtd), under the
@@ -145,7 +152,7 @@ def _answer(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...], c
         return answer
     # Through the refresh module: a Refresh in progress sees which cells answered PENDING
     # (see rates_xl.addin.classic.refresh.evaluate_cell).
-    return refresh.evaluate_cell(spec, values, caller, context)
+    return refresh.evaluate_cell(spec, values, where, context)
 
 
 @_udf
@@ -219,7 +226,7 @@ def RATES_TENORS(index, caller=None):
 def RATES_SOURCE(cell, caller=None):
     # `cell` is a Range: its formula is followed, not its value; a book under a scenario: its
     # client's answers, and the Scenario line.
-    return source.explain(cell, scenario.client_for(caller))
+    return source.explain(cell, scenario.client_for(refresh.caller_id(caller)))
 
 
 @_udf
