@@ -38,17 +38,17 @@ PATHS = ("today", "planned")
 
 def todays_refresh(book) -> None:
     """The refresh as it was before plan / fetch / compute: floor, Dirty, Calculate."""
-    from rates_xl.addin.classic import ribbon
+    from rates_xl.addin.classic import ribbon_refresh
     from rates_xl.addin.classic.refresh import RefreshScope, request_refresh
 
     request_refresh(RefreshScope(book.name))
     for sheet in book.sheets:
-        ribbon.mark_dirty(sheet, sorted(ribbon.sheet_rates_cells(sheet)))
+        ribbon_refresh.mark_dirty(sheet, sorted(ribbon_refresh.sheet_rates_cells(sheet)))
     book.app.calculate()
 
 
 def one_run(path: str, base_url: str, workbook: Path) -> dict[str, float]:
-    from rates_xl.addin.classic import refresh, ribbon
+    from rates_xl.addin.classic import refresh, ribbon, ribbon_refresh
     from rates_xl.client import RatesClient
     from rates_xl.functions import PENDING, is_message, set_client
     from rates_xl.sandbox import PAID_KEY
@@ -68,7 +68,7 @@ def one_run(path: str, base_url: str, workbook: Path) -> dict[str, float]:
             rounds = 1
         else:
             assert ribbon.on_action("rates_refresh_workbook", book=book) == f"refreshed {FORMULAS}"
-            rounds = ribbon.last_refresh.rounds
+            rounds = ribbon_refresh.last_refresh.rounds
         wall = time.perf_counter() - started
         stats = client.stats()
     finally:

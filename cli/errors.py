@@ -50,7 +50,7 @@ exception class is drawn under its real parent, every one has this root):
     │   ├── VbaSourceError            xlwings' VBA is not as the patches expect (addin.classic.vba)
     │   ├── VbaStructureError         a VBA module the pruner cannot read (addin.classic.vbaprune)
     │   ├── WrapError                 xlwings' wrappers are not as expected (addin.classic.rtd_vba)
-    │   ├── DialogUnavailable         no dialog in this Python (addin.classic.ribbon)
+    │   ├── DialogUnavailable         no dialog in this Python (addin.classic.ribbon_context)
     │   ├── KeychainError             the keychain cannot be used (client.api_key)
     │   ├── RespellError              a workbook that cannot be respelled (addin.respell)
     │   ├── UsersError                a team user command that cannot be done (addin.officejs.users)

@@ -17,7 +17,13 @@ a miss waits through RTD (`rtd.py`) instead of blocking Excel.
 - `live_rtd.py`: Live mode through the one RTD server (the `live` channel);
 - `scenario.py`: the Scenario control: a book's cells from its pack under a shift, and back;
 - `source.py`: RATES_SOURCE and RATES_ERROR: the cell itself, not its value;
-- `ribbon.py` (+ `ribbon/customUI14.xml`, `vba/RatesRibbon.bas`): the Rates tab's handlers;
+- `ribbon.py` (+ `ribbon/customUI14.xml`, `vba/RatesRibbon.bas`): the Rates tab: each button's
+  handler (one dispatch table) and the one message box a failure becomes;
+- `ribbon_context.py`: what a handler works in (the calling book, the dialogs, Esc);
+- `ribbon_refresh.py`: Refresh Selection / Sheet / Workbook as plan, fetch, compute through
+  Excel's calculation; the add-in's start and manual mode's fill;
+- `ribbon_buttons.py`: the other buttons (cache, key, status, explain, templates, help,
+  valuation time, Live, Scenario);
 - `excel_surface.py`: every member of Excel this host touches, as Protocols;
 - `vba.py`: the add-in's VBA as source (xlwings' module, the ribbon callback, the wrappers);
 - `vbaprune.py`: xlwings' module cut down to what the add-in calls;

@@ -16,8 +16,8 @@ RTD path and its figures):
    0.37.8 udfs.ComRange: the object marshalled to a worker thread, a call Excel rejects as
    busy tried again later), never from inside the cell's calculation, where a UDF must not
    change Excel's environment (KB 170787, "Description of limitations of custom functions").
-3. `RatesFill` runs `ribbon.fill` in the UDF server, on Excel's main thread (RunPython, like
-   every button): the noted cells go through the Refresh's plan, fetch, compute loop without a
+3. `RatesFill` runs `ribbon_refresh.fill` in the UDF server, on Excel's main thread (RunPython,
+   like every button): the noted cells go through the Refresh's plan, fetch, compute loop without a
    freshness floor (their requests are already fetched or in flight: nothing is asked twice),
    `Range.Dirty` then `Application.Calculate` (dirty cells and their dependents: a chain's next
    link misses in that pass and is fetched and computed in the next), with the status bar's

@@ -22,8 +22,8 @@ HKEY_CLASSES_ROOT (which needs administrator rights): `CLSID\{clsid}` with its d
   the class object). A `LocalServer32` naming a command that never registers the class made
   COM start it and wait for it whenever Excel wanted the RTD server before the UDF server
   ran (a workbook with waiting cells opened first); without one, Excel's request fails at
-  once and the add-in's start (ribbon.start) recalculates those cells. `register` removes a
-  `LocalServer32` an earlier install wrote; `problems` reports one.
+  once and the add-in's start (ribbon_refresh.start) recalculates those cells. `register`
+  removes a `LocalServer32` an earlier install wrote; `problems` reports one.
 
 `install` records what each key held before; `uninstall` puts it back (deleting the keys it
 created) unless the value was changed since, which it leaves and reports.

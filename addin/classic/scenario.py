@@ -205,7 +205,7 @@ def _mark(book: Any, described: str | None) -> None:
 
 
 def _recalculate(ctx: Any, book: Any = None) -> None:
-    from rates_xl.addin.classic.ribbon import mark_dirty, sheet_rates_cells
+    from rates_xl.addin.classic.ribbon_refresh import mark_dirty, sheet_rates_cells
 
     for sheet in (book or ctx.book).sheets:
         cells = sheet_rates_cells(sheet)

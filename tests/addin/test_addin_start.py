@@ -42,7 +42,7 @@ def test_excel_opening_the_addin_runs_no_auto_run_macro_and_registers_every_func
     assert addin.auto_run == []
     assert addin.on_load == "RatesRibbon.RatesOnLoad"
     assert addin.ran == ["RatesRibbon.RatesOnLoad", "RatesRegister.RatesRegisterFunctions"]
-    # Then, once Excel is ready, the add-in's Python starts (ribbon.start, issue 28).
+    # Then, once Excel is ready, the add-in's Python starts (ribbon_refresh.start, issue 28).
     from rates_xl.addin.classic import ribbon
 
     assert addin.scheduled == ["RatesRibbon.RatesStart"]

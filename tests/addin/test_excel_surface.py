@@ -96,10 +96,10 @@ def test_the_spill_range_is_a_com_range():
 def test_templates_menu_through_excels_inputbox():
     # inputbox_choose is the real dialog: on the stand-in, a typed 2 picks the second option,
     # Cancel (False) picks nothing.
-    from rates_xl.addin.classic import ribbon
+    from rates_xl.addin.classic import ribbon_context
 
     app = serial_excel.App()
     app.api.input_answers = [2.0]
-    assert ribbon.inputbox_choose(app, "Pick", "Rates", ["a", "b", "c"]) == 1
-    assert ribbon.inputbox_choose(app, "Pick", "Rates", ["a", "b", "c"]) is None
+    assert ribbon_context.inputbox_choose(app, "Pick", "Rates", ["a", "b", "c"]) == 1
+    assert ribbon_context.inputbox_choose(app, "Pick", "Rates", ["a", "b", "c"]) is None
     assert [title for _, title in app.api.input_prompts] == ["Rates", "Rates"]

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, udfs
+from rates_xl.addin.classic import (
+    refresh,
+    ribbon,
+    ribbon_buttons,
+    ribbon_context,
+    ribbon_refresh,
+    udfs,
+)
 from rates_xl.client import RatesClient
 from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
 from rates_xl.functions.sheet import Area
@@ -23,7 +30,7 @@ CURVE = '=RATES_SWAPCURVE("SOFR")'
 
 
 def context(book, secret=None, choice=None):
-    return ribbon.Context(book, lambda prompt, title: secret, lambda app, p, t, options: choice)
+    return ribbon_context.Context(book, lambda prompt, title: secret, lambda app, p, t, options: choice)
 
 
 # -- fixtures -------------------------------------------------------------------------------------
@@ -192,14 +199,14 @@ def test_status_text_is_complete_and_bounded():
     stats = {"requests_sent": 12, "cache_hits": 40, "coalesced_waits": 3, "retries": 1,
              "throttled_waits": 2, "throttle_wait_seconds": 0.4, "errors_by_status": {"422": 2, "403": 1},
              "last_error": "swap_rate: " + "x" * 500, "cached_answers": 25}
-    text = ribbon.status_text("http://127.0.0.1:1", "connection refused", "set (in the keychain: X)", stats)
+    text = ribbon_buttons.status_text("http://127.0.0.1:1", "connection refused", "set (in the keychain: X)", stats)
     assert text.splitlines()[:3] == ["Service: http://127.0.0.1:1", "Connection: connection refused",
                                      "API key: set (in the keychain: X)"]
     for expected in ("Requests sent: 12", "Answered from cache: 40", "identical request: 3", "Retries: 1",
                      "rate limit: 2 (0.4 s)", "Answers in the cache: 25", "Errors: 403 x1, 422 x2"):
         assert expected in text
     assert text.endswith("...") and len(text.splitlines()[-1]) < 320
-    empty = ribbon.status_text("u", "r", "not set", {})
+    empty = ribbon_buttons.status_text("u", "r", "not set", {})
     assert "Errors: none" in empty and "Last error: none" in empty
 
 
@@ -207,14 +214,14 @@ def test_status_text_is_complete_and_bounded():
 def test_templates_open_a_copy_of_the_chosen_workbook(tmp_path, monkeypatch):
     for name in ("swap_pricer.xlsx", "curve_dashboard.xlsx", "~$swap_pricer.xlsx"):
         (tmp_path / name).write_bytes(b"")
-    catalogue = ribbon.template_catalogue(tmp_path)
+    catalogue = ribbon_buttons.template_catalogue(tmp_path)
     assert [title for title, _ in catalogue] == ["Curve dashboard", "Swap pricer"]
-    monkeypatch.setattr(ribbon, "template_catalogue", lambda: catalogue)
+    monkeypatch.setattr(ribbon_buttons, "template_catalogue", lambda: catalogue)
     book = workbook()
     assert ribbon.on_action("rates_templates", book=book, choose=lambda app, p, t, options: 1) == "opened swap_pricer.xlsx"
     assert book.app.api.Workbooks.added == [str(tmp_path / "swap_pricer.xlsx")]
     assert ribbon.on_action("rates_templates", book=book, choose=lambda app, p, t, options: None) == "cancelled"
-    monkeypatch.setattr(ribbon, "template_catalogue", lambda: [])
+    monkeypatch.setattr(ribbon_buttons, "template_catalogue", lambda: [])
     assert ribbon.on_action("rates_templates", book=book) == "none"
 
 
@@ -224,18 +231,18 @@ def test_the_shipped_templates_are_listed():
     import rates_xl.templates
 
     folder = Path(rates_xl.templates.__file__).parent
-    assert [p for _, p in ribbon.template_catalogue()] == sorted(
+    assert [p for _, p in ribbon_buttons.template_catalogue()] == sorted(
         p for p in folder.glob("*.xlsx") if not p.name.startswith(("~$", ".")))
 
 
 @pytest.mark.parametrize("answer, expected", [(1, 0), ("2", 1), (2.0, 1), (False, None), (None, None),
                                               (0, None), (4, None), ("x", None)])
 def test_choice_parsing(answer, expected):
-    assert ribbon.parse_choice(answer, 3) == expected
+    assert ribbon_context.parse_choice(answer, 3) == expected
 
 
 def test_numbered_menu():
-    assert ribbon.numbered_menu("Pick:", ["A", "B"]) == "Pick:\n\n1. A\n2. B\n\nType a number:"
+    assert ribbon_context.numbered_menu("Pick:", ["A", "B"]) == "Pick:\n\n1. A\n2. B\n\nType a number:"
 
 
 def test_help_lists_every_function():
@@ -267,14 +274,14 @@ def test_spill_extent_reads_excel_and_tolerates_old_excel(client):
     first_calculation(book)
     sheet = book.sheets[0]
     rows = len(client.swap_curve("SOFR").swap_rates) + 1  # a header row, then one row per tenor
-    assert ribbon.spill_extent(sheet, (1, 5)) == Area(1, 5, rows, 6)
-    assert ribbon.spill_extent(sheet, (1, 1)) is None
+    assert ribbon_refresh.spill_extent(sheet, (1, 5)) == Area(1, 5, rows, 6)
+    assert ribbon_refresh.spill_extent(sheet, (1, 1)) is None
 
     class NoDynamicArrays:
         def range(self, cell):
             raise AttributeError("HasSpill")
 
-    assert ribbon.spill_extent(NoDynamicArrays(), (1, 1)) is None
+    assert ribbon_refresh.spill_extent(NoDynamicArrays(), (1, 1)) is None
 
 
 def test_dirty_goes_in_chunks_excel_accepts():
@@ -285,7 +292,7 @@ def test_dirty_goes_in_chunks_excel_accepts():
     original = serial_excel._RangeApi.Dirty
     serial_excel._RangeApi.Dirty = lambda self: addresses.append(self._rng.address)
     try:
-        ribbon.mark_dirty(sheet, cells)
+        ribbon_refresh.mark_dirty(sheet, cells)
     finally:
         serial_excel._RangeApi.Dirty = original
     assert len(addresses) > 1

@@ -4,7 +4,7 @@ tests/support/serial_excel.py and serial_excel_rtd.py): in manual mode RTD does 
 recalculate (it only marks its cells dirty); F9 is Application.Calculate, Shift+F9
 Worksheet.Calculate, a macro's Range.Calculate the range alone; Application.OnTime runs its
 procedure once Excel is Ready, never inside the calculation. The add-in's side is the real
-one: the UDFs, `manual.fill`, `ribbon.fill` (RatesFill's RunPython), the RTD server.
+one: the UDFs, `manual.fill`, `ribbon_refresh.fill` (RatesFill's RunPython), the RTD server.
 
 Before this issue a waiting cell stayed #N/A after F9 until a second F9, and each link of a
 chain needed one more: the first test fails on that code.

@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from rates_xl.addin.classic import ribbon, valuation
+from rates_xl.addin.classic import ribbon, ribbon_refresh, valuation
 from rates_xl.client.pack import loads
 from rates_xl.client.pack_workbook import NAMESPACE
 from tests.support import serial_excel
@@ -41,7 +41,7 @@ def test_a_refresh_puts_the_answers_its_cells_used_into_the_workbook(client):
     try:
         assert ribbon.on_action("rates_refresh_workbook", book=book) == "refreshed 3"
         pack = _stored(book)
-        assert pack == ribbon.last_pack
+        assert pack == ribbon_refresh.last_pack
         assert {a.endpoint for a in pack.answers} == {"swap_rate", "fx_spot", "fixing"}
         assert pack.base_url == client.base_url
         swap = next(a for a in pack.answers if a.endpoint == "swap_rate")

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from rates_xl.addin.classic import refresh, ribbon, scope, udfs
+from rates_xl.addin.classic import refresh, ribbon, ribbon_buttons, ribbon_refresh, scope, udfs
 from rates_xl.client import RatesClient
 from rates_xl.functions import PENDING
 from rates_xl.functions.sheet import cell_address
 from tests.support import serial_excel
 from tests.support.sends import most_in_window, recording_sends
 
-TEMPLATES = Path(ribbon.template_catalogue()[0][1]).parent
+TEMPLATES = Path(ribbon_buttons.template_catalogue()[0][1]).parent
 LATENCY_MS = 100
 
 
@@ -95,7 +95,7 @@ def test_template_refresh_fetches_each_request_once_concurrently_and_ends_equal_
     client = client_for(slow_sandbox, sandbox_key)
     with recording_sends() as sends:
         assert ribbon.on_action("rates_refresh_workbook", book=book).startswith("refreshed ")
-    outcome = ribbon.last_refresh
+    outcome = ribbon_refresh.last_refresh
     stats = client.stats()
 
     # What `rates-xl calc` computes for the same file, with a client of its own (cold cache).
@@ -148,7 +148,7 @@ def test_a_dependent_chain_resolves_in_rounds(udf_thread, sandbox, sandbox_key, 
         assert ribbon.on_action("rates_refresh_sheet", book=book) == "refreshed 3"
     finally:
         app.close()
-    outcome = ribbon.last_refresh
+    outcome = ribbon_refresh.last_refresh
     assert outcome.requests == client.stats()["requests_sent"] == 3
     assert outcome.rounds == 4  # three rounds that each fetch one link, one that needs nothing
 
@@ -183,7 +183,7 @@ def test_a_cancelled_refresh_leaves_every_cell_fresh_or_as_it_was(sandbox, sandb
         return len(polls) >= 3
 
     assert ribbon.on_action("rates_refresh_sheet", book=book, cancel_requested=escape) == "cancelled 40"
-    outcome = ribbon.last_refresh
+    outcome = ribbon_refresh.last_refresh
     assert outcome.cancelled and outcome.not_fetched > 0
 
     values = [sheet.range(f"A{row}").value for row in range(1, 41)]
@@ -244,8 +244,8 @@ def test_screen_updating_status_bar_and_cancel_key_are_restored_when_a_refresh_f
 def test_progress_text():
     from rates_xl.functions.plan import FetchProgress
 
-    assert ribbon.progress_text(FetchProgress(0, 400, 0.1, 1)) == "Rates: fetching 0 of 400 requests (Esc cancels)"
-    text = ribbon.progress_text(FetchProgress(100, 400, 5.0, 1))
+    assert ribbon_refresh.progress_text(FetchProgress(0, 400, 0.1, 1)) == "Rates: fetching 0 of 400 requests (Esc cancels)"
+    text = ribbon_refresh.progress_text(FetchProgress(100, 400, 5.0, 1))
     assert text == "Rates: fetching 100 of 400 requests, 20.0/s, about 15 s left (Esc cancels)"
 
 
@@ -264,7 +264,7 @@ def test_a_cancelled_refresh_gives_a_spilled_curve_back_its_whole_block(sandbox,
     client = client_for(sandbox, sandbox_key, rate_limit=1, burst=1, max_workers=1)
     assert ribbon.on_action("rates_refresh_sheet", book=book,
                             cancel_requested=lambda: client.stats()["requests_sent"] >= 1).startswith("cancelled")
-    assert ribbon.last_refresh.not_fetched >= 1
+    assert ribbon_refresh.last_refresh.not_fetched >= 1
     assert pending_cells(book) == []
     restored = fresh = 0
     for anchor in anchors:

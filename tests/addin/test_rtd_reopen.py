@@ -112,7 +112,7 @@ def test_a_book_saved_with_waiting_cells_reopened_in_a_new_session_fills(client)
 def test_a_book_opened_before_the_addins_python_fills_once_the_addin_starts(client):
     """Excel reconnects the saved topics before the add-in's Python runs: with no LocalServer32
     the RTD server cannot be created and fails at once (never a wait for a server that never
-    registers); the add-in's start (RatesOnLoad -> OnTime -> RatesStart -> ribbon.start)
+    registers); the add-in's start (RatesOnLoad -> OnTime -> RatesStart -> ribbon_refresh.start)
     recalculates the cells that show no answer."""
     app = async_app(throttle=THROTTLE)
     book = app.add_book("Early.xlsx", {"S": {}})

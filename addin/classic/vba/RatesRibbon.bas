@@ -38,7 +38,7 @@ End Sub
 
 Public Sub RatesStart()
     ' Starts the add-in's Python (the UDF server, where the RTD server lives) and recalculates
-    ' the RATES_ cells of open workbooks that show an error (rates_xl.addin.classic.ribbon.start).
+    ' the RATES_ cells of open workbooks that show an error (rates_xl.addin.classic.ribbon_refresh.start).
     ' Nothing is shown if it fails: the first RATES_ cell starts Python anyway.
     On Error Resume Next
     RunPython "import rates_xl.addin.classic.ribbon as r; r.on_action('rates_start')"
