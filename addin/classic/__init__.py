@@ -10,7 +10,8 @@ a miss waits through RTD (`rtd.py`) instead of blocking Excel.
 - `valuation.py`: one valuation moment per book, and the book's market-data pack;
 - `manual.py`: manual calculation in one F9, chains included;
 - `rtd.py`: a miss never blocks Excel: cells wait through Excel's RTD (host-free logic);
-- `rtd_com.py`: the RTD server as a COM object (Windows only), over `rtd.py`;
+- `rtd_server.py`: the IRtdServer Excel talks to, host-free, over `rtd.py`'s waits;
+- `rtd_com.py`: the RTD server as a COM object (Windows only), over `rtd_server.py`;
 - `rtd_registry.py`: the RTD server's per-user registration;
 - `rtd_vba.py`: the VBA side of RTD: the `RatesRtd` module and the wrappers routed through it;
 - `live_mode.py`: Live mode's ribbon toggle, Excel's state and the status bar;

@@ -75,7 +75,7 @@ class LiveChannel:
         if connected and self.live is not None:
             self.live.watch(cell, used)
 
-    # -- the channel (rtd.RtdServer calls these) ---------------------------------------------
+    # -- the channel (rtd_server.RtdServer calls these) ---------------------------------------------
     def connect(self, server: Any, topic_id: int, strings: list[str]) -> Any:
         from rates_xl.addin.classic.live_mode import CellRef
 
@@ -111,7 +111,7 @@ class LiveChannel:
                     server, topic_id = found
                     by_server.setdefault(id(server), (server, {}))[1][topic_id] = self._rings
         for server, values in by_server.values():
-            server.push(values)  # rings Excel; retried while it is busy (rtd.RtdServer)
+            server.push(values)  # rings Excel; retried while it is busy (rtd_server.RtdServer)
 
     def rewatch(self) -> None:
         """Hand every subscribed cell to the current Live again (a new Live, same cells)."""

@@ -9,7 +9,7 @@ tested on the serial-Excel stand-in. This module only:
   the `RatesXL.RTD` server Excel creates for a waiting cell lives in this process and sees
   its cache; then turns the UDFs' asynchronous path on. Any failure leaves it off: the UDFs
   then fetch synchronously, as before.
-- `RatesRtdServer`: the IRtdServer methods, handed to `rtd.RtdServer`; the Excel type
+- `RatesRtdServer`: the IRtdServer methods, handed to `rtd_server.RtdServer`; the Excel type
   library's IRtdServer / IRTDUpdateEvent interfaces registered as pywin32's demo does
   (com/win32com/demos/excelRTDServer.py: `gencache.EnsureModule` and
   `universal.RegisterInterfaces`, needed for the ByRef parameters).
@@ -17,7 +17,7 @@ tested on the serial-Excel stand-in. This module only:
   proxy that belongs to the apartment of the thread Excel called ServerStart on; the fetch
   threads that ring it are other threads, so it is marshalled to a notifier thread once
   (CoMarshalInterThreadInterfaceInStream) and every UpdateNotify is made there; its
-  exceptions (Excel busy: RPC_E_CALL_REJECTED) come back to `rtd.RtdServer`, which retries.
+  exceptions (Excel busy: RPC_E_CALL_REJECTED) come back to `rtd_server.RtdServer`, which retries.
 
 The registration names no LocalServer32 (rtd_registry.py): COM never starts this module on
 its own. `python -m rates_xl.addin.classic.rtd_com` run by hand prints why and exits.
@@ -31,7 +31,7 @@ import sys
 import threading
 from typing import Any
 
-from rates_xl.addin.classic import rtd
+from rates_xl.addin.classic import rtd, rtd_server
 
 # Excel's type library (Excel XP, 1.4, the first with RTD), as in pywin32's demo.
 EXCEL_TLB = ("{00020813-0000-0000-C000-000000000046}", 0, 1, 4)
@@ -106,7 +106,7 @@ class _Callback:
                 try:
                     event.UpdateNotify()
                     done.put(None)
-                except Exception as exc:  # pywintypes.com_error: rtd.is_busy reads its hresult
+                except Exception as exc:  # pywintypes.com_error: rtd_server.is_busy reads its hresult
                     done.put(exc)
         finally:
             pythoncom.CoUninitialize()
@@ -132,7 +132,7 @@ class RatesRtdServer:
     _reg_progid_ = rtd.PROGID
 
     def __init__(self) -> None:
-        self._logic = rtd.RtdServer()
+        self._logic = rtd_server.RtdServer()
         self._callback: _Callback | None = None
 
     def ServerStart(self, CallbackObject: Any) -> int:  # noqa: N802,N803 - Excel's names

@@ -4,7 +4,7 @@ A miss answers #N/A at once and subscribes its cell to the request's topic; the 
 fetched in the background at the limiter's pace; when it is answered the RTD server rings
 Excel, Excel pulls when idle and recalculates the cell, which now returns the cached answer.
 The stand-in models Excel's side (tests/support/serial_excel_rtd.py); the add-in's side is
-the real one: the UDFs, `rtd.Waits`, `rtd.RtdServer`, and the VBA wrapper's rule
+the real one: the UDFs, `rtd.Waits`, `rtd_server.RtdServer`, and the VBA wrapper's rule
 (`rtd.excel_answer`, what vba/RatesRtd.bas does).
 """
 

@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from rates_xl.addin.classic import ribbon, rtd
+from rates_xl.addin.classic import ribbon, rtd, rtd_server
 from tests.support import rtd_fixtures, serial_excel_rtd
 from tests.support.async_excel import async_app, cell_values, settle
 
@@ -68,7 +68,7 @@ def test_an_answer_that_lands_before_connectdata_still_fills_the_cell(client):
     """The race: the request is answered between the cell's miss and Excel's ConnectData."""
     answered = threading.Event()
 
-    class Late(rtd.RtdServer):
+    class Late(rtd_server.RtdServer):
         def ConnectData(self, topic_id, strings, new):  # noqa: N802
             for _ in range(1000):  # Excel gets round to subscribing only after the answer
                 if rtd.waits.pending() == 0:

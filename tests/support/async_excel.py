@@ -3,7 +3,7 @@ Excel's idle loop: what the asynchronous RATES_ cells need (tests/addin/test_rtd
 bench/excel_async.py).
 
 `async_app()` gives an App whose Excel knows the ProgID `rtd.PROGID` (its server is the
-add-in's host-free `rtd.RtdServer`, as COM would create it in the UDF server) and turns the
+add-in's host-free `rtd_server.RtdServer`, as COM would create it in the UDF server) and turns the
 UDFs' asynchronous path on. `settle()` plays Excel while the user does nothing: it lets the
 RTD host pull when Excel would (after an UpdateNotify, once per throttle interval, only
 while Ready) until no request is in flight and nothing is left to pull.
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.addin.classic import live_rtd, rtd
+from rates_xl.addin.classic import live_rtd, rtd, rtd_server
 from tests.support import serial_excel, serial_excel_legacy
 
 
@@ -25,7 +25,7 @@ def async_app(throttle: float | None = None, clock: Callable[[], float] | None =
     live_rtd.channel.reset()
     rtd.waits.enabled = True
     app = serial_excel.App(**app_options)
-    host = app.use_rtd({rtd.PROGID: rtd.RtdServer}, clock=clock)
+    host = app.use_rtd({rtd.PROGID: rtd_server.RtdServer}, clock=clock)
     if throttle is not None:
         host.throttle_interval = throttle
     return app
@@ -61,7 +61,7 @@ def settle(app: serial_excel.App, timeout: float = 30.0, poll: float = 0.005,
 
 def _rejected_pending(host: Any) -> bool:
     """A server whose UpdateNotify was rejected and is waiting to try again, or that has a ring
-    from ConnectData still to make (rtd.RtdServer.rings_due)."""
+    from ConnectData still to make (rtd_server.RtdServer.rings_due)."""
     return any((getattr(s, "_rung", False) and not host.notified) or getattr(s, "rings_due", 0)
                for s in host.servers.values())
 
