@@ -121,14 +121,14 @@ def _error(exc: BaseException):
 
 # -- addin ------------------------------------------------------------------------------------------
 def run_build(args: argparse.Namespace) -> int:
-    from rates_xl.addin.classic import build
+    from rates_xl.addin.classic import build, build_sources
 
     output = Path(args.output)
     if not args.check and output.exists() and not args.force:
         raise CommandError(f"{output} exists; pass --force to overwrite it")
     try:
-        built = build.build_checked(build.find_schema(args.schema))
-    except build.AddinBuildError as exc:
+        built = build.build_checked(build_sources.find_schema(args.schema))
+    except build_sources.AddinBuildError as exc:
         raise _error(exc) from None
     result = built.result
     print(f"VBA modules: {', '.join(m.name for m in built.modules)} "
@@ -168,7 +168,7 @@ def _locations(args: argparse.Namespace, want_xlstart: bool):
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from rates_xl.addin.classic import build, install
+    from rates_xl.addin.classic import build, build_sources, install
 
     config, xlstart, problem = _locations(args, want_xlstart=not args.no_addin)
     if problem and not args.no_addin:
@@ -182,8 +182,8 @@ def run_install(args: argparse.Namespace) -> int:
                 raise _error(f"cannot read {args.xlam}: {exc.strerror or exc}") from None
         else:
             try:
-                built = build.build_checked(build.find_schema())
-            except build.AddinBuildError as exc:
+                built = build.build_checked(build_sources.find_schema())
+            except build_sources.AddinBuildError as exc:
                 raise _error(exc) from None
             if not built.result.ok:
                 raise _error("the add-in failed its checks (run `rates-xl addin build --check`): "

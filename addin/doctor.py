@@ -213,11 +213,11 @@ def check_addin(xlstart: Path | None, problem: str | None, current: bytes | None
     if not path.is_file():
         return Check("add-in", FAIL, f"not in {xlstart}", "run: rates-xl addin install")
     if current is None:
-        from rates_xl.addin.classic import build
+        from rates_xl.addin.classic import build, build_sources
 
         try:
             current = build.build_xlam()[0]
-        except build.AddinBuildError as exc:
+        except build_sources.AddinBuildError as exc:
             return Check("add-in", WARN, f"{path} (cannot build a fresh copy to compare: {exc})")
     if _parts(path.read_bytes()) != _parts(current):
         return Check("add-in", FAIL, f"{path} is out of date (built from other sources or "

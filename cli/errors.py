@@ -45,7 +45,7 @@ exception class is drawn under its real parent, every one has this root):
     │   │   └── OverBudget            a book past its budget of cells or seconds (calc.book)
     │   ├── EngineError               an engine cannot load a book (calc.engines)
     │   ├── TemplateBuildError        a template that cannot be built (templates.build)
-    │   ├── AddinBuildError           the add-in cannot be built (addin.classic.build)
+    │   ├── AddinBuildError           the add-in cannot be built (addin.classic.build_sources)
     │   ├── InstallError              the add-in cannot be installed (addin.classic.install)
     │   ├── VbaSourceError            xlwings' VBA is not as the patches expect (addin.classic.vba)
     │   ├── VbaStructureError         a VBA module the pruner cannot read (addin.classic.vbaprune)

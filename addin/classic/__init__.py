@@ -30,5 +30,7 @@ a miss waits through RTD (`rtd.py`) instead of blocking Excel.
 - `vbaprune.py`: xlwings' module cut down to what the add-in calls;
 - `vbaproject.py`: `xl/vbaProject.bin` written from module sources, without Excel;
 - `build.py`: `rates-xl addin build`: rates_xl.xlam from source, on any OS;
+- `build_sources.py`: the ribbon, its callbacks, handlers and start checked before a build;
+- `build_package.py`: the .xlam's Open XML package written, and read back and checked;
 - `install.py`: `rates-xl addin install / uninstall`: the settings file and XLSTART.
 """

@@ -73,7 +73,7 @@ ACTIONS: dict[str, Callable[[Context], str]] = {
     "rates_explain": explain,
     "rates_templates": templates,
     "rates_help": help_,
-    # The Live toggle: RatesOnToggle passes "<id>_on" or "<id>_off" (build.check_handlers).
+    # The Live toggle: RatesOnToggle passes "<id>_on" or "<id>_off" (build_sources.check_handlers).
     "rates_live_on": live_on,
     "rates_live_off": live_off,
     "rates_live_share": live_share,

@@ -66,9 +66,9 @@ def cli(capsys):
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """The add-in as `rates-xl addin build` writes it (built once per test session)."""
-    from rates_xl.addin.classic import build
+    from rates_xl.addin.classic import build, build_sources
 
-    result = build.build_checked(build.find_schema())
+    result = build.build_checked(build_sources.find_schema())
     assert result.result.ok, result.result.problems
     return result
 

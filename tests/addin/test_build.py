@@ -21,9 +21,9 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from rates_xl.addin.classic import build, vba, vbaproject
+from rates_xl.addin.classic import build, build_package, build_sources, vba, vbaproject
 
-SCHEMA = build.find_schema()
+SCHEMA = build_sources.find_schema()
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 
 
@@ -43,9 +43,9 @@ def streams(xlam) -> dict[str, bytes]:
         return build.read_compound_file(package.read("xl/vbaProject.bin"))
 
 
-def _check(data: bytes) -> build.CheckResult:
-    result = build.CheckResult()
-    build.check_package(data, build.CUSTOM_UI.read_bytes(), None, result)
+def _check(data: bytes) -> build_sources.CheckResult:
+    result = build_sources.CheckResult()
+    build_package.check_package(data, build_sources.CUSTOM_UI.read_bytes(), None, result)
     return result
 
 
@@ -85,48 +85,48 @@ def test_parts_are_sorted_and_dated_1980(xlam):
     infos = zipfile.ZipFile(io.BytesIO(xlam)).infolist()
     names = [i.filename for i in infos]
     assert names == sorted(names) and names[0] == "[Content_Types].xml"
-    assert {i.date_time for i in infos} == {build.ZIP_DATE}
+    assert {i.date_time for i in infos} == {build_package.ZIP_DATE}
 
 
 def test_content_types_and_relationships_part_by_part(xlam):
     package = zipfile.ZipFile(io.BytesIO(xlam))
     names = set(package.namelist())
-    assert set(build.REQUIRED_PARTS) <= names
+    assert set(build_package.REQUIRED_PARTS) <= names
     types = package.read("[Content_Types].xml").decode()
     overrides = dict(re.findall(r'<Override PartName="/([^"]+)" ContentType="([^"]+)"', types))
     defaults = dict(re.findall(r'<Default Extension="([^"]+)" ContentType="([^"]+)"', types))
     for name in names - {"[Content_Types].xml"}:
         assert name in overrides or name.rpartition(".")[2] in defaults, name
-    assert overrides["xl/workbook.xml"] == build.ADDIN_MAIN_TYPE  # an add-in, macro-enabled
-    assert overrides["xl/vbaProject.bin"] == build.VBA_TYPE
-    assert overrides[build.CUSTOM_UI_PART] == build.XML_TYPE
-    root = build.read_rels(package.read("_rels/.rels"))
-    assert [t for _, typ, t in root if typ == build.REL_CUSTOM_UI_2007] == [build.CUSTOM_UI_PART]
-    assert [t for _, typ, t in root if typ == build.REL_OFFICE_DOCUMENT] == ["xl/workbook.xml"]
-    book = build.read_rels(package.read("xl/_rels/workbook.xml.rels"))
-    assert ("vbaProject.bin" in [t for _, typ, t in book if typ == build.REL_VBA_PROJECT])
+    assert overrides["xl/workbook.xml"] == build_package.ADDIN_MAIN_TYPE  # an add-in, macro-enabled
+    assert overrides["xl/vbaProject.bin"] == build_package.VBA_TYPE
+    assert overrides[build_package.CUSTOM_UI_PART] == build_package.XML_TYPE
+    root = build_package.read_rels(package.read("_rels/.rels"))
+    assert [t for _, typ, t in root if typ == build_package.REL_CUSTOM_UI_2007] == [build_package.CUSTOM_UI_PART]
+    assert [t for _, typ, t in root if typ == build_package.REL_OFFICE_DOCUMENT] == ["xl/workbook.xml"]
+    book = build_package.read_rels(package.read("xl/_rels/workbook.xml.rels"))
+    assert ("vbaProject.bin" in [t for _, typ, t in book if typ == build_package.REL_VBA_PROJECT])
     for rels in (n for n in names if n.endswith(".rels")):
         base = PurePosixPath(rels).parent.parent
-        for _, _, target in build.read_rels(package.read(rels), internal_only=True):
-            assert build._resolve(base, target) in names, (rels, target)
-    assert package.read(build.CUSTOM_UI_PART) == build.CUSTOM_UI.read_bytes()
+        for _, _, target in build_package.read_rels(package.read(rels), internal_only=True):
+            assert build_package._resolve(base, target) in names, (rels, target)
+    assert package.read(build_package.CUSTOM_UI_PART) == build_sources.CUSTOM_UI.read_bytes()
     workbook = package.read("xl/workbook.xml").decode()
     assert 'codeName="ThisWorkbook"' in workbook and "fullCalcOnLoad" not in workbook
     assert 'codeName="Sheet1"' in package.read("xl/worksheets/sheet1.xml").decode()
 
 
 @pytest.mark.parametrize("damage, expected", [
-    ({build.CUSTOM_UI_PART: None}, "part customUI/customUI14.xml missing"),
-    ({"_rels/.rels": build._rels([("rId1", build.REL_OFFICE_DOCUMENT, "xl/workbook.xml")])},
+    ({build_package.CUSTOM_UI_PART: None}, "part customUI/customUI14.xml missing"),
+    ({"_rels/.rels": build_package._rels([("rId1", build_package.REL_OFFICE_DOCUMENT, "xl/workbook.xml")])},
      "must relate customUI/customUI14.xml"),
-    ({"_rels/.rels": build._rels([("rId1", build.REL_OFFICE_DOCUMENT, "xl/workbook.xml"),
-                                  ("rId2", build.REL_CUSTOM_UI_2006, "customUI/customUI14.xml")])},
+    ({"_rels/.rels": build_package._rels([("rId1", build_package.REL_OFFICE_DOCUMENT, "xl/workbook.xml"),
+                                  ("rId2", build_package.REL_CUSTOM_UI_2006, "customUI/customUI14.xml")])},
      "2006 customUI relationship"),
     ({"xl/styles.xml": None}, "relationship to missing part"),
     ({"[Content_Types].xml": b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/'
       b'package/2006/content-types"><Default Extension="rels" ContentType="application/'
       b'vnd.openxmlformats-package.relationships+xml"/></Types>'}, "no content type for part"),
-    ({build.CUSTOM_UI_PART: b"<customUI/>"}, "differs from"),
+    ({build_package.CUSTOM_UI_PART: b"<customUI/>"}, "differs from"),
     ({"xl/workbook.xml": b'<workbook fullCalcOnLoad="1"/>'}, "full recalculation on load"),
 ])
 def test_the_package_check_catches_damage(xlam, damage, expected):
@@ -397,7 +397,7 @@ def test_5_every_button_handles_errors_before_touching_a_workbook(modules):
 
 
 def test_5_the_refresh_guard_covers_exactly_the_refresh_buttons():
-    ids = [b.id for b in build.buttons(build.CUSTOM_UI.read_bytes())]
+    ids = [b.id for b in build_sources.buttons(build_sources.CUSTOM_UI.read_bytes())]
     needing_a_workbook = [i for i in ids if i.startswith("rates_refresh_")]
     assert needing_a_workbook == ["rates_refresh_selection", "rates_refresh_sheet", "rates_refresh_workbook"]
 
@@ -474,9 +474,9 @@ def test_build_check_writes_nothing(cli, tmp_path, monkeypatch):
 
 def test_build_fails_cleanly_on_a_broken_ribbon(cli, tmp_path, monkeypatch):
     broken = tmp_path / "customUI14.xml"
-    broken.write_bytes(build.CUSTOM_UI.read_bytes().replace(b'onAction="RatesRibbon.RatesOnAction"',
+    broken.write_bytes(build_sources.CUSTOM_UI.read_bytes().replace(b'onAction="RatesRibbon.RatesOnAction"',
                                                              b'onAction="Nope.Sub"', 1))
-    monkeypatch.setattr(build, "CUSTOM_UI", broken)
+    monkeypatch.setattr(build_sources, "CUSTOM_UI", broken)
     code, out, err = cli("addin", "build", "--out", str(tmp_path / "x.xlam"))
     assert code == 1 and "FAILED" in out and "nothing written" in err
     assert not (tmp_path / "x.xlam").exists()

@@ -153,13 +153,13 @@ def test_the_ribbon_declares_the_control_and_the_vba_its_callbacks():
     """The Scenario button's label comes from RatesRibbon.RatesGetLabel, which the build checks
     (a Sub(control As IRibbonControl, ByRef label)); RatesShowScenario, which Python runs,
     redraws it; both handlers have a button."""
-    from rates_xl.addin.classic import build
+    from rates_xl.addin.classic import build_sources
 
-    xml = build.CUSTOM_UI.read_bytes()
-    bas = build.VBA_MODULE.read_text(encoding="utf-8")
-    result = build.CheckResult()
-    build.check_callbacks(xml, bas, result)
-    build.check_handlers(xml, result)
+    xml = build_sources.CUSTOM_UI.read_bytes()
+    bas = build_sources.VBA_MODULE.read_text(encoding="utf-8")
+    result = build_sources.CheckResult()
+    build_sources.check_callbacks(xml, bas, result)
+    build_sources.check_handlers(xml, result)
     assert result.ok, result.problems
     assert any("rates_scenario: getLabel RatesRibbon.RatesGetLabel is a Sub" in p for p in result.passed)
     assert "Public Sub RatesShowScenario(shown As String)" in bas
