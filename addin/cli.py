@@ -279,7 +279,7 @@ def run_key_clear(args: argparse.Namespace) -> int:
 
 # -- doctor -----------------------------------------------------------------------------------------
 def run_doctor(args: argparse.Namespace) -> int:
-    from rates_xl.addin import doctor
+    from rates_xl.addin import doctor, doctor_check
     from rates_xl.client.settings import Settings
 
     config, xlstart, problem = _locations(args, want_xlstart=True)
@@ -296,10 +296,10 @@ def run_doctor(args: argparse.Namespace) -> int:
     width = max(len(c.name) for c in checks)
     for check in checks:
         print(f"[{check.state:>4}] {check.name:<{width}}  {check.detail}")
-        if check.fix and check.state in (doctor.WARN, doctor.FAIL):
+        if check.fix and check.state in (doctor_check.WARN, doctor_check.FAIL):
             print(f"       {'':<{width}}  fix: {check.fix}")
-    failed = [c for c in checks if c.state == doctor.FAIL]
-    applicable = [c for c in checks if c.state != doctor.NA]
+    failed = [c for c in checks if c.state == doctor_check.FAIL]
+    applicable = [c for c in checks if c.state != doctor_check.NA]
     print(f"{len(applicable) - len(failed)} of {len(applicable)} checks passed"
           + (f" ({len(checks) - len(applicable)} not applicable here)" if len(applicable) < len(checks) else "")
           + ("" if not failed else f"; fix: {', '.join(c.name for c in failed)}"))

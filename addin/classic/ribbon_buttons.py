@@ -105,7 +105,7 @@ def explain(ctx: Context) -> str:
 
 
 def status(ctx: Context) -> str:
-    from rates_xl.addin.doctor import probe
+    from rates_xl.addin.doctor_network import probe
     from rates_xl.client import api_key as keys
     from rates_xl.functions import get_client
 

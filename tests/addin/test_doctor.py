@@ -9,7 +9,7 @@ import sys
 import pytest
 import xlwings
 
-from rates_xl.addin import doctor
+from rates_xl.addin import doctor, doctor_addin, doctor_check, doctor_network
 
 
 def _closed_port() -> int:
@@ -83,8 +83,8 @@ def test_a_stale_config_is_explained(paths, tmp_path):
     paths.config.parent.mkdir(parents=True)
     paths.config.write_text('"INTERPRETER_WIN","C:\\gone\\python.exe"\n'
                             '"INTERPRETER_MAC","/gone/python"\n')
-    check = doctor.check_config(paths.config)
-    assert check.state == doctor.FAIL
+    check = doctor_addin.check_config(paths.config)
+    assert check.state == doctor_check.FAIL
     assert "does not exist" in check.detail
     assert "USE UDF SERVER is not True" in check.detail
 
@@ -106,22 +106,22 @@ def _fake_install(paths, tmp_path, built_for: str, dll_version: str | None):
 
 def test_the_dll_the_addin_declares_is_found_where_it_looks(paths, tmp_path):
     _fake_install(paths, tmp_path, "0.37.8", "0.37.8")
-    check = doctor.check_dll(paths.config, "0.37.8", platform="win32")
-    assert check.state == doctor.OK and "xlwings64-0.37.8.dll" in check.detail
+    check = doctor_addin.check_dll(paths.config, "0.37.8", platform="win32")
+    assert check.state == doctor_check.OK and "xlwings64-0.37.8.dll" in check.detail
 
 
 def test_an_upgraded_xlwings_is_caught_with_the_command_that_fixes_it(paths, tmp_path):
     _fake_install(paths, tmp_path, "0.37.8", "0.38.0")
-    check = doctor.check_dll(paths.config, "0.38.0", platform="win32")
-    assert check.state == doctor.FAIL
+    check = doctor_addin.check_dll(paths.config, "0.38.0", platform="win32")
+    assert check.state == doctor_check.FAIL
     assert "declares xlwings64-0.37.8.dll" in check.detail and "xlwings 0.38.0" in check.detail
     assert "rates-xl addin install" in check.fix
 
 
 def test_a_missing_dll_names_both_folders_and_the_fix(paths, tmp_path):
     python = _fake_install(paths, tmp_path, "0.37.8", None)
-    check = doctor.check_dll(paths.config, "0.37.8", platform="win32")
-    assert check.state == doctor.FAIL
+    check = doctor_addin.check_dll(paths.config, "0.37.8", platform="win32")
+    assert check.state == doctor_check.FAIL
     assert str(python.parent) in check.detail and str(python.parent.parent) in check.detail
     assert 'pip install --force-reinstall "xlwings==0.37.8"' in check.fix
 
@@ -131,8 +131,8 @@ def test_a_python_that_cannot_import_rates_xl_fails(paths, tmp_path):
     from rates_xl.addin.classic import install
 
     install.install(paths.config, None, None, install.desired_settings("/bin/false"))
-    check, version = doctor.check_interpreter(paths.config)
-    assert check.state == doctor.FAIL and version is None
+    check, version = doctor_addin.check_interpreter(paths.config)
+    assert check.state == doctor_check.FAIL and version is None
     assert "cannot import rates_xl" in check.detail
     # rates-xl is installed from its clone (no package on PyPI): the fix names this one.
     from rates_xl.extras import clone
@@ -143,8 +143,8 @@ def test_a_python_that_cannot_import_rates_xl_fails(paths, tmp_path):
 def test_an_addin_that_is_not_current_is_caught(paths, built):
     paths.xlstart.mkdir(parents=True)
     (paths.xlstart / "rates_xl.xlam").write_bytes(b"not even a zip")
-    check = doctor.check_addin(paths.xlstart, None, current=built.xlam)
-    assert check.state == doctor.FAIL and "out of date" in check.detail
+    check = doctor_addin.check_addin(paths.xlstart, None, current=built.xlam)
+    assert check.state == doctor_check.FAIL and "out of date" in check.detail
     assert "rates-xl addin install" in check.fix
     import io
     import zipfile
@@ -155,14 +155,14 @@ def test_an_addin_that_is_not_current_is_caught(paths, built):
             data = source.read(name)
             target.writestr(name, data + b"\0" if name == "xl/vbaProject.bin" else data)
     (paths.xlstart / "rates_xl.xlam").write_bytes(older.getvalue())
-    assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.FAIL
+    assert doctor_addin.check_addin(paths.xlstart, None, current=built.xlam).state == doctor_check.FAIL
     recompressed = io.BytesIO()  # the same parts, compressed by another zlib: still current
     with zipfile.ZipFile(io.BytesIO(built.xlam)) as source, \
             zipfile.ZipFile(recompressed, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as target:
         for name in source.namelist():
             target.writestr(name, source.read(name))
     (paths.xlstart / "rates_xl.xlam").write_bytes(recompressed.getvalue())
-    assert doctor.check_addin(paths.xlstart, None, current=built.xlam).state == doctor.OK
+    assert doctor_addin.check_addin(paths.xlstart, None, current=built.xlam).state == doctor_check.OK
 
 
 @pytest.mark.parametrize("argv", [("doctor", "--timeout", "0"), ("doctor", "--timeout", "soon"),
@@ -173,8 +173,8 @@ def test_bad_flags(cli, argv):
 
 
 def test_probe_reports_bad_urls():
-    assert not doctor.probe("not a url").reachable
-    assert "no http://" in doctor.probe("example.invalid/v1").summary
+    assert not doctor_network.probe("not a url").reachable
+    assert "no http://" in doctor_network.probe("example.invalid/v1").summary
 
 
 def test_without_excel_the_addin_checks_are_not_applicable(cli, paths, keychain, sandbox,
@@ -218,22 +218,22 @@ def test_the_rtd_servers_registration_is_checked_with_the_fix(monkeypatch):
 
     monkeypatch.delenv("RATES_XL_ASYNC", raising=False)
     reg = FakeRegistry()
-    check = doctor.check_rtd("win32", reg)
-    assert check.state == doctor.FAIL and f"{rtd.PROGID} is not registered for this user" in check.detail
+    check = doctor_addin.check_rtd("win32", reg)
+    assert check.state == doctor_check.FAIL and f"{rtd.PROGID} is not registered for this user" in check.detail
     assert check.fix == "quit Excel, then run: rates-xl addin install"
 
     rtd_registry.register(reg, python=r"C:\Py\python.exe")
-    check = doctor.check_rtd("win32", reg)
-    assert check.state == doctor.OK and rtd.CLSID in check.detail
+    check = doctor_addin.check_rtd("win32", reg)
+    assert check.state == doctor_check.OK and rtd.CLSID in check.detail
 
     reg.set(f"Software\\Classes\\{rtd.PROGID}\\CLSID", "{00000000-0000-0000-0000-000000000000}")
-    check = doctor.check_rtd("win32", reg)
-    assert check.state == doctor.FAIL and "damaged" in check.detail and "addin install" in check.fix
+    check = doctor_addin.check_rtd("win32", reg)
+    assert check.state == doctor_check.FAIL and "damaged" in check.detail and "addin install" in check.fix
 
     rtd_registry.register(reg, python=r"C:\Py\python.exe")
     monkeypatch.setenv("RATES_XL_ASYNC", "0")
-    check = doctor.check_rtd("win32", reg)
-    assert check.state == doctor.WARN and "RATES_XL_ASYNC" in check.fix
+    check = doctor_addin.check_rtd("win32", reg)
+    assert check.state == doctor_check.WARN and "RATES_XL_ASYNC" in check.fix
 
-    assert doctor.check_rtd("darwin").state == doctor.NA
-    assert doctor.check_rtd("linux").state == doctor.NA
+    assert doctor_addin.check_rtd("darwin").state == doctor_check.NA
+    assert doctor_addin.check_rtd("linux").state == doctor_check.NA

@@ -4,7 +4,7 @@ Set-MpPreference and the Trust Center write (issue 28)."""
 
 from __future__ import annotations
 
-from rates_xl.addin import doctor, it_policy
+from rates_xl.addin import doctor_addin, doctor_check, it_policy
 
 WIN32 = "92e97fa1-2edf-4476-bdd6-9dd0b4dddc7b"
 CHILD = "d4f940ab-401b-4efc-aadc-ad5f3c50688a"
@@ -60,8 +60,8 @@ def test_macro_policy_trusted_locations_and_signed_add_ins():
 
 def test_doctor_shows_them_on_windows_and_not_elsewhere():
     reader = FakeReader({("HKLM", it_policy.ASR_KEYS[0], CHILD): "1"})
-    checks = {c.name: c for c in doctor.check_policy("win32", reader)}
-    assert checks["asr: Block all Office applications from creating child processes"].state == doctor.FAIL
-    assert checks["asr: Block Win32 API calls from Office macros"].state == doctor.OK
-    assert [c.state for c in doctor.check_policy("linux", reader)] == [doctor.NA]
+    checks = {c.name: c for c in doctor_addin.check_policy("win32", reader)}
+    assert checks["asr: Block all Office applications from creating child processes"].state == doctor_check.FAIL
+    assert checks["asr: Block Win32 API calls from Office macros"].state == doctor_check.OK
+    assert [c.state for c in doctor_addin.check_policy("linux", reader)] == [doctor_check.NA]
     assert all(hive in ("HKLM", "HKCU") for hive, _, _ in reader.asked)  # read only, two hives

@@ -283,20 +283,20 @@ def test_a_refusal_is_shared_and_a_fresh_since_refresh_fetches_again(sandbox, re
 
 
 def test_doctor_reports_the_team_backend(redis_server, monkeypatch, tmp_path):
-    from rates_xl.addin import doctor
+    from rates_xl.addin import doctor, doctor_check
 
     monkeypatch.setenv("RATES_API_KEY", PAID_KEY)
     monkeypatch.setenv("RATES_TEAM_URL", redis_server.url)
     check = doctor.check_caches()
-    assert check.state == doctor.OK and "team: up (redis://127.0.0.1" in check.detail, check
+    assert check.state == doctor_check.OK and "team: up (redis://127.0.0.1" in check.detail, check
     assert "persistent: 0 answers in" in check.detail
     redis_server.kill()
     check = doctor.check_caches()
-    assert check.state == doctor.WARN and "connection refused" in check.detail, check
+    assert check.state == doctor_check.WARN and "connection refused" in check.detail, check
     assert "works solo" in check.fix
     monkeypatch.setenv("RATES_TEAM_URL", "http://not-redis")
     check = doctor.check_caches()
-    assert check.state == doctor.FAIL and "not a Redis URL" in check.detail, check
+    assert check.state == doctor_check.FAIL and "not a Redis URL" in check.detail, check
 
 
 def test_a_waiter_takes_over_when_the_holder_of_a_claim_fails(server, redis_server):

@@ -136,9 +136,9 @@ def test_the_system_proxy_is_used_when_no_variable_is_set(service, monkeypatch):
             assert client.fx_spot("EURUSD").rate == pytest.approx(1.17732)
         assert proxy.targets == [service.base_url.removeprefix("https://")]
 
-        from rates_xl.addin import doctor
+        from rates_xl.addin import doctor_network
 
-        assert doctor.check_proxy(service.base_url).detail == (
+        assert doctor_network.check_proxy(service.base_url).detail == (
             f"{proxy.url} (from the system's proxy settings) for {service.base_url.removeprefix('https://')}")
     finally:
         proxy.stop()
