@@ -25,6 +25,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `frozen.py`: the values-frozen copy; `provenance.py`: whether a computed copy can be
   trusted as a record (its sealed pack);
 - `diff.py`: two computed copies of one book, cell by cell, and the answers behind each change;
+- `attribution.py`: which requests a cell was computed from, read from its book's formulas;
 - `fidelity.py`: compare computed values with the ones another engine cached in a file;
 - `cli.py`: the `calc` command; `diff_cli.py`: the `diff` command.
 """

@@ -14,14 +14,14 @@ pack), of one book: two valuations, or one book replayed from two packs. The dif
   the request whose answers match that cell's values in A and in B.
 
 Which request a RATES_* cell made is read from the book's formulas (the book the copies
-were computed from: beside A by calc's naming, or `--book`), never matched by value: each
-RATES_* call of the cell, its arguments read as the cell read them (a literal, or the
-referenced cell's value in that copy), validated into the request the caches key it by
-(`functions/link.py`, the code RATES_SOURCE uses), at the moment each copy's run was pinned
-at (its pack's `valuation_time`, else the book's RATES_VALUATION_TIME). IF and the other
-branching functions are followed (only the branch taken asks), arguments may be expressions
-over cells and defined names (`functions/formula_walk.py`); a cell whose request still cannot
-be read is named with why: never a guess.
+were computed from: beside A by calc's naming, or `--book`), never matched by value
+(`calc/attribution.py`): each RATES_* call of the cell, its arguments read as the cell read
+them (a literal, or the referenced cell's value in that copy), validated into the request the
+caches key it by (`functions/link.py`, the code RATES_SOURCE uses), at the moment each copy's
+run was pinned at (its pack's `valuation_time`, else the book's RATES_VALUATION_TIME). IF and
+the other branching functions are followed (only the branch taken asks), arguments may be
+expressions over cells and defined names (`functions/formula_walk.py`); a cell whose request
+still cannot be read is named with why: never a guess.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.functions.sheet import Key, address, parse_cell
 from rates_xl.functions.values import ErrorLikeText
 
 if TYPE_CHECKING:
-    from rates_xl.calc.dependencies import Graph
     from rates_xl.client.pack import Pack
 
 #: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
@@ -169,11 +169,11 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     labels: dict[Key, str] = {}
     if source is not None and moved:
         formulas = Book(source)
-        graph = _graph(formulas)
+        graph = graph_of(formulas)
         read = read_cells(formulas, graph)
         labels = cell_labels(formulas, moved, after)
         if changed:  # no answer moved: nothing to attribute
-            attribution = _attribute(formulas, graph, moved, before, after, packs, changed)
+            attribution = attribute(formulas, graph, moved, before, after, packs, changed)
     elif moved and book is None:
         out.notes.append("the book with formulas was not found beside A (give --book): moved cells are "
                          "not attributed to requests, nor told apart as outputs")
@@ -310,7 +310,7 @@ def _without_times(data: Any) -> Any:
     return data
 
 
-# -- attribution ----------------------------------------------------------------------------------
+# -- the book with formulas --------------------------------------------------------------------
 def _source_of(a: Path) -> Path | None:
     """The book a copy was computed from, by calc's naming: BOOK.values.xlsx -> BOOK.xlsx."""
     if ".values." not in a.name:
@@ -320,144 +320,6 @@ def _source_of(a: Path) -> Path | None:
         if found.exists():
             return found
     return None
-
-
-def _graph(book: Book) -> Any:
-    from rates_xl.calc.dependencies import Graph
-
-    return Graph(book)
-
-
-def read_cells(book: Book, graph: Graph) -> set[Key]:
-    """Every cell some formula reads (a formula anchor that has dependents, with its spill
-    area); the moved cells not in it are the book's outputs. A formula whose references are
-    not all known (a structured reference, INDIRECT) may read anything: it is not counted."""
-    read: set[Key] = set()
-    for anchor, dependents in graph.dependents.items():
-        if dependents and anchor in book.cells:
-            read.update(_area(book, anchor))
-    return read
-
-
-def cell_labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, str]:
-    """What a reader calls each moved cell: a defined name pointing at it, else the text just
-    to its left in its row (the templates' "NPV" beside the NPV), within three cells."""
-    from rates_xl.functions.sheet import cell_address
-
-    by_cell = {(sheet, cell): name for name, (sheet, cell) in book.names.items() if "!" not in name}
-    labels = {}
-    for sheet, cell in moved:
-        if (sheet, cell) in by_cell:
-            labels[(sheet, cell)] = by_cell[(sheet, cell)]
-            continue
-        row, col = parse_cell(cell)
-        for left in range(col - 1, max(col - 4, 0), -1):
-            value = values.get((sheet, cell_address(row, left)))
-            if value is None or value == "":
-                continue
-            if isinstance(value, str) and not value.startswith("#"):
-                labels[(sheet, cell)] = value if len(value) <= 40 else value[:39] + "…"
-            break
-    return labels
-
-
-def _attribute(book: Book, graph: Graph, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
-               packs: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> dict[Key, tuple[str, ...]]:
-    """Moved cell -> the moved requests upstream of it."""
-    from rates_xl.calc.dependencies import anchors_calling
-    from rates_xl.calc.valuation import book_moment
-
-    rates = anchors_calling(book.cells, None, rates=True)
-    own = book_moment(book)
-    first, second = (pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
-    pinned = (first, second)
-    moved_set = set(moved)
-    found: dict[Key, set[str]] = {}
-    for anchor in rates:
-        area = _area(book, anchor)
-        if not any(key in moved_set for key in area):
-            continue  # its answer did not move this run
-        names = _requests_of(book, anchor, (before, after), pinned, changed)
-        for key in graph.downstream([anchor]) | {anchor}:
-            for cell in _area(book, key):
-                if cell in moved_set:
-                    found.setdefault(cell, set()).update(names)
-    return {key: tuple(sorted(names)) for key, names in found.items()}
-
-
-def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str],
-                  graph: Graph | None = None) -> dict[Key, tuple[str, ...]]:
-    """Cell -> the `requests` it was computed from: the RATES_* cells that made one (read from
-    their formulas with `values`, at the `pinned` moment) and every cell downstream of them.
-    A RATES_* cell whose request cannot be read is counted, with why (never left out).
-    `graph`: the book's dependency graph, when the caller has built it already."""
-    from rates_xl.calc.dependencies import Graph, anchors_calling
-
-    graph = graph if graph is not None else Graph(book)
-    wanted = dict.fromkeys(requests, (None, None))
-    found: dict[Key, set[str]] = {}
-    for anchor in anchors_calling(book.cells, None, rates=True):
-        names = _requests_of(book, anchor, (values, values), (pinned, pinned), wanted)
-        if not names:
-            continue
-        for key in graph.downstream([anchor]) | {anchor}:
-            for cell in _area(book, key):
-                found.setdefault(cell, set()).update(names)
-    return {key: tuple(sorted(names)) for key, names in found.items()}
-
-
-def _area(book: Book, anchor: Key) -> list[Key]:
-    from rates_xl.functions.sheet import cell_address
-
-    _formula, area = book.cells[anchor]
-    return [(anchor[0], cell_address(r, c)) for r, c in area.cells()]
-
-
-def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key, Any]],
-                 pinned: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> set[str]:
-    """The moved requests a RATES_* cell made, read from its formula with the values of A and
-    of B (`functions/link.py`: IF followed, names read); one it cannot read is named with
-    why, never guessed."""
-    from rates_xl.client.tiers import request_text
-    from rates_xl.functions.link import Unlinked, requests_of
-
-    formula = book.cells[anchor][0]
-    made: set[str] = set()
-    for values, moment in zip(copies, pinned, strict=True):
-        def value_of(sheet: str, cell: str, values: dict[Key, Any] = values) -> Any:
-            return values.get((book.sheet_titles.get(sheet.upper(), sheet), cell))
-
-        def name_value(sheet: str, name: str, values: dict[Key, Any] = values) -> Any:
-            return _name_value(book, sheet, name, values)
-
-        try:
-            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment, name_value))
-        except Unlinked as exc:
-            return {f"the request of {address(*anchor)} (not linked: {exc})"}
-    return made & changed.keys()
-
-
-def _name_value(book: Book, sheet: str, name: str, values: dict[Key, Any]) -> Any:
-    """A defined name's value in a copy: the one cell it points at, or the constant it
-    holds (`="SOFR"`, `=0.05`); LookupError for anything else (a range, a formula)."""
-    from rates_xl.calc.book import find_name
-    from rates_xl.functions.sheet import cell_reference
-
-    where = book.name_range(sheet, name)
-    if where is not None:
-        found = cell_reference(where)
-        if found is None or found[0] is None:
-            raise LookupError(name)
-        title, cell = found[0], found[1]
-        return values.get((book.sheet_titles.get(title.upper(), title), cell))
-    defined = find_name(book.book, sheet, name.rsplit("!", 1)[-1])
-    text = (getattr(defined, "attr_text", None) or "").strip().removeprefix("=")
-    if len(text) >= 2 and text[0] == text[-1] == '"':
-        return text[1:-1].replace('""', '"')
-    try:
-        return float(text)
-    except ValueError:
-        raise LookupError(name) from None
 
 
 # -- the workbook with the changes highlighted ------------------------------------------------------

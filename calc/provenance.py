@@ -89,8 +89,8 @@ def refusal(book: Path, verdict: Verdict) -> str:
 
 def untrusted_cells(calc: WorkbookCalculation, result: CalcResult, edited: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """(sheet, cell, why) of every cell computed from an edited answer: the RATES_* cells that
-    asked for it and everything downstream (`diff.cells_reading`)."""
-    from rates_xl.calc.diff import cells_reading
+    asked for it and everything downstream (`attribution.cells_reading`)."""
+    from rates_xl.calc.attribution import cells_reading
 
     if not edited:
         return []

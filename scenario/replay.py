@@ -152,8 +152,8 @@ def summary(pack: Any, applied: Applied | None) -> list[str]:
 def marks(calc: Any, result: Any, record: Any) -> list[tuple[str, str, str]]:
     """(sheet, cell, note) for each RATES_* cell of a scenario copy (the first MAX_NOTES): the
     scenario, and the answers it reads that were not shifted, with why."""
+    from rates_xl.calc.attribution import cells_reading
     from rates_xl.calc.dependencies import anchors_calling
-    from rates_xl.calc.diff import cells_reading
     from rates_xl.functions.sheet import parse_cell
 
     kept = {a.request: a.not_shifted for a in record.answers if a.not_shifted is not None}

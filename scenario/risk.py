@@ -191,7 +191,7 @@ def _outputs(calc: Any, values: dict[Key, Any], cells: str | None,
              graph: Any) -> tuple[list[Output], list[tuple[str, str]]]:
     """The output cells: `cells` (references or defined names, comma-separated), else every
     formula cell no other formula reads; numbers only (the rest listed in `skipped`)."""
-    from rates_xl.calc.diff import cell_labels, read_cells
+    from rates_xl.calc.attribution import cell_labels, read_cells
 
     source = calc.source
     skipped: list[tuple[str, str]] = []
@@ -251,8 +251,8 @@ def _chosen(calc: Any, text: str) -> list[Key]:
 def _explain(calc: Any, values: dict[Key, Any], outputs: list[Output], not_shifted: dict[str, str],
              moment: str | None, graph: Any) -> None:
     """Each output's answers that no scenario moves, and why one reads no RATES_* answer at all."""
+    from rates_xl.calc.attribution import cells_reading
     from rates_xl.calc.dependencies import anchors_calling
-    from rates_xl.calc.diff import cells_reading
 
     source = calc.source
     rates = anchors_calling(source.cells, None, rates=True)

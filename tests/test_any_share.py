@@ -23,9 +23,10 @@ CEILING = {"calc": 0.122, "functions": 0.119, "client": 0.083}
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
 ALLOWANCE = {
+    'calc/attribution.py': 17,
     'calc/book.py': 13,
     'calc/cli.py': 1,
-    'calc/diff.py': 36,
+    'calc/diff.py': 19,
     'calc/diff_cli.py': 4,
     'calc/engines/formualizer/engine.py': 4,
     'calc/engines/formualizer/model.py': 12,
