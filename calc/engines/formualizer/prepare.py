@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from rates_xl.calc import budget, data_tables
 from rates_xl.calc.book import sheet_rows
+from rates_xl.calc.engines.formualizer import lookups
 from rates_xl.calc.formula import passes
 from rates_xl.calc.formula.fit import (
     cut_to_range,
@@ -282,6 +283,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     _tables_fitted(book, prepared, cached)
     facts.lifted = {key: prepared.areas[key].a1() for key, kind in prepared.rewritten.items() if kind == "lifted"}
     _written_passes(book, prepared, facts)
+    lookups.share_tables(book, prepared)
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:

@@ -1,0 +1,171 @@
+"""One table read by many lookups, handed to Python once per evaluation instead of once per call.
+
+VLOOKUP and HLOOKUP are ours (calc/xlfuncs: Excel's rules where formualizer's differ), so the
+engine converts the whole table argument into Python lists for every call.
+poi_StructuredRefs-lots-with-lookups.xlsx has 1,632 cells whose formulas call VLOOKUP twice
+each over `Query!$A:$N`: 2,188 calls that received 111 million cell values, 8.5 of the 8.6 CPU
+seconds of the engine's evaluation (Python's list building and its cyclic collector; the same
+book with formualizer's own VLOOKUP evaluates in 0.07 s, but that one matches numbers within a
+tolerance where ours does not, so it is no substitute).
+
+So where two or more calls of the prepared copy read the same table (a reference of at least
+`SMALLEST` cells), the table is read once by a helper cell, `=RATESXL.TABLE(Query!$A:$N, 1)`,
+on a sheet of its own appended to the engine's copy; the helper keeps the values it is
+handed under a token (a number) and answers the token. Each call becomes
+`RATESXL.VLOOKUPIN(value, helper, column, match)`: the same VLOOKUP callable as before, given
+the values kept under the token. The answers are those of the calls as written (the same
+function, the same table values); the engine's dependencies are the same too (the lookup
+reads the helper, the helper the table), so a change in the table recomputes the lookups.
+
+The helper sheet goes last, where no 3-D reference and no formula of the book reads it; a book
+whose formulas ask about sheets (SHEET, SHEETS, INFO) is left alone, as a sheet more would
+change their answers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.functions.sheet import quote_sheet, read_area, sheet_of, split_reference
+
+if TYPE_CHECKING:
+    from rates_xl.calc.engines.formualizer.prepare import Prepared
+
+#: The helper's function and the lookups reading it, by the lookup they stand for.
+TABLE = "RATESXL.TABLE"
+SHARED = {"VLOOKUP": "RATESXL.VLOOKUPIN", "HLOOKUP": "RATESXL.HLOOKUPIN"}
+#: A table smaller than this is cheap to hand over in every call: left as written.
+SMALLEST = 64
+#: A call whose answer would see one sheet more.
+_ABOUT_SHEETS = re.compile(r"(?<![A-Z0-9_.])(?:SHEETS?|INFO)\s*\(", re.IGNORECASE)
+HELPER_SHEET = "_rates_xl_lookups"
+
+
+def share_tables(book: Any, prepared: Prepared) -> None:
+    """Rewrite the prepared copy (`book`, openpyxl) so that each table two or more lookups read
+    is handed over once (the module's docstring). `prepared.written` and `rates_cells` follow."""
+    candidates = {key: text for key, text in prepared.written.items() if "LOOKUP" in text.upper()}
+    if not candidates:
+        return
+    names = [defined.attr_text for scope in (book.defined_names, *(getattr(ws, "defined_names", {}) for ws in
+                                                                 book.worksheets)) for defined in scope.values()]
+    if any(isinstance(text, str) and _ABOUT_SHEETS.search(text) for text in (*prepared.written.values(), *names)):
+        return
+    found: dict[tuple[str, int, int], list[tuple[Formula, Any, tuple[str, str]]]] = {}
+    readers: Counter[tuple[str, str]] = Counter()
+    for (title, row, col), text in candidates.items():
+        formula = Formula(text)
+        calls = []
+        for group in formula.calls(*SHARED):
+            table = _table(formula, group, title)
+            if table is not None:
+                calls.append((group, table))
+                readers[table] += 1
+        if calls:
+            found[(title, row, col)] = [(formula, group, table) for group, table in calls]
+    shared = sorted(table for table, count in readers.items() if count >= 2)
+    if not shared:
+        return
+    name = HELPER_SHEET
+    while name in book.sheetnames:
+        name += "_"
+    ws = book.create_sheet(name)
+    helpers = {}
+    for ident, (sheet, reference) in enumerate(shared, start=1):
+        text = f"={TABLE}({quote_sheet(sheet)}!{reference},{ident})"
+        ws.cell(row=ident, column=1).value = text
+        prepared.written[(name, ident, 1)] = text
+        helpers[(sheet, reference)] = f"{quote_sheet(name)}!$A${ident}"
+    changed = {}
+    for key, calls in found.items():
+        formula = calls[0][0]
+        edits = formula.edits()
+        for _formula, group, table in calls:
+            if table not in helpers:
+                continue
+            edits.replace(group.open, group.open + 1, SHARED[group.name] + "(")
+            first, last = group.arguments[1]
+            edits.replace(first, last, helpers[table])
+        if edits:
+            changed[key] = edits.text()
+    for (title, row, col), text in changed.items():
+        book[title].cell(row=row, column=col).value = text
+    prepared.written.update(changed)
+    prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+
+
+def _table(formula: Formula, group: Any, title: str) -> tuple[str, str] | None:
+    """(sheet, reference as written) of a lookup's table argument when it is one reference of
+    at least SMALLEST cells; None otherwise (an array, a name, an expression, a small range)."""
+    if len(group.arguments) not in (3, 4):
+        return None
+    token = formula.single(group.arguments[1])
+    if token is None or not token.is_range:
+        return None
+    prefix, reference = split_reference(token.text)
+    if "[" in prefix or "[" in reference:  # another workbook's, a structured reference
+        return None
+    area = read_area(reference)
+    if area is None or (area.bottom - area.top + 1) * (area.right - area.left + 1) < SMALLEST:
+        return None
+    sheet = sheet_of(prefix) if prefix else title
+    if sheet is None or ":" in sheet:  # a 3-D reference
+        return None
+    return sheet, reference
+
+
+class Tables:
+    """The tables the helpers were handed, by token, for the lookups of one loaded workbook.
+    The engine may call from several threads; a helper's older tokens are forgotten once it
+    has newer ones (two kept, for a lookup the engine may still be finishing)."""
+
+    KEPT = 2
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokens = itertools.count(1)
+        self._values: dict[float, Any] = {}
+        self._recent: dict[Any, list[float]] = {}
+
+    def keep(self, values: Any, ident: Any) -> float:
+        with self._lock:
+            token = float(next(self._tokens))
+            self._values[token] = values
+            recent = self._recent.setdefault(ident, [])
+            recent.append(token)
+            while len(recent) > self.KEPT:
+                self._values.pop(recent.pop(0), None)
+            return token
+
+    def values(self, token: Any) -> Any:
+        with self._lock:
+            return self._values[token]
+
+
+def register(workbook: Any, tables: Tables, facts: dict[str, Any]) -> None:
+    """The helper's function and the lookups reading it, on a formualizer workbook."""
+    from rates_xl.calc import xlfuncs
+    from rates_xl.calc.engines.formualizer.values import is_error
+
+    ours = xlfuncs.callbacks(facts)
+
+    def table(values: Any, ident: Any) -> Any:
+        return tables.keep(values, ident)
+
+    # Never memoised by its arguments: a table back at earlier values gets a token still kept.
+    workbook.register_function(TABLE, table, min_args=2, max_args=2, volatile=False, deterministic=False)
+    for name, shared in SHARED.items():
+        call = ours[name]
+
+        def lookup(value: Any, token: Any, *rest: Any, call: Any = call) -> Any:
+            if is_error(token):  # the table's helper in a loop, say: as the call would have seen
+                return token
+            return call(value, tables.values(token), *rest)
+
+        lookup.__name__ = shared
+        workbook.register_function(shared, lookup, min_args=3, max_args=4, volatile=False, deterministic=True)

@@ -1,0 +1,98 @@
+"""A table many VLOOKUP/HLOOKUP calls read is handed to Python once (calc/engines/formualizer/
+lookups.py): the answers are those of the calls as written, a change in the table reaches
+them, and the helper sheet stays in the engine's copy."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.workbook import WorkbookCalculation
+
+
+def _book(path, extra=None):
+    wb = openpyxl.Workbook()
+    data = wb.active
+    data.title = "My data"
+    for n in range(1, 101):
+        # Mixed keys: numbers, text in another case, a text number, an error, an empty row.
+        key = n if n % 7 else f"K{n}"
+        data.append([key, n * 10, f"v{n}" if n % 5 else None])
+    data["A50"] = "50"  # text, not the number 50
+    data["A60"] = "=1/0"
+    data["A61"] = None
+    for c in range(1, 41):  # a wide table for HLOOKUP
+        data.cell(row=102, column=c, value=c)
+        data.cell(row=103, column=c, value=c * c)
+    report = wb.create_sheet("Report")
+    for n in range(1, 101):
+        report[f"A{n}"] = f"=VLOOKUP({n},'My data'!$A:$C,2,FALSE)"
+        report[f"B{n}"] = f"=IFERROR(VLOOKUP(\"k{n}\",'My data'!$A$1:$C$100,3,0),\"none\")"
+        report[f"C{n}"] = f"=VLOOKUP({n}+0.5,'My data'!$A$1:$C$100,2)"  # approximate, 4th omitted
+        report[f"D{n}"] = f"=HLOOKUP({n % 45},'My data'!$A$102:$AN$103,2,FALSE)"
+        report[f"E{n}"] = f"=VLOOKUP(A{n}/10,'My data'!$A:$C,{1 + n % 4},FALSE)"  # 4: #REF!
+    report["F1"] = "=VLOOKUP(1/0,'My data'!$A:$C,2,FALSE)"
+    report["F2"] = "=VLOOKUP(\"50\",'My data'!$A:$C,2,FALSE)"
+    report["F3"] = "=VLOOKUP(50,'My data'!$A:$C,2,FALSE)"
+    report["F4"] = "=VLOOKUP(3,'My data'!$A$1:$B$3,2,FALSE)"  # a small table: left as written
+    if extra:
+        report["G1"] = extra
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb.save(path)
+    return path
+
+
+def _values(path, monkeypatch, shared):
+    if not shared:
+        monkeypatch.setattr(lookups, "SMALLEST", 10**12)
+    calculation = WorkbookCalculation(path, full=True)
+    result = calculation.compute()
+    monkeypatch.undo()
+    return calculation, {(s, c): result.value(s, c) for s, c in calculation.source.cells if s == "Report"}
+
+
+def test_shared_tables_answer_as_the_calls_written(tmp_path, monkeypatch):
+    path = _book(tmp_path / "lookups.xlsx")
+    calculation, shared = _values(path, monkeypatch, shared=True)
+    written = calculation.engine.prepared.written
+    helpers = sorted(text for (sheet, _r, _c), text in written.items() if sheet == lookups.HELPER_SHEET)
+    assert helpers == ["=RATESXL.TABLE('My data'!$A$102:$AN$103,1)", "=RATESXL.TABLE('My data'!$A$1:$C$100,2)",
+                       "=RATESXL.TABLE('My data'!$A:$C,3)"]
+    assert written[("Report", 1, 1)] == "=RATESXL.VLOOKUPIN(1,_rates_xl_lookups!$A$3,2,FALSE)"
+    assert written[("Report", 4, 6)] == "=VLOOKUP(3,'My data'!$A$1:$B$3,2,FALSE)"
+    _plain, plain = _values(path, monkeypatch, shared=False)
+    assert not any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in _plain.engine.prepared.written)
+    assert shared == plain  # every answer, errors included, as the calls as written give it
+    assert shared[("Report", "A3")] == 30 and shared[("Report", "A7")] == "#N/A"  # K7 is text
+    assert shared[("Report", "B14")] == "v14" and shared[("Report", "B35")] == 0  # an empty cell is 0
+    assert shared[("Report", "D12")] == 144 and shared[("Report", "E3")] == "#REF!"
+    assert [shared[("Report", f"F{r}")] for r in (1, 2, 3)] == ["#DIV/0!", 500, "#N/A"]
+
+
+def test_a_change_in_the_table_reaches_the_lookups(tmp_path):
+    calculation = WorkbookCalculation(_book(tmp_path / "lookups.xlsx"), full=True)
+    engine = calculation.engine
+    engine.hold({("My data", "B5"): 999, ("My data", "B103"): -1})
+    values = engine.evaluate()
+    assert values[("Report", "A5")] == 999 and values[("Report", "D2")] == -1
+    engine.release({("My data", "B5"), ("My data", "B103")})
+    values = engine.evaluate()
+    assert values[("Report", "A5")] == 50 and values[("Report", "D2")] == 4
+
+
+@pytest.mark.parametrize("extra", ["=SHEETS()", "=SHEET(Report!A1)"])
+def test_a_book_asking_about_its_sheets_is_left_alone(tmp_path, extra):
+    calculation = WorkbookCalculation(_book(tmp_path / "sheets.xlsx", extra), full=True)
+    written = calculation.engine.prepared.written
+    assert not any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in written)
+    assert written[("Report", 1, 1)] == "=VLOOKUP(1,'My data'!$A:$C,2,FALSE)"
+
+
+def test_the_copy_has_no_helper_sheet(tmp_path):
+    path = _book(tmp_path / "lookups.xlsx")
+    calculation = WorkbookCalculation(path, full=True)
+    out = tmp_path / "copy.xlsx"
+    calculation.freeze(calculation.compute(), out)
+    assert openpyxl.load_workbook(out).sheetnames == ["My data", "Report"]
+    assert openpyxl.load_workbook(out, data_only=True)["Report"]["A9"].value == 90
