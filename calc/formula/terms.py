@@ -88,5 +88,8 @@ def near_zero(formula: Formula, _site: Site) -> str:
     if not calls:
         total = f"{lhs}{op}{rhs}"
         return f"=IF(ABS({total})<=ABS({rhs})*{NEAR},0,{total})"
-    return (f"=LET(_rxl_left,{lhs},_rxl_right,{rhs},_rxl_sum,_rxl_left{op}_rxl_right,"
-            f"IF(ABS(_rxl_sum)<=ABS(_rxl_right)*{NEAR},0,_rxl_sum))")
+    # No binding reads another (the `formulas` engine's LET cannot): the sum of the two bound
+    # values is written twice.
+    total = f"_rxl_left{op}_rxl_right"
+    return (f"=LET(_rxl_left,{lhs},_rxl_right,{rhs},"
+            f"IF(ABS({total})<=ABS(_rxl_right)*{NEAR},0,{total}))")

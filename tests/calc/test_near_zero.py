@@ -40,14 +40,20 @@ def _model(tmp_path, calc_pr: bytes):
     return _calc_pr(excel_saved(tmp_path / "model.xlsx", cells, cached), calc_pr)
 
 
-def test_a_manual_book_recalculated_on_save_is_checked_and_its_last_subtraction_is_excels_zero(tmp_path, capsys):
+#: Both engines compute Excel's 0 (the formulas engine through the same pass: calc/engines/formulas).
+ENGINES = ["fast", "formulas"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_manual_book_recalculated_on_save_is_checked_and_its_last_subtraction_is_excels_zero(tmp_path, capsys,
+                                                                                               engine):
     book = _model(tmp_path, b'<calcPr calcId="191029" calcMode="manual"/>')  # calcOnSave: its default
-    result = WorkbookCalculation(book, full=True).compute()
+    result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
     assert result.value("S", "C1") == 0 and result.value("S", "D1") == -2000.0
     assert result.value("S", "F1") == pytest.approx(-0.007450580596923828)
     assert not result.manual_calculation and result.checked == 5 and result.stale == []
     assert any("recalculated by Excel when it saved" in note for note in result.notes)
-    assert main(["calc", str(book), "--full", "--no-progress"]) == 0
+    assert main(["calc", str(book), "--full", "--no-progress", "--engine", engine]) == 0
     out = capsys.readouterr().out
     assert "5 checked against Excel's values" in out and "calcOnSave" in out
     copy = openpyxl.load_workbook(tmp_path / "model.values.xlsx", data_only=True)["S"]
@@ -76,16 +82,18 @@ def test_a_wrong_value_in_a_checked_manual_book_is_listed_not_silent(tmp_path):
     assert result.value("S", "C1") == 1
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("calc_pr", [b'<calcPr calcId="191029" calcMode="manual" calcOnSave="0"/>',
                                      b'<calcPr calcId="191029" calcCompleted="0"/>'])
-def test_values_excel_may_not_have_recalculated_are_not_checked_and_the_summary_says_so(tmp_path, calc_pr):
+def test_values_excel_may_not_have_recalculated_are_not_checked_and_the_summary_says_so(tmp_path, calc_pr, engine):
     book = _model(tmp_path, calc_pr)
-    result = WorkbookCalculation(book, full=True).compute()
+    result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
     assert result.checked == 0 and result.value("S", "C1") == 0 and result.value("S", "D1") == -2000.0
     assert any("calcOnSave off" in note or "calcCompleted off" in note for note in result.notes)
 
 
-def test_the_adjustment_follows_microsofts_examples(tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_adjustment_follows_microsofts_examples(tmp_path, engine):
     """KB 78113's `=1.333+1.225-1.333-1.225` and `=0.5-0.4-0.1` are 0; in parentheses or under
     a product the residue stays; `=100.1-100-0.1` keeps its -5.7E-15 (0.0999999999999943 and 0.1
     differ at the 15th digit); a product is never adjusted; an operand holding a call is
@@ -100,7 +108,7 @@ def test_the_adjustment_follows_microsofts_examples(tmp_path):
         sheet[cell] = formula
     sheet["B1"] = 0.1
     book.save(tmp_path / "kb.xlsx")
-    values = WorkbookCalculation(tmp_path / "kb.xlsx").compute().values
+    values = WorkbookCalculation(tmp_path / "kb.xlsx", engine_name=engine).compute().values
     got = {cell: values[("S", cell)] for cell in formulas}
     assert got["A1"] == got["A2"] == got["A6"] == got["A7"] == 0 and got["A8"] == 0
     assert got["A3"] == got["A4"] == got["A9"] == pytest.approx(-2.7755575615628914e-17)

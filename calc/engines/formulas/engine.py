@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
+from rates_xl.calc.formula.passes import one
+from rates_xl.calc.formula.site import BookFacts, Site
 from rates_xl.calc.results import listed_error
-from rates_xl.functions.sheet import Area, Key, cell_address
+from rates_xl.functions.sheet import Area, Key, cell_address, parse_cell
 from rates_xl.functions.values import ErrorLikeText, is_error_text, text_value
+
+if TYPE_CHECKING:
+    from openpyxl.worksheet.worksheet import Worksheet
 
 
 class FormulasEngine:
@@ -32,6 +37,7 @@ class FormulasEngine:
         self.unknown_functions = functions.unknown_functions(book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         self._constants = dict(constants)
+        self._sums: dict[str, dict[str, str]] | None = None  # `_excels_zero`'s texts, once per book
         with _quiet_engine():
             self.model = self._load(self._constants)
 
@@ -92,10 +98,33 @@ class FormulasEngine:
                                                        isinstance(value, ErrorLikeText)):
                             ws[coordinate].data_type = "s"
                 _fill_omitted_arguments(ws)
+                self._excels_zero(ws)
             model.pushes(*book.worksheets, context=context)
             return model.finish()
         except Exception as exc:  # the engine's own parse errors, in words
             raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
+
+    def _excels_zero(self, ws: Worksheet) -> None:
+        """Excel's 0 after a formula's last + or - (calc/formula/terms.py), as the fast engine
+        has it: `formulas` computes + and - in numpy, where no hook tells the last operation
+        from an inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17), so each ordinary cell's
+        formula is rewritten in the engine's copy by the pass `near_zero`, where Excel may
+        have answered 0 (`may_be_zero`). The texts are made once: every hold and release
+        loads the book again."""
+        if self._sums is None:
+            self._sums = {}
+            may_be_zero = _cached_zero(self.book)
+            for (sheet, anchor), (text, area) in self.book.cells.items():
+                if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
+                    continue  # an array's elements are left alone, as the fast engine does
+                row, col = parse_cell(anchor)
+                site = Site(sheet, row, col, book=BookFacts(may_be_zero=may_be_zero))
+                formula = text if text.startswith("=") else f"={text}"
+                if ("+" in formula or "-" in formula) and (written := one("near_zero", formula, site)) != formula:
+                    self._sums.setdefault(sheet, {})[anchor] = written
+        for anchor, written in self._sums.get(ws.title, {}).items():
+            if (ws.title, anchor) not in self._constants and isinstance(ws[anchor].value, str):
+                ws[anchor].value = written
 
     def evaluate(self) -> dict[Key, Any]:
         import schedula as sh
@@ -153,6 +182,19 @@ class FormulasEngine:
 #: How far right a RATES_* spill may grow over empty columns in this engine (a history grid of
 #: many tenors is the widest such table).
 MAX_SPILL_COLUMNS = 256
+
+
+def _cached_zero(book: Book) -> Callable[[str, str], bool]:
+    """Whether Excel may have answered 0 at a cell (BookFacts.may_be_zero): the file cached 0
+    or nothing there, or its values are not Excel's answers to its inputs."""
+    if book.values_out_of_date:
+        return lambda _sheet, _cell: True
+    cached = book.cached()
+
+    def may_be_zero(sheet: str, coordinate: str) -> bool:
+        value = cached.get((sheet, coordinate))
+        return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+    return may_be_zero
 
 
 def _rates_on_top(text: str) -> bool:
