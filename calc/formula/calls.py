@@ -118,6 +118,37 @@ def index(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
+def index_signs(formula: Formula, _site: Site) -> str:
+    """INDEX given a negative row or column is #VALUE! in Excel whatever the range's shape
+    (formulas_test.xlsx LOOKUP!R54: `INDEX(C52:E53,-1)` is #VALUE! where a row past the range,
+    `INDEX(C52:E53,2)`, is #REF!, R53); formualizer answers #REF! over a column (`INDEX(A1:A2,-1)`)
+    and once the column is given (`INDEX(A1:B2,-1,1)`: a model's cell kept outside the project,
+    issue 30 point 4). A row or column given as a number or one cell is read through
+    `IF(x<0,#VALUE!,x)` in the engine's copy, so INDEX still answers a reference
+    (`INDEX(r,1,1):INDEX(r,1,n)`); a computed one (MATCH's, never negative) is left as it is."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for call in formula.calls("INDEX"):
+        if call.close < 0 or len(call.arguments) < 2 or tokens[call.open].text.upper() not in ("INDEX(", "_XLFN.INDEX("):
+            continue  # (ours take array constants and a 2-D range given a row alone: the pass `index`)
+        if _is_constant(formula.solid(call.arguments[0])):
+            continue
+        for span in call.arguments[1:3]:
+            solid = formula.solid(span)
+            if len(solid) == 2 and solid[0].kind == PREFIX and solid[0].text == "-" and solid[1].sub == NUMBER \
+                    and float(solid[1].text) != 0:
+                edits.replace(span[0], span[1], "#VALUE!")
+            elif len(solid) == 1 and solid[0].is_range and _one_cell(solid[0].text):
+                edits.replace(span[0], span[1], f"IF({solid[0].text}<0,#VALUE!,{solid[0].text})")
+    return edits.text()
+
+
+def _one_cell(reference: str) -> bool:
+    prefix, ref = split_reference(reference)
+    area = read_area(ref, whole_lines=False)
+    return area is not None and area.is_cell and "[" not in prefix
+
+
 def _is_constant(argument: list[Token]) -> bool:
     return (len(argument) >= 2 and argument[0].kind == ARRAY and argument[0].opens
             and argument[-1].kind == ARRAY and argument[-1].closes

@@ -18,7 +18,7 @@ from rates_xl.functions.sheet import (
     sheet_of,
     split_reference,
 )
-from rates_xl.functions.tokens import ARG, CLOSE, INFIX, OPEN, PREFIX
+from rates_xl.functions.tokens import ARG, CLOSE, INFIX, OPEN, OPERAND, PREFIX, TEXT
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
@@ -76,6 +76,48 @@ def other_workbook_names(formula: Formula, _site: Site) -> str:
         if token.is_range and reads_other_workbook_name(token.text):
             edits.replace(index, index + 1, "#REF!")
     return edits.text()
+
+
+def literal_indirect(formula: Formula, site: Site) -> str:
+    """INDIRECT of a literal A1 reference (`INDIRECT("H47:I48")`, `INDIRECT("'Rates'!B2:B9",TRUE)`)
+    is that reference, read as every reference is: in an ordinary cell the cell implicit
+    intersection picks (the one in the formula's row of a column, in its column of a row,
+    #VALUE! where there is none: Microsoft, "Implicit intersection operator: @"), whole in a
+    function taking a range or an array formula. formualizer spilled it from an ordinary cell
+    (`=INDIRECT("H47:I48")` in K47 was 10, H47's value, where Excel has #VALUE!), and two such
+    cells spilling over each other failed the whole book ("dynamic dependency evaluation did
+    not converge"). Only a text naming this book's sheet (or none) and an A1 area is written
+    out; anything else stays INDIRECT (issue 30, point 4; tests/calc/test_model_classes.py)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for call in formula.calls("INDIRECT"):
+        if call.close < 0 or not 1 <= len(call.arguments) <= 2:
+            continue
+        arguments = [formula.solid(span) for span in call.arguments]
+        if len(arguments[0]) != 1 or arguments[0][0].kind != OPERAND or arguments[0][0].sub != TEXT:
+            continue
+        if len(arguments) == 2 and not (len(arguments[1]) == 1 and arguments[1][0].text.upper() in ("TRUE", "1")):
+            continue  # R1C1 style, or a style computed
+        reference = _literal_reference(arguments[0][0].text[1:-1].replace('""', '"'), site)
+        if reference is not None and tokens[call.open].text.upper() == "INDIRECT(":
+            edits.replace(call.open, call.close + 1, reference)
+    return edits.text()
+
+
+def _literal_reference(text: str, site: Site) -> str | None:
+    """`text` as a reference of this book (an A1 cell or area, its sheet one of the book's or
+    none), or None."""
+    read = Formula("=" + text.strip()) if text.strip() and not text.strip().startswith("=") else None
+    if read is None or read.error or len(read.tokens) != 1 or not read.tokens[0].is_range:
+        return None
+    prefix, ref = split_reference(read.tokens[0].text)
+    if read_area(ref, whole_lines=False) is None or "[" in prefix or ":" in prefix:
+        return None
+    if prefix:
+        titles = getattr(site.book.formula_cells, "titles", None)
+        if not titles or (sheet_of(prefix) or "").upper() not in titles:
+            return None  # no sheet of this book (INDIRECT's #REF!): left to the engine
+    return read.tokens[0].text
 
 
 def at_sign(formula: Formula, site: Site) -> str:

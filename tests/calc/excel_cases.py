@@ -107,11 +107,11 @@ def _same_application(original: Path, made: Path) -> None:
     shutil.move(copy, made)
 
 
-def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False) -> tuple[Any, Any]:
+def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False, engine: str = "auto") -> tuple[Any, Any]:
     """(our value, whether it was listed as not computed; with `reasons`, the reason or "")."""
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    calc = WorkbookCalculation(path)
+    calc = WorkbookCalculation(path, engine_name=engine)
     result = calc.compute()
     listed = [s.reason for s in result.skipped if (s.sheet, s.cell) == (sheet, cell)]
     return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)
@@ -146,11 +146,12 @@ def equal(ours: Any, theirs: Any, *, strict: bool = False) -> bool:
     return same(ours, theirs) and (not strict or agrees(ours, theirs))
 
 
-def assert_cell_as_excel(case: str, book: str, address: str, tmp: Path, *, strict: bool = False) -> None:
-    """The corpus cell `address`, made again in a small book, is computed to Excel's value and
-    not listed."""
+def assert_cell_as_excel(case: str, book: str, address: str, tmp: Path, *, strict: bool = False,
+                         engine: str = "auto") -> None:
+    """The corpus cell `address`, made again in a small book, is computed to Excel's value (by
+    `engine`) and not listed."""
     path, sheet, cell = reproduce(book, address, tmp)
-    ours, listed = computed(path, sheet, cell, reasons=True)
+    ours, listed = computed(path, sheet, cell, reasons=True, engine=engine)
     theirs = excel_value(book, address)
     assert not listed and equal(ours, theirs, strict=strict), \
         f"{case}: {address} gave {ours!r}, Excel {theirs!r} {listed}"

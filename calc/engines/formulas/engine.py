@@ -15,9 +15,18 @@ from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.formula.passes import one
-from rates_xl.calc.formula.site import BookFacts, Site
+from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
+from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.results import listed_error
-from rates_xl.functions.sheet import Area, Key, cell_address, parse_cell
+from rates_xl.functions.sheet import (
+    Area,
+    Key,
+    address,
+    cell_address,
+    parse_cell,
+    read_area,
+    split_reference,
+)
 from rates_xl.functions.values import ErrorLikeText, is_error_text, text_value
 
 if TYPE_CHECKING:
@@ -34,10 +43,13 @@ class FormulasEngine:
         self.cut: dict[Key, str] = {}
         self._widened: dict[Key, Area] = {}
         functions.register_functions()  # before the engine parses a single formula
-        self.unknown_functions = functions.unknown_functions(book.formulas)
+        self._written = self._rewritten()  # the engine's copy of some cells' formulas (`_rewritten`)
+        written = {address(sheet, anchor): text for sheet, texts in self._written.items()
+                   for anchor, text in texts.items()}
+        self.unknown_functions = functions.unknown_functions(
+            (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         self._constants = dict(constants)
-        self._sums: dict[str, dict[str, str]] | None = None  # `_excels_zero`'s texts, once per book
         with _quiet_engine():
             self.model = self._load(self._constants)
 
@@ -98,31 +110,45 @@ class FormulasEngine:
                                                        isinstance(value, ErrorLikeText)):
                             ws[coordinate].data_type = "s"
                 _fill_omitted_arguments(ws)
-                self._excels_zero(ws)
+                self._rewrite(ws)
             model.pushes(*book.worksheets, context=context)
             return model.finish()
         except Exception as exc:  # the engine's own parse errors, in words
             raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
 
-    def _excels_zero(self, ws: Worksheet) -> None:
-        """Excel's 0 after a formula's last + or - (calc/formula/terms.py), as the fast engine
-        has it: `formulas` computes + and - in numpy, where no hook tells the last operation
-        from an inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17), so each ordinary cell's
-        formula is rewritten in the engine's copy by the pass `near_zero`, where Excel may
-        have answered 0 (`may_be_zero`). The texts are made once: every hold and release
-        loads the book again."""
-        if self._sums is None:
-            self._sums = {}
-            may_be_zero = _cached_zero(self.book)
-            for (sheet, anchor), (text, area) in self.book.cells.items():
-                if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
-                    continue  # an array's elements are left alone, as the fast engine does
-                row, col = parse_cell(anchor)
-                site = Site(sheet, row, col, book=BookFacts(may_be_zero=may_be_zero))
-                formula = text if text.startswith("=") else f"={text}"
-                if ("+" in formula or "-" in formula) and (written := one("near_zero", formula, site)) != formula:
-                    self._sums.setdefault(sheet, {})[anchor] = written
-        for anchor, written in self._sums.get(ws.title, {}).items():
+    def _rewritten(self) -> dict[str, dict[str, str]]:
+        """The engine's copy of each ordinary cell as the fast engine's reads it, where this
+        engine would otherwise differ from Excel (calc/formula's passes, one at a time):
+
+        - INDIRECT of a literal A1 reference is that reference (the pass `literal_indirect`),
+          and a formula that is one reference of several cells is the cell implicit
+          intersection picks (the pass `at_sign`): `=H47:H48` in row 48 is H48 in Excel, this
+          engine answered #VALUE! for every such cell;
+        - Excel's 0 after the formula's last + or - (the pass `near_zero`, calc/formula/terms.py):
+          `formulas` computes + and - in numpy, where no hook tells the last operation from an
+          inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
+          answered 0 (`may_be_zero`).
+
+        Sheet -> anchor -> text, made once (every hold and release loads the book again)."""
+        written: dict[str, dict[str, str]] = {}
+        facts = BookFacts(may_be_zero=_cached_zero(self.book),
+                          formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles))
+        for (sheet, anchor), (text, area) in self.book.cells.items():
+            if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
+                continue  # an array's elements are left alone, as the fast engine does
+            row, col = parse_cell(anchor)
+            site = Site(sheet, row, col, book=facts)
+            formula = text if text.startswith("=") else f"={text}"
+            changed = _intersected(one("literal_indirect", formula, site), site)
+            if "+" in changed or "-" in changed:
+                changed = one("near_zero", changed, site)
+            if changed != formula:
+                written.setdefault(sheet, {})[anchor] = changed
+        return written
+
+    def _rewrite(self, ws: Worksheet) -> None:
+        """`_rewritten`'s texts into the sheet the engine loads."""
+        for anchor, written in self._written.get(ws.title, {}).items():
             if (ws.title, anchor) not in self._constants and isinstance(ws[anchor].value, str):
                 ws[anchor].value = written
 
@@ -182,6 +208,19 @@ class FormulasEngine:
 #: How far right a RATES_* spill may grow over empty columns in this engine (a history grid of
 #: many tenors is the widest such table).
 MAX_SPILL_COLUMNS = 256
+
+
+def _intersected(text: str, site: Site) -> str:
+    """A formula that is one A1 reference of several cells (`=H47:H48`): Excel's implicit
+    intersection of it in an ordinary cell (the pass `at_sign`), the cell or #VALUE!."""
+    read = Formula(text)
+    if read.error or len(read.tokens) != 1 or not read.tokens[0].is_range:
+        return text
+    prefix, ref = split_reference(read.tokens[0].text)
+    area = read_area(ref, whole_lines=False)
+    if area is None or area.is_cell or "[" in prefix:
+        return text
+    return one("at_sign", f"=_xlfn.SINGLE({read.tokens[0].text})", site)
 
 
 def _cached_zero(book: Book) -> Callable[[str, str], bool]:

@@ -64,6 +64,8 @@ def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
         if not getattr(engine["INDEX"], "rates_xl_fixed", False):
             engine["INDEX"] = _fixed_index(engine["INDEX"])
         _fix_workday(engine)
+        for name in OURS_HERE:
+            engine[name] = _ours(name)
         _registered = table
         return table
 
@@ -229,12 +231,40 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
     }
 
 
+#: Functions this engine computes with calc/xlfuncs' implementation (the fast engine's), where
+#: its own differs from Excel: TEXT rounds half to even (TEXT(1234.5,"0") "1234", Excel "1235"),
+#: reads a format from a cell holding 0 as the number 0 and an empty one as "General", misreads
+#: sections and scaling commas (docs/templates-and-calc.md's routing table).
+OURS_HERE = ("TEXT",)
+
+
+def _ours(name: str) -> Callable[..., object]:
+    """calc/xlfuncs' callback for `name` in this engine: its arguments as formualizer hands them
+    (calc/xlfuncs/bridge.py's conversions, the other way round), its answer back."""
+    import numpy as np
+    from formulas.functions import wrap_func
+
+    from rates_xl.calc.xlfuncs import callbacks
+    from rates_xl.calc.xlfuncs.bridge import from_formulas, to_formulas
+
+    call = callbacks()[name]
+
+    def ours(*args: object) -> object:
+        answer = to_formulas(call(*[from_formulas(a) for a in args]))
+        return answer if isinstance(answer, np.ndarray) else np.asarray([[answer]], object)
+
+    ours.__name__ = name
+    return wrap_func(ours)
+
+
 def _fixed_index(original: dict[str, Any]) -> dict[str, Any]:
-    """INDEX with Excel's meaning of row 0 / column 0 (the whole column / row)."""
+    """INDEX with Excel's meaning of row 0 / column 0 (the whole column / row), #REF! for a
+    column or row past the range beside it (`INDEX(A1:B2,0,3)` was 0)."""
     import numpy as np
     import schedula as sh
     from formulas.functions import Array
     from formulas.ranges import Ranges
+    from formulas.tokens.operand import Error
 
     delegate = original["function"]
 
@@ -256,6 +286,10 @@ def _fixed_index(original: dict[str, Any]) -> dict[str, Any]:
                 and (col_num is None or isinstance(col, numbers)) and (row == 0 or col == 0)):
             values = np.atleast_2d(np.asarray(array.value if isinstance(array, Ranges) else array,
                                               dtype=object))
+            if row < 0 or (col_num is not None and col < 0):
+                return Error.errors["#VALUE!"]  # a negative index, whatever the shape (LOOKUP!R54)
+            if (row == 0 and col_num is not None and col > values.shape[1]) or (col == 0 and row > values.shape[0]):
+                return Error.errors["#REF!"]  # Microsoft: "does not point to a cell within array"
             if row == 0 and (col_num is None or col == 0):
                 return values.view(Array)
             if row == 0:
