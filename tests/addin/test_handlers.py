@@ -22,7 +22,7 @@ from rates_xl.addin.classic import (
 from rates_xl.client import RatesClient
 from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
 from rates_xl.functions.sheet import Area
-from tests.support import serial_excel
+from tests.support import serial_excel, serial_excel_book
 
 FX = '=RATES_FXSPOT("EURUSD")'
 FIXING = '=RATES_FIXING("SOFR")'
@@ -99,17 +99,17 @@ def test_refresh_selection_covers_selected_cells_and_curves_spilling_into_it(cli
     first_calculation(book)
     sent = client.stats()["requests_sent"]
     dirtied = []
-    original = serial_excel._RangeApi.Dirty
+    original = serial_excel_book._RangeApi.Dirty
 
     def spy(self):
         dirtied.append(self._rng.address)
         original(self)
 
-    serial_excel._RangeApi.Dirty = spy
+    serial_excel_book._RangeApi.Dirty = spy
     try:
         assert ribbon.on_action("rates_refresh_selection", book=book) == "refreshed 2"
     finally:
-        serial_excel._RangeApi.Dirty = original
+        serial_excel_book._RangeApi.Dirty = original
     assert len(dirtied) == 2  # the plan pass: exactly those cells; the compute pass: the same two
     assert set(dirtied[0].split(",")) == {"$A$2", "$E$1"}
     assert client.stats()["requests_sent"] == sent + 2  # the FX rate and the curve
@@ -289,11 +289,11 @@ def test_dirty_goes_in_chunks_excel_accepts():
     sheet = book.sheets[0]
     cells = [(row, 1) for row in range(1, 120)]
     addresses = []
-    original = serial_excel._RangeApi.Dirty
-    serial_excel._RangeApi.Dirty = lambda self: addresses.append(self._rng.address)
+    original = serial_excel_book._RangeApi.Dirty
+    serial_excel_book._RangeApi.Dirty = lambda self: addresses.append(self._rng.address)
     try:
         ribbon_refresh.mark_dirty(sheet, cells)
     finally:
-        serial_excel._RangeApi.Dirty = original
+        serial_excel_book._RangeApi.Dirty = original
     assert len(addresses) > 1
     assert sum(a.count(",") + 1 for a in addresses) == len(cells)

@@ -25,7 +25,7 @@ import pytest
 from rates_xl.addin.classic import live_mode, live_rtd, ribbon, rtd, udfs
 from rates_xl.addin.classic.live_mode import CellRef, ClassicLive
 from rates_xl.client import RatesClient
-from tests.support import serial_excel
+from tests.support import serial_excel, serial_excel_book
 from tests.support.async_excel import async_app, settle, stop_async
 from tests.support.faultserver import FaultServer, Reply
 
@@ -51,7 +51,7 @@ class Excel:
         self.live = ClassicLive(self.client, live_rtd.channel, self.app, tick=0.02)
         live_mode.install(self.live)  # the ribbon attaches it to the live channel
 
-    def book(self, name: str, cells: dict[str, str]) -> serial_excel.Book:
+    def book(self, name: str, cells: dict[str, str]) -> serial_excel_book.Book:
         book = self.app.add_book(name, {"S": {
             address: f"={call}" if call.startswith("RATES_") else call for address, call in cells.items()}})
         self.app.calculate_full()

@@ -9,6 +9,8 @@ The contract, checked by tests/test_support_layout.py:
 Modules:
     serial_excel, serial_excel_engine  a serial stand-in for desktop Excel (its contract with
                                        the add-in: rates_xl.addin.classic.excel_surface)
+    serial_excel_book                  its workbooks, sheets and ranges (and their COM members)
+    serial_excel_graph                 its formula cells and the dependency graph it calculates by
     serial_excel_rtd                   Excel's side of RTD for the stand-in (App.use_rtd)
     sandbox       the sandbox in a child process, free loopback ports, wait_until
     commands      `rates-xl ...` as a user types it: the console script, a fresh HOME

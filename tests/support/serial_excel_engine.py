@@ -21,7 +21,9 @@ from rates_xl.addin.classic import scope
 from rates_xl.functions.sheet import Area, cell_address
 
 if TYPE_CHECKING:
-    from tests.support.serial_excel import App, Book, Formula, Sheet
+    from tests.support.serial_excel import App
+    from tests.support.serial_excel_book import Book, Sheet
+    from tests.support.serial_excel_graph import Formula
 
 _compile_lock = threading.Lock()
 MAX_ROW, MAX_COL = 1_048_576, 16_384
@@ -78,7 +80,7 @@ def _as_range(raw: Any, app: App) -> Any:
     from formulas.ranges import Ranges
 
     from rates_xl.calc.engines.formulas import functions as formulas_engine
-    from tests.support.serial_excel import Range
+    from tests.support.serial_excel_book import Range
 
     if isinstance(raw, Ranges) and raw.ranges and app._current is not None:
         found = raw.ranges[0]
@@ -162,7 +164,7 @@ def _compile(f: Formula, book: Book) -> None:
     f.func = formulas.Parser().ast(text, context=context)[1].compile(context=context)
     f.inputs = [_resolve(key, f.sheet, book) for key in f.func.inputs]
     names = function_names(text)
-    from tests.support.serial_excel import VOLATILE
+    from tests.support.serial_excel_graph import VOLATILE
 
     volatile_udfs = {n for n, spec in FUNCTIONS.items() if spec.volatile}
     f.volatile = bool(names & VOLATILE) or bool(names & volatile_udfs)
@@ -191,7 +193,7 @@ def _resolve(key: str, sheet: Sheet, book: Book) -> tuple[str, Any, Area | None]
 def _engine_value(value: Any) -> Any:
     import schedula as sh
 
-    from tests.support.serial_excel import to_serial
+    from tests.support.serial_excel_graph import to_serial
 
     if value is None:
         return sh.EMPTY

@@ -25,7 +25,9 @@ from rates_xl.addin.classic import scope
 from rates_xl.functions.sheet import Area
 
 if TYPE_CHECKING:
-    from tests.support.serial_excel import App, Formula, Sheet
+    from tests.support.serial_excel import App
+    from tests.support.serial_excel_book import Sheet
+    from tests.support.serial_excel_graph import Formula
 
 
 @dataclass

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tests.support.serial_excel import App, Formula
+    from tests.support.serial_excel import App
+    from tests.support.serial_excel_graph import Formula
 
 # Application.RTD.ThrottleInterval: "The default value is 2000 milliseconds" (MS
 # excel.rtd.throttleinterval). Seconds here.
@@ -317,7 +318,7 @@ def reopen(app: App, saved: SavedBook) -> tuple[Any, list[SavedTopic]]:
     Excel reconnects its RTD topics (`RtdHost.reconnect`). The book and the topics that
     could not be connected."""
     from rates_xl.functions.sheet import Area
-    from tests.support.serial_excel import Book
+    from tests.support.serial_excel_book import Book
 
     book = Book(app, saved.name)
     for name, contents in saved.sheets.items():
