@@ -26,7 +26,13 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineError, EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import (
+    EngineError,
+    EngineScalar,
+    EngineValue,
+    error,
+    is_error,
+)
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.errors import Internal
@@ -330,7 +336,7 @@ def _vector(array: EngineValue) -> list[Any]:
     return [v for row in rows for v in row]
 
 
-def _wrapped(vector: EngineValue, count: EngineValue, pad_with: EngineValue) -> list[list[Any]]:
+def _wrapped(vector: EngineValue, count: EngineValue, pad_with: EngineValue) -> list[list[EngineScalar]]:
     values = _vector(vector)
     n = integer(count)
     if n < 1:

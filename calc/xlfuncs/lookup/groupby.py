@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, aggregate, is_lambda, text
 from rates_xl.errors import Internal
@@ -34,7 +34,7 @@ class _Refused(Internal):
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _grid(value: EngineValue) -> list[list[Any]]:
+def _grid(value: EngineValue) -> list[list[EngineScalar]]:
     if isinstance(value, list):
         rows = [row if isinstance(row, list) else [row] for row in value]
         return [[None if v == "" else v for v in row] for row in rows]
