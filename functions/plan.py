@@ -36,9 +36,12 @@ from rates_xl.functions.context import NOW, CallContext, Round
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient
+    from rates_xl.client.client import RequestKey
     from rates_xl.client.errors import RatesError
 
 T = TypeVar("T")
+#: `on_fetch(total, done)`: called before a batch; may answer a callable to call when it ends.
+OnFetch = Callable[[int, Callable[[], int]], object]
 
 DEFAULT_MAX_ROUNDS = 6
 #: Seconds between two progress reports (and cancel polls) while a batch is fetched.
@@ -53,7 +56,7 @@ class PlanReport:
     distinct_requests: int = 0
     requests_sent: int = 0
     fetch_seconds: float = 0.0
-    failed: dict[Any, Exception] = field(default_factory=dict)
+    failed: dict[RequestKey, Exception] = field(default_factory=dict)
     #: True when the last round still had misses (transient failures, or the round limit):
     #: those cells were computed once more outside planning so they show their real error.
     finished_unplanned: bool = False
@@ -87,10 +90,10 @@ class FetchProgress:
 def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient, *,
                       context: CallContext = NOW,
                       max_rounds: int = DEFAULT_MAX_ROUNDS,
-                      on_fetch: Callable[[int, Callable[[], int]], Any] | None = None,
-                      on_progress: Callable[[FetchProgress], Any] | None = None,
+                      on_fetch: OnFetch | None = None,
+                      on_progress: Callable[[FetchProgress], object] | None = None,
                       should_cancel: Callable[[], bool] | None = None,
-                      on_cancel: Callable[[], Any] | None = None) -> tuple[T, PlanReport]:
+                      on_cancel: Callable[[], object] | None = None) -> tuple[T, PlanReport]:
     """Run `evaluate(context)` until it needs nothing new from the service; return its last
     result. Each round's context is `context` with that round's planning `Round`; the last
     pass outside planning gets `context` itself.
@@ -139,9 +142,9 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
     return result, report  # type: ignore[return-value]
 
 
-def _fetch(client: RatesClient, keys: set[Any], round_started: float, report: PlanReport,
-           on_fetch: Callable[..., Any] | None, on_progress: Callable[[FetchProgress], Any] | None,
-           should_cancel: Callable[[], bool] | None) -> tuple[dict[Any, RatesError], set[Any]]:
+def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float, report: PlanReport,
+           on_fetch: OnFetch | None, on_progress: Callable[[FetchProgress], object] | None,
+           should_cancel: Callable[[], bool] | None) -> tuple[dict[RequestKey, RatesError], set[RequestKey]]:
     """Fetch one batch; returns (failures, keys left unanswered by a cancel)."""
     from rates_xl.client.errors import NotFetched, RatesError
 
@@ -159,7 +162,7 @@ def _fetch(client: RatesClient, keys: set[Any], round_started: float, report: Pl
     progress_done = on_fetch(len(keys), completed) if on_fetch is not None else None
     cancel = threading.Event()
 
-    def fetch() -> dict[Any, Any]:
+    def fetch() -> dict[RequestKey, Any]:
         # A key was recorded because no answer cached before this round would do for the cell
         # that asked (absent, expired, or older than its refresh floor): fetch it afresh even
         # if an older answer is still cached.
@@ -185,9 +188,9 @@ def _fetch(client: RatesClient, keys: set[Any], round_started: float, report: Pl
     return failed, unanswered
 
 
-def _watched(fetch: Callable[[], dict[Any, Any]], snapshot: Callable[[], FetchProgress],
-             on_progress: Callable[[FetchProgress], Any] | None,
-             should_cancel: Callable[[], bool] | None, cancel: threading.Event) -> dict[Any, Any]:
+def _watched(fetch: Callable[[], dict[RequestKey, Any]], snapshot: Callable[[], FetchProgress],
+             on_progress: Callable[[FetchProgress], object] | None,
+             should_cancel: Callable[[], bool] | None, cancel: threading.Event) -> dict[RequestKey, Any]:
     """Run `fetch` on a worker thread; report progress and poll for a cancel on this one."""
     box: dict[str, Any] = {}
 
