@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from rates_xl.calc.engines.formualizer.prepare import fit_legacy
+from rates_xl.calc.engines.formualizer.cells import fit_legacy
 from rates_xl.calc.fidelity import same
 from rates_xl.calc.package import Package
 from rates_xl.calc.workbook import WorkbookCalculation

@@ -32,6 +32,8 @@ EDGES = {
     "calc/engines/formualizer/engine.py": "formualizer (its Workbook and values)",
     "calc/engines/formualizer/model.py": "formualizer (its Workbook, registered callbacks)",
     "calc/engines/formualizer/prepare.py": "formualizer and openpyxl (the engine's copy of a book)",
+    "calc/engines/formualizer/cells.py": "openpyxl (the copy's cells it writes)",
+    "calc/engines/formualizer/reach.py": "openpyxl (the worksheets and cells it reads)",
     "calc/engines/formualizer/values.py": "formualizer (any answer of ours, as it stores it)",
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",
     "calc/engines/formulas/functions.py": "formulas (numpy arrays, XlError, schedula's EMPTY)",

@@ -5,6 +5,10 @@ computes every formula the way Excel does.
   the way Excel shows them: spills, legacy arrays, loops, Excel's zero after a + or -);
 - `prepare.py`: the engine's copy of the book (each formula through calc/formula's passes and
   fit; what it would compute wrongly reported instead, with the file's cached value);
+- `cells.py`: what a cell of the copy holds besides a formula (the file's cached value, Excel's
+  empty text, a legacy array's range filled, numbers without a date format);
+- `reach.py`: how far a sheet's formulas reach (whole rows read; the last row a sheet may hold
+  a value in, which a whole column is read down to);
 - `model.py`: the copy loaded in formualizer with the RATES_* functions and calc/xlfuncs
   registered, computed again cheaply in later planning rounds;
 - `values.py`: formualizer's values and Excel's, both ways.

@@ -15,6 +15,7 @@ from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
+from rates_xl.calc.engines.formualizer.cells import fit_legacy
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -117,7 +118,7 @@ class FormualizerEngine:
                     h2, w2 = extent.bottom, extent.right
                 result = [[loaded.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
                 self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
-                for i, line in enumerate(prepare.fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
+                for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
                     for j, value in enumerate(line):
                         values[(sheet, cell_address(r1 + i, c1 + j))] = value
                 continue

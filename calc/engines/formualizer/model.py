@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.engines import rates
 from rates_xl.calc.engines.formualizer import lookups
-from rates_xl.calc.engines.formualizer.prepare import Prepared, fit_legacy
+from rates_xl.calc.engines.formualizer.cells import fit_legacy
+from rates_xl.calc.engines.formualizer.prepare import Prepared
 from rates_xl.calc.engines.formualizer.values import (
     from_engine,
     is_error,

@@ -6,7 +6,9 @@ The preparation (`prepare`) walks the book cell by cell: each formula through th
 lifted cell by cell, helper cells, sheet-qualified names); what cannot be rewritten is
 reported back (with functions the engine does not know and what-if data tables) and given the
 file's cached value. Spill ranges are emptied of the values the file stored for them (stored
-values block a spill). The prepared copy is loaded and computed by `model.py`.
+values block a spill). What a cell holds where it holds no formula is `cells.py`'s; how far a
+sheet's formulas reach (whole rows, the last row a whole column reads to) `reach.py`'s. The
+prepared copy is loaded and computed by `model.py`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any, TypeVar
 from rates_xl.calc import budget, data_tables
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
+from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
 from rates_xl.calc.formula import passes
 from rates_xl.calc.formula.fit import (
     cut_to_range,
@@ -34,17 +38,13 @@ from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.coercion import Facts
 from rates_xl.functions.sheet import (
-    MAX_COL,
     Area,
     Key,
     cell_address,
     is_rates_name,
     parse_area,
-    read_area,
-    split_reference,
 )
 from rates_xl.functions.tokens import function_names
-from rates_xl.functions.values import ErrorLikeText
 
 T = TypeVar("T")
 
@@ -130,7 +130,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     prepared = Prepared(b"")
     for (title, coordinate), value in (constants or {}).items():
         set_constant(book[title][coordinate], value)
-    last_rows = _LastRows(book)
+    last_rows = LastRows(book)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
@@ -143,7 +143,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     prepared.links = bool(facts.links)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
-    helpers_allowed = not _has_whole_rows(book)
+    helpers_allowed = not has_whole_rows(book)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -289,7 +289,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         for (title, coordinate) in prepared.unsupported:
             for r, c in prepared.areas[(title, coordinate)].cells():
                 set_constant(book[title].cell(row=r, column=c), values.get((title, cell_address(r, c))))
-    _plain_numbers(book)
+    plain_numbers(book)
     prepared.data = _save(book)
     calculation = getattr(book, "calculation", None)
     if calculation is not None and calculation.iterate:
@@ -333,23 +333,6 @@ def _written_passes(book: Any, prepared: Prepared, facts: BookFacts) -> None:
         prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
 
 
-def _plain_numbers(book: Any) -> None:
-    """The engine's copy holds no date or time format. formualizer reads a number in a cell so
-    formatted as a date value, and hands it over (to `plain`, to our functions) as a Python
-    date, in which serial 60 (Excel's 29 February 1900) is 28 February like 59: `=A1` over 60
-    gave 59, EDATE of it a month from the 28th. Excel keeps only the number (the format shows
-    it); the values-frozen copy keeps each cell's own format."""
-    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
-
-    dated = {i for i, code in BUILTIN_FORMATS.items() if is_date_format(code)}
-    dated |= {164 + i for i, code in enumerate(getattr(book, "_number_formats", [])) if is_date_format(code)}
-    for ws in book.worksheets:
-        for cell in ws._cells.values():
-            style = cell._style  # each cell's own StyleArray (openpyxl copies it per cell)
-            if style is not None and style.numFmtId in dated:
-                style.numFmtId = 0
-
-
 def _zero_or_none(cached: Callable[[], dict[Key, Any]]) -> Callable[[str, str], bool]:
     """Whether the file cached 0 (or nothing) for a cell: where Excel's adjustment of a last
     + or - may have given its answer."""
@@ -357,49 +340,6 @@ def _zero_or_none(cached: Callable[[], dict[Key, Any]]) -> Callable[[str, str], 
         value = cached().get((sheet, coordinate))
         return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
     return may_be_zero
-
-
-def set_constant(cell: Any, value: Any) -> None:
-    """A formula cell of the engine's copy becomes the plain value the file cached for it."""
-    text = isinstance(value, ErrorLikeText)
-    if isinstance(value, str):
-        from rates_xl.calc.package import escaped
-
-        # Control characters (CHAR(1)'s answer) and literal `_x0001_` go through openpyxl's
-        # writer as Excel stores them, escaped (it writes a cell's text as it is).
-        value = escaped(value)
-    cell.value = empty_text() if value == "" else value
-    if isinstance(value, str) and (cell.data_type == "f" or text):
-        # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
-        # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
-        cell.data_type = "s"
-
-
-def empty_text() -> Any:
-    """A cell value openpyxl writes as empty text. It writes a plain "" as a bare
-    `<c t="inlineStr"/>`, which formualizer reads as a blank cell (COUNTA skips it, ISBLANK is
-    TRUE, `=A1` is 0); Excel's empty text (an empty shared string, a formula's "") is text."""
-    from openpyxl.cell.rich_text import CellRichText
-
-    return CellRichText([""])  # written <is><r><t/></r></is>: read back as ""
-
-
-def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]:
-    """A legacy array formula's `rows` x `cols` range filled from its result as Excel does: a
-    1-row result repeats down every row, a 1-column one across every column (a single value
-    fills the range), and cells beyond the result's other dimensions show #N/A."""
-    height = len(result)
-    width = max((len(line) for line in result), default=0)
-    out = []
-    for i in range(rows):
-        line = []
-        for j in range(cols):
-            ri = 0 if height == 1 else i
-            ci = 0 if width == 1 else j
-            inside = ri < height and ci < len(result[ri])
-            line.append(result[ri][ci] if inside else "#N/A")
-        out.append(line)
-    return out
 
 
 def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:
@@ -425,27 +365,6 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
     return place
 
 
-def _has_whole_rows(book: Any) -> bool:
-    """Whether a formula reads whole rows (`2:5`)."""
-    from openpyxl.worksheet.formula import ArrayFormula
-
-    for ws in book.worksheets:
-        for row in sheet_rows(ws):
-            for cell in row:
-                value = cell.value
-                text = value.text if isinstance(value, ArrayFormula) else value
-                if isinstance(text, str) and text.startswith("=") and ":" in text and \
-                        any(_whole_rows(t.text) for t in Formula(text).tokens if t.is_range):
-                    return True
-    return False
-
-
-def _whole_rows(reference: str) -> bool:
-    ref = split_reference(reference)[1]
-    area = read_area(ref)
-    return area is not None and area.left == 1 and area.right == MAX_COL and not any(ch.isalpha() for ch in ref)
-
-
 def _name_passes(book: Any, facts: BookFacts) -> None:
     """Defined names' text through the NAMES passes (calc/formula/passes.py: reference
     operators resolved, other workbooks' names made #REF!, the names noted in `facts`)."""
@@ -466,40 +385,6 @@ def _name_passes(book: Any, facts: BookFacts) -> None:
                 done = passes.rewrite("=" + text, Site("", 0, 0), passes.NAMES).text[1:]
                 if done != text:
                     defined.attr_text = done
-
-
-class _LastRows:
-    """The last row each sheet may hold a value in once computed (read once, when a formula
-    first needs it: the pass whole_columns): the last row holding a value in the file, or further
-    where an array formula or a RATES_* call may spill past what the file stored (a curve
-    that grew; `=SEQUENCE(A1)` with A1 raised), so a bounded whole column still reads it."""
-
-    def __init__(self, book: Any) -> None:
-        self._book = book
-        self._rows: dict[str, int] | None = None
-
-    def of(self, own: str, sheet: str | None) -> int:
-        """The last row of `sheet` (None: `own`, the formula's sheet)."""
-        if self._rows is None:
-            self._rows = {ws.title: _last_row(ws) for ws in self._book.worksheets}
-        return self._rows.get(own if sheet is None else sheet, 0)
-
-
-def _last_row(ws: Any) -> int:
-    from openpyxl.worksheet.formula import ArrayFormula
-
-    from rates_xl.calc.book import MAX_SPILL_ROWS
-
-    last = 0
-    for (r, _c), cell in ws._cells.items():
-        value = cell.value
-        if value is None:
-            continue
-        if isinstance(value, ArrayFormula) or (isinstance(value, str) and value.startswith("=")
-                                               and "RATES" in value.upper()):
-            last = max(last, r + MAX_SPILL_ROWS)  # may spill down this far (calc/book.py)
-        last = max(last, r)
-    return last
 
 
 def _unknown(names: set[str]) -> str:

@@ -1,0 +1,71 @@
+"""What a cell of the fast engine's copy holds where it holds no formula of the book's: the
+value the file cached for it (`set_constant`), Excel's empty text (`empty_text`), a legacy
+array's range filled from its result (`fit_legacy`), and numbers without a date format
+(`plain_numbers`). openpyxl writes the copy; these say how, where Excel and openpyxl differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rates_xl.functions.values import ErrorLikeText
+
+
+def set_constant(cell: Any, value: Any) -> None:
+    """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+    text = isinstance(value, ErrorLikeText)
+    if isinstance(value, str):
+        from rates_xl.calc.package import escaped
+
+        # Control characters (CHAR(1)'s answer) and literal `_x0001_` go through openpyxl's
+        # writer as Excel stores them, escaped (it writes a cell's text as it is).
+        value = escaped(value)
+    cell.value = empty_text() if value == "" else value
+    if isinstance(value, str) and (cell.data_type == "f" or text):
+        # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
+        # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
+        cell.data_type = "s"
+
+
+def empty_text() -> Any:
+    """A cell value openpyxl writes as empty text. It writes a plain "" as a bare
+    `<c t="inlineStr"/>`, which formualizer reads as a blank cell (COUNTA skips it, ISBLANK is
+    TRUE, `=A1` is 0); Excel's empty text (an empty shared string, a formula's "") is text."""
+    from openpyxl.cell.rich_text import CellRichText
+
+    return CellRichText([""])  # written <is><r><t/></r></is>: read back as ""
+
+
+def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]:
+    """A legacy array formula's `rows` x `cols` range filled from its result as Excel does: a
+    1-row result repeats down every row, a 1-column one across every column (a single value
+    fills the range), and cells beyond the result's other dimensions show #N/A."""
+    height = len(result)
+    width = max((len(line) for line in result), default=0)
+    out = []
+    for i in range(rows):
+        line = []
+        for j in range(cols):
+            ri = 0 if height == 1 else i
+            ci = 0 if width == 1 else j
+            inside = ri < height and ci < len(result[ri])
+            line.append(result[ri][ci] if inside else "#N/A")
+        out.append(line)
+    return out
+
+
+def plain_numbers(book: Any) -> None:
+    """The engine's copy holds no date or time format. formualizer reads a number in a cell so
+    formatted as a date value, and hands it over (to `plain`, to our functions) as a Python
+    date, in which serial 60 (Excel's 29 February 1900) is 28 February like 59: `=A1` over 60
+    gave 59, EDATE of it a month from the 28th. Excel keeps only the number (the format shows
+    it); the values-frozen copy keeps each cell's own format."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
+
+    dated = {i for i, code in BUILTIN_FORMATS.items() if is_date_format(code)}
+    dated |= {164 + i for i, code in enumerate(getattr(book, "_number_formats", [])) if is_date_format(code)}
+    for ws in book.worksheets:
+        for cell in ws._cells.values():
+            style = cell._style  # each cell's own StyleArray (openpyxl copies it per cell)
+            if style is not None and style.numFmtId in dated:
+                style.numFmtId = 0

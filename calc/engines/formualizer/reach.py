@@ -1,0 +1,68 @@
+"""How far a sheet's formulas reach, read once from the book: whether a formula reads whole
+rows (`has_whole_rows`: helper cells right of a sheet's used range would be read by it), and
+the last row each sheet may hold a value in once computed (`LastRows`: a whole column is read
+down to it, past what the file stored where an array or a RATES_* call may spill).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rates_xl.calc.book import sheet_rows
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.functions.sheet import MAX_COL, read_area, split_reference
+
+
+def has_whole_rows(book: Any) -> bool:
+    """Whether a formula reads whole rows (`2:5`)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    for ws in book.worksheets:
+        for row in sheet_rows(ws):
+            for cell in row:
+                value = cell.value
+                text = value.text if isinstance(value, ArrayFormula) else value
+                if isinstance(text, str) and text.startswith("=") and ":" in text and \
+                        any(_whole_rows(t.text) for t in Formula(text).tokens if t.is_range):
+                    return True
+    return False
+
+
+def _whole_rows(reference: str) -> bool:
+    ref = split_reference(reference)[1]
+    area = read_area(ref)
+    return area is not None and area.left == 1 and area.right == MAX_COL and not any(ch.isalpha() for ch in ref)
+
+
+class LastRows:
+    """The last row each sheet may hold a value in once computed (read once, when a formula
+    first needs it: the pass whole_columns): the last row holding a value in the file, or further
+    where an array formula or a RATES_* call may spill past what the file stored (a curve
+    that grew; `=SEQUENCE(A1)` with A1 raised), so a bounded whole column still reads it."""
+
+    def __init__(self, book: Any) -> None:
+        self._book = book
+        self._rows: dict[str, int] | None = None
+
+    def of(self, own: str, sheet: str | None) -> int:
+        """The last row of `sheet` (None: `own`, the formula's sheet)."""
+        if self._rows is None:
+            self._rows = {ws.title: _last_row(ws) for ws in self._book.worksheets}
+        return self._rows.get(own if sheet is None else sheet, 0)
+
+
+def _last_row(ws: Any) -> int:
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rates_xl.calc.book import MAX_SPILL_ROWS
+
+    last = 0
+    for (r, _c), cell in ws._cells.items():
+        value = cell.value
+        if value is None:
+            continue
+        if isinstance(value, ArrayFormula) or (isinstance(value, str) and value.startswith("=")
+                                               and "RATES" in value.upper()):
+            last = max(last, r + MAX_SPILL_ROWS)  # may spill down this far (calc/book.py)
+        last = max(last, r)
+    return last
