@@ -14,10 +14,13 @@ numbers, FX as quote currency per one unit of base.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.functions import history, source
 from rates_xl.functions.core import Arg, Call, FanOut, FunctionSpec
+
+if TYPE_CHECKING:
+    from rates_xl.client import RatesClient
 
 #: What each unit in the table means, for the reference pages and the Function Wizard's readers.
 UNITS: dict[str, str] = {
@@ -58,7 +61,7 @@ def _end(param: str = "end_date") -> Arg:
 def _after(later: str, earlier: str):
     """When both are dates, `later` must come after `earlier` (tenors are the service's to judge)."""
 
-    def check(values: dict[str, Any]) -> tuple[str, str] | None:
+    def check(values: dict[str, object]) -> tuple[str, str] | None:
         a, b = values.get(later), values.get(earlier)
         if isinstance(a, date) and isinstance(b, date) and a <= b:
             return later, f"{a.isoformat()} is not after {earlier} {b.isoformat()}"
@@ -68,7 +71,7 @@ def _after(later: str, earlier: str):
 
 
 def _not_before(later: str, earlier: str):
-    def check(values: dict[str, Any]) -> tuple[str, str] | None:
+    def check(values: dict[str, object]) -> tuple[str, str] | None:
         a, b = values.get(later), values.get(earlier)
         if isinstance(a, date) and isinstance(b, date) and a < b:
             return later, f"{a.isoformat()} is before {earlier} {b.isoformat()}"
@@ -100,7 +103,7 @@ def _table(columns: tuple[str, ...], rows_of):
     return shape
 
 
-def _status(client: Any, headers: bool) -> list[list[Any]]:
+def _status(client: RatesClient, headers: bool) -> list[list[Any]]:
     stats = client.stats()
     return [
         ["Base URL", client.base_url],

@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.122, "functions": 0.099, "client": 0.083}
+CEILING = {"calc": 0.122, "functions": 0.091, "client": 0.083}
 
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
@@ -80,7 +80,7 @@ ALLOWANCE = {
     'functions/messages.py': 2,
     'functions/plan.py': 3,
     'functions/source.py': 4,
-    'functions/table.py': 8,
+    'functions/table.py': 5,
     'client/__init__.py': 1,
     'client/calendars.py': 3,
     'client/client.py': 15,
