@@ -61,7 +61,7 @@ def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
 FUNCTION = InternalFunction(NAME, source_of)
 
 
-def encoded(argument: str, sheet: str, target: Any) -> str:
+def encoded(argument: str, sheet: str, target: Targets) -> str:
     """The arguments after the cell: where, then each call's count, name and arguments."""
     from rates_xl.calc.formula.calls import qualify
     from rates_xl.calc.formula.tree import Formula

@@ -18,7 +18,7 @@ from tests.support import any_share
 
 #: Per package, the share of annotated parameters that mention `Any` may not rise above this
 #: (issue 29: calc was 48.8 % by this measure, 36.3 % counting `Any` itself only, at 8e36f93).
-CEILING = {"calc": 0.122, "functions": 0.091, "client": 0.083}
+CEILING = {"calc": 0.121, "functions": 0.089, "client": 0.083}
 
 
 #: Every module whose annotations mention `Any`: how many parameters and returns do.
@@ -39,7 +39,7 @@ ALLOWANCE = {
     'calc/engines/rates.py': 6,
     'calc/formula/tables.py': 1,
     'calc/frozen.py': 4,
-    'calc/sources.py': 5,
+    'calc/sources.py': 4,
     'calc/valuation.py': 1,
     'calc/xlfuncs/bridge.py': 26,
     'calc/xlfuncs/coercion.py': 4,

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.errors import InputError
 from rates_xl.functions.sheet import Area, Key, parse_cell
+
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.tables import Table
+    from rates_xl.calc.sources import Targets
 
 
 class NotComputed(InputError):
@@ -25,14 +29,14 @@ class BookFacts:
     """What the passes read of the book, gathered once by the preparation (calc/fast.py)."""
 
     #: Upper-case table name -> its definition (calc/formula/tables.py).
-    tables: dict[str, Any] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
     #: Which cells hold a formula (`FormulaCells`), for ISFORMULA.
     formula_cells: FormulaCells | None = None
     #: (the formula's sheet, a sheet it reads or None for its own) -> the last row that may
     #: hold a value there (whole columns read to one length).
     last_row: Callable[[str, str | None], int] = lambda _own, _sheet: 0
     #: The referenced cells' formulas for RATES_SOURCE (calc/sources.py `Targets`).
-    sources: Any = None
+    sources: Targets | None = None
     #: (sheet, anchor) -> "A1:A5": dynamic arrays the engine computes cell by cell (filled
     #: once the fit has lifted them).
     lifted: dict[Key, str] = field(default_factory=dict)
