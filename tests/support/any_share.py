@@ -29,7 +29,6 @@ EDGES = {
     "calc/frozen.py": "openpyxl (the copy's workbook, worksheets and cells it writes)",
     "calc/valuation.py": "openpyxl (a workbook's defined names)",
     "calc/formula/tables.py": "openpyxl (a workbook's tables)",
-    "calc/engines/formualizer/engine.py": "formualizer (its Workbook and values)",
     "calc/engines/formualizer/model.py": "formualizer (its Workbook, registered callbacks)",
     "calc/engines/formualizer/prepare.py": "formualizer and openpyxl (the engine's copy of a book)",
     "calc/engines/formualizer/cells.py": "openpyxl (the copy's cells it writes)",

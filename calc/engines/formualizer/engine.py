@@ -9,8 +9,6 @@ file's own iteration settings).
 
 from __future__ import annotations
 
-from typing import Any
-
 from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
@@ -24,12 +22,13 @@ from rates_xl.functions.sheet import (
     is_rates_name,
     parse_cell,
 )
+from rates_xl.functions.values import CellValue
 
 
 class FormualizerEngine:
     name = "fast"
 
-    def __init__(self, book: Book, *, constants: dict[Key, Any], calls_rates: bool) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool) -> None:
         self.book = book
         self._loops: list[str] | None = None
         self.extents: dict[Key, Area] = {}
@@ -82,7 +81,7 @@ class FormualizerEngine:
     def service_cells(self) -> set[Key]:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}
 
-    def hold(self, values: dict[Key, Any]) -> None:
+    def hold(self, values: dict[Key, CellValue]) -> None:
         self.model.hold({(sheet, *parse_cell(cell)): value for (sheet, cell), value in values.items()})
 
     def release(self, cells: set[Key]) -> None:
@@ -91,7 +90,7 @@ class FormualizerEngine:
     def area(self, key: Key) -> Area | None:
         return self.prepared.areas.get(key)
 
-    def evaluate(self) -> dict[Key, Any]:
+    def evaluate(self) -> dict[Key, CellValue]:
         from rates_xl.calc import budget
         from rates_xl.calc.book import CalcError
 
@@ -101,7 +100,7 @@ class FormualizerEngine:
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
-        values: dict[Key, Any] = {}
+        values: dict[Key, CellValue] = {}
         self.extents = {}
         self.cut = {}
         loaded = self.model
@@ -173,7 +172,7 @@ class FormualizerEngine:
     def loops(self) -> list[str]:
         return list(self._loops or [])
 
-    def _settle_loops(self, values: dict[Key, Any]) -> None:
+    def _settle_loops(self, values: dict[Key, CellValue]) -> None:
         """Excel's rule for circular references, by the file's own settings: iteration on,
         the iterated values (listed as a loop); off, 0 in every cell of the loop (and a warning)."""
         if self.book.iteration[0]:
