@@ -32,6 +32,7 @@ EDGES = {
     "calc/engines/formualizer/model.py": "formualizer (its Workbook, registered callbacks)",
     "calc/engines/formualizer/prepare.py": "formualizer and openpyxl (the engine's copy of a book)",
     "calc/engines/formualizer/cells.py": "openpyxl (the copy's cells it writes)",
+    "calc/engines/formualizer/lookups.py": "formualizer and openpyxl (the tables handed to Python, the copy)",
     "calc/engines/formualizer/reach.py": "openpyxl (the worksheets and cells it reads)",
     "calc/engines/formualizer/values.py": "formualizer (any answer of ours, as it stores it)",
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",

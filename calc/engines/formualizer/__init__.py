@@ -9,6 +9,8 @@ computes every formula the way Excel does.
   empty text, a legacy array's range filled, numbers without a date format);
 - `reach.py`: how far a sheet's formulas reach (whole rows read; the last row a sheet may hold
   a value in, which a whole column is read down to);
+- `lookups.py`: a table many VLOOKUP/HLOOKUP calls read, handed to Python once per evaluation
+  (a helper cell on a sheet of its own, RATESXL.TABLE) instead of once per call;
 - `model.py`: the copy loaded in formualizer with the RATES_* functions and calc/xlfuncs
   registered, computed again cheaply in later planning rounds;
 - `values.py`: formualizer's values and Excel's, both ways.

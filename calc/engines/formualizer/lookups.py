@@ -35,6 +35,7 @@ from rates_xl.functions.sheet import quote_sheet, read_area, sheet_of, split_ref
 
 if TYPE_CHECKING:
     from rates_xl.calc.engines.formualizer.prepare import Prepared
+    from rates_xl.calc.xlfuncs.coercion import Facts
 
 #: The helper's function and the lookups reading it, by the lookup they stand for.
 TABLE = "RATESXL.TABLE"
@@ -82,10 +83,10 @@ def share_tables(book: Any, prepared: Prepared) -> None:
         prepared.written[(name, ident, 1)] = text
         helpers[(sheet, reference)] = f"{quote_sheet(name)}!$A${ident}"
     changed = {}
-    for key, calls in found.items():
-        formula = calls[0][0]
+    for key, uses in found.items():
+        formula = uses[0][0]
         edits = formula.edits()
-        for _formula, group, table in calls:
+        for _formula, group, table in uses:
             if table not in helpers:
                 continue
             edits.replace(group.open, group.open + 1, SHARED[group.name] + "(")
@@ -147,7 +148,7 @@ class Tables:
             return self._values[token]
 
 
-def register(workbook: Any, tables: Tables, facts: dict[str, Any]) -> None:
+def register(workbook: Any, tables: Tables, facts: Facts) -> None:
     """The helper's function and the lookups reading it, on a formualizer workbook."""
     from rates_xl.calc import xlfuncs
     from rates_xl.calc.engines.formualizer.values import is_error
