@@ -120,6 +120,29 @@ def _literal_reference(text: str, site: Site) -> str | None:
     return read.tokens[0].text
 
 
+#: Functions answering a reference, which may cover several cells.
+_REFERENCES = frozenset({"INDIRECT", "OFFSET"})
+
+
+def top_reference(formula: Formula, _site: Site) -> str:
+    """An ordinary cell whose formula is one INDIRECT or OFFSET call (`=INDIRECT(B1)`, B1
+    holding "H47:I48"; `=OFFSET(H47,0,0,2,2)`) shows the cell implicit intersection picks of
+    the reference it answers, as Excel reads a formula saved with no dynamic-array marker
+    (Microsoft, "Implicit intersection operator: @": "If the value is a range, then pick the
+    cell on the same row or column as the formula"): it is written `=@INDIRECT(B1)`, which
+    formualizer intersects as Excel does (a one-cell reference is itself). It spilled the
+    range instead, answered its first cell (H47's value where Excel has #VALUE!), and two such
+    cells spilling over each other failed the whole book ("dynamic dependency evaluation did
+    not converge"; issue 30, point 4; tests/calc/test_model_classes.py)."""
+    groups = formula.groups
+    if not groups or formula.error:
+        return formula.text
+    top = groups[0]
+    if top.kind != "call" or top.name not in _REFERENCES or top.open != 0 or top.close != len(formula.tokens) - 1:
+        return formula.text
+    return "=@" + formula.text.lstrip("=")
+
+
 def at_sign(formula: Formula, site: Site) -> str:
     """Excel's `@` (implicit intersection), stored in a file as `_xlfn.SINGLE(...)`, which the
     fast engine does not know (#NAME?: 1,040 cells of the loan tracker in ../shared/corpus/models

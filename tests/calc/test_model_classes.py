@@ -142,6 +142,44 @@ def test_text_with_its_format_in_a_cell(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_indirect_of_a_range_in_an_ordinary_cell(tmp_path, engine):
+    """`INDIRECT("H47:I48")` in an ordinary cell (one Excel saved with no dynamic-array marker)
+    is the range H47:I48 read where one value is wanted: Excel's implicit intersection, the
+    cell of a column range in the formula's row or of a row range in its column, #VALUE!
+    where there is none (Microsoft, "Implicit intersection operator: @": "If the value is a
+    range, then pick the cell on the same row or column as the formula"). The fast engine
+    spilled it and answered H47's 10; two such cells failed the whole book; `formulas`
+    answered #VALUE! for every range in an ordinary cell, `=H47:H48` in row 48 too. INDIRECT
+    of a text in a cell and OFFSET of several cells, whole formulas, are intersected the same
+    way by the fast engine (`formulas` knows neither: its unknown functions, named)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["H47"], sheet["I47"], sheet["H48"], sheet["I48"] = 10, 20, 30, 40
+    sheet["B1"], sheet["B2"], sheet["B3"] = "H47:H48", "H47:I48", "H47"
+    literal = {"K47": '=INDIRECT("H47:I48")', "K48": '=INDIRECT("H47:I48")',  # 2-D: no intersection
+               "J48": '=INDIRECT("H47:H48")', "J47": '=INDIRECT("$H$47:$H$48",TRUE)',  # its row's cell
+               "I50": "=INDIRECT(\"'S'!H47:I47\")", "K49": '=INDIRECT("H47:H48")',  # its column's; none
+               "K50": '=SUM(INDIRECT("H47:I48"))', "L48": "=H47:H48", "K51": '=INDIRECT("H48")'}
+    computed = {"M48": "=INDIRECT(B1)", "M47": "=INDIRECT(B2)", "N47": "=INDIRECT(B2)", "M49": "=INDIRECT(B3)",
+                "O47": "=OFFSET(H47,0,0,2,2)", "O48": "=OFFSET(H47,0,0,2,2)", "P48": "=OFFSET(H47,0,0,2,1)",
+                "P49": "=OFFSET(H47,1,1)", "P50": "=SUM(OFFSET(H47,0,0,2,2))"}
+    for cell, formula in {**literal, **computed}.items():
+        sheet[cell] = formula
+    values, listed = _computed(book, tmp_path, [*literal, *computed], engine)
+    assert {cell: values[cell] for cell in literal} == {
+        "K47": "#VALUE!", "K48": "#VALUE!", "J48": 30, "J47": 10, "I50": 20, "K49": "#VALUE!", "K50": 100, "L48": 30,
+        "K51": 30}
+    if engine == "formulas":
+        assert listed == set(computed)
+        return
+    assert {cell: values[cell] for cell in computed} == {
+        "M48": 30, "M47": "#VALUE!", "N47": "#VALUE!", "M49": 10, "O47": "#VALUE!", "O48": "#VALUE!", "P48": 30,
+        "P49": 40, "P50": 100}
+    assert not listed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("cell", ["R54", "R53", "T52", "U52", "R52", "AI52"])
 def test_index_out_of_range_keeps_the_corpus_answers(tmp_path, engine, cell):
     """formulas_test.xlsx LOOKUP row 52-54, Excel's values read at test time: a negative row
