@@ -27,5 +27,6 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `diff.py`: two computed copies of one book, cell by cell, and the answers behind each change;
 - `attribution.py`: which requests a cell was computed from, read from its book's formulas;
 - `fidelity.py`: compare computed values with the ones another engine cached in a file;
-- `cli.py`: the `calc` command; `diff_cli.py`: the `diff` command.
+- `cli.py`: the `calc` command, `cli_summary.py`: what it shows (each book's summary, its
+  progress); `diff_cli.py`: the `diff` command.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rates_xl.calc.cli import EXIT_ERROR_CELLS, Progress
+from rates_xl.calc.cli_summary import EXIT_ERROR_CELLS, Progress
 from rates_xl.errors import CommandError
 
 

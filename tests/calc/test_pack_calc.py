@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 
 from rates_xl.calc.book import cached_values
-from rates_xl.calc.cli import _market_data
+from rates_xl.calc.cli_summary import market_data
 from rates_xl.cli import main
 from rates_xl.client import RatesClient
 from rates_xl.client.pack import Pack, read
@@ -206,7 +206,7 @@ def test_a_trial_keys_book_shows_the_spread_of_its_moments(tmp_path, sandbox):
     assert len(moments) == 2  # a trial key cannot pin: each answer says when it was valued
     first, last = (m[11:19] for m in moments)
     phrase = f"answers valued between {first} and {last} UTC"
-    assert phrase in _market_data(result)
+    assert phrase in market_data(result)
     assert status["Answers valued"].startswith(phrase)
 
 
