@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import data_tables, frozen, recalc, valuation
+from rates_xl.calc import collector, data_tables, frozen, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.budget import Budget, Deadline, check_cells
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
@@ -59,7 +59,7 @@ class WorkbookCalculation:
         # The cells its formulas may read and the seconds it may take (calc/budget.py).
         self.budget = budget if budget is not None else Budget.from_settings()
         self.deadline = Deadline(self.path, self.budget.seconds)
-        with self.deadline.running():
+        with self.deadline.running(), collector.paused():
             self._open(engine_name, full)
 
     def _open(self, engine_name: str, full: bool) -> None:
@@ -149,7 +149,8 @@ class WorkbookCalculation:
         from openpyxl.worksheet.formula import ArrayFormula
 
         texts = {}
-        book = self.source.workbook()  # the formulas as the file holds them (the engine changed its copy)
+        with collector.paused():
+            book = self.source.workbook()  # the formulas as the file holds them (the engine changed its copy)
         for ws in book.worksheets:
             for row in sheet_rows(ws):
                 for cell in row:
@@ -169,7 +170,7 @@ class WorkbookCalculation:
         under `context`: every formula cell's value by (sheet title, coordinate)."""
         started = time.perf_counter()
         try:
-            with computing(context), self.deadline.running():
+            with computing(context), self.deadline.running(), collector.paused():
                 values = self.engine.evaluate()
             # Cells kept at Excel's value (not recomputed, or stale) are part of the answer.
             values.update(self._kept_values())
@@ -286,7 +287,8 @@ class WorkbookCalculation:
         """Write a copy of the original with every formula replaced by its computed value,
         carrying the market-data pack the values came from (client/pack_workbook.py), bound to
         the copy's cells and sealed (calc/provenance.py): `result.pack` becomes that pack."""
-        written = frozen.freeze(self.source, result, out, force=force)
+        with collector.paused():
+            written = frozen.freeze(self.source, result, out, force=force)
         if result.pack is not None:
             from rates_xl.calc.provenance import seal_copy
             from rates_xl.client.pack import PackError

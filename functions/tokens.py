@@ -129,11 +129,20 @@ def _characters(formula: str) -> dict[int, int]:
     return at
 
 
-@lru_cache(maxsize=65536)
 def function_names(formula: str) -> frozenset[str]:
     """The functions a formula calls (upper case, without Excel's stored prefixes); none for
-    a formula the tokenizer refuses. (Cached: a calculation asks it of every formula several
-    times: RATES_* calls, volatile functions, unknown names, spills.)"""
+    a formula the tokenizer refuses, nor for one without a "(" (no call is written without
+    one: `=A1+1` is answered without reading its tokens, and takes no room in the cache)."""
+    return _calls(formula) if "(" in formula else _NO_CALLS
+
+
+_NO_CALLS: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=65536)
+def _calls(formula: str) -> frozenset[str]:
+    """`function_names` of a formula holding a "(". (Cached: a calculation asks it of every
+    formula several times: RATES_* calls, volatile functions, unknown names, spills.)"""
     import formualizer
 
     try:  # the tokenizer's own tokens: only the calls are read ("NAME(", a Func Open)
@@ -141,4 +150,4 @@ def function_names(formula: str) -> frozenset[str]:
         return frozenset(bare_name(text) for t in tokens
                          if (text := t.value).endswith("(") and len(text) > 1 and _kind(t.token_type) == FUNC)
     except Exception:  # noqa: BLE001 - unreadable: no call read
-        return frozenset()
+        return _NO_CALLS
