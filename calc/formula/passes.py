@@ -109,10 +109,11 @@ _STAGES = {
 }
 
 
-def rewrite(formula: str, site: Site, stage: str = EVERY) -> Formula:
+def rewrite(formula: str | Formula, site: Site, stage: str = EVERY) -> Formula:
     """`formula` through the passes of one stage: EVERY (the formula passes, before the fit:
-    EVERY, ORDINARY or ARRAY as the site is), WRITTEN or NAMES. Raises NotComputed."""
-    read = Formula(formula)
+    EVERY, ORDINARY or ARRAY as the site is), WRITTEN or NAMES. Raises NotComputed. (A
+    formula already read may be given: its tokens are not read again.)"""
+    read = formula if isinstance(formula, Formula) else Formula(formula)
     upper = read.upper
     for p in _STAGES[(stage, site.array)]:
         needs = p.needs

@@ -24,6 +24,11 @@ class NotComputed(InputError):
         return str(self)
 
 
+#: A sum's last operand whose value can be read after an evaluation: a number, or the cell
+#: (sheet, row, column) it reads (calc/formula/terms.py).
+Operand = float | tuple[str, int, int]
+
+
 @dataclass
 class BookFacts:
     """What the passes read of the book, gathered once by the preparation (calc/fast.py)."""
@@ -47,6 +52,9 @@ class BookFacts:
     #: date. A cell Excel cached another number for did not meet the adjustment at the book's
     #: inputs, and its formula is left as it is (rewriting every sum costs its evaluation twice).
     may_be_zero: Callable[[str, str], bool] = lambda _sheet, _cell: True
+    #: Sums whose adjustment the values decide (calc/formula/terms.py): (sheet, row, column)
+    #: -> the last operand, a number or a cell. None: every sum is written out.
+    sums: dict[tuple[str, int, int], Operand] | None = None
     #: Upper-case defined names standing for another workbook's name (`k` = `[4]!p`): a cell
     #: reading one is listed (calc/formula/ranges.py `other_workbooks`).
     foreign_names: frozenset[str] = frozenset()

@@ -18,14 +18,34 @@ formualizer computes + and - in Rust, where no hook reaches: the pass `near_zero
 rule into the engine's copy of the formula (`=X26-AF25` becomes
 `=IF(ABS(X26-AF25)<=ABS(AF25)*2^-49,0,X26-AF25)`), so the cells downstream read Excel's 0 in
 every round; an operand holding a call is bound once by LET (a call is never evaluated twice).
+
+Written out, the rule costs every sum its evaluation twice, and it changes a cell's value only
+where the result lands within 2^-49 of the last operand, which the values decide, not the
+text. So where the last operand is one number or one cell (`=A1+1`, `=X26-AF25`: its value
+can be read after an evaluation), the sum is left as it is and noted (`BookFacts.sums`);
+after each evaluation the engine asks `to_snap` which of them Excel would have set to 0 at the
+values computed, writes the rule into those (`written_out`) and computes again, until none is
+left (the model's `_snap_to_zero`). The values then solve the same equations as with every
+sum written out: a sum not written out is one whose test says "not zero" at its own inputs.
+A book with what-if data tables, legacy arrays filled past their result or iteration has
+every sum written out (their substitutions and fills compute values no evaluation shows).
 """
 
 from __future__ import annotations
 
-from rates_xl.calc.formula.site import Site
+from collections.abc import Callable, Container
+from typing import TypeGuard
+
+from rates_xl.calc.formula.site import Operand, Site
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.sheet import cell_address, is_rates_name
-from rates_xl.functions.tokens import INFIX, POSTFIX
+from rates_xl.functions.sheet import (
+    cell_address,
+    is_rates_name,
+    read_area,
+    sheet_of,
+    split_reference,
+)
+from rates_xl.functions.tokens import INFIX, NUMBER, POSTFIX
 
 #: Operators of lower precedence than + and - (and the reference operators): one of them last
 #: means the formula's last operation is not a sum.
@@ -66,13 +86,15 @@ def may_sum(_formula: Formula, site: Site) -> bool:
     return not site.array and site.book.may_be_zero(site.sheet, cell_address(site.row, site.col))
 
 
-def near_zero(formula: Formula, _site: Site) -> str:
+def near_zero(formula: Formula, site: Site) -> str:
     """Excel's adjustment of a last + or - to 0 (the module's docstring): `=L-R` becomes
     `=IF(ABS(L-R)<=ABS(R)*2^-49,0,L-R)` when L and R hold references, names and constants
     only, `=LET(...)` binding them once when they hold a call; a formula calling RATES_* or a
-    function answering anew each time (RAND, NOW) is left as it is. Proved by
-    tests/calc/test_near_zero.py (a model's `=X26-AF25` over sums near 4E7: 0, and the check
-    column reading it) and formulas_test.xlsx's cells ending in a sum, still Excel's."""
+    function answering anew each time (RAND, NOW) is left as it is. Where R is one number or
+    one cell and the book lets the values decide (`BookFacts.sums` is not None), the sum is
+    noted there instead and written out only if an evaluation lands it near 0 (`to_snap`).
+    Proved by tests/calc/test_near_zero.py (a model's `=X26-AF25` over sums near 4E7: 0, and
+    the check column reading it) and formulas_test.xlsx's cells ending in a sum, still Excel's."""
     cut = final_sum(formula)
     if cut is None:
         return formula.text
@@ -83,7 +105,29 @@ def near_zero(formula: Formula, _site: Site) -> str:
     calls = {t.name for t in tokens if t.is_call}
     if any(is_rates_name(name) or name in _NEW_EACH_TIME for name in calls):
         return formula.text
-    op = tokens[cut].text
+    sums = site.book.sums
+    if sums is not None and right[1] - right[0] == 1:
+        operand = _one_value(formula, right[0], site)
+        if operand is not None:
+            sums[(site.sheet, site.row, site.col)] = operand
+            return formula.text
+    return _rule(formula, cut, left, right, bool(calls))
+
+
+def written_out(text: str) -> str:
+    """`text` with Excel's adjustment written in (`near_zero`'s rewriting, whatever its last
+    operand): for a sum noted in `BookFacts.sums` that an evaluation landed near 0."""
+    formula = Formula(text)
+    cut = final_sum(formula)
+    if cut is None:
+        return text
+    tokens = formula.tokens
+    left, right = formula.trimmed((0, cut)), formula.trimmed((cut + 1, len(tokens)))
+    return _rule(formula, cut, left, right, any(t.is_call for t in tokens))
+
+
+def _rule(formula: Formula, cut: int, left: tuple[int, int], right: tuple[int, int], calls: bool) -> str:
+    op = formula.tokens[cut].text
     lhs, rhs = formula.span_text(left), formula.span_text(right)
     if not calls:
         total = f"{lhs}{op}{rhs}"
@@ -93,3 +137,66 @@ def near_zero(formula: Formula, _site: Site) -> str:
     total = f"_rxl_left{op}_rxl_right"
     return (f"=LET(_rxl_left,{lhs},_rxl_right,{rhs},"
             f"IF(ABS({total})<=ABS(_rxl_right)*{NEAR},0,{total}))")
+
+
+_NUMBERS: dict[str, float] = {}  # one float object per literal (a chain's `+1` 200,000 times)
+
+
+def _one_value(formula: Formula, index: int, site: Site) -> Operand | None:
+    """The last operand when it is one number or one cell of this workbook (its sheet's title
+    as the book spells it); None otherwise."""
+    token = formula.tokens[index]
+    if token.kind == "Operand" and token.sub == NUMBER:
+        number = _NUMBERS.get(token.text)
+        if number is None:
+            try:
+                number = _NUMBERS.setdefault(token.text, float(token.text))
+            except ValueError:
+                return None
+        return number
+    if not token.is_range:
+        return None
+    prefix, ref = split_reference(token.text)
+    area = read_area(ref, whole_lines=False)
+    if area is None or not area.is_cell:
+        return None
+    if not prefix:
+        return (site.sheet, area.top, area.left)
+    titles: dict[str, str] = getattr(site.book.formula_cells, "titles", None) or {}
+    sheet = titles.get((sheet_of(prefix) or "").upper())  # None: another workbook's, or no sheet
+    return None if sheet is None else (sheet, area.top, area.left)
+
+
+def to_snap(sums: dict[tuple[str, int, int], Operand], value: Callable[[str, int, int], object],
+            done: Container[tuple[str, int, int]] = frozenset()) -> list[tuple[str, int, int]]:
+    """The noted sums (not in `done`) that Excel would set to 0 at the values an evaluation
+    computed (`value(sheet, row, col)`: the engine's raw value): a number other than 0 no
+    larger than 2^-49 of the last operand. An operand that is no number (text, an error, a
+    cell that cannot be read) is taken to allow it: the rule, written out, decides."""
+    found = []
+    limit = float(NEAR)
+    for key, operand in sums.items():
+        if key in done:
+            continue
+        result = value(*key)
+        if not _is_number(result) or result == 0:
+            continue
+        if isinstance(operand, tuple):
+            try:
+                read = value(*operand)
+            except Exception:  # noqa: BLE001 - not readable: the rule decides
+                read = ""
+            if read is None:
+                read = 0.0  # an empty cell: 0
+            if not _is_number(read):
+                found.append(key)
+                continue
+            operand = read
+        if abs(result) <= abs(operand) * limit:
+            found.append(key)
+    return found
+
+
+def _is_number(value: object) -> TypeGuard[float]:
+    """A number as the engine answers one (a float, or an int it was given; not a boolean)."""
+    return type(value) is float or type(value) is int

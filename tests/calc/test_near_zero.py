@@ -133,3 +133,51 @@ def test_corpus_cells_ending_in_a_sum_stay_excels(name):
     differ = [(key, result.values.get(key), cached[key[0]][key[1]].value) for key in sums
               if not same(result.values.get(key), cached[key[0]][key[1]].value)]
     assert differ == []
+
+
+def _book(tmp_path, cells: dict, name: str = "sums.xlsx"):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for cell, value in cells.items():
+        sheet[cell] = value
+    book.save(tmp_path / name)
+    return tmp_path / name
+
+
+def test_the_values_decide_which_sums_get_excels_zero(tmp_path):
+    """A sum whose last operand is one number or one cell is written out only where an
+    evaluation lands it near 0, and again until none is left: C1 is near 0 only once A1 has
+    Excel's 0 (B1 = 1 then, 0.72 before), so it takes a second round. The result is what
+    writing every sum out gives (main at 8e36f93: 0, 1, 0, 0); the sums that stay far from 0
+    (`=A{n}+1`, a chain) keep the formula as written in the engine's copy."""
+    cells = {"A1": "=0.5-0.4-0.1", "B1": "=1+A1*1e16", "C1": "=B1-1.0000000000000002", "D1": "=C1*1e20",
+             "E1": "='S'!A1+F1", "A2": 1, **{f"A{n}": f"=A{n - 1}+1" for n in range(3, 40)}}
+    calc = WorkbookCalculation(_book(tmp_path, cells))
+    values = calc.compute().values
+    assert [values[("S", c)] for c in ("A1", "B1", "C1", "D1", "E1")] == [0, 1, 0, 0, 0]
+    assert values[("S", "A39")] == 38
+    model = calc.engine.model
+    assert set(model.snapped) == {("S", 1, 1), ("S", 1, 3)}
+    assert model.prepared.sums[("S", 1, 5)] == ("S", 1, 6)  # an empty cell: 0, never near
+    assert model.prepared.written[("S", 39, 1)] == "=A38+1"
+    assert model.workbook.get_formula("S", 39, 1).lstrip("=").replace(" ", "") == "A38+1"
+
+
+def test_a_book_whose_values_cannot_decide_has_every_sum_written_out(tmp_path):
+    """A legacy array filled past its result (`{=TRANSPOSE(D1:E1)}` over C1:C3: C3 is #N/A,
+    set after the evaluation) computes values no evaluation shows, so no sum is left to the
+    values."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["A1"], sheet["D1"], sheet["E1"] = "=0.5-0.4-0.1", 1, 2
+    sheet["C1"] = ArrayFormula("C1:C3", "=TRANSPOSE(D1:E1)")
+    book.save(tmp_path / "legacy.xlsx")
+    calc = WorkbookCalculation(tmp_path / "legacy.xlsx")
+    values = calc.compute().values
+    assert values[("S", "A1")] == 0 and values[("S", "C3")] == "#N/A"
+    assert calc.engine.model.prepared.sums == {}
+    assert calc.engine.model.prepared.written[("S", 1, 1)].startswith("=IF(ABS(0.5-0.4-0.1)")

@@ -49,6 +49,7 @@ class FastModel:
         workbook.set_changelog_enabled(False)
         self.workbook = workbook
         self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
+        self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
         self._indirect_again()
         self._graph_built = False
@@ -96,12 +97,37 @@ class FastModel:
         for sheet, row, col in self.filled:  # last round's fill: the result may have grown
             self.workbook.set_value(sheet, row, col, None)
         self.filled = {}
-        self.workbook.evaluate_all()
+        self._evaluate_all()
         if not self.rounds:
             self._keep_array_loops()
         self._fill_legacy()
         self._compute_data_tables()
         self.rounds += 1
+
+    def _evaluate_all(self) -> None:
+        """The book computed, then Excel's zero given to the sums it lands near 0."""
+        self.workbook.evaluate_all()
+        self._snap_to_zero()
+
+    def _snap_to_zero(self) -> None:
+        """The sums the preparation left for the values to decide (calc/formula/terms.py): those
+        this evaluation landed within 2^-49 of their last operand get the rule written in and
+        the book is computed again, until none is left (each time one more sum at least is
+        written out, so it ends). Held cells are left alone (their formula is not computed)."""
+        sums = self.prepared.sums
+        if not sums:
+            return
+        from rates_xl.calc.formula.terms import to_snap, written_out
+
+        read = self.workbook.get_value
+        while True:
+            found = [key for key in to_snap(sums, read, self.snapped) if key not in self.held]
+            if not found:
+                return
+            for key in found:
+                self.snapped[key] = formula = written_out(self.prepared.written[key])
+                self.workbook.set_formula(*key, formula)
+            self.workbook.evaluate_all()
 
     def _compute_data_tables(self) -> None:
         """Each what-if data table as Excel's what-if analysis computes it (calc/data_tables.py):
@@ -161,7 +187,7 @@ class FastModel:
         if self.filled:
             for (sheet, r, c), value in self.filled.items():
                 self.workbook.set_value(sheet, r, c, scalar_to_engine(value) if value is not None else None)
-            self.workbook.evaluate_all()
+            self._evaluate_all()
 
     def _keep_array_loops(self) -> None:
         """Cycles are found as the evaluation really reads cells (`load_dynamic`), but an
@@ -185,7 +211,7 @@ class FastModel:
                         looped[(key[0], r, c)] = "#CIRC!"
         if looped:
             self.hold(looped)
-            self.workbook.evaluate_all()
+            self._evaluate_all()
 
     def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
         """These cells hold these values (their formulas are not computed) until `release`."""

@@ -23,7 +23,7 @@ from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import lookups
 from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
 from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
-from rates_xl.calc.formula import passes
+from rates_xl.calc.formula import passes, terms
 from rates_xl.calc.formula.fit import (
     cut_to_range,
     intersect,
@@ -83,6 +83,9 @@ class Prepared:
     links: bool = False
     #: What-if data tables by their first cell, computed by substitution after each evaluation.
     data_tables: dict[Key, data_tables.DataTable] = field(default_factory=dict)
+    #: Sums whose adjustment to 0 the values decide, with their last operand (calc/formula/
+    #: terms.py): after each evaluation the model writes the rule into those it lands near 0.
+    sums: dict[tuple[str, int, int], terms.Operand] = field(default_factory=dict)
 
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
@@ -131,11 +134,15 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         facts.name_range = resolve
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
+    calculation = getattr(book, "calculation", None)
+    if calculation is None or not calculation.iterate:
+        facts.sums = {}  # (an iterating book has every sum written out: calc/formula/terms.py)
     _name_passes(book, facts)
     prepared.links = bool(facts.links)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not has_whole_rows(book)
+    waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -206,9 +213,16 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
                     # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel).
                     formula = cut_to_range(formula, 1, 1)
+                at = (title, cell.row, cell.column)
+                if "#" in formula:
+                    waiting.add(at)  # may read a spill: its last passes wait for every array's fit
+                else:  # its last passes now, on the formula read (its tokens are not read again)
+                    same = formula == found.formula.text
+                    formula = passes.rewrite(found.formula if same else formula,
+                                             Site(title, cell.row, cell.column, False, facts), passes.WRITTEN).text
                 if formula != value:
                     cell.value = formula  # (openpyxl's setter costs: only where it changed)
-                prepared.written[(title, cell.row, cell.column)] = formula
+                prepared.written[at] = formula
                 if found.functions & arrays or any(is_rates_name(f) for f in found.functions):
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
@@ -274,7 +288,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.rates_cells.append((title, r, c, formula))
     _tables_fitted(book, prepared, cached)
     facts.lifted = {key: prepared.areas[key].a1() for key, kind in prepared.rewritten.items() if kind == "lifted"}
-    _written_passes(book, prepared, facts)
+    _written_passes(book, prepared, facts, waiting)
     lookups.share_tables(book, prepared)
     if prepared.unsupported:
         values = cached()
@@ -309,17 +323,31 @@ def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key,
         set_constant(book[key[0]][key[1]], values.get(key))
 
 
-def _written_passes(book: Any, prepared: Prepared, facts: BookFacts) -> None:
+def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: set[tuple[str, int, int]]) -> None:
     """The passes over what each cell finally holds (calc/formula/passes.py, WRITTEN: spill
     references to lifted arrays, numbers joined into text, Excel's zero after a last + or -),
-    after every cell is fitted; an array's cells (`elements`) as an array formula's."""
+    for the cells that waited for every array's fit: an array's cells (`elements`, as an array
+    formula's) and ordinary cells that may read a spill (`waiting`); every other ordinary cell
+    went through them right after its own fit. A book whose values cannot decide Excel's zero
+    (what-if data tables, legacy arrays filled past their result) has every sum written out."""
     changed = {}
+    elements = prepared.elements
     for (title, row, col), formula in prepared.written.items():
-        array = (title, row, col) in prepared.elements
+        array = (title, row, col) in elements
+        if not array and (title, row, col) not in waiting:
+            continue
         done = passes.rewrite(formula, Site(title, row, col, array, facts), passes.WRITTEN).text
         if done != formula:
             changed[(title, row, col)] = done
             book[title].cell(row=row, column=col).value = done
+    sums = facts.sums or {}
+    if sums and (prepared.data_tables or prepared.legacy_spills):
+        for (title, row, col) in sums:
+            done = terms.written_out(changed.get((title, row, col), prepared.written[(title, row, col)]))
+            changed[(title, row, col)] = done
+            book[title].cell(row=row, column=col).value = done
+        sums = {}
+    prepared.sums = sums
     if changed:
         prepared.written.update(changed)
         prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
