@@ -190,6 +190,8 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         result.error = formula.error
         result.liftable = False
         return result
+    if _cells_and_operators(formula, range_size):
+        return result  # nothing below can flag it (most formulas of a model: `=A1+1`, `=B2*C2`)
     # One frame per open function call or parenthesis: [name or None, argument position, the
     # token where the argument starts, positions to materialise].
     frames: list[list] = []
@@ -317,6 +319,27 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         elif kind == "OpInfix" and text == ":":
             mark_array("a range built with ':'", False)
     return result
+
+#: Token kinds that open no call, parenthesis or array constant.
+_FLAT = frozenset({"Operand", "OpInfix", "OpPrefix", "OpPostfix", "Whitespace"})
+
+
+def _cells_and_operators(formula: Formula, range_size: Callable[[str], int | None]) -> bool:
+    """Whether the formula is operators over constants and one-cell references only (no call,
+    parenthesis, array constant, range, reference operator or spill): `analyse` would find no
+    function, array, hazard or name in it, so it is answered without the walk."""
+    for token in formula.tokens:
+        kind = token.kind
+        if kind not in _FLAT or (kind == "OpInfix" and token.text in (":", " ", ",")) or \
+                (kind == "OpPostfix" and token.text == "#"):
+            return False
+        if token.sub == "Range":
+            prefix, ref = split_reference(token.text)
+            area = read_area(ref, whole_lines=False)
+            if area is None or not area.is_cell or "[" in prefix or range_size(token.text) != 1:
+                return False
+    return True
+
 
 def one_cell_indirect(formula: Formula, opening: int) -> bool:
     """Whether the INDIRECT call opened at token `opening` names one cell whatever its inputs:

@@ -20,6 +20,7 @@ answers cut to their range. `NAMES` passes rewrite defined names' text before an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -109,21 +110,31 @@ _STAGES = {
 }
 
 
+#: Every trigger word of each stage's passes, as one search (most formulas hold none of a stage's).
+_WORDS = {stage: re.compile("|".join(sorted({re.escape(word) for array in (False, True)
+                                                 for p in _STAGES[(stage, array)] for word in p.needs},
+                                                key=lambda word: (-len(word), word))) or "(?!)")
+          for stage in (EVERY, WRITTEN, NAMES)}
+
+
 def rewrite(formula: str | Formula, site: Site, stage: str = EVERY) -> Formula:
     """`formula` through the passes of one stage: EVERY (the formula passes, before the fit:
     EVERY, ORDINARY or ARRAY as the site is), WRITTEN or NAMES. Raises NotComputed. (A
     formula already read may be given: its tokens are not read again.)"""
     read = formula if isinstance(formula, Formula) else Formula(formula)
     upper = read.upper
+    words = _WORDS[stage]
+    worded = words.search(upper) is not None  # a word of some pass's trigger: else none of those runs
     for p in _STAGES[(stage, site.array)]:
         needs = p.needs
-        if needs and not (needs[0] in upper or any(word in upper for word in needs[1:])):
+        if needs and not (worded and (needs[0] in upper or any(word in upper for word in needs[1:]))):
             continue  # (the common case, tested inline: it is asked of every formula)
         if p.check is None or p.check(read, site):
             changed = p.rewrite(read, site)
             if changed != read.text:
                 read = Formula(changed)
                 upper = read.upper
+                worded = words.search(upper) is not None
     return read
 
 
