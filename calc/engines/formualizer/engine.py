@@ -105,10 +105,15 @@ class FormualizerEngine:
         self.cut = {}
         loaded = self.model
         prepared = self.prepared
-        for (sheet, anchor), (r1, c1, r2, c2) in prepared.areas.items():
-            if (sheet, anchor) in self.unsupported:
+        for key, (r1, c1, r2, c2) in prepared.areas.items():
+            sheet, anchor = key
+            if key in self.unsupported:
                 continue
-            kind = prepared.rewritten.get((sheet, anchor))
+            kind = prepared.rewritten.get(key)
+            if kind is None and r1 == r2 and c1 == c2:
+                # One cell (most formulas): its key as the book's, no new address per cell.
+                values[key] = loaded.value(sheet, r1, c1)
+                continue
             if kind == "spill" and (sheet, anchor) in self.book.legacy_arrays:
                 # A legacy array: exactly its stored range, filled from the (cut) result.
                 h2, w2 = r1, c1
