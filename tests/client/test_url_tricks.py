@@ -18,6 +18,7 @@ from rates_xl.client import RatesClient, RatesError, Redirected
 from rates_xl.functions import FUNCTIONS, using_client
 from tests.client.conftest import SECRET
 from tests.support.faultserver import FaultServer, Reply
+from tests.support.timing import PATIENT
 
 H = "127.0.0.1"
 # Each Location, with {E} the other server's port and {S} the service's. A trick either
@@ -119,7 +120,9 @@ def test_no_url_trick_takes_the_key_to_another_server(server, other, make_client
         location = location.encode("utf-8").decode("latin-1")
         server.responder = lambda a, loc=location: (
             Reply(status=302, headers={"Location": loc}) if "moved" not in a.query else Reply())
-        client = make_client(persistent=False)
+        # A patient client: this test checks where the key goes, not the cell's time budget (at
+        # load 41 a 4 s budget ran out and the cell said so instead of naming the redirect).
+        client = make_client(persistent=False, **PATIENT)
         if path == "RatesClient":
             try:
                 client.fx_spot("EURUSD")
@@ -137,7 +140,7 @@ def test_no_url_trick_takes_the_key_to_another_server(server, other, make_client
     assert followed == FOLLOWED, {name: outcomes[name] for name in followed ^ FOLLOWED}
     refused = {name: outcome for name, outcome in outcomes.items() if name not in FOLLOWED}
     said = "Redirected: " if path == "RatesClient" else "#RATES! 302 the service redirected"
-    assert all(outcome.startswith(said) for outcome in refused.values()), refused
+    assert not {n: o for n, o in refused.items() if not o.startswith(said)}
     assert len(LOCATIONS) >= 60
 
 
