@@ -37,17 +37,20 @@ from contextlib import contextmanager
 from rates_xl import __version__
 from rates_xl.errors import CommandError, Internal, RatesXlError, UsageError  # noqa: F401 - CommandError: calc's commands still import it from here
 
-COMMAND_MODULES = [
-    "rates_xl.functions.cli",  # call
-    "rates_xl.client.cli",  # cache info|clear
-    "rates_xl.sandbox.cli",  # sandbox
-    "rates_xl.addin.cli",  # addin build|install|uninstall, key set|status|clear, doctor
-    "rates_xl.calc.cli",  # calc
-    "rates_xl.calc.diff_cli",  # diff
-    "rates_xl.scenario.cli",  # risk
-    "rates_xl.templates.cli",  # demo, templates build|list
-    "rates_xl.addin.officejs.cli",  # serve, officejs install|uninstall|manifest|certs, respell
-]
+#: Each command module and the commands it registers. `rates-xl COMMAND ...` imports only
+#: COMMAND's module (the others' imports cost a third of a small book's `calc`: the client's
+#: pydantic models for `call`, calc/diff.py for `diff`); help and an unknown word, all of them.
+COMMAND_MODULES = {
+    "rates_xl.functions.cli": ("call",),
+    "rates_xl.client.cli": ("cache",),  # cache info|clear
+    "rates_xl.sandbox.cli": ("sandbox",),
+    "rates_xl.addin.cli": ("addin", "key", "doctor"),  # addin build|install|uninstall, key set|status|clear
+    "rates_xl.calc.cli": ("calc",),
+    "rates_xl.calc.diff_cli": ("diff",),
+    "rates_xl.scenario.cli": ("risk",),
+    "rates_xl.templates.cli": ("demo", "templates"),  # templates build|list
+    "rates_xl.addin.officejs.cli": ("serve", "officejs", "respell"),  # officejs install|uninstall|manifest|certs
+}
 
 #: Exit codes: a failure the user can fix, a usage error, an interrupt (128 + SIGINT).
 EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
@@ -56,14 +59,17 @@ EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 130
 INTERRUPT_GRACE_S = 0.5
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The console script's parser: every command's, or only `command`'s (its module alone
+    imported) when `command` is one of COMMAND_MODULES'."""
     parser = argparse.ArgumentParser(
         prog="rates-xl",
         description="Interest-rate market data in Excel: client, sandbox, add-in, templates.",
     )
     parser.add_argument("--version", action="version", version=f"rates-xl {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    chosen = [name for name, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
+    for name in chosen:
         importlib.import_module(name).register(subparsers)
     return parser
 
@@ -71,10 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     with _interrupts() as interrupt:
         # Until the arguments are parsed (the command modules import), the first word names it.
-        words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
+        given = sys.argv[1:] if argv is None else argv
+        words = [w for w in given if not w.startswith("-")]
         interrupt.command = words[0] if words else ""
         try:
-            parser = build_parser()
+            # The command's own parser only when the command comes first (`--help calc` wants all).
+            parser = build_parser(given[0]) if given and given[0] == interrupt.command else build_parser()
             args = parser.parse_args(argv)  # usage errors: argparse prints them, exits 2
             interrupt.command = _command_words(args)
             handler = getattr(args, "handler", None)

@@ -183,8 +183,8 @@ _DRIVER = r"""
 import os, signal, sys, time
 import rates_xl.cli as cli
 real = cli.build_parser
-def build():
-    parser = real()
+def build(*command):
+    parser = real(*command)
     parse = parser.parse_args
     def parse_args(argv=None):
         args = parse(argv)
@@ -442,8 +442,8 @@ _BUG_DRIVER = r"""
 import sys
 import rates_xl.cli as cli
 real = cli.build_parser
-def build():
-    parser = real()
+def build(*command):
+    parser = real(*command)
     parse = parser.parse_args
     def parse_args(argv=None):
         args = parse(argv)
@@ -483,7 +483,7 @@ def test_an_interrupt_a_library_wraps_in_its_own_error_is_still_an_interrupt(tmp
         "        time.sleep(5)\n"
         "    except KeyboardInterrupt:\n"
         "        raise ValueError('the library wraps it') from None\n"
-        "def build_parser():\n"
+        "def build_parser(*command):\n"
         "    parser = argparse.ArgumentParser()\n"
         "    parser.set_defaults(handler=handler, command='wrapped')\n"
         "    return parser\n"
@@ -493,3 +493,34 @@ def test_an_interrupt_a_library_wraps_in_its_own_error_is_still_an_interrupt(tmp
                           cwd=tmp_path)
     assert proc.returncode == 130, proc.stderr
     assert "interrupted" in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+
+
+# -- one command's module imported, not all -------------------------------------------------------
+
+
+def test_each_command_module_registers_the_commands_listed_for_it():
+    """`rates-xl COMMAND` imports only the module rates_xl.cli lists for COMMAND: the list is
+    each module's own registrations, and one command's parser reads its arguments alone."""
+    import importlib
+
+    from rates_xl import cli
+
+    for module, commands in cli.COMMAND_MODULES.items():
+        parser = argparse.ArgumentParser()
+        subparsers = parser.add_subparsers(dest="command")
+        importlib.import_module(module).register(subparsers)
+        assert tuple(subparsers.choices) == commands, module
+    listed = sorted(c for commands in cli.COMMAND_MODULES.values() for c in commands)
+    assert sorted({leaf[0] for leaf in LEAVES}) == listed
+    args = build_parser("calc").parse_args(["calc", "book.xlsx", "--full"])
+    assert args.command == "calc" and args.full and callable(args.handler)
+    assert sorted({leaf[0] for leaf in _leaves(build_parser("nonesuch"))}) == listed  # an unknown word: all
+
+
+def test_calc_imports_neither_the_client_models_nor_diff():
+    script = ("import sys\nfrom rates_xl import cli\n"
+              "cli.build_parser('calc').parse_args(['calc', 'book.xlsx'])\n"
+              "print(sorted(m for m in ('rates_xl.client.endpoints', 'rates_xl.calc.diff', 'pydantic') "
+              "if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
