@@ -143,6 +143,45 @@ def index_signs(formula: Formula, _site: Site) -> str:
     return edits.text()
 
 
+def switch_errors(formula: Formula, _site: Site) -> str:
+    """SWITCH with an error among its cases: Excel's answer is not known here. Microsoft's SWITCH
+    page says nothing of it and no corpus cell shows it; formualizer skips the error and answers
+    a later match, `formulas` and LibreOffice (ScSwitch_MS) answer the error. A call whose cases
+    are not all constants is read through `IF(OR(ISERROR(case)...),#NAME?,SWITCH(...))` in the
+    engine's copy (a case an error whatever comes first: the match may precede it, but which
+    is not known before): such a cell answers #NAME?, never a guess, and the check against Excel's
+    values lists it stale with its formula (as the FORECAST.ETS family's unknown fits: calc/
+    xlfuncs/statistical/ets.py). An error as the expression is that error in Excel and here
+    (formulas_test.xlsx LOGICAL!Z25:AF25)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    taken: list[tuple[int, int]] = []
+    for call in formula.calls("SWITCH"):
+        if call.close < 0 or len(call.arguments) < 3 or any(a <= call.open and call.close <= b for a, b in taken):
+            continue
+        pairs = (len(call.arguments) - 1) // 2
+        cases = [call.arguments[1 + 2 * i] for i in range(pairs)]
+        risky = [span for span in cases if not _literal(formula.solid(span))]
+        if not risky:
+            continue
+        tests = ",".join(f"ISERROR({formula.span_text(span)})" for span in risky)
+        # Each such case guarded in the SWITCH too: `formulas` evaluates IF's branches as
+        # arrays when its condition reads a cell, and the unguarded SWITCH's error won.
+        parts = [formula.span_text(span) if span not in risky else
+                 f'IF(ISERROR({formula.span_text(span)}),"",{formula.span_text(span)})' for span in call.arguments]
+        whole = f"{tokens[call.open].text}{','.join(parts)})"
+        edits.replace(call.open, call.close + 1, f"IF(OR({tests}),#NAME?,{whole})")
+        taken.append((call.open, call.close))
+    return edits.text() if tokens else formula.text
+
+
+def _literal(argument: list[Token]) -> bool:
+    """A number, text, TRUE or FALSE written in the formula (or nothing)."""
+    if len(argument) == 2 and argument[0].kind == PREFIX and argument[0].text == "-":
+        argument = argument[1:]
+    return not argument or (len(argument) == 1 and argument[0].kind == OPERAND and argument[0].sub != RANGE)
+
+
 def _one_cell(reference: str) -> bool:
     prefix, ref = split_reference(reference)
     area = read_area(ref, whole_lines=False)

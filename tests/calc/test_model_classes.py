@@ -12,6 +12,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from rates_xl.calc.workbook import WorkbookCalculation
 from tests.calc.excel_cases import assert_cell_as_excel
+from tests.calc.test_recalc import excel_saved
 
 
 def _table(book):
@@ -224,3 +225,20 @@ def test_switch_lookup_linest_trend_edges_in_the_formulas_engine(tmp_path, addre
     Excel's values read at test time) in the `formulas` engine too (the fast engine's are held
     by tests/calc/test_excel_corpus.py with every other cell of the grid)."""
     assert_cell_as_excel(address, "formulas_test.xlsx", address, tmp_path, engine="formulas")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_switch_with_an_error_among_its_cases_is_listed(tmp_path, engine):
+    """SWITCH with an error among its cases: no document or corpus cell gives Excel's answer
+    (formualizer answered the later match "c", `formulas` and LibreOffice the error). Such a
+    cell answers #NAME? in the engine, and the check against the value Excel saved lists it
+    stale, Excel's value kept, whatever that value is; a SWITCH whose cases hold no error is
+    computed (an error as its expression is Excel's error: formulas_test.xlsx LOGICAL!Z25:AF25,
+    held above and by the corpus measure)."""
+    cells = {"B1": 2, "C1": "=NA()", "C2": 1, "J1": '=SWITCH(B1,1,"a",C1,"b",2,"c")',
+             "J2": '=SWITCH(B1,1,"a",C2,"b",2,"c")', "J3": '=SWITCH(B1,1,"a",2,"b")'}
+    book = excel_saved(tmp_path / "switch.xlsx", cells, {"C1": "#N/A", "J1": "c", "J2": "c", "J3": "b"})
+    result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
+    stale = {s.cell: s.reason for s in result.stale}
+    assert "J1" in stale and "#NAME?" in stale["J1"] and result.value("S", "J1") == "c"
+    assert not {"J2", "J3"} & set(stale) and [result.value("S", c) for c in ("J2", "J3")] == ["c", "b"]

@@ -105,9 +105,11 @@ class FormulasEngine:
                 for (sheet, coordinate), value in constants.items():
                     if sheet == ws.title:
                         ws[coordinate].value = value
+                        if isinstance(value, str) and is_error_text(value) and not isinstance(value, ErrorLikeText):
+                            ws[coordinate].data_type = "e"  # Excel's error, held: ISERROR reads it (it was text)
                         # text, not a formula ("=..."), nor an error ("#N/A" from VALUETOTEXT)
-                        if isinstance(value, str) and (ws[coordinate].data_type == "f" or
-                                                       isinstance(value, ErrorLikeText)):
+                        elif isinstance(value, str) and (ws[coordinate].data_type == "f" or
+                                                         isinstance(value, ErrorLikeText)):
                             ws[coordinate].data_type = "s"
                 _fill_omitted_arguments(ws)
                 self._rewrite(ws)
@@ -117,19 +119,24 @@ class FormulasEngine:
             raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
 
     def _rewritten(self) -> dict[str, dict[str, str]]:
-        """The engine's copy of each ordinary cell as the fast engine's reads it, where this
-        engine would otherwise differ from Excel (calc/formula's passes, one at a time):
+        """The engine's copy of each one-cell formula as the fast engine's reads it, where this
+        engine would otherwise differ from Excel (calc/formula's passes, one at a time; the
+        last two in ordinary cells only):
 
         - INDIRECT of a literal A1 reference is that reference (the pass `literal_indirect`),
           and a formula that is one reference of several cells is the cell implicit
           intersection picks (the pass `at_sign`): `=H47:H48` in row 48 is H48 in Excel, this
           engine answered #VALUE! for every such cell;
+        - SWITCH with a case that is not a constant answers #NAME? where a case is an error
+          (the pass `switch_errors`: Excel's answer there is not known);
         - Excel's 0 after the formula's last + or - (the pass `near_zero`, calc/formula/terms.py):
           `formulas` computes + and - in numpy, where no hook tells the last operation from an
           inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
           answered 0 (`may_be_zero`).
 
         Sheet -> anchor -> text, made once (every hold and release loads the book again)."""
+        from openpyxl.worksheet.formula import ArrayFormula
+
         written: dict[str, dict[str, str]] = {}
         facts = BookFacts(may_be_zero=_cached_zero(self.book),
                           formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles))
@@ -137,19 +144,29 @@ class FormulasEngine:
             if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
                 continue  # an array's elements are left alone, as the fast engine does
             row, col = parse_cell(anchor)
-            site = Site(sheet, row, col, book=facts)
+            array = isinstance(self.book.book[sheet][anchor].value, ArrayFormula)  # one cell's {=...}
+            site = Site(sheet, row, col, array=array, book=facts)
             formula = text if text.startswith("=") else f"={text}"
-            changed = _intersected(one("literal_indirect", formula, site), site)
-            if "+" in changed or "-" in changed:
-                changed = one("near_zero", changed, site)
+            changed = one("switch_errors", one("literal_indirect", formula, site), site)
+            if not array:
+                changed = _intersected(changed, site)
+                if "+" in changed or "-" in changed:
+                    changed = one("near_zero", changed, site)
             if changed != formula:
                 written.setdefault(sheet, {})[anchor] = changed
         return written
 
     def _rewrite(self, ws: Worksheet) -> None:
         """`_rewritten`'s texts into the sheet the engine loads."""
+        from openpyxl.worksheet.formula import ArrayFormula
+
         for anchor, written in self._written.get(ws.title, {}).items():
-            if (ws.title, anchor) not in self._constants and isinstance(ws[anchor].value, str):
+            if (ws.title, anchor) in self._constants:
+                continue
+            value = ws[anchor].value
+            if isinstance(value, ArrayFormula):
+                value.text = written if str(value.text).startswith("=") else written[1:]
+            elif isinstance(value, str):
                 ws[anchor].value = written
 
     def evaluate(self) -> dict[Key, Any]:
