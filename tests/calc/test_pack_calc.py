@@ -203,8 +203,11 @@ def test_a_trial_keys_book_shows_the_spread_of_its_moments(tmp_path, sandbox):
         result = WorkbookCalculation(book).compute(client)
         status = dict((row[0], row[1]) for row in FUNCTIONS["RATES_STATUS"].core())
     moments = sorted({a.valuation_time for a in result.pack.answers})
-    assert len(moments) == 2  # a trial key cannot pin: each answer says when it was valued
-    first, last = (m[11:19] for m in moments)
+    # A trial key cannot pin: each answer says when it was valued. The first call's second and
+    # at least one later one (the book's calls may themselves span seconds on a loaded machine:
+    # 3 were seen at load 25); the summary names the first and the last.
+    assert len(moments) >= 2
+    first, last = (m[11:19] for m in (moments[0], moments[-1]))
     phrase = f"answers valued between {first} and {last} UTC"
     assert phrase in market_data(result)
     assert status["Answers valued"].startswith(phrase)
