@@ -70,7 +70,14 @@ def test_one_users_batches_on_two_workers_take_turns_and_both_workers_count_them
         assert answers == {"alice-a": 200, "alice-b": 200, "bob": 200}, answers
 
         arrivals = [a for a in service.arrivals if a.at >= started]
-        assert collections.Counter(a.status for a in arrivals) == {200: 130}
+        # Every cell answered once. The sandbox checks its rate limit in a thread pool, so
+        # requests the team's limiter paced apart can reach the check bunched on a loaded machine
+        # (3 429s under `stress --cpu 4`): such a 429 is retried like any other and counted as a
+        # request sent, so the counters below expect exactly what arrived.
+        statuses = collections.Counter(a.status for a in arrivals)
+        assert statuses[200] == 130 and set(statuses) <= {200, 429}, statuses
+        retried = collections.Counter(_batch_of(a.query) for a in arrivals if a.status == 429)
+        alice_sent = 120 + retried["alice-a"] + retried["alice-b"]
         when = collections.defaultdict(list)
         for arrival in arrivals:
             when[_batch_of(arrival.query)].append(arrival.at)
@@ -85,8 +92,8 @@ def test_one_users_batches_on_two_workers_take_turns_and_both_workers_count_them
         for worker in (0, 1):
             me = team.me(worker, "alice")
             assert {k: me["use"][k] for k in ("batches", "cells", "requests_sent")} == {
-                "batches": 2, "cells": 120, "requests_sent": 120}, (worker, me)
-            assert me["team"] == {"users": 2, "batches": 3, "cells": 130, "requests_sent": 130}, (worker, me)
+                "batches": 2, "cells": 120, "requests_sent": alice_sent}, (worker, me)
+            assert me["team"] == {"users": 2, "batches": 3, "cells": 130, "requests_sent": len(arrivals)}, (worker, me)
         assert team.me(0, "bob")["use"]["batches"] == 1  # bob only ever used worker 1
 
 
