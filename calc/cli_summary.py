@@ -27,6 +27,14 @@ EXIT_ERROR_CELLS = 3
 MAX_LISTED_ERRORS = 40
 
 
+def _print_some(lines: list[str], indent: str) -> None:
+    """The first MAX_LISTED_ERRORS lines, then how many more there are."""
+    for line in lines[:MAX_LISTED_ERRORS]:
+        print(f"{indent}{line}")
+    if len(lines) > MAX_LISTED_ERRORS:
+        print(f"{indent}... and {len(lines) - MAX_LISTED_ERRORS} more")
+
+
 def summary(batch: BatchResult, books: list[Path], written: dict[Path, Path], checked: dict[Path, list[str]]) -> int:
     from rates_xl.functions.sheet import address
 
@@ -82,27 +90,19 @@ def summary(batch: BatchResult, books: list[Path], written: dict[Path, Path], ch
         if result.skipped:
             print(f"  {len(result.skipped)} cell{'s' if len(result.skipped) != 1 else ''} not computed "
                   "(the file's cached value kept):")
-            for skipped in result.skipped[:MAX_LISTED_ERRORS]:
-                print(f"    {skipped.address}: {skipped.reason}")
-            if len(result.skipped) > MAX_LISTED_ERRORS:
-                print(f"    ... and {len(result.skipped) - MAX_LISTED_ERRORS} more")
+            _print_some([f"{skipped.address}: {skipped.reason}" for skipped in result.skipped], "    ")
         for sheet, anchor, why in result.cut:
             print(f"  table cut: {address(sheet, anchor)}: {why}")
         if result.stale:
             print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
                   "with Excel at the book's stored inputs; Excel's value kept):")
-            for stale in result.stale[:MAX_LISTED_ERRORS]:
-                print(f"    {stale.address} {stale.formula}: {stale.reason}")
-            if len(result.stale) > MAX_LISTED_ERRORS:
-                print(f"    ... and {len(result.stale) - MAX_LISTED_ERRORS} more")
+            _print_some([f"{stale.address} {stale.formula}: {stale.reason}" for stale in result.stale], "    ")
         if not result.errors:
             print("  No error cells." if several else "No error cells.")
         else:
             print(f"{'  ' if several else ''}{len(result.errors)} error cell{'s' if len(result.errors) != 1 else ''}:")
-            for error in result.errors[:MAX_LISTED_ERRORS]:
-                print(f"  {error.address}: {error.value}" + (f" ({error.message})" if error.message else ""))
-            if len(result.errors) > MAX_LISTED_ERRORS:
-                print(f"  ... and {len(result.errors) - MAX_LISTED_ERRORS} more")
+            _print_some([f"{error.address}: {error.value}" + (f" ({error.message})" if error.message else "")
+                         for error in result.errors], "  ")
         edited = book in checked and checked[book][-1].startswith("NOT a reproduction")
         if (result.errors or result.skipped or result.stale or result.untrusted or edited) and status == 0:
             status = EXIT_ERROR_CELLS
