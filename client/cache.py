@@ -42,6 +42,41 @@ class AnswerCache(Protocol):
     def __len__(self) -> int: ...
 
 
+class HeldAnswers:
+    """The answers one calculation used, held until it ends whatever their TTL (`client.holding`).
+
+    A Refresh or a `rates-xl calc` computes in rounds (functions/plan.py): a round records
+    what is missing, the client fetches it, the next round reads it. When the rounds take
+    longer than an answer's TTL (a slow service, a busy machine, `ttl_live` = 0), the cache
+    has dropped the first round's answers by the last: without this the book would fetch them
+    again and mix two answers to one request in one calculation. The newest answer to a key
+    wins (a refreshed cell's floor may need one newer than a cached answer another cell used).
+    Bounded by the calculation's distinct requests; dropped with it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[Hashable, Entry] = {}
+
+    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+        entry = self._data.get(key)
+        if entry is None or (fresh_since is not None and entry.fetched_at < fresh_since):
+            return None
+        return entry
+
+    def put(self, key: Hashable, entry: Entry) -> None:
+        held = self._data.get(key)
+        if held is not None and held.fetched_at >= entry.fetched_at:
+            return  # the cheap exit: a warm round passes here once per cell
+        with self._lock:
+            held = self._data.get(key)
+            if held is None or entry.fetched_at > held.fetched_at:
+                self._data[key] = entry
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
 class MemoryCache:
     def __init__(self, maxsize: int, timer=time.time) -> None:
         self._timer = timer

@@ -57,7 +57,7 @@ from rates_xl.client.errors import (
 )
 from rates_xl.client.limiter import Limiter, TokenBucket
 from rates_xl.client.pack import Pack, PackRecorder, PackTransport
-from rates_xl.client.scopes import FLOOR, LIMITER, PLAN, RECORDER, USED, Scopes
+from rates_xl.client.scopes import FLOOR, HELD, LIMITER, PLAN, RECORDER, USED, Scopes
 from rates_xl.client.settings import Settings, load_settings
 from rates_xl.client.stats import Stats, sent_here
 from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
@@ -189,7 +189,10 @@ class RatesClient(TypedEndpoints, Scopes):
         started = time.monotonic()
         if (used := USED.get()) is not None:
             used.add(key)
-        entry = self.cache.get(key, fresh_since=FLOOR.get())
+        floor = FLOOR.get()
+        entry = self.cache.get(key, fresh_since=floor)
+        if entry is None and (held := HELD.get()) is not None:
+            entry = held.get(key, fresh_since=floor)  # this calculation's, dropped by the cache since
         if entry is not None:
             with self._stats_lock:  # (not _count: the warm cell's path, one attribute)
                 self._stats.cache_hits += 1
@@ -452,11 +455,15 @@ class RatesClient(TypedEndpoints, Scopes):
 
 def _record(key: RequestKey, entry: Entry) -> None:
     """The market-data pack's hook: every answer a call returns passes here, whether it came
-    from the wire, a cache tier or a teammate, with the time it was first fetched. Costs one
-    context-variable read when nothing is recording."""
+    from the wire, a cache tier or a teammate, with the time it was first fetched; and the
+    hook of a calculation holding its answers (`holding`). Costs two context-variable reads
+    when nothing is recording or holding."""
     recorder = RECORDER.get()
     if recorder is not None:
         recorder.record(key, entry.value, entry.fetched_at, raw=entry.raw, error=entry.error)
+    held = HELD.get()
+    if held is not None:
+        held.put(key, entry)
 
 
 E = TypeVar("E", bound=BaseException)

@@ -1,7 +1,7 @@
 """What one context asks of `RatesClient` (a thread, and the fetch threads it starts: context
 variables): a freshness floor (a Refresh), planning (record misses, send nothing), recording
-(the market-data pack), the requests a cell used (Live mode), a limiter of its own (Live's
-share). `Scopes` is mixed into the client; `client.py` reads the variables on each call.
+(the market-data pack), the answers one calculation holds (its rounds), the requests a cell
+used (Live mode), a limiter of its own (Live's share). `Scopes` is mixed into the client; `client.py` reads the variables on each call.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rates_xl.client.cache import HeldAnswers
     from rates_xl.client.client import RequestKey
     from rates_xl.client.limiter import Limiter
     from rates_xl.client.pack import PackRecorder
@@ -23,6 +24,8 @@ FLOOR: contextvars.ContextVar[float | None] = contextvars.ContextVar("fresh_sinc
 PLAN: contextvars.ContextVar[set[RequestKey] | None] = contextvars.ContextVar("plan", default=None)
 # Set by `recording`: where answers are written down for the market-data pack (pack.py).
 RECORDER: contextvars.ContextVar[PackRecorder | None] = contextvars.ContextVar("recorder", default=None)
+# Set by `holding`: the answers this calculation used, kept until it ends (cache.HeldAnswers).
+HELD: contextvars.ContextVar[HeldAnswers | None] = contextvars.ContextVar("held", default=None)
 # Set by `limited_by`: the limiter this context's requests take their tokens from (Live
 # mode's share of the bucket, see limiter.ShareLimiter); None: the client's own.
 LIMITER: contextvars.ContextVar[Limiter | None] = contextvars.ContextVar("limiter_here", default=None)
@@ -46,6 +49,17 @@ class Scopes:
             yield
         finally:
             FLOOR.reset(token)
+
+    @contextlib.contextmanager
+    def holding(self, held: HeldAnswers) -> Iterator[HeldAnswers]:
+        """Within this block (this thread or context, and `fetch_many`'s workers) every answer
+        used is kept in `held`, and an answer the cache has since dropped (its TTL ran out) is
+        served from there: one calculation in rounds uses one answer per request."""
+        token = HELD.set(held)
+        try:
+            yield held
+        finally:
+            HELD.reset(token)
 
     @contextlib.contextmanager
     def requests_used(self, used: set[RequestKey] | None = None) -> Iterator[set[RequestKey]]:

@@ -13,11 +13,12 @@ every host (the classic UDFs and their RTD path, the Office.js batch, calc's two
 | `fresh_since`    | a ribbon Refresh's floor                            | answers cached before it count as expired, once |
 | `planning`       | a planning round (`Round`: plan_and_evaluate, an RTD wait) | a miss is recorded in the round, not sent (the cell reads PENDING) |
 | `recorder`       | a Refresh, Office.js' Record, `rates-xl calc`       | every answer used is written into the pack |
+| `held`           | the plan loop (functions/plan.py), for all its rounds | every answer used is held until the loop ends: the cache dropping one (its TTL) does not fetch it again |
 | `used`           | Live mode                                           | every request the cell asks for is added to the set |
 | `client`         | a book under a scenario (its replaying client)      | the client that answers; None: the shared one |
 | `cell_errors`    | `RATES_CELL_ERRORS` (None: the client's setting)    | "values": a failure is Excel's error value; "text": the `#RATES!` line |
 
-The client keeps its own scopes (`fresh_since()`, `planning()`, `recording()`,
+The client keeps its own scopes (`fresh_since()`, `planning()`, `recording()`, `holding()`,
 `requests_used()`: context variables, so they follow a call into `fetch_many`'s threads);
 `applied` enters them for one call, and nothing else in a host does.
 """
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient, RequestKey
+    from rates_xl.client.cache import HeldAnswers
     from rates_xl.client.pack import PackRecorder
     from rates_xl.functions.core import FunctionSpec
 
@@ -60,6 +62,7 @@ class CallContext:
     fresh_since: float | None = None
     planning: Round | None = None
     recorder: PackRecorder | None = None
+    held: HeldAnswers | None = None
     used: set[RequestKey] | None = None
     client: RatesClient | None = None
     cell_errors: str | None = None
@@ -72,7 +75,7 @@ class CallContext:
 
     def _scoped(self) -> bool:
         return not (self.fresh_since is None and self.recorder is None and self.planning is None
-                    and self.used is None)
+                    and self.used is None and self.held is None)
 
     def replace(self, **changes: Any) -> CallContext:
         """This context with `changes`. A copy of the fields as they are, not
@@ -107,13 +110,15 @@ class CallContext:
 
     def applied(self, client: RatesClient) -> contextlib.AbstractContextManager[object]:
         """The client's scopes this call runs under: its floor, the pack recording it, the
-        round planning it, the set of requests it used. The common cases cost no stack: no
+        answers its calculation holds, the round planning it, the set of requests it used. The common cases cost no stack: no
         scope (a shared do-nothing manager) and one (the client's own manager)."""
         scopes: list[contextlib.AbstractContextManager[object]] = []
         if self.fresh_since is not None:
             scopes.append(client.fresh_since(self.fresh_since))
         if self.recorder is not None:
             scopes.append(client.recording(self.recorder))
+        if self.held is not None:
+            scopes.append(client.holding(self.held))
         if self.used is not None:
             scopes.append(client.requests_used(self.used))
         if self.planning is not None:

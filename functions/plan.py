@@ -9,7 +9,9 @@ it with a planning `Round` in the context, where a cache miss is recorded instea
 (the cell reads `PENDING` for that round); the recorded requests are fetched concurrently
 under the client's rate limiter; the next round computes from the cache and records what
 the newly known values ask for (a RATES_* argument that is another RATES_* result). It
-stops when a round records nothing.
+stops when a round records nothing. Every answer the rounds use is held until the loop ends
+(`CallContext.held`): rounds that outlast an answer's TTL do not fetch it again, and the
+book uses one answer per request.
 
 The round travels in the context, not in the thread: Excel calls the UDFs back through COM
 while `evaluate()` waits in `Application.Calculate`, possibly on another thread of the UDF
@@ -32,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rates_xl.client.cache import HeldAnswers
 from rates_xl.functions.context import NOW, CallContext, Round
 
 if TYPE_CHECKING:
@@ -104,6 +107,10 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
     `on_progress`, `should_cancel` and `on_cancel`: see the module notes.
     """
     report = PlanReport()
+    held = context.held
+    if held is None:
+        held = HeldAnswers()
+        context = context.replace(held=held)
     attempted: set[Any] = set()
     sent_before = client.stats()["requests_sent"]
     result: T | None = None
@@ -120,7 +127,7 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
             break
         attempted |= new
         report.distinct_requests = len(attempted)
-        failed, unanswered = _fetch(client, new, round_started, report,
+        failed, unanswered = _fetch(client, new, round_started, held, report,
                                     on_fetch, on_progress, should_cancel)
         report.failed.update(failed)
         if report.cancelled:
@@ -142,7 +149,8 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
     return result, report  # type: ignore[return-value]
 
 
-def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float, report: PlanReport,
+def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float,
+           held: HeldAnswers, report: PlanReport,
            on_fetch: OnFetch | None, on_progress: Callable[[FetchProgress], object] | None,
            should_cancel: Callable[[], bool] | None) -> tuple[dict[RequestKey, RatesError], set[RequestKey]]:
     """Fetch one batch; returns (failures, keys left unanswered by a cancel)."""
@@ -165,8 +173,8 @@ def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float, rep
     def fetch() -> dict[RequestKey, Any]:
         # A key was recorded because no answer cached before this round would do for the cell
         # that asked (absent, expired, or older than its refresh floor): fetch it afresh even
-        # if an older answer is still cached.
-        with client.fresh_since(round_started):
+        # if an older answer is still cached. What arrives is held for the rounds to come.
+        with client.fresh_since(round_started), client.holding(held):
             return client.fetch_many(keys, cancelled=cancel.is_set, on_done=one_done)
 
     try:

@@ -123,3 +123,31 @@ def test_progress_is_reported_on_the_calling_thread_and_a_cancel_stops_sending(s
     # (tests/addin/test_refresh_excel.py).
     assert PENDING not in values and all(isinstance(v, float) for v in values)
     assert report.requests_sent == 30
+
+
+@pytest.mark.parametrize("ttl_live", [0.0, 0.3], ids=["never-cached", "expires-between-rounds"])
+def test_rounds_that_outlast_an_answers_ttl_use_it_without_fetching_it_again(sandbox, sandbox_key, ttl_live):
+    """A Refresh of a big book on a slow service or a busy machine can take longer than
+    `ttl_live` (60 s): the answers the first round fetched have left the cache by the last.
+    The loop holds every answer it used until it ends, so each request is sent once and
+    every cell of the book uses the same answer (issue 31: swap_pricer's Refresh at load 30)."""
+    with RatesClient(base_url=sandbox.base_url, api_key=sandbox_key, ttl_live=ttl_live,
+                     persistent=False) as live, using_client(live):
+        seen = []
+
+        def evaluate(context):
+            first = core.evaluate(SWAP, ("SOFR", "0D", "10Y", "1Y"), context)
+            second = (core.evaluate(DISCOUNT, ("SOFR", f"{round(first) + 1}Y"), context)
+                      if isinstance(first, float) else PENDING)
+            seen.append((first, second))
+            time.sleep(ttl_live + 0.2)  # a round slower than the TTL: the cache drops `first`
+            return first, second
+
+        (first, second), report = plan_and_evaluate(evaluate, live)
+        assert isinstance(first, float) and isinstance(second, float)
+        assert report.requests_sent == report.distinct_requests == 2 == live.stats()["requests_sent"]
+        assert report.rounds == 3 and not report.finished_unplanned
+        # One answer per request in every round that had it.
+        assert {f for f, _ in seen if isinstance(f, float)} == {first}
+        # Outside the loop the cache's TTL rules again: nothing is held past it.
+        assert len(live.cache) == 0
