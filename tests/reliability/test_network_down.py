@@ -73,11 +73,14 @@ def test_400_cells_on_a_wrong_network_all_answer_with_the_cause_within_10_s(mode
         assert len(value) <= MAX_LENGTH and client.settings.api_key.get_secret_value() not in value
         assert any(words in value for words in cause), value
     # After a few tries the breaker answers every other cell at once, saying when it will
-    # try again; only the first few cells tried the network at all.
+    # try again; only the first few cells tried the network at all, and then one probe per
+    # cooldown (10 s): on a loaded machine the 400 cells can outlast it (28 s at load 30),
+    # and the breaker, half-open, lets one cell try again.
+    probes = int(elapsed // client.settings.breaker_cooldown)
+    assert tried <= client.settings.breaker_failures + probes
     down = [v for v in values if v.startswith("#RATES! network down: ")]
-    assert len(down) >= 400 - client.settings.breaker_failures, values[:5]
+    assert len(down) >= 400 - tried, values[:5]
     assert "times in a row; not trying again until " in down[-1]
-    assert tried <= client.settings.breaker_failures
     assert client.stats()["requests_sent"] == tried
     # The cells that reached the network each waited at most their budget; without the breaker
     # every cell would (400 of them).
