@@ -12,16 +12,25 @@ cannot be read is named with why: never a guess.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Set
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.book import Book
 from rates_xl.functions.sheet import Key, address, parse_cell
+from rates_xl.functions.values import CellValue
 
 if TYPE_CHECKING:
     from rates_xl.calc.dependencies import Graph
+    from rates_xl.client.pack import Pack
+
+#: One copy's cell values: (sheet title, "B7") -> value.
+Values = Mapping[Key, CellValue]
+#: The moment a copy's run was pinned at, as its pack writes it or its run held it (None: now).
+Moment = datetime | str | None
 
 
-def graph_of(book: Book) -> Any:
+def graph_of(book: Book) -> Graph:
     from rates_xl.calc.dependencies import Graph
 
     return Graph(book)
@@ -38,7 +47,7 @@ def read_cells(book: Book, graph: Graph) -> set[Key]:
     return read
 
 
-def cell_labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Key, str]:
+def cell_labels(book: Book, moved: list[Key], values: Values) -> dict[Key, str]:
     """What a reader calls each moved cell: a defined name pointing at it, else the text just
     to its left in its row (the templates' "NPV" beside the NPV), within three cells."""
     from rates_xl.functions.sheet import cell_address
@@ -60,16 +69,16 @@ def cell_labels(book: Book, moved: list[Key], values: dict[Key, Any]) -> dict[Ke
     return labels
 
 
-def attribute(book: Book, graph: Graph, moved: list[Key], before: dict[Key, Any], after: dict[Key, Any],
-               packs: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> dict[Key, tuple[str, ...]]:
-    """Moved cell -> the moved requests upstream of it."""
+def attribute(book: Book, graph: Graph, moved: list[Key], before: Values, after: Values,
+              packs: tuple[Pack | None, Pack | None], changed: Set[str]) -> dict[Key, tuple[str, ...]]:
+    """Moved cell -> the `changed` requests (those whose answer moved) upstream of it."""
     from rates_xl.calc.dependencies import anchors_calling
     from rates_xl.calc.valuation import book_moment
 
     rates = anchors_calling(book.cells, None, rates=True)
     own = book_moment(book)
     first, second = (pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
-    pinned = (first, second)
+    pinned: tuple[Moment, Moment] = (first, second)
     moved_set = set(moved)
     found: dict[Key, set[str]] = {}
     for anchor in rates:
@@ -84,7 +93,7 @@ def attribute(book: Book, graph: Graph, moved: list[Key], before: dict[Key, Any]
     return {key: tuple(sorted(names)) for key, names in found.items()}
 
 
-def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set[str],
+def cells_reading(book: Book, values: Values, pinned: Moment, requests: Set[str],
                   graph: Graph | None = None) -> dict[Key, tuple[str, ...]]:
     """Cell -> the `requests` it was computed from: the RATES_* cells that made one (read from
     their formulas with `values`, at the `pinned` moment) and every cell downstream of them.
@@ -93,10 +102,9 @@ def cells_reading(book: Book, values: dict[Key, Any], pinned: Any, requests: set
     from rates_xl.calc.dependencies import Graph, anchors_calling
 
     graph = graph if graph is not None else Graph(book)
-    wanted = dict.fromkeys(requests, (None, None))
     found: dict[Key, set[str]] = {}
     for anchor in anchors_calling(book.cells, None, rates=True):
-        names = _requests_of(book, anchor, (values, values), (pinned, pinned), wanted)
+        names = _requests_of(book, anchor, (values, values), (pinned, pinned), requests)
         if not names:
             continue
         for key in graph.downstream([anchor]) | {anchor}:
@@ -112,9 +120,9 @@ def _area(book: Book, anchor: Key) -> list[Key]:
     return [(anchor[0], cell_address(r, c)) for r, c in area.cells()]
 
 
-def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key, Any]],
-                 pinned: tuple[Any, Any], changed: dict[str, tuple[Any, Any]]) -> set[str]:
-    """The moved requests a RATES_* cell made, read from its formula with the values of A and
+def _requests_of(book: Book, anchor: Key, copies: tuple[Values, Values],
+                 pinned: tuple[Moment, Moment], changed: Set[str]) -> set[str]:
+    """The `changed` requests a RATES_* cell made, read from its formula with the values of A and
     of B (`functions/link.py`: IF followed, names read); one it cannot read is named with
     why, never guessed."""
     from rates_xl.client.tiers import request_text
@@ -123,20 +131,20 @@ def _requests_of(book: Book, anchor: Key, copies: tuple[dict[Key, Any], dict[Key
     formula = book.cells[anchor][0]
     made: set[str] = set()
     for values, moment in zip(copies, pinned, strict=True):
-        def value_of(sheet: str, cell: str, values: dict[Key, Any] = values) -> Any:
+        def value_of(sheet: str, cell: str, values: Values = values) -> CellValue:
             return values.get((book.sheet_titles.get(sheet.upper(), sheet), cell))
 
-        def name_value(sheet: str, name: str, values: dict[Key, Any] = values) -> Any:
+        def name_value(sheet: str, name: str, values: Values = values) -> CellValue:
             return _name_value(book, sheet, name, values)
 
         try:
             made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment, name_value))
         except Unlinked as exc:
             return {f"the request of {address(*anchor)} (not linked: {exc})"}
-    return made & changed.keys()
+    return made & changed
 
 
-def _name_value(book: Book, sheet: str, name: str, values: dict[Key, Any]) -> Any:
+def _name_value(book: Book, sheet: str, name: str, values: Values) -> CellValue:
     """A defined name's value in a copy: the one cell it points at, or the constant it
     holds (`="SOFR"`, `=0.05`); LookupError for anything else (a range, a formula)."""
     from rates_xl.calc.book import find_name

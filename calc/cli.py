@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from rates_xl.calc.cli_summary import EXIT_ERROR_CELLS, Progress, counted, summary
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rates_xl.client.pack import Pack
     from rates_xl.client.pack_seal import Verdict
     from rates_xl.functions.plan import PlanReport
+    from rates_xl.scenario.spec import Scenario
 
     #: What computes books: (client, which books or all, the moment a replay was pinned at,
     #: as its pack writes it).
@@ -275,7 +276,7 @@ def _sum_reports(a: PlanReport, b: PlanReport) -> PlanReport:
 
 
 def _outputs(books: list[Path], out: Path | None, folder_given: bool, replays: dict[Path, Pack] | None = None,
-             scenario: Any = None) -> dict[Path, Path]:
+             scenario: Scenario | None = None) -> dict[Path, Path]:
     from rates_xl.scenario.replay import copy_name as scenario_name
     from rates_xl.scenario.replay import slug
 

@@ -30,15 +30,20 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
 from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.functions.sheet import Key, address, parse_cell
-from rates_xl.functions.values import ErrorLikeText
+from rates_xl.functions.values import CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
-    from rates_xl.client.pack import Pack
+    from rates_xl.client.pack import Pack, PackAnswer
+
+#: A service answer as JSON reads it (its numbers compared within the tolerance).
+Json: TypeAlias = "dict[str, Json] | list[Json] | str | int | float | bool | None"
+#: Request -> its entry in A's pack and in B's (None: not in that pack).
+Changed: TypeAlias = "dict[str, tuple[PackAnswer | None, PackAnswer | None]]"
 
 #: How many moved cells of each group (outputs, the rest) the screen shows (the workbook
 #: written with -o holds them all).
@@ -66,8 +71,8 @@ class MovedRequest:
 class MovedCell:
     sheet: str
     cell: str
-    before: Any
-    after: Any
+    before: CellValue
+    after: CellValue
     requests: tuple[str, ...] = ()  # moved requests upstream (or "the request of ... (not linked: why)")
     output: bool | None = None  # no formula reads it (None: the book with formulas was not found)
     label: str | None = None  # a defined name for the cell, or the text labelling its row
@@ -86,7 +91,7 @@ class MovedCell:
     def relative(self) -> float | None:
         """The change as a fraction of A's value (None from zero, or for text)."""
         change = self.change
-        if change is None or float(self.before) == 0:
+        if change is None or not _number(self.before) or self.before == 0:
             return None
         return change / abs(float(self.before))
 
@@ -155,8 +160,8 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
         x, y = before.get(key), after.get(key)
         if _same(x, y):
             continue
-        if _within(x, y, out.tolerance):
-            out.wobbles.append(abs(float(y) - float(x)))  # type: ignore[arg-type]  # _within: both numbers
+        if _number(x) and _number(y) and _within(x, y, out.tolerance):
+            out.wobbles.append(abs(float(y) - float(x)))
             continue
         moved.append(key)
     out.requests, changed = _moved_requests(*packs, out.tolerance)
@@ -173,7 +178,7 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
         read = read_cells(formulas, graph)
         labels = cell_labels(formulas, moved, after)
         if changed:  # no answer moved: nothing to attribute
-            attribution = attribute(formulas, graph, moved, before, after, packs, changed)
+            attribution = attribute(formulas, graph, moved, before, after, packs, changed.keys())
     elif moved and book is None:
         out.notes.append("the book with formulas was not found beside A (give --book): moved cells are "
                          "not attributed to requests, nor told apart as outputs")
@@ -185,7 +190,8 @@ def diff(a: str | Path, b: str | Path, *, book: str | Path | None = None,
     return out
 
 
-def _check_copies(out: Diff, packs: tuple[Any, Any], values: tuple[dict[Key, Any], dict[Key, Any]]) -> None:
+def _check_copies(out: Diff, packs: tuple[Pack | None, Pack | None],
+                  values: tuple[dict[Key, CellValue], dict[Key, CellValue]]) -> None:
     """Each copy's pack checked and its cells compared with the digest the pack recorded."""
     from rates_xl.calc.provenance import check_copy, this_machine
 
@@ -199,7 +205,7 @@ def _check_copies(out: Diff, packs: tuple[Any, Any], values: tuple[dict[Key, Any
 
 
 # -- values ---------------------------------------------------------------------------------------
-def copy_values(path: Path) -> dict[Key, Any]:
+def copy_values(path: Path) -> dict[Key, CellValue]:
     """Every non-empty cell's value as stored, dates as Excel's serials (as `cached_values`
     gives them), read in openpyxl's streaming mode: twice as fast on a big book, and a diff
     reads two of them."""
@@ -214,7 +220,7 @@ def copy_values(path: Path) -> dict[Key, Any]:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=True)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
         raise CalcError(f"{path}: not a workbook ({type(exc).__name__})") from None
-    found: dict[Key, Any] = {}
+    found: dict[Key, CellValue] = {}
     try:
         for ws in book.worksheets:
             for row in ws.iter_rows():
@@ -232,35 +238,37 @@ def copy_values(path: Path) -> dict[Key, Any]:
     return found
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
+    """A number (a boolean is not one)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _same(x: Any, y: Any) -> bool:
+def _same(x: object, y: object) -> bool:
     """Equal as stored: numbers bit for bit, NaN equal to NaN, the text "#N/A" not the error."""
     if _number(x) and _number(y):
         return float(x) == float(y) or (math.isnan(float(x)) and math.isnan(float(y)))
     return x == y and isinstance(x, ErrorLikeText) == isinstance(y, ErrorLikeText)
 
 
-def _within(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
+def _within(x: object, y: object, tolerance: tuple[float, float]) -> bool:
     """Two numbers closer than the tolerance: by at most `absolute`, or at most `relative`
     of the larger one's size (a wobble, not a move)."""
     if not (_number(x) and _number(y)):
         return False
-    x, y = float(x), float(y)
-    if not (math.isfinite(x) and math.isfinite(y)):
+    a, b = float(x), float(y)
+    if not (math.isfinite(a) and math.isfinite(b)):
         return False
     absolute, relative = tolerance
-    return abs(y - x) <= max(absolute, relative * max(abs(x), abs(y)))
+    return abs(b - a) <= max(absolute, relative * max(abs(a), abs(b)))
 
 
 # -- requests -------------------------------------------------------------------------------------
-def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
-                    ) -> tuple[list[MovedRequest], dict[str, tuple[Any, Any]]]:
+def _moved_requests(a: Pack | None, b: Pack | None, tolerance: tuple[float, float] = (0.0, 0.0)
+                    ) -> tuple[list[MovedRequest], Changed]:
     """Requests whose answer differs between the packs; and request -> (entry in A, in B)."""
     index_a, index_b = _served(a), _served(b)
-    moved, changed = [], {}
+    moved: list[MovedRequest] = []
+    changed: Changed = {}
     for request in sorted(index_a.keys() | index_b.keys()):
         x, y = index_a.get(request), index_b.get(request)
         if x is not None and y is not None and (x.answer, x.error) == (y.answer, y.error):
@@ -273,7 +281,7 @@ def _moved_requests(a: Any, b: Any, tolerance: tuple[float, float] = (0.0, 0.0)
     return moved, changed
 
 
-def _served(pack: Pack | None) -> dict[str, Any]:
+def _served(pack: Pack | None) -> dict[str, PackAnswer]:
     """Request -> the answer a replay of `pack` serves: a scenario pack's under its scenario."""
     if pack is None:
         return {}
@@ -291,7 +299,7 @@ def _same_json(x: str | None, y: str | None, tolerance: tuple[float, float] = (0
         return False
 
 
-def _close(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
+def _close(x: Json, y: Json, tolerance: tuple[float, float]) -> bool:
     """Two JSON answers equal but for numbers within the tolerance."""
     if isinstance(x, dict) and isinstance(y, dict):
         return x.keys() == y.keys() and all(_close(x[k], y[k], tolerance) for k in x)
@@ -300,7 +308,7 @@ def _close(x: Any, y: Any, tolerance: tuple[float, float]) -> bool:
     return _same(x, y) or _within(x, y, tolerance)
 
 
-def _without_times(data: Any) -> Any:
+def _without_times(data: Json) -> Json:
     """An answer without its valuation_time stamp: a trial key's two answers valued a second
     apart with the same numbers have not moved."""
     if isinstance(data, dict):
@@ -438,11 +446,11 @@ def moved_most(cells: list[MovedCell]) -> str | None:
     return line + "."
 
 
-def _shown(value: Any) -> str:
+def _shown(value: CellValue) -> str:
     return "empty" if value is None else repr(value) if isinstance(value, str) else f"{value}"
 
 
-def _cell_value(value: Any) -> Any:
+def _cell_value(value: CellValue) -> CellValue:
     """A value as the report sheet can hold it (text that looks like a formula stays text)."""
     if isinstance(value, str) and value.startswith("="):
         return "'" + value

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from rates_xl.calc.diff import Diff, MovedCell
+    from rates_xl.functions.values import CellValue
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +89,7 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_MOVED if result.cells or result.requests else 0
 
 
-def _print(result: Any, limit: int, out: str | None) -> None:
+def _print(result: Diff, limit: int, out: str | None) -> None:
     from rich.console import Console
 
     from rates_xl.calc.diff import headline, moved_most, on_screen
@@ -117,23 +123,23 @@ def _print(result: Any, limit: int, out: str | None) -> None:
     if result.requests:
         from rich.table import Table
 
-        shown = result.requests[:limit]
-        more = f", the first {len(shown)}" if len(shown) < len(result.requests) else ""
+        listed = result.requests[:limit]
+        more = f", the first {len(listed)}" if len(listed) < len(result.requests) else ""
         table = Table(title=f"Service answers that moved ({len(result.requests)}{more})", title_justify="left")
         table.add_column("Request", overflow="fold")
         for title in ("Change", "Valued in A", "Valued in B"):
             table.add_column(title)
-        for request in shown:
+        for request in listed:
             table.add_row(request.request, request.change, request.valued[0] or "", request.valued[1] or "")
         console.print(table)
-        if len(shown) < len(result.requests):
-            console.print(f"... and {len(result.requests) - len(shown)} more service answers, in the workbook "
+        if len(listed) < len(result.requests):
+            console.print(f"... and {len(result.requests) - len(listed)} more service answers, in the workbook "
                           f"{out or '-o FILE writes'}.")
     for note in [*result.checks, *result.notes]:
         print(f"note: {note}")
 
 
-def _cells_table(title: str, cells: list[Any]) -> Any:
+def _cells_table(title: str, cells: list[MovedCell]) -> Table:
     from rich.table import Table
 
     table = Table(title=title, title_justify="left")
@@ -163,5 +169,5 @@ def _requests(requests: tuple[str, ...]) -> str:
     return f"{len(requests)} answers: " + ", ".join(parts)
 
 
-def _text(value: Any) -> str:
+def _text(value: CellValue) -> str:
     return "" if value is None else f"{value:.10g}" if isinstance(value, float) else str(value)

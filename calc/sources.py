@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from rates_xl.functions.messages import PREFIX
 from rates_xl.functions.sheet import Area, Key, cell_reference, parse_cell
@@ -31,13 +30,17 @@ class InternalFunction:
     """A calc-only function the engines register beside the function table's."""
 
     name: str
-    core: Callable[..., Any] = field(repr=False)
+    core: Callable[..., object] = field(repr=False)
     result: str = "rows"
     arg_names: tuple[str, ...] = ()
 
 
-def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
-    """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made."""
+def source_of(value: object, where: object = None, *calls_made: object) -> str | list[list[str]]:
+    """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made.
+
+    The arguments as the engine hands a UDF any (calc/engines/rates.py): `value`, the
+    referenced cell's, is not read (it is the first argument so that the engine computes the
+    cell first); `where` and `calls_made` are as `encoded` wrote them."""
     from rates_xl.calc.engines import rates
     from rates_xl.functions import get_client
     from rates_xl.functions.link import Unlinked, requests_for
@@ -48,6 +51,8 @@ def source_of(value: Any, where: Any = None, *calls_made: Any) -> Any:
         return f"{PREFIX} cell: {where}: {items[0]}"[:254]
     try:
         while items:
+            if not isinstance(items[0], int | float | str):  # empty, or an array: not a count
+                raise TypeError(items[0])
             count, name = int(items[0]), str(items[1])
             calls += requests_for(name, items[2:2 + count], rates.context().valuation_time)
             items = items[2 + count:]
