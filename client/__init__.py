@@ -14,6 +14,7 @@ token from the limiter and sends one attempt through a transport, retrying withi
 - `redaction.py`: the key removed from text the client did not write;
 - `endpoints.py`: the endpoint table, every service endpoint in one place;
 - `models.py`: the typed results, one pydantic model per result object;
+- `json_types.py`: JSON typed (`JSONValue`, `JSON`), for what is read before it is a model;
 - `errors.py`: the client's exceptions (`RatesError` and one subclass per failure);
 - `settings.py`: the settings (arguments, `RATES_*` variables, defaults);
 - `api_key.py`: where the key comes from (keychain, environment), the sandbox's public keys;

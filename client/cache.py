@@ -11,16 +11,21 @@ import threading
 import time
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cachetools import TLRUCache
+
+if TYPE_CHECKING:
+    from rates_xl.client.endpoints import RequestKey
+    from rates_xl.client.models import Result
 
 
 @dataclass(frozen=True)
 class Entry:
     """One cached answer: a result model, or a final (non-retryable) error."""
 
-    value: Any
+    #: the result model (None for a refusal, which `error` holds)
+    value: Result | None
     fetched_at: float  # time.time() when the answer arrived
     ttl: float
     error: Exception | None = None
@@ -29,12 +34,12 @@ class Entry:
 
 
 class AnswerCache(Protocol):
-    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+    def get(self, key: RequestKey, *, fresh_since: float | None = None) -> Entry | None:
         """The live entry for key, or None; entries fetched before `fresh_since` count as expired."""
 
-    def put(self, key: Hashable, entry: Entry) -> None: ...
+    def put(self, key: RequestKey, entry: Entry) -> None: ...
 
-    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+    def expire(self, *, before: float | None = None, keys: Iterable[RequestKey] | None = None) -> int:
         """Drop entries fetched before `before` (all, when None), among `keys` (all, when None)."""
 
     def clear(self) -> None: ...

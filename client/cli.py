@@ -71,9 +71,11 @@ def run_cache_clear(args: argparse.Namespace) -> int:
     from rates_xl.client.tiers import stored_tiers
 
     settings, disk, team = stored_tiers()
-    if args.team and team is None:  # refuse before clearing anything
-        raise CommandError("--team: no team backend is set (RATES_TEAM_URL); nothing was cleared")
+    shared = None
     if args.team:
+        if team is None:  # refuse before clearing anything
+            raise CommandError("--team: no team backend is set (RATES_TEAM_URL); nothing was cleared")
+        shared = team
         team.link.ping()
         if not team.link.up:
             raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "
@@ -85,11 +87,11 @@ def run_cache_clear(args: argparse.Namespace) -> int:
         print(f"cleared {before} answer{'' if before == 1 else 's'} from {disk.directory}")
     else:
         print(f"nothing to clear: no persistent cache at {disk.directory}")
-    if args.team:
-        dropped = team.clear_scope()
-        if not team.link.up:
-            raise CommandError(f"--team: the team backend at {team.link.url} cannot be reached "
-                               f"({team.link.problem}); nothing shared was cleared")
-        print(f"cleared {dropped} shared answer{'' if dropped == 1 else 's'} of this key from {team.link.url}")
-        team.link.close()
+    if shared is not None:
+        dropped = shared.clear_scope()
+        if not shared.link.up:
+            raise CommandError(f"--team: the team backend at {shared.link.url} cannot be reached "
+                               f"({shared.link.problem}); nothing shared was cleared")
+        print(f"cleared {dropped} shared answer{'' if dropped == 1 else 's'} of this key from {shared.link.url}")
+        shared.link.close()
     return 0

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -45,6 +45,7 @@ from rates_xl.client.endpoints import (
     ENDPOINTS,
     CacheClass,
     Endpoint,
+    RequestKey,
     normalise_params,
 )
 from rates_xl.client.errors import (
@@ -59,26 +60,20 @@ from rates_xl.client.limiter import Limiter, TokenBucket
 from rates_xl.client.pack import Pack, PackRecorder, PackTransport
 from rates_xl.client.scopes import FLOOR, HELD, LIMITER, PLAN, RECORDER, USED, Scopes
 from rates_xl.client.settings import Settings, load_settings
-from rates_xl.client.stats import Stats, sent_here
+from rates_xl.client.stats import ClientStats, Stats, sent_here
 from rates_xl.client.tiers import build_tiers, key_fingerprint, local_ttl
-from rates_xl.client.transport import HTTPTransport, Transport
+from rates_xl.client.transport import Answer, HTTPTransport, Transport
 from rates_xl.client.typed import TypedEndpoints
+
+if TYPE_CHECKING:
+    from rates_xl.client.pack import ScenarioRecord
+    from rates_xl.client.pack_seal import Signer
+    from rates_xl.client.team import TeamLink
 
 log = logging.getLogger("rates_xl.client")
 
 # Final answers worth remembering: asking again would get the same refusal.
 _CACHEABLE_ERRORS = (400, 404, 422)
-
-
-class RequestKey(NamedTuple):
-    """One distinct service request: the endpoint and its normalised parameters."""
-
-    endpoint: str
-    params: tuple[tuple[str, str], ...]
-
-    def __str__(self) -> str:
-        return f"{self.endpoint}({', '.join(f'{k}={v}' for k, v in self.params)})"
-
 
 
 class RatesClient(TypedEndpoints, Scopes):
@@ -98,7 +93,7 @@ class RatesClient(TypedEndpoints, Scopes):
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
                  cache: AnswerCache | None = None, limiter: Limiter | None = None,
-                 replay: Pack | None = None, transport: Transport | None = None, **settings: Any) -> None:
+                 replay: Pack | None = None, transport: Transport | None = None, **settings: object) -> None:
         if replay is not None:
             base_url = base_url or replay.base_url
         self.settings: Settings = load_settings(base_url=base_url, api_key=api_key, **settings)
@@ -129,7 +124,7 @@ class RatesClient(TypedEndpoints, Scopes):
             self.settings, key_fingerprint(self.settings.base_url, key), cache=cache, limiter=limiter)
         self._stats = Stats()
         self._stats_lock = threading.Lock()
-        self._inflight: dict[RequestKey, Future] = {}
+        self._inflight: dict[RequestKey, Future[Entry]] = {}
         self._inflight_lock = threading.Lock()
 
     # -- identity ---------------------------------------------------------------------------
@@ -142,12 +137,12 @@ class RatesClient(TypedEndpoints, Scopes):
         return self.settings.api_key is not None
 
     @property
-    def team_link(self) -> Any:
+    def team_link(self) -> TeamLink | None:
         """The team backend's Redis link (team.TeamLink) when `team_url` is set, else None."""
         return self._team
 
     @property
-    def scenario(self) -> Any:
+    def scenario(self) -> ScenarioRecord | None:
         """The scenario record when replaying a scenario pack (client/pack.py), else None: the
         answers are then a scenario's, never market data (RATES_STATUS and RATES_SOURCE say so)."""
         return self._pack.pack.scenario if self._pack is not None else None
@@ -173,16 +168,16 @@ class RatesClient(TypedEndpoints, Scopes):
 
     # -- the generic path ---------------------------------------------------------------------
     @staticmethod
-    def request_key(endpoint: str, **params: Any) -> RequestKey:
+    def request_key(endpoint: str, **params: object) -> RequestKey:
         """The normalised identity of a request: equal keys are one answer."""
         spec = _endpoint(endpoint)
         return RequestKey(spec.name, normalise_params(spec, params))
 
-    def get(self, endpoint: str, **params: Any) -> Any:
+    def get(self, endpoint: str, **params: object) -> models.Result:
         """Call an endpoint by its name in the endpoint table; returns its result model."""
         return self.get_key(self.request_key(endpoint, **params))
 
-    def get_key(self, key: RequestKey, *, deadline: float | None = None) -> Any:
+    def get_key(self, key: RequestKey, *, deadline: float | None = None) -> models.Result:
         """The answer to one request. `deadline`: seconds this call may take in all (the
         worksheet functions pass `settings.cell_deadline`); default `settings.deadline`."""
         budget = self.settings.deadline if deadline is None else deadline
@@ -197,9 +192,7 @@ class RatesClient(TypedEndpoints, Scopes):
             with self._stats_lock:  # (not _count: the warm cell's path, one attribute)
                 self._stats.cache_hits += 1
             _record(key, entry)
-            if entry.error is not None:
-                raise _fresh_copy(entry.error)
-            return entry.value
+            return _answer(entry)
         plan = PLAN.get()
         if plan is not None:
             plan.add(key)
@@ -223,7 +216,7 @@ class RatesClient(TypedEndpoints, Scopes):
                 raise _fresh_copy(error)
             entry = future.result()  # the leader's Entry: value, fetch time and text as sent
             _record(key, entry)
-            return entry.value
+            return _answer(entry)
         # One deadline for the whole call: time spent waiting on a teammate's claim comes
         # out of the fetch's budget, not on top of it.
         ends = started + budget
@@ -237,16 +230,15 @@ class RatesClient(TypedEndpoints, Scopes):
             return contextlib.nullcontext(None)
         return claim(key, fresh_since=FLOOR.get(), deadline=ends)
 
-    def _lead(self, key: RequestKey, future: Future, shared: Entry | None, budget: float,
-              ends: float) -> Any:
+    def _lead(self, key: RequestKey, future: Future[Entry], shared: Entry | None, budget: float,
+              ends: float) -> models.Result:
         try:
             if shared is not None:  # a teammate's answer, already in our memory tier
                 self._count(cache_hits=1)
                 _record(key, shared)
-                if shared.error is not None:
-                    raise _fresh_copy(shared.error)
+                answer = _answer(shared)
                 future.set_result(shared)
-                return shared.value
+                return answer
             value, raw = self._fetch(key, budget, ends)
         except RatesError as exc:
             self._record_error(exc)
@@ -272,7 +264,8 @@ class RatesClient(TypedEndpoints, Scopes):
 
     def fetch_many(self, keys: Iterable[RequestKey], *, deadline: float | None = None,
                    cancelled: Callable[[], bool] | None = None,
-                   on_done: Callable[[RequestKey, Any], Any] | None = None) -> dict[RequestKey, Any]:
+                   on_done: Callable[[RequestKey, models.Result | RatesError], object] | None = None,
+                   ) -> dict[RequestKey, models.Result | RatesError]:
         """Fetch distinct requests concurrently under the shared limiter.
 
         Returns each key's result model or its RatesError; raises nothing for one failure.
@@ -282,11 +275,12 @@ class RatesClient(TypedEndpoints, Scopes):
         is called from the fetching thread as each one ends (progress).
         """
         distinct = list(dict.fromkeys(keys))
-        results: dict[RequestKey, Any] = {}
+        results: dict[RequestKey, models.Result | RatesError] = {}
 
-        def one(key: RequestKey) -> Any:
+        def one(key: RequestKey) -> models.Result | RatesError:
             if cancelled is not None and cancelled():
                 return NotFetched(f"cancelled before it was sent: {key.endpoint}", endpoint=key.endpoint)
+            outcome: models.Result | RatesError
             try:
                 outcome = self.get_key(key, deadline=deadline)
             except RatesError as exc:
@@ -313,7 +307,7 @@ class RatesClient(TypedEndpoints, Scopes):
         return PackRecorder(self.base_url, source=self._pack.pack if self._pack is not None else None, signer=self.pack_signer)
 
     @functools.cached_property
-    def pack_signer(self) -> Any:
+    def pack_signer(self) -> Signer | None:
         """The key a market-data pack is signed with, derived from this client's API key
         (pack_seal.py); None without a key. Replaying, the key is read for this only."""
         from rates_xl.client.pack_seal import signer_for
@@ -338,11 +332,10 @@ class RatesClient(TypedEndpoints, Scopes):
         entries = getattr(memory, "entries", None)
         return entries() if entries is not None else []
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ClientStats:
         with self._stats_lock:
-            out = self._stats.as_dict()
-        out["cached_answers"] = len(self.cache)
-        out["breaker"] = self.breaker.describe()
+            counters = self._stats.as_dict()
+        out: ClientStats = {**counters, "cached_answers": len(self.cache), "breaker": self.breaker.describe()}
         tiers = getattr(self.cache, "stats", None)
         if tiers is not None:
             out.update(tiers())
@@ -355,7 +348,7 @@ class RatesClient(TypedEndpoints, Scopes):
         moment = self._pack.recorded_at(key) if self._pack is not None else None
         return time.time() if moment is None else moment
 
-    def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[Any, str]:
+    def _fetch(self, key: RequestKey, budget: float, deadline: float) -> tuple[models.Result, str]:
         """The parsed answer and its text as sent, by `deadline` (time.monotonic()), the end
         of the call's `budget` seconds, part of which may already be spent."""
         spec = ENDPOINTS[key.endpoint]
@@ -381,7 +374,7 @@ class RatesClient(TypedEndpoints, Scopes):
                 status=200, endpoint=spec.name,
             ) from None
 
-    def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float, budget: float) -> Any:
+    def _attempt(self, spec: Endpoint, params: dict[str, str], deadline: float, budget: float) -> Answer:
         ticket = self.breaker.admit(spec.name)  # raises NetworkDown while open: no token spent
         try:
             waited = self._limiter().acquire(deadline)
@@ -464,6 +457,15 @@ def _record(key: RequestKey, entry: Entry) -> None:
     held = HELD.get()
     if held is not None:
         held.put(key, entry)
+
+
+def _answer(entry: Entry) -> models.Result:
+    """The answer an entry holds, or its refusal raised (a copy: see `_fresh_copy`)."""
+    if entry.error is not None:
+        raise _fresh_copy(entry.error)
+    if entry.value is None:  # an entry is an answer or a refusal; never neither
+        raise InvalidResponse("a cached entry holds neither an answer nor a refusal", endpoint=None)
+    return entry.value
 
 
 E = TypeVar("E", bound=BaseException)

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import Enum
-from typing import Any
-
-from pydantic import BaseModel
+from typing import NamedTuple
 
 from rates_xl.client import models
 from rates_xl.client.daycounts import canonical_day_count
@@ -45,11 +43,21 @@ class CacheClass(Enum):
     HISTORY = "history"  # historical swap rates, fixings of past dates, tenor lists
 
 
+class RequestKey(NamedTuple):
+    """One distinct service request: the endpoint and its normalised parameters."""
+
+    endpoint: str
+    params: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint}({', '.join(f'{k}={v}' for k, v in self.params)})"
+
+
 @dataclass(frozen=True)
 class Endpoint:
     name: str
     path: str
-    model: type[BaseModel]
+    model: type[models.Result]
     params: Mapping[str, Kind]
     required: tuple[str, ...]
     cache_class: CacheClass
@@ -176,7 +184,7 @@ def normalise_value(kind: Kind, value: object) -> str:
     return text.upper()  # tenors, frequencies, country codes
 
 
-def normalise_params(endpoint: Endpoint, params: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+def normalise_params(endpoint: Endpoint, params: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     """Drop unset values, normalise the rest, sort by name: the wire form and the cache key."""
     unknown = set(params) - set(endpoint.params)
     if unknown:

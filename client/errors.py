@@ -7,9 +7,18 @@ people and never contain the API key.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict, Unpack
 
+from rates_xl.client.json_types import JSONValue
 from rates_xl.errors import RatesXlError
+
+
+class ErrorFields(TypedDict, total=False):
+    """What every `RatesError` takes besides its message (a subclass's `**fields`)."""
+
+    status: int | None
+    endpoint: str | None
+    detail: JSONValue
 
 
 class RatesError(RatesXlError):
@@ -25,7 +34,7 @@ class RatesError(RatesXlError):
         *,
         status: int | None = None,
         endpoint: str | None = None,
-        detail: Any = None,
+        detail: JSONValue = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -53,8 +62,8 @@ class AuthError(RatesError):
     status = 403
 
     def __init__(self, message: str, *, reason: str = "refused",
-                 refused: dict[str, str] | None = None, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+                 refused: dict[str, str] | None = None, **fields: Unpack[ErrorFields]) -> None:
+        super().__init__(message, **fields)
         #: one of "missing", "invalid", "expired", "trial_past_data", "refused"
         self.reason = reason
         #: for "trial_past_data" when the client knows: the refused parameters as sent
@@ -79,16 +88,16 @@ class RateLimited(RatesError):
 
     status = 429
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, retry_after: float | None = None, **fields: Unpack[ErrorFields]) -> None:
+        super().__init__(message, **fields)
         self.retry_after = retry_after
 
 
 class ServerError(RatesError):
     """5xx after every retry."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, retry_after: float | None = None, **fields: Unpack[ErrorFields]) -> None:
+        super().__init__(message, **fields)
         self.retry_after = retry_after
 
 
@@ -109,8 +118,8 @@ class NetworkDown(ServiceUnavailable):
     retryable = False
 
     def __init__(self, message: str, *, cause: str, retry_at: float, failures: int,
-                 **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+                 **fields: Unpack[ErrorFields]) -> None:
+        super().__init__(message, **fields)
         self.cause = cause
         self.retry_at = retry_at
         self.failures = failures
@@ -134,8 +143,8 @@ class Redirected(RatesError):
 
     retryable = False
 
-    def __init__(self, message: str, *, target: str, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, target: str, **fields: Unpack[ErrorFields]) -> None:
+        super().__init__(message, **fields)
         self.target = target
 
 

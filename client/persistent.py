@@ -22,11 +22,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Hashable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from rates_xl.client.cache import Entry
+from rates_xl.client.endpoints import RequestKey
 from rates_xl.client.tiers import FORMAT, decode_entry, encode_entry, request_text
 
 log = logging.getLogger("rates_xl.client")
@@ -51,7 +52,7 @@ class DiskTier:
         self.failed = False
 
     # -- the AnswerCache methods the tiers use ------------------------------------------------
-    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+    def get(self, key: RequestKey, *, fresh_since: float | None = None) -> Entry | None:
         text = self._run(lambda store: store.get(self._key(key)), default=None)
         if text is None:
             return None
@@ -63,12 +64,12 @@ class DiskTier:
             return None
         return Entry(entry.value, entry.fetched_at, self._ttl, raw=entry.raw)
 
-    def put(self, key: Hashable, entry: Entry) -> None:
+    def put(self, key: RequestKey, entry: Entry) -> None:
         text = encode_entry(key, entry)
         if text is not None:
             self._run(lambda store: store.set(self._key(key), text), default=None, attempts=WRITE_ATTEMPTS)
 
-    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+    def expire(self, *, before: float | None = None, keys: Iterable[RequestKey] | None = None) -> int:
         if keys is None and before is None:
             return self._run(lambda store: self._drop_scope(store), default=0)
         dropped = 0
@@ -109,7 +110,7 @@ class DiskTier:
                     self.state = "closed"
 
     # -- internals ----------------------------------------------------------------------------
-    def _key(self, key: Hashable) -> str:
+    def _key(self, key: RequestKey) -> str:
         return self._prefix + request_text(key)
 
     def _drop_scope(self, store: Any, before: float | None = None) -> int:

@@ -10,7 +10,49 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
+
+
+class Counters(TypedDict):
+    """`Stats.as_dict()`: the counters as the status panel reads them."""
+
+    requests_sent: int
+    cache_hits: int
+    coalesced_waits: int
+    retries: int
+    throttled_waits: int
+    throttle_wait_seconds: float
+    errors_by_status: dict[str, int]
+    last_error: str | None
+
+
+class TierStats(TypedDict):
+    """`TieredCache.stats()` (tiers.py): the tiers below memory."""
+
+    persistent_hits: int
+    team_hits: int
+    team_waits: int
+    team_refused: int
+    #: the disk tier's line (`DiskTier.describe`), "off" without one
+    persistent: str
+    #: the team link's line (`TeamLink.describe`), "off" without one
+    team: str
+    team_outages: int
+
+
+class ClientStats(Counters):
+    """`RatesClient.stats()`: the counters, the answers held, the breaker's line and, with
+    tiered caching (the default), the tiers' figures."""
+
+    cached_answers: int
+    breaker: str
+    persistent_hits: NotRequired[int]
+    team_hits: NotRequired[int]
+    team_waits: NotRequired[int]
+    team_refused: NotRequired[int]
+    persistent: NotRequired[str]
+    team: NotRequired[str]
+    team_outages: NotRequired[int]
 
 
 @dataclass
@@ -23,10 +65,10 @@ class Stats:
     retries: int = 0
     throttled_waits: int = 0
     throttle_wait_seconds: float = 0.0
-    errors_by_status: Counter = field(default_factory=Counter)
+    errors_by_status: Counter[str] = field(default_factory=Counter)
     last_error: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Counters:
         return {
             "requests_sent": self.requests_sent,
             "cache_hits": self.cache_hits,

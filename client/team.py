@@ -37,11 +37,12 @@ import operator
 import threading
 import time
 import uuid
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from rates_xl.client.cache import Entry
+from rates_xl.client.endpoints import RequestKey
 from rates_xl.client.errors import RateLimited
 from rates_xl.client.limiter import TokenBucket
 from rates_xl.client.tiers import FORMAT, decode_entry, encode_entry, request_text
@@ -371,7 +372,7 @@ class TeamCache:
     ANSWERS = "a2:"  # answers with a MAC; older clients' unauthenticated `a:` ones are never read
 
     def __init__(self, link: TeamLink, *, lease: float, api_key: str | None = None,
-                 ttl_of: Callable[[Hashable], float] | None = None) -> None:
+                 ttl_of: Callable[[RequestKey], float] | None = None) -> None:
         self.link = link
         self.lease_ms = int(lease * 1000)  # a claim outlives no leader by more than this
         self._mac_key = entry_key(api_key) if api_key else None
@@ -380,10 +381,10 @@ class TeamCache:
         self.rejected = 0  # entries refused: no valid MAC
         self._warned = False
 
-    def _answer_key(self, key: Hashable) -> str:
+    def _answer_key(self, key: RequestKey) -> str:
         return self.link.prefix + self.ANSWERS + hashlib.sha256(request_text(key).encode()).hexdigest()[:40]
 
-    def claim_key(self, key: Hashable) -> str:
+    def claim_key(self, key: RequestKey) -> str:
         return self.link.prefix + "claim:" + self._answer_key(key).rsplit(":", 1)[1]
 
     def _mac(self, name: str, body: bytes) -> str:
@@ -391,7 +392,7 @@ class TeamCache:
             raise ValueError("the team cache has no MAC key")
         return hmac.new(self._mac_key, name.encode() + b"\n" + body, hashlib.sha256).hexdigest()
 
-    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+    def get(self, key: RequestKey, *, fresh_since: float | None = None) -> Entry | None:
         if self._mac_key is None:
             return None
         name = self._answer_key(key)
@@ -413,7 +414,7 @@ class TeamCache:
             return None  # Redis' own expiry is not authenticated: the MAC'd one is
         return entry
 
-    def _refuse(self, key: Hashable) -> None:
+    def _refuse(self, key: RequestKey) -> None:
         self.rejected += 1
         if not self._warned:
             self._warned = True
@@ -421,7 +422,7 @@ class TeamCache:
                         "used. Something other than a client with this API key wrote it to Redis",
                         getattr(key, "endpoint", "?"), self.link.url)
 
-    def put(self, key: Hashable, entry: Entry) -> None:
+    def put(self, key: RequestKey, entry: Entry) -> None:
         left_ms = int((entry.ttl - max(0.0, time.time() - entry.fetched_at)) * 1000)
         text = encode_entry(key, entry)
         if self._mac_key is None or left_ms <= 0 or text is None:
@@ -436,7 +437,7 @@ class TeamCache:
             match=self.link.prefix + self.ANSWERS + "*", count=500)))
         return None if found is _DOWN else int(found)
 
-    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+    def expire(self, *, before: float | None = None, keys: Iterable[RequestKey] | None = None) -> int:
         """Drop the given keys' shared answers fetched before `before`. Without keys nothing
         is dropped: one member's Clear Cache must not empty the whole team's."""
         dropped = 0
@@ -457,7 +458,7 @@ class TeamCache:
         return 0 if result is _DOWN else int(result)
 
     @contextlib.contextmanager
-    def claim(self, key: Hashable, *, fresh_since: float | None, deadline: float,
+    def claim(self, key: RequestKey, *, fresh_since: float | None, deadline: float,
               on_entry: Callable[[Entry], None] = lambda entry: None) -> Iterator[Entry | None]:
         """Yield None when this process should fetch the request (it holds the claim, or the
         team is down, or it waited half the time left until `deadline`), or the entry a

@@ -21,18 +21,21 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.client import errors
-from rates_xl.client.cache import Entry, MemoryCache
-from rates_xl.client.endpoints import ENDPOINTS, cache_class_of
+from rates_xl.client.cache import AnswerCache, Entry, MemoryCache
+from rates_xl.client.endpoints import ENDPOINTS, RequestKey, cache_class_of
 from rates_xl.client.limiter import Limiter, TokenBucket
+from rates_xl.client.stats import TierStats
 
 if TYPE_CHECKING:
+    from rates_xl.client.json_types import JSON
+    from rates_xl.client.persistent import DiskTier
     from rates_xl.client.settings import Settings
-    from rates_xl.client.team import TeamLink
+    from rates_xl.client.team import TeamCache, TeamLink
 
 log = logging.getLogger("rates_xl.client")
 
@@ -49,12 +52,12 @@ def key_fingerprint(base_url: str, api_key: str | None) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
-def request_text(key: Any) -> str:
+def request_text(key: RequestKey) -> str:
     """A RequestKey as one stable line, e.g. `fixing?index=SOFR&valuation_date=2026-03-10`."""
     return key.endpoint + "?" + "&".join(f"{name}={value}" for name, value in key.params)
 
 
-def is_immutable(key: Any, now: datetime | None = None) -> bool:
+def is_immutable(key: RequestKey, now: datetime | None = None) -> bool:
     """Whether the answer to this request can never change: history that ends before today,
     a fixing of a past date, or anything valued as of a past time. Live data never is."""
     now = now or datetime.now(UTC)
@@ -70,7 +73,7 @@ def is_immutable(key: Any, now: datetime | None = None) -> bool:
     return False
 
 
-def local_ttl(settings: Settings, key: Any, now: datetime | None = None) -> float:
+def local_ttl(settings: Settings, key: RequestKey, now: datetime | None = None) -> float:
     """How long this process keeps the answer to `key`, from its own settings: anything
     pinned to a past valuation time never changes (`ttl_history`), the rest by data class."""
     now = now or datetime.now(UTC)
@@ -81,10 +84,12 @@ def local_ttl(settings: Settings, key: Any, now: datetime | None = None) -> floa
     return settings.ttl_for(cache_class_of(ENDPOINTS[key.endpoint], params, now.date()).value)
 
 
-def encode_entry(key: Any, entry: Entry) -> str | None:
+def encode_entry(key: RequestKey, entry: Entry) -> str | None:
     """The JSON form of an entry, or None for what is not shared (an unexpected error type)."""
-    record: dict[str, Any] = {"k": request_text(key), "t": entry.fetched_at, "ttl": entry.ttl}
+    record: JSON = {"k": request_text(key), "t": entry.fetched_at, "ttl": entry.ttl}
     if entry.error is None:
+        if entry.value is None:  # neither an answer nor a refusal: nothing to share
+            return None
         record["v"] = entry.value.model_dump(mode="json", by_alias=True)
         if entry.raw is not None:
             record["r"] = entry.raw  # the text as sent, for a market-data pack read from here
@@ -97,7 +102,7 @@ def encode_entry(key: Any, entry: Entry) -> str | None:
     return json.dumps(record, separators=(",", ":"))
 
 
-def decode_entry(key: Any, text: str | bytes) -> Entry | None:
+def decode_entry(key: RequestKey, text: str | bytes) -> Entry | None:
     """The entry stored for `key`, or None when the text is not a valid entry for exactly it."""
     try:
         record = json.loads(text)
@@ -118,19 +123,18 @@ def decode_entry(key: Any, text: str | bytes) -> Entry | None:
 class TieredCache:
     """Memory first, then disk (immutable answers), then the team; see the module docstring."""
 
-    def __init__(self, memory: MemoryCache, *, disk: Any = None, team: Any = None,
-                 durable: Callable[[Hashable], bool] = is_immutable) -> None:
+    def __init__(self, memory: MemoryCache, *, disk: DiskTier | None = None, team: TeamCache | None = None,
+                 durable: Callable[[RequestKey], bool] = is_immutable) -> None:
         self.memory, self.disk, self.team = memory, disk, team
         self._durable = durable
         self.persistent_hits = 0
         self.team_hits = 0
 
-    def get(self, key: Hashable, *, fresh_since: float | None = None) -> Entry | None:
+    def get(self, key: RequestKey, *, fresh_since: float | None = None) -> Entry | None:
         entry = self.memory.get(key, fresh_since=fresh_since)
         if entry is not None:
             return entry  # the hot path: nothing below memory is touched
-        durable = self.disk is not None and self._durable(key)
-        if durable:
+        if self.disk is not None and self._durable(key):
             entry = self.disk.get(key, fresh_since=fresh_since)
             if entry is not None:
                 self.persistent_hits += 1
@@ -144,21 +148,21 @@ class TieredCache:
                 return entry
         return None
 
-    def _from_team(self, key: Hashable, entry: Entry) -> None:
+    def _from_team(self, key: RequestKey, entry: Entry) -> None:
         """Copy a teammate's answer down here; an immutable one to disk as well, so that it
         survives our restart even if Redis does not."""
         self.memory.put(key, _remaining(entry))
         if self.disk is not None and entry.error is None and self._durable(key):
             self.disk.put(key, entry)
 
-    def put(self, key: Hashable, entry: Entry) -> None:
+    def put(self, key: RequestKey, entry: Entry) -> None:
         self.memory.put(key, entry)
         if self.disk is not None and entry.error is None and self._durable(key):
             self.disk.put(key, entry)
         if self.team is not None:
             self.team.put(key, entry)
 
-    def claim(self, key: Hashable, *, fresh_since: float | None, deadline: float):
+    def claim(self, key: RequestKey, *, fresh_since: float | None, deadline: float):
         """Across processes: None to fetch it ourselves, or a teammate's fresh entry
         (see `TeamCache.claim`). Without a team, always None."""
         if self.team is None:
@@ -168,7 +172,7 @@ class TieredCache:
         return self.team.claim(key, fresh_since=fresh_since, deadline=deadline,
                                on_entry=lambda entry: self._from_team(key, entry))
 
-    def expire(self, *, before: float | None = None, keys: Iterable[Hashable] | None = None) -> int:
+    def expire(self, *, before: float | None = None, keys: Iterable[RequestKey] | None = None) -> int:
         keys = None if keys is None else list(keys)
         dropped = self.memory.expire(before=before, keys=keys)
         for tier in (self.disk, self.team):
@@ -185,7 +189,7 @@ class TieredCache:
     def __len__(self) -> int:
         return len(self.memory)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> TierStats:
         return {
             "persistent_hits": self.persistent_hits,
             "team_hits": self.team_hits,
@@ -207,8 +211,8 @@ def _remaining(entry: Entry) -> Entry:
     return Entry(entry.value, entry.fetched_at, max(left, 0.0), entry.error, entry.raw)
 
 
-def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
-                limiter: Limiter | None = None) -> tuple[Any, Limiter, TeamLink | None]:
+def build_tiers(settings: Settings, scope: str, *, cache: AnswerCache | None = None,
+                limiter: Limiter | None = None) -> tuple[AnswerCache, Limiter, TeamLink | None]:
     """The cache and limiter the settings ask for (given ones are used as they are), and the
     team link when `team_url` is set."""
     link = None
@@ -245,7 +249,7 @@ def build_tiers(settings: Settings, scope: str, *, cache: Any = None,
     return cache, limiter, link
 
 
-def stored_tiers() -> tuple[Settings, Any, Any]:
+def stored_tiers() -> tuple[Settings, DiskTier, TeamCache | None]:
     """(the settings, the disk tier, the team cache or None) as the settings configure them
     outside any client: what `rates-xl cache` and `doctor` report and clear."""
     from rates_xl.client.persistent import DiskTier

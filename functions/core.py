@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from rates_xl.client import RatesClient, RequestKey
+    from rates_xl.client.models import Result
 
 
 # -- the shared client --------------------------------------------------------------------------
@@ -396,6 +397,7 @@ def _answers(client: RatesClient, keys: tuple[RequestKey, ...], budget: float) -
     never a grid with a hole."""
     from rates_xl.client.errors import NotFetched, RatesError
 
+    outcomes: list[Result | RatesError]
     if len(keys) == 1:  # one tenor: no pool of threads for it
         try:
             outcomes = [client.get_key(keys[0], deadline=budget)]
