@@ -24,7 +24,8 @@ Grouped as Excel's Insert Function dialog groups them:
 - `information/`: `reference` (N, and T: a reference's first cell).
 
 And what they share: `bridge.py` (the `formulas` package's implementations called from
-formualizer), `scalars.py` (the bridged scalar functions), `coercion.py` (Excel's coercions,
+formualizer), `scipy_deferred.py` (their statistical module imported with scipy left for its
+first use), `scalars.py` (the bridged scalar functions), `coercion.py` (Excel's coercions,
 elementwise application), `omitted.py` (an omitted argument told apart from 0). The rewritings
 of a formula that route calls here are calc/formula's passes.
 """

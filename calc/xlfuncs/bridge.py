@@ -41,10 +41,12 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     only one that needs its own parse-time preparation)."""
     import importlib
 
-    from rates_xl.calc.xlfuncs import scalars
+    from rates_xl.calc.xlfuncs import scalars, scipy_deferred
 
     name = name.upper()
-    module = importlib.import_module(f"formulas.functions.{MODULES.get(name) or scalars.MODULES.get(name, 'stat')}")
+    submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
+    scipy_deferred.stat()  # before any sibling: `comp` imports it
+    module = importlib.import_module(f"formulas.functions.{submodule}")
     table = getattr(module, "FUNCTIONS", {})
     found = table.get(name, table.get(f"_XLFN.{name}"))
     if not callable(found):

@@ -52,6 +52,9 @@ def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
     global _registered
     import formulas
 
+    from rates_xl.calc.xlfuncs import scipy_deferred
+
+    scipy_deferred.stat()
     with _lock:
         table = rates.function_table() if table is None else table
         if _registered is table:
@@ -76,6 +79,9 @@ def known_to_engine(name: str) -> bool:
     import formulas
     from formulas.functions import not_implemented
 
+    from rates_xl.calc.xlfuncs import scipy_deferred
+
+    scipy_deferred.stat()
     engine = formulas.get_functions()
     upper = name.upper()
     for candidate in (upper, f"_XLFN.{upper}", f"_XLFN._XLWS.{upper}"):

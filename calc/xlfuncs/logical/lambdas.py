@@ -50,6 +50,9 @@ def _placeholder_index(name: str) -> int | None:
 def _compiled(formula: str) -> Any:
     import formulas
 
+    from rates_xl.calc.xlfuncs import scipy_deferred
+
+    scipy_deferred.stat()
     _exact_map_and_scan()
     return formulas.Parser().ast(formula)[1].compile()
 

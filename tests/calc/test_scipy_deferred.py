@@ -1,0 +1,60 @@
+"""`formulas`' statistical functions load scipy at their first use of it, not at import
+(calc/xlfuncs/scipy_deferred.py): a book calling LARGE never pays for scipy.stats, one calling
+T.DIST gets the same answer as `formulas` gives with scipy imported the ordinary way. Fresh
+processes: the test run itself has imported scipy long before."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+_CHILD = r"""
+import json, sys
+import numpy as np
+from rates_xl.calc.xlfuncs import bridge
+
+large = bridge.bridged("LARGE")([[3.0, None, 9.0, "x", 1.0]], 2)
+small = bridge.bridged("SMALL")([[3.0, 9.0, 1.0]], [[1, 4]])
+percentile = bridge.bridged("PERCENTILE")([[1.0, 2.0, 3.0, 4.0]], 0.3)  # formulas.functions.comp
+loaded_before = sorted(m for m in ("scipy.stats", "scipy.linalg", "scipy.interpolate") if m in sys.modules)
+tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats inside
+slope = bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])  # scipy.linalg
+print(json.dumps({"large": large, "small": small, "percentile": percentile, "loaded_before": loaded_before,
+                  "tdist": tdist, "trend": slope, "stats_after": "scipy.stats" in sys.modules,
+                  "stat_stats": type(sys.modules["formulas.functions.stat"].stats).__name__}))
+"""
+
+_PLAIN = r"""
+import json
+import scipy.stats, scipy.linalg, scipy.interpolate  # as `formulas` imports them, up front
+from rates_xl.calc.xlfuncs import bridge
+
+print(json.dumps({"tdist": bridge.bridged("T.DIST")(0.5, 3, True),
+                  "trend": bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]]),
+                  "stat_stats": type(__import__("formulas.functions.stat").functions.stat.stats).__name__}))
+"""
+
+
+def _run(code: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_large_small_and_percentile_never_import_scipy_stats():
+    got = _run(_CHILD)
+    assert got["large"] == 3.0  # 9, 3, 1: the text and the empty cell are not numbers
+    assert got["small"] == [[1.0, {"type": "Error", "kind": "Num"}]]  # k = 4 of 3 values: #NUM!
+    assert got["percentile"] == 1.9
+    assert got["loaded_before"] == []
+    assert got["stats_after"] is True
+
+
+def test_a_function_using_scipy_answers_as_with_scipy_imported_up_front():
+    deferred, plain = _run(_CHILD), _run(_PLAIN)
+    assert deferred["stat_stats"] == "_OnFirstUse"
+    assert plain["stat_stats"] == "module"  # already imported: nothing deferred
+    assert deferred["tdist"] == plain["tdist"] == 0.6742760175759245
+    assert deferred["trend"] == plain["trend"]
+    assert abs(deferred["trend"] - 16 / 3) < 1e-12  # the least-squares line through (1,1) (2,2) (3,4) at 4
