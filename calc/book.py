@@ -291,7 +291,7 @@ class Book:
                 for cell in row:
                     if isinstance(cell.value, ArrayFormula):
                         r1, c1, r2, c2 = parse_area(cell.value.ref or cell.coordinate)
-                        rates = any(is_rates_name(n) for n in function_names(cell.value.text))
+                        rates = any(is_rates_name(n) for n in function_names(str(cell.value.text)))
                         if self.dynamic_arrays is None:
                             dynamic = rates  # no marker in the book (see above)
                         else:

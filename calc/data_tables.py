@@ -89,8 +89,12 @@ def read(sheet: str, value: object) -> DataTable | None:
         return parse_cell(str(text).replace("$", "")) if text else None
 
     first, second = cell(value.r1), cell(value.r2)
-    deleted = bool(value.del1) and value.del1 not in ("0", "false") or \
-        bool(value.del2) and value.del2 not in ("0", "false")
+    def is_set(flag: object) -> bool:
+        # The file's attribute text ("1", "true"), or the constructor's False when it has
+        # none (openpyxl's stubs say bool: its reader passes the text as it is).
+        return bool(flag) and flag not in ("0", "false")
+
+    deleted = is_set(value.del1) or is_set(value.del2)
     two = str(value.dt2D) in ("1", "true")
     if two:
         row_input, col_input = first, second

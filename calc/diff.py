@@ -213,7 +213,6 @@ def copy_values(path: Path) -> dict[Key, CellValue]:
 
     import openpyxl
 
-    from rates_xl.functions.sheet import cell_address
     from rates_xl.functions.values import text_value, to_serial
 
     try:
@@ -232,7 +231,7 @@ def copy_values(path: Path) -> dict[Key, CellValue]:
                         value = to_serial(value, book.epoch)
                     elif isinstance(value, str) and cell.data_type == "s":
                         value = text_value(value)  # "#N/A" in a string cell is text
-                    found[(ws.title, cell_address(cell.row, cell.column))] = value
+                    found[(ws.title, cell.coordinate)] = value
     finally:
         book.close()
     return found

@@ -229,7 +229,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             key = (title, cell_address(r, c))
             prepared.areas[key] = area = parse_area(array.ref or key[1])
             r1, c1, r2, c2 = area
-            text = array.text if array.text.startswith("=") else "=" + array.text
+            text = str(array.text)
+            text = text if text.startswith("=") else "=" + text
             try:
                 read = passes.rewrite(text, Site(title, r, c, True, facts))
             except NotComputed as exc:

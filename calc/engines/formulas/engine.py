@@ -363,7 +363,8 @@ def _fill_omitted_arguments(ws: Any) -> None:
         for cell in row:
             value = cell.value
             if isinstance(value, ArrayFormula):
-                if "RATES" in value.text.upper():
-                    value.text = rates_omitted(Formula(value.text))
+                text = str(value.text)
+                if "RATES" in text.upper():
+                    value.text = rates_omitted(Formula(text))
             elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
                 cell.value = rates_omitted(Formula(value))
