@@ -25,13 +25,17 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import date, time, timedelta
+from typing import TYPE_CHECKING, TypeAlias
 
 from rates_xl.functions.messages import NOT_AVAILABLE, PREFIX, ArgumentError, is_message
+from rates_xl.functions.values import FunctionValue, StoredValue
 
 if TYPE_CHECKING:
     from rates_xl.functions.context import CallContext
+    from rates_xl.functions.core import FunctionSpec
 
 __all__ = ["NA", "VALUE", "MARKER", "Messages", "messages", "kind", "as_values", "marker",
            "marker_kind", "block", "is_message", "without_prefix", "CELL_TEXT", "ErrorValue", "shown",
@@ -113,8 +117,14 @@ class ErrorValue:
 #: A spill's cell with no value by design (a history's Fill=NA): #N/A in every host.
 NO_VALUE = ErrorValue(NOT_AVAILABLE)
 
+#: A cell as `shown` makes it: a value, or an error value with its message.
+ShownCell: TypeAlias = StoredValue | ErrorValue
+#: What `shown` makes of a function's value: one cell, or a spill's rows.
+Shown: TypeAlias = ShownCell | list[list[ShownCell] | ShownCell]
 
-def shown(spec: Any, args: tuple, value: Any, context: CallContext | None = None) -> Any:
+
+def shown(spec: FunctionSpec | str, args: tuple[object, ...], value: FunctionValue,
+          context: CallContext | None = None) -> Shown:
     """The core's answer as every host shows it: the one value converter (the classic UDFs,
     the Office.js batch, calc's two engines), so no host decides a cell on its own.
 
@@ -128,17 +138,17 @@ def shown(spec: Any, args: tuple, value: Any, context: CallContext | None = None
 
     `context` is the call's (functions/context.py): its text setting, and its pinned moment,
     which the kind is judged with (a bad pinned moment is the formula's to fix: #VALUE!)."""
-    if not isinstance(value, str | list):
+    if value is None or isinstance(value, float | int | date | time | timedelta):
         return value  # a number, a date, a bool, None: what a warm cell is, decided at once
     from rates_xl.functions.context import NOW
 
     context = context or NOW
-    name = str(getattr(spec, "name", spec)).upper().replace(".", "_", 1)
+    name = (spec if isinstance(spec, str) else spec.name).upper().replace(".", "_", 1)
     fails = context.error_values() and name not in EXPLAINERS
-    if fails and hasattr(spec, "arg_names"):
+    if fails and not isinstance(spec, str):
         args = context.pin(spec, tuple(args))
 
-    def cell(item: object) -> Any:
+    def cell(item: StoredValue) -> ShownCell:
         if isinstance(item, str):
             if item == NOT_AVAILABLE:
                 return NO_VALUE
@@ -146,9 +156,10 @@ def shown(spec: Any, args: tuple, value: Any, context: CallContext | None = None
                 return ErrorValue(CELL_TEXT[kind(spec, args, item)], item)
         return item
 
-    if isinstance(value, list):
-        return [[cell(c) for c in row] if isinstance(row, list | tuple) else cell(row) for row in value]
-    return cell(value)
+    def cells(row: Sequence[StoredValue] | StoredValue) -> list[ShownCell] | ShownCell:
+        return cell(row) if isinstance(row, str) or not isinstance(row, Sequence) else [cell(c) for c in row]
+
+    return cell(value) if isinstance(value, str) else [cells(row) for row in value]
 
 
 def first_message(value: object) -> str | None:
@@ -158,7 +169,7 @@ def first_message(value: object) -> str | None:
     return next((c.message for c in cells if isinstance(c, ErrorValue) and c.message), None)
 
 
-def block(text: str, rows: int, cols: int) -> Any:
+def block(text: str, rows: int, cols: int) -> str | list[list[str]]:
     """`text` for a caller of rows x cols cells (a legacy array formula is filled whole)."""
     return text if rows <= 1 and cols <= 1 else [[text] * cols for _ in range(rows)]
 
@@ -179,17 +190,18 @@ class Messages:
         return (book.strip().casefold(), sheet.strip().casefold(),
                 address.split(":")[0].replace("$", "").upper())
 
-    def note(self, book: str, sheet: str, address: str, result: Any) -> None:
-        """A cell's latest answer: its message is kept, an answer clears the one before."""
-        failed = is_message(result)
-        if not failed and not self._cells:
+    def note(self, book: str, sheet: str, address: str, result: str | None) -> None:
+        """A cell's latest answer (a message, or None for a value): its message is kept, an
+        answer clears the one before."""
+        failed = result if result is not None and is_message(result) else None
+        if failed is None and not self._cells:
             return  # an answer, and no cell's message kept to clear: the warm cell's case
         key = self._key(book, sheet, address)
         with self._lock:
-            if failed:
+            if failed is not None:
                 self._cells.pop(key, None)
-                self._cells[key] = result
-                self.last = result
+                self._cells[key] = failed
+                self.last = failed
                 while len(self._cells) > self.max_cells:
                     self._cells.popitem(last=False)
             else:
@@ -226,36 +238,37 @@ class CallMessages:
 
     def __init__(self, max_calls: int = MAX_CELLS) -> None:
         self.max_calls = max_calls
-        self._calls: OrderedDict[tuple, str] = OrderedDict()
+        self._calls: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(name: str, args: Any) -> tuple:
+    def _key(name: str, args: Sequence[object]) -> tuple[str, str]:
         trimmed = list(args)
         while trimmed and trimmed[-1] in (None, ""):
             trimmed.pop()  # an omitted argument and an empty one are the same call
         return (name.upper(), repr(trimmed))
 
-    def note(self, name: str, args: object, message: str) -> None:
+    def note(self, name: str, args: Sequence[object], message: str) -> None:
         with self._lock:
             self._calls[self._key(name, args)] = message
             while len(self._calls) > self.max_calls:
                 self._calls.popitem(last=False)
 
-    def forget(self, name: str, args: object) -> None:
+    def forget(self, name: str, args: Sequence[object]) -> None:
         """The call answered: a message an earlier round noted (PENDING) no longer applies."""
         if self._calls:
             with self._lock:
                 self._calls.pop(self._key(name, args), None)
 
-    def of(self, name: str, args: object) -> str | None:
+    def of(self, name: str, args: Sequence[object]) -> str | None:
         with self._lock:
             return self._calls.get(self._key(name, args))
 
 
 calls = CallMessages()
 
-def engine_value(name: str, args: Any, result: Any, context: CallContext | None = None) -> Any:
+def engine_value(name: str, args: Sequence[object], result: FunctionValue,
+                 context: CallContext | None = None) -> FunctionValue:
     """A headless engine's value for a RATES_* call's result (`shown`), with each failure's
     Excel error text ("#VALUE!", "#N/A") for the engine to turn into its own error value; the
     message noted for the summary. The text setting keeps the message."""
@@ -271,5 +284,10 @@ def engine_value(name: str, args: Any, result: Any, context: CallContext | None 
     else:
         calls.forget(name, args)  # answered: an earlier round's PENDING no longer applies
     if isinstance(value, list):
-        return [[c.text if isinstance(c, ErrorValue) else c for c in row] for row in value]
-    return value.text if isinstance(value, ErrorValue) else value
+        return [[_as_text(c) for c in row] if isinstance(row, list) else _as_text(row) for row in value]
+    return _as_text(value)
+
+
+def _as_text(cell: ShownCell) -> StoredValue:
+    """An error value as its Excel text ("#VALUE!", "#N/A"), for an engine; a value as it is."""
+    return cell.text if isinstance(cell, ErrorValue) else cell

@@ -22,9 +22,14 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from rates_xl.errors import InputError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from rates_xl.client.errors import NetworkDown
 
 PREFIX = "#RATES!"
 MAX_LENGTH = 254  # xlwings writes strings of 255+ characters as #VALUE!
@@ -47,7 +52,7 @@ class ArgumentError(InputError):
         self.problem = problem
 
 
-def is_message(value: object) -> bool:
+def is_message(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and value.startswith(PREFIX)
 
 
@@ -106,7 +111,7 @@ def _trial_refusal(refused: dict[str, str]) -> str:
             f"or use a paid key (set it {_how_to_set_key()})")
 
 
-def _network_down(exc: Any) -> str:
+def _network_down(exc: NetworkDown) -> str:
     """The circuit breaker is open: the cause, when the client will try again, what to do."""
     import math
     import time
@@ -179,13 +184,16 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, errors.RatesError):
         status = f"{exc.status} " if exc.status else ""
         return f"{PREFIX} {status}{exc}"
-    if type(exc).__name__ == "ValidationError" and "Settings" in str(getattr(exc, "title", "")):
+    # pydantic is loaded already when a cell fails: the core validates with it.
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and "Settings" in exc.title:
         return f"{PREFIX} settings: {settings_problem(exc)}"
     log.exception("unexpected error in a worksheet function", exc_info=exc)
     return f"{PREFIX} internal error ({type(exc).__name__}); see the rates-xl log"
 
 
-def settings_problem(exc: Any) -> str:
+def settings_problem(exc: ValidationError) -> str:
     """A bad RATES_* environment value, named by its variable (never its value: it may be the key)."""
     parts = []
     for err in exc.errors()[:2]:

@@ -21,6 +21,7 @@ as openpyxl reads it (a date too); `Grid`, a range or an array, rows of cell val
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TypeAlias
 
@@ -33,6 +34,9 @@ CellValue: TypeAlias = float | int | bool | str | None
 StoredValue: TypeAlias = CellValue | datetime | date | time | timedelta
 #: A range's values or an array's: rows of cell values.
 Grid: TypeAlias = list[list[CellValue]]
+#: What a worksheet function answers (functions.core.evaluate): one value (a date as a date:
+#: each host writes it its own way), or a spill: its rows, each a list of values (or one value).
+FunctionValue: TypeAlias = StoredValue | Sequence[Sequence[StoredValue] | StoredValue]
 
 #: The error values of every Excel, in ERROR.TYPE's order (its number is the position + 1).
 CLASSIC_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
