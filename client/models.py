@@ -14,7 +14,7 @@ field for the cell's message).
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -51,7 +51,7 @@ def _spelled(value: object) -> str:
     return "an infinite number (Infinity, or one too large to hold such as 1e999)"
 
 
-def _where(loc: tuple[Any, ...]) -> str:
+def _where(loc: tuple[int | str, ...]) -> str:
     """('swap_rates', 2, 'swap_rate') -> 'swap_rate of point 3 of swap_rates'."""
     words, parts = [], list(loc)
     while parts:

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -36,7 +36,12 @@ from rates_xl.client.transport import Answer
 from rates_xl.errors import InputError
 
 if TYPE_CHECKING:
-    from rates_xl.client.client import RequestKey
+    from rates_xl.client.endpoints import RequestKey
+    from rates_xl.client.json_types import JSONScalar, JSONValue
+    from rates_xl.client.models import Result
+
+#: A pack's JSON with its arrays as tuples (`_tuples`), for the models' strict types.
+FrozenJSON: TypeAlias = "JSONScalar | tuple[FrozenJSON, ...] | dict[str, FrozenJSON]"
 
 Kind = Literal["rates-xl market-data pack", "rates-xl scenario pack"]
 KIND: Kind = "rates-xl market-data pack"
@@ -255,7 +260,7 @@ def _no_constant(name: str) -> NoReturn:
     raise PackError(f"damaged market-data pack: {name} is not JSON")
 
 
-def _tuples(data: Any) -> Any:
+def _tuples(data: JSONValue) -> FrozenJSON:
     """JSON arrays as tuples and text checked to be Unicode, for the models' strict types."""
     if isinstance(data, list):
         return tuple(_tuples(item) for item in data)
@@ -368,7 +373,7 @@ class PackRecorder:
         #: a scenario pack replayed: its record (and calibration) goes into every pack made here
         self._scenario = source.scenario if source is not None else None
 
-    def record(self, key: RequestKey, value: Any, fetched_at: float, *, raw: str | None = None,
+    def record(self, key: RequestKey, value: Result | None, fetched_at: float, *, raw: str | None = None,
                error: BaseException | None = None) -> None:
         """Called by the client with a RequestKey, the parsed answer (or a final error), the
         time it was fetched and the answer's text as sent, when known. Replaying, the pack's
@@ -389,6 +394,8 @@ class PackRecorder:
         else:
             verbatim = raw is not None
             if raw is None:
+                if value is None:
+                    return  # neither an answer nor a refusal: nothing to record
                 raw = value.model_dump_json(by_alias=True)
             entry = PackAnswer(endpoint=key.endpoint, params=ident[1], answer=raw, verbatim=verbatim,
                                valuation_time=valued_at(key, value), fetched_at=utc_text(fetched_at))

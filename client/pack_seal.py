@@ -39,9 +39,10 @@ import hmac
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
+    from rates_xl.client.json_types import JSON
     from rates_xl.client.pack import Pack, PackAnswer
 
 DIGEST = "sha256:"
@@ -115,7 +116,7 @@ def pack_bytes(pack: Pack) -> bytes:
     return fields_bytes(own_fields(pack), [(a.digest or a.model_dump(mode="json"), a.mac) for a in pack.answers])
 
 
-def own_fields(pack: Pack) -> dict[str, Any]:
+def own_fields(pack: Pack) -> JSON:
     """The pack's own fields the seal covers: all but its answers and the seal (a market
     pack's without the scenario record it does not have, as before scenario packs existed)."""
     fields = pack.model_dump(mode="json", exclude={"seal", "answers"})
@@ -124,7 +125,7 @@ def own_fields(pack: Pack) -> dict[str, Any]:
     return fields
 
 
-def fields_bytes(fields: dict[str, Any], answers: list[tuple[object, str | None]]) -> bytes:
+def fields_bytes(fields: JSON, answers: list[tuple[object, str | None]]) -> bytes:
     """`pack_bytes` from the pack's own fields and its answers' (digest, MAC): what a server
     that seals a pack its page assembled needs (addin/officejs/packs.py)."""
     items = sorted(json.dumps([digest, mac], sort_keys=True, ensure_ascii=True) for digest, mac in answers)

@@ -12,7 +12,9 @@ Written by hand: no library does this, and it is a few lines.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import overload
+
+from rates_xl.client.json_types import JSONValue
 
 #: What the key (or a piece of it) becomes in the client's texts.
 REDACTED = "[api key]"
@@ -49,7 +51,11 @@ def redact_text(text: str, secret: str | None, replacement: str = REDACTED) -> s
     return "".join(out)
 
 
-def redact(value: object, secret: str | None) -> Any:
+@overload
+def redact(value: str, secret: str | None) -> str: ...
+@overload
+def redact(value: JSONValue, secret: str | None) -> JSONValue: ...
+def redact(value: JSONValue, secret: str | None) -> JSONValue:
     """`value` (a string, or JSON's lists and dicts of them) with the key's pieces replaced."""
     if not secret:
         return value
