@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import data_tables
 from rates_xl.calc.package import Package, escaped
@@ -32,6 +32,12 @@ from rates_xl.functions.sheet import (
 )
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import CellValue, StoredValue, to_serial
+
+if TYPE_CHECKING:
+    # openpyxl's own types (types-openpyxl, the dev extra): a book, a sheet, a defined name.
+    from openpyxl import Workbook
+    from openpyxl.workbook.defined_name import DefinedName
+    from openpyxl.worksheet.worksheet import Worksheet
 
 #: How far a RATES_* spill may grow down over empty cells beyond the range stored in the file.
 MAX_SPILL_ROWS = 3000
@@ -110,7 +116,7 @@ class Book:
                 self._by_sheet.setdefault(key[0], []).append((*parse_cell(key[1]), key, value))
         return self._by_sheet.get(sheet, [])
 
-    def engine_copy(self) -> Any:
+    def engine_copy(self) -> Workbook:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
         already read, the first time (reading costs as much as computing a small book)."""
         if not self._handed_over:
@@ -120,14 +126,14 @@ class Book:
             workbook = self.workbook()
         return self.as_stored(workbook)
 
-    def writable_copy(self, keep_vba: bool) -> Any:
+    def writable_copy(self, keep_vba: bool) -> Workbook:
         """An openpyxl copy to write values into (the frozen copy): the one already read when
         no engine took it (a book with nothing to recompute is then read once in all)."""
         if keep_vba == (self.path.suffix.lower() == ".xlsm"):
             return self.engine_copy()
         return self.as_stored(self.workbook(keep_vba=keep_vba))
 
-    def workbook(self, *, keep_vba: bool | None = None) -> Any:
+    def workbook(self, *, keep_vba: bool | None = None) -> Workbook:
         """The book parsed by openpyxl (formulas kept) from the bytes read once; `keep_vba`
         defaults to the file's kind (.xlsm)."""
         import openpyxl
@@ -149,7 +155,7 @@ class Book:
             workbook.vba_archive = zipfile.ZipFile(io.BytesIO(buffer.getvalue()))
         return workbook
 
-    def as_stored(self, workbook: Any) -> Any:
+    def as_stored(self, workbook: Workbook) -> Workbook:
         """`workbook` (openpyxl, read from this file) with the constants openpyxl reads wrongly
         put back as the file stores them, so that no save of it changes one silently (the
         engine's copy, the values-frozen copy):
@@ -307,7 +313,7 @@ class Book:
         return spills
 
 
-def empty_cell(ws: Any, row: int, col: int) -> bool:
+def empty_cell(ws: Worksheet, row: int, col: int) -> bool:
     """Whether an openpyxl sheet holds nothing at (row, col) (a spill may grow over it)."""
     cell = ws._cells.get((row, col))
     return cell is None or cell.value is None
@@ -336,7 +342,7 @@ def read_package(path: Path) -> Package:
     return Package(data)
 
 
-def sheet_rows(ws: Any) -> list[list[Any]]:
+def sheet_rows(ws: Worksheet) -> list[list[Any]]:
     """The cells a sheet holds, row by row (as `ws.iter_rows()` gives them, without the empty
     ones). `ws.iter_rows()` creates a cell for every empty position of the used rectangle
     (180,000 in swap_pricer.xlsx, which holds 15,000), and each was then read by every scan
@@ -365,7 +371,7 @@ def cached_values(path: Path | io.BytesIO) -> dict[Key, CellValue]:
             for row in sheet_rows(ws) for cell in row if cell.value is not None}
 
 
-def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
+def _defined_names(book: Workbook) -> dict[str, tuple[str, str]]:
     """Workbook-level names that point at one place in this workbook: name -> (sheet, cell).
 
     Every other kind Excel saves is skipped here (it is still computed by the engine):
@@ -375,7 +381,7 @@ def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
     """
     names: dict[str, tuple[str, str]] = {}
 
-    def add(key: str, defined: Any) -> None:
+    def add(key: str, defined: DefinedName) -> None:
         try:
             destinations = list(defined.destinations)
         except Exception:  # a formula, a constant or a malformed reference: no destination
@@ -393,7 +399,7 @@ def _defined_names(book: Any) -> dict[str, tuple[str, str]]:
     return names
 
 
-def find_name(book: Any, sheet: str, name: str) -> Any:
+def find_name(book: Workbook, sheet: str, name: str) -> DefinedName | None:
     """The defined name `name` as a formula on `sheet` sees it (sheet scope first)."""
     try:
         scoped = book[sheet].defined_names
@@ -408,7 +414,7 @@ def find_name(book: Any, sheet: str, name: str) -> Any:
     return None
 
 
-def _iteration_settings(book: Any) -> tuple[bool, int, float]:
+def _iteration_settings(book: Workbook) -> tuple[bool, int, float]:
     """The workbook's own calculation settings for circular references (Excel's defaults)."""
     calc = getattr(book, "calculation", None)
     iterate = bool(getattr(calc, "iterate", False))

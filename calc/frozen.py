@@ -10,7 +10,7 @@ import math
 import os
 from datetime import date, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.check import normal
@@ -18,6 +18,10 @@ from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address
 from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
@@ -80,7 +84,7 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     return out
 
 
-def _scenario_mark(copy: Any, result: CalcResult) -> None:
+def _scenario_mark(copy: Workbook, result: CalcResult) -> None:
     """A copy never carries `SCENARIO_MARK`, the defined name the classic add-in gives a book
     while a scenario is on: the add-in, finding it in an open book, recalculates the book's
     RATES_ cells from the market and says so (addin/classic/scenario.py `reopened`), which a
@@ -98,7 +102,7 @@ def _scenario_mark(copy: Any, result: CalcResult) -> None:
                             f"{SCENARIO_MARK} mark")
 
 
-def _write_range(ws: Any, area: Area, values: dict[Key, CellValue]) -> None:
+def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> None:
     for r, c in area.cells():
         value = values.get((ws.title, cell_address(r, c)))
         if value is None and (r, c) not in ws._cells:
@@ -106,7 +110,7 @@ def _write_range(ws: Any, area: Area, values: dict[Key, CellValue]) -> None:
         set_value(ws.cell(row=r, column=c), value)
 
 
-def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
+def _note(book: Workbook, cells: list[tuple[str, str, str]]) -> None:
     """The copy says so itself: a note on each cell that keeps its cached value."""
     from openpyxl.comments import Comment
 
@@ -122,7 +126,9 @@ def _note(book: Any, cells: list[tuple[str, str, str]]) -> None:
 
 def set_value(cell: Any, value: object) -> None:
     """A computed value into a cell as a value, whatever it is: text that looks like a formula
-    stays text, characters a file cannot hold are dropped, anything else becomes its text."""
+    stays text, characters a file cannot hold are dropped, anything else becomes its text.
+    (`cell`: openpyxl's, left untyped: its stubs say `ws.cell` may answer a MergedCell, whose
+    value openpyxl refuses to set, and a result over merged cells is not told apart yet.)"""
     if isinstance(value, bool | int | float) or value is None:
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"

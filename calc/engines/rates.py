@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from rates_xl.functions.context import NOW, CallContext
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @functools.cache  # one table: the engines register it once (`register_functions` checks identity)
-def function_table() -> dict[str, Any]:
+def function_table() -> dict[str, FunctionSpec | InternalFunction]:
     """The add-in's function table (Excel name -> spec with `.core`), and RATES_SOURCE_OF,
     which calc writes for RATES_SOURCE (calc/sources.py)."""
     from rates_xl.calc.sources import FUNCTION
@@ -66,7 +66,7 @@ def context() -> CallContext:
     return _context
 
 
-def call(spec: FunctionSpec | InternalFunction, args: list[Any]) -> Any:
+def call(spec: FunctionSpec | InternalFunction, args: Sequence[object]) -> object:
     """One RATES_* call an engine makes, computed under the calculation's context: the
     function table's through the core, calc's own (RATES_SOURCE_OF) directly."""
     from rates_xl.functions.core import FunctionSpec, evaluate
@@ -77,7 +77,7 @@ def call(spec: FunctionSpec | InternalFunction, args: list[Any]) -> Any:
 
 
 # -- errors among the arguments ------------------------------------------------------------------
-def first_error(args: list[Any], is_engine_error: Callable[[Any], bool]) -> Any:
+def first_error(args: Sequence[object], is_engine_error: Callable[[object], bool]) -> object:
     """An error among the arguments, which the call answers unchanged (as Excel's own do):
     the engine's own error value (each engine has its kind) or a `#RATES!` message."""
     for arg in args:

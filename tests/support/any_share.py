@@ -37,7 +37,6 @@ EDGES = {
     "calc/engines/formualizer/values.py": "formualizer (any answer of ours, as it stores it)",
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",
     "calc/engines/formulas/functions.py": "formulas (numpy arrays, XlError, schedula's EMPTY)",
-    "calc/engines/rates.py": "both engines (the RATES_* callbacks each registers)",
     "calc/xlfuncs/bridge.py": "formulas (its function implementations, called from formualizer)",
     "functions/core.py": "pydantic (the validation model built per function)",
     "functions/formula_walk.py": "formualizer (its parser's formula tree)",

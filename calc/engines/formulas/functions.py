@@ -41,10 +41,11 @@ if TYPE_CHECKING:
     from rates_xl.functions.core import FunctionSpec
 
 _lock = threading.Lock()
-_registered: dict[str, Any] | None = None  # Excel name -> spec, once registered
+_registered: dict[str, FunctionSpec | InternalFunction] | None = None  # Excel name -> spec, once registered
 
 
-def register_functions(table: dict[str, Any] | None = None) -> dict[str, Any]:
+def register_functions(table: dict[str, FunctionSpec | InternalFunction] | None = None
+                       ) -> dict[str, FunctionSpec | InternalFunction]:
     """Register every RATES_* function (and the INDEX fix) in the `formulas` engine.
 
     Idempotent; call before loading a workbook. Returns the registered table.
