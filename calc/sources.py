@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from rates_xl.functions.messages import PREFIX
 from rates_xl.functions.sheet import Area, Key, cell_reference, parse_cell
+from rates_xl.functions.values import FunctionValue
 
 NAME = "RATES_SOURCE_OF"
 
@@ -30,7 +31,7 @@ class InternalFunction:
     """A calc-only function the engines register beside the function table's."""
 
     name: str
-    core: Callable[..., object] = field(repr=False)
+    core: Callable[..., FunctionValue] = field(repr=False)
     result: str = "rows"
     arg_names: tuple[str, ...] = ()
 

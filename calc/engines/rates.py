@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from rates_xl.functions.context import NOW, CallContext
+from rates_xl.functions.values import FunctionValue
 
 if TYPE_CHECKING:
     from rates_xl.calc.sources import InternalFunction
@@ -66,7 +67,7 @@ def context() -> CallContext:
     return _context
 
 
-def call(spec: FunctionSpec | InternalFunction, args: Sequence[object]) -> object:
+def call(spec: FunctionSpec | InternalFunction, args: Sequence[object]) -> FunctionValue:
     """One RATES_* call an engine makes, computed under the calculation's context: the
     function table's through the core, calc's own (RATES_SOURCE_OF) directly."""
     from rates_xl.functions.core import FunctionSpec, evaluate
