@@ -19,6 +19,7 @@ import importlib
 import sys
 import threading
 import types
+from collections.abc import Callable
 from typing import Any
 
 STAT = "formulas.functions.stat"
@@ -38,8 +39,8 @@ class _OnFirstUse(types.ModuleType):
         return getattr(importlib.import_module(self.__name__), attr)
 
 
-def _called_on_first_use(module: str, name: str) -> Any:
-    def call(*args: Any, **kwargs: Any) -> Any:
+def _called_on_first_use(module: str, name: str) -> Callable[..., object]:
+    def call(*args: object, **kwargs: object) -> object:
         return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
     call.__name__ = name

@@ -38,6 +38,7 @@ EDGES = {
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",
     "calc/engines/formulas/functions.py": "formulas (numpy arrays, XlError, schedula's EMPTY)",
     "calc/xlfuncs/bridge.py": "formulas (its function implementations, called from formualizer)",
+    "calc/xlfuncs/scipy_deferred.py": "scipy (the modules formulas' statistics import, stood in for)",
     "functions/core.py": "pydantic (the validation model built per function)",
     "functions/formula_walk.py": "formualizer (its parser's formula tree)",
     "client/__init__.py": "Python's module __getattr__ (the lazy exports)",
