@@ -31,7 +31,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient, RequestKey
@@ -52,6 +52,19 @@ class Round:
         if keys:
             with self._lock:
                 self.keys.update(keys)
+
+
+class Changes(TypedDict, total=False):
+    """`CallContext.replace`'s arguments: any of its fields, by name."""
+
+    valuation_time: datetime | str | None
+    fresh_since: float | None
+    planning: Round | None
+    recorder: PackRecorder | None
+    held: HeldAnswers | None
+    used: set[RequestKey] | None
+    client: RatesClient | None
+    cell_errors: str | None
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,7 @@ class CallContext:
         return not (self.fresh_since is None and self.recorder is None and self.planning is None
                     and self.used is None and self.held is None)
 
-    def replace(self, **changes: Any) -> CallContext:
+    def replace(self, **changes: Unpack[Changes]) -> CallContext:
         """This context with `changes`. A copy of the fields as they are, not
         `dataclasses.replace` (which runs `__init__` over every field): a cell in a refresh
         scope builds one per call, and the warm call costs a few microseconds in all."""

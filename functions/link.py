@@ -58,7 +58,7 @@ def rates_calls(formula: str) -> list[tuple[str, list[str]]]:
     return found
 
 
-def argument_value(text: str, sheet: str, value_of: Callable[[str, str], Any]) -> Any:
+def argument_value(text: str, sheet: str, value_of: Callable[[str, str], object]) -> object:
     """What a cell passes for one argument text: a literal, or the referenced cell's value."""
     if text == "":
         return None
@@ -77,9 +77,9 @@ def argument_value(text: str, sheet: str, value_of: Callable[[str, str], Any]) -
     return value_of(where or sheet, cell)
 
 
-def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], Any],
+def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], object],
                 pinned: datetime | str | None = None,
-                name_value: Callable[[str, str], Any] | None = None) -> list[Any]:
+                name_value: Callable[[str, str], object] | None = None) -> list[RequestKey]:
     """The RequestKeys the RATES_* calls of `formula` (on `sheet`) make, reading referenced
     cells with `value_of(sheet, "B7")` and defined names with `name_value(sheet, name)` (none:
     a name is not read); `pinned`: the book's valuation moment, given where a call leaves

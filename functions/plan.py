@@ -32,7 +32,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from rates_xl.client.cache import HeldAnswers
 from rates_xl.functions.context import NOW, CallContext, Round
@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from rates_xl.client import RatesClient
     from rates_xl.client.client import RequestKey
     from rates_xl.client.errors import RatesError
+    from rates_xl.client.models import Result
+
+    #: What `fetch_many` answers: each request's answer or its failure.
+    Outcomes = dict[RequestKey, Result | RatesError]
 
 T = TypeVar("T")
 #: `on_fetch(total, done)`: called before a batch; may answer a callable to call when it ends.
@@ -111,15 +115,17 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
     if held is None:
         held = HeldAnswers()
         context = context.replace(held=held)
-    attempted: set[Any] = set()
+    attempted: set[RequestKey] = set()
     sent_before = client.stats()["requests_sent"]
     result: T | None = None
+    missing: set[RequestKey] = set()
+    round_limit = False
     for _ in range(max_rounds):
         report.rounds += 1
         round_started = time.time()
         planned = Round()
         result = evaluate(context.replace(planning=planned))
-        missing: set[Any] = set(planned.keys)
+        missing = set(planned.keys)
         new = missing - attempted
         if not missing:
             break
@@ -136,8 +142,8 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
                 on_cancel()
             break
     else:
-        missing = {"the round limit"}  # reached: finish below
-    if missing:
+        round_limit = True  # reached: finish below
+    if missing or round_limit:
         # Cancelled: the host's last pass shows each cell fresh or as it was. Otherwise what is
         # still missing failed in a way not worth remembering (429 or 5xx after all retries)
         # or lies beyond the round limit: compute once more without planning so those cells
@@ -170,7 +176,7 @@ def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float,
     progress_done = on_fetch(len(keys), completed) if on_fetch is not None else None
     cancel = threading.Event()
 
-    def fetch() -> dict[RequestKey, Any]:
+    def fetch() -> Outcomes:
         # A key was recorded because no answer cached before this round would do for the cell
         # that asked (absent, expired, or older than its refresh floor): fetch it afresh even
         # if an older answer is still cached. What arrives is held for the rounds to come.
@@ -196,17 +202,18 @@ def _fetch(client: RatesClient, keys: set[RequestKey], round_started: float,
     return failed, unanswered
 
 
-def _watched(fetch: Callable[[], dict[RequestKey, Any]], snapshot: Callable[[], FetchProgress],
+def _watched(fetch: Callable[[], Outcomes], snapshot: Callable[[], FetchProgress],
              on_progress: Callable[[FetchProgress], object] | None,
-             should_cancel: Callable[[], bool] | None, cancel: threading.Event) -> dict[RequestKey, Any]:
+             should_cancel: Callable[[], bool] | None, cancel: threading.Event) -> Outcomes:
     """Run `fetch` on a worker thread; report progress and poll for a cancel on this one."""
-    box: dict[str, Any] = {}
+    results: list[Outcomes] = []
+    errors: list[BaseException] = []
 
     def work() -> None:
         try:
-            box["results"] = fetch()
+            results.append(fetch())
         except BaseException as exc:  # handed to the calling thread below
-            box["error"] = exc
+            errors.append(exc)
 
     worker = threading.Thread(target=work, name="rates-plan-fetch", daemon=True)
     worker.start()
@@ -227,8 +234,8 @@ def _watched(fetch: Callable[[], dict[RequestKey, Any]], snapshot: Callable[[], 
         if not isinstance(exc, KeyboardInterrupt):
             worker.join()
         raise
-    if "error" in box:
-        raise box["error"]
+    if errors:
+        raise errors[0]
     if on_progress is not None:
         on_progress(snapshot())
-    return box["results"]
+    return results[0]

@@ -22,9 +22,9 @@ audit trail.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.functions.messages import PREFIX
 
@@ -50,7 +50,7 @@ ERROR_NEEDS_CELL = (f"{PREFIX} cell: RATES_ERROR needs the cell itself, which th
                     "only: see the cell's message where it shows (the hover in Office.js, rates-xl calc's summary)")
 
 
-def error_of_value(client: object, args: dict[str, Any]) -> Any:
+def error_of_value(client: object, args: Mapping[str, object]) -> str:
     """RATES_ERROR with only the cell's value (a host that cannot pass the cell)."""
     return ERROR_NEEDS_CELL
 
@@ -80,7 +80,7 @@ def error_of_formula(where: str, formula: str, sheet: str, value_of: ValueOf,
     return ""
 
 
-def explain(client: object, args: dict[str, Any]) -> Any:
+def explain(client: object, args: Mapping[str, object]) -> str:
     """RATES_SOURCE with only the cell's value: a `#RATES!` line, never a guess by value."""
     return NEEDS_CELL
 
