@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rates_xl.calc.book import Book, CalcError, OverBudget
+from rates_xl.client import setting_defaults
 from rates_xl.functions.sheet import Area, Key, address, may_read_wide_range
 
 #: The settings a user raises, as the line names them.
@@ -40,6 +41,11 @@ class Budget:
 
     @classmethod
     def from_settings(cls) -> Budget:
+        """`calc_cells` and `calc_seconds` of the settings (client/settings.py). With no RATES_*
+        variable set they are the defaults, known without loading pydantic (0.1 CPU s and 14 MB,
+        most of what a book calling no RATES_* function would load for nothing)."""
+        if not setting_defaults.any_set():
+            return cls(setting_defaults.CALC_CELLS, setting_defaults.CALC_SECONDS)
         from pydantic import ValidationError
 
         from rates_xl.client.settings import Settings

@@ -17,6 +17,8 @@ token from the limiter and sends one attempt through a transport, retrying withi
 - `json_types.py`: JSON typed (`JSONValue`, `JSON`), for what is read before it is a model;
 - `errors.py`: the client's exceptions (`RatesError` and one subclass per failure);
 - `settings.py`: the settings (arguments, `RATES_*` variables, defaults);
+- `setting_defaults.py`: what is known of them without pydantic (the prefix, whether any is set,
+  the defaults calc's budget reads);
 - `api_key.py`: where the key comes from (keychain, environment), the sandbox's public keys;
 - `cache.py`: the answer cache interface and the memory tier;
 - `persistent.py`: the disk tier (answers that never change);

@@ -16,6 +16,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
+from rates_xl.client.setting_defaults import CALC_CELLS, CALC_SECONDS, PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ DEFAULT_BASE_URL = "https://api.bluegamma.io"
 class Settings(BaseSettings):
     """Every knob of the client. Each field `x` is also the environment variable `RATES_X`."""
 
-    model_config = SettingsConfigDict(env_prefix="RATES_", extra="forbid", validate_default=True)
+    model_config = SettingsConfigDict(env_prefix=PREFIX, extra="forbid", validate_default=True)
 
     # Each description is the settings page's text (generated: docs/hooks.py, rates_xl.docgen);
     # `default_text` says what an empty default means.
@@ -110,12 +111,12 @@ class Settings(BaseSettings):
         "go first.",
     )
     calc_cells: int = Field(
-        50_000_000, ge=1, description="Cells one book's formulas may read in `rates-xl calc` (every formula "
+        CALC_CELLS, ge=1, description="Cells one book's formulas may read in `rates-xl calc` (every formula "
         "cell, and each distinct range once, whole rows, columns and sheets over the used range); a book "
         "past it stops before computing, with one line naming the formula that reads the most.",
     )
     calc_seconds: float = Field(
-        600.0, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
+        CALC_SECONDS, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
         "formulas, each evaluation round); past it the book stops with one line naming the cell being "
         "computed, and the run goes on with the other books.",
     )

@@ -5,6 +5,8 @@ cell, listed, never the book. Small generated workbooks, through `rates-xl calc`
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import openpyxl
@@ -14,6 +16,7 @@ from rates_xl.calc.book import Book, CalcError
 from rates_xl.calc.budget import Budget, measure
 from rates_xl.calc.formula import passes
 from rates_xl.calc.workbook import WorkbookCalculation
+from rates_xl.client import setting_defaults
 from rates_xl.client.settings import Settings
 from tests.support.budget_books import chain_book, far_book
 from tests.support.commands import fresh_env, rates_xl
@@ -157,3 +160,35 @@ def test_the_default_budget_fits_every_book_of_the_corpus():
     default = Settings().calc_cells
     largest = max(measure(Book(book)).total for book in books)
     assert 0 < largest <= default // 100  # two orders of magnitude to spare
+
+
+_READ_BUDGET = ("import sys\n"
+                "from rates_xl.calc.budget import Budget\n"
+                "from rates_xl.calc.book import CalcError\n"
+                "try:\n"
+                "    b = Budget.from_settings()\n"
+                "    print(b.cells, b.seconds, 'pydantic' in sys.modules)\n"
+                "except CalcError as exc:\n"
+                "    print(exc)\n")
+
+
+def _budget_read(env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-c", _READ_BUDGET], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_budget_with_no_rates_variable_is_the_settings_defaults_read_without_pydantic(tmp_path):
+    clean = {k: v for k, v in fresh_env(tmp_path / "home").items() if not k.upper().startswith("RATES_")}
+    assert not setting_defaults.any_set(clean)
+    defaults = Settings.model_fields
+    # the defaults, as Settings gives them, and pydantic never loaded (a book calling no RATES_*)
+    assert _budget_read(clean) == f"{defaults['calc_cells'].default} {defaults['calc_seconds'].default} False"
+    # a variable set, in any case: the settings are read (and checked) as before
+    assert _budget_read({**clean, "rates_calc_cells": "1500"}) == "1500 600.0 True"
+    assert _budget_read({**clean, "RATES_CALC_SECONDS": "2"}) == "50000000 2.0 True"
+    assert _budget_read({**clean, "RATES_TIMEOUT": "soon"}).startswith(
+        "the settings cannot be read (timeout: Input should be a valid number")
+    # a RATES_ name that is no setting only costs the full read
+    assert setting_defaults.any_set(["PATH", "Rates_XL_CONF"]) and not setting_defaults.any_set(["PATH", "XRATES_A"])

@@ -6,11 +6,17 @@ down to it, past what the file stored where an array or a RATES_* call may spill
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import MAX_COL, read_area, split_reference
+
+
+#: A digit, ":" and a digit (`2:5`, `$2:$5`): every whole-row reference holds one, few other
+#: formulas do (`A1:B2` holds none), so only those are read token by token.
+_ROWS = re.compile(r"\d\s*:\s*\$?\d")
 
 
 def has_whole_rows(book: Any) -> bool:
@@ -22,7 +28,7 @@ def has_whole_rows(book: Any) -> bool:
             for cell in row:
                 value = cell.value
                 text = value.text if isinstance(value, ArrayFormula) else value
-                if isinstance(text, str) and text.startswith("=") and ":" in text and \
+                if isinstance(text, str) and text.startswith("=") and _ROWS.search(text) and \
                         any(_whole_rows(t.text) for t in Formula(text).tokens if t.is_range):
                     return True
     return False
