@@ -157,6 +157,24 @@ def test_helper_cells_are_not_used_where_a_whole_row_would_read_them(tmp_path):
     assert result.value("S", "C2") == 2
 
 
+@pytest.mark.parametrize("formula, rows", [
+    ("=COUNTA(1:1)", True), ("=SUM(S!$2:$5)", True), ("=SUM('Q 1'!3:4)", True), ("{=ROWS(7:9)}", True),
+    ("=SUM(A1:B2)", False), ("=SUM($A$1:$B$2)", False), ("=SUM(Sheet1:Sheet3!A1)", False),
+    ('=TEXT(A1,"12:30")', False),  # a digit, ":" and a digit in a text: the tokens decide
+    ("=SUM(A:A)", False),
+])
+def test_a_formula_reading_whole_rows_is_found(formula, rows):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rates_xl.calc.engines.formualizer.reach import has_whole_rows
+
+    wb = openpyxl.Workbook()
+    wb.active.title = "S"
+    wb.create_sheet("Q 1")
+    wb.active["A1"] = ArrayFormula("A1", formula[1:-1]) if formula.startswith("{") else formula
+    assert has_whole_rows(wb) is rows
+
+
 def test_a_what_if_data_table_keeps_its_cached_value(tmp_path):
     book = tmp_path / "table.xlsx"
     wb = openpyxl.Workbook()

@@ -13,7 +13,6 @@ from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import MAX_COL, read_area, split_reference
 
-
 #: A digit, ":" and a digit (`2:5`, `$2:$5`): every whole-row reference holds one, few other
 #: formulas do (`A1:B2` holds none), so only those are read token by token.
 _ROWS = re.compile(r"\d\s*:\s*\$?\d")
