@@ -10,13 +10,14 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
+from contextlib import nullcontext
 from datetime import date, datetime, time, timedelta
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables
+from rates_xl.calc import data_tables, merged_read
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -59,7 +60,9 @@ class Book:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.package = read_package(self.path)  # the file's one read (raises CalcError)
-        self.book = self.workbook()  # openpyxl, formulas kept
+        # openpyxl, formulas kept; merged ranges not formatted (calc/merged_read.py): this copy
+        # goes to the engine, or is formatted first when it is the one written for the user.
+        self.book = self.workbook(merged_borders=False)
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.formulas = list(self._scan_formulas())  # (address, text)
         self.names = _defined_names(self.book)
@@ -129,18 +132,22 @@ class Book:
     def writable_copy(self, keep_vba: bool) -> Workbook:
         """An openpyxl copy to write values into (the frozen copy): the one already read when
         no engine took it (a book with nothing to recompute is then read once in all)."""
-        if keep_vba == (self.path.suffix.lower() == ".xlsm"):
-            return self.engine_copy()
+        if keep_vba == (self.path.suffix.lower() == ".xlsm") and not self._handed_over:
+            self._handed_over = True
+            merged_read.format_merged(self.book)
+            return self.as_stored(self.book)
         return self.as_stored(self.workbook(keep_vba=keep_vba))
 
-    def workbook(self, *, keep_vba: bool | None = None) -> Workbook:
+    def workbook(self, *, keep_vba: bool | None = None, merged_borders: bool = True) -> Workbook:
         """The book parsed by openpyxl (formulas kept) from the bytes read once; `keep_vba`
-        defaults to the file's kind (.xlsm)."""
+        defaults to the file's kind (.xlsm). Without `merged_borders`, merged ranges are read
+        as openpyxl reads them but not formatted (`merged_read.format_merged` does it later)."""
         import openpyxl
 
         try:
             keep_vba = self.path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
-            workbook = openpyxl.load_workbook(self.package.stream(), keep_vba=keep_vba, keep_links=True)
+            with nullcontext() if merged_borders else merged_read.unformatted():
+                workbook = openpyxl.load_workbook(self.package.stream(), keep_vba=keep_vba, keep_links=True)
         except Exception as exc:
             raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "
                             "is it corrupt?") from None

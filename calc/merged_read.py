@@ -1,0 +1,100 @@
+"""openpyxl's reading of merged cells, with their border formatting left for when it is needed.
+
+Reading a merged range, openpyxl gives its first cell the last cell's right and bottom borders
+(`MergedCellRange._get_borders`), replaces the other cells with `MergedCell`s and formats them
+(`MergedCellRange.format`): the edges get the first cell's borders and every cell its
+protection, one new `Border` each, hashed and compared into the book's style list. On a book of
+many merged ranges that is a large share of the read (poi_StructuredRefs: 426 ranges), and no
+calculation looks at a border: the engine's copy is rewritten and handed to the engine, never
+saved for anyone to see. The copy a user gets (the values-frozen book) is formatted exactly as
+openpyxl formats it, range by range in the file's order (so its style list keeps its order):
+`format_merged` before it is written.
+
+openpyxl has no option for this. `unformatted()` makes the two methods do, in this thread only
+and until it exits, everything but the formatting (a thread-local flag: a read in another thread
+meanwhile formats as usual); each is openpyxl 3.1's with the formatting left out.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+    from openpyxl.styles.borders import Border
+    from openpyxl.worksheet.merge import MergedCellRange
+    from openpyxl.worksheet.worksheet import Worksheet
+
+_here = threading.local()
+_lock = threading.Lock()
+_original: dict[str, Callable[..., None]] = {}
+_LEFT = "_rates_xl_unformatted"  # a worksheet's [(merged range, its first cell's border to add)]
+
+
+def _unformatted() -> bool:
+    return getattr(_here, "unformatted", False)
+
+
+def _get_borders(mcr: MergedCellRange) -> None:
+    if not _unformatted():
+        _original["_get_borders"](mcr)
+        return
+    from openpyxl.styles.borders import Border
+
+    ws = mcr.ws
+    mcr.start_cell = ws._cells.get((mcr.min_row, mcr.min_col))
+    if mcr.start_cell is None:
+        mcr.start_cell = ws.cell(row=mcr.min_row, column=mcr.min_col)
+    end_cell = ws._cells.get((mcr.max_row, mcr.max_col))  # read now: it becomes a MergedCell
+    end = None if end_cell is None else Border(right=end_cell.border.right, bottom=end_cell.border.bottom)
+    left: list[tuple[MergedCellRange, Border | None]] = ws.__dict__.setdefault(_LEFT, [])
+    left.append((mcr, end))
+
+
+def _clean_merge_range(ws: Worksheet, mcr: MergedCellRange) -> None:
+    if not _unformatted():
+        _original["_clean_merge_range"](ws, mcr)
+        return
+    from openpyxl.cell.cell import MergedCell
+
+    cells = mcr.cells
+    next(cells)  # the first cell keeps its value
+    for row, col in cells:
+        ws._cells[row, col] = MergedCell(ws, row, col)
+
+
+def _install() -> None:
+    from openpyxl.worksheet.merge import MergedCellRange
+    from openpyxl.worksheet.worksheet import Worksheet
+
+    with _lock:
+        if not _original:
+            _original["_get_borders"] = MergedCellRange._get_borders
+            _original["_clean_merge_range"] = Worksheet._clean_merge_range
+            MergedCellRange._get_borders = _get_borders
+            Worksheet._clean_merge_range = _clean_merge_range
+
+
+@contextmanager
+def unformatted() -> Iterator[None]:
+    """openpyxl reads merged ranges in this thread without formatting them, until exit."""
+    _install()
+    _here.unformatted = True
+    try:
+        yield
+    finally:
+        _here.unformatted = False
+
+
+def format_merged(workbook: Workbook) -> None:
+    """What openpyxl's read would have done to the merged ranges of `workbook` (read under
+    `unformatted`), in the same order: each range's first cell gets its last cell's right and
+    bottom borders, then its edges their borders and its cells their protection."""
+    for ws in workbook.worksheets:
+        for mcr, end in ws.__dict__.pop(_LEFT, []):
+            if end is not None:
+                mcr.start_cell.border += end
+            mcr.format()
