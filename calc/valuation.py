@@ -12,10 +12,13 @@ the add-in reads the same name (addin/classic/valuation.py). An empty name or ce
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.functions.values import EPOCH_1900
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
 
 NAME = "RATES_VALUATION_TIME"
 _EXCEL_EPOCH = EPOCH_1900.replace(tzinfo=UTC)
@@ -64,7 +67,7 @@ def book_moment(book: Book) -> datetime | None:
         raise CalcError(str(exc)) from None
 
 
-def _constant(workbook: Any) -> str | None:
+def _constant(workbook: Workbook) -> str | None:
     """The text of a workbook-level name holding a constant (`="2026-01-02T16:00:00Z"`)."""
     for name, defined in workbook.defined_names.items():
         if name.upper() == NAME:

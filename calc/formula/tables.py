@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import column_letters, parse_area, quote_sheet
 
 if TYPE_CHECKING:
+    from openpyxl import Workbook
+
     from rates_xl.calc.formula.site import Site
 
 _SPECIALS = {"#ALL", "#DATA", "#HEADERS", "#TOTALS", "#THIS ROW"}
@@ -50,7 +52,7 @@ class Table:
     totals: bool
 
 
-def tables(book: Any) -> dict[str, Table]:
+def tables(book: Workbook) -> dict[str, Table]:
     """Upper-case table name -> its definition, for every table of an openpyxl workbook."""
     found = {}
     for ws in book.worksheets:

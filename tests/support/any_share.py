@@ -25,15 +25,12 @@ PACKAGES = {"calc": ROOT / "calc", "functions": ROOT / "functions", "client": RO
 #: stays there (narrowed to our types before the inner code sees it); every other module that
 #: still mentions it is to be narrowed.
 EDGES = {
-    "calc/book.py": "openpyxl (its workbooks, worksheets and cells)",
-    "calc/frozen.py": "openpyxl (the copy's workbook, worksheets and cells it writes)",
-    "calc/valuation.py": "openpyxl (a workbook's defined names)",
-    "calc/formula/tables.py": "openpyxl (a workbook's tables)",
+    "calc/book.py": "openpyxl (a sheet's cells, which its stubs may answer as a MergedCell)",
+    "calc/frozen.py": "openpyxl (the copy's cells it writes)",
     "calc/engines/formualizer/model.py": "formualizer (its Workbook, registered callbacks)",
     "calc/engines/formualizer/prepare.py": "formualizer and openpyxl (the engine's copy of a book)",
     "calc/engines/formualizer/cells.py": "openpyxl (the copy's cells it writes)",
     "calc/engines/formualizer/lookups.py": "formualizer and openpyxl (the tables handed to Python, the copy)",
-    "calc/engines/formualizer/reach.py": "openpyxl (the worksheets and cells it reads)",
     "calc/engines/formualizer/values.py": "formualizer (any answer of ours, as it stores it)",
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",
     "calc/engines/formulas/functions.py": "formulas (numpy arrays, XlError, schedula's EMPTY)",

@@ -6,13 +6,21 @@ array's range filled from its result (`fit_legacy`), and numbers without a date 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from rates_xl.functions.values import ErrorLikeText
+from rates_xl.functions.values import CellValue, ErrorLikeText
+
+if TYPE_CHECKING:
+    from openpyxl.cell.rich_text import CellRichText
+
+#: A result's value, as the engine answered it (kept as it is).
+T = TypeVar("T")
 
 
-def set_constant(cell: Any, value: Any) -> None:
-    """A formula cell of the engine's copy becomes the plain value the file cached for it."""
+def set_constant(cell: Any, value: CellValue) -> None:
+    """A formula cell of the engine's copy becomes the plain value the file cached for it.
+    (`cell`: openpyxl's; its stubs say a MergedCell may answer, whose value cannot be set.)"""
     text = isinstance(value, ErrorLikeText)
     if isinstance(value, str):
         from rates_xl.calc.package import escaped
@@ -27,7 +35,7 @@ def set_constant(cell: Any, value: Any) -> None:
         cell.data_type = "s"
 
 
-def empty_text() -> Any:
+def empty_text() -> CellRichText:
     """A cell value openpyxl writes as empty text. It writes a plain "" as a bare
     `<c t="inlineStr"/>`, which formualizer reads as a blank cell (COUNTA skips it, ISBLANK is
     TRUE, `=A1` is 0); Excel's empty text (an empty shared string, a formula's "") is text."""
@@ -36,7 +44,7 @@ def empty_text() -> Any:
     return CellRichText([""])  # written <is><r><t/></r></is>: read back as ""
 
 
-def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]:
+def fit_legacy(result: Sequence[Sequence[T]], rows: int, cols: int) -> list[list[T | str]]:
     """A legacy array formula's `rows` x `cols` range filled from its result as Excel does: a
     1-row result repeats down every row, a 1-column one across every column (a single value
     fills the range), and cells beyond the result's other dimensions show #N/A."""
@@ -44,7 +52,7 @@ def fit_legacy(result: list[list[Any]], rows: int, cols: int) -> list[list[Any]]
     width = max((len(line) for line in result), default=0)
     out = []
     for i in range(rows):
-        line = []
+        line: list[T | str] = []
         for j in range(cols):
             ri = 0 if height == 1 else i
             ci = 0 if width == 1 else j
@@ -59,7 +67,8 @@ def plain_numbers(book: Any) -> None:
     formatted as a date value, and hands it over (to `plain`, to our functions) as a Python
     date, in which serial 60 (Excel's 29 February 1900) is 28 February like 59: `=A1` over 60
     gave 59, EDATE of it a month from the 28th. Excel keeps only the number (the format shows
-    it); the values-frozen copy keeps each cell's own format."""
+    it); the values-frozen copy keeps each cell's own format. (`book`: openpyxl's, whose cells'
+    private `_style` its stubs do not type.)"""
     from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format
 
     dated = {i for i, code in BUILTIN_FORMATS.items() if is_date_format(code)}

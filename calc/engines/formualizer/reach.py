@@ -7,18 +7,22 @@ down to it, past what the file stored where an array or a RATES_* call may spill
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import MAX_COL, read_area, split_reference
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 #: A digit, ":" and a digit (`2:5`, `$2:$5`): every whole-row reference holds one, few other
 #: formulas do (`A1:B2` holds none), so only those are read token by token.
 _ROWS = re.compile(r"\d\s*:\s*\$?\d")
 
 
-def has_whole_rows(book: Any) -> bool:
+def has_whole_rows(book: Workbook) -> bool:
     """Whether a formula reads whole rows (`2:5`)."""
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -45,7 +49,7 @@ class LastRows:
     where an array formula or a RATES_* call may spill past what the file stored (a curve
     that grew; `=SEQUENCE(A1)` with A1 raised), so a bounded whole column still reads it."""
 
-    def __init__(self, book: Any) -> None:
+    def __init__(self, book: Workbook) -> None:
         self._book = book
         self._rows: dict[str, int] | None = None
 
@@ -56,7 +60,7 @@ class LastRows:
         return self._rows.get(own if sheet is None else sheet, 0)
 
 
-def _last_row(ws: Any) -> int:
+def _last_row(ws: Worksheet) -> int:
     from openpyxl.worksheet.formula import ArrayFormula
 
     from rates_xl.calc.book import MAX_SPILL_ROWS
