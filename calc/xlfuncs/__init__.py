@@ -26,7 +26,8 @@ Grouped as Excel's Insert Function dialog groups them:
 And what they share: `bridge.py` (the `formulas` package's implementations called from
 formualizer), `scipy_deferred.py` (their statistical module imported with scipy left for its
 first use), `scalars.py` (the bridged scalar functions), `coercion.py` (Excel's coercions,
-elementwise application), `omitted.py` (an omitted argument told apart from 0). The rewritings
+elementwise application), `omitted.py` (an omitted argument told apart from 0), `types.py`
+(the values they take and answer, named). The rewritings
 of a formula that route calls here are calc/formula's passes.
 """
 
@@ -64,6 +65,7 @@ from rates_xl.calc.xlfuncs.text import (
     textsplit,
     totext,
 )
+from rates_xl.calc.xlfuncs.types import Answer
 
 if TYPE_CHECKING:
     from formualizer import Workbook
@@ -277,7 +279,7 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
 def _reading_omitted(call: Callback) -> Callback:
     from rates_xl.calc.xlfuncs.omitted import given
 
-    def wrapped(*args: EngineValue) -> object:
+    def wrapped(*args: EngineValue) -> Answer:
         return call(*given(args))
 
     wrapped.__name__ = call.__name__

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias, TypedDict, TypeGuard
+from typing import TypeAlias, TypedDict, TypeGuard
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 from rates_xl.errors import Internal
 
 
@@ -19,7 +20,7 @@ class Facts(TypedDict, total=False):
 
 #: A function of this package as formualizer calls it: formualizer's values in (its
 #: `EngineValue`s), an answer it stores out (a scalar, rows, an error: `values.to_engine`).
-Callback: TypeAlias = Callable[..., object]
+Callback: TypeAlias = Callable[..., Answer]
 #: What makes a Callback for one book, from its facts.
 Factory: TypeAlias = Callable[[Facts], Callback]
 
@@ -93,19 +94,19 @@ class _Passthrough(Internal):
         self.value = value
 
 
-def elementwise(func: Callable[..., Any]) -> Callable[..., Any]:
+def elementwise(func: Callable[..., Answer]) -> Callback:
     """A function of scalars applied to each element of array arguments (Excel's lifting:
     arrays of different sizes are read to the largest, #N/A beyond the smaller one)."""
 
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> Answer:
         arrays = [a for a in args if isinstance(a, list)]
         if not arrays:
             return _one(func, args)
         rows = max(len(a) for a in arrays)
         cols = max(len(r) for a in arrays for r in a)
-        out = []
+        out: list[list[Answer]] = []
         for i in range(rows):
-            line = []
+            line: list[Answer] = []
             for j in range(cols):
                 line.append(_one(func, [_element(a, i, j) for a in args]))
             out.append(line)
@@ -126,7 +127,7 @@ def _element(arg: EngineValue, i: int, j: int) -> EngineValue:
     return arg[ri][ci]
 
 
-def _one(func: Callable[..., Any], args: Sequence[EngineValue]) -> EngineValue:
+def _one(func: Callable[..., Answer], args: Sequence[EngineValue]) -> Answer:
     try:
         return func(*args)
     except _Passthrough as passed:

@@ -6,9 +6,10 @@ reads as None."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rates_xl.calc.xlfuncs.coercion import Callback
+from rates_xl.calc.xlfuncs.types import EngineValue
 
 OMITTED = "rates-xl:omitted"
 
@@ -22,6 +23,6 @@ def reads_omitted(call: F) -> F:
     return call
 
 
-def given(args: tuple[Any, ...]) -> tuple[Any, ...]:
+def given(args: tuple[EngineValue, ...]) -> tuple[EngineValue, ...]:
     """The callback's arguments with the marker read as "not given" (None)."""
     return tuple(None if a == OMITTED else a for a in args)

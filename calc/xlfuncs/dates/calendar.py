@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 _ZERO = datetime.date(1899, 12, 31)  # Excel's day 0 before its 29 February 1900
@@ -26,9 +26,10 @@ def _first_of_month(year: int, month: int) -> int | None:
 
 
 def _date(bridged: Callback) -> Callback:
-    def call(*args: Any) -> Any:
-        if len(args) == 3 and all(is_number(a) for a in args):
-            year, month, day = (math.trunc(a) for a in args)
+    def call(*args: EngineValue) -> Answer:
+        numbers = [a for a in args if is_number(a)]
+        if len(args) == 3 and len(numbers) == 3:
+            year, month, day = (math.trunc(a) for a in numbers)
             if 0 <= year < 1900:
                 year += 1900
             year += (month - 1) // 12

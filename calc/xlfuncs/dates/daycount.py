@@ -27,11 +27,11 @@ import calendar
 import datetime
 import math
 from collections.abc import Callable
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 from rates_xl.functions.values import EPOCH_1900
 
 _LAST_SERIAL = 2958465  # 31 December 9999
@@ -94,7 +94,7 @@ def yearfrac(start: int, end: int, basis: int) -> float:
 
 
 def _yearfrac(bridged: Callback) -> Callback:
-    def call(start: EngineValue, end: EngineValue, basis: EngineValue = 0.0) -> Any:
+    def call(start: EngineValue, end: EngineValue, basis: EngineValue = 0.0) -> Answer:
         if not (is_number(start) and is_number(end) and (is_number(basis) or basis is None)):
             return bridged(start, end, basis)
         first, last = math.floor(start), math.floor(end)
@@ -106,7 +106,7 @@ def _yearfrac(bridged: Callback) -> Callback:
 
 
 def _datedif(bridged: Callback) -> Callback:
-    def call(start: EngineValue, end: EngineValue, unit: EngineValue = None) -> Any:
+    def call(start: EngineValue, end: EngineValue, unit: EngineValue = None) -> Answer:
         if not (is_number(start) and is_number(end) and isinstance(unit, str) and unit.upper() == "MD"):
             return bridged(start, end, unit)
         first, last = math.floor(start), math.floor(end)
@@ -125,7 +125,7 @@ _MARCH_1900 = 61
 
 def _months_later(end_of_month: bool) -> Callable[[Callback], Callback]:
     def wrapper(bridged: Callback) -> Callback:
-        def call(start: EngineValue, months: EngineValue = 0.0) -> Any:
+        def call(start: EngineValue, months: EngineValue = 0.0) -> Answer:
             if is_number(start) and is_number(months) and _MARCH_1900 <= start <= _LAST_SERIAL and abs(months) < 120000:
                 year, month, dom = day(math.floor(start))
                 year, month = divmod(year * 12 + month - 1 + math.trunc(months), 12)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import cmath
 import math
 from collections.abc import Callable
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts, number_text
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 #: The IM* functions answering a complex number as text (IMABS, IMREAL ... answer numbers).
 TEXT_ANSWERS = """
@@ -66,7 +65,7 @@ def _own_arithmetic(name: str, computed: Callback) -> Callback:
 
     parsed = bridged("IMSUM")
 
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> Answer:
         if len(args) == 1 and isinstance(args[0], (str, int, float)) and not isinstance(args[0], bool):
             text = parsed(args[0])
             if isinstance(text, str):
@@ -92,7 +91,7 @@ def _excel_written(name: str) -> Factory:
         if name in ARITHMETIC:
             computed = _own_arithmetic(name, computed)
 
-        def call(*args: EngineValue) -> EngineValue:
+        def call(*args: EngineValue) -> Answer:
             return _rewritten(computed(*args))
 
         call.__name__ = name
@@ -100,11 +99,11 @@ def _excel_written(name: str) -> Factory:
     return factory
 
 
-def _rewritten(value: Any) -> Any:
+def _rewritten(value: Answer) -> Answer:
     if isinstance(value, str):
         return excel_text(value)
     if isinstance(value, list):  # lifted over a range: each element
-        return [_rewritten(v) for v in value]
+        return [[_rewritten(v) for v in row] for row in value]
     return value
 
 

@@ -24,40 +24,42 @@ against Excel's cached values lists it as stale where that differs."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TypeGuard
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 
-def _numbers(argument: Any) -> list[float] | None:
+def _numbers(argument: EngineValue) -> list[float] | None:
     """The plain numbers of a range or scalar argument, in the book's order (row by row), or
     None when anything else is in it (left to `formulas`' own reading)."""
     rows = argument if isinstance(argument, list) else [[argument]]
     flat = [value for row in rows for value in (row if isinstance(row, list) else [row])]
-    if not flat or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in flat):
+    numbers = [float(value) for value in flat if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    if not flat or len(numbers) < len(flat):
         return None
-    return [float(value) for value in flat]
+    return numbers
 
 
 def _flows(values: EngineValue, dates: EngineValue) -> tuple[list[float], list[float]] | None:
     """XIRR's cash flows and dates in the book's order, a pair whose value is an empty cell or
     text left out as Excel leaves it out (FINANCIAL!AD54 and AE54 answer as the flows without
     them); None where anything else is not a plain number (left to `formulas`)."""
-    def cells(argument: EngineValue) -> list[Any]:
+    def cells(argument: EngineValue) -> list[EngineScalar]:
         rows = argument if isinstance(argument, list) else [[argument]]
         return [value for row in rows for value in (row if isinstance(row, list) else [row])]
 
-    def number(value: EngineValue) -> bool:
+    def number(value: EngineScalar) -> TypeGuard[float]:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
 
     pairs = [(value, date) for value, date in zip(cells(values), cells(dates), strict=False)
              if not (value is None or isinstance(value, str))]
-    if len(cells(values)) != len(cells(dates)) or not pairs or \
-            not all(number(value) and number(date) for value, date in pairs):
+    plain = [(value, date) for value, date in pairs if number(value) and number(date)]
+    if len(cells(values)) != len(cells(dates)) or not pairs or len(plain) < len(pairs):
         return None
-    return [float(value) for value, _ in pairs], [float(date) for _, date in pairs]
+    return [float(value) for value, _ in plain], [float(date) for _, date in plain]
 
 
 def _in_order(rate: float, values: list[float], dates: list[float]) -> float:
@@ -73,7 +75,7 @@ def _in_order(rate: float, values: list[float], dates: list[float]) -> float:
     return total
 
 
-def _guess(rest: tuple[Any, ...]) -> float | None:
+def _guess(rest: tuple[EngineValue, ...]) -> float | None:
     """XIRR's guess as a number: 0.1 when not written, 0 for an empty cell, numeric text read
     as `formulas` reads it ("26/08/1987" is the date 32015); None for anything else."""
     if len(rest) < 3:

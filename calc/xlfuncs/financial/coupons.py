@@ -14,15 +14,15 @@ Every other call, and every argument check, is `formulas`'."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeGuard
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 NAMES = ("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM")
 
 
-def _plain(value: EngineValue) -> bool:
+def _plain(value: Answer) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -32,16 +32,18 @@ def _function(name: str) -> Factory:
 
         computed = {n: bridged(n) for n in ("COUPDAYS", "COUPDAYBS", "COUPPCD", name)}
 
-        def accrued(*args: Any) -> EngineValue:
+        def accrued(*args: EngineValue) -> EngineValue:
             days = computed["COUPDAYBS"](*args)
-            if _plain(days) and _plain(args[0]) and computed["COUPPCD"](*args) == int(args[0]):
+            settlement = args[0]
+            if _plain(days) and _plain(settlement) and computed["COUPPCD"](*args) == int(settlement):
                 return 0.0  # the settlement is a coupon date
             return days
 
-        def call(*args: Any) -> EngineValue:
+        def call(*args: EngineValue) -> EngineValue:
             if not all(_plain(a) or a is None for a in args):
                 return computed[name](*args)  # an error, an array: formulas' as it stands
-            basis = int(args[3]) if len(args) > 3 and args[3] is not None else 0
+            basis_given = args[3] if len(args) > 3 else None
+            basis = int(basis_given) if _plain(basis_given) else 0  # (plain, or None)
             if name == "COUPDAYSNC" and basis in (0, 4):
                 period = computed["COUPDAYS"](*args)  # (its checks are COUPDAYSNC's)
                 days = accrued(*args) if _plain(period) else period

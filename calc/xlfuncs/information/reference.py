@@ -5,17 +5,14 @@ legacy array range is 4, C19's value, in every cell), and N of a boolean is 1 or
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
+from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 
-def _first(value: Any) -> EngineValue:
-    while isinstance(value, list):
-        if not value:
-            return None
-        value = value[0]
+def _first(value: EngineValue) -> EngineScalar:
+    if isinstance(value, list):
+        return value[0][0] if value and value[0] else None
     return value
 
 

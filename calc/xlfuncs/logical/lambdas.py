@@ -14,10 +14,16 @@ check against its cached value; a book never calculated gets the error.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
-from rates_xl.calc.xlfuncs.coercion import Facts
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.types import EngineValue
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
 #: Functions that take a LAMBDA (or an eta-reduced function such as `_xleta.SUM`).
 TAKING_LAMBDA = frozenset({"MAP", "BYROW", "BYCOL", "SCAN", "REDUCE", "MAKEARRAY"})
@@ -46,8 +52,18 @@ def _placeholder_index(name: str) -> int | None:
     return index - 1
 
 
+class _Compiled(Protocol):
+    """A formula `formulas` compiled (schedula's DispatchPipe): the names it reads, in the
+    order it takes their values, and the call computing it."""
+
+    @property
+    def inputs(self) -> Iterable[str]: ...
+
+    def __call__(self, *values: object) -> object: ...
+
+
 @lru_cache(maxsize=512)
-def _compiled(formula: str) -> Any:
+def _compiled(formula: str) -> _Compiled:
     import formulas
 
     from rates_xl.calc.xlfuncs import scipy_deferred
@@ -69,24 +85,29 @@ def _exact_map_and_scan() -> None:
     from formulas.functions import Array, Error, flatten, replace_empty, wrap_func
     from formulas.functions.logic import _get_first
 
-    def xscan(initial_value: Any, array: Any, func: Any) -> Any:
-        array = np.atleast_2d(array)
+    # Both receive formulas' values (numpy arrays of its scalars) and the LAMBDA as its
+    # compiled function; what formulas' wrapper catches (a function that is none: TypeError)
+    # is #VALUE! in the cell, as in its own MAP and SCAN.
+    def xscan(initial_value: object, array: ArrayLike, func: Callable[[object, object], object]) -> NDArray[np.object_]:
+        grid = np.atleast_2d(array)
         out, acc = [], replace_empty(initial_value)
-        for x in flatten(array, None):
+        for x in flatten(grid, None):
             acc = func(acc, x)
             out.append(_get_first(acc))
-        return np.asarray(out, object).reshape(array.shape).view(Array)
+        return np.asarray(out, object).reshape(grid.shape).view(Array)
 
-    def xmap(array: Any, func: Any, *arrays: Any) -> Any:
-        if arrays:  # MAP(a, b, ..., LAMBDA): the function comes last
-            arrays = (func,) + arrays
-            func, arrays = arrays[-1], arrays[:-1]
-        array = np.atleast_2d(array)
-        every = [array] + [np.atleast_2d(v) for v in arrays]
-        if not all(array.shape == v.shape for v in every):
+    def xmap(array: ArrayLike, func: ArrayLike | Callable[..., object],
+             *arrays: ArrayLike | Callable[..., object]) -> NDArray[np.object_]:
+        *given, function = (func, *arrays)  # MAP(a, b, ..., LAMBDA): the function comes last
+        others = [v for v in given if not callable(v)]
+        if not callable(function) or len(others) < len(given):
+            raise TypeError("MAP takes arrays, then one function")
+        grid = np.atleast_2d(array)
+        every = [grid] + [np.atleast_2d(v) for v in others]
+        if not all(grid.shape == v.shape for v in every):
             return np.asarray([[Error.errors["#VALUE!"]]], object).view(Array)
-        out = [_get_first(func(*args)) for args in zip(*(flatten(v, None) for v in every), strict=True)]
-        return np.asarray(out, object).reshape(array.shape).view(Array)
+        out = [_get_first(function(*args)) for args in zip(*(flatten(v, None) for v in every), strict=True)]
+        return np.asarray(out, object).reshape(grid.shape).view(Array)
 
     # formulas reads its table through `get_functions()`, an lru_cache: once anything has
     # compiled a formula (the `formulas` engine, the bridge) the cached dict is what counts,
@@ -98,7 +119,7 @@ def _exact_map_and_scan() -> None:
             functions.FUNCTIONS[key] = table[key] = wrapped
 
 
-def call_lambda(formula: str, *values: Any) -> Any:
+def call_lambda(formula: str, *values: EngineValue) -> EngineValue:
     """The callback: `formula` computed with the `formulas` package, the values the engine
     handed over standing for its placeholders, in order."""
     from rates_xl.calc.engines.formualizer.values import error
@@ -115,5 +136,5 @@ def call_lambda(formula: str, *values: Any) -> Any:
     return from_formulas(result)
 
 
-def callback(_facts: Facts) -> Any:
+def callback(_facts: Facts) -> Callback:
     return call_lambda

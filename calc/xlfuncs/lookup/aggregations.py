@@ -12,16 +12,19 @@ import math
 import re
 import statistics
 from collections.abc import Callable
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
+
+#: An aggregation: a group's values -> its answer.
+Aggregation = Callable[[list[EngineScalar]], EngineScalar]
 
 
 def _numbers(items: list[EngineScalar]) -> list[float]:
     return [float(v) for v in items if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
-def _first_error(items: list[EngineScalar]) -> Any:
+def _first_error(items: list[EngineScalar]) -> EngineError | None:
     return next((v for v in items if is_error(v)), None)
 
 
@@ -36,17 +39,17 @@ def text(value: EngineValue) -> str:
     return "" if value is None else str(value)
 
 
-def _sum(items: list[EngineScalar]) -> Any:
+def _sum(items: list[EngineScalar]) -> float:
     return math.fsum(_numbers(items))
 
 
-def _average(items: list[EngineScalar]) -> Any:
+def _average(items: list[EngineScalar]) -> float | EngineError:
     numbers = _numbers(items)
     return math.fsum(numbers) / len(numbers) if numbers else error("#DIV/0!")
 
 
-def _spread(function: Callable[[list[float]], float], least: int) -> Callable[[list[Any]], Any]:
-    def call(items: list[EngineScalar]) -> Any:
+def _spread(function: Callable[[list[float]], float], least: int) -> Aggregation:
+    def call(items: list[EngineScalar]) -> float | EngineError:
         numbers = _numbers(items)
         if len(numbers) < least:
             return error("#DIV/0!")
@@ -54,26 +57,26 @@ def _spread(function: Callable[[list[float]], float], least: int) -> Callable[[l
     return call
 
 
-def _extreme(function: Callable[[list[float]], float]) -> Callable[[list[Any]], Any]:
-    def call(items: list[EngineScalar]) -> Any:
+def _extreme(function: Callable[[list[float]], float]) -> Aggregation:
+    def call(items: list[EngineScalar]) -> float:
         numbers = _numbers(items)
         return function(numbers) if numbers else 0.0
     return call
 
 
-def _median(items: list[EngineScalar]) -> Any:
+def _median(items: list[EngineScalar]) -> float | EngineError:
     numbers = _numbers(items)
     return statistics.median(numbers) if numbers else error("#NUM!")
 
 
-def _product(items: list[EngineScalar]) -> Any:
+def _product(items: list[EngineScalar]) -> float:
     numbers = _numbers(items)
     return math.prod(numbers) if numbers else 0.0
 
 
 #: Aggregations by name: each takes the group's values (errors already passed on by the caller,
 #: except where the aggregation counts them).
-AGGREGATIONS: dict[str, Callable[[list[Any]], Any]] = {
+AGGREGATIONS: dict[str, Aggregation] = {
     "SUM": _sum,
     "AVERAGE": _average,
     "COUNT": lambda items: float(len(_numbers(items))),
@@ -96,7 +99,7 @@ _COUNTS_ERRORS = {"COUNT", "COUNTA"}
 _TOO_FEW_ARGUMENTS = {"IF"}
 
 
-def aggregate(name: str, items: list[EngineScalar], whole: list[Any] | None = None) -> Any:
+def aggregate(name: str, items: list[EngineScalar], whole: list[EngineScalar] | None = None) -> EngineScalar:
     """`name` over one group's values; PERCENTOF: their sum over the sum of `whole`."""
     if not items:
         return ""  # no row in this group (a PIVOTBY intersection): Excel leaves it blank
@@ -121,7 +124,7 @@ def is_lambda(name: str) -> bool:
     return bool(re.match(r"=\s*(?:_xlfn\.)?LAMBDA\(", name, re.IGNORECASE))
 
 
-def _apply_lambda(text: str, items: list[EngineScalar]) -> Any:
+def _apply_lambda(text: str, items: list[EngineScalar]) -> EngineScalar:
     """A LAMBDA of one parameter applied to a group's values (a column), as Excel does; BYCOL
     over that one column is how `formulas` applies it. An array as its answer is #CALC!."""
     from rates_xl.calc.xlfuncs.logical.lambdas import call_lambda

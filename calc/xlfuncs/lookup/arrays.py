@@ -24,20 +24,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import (
-    EngineError,
-    EngineScalar,
-    EngineValue,
-    error,
-    is_error,
-)
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue, Rows
 from rates_xl.errors import Internal
 
-Grid = list[list[Any]]
+#: A function of this module: arguments in, a value or rows out.
+ArrayFunction = Callable[..., EngineValue]
 
 
 class _Answer(Internal):
@@ -57,7 +52,7 @@ def calc_error() -> EngineError:
     return error("#VALUE!")
 
 
-def grid(value: EngineValue) -> Grid:
+def grid(value: EngineValue) -> Rows:
     """An array argument as rows (a single value is a 1 x 1 array)."""
     if isinstance(value, list):
         rows = [list(row) if isinstance(row, list) else [row] for row in value]
@@ -137,23 +132,23 @@ def boolean(value: EngineValue, default: bool) -> bool:
     return number(value) != 0
 
 
-def shown(rows: Grid) -> EngineValue:
+def shown(rows: Rows) -> EngineValue:
     """An array result as the engine takes it: a single value alone, blanks as Excel spills
     them (0)."""
     if not rows or not rows[0]:
         return calc_error()
-    out = [[0.0 if v is None else v for v in row] for row in rows]
+    out: Rows = [[0.0 if v is None else v for v in row] for row in rows]
     if len(out) == 1 and len(out[0]) == 1:
         return out[0][0]
     return out
 
 
-def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callback]:
+def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[ArrayFunction], ArrayFunction]:
     """A function of arrays as a callback: `_Answer` raised inside is the cell's answer; the
     arguments at positions `scalars` are lifted when given an array (module docstring)."""
 
-    def wrap(func: Callback) -> Callback:
-        def one(*args: EngineValue) -> Any:
+    def wrap(func: ArrayFunction) -> ArrayFunction:
+        def one(*args: EngineValue) -> EngineValue:
             try:
                 return func(*args)
             except _Answer as answer:
@@ -167,9 +162,9 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callba
             shapes = [grid(args[i]) for i in lifted]
             height = max(len(g) for g in shapes)
             width = max(len(g[0]) for g in shapes)
-            out = []
+            out: Rows = []
             for r in range(height):
-                line = []
+                line: list[EngineScalar] = []
                 for c in range(width):
                     picked = list(args)
                     for i, g in zip(lifted, shapes, strict=True):
@@ -186,7 +181,7 @@ def excel_function(scalars: tuple[int, ...] = ()) -> Callable[[Callback], Callba
     return wrap
 
 
-def _broadcast(rows: Grid, r: int, c: int) -> EngineValue:
+def _broadcast(rows: Rows, r: int, c: int) -> EngineScalar:
     ri = 0 if len(rows) == 1 else r
     ci = 0 if len(rows[0]) == 1 else c
     if ri >= len(rows) or ci >= len(rows[0]):
@@ -206,7 +201,7 @@ def VSTACK(*arrays: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
 def HSTACK(*arrays: EngineValue) -> EngineValue:  # noqa: N802
     grids = [grid(a) for a in arrays]
     height = max(len(g) for g in grids)
-    out: Grid = [[] for _ in range(height)]
+    out: Rows = [[] for _ in range(height)]
     for g in grids:
         width = len(g[0])
         for r in range(height):
@@ -215,7 +210,7 @@ def HSTACK(*arrays: EngineValue) -> EngineValue:  # noqa: N802
 
 
 # -- picking rows and columns ---------------------------------------------------------------
-def _indexes(arguments: tuple[Any, ...], size: int) -> list[int]:
+def _indexes(arguments: tuple[EngineValue, ...], size: int) -> list[int]:
     """CHOOSEROWS/CHOOSECOLS numbers (each a value or a row or column of them), 0-based."""
     if not arguments:
         raise fail("#VALUE!")
@@ -282,7 +277,7 @@ def DROP(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue =
 
 
 # -- reshaping ------------------------------------------------------------------------------
-def _flat(array: EngineValue, ignore: EngineValue, by_column: EngineValue) -> list[Any]:
+def _flat(array: EngineValue, ignore: EngineValue, by_column: EngineValue) -> list[EngineScalar]:
     rows = grid(array)
     mode = integer(ignore) if given(ignore) else 0
     if mode not in (0, 1, 2, 3):
@@ -311,8 +306,12 @@ def TOROW(array: EngineValue, ignore: EngineValue = OMITTED, scan_by_column: Eng
     return [_flat(array, ignore, scan_by_column)]
 
 
-def _pad(pad_with: EngineValue) -> EngineValue:
-    return scalar(pad_with) if given(pad_with) else error("#N/A")
+def _pad(pad_with: EngineValue) -> EngineScalar:
+    if not given(pad_with):
+        return error("#N/A")
+    pad = scalar(pad_with)
+    # An array here is lifted (excel_function's `scalars`) before it comes: one value is left.
+    return error("#VALUE!") if isinstance(pad, list) else pad
 
 
 @excel_function(scalars=(1, 2, 3))
@@ -329,7 +328,8 @@ def EXPAND(array: EngineValue, rows: EngineValue = OMITTED, columns: EngineValue
     return out + [[pad] * width for _ in range(height - len(found))]
 
 
-def _vector(array: EngineValue) -> list[Any]:
+def _vector(array: EngineValue) -> list[EngineScalar]:
+
     rows = grid(array)
     if len(rows) > 1 and len(rows[0]) > 1:
         raise fail("#VALUE!")

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, aggregate, is_lambda, text
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue, Rows, SortKey
 from rates_xl.errors import Internal
 
 
@@ -34,7 +34,7 @@ class _Refused(Internal):
 
 
 # -- arguments ---------------------------------------------------------------------------------
-def _grid(value: EngineValue) -> list[list[EngineScalar]]:
+def _grid(value: EngineValue) -> Rows:
     if isinstance(value, list):
         rows = [row if isinstance(row, list) else [row] for row in value]
         return [[None if v == "" else v for v in row] for row in rows]
@@ -53,9 +53,7 @@ def _integer(value: EngineValue, default: int) -> int:
     raise _Refused()
 
 
-def _error_text(value: Any) -> str:
-    from rates_xl.calc.engines.formualizer.values import error_text
-
+def _error_text(value: EngineError) -> str:
     return error_text(value)
 
 
@@ -84,14 +82,14 @@ def _sort_specs(value: EngineValue) -> list[int]:
 class _Table:
     """The rows that remain after headers and the filter, and what the headers say."""
 
-    fields: list[list[Any]]  # per data row, the field values
-    values: list[list[Any]]  # per data row, the value columns
-    field_names: list[Any]
-    value_names: list[Any]
+    fields: Rows  # per data row, the field values
+    values: Rows  # per data row, the value columns
+    field_names: list[EngineScalar]
+    value_names: list[EngineScalar]
     show_headers: bool
 
 
-def _headers_mode(value: EngineValue, values: list[list[Any]]) -> int:
+def _headers_mode(value: EngineValue, values: Rows) -> int:
     if value is not None:
         mode = _integer(value, 0)
         if mode not in (0, 1, 2, 3):
@@ -105,15 +103,16 @@ def _headers_mode(value: EngineValue, values: list[list[Any]]) -> int:
     return 0
 
 
-def _table(fields: list[list[Any]], values: list[list[Any]], headers: EngineValue, filter_array: EngineValue,
+def _table(fields: Rows, values: Rows, headers: EngineValue, filter_array: EngineValue,
            generated: str) -> _Table:
     if len(fields) != len(values):
         raise _Refused()
     mode = _headers_mode(headers, values)
     has_headers = mode in (1, 3)
-    field_names = list(fields[0]) if has_headers else [f"{generated} {i + 1}" for i in range(len(fields[0]))]
-    value_names = list(values[0]) if has_headers else [f"Value {i + 1}" if len(values[0]) > 1 else "Value"
-                                                       for i in range(len(values[0]))]
+    field_names: list[EngineScalar] = list(fields[0]) if has_headers else [
+        f"{generated} {i + 1}" for i in range(len(fields[0]))]
+    value_names: list[EngineScalar] = list(values[0]) if has_headers else [
+        f"Value {i + 1}" if len(values[0]) > 1 else "Value" for i in range(len(values[0]))]
     start = 1 if has_headers else 0
     keep = list(range(start, len(values)))
     if filter_array is not None:
@@ -137,7 +136,7 @@ def _table(fields: list[list[Any]], values: list[list[Any]], headers: EngineValu
 
 
 # -- grouping ----------------------------------------------------------------------------------
-def _label_key(value: EngineValue) -> tuple[int, Any]:
+def _label_key(value: EngineScalar) -> SortKey:
     """Excel's sort order: numbers, text (without regard to case), booleans, blanks."""
     if value is None:
         return 3, 0
@@ -152,7 +151,7 @@ def _label_key(value: EngineValue) -> tuple[int, Any]:
 
 @dataclass
 class _Group:
-    labels: tuple[Any, ...]  # the labels of this group and its parents
+    labels: tuple[EngineScalar, ...]  # the labels of this group and its parents
     rows: list[int]
     children: list[_Group] = field(default_factory=list)
 
@@ -161,14 +160,14 @@ class _Group:
 class _Line:
     """One row (or, for PIVOTBY's columns, one column) of the output."""
 
-    labels: list[Any]  # one per field: the group's labels, blanks below it, or the total's
+    labels: list[EngineScalar]  # one per field: the group's labels, blanks below it, or the total's
     rows: list[int]
     parent: list[int]  # the rows of the enclosing group (PERCENTOF relative to the parent)
 
 
-def _tree(fields: list[list[Any]], rows: list[int], level: int, depth: int,
-          labels: tuple[Any, ...] = ()) -> list[_Group]:
-    by_key: dict[tuple[int, Any], _Group] = {}
+def _tree(fields: Rows, rows: list[int], level: int, depth: int,
+          labels: tuple[EngineScalar, ...] = ()) -> list[_Group]:
+    by_key: dict[SortKey, _Group] = {}
     for i in rows:
         value = fields[i][level]
         k = _label_key(value)
@@ -183,7 +182,7 @@ def _tree(fields: list[list[Any]], rows: list[int], level: int, depth: int,
 
 
 def _order(groups: list[_Group], level: int, depth: int, specs: list[int], n_fields: int,
-           value_key: Callable[[_Group, int], Any]) -> None:
+           value_key: Callable[[_Group, int], EngineScalar]) -> None:
     """Sort siblings: ascending by label, then by each sort spec that concerns this level
     (its field, or a value column at the lowest level), the first spec deciding first."""
     groups.sort(key=lambda g: _label_key(g.labels[-1]))
@@ -198,14 +197,14 @@ def _order(groups: list[_Group], level: int, depth: int, specs: list[int], n_fie
             _order(g.children, level + 1, depth, specs, n_fields, value_key)
 
 
-def _value_order(value: EngineValue) -> tuple[int, Any]:
+def _value_order(value: EngineScalar) -> SortKey:
     if is_error(value):
         return 5, 0
     return _label_key(None if value == "" else value)
 
 
-def _lines(fields: list[list[Any]], n_fields: int, total_depth: int, specs: list[int],
-           n_values: int, table: bool, value_key: Callable[[_Group, int], Any]) -> list[_Line]:
+def _lines(fields: Rows, n_fields: int, total_depth: int, specs: list[int],
+           n_values: int, table: bool, value_key: Callable[[_Group, int], EngineScalar]) -> list[_Line]:
     """The output's rows (or columns) in order, subtotals and the grand total included."""
     if abs(total_depth) > max(n_fields, 1) or (table and abs(total_depth) > 1):
         raise _Refused()
@@ -213,11 +212,13 @@ def _lines(fields: list[list[Any]], n_fields: int, total_depth: int, specs: list
         raise _Refused()
     rows = list(range(len(fields)))
     if table:
-        # Each distinct combination is one group; the sort compares whole combinations.
-        keyed = [[tuple(f)] for f in fields]
-        groups = _tree(keyed, rows, 0, 1)
-        for g in groups:
-            g.labels = g.labels[0]
+        # Each distinct combination is one group (told apart by its text, case aside, as
+        # `_label_key` reads a value of no Excel type); the sort compares whole combinations.
+        by_key: dict[SortKey, _Group] = {}
+        for i in rows:
+            combination = tuple(fields[i])
+            by_key.setdefault((1, str(combination).casefold()), _Group(combination, [])).rows.append(i)
+        groups = list(by_key.values())
         groups.sort(key=lambda g: tuple(_label_key(v) for v in g.labels))
         for spec in reversed(specs):
             column, descending = abs(spec), spec < 0
@@ -234,9 +235,10 @@ def _lines(fields: list[list[Any]], n_fields: int, total_depth: int, specs: list
     before = total_depth < 0
     out: list[_Line] = []
 
-    def blank(labels: tuple[Any, ...] | Any) -> list[Any]:
-        labels = list(labels) if isinstance(labels, tuple) else [labels]
-        return labels + [""] * (n_fields - len(labels))
+    def blank(labels: tuple[EngineScalar, ...] | str) -> list[EngineScalar]:
+        shown: list[EngineScalar] = list(labels) if isinstance(labels, tuple) else [labels]
+
+        return shown + [""] * (n_fields - len(shown))
 
     def emit(group_list: list[_Group], level: int, parent: list[int]) -> None:
         for g in group_list:
@@ -260,14 +262,14 @@ def _lines(fields: list[list[Any]], n_fields: int, total_depth: int, specs: list
 
 
 # -- the functions -----------------------------------------------------------------------------
-def _values_of(table: _Table, rows: list[int], column: int) -> list[Any]:
+def _values_of(table: _Table, rows: list[int], column: int) -> list[EngineScalar]:
     return [table.values[i][column] for i in rows]
 
 
 def groupby(_facts: Facts) -> Callback:
     def call(row_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue = None,
              total_depth: EngineValue = None, sort_order: EngineValue = None, filter_array: EngineValue = None,
-             field_relationship: EngineValue = None) -> Any:
+             field_relationship: EngineValue = None) -> EngineValue:
         try:
             return _groupby(row_fields, values, function, field_headers, total_depth, sort_order,
                             filter_array, field_relationship)
@@ -279,18 +281,18 @@ def groupby(_facts: Facts) -> Callback:
 
 
 def _groupby(row_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue, total_depth: EngineValue,
-             sort_order: EngineValue, filter_array: EngineValue, field_relationship: EngineValue) -> Any:
+             sort_order: EngineValue, filter_array: EngineValue, field_relationship: EngineValue) -> Rows:
     name = _function_name(function)
     table = _table(_grid(row_fields), _grid(values), field_headers, filter_array, "Row Field")
     n_fields, n_values = len(table.fields[0]), len(table.values[0])
     everything = list(range(len(table.fields)))
 
-    def cell(rows: list[int], column: int) -> Any:
+    def cell(rows: list[int], column: int) -> EngineScalar:
         return aggregate(name, _values_of(table, rows, column), _values_of(table, everything, column))
 
     lines = _lines(table.fields, n_fields, _integer(total_depth, 1), _sort_specs(sort_order), n_values,
                    _integer(field_relationship, 0) == 1, lambda g, c: cell(g.rows, c))
-    out = []
+    out: Rows = []
     if table.show_headers:
         out.append([_shown(v) for v in table.field_names + table.value_names])
     for line in lines:
@@ -301,7 +303,7 @@ def _groupby(row_fields: EngineValue, values: EngineValue, function: EngineValue
 def pivotby(_facts: Facts) -> Callback:
     def call(row_fields: EngineValue, col_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue = None,
              row_total_depth: EngineValue = None, row_sort_order: EngineValue = None, col_total_depth: EngineValue = None,
-             col_sort_order: EngineValue = None, filter_array: EngineValue = None, relative_to: EngineValue = None) -> Any:
+             col_sort_order: EngineValue = None, filter_array: EngineValue = None, relative_to: EngineValue = None) -> EngineValue:
         try:
             return _pivotby(row_fields, col_fields, values, function, field_headers, row_total_depth,
                             row_sort_order, col_total_depth, col_sort_order, filter_array, relative_to)
@@ -314,7 +316,7 @@ def pivotby(_facts: Facts) -> Callback:
 
 def _pivotby(row_fields: EngineValue, col_fields: EngineValue, values: EngineValue, function: EngineValue, field_headers: EngineValue,
              row_total_depth: EngineValue, row_sort_order: EngineValue, col_total_depth: EngineValue, col_sort_order: EngineValue,
-             filter_array: EngineValue, relative_to: EngineValue) -> Any:
+             filter_array: EngineValue, relative_to: EngineValue) -> Rows:
     name = _function_name(function)
     rows_grid, cols_grid, values_grid = _grid(row_fields), _grid(col_fields), _grid(values)
     if len(cols_grid) != len(values_grid):
@@ -339,17 +341,17 @@ def _pivotby(row_fields: EngineValue, col_fields: EngineValue, values: EngineVal
             sets[id(rows)] = set(rows)
         return sets[id(rows)]
 
-    def cell(row_line: _Line, col_line: _Line, column: int) -> Any:
+    def cell(row_line: _Line, col_line: _Line, column: int) -> EngineScalar:
         rows = [i for i in row_line.rows if i in members(col_line.rows)]
         whole = None
         if name == "PERCENTOF":
-            whole = {0: col_line.rows, 1: row_line.rows, 2: everything,
-                     3: [i for i in row_line.rows if i in members(col_line.parent)],
-                     4: [i for i in row_line.parent if i in members(col_line.rows)]}[relative]
-            whole = _values_of(table, whole, column)
+            whole_rows = {0: col_line.rows, 1: row_line.rows, 2: everything,
+                          3: [i for i in row_line.rows if i in members(col_line.parent)],
+                          4: [i for i in row_line.parent if i in members(col_line.rows)]}[relative]
+            whole = _values_of(table, whole_rows, column)
         return aggregate(name, _values_of(table, rows, column), whole)
 
-    def total(rows: list[int], column: int) -> Any:
+    def total(rows: list[int], column: int) -> EngineScalar:
         whole = _values_of(table, everything, column)
         return aggregate(name, _values_of(table, rows, column), whole)
 
@@ -358,13 +360,13 @@ def _pivotby(row_fields: EngineValue, col_fields: EngineValue, values: EngineVal
     col_lines = _lines(col_labels, n_col, _integer(col_total_depth, 1), _sort_specs(col_sort_order),
                        n_values, False, lambda g, c: total(g.rows, c))
     width = n_row + len(col_lines) * n_values
-    out: list[list[Any]] = []
+    out: Rows = []
     if table.show_headers:
-        top = [""] * width
+        top: list[EngineScalar] = [""] * width
         top[n_row] = ", ".join(text(v) for v in table.field_names[n_row:])
         out.append(top)
     for level in range(n_col):
-        line = [""] * n_row
+        line: list[EngineScalar] = [""] * n_row
         for col_line in col_lines:
             line += [_shown(col_line.labels[level])] * n_values
         out.append(line)
@@ -379,5 +381,5 @@ def _pivotby(row_fields: EngineValue, col_fields: EngineValue, values: EngineVal
     return out
 
 
-def _shown(value: EngineValue) -> Any:
+def _shown(value: EngineScalar) -> EngineScalar:
     return "" if value is None else value

@@ -20,19 +20,17 @@ array formula, where Excel lifts them); every other INDEX stays formualizer's ow
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import excel_function, fail, given, grid, integer, is_array
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import EngineValue, Rows
 
 NAME = "RATESXL.INDEX"  # INDEX of an array constant
 LIFTED = "RATESXL.INDEXLIFTED"  # the same given an array constant as row, column or area
 AREAS = "RATESXL.INDEXAREAS"  # INDEX of a union: (row, column, area, *areas)
 
 
-def _pick(rows: list[list[Any]], row: EngineValue, column: EngineValue, area: EngineValue, reference: bool) -> EngineValue:
+def _pick(rows: Rows, row: EngineValue, column: EngineValue, area: EngineValue, reference: bool) -> EngineValue:
     r = integer(row) if given(row) else 0
     c = integer(column) if given(column) else None
     if given(area):
@@ -81,7 +79,7 @@ def INDEXAREAS(row: EngineValue, column: EngineValue, area: EngineValue, *areas:
     return _pick(grid(areas[which - 1]), row, column, OMITTED, reference=True)
 
 
-def INDEXLIFTED(*args: EngineValue) -> Any:  # noqa: N802 - the engine's name
+def INDEXLIFTED(*args: EngineValue) -> EngineValue:  # noqa: N802 - the engine's name
     """INDEX given an array constant as the row, column or area: lifted, so each answer is
     the top-left value of its INDEX, even for a constant of one element (`INDEX({2,3;4,5},{1})`
     is 2, not {2,3}), which reaches a callback as a plain number."""

@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from collections.abc import Callable
 
-from rates_xl.calc.engines.formualizer.values import (
-    EngineError,
-    EngineScalar,
-    EngineValue,
-    error,
-    is_error,
-)
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue, SortKey
 
 
 def _rank(value: EngineValue) -> int:
@@ -32,16 +27,15 @@ def _rank(value: EngineValue) -> int:
     return 1
 
 
-def _key(value: Any) -> tuple[int, Any]:
+def _key(value: EngineScalar) -> SortKey:
     if value is None:
         value = 0.0  # an empty cell is compared as 0 by the binary searches
-    rank = _rank(value)
-    if rank == 1:
-        return rank, str(value).casefold()  # Excel: "ß" matches "ss"
-    return rank, float(value)
+    if isinstance(value, bool | int | float):
+        return _rank(value), float(value)
+    return 1, str(value).casefold()  # Excel: "ß" matches "ss"
 
 
-def _vector(array: EngineValue) -> tuple[list[Any], bool] | None:
+def _vector(array: EngineValue) -> tuple[list[EngineScalar], bool] | None:
     """A 1-D lookup array's values and whether it is a row; None for a 2-D one."""
     if not isinstance(array, list):
         return [array], True
@@ -70,7 +64,7 @@ def _wildcard(pattern: str) -> re.Pattern[str]:
 _ABOVE_ALL = (3, 0.0)
 
 
-def position(value: EngineValue, values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
+def position(value: EngineScalar, values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """The 0-based index Excel's XMATCH finds, or None (#N/A)."""
     if value is None:
         if match_mode == 0 and search_mode in (1, -1):  # an empty value finds an empty cell
@@ -111,7 +105,7 @@ def position(value: EngineValue, values: list[EngineScalar], match_mode: int, se
     return None
 
 
-def _linear_nearest(target: tuple[int, Any], values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
+def _linear_nearest(target: SortKey, values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """Exact, else the next smaller (-1) or larger (1) value in Excel's order across types
     (numbers < text < booleans: XMATCH("b", {1,4.1}, -1) finds 4.1); an empty lookup value
     is above every value (formulas_test.xlsx, XMATCH rows 171-197)."""
@@ -131,7 +125,7 @@ def _linear_nearest(target: tuple[int, Any], values: list[EngineScalar], match_m
     return best
 
 
-def _binary(target: tuple[int, Any], values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
+def _binary(target: SortKey, values: list[EngineScalar], match_mode: int, search_mode: int) -> int | None:
     """Excel's bisection over the values as they stand (ascending for 2, descending for -2,
     sorted or not): the middle of the bounds is probed and the bounds close on the side the
     order says; an equal value is kept and the search goes on towards the start (ascending:
@@ -141,7 +135,7 @@ def _binary(target: tuple[int, Any], values: list[EngineScalar], match_mode: int
     formulas_test.xlsx's (XLOOKUP(2.1,{-1.1,2.1,3.1,4.1},...,-1,-2) finds 2.1: the first
     probe hits it). A blank or an error sends the search towards the start."""
     descending = search_mode == -2
-    keys = [None if (v is None or is_error(v)) else _key(v) for v in values]
+    keys: list[SortKey | None] = [None if (v is None or is_error(v)) else _key(v) for v in values]
     if target == _ABOVE_ALL:  # an empty lookup value: a blank cell is equal to it (ironcalc_XLOOKUP Errors!N1)
         keys = [_ABOVE_ALL if v is None else k for v, k in zip(values, keys, strict=True)]
     lo, hi, found = 0, len(values) - 1, None
@@ -168,29 +162,31 @@ def _binary(target: tuple[int, Any], values: list[EngineScalar], match_mode: int
     return None
 
 
-def _int(value: Any, default: int) -> int | EngineError:
+def _int(value: EngineValue, default: int) -> int | EngineError:
     if value is None:
         return default
     if is_error(value):
         return value
+    if not isinstance(value, bool | int | float | str):
+        return error("#VALUE!")  # an array, a date: float() refuses them
     try:
         return math.floor(float(value))  # Excel's INT: a mode of -1.1 is -2 (formulas_test LOOKUP!AH162)
-    except (TypeError, ValueError, OverflowError):
+    except (ValueError, OverflowError):
         return error("#VALUE!")
 
 
-def _lifted(call: Callback, args: list[Any], lifted: tuple[int, ...]) -> Any:
+def _lifted(call: Callable[..., EngineValue], args: list[EngineValue], lifted: tuple[int, ...]) -> Answer:
     """`call(*args)`, or, when an argument at a `lifted` position is an array, `call` on each
     element as Excel lifts a function of single values (arrays read to the largest, a row
     repeated down, a column across, #N/A beyond a smaller one)."""
-    arrays = [args[i] for i in lifted if isinstance(args[i], list)]
+    arrays = [a for i in lifted if isinstance(a := args[i], list)]
     if not arrays:
         return call(*args)
     rows = max(len(a) for a in arrays)
     cols = max(len(r) for a in arrays for r in a)
-    out = []
+    out: list[list[EngineValue]] = []
     for r in range(rows):
-        line = []
+        line: list[EngineValue] = []
         for c in range(cols):
             picked = [(_element(a, r, c) if i in lifted else a) for i, a in enumerate(args)]
             line.append(call(*picked))
@@ -198,7 +194,8 @@ def _lifted(call: Callback, args: list[Any], lifted: tuple[int, ...]) -> Any:
     return out
 
 
-def _find(lookup_value: EngineValue, values: list[EngineScalar], match_mode: EngineValue, search_mode: EngineValue) -> Any:
+def _find(lookup_value: EngineScalar, values: list[EngineScalar], match_mode: EngineValue,
+          search_mode: EngineValue) -> int | None | EngineError:
     """The 0-based index XMATCH finds for one lookup value, None (#N/A), or an error. The
     modes are read first (an error there is the answer: the #N/A a lifted legacy array
     formula's range shows beyond a shorter array of modes, formulas_test.xlsx LOOKUP!AP170),
@@ -218,7 +215,7 @@ def _find(lookup_value: EngineValue, values: list[EngineScalar], match_mode: Eng
     return position(lookup_value, values, mode, search)
 
 
-def _regex(pattern: EngineValue, values: list[Any], search_mode: int) -> Any:
+def _regex(pattern: EngineScalar, values: list[EngineScalar], search_mode: int) -> int | None | EngineError:
     """Match mode 3 (Excel 365): the first text value any part of which the pattern matches,
     case-sensitive, as REGEXTEST reads it (calc/xlfuncs/text/regex.py); #VALUE! for a pattern
     that is not text or does not compile."""
@@ -229,18 +226,18 @@ def _regex(pattern: EngineValue, values: list[Any], search_mode: int) -> Any:
     except re.error:
         return error("#VALUE!")
     order = range(len(values)) if search_mode == 1 else range(len(values) - 1, -1, -1)
-    return next((i for i in order if isinstance(values[i], str) and compiled.search(values[i])), None)
+    return next((i for i in order if isinstance(v := values[i], str) and compiled.search(v)), None)
 
 
 def xmatch(_facts: Facts) -> Callback:
     def XMATCH(lookup_value: EngineValue, lookup_array: EngineValue, match_mode: EngineValue = None,  # noqa: N802
-               search_mode: EngineValue = None) -> Any:
+               search_mode: EngineValue = None) -> Answer:
         vector = _vector(lookup_array)
         if vector is None:
             return error("#VALUE!")
         values = vector[0]
 
-        def one(value: EngineValue, mode: EngineValue, search: EngineValue) -> Any:
+        def one(value: EngineScalar, mode: EngineScalar, search: EngineScalar) -> EngineValue:
             found = _find(value, values, mode, search)
             if isinstance(found, dict):
                 return found
@@ -252,7 +249,7 @@ def xmatch(_facts: Facts) -> Callback:
 
 def xlookup(_facts: Facts) -> Callback:
     def XLOOKUP(lookup_value: EngineValue, lookup_array: EngineValue, return_array: EngineValue, if_not_found: EngineValue = None,  # noqa: N802
-                match_mode: EngineValue = None, search_mode: EngineValue = None) -> Any:
+                match_mode: EngineValue = None, search_mode: EngineValue = None) -> Answer:
         vector = _vector(lookup_array)
         if vector is None:
             return error("#VALUE!")
@@ -262,7 +259,7 @@ def xlookup(_facts: Facts) -> Callback:
             return error("#VALUE!")
         lifting = any(isinstance(a, list) for a in (lookup_value, match_mode, search_mode))
 
-        def one(value: EngineValue, mode: EngineValue, search: EngineValue) -> Any:
+        def one(value: EngineScalar, mode: EngineScalar, search: EngineScalar) -> EngineValue:
             index = _find(value, values, mode, search)
             if isinstance(index, dict):
                 return index
@@ -285,7 +282,7 @@ def xlookup(_facts: Facts) -> Callback:
 
 
 # -- LOOKUP: Excel's approximate (binary) search over mixed types -------------------------------
-def approximate(value: EngineValue, values: list[EngineScalar]) -> int | None:
+def approximate(value: EngineScalar, values: list[EngineScalar]) -> int | None:
     """The index Excel's LOOKUP finds for `value`: the last value of the same type not larger
     than it, by Excel's bisection (its answer on unsorted data too). Values of another type
     (and blanks, errors) are stepped over: from a middle one of another type the search looks
@@ -312,14 +309,17 @@ def approximate(value: EngineValue, values: list[EngineScalar]) -> int | None:
     return best
 
 
-def _same_type(value: EngineValue, target: tuple[int, Any]) -> bool:
+def _same_type(value: EngineScalar, target: SortKey) -> bool:
     return value is not None and not is_error(value) and _rank(value) == target[0]
 
 
 def lookup(_facts: Facts) -> Callback:
-    def LOOKUP(lookup_value: EngineValue, lookup_vector: EngineValue, result_vector: EngineValue = None) -> Any:  # noqa: N802
+    def LOOKUP(lookup_value: EngineValue, lookup_vector: EngineValue, result_vector: EngineValue = None) -> EngineValue:  # noqa: N802
         if isinstance(lookup_value, list):
-            return [[LOOKUP(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
+            return [[one(v, lookup_vector, result_vector) for v in row] for row in lookup_value]
+        return one(lookup_value, lookup_vector, result_vector)
+
+    def one(lookup_value: EngineScalar, lookup_vector: EngineValue, result_vector: EngineValue) -> EngineScalar:
         if is_error(lookup_value):
             return lookup_value
         rows = lookup_vector if isinstance(lookup_vector, list) else [[lookup_vector]]
@@ -348,7 +348,7 @@ def lookup(_facts: Facts) -> Callback:
     return LOOKUP
 
 
-def _exact(value: EngineValue, values: list[EngineScalar]) -> int | None:
+def _exact(value: EngineScalar, values: list[EngineScalar]) -> int | None:
     """Exact match, text without case and with wildcards (MATCH 0, VLOOKUP FALSE); an empty
     lookup value is 0 (it does not find an empty text)."""
     if value is None:
@@ -356,7 +356,7 @@ def _exact(value: EngineValue, values: list[EngineScalar]) -> int | None:
     return position(value, values, 2 if isinstance(value, str) else 0, 1)
 
 
-def descending(value: EngineValue, values: list[EngineScalar]) -> int | None:
+def descending(value: EngineScalar, values: list[EngineScalar]) -> int | None:
     """MATCH's -1: values of the lookup value's type are read from the first while they are
     not smaller than it; the last of them is the answer (formulas_test.xlsx, every case of
     rows 83-91: unsorted and mixed-type arrays included)."""
@@ -389,9 +389,12 @@ def _truthy(value: EngineValue, default: bool) -> bool | EngineError:
 
 
 def match(_facts: Facts) -> Callback:
-    def MATCH(lookup_value: EngineValue, lookup_array: EngineValue, match_type: EngineValue = None) -> Any:  # noqa: N802
+    def MATCH(lookup_value: EngineValue, lookup_array: EngineValue, match_type: EngineValue = None) -> EngineValue:  # noqa: N802
         if isinstance(lookup_value, list):
-            return [[MATCH(v, lookup_array, match_type) for v in row] for row in lookup_value]
+            return [[one(v, lookup_array, match_type) for v in row] for row in lookup_value]
+        return one(lookup_value, lookup_array, match_type)
+
+    def one(lookup_value: EngineScalar, lookup_array: EngineValue, match_type: EngineValue) -> EngineScalar:
         if is_error(lookup_value):
             return lookup_value
         kind = _int(match_type, 1)
@@ -410,13 +413,16 @@ def match(_facts: Facts) -> Callback:
 
 
 def _table_lookup(by_rows: bool) -> Callback:
-    def TABLE_LOOKUP(lookup_value: EngineValue, table: EngineValue, index: EngineValue, range_lookup: EngineValue = None) -> Any:  # noqa: N802
+    def TABLE_LOOKUP(lookup_value: EngineValue, table: EngineValue, index: EngineValue, range_lookup: EngineValue = None) -> EngineValue:  # noqa: N802
         if isinstance(lookup_value, list):
             if isinstance(index, list):
                 return error("#VALUE!")  # arrays in both: not handled here (stale if Excel differs)
-            return [[TABLE_LOOKUP(v, table, index, range_lookup) for v in row] for row in lookup_value]
+            return [[one(v, table, index, range_lookup) for v in row] for row in lookup_value]
         if isinstance(index, list):  # an array of column (row) numbers: one value each
-            return [[_single(TABLE_LOOKUP(lookup_value, table, i, range_lookup)) for i in row] for row in index]
+            return [[one(lookup_value, table, i, range_lookup) for i in row] for row in index]
+        return one(lookup_value, table, index, range_lookup)
+
+    def one(lookup_value: EngineScalar, table: EngineValue, index: EngineScalar, range_lookup: EngineValue) -> EngineScalar:
         if is_error(lookup_value):
             return lookup_value
         n = _int(index, 0)
@@ -439,9 +445,6 @@ def _table_lookup(by_rows: bool) -> Callback:
         return 0.0 if value is None else value
     return TABLE_LOOKUP
 
-
-def _single(value: EngineValue) -> Any:
-    return value[0][0] if isinstance(value, list) else value
 
 
 def vlookup(_facts: Facts) -> Callback:

@@ -11,13 +11,11 @@ argument reading and lifting are `calc/xlfuncs/lookup/arrays.py`'s.
 from __future__ import annotations
 
 import functools
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue, error_text, is_error
+from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Factory
 from rates_xl.calc.xlfuncs.lookup.arrays import (
     OMITTED,
-    Grid,
     _Answer,
     boolean,
     calc_error,
@@ -27,13 +25,13 @@ from rates_xl.calc.xlfuncs.lookup.arrays import (
     given,
     grid,
     integer,
-    is_array,
     scalar,
 )
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue, Rows, SortKey
 from rates_xl.functions.values import ERROR_TYPE
 
 
-def _rank(value: EngineValue) -> tuple[int, Any]:
+def _rank(value: EngineScalar) -> SortKey:
     if value is None:
         return 4, 0
     if is_error(value):
@@ -45,7 +43,7 @@ def _rank(value: EngineValue) -> tuple[int, Any]:
     return 1, str(value).casefold()
 
 
-def _compare(a: EngineValue, b: EngineValue, order: int) -> int:
+def _compare(a: EngineScalar, b: EngineScalar, order: int) -> int:
     """-1, 0 or 1: a before b in `order` (1 ascending, -1 descending); blanks last."""
     ka, kb = _rank(a), _rank(b)
     if ka == kb:
@@ -66,7 +64,7 @@ def _orders(value: EngineValue) -> list[int]:
     return found
 
 
-def _sorted(lines: Grid, keys: list[tuple[list[Any], int]]) -> Grid:
+def _sorted(lines: Rows, keys: list[tuple[list[EngineScalar], int]]) -> Rows:
     """`lines` in the order of `keys` (one value per line each, with its order); stable."""
     def cmp(i: int, j: int) -> int:
         for values, order in keys:
@@ -79,7 +77,7 @@ def _sorted(lines: Grid, keys: list[tuple[list[Any], int]]) -> Grid:
     return [lines[i] for i in index]
 
 
-def _transposed(rows: Grid) -> Grid:
+def _transposed(rows: Rows) -> Rows:
     return [list(column) for column in zip(*rows, strict=True)]
 
 
@@ -114,7 +112,7 @@ def SORTBY(array: EngineValue, *pairs: EngineValue) -> EngineValue:  # noqa: N80
     rows = grid(array)
     if not pairs:
         raise fail("#VALUE!")
-    keys: list[tuple[list[Any], int]] = []
+    keys: list[tuple[list[EngineScalar], int]] = []
     by_columns = None
     for k in range(0, len(pairs), 2):
         by = grid(pairs[k])
@@ -133,7 +131,7 @@ def SORTBY(array: EngineValue, *pairs: EngineValue) -> EngineValue:  # noqa: N80
     return _sorted(rows, keys)
 
 
-def _same_key(line: list[EngineScalar]) -> tuple[Any, ...]:
+def _same_key(line: list[EngineScalar]) -> tuple[SortKey, ...]:
     return tuple(_rank(v) for v in line)
 
 
@@ -143,8 +141,8 @@ def UNIQUE(array: EngineValue, by_col: EngineValue = OMITTED, exactly_once: Engi
     columns = boolean(by_col, False)
     once = boolean(exactly_once, False)
     lines = _transposed(rows) if columns else rows
-    counts: dict[tuple[Any, ...], int] = {}
-    first: dict[tuple[Any, ...], list[Any]] = {}
+    counts: dict[tuple[SortKey, ...], int] = {}
+    first: dict[tuple[SortKey, ...], list[EngineScalar]] = {}
     for line in lines:
         key = _same_key(line)
         counts[key] = counts.get(key, 0) + 1
@@ -166,7 +164,7 @@ def _kept(value: EngineValue) -> bool:
 
 
 @excel_function()
-def FILTER(array: EngineValue, include: EngineValue, if_empty: EngineValue = OMITTED) -> Any:  # noqa: N802
+def FILTER(array: EngineValue, include: EngineValue, if_empty: EngineValue = OMITTED) -> EngineValue:  # noqa: N802
     """Rows kept by a column `include` as tall as the array, or columns by a row as wide."""
     rows = grid(array)
     mask = grid(include)
@@ -181,7 +179,8 @@ def FILTER(array: EngineValue, include: EngineValue, if_empty: EngineValue = OMI
         raise fail("#VALUE!")
     if not out:
         if given(if_empty):
-            return grid(if_empty) if is_array(if_empty) else [[scalar(if_empty)]]
+            found = scalar(if_empty)  # an array, or one value
+            return grid(found) if isinstance(found, list) else [[found]]
         raise _Answer(calc_error())
     return out
 

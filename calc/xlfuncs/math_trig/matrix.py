@@ -7,11 +7,10 @@ gives 0, and these steps give Excel's value. The argument checks and errors stay
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 
 def inverse(matrix: list[list[float]]) -> list[list[float]] | None:
@@ -39,20 +38,20 @@ def inverse(matrix: list[list[float]]) -> list[list[float]] | None:
     return answer
 
 
-def _numbers(value: Any) -> list[list[float]] | None:
+def _numbers(value: EngineValue) -> list[list[float]] | None:
     rows = value if isinstance(value, list) else [[value]]
-    rows = [row if isinstance(row, list) else [row] for row in rows]
-    if any(isinstance(x, bool) or not isinstance(x, int | float) for row in rows for x in row):
+    numbers = [[x for x in row if isinstance(x, int | float) and not isinstance(x, bool)] for row in rows]
+    if any(len(found) < len(row) for found, row in zip(numbers, rows, strict=True)):
         return None
     if len({len(row) for row in rows}) != 1 or len(rows) != len(rows[0]):
         return None
-    return rows
+    return numbers
 
 
 def minverse(_facts: Facts) -> Callback:
     computed = bridged("MINVERSE")
 
-    def MINVERSE(array: EngineValue) -> Any:  # noqa: N802
+    def MINVERSE(array: EngineValue) -> Answer:  # noqa: N802
         answer = computed(array)
         matrix = _numbers(array)
         if is_error(answer) or matrix is None:

@@ -4,15 +4,13 @@ other call goes on to the bridged one unchanged."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 
 def _floor(bridged: Callback) -> Callback:
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> Answer:
         if len(args) == 2 and all(is_number(a) for a in args) and args[0] == 0 and args[1] == 0:
             return 0.0
         return bridged(*args)

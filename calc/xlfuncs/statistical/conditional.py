@@ -12,21 +12,27 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
-from rates_xl.calc.engines.formualizer.values import (
-    EngineError,
-    EngineScalar,
-    EngineValue,
-    error,
-    is_error,
-)
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
+
+#: What a criterion compares a cell with (`_parse`): an error's kind, a number, a boolean,
+#: folded text, a wildcard's compiled pattern, or nothing (a blank).
+Operand: TypeAlias = str | float | bool | re.Pattern[str] | None
+#: A value a comparison reads of a cell, of the criterion's type.
+Comparable: TypeAlias = str | float | bool
+#: A predicate over one cell's value.
+Predicate: TypeAlias = Callable[[EngineScalar], bool]
+#: A range and its criterion.
+Pair: TypeAlias = tuple[EngineValue, EngineValue]
 
 
 def _number(text: str) -> float | None:
@@ -43,7 +49,7 @@ def _number(text: str) -> float | None:
 _fold = str.lower
 
 
-def _parse(value: EngineValue) -> tuple[str, str, Any]:
+def _parse(value: EngineValue) -> tuple[str, str, Operand]:
     """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
     empty text), "blank" (a blank cell), "bool", "number", "text" (no wildcard) or "wildcard"
     (operand: the compiled pattern).
@@ -77,7 +83,7 @@ def _parse(value: EngineValue) -> tuple[str, str, Any]:
     return "text", op, _fold(rest)
 
 
-def criterion(value: EngineValue) -> Callable[[Any], bool]:
+def criterion(value: EngineValue) -> Predicate:
     """A predicate over one cell's value for one criterion: the definition, cell by cell
     (`mask` computes the same over a whole range at once)."""
     kind, op, operand = _parse(value)
@@ -87,40 +93,48 @@ def criterion(value: EngineValue) -> Callable[[Any], bool]:
         return lambda cell: cell is None or cell == ""
     if kind == "blank":
         return (lambda cell: cell is None) if op == "=" else (lambda cell: cell is not None)
-    if kind == "bool":
-        return _compare(op, lambda cell: isinstance(cell, bool), operand)
-    if kind == "number":
-        def numeric(cell: EngineValue) -> bool:
-            return isinstance(cell, int | float) and not isinstance(cell, bool) or (
-                isinstance(cell, str) and op in ("=", "<>") and _number(cell) is not None)
-        return _compare(op, numeric, float(operand), coerce=lambda c: float(c) if isinstance(c, str) else c)
-    if kind == "wildcard":
+    if kind == "bool" and isinstance(operand, bool):
+        return _compare(op, lambda cell: cell if isinstance(cell, bool) else None, operand)
+    if kind == "number" and isinstance(operand, int | float):
+        def numeric(cell: EngineScalar) -> float | None:
+            if isinstance(cell, int | float) and not isinstance(cell, bool):
+                return cell
+            if isinstance(cell, str) and op in ("=", "<>") and _number(cell) is not None:
+                return float(cell)
+            return None
+        return _compare(op, numeric, float(operand))
+    if kind == "wildcard" and isinstance(operand, re.Pattern):
+        pattern = operand
         if op == "=":
-            return lambda cell: isinstance(cell, str) and bool(operand.fullmatch(cell))
-        return lambda cell: not (isinstance(cell, str) and bool(operand.fullmatch(cell)))
+            return lambda cell: isinstance(cell, str) and bool(pattern.fullmatch(cell))
+        return lambda cell: not (isinstance(cell, str) and bool(pattern.fullmatch(cell)))
     if op == "=":
         return lambda cell: isinstance(cell, str) and _fold(cell) == operand
     if op == "<>":
         return lambda cell: not (isinstance(cell, str) and _fold(cell) == operand)
-    return _compare(op, lambda cell: isinstance(cell, str), operand, coerce=_fold)
+    if not isinstance(operand, str):
+        raise TypeError(f"a {kind} criterion reads {operand!r}")  # _parse answers none such
+    return _compare(op, lambda cell: _fold(cell) if isinstance(cell, str) else None, operand)
 
 
 _OPERATORS = {"=": operator.eq, "<>": operator.ne, "<": operator.lt, ">": operator.gt,
               "<=": operator.le, ">=": operator.ge}
 
 
-def _compare(op: str, same_type: Callable[[Any], bool], operand: Any,
-             coerce: Callable[[Any], Any] = lambda c: c) -> Callable[[Any], bool]:
+def _compare(op: str, read: Callable[[EngineScalar], Comparable | None], operand: Comparable) -> Predicate:
+    """A cell against `operand` by `op`: `read` gives the cell's value of the operand's type
+    (None: another type, which only "<>" counts)."""
     compare, other_types = _OPERATORS[op], op == "<>"
 
-    def test(cell: Any) -> bool:
-        if not same_type(cell):
+    def test(cell: EngineScalar) -> bool:
+        value = read(cell)
+        if value is None:
             return other_types
-        return compare(coerce(cell), operand)
+        return bool(compare(value, operand))
     return test
 
 
-def mask(cells: list[EngineScalar], value: EngineValue) -> np.ndarray:
+def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
     """`criterion(value)` applied to every cell of a (flattened) range at once, as a boolean
     array: the per-cell function call was most of a SUMIF's cost (1 ms over 500 rows; a
     book with 639 of them spent 0.65 s of CPU there). Numbers are compared with numpy; text
@@ -136,7 +150,7 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> np.ndarray:
         blank = np.fromiter((c is None for c in cells), bool, n)
         return blank if op == "=" else ~blank
     compare = _OPERATORS[op]
-    if kind in ("bool", "number"):
+    if kind in ("bool", "number") and isinstance(operand, bool | int | float):
         if kind == "bool":
             same = np.fromiter((type(c) is bool for c in cells), bool, n)
             values = np.fromiter((c is True for c in cells), bool, n)
@@ -145,25 +159,28 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> np.ndarray:
             same = ~np.isnan(values)
         hits = same & compare(values, operand)
         return hits | ~same if op == "<>" else hits
-    if kind == "wildcard":
-        hits = np.fromiter((type(c) is str and operand.fullmatch(c) is not None for c in cells), bool, n)
-    elif op in ("=", "<>"):
+    if kind == "wildcard" and isinstance(operand, re.Pattern):
+        pattern = operand
+        hits = np.fromiter((type(c) is str and pattern.fullmatch(c) is not None for c in cells), bool, n)
+    elif op in ("=", "<>") and isinstance(operand, str):
         positions = _text_positions(cells)
         if positions is None:
             hits = np.fromiter((type(c) is str and _fold(c) == operand for c in cells), bool, n)
         else:
             hits = np.zeros(n, bool)
             hits[positions.get(operand, _NOWHERE)] = True
+    elif isinstance(operand, str):
+        return np.fromiter((type(c) is str and compare(_fold(c), operand) for c in cells), np.bool_, n)
     else:
-        return np.fromiter((type(c) is str and compare(_fold(c), operand) for c in cells), bool, n)
+        raise TypeError(f"a {kind} criterion reads {operand!r}")  # _parse answers none such
     return ~hits if op == "<>" else hits
 
 
-_TEXT_INDEX: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}
+_TEXT_INDEX: dict[tuple[EngineScalar, ...], dict[str, NDArray[np.intp]]] = {}
 _NOWHERE = np.zeros(0, np.intp)
 
 
-def _text_positions(cells: list[EngineScalar]) -> dict[str, np.ndarray] | None:
+def _text_positions(cells: list[EngineScalar]) -> dict[str, NDArray[np.intp]] | None:
     """Casefolded text -> its positions in `cells`, kept for the last ranges seen: a book
     asks SUMIF(C1:C500, C8, ...) with another criterion in each of hundreds of cells (the
     12,000-formula book: 639), and folding the whole range's case each time was most of a call.
@@ -185,20 +202,19 @@ def _text_positions(cells: list[EngineScalar]) -> dict[str, np.ndarray] | None:
     return found
 
 
-def _float(cell: Any, op: str) -> float:
+def _float(cell: EngineScalar, op: str) -> float:
     """A cell as a number criterion compares it (NaN: not a number to it); text that reads
     as a number counts for "=" (Excel's SUMIF(A:A,"=5") matches the text "5") and so for "<>",
     its complement."""
-    kind = type(cell)
-    if kind is float or kind is int:
+    if type(cell) is float or type(cell) is int:
         return cell
-    if kind is str and op in ("=", "<>"):
+    if type(cell) is str and op in ("=", "<>"):
         number = _number(cell)
         return math.nan if number is None else number
     return math.nan
 
 
-def _flat(rng: EngineValue, rows: int, cols: int) -> list[Any]:
+def _flat(rng: EngineValue, rows: int, cols: int) -> list[EngineScalar]:
     grid = rng if isinstance(rng, list) else [[rng]]
     if len(grid) == rows and min(map(len, grid)) == max(map(len, grid)) == cols:
         return list(itertools.chain.from_iterable(grid))
@@ -212,7 +228,7 @@ def _shape(rng: EngineValue) -> tuple[int, int]:
     return len(rng), max(map(len, rng), default=0)
 
 
-def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.ndarray | EngineError:
+def _rows(pairs: list[Pair], shapes: list[tuple[int, int]]) -> NDArray[np.intp] | EngineError:
     """Indexes (row-major, ascending) of the cells where every criterion holds; an error for
     mismatched ranges. `shapes`: each range's (the target's last, when there is one). Ranges
     are read to the largest shape: a whole column arrives cut to the sheet's used rows, each
@@ -220,21 +236,26 @@ def _rows(pairs: list[tuple[Any, Any]], shapes: list[tuple[int, int]]) -> np.nda
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
     if len({s[1] for s in shapes}) > 1 and min(s[1] for s in shapes) > 1:
         return error("#VALUE!")
-    matching: np.ndarray | None = None
+    matching: NDArray[np.bool_] | None = None
     for rng, crit in pairs:
         hits = mask(_flat(rng, rows, cols), crit)
         matching = hits if matching is None else matching & hits
     return np.flatnonzero(matching if matching is not None else [])
 
 
-def _aggregate(kind: str, target: EngineValue, pairs: list[tuple[Any, Any]]) -> Any:
+def _aggregate(kind: str, target: EngineValue, pairs: list[Pair]) -> EngineValue:
     crits = [c for _, c in pairs]
     arrays = [c for c in crits if isinstance(c, list)]
     if arrays:  # an array of criteria: one answer per criterion
         grid = arrays[0]
-        return [[_aggregate(kind, target, [(r, (c if not isinstance(c, list) else c[i][j]))
-                                           for r, c in pairs]) for j in range(len(row))]
+        return [[_aggregate_one(kind, target, [(r, (c if not isinstance(c, list) else c[i][j]))
+                                               for r, c in pairs]) for j in range(len(row))]
                 for i, row in enumerate(grid)]
+    return _aggregate_one(kind, target, pairs)
+
+
+def _aggregate_one(kind: str, target: EngineValue, pairs: list[Pair]) -> EngineScalar:
+    """`kind` over the cells of `target` where each range meets its (single) criterion."""
     shapes = [_shape(r) for r, _ in pairs]
     aimed = _shape(target) if target is not None else None
     found = _rows(pairs, shapes + ([aimed] if aimed else []))
@@ -262,7 +283,7 @@ def _aggregate(kind: str, target: EngineValue, pairs: list[tuple[Any, Any]]) -> 
     return min(numbers) if numbers else 0.0
 
 
-def _pairs(args: tuple[Any, ...]) -> list[tuple[Any, Any]] | None:
+def _pairs(args: tuple[EngineValue, ...]) -> list[Pair] | None:
     if not args or len(args) % 2:
         return None
     return [(args[i], args[i + 1]) for i in range(0, len(args), 2)]

@@ -26,12 +26,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
-from typing import Any
+from typing import TypeGuard
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.arrays import number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue
 from rates_xl.errors import Internal
 
 #: What a case we cannot reproduce exactly answers: an error no Excel ETS call answers for a
@@ -57,7 +58,7 @@ def _not_computed() -> _Answer:
     return _fail(_NOT_COMPUTED)
 
 
-def _flat(value: EngineValue) -> list[Any]:
+def _flat(value: EngineValue) -> list[EngineScalar]:
     if not isinstance(value, list):
         return [value]
     return [cell for row in value for cell in (row if isinstance(row, list) else [row])]
@@ -99,12 +100,13 @@ class _Series:
         if aggregation is None:
             raise _not_computed()  # an empty cell: 0 (#NUM!) or the default? Not measured
         how = _whole(_option(aggregation, 1.0), 1, 7)
-        if any(is_error(v) for v in ys + xs) or not all(_is_number(v) for v in ys + xs):
+        numbers = [(x, y) for x, y in zip(xs, ys, strict=True) if _is_number(x) and _is_number(y)]
+        if len(numbers) < len(xs):
             raise _not_computed()  # errors, text or empty cells in the data: not measured
         if len(xs) < 3:
             raise _not_computed()
         grouped: dict[float, list[float]] = {}
-        for x, y in zip(xs, ys, strict=True):
+        for x, y in numbers:
             grouped.setdefault(float(x), []).append(float(y))
         times = sorted(grouped)
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
@@ -152,7 +154,7 @@ class _Series:
         return int(place)
 
 
-def _is_number(value: EngineValue) -> bool:
+def _is_number(value: EngineValue) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -166,13 +168,13 @@ def _seasonality(value: EngineValue) -> int:
 def _lifted(position: int, compute: Callback) -> Callback:
     """`compute` applied to each element of an array given at `position` (a legacy array
     formula over a range of targets), as Excel does; its _Answer as the cell's value."""
-    def one(args: list[Any]) -> Any:
+    def one(args: list[EngineValue]) -> Answer:
         try:
             return compute(*args)
         except _Answer as answer:
             return answer.value
 
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> Answer:
         args_ = list(args)
         given = args_[position] if position < len(args_) else None
         if isinstance(given, list) and len(_flat(given)) > 1:

@@ -5,15 +5,13 @@ implementation (calc/xlfuncs/bridge.py) answers."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue
 
 
 def _numbers_only(bridged: Callback) -> Callback:
-    def call(array: EngineValue, *rest: EngineValue) -> Any:
+    def call(array: EngineValue, *rest: EngineValue) -> Answer:
         if isinstance(array, list):
             kept: list[list[EngineScalar]] = [[cell] for row in array for cell in (row if isinstance(row, list) else [row])
                     if is_number(cell) or isinstance(cell, dict)]  # numbers, and errors (passed on)

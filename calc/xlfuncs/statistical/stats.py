@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 from rates_xl.errors import Internal
 
 
-def _cells(args: tuple[Any, ...]) -> Iterator[Any]:
+def _cells(args: tuple[EngineValue, ...]) -> Iterator[EngineScalar]:
     for arg in args:
         if isinstance(arg, list):
             for row in arg:
@@ -41,7 +41,7 @@ class _Error(Internal):
         self.value = value
 
 
-def _numbers(args: tuple[Any, ...]) -> list[float]:
+def _numbers(args: tuple[EngineValue, ...]) -> list[float]:
     """The numbers among the arguments' cells (text, booleans and empty cells skipped, as in
     a range); the first error raised."""
     found = []

@@ -10,19 +10,19 @@ row and column: Excel's multiple regression, formulas_test.xlsx STATISTICAL!R113
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue, Rows
 from rates_xl.errors import Internal
 
 
-def _grid(value: EngineValue) -> list[list[Any]]:
+def _grid(value: EngineValue) -> Rows:
     return value if isinstance(value, list) else [[value]]
 
 
-def _flat(value: EngineValue) -> list[Any]:
+def _flat(value: EngineValue) -> list[EngineScalar]:
     return [cell for row in _grid(value) for cell in row]
 
 
@@ -98,7 +98,7 @@ def _function(name: str) -> Factory:
                 slope, intercept = line
                 out = []
                 for row in wanted:
-                    values: list[Any] = []
+                    values: list[EngineScalar] = []
                     for x in row:
                         if is_error(x):
                             values.append(x)

@@ -10,9 +10,10 @@ matches at the start (at the end for a negative instance). Not found: if_not_fou
 
 from __future__ import annotations
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
+from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 from rates_xl.errors import Internal
 
 
@@ -75,7 +76,7 @@ def _around(before: bool) -> Callback:
             return if_not_found
         return subject[:found[0]] if before else subject[found[1]:]
 
-    def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> EngineValue:
+    def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> Answer:
         try:
             delimiters = _delimiters(delimiter)
         except _ErrorValue as passed:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 # A plain decimal number with an optional sign, a dollar sign and thousands separators in
 # groups of three, as Excel reads it in the en-US locale.
@@ -24,7 +23,7 @@ _CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})
 
 
 def _value(bridged: Callback) -> Callback:
-    def call(*args: EngineValue) -> Any:
+    def call(*args: EngineValue) -> Answer:
         if len(args) == 1 and isinstance(args[0], str) and ("$" in args[0] or "," in args[0]):
             found = _CURRENCY.fullmatch(args[0])
             if found:
@@ -35,9 +34,10 @@ def _value(bridged: Callback) -> Callback:
 
 
 def _fixed(bridged: Callback) -> Callback:
-    def call(*args: Any) -> Any:
-        if args and is_number(args[0]) and math.isfinite(args[0]) and (len(args) < 2 or is_number(args[1])):
-            places = math.trunc(args[1]) if len(args) > 1 else 2
+    def call(*args: EngineValue) -> Answer:
+        places_given = args[1] if len(args) > 1 else 2.0
+        if args and is_number(args[0]) and math.isfinite(args[0]) and is_number(places_given):
+            places = math.trunc(places_given)
             if -15 <= places <= 127:
                 rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
                 return bridged(float(rounded), *args[1:])

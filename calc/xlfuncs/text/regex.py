@@ -10,11 +10,11 @@ passed on; the case argument is 0 (sensitive) or 1 (not), truncated, else #VALUE
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 
 def _given(value: EngineValue) -> bool:
@@ -41,7 +41,7 @@ def _regextest(value: EngineValue, pattern: EngineValue, case: EngineValue = OMI
     return _compiled(pattern, case).search(subject) is not None
 
 
-def _regexextract(value: EngineValue, pattern: EngineValue, mode: EngineValue = OMITTED, case: EngineValue = OMITTED) -> Any:
+def _regexextract(value: EngineValue, pattern: EngineValue, mode: EngineValue = OMITTED, case: EngineValue = OMITTED) -> Answer:
     subject = text(value)
     how = int(number(mode)) if _given(mode) else 0
     if how not in (0, 1, 2):
@@ -94,7 +94,7 @@ def _template_part(found: re.Match[str]) -> str:
 def _function(name: str, func: Callback) -> Callback:
     lifted = elementwise(func)
 
-    def call(*args: EngineValue) -> EngineValue:
+    def call(*args: EngineValue) -> Answer:
         result = lifted(*args)
         return _one_array(result)
 
@@ -103,7 +103,7 @@ def _function(name: str, func: Callback) -> Callback:
     return call
 
 
-def _one_array(result: EngineValue) -> EngineValue:
+def _one_array(result: Answer) -> Answer:
     """An array of one element's results: each element shows its own first value (Excel
     lifts a function returning an array to one value per element)."""
     if isinstance(result, list) and any(isinstance(v, list) for row in result for v in row):

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
 _CONDITION = re.compile(r"\[\s*(?:<=|>=|<>|<|>|=)")
@@ -175,7 +175,7 @@ def text(_facts: Facts) -> Callback:
             section = parts[0]
         return computed(*_prepared(number, section)) if section else ""
 
-    def TEXT(value: EngineValue, code: EngineValue) -> EngineValue:  # noqa: N802 - Excel's name
+    def TEXT(value: EngineValue, code: EngineValue) -> Answer:  # noqa: N802 - Excel's name
         if isinstance(value, list) or isinstance(code, list):
             return elementwise(one)(value, code)
         return one(value, code)

@@ -12,11 +12,10 @@ value per element: the top-left piece of each split.
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number, text
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue, Rows
 from rates_xl.errors import Internal
 
 
@@ -58,8 +57,8 @@ def _cut(subject: str, delimiters: list[str], fold: bool) -> list[str]:
     return pieces
 
 
-def _split(value: EngineValue, columns: list[str], rows: list[str], ignore_empty: EngineValue, match_mode: EngineValue,
-           pad_with: EngineValue) -> list[list[Any]]:
+def _split(value: EngineScalar, columns: list[str], rows: list[str], ignore_empty: EngineScalar, match_mode: EngineScalar,
+           pad_with: EngineScalar) -> Rows:
     subject = text(value)
     ignore = False if ignore_empty in (OMITTED, None) else number(ignore_empty) != 0
     mode = 0 if match_mode in (OMITTED, None) else int(number(match_mode))
@@ -80,12 +79,12 @@ def _split(value: EngineValue, columns: list[str], rows: list[str], ignore_empty
     grid = [row for row in grid if row] or [[""]]
     width = max(len(row) for row in grid)
     pad = error("#N/A") if pad_with == OMITTED else pad_with
-    return [row + [pad] * (width - len(row)) for row in grid]
+    return [[*row, *[pad] * (width - len(row))] for row in grid]
 
 
 def textsplit(_facts: Facts) -> Callback:
     def TEXTSPLIT(value: EngineValue, col_delimiter: EngineValue = OMITTED, row_delimiter: EngineValue = OMITTED,  # noqa: N802
-                  ignore_empty: EngineValue = OMITTED, match_mode: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> EngineValue:
+                  ignore_empty: EngineValue = OMITTED, match_mode: EngineValue = OMITTED, pad_with: EngineValue = OMITTED) -> Answer:
         try:
             columns, rows = _delimiters(col_delimiter), _delimiters(row_delimiter)
         except _ErrorValue as passed:

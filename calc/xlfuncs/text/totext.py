@@ -10,11 +10,10 @@ in the values are written as their text.
 
 from __future__ import annotations
 
-from typing import Any
-
-from rates_xl.calc.engines.formualizer.values import EngineValue, error_text, is_error
+from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue, Rows
 
 
 def _format(value: EngineValue) -> int:
@@ -41,11 +40,11 @@ def _shown(value: EngineValue, strict: bool) -> str:
     return '"' + text.replace('"', '""') + '"' if strict else text
 
 
-def _grid(value: EngineValue) -> list[list[Any]]:
+def _grid(value: EngineValue) -> Rows:
     return value if isinstance(value, list) else [[value]]
 
 
-def _array_to_text(rows: list[list[Any]], format_: EngineValue) -> str:
+def _array_to_text(rows: Rows, format_: EngineValue) -> str:
     strict = _format(format_) == 1
     if strict:
         if len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] is None:
@@ -55,7 +54,7 @@ def _array_to_text(rows: list[list[Any]], format_: EngineValue) -> str:
 
 
 def arraytotext(_facts: Facts) -> Callback:
-    def ARRAYTOTEXT(array: EngineValue, format_: EngineValue = OMITTED) -> EngineValue:  # noqa: N802 - Excel's name
+    def ARRAYTOTEXT(array: EngineValue, format_: EngineValue = OMITTED) -> Answer:  # noqa: N802 - Excel's name
         rows = _grid(array)
         return elementwise(lambda f: _array_to_text(rows, f))(format_)
 
@@ -68,7 +67,7 @@ def valuetotext(_facts: Facts) -> Callback:
         strict = _format(format_) == 1
         return _shown(value, strict)
 
-    def VALUETOTEXT(value: EngineValue, format_: EngineValue = OMITTED) -> EngineValue:  # noqa: N802 - Excel's name
+    def VALUETOTEXT(value: EngineValue, format_: EngineValue = OMITTED) -> Answer:  # noqa: N802 - Excel's name
         # An error as the value is written as its text, not passed on as the elementwise
         # helper would: wrap it so the helper sees a plain value.
         wrapped = [[_Boxed(v) for v in row] for row in value] if isinstance(value, list) else _Boxed(value)
