@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from rates_xl.client.daycounts import canonical_day_count
 from rates_xl.errors import InputError
 from rates_xl.functions.values import COM_ERRORS, EPOCH_1900, ERRORS
+
+if TYPE_CHECKING:
+    from rates_xl.functions.history import HistoryOptions, Tenors
 
 TENOR_RE = re.compile(r"^[0-9]{1,4}[DWMY]$")
 
@@ -58,7 +61,7 @@ def show(value: object) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
 
 
-def scalar(value: object) -> Any:
+def scalar(value: object) -> object:
     """One cell's value: None when empty; lists and arrays of one cell unwrapped.
 
     Raises ArgProblem for a multi-cell range, an Excel error value or a non-finite number.
@@ -102,7 +105,7 @@ def _is_empty(value: object) -> bool:
     return type(value).__name__ in ("_Empty", "EmptyCell")  # `formulas`' EMPTY sentinel
 
 
-def _flatten(value: Any):
+def _flatten(value: Iterable[object]) -> Iterator[object]:
     for item in value:
         if isinstance(item, (list, tuple)):
             yield from _flatten(item)
@@ -110,7 +113,7 @@ def _flatten(value: Any):
             yield item
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -145,7 +148,7 @@ def _date_from_text(text: str) -> datetime | None:
         return None
 
 
-def _as_datetime(value: Any) -> datetime | None:
+def _as_datetime(value: object) -> datetime | None:
     """A datetime from a date cell, a serial number or ISO text; None if it is none of these."""
     if isinstance(value, datetime):
         return value
@@ -339,14 +342,14 @@ def number(value: object) -> float:
     return float(value)
 
 
-def tenors(value: object) -> Any:
+def tenors(value: object) -> Tenors:
     """One tenor, a range or array of tenors, or a comma list (functions/history.py)."""
     from rates_xl.functions.history import parse_tenors
 
     return parse_tenors(value)
 
 
-def history_options(value: object) -> Any:
+def history_options(value: object) -> HistoryOptions:
     """BDH-style history options, "Per=M Fill=P" (functions/history.py)."""
     from rates_xl.functions.history import parse_options
 
@@ -354,7 +357,7 @@ def history_options(value: object) -> Any:
 
 
 #: kind -> (coercer, what a missing value should have been, for "required" messages)
-COERCERS: dict[str, tuple[Callable[[Any], Any], str]] = {
+COERCERS: dict[str, tuple[Callable[[object], object], str]] = {
     "index": (index, "an index name like SOFR or 3M EURIBOR"),
     "date_or_tenor": (date_or_tenor, "a date or a tenor like 10Y"),
     "date": (date_only, "a date like 2026-01-01"),

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.functions import args as coerce
 from rates_xl.functions.core import Arg, FunctionSpec, validate
@@ -62,7 +62,7 @@ class XlError:
 
 
 #: Probes every argument kind refuses the same way (scalar() in args.py): value -> what to do.
-PROBES: tuple[tuple[Any, str, str], ...] = (
+PROBES: tuple[tuple[object, str, str], ...] = (
     ([1.0, 2.0], "the argument points at a range of several cells",
      "point it at one cell"),
     ("#N/A", "the cell the argument points at holds an Excel error (shown as text)",
@@ -74,7 +74,7 @@ PROBES: tuple[tuple[Any, str, str], ...] = (
 )
 
 #: Per kind: values a cell may pass that this kind refuses (each reaches a different check).
-KIND_PROBES: dict[str, tuple[Any, ...]] = {
+KIND_PROBES: dict[str, tuple[object, ...]] = {
     "index": (42.0, "!!"),
     "date_or_tenor": (True, "10X", "01/02/2026", 10.0),
     "date": (True, "10Y", "01/02/2026", "tomorrow", 10.0),
@@ -94,13 +94,13 @@ KIND_PROBES: dict[str, tuple[Any, ...]] = {
 }
 
 
-def _base_values(spec: FunctionSpec) -> list[Any]:
+def _base_values(spec: FunctionSpec) -> list[object]:
     """Valid values for every argument: the table's first example, empty beyond it."""
     example = spec.examples[0] if spec.examples else ()
     return list(example) + [None] * (len(spec.args) - len(example))
 
 
-def _problem(spec: FunctionSpec, values: list[Any]) -> ArgumentError | None:
+def _problem(spec: FunctionSpec, values: list[object]) -> ArgumentError | None:
     try:
         validate(spec, tuple(values))
     except ArgumentError as exc:
@@ -217,13 +217,13 @@ def _unreachable(exc_factory: Callable[[], requests.RequestException]) -> Callab
     return _only_with_request(build)
 
 
-def _empty_table(spec: FunctionSpec) -> Any:
+def _empty_table(spec: FunctionSpec) -> object:
     """A table function's answer when the service sends no points: the shaped text."""
     if spec.result not in ("table", "column"):
         return None
 
     class Empty:
-        def __getattr__(self, name: str) -> list[Any]:
+        def __getattr__(self, name: str) -> list[object]:
             return []
 
     if spec.fan_out is not None:  # one empty answer for its first example's arguments

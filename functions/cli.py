@@ -4,10 +4,14 @@ checked as a cell checks its arguments (the function table's coercers and names)
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rates_xl.client.endpoints import ENDPOINTS
 from rates_xl.errors import CommandError, UsageError
+
+if TYPE_CHECKING:
+    from rates_xl.client.json_types import JSON
+    from rates_xl.functions.core import FunctionSpec
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +44,7 @@ def parse_pairs(pairs: list[str]) -> dict[str, str]:
     return params
 
 
-def request_params(endpoint: str, pairs: list[str]) -> dict[str, Any]:
+def request_params(endpoint: str, pairs: list[str]) -> dict[str, object]:
     """NAME=VALUE pairs -> the endpoint's parameters, checked as a cell checks its arguments.
 
     A name may be the service's (`currency_pair`) or the worksheet function's (`pair`); each
@@ -53,7 +57,7 @@ def request_params(endpoint: str, pairs: list[str]) -> dict[str, Any]:
     spec = ENDPOINTS[endpoint]
     aliases = argument_aliases(endpoint)
     given = parse_pairs(pairs)
-    params: dict[str, Any] = {}
+    params: dict[str, object] = {}
     for name, text in given.items():
         param = name if name in spec.params else aliases.get(name)
         if param is None:
@@ -72,7 +76,7 @@ def request_params(endpoint: str, pairs: list[str]) -> dict[str, Any]:
     return params
 
 
-def function_call(endpoint: str, pairs: list[str]) -> tuple[Any, tuple[Any, ...]] | None:
+def function_call(endpoint: str, pairs: list[str]) -> tuple[FunctionSpec, tuple[str | None, ...]] | None:
     """(the worksheet function, its cell values) when the pairs ask for what only the function
     does (a history's options or several tenors: `FunctionSpec.fan_out`), else None. Names may
     be the function's arguments or the service's parameters; values go in as a cell's would,
@@ -90,7 +94,7 @@ def function_call(endpoint: str, pairs: list[str]) -> tuple[Any, tuple[Any, ...]
     local = {a.name for a in spec.args if a.param is None}
     if not (local & set(given)) and not any(sep in fanned for sep in ",;"):
         return None  # one request, as the service answers it
-    values: dict[str, Any] = {}
+    values: dict[str, str] = {}
     for name, text in given.items():
         arg = name if name in spec.arg_names else by_param.get(name)
         if arg is None:
@@ -101,7 +105,7 @@ def function_call(endpoint: str, pairs: list[str]) -> tuple[Any, tuple[Any, ...]
     return spec, tuple(values.get(name) for name in spec.arg_names)
 
 
-def run_grid(spec: Any, values: tuple[Any, ...], base_url: str | None) -> int:
+def run_grid(spec: FunctionSpec, values: tuple[object, ...], base_url: str | None) -> int:
     """The function's answer, computed as a cell computes it, printed as its spill."""
     from datetime import date
 
@@ -171,12 +175,12 @@ def run_call(args: argparse.Namespace) -> int:
                 f"{exc}; gave up after {waited:.1f} s and {sent} attempt{'s' if sent != 1 else ''} "
                 f"(RATES_DEADLINE={client.settings.deadline:g} s bounds the wait, RATES_TIMEOUT="
                 f"{client.settings.timeout:g} s each attempt)") from None
-    data = result.model_dump(mode="json", by_alias=True)
+    data: JSON = result.model_dump(mode="json", by_alias=True)
     console = Console()
     scalars = Table(title=f"{args.endpoint}", show_header=True)
     scalars.add_column("field")
     scalars.add_column("value")
-    rows: list[dict[str, Any]] = []
+    rows: list[JSON] = []
     for name, value in data.items():
         if isinstance(value, list):
             rows = [v if isinstance(v, dict) else {name: v} for v in value]

@@ -33,10 +33,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 from rates_xl.functions.args import ArgProblem, scalar, show, tenor
 from rates_xl.functions.messages import PREFIX
+from rates_xl.functions.values import StoredValue
 
 #: Tenors in one grid: one request each, so a cell's cost stays bounded.
 MAX_TENORS = 30
@@ -195,12 +195,13 @@ class Tenors:
     listed: bool
 
 
-def parse_tenors(value: Any) -> Tenors:
+def parse_tenors(value: object) -> Tenors:
     """One tenor, a range or array of them (one row or one column) or a comma list -> Tenors.
     A blank, a duplicate or a non-tenor is named with its place; ArgProblem."""
-    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and hasattr(value, "shape")):
-        rows = value.tolist() if hasattr(value, "tolist") else value
-        rows = [list(r) if isinstance(r, (list, tuple)) else [r] for r in rows]
+    if hasattr(value, "tolist") and hasattr(value, "shape"):  # numpy arrays
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        rows = [list(r) if isinstance(r, (list, tuple)) else [r] for r in value]
         height, width = len(rows), max((len(r) for r in rows), default=0)
         if height > 1 and width > 1:
             raise ArgProblem(f"a block of {height} x {width} cells; give one row or one column of tenors")
@@ -210,7 +211,7 @@ def parse_tenors(value: Any) -> Tenors:
         if all(c is None or isinstance(c, str) and not c.strip() for c in cells):
             raise ArgProblem(f"the range of {len(cells)} cells is empty; put a tenor like 10Y in each")
         where = "cell {n} of the range"
-        texts: list[Any] = []
+        texts: list[object] = []
         for n, cell in enumerate(cells, 1):
             try:
                 cell = scalar(cell)
@@ -227,7 +228,7 @@ def parse_tenors(value: Any) -> Tenors:
     return Tenors((tenor(value),), listed=False)
 
 
-def _checked(texts: Sequence[Any], where: str, listed: bool) -> Tenors:
+def _checked(texts: Sequence[object], where: str, listed: bool) -> Tenors:
     if len(texts) > MAX_TENORS:
         raise ArgProblem(f"{len(texts)} tenors; one grid takes at most {MAX_TENORS} (one request each)")
     out: list[str] = []
@@ -258,11 +259,11 @@ def _length(item: str) -> tuple[int, str]:
     return n * (7 if unit == "W" else 1), "D"
 
 
-def _cells(value: object) -> list[Any]:
+def _cells(value: object) -> list[object]:
     if hasattr(value, "tolist") and hasattr(value, "shape"):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
-        out: list[Any] = []
+        out: list[object] = []
         for item in value:
             out += _cells(item)
         return out
@@ -276,7 +277,7 @@ Point = tuple[date, float]
 
 def grid(columns: Sequence[Sequence[Point] | str], tenors: Tenors, options: HistoryOptions,
          start: date, end: date, business_day: Callable[[date], bool] | None,
-         headers: bool, na: object) -> list[list[Any]] | str:
+         headers: bool, na: StoredValue) -> list[list[StoredValue]] | str:
     """The spill for one history cell.
 
     `columns`: per tenor, its closes (date, rate) or the cell message of its failure;
@@ -284,13 +285,11 @@ def grid(columns: Sequence[Sequence[Point] | str], tenors: Tenors, options: Hist
     for it); `na`: what a cell shows for Fill=NA. A string (a message) when no tenor has a
     close to show.
     """
-    closes: list[dict[date, float] | None] = []
-    for column in columns:
-        if isinstance(column, str):
-            closes.append(None)
-        else:
-            closes.append({d: r for d, r in column if start <= d <= end})
-    answered = [c for c in closes if c is not None]
+    # Per tenor, its closes in the dates asked, or the message of its failure.
+    closes: list[dict[date, float] | str] = [
+        column if isinstance(column, str) else {d: r for d, r in column if start <= d <= end}
+        for column in columns]
+    answered = [c for c in closes if not isinstance(c, str)]
     if not answered:
         return next(c for c in columns if isinstance(c, str))
     observed = sorted(set().union(*answered))
@@ -301,11 +300,11 @@ def grid(columns: Sequence[Sequence[Point] | str], tenors: Tenors, options: Hist
         rows = [(day, day) for day in days]  # (label, the period's first day)
     else:
         rows = _periods(days, options.per)
-    table: list[list[Any]] = [[label] for label, _ in rows]
-    for column, values in zip(columns, closes, strict=True):
-        if values is None:
+    table: list[list[StoredValue]] = [[label] for label, _ in rows]
+    for values in closes:
+        if isinstance(values, str):  # the tenor's message, in each of its cells
             for row in table:
-                row.append(column)
+                row.append(values)
             continue
         for row, value in zip(table, _values(values, rows, options, na), strict=True):
             row.append(value)
@@ -365,7 +364,7 @@ def _periods(days: list[date], per: str) -> list[tuple[date, date]]:
 
 
 def _values(closes: dict[date, float], rows: list[tuple[date, date]], options: HistoryOptions,
-            na: object) -> Iterable[Any]:
+            na: StoredValue) -> Iterable[StoredValue]:
     """One tenor's value on each row: the period's close (or average), else the fill."""
     ordered = sorted(closes.items())
     i, previous = 0, None

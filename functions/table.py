@@ -13,14 +13,19 @@ numbers, FX as quote currency per one unit of base.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from rates_xl.functions import history, source
 from rates_xl.functions.core import Arg, Call, FanOut, FunctionSpec
+from rates_xl.functions.values import StoredValue
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient
+    from rates_xl.client.models import HistoricalSwapRates
+
+T = TypeVar("T")
 
 #: What each unit in the table means, for the reference pages and the Function Wizard's readers.
 UNITS: dict[str, str] = {
@@ -92,18 +97,19 @@ def _number(attribute: str):
 def _table(columns: tuple[str, ...], rows_of):
     """A spill: header row first unless headers is FALSE; an empty answer is a message."""
 
-    def shape(answer: object, headers: bool) -> list[list[Any]] | str:
-        rows = [list(r) for r in rows_of(answer)]
+    def shape(answer: object, headers: bool) -> list[list[StoredValue]] | str:
+        rows: list[list[StoredValue]] = [list(r) for r in rows_of(answer)]
         if not rows:
             from rates_xl.functions.messages import PREFIX
 
             return f"{PREFIX} no data: the service returned no points for this request"
-        return ([list(columns)] if headers and columns else []) + rows
+        header: list[list[StoredValue]] = [list(columns)] if headers and columns else []
+        return header + rows
 
     return shape
 
 
-def _status(client: RatesClient, headers: bool) -> list[list[Any]]:
+def _status(client: RatesClient, headers: bool) -> list[list[StoredValue]]:
     stats = client.stats()
     return [
         ["Base URL", client.base_url],
@@ -155,17 +161,27 @@ def _valued(client: object) -> str:
     return spread or "no answer held yet"
 
 
-def _history_grid(answers: list[Any], args: dict[str, Any], headers: bool) -> Any:
-    """RATES_SWAPHISTORY's spill: one column per tenor on the index calendar (history.py)."""
+def _history_grid(answers: Sequence[HistoricalSwapRates | str], args: Mapping[str, object],
+                  headers: bool) -> list[list[StoredValue]] | str:
+    """RATES_SWAPHISTORY's spill: one column per tenor on the index calendar (history.py).
+    `answers`: per tenor, its history or the cell message of its failure (`FanOut`)."""
     from rates_xl.client.calendars import calendar, index_calendar
-    from rates_xl.functions.messages import NOT_AVAILABLE, is_message
+    from rates_xl.functions.messages import NOT_AVAILABLE
 
-    options = args["options"]
-    cal = calendar(options.cdr) if options.cdr else index_calendar(args["index"])
+    options = _arg(args, "options", history.HistoryOptions)
+    cal = calendar(options.cdr) if options.cdr else index_calendar(_arg(args, "index", str))
     business_day = None if cal is None else (lambda day: cal.covers(day) and cal.is_business_day(day))
-    columns = [a if is_message(a) else [(p.date, float(p.rate)) for p in a.swap_rates] for a in answers]
-    return history.grid(columns, args["tenor"], options, args["start"], args["end_date"], business_day,
-                        headers, NOT_AVAILABLE)
+    columns = [a if isinstance(a, str) else [(p.date, float(p.rate)) for p in a.swap_rates] for a in answers]
+    return history.grid(columns, _arg(args, "tenor", history.Tenors), options, _arg(args, "start", date),
+                        _arg(args, "end_date", date), business_day, headers, NOT_AVAILABLE)
+
+
+def _arg(args: Mapping[str, object], name: str, kind: type[T]) -> T:
+    """A checked argument (`core.validate`'s answer), of the type its coercer makes."""
+    value = args[name]
+    if not isinstance(value, kind):
+        raise TypeError(f"argument {name} is a {type(value).__name__}, not a {kind.__name__}")
+    return value
 
 
 _SWAPCURVE_COLS = ("Tenor", "Rate")
