@@ -45,9 +45,8 @@ def _get_borders(mcr: MergedCellRange) -> None:
     from openpyxl.styles.borders import Border
 
     ws = mcr.ws
-    mcr.start_cell = ws._cells.get((mcr.min_row, mcr.min_col))
-    if mcr.start_cell is None:
-        mcr.start_cell = ws.cell(row=mcr.min_row, column=mcr.min_col)
+    start = ws._cells.get((mcr.min_row, mcr.min_col))
+    mcr.start_cell = start if start is not None else ws.cell(row=mcr.min_row, column=mcr.min_col)
     end_cell = ws._cells.get((mcr.max_row, mcr.max_col))  # read now: it becomes a MergedCell
     end = None if end_cell is None else Border(right=end_cell.border.right, bottom=end_cell.border.bottom)
     left: list[tuple[MergedCellRange, Border | None]] = ws.__dict__.setdefault(_LEFT, [])
@@ -70,12 +69,13 @@ def _install() -> None:
     from openpyxl.worksheet.merge import MergedCellRange
     from openpyxl.worksheet.worksheet import Worksheet
 
+    # openpyxl's private methods, by name (types-openpyxl's stubs do not declare them).
+    ours = ((MergedCellRange, "_get_borders", _get_borders), (Worksheet, "_clean_merge_range", _clean_merge_range))
     with _lock:
         if not _original:
-            _original["_get_borders"] = MergedCellRange._get_borders
-            _original["_clean_merge_range"] = Worksheet._clean_merge_range
-            MergedCellRange._get_borders = _get_borders
-            Worksheet._clean_merge_range = _clean_merge_range
+            for owner, name, method in ours:
+                _original[name] = getattr(owner, name)
+                setattr(owner, name, method)
 
 
 @contextmanager
