@@ -40,3 +40,12 @@ def test_a_sum_over_a_failed_rates_cell_is_an_error_and_the_summary_names_the_me
     errors = {e.cell: e for e in result.errors}
     assert errors["A2"].message == "maturity: '10X' is not a date or a tenor like 10Y"
     assert "B1" in errors
+
+
+def test_every_function_a_message_is_looked_up_for_is_named_rates():
+    """The summary skips reading an error cell's formula for RATES_* calls when its text holds
+    no "RATES" (calc/workbook.py `_message`): true only while every name is so spelt."""
+    from rates_xl.functions.table import FORMER_NAMES, FUNCTIONS
+
+    names = [*FUNCTIONS, *FORMER_NAMES, *FORMER_NAMES.values()]
+    assert names and all(name.upper().startswith("RATES_") for name in names)
