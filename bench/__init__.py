@@ -4,6 +4,11 @@ import os as _os
 import sys as _sys
 import tempfile as _tempfile
 
+#: The settings set here for the way to the service: a benchmark of a book that asks no service
+#: drops them, so that it reads the settings as a user with none set does (calc's budget loads
+#: pydantic only when a RATES_* variable is set: bench/calc_speed.py).
+SERVICE_SETTINGS = ("RATES_PERSISTENT", "RATES_CACHE_DIR")
+
 # The benchmarks measure the way to the service, run after run against one sandbox: an
 # answer kept on disk by one run must not serve the next, nor land in the user's cache
 # folder. Benchmarks of the persistent tier itself (bench/team.py) turn it on explicitly.
