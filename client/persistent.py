@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from rates_xl.client.cache import Entry
 from rates_xl.client.endpoints import RequestKey
@@ -36,6 +36,18 @@ log = logging.getLogger("rates_xl.client")
 LOCK_TIMEOUT = 2.0
 #: Write attempts before a write is skipped (the answer stays in memory either way).
 WRITE_ATTEMPTS = 3
+
+
+class DiskInfo(TypedDict):
+    """`DiskTier.info()`: `rates-xl cache info`'s figures (the store's own when it opens)."""
+
+    folder: str
+    state: str
+    size_limit: int
+    answers: NotRequired[int]
+    bytes: NotRequired[int]
+    hits: NotRequired[int]
+    misses: NotRequired[int]
 
 
 class DiskTier:
@@ -87,12 +99,12 @@ class DiskTier:
         self._run(lambda store: store.clear(), default=0)
 
     # -- for `rates-xl cache info` and the status panel ---------------------------------------
-    def info(self) -> dict[str, Any]:
-        def read(store: Any) -> dict[str, Any]:
+    def info(self) -> DiskInfo:
+        def read(store: Any) -> dict[str, int]:
             hits, misses = store.stats()
             return {"answers": len(store), "bytes": store.volume(), "hits": hits, "misses": misses}
 
-        out = {"folder": str(self.directory), "state": self.state, "size_limit": self._size_limit}
+        out: DiskInfo = {"folder": str(self.directory), "state": self.state, "size_limit": self._size_limit}
         out.update(self._run(read, default={}))
         out["state"] = self.state
         return out

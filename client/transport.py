@@ -34,6 +34,7 @@ from requests.adapters import HTTPAdapter
 
 from rates_xl.client import errors, urls
 from rates_xl.client.deadline import AttemptDeadline, WatchedPools
+from rates_xl.client.json_types import JSONValue
 from rates_xl.client.redaction import redact
 
 USER_AGENT = "rates-xl"
@@ -60,7 +61,7 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def describe_detail(detail: Any) -> str:
+def describe_detail(detail: JSONValue) -> str:
     """The service's `detail` in plain words: a string as is, a validation list joined."""
     if detail is None:
         return ""
@@ -70,7 +71,8 @@ def describe_detail(detail: Any) -> str:
         parts = []
         for item in detail:
             if isinstance(item, dict):
-                loc = [str(p) for p in item.get("loc", []) if p not in ("query", "body")]
+                where = item.get("loc", [])
+                loc = [str(p) for p in (where if isinstance(where, list) else [where]) if p not in ("query", "body")]
                 msg = str(item.get("msg", "")).strip()
                 parts.append(f"{'.'.join(loc)}: {msg}" if loc else msg)
             else:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from rates_xl.functions import args as coerce
 from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.messages import ArgumentError, message_for
+from rates_xl.functions.values import FunctionValue
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -121,7 +122,7 @@ class FanOut:
     and `headers`, and makes the cell's value."""
 
     arg: str
-    shape: Callable[[list[Any], dict[str, Any], bool], Any]
+    shape: Callable[[list[Any], dict[str, Any], bool], FunctionValue]
 
 
 @dataclass(frozen=True, eq=False)  # identity hash: specs key the memo, hashing must be cheap
@@ -138,7 +139,7 @@ class FunctionSpec:
     endpoint: str | None  # a name in the client's endpoint table; None: no request (STATUS)
     result: str  # "number", "table" (header row first unless headers is FALSE), "column", "rows"
     #: (answer model or client, headers) -> cell value; None for a fan-out (its own shape)
-    shape: Callable[[Any, bool], Any] | None
+    shape: Callable[[Any, bool], FunctionValue] | None
     columns: tuple[str, ...] = ()  # the header row of a table
     unit: str = ""
     checks: tuple[Callable[[dict[str, Any]], tuple[str, str] | None], ...] = ()
@@ -147,15 +148,15 @@ class FunctionSpec:
     #: the tests compute each against the sandbox, so the documented examples stay true.
     examples: tuple[tuple[Any, ...], ...] = ()
     #: Answered here from the client and the checked arguments, with no request (RATES_SOURCE)
-    local: Callable[[Any, dict[str, Any]], Any] | None = None
+    local: Callable[[Any, dict[str, Any]], FunctionValue] | None = None
     #: One request per value of an argument, answered together (see FanOut)
     fan_out: FanOut | None = None
-    core: Callable[..., Any] = field(init=False, repr=False)
+    core: Callable[..., FunctionValue] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         spec = self
 
-        def core(*values: Any) -> Any:
+        def core(*values: object) -> FunctionValue:
             return evaluate(spec, values)
 
         core.__name__ = core.__qualname__ = self.name
@@ -184,7 +185,7 @@ class Call:
     name: str
     args: tuple[Any, ...]
 
-    def value(self) -> Any:
+    def value(self) -> FunctionValue:
         from rates_xl.functions.table import FUNCTIONS
 
         return FUNCTIONS[self.name].core(*self.args)
@@ -212,10 +213,10 @@ def _model_for(spec: FunctionSpec) -> type[BaseModel]:
     from pydantic import ConfigDict, Field, PlainValidator, create_model, model_validator
     from pydantic_core import PydanticCustomError
 
-    def field_validator(arg: Arg) -> Callable[[Any], Any]:
+    def field_validator(arg: Arg) -> Callable[[object], object]:
         convert, expected = coerce.COERCERS[arg.kind]
 
-        def validate(value: object) -> Any:
+        def validate(value: object) -> object:
             try:
                 if arg.many and not _blank(value):
                     return convert(value)  # a range, an array or one cell: the coercer reads it
@@ -230,7 +231,7 @@ def _model_for(spec: FunctionSpec) -> type[BaseModel]:
 
         return validate
 
-    def cross_checks(model: Any) -> Any:
+    def cross_checks(model: BaseModel) -> BaseModel:
         values = dict(model)
         for check in spec.checks:
             found = check(values)
@@ -333,7 +334,7 @@ def _frozen(value: object) -> object:
 
 # -- 2. and 3. fetch and shape -------------------------------------------------------------------
 
-def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContext = NOW) -> Any:
+def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContext = NOW) -> FunctionValue:
     """One worksheet call: its value, its spill, or its `#RATES!` message. Never raises.
 
     `context`: what the host knows of the call besides its arguments (functions/context.py:
@@ -358,7 +359,7 @@ def evaluate(spec: FunctionSpec, values: tuple[object, ...], context: CallContex
         return message
 
 
-def _computed(spec: FunctionSpec, prepared: Prepared, client: RatesClient, budget: float) -> object:
+def _computed(spec: FunctionSpec, prepared: Prepared, client: RatesClient, budget: float) -> FunctionValue:
     """The call's value from the client's answers (under the call's scopes)."""
     if spec.local is not None:
         return finite(spec.local(client, prepared.args))
@@ -388,7 +389,7 @@ def finite(value: T) -> T:
     return value
 
 
-def _answers(client: RatesClient, keys: tuple[RequestKey, ...], budget: float) -> list[Any]:
+def _answers(client: RatesClient, keys: tuple[RequestKey, ...], budget: float) -> list[Result | str]:
     """A fan-out's answers, in order: each the answer, or the cell message of its failure.
 
     The requests are asked together (`fetch_many`: concurrently, each once, through the
