@@ -102,6 +102,9 @@ DROP EXPAND WRAPROWS WRAPCOLS TEXTSPLIT
 RATESXL.LAMBDA GROUPBY PIVOTBY
 """.split())
 
+# Those of them that answer a reference: an ordinary cell reads it by implicit intersection.
+REFERENCE_RESULTS = frozenset({"OFFSET", "INDIRECT"})
+
 # A name after a sheet ('Sheet 1'!local_rate), once it is known not to be a cell or range.
 _NAME = re.compile(r"^[A-Za-z_\\][\w.]*$")
 
@@ -144,6 +147,8 @@ class Analysis:
     hazards: list[str] = field(default_factory=list)  # why the fast engine would be wrong
     top_level_ranges: bool = False  # a plain range outside every function call
     spills: bool = False  # an array from a function or a constant outside every function call
+    #: The Excel functions whose computed array is that top-level value (TRANSPOSE, MMULT...).
+    top_arrays: set[str] = field(default_factory=set)
     liftable: bool = True  # every hazard lies outside range-taking arguments, on plain ranges
     #: Token spans [first, last) of arguments taking a range whose value is an elementwise call
     #: over ranges: `materialise` computes each into cells and passes those cells instead.
@@ -171,6 +176,15 @@ class Analysis:
     def safe(self) -> bool:
         """The fast engine computes the formula as written, in any cell."""
         return not self.hazards and not self.top_level_ranges and self.error is None
+
+    @property
+    def answers_computed_array(self) -> bool:
+        """Its value is an array one of Excel's own functions computes (`=TRANSPOSE(C1:D2)`,
+        `=MMULT(A1:B2,A1:B2)*2`), not a reference (OFFSET, INDIRECT: an ordinary cell
+        intersects those) nor a RATES_* table: in an ordinary cell Excel shows its top-left
+        value and nothing spills, so no other cell may read the rest (LibreOffice agrees;
+        tests/calc/test_model_classes.py)."""
+        return bool(self.top_arrays - REFERENCE_RESULTS)
 
     @property
     def needs_rewrite(self) -> bool:
@@ -264,6 +278,8 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             result.top_level_ranges = True
         else:
             result.spills = True
+            if description.startswith("the array from ") and description[15:] in ARRAY_RESULTS:
+                result.top_arrays.add(description[15:])
 
     from rates_xl.calc.formula.lambdas import let_names
 

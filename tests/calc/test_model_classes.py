@@ -242,3 +242,29 @@ def test_switch_with_an_error_among_its_cases_is_listed(tmp_path, engine):
     stale = {s.cell: s.reason for s in result.stale}
     assert "J1" in stale and "#NAME?" in stale["J1"] and result.value("S", "J1") == "c"
     assert not {"J2", "J3"} & set(stale) and [result.value("S", c) for c in ("J2", "J3")] == ["c", "b"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_computed_array_in_an_ordinary_cell_shows_its_top_left_and_spills_nowhere(tmp_path, engine):
+    """`=TRANSPOSE(C1:D2)` or `=MMULT(...)` saved as an ordinary formula (a book from before
+    dynamic arrays, or one written by a script): Excel reads it with implicit intersection
+    (Microsoft, "Implicit intersection operator: @": such a formula opens as `=@TRANSPOSE(...)`),
+    which of an array is its top-left value, and nothing spills. The fast engine spilled it:
+    a cell beside it holding a value made it #SPILL!, and a SUM over its neighbours, or a
+    formula reading one, added the hidden rest (25 where Excel and LibreOffice show 0). A
+    reference (OFFSET) is intersected instead: #VALUE! off its rows and columns."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["C1"], sheet["D1"], sheet["C2"], sheet["D2"] = 1, 2, 3, 4
+    sheet["A5"], sheet["B5"] = "=TRANSPOSE(C1:D2)", 7  # B5 holds a value: Excel shows no #SPILL!
+    sheet["A8"] = "=SUM(A5:B6)"  # 1 + 7: nothing of the transpose spilled into B5:B6 or A6
+    sheet["A10"] = "=MMULT(C1:D2,C1:D2)*2"  # 2 x {7,10;15,22}: 14 shown
+    sheet["A12"] = "=A11+B10"  # empty in Excel: 0, not 30 + 20
+    sheet["A14"] = "=OFFSET(C1,0,0,2,2)"  # a reference, intersected from row 14: #VALUE!
+    values, listed = _computed(book, tmp_path, ["A5", "A8", "A10", "A12", "A14"], engine)
+    if engine == "formulas":  # it knows no OFFSET: '#NAME?', listed
+        assert "A14" in listed
+    else:
+        assert values["A14"] == "#VALUE!"
+    assert (values["A5"], values["A8"], values["A10"], values["A12"]) == (1, 8, 14, 0)

@@ -209,9 +209,10 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                         continue
                     formula = rewritten
                     prepared.rewritten[key] = "intersected"
-                if found.answers_array or is_one_array(found.formula):
+                if found.answers_array or found.answers_computed_array or is_one_array(found.formula):
                     # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
-                    # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel).
+                    # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel), and
+                    # the rest does not spill where another formula could read it.
                     formula = cut_to_range(formula, 1, 1)
                 at = (title, cell.row, cell.column)
                 if "#" in formula:
