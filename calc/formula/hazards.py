@@ -147,7 +147,7 @@ class Analysis:
     hazards: list[str] = field(default_factory=list)  # why the fast engine would be wrong
     top_level_ranges: bool = False  # a plain range outside every function call
     spills: bool = False  # an array from a function or a constant outside every function call
-    #: The Excel functions whose computed array is that top-level value (TRANSPOSE, MMULT...).
+    #: The functions whose computed array is that top-level value (TRANSPOSE, MMULT, RATES_*...).
     top_arrays: set[str] = field(default_factory=set)
     liftable: bool = True  # every hazard lies outside range-taking arguments, on plain ranges
     #: Token spans [first, last) of arguments taking a range whose value is an elementwise call
@@ -179,11 +179,10 @@ class Analysis:
 
     @property
     def answers_computed_array(self) -> bool:
-        """Its value is an array one of Excel's own functions computes (`=TRANSPOSE(C1:D2)`,
-        `=MMULT(A1:B2,A1:B2)*2`), not a reference (OFFSET, INDIRECT: an ordinary cell
-        intersects those) nor a RATES_* table: in an ordinary cell Excel shows its top-left
-        value and nothing spills, so no other cell may read the rest (LibreOffice agrees;
-        tests/calc/test_model_classes.py)."""
+        """Its value is an array a function computes (`=TRANSPOSE(C1:D2)`, `=MMULT(A1:B2,A1:B2)*2`,
+        a RATES_* table), not a reference (OFFSET, INDIRECT: an ordinary cell intersects
+        those): in an ordinary cell Excel shows its top-left value and nothing spills, so no
+        other cell may read the rest (LibreOffice agrees; tests/calc/test_model_classes.py)."""
         return bool(self.top_arrays - REFERENCE_RESULTS)
 
     @property
@@ -278,7 +277,7 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             result.top_level_ranges = True
         else:
             result.spills = True
-            if description.startswith("the array from ") and description[15:] in ARRAY_RESULTS:
+            if description.startswith("the array from "):
                 result.top_arrays.add(description[15:])
 
     from rates_xl.calc.formula.lambdas import let_names

@@ -75,3 +75,17 @@ def test_a_table_with_a_cell_in_its_way_is_spill_listed_with_what_to_do(engine, 
     assert [sheet.cell(r, 1).value for r in range(2, 8)] == [None] * 6  # nothing poured down the column
     assert sheet["B5"].value == "note"
     assert [(e.cell, e.message) for e in result.errors] == [("A1", SPILL_BLOCKED)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_table_in_an_ordinary_cell_shows_its_top_left_and_spills_nowhere(engine, rates_client, tmp_path):
+    """`=RATES_SWAPCURVE("SOFR")` written as an ordinary formula (xlsxwriter's write_formula,
+    openpyxl, a book from before dynamic arrays): Excel opens it as `=@RATES_SWAPCURVE(...)`
+    and shows the table's top-left value, nothing below. The fast engine spilled it where no
+    cell of the copy showed it, and a COUNTA over the column counted 54 cells, silently."""
+    path = book(tmp_path / "plain.xlsx", [], [("A1", '=RATES_SWAPCURVE("SOFR")'), ("E1", "=COUNTA(A1:B60)")])
+    result, sheet = computed(path, engine, rates_client, tmp_path)
+    assert sheet["A1"].value == "Tenor"
+    assert [sheet.cell(r, c).value for r in range(1, 8) for c in (2,)] == [None] * 7
+    assert sheet["A2"].value is None
+    assert sheet["E1"].value == 1  # what the copy (and Excel) shows: one cell

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.calc import data_tables
 from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
+from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 from rates_xl.calc.formula.tree import Formula
@@ -138,6 +139,7 @@ class FormulasEngine:
         from openpyxl.worksheet.formula import ArrayFormula
 
         written: dict[str, dict[str, str]] = {}
+        tables = rates_tables()
         facts = BookFacts(may_be_zero=_cached_zero(self.book),
                           formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles))
         for (sheet, anchor), (text, area) in self.book.cells.items():
@@ -150,6 +152,8 @@ class FormulasEngine:
             changed = one("switch_errors", one("literal_indirect", formula, site), site)
             if not array:
                 changed = _intersected(changed, site)
+                if "RATES" in changed.upper():
+                    changed = _top_left_of_table(changed, tables)
                 if "+" in changed or "-" in changed:
                     changed = one("near_zero", changed, site)
             if changed != formula:
@@ -225,6 +229,17 @@ class FormulasEngine:
 #: How far right a RATES_* spill may grow over empty columns in this engine (a history grid of
 #: many tenors is the widest such table).
 MAX_SPILL_COLUMNS = 256
+
+
+def _top_left_of_table(text: str, tables: frozenset[str]) -> str:
+    """A RATES_* table as an ordinary cell's value (`=RATES_SWAPCURVE("SOFR")` written by a
+    script, or a book from before dynamic arrays): Excel opens it as `=@RATES_SWAPCURVE(...)`
+    and shows the table's top-left value, nothing spilled; this engine fitted the table to the
+    one cell and answered #SPILL! (tests/calc/test_spill_errors.py)."""
+    found = analyse(Formula(text), lambda _reference: None, tables)
+    if not (found.answers_computed_array and found.top_arrays & tables):
+        return text
+    return f"=INDEX(({text[1:]}),1,1)"
 
 
 def _intersected(text: str, site: Site) -> str:
