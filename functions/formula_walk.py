@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.errors import Internal
 from rates_xl.functions.values import is_error_text
@@ -39,11 +39,12 @@ class NotFollowed(Internal):
     """A value the walk cannot compute; the message names what (`VLOOKUP`, `the name rate`)."""
 
 
-Call = tuple[str, list[Any]]
+#: A call made: its name and its arguments' values (a cell's value: anything a reader gives).
+Call = tuple[str, list[object]]
 
 
-def calls_made(formula: str, sheet: str, value_of: Callable[[str, str], Any],
-               name_value: Callable[[str, str], Any] | None = None) -> list[Call] | None:
+def calls_made(formula: str, sheet: str, value_of: Callable[[str, str], object],
+               name_value: Callable[[str, str], object] | None = None) -> list[Call] | None:
     """The RATES_* calls (with an endpoint) the cell makes, each as (name, argument values),
     in the order Excel evaluates them; None when the formula holds no such call at all.
 
@@ -86,8 +87,8 @@ def _asks_service(name: str) -> bool:
 
 
 class _Walk:
-    def __init__(self, sheet: str, value_of: Callable[[str, str], Any],
-                 name_value: Callable[[str, str], Any] | None) -> None:
+    def __init__(self, sheet: str, value_of: Callable[[str, str], object],
+                 name_value: Callable[[str, str], object] | None) -> None:
         self.sheet, self.value_of, self.name_value = sheet, value_of, name_value
         self.calls: list[Call] = []
 
@@ -126,7 +127,7 @@ class _Walk:
     def _call(self, name: str, args: list[ASTNode]) -> None:
         from rates_xl.functions.link import Unlinked
 
-        values = []
+        values: list[object] = []
         for arg in args:
             try:
                 values.append(self.value(arg))
@@ -135,7 +136,7 @@ class _Walk:
         self.calls.append((name, values))
 
     # -- values ------------------------------------------------------------------------------
-    def value(self, node: ASTNode) -> Any:
+    def value(self, node: ASTNode) -> object:
         kind = node.node_type()
         if kind == "Literal":
             value, token = node.get_literal_value(), node.get_source_token()
@@ -161,7 +162,7 @@ class _Walk:
             raise NotFollowed(name)
         raise NotFollowed(f"an {kind.lower()}")
 
-    def _reference(self, text: str) -> Any:
+    def _reference(self, text: str) -> object:
         from rates_xl.functions.sheet import cell_reference
 
         found = cell_reference(text)
@@ -183,12 +184,12 @@ def _text(node: ASTNode) -> str:
     return node.to_formula().lstrip("=")
 
 
-def _cell(value: object) -> Any:
+def _cell(value: object) -> object:
     return XLError(value) if is_error_text(value) else value
 
 
 # -- Excel's coercions --------------------------------------------------------------------------
-def _number(value: object) -> Any:
+def _number(value: object) -> float | XLError:
     """A value as arithmetic reads it: #VALUE! for text that is not a number."""
     if isinstance(value, XLError):
         return value
@@ -204,7 +205,7 @@ def _number(value: object) -> Any:
         return XLError("#VALUE!")
 
 
-def _truth(value: object) -> Any:
+def _truth(value: object) -> bool | XLError:
     """A condition's value: TRUE/FALSE, or the error Excel gives."""
     if isinstance(value, XLError):
         return value
@@ -230,7 +231,7 @@ def as_text(value: object) -> str:
     return str(value)
 
 
-def _rank(value: object) -> tuple[int, Any]:
+def _rank(value: object) -> tuple[int, bool | float | str]:
     """Excel's order for comparisons: numbers < text (case-insensitive) < logical values."""
     if isinstance(value, bool):
         return 2, value
@@ -239,7 +240,7 @@ def _rank(value: object) -> tuple[int, Any]:
     return 1, str(value).lower()
 
 
-def _compare(op: str, left: object, right: object) -> Any:
+def _compare(op: str, left: object, right: object) -> bool:
     if left is None:  # an empty cell compares as the other side's empty value
         left = "" if isinstance(right, str) else False if isinstance(right, bool) else 0.0
     if right is None:
@@ -248,7 +249,7 @@ def _compare(op: str, left: object, right: object) -> Any:
     return {"=": a == b, "<>": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
 
 
-def _unary(op: str, operand: object) -> Any:
+def _unary(op: str, operand: object) -> float | XLError:
     number = _number(operand)
     if isinstance(number, XLError):
         return number
@@ -261,7 +262,7 @@ def _unary(op: str, operand: object) -> Any:
     raise NotFollowed(f"the operator {op!r}")
 
 
-def _binary(op: str, left: object, right: object) -> Any:
+def _binary(op: str, left: object, right: object) -> bool | float | str:
     for side in (left, right):
         if isinstance(side, XLError):
             return side
@@ -272,9 +273,10 @@ def _binary(op: str, left: object, right: object) -> Any:
     if op not in ("+", "-", "*", "/", "^"):
         raise NotFollowed(f"the operator {op!r}")
     a, b = _number(left), _number(right)
-    for side in (a, b):
-        if isinstance(side, XLError):
-            return side
+    if isinstance(a, XLError):
+        return a
+    if isinstance(b, XLError):
+        return b
     if op == "/" and b == 0:
         return XLError("#DIV/0!")
     try:
@@ -336,7 +338,7 @@ _BRANCHES: dict[str, Callable[[_Walk, list[ASTNode]], list[ASTNode]]] = {
 }
 
 
-def _branch_value(walk: _Walk, name: str, args: list[ASTNode]) -> Any:
+def _branch_value(walk: _Walk, name: str, args: list[ASTNode]) -> object:
     """The value of IF, IFS, IFERROR, IFNA, CHOOSE or SWITCH."""
     if name in ("IFERROR", "IFNA"):
         first = walk.value(args[0])
@@ -354,8 +356,8 @@ def _branch_value(walk: _Walk, name: str, args: list[ASTNode]) -> Any:
             return index
         return walk.value(args[int(index)]) if 1 <= int(index) < len(args) else XLError("#VALUE!")
     if name == "IFS":
-        for condition, result in zip(args[::2], args[1::2], strict=False):
-            truth = _truth(walk.value(condition))
+        for test, result in zip(args[::2], args[1::2], strict=False):
+            truth = _truth(walk.value(test))
             if isinstance(truth, XLError) or truth:
                 return truth if isinstance(truth, XLError) else walk.value(result)
         return XLError("#N/A")
@@ -363,17 +365,20 @@ def _branch_value(walk: _Walk, name: str, args: list[ASTNode]) -> Any:
     return walk.value(picked[0]) if picked else XLError("#N/A")
 
 
-def _all(values: list[Any], combine: Callable[[list[bool]], bool]) -> Any:
+def _all(values: list[object], combine: Callable[[list[bool]], bool]) -> bool | XLError:
     truths = [_truth(v) for v in values if v is not None]
     errors = [t for t in truths if isinstance(t, XLError)]
-    return errors[0] if errors else combine(truths) if truths else XLError("#VALUE!")
+    if errors:
+        return errors[0]
+    checked = [t for t in truths if isinstance(t, bool)]  # every one, once no error is among them
+    return combine(checked) if checked else XLError("#VALUE!")
 
 
-def _is(test: Callable[[Any], bool]) -> Callable[[list[Any]], Any]:
+def _is(test: Callable[[object], bool]) -> Callable[[list[object]], bool]:
     return lambda values: test(values[0] if values else None)
 
 
-_FUNCTIONS: dict[str, Callable[[list[Any]], Any]] = {
+_FUNCTIONS: dict[str, Callable[[list[object]], object]] = {
     "AND": lambda v: _all(v, all),
     "OR": lambda v: _all(v, any),
     "XOR": lambda v: _all(v, lambda t: sum(t) % 2 == 1),
