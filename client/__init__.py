@@ -41,7 +41,7 @@ requests, tenacity and pydantic at Excel's start-up.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 _EXPORTS = {
     "RatesClient": "rates_xl.client.client",
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'rates_xl.client' has no attribute {name!r}")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from importlib import resources
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 #: The years the shipped holiday data covers (history before or after: see `Calendar.covers`).
 FIRST_YEAR, LAST_YEAR = 1990, 2080
@@ -139,8 +139,29 @@ class Calendar:
             day += timedelta(days=1)
 
 
+class CalendarEntry(TypedDict):
+    """One calendar in data/calendars.json."""
+
+    #: Python weekday numbers (Monday 0)
+    weekend: list[int]
+    #: days closed outside the weekend, "MMDD MMDD ..." by year
+    holidays: dict[str, str]
+    #: days open on the weekend (a weekend that moved), "MMDD ..." by year
+    open_weekend_days: NotRequired[dict[str, str]]
+
+
+class CalendarData(TypedDict):
+    """data/calendars.json, as `quantlib_data` writes it."""
+
+    source: str
+    first_year: int
+    last_year: int
+    note: str
+    calendars: dict[str, CalendarEntry]
+
+
 @functools.cache
-def _data() -> dict[str, Any]:
+def _data() -> CalendarData:
     return json.loads(resources.files("rates_xl.client").joinpath(DATA).read_text(encoding="utf-8"))
 
 
@@ -172,14 +193,14 @@ def index_calendar(index: str) -> Calendar | None:
 
 # -- writing the data from QuantLib ---------------------------------------------------------------
 
-def quantlib_data() -> dict[str, Any]:
+def quantlib_data() -> CalendarData:
     """What data/calendars.json holds, computed from QuantLib now."""
     import QuantLib as ql
 
     # QuantLib numbers weekdays from Sunday = 1; Python from Monday = 0.
     weekday = {ql.Monday: 0, ql.Tuesday: 1, ql.Wednesday: 2, ql.Thursday: 3, ql.Friday: 4,
                ql.Saturday: 5, ql.Sunday: 6}
-    out: dict[str, Any] = {}
+    out: dict[str, CalendarEntry] = {}
     for name in CALENDARS:
         cal = quantlib(name)
         weekend = {w for w in weekday if cal.isWeekend(w)}
@@ -193,10 +214,11 @@ def quantlib_data() -> dict[str, Any]:
                 (opened if business else closed).setdefault(str(d.year()), []).append(
                     f"{d.month():02d}{d.dayOfMonth():02d}")
             d += 1
-        out[name] = {"weekend": sorted(weekday[w] for w in weekend),
-                     "holidays": {year: " ".join(mmdd) for year, mmdd in closed.items()}}
+        entry: CalendarEntry = {"weekend": sorted(weekday[w] for w in weekend),
+                                "holidays": {year: " ".join(mmdd) for year, mmdd in closed.items()}}
         if opened:
-            out[name]["open_weekend_days"] = {year: " ".join(mmdd) for year, mmdd in opened.items()}
+            entry["open_weekend_days"] = {year: " ".join(mmdd) for year, mmdd in opened.items()}
+        out[name] = entry
     return {"source": f"QuantLib {ql.__version__}", "first_year": FIRST_YEAR, "last_year": LAST_YEAR,
             "note": "Days closed outside the weekend (holidays) and days open on it, MMDD by year; "
                     "weekend as Python weekday numbers (Monday 0). "

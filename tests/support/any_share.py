@@ -37,7 +37,6 @@ EDGES = {
     "calc/xlfuncs/bridge.py": "formulas (its function implementations, called from formualizer)",
     "calc/xlfuncs/scipy_deferred.py": "scipy (the modules formulas' statistics import, stood in for)",
     "functions/core.py": "pydantic (the validation model built per function)",
-    "client/__init__.py": "Python's module __getattr__ (the lazy exports)",
     "client/calendars.py": "QuantLib (its calendar objects)",
     "client/persistent.py": "diskcache (its Cache)",
     "client/team.py": "redis (its client and scripts)",
