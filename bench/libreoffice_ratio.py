@@ -60,7 +60,7 @@ def compile_ours() -> None:
     import compileall
     import re
 
-    compileall.compile_dir(ROOT, quiet=1, rx=re.compile(r"[\\/](\.venv|\.git|node_modules|site|tests)[\\/]"))
+    compileall.compile_dir(ROOT, quiet=1, rx=re.compile(r"[\\/](\.venv|\.git|\.mypy_cache|node_modules|site|tests)[\\/]"))
 
 
 def books(named: list[str]) -> list[Path]:
