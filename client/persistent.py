@@ -22,9 +22,9 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, Protocol, TypedDict, TypeVar
 
 from rates_xl.client.cache import Entry
 from rates_xl.client.endpoints import RequestKey
@@ -36,6 +36,24 @@ log = logging.getLogger("rates_xl.client")
 LOCK_TIMEOUT = 2.0
 #: Write attempts before a write is skipped (the answer stays in memory either way).
 WRITE_ATTEMPTS = 3
+
+
+T = TypeVar("T")
+
+
+class Store(Protocol):
+    """What this tier uses of diskcache's `Cache` (its keys are our text, its values the text
+    we wrote; anything else found there is read as a miss)."""
+
+    def get(self, key: str) -> object: ...
+    def set(self, key: str, value: str) -> bool: ...
+    def delete(self, key: str) -> bool: ...
+    def clear(self) -> int: ...
+    def iterkeys(self) -> Iterator[object]: ...
+    def stats(self) -> tuple[int, int]: ...
+    def volume(self) -> int: ...
+    def close(self) -> None: ...
+    def __len__(self) -> int: ...
 
 
 class DiskInfo(TypedDict):
@@ -57,7 +75,7 @@ class DiskTier:
         self._size_limit = int(size_mb * 1024 * 1024)
         self._ttl = ttl  # how long a copy lives in memory once read back
         self._lock = threading.Lock()
-        self._store: Any = None
+        self._store: Store | None = None
         self._inode: int | None = None
         self._rebuilt = False
         self.state = "not opened yet"
@@ -68,9 +86,9 @@ class DiskTier:
         text = self._run(lambda store: store.get(self._key(key)), default=None)
         if text is None:
             return None
-        entry = decode_entry(key, text)
+        entry = decode_entry(key, text) if isinstance(text, str | bytes) else None
         if entry is None:
-            self._run(lambda store: store.delete(self._key(key)), default=None)
+            self._delete(key)
             return None
         if fresh_since is not None and entry.fetched_at < fresh_since:
             return None
@@ -88,11 +106,14 @@ class DiskTier:
         for key in keys if keys is not None else []:
             entry = self.get(key)
             if entry is not None and (before is None or entry.fetched_at < before):
-                self._run(lambda store, k=key: store.delete(self._key(k)), default=None)
+                self._delete(key)
                 dropped += 1
         if keys is None:  # every entry of this scope fetched before `before`
             dropped += self._run(lambda store: self._drop_scope(store, before), default=0)
         return dropped
+
+    def _delete(self, key: RequestKey) -> None:
+        self._run(lambda store: store.delete(self._key(key)), default=None)
 
     def clear(self) -> None:
         """Empty the whole store (every key's answers): `rates-xl cache clear`, Clear Cache."""
@@ -100,12 +121,13 @@ class DiskTier:
 
     # -- for `rates-xl cache info` and the status panel ---------------------------------------
     def info(self) -> DiskInfo:
-        def read(store: Any) -> dict[str, int]:
-            hits, misses = store.stats()
-            return {"answers": len(store), "bytes": store.volume(), "hits": hits, "misses": misses}
+        base: DiskInfo = {"folder": str(self.directory), "state": self.state, "size_limit": self._size_limit}
 
-        out: DiskInfo = {"folder": str(self.directory), "state": self.state, "size_limit": self._size_limit}
-        out.update(self._run(read, default={}))
+        def read(store: Store) -> DiskInfo:
+            hits, misses = store.stats()
+            return {**base, "answers": len(store), "bytes": store.volume(), "hits": hits, "misses": misses}
+
+        out = self._run(read, default=base)
         out["state"] = self.state
         return out
 
@@ -125,7 +147,7 @@ class DiskTier:
     def _key(self, key: RequestKey) -> str:
         return self._prefix + request_text(key)
 
-    def _drop_scope(self, store: Any, before: float | None = None) -> int:
+    def _drop_scope(self, store: Store, before: float | None = None) -> int:
         dropped = 0
         for name in list(store.iterkeys()):
             if not (isinstance(name, str) and name.startswith(self._prefix)):
@@ -135,7 +157,7 @@ class DiskTier:
                 try:
                     import json
 
-                    if text is not None and float(json.loads(text)["t"]) >= before:
+                    if isinstance(text, str | bytes) and float(json.loads(text)["t"]) >= before:
                         continue
                 except Exception:  # undecodable: drop it too
                     pass
@@ -143,7 +165,7 @@ class DiskTier:
             dropped += 1
         return dropped
 
-    def _run(self, operation, *, default: Any, attempts: int = 1) -> Any:
+    def _run(self, operation: Callable[[Store], T], *, default: T, attempts: int = 1) -> T:
         """Run one operation on the store; every failure is handled here, none escapes."""
         import diskcache
 
@@ -167,7 +189,7 @@ class DiskTier:
                 return default
         return default
 
-    def _open(self) -> Any:
+    def _open(self) -> Store | None:
         with self._lock:
             if self._store is not None or self.failed:
                 return self._store
@@ -181,7 +203,7 @@ class DiskTier:
                     self._give_up(again)
             return self._store
 
-    def _open_store(self) -> Any:
+    def _open_store(self) -> Store:
         import diskcache
 
         store = diskcache.Cache(
@@ -200,7 +222,7 @@ class DiskTier:
         self.state = "on"
         return store
 
-    def _recover(self, exc: BaseException, store: Any) -> None:
+    def _recover(self, exc: BaseException, store: Store) -> None:
         with self._lock:
             if store is not self._store:
                 return  # another thread already dealt with it

@@ -38,7 +38,6 @@ EDGES = {
     "calc/xlfuncs/scipy_deferred.py": "scipy (the modules formulas' statistics import, stood in for)",
     "functions/core.py": "pydantic (the validation model built per function)",
     "client/calendars.py": "QuantLib (its calendar objects)",
-    "client/persistent.py": "diskcache (its Cache)",
     "client/team.py": "redis (its client and scripts)",
     "client/transport.py": "requests and urllib3 (their adapters' and pools' arguments)",
     "client/deadline.py": "urllib3 (its connections' responses)",
