@@ -218,7 +218,7 @@ class _Adapter(HTTPAdapter):
 class Answer(NamedTuple):
     """A 200 answer: its parsed JSON, and its text exactly as the service sent it."""
 
-    payload: Any
+    payload: JSONValue
     text: str
 
 
