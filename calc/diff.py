@@ -34,14 +34,13 @@ from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
 from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
+from rates_xl.client.json_types import JSONValue
 from rates_xl.functions.sheet import Key, address, parse_cell
 from rates_xl.functions.values import CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
     from rates_xl.client.pack import Pack, PackAnswer
 
-#: A service answer as JSON reads it (its numbers compared within the tolerance).
-Json: TypeAlias = "dict[str, Json] | list[Json] | str | int | float | bool | None"
 #: Request -> its entry in A's pack and in B's (None: not in that pack).
 Changed: TypeAlias = "dict[str, tuple[PackAnswer | None, PackAnswer | None]]"
 
@@ -298,7 +297,7 @@ def _same_json(x: str | None, y: str | None, tolerance: tuple[float, float] = (0
         return False
 
 
-def _close(x: Json, y: Json, tolerance: tuple[float, float]) -> bool:
+def _close(x: JSONValue, y: JSONValue, tolerance: tuple[float, float]) -> bool:
     """Two JSON answers equal but for numbers within the tolerance."""
     if isinstance(x, dict) and isinstance(y, dict):
         return x.keys() == y.keys() and all(_close(x[k], y[k], tolerance) for k in x)
@@ -307,7 +306,7 @@ def _close(x: Json, y: Json, tolerance: tuple[float, float]) -> bool:
     return _same(x, y) or _within(x, y, tolerance)
 
 
-def _without_times(data: Json) -> Json:
+def _without_times(data: JSONValue) -> JSONValue:
     """An answer without its valuation_time stamp: a trial key's two answers valued a second
     apart with the same numbers have not moved."""
     if isinstance(data, dict):
