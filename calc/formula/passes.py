@@ -24,7 +24,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rates_xl.calc.formula import arguments, calls, lambdas, operators, ranges, tables, terms, text
+from rates_xl.calc.formula import (
+    arguments,
+    calls,
+    comparisons,
+    lambdas,
+    operators,
+    ranges,
+    tables,
+    terms,
+    text,
+)
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
 
@@ -98,6 +108,7 @@ PASSES: tuple[Pass, ...] = (
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------
     Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),
     Pass("numbers_as_text", text.numbers_as_text, (), _text(text.may_join), cells=WRITTEN),
+    Pass("excel_comparisons", comparisons.excel_comparisons, (), comparisons.may_compare, cells=WRITTEN),
     Pass("near_zero", terms.near_zero, ("+", "-"), terms.may_sum, cells=WRITTEN),
 )
 

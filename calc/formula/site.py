@@ -64,6 +64,10 @@ class BookFacts:
     #: (the formula's sheet, an operand) -> how many cells it covers, None when unknown
     #: (calc/book.py `Book.range_size`).
     range_size: Callable[[str, str], int | None] = lambda _sheet, _text: None
+    #: (the formula's sheet, a one-cell reference) -> what the constant there is to a
+    #: comparison (calc/formula/comparisons.py `constant_kind`), None when the cell holds a
+    #: formula or may change during the calculation (a what-if data table's input).
+    constant_kind: Callable[[str, str], str | None] = lambda _sheet, _text: None
 
 
 @dataclass(slots=True)

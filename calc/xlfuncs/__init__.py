@@ -48,7 +48,7 @@ from rates_xl.calc.xlfuncs.financial import (
     payments,
 )
 from rates_xl.calc.xlfuncs.information import reference
-from rates_xl.calc.xlfuncs.logical import lambdas
+from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
 from rates_xl.calc.xlfuncs.math_trig import matrix, rounding, sumproduct
 from rates_xl.calc.xlfuncs.statistical import conditional, ets, percentiles, stats, trend
@@ -127,6 +127,7 @@ OURS: dict[str, Factory] = {
     **daycount.FUNCTIONS,
     **trend.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
+    comparison.NAME: comparison.cmpround,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -240,6 +241,9 @@ WHY = {
                "-2), checked against LibreOffice; its other units formulas': calc/xlfuncs/dates/daycount.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
+    comparison.NAME: "an operand of =, <>, <, >, <=, >= rounded to 15 significant digits for the comparison, as "
+                     "Excel compares (formualizer and formulas: `=0.1+0.2=0.3` FALSE, Excel TRUE): "
+                     "calc/xlfuncs/logical/comparison.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -46,7 +46,7 @@ class FormualizerEngine:
                                     formula_cells=FormulaCells(book.cells, book.legacy_arrays,
                                                                book.sheet_titles),
                                     sources=Targets(book.cells, book.sheet_titles),
-                                    trusted=not book.values_out_of_date)
+                                    trusted=not book.values_out_of_date, steady=not book.data_tables)
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).

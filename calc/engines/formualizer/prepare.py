@@ -16,14 +16,14 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rates_xl.calc import budget, collector, data_tables
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import lookups
 from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
 from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
-from rates_xl.calc.formula import passes, terms
+from rates_xl.calc.formula import comparisons, passes, terms
 from rates_xl.calc.formula.fit import (
     cut_to_range,
     intersect,
@@ -33,7 +33,7 @@ from rates_xl.calc.formula.fit import (
     qualify_names,
 )
 from rates_xl.calc.formula.hazards import Analysis, analyse, rates_tables
-from rates_xl.calc.formula.site import BookFacts, NotComputed, Site
+from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.coercion import Facts
@@ -43,8 +43,14 @@ from rates_xl.functions.sheet import (
     cell_address,
     is_rates_name,
     parse_area,
+    read_area,
+    split_reference,
+    unquote_sheet,
 )
 from rates_xl.functions.tokens import function_names
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
 
 T = TypeVar("T")
 
@@ -104,7 +110,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
              resolve: Callable[[str, str], str | None] | None = None,
              legacy: frozenset[Key] = frozenset(),
              constants: dict[Key, Any] | None = None,
-             formula_cells: Any = None, sources: Any = None, trusted: bool = False) -> Prepared:
+             formula_cells: Any = None, sources: Any = None, trusted: bool = False,
+             steady: bool = False) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. Every formula goes through the passes (calc/formula/passes.py) and the fit
     (calc/formula/fit.py). `range_size(sheet, text)` gives an operand's cell count; `cached()`
@@ -118,7 +125,9 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     (calc/formula/site.py `FormulaCells`): which cells the file holds formulas in, for ISFORMULA;
     `sources` (calc/sources.py `Targets`): the referenced cells' formulas, for RATES_SOURCE;
     `trusted`: the file's cached values are Excel's answers to its inputs (which of its sums
-    Excel set to 0: calc/formula/terms.py)."""
+    Excel set to 0: calc/formula/terms.py); `steady`: no constant cell changes during the
+    calculation (no what-if data table substitutes its input), so a comparison may read one
+    (calc/formula/comparisons.py)."""
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = rates_tables()
@@ -132,6 +141,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       range_size=range_size)
     if resolve is not None:
         facts.name_range = resolve
+    if steady and formula_cells is not None:
+        facts.constant_kind = _ConstantKinds(book, formula_cells)
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
     calculation = getattr(book, "calculation", None)
@@ -438,3 +449,32 @@ def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | Non
     from rates_xl.calc.formula.lambdas import grouping_not_computed
 
     return routing.not_computed(found.functions) or grouping_not_computed(found.formula)
+
+
+class _ConstantKinds:
+    """`BookFacts.constant_kind`: of a one-cell reference to a cell the file holds no formula
+    in, what its constant is to a comparison (calc/formula/comparisons.py `constant_kind`).
+    Asked for most comparisons' operands: each answer is kept."""
+
+    def __init__(self, book: Workbook, formula_cells: FormulaCells) -> None:
+        self.book, self.formula_cells = book, formula_cells
+        self.known: dict[tuple[str, str], str | None] = {}
+
+    def __call__(self, sheet: str, reference: str) -> str | None:
+        key = (sheet, reference)
+        if key not in self.known:
+            self.known[key] = self._kind(sheet, reference)
+        return self.known[key]
+
+    def _kind(self, sheet: str, reference: str) -> str | None:
+        prefix, ref = split_reference(reference)
+        if "[" in prefix:
+            return None
+        area = read_area(ref, whole_lines=False)
+        if area is None or not area.is_cell:
+            return None
+        title = self.formula_cells.titles.get(unquote_sheet(prefix[:-1]).upper()) if prefix else sheet
+        if title is None or self.formula_cells.answer(title, area.top, area.left) is not False:
+            return None
+        cell = self.book[title]._cells.get((area.top, area.left))  # (not ws.cell: that makes one)
+        return comparisons.constant_kind(None if cell is None else cell.value)

@@ -133,7 +133,9 @@ class FormulasEngine:
         - Excel's 0 after the formula's last + or - (the pass `near_zero`, calc/formula/terms.py):
           `formulas` computes + and - in numpy, where no hook tells the last operation from an
           inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
-          answered 0 (`may_be_zero`).
+          answered 0 (`may_be_zero`);
+        - each operand of a comparison rounded to 15 significant digits, as Excel compares (the
+          pass `excel_comparisons`, calc/formula/comparisons.py): `=0.1+0.2=0.3` TRUE.
 
         Sheet -> anchor -> text, made once (every hold and release loads the book again)."""
         from openpyxl.worksheet.formula import ArrayFormula
@@ -141,7 +143,8 @@ class FormulasEngine:
         written: dict[str, dict[str, str]] = {}
         tables = rates_tables()
         facts = BookFacts(may_be_zero=_cached_zero(self.book),
-                          formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles))
+                          formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles),
+                          name_range=self.book.name_range, range_size=self.book.range_size)
         for (sheet, anchor), (text, area) in self.book.cells.items():
             if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
                 continue  # an array's elements are left alone, as the fast engine does
@@ -156,6 +159,7 @@ class FormulasEngine:
                     changed = _top_left_of_table(changed, tables)
                 if "+" in changed or "-" in changed:
                     changed = one("near_zero", changed, site)
+            changed = one("excel_comparisons", changed, site)
             if changed != formula:
                 written.setdefault(sheet, {})[anchor] = changed
         return written

@@ -1,5 +1,7 @@
 """Excel's logical functions computed here (Insert Function: Logical).
 
 - `lambdas.py`: the LAMBDA family (MAP, BYROW, BYCOL, SCAN, REDUCE, MAKEARRAY), which the pass
-  `lambdas` (calc/formula/lambdas.py) routes to RATESXL.LAMBDA.
+  `lambdas` (calc/formula/lambdas.py) routes to RATESXL.LAMBDA;
+- `comparison.py`: RATESXL.CMPROUND, an operand of a comparison rounded to 15 significant
+  digits as Excel compares (the pass `excel_comparisons`, calc/formula/comparisons.py).
 """

@@ -1,0 +1,53 @@
+"""Excel's comparison operators (=, <>, <, >, <=, >=) read both operands rounded to 15
+significant digits, for the comparison only: `=0.1+0.2=0.3` is TRUE in Excel (IEEE: FALSE, the
+sum is 0.30000000000000004), `=0.1=(1.2-1.1)` FALSE (1.2-1.1 is 0.0999999999999999 to 15
+digits). Described by Excel's experts ("Excel rounds the left and right operands of comparison
+operators to 15 significant digits, just for the comparison", MrExcel thread 1149146) and
+LibreOffice's ScInterpreter::CompareFunc (rtl::math::approxEqual), whose answers agree on every
+case of tests/calc/test_comparisons.py.
+
+formualizer and `formulas` compare the binary values, and neither lets the operator be
+replaced, so the pass `excel_comparisons` (calc/formula/comparisons.py) writes each operand
+that may be a number with binary noise through RATESXL.CMPROUND: a number rounded to 15
+significant digits, everything else (text, a boolean, an error, an empty cell: None, which the
+engine reads as empty) as it came, an array element by element. The engine's own operator then
+compares: text still case-insensitively, types still in Excel's order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+from rates_xl.calc.engines.formualizer.values import EngineValue
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.omitted import reads_omitted
+from rates_xl.calc.xlfuncs.types import Answer
+
+NAME = "RATESXL.CMPROUND"
+
+
+def rounded(value: object) -> object:
+    """A number to 15 significant digits (a float read from its 15-digit text); any other value,
+    and each element of an array (2-D list), as it is. Written for speed: it is called once per
+    operand and evaluation."""
+    if type(value) is float:
+        if value == 0.0 or not math.isfinite(value):
+            return value
+        return float(f"{value:.15g}")
+    if type(value) is list:
+        return [[rounded(element) for element in row] if type(row) is list else rounded(row) for row in value]
+    if type(value) is int and not -10 ** 15 < value < 10 ** 15:
+        return float(f"{value:.15g}")
+    return value
+
+
+def cmpround(_facts: Facts) -> Callback:
+    """RATESXL.CMPROUND(value): `value` as Excel's comparison operators read it (`rounded`)."""
+
+    def call(value: EngineValue = None) -> Answer:
+        return cast(Answer, rounded(value))  # (the engine's value, its numbers rounded)
+
+    call.__name__ = "CMPROUND"
+    reads_omitted(call)  # always given one argument (the pass writes it): no unwrapping
+    return call
