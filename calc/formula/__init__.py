@@ -14,5 +14,7 @@ formualizer lacks.
   family, GROUPBY's function), `text.py` (numbers joined into text);
 - `hazards.py`: what formualizer would compute wrongly as written (`analyse`), and `fit.py`: the
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
-- `terms.py`: the terms of a final + or - (Excel's rounding to 0).
+- `terms.py`: the terms of a final + or - (Excel's rounding to 0);
+- `comparisons.py`: the operands of a comparison rounded to 15 significant digits, as Excel
+  compares (the pass `excel_comparisons`).
 """
