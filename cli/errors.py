@@ -25,7 +25,7 @@ exception class is drawn under its real parent, every one has this root):
     │   │   └── NonFiniteNumber       NaN or infinity in an answer
     │   ├── Redirected                a redirect the client does not follow
     │   ├── NotFetched                planning: not cached yet (never shown)
-    │   └── NotInPack                 replay: a request the pack does not hold (client.pack)
+    │   └── NotInPack                 replay: a request the pack does not hold (client.pack_replay)
     ├── InputError                    given input cannot be read as asked (also a ValueError)
     │   ├── ArgProblem                a value an argument cannot take (functions.args)
     │   ├── ArgumentError             one argument of a worksheet call (functions.messages)

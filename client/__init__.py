@@ -25,7 +25,8 @@ token from the limiter and sends one attempt through a transport, retrying withi
 - `team.py`: the team backend (one limit and one cache behind one key, on Redis);
 - `tiers.py`: the tiers chosen from the settings;
 - `limiter.py`: the token bucket every thread shares; `breaker.py`: the circuit breaker;
-- `pack.py`: the market-data pack (recording, replaying: `PackTransport`);
+- `pack.py`: the market-data pack (its file form, recording: `PackRecorder`);
+- `pack_replay.py`: replaying one (`PackTransport`, `NotInPack`);
 - `pack_seal.py`: digests and signatures that show a pack was edited;
 - `pack_workbook.py`: the pack inside a workbook (a custom XML part) or beside it;
 - `live_scheduler.py`: Live mode, host-free: as-of-now answers kept fresh within a share of the limit;

@@ -57,7 +57,8 @@ from rates_xl.client.errors import (
     is_retryable,
 )
 from rates_xl.client.limiter import Limiter, TokenBucket
-from rates_xl.client.pack import Pack, PackRecorder, PackTransport
+from rates_xl.client.pack import Pack, PackRecorder
+from rates_xl.client.pack_replay import PackTransport
 from rates_xl.client.scopes import FLOOR, HELD, LIMITER, PLAN, RECORDER, USED, Scopes
 from rates_xl.client.settings import Settings, load_settings
 from rates_xl.client.stats import ClientStats, Stats, sent_here

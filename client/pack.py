@@ -8,7 +8,8 @@ derived from it (not even the caches' key fingerprint): a pack is meant to trave
 
 Record one with `client.recording()`; the client calls `PackRecorder.record` wherever an
 answer arrives (the wire, a cache tier, a teammate), so an answer served from a cache is
-recorded with its original fetch time. Replay one with `RatesClient(replay=pack)`.
+recorded with its original fetch time. Replay one with `RatesClient(replay=pack)`, which
+answers from it through pack_replay.py's `PackTransport`.
 
 The file form (`dumps` / `loads`) is versioned, compact JSON in a deterministic order: the
 same answers always give the same bytes. A pack of another version is refused with one line,
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NoReturn, TypeAlias
@@ -32,7 +33,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from rates_xl.client import errors, pack_seal
 from rates_xl.client.endpoints import ENDPOINTS
-from rates_xl.client.transport import Answer
 from rates_xl.errors import InputError
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ READS = (1, 2)
 #: A pack larger than this is refused before it is read (a 500-request pack is about 0.5 MB).
 MAX_PACK_BYTES = 64 << 20
 #: Final refusals a pack can hold (replay raises the same error); anything else is not recorded.
-_ERRORS = {cls.__name__: cls for cls in (errors.BadRequest, errors.NotFound, errors.Unprocessable)}
+RECORDED_ERRORS = {cls.__name__: cls for cls in (errors.BadRequest, errors.NotFound, errors.Unprocessable)}
 
 
 class PackError(InputError):
@@ -296,7 +296,7 @@ def _check_answer(answer: PackAnswer) -> None:
             raise PackError(f"{where}: {moment[:40]!r} is not a moment (ISO 8601)")
     if (answer.answer is None) == (answer.error is None):
         raise PackError(f"{where} needs an answer or an error")
-    if answer.error is not None and (set(answer.error) != {"type", "message"} or answer.error["type"] not in _ERRORS):
+    if answer.error is not None and (set(answer.error) != {"type", "message"} or answer.error["type"] not in RECORDED_ERRORS):
         raise PackError(f"{where}: its error is not one replay can give")
     if answer.answer is not None:
         try:
@@ -387,7 +387,7 @@ class PackRecorder:
                     self._answers.setdefault(ident, self._source[ident])
             return
         if error is not None:
-            if type(error).__name__ not in _ERRORS:
+            if type(error).__name__ not in RECORDED_ERRORS:
                 return  # transient failures are not market data
             entry = PackAnswer(endpoint=key.endpoint, params=ident[1], fetched_at=utc_text(fetched_at),
                                error={"type": type(error).__name__, "message": str(error)})
@@ -439,67 +439,5 @@ def valued_at(key: RequestKey, value: object) -> str | None:
     return None
 
 
-class NotInPack(errors.RatesError):
-    """Replay was asked a request its pack does not hold: never sent to the service."""
-
-    retryable = False
-
-
-class PackTransport:
-    """The `Transport` (client/transport.py) of a replay: answers only from the pack, never
-    the network."""
-
-    trust_store = "none (replay)"
-
-    def __init__(self, pack: Pack) -> None:
-        self.pack = pack
-        self.base_url = pack.base_url
-        self._index = pack.index()
-        #: a scenario pack's answers under the scenario, served instead of the market's
-        self._scenario = pack.scenario.index() if pack.scenario is not None else {}
-        self.served = 0
-
-    def fetch(self, endpoint: str, path: str, params: dict[str, str], timeout: float, *,
-              before_redirect: Callable[[str], None] | None = None) -> Answer:
-        found = self._index.get((endpoint, tuple(sorted(params.items()))))
-        if found is None:
-            order = list(ENDPOINTS[endpoint].params)  # the function's own argument order
-            shown = " ".join(v for _, v in sorted(params.items(), key=lambda kv: order.index(kv[0])))
-            raise NotInPack(
-                f"not in the market-data pack: {endpoint} {shown} (recorded {self.pack.created[:19]}Z): "
-                "replay cannot ask the service", endpoint=endpoint)
-        self.served += 1
-        if found.error is not None:
-            raise _ERRORS[found.error["type"]](found.error["message"], endpoint=endpoint)
-        moved = self._scenario.get((endpoint, found.params))
-        text = moved.answer if moved is not None and moved.answer is not None else found.answer
-        if text is None:  # (an answer without text is a recorded error, raised above)
-            raise NotInPack(f"the market-data pack holds no answer for {endpoint}", endpoint=endpoint)
-        return Answer(json.loads(text), text)
-
-    def scenario_line(self, key: RequestKey) -> str | None:
-        """What the scenario did to the answer of `key` (None: a market pack)."""
-        record = self.pack.scenario
-        if record is None:
-            return None
-        moved = self._scenario.get((key.endpoint, tuple(key.params)))
-        if moved is None:
-            return f"{record.spec}: unchanged (the scenario moves none of the curves it is computed from)"
-        if moved.not_shifted is not None:
-            return f"{record.spec}: NOT shifted, the recorded answer kept ({moved.not_shifted})"
-        return (f"{record.spec}: the recorded answer moved by the local model's change (shifted minus base): "
-                "a scenario, not market data")
-
-    def recorded_at(self, key: RequestKey) -> float | None:
-        """When the pack's answer to `key` was fetched (time.time() seconds), if it holds one."""
-        found = self._index.get((key.endpoint, tuple(key.params)))
-        if found is None:
-            return None
-        return datetime.fromisoformat(found.fetched_at.replace("Z", "+00:00")).timestamp()
-
-    def close(self) -> None:
-        pass
-
-
-__all__ = ["Pack", "PackAnswer", "PackError", "Seal", "ScenarioAnswer", "ScenarioRecord", "SCENARIO_KIND", "PackRecorder", "PackTransport", "NotInPack",
+__all__ = ["Pack", "PackAnswer", "PackError", "Seal", "ScenarioAnswer", "ScenarioRecord", "SCENARIO_KIND", "PackRecorder",
            "loads", "read", "public_url", "valuation_spread", "KIND", "VERSION"]

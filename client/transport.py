@@ -4,7 +4,7 @@ GET and turns the answer into parsed JSON or a typed error.
 As in httpx, the client object and the transport layer are apart: `RatesClient` keeps the
 cache, coalescing, limiter, breaker, retries and deadlines, and hands each attempt to its
 transport (`RatesClient(transport=...)`), which does one thing: send it, or say why it could
-not. `HTTPTransport` is the real one; `PackTransport` (pack.py) answers from a market-data
+not. `HTTPTransport` is the real one; `PackTransport` (pack_replay.py) answers from a market-data
 pack; the tests wrap either to inject faults at the attempt (tests/support/faults.py).
 Nothing here retries, waits or caches. The API key lives only in the session's default
 headers, never in a message.

@@ -14,7 +14,8 @@ from fastapi.responses import JSONResponse, Response
 
 from rates_xl.client import errors
 from rates_xl.client.endpoints import ENDPOINTS
-from rates_xl.client.pack import NotInPack, Pack, PackTransport
+from rates_xl.client.pack import Pack
+from rates_xl.client.pack_replay import NotInPack, PackTransport
 
 _STATUS = {"BadRequest": errors.BadRequest.status, "NotFound": errors.NotFound.status,
            "Unprocessable": errors.Unprocessable.status}

@@ -8,7 +8,7 @@ scenario)` then gives, for any number of scenarios (`rates-xl risk` asks for doz
 scenario pack: kind "rates-xl scenario pack", the market's answers as recorded, the answers
 its curves were built from, and the scenario record (client/pack.py `ScenarioRecord`): each
 answer moved (recorded + shifted - base), or kept with the reason it is not shifted. A
-replaying client serves the moved answers (client/pack.py `PackTransport`).
+replaying client serves the moved answers (client/pack_replay.py `PackTransport`).
 """
 
 from __future__ import annotations

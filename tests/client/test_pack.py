@@ -8,7 +8,8 @@ import time
 import pytest
 
 from rates_xl.client import RatesClient, errors
-from rates_xl.client.pack import NotInPack, Pack, PackError, PackRecorder, loads
+from rates_xl.client.pack import Pack, PackError, PackRecorder, loads
+from rates_xl.client.pack_replay import NotInPack
 from rates_xl.client.tiers import request_text
 from tests.client.conftest import SECRET
 from tests.support.faultserver import Reply

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from rates_xl.client import RatesClient
-from rates_xl.client.pack import PackTransport
+from rates_xl.client.pack_replay import PackTransport
 from rates_xl.sandbox import PAID_KEY
 from rates_xl.sandbox.server import start_in_thread
 from rates_xl.scenario.apply import apply, prepare
