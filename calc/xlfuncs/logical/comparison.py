@@ -2,9 +2,10 @@
 significant digits, for the comparison only: `=0.1+0.2=0.3` is TRUE in Excel (IEEE: FALSE, the
 sum is 0.30000000000000004), `=0.1=(1.2-1.1)` FALSE (1.2-1.1 is 0.0999999999999999 to 15
 digits). Described by Excel's experts ("Excel rounds the left and right operands of comparison
-operators to 15 significant digits, just for the comparison", MrExcel thread 1149146) and
-LibreOffice's ScInterpreter::CompareFunc (rtl::math::approxEqual), whose answers agree on every
-case of tests/calc/test_comparisons.py.
+operators to 15 significant digits, just for the comparison", MrExcel thread 1149146).
+LibreOffice's ScInterpreter::CompareFunc (rtl::math::approxEqual) agrees on the cases of
+tests/calc/test_comparisons.py but three it names (`LIBREOFFICE_OWN`): its equality is looser
+than 15 digits (`=0.1=(1.2-1.1)` TRUE) and it orders booleans as numbers.
 
 formualizer and `formulas` compare the binary values, and neither lets the operator be
 replaced, so the pass `excel_comparisons` (calc/formula/comparisons.py) writes each operand
