@@ -27,7 +27,7 @@ import re
 from rates_xl.calc.formula.ranges import _named, _picked
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Edits, Formula
-from rates_xl.calc.xlfuncs.logical.comparison import NAME
+from rates_xl.calc.xlfuncs.logical.comparison import NAME, rounded
 from rates_xl.functions.tokens import (
     ERROR,
     INFIX,
@@ -194,7 +194,7 @@ def constant_kind(value: object) -> str:
         return _NOISY  # a date or a time (openpyxl's reading of a number): its serial may have noise
     if value == 0:
         return _ZERO
-    return _EXACT if float(f"{value:.15g}") == value else _NOISY
+    return _EXACT if rounded(value) == value else _NOISY
 
 
 def _number(text: str) -> str:
@@ -205,4 +205,4 @@ def _number(text: str) -> str:
         return _NOISY
     if value == 0:
         return _ZERO
-    return _EXACT if float(f"{value:.14e}") == value else _NOISY
+    return _EXACT if rounded(value) == value else _NOISY
