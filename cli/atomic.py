@@ -22,6 +22,10 @@ from pathlib import Path
 
 _pending: set[Path] = set()
 _lock = threading.Lock()
+#: Set by the console script's forced exit (`remove_pending(for_good=True)`): the process is
+#: ending, so no new temporary file may be started (one started after the pending ones were
+#: removed would be left behind by os._exit).
+_closed = False
 
 
 @contextlib.contextmanager
@@ -31,6 +35,8 @@ def replacing(out: str | os.PathLike[str]) -> Iterator[Path]:
     out = Path(out)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     with _lock:
+        if _closed:
+            raise KeyboardInterrupt  # the process is exiting (rates_xl.cli's forced exit)
         _pending.add(tmp)
     try:
         yield tmp
@@ -53,9 +59,12 @@ def write_text(out: str | os.PathLike[str], text: str, encoding: str = "utf-8") 
     return Path(out)
 
 
-def remove_pending() -> None:
-    """Remove every temporary file still being written (called on interrupt)."""
+def remove_pending(*, for_good: bool = False) -> None:
+    """Remove every temporary file still being written (called on interrupt); `for_good`
+    (the forced exit, from another thread than the writer's): start no new one after."""
+    global _closed
     with _lock:
+        _closed = _closed or for_good
         pending = list(_pending)
     for tmp in pending:
         with contextlib.suppress(OSError):

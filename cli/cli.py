@@ -194,7 +194,11 @@ class _Interrupt:
     def _exit(self) -> None:
         from rates_xl import atomic
 
-        atomic.remove_pending()
+        # Often called from the grace timer's thread while the main thread still writes (a
+        # library swallowed the KeyboardInterrupt): no new file is started from here on, and
+        # the pending ones are removed again last, in case one was created while this
+        # thread printed (calc writes its copy, then the pack into it, under one temporary name).
+        atomic.remove_pending(for_good=True)
         self._report()
         if sys.stderr is not None and sys.stderr.isatty():
             sys.stderr.write("\x1b[?25h")  # a progress bar cut short hides the cursor
@@ -203,6 +207,7 @@ class _Interrupt:
                 stream.flush()
             except (AttributeError, OSError, ValueError):
                 pass
+        atomic.remove_pending()
         os._exit(EXIT_INTERRUPTED)
 
 
