@@ -24,7 +24,9 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `sources.py`: RATES_SOURCE in calc (the engine passes the referenced cell's own call);
 - `data_tables.py`: what-if data tables, computed as Excel's what-if analysis computes them;
 - `results.py`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
-- `frozen.py`: the values-frozen copy; `provenance.py`: whether a computed copy can be
+- `frozen.py`: the values-frozen copy; `copy_losses.py`: what the copy lacks of the original
+  (openpyxl does not carry shapes, embedded objects ... over), named in the summary;
+  `provenance.py`: whether a computed copy can be
   trusted as a record (its sealed pack);
 - `diff.py`: two computed copies of one book, cell by cell, and the answers behind each change;
 - `attribution.py`: which requests a cell was computed from, read from its book's formulas;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 import zipfile
 from collections.abc import Iterator
 from contextlib import nullcontext
@@ -146,7 +147,11 @@ class Book:
 
         try:
             keep_vba = self.path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
-            with nullcontext() if merged_borders else merged_read.unformatted():
+            # openpyxl warns on stderr of each part it will not carry over ("Sparkline Group
+            # extension is not supported and will be removed"); the summary names them all
+            # instead, counted (calc/copy_losses.py).
+            with nullcontext() if merged_borders else merged_read.unformatted(), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
                 workbook = openpyxl.load_workbook(self.package.stream(), keep_vba=keep_vba, keep_links=True)
         except Exception as exc:
             raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "

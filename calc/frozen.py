@@ -1,6 +1,8 @@
 """The values-frozen copy: the original workbook with every formula replaced by its value,
-written with openpyxl, so styles, charts, data validation, names, hidden sheets, pivot tables
-and VBA survive (only cell values change). A cell that kept the file's cached value (not
+written with openpyxl, so styles, charts, pictures (with Pillow: PNG, JPEG, GIF), data
+validation, names, hidden sheets, pivot tables and VBA survive. What openpyxl does not carry
+over (shapes, embedded objects, controls, query tables, sparklines ...) is counted and named in
+the summary (calc/copy_losses.py). A cell that kept the file's cached value (not
 computed, or stale) or was computed from an edited market-data answer carries a note saying why.
 """
 
@@ -81,7 +83,23 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
         raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
     except Exception as exc:  # a value the writer refuses: say which file, never a traceback
         raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
+    _say_what_is_lost(book, out, result)
     return out
+
+
+def _say_what_is_lost(book: Book, out: Path, result: CalcResult) -> None:
+    """The summary names what the copy lacks of the original (calc/copy_losses.py)."""
+    import zipfile
+
+    from rates_xl.calc import copy_losses
+
+    try:
+        with zipfile.ZipFile(book.package.stream()) as original, zipfile.ZipFile(out) as copy:
+            note = copy_losses.phrase(copy_losses.lost(original, copy))
+    except (OSError, zipfile.BadZipFile) as exc:
+        note = f"could not compare the copy's contents with the original's ({exc})"
+    if note:
+        result.notes.append(note)
 
 
 def _scenario_mark(copy: Workbook, result: CalcResult) -> None:

@@ -1,0 +1,117 @@
+"""What the values-frozen copy lacks of the original: the parts openpyxl, which writes the copy,
+does not carry over, counted in both files and named in the summary, never dropped silently.
+
+openpyxl reads and writes cells, styles, names, tables, charts, notes, data validation,
+conditional formats and VBA; it leaves out, by its own documentation ("openpyxl does currently
+not read all possible items in an Excel file so shapes will be lost from existing files if they
+are opened and saved with the same name", openpyxl 3.1's docs, "Usage"), shapes, connectors,
+embedded (OLE) objects, form and ActiveX controls, query tables and data connections, slicers
+and timelines, threaded comments, custom XML parts, the extension lists of a sheet (sparklines,
+Excel 2010's conditional formats and data validations), and pictures unless Pillow is
+installed. What is lost is found by counting each kind in the original's zip and in the copy's,
+not by a list of what openpyxl is believed to drop: a kind it learns to keep stops being named.
+
+Written by hand on the zip (zipfile, ElementTree): no library reports what another one dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+from xml.etree import ElementTree
+
+#: Part name patterns counted one per part, and what one of them is to a reader.
+_PARTS = (
+    (re.compile(r"^xl/embeddings/[^/]+$", re.I), "embedded object"),
+    (re.compile(r"^xl/ctrlProps/[^/]+\.xml$", re.I), "form control"),
+    (re.compile(r"^xl/activeX/activeX\d+\.xml$", re.I), "ActiveX control"),
+    (re.compile(r"^xl/queryTables/[^/]+\.xml$", re.I), "query table"),
+    (re.compile(r"^xl/connections\.xml$", re.I), "data connections part"),
+    (re.compile(r"^xl/slicers/[^/]+\.xml$", re.I), "slicer"),
+    (re.compile(r"^xl/timelines/[^/]+\.xml$", re.I), "timeline"),
+    (re.compile(r"^xl/threadedComments/[^/]+\.xml$", re.I), "threaded comments part"),
+    (re.compile(r"^xl/pivotTables/[^/]+\.xml$", re.I), "pivot table"),
+    (re.compile(r"^xl/charts/(style|colors)\d+\.xml$", re.I), "chart style or colour part"),
+)
+_DRAWING = re.compile(r"^xl/drawings/[^/]+\.xml$", re.I)
+_SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$", re.I)
+_CUSTOM_XML = re.compile(r"^customXml/item\d+\.xml$", re.I)
+_CHART_URI = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+#: What a drawing's anchored element is, by its local name.
+_ANCHORED = {"pic": "picture", "sp": "shape", "cxnSp": "connector", "grpSp": "group of shapes"}
+#: Elements of a sheet's extension list, by local name (x14's).
+_EXTENSIONS = {"sparklineGroup": "sparkline group", "conditionalFormatting": "Excel 2010 conditional format",
+               "dataValidation": "Excel 2010 data validation", "slicerList": "slicer list"}
+_EXT_TAG = re.compile(rb"<(?:[A-Za-z0-9]+:)?(sparklineGroup|conditionalFormatting|dataValidation|slicerList)[\s>]")
+_PACK_ROOT = b"urn:rates-xl:market-data-pack"
+
+
+def kinds(package: zipfile.ZipFile) -> Counter[str]:
+    """How many of each kind of thing a workbook's zip holds, of those a copy may lack."""
+    found: Counter[str] = Counter()
+    for name in package.namelist():
+        for pattern, kind in _PARTS:
+            if pattern.match(name):
+                found[kind] += 1
+        if _DRAWING.match(name):
+            found.update(_drawing(package.read(name)))
+        elif _SHEET.match(name):
+            found.update(_extensions(package.read(name)))
+        elif _CUSTOM_XML.match(name) and _PACK_ROOT not in package.read(name)[:400]:
+            found["custom XML part"] += 1  # (the market-data pack is written again into the copy)
+    return found
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _drawing(data: bytes) -> Counter[str]:
+    """The objects a drawing part anchors to its sheet: pictures, shapes, charts ..."""
+    found: Counter[str] = Counter()
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError:
+        return found
+    for anchor in root:
+        for element in anchor:
+            name = _local(element.tag)
+            if name in _ANCHORED:
+                found[_ANCHORED[name]] += 1
+            elif name == "graphicFrame":
+                chart = any(_local(e.tag) == "graphicData" and e.get("uri") == _CHART_URI for e in element.iter())
+                found["chart" if chart else "graphic (SmartArt or other)"] += 1
+            elif name == "AlternateContent":
+                found["drawing object Excel alone reads (form control, slicer, 3D model ...)"] += 1
+    return found
+
+
+def _extensions(data: bytes) -> Counter[str]:
+    """A sheet's extension-list elements (read only where the sheet has an extension list)."""
+    at = data.find(b"<extLst")
+    if at < 0 and data.find(b":extLst") < 0:
+        return Counter()
+    return Counter(_EXTENSIONS[m.group(1).decode()] for m in _EXT_TAG.finditer(data, max(at, 0)))
+
+
+def lost(original: zipfile.ZipFile, copy: zipfile.ZipFile) -> Counter[str]:
+    """Each kind the original holds more of than the copy, and how many more."""
+    return kinds(original) - kinds(copy)
+
+
+def _plural(kind: str) -> str:
+    head, _, tail = kind.partition(" (")
+    head = head.replace("group of", "groups of") if head.startswith("group of") else head + "s"
+    return head + (f" ({tail}" if tail else "")
+
+
+def phrase(missing: Counter[str]) -> str | None:
+    """One note for the summary naming what the copy lacks, or None."""
+    if not missing:
+        return None
+    listed = ", ".join(f"{n:,} {kind if n == 1 else _plural(kind)}" for kind, n in
+                       sorted(missing.items(), key=lambda item: (-item[1], item[0])))
+    return ("the values-frozen copy lacks what openpyxl, which writes it, does not carry over: "
+            f"{listed} (every cell's value is there; keep the original for these: "
+            "docs/templates-and-calc.md, \"What the copy keeps\")")
