@@ -5,5 +5,6 @@
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice.py`: PRICE and YIELD (Excel's formula on every basis);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
-- `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods; ODDF*'s frequency truncated.
+- `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
+- `oddfirst.py`: ODDFPRICE, ODDFYIELD (Newton's iteration on the price), scipy never imported.
 """

@@ -26,7 +26,7 @@ def _month_end(day: date) -> bool:
     return day.day == calendar.monthrange(day.year, day.month)[1]
 
 
-def _months_before(maturity: date, months: int) -> date:
+def months_before(maturity: date, months: int) -> date:
     """A coupon date `months` before maturity; month ends stay month ends (Excel's rule)."""
     year, month = divmod(maturity.month - 1 - months, 12)
     year, month = maturity.year + year, month + 1
@@ -34,19 +34,19 @@ def _months_before(maturity: date, months: int) -> date:
     return date(year, month, last if _month_end(maturity) else min(maturity.day, last))
 
 
-def _coupon_period(settlement: date, maturity: date, frequency: int) -> tuple[date, date, int]:
+def coupon_period(settlement: date, maturity: date, frequency: int) -> tuple[date, date, int]:
     """(previous coupon date, next coupon date, coupons left) around the settlement."""
     step, k = 12 // frequency, 0
     while True:
         k += 1
-        previous = _months_before(maturity, step * k)
+        previous = months_before(maturity, step * k)
         if previous <= settlement:
-            return previous, _months_before(maturity, step * (k - 1)), k
+            return previous, months_before(maturity, step * (k - 1)), k
 
 
 def price(settlement: date, maturity: date, rate: float, yld: float, redemption: float,
           frequency: int, basis: int) -> float:
-    previous, following, coupons = _coupon_period(settlement, maturity, frequency)
+    previous, following, coupons = coupon_period(settlement, maturity, frequency)
     accrued = day_count(previous, settlement, basis)
     if basis == 1:
         period, to_next = float((following - previous).days), float((following - settlement).days)

@@ -14,7 +14,7 @@ import math
 from datetime import date, timedelta
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
-from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 
 
 def excel_date(serial: float) -> date:
@@ -103,24 +103,4 @@ def oddlyield(_facts: Facts) -> Callback:
     return ODDLYIELD
 
 
-def _frequency_truncated(name: str) -> Factory:
-    """ODDFPRICE and ODDFYIELD (`formulas`', bridged) with the frequency truncated first, as
-    Excel does: a frequency of 2.3 is 2 (`formulas`: #NUM!, ironcalc_PRICE_YIELD.xlsx row 50)."""
-    def factory(_facts: Facts) -> Callback:
-        from rates_xl.calc.xlfuncs.bridge import bridged
-
-        computed = bridged(name)
-
-        def call(*args: EngineValue) -> EngineValue:
-            given = [math.trunc(a) if i == 7 and isinstance(a, float) and math.isfinite(a) else a
-                     for i, a in enumerate(args)]
-            while given and given[-1] is None:
-                given.pop()
-            return computed(*given)
-        call.__name__ = name
-        return call
-    return factory
-
-
-FUNCTIONS = {"ODDLPRICE": oddlprice, "ODDLYIELD": oddlyield,
-             "ODDFPRICE": _frequency_truncated("ODDFPRICE"), "ODDFYIELD": _frequency_truncated("ODDFYIELD")}
+FUNCTIONS = {"ODDLPRICE": oddlprice, "ODDLYIELD": oddlyield}
