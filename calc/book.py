@@ -18,7 +18,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables, merged_read
+from rates_xl.calc import data_tables, merged_read, merged_spills
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -88,6 +88,8 @@ class Book:
         self.dynamic_arrays = self.package.dynamic_array_anchors()
         self.legacy_arrays: frozenset[Key] = frozenset()
         self.spills = self._spill_ranges()
+        #: Sheet -> its merged ranges: a spill over one is #SPILL! (calc/merged_spills.py).
+        self.merged = merged_spills.merged_ranges(self.book)
         self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
         self._cached: dict[Key, CellValue] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>

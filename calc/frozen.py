@@ -121,10 +121,17 @@ def _scenario_mark(copy: Workbook, result: CalcResult) -> None:
 
 
 def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> None:
+    from openpyxl.cell.cell import MergedCell
+
     for r, c in area.cells():
         value = values.get((ws.title, cell_address(r, c)))
-        if value is None and (r, c) not in ws._cells:
+        cell = ws._cells.get((r, c))
+        if value is None and cell is None:
             continue  # padding of a grown spill: leave the sheet as it was
+        if isinstance(cell, MergedCell):
+            # A merged range's hidden cell holds nothing and takes no value: a spill over it is
+            # #SPILL! in its anchor, and an array over it is listed (calc/merged_spills.py).
+            continue
         set_value(ws.cell(row=r, column=c), value)
 
 
@@ -146,7 +153,7 @@ def set_value(cell: Any, value: object) -> None:
     """A computed value into a cell as a value, whatever it is: text that looks like a formula
     stays text, characters a file cannot hold are dropped, anything else becomes its text.
     (`cell`: openpyxl's, left untyped: its stubs say `ws.cell` may answer a MergedCell, whose
-    value openpyxl refuses to set, and a result over merged cells is not told apart yet.)"""
+    value openpyxl refuses to set; `_write_range` never passes one.)"""
     if isinstance(value, bool | int | float) or value is None:
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"

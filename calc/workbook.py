@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import collector, data_tables, frozen, recalc, valuation
+from rates_xl.calc import collector, data_tables, frozen, merged_spills, recalc, valuation
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.budget import Budget, Deadline, check_cells
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
@@ -317,9 +317,16 @@ class WorkbookCalculation:
 
     def _errors(self, values: dict[Key, CellValue]) -> list[ErrorCell]:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
-        found = [ErrorCell(sheet, cell, str(v), SPILL_BLOCKED if v == "#SPILL!" else self._message(sheet, cell, values))
+        found = [ErrorCell(sheet, cell, str(v), self._spill_message((sheet, cell)) if v == "#SPILL!" and
+                           (sheet, cell) in self.spills else self._message(sheet, cell, values))
                  for (sheet, cell), v in values.items() if listed_error(v)]
         return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
+
+    def _spill_message(self, key: Key) -> str:
+        """Why a spill's anchor shows #SPILL!: merged cells in its way (named), else a cell that is
+        not empty (a cell that reads the anchor shows its #SPILL! without being one)."""
+        merged = self.engine.blocked.get(key)
+        return merged_spills.message(merged) if merged is not None else SPILL_BLOCKED
 
     def _message(self, sheet: str, cell: str, values: dict[Key, CellValue]) -> str:
         """The message of a failing RATES_ cell: its formula's call, its arguments read as the

@@ -42,6 +42,9 @@ class Engine(Protocol):
     extents: dict[Key, Area]
     #: Legacy array anchors showing part of a RATES_* table, as of the last evaluation: why.
     cut: dict[Key, str]
+    #: Spill anchors held at #SPILL! because merged cells lie in their way: the merged range
+    #: (calc/merged_spills.py).
+    blocked: dict[Key, Area]
 
     def evaluate(self) -> dict[Key, CellValue]:
         """One round: the value of every cell it computes (errors as Excel's text, '#N/A';
@@ -84,6 +87,7 @@ class Settled:
         self.unknown_functions: dict[str, list[str]] = dict(checked.unknown_functions) if checked is not None else {}
         self.extents: dict[Key, Area] = dict(checked.extents) if checked is not None else {}
         self.cut: dict[Key, str] = dict(checked.cut) if checked is not None else {}
+        self.blocked: dict[Key, Area] = dict(checked.blocked) if checked is not None else {}
 
     def evaluate(self) -> dict[Key, CellValue]:
         return dict(self._values)

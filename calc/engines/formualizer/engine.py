@@ -9,7 +9,7 @@ file's own iteration settings).
 
 from __future__ import annotations
 
-from rates_xl.calc import data_tables
+from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
@@ -33,6 +33,7 @@ class FormualizerEngine:
         self._loops: list[str] | None = None
         self.extents: dict[Key, Area] = {}
         self.cut: dict[Key, str] = {}
+        self.blocked: dict[Key, Area] = {}
         try:
             self.unknown_functions = model.unknown_functions(book.formulas)
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
@@ -85,6 +86,9 @@ class FormualizerEngine:
         self.model.hold({(sheet, *parse_cell(cell)): value for (sheet, cell), value in values.items()})
 
     def release(self, cells: set[Key]) -> None:
+        # The spills held at #SPILL! are computed again too: their inputs may change the size.
+        cells = cells | set(self.blocked)
+        self.blocked = {}
         self.model.release({(sheet, *parse_cell(cell)) for sheet, cell in cells})
 
     def area(self, key: Key) -> Area | None:
@@ -97,6 +101,7 @@ class FormualizerEngine:
         try:
             with budget.cancelling(self.model.workbook.cancel, self.model.first_not_computed):
                 self.model.recalculate()
+                self._block_merged()
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
@@ -143,6 +148,30 @@ class FormualizerEngine:
                     values[(sheet, cell_address(r, c))] = loaded.value(sheet, r, c)
         self._settle_loops(values)
         return values
+
+    def _block_merged(self) -> None:
+        """A spill over merged cells is #SPILL! in Excel (calc/merged_spills.py): the engine's copy
+        holds those cells empty and spills over them, so each such anchor is held at the error
+        and the book computed again (what read the spill then reads the merged cells' own
+        content), until no spill covers merged cells."""
+        merged = self.book.merged
+        if not merged:
+            return
+        while True:
+            found = {}
+            for key, kind in self.prepared.rewritten.items():
+                sheet, anchor = key
+                if kind != "spill" or sheet not in merged or key in self.book.legacy_arrays or key in self.blocked:
+                    continue
+                extent = self.model.spill_extent(sheet, anchor)
+                hit = merged_spills.in_the_way(merged[sheet], extent) if extent is not None else None
+                if hit is not None:
+                    found[key] = hit
+            if not found:
+                return
+            self.blocked.update(found)
+            self.model.hold({(sheet, *parse_cell(anchor)): "#SPILL!" for sheet, anchor in found})
+            self.model.recalculate()
 
     def _blanks(self, sheet: str, anchor: str, area: Area, spilled: Area) -> dict[Key, None]:
         """The cells of a spill's stored range (a RATES_* one: the range it may grow into)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables
+from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.formula.hazards import analyse, rates_tables
@@ -42,6 +42,8 @@ class FormulasEngine:
         self.unsupported: dict[Key, str] = {}
         self.extents: dict[Key, Area] = {}  # RATES_* spills: the range each result covers
         self.cut: dict[Key, str] = {}
+        self.blocked: dict[Key, Area] = {}  # spills held at #SPILL!: the merged range in the way
+        self._spilled: dict[Key, Area] = {}  # dynamic spills: the area each result covers
         self._widened: dict[Key, Area] = {}
         functions.register_functions()  # before the engine parses a single formula
         self._written = self._rewritten()  # the engine's copy of some cells' formulas (`_rewritten`)
@@ -65,6 +67,10 @@ class FormulasEngine:
             self.model = self._load(self._constants)
 
     def release(self, cells: set[Key]) -> None:
+        # The spills held at #SPILL! are computed again too: their inputs may change the size.
+        for anchor in self.blocked:
+            cells = cells | set(self._blocked_cells(anchor))
+        self.blocked = {}
         for key in cells:
             self._constants.pop(key, None)
         with _quiet_engine():
@@ -78,6 +84,8 @@ class FormulasEngine:
 
     def _load(self, constants: dict[Key, Any]) -> Any:
         import formulas
+        from formulas.tokens.operand import Error, XlError
+        from openpyxl.cell.cell import MergedCell
 
         try:
             model = formulas.ExcelModel()
@@ -104,10 +112,14 @@ class FormulasEngine:
                         self.unsupported[(sheet, coordinate)] = "a what-if data table (the formulas engine computes none)"
                         constants.setdefault((sheet, coordinate), cached.get((sheet, coordinate)))
                 for (sheet, coordinate), value in constants.items():
-                    if sheet == ws.title:
+                    if sheet == ws.title and not isinstance(ws[coordinate], MergedCell):
                         ws[coordinate].value = value
                         if isinstance(value, str) and is_error_text(value) and not isinstance(value, ErrorLikeText):
                             ws[coordinate].data_type = "e"  # Excel's error, held: ISERROR reads it (it was text)
+                            if value not in Error.errors:
+                                # #SPILL!, #CALC!: errors the engine reads from no file, only from its
+                                # own token (openpyxl's setter would make it a str: a SUM over it 0).
+                                ws[coordinate]._value = XlError(value)
                         # text, not a formula ("=..."), nor an error ("#N/A" from VALUETOTEXT)
                         elif isinstance(value, str) and (ws[coordinate].data_type == "f" or
                                                          isinstance(value, ErrorLikeText)):
@@ -186,6 +198,7 @@ class FormulasEngine:
             raise CalcError(f"{self.book.path}: calculation failed: "
                             f"{exc.args[1] if len(exc.args) > 1 else exc}") from None
         values: dict[Key, Any] = {}
+        self._spilled = {}
         for output, cell in self.model.cells.items():
             if not getattr(cell, "inputs", None) and getattr(cell, "func", None) is None:
                 continue  # a constant, not a formula
@@ -198,7 +211,39 @@ class FormulasEngine:
             grid = self._trim_spill(sheet, rng, grid)
             for (row, col), value in grid.items():
                 values[(sheet, cell_address(row, col))] = value
+        if self._block_merged():
+            return self.evaluate()
+        for anchor in self.blocked:  # held: constants now, which the loop above skips
+            values.update(self._blocked_cells(anchor))
         return values
+
+    def _block_merged(self) -> bool:
+        """A spill over merged cells is #SPILL! in Excel (calc/merged_spills.py): this engine lays
+        a result over the hidden cells of a merged range (they are empty in the file), so each
+        such anchor is held at the error, its range emptied, and the book loaded again. Whether
+        it found one."""
+        merged = self.book.merged
+        found = {}
+        for key, area in self._spilled.items():
+            hit = merged_spills.in_the_way(merged.get(key[0], ()), area)
+            if hit is not None and key not in self.blocked:
+                found[key] = hit
+        if not found:
+            return False
+        self.blocked.update(found)
+        self.hold({cell: value for anchor in found for cell, value in self._blocked_cells(anchor).items()})
+        return True
+
+    def _blocked_cells(self, key: Key) -> dict[Key, Any]:
+        """What a spill blocked by merged cells shows: #SPILL! in its anchor, its range empty
+        but for the merged cells, which keep their own content."""
+        sheet, anchor = key
+        merged = self.book.merged.get(sheet, ())
+        cells: dict[Key, Any] = {key: "#SPILL!"}
+        for row, col in self.book.spills.get(key, Area.cell(*parse_cell(anchor))).cells():
+            if not any(area.intersects(Area.cell(row, col)) for area in merged):
+                cells.setdefault((sheet, cell_address(row, col)), None)
+        return cells
 
     def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
         """Excel shrinks a dynamic spill to its result; the engine pads a stored range with #N/A.
@@ -219,6 +264,7 @@ class FormulasEngine:
             r2 -= 1
         while c2 > c1 and all(_is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
             c2 -= 1
+        self._spilled[anchor_key] = Area(r1, c1, r2, c2)
         if anchor_key in self._widened:
             self.extents[anchor_key] = Area(r1, c1, r2, c2)  # what the copy holds (calc/frozen.py)
         if anchor_key in self._widened and c2 == int(rng["n2"]) and c2 - c1 + 1 > 1:

@@ -1,0 +1,123 @@
+"""A dynamic array whose spill would cover merged cells is #SPILL! in its anchor, as Excel shows
+it ("Spill into merged cells", calc/merged_spills.py), computed through the `calc` command on
+both engines: the summary names the merged range, the merged cells keep their content (what
+reads them reads that, not a spilled value), every other cell is computed and the values-frozen
+copy is written. The book lost whole before ("'MergedCell' object attribute 'value' is
+read-only"). Books are written with XlsxWriter: openpyxl cannot mark a formula as a dynamic
+array (the tests in test_spill_errors.py do the same)."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.calc.merged_spills import message
+from rates_xl.calc.workbook import SPILL_BLOCKED
+from rates_xl.cli import main
+from rates_xl.functions.sheet import parse_area
+
+ENGINES = ("fast", "formulas")
+PINNED = "2026-11-20T16:00:00Z"
+CURVE = '=RATES_SWAPCURVE("SOFR")'
+
+
+def book(path, spills=(), merges=(), cells=()):
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("H")
+    for ref, value in merges:
+        ws.merge_range(ref, value)
+    for ref, formula in spills:
+        ws.write_dynamic_array_formula(ref, formula)
+    for ref, value in cells:
+        (ws.write_formula if str(value).startswith("=") else ws.write)(ref, value)
+    wb.close()
+    return path
+
+
+def calc(path, engine, capsys, status=3):
+    out = path.with_name(f"{path.stem}-{engine}.values.xlsx")
+    assert main(["calc", str(path), "--engine", engine, "--no-progress", "--valuation-time", PINNED,
+                 "-o", str(out)]) == status
+    printed = capsys.readouterr().out
+    return printed, openpyxl.load_workbook(out)["H"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_curve_over_empty_merged_cells_is_spill_and_what_reads_them_reads_them_empty(engine, rates_client,
+                                                                                       tmp_path, capsys):
+    path = book(tmp_path / "path.xlsx", [("A1", CURVE)], [("A6:B7", None)],
+                [("E1", "=COUNTA(A6:B7)"), ("E2", "=SUM(A1:B7)"), ("E3", "=1+1"), ("E4", "=ISERROR(A1)"),
+                 ("E5", '=RATES_SWAP("SOFR","2D","5Y","1Y")')])
+    printed, sheet = calc(path, engine, capsys)
+    assert sheet["A1"].value == "#SPILL!" and sheet["A1"].data_type == "e"
+    assert f"H!A1: #SPILL! ({message(parse_area('A6:B7'))})" in printed
+    assert "merged cells (A6:B7)" in printed
+    assert [sheet.cell(r, c).value for r in range(2, 10) for c in (1, 2)] == [None] * 16  # nothing spilled
+    assert {str(r) for r in sheet.merged_cells.ranges} == {"A6:B7"}
+    assert sheet["E1"].value == 0  # the merged cells are empty, as Excel reads them
+    assert sheet["E2"].value == "#SPILL!"  # a sum over the anchor is its error
+    assert sheet["E3"].value == 2 and sheet["E4"].value is True
+    swap = rates_client.swap_rate("SOFR", "2D", "5Y", "1Y", valuation_time=PINNED).swap_rate
+    assert sheet["E5"].value == pytest.approx(swap)  # the rest of the book computed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_merged_cells_holding_a_value_keep_it_and_a_count_over_them_sees_only_it(engine, rates_client,
+                                                                                 tmp_path, capsys):
+    """The merged range's first cell holds its value (the others nothing): the spill is blocked
+    by it, and COUNTA / SUM over the range read that one value."""
+    path = book(tmp_path / "valued.xlsx", [("A1", CURVE)], [("A6:B7", 7)],
+                [("E1", "=COUNTA(A6:B7)"), ("E2", "=SUM(A6:B7)")])
+    printed, sheet = calc(path, engine, capsys)
+    assert sheet["A1"].value == "#SPILL!"
+    assert "H!A1: #SPILL!" in printed
+    assert sheet["A6"].value == 7 and sheet["B7"].value is None
+    assert (sheet["E1"].value, sheet["E2"].value) == (1, 7)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_merged_range_beside_the_spill_leaves_it_whole(engine, rates_client, tmp_path, capsys):
+    path = book(tmp_path / "beside.xlsx", [("A1", CURVE)], [("C2:D3", "label")], [("F1", "=COUNTA(C2:D3)")])
+    printed, sheet = calc(path, engine, capsys, status=0)
+    curve = rates_client.swap_curve("SOFR", valuation_time=PINNED)
+    assert (sheet["A1"].value, sheet["B1"].value) == ("Tenor", "Rate")
+    assert sheet.cell(1 + len(curve.swap_rates), 2).value == pytest.approx(curve.swap_rates[-1].swap_rate, abs=1e-12)
+    assert sheet["C2"].value == "label" and sheet["F1"].value == 1
+    assert "#SPILL!" not in printed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_spill_from_a_merged_anchor_is_spill(engine, rates_client, tmp_path, capsys):
+    """The anchor itself merged (A1:B1): the table would cover B1, a merged cell."""
+    path = book(tmp_path / "anchor.xlsx", [("A1", CURVE)], [("A1:B1", None)], [("E1", "=1+1")])
+    printed, sheet = calc(path, engine, capsys)
+    assert sheet["A1"].value == "#SPILL!"
+    assert "merged cells (A1:B1)" in printed
+    assert [sheet.cell(r, 1).value for r in range(2, 6)] == [None] * 4
+    assert sheet["E1"].value == 2
+
+
+@pytest.mark.parametrize(("formula", "merged"), [("=SEQUENCE(6)", "A3:C4"), ("=FILTER(H1:H6,H1:H6>0)", "A3:C4"),
+                                                 ("=TRANSPOSE(H1:H6)", "C1:C2")])
+def test_any_dynamic_array_over_merged_cells_is_spill(formula, merged, tmp_path, capsys):
+    """SEQUENCE, FILTER (down A1:A6) and TRANSPOSE (across A1:F1) in a dynamic-array book, on the
+    fast engine (the formulas engine knows no SEQUENCE or FILTER, and lays a spill that is not a
+    RATES_* table into the range the file stored only)."""
+    cells = [(f"H{r}", r) for r in range(1, 7)] + [("J1", f"=COUNTA({merged})"), ("J2", "=SUM(H1:H6)")]
+    path = book(tmp_path / "dynamic.xlsx", [("A1", formula)], [(merged, None)], cells)
+    printed, sheet = calc(path, "fast", capsys)
+    assert sheet["A1"].value == "#SPILL!"
+    assert f"H!A1: #SPILL! ({message(parse_area(merged))})" in printed
+    assert [sheet.cell(r, c).value for r in range(1, 7) for c in range(1, 7) if (r, c) != (1, 1)] == [None] * 35
+    assert sheet["J1"].value == 0 and sheet["J2"].value == 21
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_cell_in_the_way_keeps_its_own_reason(engine, rates_client, tmp_path, capsys):
+    """A value in the way, no merged cell: the reason stays "not empty; clear it", and a cell
+    reading the anchor shows its #SPILL! without a reason of its own."""
+    path = book(tmp_path / "value.xlsx", [("A1", CURVE)], [("D1:E1", "far")], [("B5", "note"), ("G1", "=A1")])
+    printed, _sheet = calc(path, engine, capsys)
+    assert f"H!A1: #SPILL! ({SPILL_BLOCKED})" in printed
+    assert "H!G1: #SPILL!\n" in printed or printed.rstrip().endswith("H!G1: #SPILL!")
