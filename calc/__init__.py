@@ -8,6 +8,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `safezip.py`: a zip bomb refused before anything inflates it;
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
+  `merged_spills.py`: a spill over merged cells is #SPILL!, as in Excel;
 - `collector.py`: the cyclic garbage collector held off while a book's structures are built;
 - `budget.py`: every book's budget (cells its formulas may read, seconds it may compute);
 - `valuation.py`: the book's valuation moment (RATES_VALUATION_TIME);
