@@ -124,13 +124,14 @@ class Book:
 
     def engine_copy(self) -> Workbook:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
-        already read, the first time (reading costs as much as computing a small book)."""
+        already read, the first time (reading costs as much as computing a small book). It
+        holds no merged range (`merged_spills.unmerged`: `merged` says where they were)."""
         if not self._handed_over:
             self._handed_over = True
             workbook = self.book
         else:
             workbook = self.workbook()
-        return self.as_stored(workbook)
+        return merged_spills.unmerged(self.as_stored(workbook))
 
     def writable_copy(self, keep_vba: bool) -> Workbook:
         """An openpyxl copy to write values into (the frozen copy): the one already read when

@@ -210,7 +210,8 @@ class WorkbookCalculation:
         cells, loops and notes."""
         skipped = self._skipped(values)
         stale = recalc.stale_list(self.source, self.stale)
-        cut = [(sheet, cell, why) for (sheet, cell), why in sorted(self.engine.cut.items())]
+        over_merged = merged_spills.arrays_over_merged(self.source) if self.source.merged else {}
+        cut = [(sheet, cell, why) for (sheet, cell), why in sorted({**self.engine.cut, **over_merged}.items())]
         return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),

@@ -121,3 +121,49 @@ def test_a_cell_in_the_way_keeps_its_own_reason(engine, rates_client, tmp_path, 
     printed, _sheet = calc(path, engine, capsys)
     assert f"H!A1: #SPILL! ({SPILL_BLOCKED})" in printed
     assert "H!G1: #SPILL!\n" in printed or printed.rstrip().endswith("H!G1: #SPILL!")
+
+
+# -- arrays Excel would not enter over merged cells ------------------------------------------------
+def openpyxl_book(path, cells, merges):
+    """A book another program wrote (openpyxl): Excel enters no array formula over merged
+    cells ("Array formulas are not valid in merged cells"), so only such a file holds one."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "H"
+    for ref in merges:
+        ws.merge_cells(ref)
+    for ref, value in cells.items():
+        ws[ref] = value
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_legacy_array_over_merged_cells_is_computed_and_listed(engine, tmp_path, capsys):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    path = openpyxl_book(tmp_path / "legacy.xlsx", {
+        "H1": 1, "H2": 2, "H3": 3, "A1": ArrayFormula("A1:A3", "=H1:H3*2"),
+        "E1": "=SUM(A1:A3)", "E2": "=1+1"}, ["A2:B3"])
+    printed, sheet = calc(path, engine, capsys, status=0)
+    assert "fast engine could not read it" not in printed  # the fast engine's copy holds no merged range
+    assert "Computed legacy.xlsx: 3 formulas in" in printed and f"({engine} engine)" in printed
+    assert "table cut: H!A1: this array formula's range A1:A3 covers merged cells (A2:B3)" in printed
+    assert (sheet["A1"].value, sheet["A2"].value, sheet["A3"].value) == (2, 4, None)  # A3: merged, hidden
+    assert {str(r) for r in sheet.merged_cells.ranges} == {"A2:B3"}
+    assert sheet["E1"].value == 12 and sheet["E2"].value == 2  # as the engines read it: said in the line above
+    assert "merged cells (A2:B3)" in sheet["A1"].comment.text  # the copy says so too
+
+
+def test_a_data_table_over_merged_cells_is_computed_and_listed(tmp_path, capsys):
+    from openpyxl.worksheet.formula import DataTableFormula
+
+    path = openpyxl_book(tmp_path / "table.xlsx", {
+        "B1": 0.05, "B2": 3, "B3": "=(B1+1)*B2*10",  # price = (rate + 1) * units * 10
+        "D5": 0, "D6": 0.1, "D7": 0.2, "E4": "=B3",  # rates down D5:D7, the price above the results
+        "E5": DataTableFormula(ref="E5:E7", dt2D="0", dtr="0", r1="B1"),
+        "G1": "=B3*2"}, ["E6:F7"])
+    printed, sheet = calc(path, "fast", capsys, status=0)
+    assert "table cut: H!E5: this what-if data table's range E5:E7 covers merged cells (E6:F7)" in printed
+    assert (sheet["E5"].value, sheet["E6"].value) == pytest.approx((30, 33))
+    assert sheet["E7"].value is None and sheet["G1"].value == pytest.approx(63)
