@@ -167,3 +167,38 @@ def test_a_data_table_over_merged_cells_is_computed_and_listed(tmp_path, capsys)
     assert "table cut: H!E5: this what-if data table's range E5:E7 covers merged cells (E6:F7)" in printed
     assert (sheet["E5"].value, sheet["E6"].value) == pytest.approx((30, 33))
     assert sheet["E7"].value is None and sheet["G1"].value == pytest.approx(63)
+
+
+def test_a_book_excel_saved_with_the_spill_blocked_agrees_with_excel(tmp_path, capsys):
+    """As Excel saves it: the anchor's cached #SPILL!, no fullCalcOnLoad. The check computes
+    the book at its stored inputs and agrees with Excel (nothing stale), on the fast engine."""
+    import re
+    import zipfile
+
+    raw = tmp_path / "raw.xlsx"
+    wb = xlsxwriter.Workbook(str(raw))
+    ws = wb.add_worksheet("H")
+    ws.merge_range("A3:C4", None)
+    ws.write_dynamic_array_formula("A1", "=SEQUENCE(6)")
+    ws.write_column("H1", [1, 2, 3, 4, 5, 6])
+    ws.write_formula("J1", "=COUNTA(A3:C4)", None, 0)  # Excel's answers, cached
+    ws.write_formula("J2", "=SUM(H1:H6)", None, 21)
+    wb.close()
+    path = tmp_path / "saved.xlsx"
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/workbook.xml":
+                data = re.sub(rb'\s*fullCalcOnLoad="1"', b"", data)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data, count = re.subn(rb'<c r="A1" cm="1"><f t="array" ref="A1">(_xlfn.SEQUENCE\(6\))</f><v>0</v></c>',
+                                      rb'<c r="A1" cm="1" t="e"><f t="array" ref="A1">\1</f><v>#SPILL!</v></c>', data)
+                assert count == 1
+            dst.writestr(item, data)
+    out = tmp_path / "saved.values.xlsx"
+    assert main(["calc", str(path), "--full", "--no-progress", "-o", str(out)]) == 3
+    printed = capsys.readouterr().out
+    assert "3 checked against Excel's values" in printed and "0 stale" in printed
+    assert f"H!A1: #SPILL! ({message(parse_area('A3:C4'))})" in printed
+    sheet = openpyxl.load_workbook(out)["H"]
+    assert sheet["A1"].value == "#SPILL!" and (sheet["J1"].value, sheet["J2"].value) == (0, 21)
