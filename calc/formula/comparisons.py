@@ -27,7 +27,8 @@ import re
 from rates_xl.calc.formula.ranges import _named, _picked
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Edits, Formula
-from rates_xl.calc.xlfuncs.logical.comparison import NAME, rounded
+from rates_xl.calc.xlfuncs.logical.comparison import NAME, SNAP, rounded
+from rates_xl.functions.sheet import read_area, split_reference
 from rates_xl.functions.tokens import (
     ERROR,
     INFIX,
@@ -132,6 +133,7 @@ class _Judge:
 
     def __init__(self, tokens: tuple[Token, ...], closing: dict[int, int], edits: Edits, site: Site | None) -> None:
         self.tokens, self.closing, self.edits, self.site = tokens, closing, edits, site
+        self.formula_text = edits.formula.text
         self.intersected = site is not None and not site.array
 
     def __call__(self, frame: _Frame) -> None:
@@ -146,15 +148,28 @@ class _Judge:
             if _INERT in pair or _ZERO in pair:
                 continue
             wrap |= {at for at in (left, left + 1) if kinds[at] == _NOISY}
+        wrapped: dict[int, str | None] = {}  # side -> its text where it is one cell or a number
         for at in sorted(wrap):
             side = sides[at]
             token = tokens[side[0]]
             if len(side) == 1 and token.is_range and self.intersected and frame.scalar and site is not None \
                     and site.book.range_size(site.sheet, token.text) != 1:
                 cell = _picked(_named(token.text, site), site.row, site.col)
-                if cell is not None and cell != "#VALUE!":
-                    edits.replace(side[0], side[0] + 1, f"{NAME}({cell})")
-                continue  # no cell to pick: the engine's own answer, unrounded
+                if cell is None or cell == "#VALUE!":
+                    continue  # no cell to pick: the engine's own answer, unrounded
+                edits.replace(side[0], side[0] + 1, cell)
+                wrapped[at] = cell
+            else:
+                wrapped[at] = _one_value(tokens, side, self.formula_text, site)
+        if len(sides) == 2 and len(wrapped) == 2 and (wrapped[0] or wrapped[1]):
+            # Both noisy, one a cell or a number: `a<b` as `a<RATESXL.CMPSNAP(b,a)`, one call.
+            other = 1 if wrapped[0] else 0
+            side = sides[other]
+            edits.before(side[0], f"{SNAP}(")
+            edits.after(closing.get(side[-1], side[-1]), f",{wrapped[1 - other]})")
+            return
+        for at in wrapped:
+            side = sides[at]
             edits.before(side[0], f"{NAME}(")
             edits.after(closing.get(side[-1], side[-1]), ")")
 
@@ -180,6 +195,28 @@ def _side(tokens: tuple[Token, ...], side: list[int], closing: dict[int, int], s
         if token.is_call and token.name in _NOT_NUMBERS and closing.get(side[0]) is not None:
             return _INERT
     return _NOISY
+
+
+def _one_value(tokens: tuple[Token, ...], side: list[int], text: str, site: Site | None) -> str | None:
+    """The side's text where it is one cell (a reference, a name of one) or a number literal,
+    which RATESXL.CMPSNAP may be given a second time at no cost and no change; else None."""
+    first = tokens[side[0]]
+    if len(side) == 2 and first.kind == "OpPrefix" and tokens[side[1]].sub == NUMBER:
+        return text[first.start:tokens[side[1]].end]  # -0.30000000000000004
+    if len(side) != 1:
+        return None
+    if first.kind == OPERAND and first.sub == NUMBER:
+        return first.text
+    if not first.is_range or site is None:
+        return None
+    prefix, ref = split_reference(first.text)
+    if "[" in prefix or "[" in ref:
+        return None  # another workbook, a table
+    area = read_area(ref)
+    if area is None:  # a defined name: one whose range is one cell
+        named = site.book.name_range(site.sheet, first.text)
+        area = read_area(split_reference(named)[1]) if named else None
+    return first.text if area is not None and area.is_cell else None
 
 
 def constant_kind(value: object) -> str:

@@ -130,6 +130,7 @@ OURS: dict[str, Factory] = {
     **trend.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
     comparison.NAME: comparison.cmpround,
+    comparison.SNAP: comparison.cmpsnap,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -247,6 +248,8 @@ WHY = {
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
     comparison.NAME: "an operand of =, <>, <, >, <=, >= rounded to 15 significant digits for the comparison, as "
                      "Excel compares (formualizer and formulas: `=0.1+0.2=0.3` FALSE, Excel TRUE): "
+                     "calc/xlfuncs/logical/comparison.py",
+    comparison.SNAP: "as RATESXL.CMPROUND, one call for both operands where one is a cell or a number: "
                      "calc/xlfuncs/logical/comparison.py",
 }
 

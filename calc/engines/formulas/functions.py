@@ -242,8 +242,9 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
 #: its own differs from Excel: TEXT rounds half to even (TEXT(1234.5,"0") "1234", Excel "1235"),
 #: reads a format from a cell holding 0 as the number 0 and an empty one as "General", misreads
 #: sections and scaling commas (docs/templates-and-calc.md's routing table); RATESXL.CMPROUND,
-#: the operand of a comparison rounded as Excel compares (the pass `excel_comparisons`).
-OURS_HERE = ("TEXT", "RATESXL.CMPROUND")
+#: the operand of a comparison rounded as Excel compares (the pass `excel_comparisons`), and
+#: RATESXL.CMPSNAP, both operands of one in one call.
+OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP")
 
 
 def _ours(name: str) -> Callable[..., object]:
