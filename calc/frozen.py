@@ -137,12 +137,15 @@ def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> Non
 
 def _note(book: Workbook, cells: list[tuple[str, str, str]]) -> None:
     """The copy says so itself: a note on each cell that keeps its cached value."""
+    from openpyxl.cell.cell import MergedCell
     from openpyxl.comments import Comment
 
     for sheet, coordinate, reason in cells:
         if sheet not in book.sheetnames:
             continue
         target = book[sheet][coordinate]
+        if isinstance(target, MergedCell):
+            continue  # a merged range's hidden cell takes no note (openpyxl refuses it); the summary lists it
         text = f"rates-xl calc: {reason}."
         if target.comment is not None:
             text = f"{target.comment.text}\n\n{text}"

@@ -202,3 +202,16 @@ def test_a_book_excel_saved_with_the_spill_blocked_agrees_with_excel(tmp_path, c
     assert f"H!A1: #SPILL! ({message(parse_area('A3:C4'))})" in printed
     sheet = openpyxl.load_workbook(out)["H"]
     assert sheet["A1"].value == "#SPILL!" and (sheet["J1"].value, sheet["J2"].value) == (0, 21)
+
+
+def test_an_array_kept_at_its_cached_values_over_merged_cells_is_noted_where_a_note_can_go(tmp_path, capsys):
+    """A cell not computed gets a note in the copy; a merged range's hidden cell takes none
+    (openpyxl refuses it: the copy was lost whole), the summary lists it."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    path = openpyxl_book(tmp_path / "kept.xlsx", {
+        "H1": 1, "H2": 2, "H3": 3, "A1": ArrayFormula("A1:A3", "=NOSUCH(H1:H3)"), "E1": "=1+1"}, ["A2:B3"])
+    printed, sheet = calc(path, "fast", capsys)
+    assert "H!A3: not computed (calls NOSUCH" in printed
+    assert "not computed" in sheet["A1"].comment.text and "not computed" in sheet["A2"].comment.text
+    assert sheet["E1"].value == 2
