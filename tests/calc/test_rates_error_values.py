@@ -44,8 +44,16 @@ def test_a_sum_over_a_failed_rates_cell_is_an_error_and_the_summary_names_the_me
 
 def test_every_function_a_message_is_looked_up_for_is_named_rates():
     """The summary skips reading an error cell's formula for RATES_* calls when its text holds
-    no "RATES" (calc/workbook.py `_message`): true only while every name is so spelt."""
+    no "RATES_" nor "RATES." (calc/workbook.py `_message`): true only while every name is so
+    spelt. The engine's own functions (RATESXL.*, in the prepared formulas it reads) are not."""
+    from rates_xl.calc.workbook import _NAMES_A_SERVICE_CALL
+    from rates_xl.functions.link import rates_calls
     from rates_xl.functions.table import FORMER_NAMES, FUNCTIONS
 
     names = [*FUNCTIONS, *FORMER_NAMES, *FORMER_NAMES.values()]
     assert names and all(name.upper().startswith("RATES_") for name in names)
+    for name in names:
+        for spelt in (name, name.replace("_", ".", 1), f"_xludf.{name.lower()}"):
+            assert _NAMES_A_SERVICE_CALL.search(f"=IFERROR({spelt}(A1),0)")
+    internal = "=RATESXL.CMPROUND(A1)=RATESXL.CMPROUND(B1)"
+    assert not _NAMES_A_SERVICE_CALL.search(internal) and rates_calls(internal) == []
