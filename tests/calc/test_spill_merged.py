@@ -89,13 +89,16 @@ def test_a_merged_range_beside_the_spill_leaves_it_whole(engine, rates_client, t
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_spill_from_a_merged_anchor_is_spill(engine, rates_client, tmp_path, capsys):
-    """The anchor itself merged (A1:B1): the table would cover B1, a merged cell."""
-    path = book(tmp_path / "anchor.xlsx", [("A1", CURVE)], [("A1:B1", None)], [("E1", "=1+1")])
+    """The anchor itself merged (A1:B1): the table would cover B1, a merged cell. A dynamic
+    array whose result is one value spills nowhere: its merged anchor shows it (D1:E2)."""
+    path = book(tmp_path / "anchor.xlsx", [("A1", CURVE), ("D1", "=SUM(H1:H3)")], [("A1:B1", None), ("D1:E2", None)],
+                [("H1", 1), ("H2", 2), ("H3", 3), ("G1", "=1+1")])
     printed, sheet = calc(path, engine, capsys)
     assert sheet["A1"].value == "#SPILL!"
     assert "merged cells (A1:B1)" in printed
     assert [sheet.cell(r, 1).value for r in range(2, 6)] == [None] * 4
-    assert sheet["E1"].value == 2
+    assert sheet["D1"].value == 6 and "H!D1" not in printed
+    assert sheet["G1"].value == 2
 
 
 @pytest.mark.parametrize(("formula", "merged"), [("=SEQUENCE(6)", "A3:C4"), ("=FILTER(H1:H6,H1:H6>0)", "A3:C4"),
