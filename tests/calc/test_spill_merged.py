@@ -218,3 +218,25 @@ def test_an_array_kept_at_its_cached_values_over_merged_cells_is_noted_where_a_n
     assert "H!A3: not computed (calls NOSUCH" in printed
     assert "not computed" in sheet["A1"].comment.text and "not computed" in sheet["A2"].comment.text
     assert sheet["E1"].value == 2
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_curve_grown_since_excel_saved_it_into_merged_cells_shows_none_of_its_last_result(engine, rates_client,
+                                                                                            tmp_path, capsys):
+    """The file holds the curve's last result in A1:B3 (as Excel stores a spill: values in the
+    range) and merged cells below: the longer curve is #SPILL!, and the range is empty, as in
+    Excel, not the old values."""
+    path = tmp_path / "grown.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("H")
+    ws.write_dynamic_array_formula("A1:B3", CURVE, None, "Tenor")
+    ws.write_row("B1", ["Rate"])
+    ws.write_row("A2", ["1W", 0.04])
+    ws.write_row("A3", ["1M", 0.041])
+    ws.merge_range("A8:B9", None)
+    ws.write_formula("E1", "=COUNTA(A1:B7)")
+    wb.close()
+    printed, sheet = calc(path, engine, capsys)
+    assert "H!A1: #SPILL!" in printed and "merged cells (A8:B9)" in printed
+    assert [sheet.cell(r, c).value for r in range(1, 4) for c in (1, 2)] == ["#SPILL!"] + [None] * 5
+    assert sheet["E1"].value == 1  # the anchor's error alone

@@ -231,7 +231,11 @@ class FormulasEngine:
         if not found:
             return False
         self.blocked.update(found)
-        self.hold({cell: value for anchor in found for cell, value in self._blocked_cells(anchor).items()})
+        # Held: the anchor, and the cells of its range the file stored a value for (a spill's
+        # last result, which would show again); the rest is empty already.
+        stored = self.book.cached()
+        self.hold({cell: value for anchor in found for cell, value in self._blocked_cells(anchor).items()
+                   if cell == anchor or cell in stored})
         return True
 
     def _blocked_cells(self, key: Key) -> dict[Key, Any]:
