@@ -82,3 +82,16 @@ def test_a_curve_spills_and_a_cell_in_the_way_blocks_it(client):
     assert not sheet.range("E1").api.HasSpill
     # Only the anchor holds a formula; the spilled cells show values.
     assert sheet.range("A1:A2").formula == ['=RATES_SWAPCURVE("SOFR")', ""]
+
+
+def test_a_curve_meeting_merged_cells_is_spill(client):
+    """Excel: "Spill into merged cells" is a #SPILL! reason; merging cells a curve spills
+    over makes it one (calc/merged_spills.py computes the same headless)."""
+    book = book_of({"A1": '=RATES_SWAPCURVE("SOFR")', "E1": '=RATES_SWAPCURVE("ESTR")', "G4": "label"})
+    book.app.calculate_full()
+    sheet = book.sheets[0]
+    assert sheet.range("E1").api.HasSpill
+    sheet.range("F4:G5").merge()  # across the ESTR curve's Rate column
+    assert str(sheet.range("E1").value) == "#SPILL!" and not sheet.range("E1").api.HasSpill
+    assert sheet.range("E2").value is None and sheet.range("G4").value is None  # F4 keeps its (empty) content
+    assert sheet.range("A1").api.HasSpill  # the SOFR curve beside is whole

@@ -173,6 +173,7 @@ class Book:
                         sheet.values[(cell.row, cell.column)] = shown.cell(cell.row, cell.column).value
                         if isinstance(value, ArrayFormula) and ref is not None:
                             sheet.touch(ref.bottom, ref.right)
+            sheet.merged = [Area(m.min_row, m.min_col, m.max_row, m.max_col) for m in ws.merged_cells.ranges]
             # Saved results of spilled cells (no formula of their own) show too.
             for row in shown.iter_rows():
                 for cell in row:
@@ -198,6 +199,9 @@ class Sheet:
         self.max_row = self.max_col = 1  # the extent ever used (grows only, like Excel's)
         self.version = 0  # bumped by every change of a value (cached input blocks compare it)
         self.blocks: dict[tuple[int, int, int, int], tuple[int, Any]] = {}
+        #: Merged ranges (Range.merge): a spill that meets one is #SPILL!, as in Excel
+        #: ("Spill into merged cells", calc/merged_spills.py).
+        self.merged: list[Area] = []
 
     def touch(self, row: int, col: int) -> None:
         if row > self.max_row:
@@ -308,6 +312,7 @@ class Sheet:
         blocked = any((r, c) in self.contents
                       for r in range(block.top, block.bottom + 1)
                       for c in range(block.left, block.right + 1) if (r, c) != f.cell)
+        blocked = blocked or any(merged.intersects(block) for merged in self.merged)
         if blocked:
             self.values[f.cell] = SPILL_ERROR
             return
@@ -382,6 +387,23 @@ class Range:
         book.app._graph = None
         if book.app.calculation == "automatic":
             book.app.calculate()
+
+    def merge(self) -> None:
+        """xlwings' Range.merge(): one merged cell; as Excel, only the upper-left content is
+        kept, and a spill the range meets is recalculated (it is #SPILL! now)."""
+        sheet, rect = self.sheet, self._rect
+        for r in range(rect.top, rect.bottom + 1):
+            for c in range(rect.left, rect.right + 1):
+                if (r, c) != (rect.top, rect.left):
+                    sheet.contents.pop((r, c), None)
+                    sheet.formulas.pop((r, c), None)
+                    sheet.values.pop((r, c), None)
+        sheet.merged.append(rect)
+        sheet.book.compile()
+        sheet.book.app._graph = None
+        sheet.dirty |= {f.cell for f in sheet.formulas.values() if f.spill is not None and f.spill.intersects(rect)}
+        if sheet.book.app.calculation == "automatic":
+            sheet.book.app.calculate()
 
     @property
     def api(self) -> _RangeApi:
