@@ -46,9 +46,14 @@ def unmerged(workbook: Workbook) -> Workbook:
     """`workbook` (an engine's copy) with its merged ranges undone: each hidden cell (openpyxl's
     MergedCell, whose value it refuses to set) becomes an empty cell, as a formula reads it, so
     the preparation may write into an array's range wherever it lies."""
+    from openpyxl.cell.cell import MergedCell
+
     for ws in workbook.worksheets:
         for merged in list(ws.merged_cells.ranges):
-            ws.unmerge_cells(merged.coord)
+            ws.merged_cells.remove(merged)
+            for at in merged.cells:  # (openpyxl's unmerge_cells fails on ranges that overlap)
+                if isinstance(ws._cells.get(at), MergedCell):
+                    del ws._cells[at]
     return workbook
 
 
