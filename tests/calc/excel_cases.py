@@ -41,6 +41,23 @@ def excel_value(name: str, address: str) -> Any:
     return _load(name, True)[sheet.strip("'")][cell].value
 
 
+def serial(value: Any) -> Any:
+    """A date openpyxl read from a corpus book as Excel's serial (1900 system); any other value
+    as it is."""
+    import datetime
+
+    if isinstance(value, datetime.datetime):
+        return float((value - datetime.datetime(1899, 12, 30)).days)
+    return value
+
+
+def date_serial(year: int, month: int, day: int) -> float:
+    """Excel's serial of a date after February 1900."""
+    import datetime
+
+    return float((datetime.date(year, month, day) - datetime.date(1899, 12, 30)).days)
+
+
 def reproduce(name: str, address: str, tmp: Path, *, as_array: bool = False) -> tuple[Path, str, str]:
     """A new workbook with the formula at `address` of corpus book `name` and the cached
     values of the cells it reads; returns (path, sheet, cell). The book records the same

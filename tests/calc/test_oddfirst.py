@@ -6,7 +6,6 @@ scipy (or `formulas`) at all: a fresh process, since this test run imports both 
 
 from __future__ import annotations
 
-import datetime
 import itertools
 import json
 import subprocess
@@ -19,19 +18,13 @@ from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.fidelity import same
 from rates_xl.calc.xlfuncs.financial import oddfirst
 from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
-from tests.calc.excel_cases import corpus_book
+from tests.calc.excel_cases import corpus_book, date_serial, serial
 
 BOOK = "ironcalc_PRICE_YIELD.xlsx"
 SHEETS = ("ODDFPRICE_ODDFYIELD", "ODDFPRICE_SHORT")
 
 ODDFPRICE = oddfirst.FUNCTIONS["ODDFPRICE"]({})
 ODDFYIELD = oddfirst.FUNCTIONS["ODDFYIELD"]({})
-
-
-def _serial(value):
-    if isinstance(value, datetime.datetime):
-        return float((value - datetime.datetime(1899, 12, 30)).days)
-    return value
 
 
 def _calls():
@@ -50,7 +43,7 @@ def _calls():
                     continue
                 function = text[1:text.index("(")]
                 refs = text[text.index("(") + 1:-1].split(",")
-                args = [_serial(values[name][ref].value) for ref in refs]
+                args = [serial(values[name][ref].value) for ref in refs]
                 found.append((name, cell.coordinate, function, args, values[name][cell.coordinate].value))
     return found
 
@@ -76,16 +69,12 @@ def test_every_oddf_cell_of_the_corpus_book_as_excel():
     assert checked >= 70  # 43 ODDFPRICE and 31 ODDFYIELD cells with their arguments cached
 
 
-def _date(y, m, d):
-    return float((datetime.date(y, m, d) - datetime.date(1899, 12, 30)).days)
-
-
 def test_microsofts_examples():
     # Excel's documentation: ODDFPRICE (a short first period, US 30/360 in the ODDFYIELD one).
-    price = ODDFPRICE(_date(2008, 11, 11), _date(2021, 3, 1), _date(2008, 10, 15), _date(2009, 3, 1),
+    price = ODDFPRICE(date_serial(2008, 11, 11), date_serial(2021, 3, 1), date_serial(2008, 10, 15), date_serial(2009, 3, 1),
                       0.0785, 0.0625, 100.0, 2.0, 1.0)
     assert round(price, 2) == 113.60
-    found = ODDFYIELD(_date(2008, 11, 11), _date(2021, 3, 1), _date(2008, 10, 15), _date(2009, 3, 1),
+    found = ODDFYIELD(date_serial(2008, 11, 11), date_serial(2021, 3, 1), date_serial(2008, 10, 15), date_serial(2009, 3, 1),
                       0.0575, 84.50, 100.0, 2.0, 0.0)
     assert round(found * 100, 2) == 7.72
 
@@ -104,7 +93,7 @@ def test_as_the_bridged_formulas_implementation():
 
     theirs_price, theirs_yield = bridged("ODDFPRICE"), bridged("ODDFYIELD")
     for (s, m, i, fc), frequency, basis in itertools.product(DATES, (1, 2, 4), range(5)):
-        dates = [_date(*d) for d in (s, m, i, fc)]
+        dates = [date_serial(*d) for d in (s, m, i, fc)]
         args = [*dates, 0.06, 0.045, 100.0, float(frequency), float(basis)]
         ours, theirs = ODDFPRICE(*args), theirs_price(*args)
         if isinstance(theirs, dict):
@@ -117,13 +106,13 @@ def test_as_the_bridged_formulas_implementation():
         assert found == pytest.approx(0.045, rel=1e-12), args
 
 
-GOOD = [_date(2020, 3, 1), _date(2030, 3, 1), _date(2020, 1, 15), _date(2021, 3, 1), 0.075, 0.05, 120.0, 2.0, 1.0]
+GOOD = [date_serial(2020, 3, 1), date_serial(2030, 3, 1), date_serial(2020, 1, 15), date_serial(2021, 3, 1), 0.075, 0.05, 120.0, 2.0, 1.0]
 
 
 @pytest.mark.parametrize(("position", "value"), [
-    (0, _date(2021, 3, 1)),  # settlement on the first coupon
-    (2, _date(2020, 3, 1)),  # issue on the settlement
-    (1, _date(2021, 3, 1)),  # maturity on the first coupon
+    (0, date_serial(2021, 3, 1)),  # settlement on the first coupon
+    (2, date_serial(2020, 3, 1)),  # issue on the settlement
+    (1, date_serial(2021, 3, 1)),  # maturity on the first coupon
     (4, -0.01),  # a negative rate
     (6, 0.0),  # no redemption
     (7, 3.0),  # a frequency but 1, 2 or 4

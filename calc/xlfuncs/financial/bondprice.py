@@ -3,9 +3,10 @@ settlement date). formualizer's own is right on every basis of ironcalc_PRICE_YI
 actual/360 (basis 2), where Excel counts the days to the next coupon as the period's 360/f
 less the days accrued (PRICE(2025-04-01, 2028-03-13, 22 %, 12 %, 15, 1, 2): Excel
 62.7369290692909, formualizer 62.7475994459884); this reproduces all 15 PRICE cells there. YIELD is the yield at which
-this PRICE gives the price (formualizer's inverts its own PRICE, so is off on basis 2 too),
-found by bisection to the last bit: Excel's own iteration stops within 2E-10 of it on
-every YIELD cell there.
+this PRICE gives the price (formualizer's inverts its own PRICE, so is off on basis 2 too), as
+Microsoft documents it: PRICE's one-period formula solved for the yield, else Newton's iteration
+to the last bit (Excel's own stops within 2E-10 of it on every YIELD cell there). ODDFPRICE and
+ODDFYIELD (oddfirst.py) share `Terms` and `solve_yield`.
 
 Like Excel's other Analysis ToolPak functions, a range where one value is wanted is #VALUE!;
 dates are serials (a date typed as text is #VALUE! here, where Excel would read it)."""
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import math
+from dataclasses import dataclass
 from datetime import date
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
@@ -24,6 +26,53 @@ from rates_xl.errors import Internal
 
 def _month_end(day: date) -> bool:
     return day.day == calendar.monthrange(day.year, day.month)[1]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """A bond's price as a function of the yield (PRICE's and ODDFPRICE's formulas): price(y) =
+    redemption / x**last + first / x**lead + sum(coupon / x**p for p in powers) - accrued,
+    x = 1 + y / frequency."""
+
+    redemption: float
+    last: float
+    first: float
+    lead: float
+    coupon: float
+    powers: tuple[float, ...]
+    accrued: float
+    frequency: int
+
+    def price(self, y: float) -> float:
+        x = 1 + y / self.frequency
+        total = self.redemption / x ** self.last + self.first / x ** self.lead
+        total += sum(self.coupon / x ** p for p in self.powers)
+        return total - self.accrued
+
+    def slope(self, y: float) -> float:
+        """d price / d y."""
+        x = 1 + y / self.frequency
+        total = -self.last * self.redemption / x ** (self.last + 1) - self.lead * self.first / x ** (self.lead + 1)
+        total -= sum(p * self.coupon / x ** (p + 1) for p in self.powers)
+        return total / self.frequency
+
+
+def solve_yield(bond: Terms, price: float, guess: float) -> float:
+    """Newton's iteration on price(y) = `price` from `guess`, at most 100 steps (Excel's
+    documented count for YIELD and ODDFYIELD); #NUM! when it does not settle."""
+    y = guess
+    for _ in range(100):
+        if y <= -bond.frequency:
+            break  # past the yield at which the price is infinite
+        gap = bond.price(y) - price
+        slope = bond.slope(y)
+        if slope == 0 or not math.isfinite(gap):
+            break
+        step = gap / slope
+        y -= step
+        if abs(step) <= 1e-12 * max(1.0, abs(y)):
+            return y  # (the next step would move it by about step**2: the price's own rounding)
+    raise ExcelError("#NUM!")
 
 
 def months_before(maturity: date, months: int) -> date:
@@ -44,8 +93,10 @@ def coupon_period(settlement: date, maturity: date, frequency: int) -> tuple[dat
             return previous, months_before(maturity, step * (k - 1)), k
 
 
-def price(settlement: date, maturity: date, rate: float, yld: float, redemption: float,
-          frequency: int, basis: int) -> float:
+def terms(settlement: date, maturity: date, rate: float, redemption: float, frequency: int,
+          basis: int) -> tuple[Terms, float, float, float, int]:
+    """PRICE's terms over the coupon period around the settlement, and that period's days
+    (length, accrued, to the next coupon) and the coupons left."""
     previous, following, coupons = coupon_period(settlement, maturity, frequency)
     accrued = day_count(previous, settlement, basis)
     if basis == 1:
@@ -56,13 +107,18 @@ def price(settlement: date, maturity: date, rate: float, yld: float, redemption:
         period = (365 if basis == 3 else 360) / frequency
         to_next = period - accrued
     coupon = 100 * rate / frequency
-    if coupons == 1:
-        return (coupon + redemption) / (yld / frequency * to_next / period + 1) - coupon * accrued / period
-    growth = 1 + yld / frequency
     fraction = to_next / period
-    total = redemption / growth ** (coupons - 1 + fraction)
-    total += sum(coupon / growth ** (k - 1 + fraction) for k in range(1, coupons + 1))
-    return total - coupon * accrued / period
+    bond = Terms(redemption, coupons - 1 + fraction, 0.0, 0.0, coupon,
+                 tuple(k - 1 + fraction for k in range(1, coupons + 1)), coupon * accrued / period, frequency)
+    return bond, period, accrued, to_next, coupons
+
+
+def price(settlement: date, maturity: date, rate: float, yld: float, redemption: float,
+          frequency: int, basis: int) -> float:
+    bond, period, accrued, to_next, coupons = terms(settlement, maturity, rate, redemption, frequency, basis)
+    if coupons == 1:
+        return (bond.coupon + redemption) / (yld / frequency * to_next / period + 1) - bond.coupon * accrued / period
+    return bond.price(yld)
 
 
 class _Given(Internal):
@@ -84,11 +140,27 @@ def _one(value: EngineValue) -> float:
 
 def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redemption: float,
                frequency: int, basis: int) -> float:
-    """The yield at which `price` is `pr`: the price falls as the yield rises, so bisect
+    """YIELD as Microsoft documents it: for one coupon period or less to redemption, PRICE's
+    formula solved for the yield (a closed form); otherwise Newton's iteration from the coupon
+    rate, and bisection where Newton's does not settle (a yield near -frequency, where the
+    price is infinite), the answer the same to the last bits."""
+    bond, period, accrued, to_next, coupons = terms(settlement, maturity, rate, redemption, frequency, basis)
+    if coupons == 1:
+        paid = pr + bond.coupon * accrued / period
+        return (bond.coupon + redemption - paid) / paid * frequency * period / to_next
+    try:
+        return solve_yield(bond, pr, rate)
+    except ExcelError:
+        return _bisected(bond, pr)
+
+
+def _bisected(bond: Terms, pr: float) -> float:
+    """The yield at which `bond` is priced `pr`: the price falls as the yield rises, so bisect
     between a yield low enough to price above `pr` and one high enough to price below it."""
     def gap(y: float) -> float:
-        return price(settlement, maturity, rate, y, redemption, frequency, basis) - pr
+        return bond.price(y) - pr
 
+    frequency = bond.frequency
     low, high = 0.0, 1.0
     while gap(low) < 0:  # a negative yield: halve the way to -frequency (where the price is infinite)
         low = (low - frequency) / 2

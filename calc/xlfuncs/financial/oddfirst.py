@@ -27,14 +27,18 @@ from __future__ import annotations
 import calendar
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, is_number
-from rates_xl.calc.xlfuncs.financial.bondprice import coupon_period, months_before
+from rates_xl.calc.xlfuncs.financial.bondprice import (
+    Terms,
+    coupon_period,
+    months_before,
+    solve_yield,
+)
 from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
@@ -48,36 +52,8 @@ def _days(start: date, end: date, basis: int) -> float:
     return days
 
 
-@dataclass(frozen=True)
-class _Terms:
-    """ODDFPRICE as a function of the yield: price(y) = redemption / x**last + first / x**lead
-    + sum(coupon / x**(k + y0) for k in coupons) - accrued, x = 1 + y / frequency."""
-
-    redemption: float
-    last: float
-    first: float
-    lead: float
-    coupon: float
-    powers: tuple[float, ...]
-    accrued: float
-    frequency: int
-
-    def price(self, y: float) -> float:
-        x = 1 + y / self.frequency
-        total = self.redemption / x ** self.last + self.first / x ** self.lead
-        total += sum(self.coupon / x ** p for p in self.powers)
-        return total - self.accrued
-
-    def slope(self, y: float) -> float:
-        """d price / d y."""
-        x = 1 + y / self.frequency
-        total = -self.last * self.redemption / x ** (self.last + 1) - self.lead * self.first / x ** (self.lead + 1)
-        total -= sum(p * self.coupon / x ** (p + 1) for p in self.powers)
-        return total / self.frequency
-
-
 def terms(settlement: date, maturity: date, issue: date, first_coupon: date, rate: float,
-          redemption: float, frequency: int, basis: int) -> _Terms:
+          redemption: float, frequency: int, basis: int) -> Terms:
     """The price's terms, independent of the yield (Microsoft's ODDFPRICE formula)."""
     pcd, ncd, _ = coupon_period(settlement, first_coupon, frequency)
     if basis == 1:
@@ -89,7 +65,7 @@ def terms(settlement: date, maturity: date, issue: date, first_coupon: date, rat
     if dfc < e:  # a short first period
         n = coupon_period(settlement, maturity, frequency)[2]
         y0 = _days(settlement, first_coupon, basis) / e
-        return _Terms(redemption, n - 1 + y0, coupon * dfc / e, y0, coupon,
+        return Terms(redemption, n - 1 + y0, coupon * dfc / e, y0, coupon,
                       tuple(k + y0 for k in range(1, n)), _days(issue, settlement, basis) / e * coupon, frequency)
     quasi = [first_coupon]  # quasi-coupon dates back from the first coupon to the issue
     step = 12 // frequency
@@ -104,24 +80,8 @@ def terms(settlement: date, maturity: date, issue: date, first_coupon: date, rat
     y0 = dsc / e
     nq = coupon_period(settlement, first_coupon, frequency)[2] - 1
     n = coupon_period(first_coupon, maturity, frequency)[2]
-    return _Terms(redemption, nq + n + y0, coupon * counted, nq + y0, coupon,
+    return Terms(redemption, nq + n + y0, coupon * counted, nq + y0, coupon,
                   tuple(k + y0 for k in range(nq + 1, nq + n + 1)), accrued * coupon, frequency)
-
-
-def solve_yield(bond: _Terms, price: float, guess: float) -> float:
-    """Newton's iteration on price(y) = `price` from `guess`, at most 100 steps (Excel's
-    documented count); #NUM! when it does not settle."""
-    y = guess
-    for _ in range(100):
-        gap = bond.price(y) - price
-        slope = bond.slope(y)
-        if slope == 0 or not math.isfinite(gap):
-            break
-        step = gap / slope
-        y -= step
-        if abs(step) <= 1e-14 * max(1.0, abs(y)):
-            return y
-    raise ExcelError("#NUM!")
 
 
 #: The positions of the four dates, the frequency and the basis among the nine arguments.
