@@ -16,7 +16,7 @@ Grouped as Excel's Insert Function dialog groups them:
   (RATESXL.NUMTEXT: a number as Excel's text, for `&`, CONCATENATE, LEN ...);
 - `statistical/`: `stats` (SKEW.P, MODE.MULT, STDEVA/VARA), `conditional` (SUMIF(S),
   COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
-  GROWTH), `percentiles` (PERCENTILE, QUARTILE);
+  GROWTH), `percentiles` (PERCENTILE, QUARTILE), `largest` (LARGE, SMALL);
 - `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
   sizes), `rounding` (FLOOR);
 - `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions);
@@ -52,7 +52,7 @@ from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
 from rates_xl.calc.xlfuncs.math_trig import matrix, rounding, sumproduct
-from rates_xl.calc.xlfuncs.statistical import conditional, ets, percentiles, stats, trend
+from rates_xl.calc.xlfuncs.statistical import conditional, ets, largest, percentiles, stats, trend
 from rates_xl.calc.xlfuncs.text import (
     baht,
     characters,
@@ -109,6 +109,7 @@ OURS: dict[str, Factory] = {
     **bessel.FUNCTIONS,
     **oddcoupon.FUNCTIONS,
     **oddfirst.FUNCTIONS,
+    **largest.FUNCTIONS,
     **matrix.FUNCTIONS,
     sumproduct.NAME: sumproduct.misshapen,
     "ADDRESS": address.address,
@@ -200,6 +201,9 @@ WHY = {
                  "without its ODDFYIELD's scipy import, 0.3 CPU s); the frequency truncated (2.3 is 2; formulas: "
                  "#NUM!); text and arrays formulas': calc/xlfuncs/financial/oddfirst.py",
     "ODDFYIELD": "as ODDFPRICE",
+    **{name: "formulas' arithmetic computed here on a range of plain values and a number k (calling formulas "
+             "imported it: 0.05 CPU s of a small book); errors, scalars and arrays of k formulas': "
+             "calc/xlfuncs/statistical/largest.py" for name in largest.FUNCTIONS},
     **{name: f"{why}: calc/xlfuncs/statistical/ets.py" for name, why in ets.WHY.items()},
     "MINVERSE": "LU with partial pivoting as Excel (formulas: numpy's LAPACK, last digits off): "
                 "calc/xlfuncs/math_trig/matrix.py",
