@@ -20,6 +20,7 @@ import io
 import posixpath
 import re
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -37,6 +38,9 @@ class Package:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        # The stored values, read with the dynamic-array anchors when those cost a pass over
+        # every sheet anyway (`dynamic_array_anchors`); handed once to `cell_values`.
+        self._values: Values | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> Package:
@@ -59,7 +63,8 @@ class Package:
         malformed) gives None too: calc's own reading of the file says what is wrong with it."""
         try:
             with self._zip() as package:
-                return _dynamic_anchors(package)
+                found, self._values = _dynamic_anchors(package)
+                return found
         except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
             return None
 
@@ -75,12 +80,15 @@ class Package:
         calc = root.find(f"{_MAIN}calcPr")
         return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
 
-    def cell_values(self) -> tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]] | None:
+    def cell_values(self) -> Values | None:
         """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
         and times are their serials), text, bool or error text; and the formula cells with no
         stored value at all (no `<v>`). openpyxl's reading with `data_only` costs a second full
         parse, turns serials into dates and reads an empty cached text (`=""`) as no value; one
         streaming pass here does neither. None when the file cannot be read this way."""
+        if self._values is not None:  # read already, with the dynamic-array anchors
+            read, self._values = self._values, None
+            return read
         try:
             with self._zip() as package:
                 return _cell_values(package)
@@ -111,32 +119,50 @@ class Package:
         return match.group(1) if match else ""
 
 
-def _cell_values(package: zipfile.ZipFile) -> tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]]:
+#: What one pass over the sheets reads: the stored values, the formula cells with none.
+Values = tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]]
+
+
+def _cell_values(package: zipfile.ZipFile) -> Values:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     relations = _relations(package, names, workbook_part)
     shared = _shared_strings(package, names, relations)
     values: dict[tuple[str, str], CellValue] = {}
-    missing = set()
+    missing: set[tuple[str, str]] = set()
+    for title, element in _sheet_cells(package, names, workbook_part, relations):
+        _read_value(title, element, shared, values, missing)
+    return values, frozenset(missing)
+
+
+def _read_value(title: str, element: ElementTree.Element, shared: list[str],
+                values: dict[tuple[str, str], CellValue], missing: set[tuple[str, str]]) -> None:
+    """One `<c>`'s stored value into `values`; a formula cell with none into `missing`."""
+    ref = element.get("r", "")
+    value = _cell_value(element, shared)
+    if value is not None:
+        values[(title, ref)] = value
+    elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
+        missing.add((title, ref))
+
+
+def _sheet_cells(package: zipfile.ZipFile, names: set[str], workbook_part: str,
+                 relations: dict[str, tuple[str, str]]) -> Iterator[tuple[str, ElementTree.Element]]:
+    """(sheet title, `<c>` element) of every cell of every worksheet, streamed: each element
+    is cleared once the caller has read it."""
     root = ElementTree.fromstring(package.read(workbook_part))
     for sheet in root.iter(f"{_MAIN}sheet"):
         relation = relations.get(sheet.get(f"{_REL}id", ""))
         if relation is None or relation[1] not in names:
-            continue
+            continue  # a chart sheet or a dangling relation: no cells
         title = sheet.get("name", "")
         with package.open(relation[1]) as part:
             for _event, element in ElementTree.iterparse(part, events=("end",)):
                 if element.tag == f"{_MAIN}c":
-                    ref = element.get("r", "")
-                    value = _cell_value(element, shared)
-                    if value is not None:
-                        values[(title, ref)] = value
-                    elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
-                        missing.add((title, ref))
+                    yield title, element
                     element.clear()
                 elif element.tag == f"{_MAIN}row":
                     element.clear()
-    return values, frozenset(missing)
 
 
 _SHARED_STRINGS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
@@ -206,7 +232,10 @@ def _cell_value(element: ElementTree.Element, shared: list[str]) -> CellValue:
     return int(number) if number.is_integer() and "." not in text and "E" not in text.upper() else number
 
 
-def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | None:
+def _dynamic_anchors(package: zipfile.ZipFile) -> tuple[frozenset[tuple[str, str]] | None, Values | None]:
+    """The dynamic-array anchors (None: no marker in the book) and, since finding them reads
+    every sheet, the stored values too (`_cell_values`' answer; None when those cannot be
+    read, which leaves the anchors as they are: `cell_values` then reads and fails alone)."""
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     folder = posixpath.dirname(workbook_part)
@@ -215,29 +244,30 @@ def _dynamic_anchors(package: zipfile.ZipFile) -> frozenset[tuple[str, str]] | N
     if metadata is None:
         metadata = posixpath.join(folder, "metadata.xml")
     if metadata not in names:
-        return None
+        return None, None
     dynamic = _dynamic_cell_metadata(package.read(metadata))
     if not dynamic:
-        return None
+        return None, None
     found = set()
-    root = ElementTree.fromstring(package.read(workbook_part))
-    for sheet in root.iter(f"{_MAIN}sheet"):
-        relation = relations.get(sheet.get(f"{_REL}id", ""))
-        if relation is None or relation[1] not in names:
-            continue  # a chart sheet or a dangling relation: no cells
-        title = sheet.get("name", "")
-        with package.open(relation[1]) as part:
-            for _event, element in ElementTree.iterparse(part, events=("end",)):
-                if element.tag == f"{_MAIN}c":
-                    cm = element.get("cm")
-                    if cm is not None and cm.isdigit() and int(cm) in dynamic:
-                        formula = element.find(f"{_MAIN}f")
-                        if formula is not None and formula.get("t") == "array":
-                            found.add((title, element.get("r", "")))
-                    element.clear()
-                elif element.tag == f"{_MAIN}row":
-                    element.clear()
-    return frozenset(found)
+    shared: list[str] | None
+    try:
+        shared = _shared_strings(package, names, relations)
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+        shared = None  # the values are read apart, and fail there
+    values: dict[tuple[str, str], CellValue] = {}
+    missing: set[tuple[str, str]] = set()
+    for title, element in _sheet_cells(package, names, workbook_part, relations):
+        cm = element.get("cm")
+        if cm is not None and cm.isdigit() and int(cm) in dynamic:
+            formula = element.find(f"{_MAIN}f")
+            if formula is not None and formula.get("t") == "array":
+                found.add((title, element.get("r", "")))
+        if shared is not None:
+            try:
+                _read_value(title, element, shared, values, missing)
+            except (IndexError, ValueError):
+                shared = None  # a value that cannot be read: `cell_values` says so on its own
+    return frozenset(found), ((values, frozenset(missing)) if shared is not None else None)
 
 
 def _office_document(package: zipfile.ZipFile, names: set[str]) -> str:

@@ -74,6 +74,31 @@ def test_the_marker_is_read_from_the_package(book):
     assert ("Arrays sheet", "D1") in calc.legacy_arrays and ("Arrays sheet", "P1") not in calc.legacy_arrays
 
 
+def test_the_values_read_with_the_marker_are_the_values_read_alone(book, tmp_path):
+    """Finding the dynamic anchors reads every sheet, and the stored values come with that pass
+    (calc/package.py): the same values as a pass of their own, handed over once; a value that
+    cannot be read (a shared-string index past the table) leaves the anchors standing and the
+    values unreadable, as alone."""
+    together = Package.open(book)
+    anchors = together.dynamic_array_anchors()
+    values = together.cell_values()
+    assert anchors and values == Package.open(book).cell_values()
+    assert values is not None and values[0][("Arrays sheet", "N3")] == "in the way"  # a shared string
+    assert together.cell_values() == values  # a second ask reads the file again: the same
+
+    broken = tmp_path / "broken.xlsx"
+    with zipfile.ZipFile(book) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":  # N3's text: index 0 -> 99
+                data = data.replace(b'<c r="N3" t="s"><v>0</v>', b'<c r="N3" t="s"><v>99</v>')
+                assert b"<v>99</v>" in data
+            target.writestr(item, data)
+    alone = Package.open(broken)
+    assert alone.dynamic_array_anchors() == anchors
+    assert alone.cell_values() is None and Package.open(broken).cell_values() is None
+
+
 def test_a_book_without_the_marker_or_not_a_package_says_so(tmp_path):
     plain = openpyxl.Workbook()
     plain.active["A1"] = "=1+1"
