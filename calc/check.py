@@ -13,6 +13,8 @@ from rates_xl.functions.values import CellValue, ErrorLikeText, StoredValue, to_
 
 
 def agrees(ours: StoredValue, cached: StoredValue) -> bool:
+    if type(ours) is type(cached) and ours == cached:
+        return True  # (most cells: the rules below all agree then; asked of every cell checked)
     ours, cached = normal(ours), normal(cached)
     if isinstance(ours, bool) or isinstance(cached, bool):
         return type(ours) is type(cached) and ours == cached

@@ -138,16 +138,15 @@ def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported:
         outcome.checked += 1
         sheet = key[0]
         _formula, (r1, c1, r2, c2) = book.cells[key]
-        for r in range(r1, r2 + 1):
-            for c in range(c1, c2 + 1):
-                cell = (sheet, cell_address(r, c))
-                ours, theirs = values.get(cell), cached.get(cell)
-                if not check.agrees(ours, theirs):
-                    where = "" if cell[1] == key[1] else f" (in {cell[1]})"
-                    outcome.wrong[key] = (f"the engine gives {check.shown(ours)}{where} at the book's stored "
-                                          f"inputs where Excel has {check.shown(theirs)}")
-                    break
-            if key in outcome.wrong:
+        # One cell (most formulas): its key is its address, none is made.
+        cells = [key] if r1 == r2 and c1 == c2 else \
+            [(sheet, cell_address(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+        for cell in cells:
+            ours, theirs = values.get(cell), cached.get(cell)
+            if not check.agrees(ours, theirs):
+                where = "" if cell[1] == key[1] else f" (in {cell[1]})"
+                outcome.wrong[key] = (f"the engine gives {check.shown(ours)}{where} at the book's stored "
+                                      f"inputs where Excel has {check.shown(theirs)}")
                 break
     return outcome
 
