@@ -151,10 +151,10 @@ def bond_yield(settlement: date, maturity: date, rate: float, pr: float, redempt
     try:
         return solve_yield(bond, pr, rate)
     except ExcelError:
-        return _bisected(bond, pr)
+        return bisected(bond, pr)
 
 
-def _bisected(bond: Terms, pr: float) -> float:
+def bisected(bond: Terms, pr: float) -> float:
     """The yield at which `bond` is priced `pr`: the price falls as the yield rises, so bisect
     between a yield low enough to price above `pr` and one high enough to price below it."""
     def gap(y: float) -> float:

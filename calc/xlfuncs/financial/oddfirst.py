@@ -9,7 +9,8 @@ scipy.optimize for one root (0.3 CPU s, a third of ironcalc_PRICE_YIELD.xlsx's r
   own normal length (NLi: its actual days on basis 1, E otherwise).
 - ODDFYIELD: the yield at which ODDFPRICE gives the price, by Newton's iteration (Microsoft:
   "changed through 100 iterations until the estimated price with the given yield is close to
-  the price"), its derivative taken term by term, from the coupon rate.
+  the price"), its derivative taken term by term, from the coupon rate; where it does not
+  settle (a yield far from the coupon rate), bisection between yields pricing above and below.
 
 The arithmetic is `formulas`' own (which equals Excel's value on every ODDF* cell of
 ironcalc_PRICE_YIELD.xlsx), its 30/360 day count too (a start on the last day of February
@@ -35,6 +36,7 @@ from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, is_number
 from rates_xl.calc.xlfuncs.financial.bondprice import (
     Terms,
+    bisected,
     coupon_period,
     months_before,
     solve_yield,
@@ -119,7 +121,13 @@ def _computed(inverse: bool, values: list[float]) -> float:
             or not 0 <= basis <= 4:
         raise ExcelError("#NUM!")
     bond = terms(s, m, i, fc, rate, redemption, frequency, basis)
-    answer = solve_yield(bond, given, rate) if inverse else bond.price(given)
+    if not inverse:
+        answer = bond.price(given)
+    else:
+        try:
+            answer = solve_yield(bond, given, rate)
+        except ExcelError:  # Newton's did not settle (a yield far from the coupon rate): bisection
+            answer = bisected(bond, given)
     if not math.isfinite(answer):
         raise ExcelError("#NUM!")
     return answer
