@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rates_xl.errors import InputError
-from rates_xl.functions.sheet import Area, Key, parse_cell
+from rates_xl.functions.sheet import Area, Key, cell_address, parse_cell
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.tables import Table
@@ -80,6 +80,12 @@ class Site:
     col: int
     array: bool = False
     book: BookFacts = field(default_factory=BookFacts)
+
+    @property
+    def address(self) -> str:
+        """Its own cell's A1 address (`B7`): a pass asking the book about its own cell asks
+        this, which moves with a copy of the formula (calc/formula/memo.py), not its row."""
+        return cell_address(self.row, self.col)
 
 
 #: Past this many cells the argument is left to the engine (the answer is written out cell by cell).

@@ -39,7 +39,6 @@ from typing import TypeGuard
 from rates_xl.calc.formula.site import Operand, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import (
-    cell_address,
     is_rates_name,
     read_area,
     sheet_of,
@@ -83,7 +82,7 @@ def final_sum(formula: Formula) -> int | None:
 def may_sum(_formula: Formula, site: Site) -> bool:
     """An ordinary cell (an array's elements are left alone: whether Excel adjusts each is not
     documented) whose value may be Excel's 0 (`BookFacts.may_be_zero`)."""
-    return not site.array and site.book.may_be_zero(site.sheet, cell_address(site.row, site.col))
+    return not site.array and site.book.may_be_zero(site.sheet, site.address)
 
 
 def near_zero(formula: Formula, site: Site) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rates_xl.calc import budget, collector, data_tables
 from rates_xl.calc.book import sheet_rows
@@ -33,6 +33,7 @@ from rates_xl.calc.formula.fit import (
     qualify_names,
 )
 from rates_xl.calc.formula.hazards import Analysis, analyse, rates_tables
+from rates_xl.calc.formula.memo import Memo, Watch
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.formula.tree import Formula
@@ -161,24 +162,13 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         names = _sized(resolve, title) if resolve is not None else None
 
         def settle(found: Analysis, place: Any = place, size: Any = size, names: Any = names) -> Analysis:
-            """Materialise what an argument that takes a range needs, until nothing does."""
-            for _ in range(4):
-                if not found.helpers or found.error:
-                    break
-                rewritten = materialise(found, place, size, arrays, names)
-                if rewritten is None:
-                    break
-                found = analyse(Formula(rewritten), size, arrays, names)
-            return found
+            return _settled(found, place, size, arrays, names)
 
         def qualified(found: Analysis, size: Any = size, names: Any = names) -> Analysis:
-            """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
-            if found.qualified_names and names is not None:
-                rewritten = qualify_names(found, names)
-                if rewritten is not None:
-                    return analyse(Formula(rewritten), size, arrays, names)
-            return found
+            return _qualified(found, size, arrays, names)
 
+        memo = Memo(facts, {"size": (size, (0,))} if names is None else
+                    {"size": (size, (0,)), "names": (names, (0,))})
         anchors = [(cell.row, cell.column, cell.value) for row in sheet_rows(ws) for cell in row
                    if isinstance(cell.value, ArrayFormula)]
         for row in sheet_rows(ws):
@@ -201,41 +191,22 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = Area.cell(cell.row, cell.column)
                 budget.at(key)  # past the book's time: stop here, naming the cell
-                try:
-                    read = passes.rewrite(value, Site(title, cell.row, cell.column, False, facts))
-                except NotComputed as exc:
-                    prepared.unsupported[key] = exc.reason
-                    continue
-                found = analyse(read, size, arrays, names)
-                if (why := _not_computable(found, unknown)) is not None:
-                    prepared.unsupported[key] = why
-                    continue
-                found = settle(qualified(found))
-                formula = found.formula.text
-                if found.needs_rewrite:
-                    rewritten = intersect(found, cell.row, cell.column)
-                    if rewritten is None:
-                        prepared.unsupported[key] = "; ".join(found.hazards) or "an array in an ordinary cell"
+                done = _ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown)
+                if done.formula is None:
+                    prepared.unsupported[key] = done.reason
+                    if done.wrong:
                         prepared.wrong.add(key)
-                        continue
-                    formula = rewritten
+                    continue
+                formula = done.formula
+                if done.intersected:
                     prepared.rewritten[key] = "intersected"
-                if found.answers_array or found.answers_computed_array or is_one_array(found.formula):
-                    # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
-                    # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel), and
-                    # the rest does not spill where another formula could read it.
-                    formula = cut_to_range(formula, 1, 1)
                 at = (title, cell.row, cell.column)
-                if "#" in formula:
+                if done.waiting:
                     waiting.add(at)  # may read a spill: its last passes wait for every array's fit
-                else:  # its last passes now, on the formula read (its tokens are not read again)
-                    same = formula == found.formula.text
-                    formula = passes.rewrite(found.formula if same else formula,
-                                             Site(title, cell.row, cell.column, False, facts), passes.WRITTEN).text
                 if formula != value:
                     cell.value = formula  # (openpyxl's setter costs: only where it changed)
                 prepared.written[at] = formula
-                if found.functions & arrays or any(is_rates_name(f) for f in found.functions):
+                if done.rates:
                     prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
             key = (title, cell_address(r, c))
@@ -318,6 +289,95 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
+
+
+@dataclass(frozen=True, slots=True)
+class _Fitted:
+    """What an ordinary cell's formula became: the formula it holds in the engine's copy, or
+    None and why (`wrong`: the engine would compute it wrongly)."""
+
+    formula: str | None
+    reason: str = ""
+    wrong: bool = False
+    intersected: bool = False  # implicit intersection written out (fit.py `intersect`)
+    waiting: bool = False  # may read a spill: its last passes wait for every array's fit
+    rates: bool = False  # calls a RATES_* function
+
+
+def _ordinary(memo: Memo, value: str, title: str, row: int, col: int, facts: BookFacts,
+              size: Callable[[str], int | None], names: Callable[[str], str | None] | None,
+              place: Callable[[list[list[str]]], str | None], arrays: frozenset[str],
+              unknown: frozenset[str]) -> _Fitted:
+    """An ordinary cell's formula through the passes and the fit, or its shape's answer moved
+    to it (calc/formula/memo.py: a copy down a column is rewritten once, when that is shown to
+    move with the cell)."""
+    key, shared = memo.find(title, value, row, col)
+    if shared is not None:
+        formula, extra = shared
+        waiting, rates = cast(tuple[bool, bool], extra)
+        return _Fitted(formula, waiting=waiting, rates=rates)
+    if key is None:
+        return _fitted(value, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)
+    watch = Watch()
+    done = _fitted(value, lambda: watch.site(title, row, col, facts), watch.asking("size", size),
+                   None if names is None else watch.asking("names", names),
+                   watch.placing(place), arrays, unknown)
+    memo.learn(key, watch, row, col, None if done.intersected else done.formula, (done.waiting, done.rates))
+    return done
+
+
+def _fitted(value: str, site: Callable[[], Site], size: Callable[[str], int | None],
+            names: Callable[[str], str | None] | None, place: Callable[[list[list[str]]], str | None],
+            arrays: frozenset[str], unknown: frozenset[str]) -> _Fitted:
+    """`_ordinary`'s rewriting in full: the passes, the analysis, the fit, the last passes."""
+    at = site()
+    try:
+        read = passes.rewrite(value, at)
+    except NotComputed as exc:
+        return _Fitted(None, exc.reason)
+    found = analyse(read, size, arrays, names)
+    if (why := _not_computable(found, unknown)) is not None:
+        return _Fitted(None, why)
+    found = _settled(_qualified(found, size, arrays, names), place, size, arrays, names)
+    formula = found.formula.text
+    intersected = False
+    if found.needs_rewrite:
+        rewritten = intersect(found, at.row, at.col)
+        if rewritten is None:
+            return _Fitted(None, "; ".join(found.hazards) or "an array in an ordinary cell", wrong=True)
+        formula, intersected = rewritten, True
+    if found.answers_array or found.answers_computed_array or is_one_array(found.formula):
+        # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
+        # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel), and
+        # the rest does not spill where another formula could read it.
+        formula = cut_to_range(formula, 1, 1)
+    waiting = "#" in formula
+    if not waiting:  # its last passes now, on the formula read (its tokens are not read again)
+        same = formula == found.formula.text
+        formula = passes.rewrite(found.formula if same else formula, site(), passes.WRITTEN).text
+    rates = bool(found.functions & arrays) or any(is_rates_name(f) for f in found.functions)
+    return _Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
+
+
+def _settled(found: Analysis, place: Any, size: Any, arrays: frozenset[str], names: Any) -> Analysis:
+    """Materialise what an argument that takes a range needs, until nothing does."""
+    for _ in range(4):
+        if not found.helpers or found.error:
+            break
+        rewritten = materialise(found, place, size, arrays, names)
+        if rewritten is None:
+            break
+        found = analyse(Formula(rewritten), size, arrays, names)
+    return found
+
+
+def _qualified(found: Analysis, size: Any, arrays: frozenset[str], names: Any) -> Analysis:
+    """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
+    if found.qualified_names and names is not None:
+        rewritten = qualify_names(found, names)
+        if rewritten is not None:
+            return analyse(Formula(rewritten), size, arrays, names)
+    return found
 
 
 def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key, Any]]) -> None:

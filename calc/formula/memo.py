@@ -1,0 +1,244 @@
+"""One rewriting per formula shape: the copies of a formula down a column (a shared formula,
+or the same formula relative to its row) are rewritten once and the answer moved to each.
+
+Most formulas of a real book are such copies (formulas_test.xlsx: 8,551 of its 13,487 cells
+in 449 shared formulas), and the passes, the analysis and the fit cost a few hundred
+microseconds a formula. A copy may take the answer of its shape (calc/formula/shapes.py)
+only when the rewriting is known to move with the cell, which is checked, never assumed:
+
+- the rewriting is watched (`Watch`): what it reads of its cell and its book goes through it.
+  Reading the cell's row or column (`Site.row`: a structured `[#This Row]`, an implicit
+  intersection), placing a helper cell, or a fact kept by position (`BookFacts.lifted`,
+  `formula_cells`, `sources`, `sums`) makes the answer the cell's own: never shared. The
+  book's other answers (a range's size, a name's range, a constant's kind ...) are noted with
+  what was asked, and a copy takes the shared answer only if its book answers the same to the
+  same questions moved to it;
+- the first copy's answer is shared only once a second copy, rewritten in full, is the first's
+  moved to it (in each direction a copy moves: down a column, along a row); a rewriting that
+  writes a reference of its own making (`@` over a one-cell name written as `B18`) fails it.
+
+tests/calc/test_shape_memo.py holds the rewritings that must not be shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from rates_xl.calc.formula.shapes import Shape, scanned, shape, text_at
+from rates_xl.calc.formula.site import BookFacts, Site
+
+#: Facts the same for every cell of a sheet (read freely).
+_SAME = frozenset({"tables", "links", "foreign_names"})
+#: Facts asked a question: which of its arguments are references, moved with a copy.
+_ASKED: dict[str, tuple[int, ...]] = {
+    "range_size": (1,), "name_range": (1,), "constant_kind": (1,), "may_be_zero": (1,), "last_row": (),
+}
+
+_ROW = Site.__dict__["row"]
+_COL = Site.__dict__["col"]
+
+
+class Watch:
+    """What one formula's rewriting read: the questions asked (name, arguments, answer), and
+    whether it read anything that belongs to its cell alone (`own`)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, tuple[Any, ...], Any]] = []
+        self.own = False
+
+    def site(self, sheet: str, row: int, col: int, facts: BookFacts) -> Site:
+        """An ordinary cell's site whose reads come here."""
+        found = _WatchedSite(sheet, row, col, False, cast(BookFacts, _WatchedFacts(facts, self)))
+        found.watch = self
+        return found
+
+    def asking(self, name: str, ask: Callable[..., Any]) -> Callable[..., Any]:
+        """`ask`, each question and answer noted under `name` (one of `Memo`'s `questions`)."""
+        def asked(*args: Any) -> Any:
+            answer = ask(*args)
+            self.asked.append((name, args, answer))
+            return answer
+        return asked
+
+    def placing(self, place: Callable[[list[list[str]]], str | None]) -> Callable[[list[list[str]]], str | None]:
+        """`place` (helper cells at addresses of the sheet's own): a rewriting that places any
+        is the cell's own."""
+        def placed(cells: list[list[str]]) -> str | None:
+            self.own = True
+            return place(cells)
+        return placed
+
+
+class _WatchedSite(Site):
+    __slots__ = ("watch",)
+    watch: Watch
+
+    @property
+    def row(self) -> int:
+        self.watch.own = True
+        return cast(int, _ROW.__get__(self))
+
+    @row.setter
+    def row(self, value: int) -> None:
+        _ROW.__set__(self, value)
+
+    @property
+    def col(self) -> int:
+        self.watch.own = True
+        return cast(int, _COL.__get__(self))
+
+    @col.setter
+    def col(self, value: int) -> None:
+        _COL.__set__(self, value)
+
+    @property
+    def address(self) -> str:
+        """(Its own address, moved with a copy: no reading of its row.)"""
+        from rates_xl.functions.sheet import cell_address
+
+        return cell_address(_ROW.__get__(self), _COL.__get__(self))
+
+
+class _WatchedFacts:
+    """`BookFacts` as a watched rewriting reads them."""
+
+    def __init__(self, facts: BookFacts, watch: Watch) -> None:
+        self._facts, self._watch = facts, watch
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._facts, name)
+        if name in _SAME:
+            return value
+        if name in _ASKED:
+            return self._watch.asking(name, value)
+        if name == "formula_cells" and value is not None:
+            return _Titles(value, self._watch)
+        self._watch.own = True  # kept by position, or a fact this list does not know yet
+        return value
+
+
+class _Titles:
+    """`FormulaCells` as a watched rewriting reads it: its titles are the book's; any other
+    question is about a cell."""
+
+    def __init__(self, cells: Any, watch: Watch) -> None:
+        self._cells, self._watch = cells, watch
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "titles":
+            self._watch.own = True
+        return getattr(self._cells, name)
+
+
+#: A question asked, to ask again of a copy: the book's answer, the arguments (a reference's
+#: shape in place of its text), the answer given.
+_Asked = tuple[Callable[..., Any], tuple[Any, ...], Any]
+
+
+@dataclass(slots=True)
+class _Entry:
+    row: int
+    col: int
+    shape: Shape  # of the answer, written in (row, col)
+    extra: Hashable
+    asked: list[_Asked]
+    rows: bool = False  # a copy in another row was rewritten in full to the same answer
+    cols: bool = False
+
+
+@dataclass
+class Memo:
+    """The shared answers of one book's formulas, by sheet and shape. `questions`: name ->
+    (the book's answer, which of its arguments are references) for what a watched rewriting
+    asks beyond `BookFacts` (the analysis' range sizes and names of the sheet being read)."""
+
+    facts: BookFacts
+    questions: dict[str, tuple[Callable[..., Any], tuple[int, ...]]] = field(default_factory=dict)
+    _entries: dict[tuple[str, Shape], _Entry | None] = field(default_factory=dict)
+    shared: int = 0
+
+    def find(self, sheet: str, text: str, row: int, col: int) -> tuple[Any, tuple[str, Hashable] | None]:
+        """(a handle for `learn`, the shared (answer, extra) for this copy or None: rewrite it
+        in full, watched when the handle is not None)."""
+        found = scanned(text, row, col)
+        if found is None:
+            return None, None
+        key = (sheet, found)
+        if key not in self._entries:
+            entry = None
+        elif (entry := self._entries[key]) is None:
+            return None, None
+        if entry is None or (row != entry.row and not entry.rows) or (col != entry.col and not entry.cols):
+            # The first copy, or the first in a new direction: rewritten in full and compared,
+            # when its tokens read the shape its text scans to.
+            if shape(text, row, col) != found:
+                self._entries[key] = None
+                return None, None
+            return key, None
+        if not _same_answers(entry, row, col):
+            return None, None
+        answer = text_at(entry.shape, row, col)
+        if answer is None:
+            return None, None
+        self.shared += 1
+        return None, (answer, entry.extra)
+
+    def learn(self, key: Any, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable) -> None:
+        """A watched rewriting's `answer` (None: it has none to share) for the copy `find` gave
+        `key` for."""
+        entry = self._entries.get(key)
+        if answer is None or watch.own:
+            self._entries[key] = None
+            return
+        if entry is None:
+            found = shape(answer, row, col)
+            asked = self._asked(watch, row, col)
+            self._entries[key] = None if found is None or asked is None else _Entry(row, col, found, extra, asked)
+            return
+        if extra != entry.extra or text_at(entry.shape, row, col) != answer:
+            self._entries[key] = None  # the answer does not move with the cell
+            return
+        entry.rows = entry.rows or row != entry.row
+        entry.cols = entry.cols or col != entry.col
+
+    def _asked(self, watch: Watch, row: int, col: int) -> list[_Asked] | None:
+        """The questions the rewriting asked, each reference argument as its shape (None: one
+        has none, and the answer cannot be shared)."""
+        out = []
+        for name, args, answer in watch.asked:
+            if name in self.questions:
+                ask, references = self.questions[name]
+            else:
+                ask, references = getattr(self.facts, name), _ASKED[name]
+            if references:
+                moved = list(args)
+                for at in references:
+                    found = shape("=" + args[at], row, col) if isinstance(args[at], str) else None
+                    if found is None:
+                        return None
+                    moved[at] = found
+                args = tuple(moved)
+            out.append((ask, tuple(args), answer))
+        return out
+
+
+def _same_answers(entry: _Entry, row: int, col: int) -> bool:
+    """Whether the book answers the entry's questions, moved to (row, col), as it did (a
+    question that reads the same in the copy is not asked again)."""
+    for ask, args, answer in entry.asked:
+        moved = []
+        again = False
+        for arg in args:
+            if isinstance(arg, tuple):
+                text = text_at(arg, row, col)
+                if text is None:
+                    return False
+                text = text[1:]
+                again = again or text != text_at(arg, entry.row, entry.col)[1:]  # type: ignore[index]
+                arg = text
+            moved.append(arg)
+        if again and ask(*moved) != answer:
+            return False
+    return True

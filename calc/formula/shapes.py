@@ -1,0 +1,199 @@
+"""A formula's shape: its text with every A1 reference written relative to its own cell, as
+R1C1 writes it (`=B4*2` in C4 and `=B5*2` in C5 have one shape), and the text a shape has in
+another cell. The preparation (calc/engines/formualizer/prepare.py) rewrites a shape once and
+writes the answer into each copy of it down a column (calc/formula/memo.py).
+
+Two readings give the same shape: `shape` reads the tokens (functions/tokens.py: only a Range
+operand is a reference, so text in quotes, names, table references and errors are kept as
+written), `scanned` reads the text with one regular expression, several times faster, for the
+copies (the memo takes a scanned shape only where `shape` agreed on its first copy). A
+reference is read as Excel writes one in a file (`$A$1`, `A1:B2`, `A:A`, `1:1`, after a sheet
+or a book's `[1]Sheet!`); one in lower case, or anything else looking half like one, leaves the
+formula without a shape (it is then rewritten in full, never guessed).
+
+A shape is a tuple alternating the text between references (a sheet's prefix and a range's ':'
+included) and each reference's corner: (column absolute, column or its offset, row absolute,
+row or its offset), no row for a whole column's corner, no column for a whole row's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters
+from rates_xl.functions.tokens import FormulaError, tokenize
+
+Corner = tuple[bool, int | None, bool, int | None]
+Shape = tuple[str | Corner, ...]
+
+_CORNER = re.compile(r"(\$?)([A-Z]{1,3})?(\$?)([1-9][0-9]{0,6})?")  # (no leading 0: written back as read)
+_LOOKS_LIKE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(:\$?[A-Za-z]{1,3}\$?[0-9]+)?$")
+_COLUMNS: dict[str, int] = {}  # letters -> number (every reference of a book asks one of a few)
+
+# What `scanned` reads: text kept as written (a string, a quoted sheet, a bracket's content),
+# else a whole column, a whole row or a cell, not inside a name or a call's name.
+_BEFORE = r"(?<![\w.\\$])"
+_AFTER = r"(?![\w(.!\[\\$])"
+_SCAN = re.compile(
+    r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'|\[[^\]]*\]'
+    rf"|{_BEFORE}(\$?)([A-Z]{{1,3}}):(\$?)([A-Z]{{1,3}}){_AFTER}"
+    rf"|{_BEFORE}(\$?)([1-9][0-9]{{0,6}}):(\$?)([1-9][0-9]{{0,6}}){_AFTER}"
+    rf"|{_BEFORE}(\$?)([A-Z]{{1,3}})(\$?)([1-9][0-9]{{0,6}}){_AFTER}")
+
+
+class _Off(Exception):
+    """A reference past the sheet's edge (a name, for Excel): no shape."""
+
+
+def _column(letters: str) -> int:
+    number = _COLUMNS.get(letters)
+    if number is None:
+        number = 0
+        for ch in letters:
+            number = number * 26 + ord(ch) - 64
+        _COLUMNS[letters] = number
+    if number > MAX_COL:
+        raise _Off
+    return number
+
+
+def _made(dollar_c: str, letters: str | None, dollar_r: str, digits: str | None, row: int, col: int) -> Corner:
+    c = r = None
+    if letters is not None:
+        c = _column(letters) - (0 if dollar_c else col)
+    if digits is not None:
+        r = int(digits)
+        if r > MAX_ROW:
+            raise _Off
+        r -= 0 if dollar_r else row
+    return (bool(dollar_c), c, bool(dollar_r), r)
+
+
+def _corner(text: str, row: int, col: int) -> Corner | None:
+    """`$B7` in (row, col) -> (True, 2, False, 7 - row); None when it is no corner."""
+    match = _CORNER.fullmatch(text)
+    if match is None or not text:
+        return None
+    dollar_c, letters, dollar_r, digits = match.groups()
+    if letters is None and dollar_c:  # `$7`: a whole row's corner
+        dollar_c, dollar_r = "", dollar_c
+    if (letters is None and dollar_c) or (digits is None and dollar_r):
+        return None
+    try:
+        return _made(dollar_c, letters, dollar_r, digits, row, col)
+    except _Off:
+        return None
+
+
+def _reference(text: str, row: int, col: int) -> tuple[str, tuple[Corner, ...]] | str | None:
+    """A Range operand as (its prefix, its corners), its text when it is no reference (a name,
+    a table reference), None when it looks like one but cannot be read (no shape)."""
+    bang = text.rfind("!")
+    prefix, ref = (text[:bang + 1], text[bang + 1:]) if bang >= 0 else ("", text)
+    if "[" in ref or not ref:
+        return text
+    first, colon, last = ref.partition(":")
+    a = _corner(first, row, col)
+    if a is None:
+        return None if _LOOKS_LIKE.match(ref) or ref[:1] == "$" or ref[:1].isdigit() else text
+    if not colon:
+        if a[1] is None or a[3] is None:  # `A` alone is a name; `7` alone no reference
+            return text if a[0] is False and a[2] is False and a[3] is None else None
+        return (prefix, (a,))
+    b = _corner(last, row, col)
+    if b is None or (a[1] is None) != (b[1] is None) or (a[3] is None) != (b[3] is None):
+        return None
+    if a[1] is not None and a[3] is not None and (b[1] is None or b[3] is None):
+        return None
+    return (prefix, (a, b))
+
+
+def shape(text: str, row: int, col: int) -> Shape | None:
+    """The shape of `text` written in (row, col), read from its tokens; None when it has none
+    (the tokenizer refuses it, or a reference cannot be read)."""
+    try:
+        tokens = tokenize(text)
+    except FormulaError:
+        return None
+    pieces: list[str | Corner] = []
+    literal, at = "", 0
+    for token in tokens:
+        if token.kind != "Operand" or token.sub != "Range":
+            continue
+        found = _reference(token.text, row, col)
+        if found is None:
+            return None
+        if isinstance(found, str):
+            continue  # kept as written, with the text around it
+        prefix, corners = found
+        literal += text[at:token.start] + prefix
+        for k, corner in enumerate(corners):
+            pieces += [literal, corner]
+            literal = ":" if k + 1 < len(corners) else ""
+        at = token.end
+    pieces.append(literal + text[at:])
+    return tuple(pieces)
+
+
+def scanned(text: str, row: int, col: int) -> Shape | None:
+    """`shape`, read from the text by `_SCAN` (no tokens): the same where the tokens agree."""
+    pieces: list[str | Corner] = []
+    at = 0
+    try:
+        for match in _SCAN.finditer(text):
+            g = match.groups()
+            corners: tuple[Corner, ...]
+            if g[1] is not None:  # whole columns
+                corners = (_made(g[0], g[1], "", None, row, col), _made(g[2], g[3], "", None, row, col))
+            elif g[5] is not None:  # whole rows
+                corners = (_made("", None, g[4], g[5], row, col), _made("", None, g[6], g[7], row, col))
+            elif g[9] is not None:  # a cell
+                corners = (_made(g[8], g[9], g[10], g[11], row, col),)
+            else:
+                continue  # text kept as written
+            pieces.append(text[at:match.start()])
+            if len(corners) == 2:
+                pieces += [corners[0], ":"]
+            pieces.append(corners[-1])
+            at = match.end()
+    except _Off:
+        return None
+    pieces.append(text[at:])
+    return tuple(pieces)
+
+
+def _written(corner: Corner, row: int, col: int) -> str | None:
+    absolute_c, c, absolute_r, r = corner
+    out = ""
+    if c is not None:
+        c = c if absolute_c else c + col
+        if not 1 <= c <= MAX_COL:
+            return None
+        out = ("$" if absolute_c else "") + column_letters(c)
+    if r is not None:
+        r = r if absolute_r else r + row
+        if not 1 <= r <= MAX_ROW:
+            return None
+        out += ("$" if absolute_r else "") + str(r)
+    return out
+
+
+def text_at(found: Shape, row: int, col: int) -> str | None:
+    """The text a shape has in (row, col); None when a reference falls off the sheet there."""
+    out = []
+    for piece in found:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        written = _written(piece, row, col)
+        if written is None:
+            return None
+        out.append(written)
+    return "".join(out)
+
+
+def moved(text: str, origin: tuple[int, int], to: tuple[int, int]) -> str | None:
+    """`text` written in `origin`, as the same shape is written in `to` (None: no shape, or
+    a reference falls off the sheet)."""
+    found = shape(text, *origin)
+    return None if found is None else text_at(found, *to)

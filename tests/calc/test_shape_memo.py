@@ -1,0 +1,96 @@
+"""A formula's copies down a column take its shape's rewriting (calc/formula/memo.py) only when
+that rewriting moves with the cell: the engine's copy is the one each cell's own rewriting
+gives, formula for formula, with rewritings that do not move (a row folded into a number, a
+reference the rewriting made of a name or a whole column, `[#This Row]`, implicit
+intersection, a sum noted by its cell) beside ones that do."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.table import Table
+
+from rates_xl.calc.formula import memo, shapes
+from rates_xl.calc.workbook import WorkbookCalculation
+
+ROWS = range(2, 31)
+
+
+def _book(path):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r in range(1, 41):
+        ws[f"A{r}"] = r * 3 % 11 + 0.5
+    ws["H1"], ws["I1"] = "Key", "Val"
+    for r in ROWS:
+        ws[f"H{r}"], ws[f"I{r}"] = r, r * 10
+        ws[f"B{r}"] = f"=(A{r}+$A$1)*2"  # moves with the cell
+        ws[f"C{r}"] = f"=ROW(A{r})+1"  # the row's number
+        ws[f"D{r}"] = f'=SUMIF(A:A,">"&A{r},A:A)'  # whole columns bounded to rows of the sheet's
+        ws[f"E{r}"] = "=_xlfn.SINGLE(one)*1"  # `@` over a one-cell name: a reference made of it
+        ws[f"F{r}"] = "=IF(col>3,1,0)"  # implicit intersection with the cell's row
+        ws[f"G{r}"] = f"=A{r}-A{r + 1}"  # a sum noted by its cell (Excel's zero)
+        ws[f"J{r}"] = "=T[@Val]*2"  # the table's row of the cell
+        ws[f"K{r}"] = f"=ROUND(A{r}/$A$2,2)"  # moves with the cell
+        ws[f"L{r}"] = f"=SUM($A$1:A{r})"  # a range that grows: its size is asked of each copy
+    ws.add_table(Table(displayName="T", ref="H1:I30"))
+    wb.defined_names["one"] = DefinedName("one", attr_text="S!$A$5")
+    wb.defined_names["col"] = DefinedName("col", attr_text="S!$A$1:$A$40")
+    wb.save(path)
+    return path
+
+
+def _prepared(path, monkeypatch, shared: bool):
+    found = []
+    find = memo.Memo.find
+
+    def counted(self, *args):
+        key, answer = find(self, *args) if shared else (None, None)
+        found.append(answer is not None)
+        return key, answer
+
+    monkeypatch.setattr(memo.Memo, "find", counted)
+    calculation = WorkbookCalculation(path, full=True)
+    monkeypatch.undo()
+    return calculation, sum(found)
+
+
+def test_copies_share_only_rewritings_that_move_with_the_cell(tmp_path, monkeypatch):
+    path = _book(tmp_path / "copies.xlsx")
+    calculation, shared = _prepared(path, monkeypatch, shared=True)
+    alone, none = _prepared(path, monkeypatch, shared=False)
+    assert none == 0 and shared >= 2 * (len(ROWS) - 2)  # B and K at least, but their first copies
+    mine, theirs = calculation.engine.prepared, alone.engine.prepared
+    assert mine.written == theirs.written
+    assert mine.unsupported == theirs.unsupported and mine.rewritten == theirs.rewritten
+    assert mine.sums == theirs.sums
+    written = mine.written
+    assert {written[("S", r, 5)] for r in ROWS} == {"=S!A5*1"}
+    assert [written[("S", r, 4)] for r in (2, 30)] == ['=SUMIF(A1:A40,">"&RATESXL.NUMTEXT(A2),A1:A40)',
+                                                      '=SUMIF(A1:A40,">"&RATESXL.NUMTEXT(A30),A1:A40)']
+    assert written[("S", 30, 10)] == "=S!$I$30*2"
+    values = calculation.compute()
+    for r in ROWS:
+        assert values.value("S", f"C{r}") == r + 1
+        assert values.value("S", f"J{r}") == r * 20
+        assert values.value("S", f"F{r}") == (1 if (r * 3 % 11 + 0.5) > 3 else 0)
+
+
+@pytest.mark.parametrize("text", ["=A1+$B$2*C$3-$D4", "=SUM(A:A,$B:C,1:1,$2:$3)", "=Sheet2!A1:B2+'My sheet'!$C$9",
+                                  '=INDIRECT("A1")&name1&T[@Val]&[1]S!A1', "=A1#+XFD1048575"])
+def test_a_shape_writes_its_formula_back_as_written_and_moves_each_relative_part(text):
+    found = shapes.shape(text, 5, 4)
+    assert found is not None and shapes.text_at(found, 5, 4) == text
+    moved = shapes.moved(text, (5, 4), (6, 4))
+    assert moved is not None and ("$B$2" in moved) == ("$B$2" in text)
+    if text.startswith("=A1+"):
+        assert moved == "=A2+$B$2*C$3-$D5"
+        assert shapes.moved(text, (5, 4), (5, 5)) == "=B1+$B$2*D$3-$D4"
+        assert shapes.moved(text, (5, 4), (4, 4)) is None  # A0: off the sheet
+
+
+@pytest.mark.parametrize("text", ["=a1+1", "=A01+1", "=XFE1+1", "=A1:B+1"])
+def test_a_reference_not_written_as_excel_writes_one_leaves_the_formula_without_a_shape(text):
+    assert shapes.shape(text, 5, 4) is None
