@@ -36,7 +36,8 @@ class Graph:
     6.9 million and 30 s of building (issue 30, item 7); by rectangle the same graph is a few
     hundred thousand entries."""
 
-    def __init__(self, book: Book) -> None:
+    def __init__(self, book: Book, read: Mapping[Key, list[Place] | None] | None = None) -> None:
+        """`read`: `references` of some anchors, found already (`read_by_any`'s scan)."""
         self.book = book
         self.cells = book.cells  # anchor -> (formula, area)
         self.unknown: set[Key] = set()  # anchors with a reference not followed
@@ -46,7 +47,10 @@ class Graph:
         for key, (formula, _area) in self.cells.items():
             # A what-if data table reads its input cells and its formula row or column through
             # substitutions no reference names: it depends on everything.
-            places = None if key in book.data_tables else references(formula, key[0], book)
+            if key in book.data_tables:
+                places = None
+            else:
+                places = read[key] if read is not None and key in read else references(formula, key[0], book)
             if places is None:
                 self.unknown.add(key)
                 continue
@@ -143,6 +147,24 @@ class _Dependents(Mapping[Key, set[Key]]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def read_by_any(book: Book, cells: set[Key], read: dict[Key, list[Place] | None]) -> bool:
+    """Whether some anchor's formula reads one of `cells` (an anchor of `book`) other than
+    itself: a `Graph`'s `dependents` of them, found without building it, stopping at the first
+    (the references read on the way are left in `read`, for the graph built next)."""
+    areas: dict[str, list[tuple[Key, Area]]] = collections.defaultdict(list)
+    for key in cells:
+        areas[key[0].upper()].append((key, Area(*book.cells[key][1])))
+    for key, (formula, _area) in book.cells.items():
+        if key in book.data_tables:
+            continue  # depends on everything, reads nothing a reference names (as in `Graph`)
+        read[key] = places = references(formula, key[0], book)
+        for sheet, (r1, c1, r2, c2) in places or ():
+            for cell, (a1, b1, a2, b2) in areas.get(sheet.upper(), ()):
+                if cell != key and a1 <= r2 and r1 <= a2 and b1 <= c2 and c1 <= b2:
+                    return True
+    return False
 
 
 def references(formula: str, sheet: str, book: Book) -> list[Place] | None:

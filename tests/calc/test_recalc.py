@@ -193,6 +193,31 @@ def test_a_cell_the_engine_gets_wrong_at_the_stored_inputs_stays_stale_and_liste
     assert frozen["F1"].comment is None
 
 
+def test_the_wrong_cells_no_other_wrong_cell_feeds_with_and_without_the_graph(tmp_path):
+    """recalc.roots: a wrong cell read by another wrong one only read a wrong value. Whether any
+    formula reads a wrong cell is asked first of a scan that stops at the first reader
+    (dependencies.read_by_any); the graph is built only when one does, and answers the same."""
+    from rates_xl.calc import recalc
+    from rates_xl.calc.book import Book
+    from rates_xl.calc.dependencies import Graph
+
+    book = Book(excel_saved(tmp_path / "roots.xlsx", {
+        "A1": 2, "B1": "=A1*2", "C1": "=B1+1", "D1": "=5", "E1": "=SUM(C1:C2)", "F1": "=D1"}, {}))
+
+    def roots(wrong: set[str]) -> tuple[set[str], bool]:
+        scope = recalc.scope(book, True)
+        found = recalc.roots(scope, {("S", cell) for cell in wrong})
+        graph = Graph(book)  # the answer from the whole graph, as roots gave it before
+        after = {d for cell in wrong for d in graph.dependents.get(("S", cell), ())}
+        assert found == ({("S", c) for c in wrong} - graph.downstream(after) if after else {("S", c) for c in wrong})
+        return {cell for _sheet, cell in found}, scope.graph is not None
+
+    assert roots({"B1", "C1"}) == ({"B1"}, True)  # C1 reads B1
+    assert roots({"B1", "E1"}) == ({"B1"}, True)  # E1 reads B1 through C1 (not wrong itself)
+    assert roots({"C1", "D1"}) == ({"C1", "D1"}, True)  # read (by E1, F1): built; neither feeds the other
+    assert roots({"E1", "F1"}) == ({"E1", "F1"}, False)  # nothing reads either: no graph
+
+
 def test_full_mode_keeps_a_wrong_engine_answer_at_excels_value_and_lists_it(tmp_path):
     book = excel_saved(tmp_path / "full_wrong.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 5, "C1": 6})
     result = WorkbookCalculation(book, full=True).compute()
