@@ -154,7 +154,7 @@ class _Judge:
             token = tokens[side[0]]
             if len(side) == 1 and token.is_range and self.intersected and frame.scalar and site is not None \
                     and site.book.range_size(site.sheet, token.text) != 1:
-                cell = _picked(_named(token.text, site), site.row, site.col)
+                cell = _picked(_named(token.text, site), site)
                 if cell is None or cell == "#VALUE!":
                     continue  # no cell to pick: the engine's own answer, unrounded
                 edits.replace(side[0], side[0] + 1, cell)

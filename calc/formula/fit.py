@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rates_xl.calc.formula.hazards import CATCHING, Analysis, Operand, analyse
+from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import Area, column_letters, read_area, split_reference
 
@@ -77,7 +78,7 @@ def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, Area]] |
     return ranges
 
 
-def intersect(analysis: Analysis, row: int, col: int) -> str | None:
+def intersect(analysis: Analysis, site: Site) -> str | None:
     """An ordinary cell's formula with Excel's implicit intersection written out: each range
     operand outside range-taking arguments becomes the cell of that range in the formula's
     own row (a column range) or column (a row range), #VALUE! where there is none."""
@@ -86,10 +87,10 @@ def intersect(analysis: Analysis, row: int, col: int) -> str | None:
         return None
     swaps = {}
     for operand, sheet, (r1, c1, r2, c2) in ranges:
-        if c1 == c2 and r1 <= row <= r2:
-            swaps[operand.index] = f"{sheet}{column_letters(c1)}{row}"
-        elif r1 == r2 and c1 <= col <= c2:
-            swaps[operand.index] = f"{sheet}{column_letters(col)}{r1}"
+        if c1 == c2 and site.in_rows(r1, r2):
+            swaps[operand.index] = f"{sheet}{column_letters(c1)}{site.this_row()}"
+        elif r1 == r2 and site.in_cols(c1, c2):
+            swaps[operand.index] = f"{sheet}{column_letters(site.this_col())}{r1}"
         else:
             swaps[operand.index] = "#VALUE!"
     return analysis.formula.swapped(swaps)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from rates_xl.calc.formula.shapes import Shape, scanned, shape, text_at
+from rates_xl.calc.formula.shapes import NUMBERS, REFERENCES, Shape, scanned, shape, text_at
 from rates_xl.calc.formula.site import BookFacts, Site
 
 #: Facts the same for every cell of a sheet (read freely).
@@ -35,6 +35,11 @@ _SAME = frozenset({"tables", "links", "foreign_names"})
 _ASKED: dict[str, tuple[int, ...]] = {
     "range_size": (1,), "name_range": (1,), "constant_kind": (1,), "may_be_zero": (1,), "last_row": (),
 }
+
+#: Questions whose answer, a range's cell count, every reader compares with 1 alone (one cell,
+#: several or unknown: calc/formula/hazards.py, comparisons.py, ranges.py, lambdas.py): a
+#: copy's moved range need only answer the same of that (`$E$18:$E20` grows down a column).
+_COUNTS = frozenset({"range_size", "size"})
 
 _ROW = Site.__dict__["row"]
 _COL = Site.__dict__["col"]
@@ -100,6 +105,22 @@ class _WatchedSite(Site):
 
         return cell_address(_ROW.__get__(self), _COL.__get__(self))
 
+    def in_rows(self, top: int, bottom: int) -> bool:
+        answer: bool = top <= _ROW.__get__(self) <= bottom
+        self.watch.asked.append(("in_rows", (top, bottom), answer))
+        return answer
+
+    def in_cols(self, left: int, right: int) -> bool:
+        answer: bool = left <= _COL.__get__(self) <= right
+        self.watch.asked.append(("in_cols", (left, right), answer))
+        return answer
+
+    def this_row(self) -> int:
+        return cast(int, _ROW.__get__(self))
+
+    def this_col(self) -> int:
+        return cast(int, _COL.__get__(self))
+
 
 class _WatchedFacts:
     """`BookFacts` as a watched rewriting reads them."""
@@ -133,8 +154,9 @@ class _Titles:
 
 
 #: A question asked, to ask again of a copy: the book's answer, the arguments (a reference's
-#: shape in place of its text), the answer given.
-_Asked = tuple[Callable[..., Any], tuple[Any, ...], Any]
+#: shape in place of its text), the answer given; no book's answer: whether the cell's row
+#: (column) is one of the first two arguments, "in_rows" ("in_cols") the third.
+_Asked = tuple[Callable[..., Any] | None, tuple[Any, ...], Any]
 
 
 @dataclass(slots=True)
@@ -144,8 +166,10 @@ class _Entry:
     shape: Shape  # of the answer, written in (row, col)
     extra: Hashable
     asked: list[_Asked]
+    answer: str  # as written in (row, col)
     rows: bool = False  # a copy in another row was rewritten in full to the same answer
     cols: bool = False
+    own_row: bool = False  # the shape writes the copy's own row where the answer wrote its row
 
 
 @dataclass
@@ -178,7 +202,10 @@ class Memo:
                 return None, None
             return key, None
         if not _same_answers(entry, row, col):
-            return None, None
+            # The book answers this copy otherwise (its own cached 0, a range grown past one
+            # cell): it is rewritten in full, and the copies after it follow it instead.
+            del self._entries[key]
+            return key, None
         answer = text_at(entry.shape, row, col)
         if answer is None:
             return None, None
@@ -195,23 +222,39 @@ class Memo:
         if entry is None:
             found = shape(answer, row, col)
             asked = self._asked(watch, row, col)
-            self._entries[key] = None if found is None or asked is None else _Entry(row, col, found, extra, asked)
+            self._entries[key] = None if found is None or asked is None else _Entry(row, col, found, extra, asked, answer)
             return
-        if extra != entry.extra or text_at(entry.shape, row, col) != answer:
-            self._entries[key] = None  # the answer does not move with the cell
+        if extra != entry.extra:
+            self._entries[key] = None
             return
+        if text_at(entry.shape, row, col) != answer:
+            # The copy in another row may write its own row where the first wrote its own
+            # (`[#This Row]` as `$C$5`, `ROW($A5)` as 5): the answer's shape read so.
+            readings = () if entry.own_row or row == entry.row else (REFERENCES, NUMBERS, REFERENCES | NUMBERS)
+            own = next((found for reading in readings
+                        if (found := shape(entry.answer, entry.row, entry.col, reading)) is not None
+                        and text_at(found, row, col) == answer), None)
+            if own is None:
+                self._entries[key] = None  # the answer does not move with the cell
+                return
+            entry.shape, entry.own_row = own, True
         entry.rows = entry.rows or row != entry.row
         entry.cols = entry.cols or col != entry.col
 
     def _asked(self, watch: Watch, row: int, col: int) -> list[_Asked] | None:
         """The questions the rewriting asked, each reference argument as its shape (None: one
         has none, and the answer cannot be shared)."""
-        out = []
+        out: list[_Asked] = []
         for name, args, answer in watch.asked:
+            if name in ("in_rows", "in_cols"):
+                out.append((None, (*args, name), answer))
+                continue
             if name in self.questions:
                 ask, references = self.questions[name]
             else:
                 ask, references = getattr(self.facts, name), _ASKED[name]
+            if name in _COUNTS:
+                ask, answer = _counted(ask), _one_or_more(answer)
             if references:
                 moved = list(args)
                 for at in references:
@@ -224,10 +267,26 @@ class Memo:
         return out
 
 
+def _one_or_more(count: Any) -> Any:
+    """A cell count as its readers read it: 1, "more", or itself (None: unknown)."""
+    return "more" if isinstance(count, int) and count > 1 else count
+
+
+def _counted(ask: Callable[..., Any]) -> Callable[..., Any]:
+    def counted(*args: Any) -> Any:
+        return _one_or_more(ask(*args))
+    return counted
+
+
 def _same_answers(entry: _Entry, row: int, col: int) -> bool:
     """Whether the book answers the entry's questions, moved to (row, col), as it did (a
     question that reads the same in the copy is not asked again)."""
     for ask, args, answer in entry.asked:
+        if ask is None:
+            low, high, name = args
+            if (low <= (row if name == "in_rows" else col) <= high) != answer:
+                return False
+            continue
         moved = []
         again = False
         for arg in args:

@@ -180,7 +180,7 @@ def _at_sign_once(formula: Formula, site: Site) -> str:
         first, last = group.arguments[0]
         inner = formula.single_index((first, last))
         if inner is not None and tokens[inner].is_range:
-            cell = _picked(_named(tokens[inner].text, site), site.row, site.col)
+            cell = _picked(_named(tokens[inner].text, site), site)
             if cell is not None:
                 edits.replace(group.open, group.close + 1, cell)
             continue
@@ -211,7 +211,7 @@ def _scalar(formula: Formula, span: tuple[int, int], site: Site, array_results: 
     return True
 
 
-def _picked(reference: str, row: int, col: int) -> str | None:
+def _picked(reference: str, site: Site) -> str | None:
     prefix, ref = split_reference(reference)
     if "[" in prefix or "[" in ref:
         return None  # another workbook, a table: not a plain reference
@@ -220,10 +220,10 @@ def _picked(reference: str, row: int, col: int) -> str | None:
         return None  # a defined name that is not one range, or something else: listed
     if area.is_cell:
         return f"{prefix}{area.a1()}"
-    if area.left == area.right and area.top <= row <= area.bottom:
-        return f"{prefix}{column_letters(area.left)}{row}"
-    if area.top == area.bottom and area.left <= col <= area.right:
-        return f"{prefix}{column_letters(col)}{area.top}"
+    if area.left == area.right and site.in_rows(area.top, area.bottom):
+        return f"{prefix}{column_letters(area.left)}{site.this_row()}"
+    if area.top == area.bottom and site.in_cols(area.left, area.right):
+        return f"{prefix}{column_letters(site.this_col())}{area.top}"
     return "#VALUE!"
 
 

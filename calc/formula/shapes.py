@@ -25,6 +25,8 @@ from rates_xl.functions.tokens import FormulaError, tokenize
 
 Corner = tuple[bool, int | None, bool, int | None]
 Shape = tuple[str | Corner, ...]
+#: A number that is the row of the cell it is written in (a whole row's corner, offset 0).
+OWN_ROW: Corner = (False, None, False, 0)
 
 _CORNER = re.compile(r"(\$?)([A-Z]{1,3})?(\$?)([1-9][0-9]{0,6})?")  # (no leading 0: written back as read)
 _LOOKS_LIKE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(:\$?[A-Za-z]{1,3}\$?[0-9]+)?$")
@@ -108,16 +110,27 @@ def _reference(text: str, row: int, col: int) -> tuple[str, tuple[Corner, ...]] 
     return (prefix, (a, b))
 
 
-def shape(text: str, row: int, col: int) -> Shape | None:
+#: What `shape(..., own_row=)` reads as the row of the cell the formula is written in, when it
+#: is that row: a reference's absolute row (`(c..., True, 0)`), a number (`OWN_ROW`).
+REFERENCES, NUMBERS = frozenset({"references"}), frozenset({"numbers"})
+
+
+def shape(text: str, row: int, col: int, own_row: frozenset[str] = frozenset()) -> Shape | None:
     """The shape of `text` written in (row, col), read from its tokens; None when it has none
-    (the tokenizer refuses it, or a reference cannot be read)."""
+    (the tokenizer refuses it, or a reference cannot be read). `own_row`: `REFERENCES`,
+    `NUMBERS` or both, read as the row of the cell it is written in where they are."""
     try:
         tokens = tokenize(text)
     except FormulaError:
         return None
     pieces: list[str | Corner] = []
     literal, at = "", 0
+    own = str(row)
     for token in tokens:
+        if "numbers" in own_row and token.kind == "Operand" and token.sub == "Number" and token.text == own:
+            pieces += [literal + text[at:token.start], OWN_ROW]
+            literal, at = "", token.end
+            continue
         if token.kind != "Operand" or token.sub != "Range":
             continue
         found = _reference(token.text, row, col)
@@ -126,6 +139,8 @@ def shape(text: str, row: int, col: int) -> Shape | None:
         if isinstance(found, str):
             continue  # kept as written, with the text around it
         prefix, corners = found
+        if "references" in own_row:
+            corners = tuple((a, c, b, 0) if b and r == row else (a, c, b, r) for a, c, b, r in corners)
         literal += text[at:token.start] + prefix
         for k, corner in enumerate(corners):
             pieces += [literal, corner]
@@ -171,7 +186,7 @@ def _written(corner: Corner, row: int, col: int) -> str | None:
             return None
         out = ("$" if absolute_c else "") + column_letters(c)
     if r is not None:
-        r = r if absolute_r else r + row
+        r = (r or row) if absolute_r else r + row  # (absolute row 0: the cell's own)
         if not 1 <= r <= MAX_ROW:
             return None
         out += ("$" if absolute_r else "") + str(r)

@@ -87,6 +87,26 @@ class Site:
         this, which moves with a copy of the formula (calc/formula/memo.py), not its row."""
         return cell_address(self.row, self.col)
 
+    # A pass that reads its cell's position for a reference to its own row or column (an
+    # implicit intersection, `[#This Row]`) asks these rather than reading `row` and `col`:
+    # the shape memo (calc/formula/memo.py) asks a copy the same questions, and moves the row
+    # written into the answer with the copy. Any other use of the position reads `row`.
+    def in_rows(self, top: int, bottom: int) -> bool:
+        """Whether its row is one of top..bottom."""
+        return top <= self.row <= bottom
+
+    def in_cols(self, left: int, right: int) -> bool:
+        """Whether its column is one of left..right."""
+        return left <= self.col <= right
+
+    def this_row(self) -> int:
+        """Its row, to be written into the answer as its own row (nothing else decided by it)."""
+        return self.row
+
+    def this_col(self) -> int:
+        """Its column, to be written into the answer as its own column."""
+        return self.col
+
 
 #: Past this many cells the argument is left to the engine (the answer is written out cell by cell).
 MOST_CELLS = 10_000

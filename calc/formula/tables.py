@@ -89,9 +89,9 @@ def structured(formula: Formula, site: Site) -> str:
                 continue
             end = _closing(text, match.end(1))
             edits.replace(index, index + 1,
-                          _range(table, text[match.end(1) + 1:end], site.row) + text[end + 1:])
+                          _range(table, text[match.end(1) + 1:end], site) + text[end + 1:])
         elif text.upper() in known:
-            edits.replace(index, index + 1, _range(known[text.upper()], "", 0))  # its data rows
+            edits.replace(index, index + 1, _range(known[text.upper()], "", site))  # its data rows
     return edits.text()
 
 
@@ -142,7 +142,7 @@ def _items(spec: str) -> list[str]:
     return items
 
 
-def _range(table: Table, spec: str, row: int) -> str:
+def _range(table: Table, spec: str, site: Site) -> str:
     rows: set[str] = set()
     columns: list[int] = []
     for item in _items(spec):
@@ -160,9 +160,9 @@ def _range(table: Table, spec: str, row: int) -> str:
     data2 = table.r2 - (1 if table.totals else 0)
     rows = rows or {"#DATA"}
     if "#THIS ROW" in rows:
-        if rows != {"#THIS ROW"} or not data1 <= row <= data2:
+        if rows != {"#THIS ROW"} or not site.in_rows(data1, data2):
             raise UnknownReference(f"{table.name}[#This Row] outside the table's rows")
-        r1 = r2 = row
+        r1 = r2 = site.this_row()
     elif "#ALL" in rows:
         r1, r2 = table.r1, table.r2
     else:

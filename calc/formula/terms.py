@@ -79,10 +79,12 @@ def final_sum(formula: Formula) -> int | None:
     return last
 
 
-def may_sum(_formula: Formula, site: Site) -> bool:
+def may_sum(formula: Formula, site: Site) -> bool:
     """An ordinary cell (an array's elements are left alone: whether Excel adjusts each is not
-    documented) whose value may be Excel's 0 (`BookFacts.may_be_zero`)."""
-    return not site.array and site.book.may_be_zero(site.sheet, site.address)
+    documented) ending in a sum, whose value may be Excel's 0 (`BookFacts.may_be_zero`; asked
+    last: its answer is the cell's own, and a copy of the formula is asked it again,
+    calc/formula/memo.py)."""
+    return not site.array and final_sum(formula) is not None and site.book.may_be_zero(site.sheet, site.address)
 
 
 def near_zero(formula: Formula, site: Site) -> str:

@@ -7,6 +7,7 @@ import pytest
 
 from rates_xl.calc.formula.fit import intersect, lift, materialise, qualify_names
 from rates_xl.calc.formula.hazards import analyse
+from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import read_area, split_reference
 
@@ -63,9 +64,9 @@ def test_what_cannot_be_written_out_is_not():
 
 
 def test_an_ordinary_cell_intersects_as_excel_does():
-    assert intersect(read("=A1:A5*10"), 3, 2) == "=A3*10"
-    assert intersect(read("=A1:A5*10"), 9, 2) == "=#VALUE!*10"
-    assert intersect(read("=LEN(B1:D1)"), 7, 3) == "=LEN(C1)"
+    assert intersect(read("=A1:A5*10"), Site("S", 3, 2)) == "=A3*10"
+    assert intersect(read("=A1:A5*10"), Site("S", 9, 2)) == "=#VALUE!*10"
+    assert intersect(read("=LEN(B1:D1)"), Site("S", 7, 3)) == "=LEN(C1)"
 
 
 def test_an_argument_that_takes_a_range_is_computed_into_helper_cells():

@@ -35,6 +35,9 @@ def _book(path):
         ws[f"J{r}"] = "=T[@Val]*2"  # the table's row of the cell
         ws[f"K{r}"] = f"=ROUND(A{r}/$A$2,2)"  # moves with the cell
         ws[f"L{r}"] = f"=SUM($A$1:A{r})"  # a range that grows: its size is asked of each copy
+    for r in (31, 32):  # past the table's rows: not computed, as each cell's own rewriting says
+        ws[f"J{r}"] = "=T[@Val]*2"
+        ws[f"F{r + 10}"] = "=IF(col>3,1,0)"  # past the name's rows: #VALUE!
     ws.add_table(Table(displayName="T", ref="H1:I30"))
     wb.defined_names["one"] = DefinedName("one", attr_text="S!$A$5")
     wb.defined_names["col"] = DefinedName("col", attr_text="S!$A$1:$A$40")
@@ -61,16 +64,19 @@ def test_copies_share_only_rewritings_that_move_with_the_cell(tmp_path, monkeypa
     path = _book(tmp_path / "copies.xlsx")
     calculation, shared = _prepared(path, monkeypatch, shared=True)
     alone, none = _prepared(path, monkeypatch, shared=False)
-    assert none == 0 and shared >= 2 * (len(ROWS) - 2)  # B and K at least, but their first copies
+    # B, K, J ([#This Row]) and F (an intersection) at least, but their first copies
+    assert none == 0 and shared >= 4 * (len(ROWS) - 2)
     mine, theirs = calculation.engine.prepared, alone.engine.prepared
     assert mine.written == theirs.written
     assert mine.unsupported == theirs.unsupported and mine.rewritten == theirs.rewritten
     assert mine.sums == theirs.sums
     written = mine.written
     assert {written[("S", r, 5)] for r in ROWS} == {"=S!A5*1"}
-    assert [written[("S", r, 4)] for r in (2, 30)] == ['=SUMIF(A1:A40,">"&RATESXL.NUMTEXT(A2),A1:A40)',
-                                                      '=SUMIF(A1:A40,">"&RATESXL.NUMTEXT(A30),A1:A40)']
+    assert [written[("S", r, 4)] for r in (2, 30)] == ['=SUMIF(A1:A42,">"&RATESXL.NUMTEXT(A2),A1:A42)',
+                                                      '=SUMIF(A1:A42,">"&RATESXL.NUMTEXT(A30),A1:A42)']
     assert written[("S", 30, 10)] == "=S!$I$30*2"
+    assert ("S", "J31") in mine.unsupported and ("S", "J32") in mine.unsupported
+    assert written[("S", 42, 6)] == "=IF(#VALUE!>3,1,0)"
     values = calculation.compute()
     for r in ROWS:
         assert values.value("S", f"C{r}") == r + 1

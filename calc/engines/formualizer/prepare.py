@@ -314,15 +314,15 @@ def _ordinary(memo: Memo, value: str, title: str, row: int, col: int, facts: Boo
     key, shared = memo.find(title, value, row, col)
     if shared is not None:
         formula, extra = shared
-        waiting, rates = cast(tuple[bool, bool], extra)
-        return _Fitted(formula, waiting=waiting, rates=rates)
+        intersected, waiting, rates = cast(tuple[bool, bool, bool], extra)
+        return _Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
     if key is None:
         return _fitted(value, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)
     watch = Watch()
     done = _fitted(value, lambda: watch.site(title, row, col, facts), watch.asking("size", size),
                    None if names is None else watch.asking("names", names),
                    watch.placing(place), arrays, unknown)
-    memo.learn(key, watch, row, col, None if done.intersected else done.formula, (done.waiting, done.rates))
+    memo.learn(key, watch, row, col, done.formula, (done.intersected, done.waiting, done.rates))
     return done
 
 
@@ -342,7 +342,7 @@ def _fitted(value: str, site: Callable[[], Site], size: Callable[[str], int | No
     formula = found.formula.text
     intersected = False
     if found.needs_rewrite:
-        rewritten = intersect(found, at.row, at.col)
+        rewritten = intersect(found, at)
         if rewritten is None:
             return _Fitted(None, "; ".join(found.hazards) or "an array in an ordinary cell", wrong=True)
         formula, intersected = rewritten, True
