@@ -23,6 +23,8 @@ Place = tuple[str, Area]
 #: Anchors covering more cells than this are indexed as rectangles, not cell by cell.
 LARGE_AREA = 64
 
+#: Quoted sheet names and text in a defined name's formula (a '(' there calls nothing).
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
 _LITERAL = re.compile(r'=?\s*(-?[\d.]+(E[+-]?\d+)?|"[^"]*"|TRUE|FALSE)\s*', re.IGNORECASE)
 
 
@@ -250,6 +252,12 @@ def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] |
     value = (getattr(defined, "attr_text", None) or "").strip()
     if _LITERAL.fullmatch(value):
         return []
+    if "(" in _QUOTED.sub("", value):
+        # A name defined by a formula (`OFFSET(S!$B$1,0,0,n,1)`, INDEX, a LAMBDA): what it
+        # reads is known only once computed, so its readers depend on everything. Read as
+        # ranges, `OFFSET(S!$B$1` was a sheet "OFFSET(S" and `=SUM(X)` read nothing: kept
+        # at Excel's value in default mode while the cell X stands on was recomputed.
+        return None
     places: list[Place] = []
     for part in value.split(","):
         found = _places(part.strip(), sheet, book, depth + 1)

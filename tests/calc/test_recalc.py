@@ -218,6 +218,30 @@ def test_the_wrong_cells_no_other_wrong_cell_feeds_with_and_without_the_graph(tm
     assert roots({"E1", "F1"}) == ({"E1", "F1"}, False)  # nothing reads either: no graph
 
 
+def test_a_cell_reading_a_name_defined_by_a_formula_is_recomputed_or_listed_never_silently_kept(tmp_path):
+    """X = OFFSET(S!$B$1,0,0,1,1): what X reads is known only once computed (calc/dependencies.py
+    reads such a name as reading everything). It was read as a range of a sheet "OFFSET(S", so
+    `=SUM(X)` read nothing and kept Excel's 5 in default mode while B1 under it moved."""
+    raw = tmp_path / "named.raw.xlsx"
+    wb = xlsxwriter.Workbook(raw)
+    ws = wb.add_worksheet("S")
+    ws.write_formula("A1", "=RAND()", None, 0.5)
+    ws.write_formula("B1", "=A1*10", None, 5)
+    ws.write_formula("C1", "=SUM(X)", None, 5)
+    wb.define_name("X", "=OFFSET(S!$B$1,0,0,1,1)")
+    wb.close()
+    book = tmp_path / "named.xlsx"
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(book, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    calc = WorkbookCalculation(book)
+    assert ("S", "C1") in calc.scope.recompute
+    result = calc.compute()
+    stale = {cell.address for cell in result.stale}
+    assert result.value("S", "C1") == result.value("S", "B1") or "S!C1" in stale
+
+
 def test_full_mode_keeps_a_wrong_engine_answer_at_excels_value_and_lists_it(tmp_path):
     book = excel_saved(tmp_path / "full_wrong.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 5, "C1": 6})
     result = WorkbookCalculation(book, full=True).compute()
