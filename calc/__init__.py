@@ -9,6 +9,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
   `merged_spills.py`: a spill over merged cells is #SPILL!, as in Excel;
+  `undo.py`: that one openpyxl workbook lent to the fast engine's preparation and put back as
+  read, for the values-frozen copy;
 - `collector.py`: the cyclic garbage collector held off while a book's structures are built;
 - `budget.py`: every book's budget (cells its formulas may read, seconds it may compute);
 - `valuation.py`: the book's valuation moment (RATES_VALUATION_TIME);

@@ -18,7 +18,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables, merged_read, merged_spills
+from rates_xl.calc import data_tables, merged_read, merged_spills, undo
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -62,7 +62,8 @@ class Book:
         self.path = Path(path)
         self.package = read_package(self.path)  # the file's one read (raises CalcError)
         # openpyxl, formulas kept; merged ranges not formatted (calc/merged_read.py): this copy
-        # goes to the engine, or is formatted first when it is the one written for the user.
+        # goes to the engine and comes back (calc/undo.py), and is formatted when it is
+        # written for the user.
         self.book = self.workbook(merged_borders=False)
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.formulas = list(self._scan_formulas())  # (address, text)
@@ -94,6 +95,7 @@ class Book:
         self._cached: dict[Key, CellValue] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
+        self._lent: undo.Snapshot | None = None  # the state `book` was lent to an engine in
 
     @property
     def values_out_of_date(self) -> bool:
@@ -124,22 +126,31 @@ class Book:
 
     def engine_copy(self) -> Workbook:
         """An openpyxl copy an engine may change (its preparation rewrites formulas): the one
-        already read, the first time (reading costs as much as computing a small book). It
+        already read, the first time (reading costs as much as computing a small book), its
+        state kept (calc/undo.py) so that the values-frozen copy is written from it too. It
         holds no merged range (`merged_spills.unmerged`: `merged` says where they were)."""
         if not self._handed_over:
             self._handed_over = True
-            workbook = self.book
+            workbook = self.as_stored(self.book)
+            self._lent = undo.Snapshot(workbook)
         else:
-            workbook = self.workbook()
-        return merged_spills.unmerged(self.as_stored(workbook))
+            workbook = self.as_stored(self.workbook())
+        return merged_spills.unmerged(workbook)
 
     def writable_copy(self, keep_vba: bool) -> Workbook:
-        """An openpyxl copy to write values into (the frozen copy): the one already read when
-        no engine took it (a book with nothing to recompute is then read once in all)."""
-        if keep_vba == (self.path.suffix.lower() == ".xlsm") and not self._handed_over:
-            self._handed_over = True
-            merged_read.format_merged(self.book)
-            return self.as_stored(self.book)
+        """An openpyxl copy to write values into (the frozen copy): the one already read, as
+        it was read (an engine's changes undone), the first time; read again after that, or
+        to leave out (or keep) a VBA project the file's kind does not."""
+        if keep_vba == (self.path.suffix.lower() == ".xlsm"):
+            lent, self._lent = self._lent, None
+            if lent is not None and lent.reusable:
+                lent.restore()  # (as stored already: lent so)
+                merged_read.format_merged(self.book)
+                return self.book
+            if not self._handed_over:
+                self._handed_over = True
+                merged_read.format_merged(self.book)
+                return self.as_stored(self.book)
         return self.as_stored(self.workbook(keep_vba=keep_vba))
 
     def workbook(self, *, keep_vba: bool | None = None, merged_borders: bool = True) -> Workbook:
