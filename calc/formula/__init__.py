@@ -16,5 +16,8 @@ formualizer lacks.
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
 - `terms.py`: the terms of a final + or - (Excel's rounding to 0);
 - `comparisons.py`: the operands of a comparison rounded to 15 significant digits, as Excel
-  compares (the pass `excel_comparisons`).
+  compares (the pass `excel_comparisons`);
+- `shapes.py`: a formula's shape (its references relative to its cell, as R1C1 writes them),
+  and `memo.py`: each shape rewritten once, the answer moved to its copies where it is shown
+  to move with the cell.
 """

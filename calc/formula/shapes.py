@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from rates_xl.errors import Internal
 from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters
 from rates_xl.functions.tokens import FormulaError, tokenize
 
@@ -43,7 +44,7 @@ _SCAN = re.compile(
     rf"|{_BEFORE}(\$?)([A-Z]{{1,3}})(\$?)([1-9][0-9]{{0,6}}){_AFTER}")
 
 
-class _Off(Exception):
+class _Off(Internal):
     """A reference past the sheet's edge (a name, for Excel): no shape."""
 
 

@@ -5,5 +5,6 @@
   (Math & Trig in Excel's dialog; the same criteria);
 - `ets.py`: the FORECAST.ETS family's argument checks and exact cases;
 - `trend.py`: TREND and GROWTH on one x variable;
-- `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array.
+- `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array;
+- `largest.py`: LARGE and SMALL over a range of plain values.
 """
