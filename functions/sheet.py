@@ -44,6 +44,15 @@ _CELL = re.compile(r"^(\$?)([A-Za-z]{1,3})(\$?)([0-9]{1,7})$")
 _COLUMN = re.compile(r"^[A-Za-z]{1,3}$")
 _R1C1 = re.compile(r"^R[0-9]*C[0-9]*$|^[RC]$", re.IGNORECASE)
 _PLAIN_NAME = re.compile(r"^[^\W\d]\w*$")  # a (Unicode) letter or "_", then word characters
+#: A1 as Excel writes it in a file, for readers that scan formula text at speed (a formula's
+#: shape, calc/formula/shapes.py): a column's letters in capitals, a row's digits with no
+#: leading 0 (so that the text written back is the text read), and one corner (`$B$7`, `B`,
+#: `7`) in four groups: the column's $, its letters, the row's $, its digits.
+A1_LETTERS = r"[A-Z]{1,3}"
+A1_DIGITS = r"[1-9][0-9]{0,6}"
+A1_CORNER = re.compile(rf"(\$?)({A1_LETTERS})?(\$?)({A1_DIGITS})?")
+#: Text that looks like a cell or a range of cells in any case (`b7`, `$a$1:c3`).
+A1_LOOKS_LIKE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(:\$?[A-Za-z]{1,3}\$?[0-9]+)?$")
 
 # -- columns and cells ------------------------------------------------------------------------
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TypeVar, cast
 
 from rates_xl.calc.formula.shapes import NUMBERS, REFERENCES, Shape, scanned, shape, text_at
-from rates_xl.calc.formula.site import BookFacts, Site
+from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 
 #: Facts the same for every cell of a sheet (read freely).
 _SAME = frozenset({"tables", "links", "foreign_names"})
@@ -41,6 +41,7 @@ _ASKED: dict[str, tuple[int, ...]] = {
 #: copy's moved range need only answer the same of that (`$E$18:$E20` grows down a column).
 _COUNTS = frozenset({"range_size", "size"})
 
+_Ask = TypeVar("_Ask", bound=Callable[..., object])
 _ROW = Site.__dict__["row"]
 _COL = Site.__dict__["col"]
 
@@ -50,7 +51,7 @@ class Watch:
     whether it read anything that belongs to its cell alone (`own`)."""
 
     def __init__(self) -> None:
-        self.asked: list[tuple[str, tuple[Any, ...], Any]] = []
+        self.asked: list[tuple[str, tuple[object, ...], object]] = []
         self.own = False
 
     def site(self, sheet: str, row: int, col: int, facts: BookFacts) -> Site:
@@ -59,13 +60,13 @@ class Watch:
         found.watch = self
         return found
 
-    def asking(self, name: str, ask: Callable[..., Any]) -> Callable[..., Any]:
+    def asking(self, name: str, ask: _Ask) -> _Ask:
         """`ask`, each question and answer noted under `name` (one of `Memo`'s `questions`)."""
-        def asked(*args: Any) -> Any:
+        def asked(*args: object) -> object:
             answer = ask(*args)
             self.asked.append((name, args, answer))
             return answer
-        return asked
+        return cast(_Ask, asked)
 
     def placing(self, place: Callable[[list[list[str]]], str | None]) -> Callable[[list[list[str]]], str | None]:
         """`place` (helper cells at addresses of the sheet's own): a rewriting that places any
@@ -128,7 +129,7 @@ class _WatchedFacts:
     def __init__(self, facts: BookFacts, watch: Watch) -> None:
         self._facts, self._watch = facts, watch
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         value = getattr(self._facts, name)
         if name in _SAME:
             return value
@@ -144,10 +145,10 @@ class _Titles:
     """`FormulaCells` as a watched rewriting reads it: its titles are the book's; any other
     question is about a cell."""
 
-    def __init__(self, cells: Any, watch: Watch) -> None:
+    def __init__(self, cells: FormulaCells, watch: Watch) -> None:
         self._cells, self._watch = cells, watch
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         if name != "titles":
             self._watch.own = True
         return getattr(self._cells, name)
@@ -156,7 +157,10 @@ class _Titles:
 #: A question asked, to ask again of a copy: the book's answer, the arguments (a reference's
 #: shape in place of its text), the answer given; no book's answer: whether the cell's row
 #: (column) is one of the first two arguments, "in_rows" ("in_cols") the third.
-_Asked = tuple[Callable[..., Any] | None, tuple[Any, ...], Any]
+_Asked = tuple[Callable[..., object] | None, tuple[object, ...], object]
+
+
+_Key = tuple[str, Shape]  # (sheet, shape)
 
 
 @dataclass(slots=True)
@@ -179,11 +183,11 @@ class Memo:
     asks beyond `BookFacts` (the analysis' range sizes and names of the sheet being read)."""
 
     facts: BookFacts
-    questions: dict[str, tuple[Callable[..., Any], tuple[int, ...]]] = field(default_factory=dict)
-    _entries: dict[tuple[str, Shape], _Entry | None] = field(default_factory=dict)
+    questions: dict[str, tuple[Callable[..., object], tuple[int, ...]]] = field(default_factory=dict)
+    _entries: dict[_Key, _Entry | None] = field(default_factory=dict)
     shared: int = 0
 
-    def find(self, sheet: str, text: str, row: int, col: int) -> tuple[Any, tuple[str, Hashable] | None]:
+    def find(self, sheet: str, text: str, row: int, col: int) -> tuple[_Key | None, tuple[str, Hashable] | None]:
         """(a handle for `learn`, the shared (answer, extra) for this copy or None: rewrite it
         in full, watched when the handle is not None)."""
         found = scanned(text, row, col)
@@ -212,7 +216,7 @@ class Memo:
         self.shared += 1
         return None, (answer, entry.extra)
 
-    def learn(self, key: Any, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable) -> None:
+    def learn(self, key: _Key, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable) -> None:
         """A watched rewriting's `answer` (None: it has none to share) for the copy `find` gave
         `key` for."""
         entry = self._entries.get(key)
@@ -258,7 +262,8 @@ class Memo:
             if references:
                 moved = list(args)
                 for at in references:
-                    found = shape("=" + args[at], row, col) if isinstance(args[at], str) else None
+                    text = args[at]
+                    found = shape("=" + text, row, col) if isinstance(text, str) else None
                     if found is None:
                         return None
                     moved[at] = found
@@ -267,13 +272,13 @@ class Memo:
         return out
 
 
-def _one_or_more(count: Any) -> Any:
+def _one_or_more(count: object) -> object:
     """A cell count as its readers read it: 1, "more", or itself (None: unknown)."""
     return "more" if isinstance(count, int) and count > 1 else count
 
 
-def _counted(ask: Callable[..., Any]) -> Callable[..., Any]:
-    def counted(*args: Any) -> Any:
+def _counted(ask: Callable[..., object]) -> Callable[..., object]:
+    def counted(*args: object) -> object:
         return _one_or_more(ask(*args))
     return counted
 
@@ -283,7 +288,7 @@ def _same_answers(entry: _Entry, row: int, col: int) -> bool:
     question that reads the same in the copy is not asked again)."""
     for ask, args, answer in entry.asked:
         if ask is None:
-            low, high, name = args
+            low, high, name = cast(tuple[int, int, str], args)
             if (low <= (row if name == "in_rows" else col) <= high) != answer:
                 return False
             continue

@@ -21,7 +21,15 @@ from __future__ import annotations
 import re
 
 from rates_xl.errors import Internal
-from rates_xl.functions.sheet import MAX_COL, MAX_ROW, column_letters
+from rates_xl.functions.sheet import (
+    A1_CORNER,
+    A1_DIGITS,
+    A1_LETTERS,
+    A1_LOOKS_LIKE,
+    MAX_COL,
+    MAX_ROW,
+    column_letters,
+)
 from rates_xl.functions.tokens import FormulaError, tokenize
 
 Corner = tuple[bool, int | None, bool, int | None]
@@ -29,8 +37,6 @@ Shape = tuple[str | Corner, ...]
 #: A number that is the row of the cell it is written in (a whole row's corner, offset 0).
 OWN_ROW: Corner = (False, None, False, 0)
 
-_CORNER = re.compile(r"(\$?)([A-Z]{1,3})?(\$?)([1-9][0-9]{0,6})?")  # (no leading 0: written back as read)
-_LOOKS_LIKE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(:\$?[A-Za-z]{1,3}\$?[0-9]+)?$")
 _COLUMNS: dict[str, int] = {}  # letters -> number (every reference of a book asks one of a few)
 
 # What `scanned` reads: text kept as written (a string, a quoted sheet, a bracket's content),
@@ -39,9 +45,9 @@ _BEFORE = r"(?<![\w.\\$])"
 _AFTER = r"(?![\w(.!\[\\$])"
 _SCAN = re.compile(
     r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'|\[[^\]]*\]'
-    rf"|{_BEFORE}(\$?)([A-Z]{{1,3}}):(\$?)([A-Z]{{1,3}}){_AFTER}"
-    rf"|{_BEFORE}(\$?)([1-9][0-9]{{0,6}}):(\$?)([1-9][0-9]{{0,6}}){_AFTER}"
-    rf"|{_BEFORE}(\$?)([A-Z]{{1,3}})(\$?)([1-9][0-9]{{0,6}}){_AFTER}")
+    rf"|{_BEFORE}(\$?)({A1_LETTERS}):(\$?)({A1_LETTERS}){_AFTER}"
+    rf"|{_BEFORE}(\$?)({A1_DIGITS}):(\$?)({A1_DIGITS}){_AFTER}"
+    rf"|{_BEFORE}(\$?)({A1_LETTERS})(\$?)({A1_DIGITS}){_AFTER}")
 
 
 class _Off(Internal):
@@ -74,7 +80,7 @@ def _made(dollar_c: str, letters: str | None, dollar_r: str, digits: str | None,
 
 def _corner(text: str, row: int, col: int) -> Corner | None:
     """`$B7` in (row, col) -> (True, 2, False, 7 - row); None when it is no corner."""
-    match = _CORNER.fullmatch(text)
+    match = A1_CORNER.fullmatch(text)
     if match is None or not text:
         return None
     dollar_c, letters, dollar_r, digits = match.groups()
@@ -98,7 +104,7 @@ def _reference(text: str, row: int, col: int) -> tuple[str, tuple[Corner, ...]] 
     first, colon, last = ref.partition(":")
     a = _corner(first, row, col)
     if a is None:
-        return None if _LOOKS_LIKE.match(ref) or ref[:1] == "$" or ref[:1].isdigit() else text
+        return None if A1_LOOKS_LIKE.match(ref) or ref[:1] == "$" or ref[:1].isdigit() else text
     if not colon:
         if a[1] is None or a[3] is None:  # `A` alone is a name; `7` alone no reference
             return text if a[0] is False and a[2] is False and a[3] is None else None

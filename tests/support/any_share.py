@@ -27,6 +27,7 @@ PACKAGES = {"calc": ROOT / "calc", "functions": ROOT / "functions", "client": RO
 EDGES = {
     "calc/book.py": "openpyxl (a sheet's cells, which its stubs may answer as a MergedCell)",
     "calc/frozen.py": "openpyxl (the copy's cells it writes)",
+    "calc/undo.py": "openpyxl (a sheet's and the defined names' private attributes, put back)",
     "calc/engines/formualizer/model.py": "formualizer (its Workbook, registered callbacks)",
     "calc/engines/formualizer/prepare.py": "formualizer and openpyxl (the engine's copy of a book)",
     "calc/engines/formualizer/cells.py": "openpyxl (the copy's cells it writes)",

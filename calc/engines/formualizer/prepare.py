@@ -359,7 +359,8 @@ def _fitted(value: str, site: Callable[[], Site], size: Callable[[str], int | No
     return _Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
 
 
-def _settled(found: Analysis, place: Any, size: Any, arrays: frozenset[str], names: Any) -> Analysis:
+def _settled(found: Analysis, place: Callable[[list[list[str]]], str | None], size: Callable[[str], int | None],
+             arrays: frozenset[str], names: Callable[[str], str | None] | None) -> Analysis:
     """Materialise what an argument that takes a range needs, until nothing does."""
     for _ in range(4):
         if not found.helpers or found.error:
@@ -371,7 +372,8 @@ def _settled(found: Analysis, place: Any, size: Any, arrays: frozenset[str], nam
     return found
 
 
-def _qualified(found: Analysis, size: Any, arrays: frozenset[str], names: Any) -> Analysis:
+def _qualified(found: Analysis, size: Callable[[str], int | None], arrays: frozenset[str],
+               names: Callable[[str], str | None] | None) -> Analysis:
     """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
     if found.qualified_names and names is not None:
         rewritten = qualify_names(found, names)

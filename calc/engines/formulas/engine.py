@@ -28,7 +28,7 @@ from rates_xl.functions.sheet import (
     read_area,
     split_reference,
 )
-from rates_xl.functions.values import ErrorLikeText, is_error_text, text_value
+from rates_xl.functions.values import CellValue, ErrorLikeText, is_error_text, text_value
 
 if TYPE_CHECKING:
     from openpyxl.worksheet.worksheet import Worksheet
@@ -238,12 +238,12 @@ class FormulasEngine:
                    if cell == anchor or cell in stored})
         return True
 
-    def _blocked_cells(self, key: Key) -> dict[Key, Any]:
+    def _blocked_cells(self, key: Key) -> dict[Key, CellValue | None]:
         """What a spill blocked by merged cells shows: #SPILL! in its anchor, its range empty
         but for the merged cells, which keep their own content."""
         sheet, anchor = key
         merged = self.book.merged.get(sheet, ())
-        cells: dict[Key, Any] = {key: "#SPILL!"}
+        cells: dict[Key, CellValue | None] = {key: "#SPILL!"}
         for row, col in self.book.spills.get(key, Area.cell(*parse_cell(anchor))).cells():
             if not any(area.intersects(Area.cell(row, col)) for area in merged):
                 cells.setdefault((sheet, cell_address(row, col)), None)
