@@ -69,3 +69,12 @@ def test_a_failed_calc_keeps_its_exit_code_and_line(tmp_path):
     assert done.returncode == 1
     assert done.stderr.startswith("rates-xl calc: ") and "Traceback" not in done.stderr
     assert (tmp_path / "atexit.txt").read_text() == "ran"
+
+
+def test_under_a_profiler_the_exit_is_pythons_so_the_profile_is_written(tmp_path):
+    profile = tmp_path / "calc.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "rates_xl.cli", "calc",
+                           str(_book(tmp_path)), "-o", str(tmp_path / "out.xlsx"), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert "Computed book.xlsx" in done.stdout, done.stderr
+    assert profile.stat().st_size > 0
