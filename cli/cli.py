@@ -79,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     with _interrupts() as interrupt:
         # Until the arguments are parsed (the command modules import), the first word names it.
         given = sys.argv[1:] if argv is None else argv
-        words = [w for w in given if not w.startswith("-")]
-        interrupt.command = words[0] if words else ""
+        interrupt.command = _first_word(given)
         try:
             # The command's own parser only when the command comes first (`--help calc` wants all).
             parser = build_parser(given[0]) if given and given[0] == interrupt.command else build_parser()
@@ -122,12 +121,16 @@ def run() -> NoReturn:
     """The console script: `main`, then exit; after a command in LEAVE_AT_ONCE without
     tearing the heap down (tests and other callers use `main`, which returns)."""
     code = main()
-    words = [w for w in sys.argv[1:] if not w.startswith("-")]
     # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose
     # SystemExit lets it write what it measured.)
-    if words and words[0] in LEAVE_AT_ONCE and sys.getprofile() is None and sys.gettrace() is None:
+    if _first_word(sys.argv[1:]) in LEAVE_AT_ONCE and sys.getprofile() is None and sys.gettrace() is None:
         _leave(code)
     sys.exit(code)
+
+
+def _first_word(given: list[str]) -> str:
+    """The command, before the arguments are parsed: the first word that is no option."""
+    return next((w for w in given if not w.startswith("-")), "")
 
 
 def _leave(code: int) -> NoReturn:
@@ -145,13 +148,20 @@ def _leave(code: int) -> NoReturn:
         sys.exit(code)
     shutdown()
     exit_functions()
+    if not _flushed():
+        code = code or 120  # what Python's exit answers when it cannot flush its output
+    os._exit(code)
+
+
+def _flushed() -> bool:
+    """stdout and stderr flushed; False when one could not be (its reader gone, closed)."""
+    done = True
     for stream in (sys.stdout, sys.stderr):
         try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError):
-            code = code or 120  # what Python's exit answers when it cannot flush stdout
-    os._exit(code)
+            stream.flush()
+        except (AttributeError, OSError, ValueError):  # (AttributeError: a stream set to None)
+            done = False
+    return done
 
 
 #: Exit code when the reader of our output went away (128 + SIGPIPE, as a shell reports it).
@@ -246,11 +256,7 @@ class _Interrupt:
         self._report()
         if sys.stderr is not None and sys.stderr.isatty():
             sys.stderr.write("\x1b[?25h")  # a progress bar cut short hides the cursor
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (AttributeError, OSError, ValueError):
-                pass
+        _flushed()
         atomic.remove_pending()
         os._exit(EXIT_INTERRUPTED)
 
