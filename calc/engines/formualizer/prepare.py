@@ -161,12 +161,6 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         place = _placer(ws, prepared) if helpers_allowed else (lambda cells: None)
         names = _sized(resolve, title) if resolve is not None else None
 
-        def settle(found: Analysis, place: Any = place, size: Any = size, names: Any = names) -> Analysis:
-            return _settled(found, place, size, arrays, names)
-
-        def qualified(found: Analysis, size: Any = size, names: Any = names) -> Analysis:
-            return _qualified(found, size, arrays, names)
-
         memo = Memo(facts, {"size": (size, (0,))} if names is None else
                     {"size": (size, (0,)), "names": (names, (0,))})
         anchors = [(cell.row, cell.column, cell.value) for row in sheet_rows(ws) for cell in row
@@ -228,7 +222,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             if (why := _not_computable(found, unknown)) is not None:
                 prepared.unsupported[key] = why
                 continue
-            found = settle(qualified(found))
+            found = _settled(_qualified(found, size, arrays, names), place, size, arrays, names)
             formula = found.formula.text
             lifting = found.needs_rewrite and not found.computed_whole
             cells = lift(found, r2 - r1 + 1, c2 - c1 + 1) if lifting else None
