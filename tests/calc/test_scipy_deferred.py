@@ -1,7 +1,9 @@
 """`formulas`' statistical functions load scipy at their first use of it, not at import
 (calc/xlfuncs/scipy_deferred.py): a book calling LARGE never pays for scipy.stats, one calling
-T.DIST gets the same answer as `formulas` gives with scipy imported the ordinary way. Fresh
-processes: the test run itself has imported scipy long before."""
+T.DIST is answered by calc/xlfuncs/stats_light.py from scipy.special (scipy.stats still not
+imported), one calling SKEW (not covered there) imports scipy.stats then, and each gets the same
+answer as `formulas` gives with scipy imported the ordinary way. Fresh processes: the test run
+itself has imported scipy long before."""
 
 from __future__ import annotations
 
@@ -12,16 +14,22 @@ import sys
 _CHILD = r"""
 import json, sys
 import numpy as np
-from rates_xl.calc.xlfuncs import bridge
+from rates_xl.calc.xlfuncs import bridge, stats_light
 
 large = bridge.bridged("LARGE")([[3.0, None, 9.0, "x", 1.0]], 2)
 small = bridge.bridged("SMALL")([[3.0, 9.0, 1.0]], [[1, 4]])
 percentile = bridge.bridged("PERCENTILE")([[1.0, 2.0, 3.0, 4.0]], 0.3)  # formulas.functions.comp
 loaded_before = sorted(m for m in ("scipy.stats", "scipy.linalg", "scipy.interpolate") if m in sys.modules)
-tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats inside
+tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats.t: stats_light's, from scipy.special
 slope = bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])  # scipy.linalg
+stats_after_tdist = "scipy.stats" in sys.modules
+special_after_tdist = "scipy.special" in sys.modules
+skew = bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]])  # scipy.stats.skew: the real module's
 print(json.dumps({"large": large, "small": small, "percentile": percentile, "loaded_before": loaded_before,
-                  "tdist": tdist, "trend": slope, "stats_after": "scipy.stats" in sys.modules,
+                  "tdist": tdist, "trend": slope, "stats_after_tdist": stats_after_tdist,
+                  "special_after_tdist": special_after_tdist, "skew": skew,
+                  "stats_after_skew": "scipy.stats" in sys.modules,
+                  "light": sys.modules["scipy"].__version__.startswith(stats_light.READ_FROM),
                   "stat_stats": type(sys.modules["formulas.functions.stat"].stats).__name__}))
 """
 
@@ -31,6 +39,7 @@ import scipy.stats, scipy.linalg, scipy.interpolate  # as `formulas` imports the
 from rates_xl.calc.xlfuncs import bridge
 
 print(json.dumps({"tdist": bridge.bridged("T.DIST")(0.5, 3, True),
+                  "skew": bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]]),
                   "trend": bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]]),
                   "stat_stats": type(__import__("formulas.functions.stat").functions.stat.stats).__name__}))
 """
@@ -48,7 +57,11 @@ def test_large_small_and_percentile_never_import_scipy_stats():
     assert got["small"] == [[1.0, {"type": "Error", "kind": "Num"}]]  # k = 4 of 3 values: #NUM!
     assert got["percentile"] == 1.9
     assert got["loaded_before"] == []
-    assert got["stats_after"] is True
+    # T.DIST: scipy.special only, under the scipy release stats_light was read from (the installed
+    # one here); under another, the real scipy.stats
+    assert got["stats_after_tdist"] is not got["light"]
+    assert got["special_after_tdist"] is True
+    assert got["stats_after_skew"] is True  # SKEW is not stats_light's: the real module
 
 
 def test_a_function_using_scipy_answers_as_with_scipy_imported_up_front():
@@ -57,4 +70,5 @@ def test_a_function_using_scipy_answers_as_with_scipy_imported_up_front():
     assert plain["stat_stats"] == "module"  # already imported: nothing deferred
     assert deferred["tdist"] == plain["tdist"] == 0.6742760175759245
     assert deferred["trend"] == plain["trend"]
+    assert deferred["skew"] == plain["skew"]
     assert abs(deferred["trend"] - 16 / 3) < 1e-12  # the least-squares line through (1,1) (2,2) (3,4) at 4
