@@ -24,6 +24,7 @@ change their answers.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import threading
@@ -35,7 +36,7 @@ from rates_xl.functions.sheet import quote_sheet, read_area, sheet_of, split_ref
 
 if TYPE_CHECKING:
     from rates_xl.calc.engines.formualizer.prepare import Prepared
-    from rates_xl.calc.xlfuncs.coercion import Facts
+    from rates_xl.calc.xlfuncs.lookup.tables import Indexed
 
 #: The helper's function and the lookups reading it, by the lookup they stand for.
 TABLE = "RATESXL.TABLE"
@@ -121,9 +122,12 @@ def _table(formula: Formula, group: Any, title: str) -> tuple[str, str] | None:
 
 
 class Tables:
-    """The tables the helpers were handed, by token, for the lookups of one loaded workbook.
+    """The tables the helpers were handed, by token, for the lookups of one loaded workbook,
+    each with its search structures (calc/xlfuncs/lookup/tables.py `Indexed`: its first
+    values and exact-match index, built once per token and orientation, not in every call).
     The engine may call from several threads; a helper's older tokens are forgotten once it
-    has newer ones (two kept, for a lookup the engine may still be finishing)."""
+    has newer ones (two kept, for a lookup the engine may still be finishing), and their
+    search structures with them."""
 
     KEPT = 2
 
@@ -131,6 +135,7 @@ class Tables:
         self._lock = threading.Lock()
         self._tokens = itertools.count(1)
         self._values: dict[float, Any] = {}
+        self._searched: dict[tuple[float, bool], Indexed] = {}
         self._recent: dict[Any, list[float]] = {}
 
     def keep(self, values: Any, ident: Any) -> float:
@@ -140,20 +145,39 @@ class Tables:
             recent = self._recent.setdefault(ident, [])
             recent.append(token)
             while len(recent) > self.KEPT:
-                self._values.pop(recent.pop(0), None)
+                old = recent.pop(0)
+                self._values.pop(old, None)
+                for by_rows in (True, False):
+                    self._searched.pop((old, by_rows), None)
             return token
 
     def values(self, token: Any) -> Any:
         with self._lock:
             return self._values[token]
 
+    def searched(self, token: float, by_rows: bool) -> Indexed:
+        """The table kept under `token` as VLOOKUP (`by_rows`) or HLOOKUP searches it."""
+        from rates_xl.calc.xlfuncs.lookup.tables import Indexed
 
-def register(workbook: Any, tables: Tables, facts: Facts) -> None:
+        with self._lock:
+            values = self._values[token]
+            found = self._searched.get((token, by_rows))
+        if found is None:
+            # Built outside the lock (it is cheap: its index waits for the first exact match);
+            # of two threads building it at once, the first one kept is used by both.
+            built = Indexed(values, by_rows)
+            with self._lock:
+                if token not in self._values:  # forgotten meanwhile: used once, not kept
+                    return built
+                found = self._searched.setdefault((token, by_rows), built)
+        return found
+
+
+def register(workbook: Any, tables: Tables) -> None:
     """The helper's function and the lookups reading it, on a formualizer workbook."""
-    from rates_xl.calc import xlfuncs
     from rates_xl.calc.engines.formualizer.values import is_error
-
-    ours = xlfuncs.callbacks(facts)
+    from rates_xl.calc.xlfuncs.lookup.lookups import table_lookup
+    from rates_xl.calc.xlfuncs.omitted import given
 
     def table(values: Any, ident: Any) -> Any:
         return tables.keep(values, ident)
@@ -161,12 +185,14 @@ def register(workbook: Any, tables: Tables, facts: Facts) -> None:
     # Never memoised by its arguments: a table back at earlier values gets a token still kept.
     workbook.register_function(TABLE, table, min_args=2, max_args=2, volatile=False, deterministic=False)
     for name, shared in SHARED.items():
-        call = ours[name]
+        by_rows = name == "VLOOKUP"
+        # The same VLOOKUP (HLOOKUP) as calc/xlfuncs', over the table kept under the token.
+        call = table_lookup(functools.partial(tables.searched, by_rows=by_rows))
 
         def lookup(value: Any, token: Any, *rest: Any, call: Any = call) -> Any:
             if is_error(token):  # the table's helper in a loop, say: as the call would have seen
                 return token
-            return call(value, tables.values(token), *rest)
+            return call(*given((value, token, *rest)))
 
         lookup.__name__ = shared
         workbook.register_function(shared, lookup, min_args=3, max_args=4, volatile=False, deterministic=True)

@@ -94,7 +94,7 @@ class FastModel:
         # The Excel-exact functions (calc/routing.py); here, so a reload (`release`) keeps them.
         xlfuncs.register(self.workbook, self.prepared.facts)
         # The tables shared by many lookups (lookups.py), kept by token for this workbook.
-        lookups.register(self.workbook, lookups.Tables(), self.prepared.facts)
+        lookups.register(self.workbook, lookups.Tables())
 
     def recalculate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""

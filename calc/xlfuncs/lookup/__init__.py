@@ -3,6 +3,8 @@ dynamic arrays included).
 
 - `lookups.py`: XLOOKUP, XMATCH (every match and search mode, lifted over arrays), LOOKUP, MATCH,
   VLOOKUP, HLOOKUP (Excel's bisection);
+- `tables.py`: a VLOOKUP/HLOOKUP table many calls search, its first values and an exact-match
+  index built once;
 - `indexing.py`: INDEX of an array constant, a union or a 2-D range;
 - `address.py`: ADDRESS (R1C1 style, sheet names);
 - `arrays.py`: VSTACK, HSTACK, TAKE, DROP, TOCOL, TOROW, EXPAND, WRAPROWS, WRAPCOLS,

@@ -412,7 +412,25 @@ def match(_facts: Facts) -> Callback:
     return MATCH
 
 
-def _table_lookup(by_rows: bool) -> Callback:
+class Scanned:
+    """A VLOOKUP's table as its search reads it, for one call: its rows (HLOOKUP: its columns),
+    searched through their first values. calc/xlfuncs/lookup/tables.py `Indexed` is the same
+    for a table many calls search (built once, an index for the exact match)."""
+
+    def __init__(self, table: EngineValue, by_rows: bool) -> None:
+        rows = table if isinstance(table, list) else [[table]]
+        self.lines: list[list[EngineScalar]] = rows if by_rows else [list(column) for column in zip(*rows, strict=True)]
+
+    def exact(self, value: EngineScalar) -> int | None:
+        return _exact(value, [line[0] for line in self.lines])
+
+    def approximate(self, value: EngineScalar) -> int | None:
+        return approximate(value, [line[0] for line in self.lines])
+
+
+def table_lookup(searched: Callable[[EngineValue], Scanned]) -> Callback:
+    """VLOOKUP (HLOOKUP) over the table `searched` makes of the argument it is given: the table
+    itself (`Scanned`), or what stands for a shared one (calc/engines/formualizer/lookups.py)."""
     def TABLE_LOOKUP(lookup_value: EngineValue, table: EngineValue, index: EngineValue, range_lookup: EngineValue = None) -> EngineValue:  # noqa: N802
         if isinstance(lookup_value, list):
             if isinstance(index, list):
@@ -431,14 +449,13 @@ def _table_lookup(by_rows: bool) -> Callback:
         approximate_match = _truthy(range_lookup, True)
         if is_error(approximate_match):
             return approximate_match
-        rows = table if isinstance(table, list) else [[table]]
-        lines = rows if by_rows else [list(column) for column in zip(*rows, strict=True)]
+        keyed = searched(table)
+        lines = keyed.lines
         if n < 1:
             return error("#VALUE!")
         if n > len(lines[0]):
             return error("#REF!")
-        keys = [line[0] for line in lines]
-        found = approximate(lookup_value, keys) if approximate_match else _exact(lookup_value, keys)
+        found = keyed.approximate(lookup_value) if approximate_match else keyed.exact(lookup_value)
         if found is None:
             return error("#N/A")
         value = lines[found][n - 1]
@@ -446,14 +463,13 @@ def _table_lookup(by_rows: bool) -> Callback:
     return TABLE_LOOKUP
 
 
-
 def vlookup(_facts: Facts) -> Callback:
-    call = _table_lookup(by_rows=True)
+    call = table_lookup(lambda table: Scanned(table, by_rows=True))
     call.__name__ = "VLOOKUP"
     return call
 
 
 def hlookup(_facts: Facts) -> Callback:
-    call = _table_lookup(by_rows=False)
+    call = table_lookup(lambda table: Scanned(table, by_rows=False))
     call.__name__ = "HLOOKUP"
     return call
