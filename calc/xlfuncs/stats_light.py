@@ -96,8 +96,9 @@ class _Distribution:
         return self.a, self.b
 
     def _hook(self, name: str) -> Callable[..., Array]:
-        """The distribution's own `_cdf`, `_ppf` ... (their arguments differ from one to another)."""
-        hook: Callable[..., Array] = getattr(self, name)
+        """The distribution's own `_cdf`, `_ppf` ... (their arguments differ from one to another);
+        never scipy's through `__getattr__`, which would import scipy.stats."""
+        hook: Callable[..., Array] = object.__getattribute__(self, name)
         return hook
 
     def _bind(self, args: tuple[object, ...], kwds: dict[str, object]) -> tuple[tuple[Array, ...], Array, Array] | None:
@@ -310,6 +311,9 @@ class _T(_Continuous):
             return _real_method("t", "pdf")(x, *args, loc=loc, scale=scale)
         return super()._scalar_pdf(x, args, loc, scale)
 
+    def _pdf(self, x: Array, df: Array) -> Array:
+        return np.exp(self._logpdf(x, df))
+
     def _logpdf(self, x: Array, df: Array) -> Array:
         sc = _special()
         return np.log(sc.poch(0.5 * df, 0.5)) - 0.5 * (np.log(df) + np.log(np.pi)) - (df + 1) / 2 * np.log1p(x * x / df)
@@ -330,6 +334,9 @@ class _T(_Continuous):
 class _Chi2(_Continuous):
     name, shapes, a, methods = "chi2", ("df",), 0.0, frozenset({"pdf", "cdf", "sf", "ppf", "isf"})
 
+    def _pdf(self, x: Array, df: Array) -> Array:
+        return np.exp(self._logpdf(x, df))
+
     def _logpdf(self, x: Array, df: Array) -> Array:
         sc = _special()
         return sc.xlogy(df / 2.0 - 1, x) - x / 2.0 - sc.gammaln(df / 2.0) - (np.log(2) * df) / 2.0
@@ -349,6 +356,9 @@ class _Chi2(_Continuous):
 
 class _F(_Continuous):
     name, shapes, a, methods = "f", ("dfn", "dfd"), 0.0, frozenset({"pdf", "cdf", "sf", "ppf", "isf"})
+
+    def _pdf(self, x: Array, dfn: Array, dfd: Array) -> Array:
+        return np.exp(self._logpdf(x, dfn, dfd))
 
     def _logpdf(self, x: Array, dfn: Array, dfd: Array) -> Array:
         sc = _special()
@@ -394,6 +404,9 @@ class _Beta(_Continuous):
 class _Gamma(_Continuous):
     name, shapes, a, methods = "gamma", ("a",), 0.0, frozenset({"pdf", "cdf", "sf", "ppf", "isf"})
 
+    def _pdf(self, x: Array, a: Array) -> Array:
+        return np.exp(self._logpdf(x, a))
+
     def _logpdf(self, x: Array, a: Array) -> Array:
         sc = _special()
         return sc.xlogy(a - 1.0, x) - x - sc.gammaln(a)
@@ -416,6 +429,9 @@ class _Lognorm(_Continuous):
 
     def _support_mask(self, x: Array, *args: Array) -> Array:  # lognorm's pdf: the open support
         return self._open_support_mask(x, *args)
+
+    def _pdf(self, x: Array, s: Array) -> Array:
+        return np.exp(self._logpdf(x, s))
 
     def _logpdf(self, x: Array, s: Array) -> Array:  # x != 0 on the open support: apply_where's first branch
         return -np.log(x) ** 2 / (2 * s**2) - np.log(s * x * np.sqrt(2 * np.pi))

@@ -7,7 +7,10 @@ here on purpose: it is the reference."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -183,3 +186,36 @@ def test_another_scipy_release_is_left_to_scipy_stats(monkeypatch: pytest.Monkey
     assert stats_light.light("scipy.stats", "t") is stats_light.STATS["t"]
     monkeypatch.setattr(scipy, "__version__", "1.18.0")
     assert stats_light.light("scipy.stats", "t") is None
+
+
+_FRESH = r"""
+import json, sys
+from rates_xl.calc.xlfuncs import stats_light as s
+
+calls = []
+for name, shapes in (("t", (3,)), ("chi2", (4,)), ("f", (3, 7)), ("beta", (2.0, 3.0)), ("gamma", (2.5,)),
+                     ("lognorm", (0.75,)), ("weibull_min", (1.5,))):
+    for method, point in (("pdf", 0.4), ("cdf", 0.4), ("sf", 0.4), ("ppf", 0.3), ("isf", 0.3)):
+        calls.append(float(getattr(s.STATS[name], method)(point, *shapes, loc=0.0, scale=2.0)))
+for name, shapes in (("binom", (10, 0.3)), ("poisson", (4.0,)), ("nbinom", (3, 0.4)), ("hypergeom", (20, 7, 12))):
+    for method, point in (("pmf", 3), ("cdf", 3)) + ((("ppf", 0.3),) if name != "hypergeom" else ()):
+        calls.append(float(getattr(s.STATS[name], method)(point, *shapes)))
+frozen = s.STATS["gamma"](2.5, loc=0.0, scale=3.0)
+calls += [float(frozen.cdf(1.0)), float(frozen.pdf(1.0)), float(s.STATS["hypergeom"](20, 7, 12).pmf(3))]
+calls += [float(s.STATS["weibull_min"](c=1.5, loc=0.0, scale=2.0).cdf(1.0))]
+calls += [float(s.kurtosis([1.0, 2.0, 4.0, 9.0, 3.0], bias=False, nan_policy="omit")),
+          float(s.rankdata([3.0, 1.0, 3.0], method="average")[0]), float(s.rankdata([3.0, 1.0, 3.0], method="min")[0]),
+          float(s.linregress([1.0, 2.0, 4.0], [2.0, 3.0, 7.0])[2]),
+          float(s.chisquare([5.0, 7.0, 9.0], [6.0, 7.0, 8.0], sum_check=False).statistic)]
+print(json.dumps({"calls": len(calls), "stats": "scipy.stats" in sys.modules, "special": "scipy.special" in sys.modules}))
+"""
+
+
+@_READ_FROM_INSTALLED
+def test_every_covered_method_answers_without_importing_scipy_stats() -> None:
+    """The grids above run with scipy.stats imported (it is their reference), so a method that
+    reached scipy.stats' own code would pass them: a fresh process shows none does."""
+    done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"calls": 55, "stats": False, "special": True}
