@@ -158,6 +158,10 @@ class _Titles:
 #: shape in place of its text), the answer given; no book's answer: whether the cell's row
 #: (column) is one of the first two arguments, "in_rows" ("in_cols") the third.
 _Asked = tuple[Callable[..., object] | None, tuple[object, ...], object]
+#: A question the book is asked again of a copy: its book's answer, the arguments (a moving
+#: reference's shape in place of its text), the arguments as the first copy asked them, the
+#: answer given.
+_Again = tuple[Callable[..., object], tuple[object, ...], tuple[object, ...], object]
 
 
 _Key = tuple[str, Shape]  # (sheet, shape)
@@ -169,7 +173,8 @@ class _Entry:
     col: int
     shape: Shape  # of the answer, written in (row, col)
     extra: Hashable
-    asked: list[_Asked]
+    asked: list[_Again]  # (the questions whose arguments move with a copy)
+    lines: list[tuple[int, int, str, bool]]  # (low, high, "in_rows" | "in_cols", answer)
     answer: str  # as written in (row, col)
     rows: bool = False  # a copy in another row was rewritten in full to the same answer
     cols: bool = False
@@ -226,7 +231,8 @@ class Memo:
         if entry is None:
             found = shape(answer, row, col)
             asked = self._asked(watch, row, col)
-            self._entries[key] = None if found is None or asked is None else _Entry(row, col, found, extra, asked, answer)
+            self._entries[key] = None if found is None or asked is None else _Entry(
+                row, col, found, extra, *_again(asked, row, col), answer)
             return
         if extra != entry.extra:
             self._entries[key] = None
@@ -283,26 +289,46 @@ def _counted(ask: Callable[..., object]) -> Callable[..., object]:
     return counted
 
 
+def _fixed(found: Shape) -> bool:
+    """Whether a reference's shape is written the same in every cell (each corner absolute, or
+    no row or column, and no absolute row 0: the cell's own)."""
+    return all(isinstance(piece, str) or ((piece[0] or piece[1] is None) and (piece[2] or piece[3] is None)
+                                           and piece[3] != 0)
+               for piece in found)
+
+
+def _again(asked: list[_Asked], row: int, col: int) -> tuple[list[_Again], list[tuple[int, int, str, bool]]]:
+    """The questions of an entry first asked in (row, col), as `_same_answers` asks them again:
+    those about the cell's row or column apart; of the book's, only those with an argument
+    that moves with a copy (one whose arguments read the same in every copy is answered the
+    same), each with its arguments as first asked."""
+    again: list[_Again] = []
+    lines: list[tuple[int, int, str, bool]] = []
+    for ask, args, answer in asked:
+        if ask is None:
+            low, high, name = cast(tuple[int, int, str], args)
+            lines.append((low, high, name, cast(bool, answer)))
+        elif any(isinstance(arg, tuple) and not _fixed(arg) for arg in args):
+            first = tuple(cast(str, text_at(arg, row, col))[1:] if isinstance(arg, tuple) else arg for arg in args)
+            again.append((ask, args, first, answer))
+    return again, lines
+
+
 def _same_answers(entry: _Entry, row: int, col: int) -> bool:
     """Whether the book answers the entry's questions, moved to (row, col), as it did (a
     question that reads the same in the copy is not asked again)."""
-    for ask, args, answer in entry.asked:
-        if ask is None:
-            low, high, name = cast(tuple[int, int, str], args)
-            if (low <= (row if name == "in_rows" else col) <= high) != answer:
-                return False
-            continue
+    for low, high, name, answer in entry.lines:
+        if (low <= (row if name == "in_rows" else col) <= high) != answer:
+            return False
+    for ask, args, first, given in entry.asked:
         moved = []
-        again = False
         for arg in args:
             if isinstance(arg, tuple):
                 text = text_at(arg, row, col)
                 if text is None:
                     return False
-                text = text[1:]
-                again = again or text != text_at(arg, entry.row, entry.col)[1:]  # type: ignore[index]
-                arg = text
+                arg = text[1:]
             moved.append(arg)
-        if again and ask(*moved) != answer:
+        if moved != list(first) and ask(*moved) != given:
             return False
     return True

@@ -184,6 +184,16 @@ def scanned(text: str, row: int, col: int) -> Shape | None:
     return tuple(pieces)
 
 
+_LETTERS: dict[int, str] = {}  # column number -> letters (a book writes a few, many times)
+
+
+def _letters(c: int) -> str:
+    letters = _LETTERS.get(c)
+    if letters is None:
+        letters = _LETTERS[c] = column_letters(c)
+    return letters
+
+
 def _written(corner: Corner, row: int, col: int) -> str | None:
     absolute_c, c, absolute_r, r = corner
     out = ""
@@ -191,7 +201,7 @@ def _written(corner: Corner, row: int, col: int) -> str | None:
         c = c if absolute_c else c + col
         if not 1 <= c <= MAX_COL:
             return None
-        out = ("$" if absolute_c else "") + column_letters(c)
+        out = ("$" if absolute_c else "") + _letters(c)
     if r is not None:
         r = (r or row) if absolute_r else r + row  # (absolute row 0: the cell's own)
         if not 1 <= r <= MAX_ROW:

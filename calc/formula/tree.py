@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from rates_xl.functions.tokens import (
     ARG,
     ARRAY,
+    CLOSE,
     FUNC,
     INFIX,
+    OPEN,
     PAREN,
     ROW,
     SEP,
@@ -102,21 +104,23 @@ class Formula:
         owners: list[Group | None] = []
         stack: list[Group] = []
         starts: list[int] = []  # where each open group's current argument starts
+        inner: Group | None = None  # (stack[-1]: read for every token of every formula, kept here)
         for index, token in enumerate(self.tokens):
-            inner = stack[-1] if stack else None
-            if token.opens:
+            kind, sub = token.kind, token.sub
+            if sub == OPEN and kind in _GROUPS:  # (Token.opens)
                 owners.append(inner)
-                kind = "call" if token.kind == FUNC else "paren" if token.kind == PAREN else "array"
-                group = Group(kind, index, name=token.name, parent=inner,
+                group = Group(_GROUPS[kind], index, name=token.name, parent=inner,
                               position=len(inner.arguments) if inner is not None else 0)
                 groups.append(group)
                 stack.append(group)
                 starts.append(index + 1)
-            elif token.closes and stack:
+                inner = group
+            elif sub == CLOSE and kind in _GROUPS and stack:  # (Token.closes)
                 group = stack.pop()
                 group.close = index
                 group.arguments.append(self._trimmed(starts.pop(), index))
-                owners.append(stack[-1] if stack else None)
+                inner = stack[-1] if stack else None
+                owners.append(inner)
             elif inner is not None and _separates(token, inner):
                 inner.arguments.append(self._trimmed(starts[-1], index))
                 inner.separators.append(index)
@@ -195,6 +199,10 @@ class Formula:
 
     def edits(self) -> Edits:
         return Edits(self)
+
+
+#: The tokens that open and close a group -> the group's kind.
+_GROUPS = {FUNC: "call", PAREN: "paren", ARRAY: "array"}
 
 
 def _separates(token: Token, group: Group) -> bool:
