@@ -7,6 +7,8 @@ computes every formula the way Excel does.
   fit; what it would compute wrongly reported instead, with the file's cached value);
 - `cells.py`: what a cell of the copy holds besides a formula (the file's cached value, Excel's
   empty text, a legacy array's range filled, numbers without a date format);
+- `save.py`: the copy as the bytes formualizer loads (openpyxl's file, each sheet's cells
+  written as text in one pass);
 - `reach.py`: how far a sheet's formulas reach (whole rows read; the last row a sheet may hold
   a value in, which a whole column is read down to);
 - `lookups.py`: a table many VLOOKUP/HLOOKUP calls read, handed to Python once per evaluation

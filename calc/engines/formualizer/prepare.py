@@ -13,14 +13,13 @@ prepared copy is loaded and computed by `model.py`.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rates_xl.calc import budget, collector, data_tables
 from rates_xl.calc.book import sheet_rows
-from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.engines.formualizer import lookups, save
 from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
 from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
 from rates_xl.calc.formula import comparisons, passes, terms
@@ -482,9 +481,7 @@ def _unknown(names: set[str]) -> str:
 
 
 def _save(book: Any) -> bytes:
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+    return save.save(book)
 
 
 def _sized(read: Callable[[str, str], T], sheet: str) -> Callable[[str], T]:
