@@ -25,6 +25,7 @@ from rates_xl.functions.tokens import (
     PAREN,
     ROW,
     SEP,
+    WHITESPACE,
     FormulaError,
     Token,
     tokenize,
@@ -105,7 +106,16 @@ class Formula:
         stack: list[Group] = []
         starts: list[int] = []  # where each open group's current argument starts
         inner: Group | None = None  # (stack[-1]: read for every token of every formula, kept here)
-        for index, token in enumerate(self.tokens):
+        tokens = self.tokens
+
+        def trimmed(first: int, last: int) -> Span:  # (`_trimmed` over the tokens read once)
+            while first < last and tokens[first].kind == WHITESPACE:
+                first += 1
+            while last > first and tokens[last - 1].kind == WHITESPACE:
+                last -= 1
+            return first, last
+
+        for index, token in enumerate(tokens):
             kind, sub = token.kind, token.sub
             if sub == OPEN and kind in _GROUPS:  # (Token.opens)
                 owners.append(inner)
@@ -118,11 +128,11 @@ class Formula:
             elif sub == CLOSE and kind in _GROUPS and stack:  # (Token.closes)
                 group = stack.pop()
                 group.close = index
-                group.arguments.append(self._trimmed(starts.pop(), index))
+                group.arguments.append(trimmed(starts.pop(), index))
                 inner = stack[-1] if stack else None
                 owners.append(inner)
             elif inner is not None and _separates(token, inner):
-                inner.arguments.append(self._trimmed(starts[-1], index))
+                inner.arguments.append(trimmed(starts[-1], index))
                 inner.separators.append(index)
                 starts[-1] = index + 1
                 owners.append(inner)

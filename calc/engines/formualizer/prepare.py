@@ -162,13 +162,17 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
 
         memo = Memo(facts, {"size": (size, (0,))} if names is None else
                     {"size": (size, (0,)), "names": (names, (0,))})
-        anchors = [(cell.row, cell.column, cell.value) for row in sheet_rows(ws) for cell in row
-                   if isinstance(cell.value, ArrayFormula)]
+        anchors = []  # (row, col, ArrayFormula): fitted once every ordinary cell is
         for row in sheet_rows(ws):
             for cell in row:
                 value = cell.value
+                if isinstance(value, ArrayFormula):
+                    anchors.append((cell.row, cell.column, value))
+                    continue
+                if cell.data_type != "f" and value != "":  # (a constant: most cells, passed at once)
+                    continue
                 key = (title, cell.coordinate)
-                if cell.data_type == "f" and not isinstance(value, str | ArrayFormula):
+                if cell.data_type == "f" and not isinstance(value, str):
                     # A what-if data table (TABLE(...)): its cells hold values in the engine's
                     # copy; the model computes them by substitution (calc/data_tables.py).
                     table = data_tables.read(title, value)

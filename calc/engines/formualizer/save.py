@@ -19,7 +19,7 @@ import datetime
 import io
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 from zipfile import ZIP_DEFLATED, ZipFile
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 #: U+FFFF, lone surrogates.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _TEXT = re.compile("[&<>\r]")
+_SPECIAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f&<>\r]")  # (in ASCII text: refused or escaped)
 _TEXT_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"}
 _ATTRIBUTE = re.compile('[&<>"\t\n\r]')
 _ATTRIBUTE_ESCAPES = {**_TEXT_ESCAPES, '"': "&quot;", "\t": "&#9;", "\n": "&#10;"}
@@ -56,13 +57,10 @@ class _Cell(Protocol):
 
     _comment: object
     _value: object
-    _style: object
+    _style: Sequence[int] | None
     hyperlink: object
     data_type: str
     coordinate: str
-
-    @property
-    def has_style(self) -> bool: ...
 
     @property
     def style_id(self) -> int: ...
@@ -142,6 +140,8 @@ class _SheetWriter(WorksheetWriter):
 
 
 def _text(value: str) -> str:
+    if value.isascii() and not _SPECIAL.search(value):
+        return value  # (most text: nothing to escape)
     if _NOT_XML.search(value):
         raise _Unwritten
     if _TEXT.search(value):
@@ -179,7 +179,8 @@ def _rows(writer: WorksheetWriter) -> str:
             if cell._comment is not None or cell.hyperlink:
                 raise _Unwritten
             value = cell._value
-            styled = cell.has_style
+            style = cell._style
+            styled = style is not None and any(style)  # (StyleableObject.has_style)
             if value is None and not styled:
                 continue
             kind = cell.data_type
@@ -187,9 +188,9 @@ def _rows(writer: WorksheetWriter) -> str:
                 raise _Unwritten
             head = f'<c r="{cell.coordinate}"'
             if styled:
-                number = styles.get(id(cell._style))
+                number = styles.get(id(style))
                 if number is None:  # (the first cell with it numbers it, in openpyxl's order)
-                    number = styles[id(cell._style)] = cell.style_id
+                    number = styles[id(style)] = cell.style_id
                 head += f' s="{number}"'
             if kind == "s":
                 head += ' t="inlineStr"'
@@ -209,6 +210,8 @@ def _rows(writer: WorksheetWriter) -> str:
                     raise _Unwritten
                 space = ' xml:space="preserve"' if value != value.strip() else ""
                 add(f"{head}><is><t{space}>{_text(value)}</t></is></c>")
+            elif value.__class__ is float or value.__class__ is int:  # ("%.16g", or "" for nan: nothing to escape)
+                add(f"{head}><v>{safe_string(value)}</v></c>")
             else:
                 add(f"{head}><v>{_text(safe_string(value))}</v></c>")
         add("</row>")
