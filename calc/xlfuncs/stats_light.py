@@ -202,7 +202,8 @@ class _Continuous(_Distribution):
             output = _one(self._hook("_pdf")(*goodargs) / np.atleast_1d(scale))
         return output
 
-    def _scalar_cdf(self, x: Array, args: tuple[Array, ...], loc: Array, scale: Array) -> np.float64:
+    def _tail(self, x: Array, args: tuple[Array, ...], loc: Array, scale: Array, hook: str) -> np.float64:
+        """cdf (`_cdf`; 1 from the support's upper end on) and sf (`_sf`; 1 up to its lower end)."""
         _a, _b = self._get_support(*args)
         x = self._standardised(x, loc, scale)
         cond0 = self._argcheck(*args) & (scale > 0)
@@ -210,25 +211,17 @@ class _Continuous(_Distribution):
         output = np.float64(0.0)
         if not cond0 or np.isnan(x):
             output = np.float64(_NAN)
-        if (x >= np.asarray(_b)) and cond0:
+        if cond0 and ((x >= np.asarray(_b)) if hook == "_cdf" else (x <= _a)):
             output = np.float64(1.0)
         if cond0 and cond1:
-            output = _one(self._hook("_cdf")(*[np.atleast_1d(v) for v in (x, *args)]))
+            output = _one(self._hook(hook)(*[np.atleast_1d(v) for v in (x, *args)]))
         return output
 
+    def _scalar_cdf(self, x: Array, args: tuple[Array, ...], loc: Array, scale: Array) -> np.float64:
+        return self._tail(x, args, loc, scale, "_cdf")
+
     def _scalar_sf(self, x: Array, args: tuple[Array, ...], loc: Array, scale: Array) -> np.float64:
-        _a, _b = self._get_support(*args)
-        x = self._standardised(x, loc, scale)
-        cond0 = self._argcheck(*args) & (scale > 0)
-        cond1 = self._open_support_mask(x, *args) & (scale > 0)
-        output = np.float64(0.0)
-        if not cond0 or np.isnan(x):
-            output = np.float64(_NAN)
-        if cond0 and (x <= _a):
-            output = np.float64(1.0)
-        if cond0 and cond1:
-            output = _one(self._hook("_sf")(*[np.atleast_1d(v) for v in (x, *args)]))
-        return output
+        return self._tail(x, args, loc, scale, "_sf")
 
     def _inverse(self, q: Array, args: tuple[Array, ...], loc: Array, scale: Array, inverse: str) -> np.float64:
         _a, _b = self._get_support(*args)
