@@ -4,8 +4,11 @@ them, and the helper sheet stays in the engine's copy."""
 
 from __future__ import annotations
 
+import io
+
 import openpyxl
 import pytest
+from openpyxl.workbook.properties import CalcProperties
 
 from rates_xl.calc.engines.formualizer import lookups
 from rates_xl.calc.workbook import WorkbookCalculation
@@ -96,3 +99,41 @@ def test_the_copy_has_no_helper_sheet(tmp_path):
     calculation.freeze(calculation.compute(), out)
     assert openpyxl.load_workbook(out).sheetnames == ["My data", "Report"]
     assert openpyxl.load_workbook(out, data_only=True)["Report"]["A9"].value == 90
+
+
+def test_the_helpers_are_set_once_loaded(tmp_path):
+    """The engine's copy holds the helper sheet empty (loading the helpers from the file cost
+    formualizer a walk of their readers for every INDIRECT cell in their tables); the engine
+    sets their formulas once it has loaded it, and the answers are the calls' (above)."""
+    calculation = WorkbookCalculation(_book(tmp_path / "lookups.xlsx"), full=True)
+    prepared = calculation.engine.prepared
+    copy = openpyxl.load_workbook(io.BytesIO(prepared.data))
+    assert copy.sheetnames[-1] == lookups.HELPER_SHEET
+    assert not any(cell.value for row in copy[lookups.HELPER_SHEET].iter_rows() for cell in row)
+    helpers = {key: text for key, text in prepared.written.items() if key[0] == lookups.HELPER_SHEET}
+    assert len(helpers) == 3 and lookups.pending(prepared) == helpers
+    model = calculation.engine.model
+    assert model.workbook.get_formula(lookups.HELPER_SHEET, 3, 1) == helpers[(lookups.HELPER_SHEET, 3, 1)]
+
+
+def test_a_loop_through_a_shared_table_is_found_in_the_probe_copy(tmp_path, monkeypatch):
+    """An iterative book's loops are read from a copy loaded without iteration: the helpers
+    are set there too, or a loop through a shared table (a cell of the table reading a lookup
+    over it) would not be seen."""
+    wb = openpyxl.Workbook()
+    data = wb.active
+    data.title = "Data"
+    for n in range(1, 101):
+        data.append([n, n * 10])
+    data["B50"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+VLOOKUP(50,$A$1:$B$100,2,FALSE)"
+    wb.calculation = CalcProperties(iterate=True, iterateCount=5, fullCalcOnLoad=True)
+    path = tmp_path / "loop.xlsx"
+    wb.save(path)
+    loops = {}
+    for shared in (True, False):
+        if not shared:
+            monkeypatch.setattr(lookups, "SMALLEST", 10**12)
+        calculation = WorkbookCalculation(path, full=True)
+        assert any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in calculation.engine.prepared.written) == shared
+        loops[shared] = calculation.compute().loops
+    assert loops[True] == loops[False] == ["Data!B50"]

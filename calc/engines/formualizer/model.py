@@ -28,6 +28,8 @@ from rates_xl.functions.sheet import Area, address, cell_address, parse_area, sp
 from rates_xl.functions.tokens import function_names
 
 if TYPE_CHECKING:
+    from formualizer import Workbook
+
     from rates_xl.calc.sources import InternalFunction
     from rates_xl.functions.core import FunctionSpec
 
@@ -51,6 +53,7 @@ class FastModel:
         self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
+        _set_helpers(workbook, self.prepared)
         self._indirect_again()
         self._graph_built = False
         return workbook
@@ -213,6 +216,7 @@ class FastModel:
         if not self.prepared.rewritten or not self.workbook.last_cycle_telemetry().phantom_sccs:
             return
         static = formualizer.load_workbook_bytes(self.prepared.data)  # every static cycle #CIRC!
+        _set_helpers(static, self.prepared)
         static.evaluate_all()  # our functions are not registered there: no request
         looped = {}
         for key in self.prepared.rewritten:
@@ -303,6 +307,7 @@ class FastModel:
             workbook = self.workbook
         else:
             workbook = formualizer.load_workbook_bytes(self.prepared.probe)
+            _set_helpers(workbook, self.prepared)
             workbook.evaluate_all()  # our functions are not registered there: no request
         found = []
         for (sheet, _anchor), (r1, c1, r2, c2) in self.prepared.areas.items():
@@ -346,6 +351,13 @@ def load_dynamic(data: bytes) -> Any:
     config = formualizer.EvaluationConfig()
     config.cycle_detection = "runtime"
     return formualizer.Workbook.from_bytes(data, config=formualizer.WorkbookConfig(eval_config=config))
+
+
+def _set_helpers(workbook: Workbook, prepared: Prepared) -> None:
+    """The shared lookups' helper cells, which the prepared copy leaves out, given their
+    formulas in a workbook just loaded from it (lookups.py: loading them cost more)."""
+    for (sheet, row, col), formula in lookups.pending(prepared).items():
+        workbook.set_formula(sheet, row, col, formula)
 
 
 _KNOWN: dict[str, bool] = {}
