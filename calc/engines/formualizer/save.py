@@ -142,25 +142,22 @@ class _SheetWriter(WorksheetWriter):
 def _text(value: str) -> str:
     if value.isascii() and not _SPECIAL.search(value):
         return value  # (most text: nothing to escape)
-    if _NOT_XML.search(value):
-        raise _Unwritten
-    if _TEXT.search(value):
-        value = _TEXT.sub(lambda m: _TEXT_ESCAPES[m.group()], value)
-    return value if value.isascii() else _ascii(value)
+    return _escaped(value, _TEXT, _TEXT_ESCAPES)
 
 
 def _attribute(value: str) -> str:
+    return _escaped(value, _ATTRIBUTE, _ATTRIBUTE_ESCAPES)
+
+
+def _escaped(value: str, special: re.Pattern[str], escapes: dict[str, str]) -> str:
+    """`value` as lxml writes it in openpyxl's sheets: `special` characters escaped, and (no
+    encoding given: ASCII) each other character as its decimal reference (`&#8230;`,
+    `&#128512;`); _Unwritten for one lxml refuses."""
     if _NOT_XML.search(value):
         raise _Unwritten
-    if _ATTRIBUTE.search(value):
-        value = _ATTRIBUTE.sub(lambda m: _ATTRIBUTE_ESCAPES[m.group()], value)
-    return value if value.isascii() else _ascii(value)
-
-
-def _ascii(value: str) -> str:
-    """As lxml writes openpyxl's sheets (no encoding given: ASCII), each other character as its
-    decimal reference (`&#8230;`, `&#128512;`)."""
-    return value.encode("ascii", "xmlcharrefreplace").decode("ascii")
+    if special.search(value):
+        value = special.sub(lambda m: escapes[m.group()], value)
+    return value if value.isascii() else value.encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def _rows(writer: WorksheetWriter) -> str:
