@@ -88,12 +88,12 @@ class Book:
         self.dynamic_arrays = self.package.dynamic_array_anchors()
         self.legacy_arrays: frozenset[Key] = frozenset()
         self.formulas: list[tuple[str, str]] = []  # (address, text)
-        self._formula_cells = self._scan()  # (formulas, what-if data tables, array anchors too)
-        self.spills = self._spill_ranges()
+        cells, arrays = self._scan()  # (the formulas and what-if data tables too)
+        self.spills = self._spill_ranges(arrays)
         #: Sheet -> its merged ranges: a spill over one is #SPILL! (calc/merged_spills.py).
         self.merged = merged_spills.merged_ranges(self.book)
-        self.cells = self.formula_cells()  # read before an engine's preparation changes `book`
-        del self._formula_cells, self._arrays
+        # Read before an engine's preparation changes `book`.
+        self.cells = self._with_spills(cells, arrays)
         self._cached: dict[Key, CellValue] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
@@ -215,12 +215,12 @@ class Book:
                         cell.value = stored
         return workbook
 
-    def _scan(self) -> dict[Key, tuple[str, Area]]:
+    def _scan(self) -> tuple[dict[Key, tuple[str, Area]], list[tuple[Worksheet, Cell]]]:
         """One pass over every cell the book holds: `formulas` (address, text as Excel shows
-        it), `data_tables`, and (sheet, anchor) -> (formula text, its area) of every formula
-        cell, an array formula's area as stored (`formula_cells` puts its spill range in).
-        Each of three scans walked every cell, and asked each value whether it was a data
-        table (0.24 of formulas_test's 4.1 CPU s)."""
+        it), `data_tables`, (sheet, anchor) -> (formula text, its area) of every formula
+        cell, an array formula's area as stored (`_with_spills` puts its spill range in), and
+        (sheet, cell) of every array formula. Each of three scans walked every cell, and
+        asked each value whether it was a data table (0.24 of formulas_test's 4.1 CPU s)."""
         from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
         found: dict[Key, tuple[str, Area]] = {}
@@ -228,7 +228,7 @@ class Book:
         #: What-if data tables by their first cell (calc/data_tables.py): their area is the
         #: table's results.
         self.data_tables: dict[Key, data_tables.DataTable] = {}
-        self._arrays: list[tuple[Worksheet, Cell]] = []  # (sheet, cell) of every array formula
+        arrays: list[tuple[Worksheet, Cell]] = []
         for ws in self.book.worksheets:
             title = ws.title
             quoted = quote_sheet(title)
@@ -236,7 +236,7 @@ class Book:
                 for cell in row:
                     value = cell.value
                     if isinstance(value, ArrayFormula):
-                        self._arrays.append((ws, cell))
+                        arrays.append((ws, cell))
                         text = str(value.text)
                         formulas.append((f"{quoted}!{cell.coordinate}", text))
                         found[(title, cell.coordinate)] = (text, parse_area(value.ref or cell.coordinate))
@@ -253,17 +253,17 @@ class Book:
                         found[(title, cell.coordinate)] = (
                             value if isinstance(value, str) else f"={type(value).__name__}",
                             Area.cell(cell.row, cell.column))
-        return found
+        return found, arrays
 
-    def formula_cells(self) -> dict[Key, tuple[str, Area]]:
-        """(sheet, anchor) -> (formula text, its area): an array formula's stored range (a
-        RATES_* spill: the range it may grow into), one cell otherwise."""
-        found = self._formula_cells
-        for ws, cell in self._arrays:
+    def _with_spills(self, cells: dict[Key, tuple[str, Area]],
+                     arrays: list[tuple[Worksheet, Cell]]) -> dict[Key, tuple[str, Area]]:
+        """`cells` (`_scan`'s) with each array formula's area its spill range (`spills`: a
+        RATES_* spill the range it may grow into)."""
+        for ws, cell in arrays:
             key = (ws.title, cell.coordinate)
-            text, stored = found[key]
-            found[key] = (text, self.spills.get(key) or stored)
-        return found
+            text, stored = cells[key]
+            cells[key] = (text, self.spills.get(key) or stored)
+        return cells
 
     def range_size(self, sheet: str, text: str) -> int | None:
         """How many cells a formula operand covers (None when it is not known to be one)."""
@@ -318,7 +318,7 @@ class Book:
             total += area.size
         return total or None
 
-    def _spill_ranges(self) -> dict[Key, Area]:
+    def _spill_ranges(self, arrays: list[tuple[Worksheet, Cell]]) -> dict[Key, Area]:
         """Array-formula anchors: (sheet, anchor) -> (r1, c1, r2, c2), dynamic RATES_* ones
         grown (a legacy array keeps its stored range; those are listed in `legacy_arrays`).
 
@@ -330,7 +330,7 @@ class Book:
 
         spills = {}
         legacy = set()
-        for ws, cell in self._arrays:  # (the book's scan found them, in its order)
+        for ws, cell in arrays:  # (the book's scan found them, in its order)
             assert isinstance(cell.value, ArrayFormula)
             r1, c1, r2, c2 = parse_area(cell.value.ref or cell.coordinate)
             rates = any(is_rates_name(n) for n in function_names(str(cell.value.text)))
