@@ -220,7 +220,8 @@ class Book:
         it), `data_tables`, (sheet, anchor) -> (formula text, its area) of every formula
         cell, an array formula's area as stored (`_with_spills` puts its spill range in), and
         (sheet, cell) of every array formula. Each of three scans walked every cell, and
-        asked each value whether it was a data table (0.24 of formulas_test's 4.1 CPU s)."""
+        asked each value whether it was a data table: 0.24 s of a 6.4 s cProfile run of
+        formulas_test, 0.08 CPU s unprofiled."""
         from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
         found: dict[Key, tuple[str, Area]] = {}
