@@ -1,6 +1,6 @@
 """`formulas`' statistical functions load scipy at their first use of it, not at import
 (calc/xlfuncs/scipy_deferred.py): a book calling LARGE never pays for scipy.stats, one calling
-T.DIST is answered by calc/xlfuncs/stats_light.py from scipy.special (scipy.stats still not
+T.DIST is answered by calc/xlfuncs/stats_light/ from scipy.special (scipy.stats still not
 imported), one calling SKEW (not covered there) imports scipy.stats then, and each gets the same
 answer as `formulas` gives with scipy imported the ordinary way. Fresh processes: the test run
 itself has imported scipy long before."""

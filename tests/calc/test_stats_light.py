@@ -1,4 +1,4 @@
-"""calc/xlfuncs/stats_light.py answers as scipy.stats does, bit for bit: each distribution's
+"""calc/xlfuncs/stats_light/ answers as scipy.stats does, bit for bit: each distribution's
 methods and each statistic on a grid of arguments with the edges (the support's ends, 0 and 1
 probabilities, NaN, infinities, invalid shapes, non-integral counts, ints and floats), and the
 type of the answer too (numpy float64 where scipy gives one). The real scipy.stats is imported

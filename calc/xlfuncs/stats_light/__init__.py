@@ -1,0 +1,52 @@
+"""The scipy.stats names `formulas`' statistical functions use, answered without importing
+scipy.stats: each is the code scipy.stats 1.17 runs for a scalar argument, calling the same
+scipy.special functions with the same arguments in the same order, so the answers are the same
+bits (tests/calc/test_stats_light.py compares each with scipy.stats on a grid with the edges).
+
+Written by hand because of what importing scipy.stats costs: 0.6-0.7 CPU s and 75-78 MB over
+numpy (it pulls in scipy.linalg, .optimize, .interpolate, .spatial, .integrate ...), against
+0.2 CPU s and 28 MB for scipy.special, which is all these need; formulas_test.xlsx calls 15 of
+them and paid the whole import. Only what a book was seen to call is here: any other name, a
+method not listed, an array argument or a bool (scipy's own broadcasting and dtype rules) goes
+to the real scipy.stats, imported then, as before.
+
+- `infrastructure.py`: the generic distribution paths (`rv_continuous`, `rv_discrete`,
+  `rv_frozen` in scipy's `_distn_infrastructure.py`) for a scalar argument;
+- `distributions.py`: the 11 distributions' own methods (t, chi2, f, beta, gamma, lognorm,
+  weibull_min; binom, poisson, nbinom, hypergeom: `_continuous_distns.py`, `_discrete_distns.py`);
+- `samples.py`: the sample statistics (`kurtosis`, `rankdata`, `linregress`, `chisquare` in
+  `_stats_py.py`) over 1-D samples;
+- `scipy_modules.py`: scipy.special, its private ufuncs and scipy.stats, each imported at its first call.
+
+`scipy_deferred` hands these to `formulas.functions.stat` through its stand-in for scipy.stats
+(`light(module, name)`), only under the scipy release they were read from (`READ_FROM`): scipy
+is not pinned (formulas brings it), and under another release everything goes to scipy.stats.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from rates_xl.calc.xlfuncs.stats_light.distributions import DISTRIBUTIONS
+from rates_xl.calc.xlfuncs.stats_light.samples import (
+    STATISTICS,
+    chisquare,
+    kurtosis,
+    linregress,
+    rankdata,
+)
+
+__all__ = ["READ_FROM", "STATS", "chisquare", "kurtosis", "light", "linregress", "rankdata"]
+
+#: scipy.stats' names answered here; any other is the real module's.
+STATS: dict[str, object] = DISTRIBUTIONS | STATISTICS
+
+#: The scipy release whose source this package follows (its minor version: the same code).
+READ_FROM = "1.17."
+
+
+def light(module: str, name: str) -> object | None:
+    """What the stand-in for `module` answers `name` with, or None: the real module's."""
+    if module != "scipy.stats" or not importlib.import_module("scipy").__version__.startswith(READ_FROM):
+        return None
+    return STATS.get(name)
