@@ -29,6 +29,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `results.py`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
 - `frozen.py`: the values-frozen copy; `copy_losses.py`: what the copy lacks of the original
   (openpyxl does not carry shapes, embedded objects ... over), named in the summary;
+  `xlsx_writer.py`: openpyxl's save, the same bytes, with the sheets' cells written faster
+  (the engine's copy and the values-frozen copy);
   `provenance.py`: whether a computed copy can be
   trusted as a record (its sealed pack);
 - `diff.py`: two computed copies of one book, cell by cell, and the answers behind each change;

@@ -14,6 +14,7 @@ from datetime import date, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rates_xl.calc import xlsx_writer
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
@@ -78,7 +79,7 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
 
     try:
         with atomic.replacing(out) as tmp:
-            copy.save(tmp)
+            xlsx_writer.save(copy, tmp)  # openpyxl's save, the same bytes, faster
     except OSError as exc:
         raise CalcError(f"{out}: cannot write it ({exc.strerror or exc})") from None
     except Exception as exc:  # a value the writer refuses: say which file, never a traceback

@@ -6,9 +6,8 @@ computes every formula the way Excel does.
 - `prepare.py`: the engine's copy of the book (each formula through calc/formula's passes and
   fit; what it would compute wrongly reported instead, with the file's cached value);
 - `cells.py`: what a cell of the copy holds besides a formula (the file's cached value, Excel's
-  empty text, a legacy array's range filled, numbers without a date format);
-- `save.py`: the copy as the bytes formualizer loads (openpyxl's file, each sheet's cells
-  written as text in one pass);
+  empty text, a legacy array's range filled, numbers without a date format); the copy's
+  bytes are openpyxl's save (calc/xlsx_writer.py, each sheet's cells written as text);
 - `reach.py`: how far a sheet's formulas reach (whole rows read; the last row a sheet may hold
   a value in, which a whole column is read down to);
 - `lookups.py`: a table many VLOOKUP/HLOOKUP calls read, handed to Python once per evaluation
