@@ -46,21 +46,22 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     # The VBA project travels (byte for byte) only into a macro-enabled copy.
     keep_vba = book.path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
     copy = book.writable_copy(keep_vba)
+    values, spills, data_tables = result.values, book.spills, book.data_tables
     for ws in copy.worksheets:
+        title = ws.title
         for row in sheet_rows(ws):
             for cell in row:
                 if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
-                    key = (ws.title, cell.coordinate)
-                    if key in book.spills:
+                    key = (title, cell.coordinate)
+                    if key in spills:
                         # The range the file stored (emptied where the spill shrank) and the
                         # one it covers now: a table wider than the file's range is never cut.
-                        stored = book.spills[key]
-                        area = stored.span(result.extents.get(key, stored))
-                    elif key in book.data_tables:
-                        area = book.data_tables[key].area  # every result of a what-if data table
+                        stored = spills[key]
+                        _write_range(ws, stored.span(result.extents.get(key, stored)), values)
+                    elif key in data_tables:
+                        _write_range(ws, data_tables[key].area, values)  # every result of a what-if data table
                     else:
-                        area = Area.cell(cell.row, cell.column)
-                    _write_range(ws, area, result.values)
+                        set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.stale])
     _note(copy, result.cut)
