@@ -116,16 +116,17 @@ def test_the_helpers_are_set_once_loaded(tmp_path):
     assert model.workbook.get_formula(lookups.HELPER_SHEET, 3, 1) == helpers[(lookups.HELPER_SHEET, 3, 1)]
 
 
-def test_a_loop_through_a_shared_table_is_found_in_the_probe_copy(tmp_path, monkeypatch):
-    """An iterative book's loops are read from a copy loaded without iteration: the helpers
-    are set there too, or a loop through a shared table (a cell of the table reading a lookup
-    over it) would not be seen."""
+def test_a_loop_through_lookups_over_a_shared_table_is_found_in_the_probe_copy(tmp_path, monkeypatch):
+    """An iterative book's loops are read from a copy loaded without iteration (the helpers
+    set there too): a loop through lookups over a shared table is listed as the book has it.
+    (A loop through the table itself never meets a helper: such a table is not shared, below.)"""
     wb = openpyxl.Workbook()
     data = wb.active
     data.title = "Data"
     for n in range(1, 101):
         data.append([n, n * 10])
-    data["B50"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+VLOOKUP(50,$A$1:$B$100,2,FALSE)"
+    data["D1"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+IF(VLOOKUP(50,$A$1:$B$100,2,FALSE)=500,D2,0)"
+    data["D2"] = "=D1/2"
     wb.calculation = CalcProperties(iterate=True, iterateCount=5, fullCalcOnLoad=True)
     path = tmp_path / "loop.xlsx"
     wb.save(path)
@@ -136,4 +137,35 @@ def test_a_loop_through_a_shared_table_is_found_in_the_probe_copy(tmp_path, monk
         calculation = WorkbookCalculation(path, full=True)
         assert any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in calculation.engine.prepared.written) == shared
         loops[shared] = calculation.compute().loops
-    assert loops[True] == loops[False] == ["Data!B50"]
+    assert loops[True] == loops[False] == ["Data!D1", "Data!D2"]
+
+
+@pytest.mark.parametrize("iterate", [True, False])
+def test_a_table_in_a_loop_is_not_shared(tmp_path, monkeypatch, iterate):
+    """A cell of the table reading a lookup over it is a circular reference (Excel's VLOOKUP
+    depends on its whole table); through a shared table the helper would be in that loop too,
+    and every other lookup reading it with it: listed as loops (iteration off) or, iterating,
+    silently #VALUE! (R!B1 below: 150 as written). Such a table is left as written."""
+    wb = openpyxl.Workbook()
+    data = wb.active
+    data.title = "Data"
+    for n in range(1, 101):
+        data.append([n, n * 10])
+    data["B50"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+VLOOKUP(50,$A$1:$B$100,2,FALSE)"
+    report = wb.create_sheet("R")
+    for n in range(1, 40):
+        report[f"A{n}"] = f"=VLOOKUP({n},Data!$A$1:$B$100,2,FALSE)"
+    report["B1"] = "=VLOOKUP(50,Data!$A$1:$B$100,2,FALSE)"
+    wb.calculation = CalcProperties(iterate=iterate, iterateCount=5, fullCalcOnLoad=True)
+    path = tmp_path / "loop.xlsx"
+    wb.save(path)
+    answers = {}
+    for shared in (True, False):
+        if not shared:
+            monkeypatch.setattr(lookups, "SMALLEST", 10**12)
+        calculation = WorkbookCalculation(path, full=True)
+        result = calculation.compute()
+        answers[shared] = ({(s, c): result.value(s, c) for s, c in calculation.source.cells}, result.loops)
+        monkeypatch.undo()
+    assert answers[True] == answers[False]
+    assert answers[False][0][("R", "A30")] == 300

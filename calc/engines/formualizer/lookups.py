@@ -77,7 +77,13 @@ def share_tables(book: Any, prepared: Prepared) -> None:
                 readers[table] += 1
         if calls:
             found[(title, row, col)] = [(formula, group, table) for group, table in calls]
-    shared = sorted(table for table, count in readers.items() if count >= 2)
+    calculation = getattr(book, "calculation", None)
+    iterates = calculation is not None and bool(calculation.iterate)
+    by_sheet: dict[str, list[tuple[int, int, str]]] = {}
+    for (title, row, col), text in prepared.written.items():
+        by_sheet.setdefault(title, []).append((row, col, text))
+    shared = sorted(table for table, count in readers.items()
+                    if count >= 2 and not _in_a_loop(by_sheet.get(table[0], []), table[1], iterates))
     if not shared:
         return
     name = HELPER_SHEET
@@ -105,6 +111,21 @@ def share_tables(book: Any, prepared: Prepared) -> None:
         book[title].cell(row=row, column=col).value = text
     prepared.written.update(changed)
     prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+
+
+def _in_a_loop(formulas: list[tuple[int, int, str]], reference: str, iterates: bool) -> bool:
+    """Whether the helper of the table at `reference` could be in a circular reference
+    (`formulas`: (row, col, text) of its sheet's formula cells). A formula in the table reading
+    a lookup over it is a loop (Excel's VLOOKUP depends on its whole table), and through a
+    shared table the helper would be in it too, with every other lookup reading the helper:
+    those listed as loops with iteration off, silently #VALUE! iterating. So a table holding a
+    lookup is never shared, nor, in a book that iterates, one holding any formula (a loop may
+    run through other cells, and iterating lists nothing)."""
+    area = read_area(reference)
+    if area is None:
+        return False
+    return any(area.top <= row <= area.bottom and area.left <= col <= area.right and (iterates or "LOOKUP" in text.upper())
+               for row, col, text in formulas)
 
 
 def pending(prepared: Prepared) -> dict[tuple[str, int, int], str]:
