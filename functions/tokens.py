@@ -22,7 +22,9 @@ formula alone), reads `A1 :B2` as the operand `:B2`, `=true+1`'s `true` as a ran
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from rates_xl.errors import InputError
@@ -83,15 +85,20 @@ def bare_name(text: str) -> str:
     return _PREFIX.sub("", text.rstrip("(").strip()).upper()
 
 
-_KINDS: dict[object, str] = {}
+class _Names(dict[object, str]):
+    """formualizer's enum -> its bare name (TokenType.Func -> 'Func'), found once per member:
+    a plain dict's lookup for every token read after that."""
+
+    def __missing__(self, value: object) -> str:
+        name = self[value] = str(value).rpartition(".")[2]
+        return name
 
 
-def _kind(value: object) -> str:
-    """formualizer's enum as its bare name ('Func'); read for every token of every formula."""
-    found = _KINDS.get(value)
-    if found is None:
-        found = _KINDS[value] = str(value).rpartition(".")[2]
-    return found
+_KINDS = _Names()
+#: A token's five fields in one call (formualizer offers no accessor that returns them all at
+#: once: each is a property of its own, and five attribute reads a token were a third of the
+#: conversion's time).
+_FIELDS = attrgetter("token_type", "subtype", "value", "start", "end")
 
 
 @lru_cache(maxsize=2048)
@@ -105,18 +112,19 @@ def tokenize(formula: str) -> tuple[Token, ...]:
         raw = formualizer.tokenize(formula)
     except Exception as exc:  # noqa: BLE001 - the tokenizer's own error, kept as its reason
         raise FormulaError(str(exc)) from None
-    at = None if formula.isascii() else _characters(formula)
-    kinds = _KINDS
-    new = tuple.__new__
-    tokens = []
+    fields: Iterable[tuple[Any, Any, str, int, int]] = map(_FIELDS, raw.tokens())
+    if not formula.isascii():
+        at = _characters(formula)
+        fields = [(kind, sub, text, at[start], at[stop]) for kind, sub, text, start, stop in fields]
     # The tokens cover the formula: the tokenizer leaves out the sheet of a dead reference
-    # (`'Model'!#REF!` is the Error token `#REF!`), which then belongs to that token.
+    # (`'Model'!#REF!` is the Error token `#REF!`), which then belongs to that token, starting
+    # where the one before it ends. (Read for every formula of a book: names bound locally, the
+    # kinds' names from a table, the Token built without NamedTuple's Python-level __new__.)
+    kinds, new = _KINDS, tuple.__new__
     end = 1 if formula.startswith("=") else 0
-    t: Any  # formualizer's token (its stubs say a None may come: none does)
-    for t in raw:  # (read for every formula of a book: one loop, no call it can spare)
-        kind, sub = kinds.get(t.token_type) or _kind(t.token_type), kinds.get(t.subtype) or _kind(t.subtype)
-        start, stop = (t.start, t.end) if at is None else (at[t.start], at[t.end])
-        tokens.append(new(Token, (kind, sub, t.value, min(start, end), stop)))
+    tokens = []
+    for kind, sub, text, start, stop in fields:
+        tokens.append(new(Token, (kinds[kind], kinds[sub], text, start if start < end else end, stop)))
         end = stop
     return tuple(tokens)
 
@@ -150,6 +158,6 @@ def _calls(formula: str) -> frozenset[str]:
     try:  # the tokenizer's own tokens: only the calls are read ("NAME(", a Func Open)
         tokens: Any = formualizer.tokenize(formula)  # (its stubs: a None may come; none does)
         return frozenset(bare_name(text) for t in tokens
-                         if (text := t.value).endswith("(") and len(text) > 1 and _kind(t.token_type) == FUNC)
+                         if (text := t.value).endswith("(") and len(text) > 1 and _KINDS[t.token_type] == FUNC)
     except Exception:  # noqa: BLE001 - unreadable: no call read
         return _NO_CALLS

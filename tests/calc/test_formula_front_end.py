@@ -32,6 +32,29 @@ def test_the_one_tokenizer_counts_characters_and_covers_the_formula():
         assert all(text[t.start:t.end].strip().endswith(t.text.strip()) for t in tokens), text
 
 
+@pytest.mark.parametrize(("formula", "expected"), [
+    # A dead reference: the tokenizer leaves out its sheet, which belongs to the #REF! token.
+    ("='Model'!#REF!+1", [("Operand", "Error", "#REF!", 1, 14), ("OpInfix", "None", "+", 14, 15),
+                          ("Operand", "Number", "1", 15, 16)]),
+    # Offsets in characters, not UTF-8 bytes ("ß€" is 5 bytes, 2 characters).
+    ("=\"ß€\"&'Käse'!A1", [("Operand", "Text", '"ß€"', 1, 5), ("OpInfix", "None", "&", 5, 6),
+                           ("Operand", "Range", "'Käse'!A1", 6, 15)]),
+    # A call, a space after a separator, an array constant's rows and columns, a prefix and a postfix.
+    ("=_xlfn.XLOOKUP(A1, {1;2},-B1%)", [
+        ("Func", "Open", "_xlfn.XLOOKUP(", 1, 15), ("Operand", "Range", "A1", 15, 17), ("Sep", "Arg", ",", 17, 18),
+        ("Whitespace", "None", " ", 18, 19), ("Array", "Open", "{", 19, 20), ("Operand", "Number", "1", 20, 21),
+        ("Sep", "Row", ";", 21, 22), ("Operand", "Number", "2", 22, 23), ("Array", "Close", "}", 23, 24),
+        ("Sep", "Arg", ",", 24, 25), ("OpPrefix", "None", "-", 25, 26), ("Operand", "Range", "B1", 26, 28),
+        ("OpPostfix", "None", "%", 28, 29), ("Func", "Close", ")", 29, 30)]),
+])
+def test_every_field_of_a_token(formula, expected):
+    """Each token's kind, subtype, text and character offsets, written out by hand."""
+    tokens = tokenize.__wrapped__(formula)  # read afresh, not from the cache
+    assert [tuple(t) for t in tokens] == expected
+    assert all(type(t).__name__ == "Token" for t in tokens)
+    assert [t.name for t in tokens if t.is_call] == (["XLOOKUP"] if "XLOOKUP" in formula else [])
+
+
 def test_no_other_module_tokenizes_a_formula():
     """formualizer's tokenizer is read through functions/tokens.py alone (character offsets);
     openpyxl's, which refused `=A1#`, is read nowhere."""
