@@ -1,7 +1,8 @@
 """Excel's financial functions computed here (Insert Function: Financial).
 
 - `payments.py`: PMT, PV (rates of -100 % or below), and the one payment formula;
-- `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign;
+- `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign,
+  CUMIPMT on plain numbers, RATE by Newton's iteration;
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `bondprice.py`: PRICE and YIELD (Excel's formula on every basis);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;

@@ -1,7 +1,8 @@
 """NPER and FV as Excel computes them (ironcalc_PMT.xlsx): any non-zero `type` means payments
 at the start of the period (5, -1 and 1.234 all do; `formulas` answers #VALUE!), and at a
 rate of 0 the type plays no part (NPER(0,-133.33,100,300,1) is 3; `formulas` gives 1.5).
-PMT and PV, the same annuity read the other ways, are in finance.py. CUMIPMT sums IPMT's."""
+PMT and PV, the same annuity read the other ways, are in payments.py. CUMIPMT sums IPMT's; RATE
+solves FV's balance for the rate by Newton's iteration."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from rates_xl.calc.xlfuncs.coercion import (
     number,
 )
 from rates_xl.calc.xlfuncs.financial.payments import payment
+from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer
 
 
@@ -159,3 +161,82 @@ def cumipmt(_facts: Facts) -> Callback:
     from rates_xl.calc.xlfuncs.bridge import bridged
 
     return _cumipmt(bridged("CUMIPMT"))
+
+
+#: RATE's Newton iteration: the step below which it has converged (Microsoft: "within
+#: 0.0000001"), and the most steps taken. Microsoft documents 20; LibreOffice takes 150
+#: (sc/source/core/tool/interpr2.cxx, RateIteration), as it must: a 30-year monthly loan from
+#: the default guess of 10 % (RATE(360,-600,100000)) needs 37 steps, and the bridged `formulas`
+#: one (numpy_financial's Newton, up to 1,000 steps) answers it too (tests/calc/test_rate.py).
+RATE_TOLERANCE, RATE_STEPS = 1e-7, 150
+#: RATE's arguments (nper, pmt, pv, fv, type, guess) where one is omitted: Microsoft's defaults.
+_RATE_DEFAULTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.1)
+
+
+def solve_rate(n: float, m: float, p: float, f: float, due: float, guess: float) -> float:
+    """The rate at which FV's balance is 0: fv + pv (1+r)^n + pmt (1 + r due) ((1+r)^n - 1) / r,
+    by Newton's iteration from `guess` (its limit n and n (n-1) / 2 at r = 0, as LibreOffice).
+    #NUM! where it does not settle, a rate of -100 % or below (Excel, per LibreOffice's note
+    there), or a fractional nper taken below -100 % (a power of a negative number)."""
+    r = guess
+    whole = n == math.floor(n)
+    for _ in range(RATE_STEPS):
+        if r <= -1 and not whole:
+            raise ExcelError("#NUM!")
+        if r == 0:
+            below, power, series, slope = 1.0, 1.0, n, n * (n - 1) / 2
+        else:
+            if r > -1:  # (1+r)^n and ((1+r)^n - 1) / r without cancelling near r = 0
+                grown = n * math.log1p(r)
+                power, series = math.exp(grown), math.expm1(grown) / r
+            else:
+                power = (1 + r) ** n
+                series = (power - 1) / r
+            below = power / (1 + r)
+            # the series' derivative, (n (1+r)^(n-1) - series) / r; near 0 its Taylor terms (the
+            # difference cancels to noise there, and a wild slope is a tiny step: a false root)
+            slope = (n * below - series) / r if abs(r) >= 1e-4 else n * (n - 1) / 2 + n * (n - 1) * (n - 2) / 6 * r
+        paid = m * (1 + r * due)
+        value = f + p * power + paid * series
+        derivative = p * n * below + paid * slope + m * due * series
+        step = value / derivative
+        if not math.isfinite(step):
+            break
+        r -= step
+        if abs(step) < RATE_TOLERANCE:
+            if r <= -1:
+                break
+            return r + 0.0  # (no -0.0)
+    raise ExcelError("#NUM!")
+
+
+def _rate(bridged: Callback) -> Callback:
+    """RATE computed here on plain numbers (an empty cell 0, a logical 1 or 0, an omitted
+    argument Microsoft's default: fv and type 0, guess 10 %), any non-zero type as payments at
+    the start (as PMT, NPER: ironcalc_PMT.xlsx); an error passed on (the first). The bridged
+    `formulas` one (numpy_financial's rate, Newton on numpy scalars, up to 1,000 steps where it
+    does not settle) cost 0.21 CPU s of formulas_test.xlsx's run. A call with text or an array
+    goes on to it: its coercions and lifting are the ones the corpus measured."""
+
+    def RATE(*args: EngineValue) -> Answer:  # noqa: N802
+        given = [_RATE_DEFAULTS[i] if a == OMITTED and i < len(_RATE_DEFAULTS) else a
+                 for i, a in enumerate(args)]
+        if not 3 <= len(given) <= 6 or any(isinstance(a, str | list) and not is_error(a) for a in given):
+            return bridged(*given)
+        first_error = next((a for a in given if is_error(a)), None)
+        if first_error is not None:
+            return first_error
+        n, m, p, f, due, guess = (float(a or 0.0) for a in (*given, *_RATE_DEFAULTS[len(given):]))  # type: ignore[arg-type]  # numbers, logicals, None
+        try:
+            return solve_rate(n, m, p, f, 1.0 if due else 0.0, guess)
+        except ExcelError as exc:
+            return error(exc.text)
+        except (ZeroDivisionError, OverflowError, TypeError):
+            return error("#NUM!")
+    return reads_omitted(RATE)
+
+
+def rate(_facts: Facts) -> Callback:
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    return _rate(bridged("RATE"))
