@@ -127,9 +127,15 @@ def test_text_and_errors():
     assert RATE(error("#DIV/0!"), error("#REF!"), 1000.0) == error("#DIV/0!")  # the first
     assert RATE(10.0, -100.0, error("#N/A")) == error("#N/A")
     assert RATE(10.0, -100.0, 1000.0, 0.0, 0.0, error("#NAME?")) == error("#NAME?")
-    lifted = RATE([[48.0, 360.0]], -200.0, 8000.0)  # an array: `formulas`' lifting, each element
+    # One array argument: each element as its own call (formulas_test FINANCIAL!AH45:AW45)
+    grid = [[2.0, None, error("#DIV/0!")], [True, 4.0, -0.1]]
+    assert RATE(grid, -388.0, 22000.0) == [[RATE(v, -388.0, 22000.0) for v in row] for row in grid]
+    assert RATE(48.0, -200.0, [[8000.0], [0.0]]) == [[RATE(48.0, -200.0, 8000.0)], [RATE(48.0, -200.0, 0.0)]]
+    # Text in it, or two arrays: `formulas`' lifting, each element
+    lifted = RATE([[48.0, "360"]], -200.0, 8000.0)
     assert lifted[0][0] == pytest.approx(RATE(48.0, -200.0, 8000.0), rel=1e-9)
     assert lifted[0][1] == pytest.approx(RATE(360.0, -200.0, 8000.0), rel=1e-7)  # (its tolerance 1e-6)
+    assert RATE([[2.0, 4.0]], -388.0, [[22000.0, 22000.0]]) == bridged("RATE")([[2.0, 4.0]], -388.0, [[22000.0, 22000.0]])
 
 
 def test_as_the_bridged_formulas_implementation_where_it_settles():
