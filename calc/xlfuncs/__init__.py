@@ -171,7 +171,7 @@ WHY = {
                "one imported formulas for it: 0.05 CPU s of the loan tracker's run); its checks formulas', text, "
                "logicals and arrays formulas': calc/xlfuncs/financial/annuity.py",
     "RATE": "Newton's iteration from the guess computed here on plain numbers (the bridged `formulas` one, "
-            "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.21 CPU s of formulas_test.xlsx's run), "
+            "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.05 CPU s of formulas_test.xlsx's run), "
             "any non-zero type 1 (formulas: the type in the arithmetic); text and arrays formulas': "
             "calc/xlfuncs/financial/annuity.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/financial/cashflows.py",

@@ -186,7 +186,8 @@ def solve_rate(n: float, m: float, p: float, f: float, due: float, guess: float)
         if r == 0:
             below, power, series, slope = 1.0, 1.0, n, n * (n - 1) / 2
         else:
-            if r > -1:  # (1+r)^n and ((1+r)^n - 1) / r without cancelling near r = 0
+            if -1e-4 < r < 1e-4:  # (1+r)^n and ((1+r)^n - 1) / r without cancelling near r = 0 (further
+                # out, as numpy_financial computes them: the same last digit on the corpus)
                 grown = n * math.log1p(r)
                 power, series = math.exp(grown), math.expm1(grown) / r
             else:
