@@ -116,28 +116,47 @@ def test_the_helpers_are_set_once_loaded(tmp_path):
     assert model.workbook.get_formula(lookups.HELPER_SHEET, 3, 1) == helpers[(lookups.HELPER_SHEET, 3, 1)]
 
 
-def test_a_loop_through_lookups_over_a_shared_table_is_found_in_the_probe_copy(tmp_path, monkeypatch):
-    """An iterative book's loops are read from a copy loaded without iteration (the helpers
-    set there too): a loop through lookups over a shared table is listed as the book has it.
-    (A loop through the table itself never meets a helper: such a table is not shared, below.)"""
+def _looped_book(path, cells, iterate):
+    """Data!A1:B100 holding n, n*10; `cells` ({"Sheet!A1": formula}) written over it."""
     wb = openpyxl.Workbook()
     data = wb.active
     data.title = "Data"
     for n in range(1, 101):
         data.append([n, n * 10])
-    data["D1"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+IF(VLOOKUP(50,$A$1:$B$100,2,FALSE)=500,D2,0)"
-    data["D2"] = "=D1/2"
-    wb.calculation = CalcProperties(iterate=True, iterateCount=5, fullCalcOnLoad=True)
-    path = tmp_path / "loop.xlsx"
+    for where, formula in cells.items():
+        sheet, cell = where.split("!")
+        ws = wb[sheet] if sheet in wb.sheetnames else wb.create_sheet(sheet)
+        ws[cell] = formula
+    wb.calculation = CalcProperties(iterate=iterate, iterateCount=5, fullCalcOnLoad=True)
     wb.save(path)
-    loops = {}
+    return path
+
+
+def _computed(path, monkeypatch):
+    """{shared: (the book's values, its loops, whether a table was shared)}, with the tables
+    shared as the preparation decides and with sharing off."""
+    answers = {}
     for shared in (True, False):
         if not shared:
             monkeypatch.setattr(lookups, "SMALLEST", 10**12)
         calculation = WorkbookCalculation(path, full=True)
-        assert any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in calculation.engine.prepared.written) == shared
-        loops[shared] = calculation.compute().loops
-    assert loops[True] == loops[False] == ["Data!D1", "Data!D2"]
+        helpers = any(sheet == lookups.HELPER_SHEET for sheet, _r, _c in calculation.engine.prepared.written)
+        result = calculation.compute()
+        answers[shared] = ({(s, c): result.value(s, c) for s, c in calculation.source.cells}, result.loops, helpers)
+        monkeypatch.undo()
+    return answers
+
+
+def test_a_loop_through_lookups_over_a_shared_table_is_found_in_the_probe_copy(tmp_path, monkeypatch):
+    """An iterative book's loops are read from a copy loaded without iteration (the helpers
+    set there too): a loop through lookups over a shared table is listed as the book has it.
+    (A loop through the table itself never meets a helper: such a table is not shared, below.)"""
+    path = _looped_book(tmp_path / "loop.xlsx", {
+        "Data!D1": "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+IF(VLOOKUP(50,$A$1:$B$100,2,FALSE)=500,D2,0)",
+        "Data!D2": "=D1/2"}, iterate=True)
+    answers = _computed(path, monkeypatch)
+    assert answers[True][2] and not answers[False][2]
+    assert answers[True][1] == answers[False][1] == ["Data!D1", "Data!D2"]
 
 
 @pytest.mark.parametrize("iterate", [True, False])
@@ -146,26 +165,10 @@ def test_a_table_in_a_loop_is_not_shared(tmp_path, monkeypatch, iterate):
     depends on its whole table); through a shared table the helper would be in that loop too,
     and every other lookup reading it with it: listed as loops (iteration off) or, iterating,
     silently #VALUE! (R!B1 below: 150 as written). Such a table is left as written."""
-    wb = openpyxl.Workbook()
-    data = wb.active
-    data.title = "Data"
-    for n in range(1, 101):
-        data.append([n, n * 10])
-    data["B50"] = "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+VLOOKUP(50,$A$1:$B$100,2,FALSE)"
-    report = wb.create_sheet("R")
-    for n in range(1, 40):
-        report[f"A{n}"] = f"=VLOOKUP({n},Data!$A$1:$B$100,2,FALSE)"
-    report["B1"] = "=VLOOKUP(50,Data!$A$1:$B$100,2,FALSE)"
-    wb.calculation = CalcProperties(iterate=iterate, iterateCount=5, fullCalcOnLoad=True)
-    path = tmp_path / "loop.xlsx"
-    wb.save(path)
-    answers = {}
-    for shared in (True, False):
-        if not shared:
-            monkeypatch.setattr(lookups, "SMALLEST", 10**12)
-        calculation = WorkbookCalculation(path, full=True)
-        result = calculation.compute()
-        answers[shared] = ({(s, c): result.value(s, c) for s, c in calculation.source.cells}, result.loops)
-        monkeypatch.undo()
+    cells = {"Data!B50": "=VLOOKUP(3,$A$1:$B$100,2,FALSE)+VLOOKUP(50,$A$1:$B$100,2,FALSE)",
+             "R!B1": "=VLOOKUP(50,Data!$A$1:$B$100,2,FALSE)"}
+    cells.update({f"R!A{n}": f"=VLOOKUP({n},Data!$A$1:$B$100,2,FALSE)" for n in range(1, 40)})
+    answers = _computed(_looped_book(tmp_path / "loop.xlsx", cells, iterate), monkeypatch)
+    assert not answers[True][2]
     assert answers[True] == answers[False]
     assert answers[False][0][("R", "A30")] == 300
