@@ -28,7 +28,7 @@ ALLOWANCE = {
     'calc/engines/formualizer/cells.py': 2,
     'calc/engines/formualizer/lookups.py': 15,
     'calc/engines/formualizer/model.py': 12,
-    'calc/engines/formualizer/prepare.py': 17,
+    'calc/engines/formualizer/prepare.py': 16,
     'calc/engines/formualizer/values.py': 2,
     'calc/engines/formulas/engine.py': 16,
     'calc/engines/formulas/functions.py': 34,

@@ -5,6 +5,8 @@ computes every formula the way Excel does.
   the way Excel shows them: spills, legacy arrays, loops, Excel's zero after a + or -);
 - `prepare.py`: the engine's copy of the book (each formula through calc/formula's passes and
   fit; what it would compute wrongly reported instead, with the file's cached value);
+- `fitting.py`: one ordinary cell's formula fitted (the passes, the analysis, the fit, or its
+  shape's answer moved to it), and why the engine cannot compute a formula at all;
 - `cells.py`: what a cell of the copy holds besides a formula (the file's cached value, Excel's
   empty text, a legacy array's range filled, numbers without a date format); the copy's
   bytes are openpyxl's save (calc/xlsx_writer.py, each sheet's cells written as text);

@@ -3,7 +3,8 @@ computes every formula the way Excel does.
 
 The preparation (`prepare`) walks the book cell by cell: each formula through the passes
 (calc/formula/passes.py), then the fit (calc/formula/fit.py: implicit intersection, arrays
-lifted cell by cell, helper cells, sheet-qualified names); what cannot be rewritten is
+lifted cell by cell, helper cells, sheet-qualified names; an ordinary cell's in `fitting.py`,
+an array formula's here); what cannot be rewritten is
 reported back (with functions the engine does not know and what-if data tables) and given the
 file's cached value. Spill ranges are emptied of the values the file stored for them (stored
 values block a spill). What a cell holds where it holds no formula is `cells.py`'s; how far a
@@ -15,27 +16,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rates_xl.calc import budget, collector, data_tables, xlsx_writer
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import lookups
 from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
+from rates_xl.calc.engines.formualizer.fitting import (
+    fit_ordinary,
+    not_computable,
+    qualified,
+    settled,
+)
 from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
 from rates_xl.calc.formula import comparisons, passes, terms
-from rates_xl.calc.formula.fit import (
-    cut_to_range,
-    intersect,
-    is_one_array,
-    lift,
-    materialise,
-    qualify_names,
-)
-from rates_xl.calc.formula.hazards import Analysis, analyse, rates_tables
-from rates_xl.calc.formula.memo import Memo, Watch
+from rates_xl.calc.formula.fit import cut_to_range, lift
+from rates_xl.calc.formula.hazards import analyse, rates_tables
+from rates_xl.calc.formula.memo import Memo
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
-from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.coercion import Facts
 from rates_xl.functions.sheet import (
     Area,
@@ -188,7 +187,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     continue
                 prepared.areas[key] = Area.cell(cell.row, cell.column)
                 budget.at(key)  # past the book's time: stop here, naming the cell
-                done = _ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown)
+                done = fit_ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown)
                 if done.formula is None:
                     prepared.unsupported[key] = done.reason
                     if done.wrong:
@@ -222,10 +221,10 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 for cc in range(c1, c2 + 1):
                     if (rr, cc) in ws._cells:
                         ws._cells[(rr, cc)].value = None
-            if (why := _not_computable(found, unknown)) is not None:
+            if (why := not_computable(found, unknown)) is not None:
                 prepared.unsupported[key] = why
                 continue
-            found = _settled(_qualified(found, size, arrays, names), place, size, arrays, names)
+            found = settled(qualified(found, size, arrays, names), place, size, arrays, names)
             formula = found.formula.text
             lifting = found.needs_rewrite and not found.computed_whole
             cells = lift(found, r2 - r1 + 1, c2 - c1 + 1) if lifting else None
@@ -286,97 +285,6 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         finally:
             calculation.iterate = True
     return prepared
-
-
-@dataclass(frozen=True, slots=True)
-class _Fitted:
-    """What an ordinary cell's formula became: the formula it holds in the engine's copy, or
-    None and why (`wrong`: the engine would compute it wrongly)."""
-
-    formula: str | None
-    reason: str = ""
-    wrong: bool = False
-    intersected: bool = False  # implicit intersection written out (fit.py `intersect`)
-    waiting: bool = False  # may read a spill: its last passes wait for every array's fit
-    rates: bool = False  # calls a RATES_* function
-
-
-def _ordinary(memo: Memo, value: str, title: str, row: int, col: int, facts: BookFacts,
-              size: Callable[[str], int | None], names: Callable[[str], str | None] | None,
-              place: Callable[[list[list[str]]], str | None], arrays: frozenset[str],
-              unknown: frozenset[str]) -> _Fitted:
-    """An ordinary cell's formula through the passes and the fit, or its shape's answer moved
-    to it (calc/formula/memo.py: a copy down a column is rewritten once, when that is shown to
-    move with the cell)."""
-    key, shared = memo.find(title, value, row, col)
-    if shared is not None:
-        formula, extra = shared
-        intersected, waiting, rates = cast(tuple[bool, bool, bool], extra)
-        return _Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
-    if key is None:
-        return _fitted(value, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)
-    watch = Watch()
-    done = _fitted(value, lambda: watch.site(title, row, col, facts), watch.asking("size", size),
-                   None if names is None else watch.asking("names", names),
-                   watch.placing(place), arrays, unknown)
-    memo.learn(key, watch, row, col, done.formula, (done.intersected, done.waiting, done.rates))
-    return done
-
-
-def _fitted(value: str, site: Callable[[], Site], size: Callable[[str], int | None],
-            names: Callable[[str], str | None] | None, place: Callable[[list[list[str]]], str | None],
-            arrays: frozenset[str], unknown: frozenset[str]) -> _Fitted:
-    """`_ordinary`'s rewriting in full: the passes, the analysis, the fit, the last passes."""
-    at = site()
-    try:
-        read = passes.rewrite(value, at)
-    except NotComputed as exc:
-        return _Fitted(None, exc.reason)
-    found = analyse(read, size, arrays, names)
-    if (why := _not_computable(found, unknown)) is not None:
-        return _Fitted(None, why)
-    found = _settled(_qualified(found, size, arrays, names), place, size, arrays, names)
-    formula = found.formula.text
-    intersected = False
-    if found.needs_rewrite:
-        rewritten = intersect(found, at)
-        if rewritten is None:
-            return _Fitted(None, "; ".join(found.hazards) or "an array in an ordinary cell", wrong=True)
-        formula, intersected = rewritten, True
-    if found.answers_array or found.answers_computed_array or is_one_array(found.formula):
-        # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx
-        # CORE!K6: `={1,2;1,2}` saved as an ordinary formula is 1 in Excel), and
-        # the rest does not spill where another formula could read it.
-        formula = cut_to_range(formula, 1, 1)
-    waiting = "#" in formula
-    if not waiting:  # its last passes now, on the formula read (its tokens are not read again)
-        same = formula == found.formula.text
-        formula = passes.rewrite(found.formula if same else formula, site(), passes.WRITTEN).text
-    rates = bool(found.functions & arrays) or any(is_rates_name(f) for f in found.functions)
-    return _Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
-
-
-def _settled(found: Analysis, place: Callable[[list[list[str]]], str | None], size: Callable[[str], int | None],
-             arrays: frozenset[str], names: Callable[[str], str | None] | None) -> Analysis:
-    """Materialise what an argument that takes a range needs, until nothing does."""
-    for _ in range(4):
-        if not found.helpers or found.error:
-            break
-        rewritten = materialise(found, place, size, arrays, names)
-        if rewritten is None:
-            break
-        found = analyse(Formula(rewritten), size, arrays, names)
-    return found
-
-
-def _qualified(found: Analysis, size: Callable[[str], int | None], arrays: frozenset[str],
-               names: Callable[[str], str | None] | None) -> Analysis:
-    """Sheet-qualified names (`S1!local_k`) become the range they stand for."""
-    if found.qualified_names and names is not None:
-        rewritten = qualify_names(found, names)
-        if rewritten is not None:
-            return analyse(Formula(rewritten), size, arrays, names)
-    return found
 
 
 def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key, Any]]) -> None:
@@ -479,11 +387,6 @@ def _name_passes(book: Any, facts: BookFacts) -> None:
                     defined.attr_text = done
 
 
-def _unknown(names: set[str]) -> str:
-    listed = ", ".join(sorted(names))
-    return f"calls {listed}, which the engine does not know"
-
-
 def _save(book: Any) -> bytes:
     return xlsx_writer.to_bytes(book)  # openpyxl's save, the same bytes, faster
 
@@ -493,19 +396,6 @@ def _sized(read: Callable[[str, str], T], sheet: str) -> Callable[[str], T]:
     def size(text: str) -> T:
         return read(sheet, text)
     return size
-
-
-def _not_computable(found: Any, unknown: frozenset[str] | set[str]) -> str | None:
-    """Why the engine cannot compute a formula at all (unreadable, or calls a function it
-    does not know), or None."""
-    if found.error:
-        return found.error
-    if found.functions & unknown:
-        return _unknown(found.functions & unknown)
-    from rates_xl.calc import routing
-    from rates_xl.calc.formula.lambdas import grouping_not_computed
-
-    return routing.not_computed(found.functions) or grouping_not_computed(found.formula)
 
 
 class _ConstantKinds:
