@@ -11,11 +11,12 @@ method not listed, an array argument or a bool (scipy's own broadcasting and dty
 to the real scipy.stats, imported then, as before.
 
 - `infrastructure.py`: the generic distribution paths (`rv_continuous`, `rv_discrete`,
-  `rv_frozen` in scipy's `_distn_infrastructure.py`) for a scalar argument;
+  `rv_frozen` in `scipy/stats/_distn_infrastructure.py`) for a scalar argument;
 - `distributions.py`: the 11 distributions' own methods (t, chi2, f, beta, gamma, lognorm,
-  weibull_min; binom, poisson, nbinom, hypergeom: `_continuous_distns.py`, `_discrete_distns.py`);
+  weibull_min; binom, poisson, nbinom, hypergeom: scipy's `stats/_continuous_distns.py`,
+  `stats/_discrete_distns.py`);
 - `samples.py`: the sample statistics (`kurtosis`, `rankdata`, `linregress`, `chisquare` in
-  `_stats_py.py`) over 1-D samples;
+  scipy's `stats/_stats_py.py`) over 1-D samples;
 - `scipy_modules.py`: scipy.special, its private ufuncs and scipy.stats, each imported at its first call.
 
 `scipy_deferred` hands these to `formulas.functions.stat` through its stand-in for scipy.stats
