@@ -100,3 +100,18 @@ def test_a_shape_writes_its_formula_back_as_written_and_moves_each_relative_part
 @pytest.mark.parametrize("text", ["=a1+1", "=A01+1", "=XFE1+1", "=A1:B+1"])
 def test_a_reference_not_written_as_excel_writes_one_leaves_the_formula_without_a_shape(text):
     assert shapes.shape(text, 5, 4) is None
+
+
+@pytest.mark.parametrize("text", ["=A1+$B$2*C$3-$D4", "=SUM(A:A,$B:C,1:1,$2:$3)", "=A:B:C+1:2:3+$4:$5:$6",
+                                  "=Z9+$Z9+Z$9&\"A1\"&'A1 B2'!Y99", "=Sheet2!A1:B2+'My sheet'!$C$9",
+                                  "=LOG10(A9)+T[[#This Row],[A1]]+[1]S!A9", "=SUM(A9 B9:C9,(D9,E9))",
+                                  '=IF(A9="",Y9,XFD9)+name9'])
+def test_a_text_a_scanned_shape_writes_in_another_cell_scans_back_to_that_shape(text):
+    """The memo reads a copy's shape as the last one scanned in its column or row when that
+    shape writes the copy's text there (memo.py `Memo._scanned`): the text scans to it."""
+    found = shapes.scanned(text, 9, 25)
+    assert found is not None and shapes.text_at(found, 9, 25) == text
+    for row, col in ((10, 25), (99, 25), (1000, 25), (9, 26), (9, 2), (100, 700)):
+        moved = shapes.text_at(found, row, col)
+        if moved is not None:
+            assert shapes.scanned(moved, row, col) == found, moved
