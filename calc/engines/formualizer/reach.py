@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import MAX_COL, read_area, split_reference
 
@@ -18,7 +17,8 @@ if TYPE_CHECKING:
     from openpyxl.worksheet.worksheet import Worksheet
 
 #: A digit, ":" and a digit (`2:5`, `$2:$5`): every whole-row reference holds one, few other
-#: formulas do (`A1:B2` holds none), so only those are read token by token.
+#: formulas do (`A1:B2` holds none), so only those are read token by token. (Searched only in
+#: a formula holding a ":", which most do not: the search tries every character.)
 _ROWS = re.compile(r"\d\s*:\s*\$?\d")
 
 
@@ -27,13 +27,12 @@ def has_whole_rows(book: Workbook) -> bool:
     from openpyxl.worksheet.formula import ArrayFormula
 
     for ws in book.worksheets:
-        for row in sheet_rows(ws):
-            for cell in row:
-                value = cell.value
-                text = value.text if isinstance(value, ArrayFormula) else value
-                if isinstance(text, str) and text.startswith("=") and _ROWS.search(text) and \
-                        any(_whole_rows(t.text) for t in Formula(text).tokens if t.is_range):
-                    return True
+        for cell in ws._cells.values():  # (in no order: a cell is enough)
+            value = cell.value
+            text = value.text if isinstance(value, ArrayFormula) else value
+            if isinstance(text, str) and text.startswith("=") and ":" in text and _ROWS.search(text) and \
+                    any(_whole_rows(t.text) for t in Formula(text).tokens if t.is_range):
+                return True
     return False
 
 
