@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
-from rates_xl.calc.formula.shapes import NUMBERS, REFERENCES, Shape, scanned, shape, text_at
+from rates_xl.calc.formula.shapes import NUMBERS, REFERENCES, Scanner, Shape, shape, text_at
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 
 #: Facts the same for every cell of a sheet (read freely).
@@ -190,15 +190,13 @@ class Memo:
     facts: BookFacts
     questions: dict[str, tuple[Callable[..., object], tuple[int, ...]]] = field(default_factory=dict)
     _entries: dict[_Key, _Entry | None] = field(default_factory=dict)
-    # The shape last scanned in each (sheet, column), and in each (sheet, row).
-    _down: dict[tuple[str, int], Shape] = field(default_factory=dict)
-    _along: dict[tuple[str, int], Shape] = field(default_factory=dict)
+    _scan: Scanner = field(default_factory=Scanner)
     shared: int = 0
 
     def find(self, sheet: str, text: str, row: int, col: int) -> tuple[_Key | None, tuple[str, Hashable] | None]:
         """(a handle for `learn`, the shared (answer, extra) for this copy or None: rewrite it
         in full, watched when the handle is not None)."""
-        found = self._scanned(sheet, text, row, col)
+        found = self._scan(sheet, text, row, col)
         if found is None:
             return None, None
         key = (sheet, found)
@@ -223,20 +221,6 @@ class Memo:
             return None, None
         self.shared += 1
         return None, (answer, entry.extra)
-
-    def _scanned(self, sheet: str, text: str, row: int, col: int) -> Shape | None:
-        """`scanned(text, row, col)`, tried first as the shape last scanned in its column, then
-        in its row: a text such a shape writes in (row, col) scans back to it (`text_at` writes
-        each reference as `scanned` reads one, of the same kind, and the text around them as it
-        was: tests/calc/test_shape_memo.py), and writing it costs a fraction of scanning."""
-        down, along = (sheet, col), (sheet, row)
-        for recent in (self._down.get(down), self._along.get(along)):
-            if recent is not None and text_at(recent, row, col) == text:
-                return recent
-        found = scanned(text, row, col)
-        if found is not None:
-            self._down[down] = self._along[along] = found
-        return found
 
     def learn(self, key: _Key, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable) -> None:
         """A watched rewriting's `answer` (None: it has none to share) for the copy `find` gave

@@ -107,8 +107,8 @@ def test_a_reference_not_written_as_excel_writes_one_leaves_the_formula_without_
                                   "=LOG10(A9)+T[[#This Row],[A1]]+[1]S!A9", "=SUM(A9 B9:C9,(D9,E9))",
                                   '=IF(A9="",Y9,XFD9)+name9'])
 def test_a_text_a_scanned_shape_writes_in_another_cell_scans_back_to_that_shape(text):
-    """The memo reads a copy's shape as the last one scanned in its column or row when that
-    shape writes the copy's text there (memo.py `Memo._scanned`): the text scans to it."""
+    """A copy's shape is read as the last one scanned in its column or row when that shape
+    writes the copy's text there (shapes.py `Scanner`): the text scans to it."""
     found = shapes.scanned(text, 9, 25)
     assert found is not None and shapes.text_at(found, 9, 25) == text
     for row, col in ((10, 25), (99, 25), (1000, 25), (9, 26), (9, 2), (100, 700)):
