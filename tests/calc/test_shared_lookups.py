@@ -172,3 +172,35 @@ def test_a_table_in_a_loop_is_not_shared(tmp_path, monkeypatch, iterate):
     assert not answers[True][2]
     assert answers[True] == answers[False]
     assert answers[False][0][("R", "A30")] == 300
+
+
+def test_copies_down_a_column_take_their_shapes_tables_and_rewriting(tmp_path, monkeypatch):
+    """A lookup formula's copies down a column are not read token by token once two of them
+    show that the first's tables and rewriting move with the cell (lookups.py `_Copies`): the
+    engine's copy is the one every formula read from its tokens gives, with copies over a
+    fixed table (their row's number written as ROW's answer, memo.py) beside copies whose
+    table moves with them, and a lookup value that is a row's number only by chance."""
+    cells = {f"R!A{n}": f"=IF(ISNA(VLOOKUP(ROW($A{n})-1,Data!$A:$B,2,FALSE)),\"\",VLOOKUP(ROW($A{n})-1,Data!$A:$B,2))"
+             for n in range(2, 60)}
+    cells.update({f"R!B{n}": f"=VLOOKUP(50,Data!$A{n}:$B{n + 70},2,FALSE)" for n in range(2, 60)})  # its own table
+    cells.update({f"R!C{n}": f"=VLOOKUP(7,Data!$A$1:$B$100,2,FALSE)*C{n - 1}" for n in range(2, 60)})
+    path = _looped_book(tmp_path / "copies.xlsx", cells, iterate=False)
+    read = []
+    tokens = lookups._Calls.read.__func__
+
+    def counted(cls, title, text):
+        read.append(text)
+        return tokens(cls, title, text)
+
+    monkeypatch.setattr(lookups._Calls, "read", classmethod(counted))
+    copied = WorkbookCalculation(path, full=True)
+    taken = len(read)
+    monkeypatch.setattr(lookups, "Scanner", lambda _read: lambda *_args: None)  # every formula by its tokens
+    alone = WorkbookCalculation(path, full=True)
+    assert 3 * 58 == len(read) - taken and taken < 2 * 58  # (A and C by their shape, B each by its tokens)
+    mine, theirs = copied.engine.prepared, alone.engine.prepared
+    assert mine.written == theirs.written and mine.rates_cells == theirs.rates_cells
+    assert mine.written[("R", 9, 1)].count("RATESXL.VLOOKUPIN(9-1,") == 2
+    assert mine.written[("R", 9, 2)] == "=VLOOKUP(50,Data!$A9:$B79,2,FALSE)"
+    values = copied.compute()
+    assert values.value("R", "A9") == 80 and values.value("R", "B9") == 500

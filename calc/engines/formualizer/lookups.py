@@ -36,9 +36,11 @@ import itertools
 import re
 import threading
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc.formula.tree import Formula
+from rates_xl.calc.formula.shapes import NUMBERS, Scanner, Shape, shape, text_at
+from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.functions.sheet import quote_sheet, read_area, sheet_of, split_reference
 
 if TYPE_CHECKING:
@@ -65,18 +67,14 @@ def share_tables(book: Any, prepared: Prepared) -> None:
                                                                  book.worksheets)) for defined in scope.values()]
     if any(isinstance(text, str) and _ABOUT_SHEETS.search(text) for text in (*prepared.written.values(), *names)):
         return
-    found: dict[tuple[str, int, int], list[tuple[Formula, Any, tuple[str, str]]]] = {}
+    copies = _Copies()
+    found: dict[tuple[str, int, int], _Read] = {}
     readers: Counter[tuple[str, str]] = Counter()
     for (title, row, col), text in candidates.items():
-        formula = Formula(text)
-        calls = []
-        for group in formula.calls(*SHARED):
-            table = _table(formula, group, title)
-            if table is not None:
-                calls.append((group, table))
-                readers[table] += 1
-        if calls:
-            found[(title, row, col)] = [(formula, group, table) for group, table in calls]
+        read = copies.read(title, row, col, text)
+        if read.tables:
+            found[(title, row, col)] = read
+            readers.update(read.tables)
     calculation = getattr(book, "calculation", None)
     iterates = calculation is not None and bool(calculation.iterate)
     by_sheet: dict[str, list[tuple[int, int, str]]] = {}
@@ -96,21 +94,114 @@ def share_tables(book: Any, prepared: Prepared) -> None:
         prepared.written[(name, ident, 1)] = text
         helpers[(sheet, reference)] = f"{quote_sheet(name)}!$A${ident}"
     changed = {}
-    for key, uses in found.items():
-        formula = uses[0][0]
-        edits = formula.edits()
-        for _formula, group, table in uses:
+    for (title, row, col), read in found.items():  # (in order: a shape's first copies first)
+        text = copies.rewritten(read, helpers)
+        if text != candidates[(title, row, col)]:
+            changed[(title, row, col)] = text
+    for (title, row, col), text in changed.items():
+        book[title].cell(row=row, column=col).value = text
+    prepared.written.update(changed)
+    prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+
+
+@dataclass(frozen=True, slots=True)
+class _Calls:
+    """A lookup formula read from its tokens: each call over a table (its group, the table)."""
+
+    formula: Formula
+    calls: list[tuple[Group, tuple[str, str]]]
+
+    @classmethod
+    def read(cls, title: str, text: str) -> _Calls:
+        formula = Formula(text)
+        calls = []
+        for group in formula.calls(*SHARED):
+            table = _table(formula, group, title)
+            if table is not None:
+                calls.append((group, table))
+        return cls(formula, calls)
+
+    @property
+    def tables(self) -> list[tuple[str, str]]:
+        return [table for _group, table in self.calls]
+
+    def rewritten(self, helpers: dict[tuple[str, str], str]) -> str:
+        """The formula with each call over a shared table reading its helper instead."""
+        edits = self.formula.edits()
+        for group, table in self.calls:
             if table not in helpers:
                 continue
             edits.replace(group.open, group.open + 1, SHARED[group.name] + "(")
             first, last = group.arguments[1]
             edits.replace(first, last, helpers[table])
-        if edits:
-            changed[key] = edits.text()
-    for (title, row, col), text in changed.items():
-        book[title].cell(row=row, column=col).value = text
-    prepared.written.update(changed)
-    prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+        return edits.text()
+
+
+@dataclass(slots=True)
+class _Read:
+    """One lookup formula and the tables its calls read, in order: read from its tokens
+    (`own`), or taken from the copies of its shape above it (`copied`)."""
+
+    title: str
+    row: int
+    col: int
+    text: str
+    tables: list[tuple[str, str]]
+    own: _Calls | None = None
+    copied: _Shape | None = None
+
+
+@dataclass(slots=True)
+class _Shape:
+    """The lookup formulas of one shape down one column (calc/formula/shapes.py): its first two
+    copies, read from their tokens; the tables every copy reads, once the second's are the
+    first's; the shape of its rewriting, once the second's is the first's moved to it
+    (`moves`: None until asked)."""
+
+    first: list[tuple[int, int, _Calls]] = field(default_factory=list)  # (row, col, calls)
+    tables: list[tuple[str, str]] | None = None
+    moves: bool | None = None
+    rewritten: Shape | None = None
+
+
+class _Copies:
+    """The lookups of a book's formulas, read once per shape down a column: most are copies
+    (poi_StructuredRefs' 3,264 lookups are those of 8 formulas, each copied 408 times down
+    its column), which take their shape's tables and rewriting as the shape memo's copies take
+    its answer (calc/formula/memo.py): only once a second copy, read from its tokens, is the
+    first moved to it. A shape whose copies read tables of their own is read copy by copy."""
+
+    def __init__(self) -> None:
+        # (A number that is the row read as the row: a copy's `ROW($A8)` is written 8, memo.py.)
+        self._scan = Scanner(lambda text, row, col: shape(text, row, col, NUMBERS))
+        self._shapes: dict[tuple[str, int, Shape], _Shape] = {}
+
+    def read(self, title: str, row: int, col: int, text: str) -> _Read:
+        found = self._scan(title, text, row, col)
+        entry = None if found is None else self._shapes.setdefault((title, col, found), _Shape())
+        if entry is not None and entry.tables is not None:
+            return _Read(title, row, col, text, entry.tables, copied=entry)
+        own = _Calls.read(title, text)
+        if entry is not None and len(entry.first) < 2:
+            entry.first.append((row, col, own))
+            if len(entry.first) == 2 and entry.first[0][2].tables == own.tables:
+                entry.tables = own.tables
+        return _Read(title, row, col, text, own.tables, own)
+
+    def rewritten(self, read: _Read, helpers: dict[tuple[str, str], str]) -> str:
+        """The formula with each lookup over a shared table reading its helper instead."""
+        if read.own is not None:
+            return read.own.rewritten(helpers)
+        entry = read.copied
+        if entry is not None and entry.moves is None:
+            (row, col, first), (row2, col2, second) = entry.first
+            found = shape(first.rewritten(helpers), row, col, NUMBERS)  # (read as its copies were)
+            entry.moves = found is not None and text_at(found, row2, col2) == second.rewritten(helpers)
+            entry.rewritten = found
+        moved = None
+        if entry is not None and entry.moves and entry.rewritten is not None:
+            moved = text_at(entry.rewritten, read.row, read.col)
+        return moved if moved is not None else _Calls.read(read.title, read.text).rewritten(helpers)
 
 
 def _in_a_loop(formulas: list[tuple[int, int, str]], reference: str, iterates: bool) -> bool:
