@@ -12,6 +12,8 @@ computes every formula the way Excel does.
   bytes are openpyxl's save (calc/xlsx_writer.py, each sheet's cells written as text);
 - `reach.py`: how far a sheet's formulas reach (whole rows read; the last row a sheet may hold
   a value in, which a whole column is read down to);
+- `links.py`: whether the copy keeps the file's links to other workbooks (only where a formula
+  can read them: formualizer's INDIRECT of a computed text is #REF! in a file holding one);
 - `lookups.py`: a table many VLOOKUP/HLOOKUP calls read, handed to Python once per evaluation
   (a helper cell on a sheet of its own, RATESXL.TABLE) instead of once per call;
 - `model.py`: the copy loaded in formualizer with the RATES_* functions and calc/xlfuncs

@@ -60,11 +60,12 @@ class FastModel:
 
     def _indirect_again(self) -> None:
         """In a workbook read from a file holding links to other workbooks, formualizer 0.13's
-        INDIRECT answers #REF! for any text (`INDIRECT("A1")` too) in the formulas it read from
-        the file, and answers right in the same formulas set again after loading
-        (poi_StructuredRefs-lots-with-lookups.xlsx: its link to another workbook made its
-        3,798 running counts `INDIRECT("A"&ROW(...)-1)+1` all #REF!, which the check then kept
-        stale). So the INDIRECT formulas of such a book are set again, once, after loading."""
+        INDIRECT answers #REF! for a computed text (`INDIRECT("A"&1)`, not `INDIRECT("A1")`)
+        in the formulas it read from the file, and answers right in the same formulas set again
+        after loading. The copy holds its links only where a formula can read them (links.py:
+        poi_StructuredRefs-lots-with-lookups.xlsx's 3,798 running counts
+        `INDIRECT("A"&ROW(...)-1)+1` are right at load, its link left out); in such a copy the
+        INDIRECT formulas are set again, once, after loading."""
         if not self.prepared.links:
             return
         again = [(key, formula) for key, formula in self.prepared.written.items() if "INDIRECT" in formula.upper()]

@@ -15,12 +15,13 @@ prepared copy is loaded and computed by `model.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rates_xl.calc import budget, collector, data_tables, xlsx_writer
 from rates_xl.calc.book import sheet_rows
-from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.engines.formualizer import links, lookups
 from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
 from rates_xl.calc.engines.formualizer.fitting import (
     fit_ordinary,
@@ -84,7 +85,8 @@ class Prepared:
     #: Legacy array anchors written as one (cut) spill -> their stored range (r1, c1, r2, c2):
     #: the cells past a smaller result are filled after each evaluation (model.py).
     legacy_spills: dict[Key, Area] = field(default_factory=dict)
-    #: The file holds links to other workbooks (see model.py `_indirect_again`).
+    #: The copy holds the file's links to other workbooks: a formula of it can read them
+    #: (links.py; model.py `_indirect_again`).
     links: bool = False
     #: What-if data tables by their first cell, computed by substitution after each evaluation.
     data_tables: dict[Key, data_tables.DataTable] = field(default_factory=dict)
@@ -148,7 +150,6 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if calculation is None or not calculation.iterate:
         facts.sums = {}  # (an iterating book has every sum written out: calc/formula/terms.py)
     _name_passes(book, facts)
-    prepared.links = bool(facts.links)
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not has_whole_rows(book)
@@ -276,14 +277,18 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             for r, c in prepared.areas[(title, coordinate)].cells():
                 set_constant(book[title].cell(row=r, column=c), values.get((title, cell_address(r, c))))
     plain_numbers(book)
-    prepared.data = _save(book)
-    calculation = getattr(book, "calculation", None)
-    if calculation is not None and calculation.iterate:
-        calculation.iterate = False
-        try:
-            prepared.probe = _save(book)
-        finally:
-            calculation.iterate = True
+    # The links only where a formula can read them (links.py: formualizer's INDIRECT is #REF!
+    # in a file holding one).
+    prepared.links = bool(facts.links) and links.needed(book, prepared.written.values())
+    with nullcontext() if prepared.links or not facts.links else links.left_out(book):
+        prepared.data = _save(book)
+        calculation = getattr(book, "calculation", None)
+        if calculation is not None and calculation.iterate:
+            calculation.iterate = False
+            try:
+                prepared.probe = _save(book)
+            finally:
+                calculation.iterate = True
     return prepared
 
 

@@ -264,7 +264,7 @@ def generated(path: Path, formulas: int = 12000, sheets: int = 8) -> None:
                 ws.write_formula(row, col, templates[(i + s) % len(templates)].format(r=r, k=k))
     wb.define_name("S1!local_k", "=S1!$A$1")  # sheet-scoped (once the sheet exists)
     wb.close()
-    _add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
+    add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
 
 
 def external_link(path: Path) -> None:
@@ -278,10 +278,10 @@ def external_link(path: Path) -> None:
     ws.write_formula("A4", "=ext_rate*2", None, 0.085)
     wb.define_name("ext_rate", "=[1]Rates!$B$2")
     wb.close()
-    _add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
+    add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
 
 
-def _add_external_link(path: Path, target: str, sheet: str, cells: dict[str, float]) -> None:
+def add_external_link(path: Path, target: str, sheet: str, cells: dict[str, float]) -> None:
     import re
     import zipfile
 
