@@ -17,7 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables, merged_read, merged_spills, undo
+from rates_xl.calc import data_tables, merged_read, merged_spills, stored_cells, undo
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -63,8 +63,12 @@ class Book:
         self.package = read_package(self.path)  # the file's one read (raises CalcError)
         # openpyxl, formulas kept; merged ranges not formatted (calc/merged_read.py): this copy
         # goes to the engine and comes back (calc/undo.py), and is formatted when it is
-        # written for the user.
-        self.book = self.workbook(merged_borders=False)
+        # written for the user. Its parse of the sheets keeps what the package's readings
+        # need (stored values, dynamic-array marks: calc/stored_cells.py), parsed only once.
+        with stored_cells.recording() as kept:
+            self.book = self.workbook(merged_borders=False)
+        if kept is not None:
+            self.package.keep(kept)
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])

@@ -11,7 +11,9 @@ openpyxl reads both as the same `ArrayFormula`, so calc could not tell a spill f
 
 Written by hand because no reading library keeps the attribute; it costs nothing for a book
 without dynamic arrays (no metadata part, no sheet is read) and one streaming pass over each
-sheet part otherwise (elements cleared as they go).
+sheet part otherwise (elements cleared as they go). A book calc computes is parsed once for
+both: openpyxl's own read of each sheet keeps every cell's `RawCell` as it goes
+(calc/stored_cells.py, handed over by `keep`), and both readings start from those.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import io
 import posixpath
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -41,6 +43,8 @@ class Package:
         # The stored values, read with the dynamic-array anchors when those cost a pass over
         # every sheet anyway (`dynamic_array_anchors`); handed once to `cell_values`.
         self._values: Values | None = None
+        # Sheet part -> its cells as openpyxl's read of the book parsed them (`keep`).
+        self._kept: Kept = {}
 
     @classmethod
     def open(cls, path: str | Path) -> Package:
@@ -53,6 +57,12 @@ class Package:
     def _zip(self) -> zipfile.ZipFile:
         return zipfile.ZipFile(self.stream())
 
+    def keep(self, kept: Kept) -> None:
+        """The cells of each sheet part as openpyxl's read of these bytes parsed them
+        (calc/stored_cells.py): `dynamic_array_anchors` and the next `cell_values` read those
+        instead of parsing the sheets again. A part not in `kept` is parsed here as before."""
+        self._kept = kept
+
     def dynamic_array_anchors(self) -> frozenset[tuple[str, str]] | None:
         """(sheet title, anchor coordinate) of every dynamic-array formula in the workbook;
         every other array formula (`<f t="array">` without a dynamic cm) is a legacy one.
@@ -63,7 +73,9 @@ class Package:
         malformed) gives None too: calc's own reading of the file says what is wrong with it."""
         try:
             with self._zip() as package:
-                found, self._values = _dynamic_anchors(package)
+                found, values = _dynamic_anchors(package, self._kept)
+                if not self._kept:  # (kept cells: `cell_values` reads them when asked)
+                    self._values = values
                 return found
         except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
             return None
@@ -89,9 +101,10 @@ class Package:
         if self._values is not None:  # read already, with the dynamic-array anchors
             read, self._values = self._values, None
             return read
+        kept, self._kept = self._kept, {}  # handed once: a second ask parses the file
         try:
             with self._zip() as package:
-                return _cell_values(package)
+                return _cell_values(package, kept)
         except (OSError, KeyError, IndexError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
             return None
 
@@ -121,48 +134,85 @@ class Package:
 
 #: What one pass over the sheets reads: the stored values, the formula cells with none.
 Values = tuple[dict[tuple[str, str], CellValue], frozenset[tuple[str, str]]]
+#: What calc reads of one `<c>`: its reference, type (`t`, "n" when absent), `<v>` text (None:
+#: no `<v>`; "" an empty one), inline text (None: no `<is>`), formula type (None: no `<f>`;
+#: "" an ordinary one, "array", "shared" ...), and `cm` (its cell metadata, None: none).
+RawCell = tuple[str, str, str | None, str | None, str | None, str | None]
+#: Sheet part (its name in the zip) -> its cells, in the file's order.
+Kept = dict[str, list[RawCell]]
+
+_CELL = f"{_MAIN}c"
+_VALUE = f"{_MAIN}v"
+_FORMULA = f"{_MAIN}f"
+_INLINE = f"{_MAIN}is"
+_TEXT = f"{_MAIN}t"
 
 
-def _cell_values(package: zipfile.ZipFile) -> Values:
+def raw_cell(element: ElementTree.Element) -> RawCell | None:
+    """One `<c>` as calc reads it (`RawCell`); None for a cell that stores neither a value
+    nor a formula (a styled blank). Both readings go through here: the pass of this module
+    over a sheet part and openpyxl's own (calc/stored_cells.py)."""
+    kind = element.get("t", "n")
+    v = element.find(_VALUE)
+    f = element.find(_FORMULA)
+    inline = None
+    if kind == "inlineStr":
+        found = element.find(_INLINE)
+        if found is not None:
+            inline = "".join(t.text or "" for t in found.iter(_TEXT))
+    elif v is None and f is None:
+        return None
+    return (element.get("r", ""), kind, None if v is None else v.text or "", inline,
+            None if f is None else f.get("t", ""), element.get("cm"))
+
+
+def _cell_values(package: zipfile.ZipFile, kept: Kept) -> Values:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     relations = _relations(package, names, workbook_part)
     shared = _shared_strings(package, names, relations)
     values: dict[tuple[str, str], CellValue] = {}
     missing: set[tuple[str, str]] = set()
-    for title, element in _sheet_cells(package, names, workbook_part, relations):
-        _read_value(title, element, shared, values, missing)
+    for title, cells in _sheet_cells(package, names, workbook_part, relations, kept):
+        for cell in cells:
+            _read_value(title, cell, shared, values, missing)
     return values, frozenset(missing)
 
 
-def _read_value(title: str, element: ElementTree.Element, shared: list[str],
+def _read_value(title: str, cell: RawCell, shared: list[str],
                 values: dict[tuple[str, str], CellValue], missing: set[tuple[str, str]]) -> None:
     """One `<c>`'s stored value into `values`; a formula cell with none into `missing`."""
-    ref = element.get("r", "")
-    value = _cell_value(element, shared)
+    value = _cell_value(cell, shared)
     if value is not None:
-        values[(title, ref)] = value
-    elif element.find(f"{_MAIN}f") is not None and element.find(f"{_MAIN}v") is None:
-        missing.add((title, ref))
+        values[(title, cell[0])] = value
+    elif cell[4] is not None and cell[2] is None:
+        missing.add((title, cell[0]))
 
 
 def _sheet_cells(package: zipfile.ZipFile, names: set[str], workbook_part: str,
-                 relations: dict[str, tuple[str, str]]) -> Iterator[tuple[str, ElementTree.Element]]:
-    """(sheet title, `<c>` element) of every cell of every worksheet, streamed: each element
-    is cleared once the caller has read it."""
+                 relations: dict[str, tuple[str, str]],
+                 kept: Kept) -> Iterator[tuple[str, Iterable[RawCell]]]:
+    """(sheet title, its cells) of every worksheet, in the workbook's order: the cells
+    `kept` holds for its part, or else the part's own `<c>` elements, streamed (each element
+    cleared once read)."""
     root = ElementTree.fromstring(package.read(workbook_part))
     for sheet in root.iter(f"{_MAIN}sheet"):
         relation = relations.get(sheet.get(f"{_REL}id", ""))
         if relation is None or relation[1] not in names:
             continue  # a chart sheet or a dangling relation: no cells
-        title = sheet.get("name", "")
-        with package.open(relation[1]) as part:
-            for _event, element in ElementTree.iterparse(part, events=("end",)):
-                if element.tag == f"{_MAIN}c":
-                    yield title, element
-                    element.clear()
-                elif element.tag == f"{_MAIN}row":
-                    element.clear()
+        cells = kept.get(relation[1])
+        yield sheet.get("name", ""), cells if cells is not None else _part_cells(package, relation[1])
+
+
+def _part_cells(package: zipfile.ZipFile, part: str) -> Iterator[RawCell]:
+    with package.open(part) as stream:
+        for _event, element in ElementTree.iterparse(stream, events=("end",)):
+            if element.tag == _CELL:
+                if (cell := raw_cell(element)) is not None:
+                    yield cell
+                element.clear()
+            elif element.tag == f"{_MAIN}row":
+                element.clear()
 
 
 _SHARED_STRINGS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"
@@ -207,16 +257,12 @@ def escaped(value: str) -> str:
     return _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
 
 
-def _cell_value(element: ElementTree.Element, shared: list[str]) -> CellValue:
-    kind = element.get("t", "n")
+def _cell_value(cell: RawCell, shared: list[str]) -> CellValue:
+    _ref, kind, text, inline, _formula, _cm = cell
     if kind == "inlineStr":
-        inline = element.find(f"{_MAIN}is")
-        return text_value(_unescape("".join(t.text or "" for t in inline.iter(f"{_MAIN}t")))) \
-            if inline is not None else None
-    v = element.find(f"{_MAIN}v")
-    if v is None:
+        return text_value(_unescape(inline)) if inline is not None else None
+    if text is None:
         return None
-    text = v.text or ""
     # A string ("#N/A" from VALUETOTEXT) is text even where it reads as an error value.
     if kind == "s":
         return text_value(shared[int(text)])
@@ -232,10 +278,12 @@ def _cell_value(element: ElementTree.Element, shared: list[str]) -> CellValue:
     return int(number) if number.is_integer() and "." not in text and "E" not in text.upper() else number
 
 
-def _dynamic_anchors(package: zipfile.ZipFile) -> tuple[frozenset[tuple[str, str]] | None, Values | None]:
-    """The dynamic-array anchors (None: no marker in the book) and, since finding them reads
-    every sheet, the stored values too (`_cell_values`' answer; None when those cannot be
-    read, which leaves the anchors as they are: `cell_values` then reads and fails alone)."""
+def _dynamic_anchors(package: zipfile.ZipFile,
+                     kept: Kept) -> tuple[frozenset[tuple[str, str]] | None, Values | None]:
+    """The dynamic-array anchors (None: no marker in the book) and, when finding them parses
+    every sheet (nothing `kept`), the stored values too (`_cell_values`' answer; None when
+    those cannot be read, which leaves the anchors as they are: `cell_values` then reads and
+    fails alone, or nothing was parsed)."""
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     folder = posixpath.dirname(workbook_part)
@@ -249,24 +297,24 @@ def _dynamic_anchors(package: zipfile.ZipFile) -> tuple[frozenset[tuple[str, str
     if not dynamic:
         return None, None
     found = set()
-    shared: list[str] | None
-    try:
-        shared = _shared_strings(package, names, relations)
-    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-        shared = None  # the values are read apart, and fail there
+    shared: list[str] | None = None
+    if not kept:
+        try:
+            shared = _shared_strings(package, names, relations)
+        except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+            shared = None  # the values are read apart, and fail there
     values: dict[tuple[str, str], CellValue] = {}
     missing: set[tuple[str, str]] = set()
-    for title, element in _sheet_cells(package, names, workbook_part, relations):
-        cm = element.get("cm")
-        if cm is not None and cm.isdigit() and int(cm) in dynamic:
-            formula = element.find(f"{_MAIN}f")
-            if formula is not None and formula.get("t") == "array":
-                found.add((title, element.get("r", "")))
-        if shared is not None:
-            try:
-                _read_value(title, element, shared, values, missing)
-            except (IndexError, ValueError):
-                shared = None  # a value that cannot be read: `cell_values` says so on its own
+    for title, cells in _sheet_cells(package, names, workbook_part, relations, kept):
+        for cell in cells:
+            cm = cell[5]
+            if cm is not None and cell[4] == "array" and cm.isdigit() and int(cm) in dynamic:
+                found.add((title, cell[0]))
+            if shared is not None:
+                try:
+                    _read_value(title, cell, shared, values, missing)
+                except (IndexError, ValueError):
+                    shared = None  # a value that cannot be read: `cell_values` says so on its own
     return frozenset(found), ((values, frozenset(missing)) if shared is not None else None)
 
 

@@ -1,0 +1,157 @@
+"""A book's sheets are parsed once: openpyxl's read keeps each cell's stored value and array
+mark (calc/stored_cells.py), and the package's readings (calc/package.py: the cached values,
+the formula cells with none, the dynamic-array anchors) start from those. Their answers must
+be exactly those of the package's own pass over the sheets, value types and order included,
+on every real book and on one written to hold every kind of stored cell."""
+
+from __future__ import annotations
+
+import threading
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.calc import stored_cells
+from rates_xl.calc.book import Book
+from rates_xl.calc.package import Package, Values
+from rates_xl.functions.values import text_value
+from tests.support.excel_corpus import books as corpus_books
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOKS = sorted((ROOT / "tests" / "calc" / "corpus").glob("*/*.xlsx")) + sorted((ROOT / "templates").glob("*.xlsx")) \
+    + corpus_books()
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+#: Every kind of `<c>` calc reads: numbers as written (1, 1.0, 1E3), shared text (plain, rich
+#: with a phonetic guide, Excel's escape of a literal `_x0001_`), inline text (plain, rich,
+#: none), booleans, errors, text that reads as an error, a formula with no cached value and one
+#: with an empty cached text, shared formulas, a cell without a reference, one stored twice,
+#: array formulas with and without a dynamic mark, a mark on an ordinary formula, a bad mark.
+SHEET = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<worksheet xmlns="{_MAIN}"><sheetData>
+<row r="1"><c r="A1"><v>1</v></c><c r="B1"><v>1.0</v></c><c r="C1"><v>1E3</v></c><c r="D1"><v>-0.5</v></c>
+<c r="E1" t="s"><v>0</v></c><c r="F1" t="s"><v>1</v></c><c r="G1" t="s"><v>2</v></c>
+<c r="H1" t="inlineStr"><is><t>inline _x0041_</t></is></c><c r="I1" t="inlineStr"><is><r><t>rich</t></r><r><t> inline</t></r></is></c>
+<c r="J1" t="b"><v>1</v></c><c r="K1" t="b"><v>0</v></c><c r="L1" t="e"><v>#N/A</v></c>
+<c r="M1" t="str"><f>"#N/A"</f><v>#N/A</v></c><c r="N1"><f>1/0</f></c><c r="O1" t="str"><f>""</f><v></v></c>
+<c r="P1" t="e"><f>1/0</f><v>#DIV/0!</v></c><c r="R1"><v></v></c><c r="S1" t="inlineStr"/><c r="T1" t="b"><f>TRUE</f><v>true</v></c>
+<c r="U1"><f t="shared" ref="U1:U2" si="0">A1+1</f><v>2</v></c><c r="V1" s="0"/><c r="W1" t="str"><f>CHAR(1)</f><v>_x0001_</v></c></row>
+<row r="2"><c r="U2"><f t="shared" si="0"/><v>1001</v></c><c><v>7</v></c><c r="A2"><v>5</v></c><c r="B2" t="inlineStr"><f>1</f><v>1</v></c></row>
+<row r="3"><c r="A3" cm="1"><f t="array" ref="A3:A4">_xlfn.SEQUENCE(2)</f><v>1</v></c><c r="B3"><f t="array" ref="B3">SUM(A1:A2)</f><v>6</v></c>
+<c r="C3" cm="1"><f>1+1</f><v>2</v></c><c r="D3" cm="x"><f t="array" ref="D3">1</f><v>1</v></c><c r="E3" cm="9"><f t="array" ref="E3">2</f><v>2</v></c></row>
+<row r="4"><c r="A4"><v>2</v></c><c r="A1"><v>9.5</v></c></row>
+</sheetData></worksheet>"""
+STRINGS = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<sst xmlns="{_MAIN}" count="3" uniqueCount="3"><si><t>plain</t></si>
+<si><r><t>ri</t></r><r><t>ch</t></r><rPh sb="0" eb="1"><t>phonetic</t></rPh></si>
+<si><t>_x005F_x0001_</t></si></sst>"""
+
+
+def _every_kind(path: Path) -> Path:
+    """XlsxWriter's package (content types, styles, the dynamic-array metadata), its first
+    sheet and its string table replaced by the ones above."""
+    made = path.with_suffix(".made.xlsx")
+    book = xlsxwriter.Workbook(made)
+    book.add_worksheet("It's values").write_string("A1", "x")
+    book.add_worksheet("Other").write_dynamic_array_formula("B2", "=SEQUENCE(2,2)")
+    book.close()
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(path, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = SHEET.encode()
+            elif item.filename == "xl/sharedStrings.xml":
+                data = STRINGS.encode()
+            target.writestr(item, data)
+    return path
+
+
+def _exactly(read: Values | None) -> object:
+    """Values with their types and order (1 == 1.0 == True for a dict's equality)."""
+    assert read is not None
+    values, missing = read
+    return [(key, type(value).__name__, repr(value)) for key, value in values.items()], sorted(missing)
+
+
+def _kept_and_alone(path: Path) -> tuple[Book, Package]:
+    book = Book(path)
+    return book, Package.open(path)
+
+
+def test_every_kind_of_stored_cell_reads_as_the_packages_own_pass(tmp_path):
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    book, alone = _kept_and_alone(path)
+    assert book.package._kept  # openpyxl's read kept the cells: no second parse
+    assert book.dynamic_arrays == alone.dynamic_array_anchors() == {("It's values", "A3"), ("Other", "B2")}
+    read = book.package.cell_values()
+    assert _exactly(read) == _exactly(alone.cell_values())
+    assert read is not None
+    values, missing = read
+    sheet = "It's values"
+    expected = {"A1": 9.5, "B1": 1.0, "C1": 1000.0, "E1": "plain", "F1": "rich", "G1": "_x0001_",
+                "H1": "inline A", "I1": "rich inline", "J1": True, "K1": False, "L1": "#N/A", "M1": text_value("#N/A"),
+                "O1": "", "P1": "#DIV/0!", "T1": True, "U2": 1001, "W1": "\x01", "": 7, "A2": 5}
+    for cell, value in expected.items():
+        assert (values[(sheet, cell)], type(values[(sheet, cell)])) == (value, type(value)), cell
+    assert missing == {(sheet, "N1")}
+    assert not {(sheet, cell) for cell in ("R1", "S1", "V1", "B2")} & values.keys()
+    assert list(values)[0] == (sheet, "A1")  # stored twice: the first place, the last value
+
+
+@pytest.mark.parametrize("path", BOOKS, ids=lambda path: path.name)
+def test_real_books_read_the_same_kept_as_alone(path):
+    book, alone = _kept_and_alone(path)
+    assert book.package._kept or not any(ws._cells for ws in book.book.worksheets)
+    assert book.dynamic_arrays == alone.dynamic_array_anchors()
+    assert _exactly(book.package.cell_values()) == _exactly(alone.cell_values())
+
+
+def test_a_second_ask_parses_the_file_again_the_same(tmp_path):
+    book = Book(_every_kind(tmp_path / "kinds.xlsx"))
+    first = book.package.cell_values()
+    assert not book.package._kept  # handed over once, then let go
+    assert _exactly(book.package.cell_values()) == _exactly(first)
+
+
+def test_a_cell_outside_any_row_is_no_cell(tmp_path):
+    """openpyxl reads the `<c>` children of each `<row>` as the sheet's cells; one anywhere
+    else is not a cell of the book, nor a stored value read along with it."""
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    stray = tmp_path / "stray.xlsx"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(stray, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"</sheetData>", b'</sheetData><c r="Z9"><v>3</v></c>')
+            target.writestr(item, data)
+    book = Book(stray)
+    assert "Z9" not in book.book["It's values"]
+    read = book.package.cell_values()
+    assert read is not None and ("It's values", "Z9") not in read[0]
+
+
+def test_another_openpyxl_keeps_nothing_and_reads_as_before(tmp_path, monkeypatch):
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    monkeypatch.setattr(stored_cells, "REPRODUCED", ())
+    book, alone = _kept_and_alone(path)
+    assert not book.package._kept
+    assert book.dynamic_arrays == alone.dynamic_array_anchors()
+    assert _exactly(book.package.cell_values()) == _exactly(alone.cell_values())
+
+
+def test_reads_outside_or_in_another_thread_keep_nothing(tmp_path):
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    with stored_cells.recording() as kept:
+        thread = threading.Thread(target=openpyxl.load_workbook, args=(path,))
+        thread.start()
+        thread.join()
+        assert kept == {}  # the other thread's read kept nothing here
+        openpyxl.load_workbook(path)
+    assert kept is not None and set(kept) == {"xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"}
+    with stored_cells.recording() as again:
+        pass
+    openpyxl.load_workbook(path)
+    assert again == {}
