@@ -35,7 +35,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-from rates_xl import __version__
 from rates_xl.errors import CommandError, Internal, RatesXlError, UsageError  # noqa: F401 - CommandError: calc's commands still import it from here
 
 #: Each command module and the commands it registers. `rates-xl COMMAND ...` imports only
@@ -67,12 +66,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="rates-xl",
         description="Interest-rate market data in Excel: client, sandbox, add-in, templates.",
     )
-    parser.add_argument("--version", action="version", version=f"rates-xl {__version__}")
+    parser.add_argument("--version", action=_Version, version="rates-xl")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = [name for name, commands in COMMAND_MODULES.items() if command in commands] or list(COMMAND_MODULES)
     for name in chosen:
         importlib.import_module(name).register(subparsers)
     return parser
+
+
+class _Version(argparse._VersionAction):
+    """argparse's --version, the version read only when asked (rates_xl's `__getattr__`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from rates_xl import __version__
+
+        self.version = f"rates-xl {__version__}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -518,9 +518,23 @@ def test_each_command_module_registers_the_commands_listed_for_it():
 
 
 def test_calc_imports_neither_the_client_models_nor_diff():
+    """Nor importlib.metadata (0.03 CPU s), which only the version needs."""
     script = ("import sys\nfrom rates_xl import cli\n"
               "cli.build_parser('calc').parse_args(['calc', 'book.xlsx'])\n"
-              "print(sorted(m for m in ('rates_xl.client.endpoints', 'rates_xl.calc.diff', 'pydantic') "
-              "if m in sys.modules))\n")
+              "print(sorted(m for m in ('rates_xl.client.endpoints', 'rates_xl.calc.diff', 'pydantic', "
+              "'importlib.metadata') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    import rates_xl
+
+    with pytest.raises(SystemExit) as exited:
+        build_parser("calc").parse_args(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"rates-xl {version('rates-xl')}" == f"rates-xl {rates_xl.__version__}"
+    with pytest.raises(AttributeError):
+        rates_xl.nonesuch  # noqa: B018 - the module's __getattr__ answers __version__ alone
