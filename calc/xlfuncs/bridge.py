@@ -11,6 +11,7 @@ arrays, `schedula.EMPTY` and its `XlError` values.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -85,7 +86,8 @@ def bridged(name: str) -> Callable[..., Any]:
                 if implementation is None:
                     return error("#NAME?")
                 found.append(implementation)
-            args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+            if as_text:
+                args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
             return from_formulas(found[0](*[to_formulas(a) for a in args]))
 
     def call(*args: Any) -> Any:
@@ -93,7 +95,7 @@ def bridged(name: str) -> Callable[..., Any]:
             args = tuple([[a]] if i in matrices and not isinstance(a, list) else a for i, a in enumerate(args))
         if refuses and any(_cells(a) > 1 for i, a in enumerate(args) if i in refused):
             return error("#VALUE!")
-        if any(i < len(args) and _cells(args[i]) > 1 for i in single):
+        if single and any(i < len(args) and _cells(args[i]) > 1 for i in single):
             return _each(one, args, single)
         return one(*args)
 
@@ -161,10 +163,23 @@ def _is_na_fill(value: Any) -> bool:
     return value is _NA_FILL
 
 
-def to_formulas(value: Any) -> Any:
-    import numpy as np
+@functools.cache
+def _formulas_values() -> tuple[Any, dict[str, Any], type, Callable[[Any], Any]]:
+    """`formulas`' empty cell, its error values by text, its error type and the engine adapter's
+    scalar conversion, imported at the first conversion (each call of a bridged function
+    converts every argument: the imports inside the conversions were a third of a CONVERT)."""
+    import schedula as sh
+    from formulas.tokens.operand import Error, XlError
 
+    from rates_xl.calc.engines.formulas.functions import scalar_from_engine
+
+    return sh.EMPTY, Error.errors, XlError, scalar_from_engine
+
+
+def to_formulas(value: Any) -> Any:
     if isinstance(value, list):
+        import numpy as np
+
         rows = [row if isinstance(row, list) else [row] for row in value]
         array = np.empty((len(rows), max(len(r) for r in rows)), dtype=object)
         for i, row in enumerate(rows):
@@ -175,17 +190,17 @@ def to_formulas(value: Any) -> Any:
 
 
 def _scalar_to_formulas(value: Any) -> Any:
-    import schedula as sh
-    from formulas.tokens.operand import Error
-
     if value is None:
-        return sh.EMPTY
+        return _formulas_values()[0]
     if is_error(value):
-        return Error.errors.get(error_text(value), Error.errors["#VALUE!"])
+        errors = _formulas_values()[1]
+        return errors.get(error_text(value), errors["#VALUE!"])
     return value
 
 
 def from_formulas(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return _scalar_from_formulas(value)
     import numpy as np
 
     if isinstance(value, np.ndarray):
@@ -195,14 +210,17 @@ def from_formulas(value: Any) -> Any:
     return _scalar_from_formulas(value)
 
 
+#: Python's own scalar types (exactly: numpy's float64 is a float), which no conversion changes.
+_PLAIN = frozenset({float, int, str, bool})
+
+
 def _scalar_from_formulas(value: Any) -> Any:
     """One of formulas' values as a plain Python one: its error as Excel's error, NaN as
     #NUM! (as Excel shows a result no number holds), the rest as the engine adapter does."""
-    from formulas.tokens.operand import XlError
-
-    from rates_xl.calc.engines.formulas.functions import scalar_from_engine
-
-    if isinstance(value, XlError):
+    if type(value) in _PLAIN:
+        return error("#NUM!") if type(value) is float and value != value else value
+    _empty, _errors, xl_error, scalar_from_engine = _formulas_values()
+    if isinstance(value, xl_error):
         return error(str(value))
     if value is None:
         return None

@@ -121,6 +121,8 @@ def from_engine(value: Any) -> Any:
 
 
 def scalar_from_engine(value: Any) -> Any:
+    if type(value) in _PLAIN:  # exactly Python's (numpy's float64 is a float): nothing to convert
+        return value
     import numpy as np
     import schedula as sh
 
@@ -135,6 +137,10 @@ def scalar_from_engine(value: Any) -> Any:
     if isinstance(value, np.str_):
         return str(value)
     return value
+
+
+#: Python's own scalar types, which `scalar_from_engine` hands back as they are.
+_PLAIN = frozenset({float, int, str, bool})
 
 
 def to_engine(value: Any) -> Any:
