@@ -19,7 +19,8 @@ Grouped as Excel's Insert Function dialog groups them:
   GROWTH), `percentiles` (PERCENTILE, QUARTILE), `largest` (LARGE, SMALL);
 - `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
   sizes), `rounding` (FLOOR);
-- `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions);
+- `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions), `bases` (the bridged
+  BIN2DEC, DEC2HEX ... without `formulas`' dispatcher per call);
 - `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA);
 - `information/`: `reference` (N, and T: a reference's first cell).
 

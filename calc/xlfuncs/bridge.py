@@ -43,10 +43,14 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     import importlib
 
     from rates_xl.calc.xlfuncs import scalars, scipy_deferred
+    from rates_xl.calc.xlfuncs.engineering import bases
 
     name = name.upper()
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
     scipy_deferred.stat()  # before any sibling: `comp` imports it
+    undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
+    if undispatched is not None:
+        return undispatched
     module = importlib.import_module(f"formulas.functions.{submodule}")
     table = getattr(module, "FUNCTIONS", {})
     found = table.get(name, table.get(f"_XLFN.{name}"))

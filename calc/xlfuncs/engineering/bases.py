@@ -1,0 +1,59 @@
+"""The twelve conversions between number bases (BIN2DEC, DEC2HEX, HEX2OCT ...) as the bridged
+`formulas` implementations compute them, without the dispatcher they build at every call.
+
+`formulas` 1.3.4 (functions/eng.py `hex2dec2bin2oct`) defines each one as a schedula
+DispatchPipe over one graph: the data nodes HEX, OCT and BIN filtered by `_parseX` (one value,
+at most 10 characters), the functions X2DEC (`_x2dec`) and DEC2X (`_dec2x`, which reads its own
+argument with `_parseDEC` and pads to `places`) between each of them and DEC, so X2Y runs
+X -> DEC -> Y. Each call registers a new dispatcher from its blueprint and solves it: 83 us a
+call, against 4 us for the same three helpers composed in the graph's order here, wrapped by the
+same `wrap_func` (its errors and exceptions as `formulas`' own). formulas_test.xlsx calls them
+180 times. tests/calc/test_bases.py compares the two on every conversion over a grid of every
+kind of value and `places` (text, numbers, logicals, empty, errors, arrays), type and
+exception included, and reproduces the corpus cells; any other `formulas` release keeps its
+dispatcher (`implementation` answers None).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+#: The `formulas` release whose eng.py this composition follows.
+READ_FROM = "1.3.4"
+
+#: The radix of each data node of the graph (DEC is the hub every conversion goes through).
+BASES = {"HEX": 16, "OCT": 8, "BIN": 2}
+
+#: HEX2DEC, HEX2OCT ... DEC2BIN: every ordered pair of HEX, OCT, BIN and DEC, as eng.py lists them.
+NAMES = frozenset("2".join(pair) for pair in itertools.permutations(("HEX", "OCT", "BIN", "DEC"), 2))
+
+
+def implementation(name: str) -> Callable[..., Any] | None:
+    """`formulas`' `name` (one of NAMES) without its dispatcher, as `formulas.functions.eng.FUNCTIONS`
+    holds it; None for another name, or under another `formulas` release."""
+    if name not in NAMES:
+        return None
+    import formulas
+
+    if formulas.__version__ != READ_FROM:
+        return None
+    from formulas.functions import wrap_func
+    from formulas.functions.eng import _dec2x, _parseX, _x2dec
+
+    source, target = name.split("2")
+
+    def convert(x: Any, places: Any = None) -> Any:
+        # The graph's order: the source node's filter, X2DEC, DEC2X, the target node's filter
+        # (DEC has none; a DEC source reaches DEC2X as given).
+        if source == "DEC":
+            return _parseX(_dec2x(x, places, base=BASES[target]))
+        decimal = _x2dec(_parseX(x), base=BASES[source])
+        if target == "DEC":
+            return decimal
+        return _parseX(_dec2x(decimal, places, base=BASES[target]))
+
+    convert.__name__ = name
+    found: Callable[..., Any] = wrap_func(convert)
+    return found
