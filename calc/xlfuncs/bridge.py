@@ -168,7 +168,7 @@ def _is_na_fill(value: Any) -> bool:
 
 
 @functools.cache
-def _formulas_values() -> tuple[Any, dict[str, Any], type, Callable[[Any], Any]]:
+def _formulas_values() -> tuple[object, dict[str, object], type, Callable[[object], object]]:
     """`formulas`' empty cell, its error values by text, its error type and the engine adapter's
     scalar conversion, imported at the first conversion (each call of a bridged function
     converts every argument: the imports inside the conversions were a third of a CONVERT)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
 
 #: The `formulas` release whose eng.py this composition follows.
 READ_FROM = "1.3.4"
@@ -30,7 +29,7 @@ BASES = {"HEX": 16, "OCT": 8, "BIN": 2}
 NAMES = frozenset("2".join(pair) for pair in itertools.permutations(("HEX", "OCT", "BIN", "DEC"), 2))
 
 
-def implementation(name: str) -> Callable[..., Any] | None:
+def implementation(name: str) -> Callable[..., object] | None:
     """`formulas`' `name` (one of NAMES) without its dispatcher, as `formulas.functions.eng.FUNCTIONS`
     holds it; None for another name, or under another `formulas` release."""
     if name not in NAMES:
@@ -44,7 +43,7 @@ def implementation(name: str) -> Callable[..., Any] | None:
 
     source, target = name.split("2")
 
-    def convert(x: Any, places: Any = None) -> Any:
+    def convert(x: object, places: object = None) -> object:
         # The graph's order: the source node's filter, X2DEC, DEC2X, the target node's filter
         # (DEC has none; a DEC source reaches DEC2X as given).
         if source == "DEC":
@@ -55,5 +54,5 @@ def implementation(name: str) -> Callable[..., Any] | None:
         return _parseX(_dec2x(decimal, places, base=BASES[target]))
 
     convert.__name__ = name
-    found: Callable[..., Any] = wrap_func(convert)
+    found: Callable[..., object] = wrap_func(convert)
     return found
