@@ -216,7 +216,8 @@ class Memo:
             # cell): it is rewritten in full, and the copies after it follow it instead.
             del self._entries[key]
             return key, None
-        answer = text_at(entry.shape, row, col)
+        # (An answer of the copy's own shape is its text: a scanned shape writes it back, shapes.py.)
+        answer = text if entry.shape is found else text_at(entry.shape, row, col)
         if answer is None:
             return None, None
         self.shared += 1
@@ -231,6 +232,8 @@ class Memo:
             return
         if entry is None:
             found = shape(answer, row, col)
+            if found == key[1]:
+                found = key[1]  # (the formula unchanged: its copies' answer is their text, `find`)
             asked = self._asked(watch, row, col)
             self._entries[key] = None if found is None or asked is None else _Entry(
                 row, col, found, extra, *_again(asked, row, col), answer)

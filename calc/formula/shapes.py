@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import cast
 
 from rates_xl.errors import Internal
 from rates_xl.functions.sheet import (
@@ -201,7 +202,8 @@ class Scanner:
     def __call__(self, sheet: str, text: str, row: int, col: int) -> Shape | None:
         down, along = (sheet, col), (sheet, row)
         for recent in (self._down.get(down), self._along.get(along)):
-            if recent is not None and text_at(recent, row, col) == text:
+            # (Its text up to the first reference, first: most formulas beside another differ there.)
+            if recent is not None and text.startswith(cast(str, recent[0])) and text_at(recent, row, col) == text:
                 return recent
         found = self._read(text, row, col)
         if found is not None:
