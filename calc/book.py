@@ -61,11 +61,15 @@ class Book:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.package = read_package(self.path)  # the file's one read (raises CalcError)
+        # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
+        # Excel recalculates such a book on opening, so its cached values are not Excel's.
+        self.full_calc_on_load = self.package.full_calc_on_load()
         # openpyxl, formulas kept; merged ranges not formatted (calc/merged_read.py): this copy
         # goes to the engine and comes back (calc/undo.py), and is formatted when it is
         # written for the user. Its parse of the sheets keeps what the package's readings
-        # need (stored values, dynamic-array marks: calc/stored_cells.py), parsed only once.
-        with stored_cells.recording() as kept:
+        # need (stored values, dynamic-array marks: calc/stored_cells.py), parsed only once;
+        # not where those values are placeholders, which the check never reads.
+        with nullcontext() if self.full_calc_on_load else stored_cells.recording() as kept:
             self.book = self.workbook(merged_borders=False)
         if kept is not None:
             self.package.keep(kept)
@@ -73,9 +77,6 @@ class Book:
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
         self.iteration = _iteration_settings(self.book)
-        # Set by writers that store no answers (openpyxl) or placeholders (XlsxWriter's 0):
-        # Excel recalculates such a book on opening, so its cached values are not Excel's.
-        self.full_calc_on_load = self.package.full_calc_on_load()
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
         # only on F9, so a value it saved may predate an input edited since, unless it
         # recalculated when saving: `calcOnSave`, true unless the file says "0" (ECMA-376
@@ -90,6 +91,8 @@ class Book:
         # ones spill to their result. openpyxl drops the marker: read it from the package
         # (None: the book has no marker at all, see `_spill_ranges`).
         self.dynamic_arrays = self.package.dynamic_array_anchors()
+        if self.values_out_of_date:
+            self.package.keep({})  # (values the check will not read: not held, read if asked)
         self.legacy_arrays: frozenset[Key] = frozenset()
         self.formulas: list[tuple[str, str]] = []  # (address, text)
         cells, arrays = self._scan()  # (the formulas and what-if data tables too)

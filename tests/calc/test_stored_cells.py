@@ -6,8 +6,10 @@ on every real book and on one written to hold every kind of stored cell."""
 
 from __future__ import annotations
 
+import re
 import threading
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import openpyxl
@@ -65,8 +67,17 @@ def _every_kind(path: Path) -> Path:
                 data = SHEET.encode()
             elif item.filename == "xl/sharedStrings.xml":
                 data = STRINGS.encode()
+            elif item.filename == "xl/workbook.xml":  # values as Excel's (XlsxWriter's are placeholders)
+                data = re.sub(rb"<calcPr[^>]*/>", b"", data)
             target.writestr(item, data)
     return path
+
+
+def _with_workbook_xml(path: Path, target: Path, change: Callable[[bytes], bytes]) -> None:
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as copy:
+        for item in source.infolist():
+            data = source.read(item)
+            copy.writestr(item, change(data) if item.filename == "xl/workbook.xml" else data)
 
 
 def _exactly(read: Values | None) -> object:
@@ -76,15 +87,21 @@ def _exactly(read: Values | None) -> object:
     return [(key, type(value).__name__, repr(value)) for key, value in values.items()], sorted(missing)
 
 
-def _kept_and_alone(path: Path) -> tuple[Book, Package]:
-    book = Book(path)
-    return book, Package.open(path)
+def _kept_and_alone(path: Path) -> tuple[Package, Package]:
+    """The package as `Book` reads it when its values are Excel's (kept by openpyxl's read,
+    whatever the book says of them here), and the package read alone."""
+    kept_by_the_read = Package.open(path)
+    with stored_cells.recording() as kept:
+        openpyxl.load_workbook(kept_by_the_read.stream(), keep_links=True)
+    assert kept is not None
+    kept_by_the_read.keep(kept)
+    return kept_by_the_read, Package.open(path)
 
 
 def test_every_kind_of_stored_cell_reads_as_the_packages_own_pass(tmp_path):
     path = _every_kind(tmp_path / "kinds.xlsx")
-    book, alone = _kept_and_alone(path)
-    assert book.package._kept  # openpyxl's read kept the cells: no second parse
+    book, alone = Book(path), Package.open(path)
+    assert not book.values_out_of_date and book.package._kept  # kept by openpyxl's read: no second parse
     assert book.dynamic_arrays == alone.dynamic_array_anchors() == {("It's values", "A3"), ("Other", "B2")}
     read = book.package.cell_values()
     assert _exactly(read) == _exactly(alone.cell_values())
@@ -101,12 +118,13 @@ def test_every_kind_of_stored_cell_reads_as_the_packages_own_pass(tmp_path):
     assert list(values)[0] == (sheet, "A1")  # stored twice: the first place, the last value
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # (openpyxl names the extensions it drops)
 @pytest.mark.parametrize("path", BOOKS, ids=lambda path: path.name)
 def test_real_books_read_the_same_kept_as_alone(path):
-    book, alone = _kept_and_alone(path)
-    assert book.package._kept or not any(ws._cells for ws in book.book.worksheets)
-    assert book.dynamic_arrays == alone.dynamic_array_anchors()
-    assert _exactly(book.package.cell_values()) == _exactly(alone.cell_values())
+    kept, alone = _kept_and_alone(path)
+    assert kept._kept or not any(ws._cells for ws in openpyxl.load_workbook(path).worksheets)
+    assert kept.dynamic_array_anchors() == alone.dynamic_array_anchors()
+    assert _exactly(kept.cell_values()) == _exactly(alone.cell_values())
 
 
 def test_a_second_ask_parses_the_file_again_the_same(tmp_path):
@@ -114,6 +132,21 @@ def test_a_second_ask_parses_the_file_again_the_same(tmp_path):
     first = book.package.cell_values()
     assert not book.package._kept  # handed over once, then let go
     assert _exactly(book.package.cell_values()) == _exactly(first)
+
+
+def test_placeholder_values_are_not_kept_and_read_as_before(tmp_path):
+    """A book whose cached values the check never reads (fullCalcOnLoad: placeholders; a
+    manual-mode book Excel did not recalculate when saving) holds no kept cells; asked for its
+    values all the same, the package parses them, as it always did."""
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    placeholders, manual = tmp_path / "placeholders.xlsx", tmp_path / "manual.xlsx"
+    for target, calc in ((placeholders, b'<calcPr fullCalcOnLoad="1"/>'),
+                         (manual, b'<calcPr calcMode="manual" calcOnSave="0"/>')):
+        _with_workbook_xml(path, target, lambda data, calc=calc: data.replace(b"</workbook>", calc + b"</workbook>"))
+        book = Book(target)
+        assert book.values_out_of_date and not book.package._kept
+        assert book.dynamic_arrays == Package.open(target).dynamic_array_anchors()
+        assert _exactly(book.package.cell_values()) == _exactly(Package.open(target).cell_values())
 
 
 def test_a_cell_outside_any_row_is_no_cell(tmp_path):
@@ -136,8 +169,8 @@ def test_a_cell_outside_any_row_is_no_cell(tmp_path):
 def test_another_openpyxl_keeps_nothing_and_reads_as_before(tmp_path, monkeypatch):
     path = _every_kind(tmp_path / "kinds.xlsx")
     monkeypatch.setattr(stored_cells, "REPRODUCED", ())
-    book, alone = _kept_and_alone(path)
-    assert not book.package._kept
+    book, alone = Book(path), Package.open(path)
+    assert not book.values_out_of_date and not book.package._kept
     assert book.dynamic_arrays == alone.dynamic_array_anchors()
     assert _exactly(book.package.cell_values()) == _exactly(alone.cell_values())
 
