@@ -102,6 +102,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
     Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
     Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
+    Pass("row_indirect", ranges.row_indirect, ("INDIRECT(",), cells=ORDINARY),
     Pass("top_reference", ranges.top_reference, ("INDIRECT(", "OFFSET("), cells=ORDINARY),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
     Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),
