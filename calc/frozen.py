@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 #: Notes on cells computed from an edited answer (a note is a drawing shape: thousands make
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
 MAX_UNTRUSTED_NOTES = 500
+_NUMBERS = (bool, int, float)  # (a tuple: `bool | int | float` is built anew at each call)
 #: The defined name the classic add-in gives a book while a scenario is on (the add-in's
 #: scenario.NAME; calc may not import the add-in: tests/test_layers.py, and a test holds them equal).
 SCENARIO_MARK = "RATES_SCENARIO"
@@ -51,7 +52,8 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
         title = ws.title
         for row in sheet_rows(ws):
             for cell in row:
-                if cell.data_type == "f" or isinstance(cell.value, ArrayFormula):
+                # (`_value`: the cell's own, not through openpyxl's property; 35,000 cells a book)
+                if cell.data_type == "f" or isinstance(cell._value, ArrayFormula):
                     key = (title, cell.coordinate)
                     if key in spills:
                         # The range the file stored (emptied where the spill shrank) and the
@@ -125,16 +127,19 @@ def _scenario_mark(copy: Workbook, result: CalcResult) -> None:
 def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> None:
     from openpyxl.cell.cell import MergedCell
 
+    title, cells = ws.title, ws._cells
     for r, c in area.cells():
-        value = values.get((ws.title, cell_address(r, c)))
-        cell = ws._cells.get((r, c))
-        if value is None and cell is None:
-            continue  # padding of a grown spill: leave the sheet as it was
-        if isinstance(cell, MergedCell):
+        value = values.get((title, cell_address(r, c)))
+        cell = cells.get((r, c))
+        if cell is None:
+            if value is None:
+                continue  # padding of a grown spill: leave the sheet as it was
+            cell = ws.cell(row=r, column=c)
+        elif isinstance(cell, MergedCell):
             # A merged range's hidden cell holds nothing and takes no value: a spill over it is
             # #SPILL! in its anchor, and an array over it is listed (calc/merged_spills.py).
             continue
-        set_value(ws.cell(row=r, column=c), value)
+        set_value(cell, value)
 
 
 def _note(book: Workbook, cells: list[tuple[str, str, str]]) -> None:
@@ -159,7 +164,7 @@ def set_value(cell: Any, value: object) -> None:
     stays text, characters a file cannot hold are dropped, anything else becomes its text.
     (`cell`: openpyxl's, left untyped: its stubs say `ws.cell` may answer a MergedCell, whose
     value openpyxl refuses to set; `_write_range` never passes one.)"""
-    if isinstance(value, bool | int | float) or value is None:
+    if value is None or isinstance(value, _NUMBERS):
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"
         cell.value = value
