@@ -12,7 +12,8 @@ only when the rewriting is known to move with the cell, which is checked, never 
   `formula_cells`, `sources`, `sums`) makes the answer the cell's own: never shared. The
   book's other answers (a range's size, a name's range, a constant's kind ...) are noted with
   what was asked, and a copy takes the shared answer only if its book answers the same to the
-  same questions moved to it;
+  same questions moved to it (one whose answer cannot change with the copy is not asked again:
+  a fixed reference's, or the cell count of a range that keeps its size, `_rigid`);
 - the first copy's answer is shared only once a second copy, rewritten in full, is the first's
   moved to it (in each direction a copy moves: down a column, along a row); a rewriting that
   writes a reference of its own making (`@` over a one-cell name written as `B18`) fails it.
@@ -278,8 +279,26 @@ class Memo:
                         return None
                     moved[at] = found
                 args = tuple(moved)
+                if name in _COUNTS and all(_rigid(args[at]) for at in references):
+                    continue  # (a count every copy answers the same: not asked again)
             out.append((ask, tuple(args), answer))
         return out
+
+
+def _rigid(found: object) -> bool:
+    """Whether a reference's shape covers as many cells wherever it is written (a count's
+    reader reads only that, `_COUNTS`): one cell, or one range whose corners are as absolute
+    as each other on each axis (`A5:B7` moving down a column, `$A$1:$B$3`; not `$A$1:A5`,
+    which grows), after a sheet's prefix or none."""
+    if not isinstance(found, tuple) or len(found) not in (3, 5) or found[-1] != "":
+        return False
+    first = found[0]
+    if not isinstance(first, str) or not (first == "=" or first.endswith("!")):
+        return False
+    if len(found) == 3:
+        return True
+    a, b = found[1], found[3]
+    return found[2] == ":" and a[0] == b[0] and a[2] == b[2]
 
 
 def _one_or_more(count: object) -> object:

@@ -35,6 +35,7 @@ def _book(path):
         ws[f"J{r}"] = "=T[@Val]*2"  # the table's row of the cell
         ws[f"K{r}"] = f"=ROUND(A{r}/$A$2,2)"  # moves with the cell
         ws[f"L{r}"] = f"=SUM($A$1:A{r})"  # a range that grows: its size is asked of each copy
+        ws[f"M{r}"] = f"=SUM(A{r}:A{r + 2})/COUNT($A$1:$A$3,A{r})"  # the same sizes in every copy
     for r in (31, 32):  # past the table's rows: not computed, as each cell's own rewriting says
         ws[f"J{r}"] = "=T[@Val]*2"
         ws[f"F{r + 10}"] = "=IF(col>3,1,0)"  # past the name's rows: #VALUE!
