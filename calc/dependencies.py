@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from rates_xl.calc.book import Book
 from rates_xl.functions.sheet import Area, Key, is_rates_name, read_area, sheet_of, split_reference
-from rates_xl.functions.tokens import INFIX, FormulaError, function_names, tokenize
+from rates_xl.functions.tokens import OTHER, function_names, range_operands
 
 #: What a reference reads: an area of a sheet (its title as the formula writes it).
 Place = tuple[str, Area]
@@ -125,10 +125,14 @@ class Graph:
         columns = self._index.get(sheet.upper())
         if not columns:
             return found
-        for c, (rows, keys) in columns.items():
-            if c1 <= c <= c2:
-                lo, hi = bisect.bisect_left(rows, r1), bisect.bisect_right(rows, r2)
-                found.update(keys[lo:hi])
+        # The columns the rectangle spans that hold an anchor (a narrow one looks each up, a
+        # wide one reads the sheet's few columns).
+        spanned = [c for c in range(c1, c2 + 1) if c in columns] if c2 - c1 < len(columns) else \
+            [c for c in columns if c1 <= c <= c2]
+        for c in spanned:
+            rows, keys = columns[c]
+            lo, hi = bisect.bisect_left(rows, r1), bisect.bisect_right(rows, r2)
+            found.update(keys[lo:hi])
         return found
 
 
@@ -171,26 +175,26 @@ def read_by_any(book: Book, cells: set[Key], read: dict[Key, list[Place] | None]
 
 def references(formula: str, sheet: str, book: Book) -> list[Place] | None:
     """The rectangles `formula` (on `sheet`) reads; None when one cannot be followed."""
-    try:
-        tokens = tokenize(formula if formula.startswith("=") else "=" + formula)
-    except FormulaError:
-        return None
+    operands = range_operands(formula if formula.startswith("=") else "=" + formula)
+    if operands is None:
+        return None  # refused by the tokenizer
     places: list[Place] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        text = token.text
-        if token.kind == INFIX and text == ":":
-            return None  # A1:INDEX(...): a range built at run time
-        if not token.is_range:
+    i, count = 0, len(operands)
+    while i < count:
+        text = operands[i]
+        if text is OTHER:
             i += 1
             continue
+        if text == ":":
+            return None  # A1:INDEX(...): a range built at run time
         # `C14:E14:G13:I14`: plain ranges of this sheet joined by ':' read the smallest range
         # holding them all (Excel's range operator; calc/formula/operators.py).
         run = [text]
-        while i + 2 < len(tokens) and tokens[i + 1].kind == INFIX and tokens[i + 1].text == ":" and \
-                tokens[i + 2].is_range:
-            run.append(tokens[i + 2].text)
+        while i + 2 < count and operands[i + 1] == ":":
+            after = operands[i + 2]
+            if after is OTHER or after == ":":
+                break
+            run.append(after)
             i += 2
         i += 1
         found = _cached_places(text, sheet, book) if len(run) == 1 else _box(run, sheet, book)
@@ -270,9 +274,26 @@ def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] |
 def anchors_calling(cells: dict[Key, tuple[str, Area]], names: frozenset[str] | None, *,
                     rates: bool = False) -> set[Key]:
     """Anchors whose formula calls one of `names` (or any RATES_* function, `rates`)."""
-    found = set()
+    return anchors_calling_each(cells, [(names, rates)])[0]
+
+
+def anchors_calling_each(cells: dict[Key, tuple[str, Area]],
+                         asked: list[tuple[frozenset[str] | None, bool]]) -> list[set[Key]]:
+    """`anchors_calling` for each (names, rates) of `asked`, the formulas read once: a
+    recalculation's scope asks two (the new answers, the moving references) of every formula,
+    and a book's formulas call few distinct sets of functions, each judged once."""
+    found: list[set[Key]] = [set() for _ in asked]
+    verdicts: dict[frozenset[str], list[bool]] = {}
     for key, (formula, _area) in cells.items():
+        if "(" not in formula:
+            continue  # calls nothing (`function_names`)
         called = function_names(formula)
-        if (names and called & names) or (rates and any(is_rates_name(n) for n in called)):
-            found.add(key)
+        verdict = verdicts.get(called)
+        if verdict is None:
+            rates_called = any(is_rates_name(n) for n in called)
+            verdict = verdicts[called] = [bool((names and called & names) or (rates and rates_called))
+                                          for names, rates in asked]
+        for i, calls in enumerate(verdict):
+            if calls:
+                found[i].add(key)
     return found

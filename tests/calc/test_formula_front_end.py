@@ -9,7 +9,7 @@ import pytest
 
 from rates_xl.calc.formula.passes import EVERY, NAMES, ORDINARY, PASSES, WRITTEN, Site, one, rewrite
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.tokens import tokenize
+from rates_xl.functions.tokens import INFIX, OTHER, FormulaError, range_operands, tokenize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,6 +66,33 @@ def test_no_other_module_tokenizes_a_formula():
             if "openpyxl.formula" in text or ("formualizer.tokenize(" in text and where != "functions/tokens.py"):
                 found.append(where)
     assert found == []
+
+
+@pytest.mark.parametrize(("formula", "expected"), [
+    ("=SUM(A1:B2, C3)+Sheet2!D4:E5:F6", [OTHER, "A1:B2", OTHER, "C3", OTHER, "Sheet2!D4:E5", ":", "F6"]),
+    # Side by side only where the tokens are: a space before the ':' keeps them apart.
+    ("=A1 :B2", ["A1", OTHER, ":", "B2"]),
+    ("=A1:INDEX(B:B,2)", ["A1", ":", OTHER, "B:B", OTHER]),
+    ("='Model'!#REF!+Tbl[Col]+x", [OTHER, "Tbl[Col]", OTHER, "x"]),
+    ('=1+"A1"', [OTHER]),
+    ("=SUM(", None),
+])
+def test_what_the_reference_reader_reads_of_the_tokens(formula, expected):
+    """`range_operands` (calc/dependencies.py's read of a formula) is `tokenize` read lean:
+    Range operands, ':' operators and one OTHER for each run of other tokens between them."""
+    assert range_operands(formula) == expected
+    try:
+        tokens = tokenize.__wrapped__(formula)
+    except FormulaError:
+        assert expected is None
+        return
+    lean: list[str | None] = []
+    for t in tokens:
+        if t.is_range or (t.kind == INFIX and t.text == ":"):
+            lean.append(t.text)
+        elif not lean or lean[-1] is not OTHER:
+            lean.append(OTHER)
+    assert lean == expected
 
 
 @pytest.mark.parametrize(("formula", "expected"), [
