@@ -18,6 +18,7 @@ the other books of the run go on.
 from __future__ import annotations
 
 import contextvars
+import operator
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -77,20 +78,23 @@ def measure(book: Book) -> Reads:
     engine bounds those to the used range too."""
     from rates_xl.calc.dependencies import references
 
-    used = _used_ranges(book)
     # Only formulas that may read a wide range are read token by token (10 us a formula: 2 s
     # for a 200,000-cell book otherwise); a narrow one counts as its cell.
     wide_names = [name.upper() for name, value in _defined(book) if may_read_wide_range(value)]
     areas: dict[tuple[str, Area], int] = {}
     reads = Reads(len(book.cells))
+    seen: set[tuple[str, str]] = set()  # (formula, sheet): a copy reads only rectangles counted already
     for key, (formula, _area) in book.cells.items():
-        if not may_read_wide_range(formula) and not (wide_names and any(n in formula.upper() for n in wide_names)):
+        if not may_read_wide_range(formula) and not (wide_names and _names_in(formula.upper(), wide_names)):
             continue
+        if (formula, key[0]) in seen:
+            continue
+        seen.add((formula, key[0]))
         for target, area in references(formula, key[0], book) or ():
             place = (target.upper(), area)
             if place in areas:
                 continue
-            bottom, right = used.get(target.upper(), (0, 0))
+            bottom, right = _used_ranges(book).get(target.upper(), (0, 0))
             rows = min(area.bottom, bottom) - area.top + 1
             cols = min(area.right, right) - area.left + 1
             size = rows * cols if rows > 0 and cols > 0 else 0
@@ -99,6 +103,10 @@ def measure(book: Book) -> Reads:
                 reads.largest, reads.where, reads.formula, reads.place = size, key, formula, (target, area)
     reads.total += sum(areas.values())
     return reads
+
+
+def _names_in(text: str, names: list[str]) -> bool:
+    return any(name in text for name in names)
 
 
 def check_cells(book: Book, budget: Budget) -> None:
@@ -124,10 +132,14 @@ def _used_ranges(book: Book) -> dict[str, tuple[int, int]]:
         found = {}
         for ws in book.book.worksheets:
             cells = ws._cells  # (row, col) -> cell: openpyxl's own store, read once
-            found[ws.title.upper()] = (max((r for r, _ in cells), default=0),
-                                       max((c for _, c in cells), default=0))
+            # (the last row is the largest key's; the last column read by `map`, not a
+            # generator: poi_StructuredRefs' 35,000 cells, 0.02 -> 0.005 CPU s)
+            found[ws.title.upper()] = (max(cells, default=(0, 0))[0], max(map(_column, cells), default=0))
         book._used = found  # type: ignore[attr-defined]
     return book._used  # type: ignore[attr-defined]
+
+
+_column = operator.itemgetter(1)
 
 
 def _defined(book: Book) -> Iterator[tuple[str, str]]:

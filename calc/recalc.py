@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rates_xl.calc import check
 from rates_xl.calc.book import Book
-from rates_xl.calc.dependencies import Graph, Place, anchors_calling, read_by_any
+from rates_xl.calc.dependencies import Graph, Place, anchors_calling_each, read_by_any
 from rates_xl.calc.results import StaleCell
 from rates_xl.functions.sheet import Key, address, cell_address
 from rates_xl.functions.values import CellValue
@@ -73,8 +73,7 @@ def scope(book: Book, full: bool) -> Scope:
     # recalculated on save; see Book), is recomputed whole and checked against none of them.
     untrusted = book.values_out_of_date
     cached = book.cached() if cells and not untrusted else {}
-    inputs = anchors_calling(cells, NEW_EACH_TIME, rates=True)
-    moving = anchors_calling(cells, MOVING_REFERENCES)
+    inputs, moving = anchors_calling_each(cells, [(NEW_EACH_TIME, True), (MOVING_REFERENCES, False)])
     if untrusted:
         uncached = set(cells)
     else:
@@ -130,25 +129,42 @@ def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported:
     engine does not compute left out; so are cells reading an input the file has no value for)."""
     cached = book.cached()
     blind = scope.downstream(scope.inputs & scope.uncached)
-    outcome = Outcome(values, {})
-    for key in sorted(scope.recompute - scope.inputs - set(unsupported)):
-        if key in scope.uncached or key in blind:
-            outcome.unchecked += 1
-            continue
-        outcome.checked += 1
+    todo = scope.recompute - scope.inputs - set(unsupported)
+    checked = todo - scope.uncached - blind
+    outcome = Outcome(values, {}, len(checked), len(todo) - len(checked))
+    wrong: dict[Key, str] = {}
+    # One-cell anchors (most formulas: the key is the cell's address) are read in bulk, and
+    # only a pair not of one type and equal is asked of `check.agrees` (its own first test).
+    one_cell = _one_cell(book)
+    single = list(checked & one_cell)
+    for key, ours, theirs in zip(single, map(values.get, single), map(cached.get, single), strict=True):
+        if (ours.__class__ is not theirs.__class__ or ours != theirs) and not check.agrees(ours, theirs):
+            wrong[key] = _disagrees(key, key, ours, theirs)
+    for key in checked - one_cell:
         sheet = key[0]
         _formula, (r1, c1, r2, c2) = book.cells[key]
-        # One cell (most formulas): its key is its address, none is made.
-        cells = [key] if r1 == r2 and c1 == c2 else \
-            [(sheet, cell_address(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
-        for cell in cells:
+        for cell in [(sheet, cell_address(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]:
             ours, theirs = values.get(cell), cached.get(cell)
             if not check.agrees(ours, theirs):
-                where = "" if cell[1] == key[1] else f" (in {cell[1]})"
-                outcome.wrong[key] = (f"the engine gives {check.shown(ours)}{where} at the book's stored "
-                                      f"inputs where Excel has {check.shown(theirs)}")
+                wrong[key] = _disagrees(key, cell, ours, theirs)
                 break
+    outcome.wrong = dict(sorted(wrong.items()))  # by anchor (the sets' order is no order)
     return outcome
+
+
+def _one_cell(book: Book) -> set[Key]:
+    """The anchors of one cell (read once per book: `compare` runs a few times)."""
+    found: set[Key] | None = book.__dict__.get("_one_cell")
+    if found is None:
+        found = book.__dict__["_one_cell"] = {
+            key for key, (_formula, (r1, c1, r2, c2)) in book.cells.items() if r1 == r2 and c1 == c2}
+    return found
+
+
+def _disagrees(key: Key, cell: Key, ours: CellValue, theirs: CellValue) -> str:
+    where = "" if cell[1] == key[1] else f" (in {cell[1]})"
+    return (f"the engine gives {check.shown(ours)}{where} at the book's stored "
+            f"inputs where Excel has {check.shown(theirs)}")
 
 
 def roots(scope: Scope, wrong: set[Key]) -> set[Key]:
