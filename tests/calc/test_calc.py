@@ -64,6 +64,27 @@ def test_each_distinct_request_is_sent_once_even_when_arguments_depend_on_result
     assert result.value("Data", "E1") == result.value("Data", "E2") == result.value("Data", "E3")
 
 
+def test_a_request_behind_a_spilled_curve_and_a_formula_between_is_made(tmp_path, fresh_client):
+    """swap_pricer's schedule: a DF asked of a date that a formula reads from a curve's spill.
+    Round 2 re-sets the RATES_* formulas; the curve spills and E3, dirty, must be computed after
+    D3 reads the spill. formualizer 0.13's sequential evaluation (`enable_parallel = False`)
+    computes E3 first and never again: "" there, no third round (swap_pricer: 5 requests in 2
+    rounds instead of 25 in 4, 78 cells #VALUE!). The engine keeps its parallel evaluation."""
+    path = workbook(tmp_path / "behind.xlsx", {
+        "D3": '=IF(ISNUMBER(A3),A3,"")',  # the curve's second date, through a formula
+        "E3": f'=IF(ISNUMBER(D3),RATES_DISCOUNT("SOFR",D3,"{PINNED}"),"")',
+        "F3": "=E3*2",
+    }, spills=[("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")')])
+    result = WorkbookCalculation(path).compute(fresh_client)
+    assert result.errors == []
+    assert result.report.rounds == 3 and result.report.distinct_requests == 2
+    assert isinstance(result.value("Data", "D3"), float) and result.value("Data", "D3") == result.value("Data", "A3")
+    paid = date.fromordinal(date(1899, 12, 30).toordinal() + int(result.value("Data", "D3")))
+    direct = fresh_client.discount_factor("SOFR", paid, valuation_time=PINNED)
+    assert result.value("Data", "E3") == pytest.approx(direct.discount_factor)
+    assert result.value("Data", "F3") == pytest.approx(2 * direct.discount_factor)
+
+
 def test_engine_fixes_index_workday_and_omitted_arguments(tmp_path, fresh_client):
     path = workbook(tmp_path / "fixes.xlsx", {
         "D1": "=SUM(INDEX(A2:B4,0,2))",  # Excel: the whole second column
