@@ -100,7 +100,7 @@ class Book:
         #: Sheet -> its merged ranges: a spill over one is #SPILL! (calc/merged_spills.py).
         self.merged = merged_spills.merged_ranges(self.book)
         # Read before an engine's preparation changes `book`.
-        self.cells = self._with_spills(cells, arrays)
+        self.cells = self._with_spills(cells)
         self._cached: dict[Key, CellValue] | None = None
         self.without_values: frozenset[Key] | None = None  # formula cells with no <v>
         self._handed_over = False
@@ -263,14 +263,11 @@ class Book:
                             Area.cell(cell.row, cell.column))
         return found, arrays
 
-    def _with_spills(self, cells: dict[Key, tuple[str, Area]],
-                     arrays: list[tuple[Worksheet, Cell]]) -> dict[Key, tuple[str, Area]]:
-        """`cells` (`_scan`'s) with each array formula's area its spill range (`spills`: a
-        RATES_* spill the range it may grow into)."""
-        for ws, cell in arrays:
-            key = (ws.title, cell.coordinate)
-            text, stored = cells[key]
-            cells[key] = (text, self.spills.get(key) or stored)
+    def _with_spills(self, cells: dict[Key, tuple[str, Area]]) -> dict[Key, tuple[str, Area]]:
+        """`cells` (`_scan`'s) with each array formula's area its spill range (`spills`, which
+        holds every array formula: a RATES_* spill the range it may grow into)."""
+        for key, area in self.spills.items():
+            cells[key] = (cells[key][0], area)
         return cells
 
     def range_size(self, sheet: str, text: str) -> int | None:
