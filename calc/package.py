@@ -141,7 +141,9 @@ RawCell = tuple[str, str, str | None, str | None, str | None, str | None]
 #: Sheet part (its name in the zip) -> its cells, in the file's order.
 Kept = dict[str, list[RawCell]]
 
-_CELL = f"{_MAIN}c"
+#: A cell's tag (calc/stored_cells.py reads openpyxl's rows with it too).
+CELL_TAG = f"{_MAIN}c"
+_ROW = f"{_MAIN}row"
 _VALUE = f"{_MAIN}v"
 _FORMULA = f"{_MAIN}f"
 _INLINE = f"{_MAIN}is"
@@ -207,11 +209,11 @@ def _sheet_cells(package: zipfile.ZipFile, names: set[str], workbook_part: str,
 def _part_cells(package: zipfile.ZipFile, part: str) -> Iterator[RawCell]:
     with package.open(part) as stream:
         for _event, element in ElementTree.iterparse(stream, events=("end",)):
-            if element.tag == _CELL:
+            if element.tag == CELL_TAG:
                 if (cell := raw_cell(element)) is not None:
                     yield cell
                 element.clear()
-            elif element.tag == f"{_MAIN}row":
+            elif element.tag == _ROW:
                 element.clear()
 
 

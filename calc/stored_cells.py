@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast
 
-from rates_xl.calc.package import Kept, RawCell, raw_cell
+from rates_xl.calc.package import CELL_TAG, Kept, RawCell, raw_cell
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -44,7 +44,6 @@ _here = threading.local()
 _lock = threading.Lock()
 _original: list[Callable[[WorkSheetParser, Element], _Parsed]] = []
 _CELLS = "_rates_xl_cells"  # a parser's own list of the cells it kept
-_CELL = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}c"
 
 
 def _parse_row(parser: WorkSheetParser, row: Element) -> _Parsed:
@@ -60,10 +59,9 @@ def _parse_row(parser: WorkSheetParser, row: Element) -> _Parsed:
         if isinstance(part, str):
             kept.setdefault(part, cells)  # (a part read twice: its first read stands)
     for element in row:
-        if element.tag == _CELL and (cell := raw_cell(element)) is not None:
+        if element.tag == CELL_TAG and (cell := raw_cell(element)) is not None:
             cells.append(cell)
     return parsed
-
 
 
 def _install() -> None:
