@@ -73,9 +73,8 @@ class Package:
         malformed) gives None too: calc's own reading of the file says what is wrong with it."""
         try:
             with self._zip() as package:
-                found, values = _dynamic_anchors(package, self._kept)
-                if not self._kept:  # (kept cells: `cell_values` reads them when asked)
-                    self._values = values
+                # (the values come too only when nothing is kept: `cell_values` reads those)
+                found, self._values = _dynamic_anchors(package, self._kept)
                 return found
         except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
             return None
