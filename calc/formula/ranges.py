@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.site import NotComputed
-from rates_xl.calc.formula.tree import Formula
+from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.functions.sheet import (
     A1_CORNER,
     MAX_ROW,
@@ -31,7 +31,6 @@ from rates_xl.functions.tokens import (
     OPERAND,
     PAREN,
     PREFIX,
-    SEP,
     TEXT,
     Token,
 )
@@ -104,20 +103,26 @@ def literal_indirect(formula: Formula, site: Site) -> str:
     cells spilling over each other failed the whole book ("dynamic dependency evaluation did
     not converge"). Only a text naming this book's sheet (or none) and an A1 area is written
     out; anything else stays INDIRECT (issue 30, point 4; tests/calc/test_model_classes.py)."""
-    tokens = formula.tokens
     edits = formula.edits()
     for call in formula.calls("INDIRECT"):
-        if call.close < 0 or not 1 <= len(call.arguments) <= 2:
+        text = _a1_text(formula, call)
+        if text is None or len(text) != 1 or text[0].kind != OPERAND or text[0].sub != TEXT:
             continue
-        arguments = [formula.solid(span) for span in call.arguments]
-        if len(arguments[0]) != 1 or arguments[0][0].kind != OPERAND or arguments[0][0].sub != TEXT:
-            continue
-        if len(arguments) == 2 and not (len(arguments[1]) == 1 and arguments[1][0].text.upper() in ("TRUE", "1")):
-            continue  # R1C1 style, or a style computed
-        reference = _literal_reference(arguments[0][0].text[1:-1].replace('""', '"'), site)
-        if reference is not None and tokens[call.open].text.upper() == "INDIRECT(":
+        reference = _literal_reference(text[0].text[1:-1].replace('""', '"'), site)
+        if reference is not None:
             edits.replace(call.open, call.close + 1, reference)
     return edits.text()
+
+
+def _a1_text(formula: Formula, call: Group) -> list[Token] | None:
+    """An INDIRECT call's text argument (its tokens, white space aside) when the call is closed,
+    written `INDIRECT(` and reads A1 style (no second argument, or a literal TRUE or 1); else None."""
+    if call.close < 0 or not 1 <= len(call.arguments) <= 2 or formula.tokens[call.open].text.upper() != "INDIRECT(":
+        return None
+    arguments = [formula.solid(span) for span in call.arguments]
+    if len(arguments) == 2 and not (len(arguments[1]) == 1 and arguments[1][0].text.upper() in ("TRUE", "1")):
+        return None  # R1C1 style, or a style computed
+    return arguments[0]
 
 
 def _literal_reference(text: str, site: Site) -> str | None:
@@ -151,21 +156,19 @@ def row_indirect(formula: Formula, site: Site) -> str:
     took 0.07 of its 0.17 CPU s of evaluation). Left as it is: a row past the sheet
     (INDIRECT's #REF!), another sheet's cell, a range, R1C1 style, any other text; and an
     array formula (tests/calc/test_row_indirect.py)."""
-    solid = [(index, token) for index, token in enumerate(formula.tokens) if not token.is_space]
     edits = formula.edits()
-    for at, (index, token) in enumerate(solid):
-        if token.kind == FUNC and token.sub == OPEN and token.text.upper() == "INDIRECT(":
-            found = _row_cell([t for _, t in solid[at + 1:at + 13]], site.sheet)
-            if found is not None:
-                reference, length = found
-                edits.replace(index, solid[at + length][0] + 1, reference)
+    for call in formula.calls("INDIRECT"):
+        text = _a1_text(formula, call)
+        reference = None if text is None else _row_cell(text, site.sheet)
+        if reference is not None:
+            edits.replace(call.open, call.close + 1, reference)
     return edits.text()
 
 
-def _row_cell(tokens: list[Token], sheet: str) -> tuple[str, int] | None:
-    """What follows `INDIRECT(`, when it is `"COL"&ROW(cell)[±n])` (or `"COL"&(ROW(cell)±n))`,
-    perhaps with `,TRUE` or `,1`): the cell it names, as a reference, and where its `)` is
-    (read token by token, as the pass runs on every INDIRECT of a book)."""
+def _row_cell(tokens: list[Token], sheet: str) -> str | None:
+    """INDIRECT's text (its tokens, white space aside), when it is `"COL"&ROW(cell)[±n]` (or
+    `"COL"&(ROW(cell)±n)`): the cell it names, as a reference (read token by token, as the pass
+    runs on every INDIRECT of a book)."""
     if len(tokens) < 5 or tokens[0].kind != OPERAND or tokens[0].sub != TEXT:
         return None
     letters = tokens[0].text[1:-1].lstrip("$").upper()
@@ -180,25 +183,22 @@ def _row_cell(tokens: list[Token], sheet: str) -> tuple[str, int] | None:
     at = 2
     parenthesised = tokens[at].kind == PAREN and tokens[at].sub == OPEN
     at += parenthesised
-    if len(tokens) < at + 4 or tokens[at].kind != FUNC or tokens[at].text.upper() != "ROW(" \
+    if len(tokens) < at + 3 or tokens[at].kind != FUNC or tokens[at].text.upper() != "ROW(" \
             or not tokens[at + 1].is_range or not (tokens[at + 2].kind == FUNC and tokens[at + 2].sub == CLOSE):
         return None
     prefix, ref = split_reference(tokens[at + 1].text)
     at += 3
     shift = 0
-    if tokens[at].kind == INFIX and tokens[at].text in ("+", "-"):
-        if len(tokens) < at + 3 or tokens[at + 1].sub != NUMBER or not tokens[at + 1].text.isdigit():
+    if len(tokens) > at and tokens[at].kind == INFIX and tokens[at].text in ("+", "-"):
+        if len(tokens) < at + 2 or tokens[at + 1].sub != NUMBER or not tokens[at + 1].text.isdigit():
             return None
         shift = int(tokens[at + 1].text) * (1 if tokens[at].text == "+" else -1)
         at += 2
     if parenthesised:
-        if not (tokens[at].kind == PAREN and tokens[at].sub == CLOSE):
+        if len(tokens) <= at or not (tokens[at].kind == PAREN and tokens[at].sub == CLOSE):
             return None
         at += 1
-    if len(tokens) > at + 2 and tokens[at].kind == SEP and tokens[at].sub == ARG \
-            and tokens[at + 1].text.upper() in ("TRUE", "1"):
-        at += 2  # A1 style, said
-    if len(tokens) <= at or not (tokens[at].kind == FUNC and tokens[at].sub == CLOSE):
+    if len(tokens) != at:
         return None
     corner = A1_CORNER.fullmatch(ref)  # ($, column, $, row) as Excel writes a cell
     if corner is None or not corner.group(2) or not corner.group(4):
@@ -208,7 +208,7 @@ def _row_cell(tokens: list[Token], sheet: str) -> tuple[str, int] | None:
     row = int(corner.group(4)) + shift
     if not 1 <= row <= MAX_ROW:
         return None
-    return f"${letters}{row}", at + 1
+    return f"${letters}{row}"
 
 
 #: Functions answering a reference, which may cover several cells.
