@@ -109,3 +109,46 @@ def test_which_formulas_can_read_a_link():
     assert _needed(['=INDIRECT("B"&B1)'], year, ("Book", "Bonds"))  # "Bonds!year"
     assert _needed(['=INDIRECT("\'B"&B1)'], year, ("Book", "Bonds"))  # "'Bonds'!year"
     assert not _needed(['=INDIRECT("A"&B1)', '=INDIRECT("C"&B1)'], year, ("Book", "Bonds"))
+
+
+#: Characters that continue a name, a reference or a call's name on either side of a linked
+#: name's letters (`_mentions` finds no name next to them), and some that end one.
+_CONTINUING = "AZaz09_.\\ÄéßΩ"
+_ENDING = " +-*/^&=<>,;%@!\t"
+
+
+def test_the_tokenizer_reads_no_name_inside_a_longer_word():
+    """What `links._mentions` relies on: no Range operand naming `M` starts right after a
+    character that continues a word, nor ends right before one (or a call's "(")."""
+    from rates_xl.functions.sheet import split_reference
+    from rates_xl.functions.tokens import FormulaError, tokenize
+
+    def names_m(formula):
+        try:
+            return any(t.is_range and split_reference(t.text)[1].upper() == "M" for t in tokenize(formula))
+        except FormulaError:
+            return False
+
+    for c in _CONTINUING:
+        for formula in (f"=SUM({c}M)", f"=1+{c}M", f"=SUM(M{c})", f"=M{c}+1"):
+            assert not names_m(formula), formula
+    assert not names_m("=M(1)")
+    for c in _ENDING:  # (the check itself: these do leave `M` a name of its own)
+        assert names_m(f"=SUM(1{c}M)") or names_m(f"=SUM(M{c}1)") or c == "!", c
+
+
+@pytest.mark.parametrize("formula", [
+    "=SUM(M)", "=MATCH(1,M,0)", "=m*2", "=Sheet1!M", "='My Sheet'!M+1", "=SUM(A1, M )", "=-M%",
+    "=M#", "=INDEX(M,1)", '="M"&1', "=SUM(A1:A3)+MATCH(1,B:B,0)", "=M1+SUMM(2)", "=_M+M_+M.X+ÄM",
+    "=SUM(A1)", "=M(1)", "=year.1*2", "=YEAR.1X"])
+def test_a_linked_name_is_looked_for_wherever_a_token_names_it(formula):
+    """`_mentions` (the cheap test before a formula's tokens are read) finds a linked name in
+    every formula a Range operand of which names it, and in none holding it only inside a
+    longer word (formulas_test.xlsx's `M` in each SUM)."""
+    from rates_xl.functions.sheet import split_reference
+    from rates_xl.functions.tokens import tokenize
+
+    names = {"M", "YEAR.1"}
+    named = any(t.is_range and split_reference(t.text)[1].upper() in names for t in tokenize(formula))
+    found = links._mentions(names).search(formula.upper()) is not None
+    assert found == (named or '"M"' in formula)  # (text in quotes: read token by token, as before)

@@ -22,6 +22,7 @@ naming another workbook's cells (`INDIRECT("[1]Rates!B2")`) is #REF! with or wit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -40,7 +41,8 @@ def needed(book: Workbook, formulas: Iterable[str]) -> bool:
     links to other workbooks (the module's docstring says how one can)."""
     names = linked_names(book)
     titles = [ws.title.upper() for ws in book.worksheets]
-    return any(_reads(text, names, titles) for text in formulas)
+    mentions = _mentions(names)
+    return any(_reads(text, names, titles, mentions) for text in formulas)
 
 
 def linked_names(book: Workbook) -> set[str]:
@@ -52,18 +54,32 @@ def linked_names(book: Workbook) -> set[str]:
     titles = [ws.title.upper() for ws in book.worksheets]
     found: set[str] = set()
     while True:
-        more = {name for name, text in texts if name not in found and _reads(text, found, titles)}
+        mentions = _mentions(found)
+        more = {name for name, text in texts if name not in found and _reads(text, found, titles, mentions)}
         if not more:
             return found
         found |= more
 
 
-def _reads(text: str, names: set[str], titles: list[str]) -> bool:
+def _mentions(names: set[str]) -> re.Pattern[str] | None:
+    """A search for `names` (upper case) in a formula's upper-case text, each where a name's
+    token can stand: not inside a longer name or a call's name (formulas_test.xlsx's linked name
+    `M` is in each SUM and MATCH). The tokenizer never starts a Range operand after a letter,
+    a digit, "_", "." or "\\", nor ends one before them or "(" (those continue a name, a
+    reference or a call's name: tests/calc/test_links_copy.py), so a formula this finds no name
+    in has no Range operand naming one; one it finds a name in is read token by token."""
+    if not names:
+        return None
+    words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.\\])(?:{words})(?![\w.\\(])")
+
+
+def _reads(text: str, names: set[str], titles: list[str], mentions: re.Pattern[str] | None) -> bool:
     """Whether the formula `text` can read another workbook's cells, `names` being the names
-    that can."""
+    that can (`mentions`: `_mentions(names)`)."""
     upper = text.upper()
     indirect = bool(names) and "INDIRECT" in upper
-    if "[" not in text and not indirect and not any(n in upper for n in names):
+    if "[" not in text and not indirect and (mentions is None or mentions.search(upper) is None):
         return False  # (the cheap test first: most formulas)
     formula = Formula(text)
     if any(_reads_link(token.text, names) for token in formula.tokens if token.is_range):
