@@ -39,14 +39,16 @@ SECONDS_SETTING = "calc_seconds (RATES_CALC_SECONDS)"
 class Budget:
     cells: int
     seconds: float
+    #: The engine's evaluation threads (`calc_threads`; 0: formualizer's default, one per core).
+    threads: int = setting_defaults.CALC_THREADS
 
     @classmethod
     def from_settings(cls) -> Budget:
-        """`calc_cells` and `calc_seconds` of the settings (client/settings.py). With no RATES_*
+        """`calc_cells`, `calc_seconds` and `calc_threads` of the settings (client/settings.py). With no RATES_*
         variable set they are the defaults, known without loading pydantic (0.1 CPU s and 14 MB,
         most of what a book calling no RATES_* function would load for nothing)."""
         if not setting_defaults.any_set():
-            return cls(setting_defaults.CALC_CELLS, setting_defaults.CALC_SECONDS)
+            return cls(setting_defaults.CALC_CELLS, setting_defaults.CALC_SECONDS, setting_defaults.CALC_THREADS)
         from pydantic import ValidationError
 
         from rates_xl.client.settings import Settings
@@ -56,7 +58,7 @@ class Budget:
         except ValidationError as exc:  # one line, never a traceback
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise CalcError(f"the settings cannot be read ({problems})") from None
-        return cls(settings.calc_cells, settings.calc_seconds)
+        return cls(settings.calc_cells, settings.calc_seconds, settings.calc_threads)
 
 
 # -- cells ------------------------------------------------------------------------------------

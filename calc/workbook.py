@@ -109,7 +109,8 @@ class WorkbookCalculation:
         if not scope.recompute:
             return Settled("none", {}), ""
         loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
-                                     constants=recalc.constants(book, scope.kept))
+                                     constants=recalc.constants(book, scope.kept),
+                                     threads=self.budget.threads)
         if not scope.recompute - scope.uncached - scope.inputs:
             # Nothing the file holds a value for: nothing to check against.
             self.unchecked = len(scope.recompute - scope.inputs)

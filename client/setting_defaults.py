@@ -13,9 +13,11 @@ from collections.abc import Iterable
 
 #: Every setting `x` is the environment variable PREFIX + `X` (any case, as pydantic-settings reads them).
 PREFIX = "RATES_"
-#: `calc_cells` and `calc_seconds`: one book's cells read and seconds (client/settings.py describes them).
+#: `calc_cells`, `calc_seconds` and `calc_threads`: one book's cells read, seconds and the engine's
+#: threads (client/settings.py describes them).
 CALC_CELLS = 50_000_000
 CALC_SECONDS = 600.0
+CALC_THREADS = 1
 
 
 def any_set(names: Iterable[str] | None = None) -> bool:

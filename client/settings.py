@@ -16,7 +16,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from rates_xl.client.api_key import KEYRING_SERVICE, KEYRING_USERNAME
-from rates_xl.client.setting_defaults import CALC_CELLS, CALC_SECONDS, PREFIX
+from rates_xl.client.setting_defaults import CALC_CELLS, CALC_SECONDS, CALC_THREADS, PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +119,13 @@ class Settings(BaseSettings):
         CALC_SECONDS, gt=0, description="Seconds one book may take in `rates-xl calc` (reading and preparing its "
         "formulas, each evaluation round); past it the book stops with one line naming the cell being "
         "computed, and the run goes on with the other books.",
+    )
+    calc_threads: int = Field(
+        CALC_THREADS, ge=0, description="Threads the engine may use for one book's evaluation in `rates-xl "
+        "calc`; 0: one per core. One by default: the Excel functions it calls back in Python hold "
+        "Python's lock, so a second thread mostly waits for it (formulas_test.xlsx: 0.15 CPU s more "
+        "with two on two cores, no sooner done), and a native-only book measured no sooner done either "
+        "(docs/performance.md).",
     )
     team_url: SecretStr | None = Field(
         None, description="Redis URL of the team backend, e.g. `redis://cache.internal:6379/0`: one rate "

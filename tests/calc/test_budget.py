@@ -86,6 +86,11 @@ def test_whole_columns_rows_and_sheets_are_read_over_the_used_range(tmp_path):
     calc = WorkbookCalculation(tmp_path / "lines.xlsx", budget=Budget(cells=reads.total, seconds=600))
     values = calc.compute().values
     assert [values[("Sheet1", f"A{i}")] for i in range(1, 7)] == [12, 18, 23, 1048576, 16384, 18]
+    assert calc.engine.model.threads == 1  # calc_threads' default, given the engine
+    for threads in (0, 2):  # the same answers on formualizer's own threads, or two
+        again = WorkbookCalculation(tmp_path / "lines.xlsx",
+                                    budget=Budget(cells=reads.total, seconds=600, threads=threads))
+        assert again.engine.model.threads == threads and again.compute().values == values
     with pytest.raises(CalcError, match=r"Sheet1!A3 \(=SUM\(Data!1:1048576\)\) reads 3,145,728 cells "
                                         r"\(Data's used range is A1:C1048576\)"):
         WorkbookCalculation(tmp_path / "lines.xlsx", budget=Budget(cells=reads.total - 1, seconds=600))
@@ -167,7 +172,7 @@ _READ_BUDGET = ("import sys\n"
                 "from rates_xl.calc.book import CalcError\n"
                 "try:\n"
                 "    b = Budget.from_settings()\n"
-                "    print(b.cells, b.seconds, 'pydantic' in sys.modules)\n"
+                "    print(b.cells, b.seconds, b.threads, 'pydantic' in sys.modules)\n"
                 "except CalcError as exc:\n"
                 "    print(exc)\n")
 
@@ -184,10 +189,14 @@ def test_the_budget_with_no_rates_variable_is_the_settings_defaults_read_without
     assert not setting_defaults.any_set(clean)
     defaults = Settings.model_fields
     # the defaults, as Settings gives them, and pydantic never loaded (a book calling no RATES_*)
-    assert _budget_read(clean) == f"{defaults['calc_cells'].default} {defaults['calc_seconds'].default} False"
+    assert _budget_read(clean) == (f"{defaults['calc_cells'].default} {defaults['calc_seconds'].default} "
+                                   f"{defaults['calc_threads'].default} False")
     # a variable set, in any case: the settings are read (and checked) as before
-    assert _budget_read({**clean, "rates_calc_cells": "1500"}) == "1500 600.0 True"
-    assert _budget_read({**clean, "RATES_CALC_SECONDS": "2"}) == "50000000 2.0 True"
+    assert _budget_read({**clean, "rates_calc_cells": "1500"}) == "1500 600.0 1 True"
+    assert _budget_read({**clean, "RATES_CALC_SECONDS": "2"}) == "50000000 2.0 1 True"
+    assert _budget_read({**clean, "RATES_CALC_THREADS": "0"}) == "50000000 600.0 0 True"
+    assert _budget_read({**clean, "RATES_CALC_THREADS": "-1"}).startswith(
+        "the settings cannot be read (calc_threads: Input should be greater than or equal to 0")
     assert _budget_read({**clean, "RATES_TIMEOUT": "soon"}).startswith(
         "the settings cannot be read (timeout: Input should be a valid number")
     # a RATES_ name that is no setting only costs the full read

@@ -11,8 +11,8 @@ import pytest
 from rates_xl.calc.engines.formualizer.model import evaluation_config
 
 
-def _book(parallel: bool):
-    config = evaluation_config()
+def _book(parallel: bool, threads: int = 1):
+    config = evaluation_config(threads)
     config.enable_parallel = parallel
     workbook = formualizer.Workbook(config=formualizer.WorkbookConfig(eval_config=config))
     workbook.add_sheet("S")
@@ -27,16 +27,20 @@ def _book(parallel: bool):
     return workbook
 
 
-def test_the_engine_evaluates_in_parallel():
+def test_the_engine_evaluates_in_parallel_on_the_threads_set():
     assert evaluation_config().enable_parallel is True
+    assert evaluation_config().max_threads == 1  # calc_threads' default
+    assert evaluation_config(3).max_threads == 3
+    assert evaluation_config(0).max_threads is None  # formualizer's own: one per core
 
 
+@pytest.mark.parametrize("threads", [1, 0])
 @pytest.mark.parametrize("edit", ["value", "formula"])
 @pytest.mark.parametrize("parallel", [True, pytest.param(False, marks=pytest.mark.xfail(
     strict=True, reason="formualizer 0.13.0's sequential evaluation computes D1 before the "
                         "spill's readers and never again (D1 stays \"\"); fixed, it may be used"))])
-def test_a_dirty_formula_behind_a_changed_spill_is_computed_after_it(parallel, edit):
-    workbook = _book(parallel)
+def test_a_dirty_formula_behind_a_changed_spill_is_computed_after_it(parallel, edit, threads):
+    workbook = _book(parallel, threads)
     workbook.set_value("S", 1, 6, 3)  # A1 now spills 10, 20, 30
     if edit == "value":
         workbook.set_value("S", 1, 5, 2)  # D1 dirty through its own precedent

@@ -28,7 +28,8 @@ from rates_xl.functions.values import CellValue
 class FormualizerEngine:
     name = "fast"
 
-    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool,
+                 threads: int = 1) -> None:
         self.book = book
         self._loops: list[str] | None = None
         self.extents: dict[Key, Area] = {}
@@ -65,7 +66,7 @@ class FormualizerEngine:
                 prepared.unsupported[key] += ("; the book calls the service, so the cached value "
                                               "may predate this calculation's answers")
         try:
-            self.model = model.FastModel(prepared)
+            self.model = model.FastModel(prepared, threads)
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None

@@ -37,15 +37,16 @@ if TYPE_CHECKING:
 class FastModel:
     """A workbook loaded in formualizer, computed again cheaply in later planning rounds."""
 
-    def __init__(self, prepared: Prepared) -> None:
+    def __init__(self, prepared: Prepared, threads: int = 1) -> None:
         self.prepared = prepared
+        self.threads = threads  # the evaluation's (`evaluation_config`)
         self.workbook = self._load()
         self.rounds = 0
         self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
 
     def _load(self) -> Any:
 
-        workbook = load_dynamic(self.prepared.data)
+        workbook = load_dynamic(self.prepared.data, self.threads)
         # Its undo log, never used here, doubles what each edit (`hold`, a re-set RATES_*
         # formula) costs.
         workbook.set_changelog_enabled(False)
@@ -341,7 +342,7 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def load_dynamic(data: bytes) -> Any:
+def load_dynamic(data: bytes, threads: int = 1) -> Any:
     """The workbook `data` in formualizer, reporting a circular reference as Excel does: only
     when an evaluation really reads a cell still being computed ("runtime" cycle detection).
     A cycle on paper only (`=IF(A10,C10,1)` with A10 FALSE, C10 leading back to it) is
@@ -349,13 +350,14 @@ def load_dynamic(data: bytes) -> Any:
     The file's own iteration settings (calcPr) still apply: they need runtime detection too."""
     import formualizer
 
-    config = formualizer.WorkbookConfig(eval_config=evaluation_config())
+    config = formualizer.WorkbookConfig(eval_config=evaluation_config(threads))
     return formualizer.Workbook.from_bytes(data, config=config)
 
 
-def evaluation_config() -> EvaluationConfig:
-    """The engine's evaluation settings: runtime cycle detection (`load_dynamic`), and its
-    parallel evaluation left on. formualizer 0.13's sequential one (`enable_parallel = False`,
+def evaluation_config(threads: int = 1) -> EvaluationConfig:
+    """The engine's evaluation settings: runtime cycle detection (`load_dynamic`), at most
+    `threads` threads (the setting `calc_threads`; 0: formualizer's default, one per core), and
+    its parallel evaluation left on, whatever the threads. formualizer 0.13's sequential one (`enable_parallel = False`,
     at most 0.1 CPU s less on formulas_test) is wrong after an edit: a formula made dirty
     (set again, or a precedent edited) that reads, through formulas not dirty, a cell of a
     spill its anchor changes in the same evaluation is computed before them and never again
@@ -365,6 +367,10 @@ def evaluation_config() -> EvaluationConfig:
 
     config = formualizer.EvaluationConfig()
     config.cycle_detection = "runtime"
+    if threads:
+        # One by default (client/settings.py says why): formualizer's parallel scheduler on one
+        # thread is not its sequential evaluation above (tests/calc/test_engine_order.py).
+        config.max_threads = threads
     return config
 
 
