@@ -12,6 +12,10 @@ work once the outermost pause ends.
 
 Pauses nest and may come from several threads: the collector runs again when the last one
 ends, never earlier.
+
+What a pause allocates stays in the collector's youngest generation, so the first collection
+after it walks all of it once (formulas_test.xlsx: 0.1 CPU s). A command that ends the process
+soon after its last book (`rates-xl calc`) skips that walk too (`until_exit`).
 """
 
 from __future__ import annotations
@@ -42,3 +46,14 @@ def paused() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+
+
+@contextmanager
+def until_exit() -> Iterator[None]:
+    """`paused`, for a command whose process ends soon after: what lives at the end is moved
+    out of the collector's reach (gc.freeze, a list splice) instead of walked by the next
+    collection. Never for a process that lives on: cycles among those objects, made garbage
+    later, would not be freed."""
+    with paused():
+        yield
+        gc.freeze()
