@@ -10,7 +10,18 @@ from functools import lru_cache
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.functions.sheet import cell_reference, is_rates_name
-from rates_xl.functions.tokens import ARG, ERROR, FUNC, LOGICAL, OPEN, OPERAND, RANGE, SEP, TEXT
+from rates_xl.functions.tokens import (
+    ARG,
+    ERROR,
+    FUNC,
+    LOGICAL,
+    OPEN,
+    OPERAND,
+    RANGE,
+    SEP,
+    TEXT,
+    function_names,
+)
 
 # -- omitted arguments ---------------------------------------------------------------------------
 
@@ -91,7 +102,11 @@ _LITERAL = re.compile(r'"|#|\bTRUE\b|\bFALSE\b', re.I)
 
 
 def may_type_literals(text: str) -> bool:
-    """A statistical function's call and a literal it could hold (text, an error, a logical)."""
+    """A statistical function's call and a literal it could hold (text, an error, a logical).
+    The functions the formula calls are asked first (functions/tokens.py `function_names`,
+    known already for most formulas): one calling none of them is left as it is."""
+    if _STATISTICS.isdisjoint(function_names(text)):
+        return False
     return _LITERAL.search(text) is not None and _STATISTICS_CALL.search(text) is not None
 
 

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
 
 
-def may_operate(text: str, array: bool = False) -> bool:
+def may_operate(text: str, array: bool = False, upper: str | None = None) -> bool:
     """A space, AREAS, ANCHORARRAY, a range of three corners or more, an array formula's ROW or
-    COLUMN, or ROWS/COLUMNS of a parenthesised expression: the cheap test first."""
-    upper = text.upper()
-    return (" " in text or "AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
+    COLUMN, or ROWS/COLUMNS of a parenthesised expression: the cheap test first (`upper`: the
+    text in upper case, when the caller has it)."""
+    if " " in text:
+        return True
+    upper = text.upper() if upper is None else upper
+    return ("AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
             or (array and ("ROW(" in upper or "COLUMN(" in upper))
             or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))
 

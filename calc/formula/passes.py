@@ -95,7 +95,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("choose_logical", arguments.choose_logical, ("CHOOSE",), _text(arguments.may_choose)),
     Pass("type_of", calls.type_of, ("_XLETA", "#GETTING_DATA")),
     Pass("reference_operators", operators.reference_operators, (),
-         lambda f, s: operators.may_operate(f.text, s.array)),
+         lambda f, s: operators.may_operate(f.text, s.array, f.upper)),
     Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
@@ -108,7 +108,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------
     Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),
-    Pass("numbers_as_text", text.numbers_as_text, (), _text(text.may_join), cells=WRITTEN),
+    Pass("numbers_as_text", text.numbers_as_text, (), lambda f, _s: text.may_join(f.text, f.upper), cells=WRITTEN),
     Pass("excel_comparisons", comparisons.excel_comparisons, (), comparisons.may_compare, cells=WRITTEN),
     Pass("near_zero", terms.near_zero, ("+", "-"), terms.may_sum, cells=WRITTEN),
 )
@@ -130,6 +130,15 @@ _WORDS = {stage: re.compile("|".join(sorted({re.escape(word) for array in (False
           for stage in (EVERY, WRITTEN, NAMES)}
 
 
+#: Each stage's passes as `rewrite` reads them: (its first trigger word or None, a search for
+#: the others or None, check, rewriting). (Asked of every formula, a pass at a time: plain
+#: tuples, and one search in place of a test per word.)
+_STEPS = {key: tuple((p.needs[0] if p.needs else None,
+                      re.compile("|".join(re.escape(word) for word in p.needs[1:])) if len(p.needs) > 1 else None,
+                      p.check, p.rewrite) for p in stage)
+          for key, stage in _STAGES.items()}
+
+
 def rewrite(formula: str | Formula, site: Site, stage: str = EVERY) -> Formula:
     """`formula` through the passes of one stage: EVERY (the formula passes, before the fit:
     EVERY, ORDINARY or ARRAY as the site is), WRITTEN or NAMES. Raises NotComputed. (A
@@ -138,12 +147,12 @@ def rewrite(formula: str | Formula, site: Site, stage: str = EVERY) -> Formula:
     upper = read.upper
     words = _WORDS[stage]
     worded = words.search(upper) is not None  # a word of some pass's trigger: else none of those runs
-    for p in _STAGES[(stage, site.array)]:
-        needs = p.needs
-        if needs and not (worded and (needs[0] in upper or any(word in upper for word in needs[1:]))):
+    for first, others, check, pass_rewrite in _STEPS[(stage, site.array)]:
+        if first is not None and not (worded and (first in upper or (others is not None
+                                                                      and others.search(upper) is not None))):
             continue  # (the common case, tested inline: it is asked of every formula)
-        if p.check is None or p.check(read, site):
-            changed = p.rewrite(read, site)
+        if check is None or check(read, site):
+            changed = pass_rewrite(read, site)
             if changed != read.text:
                 read = Formula(changed)
                 upper = read.upper

@@ -33,8 +33,20 @@ _CANDIDATE = re.compile(r"&|(?<![\w.])(?:_xlfn\.)?(?:" + "|".join(TEXT_ARGUMENTS
 
 
 
-def may_join(text: str) -> bool:
-    """`&` or a call of a function reading text: asked of every formula written (one search)."""
+#: `_CANDIDATE`'s calls as the upper-case text holds them (a call's token is its name and "("
+#: together, functions/tokens.py), searched first: one search without IGNORECASE's cost.
+_CALLED = re.compile("|".join(re.escape(name + "(") for name in TEXT_ARGUMENTS))
+
+
+def may_join(text: str, upper: str | None = None) -> bool:
+    """`&` or a call of a function reading text: asked of every formula written (`upper`: the
+    text in upper case, when the caller has it). A formula whose upper-case text holds no
+    `NAME(` of them calls none (`numbers_as_text` would leave it as it is), so `_CANDIDATE`
+    is searched only in those that do."""
+    if "&" in text:
+        return True
+    if _CALLED.search(text.upper() if upper is None else upper) is None:
+        return False
     return _CANDIDATE.search(text) is not None
 
 
