@@ -27,7 +27,15 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
-from rates_xl.calc.formula.shapes import NUMBERS, REFERENCES, Scanner, Shape, shape, text_at
+from rates_xl.calc.formula.shapes import (
+    NUMBERS,
+    REFERENCES,
+    Scanner,
+    Shape,
+    reference_shape,
+    shape,
+    text_at,
+)
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 
 #: Facts the same for every cell of a sheet (read freely).
@@ -274,7 +282,7 @@ class Memo:
                 moved = list(args)
                 for at in references:
                     text = args[at]
-                    found = shape("=" + text, row, col) if isinstance(text, str) else None
+                    found = reference_shape(text, row, col) if isinstance(text, str) else None
                     if found is None:
                         return None
                     moved[at] = found

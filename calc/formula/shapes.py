@@ -186,6 +186,24 @@ def scanned(text: str, row: int, col: int) -> Shape | None:
     return tuple(pieces)
 
 
+#: A plain reference on the formula's own sheet, as Excel writes one in a file (`$B7:C9`).
+_PLAIN = re.compile(rf"\$?{A1_LETTERS}\$?{A1_DIGITS}(?::\$?{A1_LETTERS}\$?{A1_DIGITS})?")
+
+
+def reference_shape(text: str, row: int, col: int) -> Shape | None:
+    """`shape("=" + text, row, col)` of an operand's text (a reference, a name ...), asked of
+    each range whose size a rewriting asks (calc/formula/memo.py). A plain reference whose
+    corners are on the sheet is read without its tokens: the tokenizer reads it as one Range
+    operand (tests/calc/test_shape_memo.py), whose corners are `_reference`'s; any other text
+    (a corner past the sheet's edge splits it into two operands) is read by `shape`."""
+    if _PLAIN.fullmatch(text) is not None:
+        found = _reference(text, row, col)
+        if isinstance(found, tuple):
+            corners = found[1]
+            return ("=", corners[0], "") if len(corners) == 1 else ("=", corners[0], ":", corners[1], "")
+    return shape("=" + text, row, col)
+
+
 class Scanner:
     """Formulas' shapes read over one walk of a book (`read`: `scanned` unless given another
     reading), each first as the shape last read in the formula's column, then in its row: one

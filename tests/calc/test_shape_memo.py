@@ -116,3 +116,28 @@ def test_a_text_a_scanned_shape_writes_in_another_cell_scans_back_to_that_shape(
         moved = shapes.text_at(found, row, col)
         if moved is not None:
             assert shapes.scanned(moved, row, col) == found, moved
+
+
+def _corners():
+    """Corners a range's size may be asked of: relative or absolute, at and past the sheet's
+    edges (XFD, row 1048576), column letters that are also words (TRUE, LOG, R, RC)."""
+    for letters in ("A", "Z", "AB", "R", "RC", "LOG", "TRU", "XFD", "XFE", "ZZZ"):
+        for digits in ("1", "9", "10", "1048576", "1048577", "9999999"):
+            for c, r in (("", ""), ("$", ""), ("", "$"), ("$", "$")):
+                yield f"{c}{letters}{r}{digits}"
+
+
+@pytest.mark.parametrize("row, col", [(1, 1), (5, 4), (1048576, 16384)])
+def test_a_references_shape_read_without_its_tokens_is_the_one_its_tokens_give(row, col):
+    """`reference_shape` (the memo's reading of each range whose size a rewriting asks)
+    answers `shape` of "=" and the text for every reference, plain ones read without tokens:
+    a corner past the sheet's edge (which the tokenizer splits off) and any other text are
+    read from the tokens."""
+    corners = list(_corners())
+    texts = corners + [f"{a}:{b}" for a in corners[::7] for b in corners[::5]]
+    texts += ["a1", "A01", "A:A", "$1:$3", "Sheet2!A1:B2", "'My sheet'!$C$9", "name1", "T[Val]", "A1#", "#REF!"]
+    plain = 0
+    for text in texts:
+        assert shapes.reference_shape(text, row, col) == shapes.shape("=" + text, row, col), text
+        plain += shapes._PLAIN.fullmatch(text) is not None and shapes.shape("=" + text, row, col) is not None
+    assert plain > 500  # (most of them take the way without tokens)

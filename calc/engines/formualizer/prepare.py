@@ -317,14 +317,16 @@ def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: se
     (what-if data tables, legacy arrays filled past their result) has every sum written out."""
     changed = {}
     elements = prepared.elements
-    for (title, row, col), formula in prepared.written.items():
-        array = (title, row, col) in elements
-        if not array and (title, row, col) not in waiting:
+    passed = elements | waiting if waiting else elements
+    sheets = {ws.title: ws for ws in book.worksheets}  # (openpyxl's book[title] searches them all)
+    for at, formula in prepared.written.items():  # (in the order written, as the cells were fitted)
+        if at not in passed:
             continue
-        done = passes.rewrite(formula, Site(title, row, col, array, facts), passes.WRITTEN).text
+        title, row, col = at
+        done = passes.rewrite(formula, Site(title, row, col, at in elements, facts), passes.WRITTEN).text
         if done != formula:
-            changed[(title, row, col)] = done
-            book[title].cell(row=row, column=col).value = done
+            changed[at] = done
+            sheets[title].cell(row=row, column=col).value = done
     sums = facts.sums or {}
     if sums and (prepared.data_tables or prepared.legacy_spills):
         for (title, row, col) in sums:
