@@ -13,6 +13,7 @@ from rates_xl.functions.values import CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
     from openpyxl.cell.rich_text import CellRichText
+    from openpyxl.worksheet.worksheet import Worksheet
 
 #: A result's value, as the engine answered it (kept as it is).
 T = TypeVar("T")
@@ -33,6 +34,25 @@ def set_constant(cell: Any, value: CellValue) -> None:
         # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
         # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
         cell.data_type = "s"
+
+
+def emptied(ws: Worksheet, r1: int, c1: int, r2: int, c2: int) -> None:
+    """The cells of `ws` in rows r1..r2, columns c1..c2 hold nothing (the values a file stored
+    in a spill range block the spill): each that exists set to None as openpyxl's setter sets
+    it (no value, data type "n"), without the setter's search for the type of a None, and none
+    made where there is none (`ws.cell` would make one). (Any other kind of cell, a merged
+    range's, goes through its own setter.)"""
+    from openpyxl.cell.cell import Cell
+
+    cells = ws._cells
+    for row in range(r1, r2 + 1):
+        for col in range(c1, c2 + 1):
+            cell = cells.get((row, col))
+            if type(cell) is Cell:
+                cell._value = None  # type: ignore[attr-defined]  # (openpyxl's field, not in its stubs)
+                cell.data_type = "n"
+            elif cell is not None:
+                cell.value = None
 
 
 def empty_text() -> CellRichText:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rates_xl.calc import budget, collector, data_tables, xlsx_writer
 from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import links, lookups
-from rates_xl.calc.engines.formualizer.cells import empty_text, plain_numbers, set_constant
+from rates_xl.calc.engines.formualizer.cells import emptied, empty_text, plain_numbers, set_constant
 from rates_xl.calc.engines.formualizer.fitting import (
     fit_ordinary,
     not_computable,
@@ -218,10 +218,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 continue
             found = analyse(read, size, arrays, names)
             rates = any(is_rates_name(f) for f in found.functions)
-            for rr in range(r1, r2 + 1):  # stored values of a spill block it: empty the range
-                for cc in range(c1, c2 + 1):
-                    if (rr, cc) in ws._cells:
-                        ws._cells[(rr, cc)].value = None
+            emptied(ws, r1, c1, r2, c2)  # stored values of a spill block it
             if (why := not_computable(found, unknown)) is not None:
                 prepared.unsupported[key] = why
                 continue
