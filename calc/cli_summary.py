@@ -8,10 +8,10 @@ its builds the same way.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from rich.progress import Progress as RichProgress
@@ -25,14 +25,16 @@ EXIT_ERROR_CELLS = 3
 
 
 MAX_LISTED_ERRORS = 40
+_Listed = TypeVar("_Listed")
 
 
-def _print_some(lines: list[str], indent: str) -> None:
-    """The first MAX_LISTED_ERRORS lines, then how many more there are."""
-    for line in lines[:MAX_LISTED_ERRORS]:
-        print(f"{indent}{line}")
-    if len(lines) > MAX_LISTED_ERRORS:
-        print(f"{indent}... and {len(lines) - MAX_LISTED_ERRORS} more")
+def _print_some(items: Sequence[_Listed], line: Callable[[_Listed], str], indent: str) -> None:
+    """The first MAX_LISTED_ERRORS items' lines, then how many more there are (the line of
+    each item only for those printed: formulas_test lists 40 of its 10,909 error cells)."""
+    for item in items[:MAX_LISTED_ERRORS]:
+        print(f"{indent}{line(item)}")
+    if len(items) > MAX_LISTED_ERRORS:
+        print(f"{indent}... and {len(items) - MAX_LISTED_ERRORS} more")
 
 
 def summary(batch: BatchResult, books: list[Path], written: dict[Path, Path], checked: dict[Path, list[str]]) -> int:
@@ -90,19 +92,19 @@ def summary(batch: BatchResult, books: list[Path], written: dict[Path, Path], ch
         if result.skipped:
             print(f"  {len(result.skipped)} cell{'s' if len(result.skipped) != 1 else ''} not computed "
                   "(the file's cached value kept):")
-            _print_some([f"{skipped.address}: {skipped.reason}" for skipped in result.skipped], "    ")
+            _print_some(result.skipped, lambda skipped: f"{skipped.address}: {skipped.reason}", "    ")
         for sheet, anchor, why in result.cut:
             print(f"  table cut: {address(sheet, anchor)}: {why}")
         if result.stale:
             print(f"  {len(result.stale)} cell{'s' if len(result.stale) != 1 else ''} stale (the engine disagrees "
                   "with Excel at the book's stored inputs; Excel's value kept):")
-            _print_some([f"{stale.address} {stale.formula}: {stale.reason}" for stale in result.stale], "    ")
+            _print_some(result.stale, lambda stale: f"{stale.address} {stale.formula}: {stale.reason}", "    ")
         if not result.errors:
             print("  No error cells." if several else "No error cells.")
         else:
             print(f"{'  ' if several else ''}{len(result.errors)} error cell{'s' if len(result.errors) != 1 else ''}:")
-            _print_some([f"{error.address}: {error.value}" + (f" ({error.message})" if error.message else "")
-                         for error in result.errors], "  ")
+            _print_some(result.errors, lambda error: f"{error.address}: {error.value}" +
+                        (f" ({error.message})" if error.message else ""), "  ")
         edited = book in checked and checked[book][-1].startswith("NOT a reproduction")
         if (result.errors or result.skipped or result.stale or result.untrusted or edited) and status == 0:
             status = EXIT_ERROR_CELLS

@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -332,10 +333,19 @@ class WorkbookCalculation:
         order = {title: i for i, title in enumerate(self.book.sheetnames)}
         # By title without openpyxl's `book[title]`, which walks every sheet's title each time.
         sheets = {ws.title: ws for ws in self.book.worksheets}
-        found = [ErrorCell(sheet, cell, str(v), self._spill_message((sheet, cell)) if v == "#SPILL!" and
-                           (sheet, cell) in self.spills else self._message(sheet, cell, values, sheets))
-                 for (sheet, cell), v in values.items() if listed_error(v)]
-        return sorted(found, key=lambda e: (order.get(e.sheet, 0), *parse_cell(e.cell)))
+        # The engine's spills by sheet, in its order: where `_message` finds a spilled cell's anchor.
+        spills: dict[str, list[tuple[Key, Area]]] = {}
+        for key, area in self.engine.extents.items():
+            spills.setdefault(key[0], []).append((key, area))
+        found = []
+        for (sheet, cell), v in values.items():
+            if isinstance(v, str) and listed_error(v):  # (most values are numbers: no call for them)
+                place = parse_cell(cell)
+                message = (self._spill_message((sheet, cell)) if v == "#SPILL!" and (sheet, cell) in self.spills
+                           else self._message(sheet, cell, place, values, sheets, spills))
+                found.append(((order.get(sheet, 0), *place), ErrorCell(sheet, cell, str(v), message)))
+        found.sort(key=itemgetter(0))  # (by sheet and place; the values' order among equals, as before)
+        return [error for _, error in found]
 
     def _spill_message(self, key: Key) -> str:
         """Why a spill's anchor shows #SPILL!: merged cells in its way (named), else a cell that is
@@ -343,32 +353,43 @@ class WorkbookCalculation:
         merged = self.engine.blocked.get(key)
         return merged_spills.message(merged) if merged is not None else SPILL_BLOCKED
 
-    def _message(self, sheet: str, cell: str, values: dict[Key, CellValue], sheets: Mapping[str, Worksheet]) -> str:
-        """The message of a failing RATES_ cell: its formula's call, its arguments read as the
-        engine passed them, looked up among the calls the calculation answered with a message."""
-        from rates_xl.functions import errors
-        from rates_xl.functions.link import Unlinked, argument_value, rates_calls
-
+    def _message(self, sheet: str, cell: str, place: tuple[int, int], values: dict[Key, CellValue],
+                 sheets: Mapping[str, Worksheet], spills: Mapping[str, list[tuple[Key, Area]]]) -> str:
+        """The message of a failing RATES_ cell (at `place`, its (row, column)): its formula's
+        call, its arguments read as the engine passed them, looked up among the calls the
+        calculation answered with a message."""
         try:
-            formula = sheets[sheet][cell].value
+            ws = sheets[sheet]
+            # openpyxl's `ws[cell]` without parsing the address again: it adds a cell not there.
+            target = ws._cells.get(place)
+            formula: object = (target if target is not None else ws.cell(*place)).value
             formula = getattr(formula, "text", formula)  # an array formula's text
             if not (isinstance(formula, str) and formula.startswith("=")):
                 # A cell of a spill (a history grid's failed column): its anchor's call.
-                row, col = parse_cell(cell)
-                anchor = next((key for key, area in self.engine.extents.items()
-                               if key[0] == sheet and key[1] != cell
+                row, col = place
+                anchor = next((key for key, area in spills.get(sheet, ()) if key[1] != cell
                                and area.top <= row <= area.bottom and area.left <= col <= area.right), None)
-                return self._message(*anchor, values, sheets) if anchor is not None else ""
+                if anchor is None:
+                    return ""
+                return self._message(anchor[0], anchor[1], parse_cell(anchor[1]), values, sheets, spills)
+        except (KeyError, ValueError):
+            return ""
+        if not _NAMES_A_SERVICE_CALL.search(formula):
+            # No RATES_* call in its text (every name of the table starts so, as do its
+            # former names): rates_calls would find none, and tokenizing each error cell's
+            # formula cost formulas_test (10,909 error cells) about a tenth of its run.
+            return ""
+        return self._call_message(sheet, formula, values)
 
-            if not _NAMES_A_SERVICE_CALL.search(formula):
-                # No RATES_* call in its text (every name of the table starts so, as do its
-                # former names): rates_calls would find none, and tokenizing each error cell's
-                # formula cost formulas_test (10,909 error cells) about a tenth of its run.
-                return ""
+    def _call_message(self, sheet: str, formula: str, values: dict[Key, CellValue]) -> str:
+        """The message the calculation answered for a call of `formula` (on `sheet`), or ""."""
+        from rates_xl.functions import errors
+        from rates_xl.functions.link import Unlinked, argument_value, rates_calls
 
-            def value_of(at: str, ref: str) -> StoredValue:
-                return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
+        def value_of(at: str, ref: str) -> StoredValue:
+            return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
 
+        try:
             for name, texts in rates_calls(formula):
                 message = errors.calls.of(name, [argument_value(x, sheet, value_of) for x in texts])
                 if message:
@@ -379,10 +400,13 @@ class WorkbookCalculation:
 
 
 #: What a formula calling a RATES_* function holds: the name in either spelling (RATES_SWAP,
-#: RATES.SWAP, perhaps after _xludf.). Not bare "RATES": the engine's copy `book` holds the
-#: preparation's rewritten formulas, and its own functions are RATESXL.* (RATESXL.CMPROUND
-#: around formulas_test's comparisons: 2,579 of its error cells were tokenized for nothing).
-_NAMES_A_SERVICE_CALL = re.compile(r"RATES[._]", re.IGNORECASE)
+#: RATES.SWAP, perhaps after _xludf.) and its "(" (rates_calls reads a call only from a
+#: function's token, `name(`; every name of the table and former name is RATES_ and letters
+#: or digits). Not bare "RATES": the engine's copy `book` holds the preparation's rewritten
+#: formulas, and its own functions are RATESXL.* (RATESXL.CMPROUND around formulas_test's
+#: comparisons: 2,579 of its error cells were tokenized for nothing); nor "RATES_" alone: its
+#: LET names are _rates_xl_cse ... (207 more of them, 0.005 s).
+_NAMES_A_SERVICE_CALL = re.compile(r"RATES[._]\w+\(", re.IGNORECASE)
 
 #: Why a cell shows #SPILL! (Microsoft: "#SPILL! error - Spill range isn't blank").
 SPILL_BLOCKED = "the table does not fit: a cell in the range it spills into is not empty; clear it"
