@@ -21,7 +21,7 @@ from rates_xl.calc import check
 from rates_xl.calc.book import Book
 from rates_xl.calc.dependencies import Graph, Place, anchors_calling_each, read_by_any
 from rates_xl.calc.results import StaleCell
-from rates_xl.functions.sheet import Key, address, cell_address
+from rates_xl.functions.sheet import Area, Key, address, cell_address, column_letters
 from rates_xl.functions.values import CellValue
 
 #: Volatile functions whose answer is new at every calculation: fixed at their cached value
@@ -134,22 +134,42 @@ def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported:
     outcome = Outcome(values, {}, len(checked), len(todo) - len(checked))
     wrong: dict[Key, str] = {}
     # One-cell anchors (most formulas: the key is the cell's address) are read in bulk, and
-    # only a pair not of one type and equal is asked of `check.agrees` (its own first test).
+    # only a pair not equal, or not of one type (but an int and a float), is asked of
+    # `check.agrees` (which agrees with the others at once: `check.ALIKE`).
+    alike = check.ALIKE
     one_cell = _one_cell(book)
     single = list(checked & one_cell)
     for key, ours, theirs in zip(single, map(values.get, single), map(cached.get, single), strict=True):
-        if (ours.__class__ is not theirs.__class__ or ours != theirs) and not check.agrees(ours, theirs):
+        if (ours.__class__ is theirs.__class__ or (ours.__class__, theirs.__class__) in alike) and ours == theirs:
+            continue
+        if not check.agrees(ours, theirs):
             wrong[key] = _disagrees(key, key, ours, theirs)
     for key in checked - one_cell:
-        sheet = key[0]
-        _formula, (r1, c1, r2, c2) = book.cells[key]
-        for cell in [(sheet, cell_address(r, c)) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]:
-            ours, theirs = values.get(cell), cached.get(cell)
-            if not check.agrees(ours, theirs):
-                wrong[key] = _disagrees(key, cell, ours, theirs)
-                break
+        _formula, area = book.cells[key]
+        found = _first_disagreement(key[0], area, values, cached)
+        if found is not None:
+            wrong[key] = _disagrees(key, *found)
     outcome.wrong = dict(sorted(wrong.items()))  # by anchor (the sets' order is no order)
     return outcome
+
+
+def _first_disagreement(sheet: str, area: Area, values: dict[Key, CellValue],
+                        cached: dict[Key, CellValue]) -> tuple[Key, CellValue, CellValue] | None:
+    """The first cell of an anchor's range (row by row) where the engine and Excel disagree:
+    (the cell, ours, Excel's), or None."""
+    alike = check.ALIKE
+    r1, c1, r2, c2 = area
+    columns = [column_letters(c) for c in range(c1, c2 + 1)]  # (each column's letters once)
+    cell_address(r2, c1)  # (its ValueError for a range off the sheet)
+    for r in range(r1, r2 + 1):
+        for letters in columns:
+            cell = (sheet, f"{letters}{r}")  # (`cell_address(r, c)`)
+            ours, theirs = values.get(cell), cached.get(cell)
+            if (ours.__class__ is theirs.__class__ or (ours.__class__, theirs.__class__) in alike) and ours == theirs:
+                continue
+            if not check.agrees(ours, theirs):
+                return cell, ours, theirs
+    return None
 
 
 def _one_cell(book: Book) -> set[Key]:
