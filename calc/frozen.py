@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import xlsx_writer
-from rates_xl.calc.book import Book, CalcError, sheet_rows
+from rates_xl.calc.book import Book, CalcError
 from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
-from rates_xl.functions.sheet import Area, Key, cell_address
+from rates_xl.functions.sheet import Area, Key, cell_address, column_letters
 from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 #: the file slow to open); the summary counts them all and the pack inside names the answers.
 MAX_UNTRUSTED_NOTES = 500
 _NUMBERS = (bool, int, float)  # (a tuple: `bool | int | float` is built anew at each call)
+#: The data type openpyxl 3.1 gives a value of exactly these classes (openpyxl.cell.cell's
+#: `_TYPES`, None's by `get_type`); tests/calc/test_frozen.py holds them equal.
+_BOUND: dict[type, str] = {int: "n", float: "n", bool: "b", type(None): "n"}
+_ERRORS = frozenset(ERRORS)
 #: The defined name the classic add-in gives a book while a scenario is on (the add-in's
 #: scenario.NAME; calc may not import the add-in: tests/test_layers.py, and a test holds them equal).
 SCENARIO_MARK = "RATES_SCENARIO"
@@ -50,20 +54,25 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     values, spills, data_tables = result.values, book.spills, book.data_tables
     for ws in copy.worksheets:
         title = ws.title
-        for row in sheet_rows(ws):
-            for cell in row:
-                # (`_value`: the cell's own, not through openpyxl's property; 35,000 cells a book)
-                if cell.data_type == "f" or isinstance(cell._value, ArrayFormula):
-                    key = (title, cell.coordinate)
-                    if key in spills:
-                        # The range the file stored (emptied where the spill shrank) and the
-                        # one it covers now: a table wider than the file's range is never cut.
-                        stored = spills[key]
-                        _write_range(ws, stored.span(result.extents.get(key, stored)), values)
-                    elif key in data_tables:
-                        _write_range(ws, data_tables[key].area, values)  # every result of a what-if data table
-                    else:
-                        set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
+        cells: dict[tuple[int, int], Any] = ws._cells  # (openpyxl's stubs declare no `_value`)
+        # The formula cells, row by row (as `sheet_rows` gives them), found without sorting
+        # and grouping every cell. A cell is asked again when its turn comes: a range written
+        # before (a spill's, a data table's) may have given it a value already.
+        formulas = sorted([place for place, cell in cells.items()
+                           if cell.data_type == "f" or isinstance(cell._value, ArrayFormula)])
+        for cell in map(cells.__getitem__, formulas):
+            # (`_value`: the cell's own, not through openpyxl's property; 35,000 cells a book)
+            if cell.data_type == "f" or isinstance(cell._value, ArrayFormula):
+                key = (title, cell.coordinate)
+                if key in spills:
+                    # The range the file stored (emptied where the spill shrank) and the
+                    # one it covers now: a table wider than the file's range is never cut.
+                    stored = spills[key]
+                    _write_range(ws, stored.span(result.extents.get(key, stored)), values)
+                elif key in data_tables:
+                    _write_range(ws, data_tables[key].area, values)  # every result of a what-if data table
+                else:
+                    set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.stale])
     _note(copy, result.cut)
@@ -128,18 +137,22 @@ def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> Non
     from openpyxl.cell.cell import MergedCell
 
     title, cells = ws.title, ws._cells
-    for r, c in area.cells():
-        value = values.get((title, cell_address(r, c)))
-        cell = cells.get((r, c))
-        if cell is None:
-            if value is None:
-                continue  # padding of a grown spill: leave the sheet as it was
-            cell = ws.cell(row=r, column=c)
-        elif isinstance(cell, MergedCell):
-            # A merged range's hidden cell holds nothing and takes no value: a spill over it is
-            # #SPILL! in its anchor, and an array over it is listed (calc/merged_spills.py).
-            continue
-        set_value(cell, value)
+    cell_address(area.bottom, area.right)  # (its ValueError for a range off the sheet)
+    # Each column's letters once: a spill of a few columns and hundreds of rows.
+    columns = [(c, column_letters(c)) for c in range(area.left, area.right + 1)]
+    for r in range(area.top, area.bottom + 1):
+        for c, letters in columns:
+            value = values.get((title, f"{letters}{r}"))  # (`cell_address(r, c)`)
+            cell = cells.get((r, c))
+            if cell is None:
+                if value is None:
+                    continue  # padding of a grown spill: leave the sheet as it was
+                cell = ws.cell(row=r, column=c)
+            elif isinstance(cell, MergedCell):
+                # A merged range's hidden cell holds nothing and takes no value: a spill over it is
+                # #SPILL! in its anchor, and an array over it is listed (calc/merged_spills.py).
+                continue
+            set_value(cell, value)
 
 
 def _note(book: Workbook, cells: list[tuple[str, str, str]]) -> None:
@@ -164,6 +177,13 @@ def set_value(cell: Any, value: object) -> None:
     stays text, characters a file cannot hold are dropped, anything else becomes its text.
     (`cell`: openpyxl's, left untyped: its stubs say `ws.cell` may answer a MergedCell, whose
     value openpyxl refuses to set; `_write_range` never passes one.)"""
+    kind = _BOUND.get(value.__class__)
+    if kind is not None and (not isinstance(value, float) or math.isfinite(value)):
+        # What openpyxl's `cell.value = value` does for these (`Cell._bind_value`: the type
+        # by its class, the value kept), without its calls: most cells of a copy are numbers.
+        cell._value = value
+        cell.data_type = kind
+        return
     if value is None or isinstance(value, _NUMBERS):
         if isinstance(value, float) and not math.isfinite(value):
             value = "#NUM!"
@@ -175,11 +195,12 @@ def set_value(cell: Any, value: object) -> None:
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back
     text = isinstance(value, ErrorLikeText)
-    value = escaped(value)[:32767]
-    # openpyxl stores '#N/A'-like strings as error cells: right for an error value (a plain
-    # str here), wrong for text that reads so (VALUETOTEXT(#N/A)'s "#N/A": a string cell).
-    cell.value = value
-    if value.startswith("=") or text:
-        cell.data_type = "s"  # a text result, not a formula to write nor an error
-    elif value in ERRORS and cell.data_type != "e":
-        cell.data_type = "e"  # #SPILL!, #CALC!: openpyxl knows only the classic seven
+    value = escaped(value)[:32767]  # (a str now, whatever class it was)
+    # What openpyxl's `cell.value = value` does with it (`Cell._bind_value`, `check_string`),
+    # without its calls (12,332 texts in formulas_test): the text kept as it is (`escaped` left
+    # no character openpyxl refuses: tests/calc/test_frozen.py), its type an error for an error
+    # value (a plain str here) and text otherwise: right for VALUETOTEXT(#N/A)'s "#N/A", text
+    # that reads so, and for text that looks like a formula, where openpyxl would say "f";
+    # #SPILL!, #CALC! ... are errors too (openpyxl knows only the classic seven).
+    cell._value = value
+    cell.data_type = "e" if not text and value in _ERRORS else "s"

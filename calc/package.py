@@ -254,7 +254,8 @@ def escaped(value: str) -> str:
     """Text as Excel writes it in a cell's XML (ECMA-376 ST_Xstring escapes): `_unescape`'s
     inverse. openpyxl writes a cell's text as it is, so text headed for one of its saves
     goes through here."""
-    value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
+    if "_x" in value:  # (what `_ESCAPE_LIKE` needs: most text has none, and is not searched for it)
+        value = _ESCAPE_LIKE.sub(r"_x005F_\1", value)
     return _CONTROL.sub(lambda m: f"_x{ord(m.group(0)):04X}_", value)
 
 

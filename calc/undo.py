@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 #: The workbook's style lists (openpyxl IndexedLists) that a save or a style set may extend.
 _INDEXED = ("_cell_styles", "_number_formats", "_fonts", "_fills", "_borders", "_alignments", "_protections")
+#: `StyleArray.numFmtId`'s index (openpyxl's descriptor reads and writes it so, a Python call
+#: a cell: the snapshot and `restore` index it themselves; tests/calc/test_one_read.py checks it).
+_NUMBER_FORMAT = 3
 
 
 class Snapshot:
@@ -95,7 +98,7 @@ class _Cells:
         # None for a MergedCell: its value and type are its class's, which nothing sets.
         self.types = [cell.data_type if type(cell) is Cell else None for cell in cells]
         self.styles = [cell._style for cell in cells]
-        self.formats = [None if style is None else style.numFmtId for style in self.styles]
+        self.formats = [None if style is None else style[_NUMBER_FORMAT] for style in self.styles]
         self.current_row = ws._current_row
         self.legacy_drawing = ws.legacy_drawing
         # The merged ranges: the engine gets a set of its own (calc/merged_spills.py `unmerged`
@@ -118,7 +121,7 @@ class _Cells:
                 cell.data_type = kind
             cell._style = style
             if style is not None:
-                style.numFmtId = fmt
+                style[_NUMBER_FORMAT] = fmt
         # Without the cells the preparation added (helper cells, a lifted array's), in the file's order.
         ws._cells.clear()
         ws._cells.update(((cell.row, cell.column), cell) for cell in self.cells)

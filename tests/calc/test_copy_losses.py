@@ -48,8 +48,12 @@ def test_the_summary_names_what_the_copy_lacks_and_the_picture_survives(tmp_path
     note = next(line for line in printed.splitlines() if "values-frozen copy lacks" in line)
     assert "1 shape" in note and "1 sparkline group" in note, note
     assert "picture" not in note, note
-    with zipfile.ZipFile(out) as copy:
+    with zipfile.ZipFile(out) as copy, zipfile.ZipFile(book) as original:
         assert copy_losses.kinds(copy)["picture"] == 1
+        assert copy_losses.lost(original, copy) == copy_losses.kinds(original) - copy_losses.kinds(copy)
+        # (a part is read only for the kinds asked: no sheet read, no sparkline counted)
+        assert copy_losses.kinds(copy, only={"picture"})["picture"] == 1
+        assert copy_losses.kinds(original, only={"picture"})["sparkline group"] == 0
         assert any(name.startswith("xl/media/") for name in copy.namelist())
     assert openpyxl.load_workbook(out)["Dashboard"]["B1"].value == 9
 
@@ -81,5 +85,8 @@ def test_the_loan_trackers_copy_names_its_shapes_and_embedded_object(tmp_path, c
     note = next(line for line in printed.splitlines() if "values-frozen copy lacks" in line)
     with zipfile.ZipFile(LOAN_TRACKER) as original, zipfile.ZipFile(out) as copy:
         before, after = copy_losses.kinds(original), copy_losses.kinds(copy)
+        # (`lost` reads the copy only for the kinds the original holds: the same difference)
+        assert copy_losses.lost(original, copy) == before - after
+        assert copy_losses.kinds(copy, only={"picture"})["picture"] == 12
     assert before["picture"] == 17 and after["picture"] == 12  # PNGs kept; EMF and SVG are not
     assert "5 pictures" in note and "1 embedded object" in note and "2 shapes" in note, note
