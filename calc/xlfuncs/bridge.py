@@ -39,13 +39,26 @@ MODULES = {
 
 def formulas_function(name: str) -> Callable[..., Any] | None:
     """The `formulas` package's plain implementation of `name` (None when it has none, or
-    only one that needs its own parse-time preparation)."""
+    only one that needs its own parse-time preparation), looked up once per name: each
+    callback built for `name` (one per workbook the engine loads, one per factory that
+    bridges it) asks again."""
+    name = name.upper()
+    with _FORMULAS:
+        if name not in _FOUND:
+            _FOUND[name] = _look_up(name)
+        return _FOUND[name]
+
+
+#: formulas_function's answers by name (None: `formulas` has no plain implementation).
+_FOUND: dict[str, Callable[..., object] | None] = {}
+
+
+def _look_up(name: str) -> Callable[..., object] | None:
     import importlib
 
     from rates_xl.calc.xlfuncs import scalars, scipy_deferred
     from rates_xl.calc.xlfuncs.engineering import bases
 
-    name = name.upper()
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
     scipy_deferred.stat()  # before any sibling: `comp` imports it
     undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
@@ -181,6 +194,8 @@ def _formulas_values() -> tuple[object, dict[str, object], type, Callable[[objec
 
 
 def to_formulas(value: Any) -> Any:
+    if type(value) in _PLAIN:  # most arguments: as they are, without the tests below
+        return value
     if isinstance(value, list):
         import numpy as np
 
@@ -188,7 +203,7 @@ def to_formulas(value: Any) -> Any:
         array = np.empty((len(rows), max(len(r) for r in rows)), dtype=object)
         for i, row in enumerate(rows):
             for j, cell in enumerate(row):
-                array[i, j] = _scalar_to_formulas(cell)
+                array[i, j] = cell if type(cell) in _PLAIN else _scalar_to_formulas(cell)
         return array
     return _scalar_to_formulas(value)
 

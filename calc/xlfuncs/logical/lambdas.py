@@ -123,17 +123,22 @@ def call_lambda(formula: str, *values: EngineValue) -> EngineValue:
     """The callback: `formula` computed with the `formulas` package, the values the engine
     handed over standing for its placeholders, in order."""
     from rates_xl.calc.engines.formualizer.values import error
-    from rates_xl.calc.xlfuncs.bridge import from_formulas, to_formulas
+    from rates_xl.calc.xlfuncs.bridge import _FORMULAS, from_formulas, to_formulas
 
-    try:
-        compiled = _compiled(formula)
-        positions = [_placeholder_index(name) for name in compiled.inputs]
-        if any(p is None or p >= len(values) for p in positions):
-            return error("#NAME?")  # it reads a name we did not hand over
-        result = compiled(*[to_formulas(values[p]) for p in positions if p is not None])
-    except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
-        return error("#VALUE!")
-    return from_formulas(result)
+    # One call into `formulas` at a time, as the bridge's (bridge.py says why): the engine
+    # calls this from several threads, and a compiled formula (schedula's DispatchPipe, "not
+    # thread safe, because it overwrite[s] the solution") is shared by every call of its
+    # text; the lock also compiles each text once.
+    with _FORMULAS:
+        try:
+            compiled = _compiled(formula)
+            positions = [_placeholder_index(name) for name in compiled.inputs]
+            if any(p is None or p >= len(values) for p in positions):
+                return error("#NAME?")  # it reads a name we did not hand over
+            result = compiled(*[to_formulas(values[p]) for p in positions if p is not None])
+        except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
+            return error("#VALUE!")
+        return from_formulas(result)
 
 
 def callback(_facts: Facts) -> Callback:
