@@ -9,8 +9,9 @@ never does. Written by hand: importlib's LazyLoader defers a module, not a name 
 (`from scipy.interpolate import interp1d` would load scipy.interpolate at once).
 
 The stand-in for scipy.stats answers the distributions and statistics `stats_light` covers
-itself (the same bits from scipy.special, without scipy.stats' import: its docstring has the
-figures); any other name is the real module's.
+itself (the same bits from scipy.special's ufuncs, without scipy.stats' import: its docstring has
+the figures), the one for scipy.linalg `lstsq` (numpy's, with scipy's cutoff); any other name is
+the real module's.
 
 `stat()` must run before anything else imports that module: `formulas.get_functions()` (every
 parse and compile in `formulas`) imports it along with its siblings, so each of our ways into

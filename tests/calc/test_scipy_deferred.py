@@ -1,7 +1,8 @@
 """`formulas`' statistical functions load scipy at their first use of it, not at import
 (calc/xlfuncs/scipy_deferred.py): a book calling LARGE never pays for scipy.stats, one calling
-T.DIST is answered by calc/xlfuncs/stats_light/ from scipy.special (scipy.stats still not
-imported), one calling SKEW (not covered there) imports scipy.stats then, and each gets the same
+T.DIST is answered by calc/xlfuncs/stats_light/ from scipy.special's compiled ufuncs (neither
+scipy.stats nor scipy.special's package imported), one calling TREND or LINEST by numpy's lstsq
+(scipy.linalg not imported), one calling SKEW (not covered there) imports scipy.stats then, and each gets the same
 answer as `formulas` gives with scipy imported the ordinary way. Fresh processes: the test run
 itself has imported scipy long before."""
 
@@ -20,15 +21,19 @@ large = bridge.bridged("LARGE")([[3.0, None, 9.0, "x", 1.0]], 2)
 small = bridge.bridged("SMALL")([[3.0, 9.0, 1.0]], [[1, 4]])
 percentile = bridge.bridged("PERCENTILE")([[1.0, 2.0, 3.0, 4.0]], 0.3)  # formulas.functions.comp
 loaded_before = sorted(m for m in ("scipy.stats", "scipy.linalg", "scipy.interpolate") if m in sys.modules)
-tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats.t: stats_light's, from scipy.special
-slope = bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])  # scipy.linalg
+tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats.t: stats_light's, from scipy.special's ufuncs
+binom = bridge.bridged("BINOM.DIST")(3, 10, 0.3, True)
+slope = bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])  # scipy.linalg.lstsq: numpy's
+linest = bridge.bridged("LINEST")([[1.0, 2.0, 4.0, 4.5]], [[1.0, 2.0, 3.0, 5.0]], True, True)
+growth = bridge.bridged("GROWTH")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])
 stats_after_tdist = "scipy.stats" in sys.modules
-special_after_tdist = "scipy.special" in sys.modules
+special_after_tdist = sorted(m for m in ("scipy.special", "scipy.special._ufuncs", "scipy.linalg") if m in sys.modules)
 skew = bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]])  # scipy.stats.skew: the real module's
 print(json.dumps({"large": large, "small": small, "percentile": percentile, "loaded_before": loaded_before,
-                  "tdist": tdist, "trend": slope, "stats_after_tdist": stats_after_tdist,
-                  "special_after_tdist": special_after_tdist, "skew": skew,
+                  "tdist": tdist, "binom": binom, "trend": slope, "linest": linest, "growth": growth,
+                  "stats_after_tdist": stats_after_tdist, "special_after_tdist": special_after_tdist, "skew": skew,
                   "stats_after_skew": "scipy.stats" in sys.modules,
+                  "tdist_after_skew": bridge.bridged("T.DIST")(0.5, 3, True),
                   "light": sys.modules["scipy"].__version__.startswith(stats_light.READ_FROM),
                   "stat_stats": type(sys.modules["formulas.functions.stat"].stats).__name__}))
 """
@@ -39,8 +44,11 @@ import scipy.stats, scipy.linalg, scipy.interpolate  # as `formulas` imports the
 from rates_xl.calc.xlfuncs import bridge
 
 print(json.dumps({"tdist": bridge.bridged("T.DIST")(0.5, 3, True),
+                  "binom": bridge.bridged("BINOM.DIST")(3, 10, 0.3, True),
                   "skew": bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]]),
                   "trend": bridge.bridged("TREND")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]]),
+                  "linest": bridge.bridged("LINEST")([[1.0, 2.0, 4.0, 4.5]], [[1.0, 2.0, 3.0, 5.0]], True, True),
+                  "growth": bridge.bridged("GROWTH")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]]),
                   "stat_stats": type(__import__("formulas.functions.stat").functions.stat.stats).__name__}))
 """
 
@@ -57,10 +65,12 @@ def test_large_small_and_percentile_never_import_scipy_stats():
     assert got["small"] == [[1.0, {"type": "Error", "kind": "Num"}]]  # k = 4 of 3 values: #NUM!
     assert got["percentile"] == 1.9
     assert got["loaded_before"] == []
-    # T.DIST: scipy.special only, under the scipy release stats_light was read from (the installed
-    # one here); under another, the real scipy.stats
+    # T.DIST, BINOM.DIST, TREND, LINEST, GROWTH: scipy.special's compiled ufuncs only (not its package,
+    # nor scipy.linalg), under the scipy release stats_light was read from (the installed one here);
+    # under another, the real scipy.stats and scipy.linalg
     assert got["stats_after_tdist"] is not got["light"]
-    assert got["special_after_tdist"] is True
+    if got["light"]:
+        assert got["special_after_tdist"] == ["scipy.special._ufuncs"]
     assert got["stats_after_skew"] is True  # SKEW is not stats_light's: the real module
 
 
@@ -68,7 +78,9 @@ def test_a_function_using_scipy_answers_as_with_scipy_imported_up_front():
     deferred, plain = _run(_CHILD), _run(_PLAIN)
     assert deferred["stat_stats"] == "_OnFirstUse"
     assert plain["stat_stats"] == "module"  # already imported: nothing deferred
-    assert deferred["tdist"] == plain["tdist"] == 0.6742760175759245
+    assert deferred["tdist"] == deferred["tdist_after_skew"] == plain["tdist"] == 0.6742760175759245
+    assert deferred["binom"] == plain["binom"] and abs(deferred["binom"] - 0.6496107184) < 1e-10
     assert deferred["trend"] == plain["trend"]
+    assert deferred["linest"] == plain["linest"] and deferred["growth"] == plain["growth"]
     assert deferred["skew"] == plain["skew"]
     assert abs(deferred["trend"] - 16 / 3) < 1e-12  # the least-squares line through (1,1) (2,2) (3,4) at 4

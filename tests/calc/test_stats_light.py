@@ -9,9 +9,11 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -117,6 +119,29 @@ def test_discrete_distributions_give_scipys_bits(name: str) -> None:
     _check(cases)
 
 
+_EXTREMES = {  # large counts, probabilities near 0 and 1, both tails of the cumulative
+    "binom": [(n, p) for n in (10**6, 2**31 + 11) for p in (1e-12, 1e-6, 0.5, 1 - 1e-6, 1 - 1e-12)],
+    "nbinom": [(n, p) for n in (1, 1000, 10**6) for p in (1e-9, 1e-3, 0.5, 1 - 1e-9)],
+    "hypergeom": [(10**6, n, N) for n in (1, 1000, 500000, 999999) for N in (1, 5000, 999997)]
+    + [(10**9, 1000, 5000), (10**9, 10**6, 10**5)],  # Boost takes seconds per call at M 1e9 with n or N tiny or huge
+}
+_PROBABILITIES_TAILS = (1e-300, 1e-15, 1e-9, 0.5, 1 - 1e-9, 1 - 1e-15)
+
+
+@_READ_FROM_INSTALLED
+@pytest.mark.parametrize("name", sorted(_EXTREMES))
+def test_discrete_extremes_give_scipys_bits(name: str) -> None:
+    cases: list[tuple[str, str, tuple[object, ...], dict[str, object]]] = []
+    for shapes in _EXTREMES[name]:
+        big = max(float(v) for v in shapes)
+        centre = float(np.prod([float(v) for v in shapes])) if name == "binom" else big / 2
+        ks = sorted({0, 1, 5, math.floor(centre), math.floor(centre) + 3, math.floor(big) - 1, math.floor(big)})
+        cases += [(name, method, (k, *shapes), {}) for k in ks for method in ("pmf", "cdf")]
+        if name == "binom" or (name == "nbinom" and float(shapes[1]) >= 1e-3):  # Boost's nbinom quantile
+            cases += [(name, "ppf", (q, *shapes), {}) for q in _PROBABILITIES_TAILS]  # searches 10 s at p 1e-9
+    _check(cases)
+
+
 @_READ_FROM_INSTALLED
 def test_frozen_distributions_as_formulas_freezes_them() -> None:
     differing = []
@@ -189,33 +214,143 @@ def test_another_scipy_release_is_left_to_scipy_stats(monkeypatch: pytest.Monkey
 
 
 _FRESH = r"""
-import json, sys
+import json, os, sys
 from rates_xl.calc.xlfuncs import stats_light as s
+from rates_xl.calc.xlfuncs.stats_light.scipy_modules import special
 
-calls = []
+calls = []  # (scipy.stats name or None for a sample statistic, frozen?, method, point, args, kwds)
 for name, shapes in (("t", (3,)), ("chi2", (4,)), ("f", (3, 7)), ("beta", (2.0, 3.0)), ("gamma", (2.5,)),
                      ("lognorm", (0.75,)), ("weibull_min", (1.5,))):
     for method, point in (("pdf", 0.4), ("cdf", 0.4), ("sf", 0.4), ("ppf", 0.3), ("isf", 0.3)):
-        calls.append(float(getattr(s.STATS[name], method)(point, *shapes, loc=0.0, scale=2.0)))
+        calls.append((name, False, method, point, shapes, {"loc": 0.0, "scale": 2.0}))
 for name, shapes in (("binom", (10, 0.3)), ("poisson", (4.0,)), ("nbinom", (3, 0.4)), ("hypergeom", (20, 7, 12))):
     for method, point in (("pmf", 3), ("cdf", 3)) + ((("ppf", 0.3),) if name != "hypergeom" else ()):
-        calls.append(float(getattr(s.STATS[name], method)(point, *shapes)))
-frozen = s.STATS["gamma"](2.5, loc=0.0, scale=3.0)
-calls += [float(frozen.cdf(1.0)), float(frozen.pdf(1.0)), float(s.STATS["hypergeom"](20, 7, 12).pmf(3))]
-calls += [float(s.STATS["weibull_min"](c=1.5, loc=0.0, scale=2.0).cdf(1.0))]
-calls += [float(s.kurtosis([1.0, 2.0, 4.0, 9.0, 3.0], bias=False, nan_policy="omit")),
-          float(s.rankdata([3.0, 1.0, 3.0], method="average")[0]), float(s.rankdata([3.0, 1.0, 3.0], method="min")[0]),
-          float(s.linregress([1.0, 2.0, 4.0], [2.0, 3.0, 7.0])[2]),
-          float(s.chisquare([5.0, 7.0, 9.0], [6.0, 7.0, 8.0], sum_check=False).statistic)]
-print(json.dumps({"calls": len(calls), "stats": "scipy.stats" in sys.modules, "special": "scipy.special" in sys.modules}))
+        calls.append((name, False, method, point, shapes, {}))
+calls += [("gamma", True, "cdf", 1.0, (2.5,), {"loc": 0.0, "scale": 3.0}),
+          ("gamma", True, "pdf", 1.0, (2.5,), {"loc": 0.0, "scale": 3.0}),
+          ("hypergeom", True, "pmf", 3, (20, 7, 12), {}),
+          ("weibull_min", True, "cdf", 1.0, (), {"c": 1.5, "loc": 0.0, "scale": 2.0})]
+
+
+def answer(stats, kurtosis, rankdata, linregress, chisquare):
+    got = []
+    for name, frozen, method, point, args, kwds in calls:
+        dist = stats[name](*args, **kwds) if frozen else stats[name]
+        got.append(float(getattr(dist, method)(point, *(() if frozen else args), **({} if frozen else kwds))))
+    got += [float(kurtosis([1.0, 2.0, 4.0, 9.0, 3.0], bias=False, nan_policy="omit")),
+            float(rankdata([3.0, 1.0, 3.0], method="average")[0]), float(rankdata([3.0, 1.0, 3.0], method="min")[0]),
+            float(linregress([1.0, 2.0, 4.0], [2.0, 3.0, 7.0])[2]),
+            float(chisquare([5.0, 7.0, 9.0], [6.0, 7.0, 8.0], sum_check=False).statistic)]
+    return [v.hex() for v in got]
+
+
+light = answer(s.STATS, s.kurtosis, s.rankdata, s.linregress, s.chisquare)
+loaded = {m: m in sys.modules for m in ("scipy.stats", "scipy.special", "scipy.special._ufuncs", "scipy.linalg")}
+ufuncs = special()
+import scipy.stats, scipy.special  # the real ones now: their __init__ finds the same compiled ufuncs
+real = answer(vars(scipy.stats), scipy.stats.kurtosis, scipy.stats.rankdata, scipy.stats.linregress,
+              scipy.stats.chisquare)
+names = json.loads(sys.argv[1])
+print(json.dumps({"calls": len(light), "loaded": loaded, "same": light == real,
+                  "ufuncs_reexported": scipy.special._ufuncs is ufuncs,
+                  "not_reexported": [n for n in names if not n.startswith("_")
+                                     and getattr(scipy.special, n) is not getattr(ufuncs, n)],
+                  "private": [n for n in names if n.startswith("_") and hasattr(ufuncs, n)],
+                  "array_api": bool(os.environ.get("SCIPY_ARRAY_API"))}))
 """
+
+
+def _special_names() -> list[str]:
+    """The scipy.special functions stats_light calls (`special().name`, `sc.name`), read from its source."""
+    folder = Path(stats_light.__file__).parent
+    source = "".join((folder / module).read_text() for module in ("distributions.py", "samples.py"))
+    return sorted(set(re.findall(r"(?:special\(\)|\bsc)\.(\w+)", source)))
 
 
 @_READ_FROM_INSTALLED
 def test_every_covered_method_answers_without_importing_scipy_stats() -> None:
     """The grids above run with scipy.stats imported (it is their reference), so a method that
-    reached scipy.stats' own code would pass them: a fresh process shows none does."""
-    done = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, timeout=300)
+    reached scipy.stats' own code would pass them: a fresh process shows none does, and that none
+    imports scipy.special's package (its `__init__`: 0.13-0.2 CPU s of array-API machinery), only
+    its compiled ufuncs; then, importing the real scipy.stats and scipy.special there, that each
+    answer has the same bits as theirs and each function called is the very object scipy.special
+    exports."""
+    names = _special_names()
+    assert {"stdtr", "betainc", "gammaincinv", "_binom_pmf", "_nbinom_cdf", "_hypergeom_cdf", "_beta_ppf"} <= set(names)
+    done = subprocess.run([sys.executable, "-c", _FRESH, json.dumps(names)], capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got == {"calls": 55, "stats": False, "special": True}
+    assert got["calls"] == 55 and got["same"] is True
+    assert got["loaded"] == {"scipy.stats": False, "scipy.special": False, "scipy.special._ufuncs": True,
+                             "scipy.linalg": False}
+    assert got["ufuncs_reexported"] is True
+    # The public names are _ufuncs' own objects (wrapped, calling the same ufunc, under SCIPY_ARRAY_API);
+    # the private ones (_binom_pmf ...) are those scipy.stats itself takes from _ufuncs (`scu`).
+    public = [n for n in names if not n.startswith("_")]
+    assert got["not_reexported"] == (public if got["array_api"] else [])
+    assert got["private"] == [n for n in names if n.startswith("_")]
+
+
+def _least_squares_problems() -> list[tuple[np.ndarray, np.ndarray]]:
+    """LINEST's shapes: a column of ones beside 1-5 regressors, 1-40 observations (fewer than the
+    columns too), values scaled 1e-6 to 1e8, whole numbers, collinear and constant columns (rank
+    deficient: the minimum-norm answer), nearly collinear ones (where the cutoff for small singular
+    values decides the rank), one or more right-hand sides."""
+    rng = np.random.default_rng(20261129)
+    problems = []
+    for trial in range(600):
+        m, n = int(rng.integers(1, 41)), int(rng.integers(1, 6))
+        x = rng.normal(size=(m, n)) * 10.0 ** int(rng.integers(-6, 9))
+        if trial % 5 == 0:
+            x = np.round(x)
+        if trial % 7 == 0 and n > 1:
+            x[:, -1] = 3 * x[:, 0]  # collinear
+        elif trial % 4 == 1 and n > 1 and m > 8:  # nearly: a singular value between scipy's cutoff and numpy's
+            x[:, -1] = 3 * x[:, 0] * (1 + 10.0 ** float(rng.uniform(-15.5, -14)) * rng.normal(size=m))
+        if trial % 11 == 0:
+            x[:, 0] = 2.5  # constant beside the ones: collinear with them
+        if trial % 2 == 0:
+            x = np.column_stack([np.ones(m), x])
+        y = x @ rng.normal(size=x.shape[1]) + rng.normal(size=m) * 10.0 ** int(rng.integers(-3, 3))
+        problems.append((x, y if trial % 3 else y.reshape(m, 1)))
+    return problems
+
+
+@_READ_FROM_INSTALLED
+def test_lstsq_answers_as_scipy_linalg() -> None:
+    import scipy.linalg
+
+    differing = []
+    for x, y in _least_squares_problems():
+        got, want = stats_light.lstsq(x, y), scipy.linalg.lstsq(x, y)
+        scale = max(float(np.abs(want[0]).max()), 1e-300)
+        if not (got[0].shape == want[0].shape and got[2] == want[2] and np.allclose(got[0], want[0], rtol=1e-9, atol=1e-12 * scale)
+                and np.allclose(got[3], want[3], rtol=1e-12) and np.shape(got[1]) == np.shape(want[1])
+                and np.allclose(got[1], want[1], rtol=1e-8, atol=1e-12 * float(np.sum(y**2)))):
+            differing.append(f"{x.shape} rank {want[2]}: {got[0].ravel()[:3]} != {want[0].ravel()[:3]}")
+    assert not differing, f"{len(differing)} differ:\n" + "\n".join(differing[:10])
+
+
+@_READ_FROM_INSTALLED
+def test_lstsq_leaves_what_formulas_never_passes_to_scipy() -> None:
+    import scipy.linalg
+
+    ok = np.array([[1.0, 2.0], [1.0, 3.0], [1.0, 5.0]])
+    for a, b, kwds in (
+        (np.array([[1.0, np.nan], [1.0, 3.0]]), np.array([1.0, 2.0]), {}),  # scipy refuses: ValueError
+        (ok, np.array([1.0, np.inf, 2.0]), {}),
+        ([[1, 2], [1, 3], [1, 5]], [1, 2, 4], {}),  # integers: scipy's dtype rules
+        (ok, np.array([1.0, 2.0]), {}),  # rows differ: scipy's message
+        (np.zeros((0, 2)), np.zeros(0), {}),  # empty: scipy's zero answer
+        (ok, np.array([1.0, 2.0, 4.0]), {"cond": 0.5}),
+        (ok, np.array([1.0, 2.0, 4.0]), {"lapack_driver": "gelsy"}),
+    ):
+        got, want = _both(stats_light.lstsq, scipy.linalg.lstsq, a, b, **kwds)
+        if isinstance(want, tuple) and isinstance(want[0], str):
+            assert got == want, (a, b, kwds)
+        else:
+            assert isinstance(got, tuple) and isinstance(want, tuple)
+            assert all(_same(g, w) for g, w in zip(got, want, strict=True)), (a, b, kwds, got, want)
+    got = stats_light.lstsq(ok, np.array([1.0, 2.0, 4.0]))
+    assert np.allclose(ok @ got[0], [1.0, 2.0, 4.0], atol=0.3) and isinstance(got[1], np.float64) and got[2] == 2

@@ -17,7 +17,7 @@ from rates_xl.calc.xlfuncs.stats_light.infrastructure import (
     End,
     real_method,
 )
-from rates_xl.calc.xlfuncs.stats_light.scipy_modules import special, ufuncs
+from rates_xl.calc.xlfuncs.stats_light.scipy_modules import special
 
 
 def _isintegral(x: Array) -> Array:
@@ -107,7 +107,7 @@ class _Beta(Continuous):
 
     def _pdf(self, x: Array, a: Array, b: Array) -> Array:
         with np.errstate(over="ignore"):
-            return ufuncs()._beta_pdf(x, a, b)
+            return special()._beta_pdf(x, a, b)
 
     def _cdf(self, x: Array, a: Array, b: Array) -> Array:
         return special().betainc(a, b, x)
@@ -119,7 +119,7 @@ class _Beta(Continuous):
         return special().betainccinv(a, b, x)
 
     def _ppf(self, q: Array, a: Array, b: Array) -> Array:
-        return ufuncs()._beta_ppf(q, a, b)
+        return special()._beta_ppf(q, a, b)
 
 
 class _Gamma(Continuous):
@@ -200,13 +200,13 @@ class _Binom(Discrete):
         return self.a, args[0]
 
     def _pmf(self, x: Array, n: Array, p: Array) -> Array:
-        return ufuncs()._binom_pmf(x, n, p)
+        return special()._binom_pmf(x, n, p)
 
     def _cdf(self, x: Array, n: Array, p: Array) -> Array:
-        return ufuncs()._binom_cdf(np.floor(x), n, p)
+        return special()._binom_cdf(np.floor(x), n, p)
 
     def _ppf(self, q: Array, n: Array, p: Array) -> Array:
-        return ufuncs()._binom_ppf(q, n, p)
+        return special()._binom_ppf(q, n, p)
 
 
 class _Poisson(Discrete):
@@ -238,14 +238,14 @@ class _Nbinom(Discrete):
         return (n > 0) & (p > 0) & (p <= 1)
 
     def _pmf(self, x: Array, n: Array, p: Array) -> Array:
-        return ufuncs()._nbinom_pmf(x, n, p)
+        return special()._nbinom_pmf(x, n, p)
 
     def _cdf(self, x: Array, n: Array, p: Array) -> Array:
-        return ufuncs()._nbinom_cdf(np.floor(x), n, p)
+        return special()._nbinom_cdf(np.floor(x), n, p)
 
     def _ppf(self, q: Array, n: Array, p: Array) -> Array:
         with np.errstate(over="ignore"):
-            return ufuncs()._nbinom_ppf(q, n, p)
+            return special()._nbinom_ppf(q, n, p)
 
 
 class _Hypergeom(Discrete):
@@ -263,10 +263,10 @@ class _Hypergeom(Discrete):
         return cond
 
     def _pmf(self, k: Array, M: Array, n: Array, N: Array) -> Array:
-        return ufuncs()._hypergeom_pmf(k, n, N, M)
+        return special()._hypergeom_pmf(k, n, N, M)
 
     def _cdf(self, k: Array, M: Array, n: Array, N: Array) -> Array:
-        return ufuncs()._hypergeom_cdf(k, n, N, M)
+        return special()._hypergeom_cdf(k, n, N, M)
 
 
 #: The distributions covered, by their scipy.stats names.
