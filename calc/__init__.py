@@ -8,7 +8,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `safezip.py`: a zip bomb refused before anything inflates it;
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
-  `stored_cells.py`: openpyxl's parse of its sheets keeping each cell's stored value and array mark;
+  `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
+  `shared_formulas.py`: a shared formula's copies written as openpyxl's Translator writes them, faster;
   `merged_spills.py`: a spill over merged cells is #SPILL!, as in Excel;
   `undo.py`: that one openpyxl workbook lent to the fast engine's preparation and put back as
   read, for the values-frozen copy;

@@ -151,11 +151,15 @@ _TEXT = f"{_MAIN}t"
 
 def raw_cell(element: ElementTree.Element) -> RawCell | None:
     """One `<c>` as calc reads it (`RawCell`); None for a cell that stores neither a value
-    nor a formula (a styled blank). Both readings go through here: the pass of this module
-    over a sheet part and openpyxl's own (calc/stored_cells.py)."""
-    kind = element.get("t", "n")
-    v = element.find(_VALUE)
-    f = element.find(_FORMULA)
+    nor a formula (a styled blank). Both readings go through `cell_parts`: the pass of this
+    module over a sheet part and openpyxl's own (calc/stored_cells.py)."""
+    return cell_parts(element, element.get("t", "n"), element.find(_VALUE), element.find(_FORMULA))
+
+
+def cell_parts(element: ElementTree.Element, kind: str, v: ElementTree.Element | None,
+               f: ElementTree.Element | None) -> RawCell | None:
+    """`raw_cell` of a `<c>` whose type (`t`, "n" when absent), first `<v>` and first `<f>`
+    were looked up already (calc/stored_cells.py's parse looks them up for openpyxl's cell too)."""
     inline = None
     if kind == "inlineStr":
         found = element.find(_INLINE)

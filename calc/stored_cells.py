@@ -1,22 +1,33 @@
-"""openpyxl's read of a book's sheets, keeping what it drops of each cell as it parses it.
+"""openpyxl's read of a book's sheets, faster, keeping what it drops of each cell as it parses it.
 
 calc needs two things of every `<c>` that openpyxl's model does not hold: the value the file
 stored for a formula cell (Excel's answer: openpyxl keeps the formula and drops its `<v>`)
 and the `cm` that marks a dynamic array (calc/package.py says why). calc/package.py reads
 them in a pass of its own over each sheet part; inside `recording()`, openpyxl's own parse of
-the sheets hands each row's `<c>` elements to `package.raw_cell` before it clears them, so the
-sheets are parsed once for everything (formulas_test.xlsx: that second parse was 0.1 CPU s of
-a 3.3 s run). The cells so kept go to `Package.keep`; a part openpyxl did not parse (none in
-a book it reads whole) is still parsed by calc/package.py. What is kept is what openpyxl
+the sheets hands each row's `<c>` elements to `package.cell_parts` before it clears them, so
+the sheets are parsed once for everything (formulas_test.xlsx: that second parse was 0.1 CPU s
+of a 3.3 s run). The cells so kept go to `Package.keep`; a part openpyxl did not parse (none
+in a book it reads whole) is still parsed by calc/package.py. What is kept is what openpyxl
 reads as cells, the `<c>` children of each `<row>`: a `<c>` anywhere else in the XML is
 not a cell of the book for openpyxl, and no longer for the stored values either.
 
+Inside `recording()` the rows are also made into openpyxl's cells faster (`_Rows`): openpyxl
+parses each `<c>` into a dict (`WorkSheetParser.parse_cell`, looking up its `<v>` and `<f>`
+apart from the keeping's lookups, and its reference character by character) that
+`WorksheetReader.bind_cells` then makes into a `Cell`; here one pass does both, with the
+same cells, values, types and styles (tests/calc/test_stored_cells.py compares every cell of
+every corpus and test book), and shared formulas are written out by calc/shared_formulas.py:
+formulas_test.xlsx's `Book` took 0.30 CPU s, 0.21 so (load 11, `Book` alone, 3 runs each).
+Every cell of a kind the fast path does not take (a date, inline text, a reference not
+written as Excel writes it or off the sheet, a child of `<row>` that is not a `<c>`) goes
+through openpyxl's own `parse_cell`.
+
 openpyxl has no hook for this: while `recording()` is open in a thread, its
-`WorkSheetParser.parse_row` (openpyxl 3.1.5's, `REPRODUCED`: it is handed every `<row>`
-element, whole, before the parser clears it, and the parser's source is the zip part it
-reads) is followed by the keeping; in another thread, or outside it, openpyxl reads as usual
-(a thread-local flag, as calc/merged_read.py does). With any other openpyxl `recording()`
-keeps nothing and calc/package.py parses every sheet itself, as before.
+`WorksheetReader.bind_cells` (openpyxl 3.1.5's, `REPRODUCED`: its parser's `parse` hands every
+`<row>` element, whole, to `parse_row` before it clears it, and the parser's source is the zip
+part it reads) reads its rows with `_Rows`; in another thread, or outside it, openpyxl reads
+as usual (a thread-local flag, as calc/merged_read.py does). With any other openpyxl
+`recording()` keeps nothing and calc/package.py parses every sheet itself, as before.
 """
 
 from __future__ import annotations
@@ -24,53 +35,185 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, cast
+from string import ascii_uppercase
+from typing import TYPE_CHECKING, Protocol, cast
 
-from rates_xl.calc.package import CELL_TAG, Kept, RawCell, raw_cell
+from rates_xl.calc.package import CELL_TAG, Kept, RawCell, cell_parts
+from rates_xl.calc.shared_formulas import Template
+from rates_xl.functions.sheet import parse_cell
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
-    from openpyxl.worksheet._reader import WorkSheetParser
+    from openpyxl.styles.cell_style import StyleArray
+    from openpyxl.worksheet._reader import WorkSheetParser, WorksheetReader
+    from openpyxl.worksheet.worksheet import Worksheet
 
-#: What `parse_row` answers: the row's number and its cells (openpyxl's dicts).
-_Parsed = tuple[int, list[dict[str, object]]]
-
-#: The openpyxl versions whose `WorkSheetParser.parse_row` the keeping was checked against
-#: (tests/calc/test_stored_cells.py). Another version keeps nothing.
+#: The openpyxl versions whose `WorksheetReader.bind_cells` and `WorkSheetParser.parse_row`
+#: and `parse_cell` `_Rows` reproduces (tests/calc/test_stored_cells.py). Another version
+#: keeps nothing and reads as openpyxl does.
 REPRODUCED = ("3.1.5",)
 
 _here = threading.local()
 _lock = threading.Lock()
-_original: list[Callable[[WorkSheetParser, Element], _Parsed]] = []
-_CELLS = "_rates_xl_cells"  # a parser's own list of the cells it kept
+_original: list[Callable[[WorksheetReader], None]] = []
+_VALUE = CELL_TAG[:-1] + "v"
+_FORMULA = CELL_TAG[:-1] + "f"
 
 
-def _parse_row(parser: WorkSheetParser, row: Element) -> _Parsed:
-    """openpyxl's `parse_row`, then each of the row's cells kept (while `recording`)."""
-    parsed = _original[0](parser, row)
+class _Cell(Protocol):
+    """What openpyxl 3.1.5's `Cell.__init__` sets (its slots; the stubs declare a few)."""
+
+    parent: object
+    _style: object
+    row: int
+    column: int
+    _value: object
+    data_type: str
+    _hyperlink: None
+    _comment: None
+
+
+#: A parse_cell answer: row, column, value, data_type, style_id.
+_Parsed = dict[str, object]
+
+
+class _Rows:
+    """A sheet parser's `parse_row` (openpyxl 3.1.5's `WorkSheetParser.parse_row` and
+    `parse_cell`, and `WorksheetReader.bind_cells`' making of each cell) that puts each row's
+    cells into the sheet itself, keeping each `<c>`'s `RawCell` in `cells`, and hands the
+    parser's `parse` an empty row (bind_cells then binds nothing more)."""
+
+    def __init__(self, parser: WorkSheetParser, ws: Worksheet, cells: list[RawCell]) -> None:
+        from openpyxl.cell import Cell
+        from openpyxl.styles.cell_style import StyleArray
+        from openpyxl.worksheet import _reader
+
+        self.parser, self.ws, self.cells = parser, ws, cells
+        self._cell, self._style_array = Cell, StyleArray
+        self._cast: Callable[[str], int | float] = vars(_reader)["_cast_number"]  # (not in the stubs)
+        self._cells = cast("dict[tuple[int, int], object]", ws._cells)
+        self._styles: list[StyleArray] = getattr(ws.parent, "_cell_styles")  # noqa: B009 (not in the stubs)
+        self._templates: dict[str | None, Template] = {}  # shared formula (`si`) -> its copies
+
+    def parse_row(self, row: Element) -> tuple[int, list[_Parsed]]:
+        parser = self.parser
+        attrs = dict(row.attrib)  # (openpyxl's parse_row, as it is)
+        if "r" in attrs:
+            try:
+                parser.row_counter = int(attrs["r"])
+            except ValueError:
+                val = float(attrs["r"])
+                if val.is_integer():
+                    parser.row_counter = int(val)
+                else:
+                    raise ValueError(f"{attrs['r']} is not a valid row number") from None
+        else:
+            parser.row_counter += 1
+        parser.col_counter = 0
+        keys = {k for k in attrs if not k.startswith("{")}
+        if keys - {"r", "spans"}:
+            parser.row_dimensions[str(parser.row_counter)] = attrs
+
+        ws, kept, sheet_cells, styles = self.ws, self.cells, self._cells, self._styles
+        date_formats, shared_strings, data_only = parser.date_formats, parser.shared_strings, parser.data_only
+        cell_class, cast_number = self._cell, self._cast
+        new, style_array = cast("Callable[[type], _Cell]", object.__new__), self._style_array
+        shared_formulae, templates = parser.shared_formulae, self._templates
+        for element in row:
+            if element.tag != CELL_TAG:  # not a cell for us; openpyxl reads it as one
+                self._bind(parser.parse_cell(element))
+                continue
+            kind = element.get("t", "n")
+            v, f = element.find(_VALUE), element.find(_FORMULA)
+            if (kind == "inlineStr" or v is not None or f is not None) and \
+                    (raw := cell_parts(element, kind, v, f)) is not None:
+                kept.append(raw)
+            style_id: str | int = element.get("s", 0)
+            if style_id:
+                style_id = int(style_id)
+            text = None if v is None else v.text or None
+            coordinate = element.get("r")
+            if kind == "inlineStr" or kind == "d" or data_only or \
+                    (f is None and text is not None and kind == "n" and style_id in date_formats):
+                place = None  # (a date's warning is openpyxl's own)
+            elif coordinate:
+                place = _place(coordinate)
+            else:
+                place = (parser.row_counter, parser.col_counter + 1)
+            if place is None:
+                self._bind(parser.parse_cell(element))
+                continue
+            r, c = place
+            parser.col_counter = c
+            value: object = text
+            if f is not None:
+                kind = "f"
+                if coordinate and f.get("t") == "shared" and (si := f.get("si")) in shared_formulae:
+                    if (template := templates.get(si)) is None:
+                        template = templates[si] = Template(shared_formulae[si])
+                    value = template.at(r, c, coordinate)
+                else:
+                    value = parser.parse_formula(element)
+            elif text is not None:
+                if kind == "n":
+                    value = cast_number(text)
+                elif kind == "s":
+                    value = shared_strings[int(text)]
+                elif kind == "b":
+                    value = bool(int(text))
+                elif kind == "str":
+                    kind = "s"
+            # (Cell(ws, row=r, column=c, style_array=...) as openpyxl 3.1.5's Cell.__init__
+            # sets it, without its calls: 1.2 -> 0.5 us a cell)
+            cell = new(cell_class)
+            cell.parent, cell._style, cell.row, cell.column = ws, style_array(styles[cast("int", style_id)]), r, c
+            cell._value, cell.data_type, cell._hyperlink, cell._comment = value, kind, None, None
+            sheet_cells[(r, c)] = cell
+        return parser.row_counter, []
+
+    def _bind(self, parsed: _Parsed) -> None:
+        """One cell openpyxl's `parse_cell` read, made as `bind_cells` makes it."""
+        row, column = cast("int", parsed["row"]), cast("int", parsed["column"])
+        cell = cast("_Cell", self._cell(self.ws, row=row, column=column,
+                                        style_array=self._styles[cast("int", parsed["style_id"])]))
+        cell._value, cell.data_type = parsed["value"], cast("str", parsed["data_type"])
+        self._cells[(row, column)] = cell
+
+
+def _place(coordinate: str) -> tuple[int, int] | None:
+    """(row, column) of a cell's `r` as openpyxl reads it (`coordinate_to_tuple`: the letters
+    before the first digit, the number after), where it is written as Excel writes it (`B7`,
+    on the sheet); None for anything else, which openpyxl's own `parse_cell` reads."""
+    digits = coordinate.lstrip(ascii_uppercase)
+    if not (digits.isdigit() and digits.isascii() and len(digits) < len(coordinate)):
+        return None
+    try:
+        return parse_cell(coordinate)
+    except ValueError:  # off the sheet (openpyxl reads columns to ZZZ, rows without end)
+        return None
+
+
+def _bind_cells(reader: WorksheetReader) -> None:
+    """openpyxl's `bind_cells`, its parser's rows read by `_Rows` (while `recording`)."""
     kept: Kept | None = getattr(_here, "kept", None)
-    if kept is None:
-        return parsed
-    cells: list[RawCell] | None = parser.__dict__.get(_CELLS)
-    if cells is None:
+    if kept is not None:
+        parser = reader.parser
+        cells: list[RawCell] = []
         part = getattr(parser.source, "name", None)  # (a zip part: `ZipExtFile.name`)
-        cells = parser.__dict__[_CELLS] = []
         if isinstance(part, str):
             kept.setdefault(part, cells)  # (a part read twice: its first read stands)
-    for element in row:
-        if element.tag == CELL_TAG and (cell := raw_cell(element)) is not None:
-            cells.append(cell)
-    return parsed
+        setattr(parser, "parse_row", _Rows(parser, reader.ws, cells).parse_row)  # noqa: B010 (this parser's own)
+    _original[0](reader)
 
 
 def _install() -> None:
-    from openpyxl.worksheet._reader import WorkSheetParser
+    from openpyxl.worksheet._reader import WorksheetReader
 
     with _lock:
         if not _original:
-            _original.append(cast("Callable[[WorkSheetParser, Element], _Parsed]", WorkSheetParser.parse_row))
-            setattr(WorkSheetParser, "parse_row", _parse_row)  # noqa: B010 (openpyxl's stub types the row apart)
+            _original.append(cast("Callable[[WorksheetReader], None]", WorksheetReader.bind_cells))
+            setattr(WorksheetReader, "bind_cells", _bind_cells)  # noqa: B010 (openpyxl's stub types it apart)
 
 
 @contextmanager

@@ -188,3 +188,112 @@ def test_reads_outside_or_in_another_thread_keep_nothing(tmp_path):
         pass
     openpyxl.load_workbook(path)
     assert again == {}
+
+
+def _cells(workbook: openpyxl.Workbook) -> list[object]:
+    """Every cell of every sheet, in the sheets' order, as openpyxl holds it: its place, its
+    value (with its type; an array or data-table formula's every attribute), its type, style,
+    hyperlink and comment; and what else the parse of the rows sets (the sheet's row
+    dimensions, its current row)."""
+    from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+    def value(value: object) -> object:
+        if isinstance(value, ArrayFormula):
+            return ("array", value.ref, value.text)
+        if isinstance(value, DataTableFormula):
+            return ("table", sorted(dict(value).items()), value.t)
+        return (type(value).__name__, repr(value))
+
+    def state(cell: object, ws: object) -> list[object]:  # (every slot of the cell's class: a Cell's, a MergedCell's)
+        slots = [slot for kind in type(cell).__mro__ for slot in getattr(kind, "__slots__", ())]
+        return [type(cell).__name__, *((slot, value(getattr(cell, slot, "unset"))) for slot in slots
+                                       if slot not in ("parent", "_style", "_value")),
+                value(cell._value), tuple(cell._style), cell.parent is ws]  # type: ignore[attr-defined]
+
+    return [(ws.title, ws._current_row, sorted((k, repr(v)) for k, v in ws.row_dimensions.items()),
+             [(key, state(cell, ws)) for key, cell in ws._cells.items()]) for ws in workbook.worksheets]
+
+
+def _both(path: Path) -> tuple[openpyxl.Workbook, openpyxl.Workbook]:
+    """openpyxl's read of `path` as it is, and as `recording()` reads it (`_Rows`)."""
+    with stored_cells.recording() as kept:
+        fast = openpyxl.load_workbook(path, keep_links=True)
+    assert kept is not None
+    return openpyxl.load_workbook(path, keep_links=True), fast
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("path", BOOKS, ids=lambda path: path.name)
+def test_real_books_read_the_same_cells_as_openpyxl_alone(path):
+    alone, fast = _both(path)
+    assert _cells(fast) == _cells(alone)
+
+
+def test_every_kind_of_cell_reads_as_openpyxl_alone(tmp_path):
+    """Every kind of `<c>` (the sheet above, with a date, a time, a date out of range, a
+    `<c>` without `r`, with an odd `r`, a non-cell child of a row, shared formulas over
+    relative, absolute, whole-row, whole-column, named and other-sheet references) reads as
+    openpyxl reads it."""
+    import warnings
+
+    extra = (b'<row r="5" ht="20" customHeight="1"><c r="A5" s="1"><v>45000.5</v></c><c r="B5" s="2"><v>0.25</v></c>'
+             b'<c r="C5" s="1"><v>9999999999</v></c><c s="1"><v>3</v></c><c r="d5"><v>4</v></c><x/>'
+             b'<c r="E5" t="d"><v>2024-01-02T03:04:05</v></c><c r="F5" t="x"><v>y</v></c></row>'
+             b'<row r="6"><c r="C6"><f t="shared" si="1" ref="C6:D9">$A$1+A5+SUM(B:B)+SUM(5:6)+Other!B2+x_name+A1:B$2</f>'
+             b'<v>0</v></c><c r="D6"><f t="shared" si="1"/></c></row>'
+             b'<row r="9"><c r="C9"><f t="shared" si="1"/></c><c r="D9"><f t="shared" si="1">ignored</f></c>'
+             b'<c r="E9"><f t="shared" si="2" ref="E9:E10">"text"</f></c><c r="E10"><f t="shared" si="2"/></c>'
+             b'<c r="F9"><f t="shared" si="3" ref="F9:F10">1</f></c><c r="F10"><f t="shared" si="3"/></c>'
+             b'<c r="G9"><f t="dataTable" ref="G9:G10" dt2D="0" dtr="1" r1="A1"/></c></row>'
+             b'<row r="11"><c r="XFC11"><f t="shared" si="4" ref="XFC11:XFE11">XFC1+1</f></c>'
+             b'<c r="XFE11"><f t="shared" si="4"/></c><c r="XFF11"><v>2</v></c></row>'
+             b'<row r="12"><c r="A12"><f t="shared" si="5" ref="A12:A13">XFE1+$B1</f></c></row>'
+             b'<row r="13"><c r="A13"><f t="shared" si="5"/></c></row>'
+             b'<row r="1048577"><c r="A1048577"><v>3</v></c></row>')
+    styles = (b'<numFmts count="1"><numFmt numFmtId="164" formatCode="hh:mm"/></numFmts>'
+              b'<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+              b'<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+              b'<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>')
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    odd = tmp_path / "odd.xlsx"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(odd, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"</sheetData>", extra + b"</sheetData>")
+            elif item.filename == "xl/styles.xml":
+                data = re.sub(rb"<numFmts.*?</numFmts>|<numFmts[^>]*/>", b"", data, flags=re.S)
+                data = re.sub(rb"<cellXfs.*?</cellXfs>", styles, data, flags=re.S)
+            target.writestr(item, data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        alone, fast = _both(odd)
+    assert _cells(fast) == _cells(alone)
+    ws = alone["It's values"]
+    assert (ws["A5"].data_type, ws["B5"].data_type, ws["C5"].value, ws["E5"].data_type) == ("d", "d", "#VALUE!", "d")
+    assert ws["D6"].value == "=$A$1+B5+SUM(C:C)+SUM(5:6)+Other!C2+x_name+B1:C$2"
+    assert ws["D9"].value == "=$A$1+B8+SUM(C:C)+SUM(8:9)+Other!C5+x_name+B4:C$2"
+    assert (ws["E10"].value, ws["F10"].value) == ('="text"', "=1")
+    # past XFD and row 1,048,576: read as openpyxl reads them (columns to ZZZ, rows without end)
+    assert (ws["XFE11"].value, ws["XFF11"].value, ws["A13"].value) == ("=XFE1+1", 2, "=XFE2+$B2")
+    assert ws._cells[(1048577, 1)].value == 3
+    # openpyxl's warning of the date out of range, once from each read, raised by openpyxl
+    dates = [w for w in caught if "outside the limits for dates" in str(w.message)]
+    assert len(dates) == 2 and all(w.filename.endswith("_reader.py") for w in dates)
+
+
+def test_a_shared_formula_out_of_range_fails_as_openpyxls(tmp_path):
+    from openpyxl.formula.translate import TranslatorError
+
+    path = _every_kind(tmp_path / "kinds.xlsx")
+    bad = tmp_path / "bad.xlsx"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(bad, "w") as target:
+        for item in source.infolist():
+            data = source.read(item)
+            if item.filename == "xl/worksheets/sheet1.xml":  # a copy one row above A1
+                data = data.replace(b'<c r="U2"><f t="shared" si="0"/>', b'<c r="U0"><f t="shared" si="0"/>')
+            target.writestr(item, data)
+    with pytest.raises(TranslatorError):
+        openpyxl.load_workbook(bad)
+    with pytest.raises(TranslatorError), stored_cells.recording():
+        openpyxl.load_workbook(bad)

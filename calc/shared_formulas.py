@@ -1,0 +1,119 @@
+"""A shared formula's copies, as openpyxl's `Translator` writes them, translated faster.
+
+Excel stores a formula filled over a range once (`<f t="shared" si="0" ref="B2:B900">`) and
+each other cell of the range as a reference to it (`<f t="shared" si="0"/>`); openpyxl's
+reader writes each copy out with `Translator.translate_formula`, which matches every range
+token of the formula against three regular expressions again for each cell (formulas_test.xlsx:
+8,102 copies). `Template` does that matching once per shared formula and keeps the formula
+as text pieces and relative rows and columns, so that each copy is the pieces joined with its
+offsets added: the same text, character for character (tests/calc/test_stored_cells.py
+compares both on every shared formula of every corpus and test book). A copy whose row or
+column falls off the sheet is openpyxl's own (its `TranslatorError`, or a column past XFD,
+which openpyxl writes up to ZZZ). Reproduces openpyxl 3.1.5's `Translator` (calc/stored_cells.py
+uses it only with that version).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rates_xl.functions.sheet import MAX_COL, column_letters, column_number
+
+if TYPE_CHECKING:
+    from openpyxl.formula.translate import Translator
+
+#: A piece of a copy: text as it is, or a relative row (True, its number) or column (False,
+#: its index) moved by the copy's offset.
+_Piece = str | tuple[bool, int]
+
+
+class Template:
+    """`translator`'s formula, ready to be written at any cell (`at`)."""
+
+    def __init__(self, translator: Translator) -> None:
+        from openpyxl.formula.tokenizer import Token
+
+        self.translator = translator
+        # (where the formula is written; openpyxl's attributes, which the stubs do not declare)
+        self.origin: tuple[int, int] = (getattr(translator, "row"), getattr(translator, "col"))  # noqa: B009
+        tokens = translator.get_tokens()
+        self.constant: str | None = None  # a formula openpyxl writes the same everywhere
+        self.pieces: list[_Piece] | None = None  # None: every copy is openpyxl's own
+        if not tokens:
+            self.constant = ""
+        elif tokens[0].type == Token.LITERAL:
+            self.constant = tokens[0].value
+        else:
+            pieces: list[_Piece] = ["="]
+            try:
+                for token in tokens:
+                    if token.type == Token.OPERAND and token.subtype == Token.RANGE:
+                        pieces.extend(_range(token.value))
+                    else:
+                        pieces.append(token.value)
+            except ValueError:  # a column past XFD: openpyxl's own translation, copy by copy
+                return
+            self.pieces = _merged(pieces)
+
+    def at(self, row: int, column: int, coordinate: str) -> str:
+        """The copy at `coordinate`, (row, column): openpyxl's `translate_formula(coordinate)`;
+        copied by it where a row or column falls off the sheet (it raises or goes past XFD)."""
+        if self.constant is not None:
+            return self.constant
+        if self.pieces is None:
+            return self.translator.translate_formula(coordinate)
+        rows, columns = row - self.origin[0], column - self.origin[1]
+        out = []
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                out.append(piece)
+                continue
+            is_row, number = piece
+            if is_row:
+                if number + rows <= 0:
+                    return self.translator.translate_formula(coordinate)  # (raises TranslatorError)
+                out.append(str(number + rows))
+            elif 0 < number + columns <= MAX_COL:
+                out.append(column_letters(number + columns))
+            else:
+                return self.translator.translate_formula(coordinate)
+        return "".join(out)
+
+
+def _range(text: str) -> list[_Piece]:
+    """`Translator.translate_range`'s reading of one range token, as pieces."""
+    from openpyxl.formula.translate import Translator
+
+    ws_part, text = Translator.strip_ws_name(text)
+    if (match := Translator.ROW_RANGE_RE.match(text)) is not None:  # e.g. `3:4`
+        return [ws_part, _row(match.group(1)), ":", _row(match.group(2))]
+    if (match := Translator.COL_RANGE_RE.match(text)) is not None:  # e.g. `A:BC`
+        return [ws_part, _column(match.group(1)), ":", _column(match.group(2))]
+    if ":" in text:  # e.g. `A1:B5`, or names at either end
+        pieces: list[_Piece] = [ws_part]
+        for index, part in enumerate(text.split(":")):
+            pieces.extend([":", *_range(part)] if index else _range(part))
+        return pieces
+    if (match := Translator.CELL_REF_RE.match(text)) is None:  # a name
+        return [text]
+    return [ws_part, _column(match.group(1)), _row(match.group(2))]
+
+
+def _row(text: str) -> _Piece:
+    return text if text.startswith("$") else (True, int(text))
+
+
+def _column(text: str) -> _Piece:
+    """A relative column's number (ValueError past XFD: openpyxl's reading reaches ZZZ)."""
+    return text if text.startswith("$") else (False, column_number(text))
+
+
+def _merged(pieces: list[_Piece]) -> list[_Piece]:
+    """Adjacent texts joined into one."""
+    merged: list[_Piece] = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += piece
+        elif piece != "":
+            merged.append(piece)
+    return merged
