@@ -243,7 +243,11 @@ class Book:
             for row in sheet_rows(ws):
                 for cell in row:
                     value = cell.value
-                    if isinstance(value, ArrayFormula):
+                    if value.__class__ is str and cell.data_type == "f":  # (most formula cells: asked first)
+                        coordinate = cell.coordinate
+                        formulas.append((f"{quoted}!{coordinate}", value))
+                        found[(title, coordinate)] = (value, Area.cell(cell.row, cell.column))
+                    elif isinstance(value, ArrayFormula):
                         arrays.append((ws, cell))
                         text = str(value.text)
                         formulas.append((f"{quoted}!{cell.coordinate}", text))

@@ -129,12 +129,11 @@ class _Rows:
             if (kind == "inlineStr" or v is not None or f is not None) and \
                     (raw := cell_parts(element, kind, v, f)) is not None:
                 kept.append(raw)
-            style_id: str | int = element.get("s", 0)
-            if style_id:
-                style_id = int(style_id)
+            style = element.get("s")  # (openpyxl: `s` as an int when it is not "", 0 when absent)
+            style_id = int(style) if style else 0
             text = None if v is None else v.text or None
             coordinate = element.get("r")
-            if kind == "inlineStr" or kind == "d" or data_only or \
+            if kind == "inlineStr" or kind == "d" or data_only or style == "" or \
                     (f is None and text is not None and kind == "n" and style_id in date_formats):
                 place = None  # (a date's warning is openpyxl's own)
             elif coordinate:
@@ -167,7 +166,7 @@ class _Rows:
             # (Cell(ws, row=r, column=c, style_array=...) as openpyxl 3.1.5's Cell.__init__
             # sets it, without its calls: 1.2 -> 0.5 us a cell)
             cell = new(cell_class)
-            cell.parent, cell._style, cell.row, cell.column = ws, style_array(styles[cast("int", style_id)]), r, c
+            cell.parent, cell._style, cell.row, cell.column = ws, style_array(styles[style_id]), r, c
             cell._value, cell.data_type, cell._hyperlink, cell._comment = value, kind, None, None
             sheet_cells[(r, c)] = cell
         return parser.row_counter, []
