@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from rates_xl.calc.package import CELL_TAG, Kept, RawCell, cell_parts
 from rates_xl.calc.shared_formulas import Template
-from rates_xl.functions.sheet import parse_cell
+from rates_xl.functions.sheet import MAX_ROW, column_number
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -95,6 +95,7 @@ class _Rows:
         self._cells = cast("dict[tuple[int, int], object]", ws._cells)
         self._styles: list[StyleArray] = getattr(ws.parent, "_cell_styles")  # noqa: B009 (not in the stubs)
         self._templates: dict[str | None, Template] = {}  # shared formula (`si`) -> its copies
+        self._columns: dict[str, int] = {}  # a reference's letters -> its column
 
     def parse_row(self, row: Element) -> tuple[int, list[_Parsed]]:
         parser = self.parser
@@ -137,7 +138,7 @@ class _Rows:
                     (f is None and text is not None and kind == "n" and style_id in date_formats):
                 place = None  # (a date's warning is openpyxl's own)
             elif coordinate:
-                place = _place(coordinate)
+                place = self._place(coordinate)
             else:
                 place = (parser.row_counter, parser.col_counter + 1)
             if place is None:
@@ -171,6 +172,27 @@ class _Rows:
             sheet_cells[(r, c)] = cell
         return parser.row_counter, []
 
+    def _place(self, coordinate: str) -> tuple[int, int] | None:
+        """(row, column) of a cell's `r` as openpyxl reads it (`coordinate_to_tuple`: the
+        letters before the first digit, the number after), where it is written as Excel writes
+        it (`B7`, on the sheet); None for anything else, which openpyxl's own `parse_cell`
+        reads. (Not `functions.sheet.parse_cell`, whose cache would hold every cell's
+        reference: 1 MB more at the peak of formulas_test's read.)"""
+        digits = coordinate.lstrip(ascii_uppercase)
+        if not (digits.isdigit() and digits.isascii()) or len(digits) == len(coordinate):
+            return None
+        row = int(digits)
+        if not 0 < row <= MAX_ROW:  # (openpyxl reads rows without end)
+            return None
+        letters = coordinate[:-len(digits)]
+        column = self._columns.get(letters)
+        if column is None:
+            try:
+                column = self._columns[letters] = column_number(letters)
+            except ValueError:  # past XFD (openpyxl reads columns to ZZZ)
+                return None
+        return row, column
+
     def _bind(self, parsed: _Parsed) -> None:
         """One cell openpyxl's `parse_cell` read, made as `bind_cells` makes it."""
         row, column = cast("int", parsed["row"]), cast("int", parsed["column"])
@@ -178,19 +200,6 @@ class _Rows:
                                         style_array=self._styles[cast("int", parsed["style_id"])]))
         cell._value, cell.data_type = parsed["value"], cast("str", parsed["data_type"])
         self._cells[(row, column)] = cell
-
-
-def _place(coordinate: str) -> tuple[int, int] | None:
-    """(row, column) of a cell's `r` as openpyxl reads it (`coordinate_to_tuple`: the letters
-    before the first digit, the number after), where it is written as Excel writes it (`B7`,
-    on the sheet); None for anything else, which openpyxl's own `parse_cell` reads."""
-    digits = coordinate.lstrip(ascii_uppercase)
-    if not (digits.isdigit() and digits.isascii() and len(digits) < len(coordinate)):
-        return None
-    try:
-        return parse_cell(coordinate)
-    except ValueError:  # off the sheet (openpyxl reads columns to ZZZ, rows without end)
-        return None
 
 
 def _bind_cells(reader: WorksheetReader) -> None:
@@ -203,6 +212,11 @@ def _bind_cells(reader: WorksheetReader) -> None:
         if isinstance(part, str):
             kept.setdefault(part, cells)  # (a part read twice: its first read stands)
         setattr(parser, "parse_row", _Rows(parser, reader.ws, cells).parse_row)  # noqa: B010 (this parser's own)
+        try:
+            _original[0](reader)
+        finally:  # (parser -> _Rows -> parser: a cycle, left to a collector calc holds off)
+            del parser.__dict__["parse_row"]
+        return
     _original[0](reader)
 
 
