@@ -73,11 +73,14 @@ def _every_kind(path: Path) -> Path:
     return path
 
 
-def _with_workbook_xml(path: Path, target: Path, change: Callable[[bytes], bytes]) -> None:
+def _rewritten(path: Path, target: Path, changes: dict[str, Callable[[bytes], bytes]]) -> Path:
+    """`path` copied to `target` with the parts named in `changes` changed."""
     with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as copy:
         for item in source.infolist():
             data = source.read(item)
-            copy.writestr(item, change(data) if item.filename == "xl/workbook.xml" else data)
+            change = changes.get(item.filename)
+            copy.writestr(item, change(data) if change is not None else data)
+    return target
 
 
 def _exactly(read: Values | None) -> object:
@@ -142,7 +145,8 @@ def test_placeholder_values_are_not_kept_and_read_as_before(tmp_path):
     placeholders, manual = tmp_path / "placeholders.xlsx", tmp_path / "manual.xlsx"
     for target, calc in ((placeholders, b'<calcPr fullCalcOnLoad="1"/>'),
                          (manual, b'<calcPr calcMode="manual" calcOnSave="0"/>')):
-        _with_workbook_xml(path, target, lambda data, calc=calc: data.replace(b"</workbook>", calc + b"</workbook>"))
+        _rewritten(path, target, {"xl/workbook.xml": lambda data, calc=calc: data.replace(b"</workbook>",
+                                                                                        calc + b"</workbook>")})
         book = Book(target)
         assert book.values_out_of_date and not book.package._kept
         assert book.dynamic_arrays == Package.open(target).dynamic_array_anchors()
@@ -153,13 +157,8 @@ def test_a_cell_outside_any_row_is_no_cell(tmp_path):
     """openpyxl reads the `<c>` children of each `<row>` as the sheet's cells; one anywhere
     else is not a cell of the book, nor a stored value read along with it."""
     path = _every_kind(tmp_path / "kinds.xlsx")
-    stray = tmp_path / "stray.xlsx"
-    with zipfile.ZipFile(path) as source, zipfile.ZipFile(stray, "w") as target:
-        for item in source.infolist():
-            data = source.read(item)
-            if item.filename == "xl/worksheets/sheet1.xml":
-                data = data.replace(b"</sheetData>", b'</sheetData><c r="Z9"><v>3</v></c>')
-            target.writestr(item, data)
+    stray = _rewritten(path, tmp_path / "stray.xlsx", {
+        "xl/worksheets/sheet1.xml": lambda data: data.replace(b"</sheetData>", b'</sheetData><c r="Z9"><v>3</v></c>')})
     book = Book(stray)
     assert "Z9" not in book.book["It's values"]
     read = book.package.cell_values()
@@ -255,16 +254,10 @@ def test_every_kind_of_cell_reads_as_openpyxl_alone(tmp_path):
               b'<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
               b'<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>')
     path = _every_kind(tmp_path / "kinds.xlsx")
-    odd = tmp_path / "odd.xlsx"
-    with zipfile.ZipFile(path) as source, zipfile.ZipFile(odd, "w") as target:
-        for item in source.infolist():
-            data = source.read(item)
-            if item.filename == "xl/worksheets/sheet1.xml":
-                data = data.replace(b"</sheetData>", extra + b"</sheetData>")
-            elif item.filename == "xl/styles.xml":
-                data = re.sub(rb"<numFmts.*?</numFmts>|<numFmts[^>]*/>", b"", data, flags=re.S)
-                data = re.sub(rb"<cellXfs.*?</cellXfs>", styles, data, flags=re.S)
-            target.writestr(item, data)
+    odd = _rewritten(path, tmp_path / "odd.xlsx", {
+        "xl/worksheets/sheet1.xml": lambda data: data.replace(b"</sheetData>", extra + b"</sheetData>"),
+        "xl/styles.xml": lambda data: re.sub(rb"<cellXfs.*?</cellXfs>", styles, re.sub(
+            rb"<numFmts.*?</numFmts>|<numFmts[^>]*/>", b"", data, flags=re.S), flags=re.S)})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         alone, fast = _both(odd)
@@ -285,14 +278,9 @@ def test_every_kind_of_cell_reads_as_openpyxl_alone(tmp_path):
 def test_a_shared_formula_out_of_range_fails_as_openpyxls(tmp_path):
     from openpyxl.formula.translate import TranslatorError
 
-    path = _every_kind(tmp_path / "kinds.xlsx")
-    bad = tmp_path / "bad.xlsx"
-    with zipfile.ZipFile(path) as source, zipfile.ZipFile(bad, "w") as target:
-        for item in source.infolist():
-            data = source.read(item)
-            if item.filename == "xl/worksheets/sheet1.xml":  # a copy one row above A1
-                data = data.replace(b'<c r="U2"><f t="shared" si="0"/>', b'<c r="U0"><f t="shared" si="0"/>')
-            target.writestr(item, data)
+    bad = _rewritten(_every_kind(tmp_path / "kinds.xlsx"), tmp_path / "bad.xlsx", {  # a copy one row above A1
+        "xl/worksheets/sheet1.xml": lambda data: data.replace(b'<c r="U2"><f t="shared" si="0"/>',
+                                                              b'<c r="U0"><f t="shared" si="0"/>')})
     with pytest.raises(TranslatorError):
         openpyxl.load_workbook(bad)
     with pytest.raises(TranslatorError), stored_cells.recording():
