@@ -8,9 +8,9 @@ book that calls these, and the arrays' fit, are `prepare.py`'s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
+from rates_xl.calc import routing
 from rates_xl.calc.formula import passes
 from rates_xl.calc.formula.fit import (
     cut_to_range,
@@ -20,16 +20,17 @@ from rates_xl.calc.formula.fit import (
     qualify_names,
 )
 from rates_xl.calc.formula.hazards import Analysis, analyse
+from rates_xl.calc.formula.lambdas import grouping_not_computed
 from rates_xl.calc.formula.memo import Memo, Watch
 from rates_xl.calc.formula.site import BookFacts, NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import is_rates_name
 
 
-@dataclass(frozen=True, slots=True)
-class Fitted:
+class Fitted(NamedTuple):
     """What an ordinary cell's formula became: the formula it holds in the engine's copy, or
-    None and why (`wrong`: the engine would compute it wrongly)."""
+    None and why (`wrong`: the engine would compute it wrongly). (A named tuple: one is made
+    for each formula cell of a book, and a frozen dataclass' fields cost twice as much to set.)"""
 
     formula: str | None
     reason: str = ""
@@ -124,9 +125,6 @@ def not_computable(found: Analysis, unknown: frozenset[str] | set[str]) -> str |
         return found.error
     if found.functions & unknown:
         return _unknown(found.functions & unknown)
-    from rates_xl.calc import routing
-    from rates_xl.calc.formula.lambdas import grouping_not_computed
-
     return routing.not_computed(found.functions) or grouping_not_computed(found.formula)
 
 
