@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from copy import copy
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
@@ -36,6 +36,7 @@ _here = threading.local()
 _lock = threading.Lock()
 _original: dict[str, Callable[..., None]] = {}
 _UNREAD = object()  # (a `_Known.edges` key not read yet)
+_Key = TypeVar("_Key", bound=tuple[object, ...])  # (what a border sum depends on: `_add_border`)
 _LEFT = "_rates_xl_unformatted"  # a worksheet's [(merged range, its last cell's sides to add, that cell's border id)]
 
 
@@ -114,14 +115,19 @@ def format_merged(workbook: Workbook) -> None:
                 start = cast(_Styled, mcr.start_cell)
                 if not start._style:
                     start._style = StyleArray()  # (what reading its border does)
-                pair = (start._style.borderId, end_id)
-                index = known.sums.get(pair)
-                if index is None:
-                    start.border += end
-                    known.sums[pair] = start._style.borderId
-                else:
-                    start._style.borderId = index
+                _add_border(start, end, (start._style.borderId, end_id), known.sums)
             _format(mcr, known)
+
+
+def _add_border(cell: _Styled, border: Border, key: _Key, sums: dict[_Key, int]) -> None:
+    """`cell.border += border`, the sum hashed into the book's border list once per `key` (what
+    the sum depends on): a later cell with that key gets the index openpyxl gave the first."""
+    found = sums.get(key)
+    if found is None:
+        cell.border += border
+        sums[key] = cell._style.borderId
+    else:
+        cell._style.borderId = found
 
 
 class _Styled(Protocol):
@@ -188,15 +194,10 @@ def _format(mcr: MergedCellRange, known: _Known) -> None:
             edge = known.edges[start_id, name] = None if side and side.style is None else Border(**{name: side})
         if edge is None:
             continue
+        border = cast("Border", edge)  # (not the `_UNREAD` mark)
         for coord in getattr(mcr, name):
             cell = cell_at(coord)
-            key = (cell._style.borderId, start_id, name)
-            found = known.borders.get(key)
-            if found is None:
-                cell.border += edge
-                known.borders[key] = cell._style.borderId
-            else:
-                cell._style.borderId = found
+            _add_border(cell, border, (cell._style.borderId, start_id, name), known.borders)
     index = known.protections.get(start._style.protectionId)
     for coord in mcr.cells:
         cell = cell_at(coord)
