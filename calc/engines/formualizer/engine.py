@@ -9,6 +9,8 @@ file's own iteration settings).
 
 from __future__ import annotations
 
+import itertools
+
 from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
@@ -102,74 +104,121 @@ class FormualizerEngine:
         try:
             with budget.cancelling(self.model.workbook.cancel, self.model.first_not_computed):
                 self.model.recalculate()
-                self._block_merged()
+                extents = self._block_merged()
         except BaseException as exc:  # never a traceback
             reraise_interrupts(exc)
             raise CalcError(f"{self.book.path}: calculation failed: {type(exc).__name__}: {exc}") from None
-        values: dict[Key, CellValue] = {}
         self.extents = {}
         self.cut = {}
+        keys, sheets, rows, cols, others = self._reading()
+        # One-cell formulas (most): read in one pass, by their anchors' keys (no address made per cell).
+        single = self.model.values(sheets, rows, cols)
+        values = self._in_order(keys, single, others, extents) if others else dict(zip(keys, single, strict=True))
+        self._settle_loops(values)
+        return values
+
+    def _in_order(self, keys: list[Key], single: list[CellValue], others: list[tuple[int, Key, Area, str | None]],
+                  extents: dict[Key, Area | None]) -> dict[Key, CellValue]:
+        """Every computed cell's value, anchor by anchor in the prepared copy's order: the
+        one-cell formulas' (`single`, by `keys`) put in by runs between the other areas, read
+        back the way Excel shows them (`extents`: the spills' as `_block_merged` read them last)."""
         loaded = self.model
-        prepared = self.prepared
-        for key, (r1, c1, r2, c2) in prepared.areas.items():
+        values: dict[Key, CellValue] = {}
+        done = 0
+        for at, key, area, kind in others:
+            if at > done:  # the one-cell formulas before this anchor
+                values.update(zip(keys[done:at], single[done:at], strict=True))
+                done = at
             sheet, anchor = key
-            if key in self.unsupported:
-                continue
-            kind = prepared.rewritten.get(key)
-            if kind is None and r1 == r2 and c1 == c2:
-                # One cell (most formulas): its key as the book's, no new address per cell.
-                values[key] = loaded.value(sheet, r1, c1)
-                continue
-            if kind == "spill" and (sheet, anchor) in self.book.legacy_arrays:
+            r1, c1, r2, c2 = area
+            if kind == "spill" and key in self.book.legacy_arrays:
                 # A legacy array: exactly its stored range, filled from the (cut) result.
                 h2, w2 = r1, c1
                 extent = loaded.spill_extent(sheet, anchor)
                 if extent:
                     h2, w2 = extent.bottom, extent.right
-                result = [[loaded.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
-                self._note_cut_table((sheet, anchor), r2 - r1 + 1, c2 - c1 + 1)
-                for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
-                    for j, value in enumerate(line):
-                        values[(sheet, cell_address(r1 + i, c1 + j))] = value
+                result = loaded.block(sheet, r1, c1, h2, w2)
+                self._note_cut_table(key, r2 - r1 + 1, c2 - c1 + 1)
+                fitted = fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)
+                values.update(zip(self._cells(sheet, area), itertools.chain.from_iterable(fitted), strict=True))
                 continue
             if kind == "spill":
-                extent = loaded.spill_extent(sheet, anchor)
+                extent = extents[key] if key in extents else loaded.spill_extent(sheet, anchor)
                 spilled = Area.cell(r1, c1)
                 if extent:
                     spilled = extent
-                    self.extents[(sheet, anchor)] = spilled  # wider or longer than the file's range too
+                    self.extents[key] = spilled  # wider or longer than the file's range too
                 # Report the range a RATES_* spill may grow into (blank where it did not).
                 values.update(self._blanks(sheet, anchor, Area(r1, c1, r2, c2), spilled))
                 if not extent:
-                    values[(sheet, anchor)] = loaded.value(sheet, r1, c1)
+                    values[key] = loaded.value(sheet, r1, c1)
                     continue
-                r1, c1, r2, c2 = spilled
-            for r in range(r1, r2 + 1):
-                for c in range(c1, c2 + 1):
-                    values[(sheet, cell_address(r, c))] = loaded.value(sheet, r, c)
-        self._settle_loops(values)
+                area = spilled
+            block = loaded.block(sheet, *area)
+            values.update(zip(self._cells(sheet, area), itertools.chain.from_iterable(block), strict=True))
+        values.update(zip(keys[done:], single[done:], strict=True))
         return values
 
-    def _block_merged(self) -> None:
+    def _reading(self) -> tuple[list[Key], list[str], list[int], list[int], list[tuple[int, Key, Area, str | None]]]:
+        """What `evaluate` reads back (built once: the cells computed do not change between
+        rounds): the one-cell formulas that do not spill (most), their keys, sheets, rows and
+        columns side by side; and every other anchor, in the prepared copy's order, as (how
+        many one-cell formulas come before it, the anchor, its area, how it was rewritten)."""
+        found = self.__dict__.get("_read")
+        if found is None:
+            keys: list[Key] = []
+            sheets: list[str] = []
+            rows: list[int] = []
+            cols: list[int] = []
+            others: list[tuple[int, Key, Area, str | None]] = []
+            rewritten = self.prepared.rewritten
+            for key, area in self.prepared.areas.items():
+                if key in self.unsupported:
+                    continue
+                kind = rewritten.get(key)
+                if kind != "spill" and area[0] == area[2] and area[1] == area[3] and \
+                        cell_address(area[0], area[1]) == key[1]:
+                    keys.append(key)
+                    sheets.append(key[0])
+                    rows.append(area[0])
+                    cols.append(area[1])
+                else:
+                    others.append((len(keys), key, area, kind))
+            found = self._read = (keys, sheets, rows, cols, others)
+        return found
+
+    def _cells(self, sheet: str, area: Area) -> list[Key]:
+        """The keys of an area's cells, by row (made once per area: a spill's every round)."""
+        cache: dict[tuple[str, Area], list[Key]] = self.__dict__.setdefault("_cell_keys", {})
+        found = cache.get((sheet, area))
+        if found is None:
+            r1, c1, r2, c2 = area
+            found = cache[(sheet, area)] = [(sheet, cell_address(r, c))
+                                            for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+        return found
+
+    def _block_merged(self) -> dict[Key, Area | None]:
         """A spill over merged cells is #SPILL! in Excel (calc/merged_spills.py): the engine's copy
         holds those cells empty and spills over them, so each such anchor is held at the error
         and the book computed again (what read the spill then reads the merged cells' own
-        content), until no spill covers merged cells."""
+        content), until no spill covers merged cells. Answers the extents read last (the
+        spills on sheets with merged cells, as the book stands now)."""
         merged = self.book.merged
         if not merged:
-            return
+            return {}
         while True:
             found = {}
+            extents = {}
             for key, kind in self.prepared.rewritten.items():
                 sheet, anchor = key
                 if kind != "spill" or sheet not in merged or key in self.book.legacy_arrays or key in self.blocked:
                     continue
-                extent = self.model.spill_extent(sheet, anchor)
+                extent = extents[key] = self.model.spill_extent(sheet, anchor)
                 hit = merged_spills.in_the_way(merged[sheet], extent) if extent is not None else None
                 if hit is not None:
                     found[key] = hit
             if not found:
-                return
+                return extents
             self.blocked.update(found)
             self.model.hold({(sheet, *parse_cell(anchor)): "#SPILL!" for sheet, anchor in found})
             self.model.recalculate()
@@ -215,7 +264,8 @@ class FormualizerEngine:
                 self._loops = [address(s, cell_address(r, c)) for s, r, c in self.model.loops()] \
                     if self.model.has_loops() else []
             return
-        loops = [key for key, value in values.items() if value == "#CIRC!"]
+        # (most rounds hold none: looked for first by a scan in C, not a comparison per cell here)
+        loops = [key for key, value in values.items() if value == "#CIRC!"] if "#CIRC!" in values.values() else []
         for key in loops:
             values[key] = 0
         self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *parse_cell(k[1])))]

@@ -20,15 +20,17 @@ from rates_xl.calc.engines.formualizer.values import (
     from_engine,
     is_error,
     plain,
+    plains,
     scalar_to_engine,
     to_engine,
 )
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import CellValue
 
 if TYPE_CHECKING:
-    from formualizer import EvaluationConfig, Workbook
+    from formualizer import EvaluationConfig, Sheet, Workbook
 
     from rates_xl.calc.sources import InternalFunction
     from rates_xl.functions.core import FunctionSpec
@@ -40,6 +42,8 @@ class FastModel:
     def __init__(self, prepared: Prepared, threads: int = 1) -> None:
         self.prepared = prepared
         self.threads = threads  # the evaluation's (`evaluation_config`)
+        self._spots: dict[tuple[str, str], str] = {}  # (sheet, cell) -> its address (`spill_extent`)
+        self._extents: dict[str, Area] = {}  # a spill's extent as the engine writes it -> its area
         self.workbook = self._load()
         self.rounds = 0
         self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
@@ -51,6 +55,7 @@ class FastModel:
         # formula) costs.
         workbook.set_changelog_enabled(False)
         self.workbook = workbook
+        self._sheets: dict[str, Sheet] = {}  # its sheets' handles (`block`)
         self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
@@ -289,16 +294,36 @@ class FastModel:
     def value(self, sheet: str, row: int, col: int) -> Any:
         return plain(self.workbook.get_value(sheet, row, col))
 
+    def values(self, sheets: list[str], rows: list[int], cols: list[int]) -> list[CellValue]:
+        """`value` of each cell (its sheet, row and column side by side), read in one pass."""
+        return plains(map(self.workbook.get_value, sheets, rows, cols))
+
+    def block(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> list[list[CellValue]]:
+        """`value` of each cell of a rectangle, by row: one batch read (formualizer's
+        `Sheet.get_values`: a 4 x 4 block in a third of the time of its 16 `get_value` calls)."""
+        import formualizer
+
+        handle = self._sheets.get(sheet)
+        if handle is None:
+            handle = self._sheets[sheet] = self.workbook.sheet(sheet)
+        return [plains(row) for row in handle.get_values(formualizer.RangeAddress(sheet, r1, c1, r2, c2))]
+
     def spill_extent(self, sheet: str, coordinate: str) -> Area | None:
         """The area a spilled anchor covers, None for one that does not spill."""
+        spot = self._spots.get((sheet, coordinate))
+        if spot is None:  # (asked of every spill anchor each round: its address made once)
+            spot = self._spots[(sheet, coordinate)] = address(sheet, coordinate)
         try:
-            snapshot = self.workbook.inspect_cell(address(sheet, coordinate), include_values=False)
+            snapshot = self.workbook.inspect_cell(spot, include_values=False)
             spill = snapshot.cell.spill
         except Exception:
             return None
-        if spill is None or not spill.extent:
+        if spill is None or not (extent := spill.extent):
             return None
-        return parse_area(split_reference(spill.extent)[1])
+        area = self._extents.get(extent)
+        if area is None:  # (the same extents recur every round)
+            area = self._extents[extent] = parse_area(split_reference(extent)[1])
+        return area
 
     def loops(self) -> list[tuple[str, int, int]]:
         """Cells in a circular reference: (sheet, row, col). Read from the engine when it
@@ -390,6 +415,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     Asked of the engine itself: `=NAME()` on a scratch sheet is #NAME? only for a name it
     does not know (a known one complains about its arguments instead); answers are cached."""
     import collections
+    import operator
 
     import formualizer
 
@@ -400,7 +426,9 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
     calls = [(address, function_names(formula)) for address, formula in formulas_by_cell]
-    todo = sorted({n for _, names in calls for n in names} - ours - set(_KNOWN))
+    # A book's formulas call few distinct sets of functions: each set is judged once.
+    distinct = set(map(operator.itemgetter(1), calls))
+    todo = sorted({n for names in distinct for n in names} - ours - set(_KNOWN))
     if todo:
         scratch = formualizer.Workbook()
         sheet = scratch.sheet("S")
@@ -410,10 +438,10 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
         for i, name in enumerate(todo):
             value = scratch.get_value("S", i + 1, 1)
             _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
+    unknown = {names: [name for name in sorted(names - ours) if not _KNOWN.get(name, True)] for names in distinct}
     for where, names in calls:
-        for name in sorted(names - ours):
-            if not _KNOWN.get(name, True):
-                found[name].append(where)
+        for name in unknown[names]:
+            found[name].append(where)
     return dict(found)
 
 

@@ -10,8 +10,9 @@ values.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import date, time, timedelta
-from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 from rates_xl.functions.values import CellValue, is_error_text, text_value, to_serial
 
@@ -67,6 +68,20 @@ def plain(value: EngineScalar) -> CellValue:
     if isinstance(value, date | time | timedelta):
         return to_serial(value)
     return value
+
+
+#: The engine's values `plain` hands back as they are (most cells: numbers, booleans, empty).
+_AS_THEY_ARE = frozenset({float, int, bool, type(None)})
+
+
+def plains(values: Iterable[EngineScalar]) -> list[CellValue]:
+    """`plain` of each value (a block of cells read back: most are numbers, taken as they are,
+    and many errors, read as `error_text` does, without a call each)."""
+    kept, texts = _AS_THEY_ARE, KIND_TEXT
+    return cast("list[CellValue]", [
+        value if value.__class__ in kept else
+        texts.get(str(value.get("kind")), "#VALUE!") if isinstance(value, dict) and value.get("type") == "Error"
+        else plain(value) for value in values])
 
 
 def to_engine(value: Any) -> EngineValue:
