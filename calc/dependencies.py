@@ -46,22 +46,26 @@ class Graph:
         self._index = self._build_index()
         ids: dict[tuple[str, Area], int] = {}
         self._readers: list[set[Key]] = []  # rectangle id -> the anchors reading it
+        readers = self._readers
+        tables, read = book.data_tables, read or {}
         for key, (formula, _area) in self.cells.items():
             # A what-if data table reads its input cells and its formula row or column through
             # substitutions no reference names: it depends on everything.
-            if key in book.data_tables:
+            if key in tables:
                 places = None
             else:
-                places = read[key] if read is not None and key in read else references(formula, key[0], book)
+                places = read[key] if key in read else references(formula, key[0], book)
             if places is None:
                 self.unknown.add(key)
                 continue
             for sheet, area in places:
                 place = (sheet.upper(), area)
-                if place not in ids:
-                    ids[place] = len(self._readers)
-                    self._readers.append(set())
-                self._readers[ids[place]].add(key)
+                number = ids.get(place)
+                if number is None:
+                    number = ids[place] = len(readers)
+                    readers.append({key})
+                else:
+                    readers[number].add(key)
         self._within: dict[Key, list[int]] = collections.defaultdict(list)  # anchor -> rectangle ids
         for place, number in ids.items():
             for precedent in self._anchors_in(place):
@@ -207,10 +211,17 @@ def references(formula: str, sheet: str, book: Book) -> list[Place] | None:
 def _cached_places(text: str, sheet: str, book: Book) -> list[Place] | None:
     """`_places`, read once per operand text and sheet (the same ranges recur in thousands of
     formulas)."""
-    cache = book.__dict__.setdefault("_places", {})
-    if (text, sheet) not in cache:
-        cache[(text, sheet)] = _places(text, sheet, book)
-    return cache[(text, sheet)]
+    cache = book.__dict__.get("_places")
+    if cache is None:
+        cache = book.__dict__["_places"] = {}
+    found = cache.get((text, sheet), _UNREAD)
+    if found is _UNREAD:
+        found = cache[(text, sheet)] = _places(text, sheet, book)
+    return found
+
+
+#: `_cached_places`' mark for an operand not read yet (None is an answer: not followed).
+_UNREAD = object()
 
 
 def _box(run: list[str], sheet: str, book: Book) -> list[Place] | None:

@@ -240,8 +240,10 @@ class WorkbookCalculation:
     def calls_rates(self) -> bool:
         """Whether any formula calls a RATES_* function (else no client is needed)."""
         if self._calls_rates is None:
+            # Only a formula whose text holds "RATES" can call one (`is_rates_name`): the others'
+            # calls are not looked up.
             self._calls_rates = any(
-                any(is_rates_name(name) for name in function_names(text))
+                "RATES" in text.upper() and any(is_rates_name(name) for name in function_names(text))
                 for _, text in self.formulas())
         return self._calls_rates
 
