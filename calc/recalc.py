@@ -46,6 +46,8 @@ class Scope:
 
     @property
     def kept(self) -> set[Key]:
+        if self.full:  # every anchor is recomputed (`scope`): no set of them built to say so
+            return set()
         return set(self._book.cells) - self.recompute
 
     def changing(self) -> set[Key]:
