@@ -124,8 +124,8 @@ class Settings(BaseSettings):
         CALC_THREADS, ge=0, description="Threads the engine may use for one book's evaluation in `rates-xl "
         "calc`; 0: one per core. One by default: the Excel functions it calls back in Python hold "
         "Python's lock, so a second thread mostly waits for it (formulas_test.xlsx: 0.15 CPU s more "
-        "with two on two cores, no sooner done), and a native-only book measured no sooner done either "
-        "(docs/performance.md).",
+        "with two on two cores, no sooner done). A book of native formulas only may be done sooner "
+        "on more threads (docs/performance.md): raise it for such books on a machine with cores to spare.",
     )
     team_url: SecretStr | None = Field(
         None, description="Redis URL of the team backend, e.g. `redis://cache.internal:6379/0`: one rate "
