@@ -153,12 +153,12 @@ def _literal(name: str, sub: str, text: str) -> str | None:
 def number(text: str) -> float | None:
     """`text` as Excel reads a text typed where a number is wanted (VALUE's reading: numbers,
     dates, times, day first as the bridged `formulas` VALUE does), or None."""
-    from rates_xl.calc.xlfuncs.bridge import _FORMULAS, formulas_function
+    from rates_xl.calc.xlfuncs.bridge import FORMULAS_LOCK, formulas_function
 
     value_of = formulas_function("VALUE")
     if value_of is None:  # `formulas` has no VALUE: nothing reads the text as a number
         return None
-    with _FORMULAS:  # one call into `formulas` at a time (bridge.py says why)
+    with FORMULAS_LOCK:  # one call into `formulas` at a time (bridge.py says why)
         value = value_of(text)
     try:
         read = float(value)

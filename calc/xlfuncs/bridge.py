@@ -19,7 +19,8 @@ from typing import Any
 from rates_xl.calc.engines.formualizer.values import error, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 
-_FORMULAS = threading.RLock()
+#: One call into `formulas` at a time (`bridged` says why): every module calling into it holds this.
+FORMULAS_LOCK = threading.RLock()
 
 
 
@@ -43,7 +44,7 @@ def formulas_function(name: str) -> Callable[..., Any] | None:
     callback built for `name` (one per workbook the engine loads, one per factory that
     bridges it) asks again."""
     name = name.upper()
-    with _FORMULAS:
+    with FORMULAS_LOCK:
         if name not in _FOUND:
             _FOUND[name] = _look_up(name)
         return _FOUND[name]
@@ -97,7 +98,7 @@ def bridged(name: str) -> Callable[..., Any]:
         # module at once see it partly initialised (AttributeError, an error cell that
         # varies from run to run). One call into `formulas` at a time; the GIL serialises
         # this Python work anyway.
-        with _FORMULAS:
+        with FORMULAS_LOCK:
             if not found:
                 implementation = formulas_function(name)
                 if implementation is None:

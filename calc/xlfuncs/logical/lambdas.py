@@ -123,13 +123,13 @@ def call_lambda(formula: str, *values: EngineValue) -> EngineValue:
     """The callback: `formula` computed with the `formulas` package, the values the engine
     handed over standing for its placeholders, in order."""
     from rates_xl.calc.engines.formualizer.values import error
-    from rates_xl.calc.xlfuncs.bridge import _FORMULAS, from_formulas, to_formulas
+    from rates_xl.calc.xlfuncs.bridge import FORMULAS_LOCK, from_formulas, to_formulas
 
     # One call into `formulas` at a time, as the bridge's (bridge.py says why): the engine
     # calls this from several threads, and a compiled formula (schedula's DispatchPipe, "not
     # thread safe, because it overwrite[s] the solution") is shared by every call of its
     # text; the lock also compiles each text once.
-    with _FORMULAS:
+    with FORMULAS_LOCK:
         try:
             compiled = _compiled(formula)
             positions = [_placeholder_index(name) for name in compiled.inputs]
