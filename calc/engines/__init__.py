@@ -109,7 +109,7 @@ class Settled:
 
 
 def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValue] | None = None,
-                calls_rates: bool = False, threads: int = 1) -> tuple[Engine, str]:
+                calls_rates: bool = False, threads: int) -> tuple[Engine, str]:
     """The engine for `book`, and why it is not the default one ("" when it is).
 
     The one routing decision: formualizer computes the book; `formulas` when formualizer

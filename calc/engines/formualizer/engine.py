@@ -30,8 +30,7 @@ from rates_xl.functions.values import CellValue
 class FormualizerEngine:
     name = "fast"
 
-    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool,
-                 threads: int = 1) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool, threads: int) -> None:
         self.book = book
         self._loops: list[str] | None = None
         self.extents: dict[Key, Area] = {}

@@ -24,6 +24,7 @@ from rates_xl.calc.engines.formualizer.values import (
     scalar_to_engine,
     to_engine,
 )
+from rates_xl.client import setting_defaults
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 class FastModel:
     """A workbook loaded in formualizer, computed again cheaply in later planning rounds."""
 
-    def __init__(self, prepared: Prepared, threads: int = 1) -> None:
+    def __init__(self, prepared: Prepared, threads: int) -> None:
         self.prepared = prepared
         self.threads = threads  # the evaluation's (`evaluation_config`)
         self._spots: dict[tuple[str, str], str] = {}  # (sheet, cell) -> its address (`spill_extent`)
@@ -367,7 +368,7 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def load_dynamic(data: bytes, threads: int = 1) -> Any:
+def load_dynamic(data: bytes, threads: int) -> Any:
     """The workbook `data` in formualizer, reporting a circular reference as Excel does: only
     when an evaluation really reads a cell still being computed ("runtime" cycle detection).
     A cycle on paper only (`=IF(A10,C10,1)` with A10 FALSE, C10 leading back to it) is
@@ -379,7 +380,7 @@ def load_dynamic(data: bytes, threads: int = 1) -> Any:
     return formualizer.Workbook.from_bytes(data, config=config)
 
 
-def evaluation_config(threads: int = 1) -> EvaluationConfig:
+def evaluation_config(threads: int = setting_defaults.CALC_THREADS) -> EvaluationConfig:
     """The engine's evaluation settings: runtime cycle detection (`load_dynamic`), at most
     `threads` threads (the setting `calc_threads`; 0: formualizer's default, one per core), and
     its parallel evaluation left on, whatever the threads. formualizer 0.13's sequential one (`enable_parallel = False`,
