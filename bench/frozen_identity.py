@@ -40,8 +40,8 @@ def _python(tree: Path) -> str:
 
 
 def _calc(tree: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
-    command = [_python(tree), "-c", "import sys; from rates_xl.cli import main; sys.exit(main())",
-               "calc", *args, "--force", "--no-progress"]
+    # The console script's own way in (rates_xl.cli's `run`: what it imports lazily included).
+    command = [_python(tree), "-m", "rates_xl.cli", "calc", *args, "--force", "--no-progress"]
     return subprocess.run(command, capture_output=True, text=True, cwd=tree, timeout=1800)
 
 

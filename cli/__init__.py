@@ -9,6 +9,8 @@ checks every import against it):
   - `__init__.py`: the version (read at its first use); this map;
   - `errors.py`: `RatesXlError`, the root of every exception rates-xl raises, and its tree;
   - `atomic.py`: a file written in one rename (no half file after an interrupt);
+  - `lazy_imports.py`: what openpyxl imports that a command may never use (Pillow, numpy), left
+    for its first use;
   - `extras.py`: the optional parts (pyproject's extras) and how to install one;
   - `cli.py`: the `rates-xl` console script and the rule every command follows;
   - `docgen.py`: the docs site's generated pages, written from the code they describe;

@@ -127,9 +127,21 @@ def main(argv: list[str] | None = None) -> int:
 LEAVE_AT_ONCE = frozenset({"calc"})
 
 
+#: Commands for which the console script imports openpyxl without numpy, which they set in
+#: no cell (rates_xl/lazy_imports.py): a book needing none is spared its import.
+WITHOUT_NUMPY = frozenset({"calc"})
+
+
 def run() -> NoReturn:
     """The console script: `main`, then exit; after a command in LEAVE_AT_ONCE without
-    tearing the heap down (tests and other callers use `main`, which returns)."""
+    tearing the heap down (tests and other callers use `main`, which returns). Pillow is
+    imported at its first use (a book with a picture), numpy too after a command in
+    WITHOUT_NUMPY (rates_xl/lazy_imports.py)."""
+    from rates_xl import lazy_imports
+
+    lazy_imports.defer_pillow()
+    if _first_word(sys.argv[1:]) in WITHOUT_NUMPY:
+        lazy_imports.openpyxl_without_numpy()
     code = main()
     # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose
     # SystemExit lets it write what it measured.)

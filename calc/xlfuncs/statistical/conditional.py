@@ -12,15 +12,16 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import TypeAlias
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, TypeAlias
 
 from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
+
+if TYPE_CHECKING:  # numpy is imported by the first criterion (0.07 CPU s a book without one never pays)
+    import numpy as np
+    from numpy.typing import NDArray
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
 
@@ -139,6 +140,8 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
     array: the per-cell function call was most of a SUMIF's cost (1 ms over 500 rows; a
     book with 639 of them spent 0.65 s of CPU there). Numbers are compared with numpy; text
     with one comprehension (case folding has no numpy equivalent)."""
+    import numpy as np
+
     kind, op, operand = _parse(value)
     n = len(cells)
     if kind == "error":
@@ -168,7 +171,8 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
             hits = np.fromiter((type(c) is str and _fold(c) == operand for c in cells), bool, n)
         else:
             hits = np.zeros(n, bool)
-            hits[positions.get(operand, _NOWHERE)] = True
+            if operand in positions:
+                hits[positions[operand]] = True
     elif isinstance(operand, str):
         return np.fromiter((type(c) is str and compare(_fold(c), operand) for c in cells), np.bool_, n)
     else:
@@ -177,7 +181,6 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
 
 
 _TEXT_INDEX: dict[tuple[EngineScalar, ...], dict[str, NDArray[np.intp]]] = {}
-_NOWHERE = np.zeros(0, np.intp)
 
 
 def _text_positions(cells: list[EngineScalar]) -> dict[str, NDArray[np.intp]] | None:
@@ -185,6 +188,8 @@ def _text_positions(cells: list[EngineScalar]) -> dict[str, NDArray[np.intp]] | 
     asks SUMIF(C1:C500, C8, ...) with another criterion in each of hundreds of cells (the
     12,000-formula book: 639), and folding the whole range's case each time was most of a call.
     None for a range holding an error (not hashable)."""
+    import numpy as np
+
     try:
         key = tuple(cells)
         found = _TEXT_INDEX.get(key)
@@ -233,6 +238,8 @@ def _rows(pairs: list[Pair], shapes: list[tuple[int, int]]) -> NDArray[np.intp] 
     mismatched ranges. `shapes`: each range's (the target's last, when there is one). Ranges
     are read to the largest shape: a whole column arrives cut to the sheet's used rows, each
     its own."""
+    import numpy as np
+
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
     if len({s[1] for s in shapes}) > 1 and min(s[1] for s in shapes) > 1:
         return error("#VALUE!")
