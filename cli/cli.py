@@ -127,20 +127,21 @@ def main(argv: list[str] | None = None) -> int:
 LEAVE_AT_ONCE = frozenset({"calc"})
 
 
-#: Commands for which the console script imports openpyxl without numpy, which they set in
-#: no cell (rates_xl/lazy_imports.py): a book needing none is spared its import.
-WITHOUT_NUMPY = frozenset({"calc"})
+#: Commands for which the console script imports openpyxl with Pillow left for a book with a
+#: picture and without numpy, which they set in no cell (rates_xl/lazy_imports.py): a book
+#: needing neither is spared their import. "": no command (--help, --version), which sets no
+#: cell either and imports every command's module (calc/diff.py's openpyxl among them).
+LAZY_IMPORTS = frozenset({"calc", ""})
 
 
 def run() -> NoReturn:
     """The console script: `main`, then exit; after a command in LEAVE_AT_ONCE without
-    tearing the heap down (tests and other callers use `main`, which returns). Pillow is
-    imported at its first use (a book with a picture), numpy too after a command in
-    WITHOUT_NUMPY (rates_xl/lazy_imports.py)."""
-    from rates_xl import lazy_imports
+    tearing the heap down (tests and other callers use `main`, which returns). Before a
+    command in LAZY_IMPORTS, openpyxl imported without Pillow's core and numpy."""
+    if _first_word(sys.argv[1:]) in LAZY_IMPORTS:
+        from rates_xl import lazy_imports
 
-    lazy_imports.defer_pillow()
-    if _first_word(sys.argv[1:]) in WITHOUT_NUMPY:
+        lazy_imports.defer_pillow()
         lazy_imports.openpyxl_without_numpy()
     code = main()
     # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose

@@ -14,8 +14,8 @@ for their first use: part of every small book's `rates-xl calc` was their import
   is a number to openpyxl either way), and the engines answer Python values (the formulas
   engine's `_plain`). `openpyxl_without_numpy` imports openpyxl with numpy reported missing,
   so a book whose functions need no numpy (no SUMIF, nothing bridged to `formulas`) never
-  imports it; one that does imports it then. Only the console script does this, for the
-  commands in `cli.WITHOUT_NUMPY`: another program importing rates_xl keeps openpyxl as it is.
+  imports it; one that does imports it then. Only the console script does either, for the
+  commands in `cli.LAZY_IMPORTS`: another program importing rates_xl keeps openpyxl as it is.
 """
 
 from __future__ import annotations

@@ -20,19 +20,23 @@ SCRIPT = """
 import atexit, json, sys
 WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic")
 atexit.register(lambda: print(json.dumps(sorted(m for m in WATCHED if m in sys.modules))))
-sys.argv = ["rates-xl", "calc", sys.argv[1], "--full", "--no-progress", "-o", sys.argv[2]]
+sys.argv = ["rates-xl", *sys.argv[1:]]
 from rates_xl import cli
 cli.run()
 """
 
 
-def _calc(book: Path, out: Path) -> list[str]:
+def _imported(*args: str, cwd: Path) -> list[str]:
     # No RATES_* variable, as on a user's machine (one set has calc read the client's settings: pydantic).
     env = {name: value for name, value in os.environ.items() if not name.startswith("RATES_")}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(book), str(out)], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=book.parent)
+    done = subprocess.run([sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True,
+                          timeout=300, env=env, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _calc(book: Path, out: Path) -> list[str]:
+    return _imported("calc", str(book), "--full", "--no-progress", "-o", str(out), cwd=book.parent)
 
 
 def test_a_plain_book_imports_neither_numpy_nor_pillow(tmp_path):
@@ -76,3 +80,9 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
         media = [name for name in copy.namelist() if name.startswith("xl/media/")]
         assert len(media) == 1 and copy.read(media[0]) == picture.read_bytes()
     assert len(values._images) == 1 and values._images[0].anchor._from.col == 4
+
+
+def test_the_help_imports_neither_numpy_nor_pillow(tmp_path):
+    """`rates-xl --help` imports every command's module (calc/diff.py's openpyxl among them)."""
+    imported = _imported("--help", cwd=tmp_path)
+    assert "numpy" not in imported and "PIL._imaging" not in imported
