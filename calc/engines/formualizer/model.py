@@ -10,10 +10,11 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rates_xl.calc.engines import rates
 from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.engines.formualizer.callbacks import Registrar
 from rates_xl.calc.engines.formualizer.cells import fit_legacy
 from rates_xl.calc.engines.formualizer.prepare import Prepared
 from rates_xl.calc.engines.formualizer.values import (
@@ -96,16 +97,19 @@ class FastModel:
             self.workbook.set_formulas_batch(sheet, row, col, column)
 
     def _register(self) -> None:
+        # Each function kept from making a Python thread state per call (callbacks.py).
+        registrar = Registrar(self.workbook)
         for excel_name, spec in rates.function_table().items():
             call = _adapt(excel_name, spec)
             for alias in rates.engine_names(excel_name):
-                self.workbook.register_function(alias, call, volatile=False, deterministic=True)
+                registrar.register_function(alias, call, volatile=False, deterministic=True)
         from rates_xl.calc import xlfuncs
 
         # The Excel-exact functions (calc/routing.py); here, so a reload (`release`) keeps them.
-        xlfuncs.register(self.workbook, self.prepared.facts)
+        # (xlfuncs.register calls nothing of the workbook but `register_function`.)
+        xlfuncs.register(cast("Workbook", registrar), self.prepared.facts)
         # The tables shared by many lookups (lookups.py), kept by token for this workbook.
-        lookups.register(self.workbook, lookups.Tables())
+        lookups.register(registrar, lookups.Tables())
 
     def recalculate(self) -> None:
         """Compute; in later rounds only the RATES_* cells and what depends on them."""
