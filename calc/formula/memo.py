@@ -37,6 +37,7 @@ from rates_xl.calc.formula.shapes import (
     text_at,
 )
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
+from rates_xl.calc.formula.tree import Formula
 
 #: Facts the same for every cell of a sheet (read freely).
 _SAME = frozenset({"tables", "links", "foreign_names"})
@@ -176,6 +177,13 @@ _Again = tuple[Callable[..., object], tuple[object, ...], tuple[object, ...], ob
 _Key = tuple[str, Shape]  # (sheet, shape)
 
 
+class _Unread:
+    """No shape noted for a formula (`Memo.find` reads it)."""
+
+
+UNREAD = _Unread()
+
+
 @dataclass(slots=True)
 class _Entry:
     row: int
@@ -200,15 +208,30 @@ class Memo:
     questions: dict[str, tuple[Callable[..., object], tuple[int, ...]]] = field(default_factory=dict)
     _entries: dict[_Key, _Entry | None] = field(default_factory=dict)
     _scan: Scanner = field(default_factory=Scanner)
+    _copies: dict[_Key, int] = field(default_factory=dict)  # (`note`)
+    _read: Formula | None = None  # the last formula `find` read from its tokens
     shared: int = 0
 
-    def find(self, sheet: str, text: str, row: int, col: int) -> tuple[_Key | None, tuple[str, Hashable] | None]:
-        """(a handle for `learn`, the shared (answer, extra) for this copy or None: rewrite it
-        in full, watched when the handle is not None)."""
+    def note(self, sheet: str, text: str, row: int, col: int) -> Shape | None:
+        """A formula's shape, read and counted before any formula is found (and given to
+        `find`): the only formula of its shape has no copy to share with, and is rewritten in
+        full unwatched, as one without a shape is (formulas_test.xlsx: 1,242 of 2,535 shapes)."""
         found = self._scan(sheet, text, row, col)
+        if found is not None:
+            key = (sheet, found)
+            self._copies[key] = self._copies.get(key, 0) + 1
+        return found
+
+    def find(self, sheet: str, text: str, row: int, col: int,
+             noted: Shape | None | _Unread = UNREAD) -> tuple[_Key | None, tuple[str, Hashable] | None]:
+        """(a handle for `learn`, the shared (answer, extra) for this copy or None: rewrite it
+        in full, watched when the handle is not None). `noted`: its shape as `note` answered."""
+        found = self._scan(sheet, text, row, col) if isinstance(noted, _Unread) else noted
         if found is None:
             return None, None
         key = (sheet, found)
+        if self._copies.get(key, 2) < 2:
+            return None, None  # (the shape's only formula)
         if key not in self._entries:
             entry = None
         elif (entry := self._entries[key]) is None:
@@ -216,7 +239,8 @@ class Memo:
         if entry is None or (row != entry.row and not entry.rows) or (col != entry.col and not entry.cols):
             # The first copy, or the first in a new direction: rewritten in full and compared,
             # when its tokens read the shape its text scans to.
-            if shape(text, row, col) != found:
+            read = self._read = Formula(text)
+            if (None if read.error is not None else shape(text, row, col, tokens=read.tokens)) != found:
                 self._entries[key] = None
                 return None, None
             return key, None
@@ -232,15 +256,23 @@ class Memo:
         self.shared += 1
         return None, (answer, entry.extra)
 
-    def learn(self, key: _Key, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable) -> None:
+    def read(self, text: str) -> Formula:
+        """`text` read (the formula `find` last read, when it is this one: its tokens are read
+        once)."""
+        last = self._read
+        return last if last is not None and last.text == text else Formula(text)
+
+    def learn(self, key: _Key, watch: Watch, row: int, col: int, answer: str | None, extra: Hashable,
+              text: str | None = None) -> None:
         """A watched rewriting's `answer` (None: it has none to share) for the copy `find` gave
-        `key` for."""
+        `key` for (`text`: the copy's own, when known)."""
         entry = self._entries.get(key)
         if answer is None or watch.own:
             self._entries[key] = None
             return
         if entry is None:
-            found = shape(answer, row, col)
+            # (An answer that is the copy's text has the shape `find` checked its text has.)
+            found = key[1] if answer == text else shape(answer, row, col)
             if found == key[1]:
                 found = key[1]  # (the formula unchanged: its copies' answer is their text, `find`)
             asked = self._asked(watch, row, col)

@@ -19,7 +19,7 @@ row or its offset), no row for a whole column's corner, no column for a whole ro
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from rates_xl.errors import Internal
@@ -32,7 +32,7 @@ from rates_xl.functions.sheet import (
     MAX_ROW,
     column_letters,
 )
-from rates_xl.functions.tokens import FormulaError, tokenize
+from rates_xl.functions.tokens import FormulaError, Token, tokenize
 
 Corner = tuple[bool, int | None, bool, int | None]
 Shape = tuple[str | Corner, ...]
@@ -124,14 +124,17 @@ def _reference(text: str, row: int, col: int) -> tuple[str, tuple[Corner, ...]] 
 REFERENCES, NUMBERS = frozenset({"references"}), frozenset({"numbers"})
 
 
-def shape(text: str, row: int, col: int, own_row: frozenset[str] = frozenset()) -> Shape | None:
-    """The shape of `text` written in (row, col), read from its tokens; None when it has none
-    (the tokenizer refuses it, or a reference cannot be read). `own_row`: `REFERENCES`,
-    `NUMBERS` or both, read as the row of the cell it is written in where they are."""
-    try:
-        tokens = tokenize(text)
-    except FormulaError:
-        return None
+def shape(text: str, row: int, col: int, own_row: frozenset[str] = frozenset(),
+          tokens: Sequence[Token] | None = None) -> Shape | None:
+    """The shape of `text` written in (row, col), read from its tokens (`tokens`: those of
+    `text`, already read); None when it has none (the tokenizer refuses it, or a reference
+    cannot be read). `own_row`: `REFERENCES`, `NUMBERS` or both, read as the row of the cell
+    it is written in where they are."""
+    if tokens is None:
+        try:
+            tokens = tokenize(text)
+        except FormulaError:
+            return None
     pieces: list[str | Corner] = []
     literal, at = "", 0
     own = str(row)

@@ -141,3 +141,18 @@ def test_a_references_shape_read_without_its_tokens_is_the_one_its_tokens_give(r
         assert shapes.reference_shape(text, row, col) == shapes.shape("=" + text, row, col), text
         plain += shapes._PLAIN.fullmatch(text) is not None and shapes.shape("=" + text, row, col) is not None
     assert plain > 500  # (most of them take the way without tokens)
+
+
+def test_a_shape_noted_once_is_rewritten_unwatched_and_one_noted_twice_is_watched():
+    """`Memo.note` counts each shape before any formula is found: the only formula of its shape
+    has nothing to share (no handle for `learn`), each copy of a shape noted twice has one."""
+    from rates_xl.calc.formula.site import BookFacts
+
+    book = memo.Memo(BookFacts())
+    cells = [(2, "=A2*2"), (3, "=A3*2"), (4, "=SUM($A$1:A4)")]
+    noted = [book.note("S", text, row, 3) for row, text in cells]
+    keys = [book.find("S", text, row, 3, shape)[0] for (row, text), shape in zip(cells, noted, strict=True)]
+    assert keys[0] is not None and keys[1] == keys[0]  # (the second found before the first learnt)
+    assert keys[2] is None
+    # Not noted: found as before (its shape read and asked about).
+    assert memo.Memo(BookFacts()).find("S", "=SUM($A$1:A4)", 4, 3)[0] is not None

@@ -22,6 +22,7 @@ from rates_xl.calc.formula.fit import (
 from rates_xl.calc.formula.hazards import Analysis, analyse
 from rates_xl.calc.formula.lambdas import grouping_not_computed
 from rates_xl.calc.formula.memo import Memo, Watch
+from rates_xl.calc.formula.shapes import Shape
 from rates_xl.calc.formula.site import BookFacts, NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import is_rates_name
@@ -43,26 +44,27 @@ class Fitted(NamedTuple):
 def fit_ordinary(memo: Memo, value: str, title: str, row: int, col: int, facts: BookFacts,
                   size: Callable[[str], int | None], names: Callable[[str], str | None] | None,
                   place: Callable[[list[list[str]]], str | None], arrays: frozenset[str],
-                  unknown: frozenset[str]) -> Fitted:
+                  unknown: frozenset[str], noted: Shape | None) -> Fitted:
     """An ordinary cell's formula through the passes and the fit, or its shape's answer moved
     to it (calc/formula/memo.py: a copy down a column is rewritten once, when that is shown to
-    move with the cell)."""
-    key, shared = memo.find(title, value, row, col)
+    move with the cell). `noted`: its shape as `memo.note` answered."""
+    key, shared = memo.find(title, value, row, col, noted)
     if shared is not None:
-        formula, extra = shared
+        answer, extra = shared
         intersected, waiting, rates = cast(tuple[bool, bool, bool], extra)
-        return Fitted(formula, intersected=intersected, waiting=waiting, rates=rates)
+        return Fitted(answer, intersected=intersected, waiting=waiting, rates=rates)
+    formula = memo.read(value)  # (a first copy's shape was read from the tokens its passes read)
     if key is None:
-        return _fitted(value, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)
+        return _fitted(formula, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)
     watch = Watch()
-    done = _fitted(value, lambda: watch.site(title, row, col, facts), watch.asking("size", size),
+    done = _fitted(formula, lambda: watch.site(title, row, col, facts), watch.asking("size", size),
                    None if names is None else watch.asking("names", names),
                    watch.placing(place), arrays, unknown)
-    memo.learn(key, watch, row, col, done.formula, (done.intersected, done.waiting, done.rates))
+    memo.learn(key, watch, row, col, done.formula, (done.intersected, done.waiting, done.rates), value)
     return done
 
 
-def _fitted(value: str, site: Callable[[], Site], size: Callable[[str], int | None],
+def _fitted(value: Formula, site: Callable[[], Site], size: Callable[[str], int | None],
             names: Callable[[str], str | None] | None, place: Callable[[list[list[str]]], str | None],
             arrays: frozenset[str], unknown: frozenset[str]) -> Fitted:
     """`fit_ordinary`'s rewriting in full: the passes, the analysis, the fit, the last passes."""

@@ -52,6 +52,8 @@ TABLE = "RATESXL.TABLE"
 SHARED = {"VLOOKUP": "RATESXL.VLOOKUPIN", "HLOOKUP": "RATESXL.HLOOKUPIN"}
 #: A table smaller than this is cheap to hand over in every call: left as written.
 SMALLEST = 64
+#: What a formula calling one of them holds: a call's token is its name and "(" as written.
+_CALLS = tuple(f"{name}(" for name in SHARED)
 #: A call whose answer would see one sheet more.
 _ABOUT_SHEETS = re.compile(r"(?<![A-Z0-9_.])(?:SHEETS?|INFO)\s*\(", re.IGNORECASE)
 HELPER_SHEET = "_rates_xl_lookups"
@@ -60,12 +62,8 @@ HELPER_SHEET = "_rates_xl_lookups"
 def share_tables(book: Any, prepared: Prepared) -> None:
     """Rewrite the prepared copy (`book`, openpyxl) so that each table two or more lookups read
     is handed over once (the module's docstring). `prepared.written` and `rates_cells` follow."""
-    candidates = {key: text for key, text in prepared.written.items() if "LOOKUP" in text.upper()}
+    candidates = {key: text for key, text in prepared.written.items() if _may_call(text)}
     if not candidates:
-        return
-    names = [defined.attr_text for scope in (book.defined_names, *(getattr(ws, "defined_names", {}) for ws in
-                                                                 book.worksheets)) for defined in scope.values()]
-    if any(isinstance(text, str) and _ABOUT_SHEETS.search(text) for text in (*prepared.written.values(), *names)):
         return
     copies = _Copies()
     found: dict[tuple[str, int, int], _Read] = {}
@@ -75,14 +73,20 @@ def share_tables(book: Any, prepared: Prepared) -> None:
         if read.tables:
             found[(title, row, col)] = read
             readers.update(read.tables)
+    twice = [table for table, count in readers.items() if count >= 2]
+    if not twice:
+        return
     calculation = getattr(book, "calculation", None)
     iterates = calculation is not None and bool(calculation.iterate)
     by_sheet: dict[str, list[tuple[int, int, str]]] = {}
     for (title, row, col), text in prepared.written.items():
         by_sheet.setdefault(title, []).append((row, col, text))
-    shared = sorted(table for table, count in readers.items()
-                    if count >= 2 and not _in_a_loop(by_sheet.get(table[0], []), table[1], iterates))
+    shared = sorted(table for table in twice if not _in_a_loop(by_sheet.get(table[0], []), table[1], iterates))
     if not shared:
+        return
+    names = [defined.attr_text for scope in (book.defined_names, *(getattr(ws, "defined_names", {}) for ws in
+                                                                 book.worksheets)) for defined in scope.values()]
+    if any(isinstance(text, str) and _ABOUT_SHEETS.search(text) for text in (*prepared.written.values(), *names)):
         return
     name = HELPER_SHEET
     while name in book.sheetnames:
@@ -102,6 +106,13 @@ def share_tables(book: Any, prepared: Prepared) -> None:
         book[title].cell(row=row, column=col).value = text
     prepared.written.update(changed)
     prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+
+
+def _may_call(text: str) -> bool:
+    """Whether a formula may call VLOOKUP or HLOOKUP (asked of every formula written: most
+    hold no "LOOKUP(", and each that does is read from its tokens only if it names one)."""
+    upper = text.upper()
+    return "LOOKUP(" in upper and any(call in upper for call in _CALLS)
 
 
 @dataclass(frozen=True, slots=True)

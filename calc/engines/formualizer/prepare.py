@@ -163,48 +163,52 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         memo = Memo(facts, {"size": (size, (0,))} if names is None else
                     {"size": (size, (0,)), "names": (names, (0,))})
         anchors = []  # (row, col, ArrayFormula): fitted once every ordinary cell is
+        todo = []  # (cell, value, its shape) of every other cell holding a formula or ""
         for row in sheet_rows(ws):
             for cell in row:
                 value = cell.value
                 if isinstance(value, ArrayFormula):
                     anchors.append((cell.row, cell.column, value))
-                    continue
-                if cell.data_type != "f" and value != "":  # (a constant: most cells, passed at once)
-                    continue
-                key = (title, cell.coordinate)
-                if cell.data_type == "f" and not isinstance(value, str):
-                    # A what-if data table (TABLE(...)): its cells hold values in the engine's
-                    # copy; the model computes them by substitution (calc/data_tables.py).
-                    table = data_tables.read(title, value)
-                    prepared.areas[key] = table.area if table is not None else Area.cell(cell.row, cell.column)
-                    if table is None:
-                        prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
-                    else:
-                        prepared.data_tables[key] = table
-                    continue
-                if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
-                    if value == "":
-                        cell.value = empty_text()
-                    continue
-                prepared.areas[key] = Area.cell(cell.row, cell.column)
-                budget.at(key)  # past the book's time: stop here, naming the cell
-                done = fit_ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown)
-                if done.formula is None:
-                    prepared.unsupported[key] = done.reason
-                    if done.wrong:
-                        prepared.wrong.add(key)
-                    continue
-                formula = done.formula
-                if done.intersected:
-                    prepared.rewritten[key] = "intersected"
-                at = (title, cell.row, cell.column)
-                if done.waiting:
-                    waiting.add(at)  # may read a spill: its last passes wait for every array's fit
-                if formula != value:
-                    cell.value = formula  # (openpyxl's setter costs: only where it changed)
-                prepared.written[at] = formula
-                if done.rates:
-                    prepared.rates_cells.append((title, cell.row, cell.column, formula))
+                elif cell.data_type == "f" or value == "":  # (else a constant: most cells, passed at once)
+                    ordinary = isinstance(value, str) and value.startswith("=") and cell.data_type == "f"
+                    # (Every formula's shape counted before any is fitted.)
+                    todo.append((cell, value, memo.note(title, value, cell.row, cell.column) if ordinary else None))
+        for cell, value, noted in todo:
+            key = (title, cell.coordinate)
+            if cell.data_type == "f" and not isinstance(value, str):
+                # A what-if data table (TABLE(...)): its cells hold values in the engine's
+                # copy; the model computes them by substitution (calc/data_tables.py).
+                table = data_tables.read(title, value)
+                prepared.areas[key] = table.area if table is not None else Area.cell(cell.row, cell.column)
+                if table is None:
+                    prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
+                else:
+                    prepared.data_tables[key] = table
+                continue
+            if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
+                if value == "":
+                    cell.value = empty_text()
+                continue
+            prepared.areas[key] = Area.cell(cell.row, cell.column)
+            budget.at(key)  # past the book's time: stop here, naming the cell
+            done = fit_ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown,
+                                noted)
+            if done.formula is None:
+                prepared.unsupported[key] = done.reason
+                if done.wrong:
+                    prepared.wrong.add(key)
+                continue
+            formula = done.formula
+            if done.intersected:
+                prepared.rewritten[key] = "intersected"
+            at = (title, cell.row, cell.column)
+            if done.waiting:
+                waiting.add(at)  # may read a spill: its last passes wait for every array's fit
+            if formula != value:
+                cell.value = formula  # (openpyxl's setter costs: only where it changed)
+            prepared.written[at] = formula
+            if done.rates:
+                prepared.rates_cells.append((title, cell.row, cell.column, formula))
         for r, c, array in anchors:
             key = (title, cell_address(r, c))
             prepared.areas[key] = area = parse_area(array.ref or key[1])
