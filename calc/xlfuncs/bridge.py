@@ -83,7 +83,7 @@ TEXT_ARGUMENTS = {"TEXT": (1,), "DECIMAL": (0,)}  # DECIMAL(111,2): the digits "
 def bridged(name: str) -> Callable[..., Any]:
     """A formualizer callback computing `name` with the `formulas` implementation (found
     at the first call: a book that calls none of them never imports `formulas`)."""
-    from rates_xl.calc.xlfuncs import scalars
+    from rates_xl.calc.xlfuncs import scalars, unvectorized
 
     found: list[Callable[..., Any]] = []
     as_text = TEXT_ARGUMENTS.get(name, ())
@@ -103,7 +103,7 @@ def bridged(name: str) -> Callable[..., Any]:
                 implementation = formulas_function(name)
                 if implementation is None:
                     return error("#NAME?")
-                found.append(implementation)
+                found.append(unvectorized.direct(implementation))
             if as_text:
                 args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
             return from_formulas(found[0](*[to_formulas(a) for a in args]))

@@ -36,6 +36,7 @@ EDGES = {
     "calc/engines/formulas/engine.py": "formulas and schedula (its ExcelModel, solution, ranges)",
     "calc/engines/formulas/functions.py": "formulas (numpy arrays, XlError, schedula's EMPTY)",
     "calc/xlfuncs/bridge.py": "formulas (its function implementations, called from formualizer)",
+    "calc/xlfuncs/unvectorized.py": "formulas (what its wrap_ufunc wrappers close over)",
     "calc/xlfuncs/scipy_deferred.py": "scipy (the modules formulas' statistics import, stood in for)",
     "functions/core.py": "pydantic (the validation model built per function)",
     "client/calendars.py": "QuantLib (its calendar objects)",

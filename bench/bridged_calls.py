@@ -1,0 +1,95 @@
+"""Whether the bridged `formulas` functions called without `np.vectorize` (calc/xlfuncs/unvectorized.py)
+answer as the whole `formulas` wrapper on every call the corpus books make: each book computed
+with --full in this process, every call reaching a replaced function computed both ways and
+the two answers compared (type, shape, each element's type and digits).
+
+    python -m bench.bridged_calls [BOOK ...]
+
+Without BOOK: every book of ../shared/corpus/excel and ../shared/corpus/models. Prints each
+book's calls, those taken directly, those that differ, and the time both ways; exits 1 when
+any differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+class _Compared:
+    """Counts and differences of the calls made through `compared` functions."""
+
+    def __init__(self) -> None:
+        self.calls = self.direct = 0
+        self.seconds = {"direct": 0.0, "whole": 0.0}
+        self.differ: list[tuple[str, tuple[Any, ...], object, object]] = []
+
+    def compared(self, whole: Callable[..., Any], direct: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            started = time.perf_counter()
+            ours = _outcome(direct, args)
+            middle = time.perf_counter()
+            theirs = _outcome(whole, args)
+            self.seconds["direct"] += middle - started
+            self.seconds["whole"] += time.perf_counter() - middle
+            self.calls += 1
+            if ours != theirs:
+                self.differ.append((getattr(whole, "__name__", "?"), args, ours, theirs))
+            return direct(*args)
+        return call
+
+
+def _outcome(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[object, ...]:
+    import numpy as np
+
+    try:
+        answer = function(*args)
+    except Exception as exc:  # noqa: BLE001 - compared: both must fail alike
+        return ("raised", type(exc).__name__, str(exc))
+    if isinstance(answer, np.ndarray):
+        return ("array", type(answer).__name__, answer.dtype.str, answer.shape,
+                [(type(v).__name__, repr(v)) for v in answer.ravel()])
+    return ("answered", type(answer).__name__, repr(answer))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("books", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+    books = args.books or sorted((CORPUS / "excel").glob("*.xlsx")) + sorted((CORPUS / "models").glob("*.xlsx"))
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from rates_xl.calc.xlfuncs import unvectorized
+
+    replace = unvectorized.direct
+    failed = False
+    print(f"{'book':58} {'calls':>7} {'differ':>6} {'direct s':>9} {'whole s':>8}")
+    for book in books:
+        compared = _Compared()
+
+        def checking(implementation: Callable[..., Any], compared: _Compared = compared) -> Callable[..., Any]:
+            direct = replace(implementation)
+            return implementation if direct is implementation else compared.compared(implementation, direct)
+
+        unvectorized.direct = checking
+        try:
+            WorkbookCalculation(book, full=True).compute()
+        finally:
+            unvectorized.direct = replace
+        failed = failed or bool(compared.differ)
+        print(f"{book.name[:58]:58} {compared.calls:7} {len(compared.differ):6} "
+              f"{compared.seconds['direct']:9.4f} {compared.seconds['whole']:8.4f}")
+        for name, given, ours, theirs in compared.differ[:5]:
+            print(f"  {name}{given!r}: direct {ours!r}, whole {theirs!r}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

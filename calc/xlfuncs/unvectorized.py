@@ -1,0 +1,134 @@
+"""The bridged `formulas` functions that lift a scalar function over arrays (`wrap_ufunc`),
+called on scalar arguments without building an `np.vectorize` per call.
+
+`formulas` 1.3.4 (functions/__init__.py) writes most of its scalar functions (UNICHAR, TEXT,
+the statistical distributions, CEILING ...) as `wrap_ranges_func(wrap_func(wrap_ufunc(f)))`:
+`wrap_ufunc`'s wrapper parses the arguments (`args_parser`), then under
+`np.errstate(divide="ignore", invalid="ignore")` calls `np.vectorize(safe_eval, otypes=[object])`
+on them, views the answer as `otype` and hands it to `return_func`. On scalar arguments the
+vectorize object, built anew at each call, is two thirds of the wrappers' cost (10 of 15 us a
+call) and does nothing but call `safe_eval` once and put its answer, as it is, in a 0-d object
+array. `direct` reads the pieces out of the wrapper (its closure) and does the same without
+it: the same parsing, the same `safe_eval` under the same error state, the same 0-d array,
+`otype` and `return_func`. Anything else (an array or an unusual value among the arguments,
+32 arguments or more, an exception anywhere) is handed to the whole wrapper, which computes it
+as before: these functions are pure, so computing again changes nothing. tests/calc/test_unvectorized.py
+compares the two on every such bridged function over a grid of every kind of scalar, and
+bench/bridged_calls.py on every call of the corpus books.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable, Iterable
+from typing import Any, cast
+
+#: The `formulas` release whose wrappers this reads (any other keeps them whole).
+READ_FROM = "1.3.4"
+
+
+def direct(implementation: Callable[..., object]) -> Callable[..., object]:
+    """`implementation` (a bridged `formulas` function), called on scalar arguments without
+    `np.vectorize` where it is `wrap_ufunc`'s; itself otherwise."""
+    found = _formulas_wrappers()
+    if found is None:
+        return implementation
+    codes, scalars = found
+    pieces = _ufunc_pieces(implementation, codes)
+    if pieces is None:
+        return implementation
+    args_parser, safe_eval, otype, return_func = pieces
+    import numpy as np
+
+    errstate = functools.partial(np.errstate, divide="ignore", invalid="ignore")
+    empty = np.empty
+
+    def call(*args: object) -> object:
+        if any(type(a) not in scalars for a in args):  # an array (or a value vectorize may read as one)
+            return implementation(*args)
+        try:
+            parsed = tuple(args_parser(*args))
+            # vectorize's own path: none (it calls the function bare) or 32 and more arguments (no vectorize)
+            if not 0 < len(parsed) < 32 or any(type(a) not in scalars for a in parsed):
+                return implementation(*args)
+            with errstate():
+                answer = safe_eval(*parsed)
+            # np.vectorize's answer: the function's answer, as it is, in a 0-d object array.
+            res = empty((), dtype=object)
+            res[()] = answer
+            return return_func(res.view(otype), *parsed)
+        except Exception:  # noqa: BLE001 - computed again by the whole wrapper, which says what it makes of it
+            return implementation(*args)
+
+    return call
+
+
+#: wrap_ufunc's args_parser, safe_eval, otype (an ndarray subclass) and return_func.
+_Pieces = tuple[Callable[..., Iterable[object]], Callable[..., object], type, Callable[..., object]]
+
+
+def _ufunc_pieces(implementation: Callable[..., object], codes: tuple[types.CodeType, ...]) -> _Pieces | None:
+    """(args_parser, safe_eval, otype, return_func) of `wrap_ufunc`'s wrapper under
+    `implementation` (through `wrap_ranges_func`'s and `wrap_func`'s, whose only work on
+    scalars is to pass them on), or None where `implementation` is built otherwise."""
+    ranges_code, func_code, ufunc_code = codes
+    layer = _closure(implementation).get("func") if _code(implementation) is ranges_code else implementation
+    if _code(layer) is not func_code:
+        return None
+    layer = _closure(layer).get("func")
+    if _code(layer) is not ufunc_code:
+        return None
+    closure = _closure(layer)
+    if closure.get("kw") != {"otypes": [object]}:  # vectorize's other options change what it does
+        return None
+    return cast(_Pieces, (closure["args_parser"], closure["safe_eval"], closure["otype"], closure["return_func"]))
+
+
+def _code(function: object) -> object:
+    return getattr(function, "__code__", None)
+
+
+def _closure(function: object) -> dict[str, Any]:
+    """A function's free variables by name (what a wrapper closes over: `formulas`' objects)."""
+    code = getattr(function, "__code__", None)
+    cells = getattr(function, "__closure__", None) or ()
+    if code is None:
+        return {}
+    return dict(zip(code.co_freevars, (cell.cell_contents for cell in cells), strict=True))
+
+
+@functools.cache
+def _formulas_wrappers() -> tuple[tuple[types.CodeType, ...], frozenset[type]] | None:
+    """The code of the wrappers `wrap_ranges_func`, `wrap_func` and `wrap_ufunc` return, and
+    the argument types taken on the direct path, exactly: Python's scalars, `formulas`' error
+    values and empty cell (numpy's float64 is a float, but not one of these types). None under
+    another release, or where numpy's vectorize is found not to keep the function's answer as
+    it is."""
+    import formulas
+    import schedula as sh
+    from formulas import functions
+    from formulas.tokens.operand import XlError
+
+    if formulas.__version__ != READ_FROM or not _vectorize_keeps_answers():
+        return None
+
+    def inner(outer: Callable[..., object]) -> types.CodeType:
+        (code,) = (c for c in outer.__code__.co_consts if isinstance(c, types.CodeType) and c.co_name == "wrapper")
+        return code
+
+    codes = inner(functions.wrap_ranges_func), inner(functions.wrap_func), inner(functions.wrap_ufunc)
+    return codes, frozenset({float, int, bool, str, XlError, type(sh.EMPTY)})
+
+
+def _vectorize_keeps_answers() -> bool:
+    """numpy's vectorize on one scalar puts the function's answer itself in a 0-d array (numpy
+    2.4 does: `ufunc(*args, out=...)`; an older one made an array of a list answer)."""
+    import numpy as np
+
+    probes: list[object] = [[1.0, 2.0], np.float64(2.5), "x"]
+    for probe in probes:
+        got = np.vectorize(lambda _x, p=probe: p, otypes=[object])(1.0)
+        if not (isinstance(got, np.ndarray) and got.shape == () and got[()] is probe):
+            return False
+    return True

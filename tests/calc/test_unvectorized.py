@@ -1,0 +1,154 @@
+"""The bridged `formulas` functions built with `wrap_ufunc`, called on scalar arguments without
+`np.vectorize` (calc/xlfuncs/unvectorized.py): the same answers as the whole wrapper, type,
+shape and every element's type and digits, over every kind of scalar argument, for every such
+function the bridge may call; anything else still computed by the whole wrapper."""
+
+from __future__ import annotations
+
+import inspect
+import random
+from typing import Any
+
+import pytest
+
+from rates_xl.calc import routing
+from rates_xl.calc.xlfuncs import bridge, scalars, unvectorized
+
+
+def _formulas_read() -> None:
+    if unvectorized._formulas_wrappers() is None:
+        import formulas
+        import numpy
+
+        pytest.skip(f"formulas {formulas.__version__}, numpy {numpy.__version__}: unvectorized.py reads "
+                    f"formulas {unvectorized.READ_FROM} (another keeps its wrappers whole)")
+
+
+def _bridgeable() -> list[str]:
+    return sorted(set(routing.BRIDGED) | set(bridge.MODULES) | set(scalars.MODULES))
+
+
+def _unvectorized() -> dict[str, tuple[Any, Any]]:
+    """Name -> (the whole `formulas` function, its direct call), for those it replaces."""
+    found = {}
+    for name in _bridgeable():
+        whole = bridge.formulas_function(name)
+        if whole is not None and unvectorized.direct(whole) is not whole:
+            found[name] = (whole, unvectorized.direct(whole))
+    return found
+
+
+def _values() -> list[object]:
+    """Every kind of scalar the bridge hands over (bridge.to_formulas): numbers, text, numeric
+    and date text, logicals, the empty cell, errors."""
+    import schedula as sh
+    from formulas.functions import Error
+
+    # No huge numbers: PERMUTATIONA(10, 1e300) computes 10**1e300 and PERMUT(1e15, 1) a product of
+    # 1e15 factors, exactly (as the engine would).
+    return [0, 1, 2, -1, 0.0, 1.0, 0.5, 2.3, -1.5, 3.7, 10.0, 400.0, 1e-300, -1e-5, 1234.5, float("inf"),
+            float("nan"), "", "abc", "1", "2.5", "-3", " 4 ", "1/1/2024", "12:30", "TRUE", "A", "é", "MMXXIV",
+            "101", True, False, sh.EMPTY, Error.errors["#N/A"], Error.errors["#VALUE!"],
+            Error.errors["#DIV/0!"], Error.errors["#NUM!"], Error.errors["#REF!"]]
+
+
+def _arities(whole: Any) -> range:
+    function = inspect.unwrap(whole)
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return range(1, 4)
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return range(1, 7)
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = sum(p.default is p.empty for p in positional)
+    return range(max(required, 1), len(positional) + 1)
+
+
+def _calls(whole: Any, seed: str) -> list[tuple[object, ...]]:
+    """Each position given every kind of value, the others a number; then random mixtures."""
+    values, pick = _values(), random.Random(seed)
+    calls = []
+    for arity in _arities(whole):
+        base = (1.0,) * arity
+        calls += [base[:i] + (v,) + base[i + 1:] for i in range(arity) for v in values]
+        calls += [tuple(pick.choice(values) for _ in range(arity)) for _ in range(40)]
+    return calls
+
+
+def _outcome(function: Any, args: tuple[object, ...]) -> tuple[object, ...]:
+    import numpy as np
+
+    try:
+        answer = function(*args)
+    except Exception as exc:  # noqa: BLE001 - compared: both must fail alike
+        return ("raised", type(exc).__name__, str(exc))
+    if isinstance(answer, np.ndarray):
+        return ("array", type(answer).__name__, answer.dtype.str, answer.shape,
+                [(type(v).__name__, repr(v)) for v in answer.ravel()])
+    return ("answered", type(answer).__name__, repr(answer))
+
+
+def test_the_scalar_functions_bridged_are_unvectorized():
+    """Most of the bridged scalar functions are `wrap_ufunc`'s (the statistical distributions,
+    text, dates, CEILING ...): each is replaced; one built otherwise (CONVERT) is not."""
+    _formulas_read()
+    found = _unvectorized()
+    assert len(found) >= 90, sorted(found)
+    assert {"UNICHAR", "UNICODE", "CEILING", "BINOM.DIST", "ERROR.TYPE", "TEXT", "DATE"} <= set(found)
+    convert = bridge.formulas_function("CONVERT")
+    assert convert is not None and unvectorized.direct(convert) is convert
+
+
+def test_the_same_answers_as_the_whole_wrapper():
+    """Each function replaced, over each position given every kind of value and random
+    mixtures (about 27,000 calls): what the direct call answers or raises is what the whole
+    wrapper does."""
+    _formulas_read()
+    differ = [(name, args, ours, theirs) for name, (whole, direct) in _unvectorized().items()
+              for args in _calls(whole, name)
+              if (ours := _outcome(direct, args)) != (theirs := _outcome(whole, args))]
+    assert differ == [], differ[:3]
+
+
+def test_arrays_and_other_values_go_to_the_whole_wrapper():
+    """An array among the arguments (a range lifted: one answer per element), or a value of
+    another type, is computed by the whole wrapper: the direct call answers as it does."""
+    _formulas_read()
+    import numpy as np
+
+    whole = bridge.formulas_function("POWER")
+    assert whole is not None
+    direct = unvectorized.direct(whole)
+    grid = np.array([[1.0, 2.0], [3.0, "x"]], dtype=object)
+    for args in [(grid, 2.0), (2.0, grid), (np.float64(2.0), 3.0), (np.array(2.0, dtype=object), 3.0)]:
+        assert _outcome(direct, args) == _outcome(whole, args)
+    assert direct(grid, 2.0).shape == (2, 2)
+
+
+def test_another_formulas_release_keeps_the_whole_wrapper(monkeypatch):
+    _formulas_read()
+    import formulas
+
+    whole = bridge.formulas_function("UNICHAR")
+    assert whole is not None and unvectorized.direct(whole) is not whole
+    monkeypatch.setattr(formulas, "__version__", "9.9.9")
+    unvectorized._formulas_wrappers.cache_clear()
+    try:
+        assert unvectorized.direct(whole) is whole
+    finally:
+        monkeypatch.undo()
+        unvectorized._formulas_wrappers.cache_clear()
+
+
+def test_the_bridge_answers_through_the_direct_call():
+    """The callback the engine calls (bridge.bridged) answers with formualizer's values, as before:
+    UNICHAR of a number, of an empty cell, of an error; ERROR.TYPE of an error."""
+    _formulas_read()
+    from rates_xl.calc.engines.formualizer.values import error
+
+    assert bridge.bridged("UNICHAR")(65.0) == "A"
+    assert bridge.bridged("UNICHAR")(None) == error("#VALUE!")
+    assert bridge.bridged("UNICHAR")(error("#N/A")) == error("#N/A")
+    assert bridge.bridged("ERROR.TYPE")(error("#DIV/0!")) == 2
+    assert bridge.bridged("UNICHAR")([[65.0, 66.0]]) == [["A", "B"]]
