@@ -58,7 +58,7 @@ class FastModel:
         workbook.set_changelog_enabled(False)
         self.workbook = workbook
         self._sheets: dict[str, Sheet] = {}  # its sheets' handles (`block`)
-        self.filled: dict[tuple[str, int, int], Any] = {}  # a legacy array's rest (`_fill_legacy`)
+        self.filled: list[tuple[str, int, int, int, int]] = []  # legacy arrays' rests (`_fill_legacy`)
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
         _set_helpers(workbook, self.prepared)
@@ -121,9 +121,9 @@ class FastModel:
             for sheet, row, col, formula in self.prepared.rates_cells:
                 if (sheet, row, col) not in self.held:
                     self.workbook.set_formula(sheet, row, col, formula)
-        for sheet, row, col in self.filled:  # last round's fill: the result may have grown
-            self.workbook.set_value(sheet, row, col, None)
-        self.filled = {}
+        for sheet, row, col, height, width in self.filled:  # last round's fill: the result may have grown
+            self.workbook.set_values_batch(sheet, row, col, [[None] * width for _ in range(height)])
+        self.filled = []
         self._evaluate_all()
         if not self.rounds:
             self._keep_array_loops()
@@ -195,7 +195,9 @@ class FastModel:
         rest of the range filled (`fit_legacy`: a single value everywhere, a row repeated down,
         #N/A past the result), and a formula reading a cell there reads that, not the blank
         the engine's cut spill leaves (`=K5` over `{=H2}` in J4:K5 read 0, silently). Those
-        cells are set and the book computed once more."""
+        cells are set, a rectangle at a time (right of the result, then below it: a call each,
+        not one per cell), and the book computed once more."""
+        fills: list[tuple[str, int, int, list[list[CellValue]]]] = []
         for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.legacy_spills.items():
             if (sheet, r1, c1) in self.held:
                 continue
@@ -205,15 +207,16 @@ class FastModel:
                 h2, w2 = extent.bottom, extent.right
             if (h2, w2) == (r2, c2):
                 continue
-            result = [[self.value(sheet, r, c) for c in range(c1, w2 + 1)] for r in range(r1, h2 + 1)]
-            for i, line in enumerate(fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)):
-                for j, value in enumerate(line):
-                    r, c = r1 + i, c1 + j
-                    if r > h2 or c > w2:
-                        self.filled[(sheet, r, c)] = value
+            fitted = fit_legacy(self.block(sheet, r1, c1, h2, w2), r2 - r1 + 1, c2 - c1 + 1)
+            right = [line[w2 - c1 + 1:] for line in fitted[:h2 - r1 + 1]]
+            for row, col, rest in ((r1, w2 + 1, right), (h2 + 1, c1, fitted[h2 - r1 + 1:])):
+                if rest and rest[0]:
+                    fills.append((sheet, row, col, rest))
+        for sheet, row, col, rest in fills:  # (once every result is read)
+            self.workbook.set_values_batch(sheet, row, col, [
+                [scalar_to_engine(value) if value is not None else None for value in line] for line in rest])
+            self.filled.append((sheet, row, col, len(rest), len(rest[0])))
         if self.filled:
-            for (sheet, r, c), value in self.filled.items():
-                self.workbook.set_value(sheet, r, c, scalar_to_engine(value) if value is not None else None)
             self._evaluate_all()
 
     def _keep_array_loops(self) -> None:
