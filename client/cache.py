@@ -13,9 +13,9 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from cachetools import TLRUCache
-
 if TYPE_CHECKING:
+    from cachetools import TLRUCache
+
     from rates_xl.client.endpoints import RequestKey
     from rates_xl.client.models import Result
 
@@ -84,6 +84,9 @@ class HeldAnswers:
 
 class MemoryCache:
     def __init__(self, maxsize: int, timer=time.time) -> None:
+        # (imported here: a book calling no RATES_* function makes no client, nor this cache)
+        from cachetools import TLRUCache
+
         self._timer = timer
         self._lock = threading.Lock()
         self._data: TLRUCache = TLRUCache(

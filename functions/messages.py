@@ -20,7 +20,6 @@ password.
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -40,7 +39,8 @@ PENDING = f"{PREFIX} pending: the answer is being fetched; calculate again"
 #: which a chart would plot as zero.
 NOT_AVAILABLE = "#N/A"
 
-log = logging.getLogger("rates_xl.functions")
+#: The logger an unexpected error is logged to (logging is imported by the first such error).
+LOGGER = "rates_xl.functions"
 
 
 class ArgumentError(InputError):
@@ -189,7 +189,9 @@ def _describe(exc: BaseException) -> str:
 
     if isinstance(exc, ValidationError) and "Settings" in exc.title:
         return f"{PREFIX} settings: {settings_problem(exc)}"
-    log.exception("unexpected error in a worksheet function", exc_info=exc)
+    import logging
+
+    logging.getLogger(LOGGER).exception("unexpected error in a worksheet function", exc_info=exc)
     return f"{PREFIX} internal error ({type(exc).__name__}); see the rates-xl log"
 
 
