@@ -193,29 +193,50 @@ def test_a_cell_the_engine_gets_wrong_at_the_stored_inputs_stays_stale_and_liste
     assert frozen["F1"].comment is None
 
 
-def test_the_wrong_cells_no_other_wrong_cell_feeds_with_and_without_the_graph(tmp_path):
-    """recalc.roots: a wrong cell read by another wrong one only read a wrong value. Whether any
-    formula reads a wrong cell is asked first of a scan that stops at the first reader
-    (dependencies.read_by_any); the graph is built only when one does, and answers the same."""
+@pytest.mark.parametrize("limit", [None, 1])
+def test_the_wrong_cells_no_other_wrong_cell_feeds_with_and_without_the_graph(tmp_path, monkeypatch, limit):
+    """recalc.roots: a wrong cell read by another wrong one only read a wrong value. Without the
+    graph (full mode builds none) it walks up from the wrong cells (dependencies.Precedents),
+    asking a scan that stops at the first reader (dependencies.read_by_any) only when a cell
+    whose references are not all known (G1, I1: a range built by INDEX) reaches one; with the
+    graph (default mode) it walks down. Both answer what the whole graph answers, and so does
+    `Scope.changing_among`; and so does the graph built instead when the walk up reaches more
+    anchors than `recalc.upward_limit` (`limit` 1)."""
     from rates_xl.calc import recalc
     from rates_xl.calc.book import Book
     from rates_xl.calc.dependencies import Graph
 
     book = Book(excel_saved(tmp_path / "roots.xlsx", {
-        "A1": 2, "B1": "=A1*2", "C1": "=B1+1", "D1": "=5", "E1": "=SUM(C1:C2)", "F1": "=D1"}, {}))
+        "A1": 2, "B1": "=A1*2", "C1": "=B1+1", "D1": "=5", "E1": "=SUM(C1:C2)", "F1": "=D1",
+        "G1": "=SUM(D1:INDEX(D1:D2,1))", "H1": "=G1+1", "I1": "=SUM(D1:INDEX(D1:D2,1))",
+        "J1": "=TODAY()", "K1": "=J1+B1"}, {}))
+    if limit is not None:
+        monkeypatch.setattr(recalc, "upward_limit", lambda _book: limit)
+    graph = Graph(book)  # the answer from the whole graph, as roots gave it before
+    assert graph.unknown == {("S", "G1"), ("S", "I1")}
+    everything = set(book.cells)
 
-    def roots(wrong: set[str]) -> tuple[set[str], bool]:
-        scope = recalc.scope(book, True)
-        found = recalc.roots(scope, {("S", cell) for cell in wrong})
-        graph = Graph(book)  # the answer from the whole graph, as roots gave it before
-        after = {d for cell in wrong for d in graph.dependents.get(("S", cell), ())}
-        assert found == ({("S", c) for c in wrong} - graph.downstream(after) if after else {("S", c) for c in wrong})
-        return {cell for _sheet, cell in found}, scope.graph is not None
+    def roots(wrong: set[str]) -> set[str]:
+        keys = {("S", cell) for cell in wrong}
+        after = {d for key in keys for d in graph.dependents.get(key, ())}
+        expected = keys - graph.downstream(after) if after else keys
+        full = recalc.scope(book, True)
+        assert recalc.roots(full, set(keys)) == expected
+        assert full.graph is None or limit is not None  # (built when some cell reads a wrong one)
+        assert full.changing_among(everything) == full.changing() == graph.downstream(full.inputs)
+        default = recalc.scope(book, False)
+        assert default.graph is not None and recalc.roots(default, set(keys)) == expected
+        return {cell for _sheet, cell in expected}
 
-    assert roots({"B1", "C1"}) == ({"B1"}, True)  # C1 reads B1
-    assert roots({"B1", "E1"}) == ({"B1"}, True)  # E1 reads B1 through C1 (not wrong itself)
-    assert roots({"C1", "D1"}) == ({"C1", "D1"}, True)  # read (by E1, F1): built; neither feeds the other
-    assert roots({"E1", "F1"}) == ({"E1", "F1"}, False)  # nothing reads either: no graph
+    assert roots({"B1", "C1"}) == {"B1"}  # C1 reads B1
+    assert roots({"B1", "E1"}) == {"B1"}  # E1 reads B1 through C1 (not wrong itself)
+    assert roots({"C1", "D1"}) == {"C1", "D1"}  # read (by E1, F1); neither feeds the other
+    assert roots({"E1", "F1"}) == {"E1", "F1"}  # nothing reads either
+    assert roots({"C1", "G1"}) == {"C1"}  # something reads a wrong cell: G1 (unknown) follows anything
+    assert roots({"G1", "D1"}) == {"D1"}  # the same, found by the scan: F1 reads D1, outside what they read
+    assert roots({"I1", "E1"}) == {"I1", "E1"}  # nothing reads either: I1 unknown follows nothing
+    assert roots({"G1", "H1"}) == set()  # H1 reads G1, which then follows anything (the graph's answer)
+    assert roots({"K1", "B1"}) == {"B1"}
 
 
 def test_a_cell_reading_a_name_defined_by_a_formula_is_recomputed_or_listed_never_silently_kept(tmp_path):
