@@ -9,6 +9,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
   `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
+  `sheet_xml.py`: a sheet's rows and cells, written as Excel writes them, read by regular expressions;
   `shared_formulas.py`: a shared formula's copies written as openpyxl's Translator writes them, faster;
   `merged_spills.py`: a spill over merged cells is #SPILL!, as in Excel;
   `undo.py`: that one openpyxl workbook lent to the fast engine's preparation and put back as

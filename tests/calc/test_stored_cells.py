@@ -285,3 +285,130 @@ def test_a_shared_formula_out_of_range_fails_as_openpyxls(tmp_path):
         openpyxl.load_workbook(bad)
     with pytest.raises(TranslatorError), stored_cells.recording():
         openpyxl.load_workbook(bad)
+
+
+#: A sheet as Excel writes it, which calc/sheet_xml.py reads (whole) with every kind of cell it
+#: makes itself or hands to openpyxl's way: entities, a line's end written CR LF, white space
+#: kept, a number in a date format, a date, an unknown type, array, shared, data-table and
+#: empty formulas, a copy of a shared formula never given, inline text without text, a column
+#: past XFD, a row past 1,048,576, a row without a number, rows with a height and empty.
+EXCEL_LIKE = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<worksheet xmlns="{_MAIN}" '
+              'xmlns:x14ac="http://schemas.microsoft.com/office/spreadsheetml/2009/9/ac">'
+              '<dimension ref="A1:B2"/><sheetData>'
+              '<row r="1" spans="1:9" x14ac:dyDescent="0.2"><c r="A1"><v>1</v></c><c r="B1" s="1"><v>45000.5</v></c>'
+              '<c r="C1" t="s"><v>0</v></c><c r="D1" t="str"><f>"a&amp;b"&amp;"&lt;&gt;&quot;&apos;"</f>'
+              '<v>a&amp;b&lt;&gt;"\'</v></c><c r="E1" t="str"><f>CHAR(13)&amp;\r\nCHAR(10)</f>'
+              '<v xml:space="preserve">\r\n\t </v></c><c r="F1" t="e"><v>#N/A</v></c><c r="G1" s="2" t="b"><v>1</v></c>'
+              '<c r="H1"><v></v></c><c r="I1"><v/></c><c r="J1" s="2"/><c r="K1" t="d"><v>2024-01-02T03:04:05</v></c>'
+              '<c r="L1" t="x"><v>y</v></c><c r="M1" cm="1"><f t="array" ref="M1:M2">_xlfn.SEQUENCE(2)</f><v>1</v></c>'
+              '<c r="N1"><f t="shared" ref="N1:N3" si="0">A1+1</f><v>2</v></c><c r="O1"><f t="shared" si="7"/></c>'
+              '<c r="P1"><f/></c><c r="Q1"><f></f><v>0</v></c><c r="R1" vm="1"><f t="dataTable" ref="R1:R2" dt2D="0" '
+              'dtr="1" r1="A1"/></c><c r="S1" t="inlineStr"/><c r="T1" t="n" ph="1"><v>1E3</v></c>'
+              '<c r="U1" t="str"><v>text</v></c><c r="XFE1"><v>3</v></c></row>\n'
+              '<row r="2" ht="20" customHeight="1"><c r="N2"><f t="shared" si="0"/><v>3</v></c>'
+              '<c r="O2" s="1" t="str"><f>1&gt;0</f><v>TRUE</v></c></row><row r="3"/>'
+              '<row r="1048577"><c r="A1048577"><v>3</v></c></row><row><c r="B1048578"><v>4</v></c></row>'
+              '</sheetData><mergeCells count="1"><mergeCell ref="B2:C2"/></mergeCells></worksheet>').encode()
+_STYLES = (b'<numFmts count="1"><numFmt numFmtId="164" formatCode="hh:mm"/></numFmts>'
+           b'<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+           b'<xf numFmtId="14" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>'
+           b'<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>')
+
+
+def _with_sheet(tmp_path: Path, sheet: bytes, name: str = "sheet.xlsx") -> Path:
+    """The every-kind book with its first sheet `sheet` and three cell styles (a date, a time)."""
+    return _rewritten(_every_kind(tmp_path / "kinds.xlsx"), tmp_path / name, {
+        "xl/worksheets/sheet1.xml": lambda data: sheet,
+        "xl/styles.xml": lambda data: re.sub(rb"<cellXfs.*?</cellXfs>", _STYLES, re.sub(
+            rb"<numFmts.*?</numFmts>|<numFmts[^>]*/>", b"", data, flags=re.S), flags=re.S)})
+
+
+def test_a_sheet_as_excel_writes_it_reads_by_expression_as_openpyxl_alone(tmp_path):
+    import warnings
+
+    from rates_xl.calc import sheet_xml
+
+    assert sheet_xml.split(EXCEL_LIKE) is not None  # read by calc/sheet_xml.py, not openpyxl's parser
+    path = _with_sheet(tmp_path, EXCEL_LIKE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone, fast = _both(path)
+    assert _cells(fast) == _cells(alone)
+    ws = fast["It's values"]
+    assert (ws["D1"].value, ws["E1"].value) == ('="a&b"&"<>"\'"', "=CHAR(13)&\nCHAR(10)")
+    assert (ws["B1"].data_type, ws["K1"].data_type, ws["N2"].value, ws["O1"].value) == ("d", "d", "=A2+1", "=")
+    assert ws._cells[(1048577, 1)].value == 3 and ws._cells[(1048578, 2)].value == 4
+    assert ws.row_dimensions[2].height == 20 and str(ws.merged_cells) == "B2:C2"
+    # The stored values as kept by that read (but the date and the unknown type, which the
+    # package's reading of values refuses) are the package's own pass's.
+    readable = _with_sheet(tmp_path, re.sub(rb'<c r="[KL]1" t="[dx]"><v>[^<]*</v></c>', b"", EXCEL_LIKE), "values.xlsx")
+    kept_by_the_read, alone_package = _kept_and_alone(readable)
+    assert _exactly(kept_by_the_read.cell_values()) == _exactly(values := alone_package.cell_values())
+    assert values is not None and values[0][("It's values", "E1")] == "\n\t "
+
+
+@pytest.mark.parametrize("change", [
+    lambda data: data.replace(b"<dimension", b"<!-- <sheetData> --><dimension"),  # a comment
+    lambda data: data.replace(b"<v>1</v>", b"<v>&#49;</v>", 1),  # a character reference
+    lambda data: data.replace(b"<v>y</v>", b"<v><![CDATA[y]]></v>"),
+    lambda data: data.replace(b'<row r="3"/>', b'<row r="3" xmlns:q="urn:q" q:a="1"/>'),  # a namespace on a row
+    lambda data: data.replace(b'encoding="UTF-8"', b'encoding="ISO-8859-1"'),
+    lambda data: data.replace(b'<c r="A1">', b"<c r='A1'>"),
+    lambda data: data.replace(b'<c r="B1" s="1">', b'<c s="1" r="B1">'),  # not Excel's order
+    lambda data: data.replace(b'<c r="S1" t="inlineStr"/>', b'<c r="S1" t="inlineStr"><is><t>x</t></is></c>'),
+    lambda data: data.replace(b'<c r="A1"><v>1</v></c>', b'<c r="A1">\n<v>1</v></c>'),
+    lambda data: data.replace(b"<v>text</v>", b"<v>te\x01xt</v>"),  # not XML: the parser's error
+    lambda data: data.replace(f'xmlns="{_MAIN}"'.encode(), b'xmlns="urn:other"'),  # not SpreadsheetML's
+    lambda data: data.replace(b"<dimension", b'<sheetPr xmlns="urn:other"/><dimension'),
+    lambda data: data.replace(b'<dimension ref="A1:B2"/>', b'<extLst><row r="9"><c r="A9"><v>9</v></c></row></extLst>'),
+], ids=["comment", "reference", "cdata", "row-namespace", "latin-1", "quote", "order", "inline", "space", "not-xml",
+        "namespace", "declared-elsewhere", "row-before"])
+def test_a_sheet_written_otherwise_is_left_to_openpyxls_parser(tmp_path, change):
+    import warnings
+
+    from rates_xl.calc import sheet_xml
+
+    sheet = change(EXCEL_LIKE)
+    assert sheet != EXCEL_LIKE and sheet_xml.split(sheet) is None
+    path = _with_sheet(tmp_path, sheet)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            alone = openpyxl.load_workbook(path, keep_links=True)
+        except Exception as exc:  # not XML: the same error either way
+            with pytest.raises(type(exc)), stored_cells.recording():
+                openpyxl.load_workbook(path, keep_links=True)
+            return
+        with stored_cells.recording():
+            fast = openpyxl.load_workbook(path, keep_links=True)
+    assert _cells(fast) == _cells(alone)
+
+
+@pytest.mark.parametrize("row", [b'<row r="3" r="3"/>', b'<row r="3" q:a="1"/>'], ids=["twice", "unbound"])
+def test_a_row_xml_refuses_fails_as_the_parsers(tmp_path, row):
+    from xml.etree.ElementTree import ParseError
+
+    from rates_xl.calc import sheet_xml
+
+    sheet = EXCEL_LIKE.replace(b'<row r="3"/>', row)
+    assert sheet_xml.split(sheet) is not None  # (the expression does not see it)
+    path = _with_sheet(tmp_path, sheet)
+    with pytest.raises(ParseError):
+        openpyxl.load_workbook(path)
+    with pytest.raises(ParseError), stored_cells.recording():
+        openpyxl.load_workbook(path)
+
+
+def test_excel_made_books_are_read_by_expression():
+    """Every sheet of the Excel-made corpus books is read by calc/sheet_xml.py (the real-book
+    comparisons above then compare its reading with openpyxl's)."""
+    from rates_xl.calc import sheet_xml
+
+    books = corpus_books()
+    if not books:
+        pytest.skip("../shared/corpus is not here")
+    for book in books:
+        with zipfile.ZipFile(book) as package:
+            for name in package.namelist():
+                if re.fullmatch(r"xl/worksheets/[^/]+\.xml", name):
+                    assert sheet_xml.split(package.read(name)) is not None, (book.name, name)

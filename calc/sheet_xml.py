@@ -1,0 +1,154 @@
+"""A worksheet part's rows and cells (`<sheetData>`) read by regular expressions, where they are
+written as Excel writes them; everything else in the part, and every part written otherwise,
+is left to openpyxl's XML parser.
+
+Written by hand because no library reads XML without making an object of every element: the
+XML parser openpyxl uses (expat, through ElementTree) built formulas_test.xlsx's 37,000 cells'
+elements (a `<c>`, its `<v>`, its `<f>`) in 0.05 CPU s, and openpyxl's loop over its events
+took as much again; one regular expression walks the same text in C in 0.015 s, and
+calc/stored_cells.py makes openpyxl's cells from its groups. So each cell must read here
+exactly as the parser reads it (tests/calc/test_stored_cells.py compares both on every corpus,
+template and test book), and `split` answers None, leaving the part to openpyxl's parser,
+wherever that could fail to hold:
+
+- the part is not UTF-8, or holds a comment, CDATA, a processing instruction or a document
+  type declaration before its `<sheetData>`, a row before it, or a namespace declared
+  anywhere but on its root `<worksheet>` (whose default namespace must be SpreadsheetML's);
+- the rows do not match `_SHEET_DATA` whole: a `<c>` with attributes out of Excel's order or
+  a reference not written as Excel writes it, inline text (`<is>`), any other child or
+  attribute, a quote other than `"`, white space anywhere but between rows and cells;
+- the text holds what XML reads otherwise than as written (but a line's end, CR LF or CR, which
+  XML reads as LF, as here): an entity other than the five XML predefines (`&#10;` ...), a
+  character XML forbids, `]]>`; or an attribute's value holds a tab or a line's end (XML reads
+  each as a space).
+"""
+
+from __future__ import annotations
+
+import re
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_XML = "http://www.w3.org/XML/1998/namespace"
+
+#: One `<c>` as Excel writes it: its reference (whole, letters, digits), `s`, `t`, `cm`, then an
+#: ordinary formula's text, a shared formula's copy (`si`), or any other `<f>` (its attributes,
+#: its text), and its `<v>` (text, or `<v/>`). `vm` and `ph` neither openpyxl nor calc reads.
+_CELL = (r'<c r="(([A-Z]{1,3})([1-9][0-9]{0,6}))"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?'
+         r'(?: cm="([0-9]{1,9})")?(?: vm="[0-9]{1,9}")?(?: ph="[01]")?'
+         r'(?:/>|>(?:<f>([^<]*)</f>|<f t="shared" si="([0-9]{1,9})"/>'
+         r'|<f((?: [a-zA-Z0-9]{1,9}="[^"<&\t\n\r]*")*)(?:/>|>([^<]*)</f>))?'
+         r'(?:<v(?: xml:space="preserve")?>([^<]*)</v>|(<v/>))?</c>)')
+#: A `<row>`'s attributes (no namespace declared there: `_namespaces` reads the root's alone).
+_ROW_ATTRIBUTES = r'((?: (?!xmlns)[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?="[^"<&\t\n\r]*")*)'
+_SPACE = r"[ \t\n]*+"
+#: The whole of `<sheetData>`'s content, checked before any cell is made.
+_SHEET_DATA = re.compile(rf"(?:{_SPACE}<row{_ROW_ATTRIBUTES}(?:/>|>(?:{_SPACE}{_CELL})*+{_SPACE}</row>))*+{_SPACE}")
+#: What `cells` walks: a row's start (its attributes) or a cell (`_CELL`'s groups).
+ITEMS = re.compile(rf"<row{_ROW_ATTRIBUTES}/?>|{_CELL}")
+_ATTRIBUTE = re.compile(r'([\w.:-]+)="([^"]*)"')
+
+#: An `&` that does not start one of XML's five predefined entities.
+_OTHER_ENTITY = re.compile(r"&(?!(?:amp|lt|gt|quot|apos);)")
+#: Characters XML 1.0 does not allow in a document (expat refuses the part), and `]]>`, which
+#: it refuses in text.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|]]>")
+_DECLARATION = re.compile(rb"<\?xml[^>]*?encoding=[\"']([^\"']*)[\"']")
+_ROOT = re.compile(rb"<worksheet((?:\s+[\w.:-]+\s*=\s*\"[^\"]*\")*)\s*>")
+_ROW_BEFORE = re.compile(rb"<(?:[\w.-]+:)?row[\s/>]")
+
+
+class Split:
+    """A part's `<sheetData>` content (text) apart from the rest of the part (bytes, its
+    `<sheetData>` left empty, for openpyxl's parser), and the prefixes its root declares."""
+
+    __slots__ = ("content", "namespaces", "rest")
+
+    def __init__(self, content: str, rest: bytes, namespaces: dict[str, str]) -> None:
+        self.content, self.rest, self.namespaces = content, rest, namespaces
+
+
+def split(data: bytes) -> Split | None:
+    """`data` (a worksheet part) split for `ITEMS` to read its rows and cells, or None when
+    they must be read by openpyxl's parser (see the module's docstring)."""
+    start = data.find(b"<sheetData>")
+    if start < 0:
+        return None
+    head, begin = data[:start], start + len(b"<sheetData>")
+    end = data.find(b"</sheetData>", begin)
+    declaration = _DECLARATION.match(head.removeprefix(b"\xef\xbb\xbf"))
+    if end < 0 or (declaration is not None and declaration.group(1).lower() not in (b"utf-8", b"utf8")):
+        return None
+    past = head.find(b"?>") + 2 if head.lstrip(b"\xef\xbb\xbf").startswith(b"<?xml") else 0
+    if b"<!" in head or b"<?" in head[past:] or _ROW_BEFORE.search(head):
+        return None
+    namespaces = _namespaces(head)
+    if namespaces is None:
+        return None
+    try:
+        content = data[begin:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in content:  # (XML reads a line's end, CR LF or CR, as LF before anything else)
+        content = content.replace("\r\n", "\n").replace("\r", "\n")
+    if ("&" in content and _OTHER_ENTITY.search(content)) or _NOT_XML.search(content) \
+            or _SHEET_DATA.fullmatch(content) is None:
+        return None
+    return Split(content, data[:begin] + data[end:], namespaces)
+
+
+def _namespaces(head: bytes) -> dict[str, str] | None:
+    """Prefix -> namespace of the root `<worksheet>` (SpreadsheetML's by default); None when
+    a namespace is declared anywhere else before `<sheetData>` or not as expected."""
+    root = _ROOT.search(head)
+    if root is None or head.count(b"xmlns") != root.group(1).count(b"xmlns"):
+        return None
+    try:
+        attributes = root.group(1).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    namespaces = {"xml": _XML}
+    default = None
+    for name, value in re.findall(r'([\w.:-]+)\s*=\s*"([^"]*)"', attributes):
+        if name == "xmlns":
+            default = value
+        elif name.startswith("xmlns:"):
+            namespaces[name[6:]] = value
+    return namespaces if default == _MAIN else None
+
+
+def row_attributes(text: str, namespaces: dict[str, str]) -> dict[str, str]:
+    """A `<row>`'s attributes as the XML parser gives them (`{namespace}name` for a prefixed
+    one; entities and white space are not in `_SHEET_DATA`'s values). A prefix the root does
+    not declare, or an attribute written twice, is the parser's error too."""
+    from xml.etree.ElementTree import ParseError
+
+    attributes: dict[str, str] = {}
+    for name, value in _ATTRIBUTE.findall(text):
+        if ":" in name:
+            prefix, local = name.split(":", 1)
+            if prefix not in namespaces:
+                raise ParseError(f"unbound prefix: {prefix}")
+            name = f"{{{namespaces[prefix]}}}{local}"
+        if name in attributes:
+            raise ParseError(f"duplicate attribute: {name}")
+        attributes[name] = value
+    return attributes
+
+
+def formula_attributes(text: str) -> dict[str, str]:
+    """An `<f>`'s attributes (`_CELL`'s group), as the XML parser gives them."""
+    from xml.etree.ElementTree import ParseError
+
+    found = _ATTRIBUTE.findall(text)
+    attributes = dict(found)
+    if len(attributes) != len(found):
+        raise ParseError("duplicate attribute")
+    return attributes
+
+
+def unescape(text: str) -> str:
+    """Text with XML's five predefined entities read (`split` lets no other through)."""
+    if "&" not in text:
+        return text
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"') \
+        .replace("&apos;", "'").replace("&amp;", "&")
