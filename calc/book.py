@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rates_xl.calc import data_tables, merged_read, merged_spills, stored_cells, undo
 from rates_xl.calc.package import Package, escaped
@@ -223,7 +223,7 @@ class Book:
         return workbook
 
     def _scan(self) -> tuple[dict[Key, tuple[str, Area]], list[tuple[Worksheet, Cell]]]:
-        """One pass over every cell the book holds: `formulas` (address, text as Excel shows
+        """One pass over every formula cell the book holds: `formulas` (address, text as Excel shows
         it), `data_tables`, (sheet, anchor) -> (formula text, its area) of every formula
         cell, an array formula's area as stored (`_with_spills` puts its spill range in), and
         (sheet, cell) of every array formula. Each of three scans walked every cell, and
@@ -237,34 +237,40 @@ class Book:
         #: table's results.
         self.data_tables: dict[Key, data_tables.DataTable] = {}
         arrays: list[tuple[Worksheet, Cell]] = []
+        objects = (ArrayFormula, DataTableFormula)
         for ws in self.book.worksheets:
             title = ws.title
             quoted = quote_sheet(title)
-            for row in sheet_rows(ws):
-                for cell in row:
-                    value = cell.value
-                    if value.__class__ is str and cell.data_type == "f":  # (most formula cells: asked first)
-                        coordinate = cell.coordinate
-                        formulas.append((f"{quoted}!{coordinate}", value))
-                        found[(title, coordinate)] = (value, Area.cell(cell.row, cell.column))
-                    elif isinstance(value, ArrayFormula):
-                        arrays.append((ws, cell))
-                        text = str(value.text)
-                        formulas.append((f"{quoted}!{cell.coordinate}", text))
-                        found[(title, cell.coordinate)] = (text, parse_area(value.ref or cell.coordinate))
-                    elif isinstance(value, DataTableFormula):
-                        table = data_tables.read(title, value)
-                        assert table is not None  # (read answers every DataTableFormula)
-                        key = (title, cell.coordinate)
-                        self.data_tables[key] = table
-                        if cell.data_type == "f":
-                            formulas.append((f"{quoted}!{cell.coordinate}", table.text))  # `=TABLE(D247,J10)`
-                        found[key] = (table.text, table.area)
-                    elif cell.data_type == "f":
-                        formulas.append((f"{quoted}!{cell.coordinate}", str(value)))
-                        found[(title, cell.coordinate)] = (
-                            value if isinstance(value, str) else f"={type(value).__name__}",
-                            Area.cell(cell.row, cell.column))
+            cells = cast("dict[tuple[int, int], Cell]", ws._cells)  # (a MergedCell reads as an empty Cell)
+            # Only the formula cells, in the order of `sheet_rows` (by row, then column): most
+            # cells are not (formulas_test: 13,500 of 35,000), and sorting all of them cost
+            # more than picking these first.
+            for place in sorted([place for place, cell in cells.items()
+                                 if cell.data_type == "f" or isinstance(cell.value, objects)]):
+                cell = cells[place]
+                value = cell.value
+                if value.__class__ is str and cell.data_type == "f":  # (most formula cells: asked first)
+                    coordinate = cell.coordinate
+                    formulas.append((f"{quoted}!{coordinate}", value))
+                    found[(title, coordinate)] = (value, Area.cell(cell.row, cell.column))
+                elif isinstance(value, ArrayFormula):
+                    arrays.append((ws, cell))
+                    text = str(value.text)
+                    formulas.append((f"{quoted}!{cell.coordinate}", text))
+                    found[(title, cell.coordinate)] = (text, parse_area(value.ref or cell.coordinate))
+                elif isinstance(value, DataTableFormula):
+                    table = data_tables.read(title, value)
+                    assert table is not None  # (read answers every DataTableFormula)
+                    key = (title, cell.coordinate)
+                    self.data_tables[key] = table
+                    if cell.data_type == "f":
+                        formulas.append((f"{quoted}!{cell.coordinate}", table.text))  # `=TABLE(D247,J10)`
+                    found[key] = (table.text, table.area)
+                elif cell.data_type == "f":
+                    formulas.append((f"{quoted}!{cell.coordinate}", str(value)))
+                    found[(title, cell.coordinate)] = (
+                        value if isinstance(value, str) else f"={type(value).__name__}",
+                        Area.cell(cell.row, cell.column))
         return found, arrays
 
     def _with_spills(self, cells: dict[Key, tuple[str, Area]]) -> dict[Key, tuple[str, Area]]:
@@ -342,7 +348,9 @@ class Book:
         for ws, cell in arrays:  # (the book's scan found them, in its order)
             assert isinstance(cell.value, ArrayFormula)
             r1, c1, r2, c2 = parse_area(cell.value.ref or cell.coordinate)
-            rates = any(is_rates_name(n) for n in function_names(str(cell.value.text)))
+            text = str(cell.value.text)
+            # (only a formula whose text holds "RATES" can call one: `is_rates_name`'s prefix)
+            rates = "RATES" in text.upper() and any(is_rates_name(n) for n in function_names(text))
             if self.dynamic_arrays is None:
                 dynamic = rates  # no marker in the book (see above)
             else:

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import re
 
+from rates_xl.functions.sheet import A1_DIGITS, A1_LETTERS
+
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _XML = "http://www.w3.org/XML/1998/namespace"
 
-#: One `<c>` as Excel writes it: its reference (whole, letters, digits), `s`, `t`, `cm`, then an
-#: ordinary formula's text, a shared formula's copy (`si`), or any other `<f>` (its attributes,
-#: its text), and its `<v>` (text, or `<v/>`). `vm` and `ph` neither openpyxl nor calc reads.
-_CELL = (r'<c r="(([A-Z]{1,3})([1-9][0-9]{0,6}))"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?'
+#: One `<c>` as Excel writes it: its reference (whole, letters, digits: functions/sheet.py's A1 as
+#: Excel writes it in a file), `s`, `t`, `cm`, then an ordinary formula's text, a shared
+#: formula's copy (`si`), or any other `<f>` (its attributes, its text), and its `<v>` (text,
+#: or `<v/>`). `vm` and `ph` neither openpyxl nor calc reads.
+_CELL = (rf'<c r="(({A1_LETTERS})({A1_DIGITS}))"' r'(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?'
          r'(?: cm="([0-9]{1,9})")?(?: vm="[0-9]{1,9}")?(?: ph="[01]")?'
          r'(?:/>|>(?:<f>([^<]*)</f>|<f t="shared" si="([0-9]{1,9})"/>'
          r'|<f((?: [a-zA-Z0-9]{1,9}="[^"<&\t\n\r]*")*)(?:/>|>([^<]*)</f>))?'
