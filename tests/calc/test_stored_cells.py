@@ -289,7 +289,7 @@ def test_a_shared_formula_out_of_range_fails_as_openpyxls(tmp_path):
 
 #: A sheet as Excel writes it, which calc/sheet_xml.py reads (whole) with every kind of cell it
 #: makes itself or hands to openpyxl's way: entities, a line's end written CR LF, white space
-#: kept, a number in a date format, a date, an unknown type, array, shared, data-table and
+#: kept, formulas calculated always (`ca`), a number in a date format, a date, an unknown type, array, shared, data-table and
 #: empty formulas, a copy of a shared formula never given, inline text without text, a column
 #: past XFD, a row past 1,048,576, a row without a number, rows with a height and empty.
 EXCEL_LIKE = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<worksheet xmlns="{_MAIN}" '
@@ -304,9 +304,10 @@ EXCEL_LIKE = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<work
               '<c r="N1"><f t="shared" ref="N1:N3" si="0">A1+1</f><v>2</v></c><c r="O1"><f t="shared" si="7"/></c>'
               '<c r="P1"><f/></c><c r="Q1"><f></f><v>0</v></c><c r="R1" vm="1"><f t="dataTable" ref="R1:R2" dt2D="0" '
               'dtr="1" r1="A1"/></c><c r="S1" t="inlineStr"/><c r="T1" t="n" ph="1"><v>1E3</v></c>'
-              '<c r="U1" t="str"><v>text</v></c><c r="XFE1"><v>3</v></c></row>\n'
+              '<c r="U1" t="str"><v>text</v></c><c r="V1"><f ca="1">NOW()</f><v>1</v></c><c r="XFE1"><v>3</v></c></row>\n'
               '<row r="2" ht="20" customHeight="1"><c r="N2"><f t="shared" si="0"/><v>3</v></c>'
-              '<c r="O2" s="1" t="str"><f>1&gt;0</f><v>TRUE</v></c></row><row r="3"/>'
+              '<c r="O2" s="1" t="str"><f>1&gt;0</f><v>TRUE</v></c><c r="P2"><f t="shared" ca="1" si="0"/><v>4</v></c>'
+              '</row><row r="3"/>'
               '<row r="1048577"><c r="A1048577"><v>3</v></c></row><row><c r="B1048578"><v>4</v></c></row>'
               '</sheetData><mergeCells count="1"><mergeCell ref="B2:C2"/></mergeCells></worksheet>').encode()
 _STYLES = (b'<numFmts count="1"><numFmt numFmtId="164" formatCode="hh:mm"/></numFmts>'
@@ -337,6 +338,7 @@ def test_a_sheet_as_excel_writes_it_reads_by_expression_as_openpyxl_alone(tmp_pa
     ws = fast["It's values"]
     assert (ws["D1"].value, ws["E1"].value) == ('="a&b"&"<>"\'"', "=CHAR(13)&\nCHAR(10)")
     assert (ws["B1"].data_type, ws["K1"].data_type, ws["N2"].value, ws["O1"].value) == ("d", "d", "=A2+1", "=")
+    assert (ws["V1"].value, ws["P2"].value) == ("=NOW()", "=C2+1")
     assert ws._cells[(1048577, 1)].value == 3 and ws._cells[(1048578, 2)].value == 4
     assert ws.row_dimensions[2].height == 20 and str(ws.merged_cells) == "B2:C2"
     # The stored values as kept by that read (but the date and the unknown type, which the
