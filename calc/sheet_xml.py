@@ -34,12 +34,14 @@ _XML = "http://www.w3.org/XML/1998/namespace"
 
 #: One `<c>` as Excel writes it: its reference (whole, letters, digits: functions/sheet.py's A1 as
 #: Excel writes it in a file), `s`, `t`, `cm`, then an ordinary formula's text, a shared
-#: formula's copy (`si`), or any other `<f>` (its attributes, its text), and its `<v>` (text,
+#: formula's copy (`si`), an array formula (its `ref`, its text) or any other `<f>` (its
+#: attributes, its text), and its `<v>` (text,
 #: or `<v/>`). `vm`, `ph` and an `<f>`'s `ca` (calculate always) neither openpyxl nor calc reads.
 _CELL = (rf'<c r="(({A1_LETTERS})({A1_DIGITS}))"' r'(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?'
          r'(?: cm="([0-9]{1,9})")?(?: vm="[0-9]{1,9}")?(?: ph="[01]")?'
          r'(?:/>|>(?:<f(?: ca="(?:1|0|true|false)")?>([^<]*)</f>'
          r'|<f t="shared"(?: ca="(?:1|0|true|false)")? si="([0-9]{1,9})"/>'
+         r'|<f t="array" ref="([^"<&\t\n\r]*)">([^<]*)</f>'
          r'|<f((?: [a-zA-Z0-9]{1,9}="[^"<&\t\n\r]*")*)(?:/>|>([^<]*)</f>))?'
          r'(?:<v(?: xml:space="preserve")?>([^<]*)</v>|(<v/>))?</c>)')
 #: A `<row>`'s attributes (no namespace declared there: `_namespaces` reads the root's alone).

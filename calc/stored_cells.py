@@ -197,7 +197,7 @@ class _Rows:
         """The rows and cells of a part's `<sheetData>` (calc/sheet_xml.py: checked whole
         already), made into the sheet's cells as `_elements` makes them from openpyxl's
         parse: each cell read here is one `_elements` reads as it is (an ordinary value, an
-        ordinary formula, a shared formula's copy); every other is made into the element the
+        ordinary formula, a shared formula's copy, an array formula); every other is made into the element the
         parser would have made, and read by `_elements`."""
         parser, namespaces, unescape = self.parser, split.namespaces, sheet_xml.unescape
         ws, kept, sheet_cells, styles = self.ws, self.cells, self._cells, self._styles
@@ -205,8 +205,10 @@ class _Rows:
         cell_class, cast_number, columns = self._cell, self._cast, self._columns
         new, style_array, array_class = cast("Callable[[type], _Cell]", object.__new__), _new_array, self._style_array
         shared_formulae, templates = parser.shared_formulae, self._templates
+        from openpyxl.worksheet.formula import ArrayFormula
+
         for match in sheet_xml.ITEMS.finditer(split.content):
-            row, coordinate, letters, digits, style, t, cm, formula, si, attributes, text, v, empty = \
+            row, coordinate, letters, digits, style, t, cm, formula, si, ref, array, attributes, text, v, empty = \
                 match.groups()
             if coordinate is None:
                 self._row(sheet_xml.row_attributes(row, namespaces))
@@ -225,13 +227,18 @@ class _Rows:
                 except ValueError:  # past XFD: `_elements` (openpyxl) reads it
                     c = 0
             if attributes is not None or r > MAX_ROW or not c or kind not in _PLAIN or \
-                    (v and kind == "n" and formula is None and si is None and style_id in date_formats):
+                    (v and kind == "n" and formula is None and si is None and ref is None and style_id in date_formats):
+                if ref is not None:  # (an array formula, as any other `<f>`)
+                    attributes, text = f' t="array" ref="{ref}"', array
                 self._elements((_element(coordinate, style, t, cm, formula, si, attributes, text, v),))
                 continue
             value: object
             if formula is not None:
                 kept.append((coordinate, kind, v, None, "", cm))
                 kind, value = "f", "=" + unescape(formula) if "&" in formula else "=" + formula
+            elif ref is not None:
+                kept.append((coordinate, kind, v, None, "array", cm))
+                kind, value = "f", ArrayFormula(ref=ref, text="=" + unescape(array))
             elif si is not None:
                 kept.append((coordinate, kind, v, None, "shared", cm))
                 kind = "f"

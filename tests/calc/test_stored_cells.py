@@ -301,6 +301,7 @@ EXCEL_LIKE = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<work
               '<v xml:space="preserve">\r\n\t </v></c><c r="F1" t="e"><v>#N/A</v></c><c r="G1" s="2" t="b"><v>1</v></c>'
               '<c r="H1"><v></v></c><c r="I1"><v/></c><c r="J1" s="2"/><c r="K1" t="d"><v>2024-01-02T03:04:05</v></c>'
               '<c r="L1" t="x"><v>y</v></c><c r="M1" cm="1"><f t="array" ref="M1:M2">_xlfn.SEQUENCE(2)</f><v>1</v></c>'
+              '<c r="M2" s="1"><f t="array" ref="M2">1&lt;2</f><v>1</v></c>'
               '<c r="N1"><f t="shared" ref="N1:N3" si="0">A1+1</f><v>2</v></c><c r="O1"><f t="shared" si="7"/></c>'
               '<c r="P1"><f/></c><c r="Q1"><f></f><v>0</v></c><c r="R1" vm="1"><f t="dataTable" ref="R1:R2" dt2D="0" '
               'dtr="1" r1="A1"/></c><c r="S1" t="inlineStr"/><c r="T1" t="n" ph="1"><v>1E3</v></c>'
@@ -308,7 +309,8 @@ EXCEL_LIKE = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<work
               '<row r="2" ht="20" customHeight="1"><c r="N2"><f t="shared" si="0"/><v>3</v></c>'
               '<c r="O2" s="1" t="str"><f>1&gt;0</f><v>TRUE</v></c><c r="P2"><f t="shared" ca="1" si="0"/><v>4</v></c>'
               '</row><row r="3"/>'
-              '<row r="1048577"><c r="A1048577"><v>3</v></c></row><row><c r="B1048578"><v>4</v></c></row>'
+              '<row r="1048577"><c r="A1048577"><v>3</v></c><c r="B1048577"><f t="array" ref="B1048577">1</f></c></row>'
+              '<row><c r="B1048578"><v>4</v></c></row>'
               '</sheetData><mergeCells count="1"><mergeCell ref="B2:C2"/></mergeCells></worksheet>').encode()
 _STYLES = (b'<numFmts count="1"><numFmt numFmtId="164" formatCode="hh:mm"/></numFmts>'
            b'<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
@@ -338,7 +340,7 @@ def test_a_sheet_as_excel_writes_it_reads_by_expression_as_openpyxl_alone(tmp_pa
     ws = fast["It's values"]
     assert (ws["D1"].value, ws["E1"].value) == ('="a&b"&"<>"\'"', "=CHAR(13)&\nCHAR(10)")
     assert (ws["B1"].data_type, ws["K1"].data_type, ws["N2"].value, ws["O1"].value) == ("d", "d", "=A2+1", "=")
-    assert (ws["V1"].value, ws["P2"].value) == ("=NOW()", "=C2+1")
+    assert (ws["V1"].value, ws["P2"].value, ws["M2"].value.text) == ("=NOW()", "=C2+1", "=1<2")
     assert ws._cells[(1048577, 1)].value == 3 and ws._cells[(1048578, 2)].value == 4
     assert ws.row_dimensions[2].height == 20 and str(ws.merged_cells) == "B2:C2"
     # The stored values as kept by that read (but the date and the unknown type, which the
