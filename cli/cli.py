@@ -143,6 +143,10 @@ def run() -> NoReturn:
 
         lazy_imports.defer_pillow()
         lazy_imports.openpyxl_without_numpy()
+        # numpy's and scipy's OpenBLAS start a thread per core at import, which spin after it and
+        # after each call: 0.05 of formulas_test.xlsx's 2.0 CPU s, for a book's small matrices.
+        # (A setting of the user's stays.)
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     code = main()
     # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose
     # SystemExit lets it write what it measured.)
