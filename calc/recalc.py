@@ -15,7 +15,11 @@ when its own value may have moved (it depends on a changing input).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import eq, is_, not_
 
 from rates_xl.calc import check
 from rates_xl.calc.book import Book
@@ -26,7 +30,7 @@ from rates_xl.calc.dependencies import (
     read_by_any,
 )
 from rates_xl.calc.results import StaleCell
-from rates_xl.functions.sheet import Area, Key, address, cell_address, column_letters
+from rates_xl.functions.sheet import Area, Key, address, cell_address, column_letters, parse_cell
 from rates_xl.functions.values import CellValue
 
 #: Volatile functions whose answer is new at every calculation: fixed at their cached value
@@ -151,16 +155,39 @@ class Outcome:
     wrong: dict[Key, str]
     checked: int = 0
     unchecked: int = 0
+    _checked: set[Key] = field(default_factory=set, repr=False)  # the anchors compared
+    _found: dict[Key, str] = field(default_factory=dict, repr=False)  # `wrong` as `compare` found it
 
 
-def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported: dict[Key, str]) -> Outcome:
+def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported: dict[Key, str],
+            before: Outcome | None = None) -> Outcome:
     """Compare each recomputed anchor's cells with the cached ones (inputs and cells the
-    engine does not compute left out; so are cells reading an input the file has no value for)."""
+    engine does not compute left out; so are cells reading an input the file has no value for).
+
+    `before`: the comparison of the round before (the check holds the cells it found wrong and
+    compares again). An anchor compared then whose cells all hold the same values now (of the
+    same class, equal, a zero of the same sign) has the same verdict, word for word: it depends
+    on nothing else (its cells' values, the cached ones). Only the others are compared again."""
     cached = book.cached()
     blind = scope.downstream(scope.inputs & scope.uncached)
     todo = scope.recompute - scope.inputs - set(unsupported)
     checked = todo - scope.uncached - blind
     outcome = Outcome(values, {}, len(checked), len(todo) - len(checked))
+    if before is None:
+        wrong = _disagreements(book, checked, values, cached)
+    else:
+        moved = _moved_since(book, scope, before.values, values)
+        again = (checked - before._checked) | (checked & moved)
+        wrong = {key: why for key, why in before._found.items() if key in checked and key not in again}
+        wrong.update(_disagreements(book, again, values, cached))
+    outcome._checked, outcome._found = checked, wrong
+    outcome.wrong = dict(sorted(wrong.items()))  # by anchor (the sets' order is no order)
+    return outcome
+
+
+def _disagreements(book: Book, checked: set[Key], values: dict[Key, CellValue],
+                   cached: dict[Key, CellValue]) -> dict[Key, str]:
+    """Each of the `checked` anchors whose cells the engine and Excel disagree on -> why."""
     wrong: dict[Key, str] = {}
     # One-cell anchors (most formulas: the key is the cell's address) are read in bulk, and
     # only a pair not equal, or not of one type (but an int and a float), is asked of
@@ -178,8 +205,53 @@ def compare(book: Book, scope: Scope, values: dict[Key, CellValue], unsupported:
         found = _first_disagreement(key[0], area, values, cached)
         if found is not None:
             wrong[key] = _disagrees(key, *found)
-    outcome.wrong = dict(sorted(wrong.items()))  # by anchor (the sets' order is no order)
-    return outcome
+    return wrong
+
+
+_ABSENT = object()  # (`_moved_since`: a cell not in the round before, unlike any value)
+#: The classes of value `_moved_since` takes as unchanged when equal (a value of another class,
+#: a list, a date ..., counts as moved: equal ones may read differently).
+_PLAIN = frozenset({float, int, bool, str, type(None)})
+
+
+def _moved_since(book: Book, scope: Scope, old: dict[Key, CellValue],
+                 values: dict[Key, CellValue]) -> set[Key]:
+    """The anchors with a cell whose value is not the one it held in `old`. (Side by side in
+    C-level maps; looked up only when the two do not list their cells in the same order: a
+    spill's extent may have moved.)"""
+    keys = list(values)
+    gone: set[Key] = set()
+    theirs: list[object]
+    if keys == list(old):
+        theirs = list(old.values())
+    else:
+        before: Mapping[Key, object] = old
+        theirs = list(map(before.get, keys, repeat(_ABSENT)))
+        gone = old.keys() - values.keys()  # (read as blank now)
+    ours = list(values.values())
+    classes = list(map(type, ours))
+    same = map(is_, classes, map(type, theirs))
+    moved = set(compress(range(len(ours)), map(not_, map(eq, ours, theirs))))
+    moved.update(compress(range(len(ours)), map(not_, same)))
+    unplain = set(classes) - _PLAIN
+    if unplain:
+        moved.update(i for i, kind in enumerate(classes) if kind in unplain)
+    # 0.0 and -0.0 are equal, and read "0" and "-0" (check.shown)
+    for i in compress(range(len(ours)), map(eq, ours, repeat(0.0))):
+        if i not in moved and classes[i] is float and math.copysign(1.0, ours[i]) != math.copysign(1.0, theirs[i]):  # type: ignore[arg-type]
+            moved.add(i)
+    if not moved and not gone:
+        return set()
+    one_cell = _one_cell(book)
+    index = scope.precedents().index()
+    found: set[Key] = set()
+    for key in [keys[i] for i in moved] + list(gone):
+        if key in one_cell:
+            found.add(key)
+        row, col = parse_cell(key[1])
+        found.update(anchor for anchor in index.anchors_in((key[0], Area(row, col, row, col)))
+                     if anchor not in one_cell)
+    return found
 
 
 def _first_disagreement(sheet: str, area: Area, values: dict[Key, CellValue],

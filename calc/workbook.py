@@ -121,17 +121,17 @@ class WorkbookCalculation:
         inputs = recalc.constants(book, scope.inputs)
         held = {**dict.fromkeys(loaded.service_cells()), **inputs}
         loaded.hold(held)
-        outcome = recalc.compare(book, scope, loaded.evaluate(), loaded.unsupported)
+        outcome = last = recalc.compare(book, scope, loaded.evaluate(), loaded.unsupported)
         self.checked, self.unchecked = outcome.checked, outcome.unchecked
         for _ in range(MAX_CHECK_ROUNDS):
-            # A cell may disagree only because it read a wrong one: hold the wrong cells no
-            # other wrong cell feeds at Excel's values and compare what they feed again.
+            # A cell may disagree only because it read a wrong one: hold the wrong cells no other
+            # wrong cell feeds at Excel's values and compare again what moved since the `last` round.
             first = recalc.roots(scope, set(outcome.wrong))
             if first == set(outcome.wrong):
                 break
             loaded.hold(recalc.constants(book, first))
             held.update(recalc.constants(book, first))
-            again = recalc.compare(book, scope, loaded.evaluate(), {**loaded.unsupported, **dict.fromkeys(first, "")})
+            again = last = recalc.compare(book, scope, loaded.evaluate(), {**loaded.unsupported, **dict.fromkeys(first, "")}, last)
             outcome.wrong = {**{key: outcome.wrong[key] for key in first}, **again.wrong}
             outcome.values = again.values
         self.stale = recalc.stale_cells(book, scope, outcome.wrong)
