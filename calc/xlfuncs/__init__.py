@@ -26,7 +26,8 @@ Grouped as Excel's Insert Function dialog groups them:
 
 And what they share: `bridge.py` (the `formulas` package's implementations called from
 formualizer), `unvectorized.py` (those of them `formulas` lifts over arrays with `np.vectorize`,
-called on scalars without it), `scipy_deferred.py` (their statistical module imported with scipy left for its
+called on scalars without it), `limits.py` (Excel's limits on their answers: PERMUT, REPT ... stopped
+there instead of computing forever), `scipy_deferred.py` (their statistical module imported with scipy left for its
 first use), `stats_light/` (the scipy.stats distributions and statistics that module calls,
 answered from scipy.special with scipy.stats' bits, without its import), `scalars.py` (the bridged scalar functions), `coercion.py` (Excel's coercions,
 elementwise application), `omitted.py` (an omitted argument told apart from 0), `types.py`

@@ -18,6 +18,7 @@ from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
+from rates_xl.calc.xlfuncs.limits import bounded
 
 #: One call into `formulas` at a time (`bridged` says why): every module calling into it holds this.
 FORMULAS_LOCK = threading.RLock()
@@ -57,11 +58,14 @@ _FOUND: dict[str, Callable[..., object] | None] = {}
 def _look_up(name: str) -> Callable[..., object] | None:
     import importlib
 
-    from rates_xl.calc.xlfuncs import scalars, scipy_deferred
+    from rates_xl.calc.xlfuncs import limits, scalars, scipy_deferred
     from rates_xl.calc.xlfuncs.engineering import bases
 
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
     scipy_deferred.stat()  # before any sibling: `comp` imports it
+    stopped = limits.implementation(name)  # formulas' own, stopped at Excel's limit
+    if stopped is not None:
+        return stopped
     undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
     if undispatched is not None:
         return undispatched
@@ -235,19 +239,18 @@ _PLAIN = frozenset({float, int, str, bool})
 
 
 def _scalar_from_formulas(value: Any) -> Any:
-    """One of formulas' values as a plain Python one: its error as Excel's error, NaN as
-    #NUM! (as Excel shows a result no number holds), the rest as the engine adapter does."""
+    """One of formulas' values as a plain Python one: its error as Excel's error, NaN or a
+    number beyond Excel's largest as #NUM! (as Excel shows a result no number holds), a text
+    longer than a cell holds as #VALUE! (limits.py), the rest as the engine adapter does."""
     if type(value) in _PLAIN:
-        return error("#NUM!") if type(value) is float and value != value else value
+        return bounded(value)
     _empty, _errors, xl_error, scalar_from_engine = _formulas_values()
     if isinstance(value, xl_error):
         return error(str(value))
     if value is None:
         return None
     value = scalar_from_engine(value)
-    if isinstance(value, float) and value != value:
-        return error("#NUM!")
-    return value
+    return bounded(value) if type(value) in _PLAIN else value
 
 
 def _as_text(value: Any) -> Any:

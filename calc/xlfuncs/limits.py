@@ -1,0 +1,189 @@
+"""Excel's limits on the answers of bridged `formulas` functions that compute without one:
+hostile arguments must answer Excel's error at once, never hang the calculator (the budget
+cancels only between cells) nor give a silently wrong number.
+
+`formulas` 1.3.4 computes PERMUTATIONA(10,1E+300) as 10**1E+300 and PERMUT(1E+15,1) as two
+exact factorials (both never return), REPT("x",1E+9) as a billion-character text, FACTDOUBLE
+in numpy's int64 (FACTDOUBLE(300) wrapped to 0) and LCM in int64 (a negative for a product
+past 2^63). `implementation` gives these functions computed with Python's integers and stopped
+at Excel's limit, wrapped by the same `formulas` wrappers as the originals (their parsing,
+errors and lifting over arrays unchanged); bridge.py's `_look_up` asks it first. Below each
+limit the answers are the originals' exactly (tests/calc/test_limits.py compares them).
+
+`bounded` is the net under every bridged answer: a number no float holds is #NUM!, a text
+longer than a cell holds is #VALUE!.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+
+#: The `formulas` release whose functions these follow (any other keeps its own).
+READ_FROM = "1.3.4"
+
+#: Excel's largest number (Microsoft, "Excel specifications and limits": 1.79769313486232E+308):
+#: a larger answer is #NUM!.
+LARGEST = sys.float_info.max
+_LARGEST_INT = int(LARGEST)
+
+#: The characters a cell holds (Microsoft, "Excel specifications and limits": 32,767); a formula
+#: answering a longer text is #VALUE! (Microsoft's REPT and CONCAT pages).
+TEXT_LIMIT = 32_767
+
+#: Microsoft's LCM page: "If LCM(a,b) >=2^53, LCM returns the #NUM! error value."
+LCM_LIMIT = 2**53
+
+#: Integers up to this one are answered as ints (as `formulas` answers them), larger ones as the
+#: nearest float: the engine takes no int beyond 64 bits.
+_EXACT = 2**53
+
+
+def bounded(value: object) -> object:
+    """`value` (a plain answer of a bridged function), or the error Excel shows for it: a
+    number beyond Excel's largest or NaN is #NUM!, a text longer than a cell holds is #VALUE!."""
+    from rates_xl.calc.engines.formualizer.values import error
+
+    if isinstance(value, float):
+        return value if -LARGEST <= value <= LARGEST else error("#NUM!")  # NaN fails both
+    if isinstance(value, int):  # a bool is within both
+        return value if -_LARGEST_INT <= value <= _LARGEST_INT else error("#NUM!")
+    if isinstance(value, str) and len(value) > TEXT_LIMIT:
+        return error("#VALUE!")
+    return value
+
+
+def implementation(name: str) -> Callable[..., object] | None:
+    """`formulas`' `name` stopped at Excel's limit, or None (another function, or another
+    `formulas` release)."""
+    builder = _BUILDERS.get(name)
+    if builder is None:
+        return None
+    import formulas
+
+    if formulas.__version__ != READ_FROM:
+        return None
+    return builder()
+
+
+def _num() -> object:
+    from formulas.functions import Error
+
+    return Error.errors["#NUM!"]
+
+
+def _number(answer: int) -> object:
+    """An exact integer answer as `formulas` gives it (an int), #NUM! beyond Excel's largest."""
+    if answer > _LARGEST_INT:
+        return _num()
+    return answer if answer <= _EXACT else float(answer)
+
+
+def _permut() -> Callable[..., object]:
+    from formulas.functions import wrap_ufunc
+
+    def permut(number: float, number_chosen: float) -> object:
+        # stat.py xpermut's checks; the product n(n-1)...(n-k+1) stopped once past Excel's
+        # largest (Microsoft's PERMUT page: n!/(n-k)!) instead of two exact factorials: from
+        # n downwards it passes it within 171 factors. float(product) is the correctly rounded
+        # quotient xpermut's true division gives.
+        n, k = int(number), int(number_chosen)
+        if k < 0 or n < 0 or n < k:
+            return _num()
+        product = 1
+        for factor in range(n, n - k, -1):
+            product *= factor
+            if product > _LARGEST_INT:
+                return _num()
+        return float(product)
+
+    return wrap_ufunc(permut)
+
+
+def _permutationa() -> Callable[..., object]:
+    from formulas.functions import wrap_ufunc
+
+    def permutationa(number: float, number_chosen: float) -> object:
+        # stat.py xpermutationa: n**k exactly, but #NUM! (Microsoft's PERMUTATIONA page: a
+        # result too large) before computing a power of more bits than a float holds.
+        if number_chosen < 0 or number < 0:
+            return _num()
+        n, k = int(number), int(number_chosen)
+        if n > 1 and k * math.log2(n) > 1025:
+            return _num()
+        return _number(n**k)
+
+    return wrap_ufunc(permutationa)
+
+
+def _factdouble() -> Callable[..., object]:
+    import schedula as sh
+    from formulas.functions import Error, flatten, raise_errors, wrap_func
+
+    def factdouble(number: object) -> object:
+        # math.py xfactdouble, with the product n(n-2)(n-4)... in Python's integers, #NUM!
+        # past Excel's largest (Excel: FACTDOUBLE(300) 8.15915283247898E+307, not int64's 0).
+        raise_errors(number)
+        x = next(flatten(number, None))
+        if x is sh.EMPTY:
+            x = 0
+        if isinstance(x, bool):
+            return Error.errors["#VALUE!"]
+        x = float(x)
+        if x != x or x < -1:
+            return _num()
+        product = 1
+        for factor in range(max(int(x), 1), 0, -2):
+            product *= factor
+            if product > _LARGEST_INT:
+                return _num()
+        return _number(product)
+
+    return wrap_func(factdouble)
+
+
+def _lcm() -> Callable[..., object]:
+    import numpy as np
+    from formulas.functions import wrap_func
+    from formulas.functions.math import _xgcd
+
+    def least(values: object) -> object:
+        # In Python's integers (numpy's int64 wrapped to a negative), #NUM! at 2^53 (LCM_LIMIT).
+        answer = 1
+        for value in np.asarray(values).ravel().tolist():
+            answer = math.lcm(answer, int(value))
+            if answer >= LCM_LIMIT:
+                return _num()
+        return answer
+
+    def lcm(*args: object) -> object:
+        return _xgcd(least, args)  # its checks: errors, numbers only, 0 <= each <= 2^53+1
+
+    return wrap_func(lcm)
+
+
+def _rept() -> Callable[..., object]:
+    from formulas.functions import Error, replace_empty, wrap_ufunc
+    from formulas.functions.text import _kw0, _str
+
+    def rept(text: object, number_times: object) -> object:
+        # text.py xrept, with Microsoft's REPT page's limit checked before the text is made:
+        # "If the result of the REPT function is longer than 32,767 characters, REPT returns
+        # the #VALUE! error value."
+        shown: str = _str(text)
+        times = int(float(replace_empty(number_times)))
+        if len(shown) * times > TEXT_LIMIT:
+            return Error.errors["#VALUE!"]
+        return shown * times
+
+    return wrap_ufunc(rept, **_kw0)
+
+
+_BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
+    "PERMUT": _permut,
+    "PERMUTATIONA": _permutationa,
+    "FACTDOUBLE": _factdouble,
+    "LCM": _lcm,
+    "REPT": _rept,
+}

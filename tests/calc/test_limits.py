@@ -1,0 +1,137 @@
+"""Hostile arguments to the bridged functions stopped at Excel's limits (calc/xlfuncs/limits.py):
+Excel's answer at once, where `formulas` computed forever (PERMUTATIONA(10,1E+300),
+PERMUT(1E+15,1), REPT("x",1E+9)) or answered a silently wrong number (FACTDOUBLE(300) 0,
+an LCM past 2^63 negative); below the limits the same answers as `formulas`' own."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import openpyxl
+import pytest
+
+from rates_xl.calc.xlfuncs import limits
+
+#: Formula -> Excel's answer (each limit cited in limits.py); the ordinary calls beside them.
+CASES = {
+    "=PERMUTATIONA(10,1E+300)": "#NUM!",
+    "=PERMUTATIONA(10,308)": 1e308,
+    "=PERMUTATIONA(3,2)": 9,  # Microsoft's PERMUTATIONA example
+    "=PERMUT(1E+15,1)": 1e15,
+    "=PERMUT(1E+6,3)": 999997000002000000.0,
+    "=PERMUT(1E+300,2)": "#NUM!",
+    "=PERMUT(100,3)": 970200,  # Microsoft's PERMUT example
+    '=REPT("x",1E+9)': "#VALUE!",
+    '=LEN(REPT("ab",16383))': 32766,
+    '=REPT("ab",16384)': "#VALUE!",
+    '=REPT("*-",3)': "*-*-*-",  # Microsoft's REPT example
+    # 2^150 * 150! (LibreOffice: 8.15441406938059E+307); int64 wrapped it to 0
+    "=FACTDOUBLE(300)": 8.154414069380594e307,
+    "=FACTDOUBLE(1E+7)": "#NUM!",
+    "=FACTDOUBLE(7)": 105,  # Microsoft's FACTDOUBLE example
+    "=LCM(1E+15,999999999999999,999999999999997)": "#NUM!",
+    "=LCM(24,36)": 72,  # Microsoft's LCM example
+}
+
+
+def test_a_book_of_hostile_arguments_answers_excels_values_at_once(tmp_path):
+    """The whole command on a small book, in a subprocess: a regression hangs it, and the
+    timeout makes that a failure instead of a test that never ends."""
+    book, out = tmp_path / "hostile.xlsx", tmp_path / "out.xlsx"
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    for row, formula in enumerate(CASES, start=1):
+        sheet.cell(row=row, column=1, value=formula)
+    workbook.save(book)
+    done = subprocess.run([sys.executable, "-m", "rates_xl.cli", "calc", str(book), "--full", "--force",
+                           "--no-progress", "-o", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 3, done.stderr  # 3: the book has error cells (the #NUM! and #VALUE! ones)
+    answers = openpyxl.load_workbook(out).active
+    got = {formula: answers.cell(row=row, column=1).value for row, formula in enumerate(CASES, start=1)}
+    for formula, expected in CASES.items():
+        if isinstance(expected, float):
+            assert got[formula] == pytest.approx(expected, rel=1e-15), formula
+        else:
+            assert got[formula] == expected, formula
+
+
+def _original(name):
+    import formulas
+    from formulas.functions import math, stat, text
+
+    if formulas.__version__ != limits.READ_FROM:
+        pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
+    return {"PERMUT": stat, "PERMUTATIONA": stat, "FACTDOUBLE": math, "LCM": math, "REPT": text}[name].FUNCTIONS[name]
+
+
+def _shown(answer):
+    import numpy as np
+
+    if isinstance(answer, np.generic):  # numpy's int64 as the bridge hands it on: a Python int
+        answer = answer.item()
+    return repr(answer.tolist()) if isinstance(answer, np.ndarray) else repr(answer)
+
+
+def _past_int64(name, args):
+    """Whether the exact answer on these numbers (any element of an array) passes 2^53, where
+    the originals computed in int64 (wrapped, or #VALUE!): those are the hostile cases above,
+    not a comparison."""
+    import itertools
+
+    import numpy as np
+
+    each = [a.ravel().tolist() if isinstance(a, np.ndarray) else [a] for a in args]
+    return any(_exact_past(name, combination) for combination in itertools.product(*each))
+
+
+def _exact_past(name, args):
+    try:
+        n, k = int(float(args[0])), int(float(args[-1]))
+    except (TypeError, ValueError):
+        return False
+    if any(type(a) not in (int, float, str) for a in args):
+        return False
+    if name == "PERMUT":
+        exact = math.perm(n, k) if 0 <= k <= n else 0
+    elif name == "PERMUTATIONA":
+        exact = n**k if n >= 0 and k >= 0 else 0
+    elif name == "FACTDOUBLE":
+        exact = math.prod(range(max(n, 1), 0, -2))
+    elif name == "LCM":
+        exact = math.lcm(n, k) if n >= 0 and k >= 0 else 0
+    else:
+        return False
+    return exact > 2**53
+
+
+@pytest.mark.parametrize("name", sorted(limits._BUILDERS))
+def test_below_the_limits_the_answers_are_formulas_own(name):
+    """Every kind of argument within the limits (numbers, text, logicals, empty, errors,
+    arrays): the same answer, type included, as the function it replaces."""
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import Error
+
+    original, ours = _original(name), limits.implementation(name)
+    assert ours is not None
+    values = [0, 1, 2, 3, 5.7, 10, 20, 52, 100, 170, -1, -2.5, "4", "x", "", True, False, sh.EMPTY,
+              Error.errors["#N/A"], np.array([[1, 2, 3]], object), np.array([[4.0], ["x"]], object)]
+    for first in values:
+        for second in values if name != "FACTDOUBLE" else [None]:
+            args = (first,) if second is None else (first, second)
+            if _past_int64(name, args):
+                continue
+            assert _shown(ours(*args)) == _shown(original(*args)), (name, args)
+
+
+def test_the_net_under_every_bridged_answer():
+    from rates_xl.calc.engines.formualizer.values import error
+
+    assert limits.bounded(float("inf")) == error("#NUM!")
+    assert limits.bounded(float("nan")) == error("#NUM!")
+    assert limits.bounded(-(10**400)) == error("#NUM!")
+    assert limits.bounded("x" * 32768) == error("#VALUE!")
+    assert limits.bounded("x" * 32767) == "x" * 32767
+    assert limits.bounded(1.5e308) == 1.5e308 and limits.bounded(True) is True
