@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.support.outcomes import outcome
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
 
@@ -34,9 +36,9 @@ class _Compared:
     def compared(self, whole: Callable[..., Any], direct: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
             started = time.perf_counter()
-            ours = _outcome(direct, args)
+            ours = outcome(direct, args)
             middle = time.perf_counter()
-            theirs = _outcome(whole, args)
+            theirs = outcome(whole, args)
             self.seconds["direct"] += middle - started
             self.seconds["whole"] += time.perf_counter() - middle
             self.calls += 1
@@ -44,19 +46,6 @@ class _Compared:
                 self.differ.append((getattr(whole, "__name__", "?"), args, ours, theirs))
             return direct(*args)
         return call
-
-
-def _outcome(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[object, ...]:
-    import numpy as np
-
-    try:
-        answer = function(*args)
-    except Exception as exc:  # noqa: BLE001 - compared: both must fail alike
-        return ("raised", type(exc).__name__, str(exc))
-    if isinstance(answer, np.ndarray):
-        return ("array", type(answer).__name__, answer.dtype.str, answer.shape,
-                [(type(v).__name__, repr(v)) for v in answer.ravel()])
-    return ("answered", type(answer).__name__, repr(answer))
 
 
 def main(argv: list[str] | None = None) -> int:

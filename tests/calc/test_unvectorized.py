@@ -13,6 +13,7 @@ import pytest
 
 from rates_xl.calc import routing
 from rates_xl.calc.xlfuncs import bridge, scalars, unvectorized
+from tests.support.outcomes import outcome
 
 
 def _formulas_read() -> None:
@@ -76,19 +77,6 @@ def _calls(whole: Any, seed: str) -> list[tuple[object, ...]]:
     return calls
 
 
-def _outcome(function: Any, args: tuple[object, ...]) -> tuple[object, ...]:
-    import numpy as np
-
-    try:
-        answer = function(*args)
-    except Exception as exc:  # noqa: BLE001 - compared: both must fail alike
-        return ("raised", type(exc).__name__, str(exc))
-    if isinstance(answer, np.ndarray):
-        return ("array", type(answer).__name__, answer.dtype.str, answer.shape,
-                [(type(v).__name__, repr(v)) for v in answer.ravel()])
-    return ("answered", type(answer).__name__, repr(answer))
-
-
 def test_the_scalar_functions_bridged_are_unvectorized():
     """Most of the bridged scalar functions are `wrap_ufunc`'s (the statistical distributions,
     text, dates, CEILING ...): each is replaced; one built otherwise (CONVERT) is not."""
@@ -107,7 +95,7 @@ def test_the_same_answers_as_the_whole_wrapper():
     _formulas_read()
     differ = [(name, args, ours, theirs) for name, (whole, direct) in _unvectorized().items()
               for args in _calls(whole, name)
-              if (ours := _outcome(direct, args)) != (theirs := _outcome(whole, args))]
+              if (ours := outcome(direct, args)) != (theirs := outcome(whole, args))]
     assert differ == [], differ[:3]
 
 
@@ -122,7 +110,7 @@ def test_arrays_and_other_values_go_to_the_whole_wrapper():
     direct = unvectorized.direct(whole)
     grid = np.array([[1.0, 2.0], [3.0, "x"]], dtype=object)
     for args in [(grid, 2.0), (2.0, grid), (np.float64(2.0), 3.0), (np.array(2.0, dtype=object), 3.0)]:
-        assert _outcome(direct, args) == _outcome(whole, args)
+        assert outcome(direct, args) == outcome(whole, args)
     assert direct(grid, 2.0).shape == (2, 2)
 
 

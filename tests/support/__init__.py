@@ -28,5 +28,6 @@ Modules:
     soak          the soak's traffic and measurement (CI runs it short, bench at length)
     libreoffice   LibreOffice headless as a second opinion, and the profile that recalculates
     budget_books  the workbooks of a calc's budget: a whole sheet over one far cell, a long chain
+    outcomes      a call's outcome (answer, array or exception), to compare two implementations
     any_share     how much of calc, functions and client is annotated `Any` (tests/test_any_share.py)
 """
