@@ -1,7 +1,8 @@
 """Hostile arguments to the bridged functions stopped at Excel's limits (calc/xlfuncs/limits.py):
 Excel's answer at once, where `formulas` computed forever (PERMUTATIONA(10,1E+300),
 PERMUT(1E+15,1), REPT("x",1E+9)) or answered a silently wrong number (FACTDOUBLE(300) 0,
-an LCM past 2^63 negative); below the limits the same answers as `formulas`' own."""
+an LCM past 2^63 negative), and the Bessel functions' recurrences (calc/xlfuncs/engineering/
+bessel.py) of an order of 1E+15; below the limits the same answers as `formulas`' own."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ CASES = {
     "=FACTDOUBLE(7)": 105,  # Microsoft's FACTDOUBLE example
     "=LCM(1E+15,999999999999999,999999999999997)": "#NUM!",
     "=LCM(24,36)": 72,  # Microsoft's LCM example
+    # An order past 32 bits (LibreOffice: Err:502); the recurrences ran 2E+15 steps
+    "=BESSELJ(1,1E+15)": "#NUM!",
+    "=BESSELI(1,1E+15)": "#NUM!",
+    "=BESSELK(1,1E+15)": "#NUM!",
+    "=BESSELY(1,1E+15)": "#NUM!",
+    "=BESSELJ(1,100000)": 0,  # below the smallest double (LibreOffice: 0)
+    "=BESSELI(1,100000)": 0,
+    "=BESSELY(1,2E+9)": "#NUM!",  # past Excel's largest within a few hundred steps
+    "=BESSELK(1,2E+9)": "#NUM!",
+    "=BESSELJ(1.9,2)": pytest.approx(0.329925829, abs=5e-10),  # Microsoft's BESSELJ example
 }
 
 

@@ -19,6 +19,24 @@ from rates_xl.errors import Internal
 _ACC = 40.0  # Miller's downward recurrence: start this far above n (sqrt(ACC * n))
 _BIG, _SMALL = 1.0e10, 1.0e-10  # rescaling in the downward recurrence
 
+#: The largest order taken: Microsoft's pages say only that n < 0 is #NUM!; LibreOffice reads the
+#: order as a 32-bit integer (BESSELJ(1,2147483648): Err:502, invalid argument). Past it #NUM!,
+#: where the recurrences below would run for hours (an order of 1E+15 never returned).
+LARGEST_ORDER = 2**31 - 1
+
+#: ln of a magnitude below the smallest double (4.9E-324): an answer bounded by it is 0.
+_UNDERFLOW = -746.0
+
+#: Orders from which `_underflows` is asked (below, the recurrences are quick and answer as before).
+_LONG = 10_000
+
+
+def _underflows(x: float, n: int, growth: float) -> bool:
+    """Whether |J_n(x)| or |I_n(x)|, at most (|x|/2)^n / n! * e^growth (DLMF 10.14.4, 10.14.7
+    with growth x^2/4 for I), is below the smallest double: the recurrences' many steps then
+    end at 0 too (LibreOffice: BESSELJ(1,100000) 0), without running them."""
+    return n >= _LONG and n * math.log(abs(x) / 2.0) - math.lgamma(n + 1.0) + growth < _UNDERFLOW
+
 
 def _poly(y: float, coefficients: tuple[float, ...]) -> float:
     """c0 + y * (c1 + y * (c2 + ...)), evaluated in Horner's order as the originals are."""
@@ -130,7 +148,7 @@ def besselj(x: float, n: int) -> float:
         return j0(ax)
     if n == 1:
         answer = j1(ax)
-    elif ax == 0.0:
+    elif ax == 0.0 or _underflows(ax, n, 0.0):
         return 0.0
     elif ax > n:  # upward recurrence is stable here
         tox = 2.0 / ax
@@ -161,6 +179,8 @@ def bessely(x: float, n: int) -> float:
     tox = 2.0 / x
     for j in range(1, n):
         below, answer = answer, j * tox * answer - below
+        if not math.isfinite(answer):  # stays so to the end: #NUM! now, not after n steps
+            break
     return answer
 
 
@@ -169,7 +189,7 @@ def besseli(x: float, n: int) -> float:
         return i0(x)
     if n == 1:
         return i1(x)
-    if x == 0.0:
+    if x == 0.0 or _underflows(x, n, x * x / 4.0):
         return 0.0
     tox = 2.0 / abs(x)
     answer, above, bi = 0.0, 0.0, 1.0
@@ -187,9 +207,13 @@ def besselk(x: float, n: int) -> float:
     if n == 0:
         return k0(x)
     below, answer = k0(x), k1(x)
+    if below == 0.0 and answer == 0.0:  # both underflowed (x past 700): the recurrence's every step is 0
+        return 0.0
     tox = 2.0 / x
     for j in range(1, n):
         below, answer = answer, below + j * tox * answer
+        if not math.isfinite(answer):  # stays so to the end: #NUM! now, not after n steps
+            break
     return answer
 
 
@@ -218,7 +242,7 @@ def _excel(compute: Callable[[float, int], float], positive: bool) -> Factory:
         def call(x: EngineValue, n: EngineValue = None) -> EngineValue:
             try:
                 value, order = _argument(x), int(_argument(n))  # Excel truncates the order
-                if order < 0 or (positive and value <= 0):
+                if order < 0 or order > LARGEST_ORDER or (positive and value <= 0):
                     raise ExcelError("#NUM!")
                 answer = compute(value, order)
             except _Given as given:
