@@ -243,6 +243,7 @@ class _Interrupt:
         self.command = ""
         self.signalled = False
         self._reported = threading.Lock()
+        self._timed = threading.Lock()
 
     def handle(self, signum: int, frame: object) -> None:
         if self.signalled:  # a second Ctrl+C: stop now
@@ -251,10 +252,16 @@ class _Interrupt:
         # Half-written files are being abandoned: their finalizers' complaints (zipfile's
         # "Exception ignored in ZipFile.__del__") are noise, not news.
         sys.unraisablehook = lambda unraisable: None
-        timer = threading.Timer(INTERRUPT_GRACE_S, self._exit)
-        timer.daemon = True
-        timer.start()
+        self.grace()
         raise KeyboardInterrupt
+
+    def grace(self) -> None:
+        """End the command INTERRUPT_GRACE_S from now, whatever it is doing then (once: the
+        handler and `_SignalWatch` both start it)."""
+        if self._timed.acquire(blocking=False):
+            timer = threading.Timer(INTERRUPT_GRACE_S, self._exit)
+            timer.daemon = True
+            timer.start()
 
     def stop(self) -> int:
         """After the interrupt unwound to main: report it; exit at once when a signal caused
@@ -298,11 +305,45 @@ def _interrupts() -> Iterator[_Interrupt]:
         yield interrupt
         return
     previous = {sig: signal.signal(sig, interrupt.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    watch = _SignalWatch(interrupt)
     try:
         yield interrupt
     finally:
+        watch.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+class _SignalWatch:
+    """The grace timer started by a thread of its own when a signal arrives, not only by the
+    handler. Python runs a signal's handler in the main thread only, between two bytecodes
+    (https://docs.python.org/3/library/signal.html#execution-of-python-signal-handlers): while
+    the main thread waits in native code, the handler waits with it. formualizer evaluates a
+    book in native code, giving Python's lock back: `rates-xl calc` on 40 cells of
+    `=SUM(SEQUENCE(1500,1500)*2)` ended 19-21 s after a Ctrl+C, when the evaluation did. Python's
+    C-level handler also writes the signal's number to the wakeup fd (`signal.set_wakeup_fd`);
+    this thread reads it there and starts the timer while our handler is the one installed (a
+    command that installs its own, such as a server's, keeps its own way of stopping)."""
+
+    def __init__(self, interrupt: _Interrupt) -> None:
+        self._interrupt = interrupt
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)  # (the wakeup fd must not block the C handler)
+        self._previous = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="rates-xl signals", daemon=True).start()
+
+    def _watch(self) -> None:
+        try:
+            while data := os.read(self._read, 64):  # (b"": the write end closed, `close`)
+                for signum in data:
+                    if signum in (signal.SIGINT, signal.SIGTERM) and signal.getsignal(signum) == self._interrupt.handle:
+                        self._interrupt.grace()
+        finally:
+            os.close(self._read)
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._previous)
+        os.close(self._write)
 
 
 if __name__ == "__main__":
