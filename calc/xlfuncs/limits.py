@@ -5,7 +5,8 @@ cancels only between cells) nor give a silently wrong number.
 `formulas` 1.3.4 computes PERMUTATIONA(10,1E+300) as 10**1E+300 and PERMUT(1E+15,1) as two
 exact factorials (both never return), REPT("x",1E+9) as a billion-character text, FACTDOUBLE
 in numpy's int64 (FACTDOUBLE(300) wrapped to 0) and LCM in int64 (a negative for a product
-past 2^63). `implementation` gives these functions computed with Python's integers and stopped
+past 2^63), PERCENTRANK.INC/EXC's truncation with 10**significance (never returned for a
+significance of 1E+15). `implementation` gives these functions computed with Python's integers and stopped
 at Excel's limit, wrapped by the same `formulas` wrappers as the originals (their parsing,
 errors and lifting over arrays unchanged); bridge.py's `_look_up` asks it first. Below each
 limit the answers are the originals' exactly (tests/calc/test_limits.py compares them).
@@ -180,7 +181,33 @@ def _rept() -> Callable[..., object]:
     return wrap_ufunc(rept, **_kw0)
 
 
+#: The largest significance whose 10**significance a float holds: past it PERCENTRANK's truncation
+#: has no answer (LibreOffice: PERCENTRANK({1,2,3,5},4,400) #NUM!; Microsoft's page gives none).
+_LARGEST_SIGNIFICANCE = 308
+
+
+def _percentrank(exclusive: bool) -> Callable[[], Callable[..., object]]:
+    def build() -> Callable[..., object]:
+        import functools
+
+        from formulas.functions import XlError, wrap_ufunc
+        from formulas.functions.stat import _percentrank_kw, xpercentrank
+
+        def percentrank(exc: bool, vals: object, x: object, significance: object = 3) -> object:
+            # stat.py xpercentrank truncates with 10**significance: PERCENTRANK.INC(A1:A3,2,1E+15)
+            # never returned. Its own checks (#N/A, #NUM!) first, as they come before.
+            if isinstance(significance, int | float) and significance > _LARGEST_SIGNIFICANCE:
+                first = xpercentrank(exc, vals, x, 1)
+                return first if isinstance(first, XlError) else _num()
+            return xpercentrank(exc, vals, x, significance)
+
+        return wrap_ufunc(functools.partial(percentrank, exclusive), **_percentrank_kw)
+    return build
+
+
 _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
+    "PERCENTRANK.EXC": _percentrank(True),
+    "PERCENTRANK.INC": _percentrank(False),
     "PERMUT": _permut,
     "PERMUTATIONA": _permutationa,
     "FACTDOUBLE": _factdouble,

@@ -43,6 +43,10 @@ CASES = {
     "=BESSELI(1,100000)": 0,
     "=BESSELY(1,2E+9)": "#NUM!",  # past Excel's largest within a few hundred steps
     "=BESSELK(1,2E+9)": "#NUM!",
+    "=PERCENTRANK.INC({1,2,3,5},4,1E+15)": "#NUM!",  # LibreOffice's PERCENTRANK: #NUM!
+    "=PERCENTRANK.EXC({1,2,3,5},4,1E+15)": "#NUM!",
+    "=PERCENTRANK.INC({1,2,3,5},9,1E+15)": "#N/A",  # outside the array: its own error first
+    "=PERCENTRANK.INC({1,2,3,5},4)": 0.833,
     "=BESSELJ(1.9,2)": pytest.approx(0.329925829, abs=5e-10),  # Microsoft's BESSELJ example
 }
 
@@ -74,7 +78,8 @@ def _original(name):
 
     if formulas.__version__ != limits.READ_FROM:
         pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
-    return {"PERMUT": stat, "PERMUTATIONA": stat, "FACTDOUBLE": math, "LCM": math, "REPT": text}[name].FUNCTIONS[name]
+    modules = {"FACTDOUBLE": math, "LCM": math, "REPT": text}
+    return modules.get(name, stat).FUNCTIONS[name]
 
 
 def _shown(answer):
@@ -129,6 +134,12 @@ def test_below_the_limits_the_answers_are_formulas_own(name):
     assert ours is not None
     values = [0, 1, 2, 3, 5.7, 10, 20, 52, 100, 170, -1, -2.5, "4", "x", "", True, False, sh.EMPTY,
               Error.errors["#N/A"], np.array([[1, 2, 3]], object), np.array([[4.0], ["x"]], object)]
+    if name.startswith("PERCENTRANK"):  # (array, x, significance)
+        for x in values:
+            for significance in [*values, 308, 20.5]:
+                args = (np.array([[1, 2, 3, 5]], object), x, significance)
+                assert _shown(ours(*args)) == _shown(original(*args)), (name, args)
+        return
     for first in values:
         for second in values if name != "FACTDOUBLE" else [None]:
             args = (first,) if second is None else (first, second)
