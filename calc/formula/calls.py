@@ -175,6 +175,44 @@ def switch_errors(formula: Formula, _site: Site) -> str:
     return edits.text() if tokens else formula.text
 
 
+#: The name `shape_of_an_error` binds its call's argument to (LET).
+_SHAPED = "_rates_xl_shaped"
+#: Reference operators: an argument built with them is a reference, whose shape needs no value.
+_REFERENCE_OPERATORS = frozenset({",", " ", ":"})
+
+
+def shape_of_an_error(formula: Formula, _site: Site) -> str:
+    """ROWS and COLUMNS of an expression whose answer is an error are that error in Excel: a
+    count of matches written `ROWS(FILTER(A2:A9,B2:B9="x"))` is FILTER's error when nothing
+    matches, not 1 (the argument is evaluated, and an error argument is the function's answer,
+    as for any function taking a value). formualizer 0.13 answers 1 for every error
+    (`ROWS(NA())`, `COLUMNS(1/0)`). A call whose argument is computed (a call, an operator or an
+    error: never a reference, a name or a reference built with `,`, ` ` or `:`, whose shape
+    needs no value) is read through
+    `LET(x, argument, IF(AND(ROWS(x)=1, COLUMNS(x)=1), IF(ISERROR(INDEX(x,1,1)), INDEX(x,1,1), 1),
+    ROWS(x)))`: one evaluation of the argument, the error passed on, every other answer the same;
+    only a one-cell array holding an error (Excel: 1) shows the error
+    (tests/calc/test_model_classes.py)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    taken: list[tuple[int, int]] = []
+    for call in formula.calls("ROWS", "COLUMNS"):
+        if call.close < 0 or len(call.arguments) != 1 or any(a <= call.open and call.close <= b for a, b in taken):
+            continue
+        argument_tokens = formula.solid(call.arguments[0])
+        if any(t.kind == INFIX and t.text in _REFERENCE_OPERATORS for t in argument_tokens):
+            continue  # a union, an intersection or a range built by `:` (formulas_test.xlsx LOOKUP!S15)
+        if not any(t.kind in (FUNC, INFIX, PREFIX) or (t.kind == OPERAND and t.sub == ERROR) for t in argument_tokens):
+            continue
+        argument = formula.span_text(call.arguments[0])
+        shape = f"{tokens[call.open].text}{_SHAPED})"
+        edits.replace(call.open, call.close + 1,
+                      f"LET({_SHAPED},{argument},IF(AND(ROWS({_SHAPED})=1,COLUMNS({_SHAPED})=1),"
+                      f"IF(ISERROR(INDEX({_SHAPED},1,1)),INDEX({_SHAPED},1,1),1),{shape}))")
+        taken.append((call.open, call.close))
+    return edits.text() if taken else formula.text
+
+
 def _literal(argument: list[Token]) -> bool:
     """A number, text, TRUE or FALSE written in the formula (or nothing)."""
     if len(argument) == 2 and argument[0].kind == PREFIX and argument[0].text == "-":

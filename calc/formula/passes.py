@@ -92,6 +92,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("index", calls.index, ("INDEX(",), _text(calls.may_index)),
     Pass("index_signs", calls.index_signs, ("INDEX(",)),
     Pass("switch_errors", calls.switch_errors, ("SWITCH(",)),
+    Pass("shape_of_an_error", calls.shape_of_an_error, ("ROWS(", "COLUMNS("), cells=ORDINARY),
     Pass("choose_logical", arguments.choose_logical, ("CHOOSE",), _text(arguments.may_choose)),
     Pass("type_of", calls.type_of, ("_XLETA", "#GETTING_DATA")),
     Pass("reference_operators", operators.reference_operators, (),

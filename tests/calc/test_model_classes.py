@@ -268,3 +268,25 @@ def test_a_computed_array_in_an_ordinary_cell_shows_its_top_left_and_spills_nowh
     else:
         assert values["A14"] == "#VALUE!"
     assert (values["A5"], values["A8"], values["A10"], values["A12"]) == (1, 8, 14, 0)
+
+
+def test_rows_and_columns_of_an_error_are_the_error(tmp_path):
+    """ROWS and COLUMNS of an expression that is an error answer that error, as Excel does (a count
+    of matches `ROWS(FILTER(...))` is FILTER's error when nothing matches); formualizer alone
+    answered 1. A reference's shape, and an array's, are unchanged (the pass `shape_of_an_error`)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["A1"], sheet["A2"], sheet["A3"] = 1, 2, 3
+    formulas = {"B1": "=ROWS(NA())", "B2": "=COLUMNS(1/0)", "B3": "=ROWS(FILTER(A1:A3,A1:A3>5))",
+                "B4": "=ROWS(FILTER(A1:A3,A1:A3>1))", "B5": "=ROWS(A1:A3)", "B6": "=COLUMNS(SEQUENCE(2,4))*10+ROWS(SEQUENCE(5))",
+                "B7": "=ROWS({1;2})", "B8": "=COLUMNS(A1:C1)+ROWS(IF(A1>0,NA()))",
+                "B9": "=ROWS(OFFSET(A1,0,0,3,1))", "B10": "=ROWS((A1:A3,A2))", "B11": "=ROWS(INDEX(A1:A3,1):INDEX(A1:A3,2))"}
+    for cell, formula in formulas.items():
+        sheet[cell] = formula
+    values, listed = _computed(book, tmp_path, list(formulas), "fast")
+    assert not listed
+    assert values["B1"] == "#N/A" and values["B2"] == "#DIV/0!" and values["B8"] == "#N/A"
+    assert isinstance(values["B3"], str) and values["B3"].startswith("#")  # FILTER's own error
+    assert [values[c] for c in ("B4", "B5", "B6", "B7", "B9", "B11")] == [2, 3, 45, 2, 3, 2]
+    assert values["B10"] == "#REF!"  # a union: Excel's ROWS of one is #REF!; its own reading, unchanged
