@@ -81,6 +81,17 @@ def _number(answer: int) -> object:
     return answer if answer <= _EXACT else float(answer)
 
 
+def _product(factors: range) -> int | None:
+    """The factors' product in Python's integers, or None once it passes Excel's largest number
+    (factors of 1 or more, largest first: it passes within a few hundred factors, however many)."""
+    product = 1
+    for factor in factors:
+        product *= factor
+        if product > _LARGEST_INT:
+            return None
+    return product
+
+
 def _permut() -> Callable[..., object]:
     from formulas.functions import wrap_ufunc
 
@@ -92,12 +103,8 @@ def _permut() -> Callable[..., object]:
         n, k = int(number), int(number_chosen)
         if k < 0 or n < 0 or n < k:
             return _num()
-        product = 1
-        for factor in range(n, n - k, -1):
-            product *= factor
-            if product > _LARGEST_INT:
-                return _num()
-        return float(product)
+        product = _product(range(n, n - k, -1))
+        return _num() if product is None else float(product)
 
     return wrap_ufunc(permut)
 
@@ -124,7 +131,8 @@ def _factdouble() -> Callable[..., object]:
 
     def factdouble(number: object) -> object:
         # math.py xfactdouble, with the product n(n-2)(n-4)... in Python's integers, #NUM!
-        # past Excel's largest (Excel: FACTDOUBLE(300) 8.15915283247898E+307, not int64's 0).
+        # past Excel's largest (FACTDOUBLE(300): 8.15441406938059E+307, as LibreOffice, not
+        # int64's 0).
         raise_errors(number)
         x = next(flatten(number, None))
         if x is sh.EMPTY:
@@ -134,12 +142,8 @@ def _factdouble() -> Callable[..., object]:
         x = float(x)
         if x != x or x < -1:
             return _num()
-        product = 1
-        for factor in range(max(int(x), 1), 0, -2):
-            product *= factor
-            if product > _LARGEST_INT:
-                return _num()
-        return _number(product)
+        product = _product(range(max(int(x), 1), 0, -2))
+        return _num() if product is None else _number(product)
 
     return wrap_func(factdouble)
 
