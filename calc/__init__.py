@@ -30,6 +30,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `sources.py`: RATES_SOURCE in calc (the engine passes the referenced cell's own call);
 - `data_tables.py`: what-if data tables, computed as Excel's what-if analysis computes them;
 - `results.py`: what a calculation answers (`CalcResult`, `BatchResult`, the summary's cells);
+  `error_cells.py`: its error cells, each with why (a blocked spill, a RATES_ call's message);
 - `frozen.py`: the values-frozen copy; `copy_losses.py`: what the copy lacks of the original
   (openpyxl does not carry shapes, embedded objects ... over), named in the summary;
   `xlsx_writer.py`: openpyxl's save, the same bytes, with the sheets' cells written faster

@@ -1,28 +1,34 @@
 """Headless workbook calculation: `WorkbookCalculation` coordinates. It reads the file once
 (`calc/book.py`), loads it into an engine (`calc/engines/`: the one place that picks one),
 runs the plan / fetch / compute loop (`rates_xl.functions.plan.plan_and_evaluate`, the same
-loop the Excel hosts use), lists error cells, cells not computed (with the reason; their
-cached values are kept), circular references and links to other books, and writes the
-values-frozen copy (`calc/frozen.py`).
+loop the Excel hosts use), lists error cells (`calc/error_cells.py`), cells not computed
+(with the reason; their cached values are kept), circular references and links to other
+books, and writes the values-frozen copy (`calc/frozen.py`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import collector, data_tables, frozen, merged_spills, recalc, valuation
+from rates_xl.calc import (
+    collector,
+    data_tables,
+    error_cells,
+    frozen,
+    merged_spills,
+    recalc,
+    valuation,
+)
 from rates_xl.calc.book import Book, CalcError, reraise_interrupts, sheet_rows
 from rates_xl.calc.budget import Budget, Deadline, check_cells
 from rates_xl.calc.engines import ENGINES, Engine, Settled, load_engine
 from rates_xl.calc.engines.rates import computing
-from rates_xl.calc.results import BatchResult, CalcResult, ErrorCell, SkippedCell, listed_error
+from rates_xl.calc.results import BatchResult, CalcResult, SkippedCell
 from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.plan import DEFAULT_MAX_ROUNDS, PlanReport, plan_and_evaluate
 from rates_xl.functions.sheet import (
@@ -37,7 +43,6 @@ from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import CellValue, StoredValue
 
 if TYPE_CHECKING:
-    from openpyxl.worksheet.worksheet import Worksheet
 
     from rates_xl.client import RatesClient
     from rates_xl.client.pack import PackRecorder
@@ -225,7 +230,7 @@ class WorkbookCalculation:
         stale = recalc.stale_list(self.source, self.stale)
         over_merged = merged_spills.arrays_over_merged(self.source) if self.source.merged else {}
         cut = [(sheet, cell, why) for (sheet, cell), why in sorted({**self.engine.cut, **over_merged}.items())]
-        return CalcResult(self.path, values, self._errors(values), self.unknown_functions,
+        return CalcResult(self.path, values, error_cells.listed(self.book, self.engine, self.spills, values), self.unknown_functions,
                           report, seconds, self.formula_count, engine=self.engine_name,
                           skipped=skipped, loops=self.engine.loops(), notes=self._notes(),
                           mode="full" if self.full else "default",
@@ -331,87 +336,6 @@ class WorkbookCalculation:
         except KeyError:
             raise KeyError(f"{self.path.name} defines no name {name!r}") from None
 
-    def _errors(self, values: dict[Key, CellValue]) -> list[ErrorCell]:
-        order = {title: i for i, title in enumerate(self.book.sheetnames)}
-        # By title without openpyxl's `book[title]`, which walks every sheet's title each time.
-        sheets = {ws.title: ws for ws in self.book.worksheets}
-        # The engine's spills by sheet, in its order: where `_message` finds a spilled cell's anchor.
-        spills: dict[str, list[tuple[Key, Area]]] = {}
-        for key, area in self.engine.extents.items():
-            spills.setdefault(key[0], []).append((key, area))
-        found = []
-        for (sheet, cell), v in values.items():
-            if isinstance(v, str) and listed_error(v):  # (most values are numbers: no call for them)
-                place = parse_cell(cell)
-                message = (self._spill_message((sheet, cell)) if v == "#SPILL!" and (sheet, cell) in self.spills
-                           else self._message(sheet, cell, place, values, sheets, spills))
-                found.append(((order.get(sheet, 0), *place), ErrorCell(sheet, cell, str(v), message)))
-        found.sort(key=itemgetter(0))  # (by sheet and place; the values' order among equals, as before)
-        return [error for _, error in found]
-
-    def _spill_message(self, key: Key) -> str:
-        """Why a spill's anchor shows #SPILL!: merged cells in its way (named), else a cell that is
-        not empty (a cell that reads the anchor shows its #SPILL! without being one)."""
-        merged = self.engine.blocked.get(key)
-        return merged_spills.message(merged) if merged is not None else SPILL_BLOCKED
-
-    def _message(self, sheet: str, cell: str, place: tuple[int, int], values: dict[Key, CellValue],
-                 sheets: Mapping[str, Worksheet], spills: Mapping[str, list[tuple[Key, Area]]]) -> str:
-        """The message of a failing RATES_ cell (at `place`, its (row, column)): its formula's
-        call, its arguments read as the engine passed them, looked up among the calls the
-        calculation answered with a message."""
-        try:
-            ws = sheets[sheet]
-            # openpyxl's `ws[cell]` without parsing the address again: it adds a cell not there.
-            target = ws._cells.get(place)
-            formula: object = (target if target is not None else ws.cell(*place)).value
-            formula = getattr(formula, "text", formula)  # an array formula's text
-            if not (isinstance(formula, str) and formula.startswith("=")):
-                # A cell of a spill (a history grid's failed column): its anchor's call.
-                row, col = place
-                anchor = next((key for key, area in spills.get(sheet, ()) if key[1] != cell
-                               and area.top <= row <= area.bottom and area.left <= col <= area.right), None)
-                if anchor is None:
-                    return ""
-                return self._message(anchor[0], anchor[1], parse_cell(anchor[1]), values, sheets, spills)
-        except (KeyError, ValueError):
-            return ""
-        if not _NAMES_A_SERVICE_CALL.search(formula):
-            # No RATES_* call in its text (every name of the table starts so, as do its
-            # former names): rates_calls would find none, and tokenizing each error cell's
-            # formula cost formulas_test (10,909 error cells) about a tenth of its run.
-            return ""
-        return self._call_message(sheet, formula, values)
-
-    def _call_message(self, sheet: str, formula: str, values: dict[Key, CellValue]) -> str:
-        """The message the calculation answered for a call of `formula` (on `sheet`), or ""."""
-        from rates_xl.functions import errors
-        from rates_xl.functions.link import Unlinked, argument_value, rates_calls
-
-        def value_of(at: str, ref: str) -> StoredValue:
-            return values[(at, ref)] if (at, ref) in values else self.book[at][ref].value
-
-        try:
-            for name, texts in rates_calls(formula):
-                message = errors.calls.of(name, [argument_value(x, sheet, value_of) for x in texts])
-                if message:
-                    return errors.without_prefix(message)
-        except (Unlinked, KeyError, ValueError):
-            return ""
-        return ""
-
-
-#: What a formula calling a RATES_* function holds: the name in either spelling (RATES_SWAP,
-#: RATES.SWAP, perhaps after _xludf.) and its "(" (rates_calls reads a call only from a
-#: function's token, `name(`; every name of the table and former name is RATES_ and letters
-#: or digits). Not bare "RATES": the engine's copy `book` holds the preparation's rewritten
-#: formulas, and its own functions are RATESXL.* (RATESXL.CMPROUND around formulas_test's
-#: comparisons: 2,579 of its error cells were tokenized for nothing); nor "RATES_" alone: its
-#: LET names are _rates_xl_cse ... (207 more of them, 0.005 s).
-_NAMES_A_SERVICE_CALL = re.compile(r"RATES[._]\w+\(", re.IGNORECASE)
-
-#: Why a cell shows #SPILL! (Microsoft: "#SPILL! error - Spill range isn't blank").
-SPILL_BLOCKED = "the table does not fit: a cell in the range it spills into is not empty; clear it"
 
 #: How many times the check holds the cells found wrong and compares what they feed again.
 MAX_CHECK_ROUNDS = 3

@@ -264,6 +264,10 @@ class CallMessages:
         with self._lock:
             return self._calls.get(self._key(name, args))
 
+    def __len__(self) -> int:
+        """How many calls answered a message (none: no cell of the calculation shows one)."""
+        return len(self._calls)
+
 
 calls = CallMessages()
 

@@ -44,9 +44,9 @@ def test_a_sum_over_a_failed_rates_cell_is_an_error_and_the_summary_names_the_me
 
 def test_every_function_a_message_is_looked_up_for_is_named_rates():
     """The summary skips reading an error cell's formula for RATES_* calls when its text holds
-    no "RATES_" nor "RATES." (calc/workbook.py `_message`): true only while every name is so
+    no "RATES_" nor "RATES." (calc/error_cells.py `_Messages.of`): true only while every name is so
     spelt. The engine's own functions (RATESXL.*, in the prepared formulas it reads) are not."""
-    from rates_xl.calc.workbook import _NAMES_A_SERVICE_CALL
+    from rates_xl.calc.error_cells import NAMES_A_SERVICE_CALL
     from rates_xl.functions.link import rates_calls
     from rates_xl.functions.table import FORMER_NAMES, FUNCTIONS
 
@@ -54,6 +54,35 @@ def test_every_function_a_message_is_looked_up_for_is_named_rates():
     assert names and all(name.upper().startswith("RATES_") for name in names)
     for name in names:
         for spelt in (name, name.replace("_", ".", 1), f"_xludf.{name.lower()}"):
-            assert _NAMES_A_SERVICE_CALL.search(f"=IFERROR({spelt}(A1),0)")
+            assert NAMES_A_SERVICE_CALL.search(f"=IFERROR({spelt}(A1),0)")
     internal = "=RATESXL.CMPROUND(A1)=RATESXL.CMPROUND(B1)"
-    assert not _NAMES_A_SERVICE_CALL.search(internal) and rates_calls(internal) == []
+    assert not NAMES_A_SERVICE_CALL.search(internal) and rates_calls(internal) == []
+
+
+def test_the_error_cells_read_formulas_for_messages_only_when_a_call_answered_one(monkeypatch):
+    """calc/error_cells.py `listed` reads no error cell's formula while `errors.calls` holds no
+    call (a message is only ever one it answered): it counts what was noted and forgotten."""
+    from rates_xl.calc import error_cells
+    from rates_xl.calc.engines import Settled
+    from rates_xl.functions.errors import CallMessages
+
+    calls = CallMessages()
+    assert len(calls) == 0
+    calls.note("RATES_SWAP", ["SOFR", "10X"], "#RATES! maturity: '10X' is not a tenor")
+    calls.note("RATES_SWAP", ["SOFR", "5Y", None], "#RATES! pending")
+    assert len(calls) == 2
+    calls.forget("RATES_SWAP", ["SOFR", "5Y"])
+    assert len(calls) == 1
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["A1"] = '=RATES_SWAP("SOFR","10X")'
+    values = {("S", "A1"): "#VALUE!"}
+    monkeypatch.setattr("rates_xl.functions.errors.calls", calls)
+    [listed] = error_cells.listed(wb, Settled("fast", values), {}, values)
+    assert (listed.cell, listed.value, listed.message) == ("A1", "#VALUE!", "maturity: '10X' is not a tenor")
+    monkeypatch.setattr("rates_xl.functions.errors.calls", CallMessages())
+    monkeypatch.setattr(error_cells, "_Messages", None)  # (never made: nothing to look up)
+    [listed] = error_cells.listed(wb, Settled("fast", values), {}, values)
+    assert (listed.cell, listed.value, listed.message) == ("A1", "#VALUE!", "")

@@ -10,7 +10,8 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from rates_xl.calc.workbook import SPILL_BLOCKED, WorkbookCalculation
+from rates_xl.calc.error_cells import SPILL_BLOCKED
+from rates_xl.calc.workbook import WorkbookCalculation
 
 ENGINES = ("fast", "formulas")
 PINNED = "2026-11-20T16:00:00Z"

@@ -12,8 +12,8 @@ import openpyxl
 import pytest
 import xlsxwriter
 
+from rates_xl.calc.error_cells import SPILL_BLOCKED
 from rates_xl.calc.merged_spills import message
-from rates_xl.calc.workbook import SPILL_BLOCKED
 from rates_xl.cli import main
 from rates_xl.functions.sheet import parse_area
 
