@@ -1,10 +1,14 @@
 """What the console script leaves unimported (rates_xl/lazy_imports.py): `rates-xl calc` on a
 book needing neither numpy nor a picture imports neither numpy nor Pillow's core, and a book
 with a picture and a SUMIF still gets both, its picture kept in the copy and the SUMIF's value
-Excel's. Each run is the console script's own (`run`) in a fresh process."""
+Excel's. Neither imports openpyxl's built-in styles; a program naming one gets the same styles,
+and the same file, as with openpyxl imported the ordinary way. Each run is the console
+script's own (`run`) in a fresh process."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
 import subprocess
@@ -13,12 +17,16 @@ import zipfile
 from pathlib import Path
 
 import openpyxl
+import pytest
+
+from rates_xl import lazy_imports
 
 #: Run as the console script runs (cli.run), then list which of these modules were imported:
 #: the modules are read when the process ends (run's exit runs the atexit functions).
 SCRIPT = """
 import atexit, json, sys
-WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic", "cachetools", "logging")
+WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic", "cachetools", "logging",
+           "openpyxl.styles.builtins", "numpy.random", "scipy.stats")
 atexit.register(lambda: print(json.dumps(sorted(m for m in WATCHED if m in sys.modules))))
 sys.argv = ["rates-xl", *sys.argv[1:]]
 from rates_xl import cli
@@ -74,7 +82,8 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
     out = tmp_path / "picture.values.xlsx"
 
     imported = set(_calc(book, out))  # (Pillow imports logging)
-    assert {"PIL._imaging", "numpy"} <= imported and not {"scipy", "formulas", "pydantic"} & imported
+    assert {"PIL._imaging", "numpy"} <= imported
+    assert not {"scipy", "formulas", "pydantic", "openpyxl.styles.builtins", "numpy.random"} & imported
     values = openpyxl.load_workbook(out).active
     assert values["C1"].value == 301 and values["C2"].value == 2
     with zipfile.ZipFile(out) as copy:
@@ -83,7 +92,103 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
     assert len(values._images) == 1 and values._images[0].anchor._from.col == 4
 
 
+def test_a_bridged_function_imports_formulas_without_scipy_or_numpy_random(tmp_path):
+    """CEILING and MROUND are `formulas`' (calc/routing.py BRIDGED), from its math module, which
+    is imported without numpy.random (calc/xlfuncs/scipy_deferred.py) and its statistical one
+    without scipy.stats (the `scipy` package itself is imported: `from scipy import stats`)."""
+    book = tmp_path / "bridged.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["B1"], ws["B2"] = 2.5, "=CEILING(A1,1)", "=MROUND(7,3)"
+    wb.save(book)
+    out = tmp_path / "bridged.values.xlsx"
+
+    imported = set(_calc(book, out))
+    assert {"numpy", "formulas"} <= imported and not {"scipy.stats", "numpy.random", "pydantic"} & imported
+    values = openpyxl.load_workbook(out).active
+    assert values["B1"].value == 3 and values["B2"].value == 6
+
+
 def test_the_help_imports_neither_numpy_nor_pillow(tmp_path):
     """`rates-xl --help` imports every command's module (calc/diff.py's openpyxl among them)."""
     imported = _imported("--help", cwd=tmp_path)
     assert "numpy" not in imported and "PIL._imaging" not in imported
+
+
+#: A book whose cells are given built-in styles by name, saved: with openpyxl imported as the
+#: console script imports it (`lazy`), or the ordinary way. Prints the cells' style names and
+#: whether the built-in styles' module was imported before the first was named.
+_NAMED_STYLES = """
+import hashlib, json, sys, zipfile
+if sys.argv[1] == "lazy":
+    from rates_xl import lazy_imports
+    lazy_imports.openpyxl_without_numpy()
+import openpyxl
+before = "openpyxl.styles.builtins" in sys.modules
+book = openpyxl.Workbook()
+sheet = book.active
+for row, name in enumerate(["Good", "Bad", "Currency", "Headline 1", "Normal", "Pandas"], start=1):
+    sheet.cell(row=row, column=1, value=row).style = name
+book.save(sys.argv[2])
+with zipfile.ZipFile(sys.argv[2]) as saved:
+    parts = {n: hashlib.sha256(saved.read(n)).hexdigest() for n in saved.namelist() if n != "docProps/core.xml"}
+print(json.dumps({"before": before, "styles": [c.style for c in sheet["A"]], "parts": parts}))
+"""
+
+
+def test_a_built_in_style_named_gives_the_same_book_as_openpyxl_imported_the_ordinary_way(tmp_path):
+    got = {}
+    for how in ("lazy", "ordinary"):
+        done = subprocess.run([sys.executable, "-c", _NAMED_STYLES, how, str(tmp_path / f"{how}.xlsx")],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        got[how] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["lazy"]["before"] is False and got["ordinary"]["before"] is True
+    assert got["lazy"]["styles"] == got["ordinary"]["styles"] == ["Good", "Bad", "Currency", "Headline 1", "Normal", "Pandas"]
+    assert got["lazy"]["parts"] == got["ordinary"]["parts"]
+
+
+def _readers_of_builtin_styles(package: Path) -> dict[str, list[str]]:
+    """Each module of openpyxl importing from styles/builtins.py -> what it does with what it
+    imports: the names imported, then each read of them as `in X`, `X[...]` or a bare read."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").split(".")[-1] == "builtins" and (node.level or "openpyxl" in (node.module or ""))
+                 for alias in node.names]
+        if not names:
+            continue
+        uses = [f"import {n}" for n in names]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and any(isinstance(c, ast.Name) and c.id in names for c in node.comparators):
+                uses.append("in")
+            elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
+                uses.append("[]")
+        reads = sum(isinstance(node, ast.Name) and node.id in names for node in ast.walk(tree))
+        found[path.relative_to(package).as_posix()] = uses + [f"{reads} reads"]
+    return found
+
+
+def test_openpyxl_reads_its_built_in_styles_as_the_stand_in_expects():
+    """What `_builtins_stand_in` relies on, in the installed openpyxl: two modules import
+    `styles` from styles/builtins.py and read it only with `in` and `[]`
+    (both `_BuiltinStyles` answers from the real dict). Fails on another release: read it again,
+    then move BUILTINS_READ_FROM."""
+    spec = importlib.util.find_spec("openpyxl")
+    assert spec is not None and spec.submodule_search_locations
+    if openpyxl.__version__ != lazy_imports.BUILTINS_READ_FROM:
+        pytest.fail(f"openpyxl {openpyxl.__version__}: read its readers of styles/builtins.py, then set "
+                    f"BUILTINS_READ_FROM (now {lazy_imports.BUILTINS_READ_FROM})")
+    assert _readers_of_builtin_styles(Path(spec.submodule_search_locations[0])) == {
+        "styles/styleable.py": ["import styles", "in", "[]", "2 reads"],
+        "styles/stylesheet.py": ["import styles", "[]", "1 reads"],
+    }
+
+
+def test_the_readers_check_sees_an_import_and_its_reads(tmp_path):
+    (tmp_path / "a.py").write_text("from .builtins import styles\nX = 'a' in styles and styles['a']\n")
+    (tmp_path / "b.py").write_text("from openpyxl.styles.builtins import normal\nY = normal\n")
+    (tmp_path / "c.py").write_text("import builtins\n")
+    assert _readers_of_builtin_styles(tmp_path) == {"a.py": ["import styles", "in", "[]", "2 reads"],
+                                                    "b.py": ["import normal", "1 reads"]}

@@ -13,9 +13,17 @@ itself (the same bits from scipy.special's ufuncs, without scipy.stats' import: 
 the figures), the one for scipy.linalg `lstsq` (numpy's, with scipy's cutoff); any other name is
 the real module's.
 
-`stat()` must run before anything else imports that module: `formulas.get_functions()` (every
-parse and compile in `formulas`) imports it along with its siblings, so each of our ways into
-`formulas` calls `stat()` first; a way that did not would cost the import, not change an answer.
+`stat()` also imports `formulas.functions.math` with numpy.random deferred the same way: that
+module reads `np.random.rand` once at its top, for RAND's entry, and importing numpy.random for it
+cost 0.01 CPU s of every book whose bridged functions (CEILING, MROUND, SUMX2PY2 ...) are there.
+RAND's entry gets a function calling numpy.random's `rand` at its call (importing numpy.random
+then); the module's other reads of np.random are in function bodies, run against the real one.
+Only under the `formulas` release that was read (`MATH_READ_FROM`): under another, math is left to
+be imported as it comes.
+
+`stat()` must run before anything else imports these modules: `formulas.get_functions()` (every
+parse and compile in `formulas`) imports them along with their siblings, so each of our ways into
+`formulas` calls `stat()` first; a way that did not would cost the imports, not change an answer.
 """
 
 from __future__ import annotations
@@ -32,6 +40,10 @@ from rates_xl.calc.xlfuncs import stats_light
 STAT = "formulas.functions.stat"
 #: What the module imports from scipy at its top: module -> names taken from it (none: the module).
 DEFERRED: dict[str, tuple[str, ...]] = {"scipy.stats": (), "scipy.linalg": (), "scipy.interpolate": ("interp1d",)}
+MATH, RANDOM = "formulas.functions.math", "numpy.random"
+#: The `formulas` release whose math module reads numpy.random at its top only as `np.random.rand`
+#: (tests/calc/test_scipy_deferred.py reads the module's source for it).
+MATH_READ_FROM = "1.3.4"
 
 _lock = threading.Lock()
 
@@ -58,10 +70,12 @@ def _called_on_first_use(module: str, name: str) -> Callable[..., object]:
 
 
 def stat() -> types.ModuleType:
-    """`formulas.functions.stat`, imported (once) with scipy deferred to its first use."""
+    """`formulas.functions.stat`, imported (once) with scipy deferred to its first use; and
+    `formulas.functions.math` with numpy.random deferred (`_math`)."""
     with _lock:
         if STAT in sys.modules:
             return sys.modules[STAT]
+        _math()
         stand_ins: dict[str, _OnFirstUse] = {}
         for module, names in DEFERRED.items():
             if module in sys.modules:  # already imported by someone: nothing to save
@@ -79,3 +93,32 @@ def stat() -> types.ModuleType:
             for module, stand_in in stand_ins.items():
                 if sys.modules.get(module) is stand_in:
                     del sys.modules[module]
+
+
+class _Random(types.ModuleType):
+    """Stands in for numpy.random inside `formulas.functions.math`'s import: a name read is a
+    function that calls the real one (imported then) at its call."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _called_on_first_use(RANDOM, attr)
+
+
+def _math() -> None:
+    """`formulas.functions.math` imported with `np.random` the stand-in while it runs. numpy
+    answers `np.random` from its module's `__getattr__` (importing numpy.random) only while the
+    module has no such attribute: the stand-in is that attribute for the import, and leaves.
+    Nothing is done once either module is imported, or under another `formulas` release."""
+    import formulas
+    import numpy
+
+    if MATH in sys.modules or RANDOM in sys.modules or formulas.__version__ != MATH_READ_FROM:
+        return
+    stand_in = _Random(RANDOM)
+    numpy.random = stand_in  # (numpy.random is no attribute until imported)
+    try:
+        importlib.import_module(MATH)
+    finally:
+        if numpy.__dict__.get("random") is stand_in:
+            del numpy.random

@@ -8,9 +8,17 @@ itself has imported scipy long before."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import formulas
+import pytest
+
+from rates_xl.calc.xlfuncs import scipy_deferred
 
 _CHILD = r"""
 import json, sys
@@ -20,6 +28,8 @@ from rates_xl.calc.xlfuncs import bridge, stats_light
 large = bridge.bridged("LARGE")([[3.0, None, 9.0, "x", 1.0]], 2)
 small = bridge.bridged("SMALL")([[3.0, 9.0, 1.0]], [[1, 4]])
 percentile = bridge.bridged("PERCENTILE")([[1.0, 2.0, 3.0, 4.0]], 0.3)  # formulas.functions.comp
+ceiling = bridge.bridged("CEILING")(2.5, 1)  # formulas.functions.math
+random_before = "numpy.random" in sys.modules
 loaded_before = sorted(m for m in ("scipy.stats", "scipy.linalg", "scipy.interpolate") if m in sys.modules)
 tdist = bridge.bridged("T.DIST")(0.5, 3, True)  # scipy.stats.t: stats_light's, from scipy.special's ufuncs
 binom = bridge.bridged("BINOM.DIST")(3, 10, 0.3, True)
@@ -29,7 +39,12 @@ growth = bridge.bridged("GROWTH")([[1.0, 2.0, 4.0]], [[1.0, 2.0, 3.0]], [[4.0]])
 stats_after_tdist = "scipy.stats" in sys.modules
 special_after_tdist = sorted(m for m in ("scipy.special", "scipy.special._ufuncs", "scipy.linalg") if m in sys.modules)
 skew = bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]])  # scipy.stats.skew: the real module's
+import formulas
+rand = formulas.get_functions()["RAND"]["function"](False)  # formulas' RAND: numpy.random's rand, imported now
 print(json.dumps({"large": large, "small": small, "percentile": percentile, "loaded_before": loaded_before,
+                  "ceiling": ceiling, "random_before": random_before, "rand": rand,
+                  "random_after_rand": "numpy.random" in sys.modules,
+                  "np_random": type(np.random).__name__,
                   "tdist": tdist, "binom": binom, "trend": slope, "linest": linest, "growth": growth,
                   "stats_after_tdist": stats_after_tdist, "special_after_tdist": special_after_tdist, "skew": skew,
                   "stats_after_skew": "scipy.stats" in sys.modules,
@@ -65,6 +80,9 @@ def test_large_small_and_percentile_never_import_scipy_stats():
     assert got["small"] == [[1.0, {"type": "Error", "kind": "Num"}]]  # k = 4 of 3 values: #NUM!
     assert got["percentile"] == 1.9
     assert got["loaded_before"] == []
+    # formulas.functions.math is imported without numpy.random (a RAND through formulas imports it)
+    assert got["ceiling"] == 3.0 and got["random_before"] is (formulas.__version__ != scipy_deferred.MATH_READ_FROM)
+    assert 0 <= got["rand"] < 1 and got["random_after_rand"] is True and got["np_random"] == "module"
     # T.DIST, BINOM.DIST, TREND, LINEST, GROWTH: scipy.special's compiled ufuncs only (not its package,
     # nor scipy.linalg), under the scipy release stats_light was read from (the installed one here);
     # under another, the real scipy.stats and scipy.linalg
@@ -84,3 +102,38 @@ def test_a_function_using_scipy_answers_as_with_scipy_imported_up_front():
     assert deferred["linest"] == plain["linest"] and deferred["growth"] == plain["growth"]
     assert deferred["skew"] == plain["skew"]
     assert abs(deferred["trend"] - 16 / 3) < 1e-12  # the least-squares line through (1,1) (2,2) (3,4) at 4
+
+
+def _module_level_random_reads(path: Path) -> list[str]:
+    """`np.random.X` read in `path` outside any function body (what runs at its import)."""
+    found = []
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Attribute)
+                    and child.value.attr == "random" and isinstance(child.value.value, ast.Name)):
+                found.append(f"{child.value.value.id}.random.{child.attr}")
+            walk(child)
+
+    walk(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_formulas_math_reads_numpy_random_at_its_import_only_for_rand():
+    """What `_math` relies on, read in the installed `formulas`: at its import, the math module
+    reads nothing of numpy.random but `rand` (RAND's entry). Fails on another release: read its
+    math module again, then move MATH_READ_FROM."""
+    spec = importlib.util.find_spec(scipy_deferred.MATH)
+    assert spec is not None and spec.origin is not None
+    if formulas.__version__ != scipy_deferred.MATH_READ_FROM:
+        pytest.fail(f"formulas {formulas.__version__}: read {spec.origin} for np.random at its top, then "
+                    f"set MATH_READ_FROM (now {scipy_deferred.MATH_READ_FROM})")
+    assert _module_level_random_reads(Path(spec.origin)) == ["np.random.rand"]
+
+
+def test_the_source_check_sees_a_read_at_the_top_and_not_one_in_a_function(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import numpy as np\nA = np.random.rand\ndef f():\n    return np.random.randint(3)\n")
+    assert _module_level_random_reads(module) == ["np.random.rand"]
