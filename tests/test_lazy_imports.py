@@ -2,8 +2,8 @@
 book needing neither numpy nor a picture imports neither numpy nor Pillow's core, and a book
 with a picture and a SUMIF still gets both, its picture kept in the copy and the SUMIF's value
 Excel's. Neither imports openpyxl's built-in styles; a program naming one gets the same styles,
-and the same file, as with openpyxl imported the ordinary way. Each run is the console
-script's own (`run`) in a fresh process."""
+and the same file, as with openpyxl imported the ordinary way. calc imports with the cyclic
+collector held off. Each run is the console script's own (`run`) in a fresh process."""
 
 from __future__ import annotations
 
@@ -107,6 +107,38 @@ def test_a_bridged_function_imports_formulas_without_scipy_or_numpy_random(tmp_p
     assert {"numpy", "formulas"} <= imported and not {"scipy.stats", "numpy.random", "pydantic"} & imported
     values = openpyxl.load_workbook(out).active
     assert values["B1"].value == 3 and values["B2"].value == 6
+
+
+#: The console script run with the cyclic collector's collections counted from `run` on.
+_COLLECTIONS = """
+import gc, json, sys
+from rates_xl import cli
+counted = [0, 0, 0]
+gc.callbacks.append(lambda phase, info: phase == "stop" and counted.__setitem__(info["generation"], counted[info["generation"]] + 1))
+__import__("atexit").register(lambda: print(json.dumps({"collections": counted, "enabled": gc.isenabled()})))
+sys.argv = ["rates-xl", *sys.argv[1:]]
+cli.run()
+"""
+
+
+def test_calc_runs_no_cyclic_collection_while_it_imports(tmp_path):
+    """The objects of the modules calc imports live to the end: the console script holds the
+    collector off from its start for a command that ends the process at once (cli.LEAVE_AT_ONCE),
+    not only from the first book on (calc/collector.py). Another command collects as ever."""
+    book = tmp_path / "plain.xlsx"
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["B1"] = 2, "=A1*3"
+    wb.save(book)
+    env = {name: value for name, value in os.environ.items() if not name.startswith("RATES_")}
+    got = {}
+    for command in (["calc", str(book), "--full", "--no-progress", "-o", str(tmp_path / "out.xlsx")], ["--help"]):
+        done = subprocess.run([sys.executable, "-c", _COLLECTIONS, *command], capture_output=True, text=True,
+                              timeout=300, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        got[command[0]] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["calc"] == {"collections": [0, 0, 0], "enabled": False}
+    assert got["--help"]["enabled"] is True and sum(got["--help"]["collections"]) > 0
+    assert openpyxl.load_workbook(tmp_path / "out.xlsx").active["B1"].value == 6
 
 
 def test_the_help_imports_neither_numpy_nor_pillow(tmp_path):
