@@ -191,8 +191,8 @@ def shape_of_an_error(formula: Formula, _site: Site) -> str:
     needs no value) is read through
     `LET(x, argument, IF(AND(ROWS(x)=1, COLUMNS(x)=1), IF(ISERROR(INDEX(x,1,1)), INDEX(x,1,1), 1),
     ROWS(x)))`: one evaluation of the argument, the error passed on, every other answer the same;
-    only a one-cell array holding an error (Excel: 1) shows the error
-    (tests/calc/test_model_classes.py)."""
+    only a computed one-cell array holding an error (Excel: 1) shows the error; an array
+    constant is left to the engine (tests/calc/test_model_classes.py)."""
     tokens = formula.tokens
     edits = formula.edits()
     taken: list[tuple[int, int]] = []
@@ -202,6 +202,8 @@ def shape_of_an_error(formula: Formula, _site: Site) -> str:
         argument_tokens = formula.solid(call.arguments[0])
         if any(t.kind == INFIX and t.text in _REFERENCE_OPERATORS for t in argument_tokens):
             continue  # a union, an intersection or a range built by `:` (formulas_test.xlsx LOOKUP!S15)
+        if _is_constant(argument_tokens):
+            continue  # an array constant's shape is written: ROWS({#N/A}) is 1 (edge43)
         if not any(t.kind in (FUNC, INFIX, PREFIX) or (t.kind == OPERAND and t.sub == ERROR) for t in argument_tokens):
             continue
         argument = formula.span_text(call.arguments[0])

@@ -291,7 +291,7 @@ def handled() -> set[str]:
 def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
     """Every replacement callback by the name the engine knows (with Excel's prefixes)."""
     from rates_xl.calc import routing
-    from rates_xl.calc.xlfuncs import bridge
+    from rates_xl.calc.xlfuncs import bridge, limits
 
     facts = facts or {}
     found: dict[str, Callback] = {}
@@ -301,6 +301,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         call = factory(facts)
         # Functions that tell an omitted argument from an empty cell read the marker themselves.
         found[name] = call if getattr(call, "reads_omitted", False) else _reading_omitted(call)
+        if name in limits.GROWING_TEXT:  # a text past a cell's limit: #VALUE! (limits.py)
+            found[name] = limits.capped(found[name])
     return found
 
 

@@ -6,13 +6,15 @@ cancels only between cells) nor give a silently wrong number.
 exact factorials (both never return), REPT("x",1E+9) as a billion-character text, FACTDOUBLE
 in numpy's int64 (FACTDOUBLE(300) wrapped to 0) and LCM in int64 (a negative for a product
 past 2^63), PERCENTRANK.INC/EXC's truncation with 10**significance (never returned for a
-significance of 1E+15). `implementation` gives these functions computed with Python's integers and stopped
-at Excel's limit, wrapped by the same `formulas` wrappers as the originals (their parsing,
+significance of 1E+15), REPT with a negative count as "" (Excel: #VALUE!), HYPGEOM.DIST
+through scipy at any population (seconds to hours). `implementation` gives these functions
+computed with Python's integers and stopped at Excel's limit, wrapped by the same `formulas` wrappers as the originals (their parsing,
 errors and lifting over arrays unchanged); bridge.py's `_look_up` asks it first. Below each
 limit the answers are the originals' exactly (tests/calc/test_limits.py compares them).
 
 `bounded` is the net under every bridged answer: a number no float holds is #NUM!, a text
-longer than a cell holds is #VALUE!.
+longer than a cell holds is #VALUE!; `capped` the same net for text under our own functions that
+may answer a longer text than they are given (SUBSTITUTE, REPLACE, TEXT ...: `GROWING_TEXT`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rates_xl.calc.xlfuncs.coercion import Callback
+    from rates_xl.calc.xlfuncs.types import Answer
 
 #: The `formulas` release whose functions these follow (any other keeps its own).
 READ_FROM = "1.3.4"
@@ -53,6 +60,39 @@ def bounded(value: object) -> object:
     if isinstance(value, str) and len(value) > TEXT_LIMIT:
         return error("#VALUE!")
     return value
+
+
+#: Our functions (calc/xlfuncs/__init__.py OURS) whose text answer may be longer than any text
+#: they are given: Microsoft's CONCAT page, "If the resulting string exceeds 32767 characters
+#: (cell limit), CONCAT returns the #VALUE! error", holds for every function answering text.
+GROWING_TEXT = frozenset({"SUBSTITUTE", "REPLACE", "REGEXREPLACE", "ARRAYTOTEXT", "VALUETOTEXT", "TEXT"})
+
+
+def capped(call: Callback) -> Callback:
+    """`call` (a callback of GROWING_TEXT) with each text of its answer longer than a cell holds
+    as #VALUE! (an array's element by element)."""
+    from rates_xl.calc.engines.formualizer.values import error
+
+    def capped_call(*args: object) -> Answer:
+        answer = call(*args)
+        if isinstance(answer, str):
+            return answer if len(answer) <= TEXT_LIMIT else error("#VALUE!")
+        if isinstance(answer, list):
+            return [[error("#VALUE!") if isinstance(v, str) and len(v) > TEXT_LIMIT else v
+                     for v in (row if isinstance(row, list) else [row])] for row in answer]
+        return answer
+
+    capped_call.__name__ = getattr(call, "__name__", "capped")
+    for attribute in ("reads_omitted",):  # what callbacks() reads off the callback
+        if hasattr(call, attribute):
+            setattr(capped_call, attribute, getattr(call, attribute))
+    return capped_call
+
+
+def growing_length(subject: str, old: str, new: str) -> int:
+    """The length of `subject` with every `old` replaced by `new`, without building it
+    (SUBSTITUTE(REPT("x",32767),"x",REPT("y",32767)) would be a billion characters)."""
+    return len(subject) + subject.count(old) * (len(new) - len(old)) if old else len(subject)
 
 
 def implementation(name: str) -> Callable[..., object] | None:
@@ -176,9 +216,10 @@ def _rept() -> Callable[..., object]:
         # text.py xrept, with Microsoft's REPT page's limit checked before the text is made:
         # "If the result of the REPT function is longer than 32,767 characters, REPT returns
         # the #VALUE! error value."
+        # A negative count is #VALUE! in Excel (text.py's Python repetition answered "").
         shown: str = _str(text)
         times = int(float(replace_empty(number_times)))
-        if len(shown) * times > TEXT_LIMIT:
+        if times < 0 or len(shown) * times > TEXT_LIMIT:
             return Error.errors["#VALUE!"]
         return shown * times
 
@@ -209,7 +250,31 @@ def _percentrank(exclusive: bool) -> Callable[[], Callable[..., object]]:
     return build
 
 
+#: The largest population (number_pop) HYPGEOM.DIST computes. scipy's hypergeometric cdf and pmf
+#: (Boost's) take time in proportion to the population at some arguments, near the mode:
+#: HYPGEOM.DIST(250000001,5E+8,5E+8,1E+9,FALSE) 0.43 CPU s, the same with 5E+9 and 1E+10 4.3 s,
+#: with 1E+15 never returned; at 1E+8 at most 0.05 s (tests/calc/test_limits.py sweeps it).
+#: Microsoft's page gives no limit; past this one the answer is #NUM! at once, not hours.
+LARGEST_POPULATION = 10**8
+
+
+def _hypergeometric() -> Callable[..., object]:
+    from formulas.functions import wrap_ufunc
+    from formulas.functions.stat import _convert_args, _parse_cumulative, xhypergeom_dist
+
+    def hypgeom(sample_s: float, number_sample: float, population_s: float, number_pop: float,
+                cumulative: object) -> object:
+        # stat.py xhypergeom_dist, #NUM! past the largest population (its own checks answer
+        # #NUM! too: a sample or a population out of order).
+        if int(number_pop) > LARGEST_POPULATION:
+            return _num()
+        return xhypergeom_dist(sample_s, number_sample, population_s, number_pop, cumulative)
+
+    return wrap_ufunc(hypgeom, input_parser=lambda *a: (*map(_convert_args, a[:-1]), *map(_parse_cumulative, a[-1:])))
+
+
 _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
+    "HYPGEOM.DIST": _hypergeometric,
     "PERCENTRANK.EXC": _percentrank(True),
     "PERCENTRANK.INC": _percentrank(False),
     "PERMUT": _permut,

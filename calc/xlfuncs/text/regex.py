@@ -13,6 +13,7 @@ import re
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
+from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
@@ -79,8 +80,21 @@ def _regexreplace(value: EngineValue, pattern: EngineValue, replacement: EngineV
             return subject
         chosen = matches[index]
         return subject[:chosen.start()] + chosen.expand(template) + subject[chosen.end():]
+    built = [0, 0]  # characters of replacements, and of the text they replace, so far
+
+    def each(found: re.Match[str]) -> str:
+        # What `compiled.sub(template, subject)` puts in: stopped once the text built so far (a
+        # part of the answer) is longer than a cell holds, before a billion characters are
+        # (REGEXREPLACE(REPT("x",32767),"x",REPT("y",32767))). limits.capped checks the whole.
+        part = found.expand(template)
+        built[0] += len(part)
+        built[1] += found.end() - found.start()
+        if found.end() - built[1] + built[0] > TEXT_LIMIT:
+            raise ExcelError("#VALUE!")
+        return part
+
     try:
-        return compiled.sub(template, subject)
+        return compiled.sub(each, subject)
     except (re.error, IndexError):
         raise ExcelError("#VALUE!") from None
 

@@ -22,6 +22,7 @@ from rates_xl.calc.xlfuncs.coercion import (
     number,
     text,
 )
+from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT, growing_length
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 
 
@@ -73,6 +74,8 @@ def _substitute(value: EngineValue, old: EngineValue, new: EngineValue, instance
     if old_text == "":
         return subject  # nothing to find: the text as it is
     if n is None:
+        if growing_length(subject, old_text, new_text) > TEXT_LIMIT:
+            raise ExcelError("#VALUE!")  # longer than a cell holds: not built (limits.py)
         return subject.replace(old_text, new_text)
     at = -1
     for _ in range(n):
