@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_UP, Decimal
 
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
+from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -105,9 +107,10 @@ def _prepared(number: float, section: str) -> tuple[float, str]:
     return rounded / 100 ** percent, section
 
 
-def _text_section(section: str, text: str) -> str:
+def _text_section(section: str, text: str) -> EngineValue:
     """A text section written out: quoted runs and escaped characters as they are, @ the text."""
     out, i = [], 0
+    shown = 0  # characters of the text put in so far
     while i < len(section):
         ch = section[i]
         if ch == '"':
@@ -122,6 +125,10 @@ def _text_section(section: str, text: str) -> str:
             continue
         out.append(text if ch == "@" else ch)
         i += 1
+        if ch == "@":
+            shown += len(text)
+            if shown > TEXT_LIMIT:  # past a cell's limit (limits.py), not built to a billion characters
+                return error("#VALUE!")
     return "".join(out)
 
 
