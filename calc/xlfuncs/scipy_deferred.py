@@ -99,7 +99,7 @@ class _Random(types.ModuleType):
     """Stands in for numpy.random inside `formulas.functions.math`'s import: a name read is a
     function that calls the real one (imported then) at its call."""
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str) -> Callable[..., object]:
         if attr.startswith("__"):
             raise AttributeError(attr)
         return _called_on_first_use(RANDOM, attr)
