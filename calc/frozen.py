@@ -41,8 +41,6 @@ SCENARIO_MARK = "RATES_SCENARIO"
 
 def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force: bool = False) -> Path:
     """Write a copy of `book` with every formula replaced by its value in `result`."""
-    from openpyxl.worksheet.formula import ArrayFormula
-
     out = Path(out)
     if out.exists() and not force:
         raise CalcError(f"{out} exists; pass --force to overwrite it")
@@ -51,28 +49,7 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
     # The VBA project travels (byte for byte) only into a macro-enabled copy.
     keep_vba = book.path.suffix.lower() == ".xlsm" and out.suffix.lower() == ".xlsm"
     copy = book.writable_copy(keep_vba)
-    values, spills, data_tables = result.values, book.spills, book.data_tables
-    for ws in copy.worksheets:
-        title = ws.title
-        cells: dict[tuple[int, int], Any] = ws._cells  # (openpyxl's stubs declare no `_value`)
-        # The formula cells, row by row (as `sheet_rows` gives them), found without sorting
-        # and grouping every cell. A cell is asked again when its turn comes: a range written
-        # before (a spill's, a data table's) may have given it a value already.
-        formulas = sorted([place for place, cell in cells.items()
-                           if cell.data_type == "f" or isinstance(cell._value, ArrayFormula)])
-        for cell in map(cells.__getitem__, formulas):
-            # (`_value`: the cell's own, not through openpyxl's property; 35,000 cells a book)
-            if cell.data_type == "f" or isinstance(cell._value, ArrayFormula):
-                key = (title, cell.coordinate)
-                if key in spills:
-                    # The range the file stored (emptied where the spill shrank) and the
-                    # one it covers now: a table wider than the file's range is never cut.
-                    stored = spills[key]
-                    _write_range(ws, stored.span(result.extents.get(key, stored)), values)
-                elif key in data_tables:
-                    _write_range(ws, data_tables[key].area, values)  # every result of a what-if data table
-                else:
-                    set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
+    write_values(copy, book, result)
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.skipped])
     _note(copy, [(c.sheet, c.cell, c.reason) for c in result.stale])
     _note(copy, result.cut)
@@ -98,6 +75,38 @@ def freeze(book: Book, result: CalcResult, out: str | os.PathLike[str], *, force
         raise CalcError(f"{out}: cannot write the values-frozen copy ({type(exc).__name__}: {exc})") from None
     _say_what_is_lost(book, out, result)
     return out
+
+
+def write_values(copy: Workbook, book: Book, result: CalcResult) -> None:
+    """Every formula cell of `copy` (`book` as read) given its value in `result`."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    values, spills, data_tables, extents = result.values, book.spills, book.data_tables, result.extents
+    letters: dict[int, str] = {}  # a column's letters, found once
+    for ws in copy.worksheets:
+        title = ws.title
+        cells: dict[tuple[int, int], Any] = ws._cells  # (openpyxl's stubs declare no `_value`)
+        # The formula cells, row by row (as `sheet_rows` gives them), found without sorting
+        # and grouping every cell. A cell is asked again when its turn comes: a range written
+        # before (a spill's, a data table's) may have given it a value already.
+        formulas = sorted([place for place, cell in cells.items()
+                           if cell.data_type == "f" or isinstance(cell._value, ArrayFormula)])
+        for (row, column), cell in zip(formulas, map(cells.__getitem__, formulas), strict=True):
+            # (`_value`: the cell's own, not through openpyxl's property; 35,000 cells a book)
+            if cell.data_type == "f" or isinstance(cell._value, ArrayFormula):
+                name = letters.get(column)
+                if name is None:  # (openpyxl's `Cell.coordinate` once a column: its letters)
+                    name = letters[column] = cell.coordinate.rstrip("0123456789")
+                key = (title, f"{name}{row}")  # (`cell.coordinate`)
+                if key in spills:
+                    # The range the file stored (emptied where the spill shrank) and the
+                    # one it covers now: a table wider than the file's range is never cut.
+                    stored = spills[key]
+                    _write_range(ws, stored.span(extents.get(key, stored)), values, letters)
+                elif key in data_tables:
+                    _write_range(ws, data_tables[key].area, values, letters)  # every result of a what-if data table
+                else:
+                    set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
 
 
 def _say_what_is_lost(book: Book, out: Path, result: CalcResult) -> None:
@@ -133,16 +142,18 @@ def _scenario_mark(copy: Workbook, result: CalcResult) -> None:
                             f"{SCENARIO_MARK} mark")
 
 
-def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue]) -> None:
+def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue], letters: dict[int, str]) -> None:
+    """Each cell of `area` given its value (`letters`: columns' letters found so far)."""
     from openpyxl.cell.cell import MergedCell
 
     title, cells = ws.title, ws._cells
-    cell_address(area.bottom, area.right)  # (its ValueError for a range off the sheet)
+    top, left, bottom, right = area
+    cell_address(bottom, right)  # (its ValueError for a range off the sheet)
     # Each column's letters once: a spill of a few columns and hundreds of rows.
-    columns = [(c, column_letters(c)) for c in range(area.left, area.right + 1)]
-    for r in range(area.top, area.bottom + 1):
-        for c, letters in columns:
-            value = values.get((title, f"{letters}{r}"))  # (`cell_address(r, c)`)
+    columns = [(c, letters.get(c) or column_letters(c)) for c in range(left, right + 1)]
+    for r in range(top, bottom + 1):
+        for c, column in columns:
+            value = values.get((title, f"{column}{r}"))  # (`cell_address(r, c)`)
             cell = cells.get((r, c))
             if cell is None:
                 if value is None:
@@ -183,6 +194,13 @@ def set_value(cell: Any, value: object) -> None:
         # by its class, the value kept), without its calls: most cells of a copy are numbers.
         cell._value = value
         cell.data_type = kind
+        return
+    if value.__class__ is str and value in _ERRORS:
+        # An error value (10,618 of formulas_test's cells): what the text path below gives it
+        # (`escaped` changes none of them), without its calls. Text that reads as one is an
+        # ErrorLikeText, not a str.
+        cell._value = value
+        cell.data_type = "e"
         return
     if value is None or isinstance(value, _NUMBERS):
         if isinstance(value, float) and not math.isfinite(value):

@@ -40,7 +40,7 @@ def test_a_number_a_file_cannot_hold_is_num_error(value: float) -> None:
     assert (cell.value, cell.data_type) == ("#NUM!", "e")
 
 
-TEXTS = ["", "=", "a", "=A1+1", "#N/A", "#SPILL!", "#CALC!", "#GETTING_DATA", "#n/a", " #N/A", "_x0041_ text",
+TEXTS = ["", "=", "a", "=A1+1", *ERRORS, "#n/a", " #N/A", "#N/A ", "_x0041_ text",
          "line\nbreak\ttab", "carriage\rreturn", "bell\x07 and \x1f", "é ∑ 𝄞", "x" * 40000,
          ErrorLikeText("#N/A"), ErrorLikeText("#VALUE!"), ErrorLikeText("plain")]
 
