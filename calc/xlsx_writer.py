@@ -282,6 +282,16 @@ def _sheet_data(writer: object, out: IO[bytes]) -> None:
                 value = to_excel(value, epoch)
         if cell.hyperlink:
             links.append(cell.hyperlink)
+        # The cells of most books, each written at once as the general path below writes it:
+        # a number, an error value (formulas_test: 8,544 floats and 1,924 ints, 13,599 errors).
+        if data_type == "n" and (type(value) is float or type(value) is int):
+            # openpyxl's safe_string: "%.16g", nothing for NaN and infinities
+            parts.append(f'<c r="{letter}{here}"{s}{t}><v>{"%.16g" % value}</v></c>' if math.isfinite(value)  # noqa: UP031
+                         else f'<c r="{letter}{here}"{s}{t}><v></v></c>')
+            continue
+        if data_type == "e" and type(value) is str and value:
+            parts.append(f'<c r="{letter}{here}"{s}{t}><v>{value if special(value) is None else _text(value)}</v></c>')
+            continue
         markup = f'<c r="{letter}{here}"{s}{t}>'
         if value is None or value == "":
             parts.append(markup + "</c>")
