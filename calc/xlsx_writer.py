@@ -2,7 +2,9 @@
 
 Both copies calc writes (the fast engine's, calc/engines/formualizer/prepare.py `_save`; the
 values-frozen copy, calc/frozen.py) go through `save`: openpyxl's own `save_workbook` with one
-step replaced, the `<sheetData>` of each sheet (`WorksheetWriter.write_rows`). openpyxl writes
+step replaced, the `<sheetData>` of each sheet (`WorksheetWriter.write_rows`), and two written
+as text too: its `<cols>` and `<mergeCells>` (`write_cols`, `write_merged_cells`: an lxml
+element a column and a range parsed again, 0.007 s a save of formulas_test). openpyxl writes
 every cell through lxml's incremental `xmlfile`, three or four Python context managers per cell,
 and reads its coordinate and style id through properties (`openpyxl/cell/_writer.py`
 `lxml_write_cell`): on formulas_test.xlsx (34,917 cells, 20 sheets) its `write_rows` took 0.52
@@ -19,7 +21,8 @@ and dimension come from one sort of their (row, column) pairs. A copy for this p
 by hand because no library writes openpyxl's model faster with the same bytes.
 
 `_sheet_data` reproduces openpyxl 3.1.5's `WorksheetWriter.write_rows`, `write_row`,
-`lxml_write_cell` and `_set_attributes` with lxml (`REPRODUCED`); with any other openpyxl,
+`lxml_write_cell` and `_set_attributes` with lxml, the sheet writer's `write_cols` and
+`write_merged_cells` theirs (`REPRODUCED`); with any other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
 parts with openpyxl's byte for byte, on a hostile book (every value type, rich and inline text,
 errors, dates, formulas, array and data table formulas, hyperlinks, comments, styles, row and
@@ -46,6 +49,8 @@ if TYPE_CHECKING:
 
     from openpyxl import Workbook
     from openpyxl.cell.cell import Cell
+    from openpyxl.worksheet.cell_range import CellRange
+    from openpyxl.worksheet.dimensions import ColumnDimension
     from openpyxl.worksheet.worksheet import Worksheet
 
 #: The openpyxl versions whose worksheet writer `_sheet_data` reproduces (checked byte for
@@ -149,6 +154,39 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
             xf = cast(_Flushing, self.xf.send(True))
             xf.flush()  # what openpyxl wrote so far, into self.out: the rows follow it
             _sheet_data(self, cast(IO[bytes], self.out))
+            self.xf.send(None)
+
+        def write_cols(self) -> None:
+            # openpyxl's (DimensionHolder.to_tree, ColumnDimension.to_tree: each column's
+            # attributes as openpyxl reads them, `dict(column)`), written as text rather than an
+            # lxml element each (formulas_test: 542 columns, 5 ms a save).
+            holder = cast("Worksheet", self.ws).column_dimensions
+            columns: list[str] = []
+            outlines: set[int | None] = set()
+            for column in sorted(holder.values(), key=_column_start):
+                attrs = dict(column)
+                if attrs.keys() != {"min", "max"}:
+                    outlines.add(column.outlineLevel)
+                    columns.append(f"<col{_attributes(attrs)}/>")
+            if outlines:
+                holder.max_outline = max(outlines)  # type: ignore[type-var]  # (openpyxl's: None with a level fails there too)
+            if columns:
+                self._markup(f"<cols>{''.join(columns)}</cols>")
+
+        def write_merged_cells(self) -> None:
+            # openpyxl's, written as text: each range as `MergeCell(str(ref)).ref` gives it,
+            # which is `ref.coord` for a range with no sheet title and whole bounds (every
+            # range read from a file: 186 of formulas_test's, parsed again for each save).
+            merged = cast("Worksheet", self.ws).merged_cells
+            if merged:
+                refs = [f'<mergeCell ref="{_attribute(_merged_ref(ref))}"/>' for ref in merged]
+                self._markup(f'<mergeCells count="{len(refs)}">{"".join(refs)}</mergeCells>')
+
+        def _markup(self, text: str) -> None:
+            """Write `text` into the part after what openpyxl's writer wrote so far."""
+            xf = cast(_Flushing, self.xf.send(True))
+            xf.flush()
+            cast(IO[bytes], self.out).write(text.encode("ascii"))
             self.xf.send(None)
 
     class BookWriter(ExcelWriter):
@@ -338,6 +376,21 @@ def _sheet_data(writer: object, out: IO[bytes]) -> None:
     parts.extend(_row(row_idx, row_dimensions) + "</row>" for row_idx in dimensioned[next_dimensioned:])
     parts.append("</sheetData>")
     out.write("".join(parts).encode("ascii"))
+
+
+def _column_start(column: ColumnDimension) -> int:
+    """openpyxl's order of a sheet's columns (DimensionHolder.to_tree's `sorter`)."""
+    column.reindex()
+    return cast(int, column.min)
+
+
+def _merged_ref(ref: CellRange) -> str:
+    """What openpyxl writes of a merged range (`MergeCell(str(ref)).ref`)."""
+    if not ref.title and all(type(bound) is int for bound in (ref.min_col, ref.min_row, ref.max_col, ref.max_row)):
+        return ref.coord  # (what parsing str(ref), that is ref.coord, again gives)
+    from openpyxl.worksheet.merge import MergeCell
+
+    return MergeCell(str(ref)).ref
 
 
 def _letters(coordinate: str) -> str:

@@ -22,6 +22,7 @@ from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
 from openpyxl.comments import Comment
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.worksheet.cell_range import CellRange
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
 from rates_xl.calc import xlsx_writer
@@ -133,9 +134,14 @@ def _hostile(*, iso_dates: bool = False, epoch_1904: bool = False) -> openpyxl.W
     ws.column_dimensions["A"].width = 30
     ws.column_dimensions["C"].hidden = True
     ws.column_dimensions.group("E", "G", outline_level=1)
+    ws.column_dimensions["J"].font = Font(color="FF0000")  # a styled column: its style joins the book's
+    ws.column_dimensions["K"].width = 0  # min and max alone: no <col>
+    ws.column_dimensions["L"].bestFit = True
     row += 5
     ws.cell(row=row, column=1, value="merged").font = Font(bold=True)
     ws.merge_cells(start_row=row, start_column=1, end_row=row + 1, end_column=3)
+    ws.merge_cells("E1:E1")  # one cell: written "E1"
+    ws.merge_cells("AA30:AC40")
     ws.cell(row=row, column=1).border = Border(top=thin, bottom=thin, left=thin, right=thin)
     ws.freeze_panes = "B2"
     ws.auto_filter.ref = "A1:C5"
@@ -289,3 +295,11 @@ def test_calc_saves_through_the_writer_only_with_an_openpyxl_it_reproduces():
         f"openpyxl {openpyxl.__version__} is installed; calc/xlsx_writer.py reproduces "
         f"{xlsx_writer.REPRODUCED}: with this one calc saves through openpyxl's own (slower) writer. "
         "If the comparisons above pass, add the version to REPRODUCED; if not, update the writer")
+
+
+@pytest.mark.parametrize("ref", [CellRange("E1:E1"), CellRange("AA30:AC40"), CellRange("H50:I51", title="Other sheet"),
+                                 CellRange(min_col=2, min_row=3, max_col=2, max_row=3)], ids=str)
+def test_a_merged_range_is_written_as_openpyxl_writes_it(ref: CellRange) -> None:
+    from openpyxl.worksheet.merge import MergeCell
+
+    assert xlsx_writer._merged_ref(ref) == MergeCell(str(ref)).ref
