@@ -22,6 +22,7 @@ from functools import cache
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs import scalars as _scalars
 from rates_xl.functions.sheet import column_number, is_rates_name, read_area, split_reference
+from rates_xl.functions.tokens import bare_name
 
 # Functions of single values: over an array Excel applies them element by element.
 ELEMENTWISE = frozenset("""
@@ -123,10 +124,11 @@ ARRAY_ANSWERS: dict[str, frozenset[int]] = {"VLOOKUP": frozenset({2}), "HLOOKUP"
 
 
 def takes_range(name: str, position: int) -> bool:
-    if is_rates_name(name):
-        return True
-    positions = RANGE_ARGUMENTS.get(name, frozenset())
-    return positions is ALL or position in positions
+    positions = RANGE_ARGUMENTS.get(name, _NONE)  # (asked first: most names are Excel's)
+    return positions is ALL or position in positions or is_rates_name(name)
+
+
+_NONE: frozenset[int] = frozenset()
 
 
 # -- the reading -----------------------------------------------------------------------------
@@ -284,12 +286,12 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
 
     declared: set[int] = set()
     scalars: set[str] = set()
-    if "LET" in formula.text.upper():  # LET's names: no ranges, or scalars
+    if "LET" in formula.upper:  # LET's names: no ranges, or scalars
         declared, scalars = let_names(formula, range_size)
     for index, token in enumerate(tokens):
         kind, sub, text = token.kind, token.sub, token.text
         if kind == "Func" and sub == "Open":
-            name = token.name
+            name = bare_name(text)  # (`token.name`, its kind known)
             result.functions.add(name)
             frames.append([name, 0, index + 1, set(), index])
         elif sub == "Close" and (kind == "Func" or kind == "Paren"):

@@ -232,10 +232,9 @@ class Memo:
         key = (sheet, found)
         if self._copies.get(key, 2) < 2:
             return None, None  # (the shape's only formula)
-        if key not in self._entries:
-            entry = None
-        elif (entry := self._entries[key]) is None:
-            return None, None
+        entry = self._entries.get(key)
+        if entry is None and key in self._entries:
+            return None, None  # (a shape whose answer is not shared)
         if entry is None or (row != entry.row and not entry.rows) or (col != entry.col and not entry.cols):
             # The first copy, or the first in a new direction: rewritten in full and compared,
             # when its tokens read the shape its text scans to.

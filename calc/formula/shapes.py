@@ -19,8 +19,8 @@ row or its offset), no row for a whole column's corner, no column for a whole ro
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, cast
 
 from rates_xl.errors import Internal
 from rates_xl.functions.sheet import (
@@ -242,33 +242,33 @@ def _letters(c: int) -> str:
     return letters
 
 
-def _written(corner: Corner, row: int, col: int) -> str | None:
-    absolute_c, c, absolute_r, r = corner
-    out = ""
-    if c is not None:
-        c = c if absolute_c else c + col
-        if not 1 <= c <= MAX_COL:
-            return None
-        out = ("$" if absolute_c else "") + _letters(c)
-    if r is not None:
-        r = (r or row) if absolute_r else r + row  # (absolute row 0: the cell's own)
-        if not 1 <= r <= MAX_ROW:
-            return None
-        out += ("$" if absolute_r else "") + str(r)
-    return out
-
-
 def text_at(found: Shape, row: int, col: int) -> str | None:
-    """The text a shape has in (row, col); None when a reference falls off the sheet there."""
-    out = []
-    for piece in found:
-        if isinstance(piece, str):
-            out.append(piece)
-            continue
-        written = _written(piece, row, col)
-        if written is None:
-            return None
+    """The text a shape has in (row, col); None when a reference falls off the sheet there.
+    (A shape alternates text and corners, text first and last: read so, each corner written
+    here, not by a call per corner. Asked of most formulas of a book, some twice.)"""
+    pieces: Iterator[Any] = iter(found)
+    out = [next(pieces)]
+    for absolute_c, c, absolute_r, r in pieces:
+        if c is None:
+            written = ""
+        else:
+            if not absolute_c:
+                c += col
+            if not 1 <= c <= MAX_COL:
+                return None
+            written = _LETTERS.get(c) or _letters(c)
+            if absolute_c:
+                written = "$" + written
+        if r is not None:
+            if absolute_r:
+                r = r or row  # (absolute row 0: the cell's own)
+            else:
+                r += row
+            if not 1 <= r <= MAX_ROW:
+                return None
+            written += f"${r}" if absolute_r else str(r)
         out.append(written)
+        out.append(next(pieces))
     return "".join(out)
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rates_xl.functions.values import CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
+    from openpyxl.cell.cell import Cell, MergedCell
     from openpyxl.cell.rich_text import CellRichText
     from openpyxl.worksheet.worksheet import Worksheet
 
@@ -34,6 +35,34 @@ def set_constant(cell: Any, value: CellValue) -> None:
         # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
         # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
         cell.data_type = "s"
+
+
+#: The openpyxl versions whose `Cell.value` setter `set_formula` does the work of for a formula
+#: (openpyxl 3.1.5's `Cell._bind_value`, `check_string`; tests/calc/test_cells_copy.py compares
+#: the two and fails on another version). Another version: the setter itself.
+SETTER_CHECKED = ("3.1.5",)
+_setter_checked: list[bool] = []  # (the installed openpyxl's version looked at once)
+
+
+def set_formula(cell: Cell | MergedCell, text: str) -> None:
+    """`cell.value = text` for a formula of the engine's copy (a text starting with "="), as
+    openpyxl's setter sets it (the text kept, data type "f"), without the setter's search for
+    the value's type and its scan for characters a worksheet refuses: the engine's copy sets
+    one for most formula cells of a book. A text with anything but printable characters (a
+    control character the setter refuses; a tab, which it keeps), past a cell's 32,767
+    characters (which it cuts), or not a formula goes through the setter, as does a cell of
+    another kind (a merged range's) or any openpyxl but `SETTER_CHECKED`."""
+    from openpyxl.cell.cell import Cell  # noqa: F811 - the class itself, at run time
+
+    if not _setter_checked:
+        import openpyxl
+
+        _setter_checked.append(openpyxl.__version__ in SETTER_CHECKED)
+    if type(cell) is Cell and _setter_checked[0] and 1 < len(text) <= 32767 and text[0] == "=" and text.isprintable():
+        cell._value = text  # type: ignore[attr-defined]  # (openpyxl's field, not in its stubs)
+        cell.data_type = "f"
+    else:
+        cell.value = text
 
 
 def emptied(ws: Worksheet, r1: int, c1: int, r2: int, c2: int) -> None:

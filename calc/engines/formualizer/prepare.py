@@ -17,12 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rates_xl.calc import budget, collector, data_tables, xlsx_writer
-from rates_xl.calc.book import sheet_rows
 from rates_xl.calc.engines.formualizer import links, lookups
-from rates_xl.calc.engines.formualizer.cells import emptied, empty_text, plain_numbers, set_constant
+from rates_xl.calc.engines.formualizer.cells import (
+    emptied,
+    empty_text,
+    plain_numbers,
+    set_constant,
+    set_formula,
+)
 from rates_xl.calc.engines.formualizer.fitting import (
     fit_ordinary,
     not_computable,
@@ -53,6 +59,12 @@ if TYPE_CHECKING:
     from openpyxl import Workbook
 
 T = TypeVar("T")
+
+#: The preparation looks at the book's time (calc/budget.py) at every 64th ordinary formula
+#: (`counted & _EVERY_FEW` is 0), the first included: asked of each, the clock and the context
+#: cost as much as fitting a copy whose shape's answer is known; 64 take a few milliseconds.
+_EVERY_FEW = 63
+_COLUMN = itemgetter(1)  # a (row, column) key's column
 
 
 @dataclass
@@ -154,6 +166,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     # read them, so a book with one gets none (its formulas that need them are not computed).
     helpers_allowed = not has_whole_rows(book)
     waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
+    counted = 0  # ordinary formulas fitted: the book's time is looked at every few (`_EVERY_FEW`)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -163,36 +176,39 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         memo = Memo(facts, {"size": (size, (0,))} if names is None else
                     {"size": (size, (0,)), "names": (names, (0,))})
         anchors = []  # (row, col, ArrayFormula): fitted once every ordinary cell is
-        todo = []  # (cell, value, its shape) of every other cell holding a formula or ""
-        for row in sheet_rows(ws):
-            for cell in row:
-                value = cell.value
-                if isinstance(value, ArrayFormula):
-                    anchors.append((cell.row, cell.column, value))
-                elif cell.data_type == "f" or value == "":  # (else a constant: most cells, passed at once)
-                    ordinary = isinstance(value, str) and value.startswith("=") and cell.data_type == "f"
+        todo = []  # (cell, value, an ordinary formula?, its shape) of every other cell holding a formula or ""
+        stored = ws._cells  # (row, column) -> cell: openpyxl's store, read row by row (`sheet_rows`' order)
+        for cell in map(stored.__getitem__, sorted(stored)):
+            value = cell.value
+            if isinstance(value, ArrayFormula):
+                anchors.append((cell.row, cell.column, value))
+            elif cell.data_type == "f" or value == "":  # (else a constant: most cells, passed at once)
+                if isinstance(value, str) and value.startswith("=") and cell.data_type == "f":
                     # (Every formula's shape counted before any is fitted.)
-                    todo.append((cell, value, memo.note(title, value, cell.row, cell.column) if ordinary else None))
-        for cell, value, noted in todo:
-            key = (title, cell.coordinate)
-            if cell.data_type == "f" and not isinstance(value, str):
-                # A what-if data table (TABLE(...)): its cells hold values in the engine's
-                # copy; the model computes them by substitution (calc/data_tables.py).
-                table = data_tables.read(title, value)
-                prepared.areas[key] = table.area if table is not None else Area.cell(cell.row, cell.column)
-                if table is None:
-                    prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
+                    todo.append((cell, value, True, memo.note(title, value, cell.row, cell.column)))
                 else:
-                    prepared.data_tables[key] = table
-                continue
-            if not (isinstance(value, str) and value.startswith("=") and cell.data_type == "f"):
-                if value == "":
+                    todo.append((cell, value, False, None))
+        for cell, value, ordinary, noted in todo:
+            r, c = cell.row, cell.column
+            key = (title, cell.coordinate)
+            if not ordinary:
+                if cell.data_type == "f" and not isinstance(value, str):
+                    # A what-if data table (TABLE(...)): its cells hold values in the engine's
+                    # copy; the model computes them by substitution (calc/data_tables.py).
+                    table = data_tables.read(title, value)
+                    prepared.areas[key] = table.area if table is not None else Area(r, c, r, c)
+                    if table is None:
+                        prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
+                    else:
+                        prepared.data_tables[key] = table
+                elif value == "":
                     cell.value = empty_text()
                 continue
-            prepared.areas[key] = Area.cell(cell.row, cell.column)
-            budget.at(key)  # past the book's time: stop here, naming the cell
-            done = fit_ordinary(memo, value, title, cell.row, cell.column, facts, size, names, place, arrays, unknown,
-                                noted)
+            prepared.areas[key] = Area(r, c, r, c)
+            if not counted & _EVERY_FEW:
+                budget.at(key)  # past the book's time: stop here, naming the cell
+            counted += 1
+            done = fit_ordinary(memo, value, title, r, c, facts, size, names, place, arrays, unknown, noted)
             if done.formula is None:
                 prepared.unsupported[key] = done.reason
                 if done.wrong:
@@ -201,14 +217,14 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             formula = done.formula
             if done.intersected:
                 prepared.rewritten[key] = "intersected"
-            at = (title, cell.row, cell.column)
+            at = (title, r, c)
             if done.waiting:
                 waiting.add(at)  # may read a spill: its last passes wait for every array's fit
             if formula != value:
-                cell.value = formula  # (openpyxl's setter costs: only where it changed)
+                set_formula(cell, formula)  # (only where it changed)
             prepared.written[at] = formula
             if done.rates:
-                prepared.rates_cells.append((title, cell.row, cell.column, formula))
+                prepared.rates_cells.append((title, r, c, formula))
         for r, c, array in anchors:
             key = (title, cell_address(r, c))
             prepared.areas[key] = area = parse_area(array.ref or key[1])
@@ -245,7 +261,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     for j, text in enumerate(line):
                         if found.answers_array:  # each cell of a legacy array: the top-left value
                             text = cut_to_range(text, 1, 1)
-                        ws.cell(row=r1 + i, column=c1 + j).value = text
+                        set_formula(ws.cell(row=r1 + i, column=c1 + j), text)
                         prepared.written[(title, r1 + i, c1 + j)] = text
                         prepared.elements.add((title, r1 + i, c1 + j))
                         if rates:
@@ -262,7 +278,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     formula = cut_to_range(formula, r2 - r1 + 1, c2 - c1 + 1)
                     if (r1, c1) != (r2, c2) and not rates:  # (a RATES_* table's planning
                         prepared.legacy_spills[key] = area  # rounds change its size)
-                ws.cell(row=r, column=c).value = formula
+                set_formula(ws.cell(row=r, column=c), formula)
                 prepared.written[(title, r, c)] = formula
                 prepared.elements.add((title, r, c))
                 prepared.rewritten[key] = "spill"
@@ -327,7 +343,7 @@ def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: se
         done = passes.rewrite(formula, Site(title, row, col, at in elements, facts), passes.WRITTEN).text
         if done != formula:
             changed[at] = done
-            sheets[title].cell(row=row, column=col).value = done
+            set_formula(sheets[title].cell(row=row, column=col), done)
     sums = facts.sums or {}
     if sums and (prepared.data_tables or prepared.legacy_spills):
         for (title, row, col) in sums:
@@ -353,7 +369,9 @@ def _zero_or_none(cached: Callable[[], dict[Key, Any]]) -> Callable[[str, str], 
 def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | None]:
     """Where helper cells go on `ws`: blocks side by side, two columns right of its used range
     (those calling a RATES_* function are re-set in later rounds like any other)."""
-    state = {"col": ws.max_column + 2}
+    # (openpyxl's max_column, read off its store of cells without a generator: the largest
+    # column holding a cell, 1 with none)
+    state = {"col": max(map(_COLUMN, ws._cells), default=1) + 2}
 
     def place(cells: list[list[str]]) -> str | None:
         rows, cols = len(cells), len(cells[0]) if cells else 0
@@ -362,7 +380,7 @@ def _placer(ws: Any, prepared: Prepared) -> Callable[[list[list[str]]], str | No
             return None
         for i, line in enumerate(cells):
             for j, text in enumerate(line):
-                ws.cell(row=1 + i, column=c1 + j).value = text
+                set_formula(ws.cell(row=1 + i, column=c1 + j), text)
                 prepared.written[(ws.title, 1 + i, c1 + j)] = text
                 prepared.elements.add((ws.title, 1 + i, c1 + j))  # an element of an array
                 if "RATES" in text.upper() and any(is_rates_name(name) for name in function_names(text)):
