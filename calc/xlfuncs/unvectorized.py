@@ -12,7 +12,10 @@ array. `direct` reads the pieces out of the wrapper (its closure) and does the s
 it: the same parsing, the same `safe_eval` under the same error state, the same 0-d array,
 `otype` and `return_func`. Anything else (an array or an unusual value among the arguments,
 32 arguments or more, an exception anywhere) is handed to the whole wrapper, which computes it
-as before: these functions are pure, so computing again changes nothing. tests/calc/test_unvectorized.py
+as before: these functions are pure, so computing again changes nothing. Those built on `wrap_func`
+of a function of their own (CONVERT, the bases, IRR ...) are called on scalars without its wrapper
+and `wrap_ranges_func`'s (`_unwrapped`), CONVERT on Python's scalars by a shorter copy of its body
+(`_plain_body`). tests/calc/test_unvectorized.py
 compares the two on every such bridged function over a grid of every kind of scalar, and
 bench/bridged_calls.py on every call of the corpus books.
 """
@@ -20,6 +23,7 @@ bench/bridged_calls.py on every call of the corpus books.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from collections.abc import Callable, Iterable
 from typing import Any, cast
@@ -37,7 +41,7 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
     codes, scalars = found
     pieces = _ufunc_pieces(implementation, codes)
     if pieces is None:
-        return implementation
+        return _unwrapped(implementation, codes, scalars)
     args_parser, safe_eval, otype, return_func = pieces
     import numpy as np
 
@@ -62,6 +66,97 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
             return implementation(*args)
 
     return call
+
+
+def _unwrapped(implementation: Callable[..., object], codes: tuple[types.CodeType, ...],
+               scalars: frozenset[type]) -> Callable[..., object]:
+    """`implementation` built otherwise than on `wrap_ufunc` (CONVERT, the bases, IRR ...: `wrap_func`
+    of a function of its own, under `wrap_ranges_func`), called on scalar arguments without those two
+    wrappers, which on scalars only pass them on (`parse_ranges` unpacks `Ranges`, none here) and
+    turn an exception into an error value: 2 of CONVERT's 6 us a call, 3,578 calls in formulas_test.
+    An exception is left to the whole wrapper, which computes it again and says what it makes of it
+    (these functions are pure). Itself where it is built otherwise still."""
+    ranges_code, func_code, _ufunc_code = codes
+    layer = _closure(implementation).get("func") if _code(implementation) is ranges_code else implementation
+    if _code(layer) is not func_code:
+        return implementation
+    inner = _closure(layer).get("func")
+    if not callable(inner):
+        return implementation
+    plain = _plain_body(cast(Callable[..., object], inner))
+    if plain is not None:
+        body, taken = plain, _PLAIN
+    else:
+        body, taken = inner, scalars
+
+    def call(*args: object) -> object:
+        if any(type(a) not in taken for a in args):
+            return implementation(*args)
+        try:
+            return body(*args)
+        except Exception:  # noqa: BLE001 - computed again by the whole wrapper, which says what it makes of it
+            return implementation(*args)
+
+    return call
+
+
+#: Python's own scalar types, exactly (no `formulas` error value, which is a str, nor its empty cell).
+_PLAIN = frozenset({float, int, bool, str})
+
+
+def _plain_body(inner: Callable[..., object]) -> Callable[..., object] | None:
+    """A shorter path through `inner`'s body on `_PLAIN` arguments, or None. CONVERT (`xconvert`,
+    3,578 calls in formulas_test) has one (`_convert`). Its module is asked only where it is
+    imported already (`inner` is none of its functions otherwise), not imported for every book
+    calling a bridged function (7 ms)."""
+    eng = sys.modules.get("formulas.functions.eng")
+    if eng is None or inner is not getattr(eng, "xconvert", None):
+        return None
+    return _convert()
+
+
+@functools.cache
+def _convert() -> Callable[..., object]:
+    """CONVERT on plain scalars: `xconvert`'s `np.asarray(x, object).item()` gives each such argument
+    back as it is and its three `raise_errors` find no error (more than half of its time); the
+    rest is its body as formulas 1.3.4 writes it (`_formulas_wrappers` keeps to that release)."""
+    from formulas.functions import Error, eng
+
+    units = eng._units  # (an lru_cache of units.json: the same dict as xconvert reads)
+
+    def convert(num: float | str, from_unit: object, to_unit: object) -> object:  # (a bool is a float's int)
+        found = units()
+        fu = found.get(from_unit, {})
+        tu = found.get(to_unit, {})
+        system = set(fu).intersection(tu)
+        if not system:
+            return Error.errors["#N/A"]
+        system = list(system)[0]
+        if isinstance(num, bool):
+            return Error.errors["#VALUE!"]
+        number = float(num)  # (replace_empty: no empty cell among plain scalars)
+        if system == "temperature":
+            number *= fu[system]
+            if from_unit in ("C", "cel"):
+                number += 273.15
+            elif from_unit in ("F", "fah"):
+                number = (number + 459.67) * 5.0 / 9.0
+            elif from_unit in ("Rank",):
+                number *= 5.0 / 9.0
+            elif from_unit in ("Reau",):
+                number = number * 5.0 / 4.0 + 273.15
+            if to_unit in ("C", "cel"):
+                number -= 273.15
+            elif to_unit in ("F", "fah"):
+                number = number * 9.0 / 5.0 - 459.67
+            elif to_unit in ("Rank",):
+                number /= 5.0 / 9.0
+            elif to_unit in ("Reau",):
+                number = (number - 273.15) / 5.0 * 4.0
+            return number / tu[system]
+        return number * (fu[system] / tu[system])
+
+    return convert
 
 
 #: wrap_ufunc's args_parser, safe_eval, otype (an ndarray subclass) and return_func.

@@ -79,13 +79,15 @@ def _calls(whole: Any, seed: str) -> list[tuple[object, ...]]:
 
 def test_the_scalar_functions_bridged_are_unvectorized():
     """Most of the bridged scalar functions are `wrap_ufunc`'s (the statistical distributions,
-    text, dates, CEILING ...): each is replaced; one built otherwise (CONVERT) is not."""
+    text, dates, CEILING ...): each is replaced; those built on `wrap_func` of a function of their
+    own (CONVERT, the bases, IRR) are called without its wrappers; one built otherwise (ISODD) is not."""
     _formulas_read()
     found = _unvectorized()
-    assert len(found) >= 90, sorted(found)
-    assert {"UNICHAR", "UNICODE", "CEILING", "BINOM.DIST", "ERROR.TYPE", "TEXT", "DATE"} <= set(found)
-    convert = bridge.formulas_function("CONVERT")
-    assert convert is not None and unvectorized.direct(convert) is convert
+    assert len(found) >= 190, sorted(found)
+    assert {"UNICHAR", "UNICODE", "CEILING", "BINOM.DIST", "ERROR.TYPE", "TEXT", "DATE", "CONVERT", "DEC2HEX",
+            "IRR", "XIRR"} <= set(found)
+    isodd = bridge.formulas_function("ISODD")
+    assert isodd is not None and unvectorized.direct(isodd) is isodd
 
 
 def test_the_same_answers_as_the_whole_wrapper():
@@ -105,13 +107,16 @@ def test_arrays_and_other_values_go_to_the_whole_wrapper():
     _formulas_read()
     import numpy as np
 
-    whole = bridge.formulas_function("POWER")
-    assert whole is not None
-    direct = unvectorized.direct(whole)
     grid = np.array([[1.0, 2.0], [3.0, "x"]], dtype=object)
-    for args in [(grid, 2.0), (2.0, grid), (np.float64(2.0), 3.0), (np.array(2.0, dtype=object), 3.0)]:
-        assert outcome(direct, args) == outcome(whole, args)
-    assert direct(grid, 2.0).shape == (2, 2)
+    for name in ("POWER", "CONVERT"):
+        whole = bridge.formulas_function(name)
+        assert whole is not None
+        direct = unvectorized.direct(whole)
+        for args in [(grid, 2.0, "m"), (2.0, grid, "m"), (np.float64(2.0), "m", "ft"),
+                     (np.array(2.0, dtype=object), "m", "ft")]:
+            args = args[:2] if name == "POWER" else args
+            assert outcome(direct, args) == outcome(whole, args)
+    assert unvectorized.direct(bridge.formulas_function("POWER"))(grid, 2.0).shape == (2, 2)
 
 
 def test_another_formulas_release_keeps_the_whole_wrapper(monkeypatch):
@@ -140,3 +145,32 @@ def test_the_bridge_answers_through_the_direct_call():
     assert bridge.bridged("UNICHAR")(error("#N/A")) == error("#N/A")
     assert bridge.bridged("ERROR.TYPE")(error("#DIV/0!")) == 2
     assert bridge.bridged("UNICHAR")([[65.0, 66.0]]) == [["A", "B"]]
+    assert bridge.bridged("CONVERT")(1.0, "in", "cm") == 2.54
+    assert bridge.bridged("CONVERT")(1.0, "in", "kg") == error("#N/A")
+    assert bridge.bridged("CONVERT")(True, "in", "cm") == error("#VALUE!")
+    assert bridge.bridged("CONVERT")("x", "in", "cm") == error("#VALUE!")  # formulas' float("x") raises: the whole wrapper
+
+
+def test_convert_on_plain_scalars_answers_as_formulas():
+    """CONVERT's shorter path on Python's own scalars (unvectorized._plain_body): every unit
+    `formulas` knows to units of its system and of another (temperatures each to each, "pc" in
+    two systems), numbers, text, logicals: what it answers is what the whole wrapper does; its
+    error values and the empty cell still go to the whole wrapper."""
+    _formulas_read()
+    import schedula as sh
+    from formulas.functions import Error, eng
+
+    whole = bridge.formulas_function("CONVERT")
+    assert whole is not None
+    direct = unvectorized.direct(whole)
+    units = list(eng._units())
+    pick = random.Random("CONVERT")
+    numbers: list[object] = [0, 1, -2, 2.5, -40.0, 1e-300, 1e300, float("inf"), "3", "x", True, False]
+    calls = [(n, u, v) for u in units for v in [u, *pick.sample(units, 4), "m", "C", "pc", "x", 1.0]
+             for n in pick.sample(numbers, 3)]
+    temperatures = [u for u in units if "temperature" in eng._units()[u]]
+    calls += [(n, u, v) for u in temperatures for v in temperatures for n in (0, 100.0, -273.15)]
+    calls += [(n, "m", "ft") for n in (sh.EMPTY, Error.errors["#N/A"])] + [(1.0, Error.errors["#REF!"], "ft")]
+    differ = [(args, ours, theirs) for args in calls
+              if (ours := outcome(direct, args)) != (theirs := outcome(whole, args))]
+    assert len(calls) > 15_000 and differ == [], differ[:3]
