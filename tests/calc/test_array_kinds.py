@@ -28,6 +28,8 @@ LEGACY = {
     "J4:K5": ("{=SUM(A1:A5)}", [[15, 15], [15, 15]]),  # one value: fills the range
     "N1:N2": ("{=A1:A5}", [[1], [2]]),  # N3 holds a value: no #SPILL!, the range is cut
     "R1:S3": ("{=A1:A2*B1:C1}", [[10, 20], [20, 40], ["#N/A", "#N/A"]]),
+    "T1": ("{=A2:A5*B1:C1}", [[20]]),  # one cell: the result's first value, nothing spilled
+    "U1": ("{=SUM(A1:A5*2)}", [[30]]),
 }
 #: Formulas reading the cells below a cut legacy array: Excel sees nothing of the cut part.
 READERS = {"F1": ("=COUNT(D1:D6)", 3), "F2": ("=SUM(N1:N2)", 3)}
@@ -122,7 +124,7 @@ def test_legacy_arrays_fill_exactly_their_range_and_dynamic_ones_spill(book):
     for ref, (_, shown) in LEGACY.items():
         got = [[result.value("Arrays sheet", c) for c in line] for line in _cells(ref)]
         assert got == shown, ref
-    for cell in ("D4", "D5", "N4", "H6", "M1", "J3"):  # nothing past a legacy range
+    for cell in ("D4", "D5", "N4", "H6", "M1", "J3", "T2", "U2"):  # nothing past a legacy range
         assert ("Arrays sheet", cell) not in result.values or result.values[("Arrays sheet", cell)] is None
     for cell, (_, expected) in READERS.items():
         assert result.value("Arrays sheet", cell) == expected, cell
@@ -159,7 +161,7 @@ def test_legacy_arrays_match_libreoffice(book, tmp_path):
                 compared += 1
     for cell in READERS:
         assert same(result.value("Arrays sheet", cell), reference[cell].value), cell
-    assert compared == 3 + 5 + 6 + 4 + 2 + 6
+    assert compared == 3 + 5 + 6 + 4 + 2 + 6 + 1 + 1
 
 
 def test_the_formulas_engine_keeps_a_legacy_arrays_na_too(book):
