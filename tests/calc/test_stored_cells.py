@@ -362,10 +362,13 @@ def test_a_sheet_as_excel_writes_it_reads_by_expression_as_openpyxl_alone(tmp_pa
     lambda data: data.replace(b'<c r="S1" t="inlineStr"/>', b'<c r="S1" t="inlineStr"><is><t>x</t></is></c>'),
     lambda data: data.replace(b'<c r="A1"><v>1</v></c>', b'<c r="A1">\n<v>1</v></c>'),
     lambda data: data.replace(b"<v>text</v>", b"<v>te\x01xt</v>"),  # not XML: the parser's error
+    lambda data: data.replace(b"<v>text</v>", "<v>t\u00e9\uffffxt</v>".encode()),  # not a character XML allows
+    lambda data: data.replace(b"<v>text</v>", b"<v>te]]>xt</v>"),  # refused in text
     lambda data: data.replace(f'xmlns="{_MAIN}"'.encode(), b'xmlns="urn:other"'),  # not SpreadsheetML's
     lambda data: data.replace(b"<dimension", b'<sheetPr xmlns="urn:other"/><dimension'),
     lambda data: data.replace(b'<dimension ref="A1:B2"/>', b'<extLst><row r="9"><c r="A9"><v>9</v></c></row></extLst>'),
 ], ids=["comment", "reference", "cdata", "row-namespace", "latin-1", "quote", "order", "inline", "space", "not-xml",
+        "not-a-character", "cdata-end",
         "namespace", "declared-elsewhere", "row-before"])
 def test_a_sheet_written_otherwise_is_left_to_openpyxls_parser(tmp_path, change):
     import warnings
