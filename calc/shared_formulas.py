@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rates_xl.functions.sheet import MAX_COL, column_letters, column_number
+from rates_xl.functions.sheet import MAX_COL, column_number
 
 if TYPE_CHECKING:
     from openpyxl.formula.translate import Translator
 
+#: An offset no copy reaches (a sheet's own size past either side): the bound of a copy's offset
+#: where the formula has no relative row, or no relative column.
+MIN_OFFSET = -(1 << 40)
 #: A piece of a copy: text as it is, or a relative row (True, its number) or column (False,
 #: its index) moved by the copy's offset.
 _Piece = str | tuple[bool, int]
@@ -54,6 +57,29 @@ class Template:
             except ValueError:  # a column past XFD: openpyxl's own translation, copy by copy
                 return
             self.pieces = _merged(pieces)
+            self._ready(self.pieces)
+
+    def _ready(self, pieces: list[_Piece]) -> None:
+        """What `at` writes each copy with: the pieces' texts with a slot for each relative row
+        and column, the slots, and the offsets within which every row and column of a copy
+        stays on the sheet (a check for the copy, not one for each of its pieces)."""
+        from openpyxl.utils.cell import get_column_letter
+
+        self._letters = get_column_letter  # (a column on the sheet: `column_letters` without its checks)
+        self._texts: list[str] = []
+        self._rows: list[tuple[int, int]] = []  # (index in `_texts`, the row)
+        self._columns: list[tuple[int, int]] = []  # (index in `_texts`, the column)
+        for index, piece in enumerate(pieces):
+            if isinstance(piece, str):
+                self._texts.append(piece)
+                continue
+            self._texts.append("")
+            (self._rows if piece[0] else self._columns).append((index, piece[1]))
+        rows = [number for _index, number in self._rows]
+        columns = [number for _index, number in self._columns]
+        self._least_rows = 1 - min(rows) if rows else MIN_OFFSET
+        self._least_columns = 1 - min(columns) if columns else MIN_OFFSET
+        self._most_columns = MAX_COL - max(columns) if columns else -MIN_OFFSET
 
     def at(self, row: int, column: int, coordinate: str) -> str:
         """The copy at `coordinate`, (row, column): openpyxl's `translate_formula(coordinate)`;
@@ -63,20 +89,15 @@ class Template:
         if self.pieces is None:
             return self.translator.translate_formula(coordinate)
         rows, columns = row - self.origin[0], column - self.origin[1]
-        out = []
-        for piece in self.pieces:
-            if isinstance(piece, str):
-                out.append(piece)
-                continue
-            is_row, number = piece
-            if is_row:
-                if number + rows <= 0:
-                    return self.translator.translate_formula(coordinate)  # (raises TranslatorError)
-                out.append(str(number + rows))
-            elif 0 < number + columns <= MAX_COL:
-                out.append(column_letters(number + columns))
-            else:
-                return self.translator.translate_formula(coordinate)
+        if rows < self._least_rows or not self._least_columns <= columns <= self._most_columns:
+            # A row at 0 or above (openpyxl's TranslatorError), a column off the sheet.
+            return self.translator.translate_formula(coordinate)
+        out = self._texts.copy()
+        for index, number in self._rows:
+            out[index] = str(number + rows)
+        letters = self._letters
+        for index, number in self._columns:
+            out[index] = letters(number + columns)
         return "".join(out)
 
 
