@@ -40,6 +40,7 @@ as usual (a thread-local flag, as calc/merged_read.py does). With any other open
 from __future__ import annotations
 
 import io
+import re
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -69,6 +70,8 @@ _lock = threading.Lock()
 _original: list[Callable[[WorksheetReader], None]] = []
 _VALUE = CELL_TAG[:-1] + "v"
 _FORMULA = CELL_TAG[:-1] + "f"
+#: A `<row>`'s number, as Excel writes it: its first attribute (`_Rows._row_text`).
+_ROW_NUMBER = re.compile(r' r="([1-9][0-9]{0,6})"')
 #: The types (`t`) of a cell `_Rows.read` makes itself (a date, inline text ... `_elements`).
 _PLAIN = frozenset(("n", "s", "b", "str", "e"))
 #: `StyleArray(styles[i])` without its Python `__new__` (which calls this with "i": the same array)
@@ -110,6 +113,9 @@ class _Rows:
         self._styles: list[StyleArray] = getattr(ws.parent, "_cell_styles")  # noqa: B009 (not in the stubs)
         self._templates: dict[str | None, Template] = {}  # shared formula (`si`) -> its copies
         self._columns: dict[str, int] = {}  # a reference's letters -> its column
+        # A `<row>`'s attributes after its number -> as read (`_row_text`), and whether a row
+        # dimension is read for it (attributes other than `r`, `spans` and prefixed ones).
+        self._rests: dict[str, tuple[dict[str, str], bool]] = {}
 
     def parse_row(self, row: Element) -> tuple[int, list[_Parsed]]:
         self._row(dict(row.attrib))
@@ -134,6 +140,24 @@ class _Rows:
         keys = {k for k in attrs if not k.startswith("{")}
         if keys - {"r", "spans"}:
             parser.row_dimensions[str(parser.row_counter)] = attrs
+
+    def _row_text(self, text: str, namespaces: dict[str, str]) -> None:
+        """`_row` of a `<row>`'s attributes as `sheet_xml.ITEMS` reads them: where its number
+        comes first (` r="7"`, as Excel writes it), the rest (`spans`, `x14ac:dyDescent` ...,
+        which a sheet's rows share) is read once for all the rows holding it."""
+        match = _ROW_NUMBER.match(text)
+        known = None if match is None else self._rests.get(rest := text[match.end():])
+        if match is not None and known is None:
+            attributes = sheet_xml.row_attributes(rest, namespaces)  # (raises as the whole would)
+            if "r" not in attributes:  # (twice: the whole's error)
+                plain = not {k for k in attributes if not k.startswith("{")} - {"spans"}
+                known = self._rests[rest] = (attributes, plain)
+        if match is None or known is None:
+            self._row(sheet_xml.row_attributes(text, namespaces))
+        elif known[1]:  # (`_row` of a row no row dimension is read for)
+            self.parser.row_counter, self.parser.col_counter = int(match.group(1)), 0
+        else:
+            self._row({"r": match.group(1), **known[0]})
 
     def _elements(self, row: Iterable[Element]) -> None:
         """A row's `<c>` elements (openpyxl's parse) made into the sheet's cells."""
@@ -207,20 +231,25 @@ class _Rows:
         shared_formulae, templates = parser.shared_formulae, self._templates
         from openpyxl.worksheet.formula import ArrayFormula
 
+        # (a row's cells share its number, and a sheet's cells a few styles: each read once)
+        style_ids: dict[str | None, int] = {None: 0}
+        last_digits, r = "", 0
         for match in sheet_xml.ITEMS.finditer(split.content):
             row, coordinate, letters, digits, style, t, cm, formula, si, ref, array, attributes, text, v, empty = \
                 match.groups()
             if coordinate is None:
-                self._row(sheet_xml.row_attributes(row, namespaces))
+                self._row_text(row, namespaces)
                 continue
             kind = "n" if t is None else t
-            style_id = int(style) if style else 0
+            if (style_id := style_ids.get(style)) is None:
+                style_id = style_ids[style] = int(style) if style else 0
             if v is not None:
                 if "&" in v:
                     v = unescape(v)
             elif empty is not None:
                 v = ""
-            r = int(digits)
+            if digits != last_digits:
+                last_digits, r = digits, int(digits)
             if (c := columns.get(letters)) is None:
                 try:
                     c = columns[letters] = column_number(letters)
@@ -341,7 +370,15 @@ def _bind_cells(reader: WorksheetReader) -> None:
                 rows.read(split)
             parser.source = io.BytesIO(data if split is None else split.rest)
         try:
-            _original[0](reader)
+            # openpyxl 3.1.5's `bind_cells` (`_original`), its every row made into cells by `_Rows`
+            # already and handed back empty, and the sheet's current row its last cell's row:
+            # `max_row` built a set of every cell's row (35,000 in formulas_test.xlsx) for it.
+            for _index, row in parser.parse():
+                for parsed in row:
+                    rows._bind(parsed)
+            sheet_cells = reader.ws._cells
+            if sheet_cells:
+                reader.ws._current_row = max(sheet_cells)[0]  # type: ignore[attr-defined]  # (not in the stubs)
         finally:  # (parser -> _Rows -> parser: a cycle, left to a collector calc holds off)
             del parser.__dict__["parse_row"]
         return
