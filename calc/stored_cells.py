@@ -72,6 +72,8 @@ _VALUE = CELL_TAG[:-1] + "v"
 _FORMULA = CELL_TAG[:-1] + "f"
 #: A `<row>`'s number, as Excel writes it: its first attribute (`_Rows._row_text`).
 _ROW_NUMBER = re.compile(r' r="([1-9][0-9]{0,6})"')
+#: A shared formula's first cell's `<f>` attributes as Excel writes them (its `si`).
+_MASTER = re.compile(r' t="shared" ref="[^"]*"(?: ca="(?:1|0|true|false)")? si="([0-9]{1,9})"')
 #: The types (`t`) of a cell `_Rows.read` makes itself (a date, inline text ... `_elements`).
 _PLAIN = frozenset(("n", "s", "b", "str", "e"))
 #: `StyleArray(styles[i])` without its Python `__new__` (which calls this with "i": the same array)
@@ -229,6 +231,7 @@ class _Rows:
         cell_class, cast_number, columns = self._cell, self._cast, self._columns
         new, style_array, array_class = cast("Callable[[type], _Cell]", object.__new__), _new_array, self._style_array
         shared_formulae, templates = parser.shared_formulae, self._templates
+        from openpyxl.formula.translate import Translator
         from openpyxl.worksheet.formula import ArrayFormula
 
         # (a row's cells share its number, and a sheet's cells a few styles: each read once)
@@ -255,8 +258,13 @@ class _Rows:
                     c = columns[letters] = column_number(letters)
                 except ValueError:  # past XFD: `_elements` (openpyxl) reads it
                     c = 0
-            if attributes is not None or r > MAX_ROW or not c or kind not in _PLAIN or \
-                    (v and kind == "n" and formula is None and si is None and ref is None and style_id in date_formats):
+            # A shared formula's first cell (`<f t="shared" ref=... si=...>`), read here as openpyxl's
+            # `parse_formula` reads it; any other `<f>` with attributes is `_elements`'.
+            master = None if attributes is None else _MASTER.fullmatch(attributes)
+            if (attributes is not None and (master is None or master.group(1) in shared_formulae)) or \
+                    r > MAX_ROW or not c or kind not in _PLAIN or (v and kind == "n" and formula is None and si is None
+                                                                    and ref is None and attributes is None
+                                                                    and style_id in date_formats):
                 if ref is not None:  # (an array formula, as any other `<f>`)
                     attributes, text = f' t="array" ref="{ref}"', array
                 self._elements((_element(coordinate, style, t, cm, formula, si, attributes, text, v),))
@@ -265,6 +273,11 @@ class _Rows:
             if formula is not None:
                 kept.append((coordinate, kind, v, None, "", cm))
                 kind, value = "f", "=" + unescape(formula) if "&" in formula else "=" + formula
+            elif master is not None:
+                kept.append((coordinate, kind, v, None, "shared", cm))
+                kind, value = "f", "=" + unescape(text) if text else "="
+                if value != "=":
+                    shared_formulae[master.group(1)] = Translator(value, coordinate)
             elif ref is not None:
                 kept.append((coordinate, kind, v, None, "array", cm))
                 kind, value = "f", ArrayFormula(ref=ref, text="=" + unescape(array))
