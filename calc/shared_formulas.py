@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rates_xl.functions.sheet import MAX_COL, column_number
+from rates_xl.functions.sheet import MAX_COL, column_letters, column_number
 
 if TYPE_CHECKING:
     from openpyxl.formula.translate import Translator
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 #: An offset no copy reaches (a sheet's own size past either side): the bound of a copy's offset
 #: where the formula has no relative row, or no relative column.
 MIN_OFFSET = -(1 << 40)
+#: A column -> its letters, as the copies write them (at most one entry for each of a sheet's columns).
+_LETTERS: dict[int, str] = {}
 #: A piece of a copy: text as it is, or a relative row (True, its number) or column (False,
 #: its index) moved by the copy's offset.
 _Piece = str | tuple[bool, int]
@@ -63,9 +65,6 @@ class Template:
         """What `at` writes each copy with: the pieces' texts with a slot for each relative row
         and column, the slots, and the offsets within which every row and column of a copy
         stays on the sheet (a check for the copy, not one for each of its pieces)."""
-        from openpyxl.utils.cell import get_column_letter
-
-        self._letters = get_column_letter  # (a column on the sheet: `column_letters` without its checks)
         self._texts: list[str] = []
         self._rows: list[tuple[int, int]] = []  # (index in `_texts`, the row)
         self._columns: list[tuple[int, int]] = []  # (index in `_texts`, the column)
@@ -95,9 +94,10 @@ class Template:
         out = self._texts.copy()
         for index, number in self._rows:
             out[index] = str(number + rows)
-        letters = self._letters
         for index, number in self._columns:
-            out[index] = letters(number + columns)
+            if (letters := _LETTERS.get(number + columns)) is None:
+                letters = _LETTERS[number + columns] = column_letters(number + columns)
+            out[index] = letters
         return "".join(out)
 
 
