@@ -101,6 +101,14 @@ class Template:
         return "".join(out)
 
 
+def translator(formula: str, origin: str) -> Translator:
+    """openpyxl's `Translator` of a shared formula written at `origin` (its first cell), as its
+    reader's `parse_formula` makes it for the copies (calc/stored_cells.py reads that cell)."""
+    from openpyxl.formula.translate import Translator
+
+    return Translator(formula, origin)
+
+
 def _range(text: str) -> list[_Piece]:
     """`Translator.translate_range`'s reading of one range token, as pieces."""
     from openpyxl.formula.translate import Translator

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from rates_xl.calc import sheet_xml
 from rates_xl.calc.package import CELL_TAG, Kept, RawCell, cell_parts
-from rates_xl.calc.shared_formulas import Template
+from rates_xl.calc.shared_formulas import Template, translator
 from rates_xl.functions.sheet import MAX_ROW, column_number
 
 if TYPE_CHECKING:
@@ -231,7 +231,6 @@ class _Rows:
         cell_class, cast_number, columns = self._cell, self._cast, self._columns
         new, style_array, array_class = cast("Callable[[type], _Cell]", object.__new__), _new_array, self._style_array
         shared_formulae, templates = parser.shared_formulae, self._templates
-        from openpyxl.formula.translate import Translator
         from openpyxl.worksheet.formula import ArrayFormula
 
         # (a row's cells share its number, and a sheet's cells a few styles: each read once)
@@ -277,7 +276,7 @@ class _Rows:
                 kept.append((coordinate, kind, v, None, "shared", cm))
                 kind, value = "f", "=" + unescape(text) if text else "="
                 if value != "=":
-                    shared_formulae[master.group(1)] = Translator(value, coordinate)
+                    shared_formulae[master.group(1)] = translator(value, coordinate)
             elif ref is not None:
                 kept.append((coordinate, kind, v, None, "array", cm))
                 kind, value = "f", ArrayFormula(ref=ref, text="=" + unescape(array))
