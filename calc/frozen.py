@@ -20,7 +20,7 @@ from rates_xl.calc.check import normal
 from rates_xl.calc.package import escaped
 from rates_xl.calc.results import CalcResult
 from rates_xl.functions.sheet import Area, Key, cell_address, column_letters
-from rates_xl.functions.values import ERRORS, CellValue, ErrorLikeText
+from rates_xl.functions.values import ERRORS, TEXT_LIMIT, CellValue, ErrorLikeText
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
@@ -213,7 +213,7 @@ def set_value(cell: Any, value: object) -> None:
     if not isinstance(value, str):
         value = str(value)  # a reference or another object an engine handed back
     text = isinstance(value, ErrorLikeText)
-    value = escaped(value)[:32767]  # (a str now, whatever class it was)
+    value = escaped(value)[:TEXT_LIMIT]  # (a str now, whatever class it was)
     # What openpyxl's `cell.value = value` does with it (`Cell._bind_value`, `check_string`),
     # without its calls (12,332 texts in formulas_test): the text kept as it is (`escaped` left
     # no character openpyxl refuses: tests/calc/test_frozen.py), its type an error for an error

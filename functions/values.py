@@ -38,6 +38,10 @@ Grid: TypeAlias = list[list[CellValue]]
 #: each host writes it its own way), or a spill: its rows, each a list of values (or one value).
 FunctionValue: TypeAlias = StoredValue | Sequence[Sequence[StoredValue] | StoredValue]
 
+#: The characters a cell holds (Microsoft, "Excel specifications and limits": 32,767); a formula
+#: answering a longer text is #VALUE! (Microsoft's REPT and CONCAT pages).
+TEXT_LIMIT = 32_767
+
 #: The error values of every Excel, in ERROR.TYPE's order (its number is the position + 1).
 CLASSIC_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
 #: Every error value Excel shows.

@@ -24,6 +24,9 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.functions.values import TEXT_LIMIT
+
 if TYPE_CHECKING:
     from rates_xl.calc.xlfuncs.coercion import Callback
     from rates_xl.calc.xlfuncs.types import Answer
@@ -36,10 +39,6 @@ READ_FROM = "1.3.4"
 LARGEST = sys.float_info.max
 _LARGEST_INT = int(LARGEST)
 
-#: The characters a cell holds (Microsoft, "Excel specifications and limits": 32,767); a formula
-#: answering a longer text is #VALUE! (Microsoft's REPT and CONCAT pages).
-TEXT_LIMIT = 32_767
-
 #: Microsoft's LCM page: "If LCM(a,b) >=2^53, LCM returns the #NUM! error value."
 LCM_LIMIT = 2**53
 
@@ -51,8 +50,6 @@ _EXACT = 2**53
 def bounded(value: object) -> object:
     """`value` (a plain answer of a bridged function), or the error Excel shows for it: a
     number beyond Excel's largest or NaN is #NUM!, a text longer than a cell holds is #VALUE!."""
-    from rates_xl.calc.engines.formualizer.values import error
-
     if isinstance(value, float):
         return value if -LARGEST <= value <= LARGEST else error("#NUM!")  # NaN fails both
     if isinstance(value, int):  # a bool is within both
@@ -71,8 +68,6 @@ GROWING_TEXT = frozenset({"SUBSTITUTE", "REPLACE", "REGEXREPLACE", "ARRAYTOTEXT"
 def capped(call: Callback) -> Callback:
     """`call` (a callback of GROWING_TEXT) with each text of its answer longer than a cell holds
     as #VALUE! (an array's element by element)."""
-    from rates_xl.calc.engines.formualizer.values import error
-
     def capped_call(*args: object) -> Answer:
         answer = call(*args)
         if isinstance(answer, str):

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import date, time, timedelta
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
-from rates_xl.functions.values import CellValue, is_error_text, text_value, to_serial
+from rates_xl.functions.values import TEXT_LIMIT, CellValue, is_error_text, text_value, to_serial
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -64,17 +64,13 @@ def plain(value: EngineScalar) -> CellValue:
     if is_error(value):
         return error_text(value)
     if isinstance(value, str):
-        if len(value) > _TEXT_LIMIT:  # `&`, CONCATENATE: formualizer's own joins know no limit
+        if len(value) > TEXT_LIMIT:  # `&`, CONCATENATE: formualizer's own joins know no limit
             return "#VALUE!"
         return text_value(value)  # text, even "#N/A" (VALUETOTEXT's): the engine said so
     if isinstance(value, date | time | timedelta):
         return to_serial(value)
     return value
 
-
-#: A cell's most characters (calc/xlfuncs/limits.py TEXT_LIMIT, not imported: the whole xlfuncs
-#: package would come with it); a longer text is #VALUE! in Excel.
-_TEXT_LIMIT = 32_767
 
 #: The engine's values `plain` hands back as they are (most cells: numbers, booleans, empty).
 _AS_THEY_ARE = frozenset({float, int, bool, type(None)})
