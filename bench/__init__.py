@@ -1,6 +1,8 @@
 """Benchmarks: `python -m bench` (see bench/__main__.py); results in bench/results/."""
 
+import atexit as _atexit
 import os as _os
+import shutil as _shutil
 import sys as _sys
 import tempfile as _tempfile
 
@@ -17,5 +19,14 @@ SERVICE_SETTINGS = ("RATES_PERSISTENT", "RATES_CACHE_DIR")
 # would turn the persistent tier off for every test that follows.
 if "pytest" not in _sys.modules:
     _os.environ["RATES_PERSISTENT"] = "false"
-    _os.environ["RATES_CACHE_DIR"] = _tempfile.mkdtemp(prefix="rates-xl-bench-")
+    _CACHE_DIR, _CACHE_DIR_OWNER = _tempfile.mkdtemp(prefix="rates-xl-bench-"), _os.getpid()
+    _os.environ["RATES_CACHE_DIR"] = _CACHE_DIR
+
+    def _remove_cache_dir() -> None:
+        """At exit, by the process that made it (not a forked child): every benchmark, and
+        each book's child of bench.excel_corpus, left one in /tmp."""
+        if _os.getpid() == _CACHE_DIR_OWNER:
+            _shutil.rmtree(_CACHE_DIR, ignore_errors=True)
+
+    _atexit.register(_remove_cache_dir)
     _os.environ.pop("RATES_TEAM_URL", None)

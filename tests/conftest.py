@@ -6,6 +6,7 @@ Area-specific fixtures belong in tests/<area>/conftest.py.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -17,9 +18,16 @@ pytest_plugins = ["tests.support.worker_exit"]
 
 # Tests never write to the user's cache folder nor join a developer's team: every client
 # (and every subprocess) keeps its persistent tier in a temporary folder, and solo.
-os.environ["RATES_CACHE_DIR"] = tempfile.mkdtemp(prefix="rates-xl-tests-")
+_SESSION_CACHE_DIR = tempfile.mkdtemp(prefix="rates-xl-tests-")
+os.environ["RATES_CACHE_DIR"] = _SESSION_CACHE_DIR
 os.environ.pop("RATES_TEAM_URL", None)
 os.environ.pop("RATES_PERSISTENT", None)  # the tier is on by default, as users get it
+
+
+def pytest_unconfigure(config):
+    """The folder above goes when this process's session ends (the controller and each xdist
+    worker import this file, so each made one): left behind, every run added a few to /tmp."""
+    shutil.rmtree(_SESSION_CACHE_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

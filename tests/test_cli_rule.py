@@ -157,8 +157,13 @@ def test_every_subcommand_has_a_failure_case(tmp_path):
     assert covered == set(LEAVES), set(LEAVES) - covered
 
 
-@pytest.mark.parametrize("case", list(_failures(Path(tempfile.mkdtemp(prefix="rates-xl-cases-")))),
-                         ids=" ".join)
+def _failure_cases() -> list[tuple[str, ...]]:
+    """The subcommands `_failures` covers, read at collection in a folder removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="rates-xl-cases-") as tmp:
+        return list(_failures(Path(tmp)))
+
+
+@pytest.mark.parametrize("case", _failure_cases(), ids=" ".join)
 def test_a_failure_is_one_clear_line_and_exit_1(case, tmp_path):
     argv, extra = _failures(tmp_path)[case]
     with socket.socket() as busy:
