@@ -9,6 +9,7 @@ sheet or a function's result is left as written, for the engine to judge).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula
@@ -20,13 +21,20 @@ if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
 
 
+#: A space after a character a Range operand can end with (not an operator, a separator, a
+#: parenthesis, a quote or white space): only there can the tokenizer read an intersection
+#: after a reference (`A1:B2 C3`), which most spaces in formulas are not (`IF(A1, B1)`, `A1 + 1`).
+_AFTER_OPERAND = re.compile(r'[^\s,;(){}=+\-*/^&<>%"] ')
+
+
 def may_operate(text: str, array: bool = False, upper: str | None = None) -> bool:
-    """A space, AREAS, ANCHORARRAY, a range of three corners or more, an array formula's ROW or
-    COLUMN, or ROWS/COLUMNS of a parenthesised expression: the cheap test first (`upper`: the
-    text in upper case, when the caller has it)."""
-    if " " in text:
-        return True
+    """A space that may be an intersection (or one anywhere in a formula naming ROW, ROWS, COLUMN
+    or COLUMNS, whose reference the pass reads then), AREAS, ANCHORARRAY, a range of three
+    corners or more, an array formula's ROW or COLUMN, or ROWS/COLUMNS of a parenthesised
+    expression: the cheap test first (`upper`: the text in upper case, when the caller has it)."""
     upper = text.upper() if upper is None else upper
+    if " " in text and (_AFTER_OPERAND.search(text) is not None or "ROW" in upper or "COLUMN" in upper):
+        return True
     return ("AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
             or (array and ("ROW(" in upper or "COLUMN(" in upper))
             or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))

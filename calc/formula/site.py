@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rates_xl.errors import InputError
-from rates_xl.functions.sheet import Area, Key, cell_address, parse_cell
+from rates_xl.functions.sheet import MAX_COL, MAX_ROW, Area, Key, cell_address
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.tables import Table
@@ -121,24 +121,26 @@ class FormulaCells:
                  legacy: frozenset[Key] | set[Key], titles: dict[str, str]) -> None:
         self.titles = titles  # upper-case title -> the sheet's title
         self._cells, self._legacy_anchors = cells, legacy
-        self._anchors: dict[str, set[tuple[int, int]]] | None = None  # indexed on first use
+        self._indexed = False  # (the areas of several cells, gathered on first use)
         self._legacy: dict[str, list[Area]] = {}
         self._spills: dict[str, list[Area]] = {}
 
-    def _index(self) -> dict[str, set[tuple[int, int]]]:
-        if self._anchors is None:
-            self._anchors = {}
-            for (sheet, anchor), (_text, area) in self._cells.items():
-                self._anchors.setdefault(sheet, set()).add(parse_cell(anchor))
-                r1, c1, r2, c2 = area
-                if (r1, c1) != (r2, c2):
-                    kind = self._legacy if (sheet, anchor) in self._legacy_anchors else self._spills
-                    kind.setdefault(sheet, []).append(area)
-        return self._anchors
+    def _index(self) -> None:
+        if self._indexed:
+            return
+        self._indexed = True
+        for (sheet, anchor), (_text, area) in self._cells.items():
+            r1, c1, r2, c2 = area
+            if r1 != r2 or c1 != c2:
+                kind = self._legacy if (sheet, anchor) in self._legacy_anchors else self._spills
+                kind.setdefault(sheet, []).append(area)
 
     def answer(self, sheet: str, row: int, col: int) -> bool | None:
         """Whether that cell holds a formula; None when the file cannot say (a spilled cell)."""
-        if (row, col) in self._index().get(sheet, ()):
+        self._index()
+        # (An anchor is keyed by its coordinate as openpyxl writes it, `B7`, as `cell_address`
+        # writes one: a book's anchors are not read and parsed for the few cells asked.)
+        if 1 <= row <= MAX_ROW and 1 <= col <= MAX_COL and (sheet, cell_address(row, col)) in self._cells:
             return True
         if any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self._legacy.get(sheet, ())):
             return True

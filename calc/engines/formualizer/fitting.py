@@ -1,14 +1,14 @@
 """One formula of the fast engine's copy fitted: an ordinary cell's formula through the passes
 (calc/formula/passes.py), the analysis (calc/formula/hazards.py) and the fit (calc/formula/fit.py:
-implicit intersection, helper cells, sheet-qualified names), or its shape's answer moved to it
-(calc/formula/memo.py); and why the engine cannot compute a formula at all. The walk over the
-book that calls these, and the arrays' fit, are `prepare.py`'s.
+implicit intersection, helper cells, sheet-qualified names) where its shape's answer cannot be
+moved to it (calc/formula/memo.py; `prepare.py` moves one), and why the engine cannot compute a
+formula at all. The walk over the book that calls these, and the arrays' fit, are `prepare.py`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from rates_xl.calc import routing
 from rates_xl.calc.formula import passes
@@ -41,18 +41,15 @@ class Fitted(NamedTuple):
     rates: bool = False  # calls a RATES_* function
 
 
-def fit_ordinary(memo: Memo, value: str, title: str, row: int, col: int, facts: BookFacts,
-                  size: Callable[[str], int | None], names: Callable[[str], str | None] | None,
-                  place: Callable[[list[list[str]]], str | None], arrays: frozenset[str],
-                  unknown: frozenset[str], noted: Shape | None) -> Fitted:
-    """An ordinary cell's formula through the passes and the fit, or its shape's answer moved
-    to it (calc/formula/memo.py: a copy down a column is rewritten once, when that is shown to
-    move with the cell). `noted`: its shape as `memo.note` answered."""
-    key, shared = memo.find(title, value, row, col, noted)
-    if shared is not None:
-        answer, extra = shared
-        intersected, waiting, rates = cast(tuple[bool, bool, bool], extra)
-        return Fitted(answer, intersected=intersected, waiting=waiting, rates=rates)
+def fit_ordinary(memo: Memo, key: tuple[str, Shape] | None, value: str, title: str, row: int, col: int,
+                 facts: BookFacts, size: Callable[[str], int | None], names: Callable[[str], str | None] | None,
+                 place: Callable[[list[list[str]]], str | None], arrays: frozenset[str],
+                 unknown: frozenset[str]) -> Fitted:
+    """An ordinary cell's formula through the passes and the fit, for a cell `memo.find` gave
+    no shared answer (the preparation moves a shared one to the cell itself: calc/formula/memo.py,
+    a copy down a column is rewritten once, when that is shown to move with the cell). `key`:
+    `find`'s handle, None to rewrite it unwatched; the answer is learnt under it. The shared
+    answer's extra is (intersected, waiting, rates)."""
     formula = memo.read(value)  # (a first copy's shape was read from the tokens its passes read)
     if key is None:
         return _fitted(formula, lambda: Site(title, row, col, False, facts), size, names, place, arrays, unknown)

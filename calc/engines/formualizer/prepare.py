@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rates_xl.calc import budget, collector, data_tables, xlsx_writer
 from rates_xl.calc.engines.formualizer import links, lookups
@@ -167,6 +167,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     helpers_allowed = not has_whole_rows(book)
     waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
     counted = 0  # ordinary formulas fitted: the book's time is looked at every few (`_EVERY_FEW`)
+    areas, written = prepared.areas, prepared.written
+    new = tuple.__new__  # (an ordinary formula's one-cell Area without NamedTuple's Python __new__)
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
@@ -204,26 +206,31 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 elif value == "":
                     cell.value = empty_text()
                 continue
-            prepared.areas[key] = Area(r, c, r, c)
+            areas[key] = new(Area, (r, c, r, c))
             if not counted & _EVERY_FEW:
                 budget.at(key)  # past the book's time: stop here, naming the cell
             counted += 1
-            done = fit_ordinary(memo, value, title, r, c, facts, size, names, place, arrays, unknown, noted)
-            if done.formula is None:
-                prepared.unsupported[key] = done.reason
-                if done.wrong:
-                    prepared.wrong.add(key)
-                continue
-            formula = done.formula
-            if done.intersected:
+            handle, shared = memo.find(title, value, r, c, noted)
+            if shared is not None:  # (most: its shape's answer moved to it, calc/formula/memo.py)
+                formula, extra = shared
+                intersected, waits, rates = cast(tuple[bool, bool, bool], extra)
+            else:
+                done = fit_ordinary(memo, handle, value, title, r, c, facts, size, names, place, arrays, unknown)
+                if done.formula is None:
+                    prepared.unsupported[key] = done.reason
+                    if done.wrong:
+                        prepared.wrong.add(key)
+                    continue
+                formula, intersected, waits, rates = done.formula, done.intersected, done.waiting, done.rates
+            if intersected:
                 prepared.rewritten[key] = "intersected"
             at = (title, r, c)
-            if done.waiting:
+            if waits:
                 waiting.add(at)  # may read a spill: its last passes wait for every array's fit
             if formula != value:
                 set_formula(cell, formula)  # (only where it changed)
-            prepared.written[at] = formula
-            if done.rates:
+            written[at] = formula
+            if rates:
                 prepared.rates_cells.append((title, r, c, formula))
         for r, c, array in anchors:
             key = (title, cell_address(r, c))
