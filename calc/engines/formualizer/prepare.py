@@ -35,7 +35,7 @@ from rates_xl.calc.engines.formualizer.fitting import (
     qualified,
     settled,
 )
-from rates_xl.calc.engines.formualizer.reach import LastRows, has_whole_rows
+from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
 from rates_xl.calc.formula import comparisons, passes, terms
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
@@ -162,34 +162,43 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if calculation is None or not calculation.iterate:
         facts.sums = {}  # (an iterating book has every sum written out: calc/formula/terms.py)
     _name_passes(book, facts)
-    # Helper cells go to the right of each sheet's used range; a whole-row reference would
-    # read them, so a book with one gets none (its formulas that need them are not computed).
-    helpers_allowed = not has_whole_rows(book)
     waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
     counted = 0  # ordinary formulas fitted: the book's time is looked at every few (`_EVERY_FEW`)
     areas, written = prepared.areas, prepared.written
     new = tuple.__new__  # (an ordinary formula's one-cell Area without NamedTuple's Python __new__)
+    # Every sheet's cells are read before any is fitted: each formula's shape counted (`Memo.note`)
+    # and whether any text reads whole rows (`reads_whole_rows`, as `has_whole_rows` reads the book).
+    whole_rows = False
+    sheets = []
     for ws in book.worksheets:
         title = ws.title
         size = _sized(range_size, title)
-        place = _placer(ws, prepared) if helpers_allowed else (lambda cells: None)
         names = _sized(resolve, title) if resolve is not None else None
-
         memo = Memo(facts, {"size": (size, (0,))} if names is None else
                     {"size": (size, (0,)), "names": (names, (0,))})
         anchors = []  # (row, col, ArrayFormula): fitted once every ordinary cell is
         todo = []  # (cell, value, an ordinary formula?, its shape) of every other cell holding a formula or ""
         stored = ws._cells  # (row, column) -> cell: openpyxl's store, read row by row (`sheet_rows`' order)
         for cell in map(stored.__getitem__, sorted(stored)):
-            value = cell.value
+            value = cell._value  # (`value` reads it: no Python call for each cell of the book)
             if isinstance(value, ArrayFormula):
                 anchors.append((cell.row, cell.column, value))
+                whole_rows = whole_rows or reads_whole_rows(value.text)
             elif cell.data_type == "f" or value == "":  # (else a constant: most cells, passed at once)
                 if isinstance(value, str) and value.startswith("=") and cell.data_type == "f":
-                    # (Every formula's shape counted before any is fitted.)
                     todo.append((cell, value, True, memo.note(title, value, cell.row, cell.column)))
+                    if ":" in value and not whole_rows:
+                        whole_rows = reads_whole_rows(value)
                 else:
                     todo.append((cell, value, False, None))
+            elif not whole_rows and isinstance(value, str) and ":" in value:
+                whole_rows = reads_whole_rows(value)  # (text starting with "=": `has_whole_rows` reads it too)
+        sheets.append((ws, title, size, names, memo, anchors, todo))
+    # Helper cells go to the right of each sheet's used range; a whole-row reference would
+    # read them, so a book with one gets none (its formulas that need them are not computed).
+    helpers_allowed = not whole_rows
+    for ws, title, size, names, memo, anchors, todo in sheets:
+        place = _placer(ws, prepared) if helpers_allowed else (lambda cells: None)
         for cell, value, ordinary, noted in todo:
             r, c = cell.row, cell.column
             key = (title, cell.coordinate)
