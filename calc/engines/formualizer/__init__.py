@@ -19,6 +19,7 @@ computes every formula the way Excel does.
 - `model.py`: the copy loaded in formualizer with the RATES_* functions and calc/xlfuncs
   registered, computed again cheaply in later planning rounds;
 - `values.py`: formualizer's values and Excel's, both ways.
+- `legacy_fills.py`: a legacy array's range filled past its result, kept across planning rounds;
 - `callbacks.py`: our functions as the engine calls them from its worker thread (that thread's
   Python state kept between calls, not made and thrown away on each).
 """

@@ -132,13 +132,17 @@ class FormualizerEngine:
             r1, c1, r2, c2 = area
             if kind == "spill" and key in self.book.legacy_arrays:
                 # A legacy array: exactly its stored range, filled from the (cut) result.
-                h2, w2 = r1, c1
-                # (A one-cell range shows the result's first value, the anchor's: its extent
-                # is not asked, an inspection each round for 185 of formulas_test's 527.)
-                extent = loaded.spill_extent(sheet, anchor) if (r1, c1) != (r2, c2) else None
-                if extent:
-                    h2, w2 = extent.bottom, extent.right
-                result = loaded.block(sheet, r1, c1, h2, w2)
+                read = loaded.legacy_read.get(key)  # (read by the fill of its range, most)
+                if read is not None:
+                    result = read[1]
+                else:
+                    h2, w2 = r1, c1
+                    # (A one-cell range shows the result's first value, the anchor's: its extent
+                    # is not asked, an inspection each round for 185 of formulas_test's 527.)
+                    extent = loaded.spill_extent(sheet, anchor) if (r1, c1) != (r2, c2) else None
+                    if extent:
+                        h2, w2 = extent.bottom, extent.right
+                    result = loaded.block(sheet, r1, c1, h2, w2)
                 self._note_cut_table(key, r2 - r1 + 1, c2 - c1 + 1)
                 fitted = fit_legacy(result, r2 - r1 + 1, c2 - c1 + 1)
                 values.update(zip(self._cells(sheet, area), itertools.chain.from_iterable(fitted), strict=True))

@@ -13,9 +13,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from rates_xl.calc.engines import rates
-from rates_xl.calc.engines.formualizer import lookups
+from rates_xl.calc.engines.formualizer import legacy_fills, lookups
 from rates_xl.calc.engines.formualizer.callbacks import Registrar
-from rates_xl.calc.engines.formualizer.cells import fit_legacy
 from rates_xl.calc.engines.formualizer.prepare import Prepared
 from rates_xl.calc.engines.formualizer.values import (
     from_engine,
@@ -49,6 +48,9 @@ class FastModel:
         self.workbook = self._load()
         self.rounds = 0
         self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
+        #: (sheet, anchor) -> (extent, values) of each legacy array `_fills` read, while the
+        #: book is not computed again nor a cell set since: what the engine adapter reads back.
+        self.legacy_read: dict[tuple[str, str], tuple[Area | None, list[list[CellValue]]]] = {}
 
     def _load(self) -> Any:
 
@@ -58,7 +60,7 @@ class FastModel:
         workbook.set_changelog_enabled(False)
         self.workbook = workbook
         self._sheets: dict[str, Sheet] = {}  # its sheets' handles (`block`)
-        self.filled: list[tuple[str, int, int, int, int]] = []  # legacy arrays' rests (`_fill_legacy`)
+        self.filled = legacy_fills.Fills()  # legacy arrays' rests (`_fill_legacy`)
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
         _set_helpers(workbook, self.prepared)
@@ -121,9 +123,6 @@ class FastModel:
             for sheet, row, col, formula in self.prepared.rates_cells:
                 if (sheet, row, col) not in self.held:
                     self.workbook.set_formula(sheet, row, col, formula)
-        for sheet, row, col, height, width in self.filled:  # last round's fill: the result may have grown
-            self.workbook.set_values_batch(sheet, row, col, [[None] * width for _ in range(height)])
-        self.filled = []
         self._evaluate_all()
         if not self.rounds:
             self._keep_array_loops()
@@ -133,6 +132,7 @@ class FastModel:
 
     def _evaluate_all(self) -> None:
         """The book computed, then Excel's zero given to the sums it lands near 0."""
+        self.legacy_read = {}
         self.workbook.evaluate_all()
         self._snap_to_zero()
 
@@ -165,6 +165,7 @@ class FastModel:
 
         if not self.prepared.data_tables:
             return
+        self.legacy_read = {}
         workbook = self.workbook
         for (sheet, _anchor), table in self.prepared.data_tables.items():
             originals = {cell: self.value(sheet, *cell) for cell in table.inputs}
@@ -196,28 +197,40 @@ class FastModel:
         #N/A past the result), and a formula reading a cell there reads that, not the blank
         the engine's cut spill leaves (`=K5` over `{=H2}` in J4:K5 read 0, silently). Those
         cells are set, a rectangle at a time (right of the result, then below it: a call each,
-        not one per cell), and the book computed once more."""
-        fills: list[tuple[str, int, int, list[list[CellValue]]]] = []
-        for (sheet, anchor), (r1, c1, r2, c2) in self.prepared.legacy_spills.items():
-            if (sheet, r1, c1) in self.held:
-                continue
-            extent = self.spill_extent(sheet, anchor)
-            h2, w2 = r1, c1
-            if extent:
-                h2, w2 = extent.bottom, extent.right
-            if (h2, w2) == (r2, c2):
-                continue
-            fitted = fit_legacy(self.block(sheet, r1, c1, h2, w2), r2 - r1 + 1, c2 - c1 + 1)
-            right = [line[w2 - c1 + 1:] for line in fitted[:h2 - r1 + 1]]
-            for row, col, rest in ((r1, w2 + 1, right), (h2 + 1, c1, fitted[h2 - r1 + 1:])):
-                if rest and rest[0]:
-                    fills.append((sheet, row, col, rest))
-        for sheet, row, col, rest in fills:  # (once every result is read)
-            self.workbook.set_values_batch(sheet, row, col, [
-                [scalar_to_engine(value) if value is not None else None for value in line] for line in rest])
-            self.filled.append((sheet, row, col, len(rest), len(rest[0])))
-        if self.filled:
+        not one per cell), and the book computed once more.
+
+        A later round finds the last round's fills in place (formulas_test.xlsx: 337). Where
+        every result kept its extent and none reads #SPILL!, only those whose values changed
+        (or a cell of which was set since) are set again, those of arrays held since emptied.
+        Otherwise (a result grew into its fill, or shrank) every fill is emptied and the book
+        computed again first, as in the first round (legacy_fills.py)."""
+        wanted = self._wanted()
+        filled = self.filled
+        if filled.rows and (wanted.blocked or not filled.in_step(wanted.fills, self.held)):
+            for (sheet, row, col), rows in filled.rows.items():
+                self.workbook.set_values_batch(sheet, row, col, legacy_fills.emptied(rows))
+            filled.rows = {}
+            for key in wanted.blocked:  # (the engine does not compute a blocked spill again when its way clears)
+                self.workbook.set_formula(*key, self.prepared.written[key])
             self._evaluate_all()
+            wanted = self._wanted()
+        gone = [(key, rows) for key, rows in filled.rows.items() if key not in wanted.fills]  # (arrays held since)
+        changed = filled.changed(wanted.fills)
+        for (sheet, row, col), rows in gone:
+            self.workbook.set_values_batch(sheet, row, col, legacy_fills.emptied(rows))
+        for (sheet, row, col), rows in changed:  # (once every result is read)
+            self.workbook.set_values_batch(sheet, row, col, rows)
+        filled.rows, filled.owners, filled.touched = wanted.fills, wanted.owners, set()
+        if gone or changed:
+            self._evaluate_all()
+
+    def _wanted(self) -> legacy_fills.Wanted:
+        """The fills the legacy arrays' results leave as the book stands (`legacy_fills.wanted`),
+        what it read kept for the engine adapter (`legacy_read`)."""
+        wanted = legacy_fills.wanted(self.prepared.legacy_spills, self.held, bool(self.filled.rows),
+                                     self.spill_extent, self.block)
+        self.legacy_read = wanted.read
+        return wanted
 
     def _keep_array_loops(self) -> None:
         """Cycles are found as the evaluation really reads cells (`load_dynamic`), but an
@@ -252,6 +265,8 @@ class FastModel:
             # 0.06 s): the graph is built first, without evaluating anything.
             self.workbook.get_eval_plan([])
             self._graph_built = True
+        self.filled.touch(values)
+        self.legacy_read = {}
         for (sheet, row, col), value in values.items():
             self.held[(sheet, row, col)] = value
             if value is None and (sheet, row, col) not in self.prepared.written:
@@ -267,7 +282,9 @@ class FastModel:
         array's cell in place left a spill's neighbours reading stale cells) and the other
         held cells are held again."""
         freed = [key for key in self.held if key in cells]
+        self.legacy_read = {}
         if self._in_place(freed):
+            self.filled.touch(freed)
             for key in freed:
                 del self.held[key]
                 self.workbook.set_formula(*key, self.prepared.written[key])
@@ -480,3 +497,4 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[.
 
     call.__name__ = excel_name
     return call
+
