@@ -144,7 +144,7 @@ class _Rows:
             parser.row_dimensions[str(parser.row_counter)] = attrs
 
     def _row_text(self, text: str, namespaces: dict[str, str]) -> None:
-        """`_row` of a `<row>`'s attributes as `sheet_xml.ITEMS` reads them: where its number
+        """`_row` of a `<row>`'s attributes as `sheet_xml.items` reads them: where its number
         comes first (` r="7"`, as Excel writes it), the rest (`spans`, `x14ac:dyDescent` ...,
         which a sheet's rows share) is read once for all the rows holding it."""
         match = _ROW_NUMBER.match(text)
@@ -236,11 +236,11 @@ class _Rows:
         # (a row's cells share its number, and a sheet's cells a few styles: each read once)
         style_ids: dict[str | None, int] = {None: 0}
         last_digits, r = "", 0
-        for match in sheet_xml.ITEMS.finditer(split.content):
-            row, coordinate, letters, digits, style, t, cm, formula, si, ref, array, attributes, text, v, empty = \
-                match.groups()
-            if coordinate is None:
-                self._row_text(row, namespaces)
+        for item in split.items:
+            row, _ends, _end, coordinate, letters, digits, style, t, cm, formula, si, ref, array, attributes, \
+                text, v, empty = item
+            if coordinate is None or letters is None or digits is None:  # (read together: a cell's, or a row's start)
+                self._row_text(row or "", namespaces)
                 continue
             kind = "n" if t is None else t
             if (style_id := style_ids.get(style)) is None:
@@ -279,7 +279,7 @@ class _Rows:
                     shared_formulae[master.group(1)] = translator(value, coordinate)
             elif ref is not None:
                 kept.append((coordinate, kind, v, None, "array", cm))
-                kind, value = "f", ArrayFormula(ref=ref, text="=" + unescape(array))
+                kind, value = "f", ArrayFormula(ref=ref, text="=" + unescape(array or ""))  # (read with ref)
             elif si is not None:
                 kept.append((coordinate, kind, v, None, "shared", cm))
                 kind = "f"
@@ -342,7 +342,7 @@ class _Rows:
 
 def _element(coordinate: str, style: str | None, kind: str | None, cm: str | None, formula: str | None,
              si: str | None, attributes: str | None, text: str | None, v: str | None) -> Element:
-    """The `<c>` element the XML parser makes of a cell `sheet_xml.ITEMS` read (its groups)."""
+    """The `<c>` element the XML parser makes of a cell `sheet_xml.items` read (its groups)."""
     from xml.etree.ElementTree import Element, SubElement
 
     unescape = sheet_xml.unescape
