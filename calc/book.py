@@ -208,18 +208,24 @@ class Book:
             self._strings_escaped = self.package.shared_strings_escaped()
         strings = self._strings_escaped
         windows = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900) == CALENDAR_WINDOWS_1900
+        if not strings and not windows:
+            return workbook
         for ws in workbook.worksheets:
+            # (each cell's type first, its value, the slot `value` reads, only for a date or text:
+            # formulas_test.xlsx's 35,000 `value` calls were 0.006 CPU s)
             for cell in ws._cells.values():
-                value, kind = cell.value, cell.data_type
-                if kind == "d" and windows and isinstance(value, datetime) and \
-                        (value.year, value.month, value.day) == (1900, 2, 28):
-                    serial = self.cached().get((ws.title, cell.coordinate))
-                    if isinstance(serial, int | float) and 60 <= serial < 61:
-                        cell.value = serial  # a number: the cell's own format shows the date
-                elif kind == "s" and strings and isinstance(value, str):
-                    text = self.cached().get((ws.title, cell.coordinate))
-                    if isinstance(text, str) and (stored := escaped(text)) != value:
-                        cell.value = stored
+                kind = cell.data_type
+                if kind == "s":
+                    if strings and isinstance(value := cell._value, str):  # type: ignore[union-attr]
+                        text = self.cached().get((ws.title, cell.coordinate))
+                        if isinstance(text, str) and (stored := escaped(text)) != value:
+                            cell.value = stored
+                elif kind == "d" and windows:
+                    value = cell._value  # type: ignore[union-attr]
+                    if isinstance(value, datetime) and (value.year, value.month, value.day) == (1900, 2, 28):
+                        serial = self.cached().get((ws.title, cell.coordinate))
+                        if isinstance(serial, int | float) and 60 <= serial < 61:
+                            cell.value = serial  # a number: the cell's own format shows the date
         return workbook
 
     def _scan(self) -> tuple[dict[Key, tuple[str, Area]], list[tuple[Worksheet, Cell]]]:

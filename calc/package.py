@@ -179,9 +179,32 @@ def _cell_values(package: zipfile.ZipFile, kept: Kept) -> Values:
     values: dict[tuple[str, str], CellValue] = {}
     missing: set[tuple[str, str]] = set()
     for title, cells in _sheet_cells(package, names, workbook_part, relations, kept):
-        for cell in cells:
-            _read_value(title, cell, shared, values, missing)
+        _read_values(title, cells, shared, values, missing)
     return values, frozenset(missing)
+
+
+def _read_values(title: str, cells: Iterable[RawCell], shared: list[str],
+                 values: dict[tuple[str, str], CellValue], missing: set[tuple[str, str]]) -> None:
+    """`_read_value` of each of a sheet's cells; an error, a shared string or an integer (most
+    cells) read here as `_cell_value` reads it, without its two calls a cell (formulas_test.xlsx's
+    29,000 cells: 0.017 -> 0.010 CPU s)."""
+    for cell in cells:
+        text = cell[2]
+        if not text:  # (no `<v>`, or an empty one)
+            _read_value(title, cell, shared, values, missing)
+            continue
+        kind = cell[1]
+        if kind == "e":
+            value: CellValue = _unescape(text)
+        elif kind == "n" and len(text) < 16 and text.isdigit() and text.isascii():
+            value = int(text)  # (as `float` reads it and `_cell_value` makes it an int: exact below 2**53)
+        elif kind == "s":
+            value = text_value(shared[int(text)])
+        else:
+            value = _cell_value(cell, shared)
+            if value is None:  # (a `<v>` of white space alone)
+                continue
+        values[(title, cell[0])] = value
 
 
 def _read_value(title: str, cell: RawCell, shared: list[str],
