@@ -26,6 +26,12 @@ for their first use: part of every small book's `rates-xl calc` was their import
   under the openpyxl release this was read from (`BUILTINS_READ_FROM`; tests/test_lazy_imports.py
   reads the installed release's source for the modules importing `styles` and what they do
   with it).
+- hashlib (0.003 CPU s: OpenSSL's initialisation): openpyxl's chartsheet/protection.py imports
+  it and never reads it (the hashing is worksheet/protection.py's, with base64 and its own
+  loop). `openpyxl_without_numpy` imports openpyxl with a stand-in in its place, which leaves
+  sys.modules after it: a later `import hashlib` is the real one. (Not LazyLoader's module: a
+  plain `import` reads the module's `__spec__`, which runs it.) Under the same release (the
+  test reads openpyxl's importers of hashlib).
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from typing import Any
 OPENPYXL_NUMBERS, PIL_IMAGE = "openpyxl.compat.numbers", "PIL.Image"
 #: openpyxl's built-in cell styles, and the openpyxl release whose readers of them were read.
 OPENPYXL_BUILTINS, BUILTINS_READ_FROM = "openpyxl.styles.builtins", "3.1.5"
+#: What openpyxl imports and never reads (that release): left to its first reader.
+HASHLIB = "hashlib"
 
 
 def defer_pillow() -> None:
@@ -65,13 +73,14 @@ def openpyxl_without_numpy() -> None:
     if "numpy" in sys.modules or OPENPYXL_NUMBERS in sys.modules:
         return
     sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError
-    builtins = _builtins_stand_in()
+    stand_ins = _stand_ins() if _openpyxl_read() else []
     try:
         importlib.import_module(OPENPYXL_NUMBERS)  # (openpyxl's package first, all of it)
     finally:
         del sys.modules["numpy"]
-        if builtins is not None and sys.modules.get(OPENPYXL_BUILTINS) is builtins:
-            del sys.modules[OPENPYXL_BUILTINS]  # (the first read of `styles` imports the real one)
+        for stand_in in stand_ins:  # (a name read of one imports the real module)
+            if sys.modules.get(stand_in.__name__) is stand_in:
+                del sys.modules[stand_in.__name__]
 
 
 class _BuiltinStyles(dict[str, Any]):
@@ -104,34 +113,42 @@ for _name in ("__contains__", "__getitem__", "__iter__", "__len__", "__repr__", 
     setattr(_BuiltinStyles, _name, _reading(_name))
 
 
-class _Builtins(types.ModuleType):
-    """openpyxl.styles.builtins while openpyxl imports: `styles` is a `_BuiltinStyles`; any other
-    name (none, in the release read) is the real module's, imported then."""
+class _StandIn(types.ModuleType):
+    """A module's place in sys.modules while openpyxl imports: a name not set on it is the
+    real module's, imported then."""
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):  # the import system's questions
             raise AttributeError(attr)
-        if sys.modules.get(OPENPYXL_BUILTINS) is self:
-            del sys.modules[OPENPYXL_BUILTINS]
-        return getattr(importlib.import_module(OPENPYXL_BUILTINS), attr)
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), attr)
 
 
-def _builtins_stand_in() -> types.ModuleType | None:
-    """The stand-in for openpyxl.styles.builtins, put in sys.modules (None: nothing done, under
-    another openpyxl release, read from its `_constants.py` without importing it, or once
-    openpyxl's styles are imported)."""
+def _openpyxl_read() -> bool:
+    """Whether the openpyxl installed is the release read (BUILTINS_READ_FROM), from its
+    `_constants.py`, without importing it (importlib.metadata's import alone costs 0.02 s)."""
     import os
 
     spec = importlib.util.find_spec("openpyxl")
-    if OPENPYXL_BUILTINS in sys.modules or spec is None or not spec.submodule_search_locations:
-        return None
+    if spec is None or not spec.submodule_search_locations:
+        return False
     try:
         with open(os.path.join(spec.submodule_search_locations[0], "_constants.py"), encoding="utf-8") as constants:
-            if f'__version__ = "{BUILTINS_READ_FROM}"' not in constants.read():
-                return None
+            return f'__version__ = "{BUILTINS_READ_FROM}"' in constants.read()
     except OSError:
-        return None
-    stand_in = _Builtins(OPENPYXL_BUILTINS)
-    stand_in.styles = _BuiltinStyles()  # type: ignore[attr-defined]
-    sys.modules[OPENPYXL_BUILTINS] = stand_in
-    return stand_in
+        return False
+
+
+def _stand_ins() -> list[types.ModuleType]:
+    """The stand-ins for openpyxl.styles.builtins (its `styles` a `_BuiltinStyles`) and hashlib,
+    put in sys.modules (those not imported already)."""
+    made = []
+    for name in (OPENPYXL_BUILTINS, HASHLIB):
+        if name not in sys.modules:
+            stand_in = _StandIn(name)
+            if name == OPENPYXL_BUILTINS:
+                stand_in.styles = _BuiltinStyles()  # type: ignore[attr-defined]
+            sys.modules[name] = stand_in
+            made.append(stand_in)
+    return made

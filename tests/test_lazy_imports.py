@@ -26,7 +26,7 @@ from rates_xl import lazy_imports
 SCRIPT = """
 import atexit, json, sys
 WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic", "cachetools", "logging",
-           "openpyxl.styles.builtins", "numpy.random", "scipy.stats")
+           "openpyxl.styles.builtins", "numpy.random", "scipy.stats", "_hashlib")
 atexit.register(lambda: print(json.dumps(sorted(m for m in WATCHED if m in sys.modules))))
 sys.argv = ["rates-xl", *sys.argv[1:]]
 from rates_xl import cli
@@ -83,7 +83,7 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
 
     imported = set(_calc(book, out))  # (Pillow imports logging)
     assert {"PIL._imaging", "numpy"} <= imported
-    assert not {"scipy", "formulas", "pydantic", "openpyxl.styles.builtins", "numpy.random"} & imported
+    assert not {"scipy", "formulas", "pydantic", "openpyxl.styles.builtins", "numpy.random", "_hashlib"} & imported
     values = openpyxl.load_workbook(out).active
     assert values["C1"].value == 301 and values["C2"].value == 2
     with zipfile.ZipFile(out) as copy:
@@ -148,8 +148,9 @@ def test_the_help_imports_neither_numpy_nor_pillow(tmp_path):
 
 
 #: A book whose cells are given built-in styles by name, saved: with openpyxl imported as the
-#: console script imports it (`lazy`), or the ordinary way. Prints the cells' style names and
-#: whether the built-in styles' module was imported before the first was named.
+#: console script imports it (`lazy`), or the ordinary way. Prints the cells' style names,
+#: whether the built-in styles' module was imported before the first was named, and a hash
+#: through hashlib imported after openpyxl and through openpyxl's own name for it.
 _NAMED_STYLES = """
 import hashlib, json, sys, zipfile
 if sys.argv[1] == "lazy":
@@ -164,7 +165,11 @@ for row, name in enumerate(["Good", "Bad", "Currency", "Headline 1", "Normal", "
 book.save(sys.argv[2])
 with zipfile.ZipFile(sys.argv[2]) as saved:
     parts = {n: hashlib.sha256(saved.read(n)).hexdigest() for n in saved.namelist() if n != "docProps/core.xml"}
-print(json.dumps({"before": before, "styles": [c.style for c in sheet["A"]], "parts": parts}))
+from openpyxl.chartsheet import protection  # (imports hashlib, never reads it)
+import hashlib
+hashed = [hashlib.sha256(b"rates").hexdigest(), protection.hashlib.sha256(b"rates").hexdigest(),
+          type(sys.modules["hashlib"]).__name__]
+print(json.dumps({"before": before, "styles": [c.style for c in sheet["A"]], "parts": parts, "hashed": hashed}))
 """
 
 
@@ -178,6 +183,7 @@ def test_a_built_in_style_named_gives_the_same_book_as_openpyxl_imported_the_ord
     assert got["lazy"]["before"] is False and got["ordinary"]["before"] is True
     assert got["lazy"]["styles"] == got["ordinary"]["styles"] == ["Good", "Bad", "Currency", "Headline 1", "Normal", "Pandas"]
     assert got["lazy"]["parts"] == got["ordinary"]["parts"]
+    assert got["lazy"]["hashed"] == got["ordinary"]["hashed"]  # hashlib, and openpyxl's name for it, as ever
 
 
 def _readers_of_builtin_styles(package: Path) -> dict[str, list[str]]:
@@ -203,7 +209,7 @@ def _readers_of_builtin_styles(package: Path) -> dict[str, list[str]]:
 
 
 def test_openpyxl_reads_its_built_in_styles_as_the_stand_in_expects():
-    """What `_builtins_stand_in` relies on, in the installed openpyxl: two modules import
+    """What the stand-in `styles` (`_BuiltinStyles`) relies on, in the installed openpyxl: two modules import
     `styles` from styles/builtins.py and read it only with `in` and `[]`
     (both `_BuiltinStyles` answers from the real dict). Fails on another release: read it again,
     then move BUILTINS_READ_FROM."""
@@ -224,3 +230,34 @@ def test_the_readers_check_sees_an_import_and_its_reads(tmp_path):
     (tmp_path / "c.py").write_text("import builtins\n")
     assert _readers_of_builtin_styles(tmp_path) == {"a.py": ["import styles", "in", "[]", "2 reads"],
                                                     "b.py": ["import normal", "1 reads"]}
+
+
+def _readers_of_hashlib(package: Path) -> dict[str, int]:
+    """Each module of openpyxl importing hashlib -> how many times it reads the name."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imports = [alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                   for alias in node.names if alias.name == "hashlib"]
+        imports += ["from"] * sum(isinstance(node, ast.ImportFrom) and node.module == "hashlib" for node in ast.walk(tree))
+        if imports:
+            found[path.relative_to(package).as_posix()] = sum(
+                isinstance(node, ast.Name) and node.id in imports for node in ast.walk(tree)) + imports.count("from")
+    return found
+
+
+def test_openpyxl_imports_hashlib_without_reading_it():
+    """What deferring hashlib relies on to pay, in the installed openpyxl (the release read):
+    one module imports it and none reads it. (A reader would only run it: LazyLoader's module.)"""
+    spec = importlib.util.find_spec("openpyxl")
+    assert spec is not None and spec.submodule_search_locations
+    if openpyxl.__version__ != lazy_imports.BUILTINS_READ_FROM:
+        pytest.fail(f"openpyxl {openpyxl.__version__}: read its importers of hashlib, then set BUILTINS_READ_FROM")
+    assert _readers_of_hashlib(Path(spec.submodule_search_locations[0])) == {"chartsheet/protection.py": 0}
+
+
+def test_the_hashlib_check_counts_reads_and_from_imports(tmp_path):
+    (tmp_path / "a.py").write_text("import hashlib\n")
+    (tmp_path / "b.py").write_text("import hashlib\nX = hashlib.sha256\n")
+    (tmp_path / "c.py").write_text("from hashlib import sha512\n")
+    assert _readers_of_hashlib(tmp_path) == {"a.py": 0, "b.py": 1, "c.py": 1}
