@@ -217,14 +217,14 @@ def test_array_range_as_excel(case, book, area, tmp_path):
     from openpyxl.utils.cell import get_column_letter, range_boundaries
     from openpyxl.worksheet.formula import ArrayFormula
 
-    from tests.calc.excel_cases import corpus_book
+    from tests.calc.excel_cases import corpus_workbook
 
     sheet, ref = area.split("!")
     c1, r1, c2, r2 = range_boundaries(ref)
     anchor = f"{get_column_letter(c1)}{r1}"
     path, _, _ = reproduce(book, f"{sheet}!{anchor}", tmp_path)
     made = openpyxl.load_workbook(path)
-    text = openpyxl.load_workbook(corpus_book(book))[sheet][anchor].value.text
+    text = corpus_workbook(book)[sheet][anchor].value.text
     made[sheet][anchor] = ArrayFormula(ref, text)
     made.save(path)
     from rates_xl.calc.workbook import WorkbookCalculation
@@ -254,10 +254,10 @@ def test_ordinary_cells_side_by_side(case, book, area, inputs, tmp_path):
     import openpyxl
     from openpyxl.utils.cell import get_column_letter, range_boundaries
 
-    from tests.calc.excel_cases import corpus_book
+    from tests.calc.excel_cases import corpus_workbook
 
     sheet, ref = area.split("!")
-    formulas = openpyxl.load_workbook(corpus_book(book))[sheet]
+    formulas = corpus_workbook(book)[sheet]
     made = openpyxl.Workbook()
     made.active.title = sheet
     c1, r1, c2, r2 = range_boundaries(inputs)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rates_xl.calc.fidelity import same
-from tests.calc.excel_cases import corpus_book, excel_value
+from tests.calc.excel_cases import corpus_workbook, excel_value
 
 
 def _copy(name: str, sheet: str, areas: list[str], tmp: Path) -> Path:
@@ -21,8 +21,8 @@ def _copy(name: str, sheet: str, areas: list[str], tmp: Path) -> Path:
     import openpyxl
     from openpyxl.worksheet.formula import ArrayFormula
 
-    source = openpyxl.load_workbook(corpus_book(name))[sheet]
-    values = openpyxl.load_workbook(corpus_book(name), data_only=True)[sheet]
+    source = corpus_workbook(name)[sheet]
+    values = corpus_workbook(name, data_only=True)[sheet]
     book = openpyxl.Workbook()
     target = book.active
     target.title = sheet
@@ -98,7 +98,7 @@ def test_range_of_three_corners_reads_its_box_only(tmp_path):
     from rates_xl.calc.book import Book
     from rates_xl.calc.dependencies import Graph
 
-    formula = openpyxl.load_workbook(corpus_book("formulas_test.xlsx"))["LOOKUP"]["AT112"].value
+    formula = corpus_workbook("formulas_test.xlsx")["LOOKUP"]["AT112"].value
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "LOOKUP"
