@@ -34,6 +34,7 @@ from rates_xl.calc.formula import (
     tables,
     terms,
     text,
+    text_limit,
 )
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
@@ -112,6 +113,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("numbers_as_text", text.numbers_as_text, (), lambda f, _s: text.may_join(f.text, f.upper), cells=WRITTEN),
     Pass("excel_comparisons", comparisons.excel_comparisons, (), comparisons.may_compare, cells=WRITTEN),
     Pass("near_zero", terms.near_zero, ("+", "-"), terms.may_sum, cells=WRITTEN),
+    Pass("text_limit", text_limit.text_limit, ("&", "CONCATENATE("), cells=WRITTEN),
 )
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
+from rates_xl.calc.xlfuncs import limits
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount
 from rates_xl.calc.xlfuncs.engineering import bessel, complex
@@ -136,6 +137,7 @@ OURS: dict[str, Factory] = {
     **daycount.FUNCTIONS,
     **trend.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
+    limits.TEXT_LIMIT_NAME: limits.text_limit,
     comparison.NAME: comparison.cmpround,
     comparison.SNAP: comparison.cmpsnap,
 }
@@ -261,6 +263,8 @@ WHY = {
                 "by Wheeler's reading of Excel (Apache POI's), checked against LibreOffice: calc/xlfuncs/dates/daycount.py",
     "DATEDIF": "\"MD\" as Excel counts it (formulas: 15 days where Excel gives 12, 1 where Microsoft documents "
                "-2), checked against LibreOffice; its other units formulas': calc/xlfuncs/dates/daycount.py",
+    limits.TEXT_LIMIT_NAME: "a join (&, CONCATENATE) past a cell's 32,767 characters as #VALUE!, inside a formula "
+                            "too (formualizer: no limit): calc/formula/text_limit.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
     comparison.NAME: "an operand of =, <>, <, >, <=, >= rounded to 15 significant digits for the comparison, as "

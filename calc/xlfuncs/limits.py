@@ -84,6 +84,24 @@ def capped(call: Callback) -> Callback:
     return capped_call
 
 
+#: The function the pass `text_limit` (calc/formula/text_limit.py) wraps each join in.
+TEXT_LIMIT_NAME = "RATESXL.TEXTLIMIT"
+
+
+def text_limit(_facts: object) -> Callback:
+    """RATESXL.TEXTLIMIT(value): `value` (a join's answer: text, or an array of texts) with each
+    text longer than a cell holds as #VALUE! (Microsoft's CONCAT page), all else as it came."""
+    def textlimit(value: Answer) -> Answer:
+        if isinstance(value, str):
+            return value if len(value) <= TEXT_LIMIT else error("#VALUE!")
+        if isinstance(value, list):
+            return [[error("#VALUE!") if isinstance(v, str) and len(v) > TEXT_LIMIT else v
+                     for v in (row if isinstance(row, list) else [row])] for row in value]
+        return value
+
+    return textlimit
+
+
 def growing_length(subject: str, old: str, new: str) -> int:
     """The length of `subject` with every `old` replaced by `new`, without building it
     (SUBSTITUTE(REPT("x",32767),"x",REPT("y",32767)) would be a billion characters)."""

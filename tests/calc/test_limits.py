@@ -83,6 +83,14 @@ CASES = {
     "=HYPGEOM.DIST(5E+14+1,1E+15,1E+15,2E+15,TRUE)": "#NUM!",
     "=HYPGEOM.DIST(1,4,8,20,TRUE)": pytest.approx(0.4654, abs=5e-5),  # Microsoft's examples
     "=HYPGEOM.DIST(1,4,8,20,FALSE)": pytest.approx(0.3633, abs=5e-5),
+    # A join past a cell's 32,767 characters inside a formula (Microsoft's CONCAT page): #VALUE!,
+    # wherever it goes (formualizer's `&` and CONCATENATE knew no limit: LEN was 40000)
+    '=LEN(REPT("x",20000)&REPT("y",20000))': "#VALUE!",
+    '=LEFT(REPT("x",20000)&REPT("y",20000),3)': "#VALUE!",
+    '=LEN(MID(CONCATENATE(REPT("x",20000),REPT("y",20000)),1,5))': "#VALUE!",
+    '=ISERROR(REPT("x",20000)&REPT("y",20000))': True,
+    '=LEN(REPT("x",16000)&REPT("y",16000)&"z")': 32001,
+    '=LEN(REPT("x",32767)&"")': 32767,
 }
 
 
@@ -236,3 +244,38 @@ def test_the_net_under_every_bridged_answer():
     assert limits.bounded("x" * 32768) == error("#VALUE!")
     assert limits.bounded("x" * 32767) == "x" * 32767
     assert limits.bounded(1.5e308) == 1.5e308 and limits.bounded(True) is True
+
+
+def test_a_cell_holding_a_join_past_the_limit_hands_on_its_error(tmp_path):
+    """The join's cell is #VALUE! for the cells reading it too (formualizer kept the whole text
+    in the cell: LEN(A1) was 40000)."""
+    book, out = tmp_path / "joins.xlsx", tmp_path / "out.xlsx"
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet["A1"] = '=REPT("x",20000)&REPT("y",20000)'
+    sheet["A2"] = "=LEN(A1)"
+    sheet["A3"] = "=ISERROR(A1)"
+    sheet["A4"] = '=REPT("x",20000)'
+    sheet["A5"] = "=LEN(A4&A4)"
+    sheet["A6"] = '=LEN(A4&"")'
+    workbook.save(book)
+    done = subprocess.run([sys.executable, "-m", "rates_xl.cli", "calc", str(book), "--full", "--force",
+                           "--no-progress", "-o", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 3, done.stderr
+    got = [cell.value for cell in openpyxl.load_workbook(out).active["A"]]
+    assert got == ["#VALUE!", "#VALUE!", True, "x" * 20000, "#VALUE!", 20000]
+
+
+def test_a_join_that_cannot_pass_the_limit_is_left_to_the_engine():
+    from rates_xl.calc.formula import passes
+
+    def wrapped(formula):
+        return passes.one("text_limit", formula)
+
+    # literals and number-answering calls only: no call per evaluation (poi_StructuredRefs' 3,798)
+    assert wrapped('=INDIRECT("A"&RATESXL.NUMTEXT(ROW(A1)))') == '=INDIRECT("A"&RATESXL.NUMTEXT(ROW(A1)))'
+    assert wrapped('="a"&1&TRUE') == '="a"&1&TRUE'
+    assert wrapped('=A1&" x"=B1') == '=RATESXL.TEXTLIMIT(A1&" x")=B1'
+    assert wrapped('=IF(A1>0,A1&B1,"")') == '=IF(A1>0,RATESXL.TEXTLIMIT(A1&B1),"")'
+    assert wrapped("=CONCATENATE(A1,B1)") == "=RATESXL.TEXTLIMIT(CONCATENATE(A1,B1))"
+    assert wrapped('=LEN("' + "x" * 32767 + '"&"y")').startswith("=LEN(RATESXL.TEXTLIMIT(")
