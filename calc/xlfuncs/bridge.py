@@ -60,12 +60,15 @@ def _look_up(name: str) -> Callable[..., object] | None:
 
     from rates_xl.calc.xlfuncs import limits, scalars, scipy_deferred
     from rates_xl.calc.xlfuncs.engineering import bases
+    from rates_xl.calc.xlfuncs.information import errors
 
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
     scipy_deferred.stat()  # before any sibling: `comp` imports it
     stopped = limits.implementation(name)  # formulas' own, stopped at Excel's limit
     if stopped is not None:
         return stopped
+    if name == "ERROR.TYPE":  # numbering #CALC!, #SPILL! ... too
+        return errors.implementation(name)
     undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
     if undispatched is not None:
         return undispatched
@@ -217,8 +220,10 @@ def _scalar_to_formulas(value: Any) -> Any:
     if value is None:
         return _formulas_values()[0]
     if is_error(value):
-        errors = _formulas_values()[1]
-        return errors.get(error_text(value), errors["#VALUE!"])
+        errors, xl_error = _formulas_values()[1:3]
+        text = error_text(value)
+        # #CALC!, #SPILL! ... (not among formulas' own) kept as themselves: passed on, not #VALUE!
+        return errors.get(text) or xl_error(text)
     return value
 
 

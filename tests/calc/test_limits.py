@@ -91,6 +91,13 @@ CASES = {
     '=ISERROR(REPT("x",20000)&REPT("y",20000))': True,
     '=LEN(REPT("x",16000)&REPT("y",16000)&"z")': 32001,
     '=LEN(REPT("x",32767)&"")': 32767,
+    # An empty array is #CALC! (ERROR.TYPE 14: calc/xlfuncs/information/errors.py), which a cell's
+    # value is written as, #VALUE!, as Excel's file stores it (formulas_test.xlsx FILTER!W22)
+    "=ERROR.TYPE(FILTER({1;2;3},{1;2;3}>99))": 14,
+    "=ERROR.TYPE(TAKE({1,2,3},0))": 14,
+    "=ERROR.TYPE(DROP({1,2,3},,5))": 14,
+    "=FILTER({1;2;3},{1;2;3}>99)": "#VALUE!",
+    "=ERROR.TYPE(1/0)": 2,
 }
 
 

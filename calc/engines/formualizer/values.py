@@ -57,12 +57,19 @@ def error_text(value: EngineError) -> str:
     return KIND_TEXT.get(str(value.get("kind")), "#VALUE!")
 
 
+#: A cell's error as its value is written (`plain`): #CALC! as Excel's file stores it, #VALUE!
+#: (the kind is kept in rich-value metadata a copy cannot carry: formulas_test.xlsx's empty
+#: FILTER, TAKE, DROP and UNIQUE results, errorType 13); inside formulas it stays #CALC!
+#: (ERROR.TYPE 14, calc/xlfuncs/information/errors.py).
+STORED_TEXT = {**KIND_TEXT, "Calc": "#VALUE!"}
+
+
 def plain(value: EngineScalar) -> CellValue:
-    """A value the engine computed as the calculator reports it: errors as Excel's text, its
-    dates, times (TIME, TIMEVALUE) and durations as Excel stores them, serial numbers (the
-    cell's own number format shows them)."""
+    """A value the engine computed as the calculator reports it: errors as Excel's text (as
+    its file stores them, `STORED_TEXT`), its dates, times (TIME, TIMEVALUE) and durations as
+    Excel stores them, serial numbers (the cell's own number format shows them)."""
     if is_error(value):
-        return error_text(value)
+        return STORED_TEXT.get(str(value.get("kind")), "#VALUE!")
     if isinstance(value, str):
         if len(value) > TEXT_LIMIT:  # `&`, CONCATENATE: formualizer's own joins know no limit
             return "#VALUE!"
@@ -79,7 +86,7 @@ _AS_THEY_ARE = frozenset({float, int, bool, type(None)})
 def plains(values: Iterable[EngineScalar]) -> list[CellValue]:
     """`plain` of each value (a block of cells read back: most are numbers, taken as they are,
     and many errors, read as `error_text` does, without a call each)."""
-    kept, texts = _AS_THEY_ARE, KIND_TEXT
+    kept, texts = _AS_THEY_ARE, STORED_TEXT
     return cast("list[CellValue]", [
         value if value.__class__ in kept else
         texts.get(str(value.get("kind")), "#VALUE!") if isinstance(value, dict) and value.get("type") == "Error"

@@ -16,8 +16,10 @@ What these share, as Excel does it:
   three);
 - an omitted argument (`TAKE(a,,2)`, or not given) takes the default, an empty cell is 0
   (`EXPAND({1},A1)` with A1 empty is #VALUE!, the array cannot shrink);
-- an empty result is #CALC! in Excel, which the file stores as #VALUE! (the kind is kept
-  in rich-value metadata a copy cannot carry): #VALUE! here, as formulas_test.xlsx holds.
+- an empty result is #CALC! (ERROR.TYPE 14, as formulas it feeds read it), which the file
+  stores as #VALUE! (the kind is kept in rich-value metadata a copy cannot carry:
+  formulas_test.xlsx FILTER!W22, errorType 13): the cell's value is written so
+  (calc/engines/formualizer/values.py `plain`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ def fail(text: str) -> _Answer:
 
 
 def calc_error() -> EngineError:
-    """An empty array's #CALC!, as the file stores it (module docstring)."""
-    return error("#VALUE!")
+    """An empty array's #CALC! (module docstring)."""
+    return error("#CALC!")
 
 
 def grid(value: EngineValue) -> Rows:
@@ -243,7 +245,9 @@ def CHOOSECOLS(array: EngineValue, *numbers: EngineValue) -> EngineValue:  # noq
 
 def _span(count: EngineValue, size: int, take: bool) -> range:
     """The indexes TAKE (or DROP) keeps of `size` for a count (omitted: all of them); an
-    empty result is #VALUE! (Excel for Mac 16, formulas_test.xlsx)."""
+    empty result is #CALC! (Microsoft's TAKE page: "Excel returns a #CALC! error to indicate an
+    empty array when either rows or columns is 0"; formulas_test.xlsx TAKE!U123, errorType 13),
+    which the file stores as #VALUE!."""
     if not given(count):
         return range(size)
     n = integer(count)
@@ -252,7 +256,7 @@ def _span(count: EngineValue, size: int, take: bool) -> range:
     else:
         kept = range(min(n, size), size) if n >= 0 else range(max(size + n, 0))
     if not kept:
-        raise fail("#VALUE!")
+        raise _Answer(calc_error())
     return kept
 
 
