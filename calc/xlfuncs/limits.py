@@ -286,8 +286,32 @@ def _hypergeometric() -> Callable[..., object]:
     return wrap_ufunc(hypgeom, input_parser=lambda *a: (*map(_convert_args, a[:-1]), *map(_parse_cumulative, a[-1:])))
 
 
+def _hypergeometric_density() -> Callable[..., object]:
+    from formulas.functions import wrap_ufunc
+    from formulas.functions.stat import _convert_args, xhypergeom_dist
+
+    def hypgeomdist(sample_s: float, number_sample: float, population_s: float, number_pop: float,
+                    _cumulative: object) -> object:
+        # HYPGEOMDIST as HYPGEOM.DIST(...,FALSE) (comp.py's own), after the domain of
+        # Microsoft's HYPGEOMDIST page: the arguments truncated; #NUM! for sample_s < 0, past
+        # the lesser of number_sample and population_s, or below number_sample - number_pop +
+        # population_s; number_sample or population_s <= 0 or past number_pop; number_pop <= 0
+        # (stat.py reads a population_s of 0 as 1: HYPGEOM.DIST(1,4,0,20,FALSE) 0.2). Past the
+        # largest population, #NUM! as HYPGEOM.DIST (formualizer's own answered 5.5E-12 for
+        # HYPGEOMDIST(1,4,8,1E+15), exactly 3.2E-14).
+        k, n, big_k, big_n = int(sample_s), int(number_sample), int(population_s), int(number_pop)
+        if big_n <= 0 or not 0 < n <= big_n or not 0 < big_k <= big_n or not max(0, n - big_n + big_k) <= k <= min(n, big_k):
+            return _num()
+        if big_n > LARGEST_POPULATION:
+            return _num()
+        return xhypergeom_dist(k, n, big_k, big_n, False)
+
+    return wrap_ufunc(hypgeomdist, input_parser=lambda *a: (*map(_convert_args, a), 0))
+
+
 _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
     "HYPGEOM.DIST": _hypergeometric,
+    "HYPGEOMDIST": _hypergeometric_density,
     "PERCENTRANK.EXC": _percentrank(True),
     "PERCENTRANK.INC": _percentrank(False),
     "PERMUT": _permut,

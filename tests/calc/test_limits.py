@@ -98,6 +98,15 @@ CASES = {
     "=ERROR.TYPE(DROP({1,2,3},,5))": 14,
     "=FILTER({1;2;3},{1;2;3}>99)": "#VALUE!",
     "=ERROR.TYPE(1/0)": 2,
+    # CRITBINOM is BINOM.INV's (formualizer's: 10 and #NUM!); Microsoft's example
+    "=CRITBINOM(10,0,0.5)": 0,
+    "=CRITBINOM(1E+10,0.5,0.5)": 5000000000,
+    "=CRITBINOM(6,0.5,0.75)": 4,
+    # HYPGEOMDIST within Microsoft's domain (formualizer's: 5.5E-12 here, exactly 3.2E-14)
+    "=HYPGEOMDIST(1,4,8,1E+15)": "#NUM!",
+    "=HYPGEOMDIST(5,4,8,20)": "#NUM!",  # past the lesser of number_sample and population_s
+    "=HYPGEOMDIST(1,4,0,20)": "#NUM!",  # population_s <= 0 (HYPGEOM.DIST's reading: 0.2)
+    "=HYPGEOMDIST(1,4,8,20)": pytest.approx(0.363261094, abs=5e-10),  # Microsoft's example
 }
 
 
@@ -128,7 +137,9 @@ def _original(name):
 
     if formulas.__version__ != limits.READ_FROM:
         pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
-    modules = {"FACTDOUBLE": math, "LCM": math, "REPT": text}
+    from formulas.functions import comp
+
+    modules = {"FACTDOUBLE": math, "LCM": math, "REPT": text, "HYPGEOMDIST": comp}
     return modules.get(name, stat).FUNCTIONS[name]
 
 
@@ -198,6 +209,18 @@ def test_below_the_limits_the_answers_are_formulas_own(name):
                 assert _shown(ours(*args)) == expected, args
             else:
                 assert _shown(ours(*args)) == _shown(original(*args)), (name, args)
+        return
+    if name == "HYPGEOMDIST":  # (sample_s, number_sample, population_s, number_pop)
+        numbers = [0, 1, 2, 3.5, 4, 8, 20, -1, "4", "x", True, sh.EMPTY, Error.errors["#N/A"]]
+        for args in itertools.product(numbers, [4, 8, 0, "x"], [8, 3, 0, -1], [20, 10, 1e8]):
+            try:
+                k, n, big_k, big_n = (0 if a is sh.EMPTY else int(float(a)) for a in args)
+            except (TypeError, ValueError):
+                assert _shown(ours(*args)) == _shown(original(*args)), args  # their own errors
+                continue
+            inside = 0 < n <= big_n and 0 < big_k <= big_n and max(0, n - big_n + big_k) <= k <= min(n, big_k)
+            expected = original(*args) if inside else Error.errors["#NUM!"]  # Microsoft's domain
+            assert _shown(ours(*args)) == _shown(expected), args
         return
     if name.startswith("PERCENTRANK"):  # (array, x, significance)
         for x in values:
