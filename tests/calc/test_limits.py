@@ -68,6 +68,14 @@ CASES = {
     '=TEXT(REPT("x",32767),REPT("@",32767))': "#VALUE!",  # a billion characters, not built
     '=LEN(TEXT(REPT("x",16383),"@@"))': 32766,
     "=LEN(ARRAYTOTEXT(SEQUENCE(10000)))": "#VALUE!",
+    # Stopped once past the limit: a million numbers took 9 s before that answer
+    "=ARRAYTOTEXT(SEQUENCE(1000,1000))": "#VALUE!",
+    "=ARRAYTOTEXT(SEQUENCE(1000,1000),1)": "#VALUE!",
+    "=LEN(ARRAYTOTEXT(SEQUENCE(1,5646)))": 32767,  # "1, 2, ..., 5646": the limit exactly
+    "=LEN(ARRAYTOTEXT(SEQUENCE(1,5647)))": "#VALUE!",
+    "=LEN(ARRAYTOTEXT(SEQUENCE(1,6774),1))": 32764,  # "{1,2,...,6774}"
+    "=LEN(ARRAYTOTEXT(SEQUENCE(1,6775),1))": "#VALUE!",  # 32,770
+    '=ARRAYTOTEXT({1,2;3,"a"},1)': '{1,2;3,"a"}',
     '=LEN(VALUETOTEXT(REPT("x",32767),1))': "#VALUE!",  # the quotes pass the limit
     '=REPT("x",20000)&REPT("y",20000)': "#VALUE!",  # formualizer's own `&`: the cell's value
     '=CONCATENATE(REPT("x",20000),REPT("y",20000))': "#VALUE!",

@@ -10,10 +10,13 @@ in the values are written as their text.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from rates_xl.calc.engines.formualizer.values import error_text, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue, Rows
+from rates_xl.functions.values import TEXT_LIMIT
 
 
 def _format(value: EngineValue) -> int:
@@ -49,8 +52,24 @@ def _array_to_text(rows: Rows, format_: EngineValue) -> str:
     if strict:
         if len(rows) == 1 and len(rows[0]) == 1 and rows[0][0] is None:
             raise ExcelError("#VALUE!")  # `{}` is no array: Excel's #VALUE! for one empty cell
-        return "{" + ";".join(",".join(_shown(v, True) for v in row) for row in rows) + "}"
-    return ", ".join(_shown(v, False) for row in rows for v in row)
+        return "{" + _joined((("" if i == j == 0 else "," if j else ";") + _shown(v, True)
+                              for i, row in enumerate(rows) for j, v in enumerate(row)), 2) + "}"
+    return _joined((("" if i == j == 0 else ", ") + _shown(v, False)
+                    for i, row in enumerate(rows) for j, v in enumerate(row)), 0)
+
+
+def _joined(parts: Iterator[str], more: int) -> str:
+    """`parts` (each with its separator) joined, #VALUE! as soon as the text (with `more`
+    characters beside it) passes a cell's limit (Microsoft's CONCAT page: a text past 32,767
+    characters is #VALUE!): ARRAYTOTEXT(SEQUENCE(1000,1000)) wrote a million numbers (9 s)
+    before that answer."""
+    kept, length = [], more
+    for part in parts:
+        length += len(part)
+        if length > TEXT_LIMIT:
+            raise ExcelError("#VALUE!")
+        kept.append(part)
+    return "".join(kept)
 
 
 def arraytotext(_facts: Facts) -> Callback:
