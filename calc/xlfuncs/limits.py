@@ -69,13 +69,7 @@ def capped(call: Callback) -> Callback:
     """`call` (a callback of GROWING_TEXT) with each text of its answer longer than a cell holds
     as #VALUE! (an array's element by element)."""
     def capped_call(*args: object) -> Answer:
-        answer = call(*args)
-        if isinstance(answer, str):
-            return answer if len(answer) <= TEXT_LIMIT else error("#VALUE!")
-        if isinstance(answer, list):
-            return [[error("#VALUE!") if isinstance(v, str) and len(v) > TEXT_LIMIT else v
-                     for v in (row if isinstance(row, list) else [row])] for row in answer]
-        return answer
+        return _within_limit(call(*args))
 
     capped_call.__name__ = getattr(call, "__name__", "capped")
     for attribute in ("reads_omitted",):  # what callbacks() reads off the callback
@@ -92,14 +86,20 @@ def text_limit(_facts: object) -> Callback:
     """RATESXL.TEXTLIMIT(value): `value` (a join's answer: text, or an array of texts) with each
     text longer than a cell holds as #VALUE! (Microsoft's CONCAT page), all else as it came."""
     def textlimit(value: Answer) -> Answer:
-        if isinstance(value, str):
-            return value if len(value) <= TEXT_LIMIT else error("#VALUE!")
-        if isinstance(value, list):
-            return [[error("#VALUE!") if isinstance(v, str) and len(v) > TEXT_LIMIT else v
-                     for v in (row if isinstance(row, list) else [row])] for row in value]
-        return value
+        return _within_limit(value)
 
     return textlimit
+
+
+def _within_limit(answer: Answer) -> Answer:
+    """`answer` with each text longer than a cell holds as #VALUE! (an array's element by
+    element), all else as it came."""
+    if isinstance(answer, str):
+        return answer if len(answer) <= TEXT_LIMIT else error("#VALUE!")
+    if isinstance(answer, list):
+        return [[error("#VALUE!") if isinstance(v, str) and len(v) > TEXT_LIMIT else v
+                 for v in (row if isinstance(row, list) else [row])] for row in answer]
+    return answer
 
 
 def growing_length(subject: str, old: str, new: str) -> int:
