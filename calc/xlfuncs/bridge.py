@@ -67,8 +67,9 @@ def _look_up(name: str) -> Callable[..., object] | None:
     stopped = limits.implementation(name)  # formulas' own, stopped at Excel's limit
     if stopped is not None:
         return stopped
-    if name == "ERROR.TYPE":  # numbering #CALC!, #SPILL! ... too
-        return errors.implementation(name)
+    numbered = errors.implementation(name)  # ERROR.TYPE numbering #CALC!, #SPILL! ... too
+    if numbered is not None:
+        return numbered
     undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
     if undispatched is not None:
         return undispatched
