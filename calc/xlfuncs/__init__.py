@@ -12,7 +12,7 @@ Grouped as Excel's Insert Function dialog groups them:
 - `text/`: `characters` (CHAR, CODE in the saving Excel's code page), `find` (FIND, SEARCH),
   `substrings` (LEFT, RIGHT, MID, REPLACE), `delimited` (TEXTBEFORE, TEXTAFTER), `textsplit`,
   `textformat` (TEXT), `totext` (ARRAYTOTEXT, VALUETOTEXT), `baht` (BAHTTEXT), `regex`
-  (REGEXTEST, REGEXEXTRACT, REGEXREPLACE), `numbers` (VALUE, FIXED), `concatenation`
+  (REGEXTEST, REGEXEXTRACT, REGEXREPLACE), `numbers` (VALUE, FIXED, DOLLAR), `concatenation`
   (RATESXL.NUMTEXT: a number as Excel's text, for `&`, CONCATENATE, LEN ...);
 - `statistical/`: `stats` (SKEW.P, MODE.MULT, STDEVA/VARA), `conditional` (SUMIF(S),
   COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
@@ -251,6 +251,9 @@ WHY = {
     "QUARTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +17): calc/xlfuncs/statistical/percentiles.py",
     "FIXED": "half-way roundings away from zero on 15 digits, as ROUND (formulas: FIXED(2.675,2) \"2.67\", Excel "
              "\"2.68\"), then formulas' (rounding and grouping: +11): calc/xlfuncs/text/numbers.py",
+    "DOLLAR": "FIXED's digits (half-way roundings away from zero on 15 digits, zeros past them) in the currency "
+              "format (formualizer: DOLLAR(0.285,2) \"$0.28\", Excel \"$0.29\"; the sign lost past 2^63): "
+              "calc/xlfuncs/text/numbers.py",
     "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
              "calc/xlfuncs/text/numbers.py",
     **{name: "one x variable: #VALUE! for a single new x, #REF! for points in columns, a column for a row of new "

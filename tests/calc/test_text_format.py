@@ -61,3 +61,97 @@ def test_fixed_rounds_half_away_from_zero():
     fixed = callbacks()["FIXED"]
     assert fixed(2.675, 2.0) == "2.68" and fixed(1234.5, 0.0) == "1,235" and fixed(-1234.5, 0.0, True) == "-1235"
     assert fixed(1234.5678, -2.0) == "1,200"
+
+
+#: Numbers shown with more than 15 significant digits: Excel writes their 15 digits and zeros
+#: after them (it exposes no more: Apache POI's ExcelArithmetic.toBigDecimal; Microsoft's
+#: "Floating-point arithmetic may give inaccurate results in Excel"). formulas wrote the float's
+#: binary expansion, and #VALUE! past 28 digits (the decimal module's default precision).
+PAST_FIFTEEN = [
+    ("TEXT", (2.0 ** 70, "0"), "1180591620717410000000"),  # formulas: ...409992704
+    ("TEXT", (2.0 ** 70, "0.00"), "1180591620717410000000.00"),
+    ("TEXT", (1234567890123456789.0, "#,##0"), "1,234,567,890,123,460,000"),  # formulas: ...460,096
+    ("TEXT", (1e30, "0"), "1" + "0" * 30),  # formulas: #VALUE!
+    ("TEXT", (-1e30, "0;(0)"), "(1" + "0" * 30 + ")"),
+    ("TEXT", (1.5e25, "$#,##0"), "$15,000,000,000,000,000,000,000,000"),
+    ("TEXT", (0.1 + 0.2, "0.00000000000000000000"), "0.30000000000000000000"),  # formulas: 0.2999...8890
+    ("TEXT", (1 / 3, "0.000000000000000000"), "0.333333333333333000"),
+    ("TEXT", (0.123456789012345678, "0.000000000000000000%"), "12.345678901234600000%"),
+    ("TEXT", (2.0 ** 70, "#,##0,,"), "1,180,591,620,717,410"),
+    ("TEXT", (2.0 ** 70, '"a"0"b"'), "a1180591620717410000000b"),
+    ("FIXED", (0.1 + 0.2, 20.0), "0.30000000000000000000"),  # formulas: 0.2999...8890
+    ("FIXED", (1 / 3, 18.0, True), "0.333333333333333000"),
+    ("FIXED", (123456789012.345, 5.0), "123,456,789,012.34500"),
+    ("DOLLAR", (2.0 ** 70, 0.0), "$1,180,591,620,717,410,000,000"),  # formualizer: ...411,303,424
+    ("DOLLAR", (-1e19,), "($10,000,000,000,000,000,000.00)"),  # formualizer: the sign lost past 2^63
+    ("DOLLAR", (0.1 + 0.2, 20.0), "$0.30000000000000000000"),  # formualizer: $0.3000...4441
+]
+
+
+@pytest.mark.parametrize(("name", "args", "expected"), PAST_FIFTEEN)
+def test_numbers_past_fifteen_digits_are_written_as_excel_shows_them(name, args, expected):
+    """Also the `formulas` release textformat.READ_FROM names: on another, `_laid_out` gives way
+    to formulas' own TEXT and the digits past 15 go wrong again, here."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    assert callbacks()[name](*args) == expected
+
+
+def test_dollar_rounds_half_away_from_zero_as_fixed_does():
+    """DOLLAR rounds as ROUND and FIXED do (half away from zero on 15 digits): formualizer's
+    rounded the binary value, 0.285 (0.28499999999999998) to "$0.28"."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    dollar, fixed = callbacks()["DOLLAR"], callbacks()["FIXED"]
+    for amount in (0.285, 1.005, 1.015, 1.025, 2.675, -1.005, 999.995, 1234.5):
+        assert dollar(amount, 2.0) == f"${fixed(amount, 2.0).lstrip('-')}" if amount > 0 else \
+            dollar(amount, 2.0) == f"(${fixed(amount, 2.0).lstrip('-')})"
+    assert dollar(0.285, 2.0) == "$0.29" and dollar(1.005, 2.0) == "$1.01" and dollar(-1.005, 2.0) == "($1.01)"
+    assert dollar(-0.001) == "$0.00" and dollar(-0.005) == "($0.01)"  # the rounded amount's sign
+
+
+def test_dollar_writes_what_formualizers_did_wherever_it_rounded_right():
+    """Everything but the rounding is formualizer's: its arguments' reading, its bounds, the
+    currency format. Compared with formualizer's own DOLLAR (a bare workbook, none of our
+    functions registered) on amounts whose binary value is not within a hair of a half-way
+    point, where both round alike."""
+    import random
+    from decimal import Decimal
+
+    import formualizer
+
+    from rates_xl.calc.engines.formualizer.values import is_error
+    from rates_xl.calc.xlfuncs import callbacks
+
+    dollar = callbacks()["DOLLAR"]
+    rng = random.Random(20261130)
+    drawn = [(f"{rng.uniform(-1, 1) * 10 ** rng.randint(-3, 12):.6g}", rng.randint(-6, 12)) for _ in range(400)]
+    # (Not a half-way case, which formualizer rounded on the binary value: 0.285 to 0.28, nor
+    # one shown past 15 significant digits, which it wrote from the float: `PAST_FIFTEEN`.)
+    cases = [(amount, str(places)) for amount, places in drawn
+             if (Decimal(amount).scaleb(places) % 1).copy_abs() != Decimal("0.5")
+             and len(Decimal(amount).quantize(Decimal(1).scaleb(-places)).as_tuple().digits) <= 15]
+    cases += [(a, d) for a in ('"12"', '" 12 "', '"1e3"', '"abc"', '"$1,000"', "TRUE", "FALSE", "0", "-0")
+              for d in ("2", "0", '"2"', "TRUE", "-2")]
+    cases += [("12", d) for d in ("127", "127.9", "128", "-127", "-128", "-400", "2.9", "-2.9")]
+    book = formualizer.Workbook()
+    book.add_sheet("S")
+    for row, (amount, places) in enumerate(cases, start=1):
+        book.set_formula("S", row, 1, f"=DOLLAR({amount},{places})")
+    book.evaluate_all()
+
+    def read(text):
+        if text in ("TRUE", "FALSE"):
+            return text == "TRUE"
+        return text[1:-1] if text.startswith('"') else float(text)
+
+    differ = []
+    for row, (amount, places) in enumerate(cases, start=1):
+        theirs, ours = book.get_value("S", row, 1), dollar(read(amount), read(places))
+        if isinstance(theirs, dict):  # formualizer's error: ours is an error of the same kind
+            same = is_error(ours) and theirs["kind"].upper()[:3] in str(ours).upper().replace("#", "")
+        else:
+            same = ours == theirs
+        if not same:
+            differ.append((amount, places, theirs, ours))
+    assert differ == []

@@ -1,11 +1,22 @@
 """VALUE and FIXED as Excel answers them where the bridged `formulas` implementations
-(calc/xlfuncs/bridge.py) do not; every other call goes on to the bridged one unchanged.
+(calc/xlfuncs/bridge.py) do not (every other call goes on to the bridged one unchanged), and
+DOLLAR, formualizer's until it rounded amounts on their binary value:
 
 - VALUE of a number written with a dollar sign or thousands separators ("$1,000" is 1000;
   formulas: #VALUE!, and "1,000" read as a date);
 - FIXED rounds half away from zero on the number's 15 significant digits, as Excel's ROUND
-  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67"); a number of 16 digits
-  and more is written from those 15 digits, zeros after them, as Excel shows it.
+  (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67"); a number shown with
+  more than 15 significant digits (of 16 digits and more, or with more places than 15 digits
+  fill: FIXED(0.1+0.2,20)) is written from those 15 digits, zeros after them, as Excel shows
+  it (formulas wrote the float's binary expansion: "0.29999999999999998890");
+- DOLLAR is FIXED's digits (rounded half away from zero on 15 significant digits, zeros past
+  them) in Microsoft's currency format `$#,##0.00_);($#,##0.00)`, the padding left out as
+  Excel's DOLLAR leaves it ("$1,234.57"). formualizer 0.13 rounded the binary value, so
+  DOLLAR(0.285,2) was "$0.28" and DOLLAR(1.005,2) "$1.00" (Excel: "$0.29", "$1.01", as
+  ROUND and FIXED), wrote digits past the 15th from the float, and lost the sign past 2^63
+  (DOLLAR(-1E+19) was "$10,000,..."). Its reading of the arguments is kept: text read as a
+  plain number or #VALUE!, TRUE 1, decimals truncated, #VALUE! past 127 either way, the
+  sign the rounded amount's (DOLLAR(-0.001) "$0.00", DOLLAR(-0.005) "($0.01)").
 """
 
 from __future__ import annotations
@@ -15,7 +26,14 @@ import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import Callback, is_number
+from rates_xl.calc.xlfuncs.coercion import (
+    Callback,
+    ExcelError,
+    Facts,
+    elementwise,
+    is_number,
+    number,
+)
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 # A plain decimal number with an optional sign, a dollar sign and thousands separators in
@@ -24,8 +42,8 @@ _CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})
 
 #: Decimal digits of Excel's largest number (309) and FIXED's most places (127).
 _DIGITS = 309 + 127 + 1
-#: From here (past 2^53 a float is no longer every whole number) FIXED's text is written here.
-_WHOLE_DIGITS = Decimal(10) ** 15
+#: Significant digits Excel shows of a number: FIXED's text showing more is written here.
+_SHOWN = 15
 
 
 def _value(bridged: Callback) -> Callback:
@@ -49,7 +67,8 @@ def _fixed(bridged: Callback) -> Callback:
                 # made FIXED(1E+300) #VALUE!: Microsoft's page sets no bound on the number).
                 with localcontext(prec=_DIGITS):
                     rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-                if abs(rounded) >= _WHOLE_DIGITS and (len(args) < 3 or isinstance(args[2], bool) or is_number(args[2])):
+                shown = len(rounded.as_tuple().digits)
+                if shown > _SHOWN and (len(args) < 3 or isinstance(args[2], bool) or is_number(args[2])):
                     # Written here from the 15 digits: formulas' truncates the float's binary expansion
                     # (FIXED(7.87397157078953E+20) gave "787,397,157,078,952,000,000.00") or, below 0,
                     # writes all of it ("-1,000,000,000,000,000,052,504..." for -1E+300).
@@ -60,4 +79,24 @@ def _fixed(bridged: Callback) -> Callback:
     return call
 
 
-FUNCTIONS = {"VALUE": wrapped("VALUE", _value), "FIXED": wrapped("FIXED", _fixed)}
+#: DOLLAR's most places either way (formualizer's bounds: #VALUE! past them).
+_DOLLAR_PLACES = 127
+
+
+def dollar(_facts: Facts) -> Callback:
+    def one(value: EngineValue, decimals: EngineValue = 2.0) -> Answer:
+        amount, places = number(value), number(decimals)
+        if not (math.isfinite(amount) and math.isfinite(places)) or abs(places) >= _DOLLAR_PLACES + 1:
+            raise ExcelError("#VALUE!")
+        places = math.trunc(places)
+        with localcontext(prec=_DIGITS):
+            rounded = Decimal(f"{amount:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+            written = "$" + format(abs(rounded), f",.{max(places, 0)}f")
+        return f"({written})" if rounded < 0 else written
+
+    def DOLLAR(*args: EngineValue) -> Answer:  # noqa: N802 - Excel's name
+        return elementwise(one)(*[0.0 if arg is None else arg for arg in args])
+    return DOLLAR
+
+
+FUNCTIONS = {"VALUE": wrapped("VALUE", _value), "FIXED": wrapped("FIXED", _fixed), "DOLLAR": dollar}
