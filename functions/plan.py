@@ -34,11 +34,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from rates_xl.client.cache import HeldAnswers
 from rates_xl.functions.context import NOW, CallContext, Round
 
 if TYPE_CHECKING:
     from rates_xl.client import RatesClient
+    from rates_xl.client.cache import HeldAnswers
     from rates_xl.client.client import RequestKey
     from rates_xl.client.errors import RatesError
     from rates_xl.client.models import Result
@@ -110,6 +110,8 @@ def plan_and_evaluate(evaluate: Callable[[CallContext], T], client: RatesClient,
     that is how a progress bar on its own thread follows the fetch (`rates-xl calc`).
     `on_progress`, `should_cancel` and `on_cancel`: see the module notes.
     """
+    from rates_xl.client.cache import HeldAnswers  # (a book without RATES_* calls never gets here)
+
     report = PlanReport()
     held = context.held
     if held is None:

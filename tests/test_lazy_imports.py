@@ -2,7 +2,9 @@
 book needing neither numpy nor a picture imports neither numpy nor Pillow's core, and a book
 with a picture and a SUMIF still gets both, its picture kept in the copy and the SUMIF's value
 Excel's. Neither imports openpyxl's built-in styles; a program naming one gets the same styles,
-and the same file, as with openpyxl imported the ordinary way. calc imports with the cyclic
+and the same file, as with openpyxl imported the ordinary way. Neither imports the client's
+answer cache (functions/plan.py: no RATES_* call, no plan loop) nor the `formulas` engine's module
+(calc/engines `load_engine`: formualizer reads the book). calc imports with the cyclic
 collector held off. Each run is the console script's own (`run`) in a fresh process."""
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from rates_xl import lazy_imports
 SCRIPT = """
 import atexit, json, sys
 WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic", "cachetools", "logging",
-           "openpyxl.styles.builtins", "numpy.random", "scipy.stats", "_hashlib")
+           "openpyxl.styles.builtins", "numpy.random", "scipy.stats", "_hashlib",
+           "rates_xl.client.cache", "rates_xl.calc.engines.formulas.engine")
 atexit.register(lambda: print(json.dumps(sorted(m for m in WATCHED if m in sys.modules))))
 sys.argv = ["rates-xl", *sys.argv[1:]]
 from rates_xl import cli
@@ -83,7 +86,8 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
 
     imported = set(_calc(book, out))  # (Pillow imports logging)
     assert {"PIL._imaging", "numpy"} <= imported
-    assert not {"scipy", "formulas", "pydantic", "openpyxl.styles.builtins", "numpy.random", "_hashlib"} & imported
+    assert not {"scipy", "formulas", "pydantic", "openpyxl.styles.builtins", "numpy.random", "_hashlib",
+                "rates_xl.client.cache", "rates_xl.calc.engines.formulas.engine"} & imported
     values = openpyxl.load_workbook(out).active
     assert values["C1"].value == 301 and values["C2"].value == 2
     with zipfile.ZipFile(out) as copy:

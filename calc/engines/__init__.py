@@ -115,7 +115,6 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValu
     The one routing decision: formualizer computes the book; `formulas` when formualizer
     cannot read it at all, or when asked for by name (a per-formula choice would go here)."""
     from rates_xl.calc.engines.formualizer.engine import FormualizerEngine
-    from rates_xl.calc.engines.formulas.engine import FormulasEngine
 
     if name not in ENGINES:
         raise CalcError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
@@ -126,6 +125,9 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValu
             return FormualizerEngine(book, constants=constants, calls_rates=calls_rates, threads=threads), ""
         except EngineError as exc:
             reason = str(exc)
+    # (imported only here: formualizer could not read the book, or `formulas` was asked for)
+    from rates_xl.calc.engines.formulas.engine import FormulasEngine
+
     try:
         return FormulasEngine(book, constants=constants), reason
     except CalcError as exc:
