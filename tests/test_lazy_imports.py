@@ -29,7 +29,7 @@ SCRIPT = """
 import atexit, json, sys
 WATCHED = ("numpy", "PIL._imaging", "scipy", "formulas", "pydantic", "cachetools", "logging",
            "openpyxl.styles.builtins", "numpy.random", "scipy.stats", "_hashlib",
-           "rates_xl.client.cache", "rates_xl.calc.engines.formulas.engine")
+           "rates_xl.client.cache", "rates_xl.calc.engines.formulas.engine", "numpy.ma")
 atexit.register(lambda: print(json.dumps(sorted(m for m in WATCHED if m in sys.modules))))
 sys.argv = ["rates-xl", *sys.argv[1:]]
 from rates_xl import cli
@@ -99,18 +99,20 @@ def test_a_picture_and_a_sumif_still_get_pillow_and_numpy(tmp_path):
 def test_a_bridged_function_imports_formulas_without_scipy_or_numpy_random(tmp_path):
     """CEILING and MROUND are `formulas`' (calc/routing.py BRIDGED), from its math module, which
     is imported without numpy.random (calc/xlfuncs/scipy_deferred.py) and its statistical one
-    without scipy.stats (the `scipy` package itself is imported: `from scipy import stats`)."""
+    without scipy.stats (the `scipy` package itself is imported: `from scipy import stats`);
+    PERCENTILE, from its comp module, runs np.percentile without numpy.ma."""
     book = tmp_path / "bridged.xlsx"
     wb = openpyxl.Workbook()
     ws = wb.active
     ws["A1"], ws["B1"], ws["B2"] = 2.5, "=CEILING(A1,1)", "=MROUND(7,3)"
+    ws["A2"], ws["A3"], ws["A4"], ws["B3"] = 1, 3, 4, "=PERCENTILE(A1:A4,0.3)"
     wb.save(book)
     out = tmp_path / "bridged.values.xlsx"
 
     imported = set(_calc(book, out))
-    assert {"numpy", "formulas"} <= imported and not {"scipy.stats", "numpy.random", "pydantic"} & imported
+    assert {"numpy", "formulas"} <= imported and not {"scipy.stats", "numpy.random", "pydantic", "numpy.ma"} & imported
     values = openpyxl.load_workbook(out).active
-    assert values["B1"].value == 3 and values["B2"].value == 6
+    assert values["B1"].value == 3 and values["B2"].value == 6 and abs(values["B3"].value - 2.35) < 1e-12  # 1, 2.5, 3, 4
 
 
 #: The console script run with the cyclic collector's collections counted from `run` on.

@@ -21,6 +21,12 @@ then); the module's other reads of np.random are in function bodies, run against
 Only under the `formulas` release that was read (`MATH_READ_FROM`): under another, math is left to
 be imported as it comes.
 
+`stat()` also leaves numpy.ma unimported until something needs more of it than np.unique asks
+(`_masked`): np.percentile calls np.unique, which asks `np.ma.is_masked(ar)` of each array, and
+numpy answers `np.ma` by importing numpy.ma (0.007 CPU s of a book calling PERCENTILE or QUARTILE)
+to say that a plain ndarray, which has no mask, is not masked. Under the numpy release read
+(`MASKED_READ_FROM`) only; the stand-in answers any other question from the real module.
+
 `stat()` must run before anything else imports these modules: `formulas.get_functions()` (every
 parse and compile in `formulas`) imports them along with their siblings, so each of our ways into
 `formulas` calls `stat()` first; a way that did not would cost the imports, not change an answer.
@@ -44,6 +50,10 @@ MATH, RANDOM = "formulas.functions.math", "numpy.random"
 #: The `formulas` release whose math module reads numpy.random at its top only as `np.random.rand`
 #: (tests/calc/test_scipy_deferred.py reads the module's source for it).
 MATH_READ_FROM = "1.3.4"
+MASKED = "numpy.ma"
+#: The numpy release whose np.unique reads numpy.ma only as `np.ma.is_masked(ar)`
+#: (tests/calc/test_scipy_deferred.py reads its source for it).
+MASKED_READ_FROM = "2.4.6"
 
 _lock = threading.Lock()
 
@@ -76,6 +86,7 @@ def stat() -> types.ModuleType:
         if STAT in sys.modules:
             return sys.modules[STAT]
         _math()
+        _masked()
         stand_ins: dict[str, _OnFirstUse] = {}
         for module, names in DEFERRED.items():
             if module in sys.modules:  # already imported by someone: nothing to save
@@ -122,3 +133,39 @@ def _math() -> None:
     finally:
         if numpy.__dict__.get("random") is stand_in:
             del numpy.random
+
+
+class _Masked(types.ModuleType):
+    """Stands in for numpy.ma as numpy's attribute `ma` until the real module is imported: whether
+    a plain ndarray is masked is answered here (no: it has no mask, `np.ma.getmask` is `nomask`),
+    any other question by the real module, which then takes the stand-in's place."""
+
+    def is_masked(self, x: object) -> bool:
+        import numpy
+
+        if type(x) is numpy.ndarray:
+            return False
+        return bool(self._real().is_masked(x))
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):  # the import system's questions
+            raise AttributeError(attr)
+        return getattr(self._real(), attr)
+
+    @staticmethod
+    def _real() -> types.ModuleType:
+        import numpy
+
+        real = importlib.import_module(MASKED)  # (which sets numpy.ma to itself)
+        numpy.ma = real
+        return real
+
+
+def _masked() -> None:
+    """numpy's attribute `ma` the stand-in, while numpy.ma is not imported, under the numpy
+    release read (`MASKED_READ_FROM`)."""
+    import numpy
+
+    if MASKED in sys.modules or "ma" in numpy.__dict__ or numpy.__version__ != MASKED_READ_FROM:
+        return
+    numpy.ma = _Masked(MASKED)  # (numpy.ma is no attribute until imported)

@@ -3,7 +3,8 @@
 T.DIST is answered by calc/xlfuncs/stats_light/ from scipy.special's compiled ufuncs (neither
 scipy.stats nor scipy.special's package imported), one calling TREND or LINEST by numpy's lstsq
 (scipy.linalg not imported), one calling SKEW (not covered there) imports scipy.stats then, and each gets the same
-answer as `formulas` gives with scipy imported the ordinary way. Fresh processes: the test run
+answer as `formulas` gives with scipy imported the ordinary way; PERCENTILE and QUARTILE leave
+numpy.ma unimported. Fresh processes: the test run
 itself has imported scipy long before."""
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from rates_xl.calc.xlfuncs import bridge, stats_light
 large = bridge.bridged("LARGE")([[3.0, None, 9.0, "x", 1.0]], 2)
 small = bridge.bridged("SMALL")([[3.0, 9.0, 1.0]], [[1, 4]])
 percentile = bridge.bridged("PERCENTILE")([[1.0, 2.0, 3.0, 4.0]], 0.3)  # formulas.functions.comp
+quartile = bridge.bridged("QUARTILE")([[1.0, 2.0, 3.0, 4.0, 7.0]], 1)
+masked_before = "numpy.ma" in sys.modules
+plain_masked = np.ma.is_masked(np.zeros(2))
 ceiling = bridge.bridged("CEILING")(2.5, 1)  # formulas.functions.math
 random_before = "numpy.random" in sys.modules
 loaded_before = sorted(m for m in ("scipy.stats", "scipy.linalg", "scipy.interpolate") if m in sys.modules)
@@ -41,7 +45,10 @@ special_after_tdist = sorted(m for m in ("scipy.special", "scipy.special._ufuncs
 skew = bridge.bridged("SKEW")([[1.0, 2.0, 4.0, 9.0]])  # scipy.stats.skew: the real module's
 import formulas
 rand = formulas.get_functions()["RAND"]["function"](False)  # formulas' RAND: numpy.random's rand, imported now
+masked = np.ma.is_masked(np.ma.masked_array([1.0, 2.0], mask=[True, False]))  # numpy.ma, imported now
 print(json.dumps({"large": large, "small": small, "percentile": percentile, "loaded_before": loaded_before,
+                  "quartile": quartile, "masked_before": masked_before, "plain_masked": plain_masked,
+                  "masked": masked, "np_ma": [type(np.ma).__name__, np.ma is sys.modules.get("numpy.ma")],
                   "ceiling": ceiling, "random_before": random_before, "rand": rand,
                   "random_after_rand": "numpy.random" in sys.modules,
                   "np_random": type(np.random).__name__,
@@ -78,7 +85,13 @@ def test_large_small_and_percentile_never_import_scipy_stats():
     got = _run(_CHILD)
     assert got["large"] == 3.0  # 9, 3, 1: the text and the empty cell are not numbers
     assert got["small"] == [[1.0, {"type": "Error", "kind": "Num"}]]  # k = 4 of 3 values: #NUM!
-    assert got["percentile"] == 1.9
+    assert got["percentile"] == 1.9 and got["quartile"] == 2.0
+    # np.percentile's np.unique asks np.ma.is_masked of a plain array: answered without numpy.ma
+    # (under the numpy release read); a masked array's question imports it, and it is numpy.ma then
+    import numpy
+
+    assert got["masked_before"] is (numpy.__version__ != scipy_deferred.MASKED_READ_FROM)
+    assert got["plain_masked"] is False and got["masked"] is True and got["np_ma"] == ["module", True]
     assert got["loaded_before"] == []
     # formulas.functions.math is imported without numpy.random (a RAND through formulas imports it)
     assert got["ceiling"] == 3.0 and got["random_before"] is (formulas.__version__ != scipy_deferred.MATH_READ_FROM)
@@ -137,3 +150,21 @@ def test_the_source_check_sees_a_read_at_the_top_and_not_one_in_a_function(tmp_p
     module = tmp_path / "m.py"
     module.write_text("import numpy as np\nA = np.random.rand\ndef f():\n    return np.random.randint(3)\n")
     assert _module_level_random_reads(module) == ["np.random.rand"]
+
+
+def test_numpy_unique_reads_numpy_ma_only_for_is_masked():
+    """What `_masked` relies on to pay, read in the installed numpy: np.unique's helper asks
+    numpy.ma only `np.ma.is_masked(ar)`, and a plain ndarray has no mask. Fails on another release:
+    read numpy/lib/_arraysetops_impl.py again, then move MASKED_READ_FROM."""
+    import inspect
+
+    import numpy
+    from numpy.lib import _arraysetops_impl
+
+    if numpy.__version__ != scipy_deferred.MASKED_READ_FROM:
+        pytest.fail(f"numpy {numpy.__version__}: read np.unique's uses of np.ma, then set "
+                    f"MASKED_READ_FROM (now {scipy_deferred.MASKED_READ_FROM})")
+    source = inspect.getsource(_arraysetops_impl)
+    assert [line.strip() for line in source.splitlines() if "np.ma." in line] == [
+        "if not optional_indices and not return_counts and not np.ma.is_masked(ar):"]
+    assert numpy.ma.getmask(numpy.zeros(3)) is numpy.ma.nomask and numpy.ma.is_masked(numpy.zeros(3)) is False
