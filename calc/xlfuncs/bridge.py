@@ -114,7 +114,13 @@ def bridged(name: str) -> Callable[..., Any]:
                 found.append(unvectorized.direct(implementation))
             if as_text:
                 args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
-            return from_formulas(found[0](*[to_formulas(a) for a in args]))
+            # Most arguments are plain scalars, which to_formulas gives back as they are.
+            return from_formulas(found[0](*(args if _PLAIN.issuperset(map(type, args))
+                                             else [to_formulas(a) for a in args])))
+
+    if not (matrices or refuses or single):  # nothing to check first: one frame less a call
+        one.__name__ = name
+        return one
 
     def call(*args: Any) -> Any:
         if matrices:

@@ -49,12 +49,12 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
     empty = np.empty
 
     def call(*args: object) -> object:
-        if any(type(a) not in scalars for a in args):  # an array (or a value vectorize may read as one)
+        if not scalars.issuperset(map(type, args)):  # an array (or a value vectorize may read as one)
             return implementation(*args)
         try:
             parsed = tuple(args_parser(*args))
             # vectorize's own path: none (it calls the function bare) or 32 and more arguments (no vectorize)
-            if not 0 < len(parsed) < 32 or any(type(a) not in scalars for a in parsed):
+            if not 0 < len(parsed) < 32 or not scalars.issuperset(map(type, parsed)):
                 return implementation(*args)
             with errstate():
                 answer = safe_eval(*parsed)
@@ -90,7 +90,7 @@ def _unwrapped(implementation: Callable[..., object], codes: tuple[types.CodeTyp
         body, taken = inner, scalars
 
     def call(*args: object) -> object:
-        if any(type(a) not in taken for a in args):
+        if not taken.issuperset(map(type, args)):
             return implementation(*args)
         try:
             return body(*args)

@@ -65,3 +65,21 @@ def test_search_reads_characters_not_bytes():
     assert search("J?rgen", "Jürgen") == 1 and search("?e", "straße") == 5
     assert search("É", "café") == 4 and search("a*c", "xabc") == 2 and search("~*", "a*b") == 2
     assert search("x", "abc") == {"type": "Error", "kind": "Value"}
+
+
+def test_numtext_answers_as_text_lifted():
+    """RATESXL.NUMTEXT's own path for one text or one number answers as `text` lifted over the
+    arguments with the omitted marker read as empty (what it was before that path)."""
+    from rates_xl.calc.xlfuncs import callbacks
+    from rates_xl.calc.xlfuncs.coercion import elementwise, text
+    from rates_xl.calc.xlfuncs.omitted import OMITTED, given
+
+    numtext = callbacks()["RATESXL.NUMTEXT"]
+    lifted = elementwise(text)
+    values = ["", "x", "0.1", " 1 ", OMITTED, 0.0, -0.0, 1 / 3, 0.1 + 0.2, 1e-06, 1e15, 12345678901234567.0,
+              float("inf"), float("nan"), 3, True, False, None, {"type": "Error", "kind": "Div"},
+              [[1 / 3, "a"], [None, True]], [[OMITTED]]]
+    for value in values:
+        assert repr(numtext(value)) == repr(lifted(*given((value,)))), value
+    assert numtext("Total ") == "Total " and numtext(0.1 + 0.2) == "0.3" and numtext(OMITTED) == ""
+    assert numtext([[1 / 3, "a"]]) == [["0.333333333333333", "a"]]
