@@ -21,7 +21,8 @@ Grouped as Excel's Insert Function dialog groups them:
   sizes), `rounding` (FLOOR);
 - `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions), `bases` (the bridged
   BIN2DEC, DEC2HEX ... without `formulas`' dispatcher per call);
-- `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA);
+- `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA), `pipes`
+  (the formulas it compiles, run without schedula's dispatch per call);
 - `information/`: `reference` (N, and T: a reference's first cell).
 
 And what they share: `bridge.py` (the `formulas` package's implementations called from

@@ -67,10 +67,13 @@ def _compiled(formula: str) -> _Compiled:
     import formulas
 
     from rates_xl.calc.xlfuncs import scipy_deferred
+    from rates_xl.calc.xlfuncs.logical import pipes
 
     scipy_deferred.stat()
     _exact_map_and_scan()
-    return formulas.Parser().ast(formula)[1].compile()
+    compiled = formulas.Parser().ast(formula)[1].compile()
+    pipes.speed_up(compiled)  # its calls, and its LAMBDAs' calls, without schedula's dispatch (pipes.py)
+    return compiled
 
 
 @lru_cache(maxsize=1)
