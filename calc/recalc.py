@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import eq, is_, not_
+from operator import eq, is_, is_not, not_
 
 from rates_xl.calc import check
 from rates_xl.calc.book import Book
@@ -195,14 +195,21 @@ def _disagreements(book: Book, checked: set[Key], values: dict[Key, CellValue],
     alike = check.ALIKE
     one_cell = _one_cell(book)
     single = list(checked & one_cell)
-    for key, ours, theirs in zip(single, map(values.get, single), map(cached.get, single), strict=True):
-        if (ours.__class__ is theirs.__class__ or (ours.__class__, theirs.__class__) in alike) and ours == theirs:
+    ours, theirs = list(map(values.get, single)), list(map(cached.get, single))
+    # The pairs not equal, or not of one class, found side by side in C-level maps (as
+    # `_moved_since` does): formulas_test's 12,796 one-cell anchors, 0.02 -> 0.01 CPU s.
+    odd = set(compress(range(len(single)), map(not_, map(eq, ours, theirs))))
+    odd.update(compress(range(len(single)), map(is_not, map(type, ours), map(type, theirs))))
+    for i in sorted(odd):
+        mine, stored = ours[i], theirs[i]
+        if (mine.__class__, stored.__class__) in alike and mine == stored:
             continue
-        if not check.agrees(ours, theirs):
-            wrong[key] = _disagrees(key, key, ours, theirs)
+        if not check.agrees(mine, stored):
+            wrong[single[i]] = _disagrees(single[i], single[i], mine, stored)
+    letters: dict[int, str] = {}  # a column's letters, found once for every area
     for key in checked - one_cell:
         _formula, area = book.cells[key]
-        found = _first_disagreement(key[0], area, values, cached)
+        found = _first_disagreement(key[0], area, values, cached, letters)
         if found is not None:
             wrong[key] = _disagrees(key, *found)
     return wrong
@@ -254,17 +261,18 @@ def _moved_since(book: Book, scope: Scope, old: dict[Key, CellValue],
     return found
 
 
-def _first_disagreement(sheet: str, area: Area, values: dict[Key, CellValue],
-                        cached: dict[Key, CellValue]) -> tuple[Key, CellValue, CellValue] | None:
+def _first_disagreement(sheet: str, area: Area, values: dict[Key, CellValue], cached: dict[Key, CellValue],
+                        letters: dict[int, str] | None = None) -> tuple[Key, CellValue, CellValue] | None:
     """The first cell of an anchor's range (row by row) where the engine and Excel disagree:
-    (the cell, ours, Excel's), or None."""
+    (the cell, ours, Excel's), or None. (`letters`: columns' letters found so far.)"""
     alike = check.ALIKE
     r1, c1, r2, c2 = area
-    columns = [column_letters(c) for c in range(c1, c2 + 1)]  # (each column's letters once)
+    known = {} if letters is None else letters
+    columns = [known.get(c) or known.setdefault(c, column_letters(c)) for c in range(c1, c2 + 1)]
     cell_address(r2, c1)  # (its ValueError for a range off the sheet)
     for r in range(r1, r2 + 1):
-        for letters in columns:
-            cell = (sheet, f"{letters}{r}")  # (`cell_address(r, c)`)
+        for column in columns:
+            cell = (sheet, f"{column}{r}")  # (`cell_address(r, c)`)
             ours, theirs = values.get(cell), cached.get(cell)
             if (ours.__class__ is theirs.__class__ or (ours.__class__, theirs.__class__) in alike) and ours == theirs:
                 continue

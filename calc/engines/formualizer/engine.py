@@ -21,6 +21,7 @@ from rates_xl.functions.sheet import (
     Key,
     address,
     cell_address,
+    column_letters,
     is_rates_name,
     parse_cell,
 )
@@ -177,12 +178,13 @@ class FormualizerEngine:
             cols: list[int] = []
             others: list[tuple[int, Key, Area, str | None]] = []
             rewritten = self.prepared.rewritten
+            letters: dict[int, str] = {}  # a column's letters, found once (`cell_address` of each anchor)
             for key, area in self.prepared.areas.items():
                 if key in self.unsupported:
                     continue
                 kind = rewritten.get(key)
                 if kind != "spill" and area[0] == area[2] and area[1] == area[3] and \
-                        cell_address(area[0], area[1]) == key[1]:
+                        key[1] == f"{letters.get(area[1]) or letters.setdefault(area[1], column_letters(area[1]))}{area[0]}":
                     keys.append(key)
                     sheets.append(key[0])
                     rows.append(area[0])
@@ -198,8 +200,10 @@ class FormualizerEngine:
         found = cache.get((sheet, area))
         if found is None:
             r1, c1, r2, c2 = area
-            found = cache[(sheet, area)] = [(sheet, cell_address(r, c))
-                                            for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+            if r1 <= r2 and c1 <= c2:  # (their ValueError for an area off the sheet, as each cell's)
+                cell_address(r1, c1), cell_address(r2, c2)
+            columns = [column_letters(c) for c in range(c1, c2 + 1)]  # (`cell_address` of each cell)
+            found = cache[(sheet, area)] = [(sheet, f"{letters}{r}") for r in range(r1, r2 + 1) for letters in columns]
         return found
 
     def _block_merged(self) -> dict[Key, Area | None]:

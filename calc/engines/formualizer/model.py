@@ -440,6 +440,7 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     Asked of the engine itself: `=NAME()` on a scratch sheet is #NAME? only for a name it
     does not know (a known one complains about its arguments instead); answers are cached."""
     import collections
+    import itertools
     import operator
 
     import formualizer
@@ -450,9 +451,10 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
     ours |= xlfuncs.handled()  # registered by us or rewritten before the engine sees them
     ours |= _registered()  # Excel functions formualizer lacks, registered from calc/xlfuncs
     found: dict[str, list[str]] = collections.defaultdict(list)
-    calls = [(address, function_names(formula)) for address, formula in formulas_by_cell]
+    cells = list(formulas_by_cell)
+    calls = list(map(function_names, map(operator.itemgetter(1), cells)))  # (each formula's, side by side)
     # A book's formulas call few distinct sets of functions: each set is judged once.
-    distinct = set(map(operator.itemgetter(1), calls))
+    distinct = set(calls)
     todo = sorted({n for names in distinct for n in names} - ours - set(_KNOWN))
     if todo:
         scratch = formualizer.Workbook()
@@ -464,7 +466,9 @@ def unknown_functions(formulas_by_cell: Any) -> dict[str, list[str]]:
             value = scratch.get_value("S", i + 1, 1)
             _KNOWN[name] = not (isinstance(value, dict) and value.get("kind") == "Name")
     unknown = {names: [name for name in sorted(names - ours) if not _KNOWN.get(name, True)] for names in distinct}
-    for where, names in calls:
+    # Only the cells calling an unknown name are walked, picked in C (formulas_test: 20 of 13,487).
+    calling = {names for names, missing in unknown.items() if missing}
+    for (where, _formula), names in itertools.compress(zip(cells, calls, strict=True), map(calling.__contains__, calls)):
         for name in unknown[names]:
             found[name].append(where)
     return dict(found)
