@@ -10,7 +10,8 @@ vectorize object, built anew at each call, is two thirds of the wrappers' cost (
 call) and does nothing but call `safe_eval` once and put its answer, as it is, in a 0-d object
 array. `direct` reads the pieces out of the wrapper (its closure) and does the same without
 it: the same parsing, the same `safe_eval` under the same error state, the same 0-d array,
-`otype` and `return_func`. Anything else (an array or an unusual value among the arguments,
+`otype` and `return_func`; where vectorize passes some arguments whole (`excluded`: PROB's,
+T.TEST's, RANK's ranges), the same with the others scalars. Anything else (an array or an unusual value among the arguments,
 32 arguments or more, an exception anywhere) is handed to the whole wrapper, which computes it
 as before: these functions are pure, so computing again changes nothing. Those built on `wrap_func`
 of a function of their own (CONVERT, the bases, IRR ...) are called on scalars without its wrapper
@@ -42,19 +43,26 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
     pieces = _ufunc_pieces(implementation, codes)
     if pieces is None:
         return _unwrapped(implementation, codes, scalars)
-    args_parser, safe_eval, otype, return_func = pieces
+    args_parser, safe_eval, otype, return_func, excluded = pieces
     import numpy as np
 
     errstate = functools.partial(np.errstate, divide="ignore", invalid="ignore")
     empty = np.empty
 
+    def varying(values: tuple[object, ...]) -> tuple[object, ...]:
+        """The arguments vectorize lifts: all but the `excluded` ones (passed whole: ranges)."""
+        return tuple(v for i, v in enumerate(values) if i not in excluded) if excluded else values
+
     def call(*args: object) -> object:
-        if not scalars.issuperset(map(type, args)):  # an array (or a value vectorize may read as one)
+        if not scalars.issuperset(map(type, varying(args))):  # an array (or a value vectorize may read as one)
             return implementation(*args)
         try:
             parsed = tuple(args_parser(*args))
-            # vectorize's own path: none (it calls the function bare) or 32 and more arguments (no vectorize)
-            if not 0 < len(parsed) < 32 or not scalars.issuperset(map(type, parsed)):
+            lifted = varying(parsed)
+            # vectorize's own path: none lifted (it calls the function bare) or 32 and more arguments (no
+            # vectorize); an excluded argument's position moved by the parser (never: each is read as it was)
+            if (not 0 < len(lifted) or len(parsed) >= 32 or not scalars.issuperset(map(type, lifted))
+                    or (excluded and len(parsed) != len(args))):
                 return implementation(*args)
             with errstate():
                 answer = safe_eval(*parsed)
@@ -159,12 +167,13 @@ def _convert() -> Callable[..., object]:
     return convert
 
 
-#: wrap_ufunc's args_parser, safe_eval, otype (an ndarray subclass) and return_func.
-_Pieces = tuple[Callable[..., Iterable[object]], Callable[..., object], type, Callable[..., object]]
+#: wrap_ufunc's args_parser, safe_eval, otype (an ndarray subclass), return_func and the positions
+#: vectorize passes whole (`excluded`: PROB's, T.TEST's ranges; empty for most).
+_Pieces = tuple[Callable[..., Iterable[object]], Callable[..., object], type, Callable[..., object], frozenset[int]]
 
 
 def _ufunc_pieces(implementation: Callable[..., object], codes: tuple[types.CodeType, ...]) -> _Pieces | None:
-    """(args_parser, safe_eval, otype, return_func) of `wrap_ufunc`'s wrapper under
+    """(args_parser, safe_eval, otype, return_func, excluded) of `wrap_ufunc`'s wrapper under
     `implementation` (through `wrap_ranges_func`'s and `wrap_func`'s, whose only work on
     scalars is to pass them on), or None where `implementation` is built otherwise."""
     ranges_code, func_code, ufunc_code = codes
@@ -175,9 +184,14 @@ def _ufunc_pieces(implementation: Callable[..., object], codes: tuple[types.Code
     if _code(layer) is not ufunc_code:
         return None
     closure = _closure(layer)
-    if closure.get("kw") != {"otypes": [object]}:  # vectorize's other options change what it does
+    options = dict(closure.get("kw") or {})
+    excluded = options.pop("excluded", set())
+    # vectorize's other options change what it does; `excluded` only which arguments it lifts
+    if options != {"otypes": [object]} or not isinstance(excluded, set | frozenset) or not all(
+            type(i) is int for i in excluded):
         return None
-    return cast(_Pieces, (closure["args_parser"], closure["safe_eval"], closure["otype"], closure["return_func"]))
+    return cast(_Pieces, (closure["args_parser"], closure["safe_eval"], closure["otype"], closure["return_func"],
+                          frozenset(excluded)))
 
 
 def _code(function: object) -> object:
@@ -222,8 +236,13 @@ def _vectorize_keeps_answers() -> bool:
     import numpy as np
 
     probes: list[object] = [[1.0, 2.0], np.float64(2.5), "x"]
+    whole = np.array([[1.0, 2.0]], dtype=object)
     for probe in probes:
         got = np.vectorize(lambda _x, p=probe: p, otypes=[object])(1.0)
+        if not (isinstance(got, np.ndarray) and got.shape == () and got[()] is probe):
+            return False
+        # With a range excluded: the range passed whole, the answer as it is.
+        got = np.vectorize(lambda r, _x, p=probe: p if r is whole else None, otypes=[object], excluded={0})(whole, 1.0)
         if not (isinstance(got, np.ndarray) and got.shape == () and got[()] is probe):
             return False
     return True

@@ -6,6 +6,7 @@ function the bridge may call; anything else still computed by the whole wrapper.
 from __future__ import annotations
 
 import inspect
+import itertools
 import random
 from typing import Any
 
@@ -174,3 +175,58 @@ def test_convert_on_plain_scalars_answers_as_formulas():
     differ = [(args, ours, theirs) for args in calls
               if (ours := outcome(direct, args)) != (theirs := outcome(whole, args))]
     assert len(calls) > 15_000 and differ == [], differ[:3]
+
+
+def test_ranges_passed_whole_answer_as_the_whole_wrapper():
+    """The functions whose vectorize passes some arguments whole (`excluded`: PROB, T.TEST, RANK,
+    PERCENTILE, the FORECAST.ETS family ...), with ranges of every kind there and each other
+    position given every kind of scalar, then random mixtures: what the direct call answers or
+    raises is what the whole wrapper does; an array at a lifted position goes to the whole wrapper."""
+    _formulas_read()
+    import numpy as np
+    import schedula as sh
+    from formulas.functions import Error
+
+    codes, _scalars = unvectorized._formulas_wrappers() or ((), frozenset())
+    names = _bridgeable() + ["PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC",
+                             "QUARTILE.EXC"]
+    found = {}
+    for name in names:
+        whole = bridge.formulas_function(name)
+        pieces = unvectorized._ufunc_pieces(whole, codes) if whole is not None else None
+        if pieces is not None and pieces[4]:
+            found[name] = (whole, unvectorized.direct(whole), pieces[4])
+    assert {"PROB", "T.TEST", "RANK.EQ", "PERCENTILE", "FORECAST.ETS", "TRIMMEAN", "Z.TEST"} <= set(found)
+
+    def grid(*rows: list[object]) -> Any:
+        return np.array(rows, dtype=object)
+
+    ranges = [grid([1.0, 2.0, 3.0, 4.0, 5.0]), grid([3.0, 1.0, 4.0, 1.0, 5.0]), grid([0.1, 0.2, 0.3, 0.2, 0.2]),
+              grid([1.0, "x", True, sh.EMPTY, 2.5]), grid([1.0, Error.errors["#N/A"], 3.0, 4.0, 5.0]),
+              grid([45000.0, 45001.0, 45002.0, 45003.0, 45004.0]), grid([2.0, 4.0], [6.0, 8.0]), grid([7.0]),
+              grid(["a", "b", "c", "d", "e"])]
+    scalars = [v for v in _values() if not (isinstance(v, float) and v in (1e-300, float("nan")))]
+    pick = random.Random("excluded")
+    differ, compared = [], 0
+    for name, (whole, direct, excluded) in found.items():
+        for arity in _arities(whole):
+            if max(excluded) >= arity:
+                continue
+            calls = []
+            for fixed in itertools.product(ranges[:6], repeat=len(excluded)):
+                base = [1.0] * arity
+                for i, r in zip(sorted(excluded), fixed, strict=True):
+                    base[i] = r
+                lifted = [i for i in range(arity) if i not in excluded]
+                calls.append(tuple(base))
+                calls += [tuple(v if j == i else a for j, a in enumerate(base)) for i in lifted
+                          for v in pick.sample(scalars, 6)]
+            for _ in range(40):
+                calls.append(tuple(pick.choice(ranges) if i in excluded else pick.choice(scalars)
+                                   for i in range(arity)))
+            calls.append(tuple(ranges[0] for _ in range(arity)))  # a range at a lifted position: the whole wrapper
+            for args in calls:
+                compared += 1
+                if (ours := outcome(direct, args)) != (theirs := outcome(whole, args)):
+                    differ.append((name, args, ours, theirs))
+    assert compared > 3_000 and differ == [], differ[:3]
