@@ -143,7 +143,7 @@ def _plan(pipe: Any) -> tuple[list[Step], int] | None:
     steps: list[Step] = []
     called: set[str] = set()
     valued: set[str] = set()
-    for task, _next_nodes, next_dispatchers in pipe.pipe:
+    for task, next_nodes, next_dispatchers in pipe.pipe:
         node_id, owner = task[-1]
         if owner is not solution or next_dispatchers:
             return None
@@ -171,6 +171,8 @@ def _plan(pipe: Any) -> tuple[list[Step], int] | None:
             valued.add(node_id)
         elif node["type"] == "function":
             if set(node) - _FUNCTION_KEYS or not plain(node["function"]) or not all(k in valued for k in node["inputs"]):
+                return None
+            if not next_nodes:  # schedula drops a function that feeds nothing, and the pipe fails
                 return None
             steps.append(("call", node["function"], tuple(node["inputs"]), tuple(node["outputs"])))
             called.add(node_id)
