@@ -303,3 +303,30 @@ def test_a_merged_range_is_written_as_openpyxl_writes_it(ref: CellRange) -> None
     from openpyxl.worksheet.merge import MergeCell
 
     assert xlsx_writer._merged_ref(ref) == MergeCell(str(ref)).ref
+
+
+@pytest.mark.parametrize("value", [True, False, 0, 1, -7, 2**53 + 1, 10**20, 0.5, -0.0, 1e300, 1 / 3,
+                                   float("nan"), float("inf"), -float("inf"), "", "12.5", "text",
+                                   Decimal("1.25"), None, datetime(2024, 2, 29, 12, 30), numpy.float64(2.5)])
+def test_a_dimension_s_value_is_written_as_openpyxl_s_safe_string_writes_it(value):
+    from openpyxl.compat import safe_string
+
+    assert xlsx_writer._safe_string(value) == safe_string(value)
+
+
+def test_a_row_s_and_a_column_s_attributes_are_read_as_openpyxl_reads_them():
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.row_dimensions[2].height = 31.5
+    ws.row_dimensions[3].hidden = True
+    ws.row_dimensions[3].outlineLevel = 2
+    ws.row_dimensions[4].font = Font(bold=True)
+    ws.row_dimensions[5].thickBot = True
+    ws.column_dimensions["B"].width = 20.25
+    ws.column_dimensions["C"].bestFit = True
+    ws.column_dimensions["D"].hidden = True
+    ws.column_dimensions["E"].outlineLevel = 1
+    ws.column_dimensions["F"].fill = PatternFill("solid", fgColor="FFFF00")
+    ws.column_dimensions.group("G", "H", hidden=True)
+    dimensions = [*ws.row_dimensions.values(), *ws.column_dimensions.values()]
+    assert [xlsx_writer._dimension(d) for d in dimensions] == [dict(d) for d in dimensions]

@@ -64,8 +64,8 @@ class FastModel:
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
         _set_helpers(workbook, self.prepared)
+        self._graph_built = False  # (before `_indirect_again`, which may build it: `hold` then need not)
         self._indirect_again()
-        self._graph_built = False
         return workbook
 
     def _indirect_again(self) -> None:
