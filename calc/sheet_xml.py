@@ -38,13 +38,20 @@ _XML = "http://www.w3.org/XML/1998/namespace"
 #: formula's copy (`si`), an array formula (its `ref`, its text) or any other `<f>` (its
 #: attributes, its text), and its `<v>` (text,
 #: or `<v/>`). `vm`, `ph` and an `<f>`'s `ca` (calculate always) neither openpyxl nor calc reads.
-_CELL = (rf'<c r="(({A1_LETTERS})({A1_DIGITS}))"' r'(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?'
-         r'(?: cm="([0-9]{1,9})")?(?: vm="[0-9]{1,9}")?(?: ph="[01]")?'
-         r'(?:/>|>(?:<f(?: ca="(?:1|0|true|false)")?>([^<]*)</f>'
-         r'|<f t="shared"(?: ca="(?:1|0|true|false)")? si="([0-9]{1,9})"/>'
-         r'|<f t="array" ref="([^"<&\t\n\r]*)">([^<]*)</f>'
-         r'|<f((?: [a-zA-Z0-9]{1,9}="[^"<&\t\n\r]*")*)(?:/>|>([^<]*)</f>))?'
-         r'(?:<v(?: xml:space="preserve")?>([^<]*)</v>|(<v/>))?</c>)')
+#: Every quantifier is possessive (`?+`, `*+`, `{1,9}+`, `(?>...)`: Python 3.11): what follows each can
+#: never match what it took (a run of digits then `"`, an optional attribute then one of another
+#: name, `/>` or `>`, one `<f ...>` then `<v` or `</c>`, and every other `<f>` alternative ends
+#: where the one taken ends), so giving any of it back never finds another match, and the
+#: expression matches as it would without, keeping no backtracking state: formulas_test.xlsx's
+#: 1.7 MB of cells 0.038 -> 0.028 CPU s (the same items on every corpus, test and template book,
+#: and on 1.2 million random cells).
+_CELL = (rf'<c r="(((?>{A1_LETTERS}))((?>{A1_DIGITS})))"' r'(?: s="([0-9]{1,9}+)")?+(?: t="([a-zA-Z]{1,9}+)")?+'
+         r'(?: cm="([0-9]{1,9}+)")?+(?: vm="[0-9]{1,9}+")?+(?: ph="[01]")?+'
+         r'(?:/>|>(?:<f(?: ca="(?:1|0|true|false)")?+>([^<]*+)</f>'
+         r'|<f t="shared"(?: ca="(?:1|0|true|false)")?+ si="([0-9]{1,9}+)"/>'
+         r'|<f t="array" ref="([^"<&\t\n\r]*+)">([^<]*+)</f>'
+         r'|<f((?: [a-zA-Z0-9]{1,9}+="[^"<&\t\n\r]*+")*+)(?:/>|>([^<]*+)</f>))?+'
+         r'(?:<v(?: xml:space="preserve")?+>([^<]*+)</v>|(<v/>))?+</c>)')
 #: A `<row>`'s attributes (no namespace declared there: `_namespaces` reads the root's alone).
 _ROW_ATTRIBUTES = r'((?: (?!xmlns)[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?="[^"<&\t\n\r]*")*)'
 _SPACE = r"[ \t\n]*+"
