@@ -419,3 +419,48 @@ def test_excel_made_books_are_read_by_expression():
             for name in package.namelist():
                 if re.fullmatch(r"xl/worksheets/[^/]+\.xml", name):
                     assert sheet_xml.split(package.read(name)) is not None, (book.name, name)
+
+
+def _backtracking(pattern: str) -> str:
+    """`pattern` with its possessive quantifiers and atomic groups made ordinary ones."""
+    return pattern.replace("(?>", "(?:").replace("?+", "?").replace("*+", "*").replace("}+", "}")
+
+
+def test_the_cell_expression_matches_as_its_backtracking_form():
+    """sheet_xml's `_ITEM` is possessive throughout (it keeps no backtracking state): it must read
+    every text item for item, group for group, as its ordinary form does; random row and cell
+    markup, in and out of Excel's order and with characters changed, shows any difference."""
+    import random
+
+    from rates_xl.calc import sheet_xml
+
+    ordinary = re.compile(_backtracking(sheet_xml._ITEM.pattern))
+    assert ordinary.pattern != sheet_xml._ITEM.pattern
+    pieces = ['<row r="1">', '<row r="2" spans="1:3" x14ac:dyDescent="0.2">', "</row>", '<row r="3"/>', " ", "\n",
+              "<f>A1+1</f>", '<f ca="1">RAND()</f>', '<f t="shared" si="0"/>', '<f t="shared" ref="A1:A3" si="0">B1</f>',
+              '<f t="array" ref="A1:B2">X</f>', '<f t="array" ref="A1:A2"/>', '<f t="dataTable" ref="B2:C3" r1="A1"/>',
+              '<f ca="1" t="shared" si="1"/>', "<f>a<b</f>", "<f/>", "<v>1.5</v>", "<v></v>", "<v/>",
+              '<v xml:space="preserve"> a </v>', "<is><t>a</t></is>", "</c>", '"', "<", ">", "/", "="]
+    attributes = [' s="4"', ' t="n"', ' t="e"', ' t="inlineStr"', ' cm="1"', ' vm="1"', ' ph="1"', ' x="1"',
+                  ' s=""', ' r="1A"', ' r="XFD1048576"', ' r="AAAA1"', ' r="A01"']
+
+    def cell() -> str:
+        head = "<c" + (' r="B7"' if random.random() < 0.8 else "") + "".join(random.sample(attributes, random.randint(0, 3)))
+        if random.random() < 0.15:
+            return head + "/>"
+        return head + ">" + "".join(random.choice(pieces) for _ in range(random.randint(0, 3))) + "</c>"
+
+    def items(expression: re.Pattern[str], text: str) -> tuple[list[tuple[str | None, ...]], int]:
+        found, position = [], 0
+        while (match := expression.match(text, position)) is not None:
+            position = match.end()
+            found.append(match.groups())
+        return found, position
+
+    random.seed(45)
+    for _ in range(20_000):
+        text = "".join(cell() if random.random() < 0.6 else random.choice(pieces) for _ in range(random.randint(1, 6)))
+        if random.random() < 0.3:
+            at = random.randrange(len(text) + 1)
+            text = text[:at] + random.choice('<>/"= atsfvrc1A') + text[at:]
+        assert items(sheet_xml._ITEM, text) == items(ordinary, text), text
