@@ -160,8 +160,9 @@ def _calls(formula: str) -> frozenset[str]:
 
     try:  # the tokenizer's own tokens: only the calls are read ("NAME(", a Func Open)
         tokens: Any = formualizer.tokenize(formula)  # (its stubs: a None may come; none does)
+        # (A token's kind first: most are no function, and its text is a new str each read.)
         return frozenset(bare_name(text) for t in tokens
-                         if (text := t.value).endswith("(") and len(text) > 1 and _KINDS[t.token_type] == FUNC)
+                         if _KINDS[t.token_type] == FUNC and (text := t.value).endswith("(") and len(text) > 1)
     except Exception:  # noqa: BLE001 - unreadable: no call read
         return _NO_CALLS
 
