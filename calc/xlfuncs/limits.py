@@ -7,7 +7,9 @@ exact factorials (both never return), REPT("x",1E+9) as a billion-character text
 in numpy's int64 (FACTDOUBLE(300) wrapped to 0) and LCM in int64 (a negative for a product
 past 2^63), PERCENTRANK.INC/EXC's truncation with 10**significance (never returned for a
 significance of 1E+15), REPT with a negative count as "" (Excel: #VALUE!), HYPGEOM.DIST
-through scipy at any population (seconds to hours). `implementation` gives these functions
+through scipy at any population (seconds to hours), MMULT as numpy's dot of object arrays (a
+Python multiplication and addition per term, holding the interpreter throughout: two
+2,000 x 2,000 matrices, 8 billion terms, ran for hours). `implementation` gives these functions
 computed with Python's integers and stopped at Excel's limit, wrapped by the same `formulas` wrappers as the originals (their parsing,
 errors and lifting over arrays unchanged); bridge.py's `_look_up` asks it first. Below each
 limit the answers are the originals' exactly (tests/calc/test_limits.py compares them).
@@ -22,7 +24,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.functions.values import TEXT_LIMIT
@@ -239,6 +241,54 @@ def _rept() -> Callable[..., object]:
     return wrap_ufunc(rept, **_kw0)
 
 
+#: MMULT's terms are summed in floats where that is what `formulas`' dot of objects computes:
+#: every element a float, or an int whose products and sums stay whole below 2^53 (exact both
+#: ways). Past it (ints whose exact sums Python keeps), and for any other element, its own.
+_EXACT_TERMS = 2**53
+
+
+def _mmult() -> Callable[..., object]:
+    import numpy as np
+    from formulas.functions import Array, raise_errors, wrap_func
+    from formulas.functions.math import xmmult
+
+    def floats(x: object, y: object) -> tuple[Any, Any] | None:
+        """Both matrices as float arrays, where summing in floats gives numpy's dot of the
+        objects bit for bit (None: not so; its own dot then)."""
+        a, b = np.asarray(x, dtype=object), np.asarray(y, dtype=object)
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0] or a.shape[1] == 0 or b.shape[1] == 0:
+            return None
+        largest = [0, 0]
+        for side, matrix in enumerate((a, b)):
+            for value in matrix.flat:
+                kind = type(value)
+                if kind is int:
+                    largest[side] = max(largest[side], abs(value))
+                elif kind is not float:
+                    return None  # text, a boolean, an empty cell: its own checks and answer
+        if largest[0] and largest[1] and largest[0] * largest[1] * a.shape[1] > _EXACT_TERMS:
+            return None
+        return a.astype(float), b.astype(float)
+
+    def mmult(x: object, y: object) -> object:
+        raise_errors(x, y)
+        found = floats(x, y)
+        if found is None:
+            return xmmult(x, y)
+        a, b = found
+        # numpy's dot of objects: the first term, then each next one added, in order, one
+        # rounding per operation, as here a column of terms at a time (each float operation
+        # of numpy's is the IEEE one Python's float does).
+        answer = a[:, :1] * b[:1, :]
+        term = np.empty_like(answer)
+        for k in range(1, a.shape[1]):
+            np.multiply(a[:, k:k + 1], b[k:k + 1, :], out=term)
+            np.add(answer, term, out=answer)
+        return answer.view(Array)
+
+    return wrap_func(mmult)
+
+
 #: The largest significance whose 10**significance a float holds: past it PERCENTRANK's truncation
 #: has no answer (LibreOffice: PERCENTRANK({1,2,3,5},4,400) #NUM!; Microsoft's page gives none).
 _LARGEST_SIGNIFICANCE = 308
@@ -319,4 +369,5 @@ _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
     "FACTDOUBLE": _factdouble,
     "LCM": _lcm,
     "REPT": _rept,
+    "MMULT": _mmult,
 }

@@ -115,6 +115,8 @@ CASES = {
     "=HYPGEOMDIST(5,4,8,20)": "#NUM!",  # past the lesser of number_sample and population_s
     "=HYPGEOMDIST(1,4,0,20)": "#NUM!",  # population_s <= 0 (HYPGEOM.DIST's reading: 0.2)
     "=HYPGEOMDIST(1,4,8,20)": pytest.approx(0.363261094, abs=5e-10),  # Microsoft's example
+    # MMULT summed in floats (formulas' dot of objects: 64 million Python operations here)
+    "=SUM(MMULT(SEQUENCE(400,400),SEQUENCE(400,400)))": 4.099464512156283e+17,
 }
 
 
@@ -147,7 +149,7 @@ def _original(name):
         pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
     from formulas.functions import comp
 
-    modules = {"FACTDOUBLE": math, "LCM": math, "REPT": text, "HYPGEOMDIST": comp}
+    modules = {"FACTDOUBLE": math, "LCM": math, "MMULT": math, "REPT": text, "HYPGEOMDIST": comp}
     return modules.get(name, stat).FUNCTIONS[name]
 
 
@@ -242,6 +244,43 @@ def test_below_the_limits_the_answers_are_formulas_own(name):
             if _past_int64(name, args) or (name == "REPT" and _negative(args[1])):
                 continue  # the hostile cases above (CASES)
             assert _shown(ours(*args)) == _shown(original(*args)), (name, args)
+
+
+def test_mmult_sums_in_floats_exactly_as_formulas_dot_of_objects():
+    """Bit for bit `formulas`' MMULT (numpy's dot of object arrays) on every kind of matrix:
+    floats of any size and sign, ints (below and past the 2^53 its float sums stay exact
+    under), the two mixed, and what the float sum is not taken for (text, logicals, a wrong
+    shape, an error), so a 2,000 x 2,000 product is seconds, not hours (and CASES' 400 x 400
+    one in a whole book)."""
+    import random
+
+    import numpy as np
+    from formulas.functions import Error
+
+    original, ours = _original("MMULT"), limits.implementation("MMULT")
+    rng = random.Random(20261130)
+
+    def drawn(rows, cols, kind):
+        def one():
+            if kind == "float":
+                return rng.uniform(-1, 1) * 10 ** rng.randint(-20, 20)
+            if kind == "int":
+                return rng.randint(-(2**20), 2**20)
+            if kind == "big":
+                return rng.randint(-(2**40), 2**40)  # products and sums past 2^53: its own
+            return rng.choice([rng.randint(-50, 50), rng.uniform(-1e6, 1e6)])
+        return np.array([[one() for _ in range(cols)] for _ in range(rows)], object)
+
+    for kind in ("float", "int", "big", "mixed"):
+        for _ in range(40):
+            n, k, m = rng.randint(1, 12), rng.randint(1, 40), rng.randint(1, 12)
+            a, b = drawn(n, k, kind), drawn(k, m, kind)
+            assert _shown(ours(a, b)) == _shown(original(a, b)), (kind, a.tolist(), b.tolist())
+    square = drawn(3, 3, "float")
+    for other in (np.array([[1.0, "x", 2.0]] * 3, object).T, np.array([[True, 1.0, 2.0]] * 3, object).T,
+                  np.array([[1.0, 2.0]], object), Error.errors["#N/A"], 2.0,
+                  np.array([[1.0, Error.errors["#DIV/0!"], 2.0]] * 3, object).T):
+        assert _shown(ours(square, other)) == _shown(original(square, other)), other
 
 
 def _negative(value):
