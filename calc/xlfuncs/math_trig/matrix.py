@@ -14,28 +14,44 @@ from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 
 def inverse(matrix: list[list[float]]) -> list[list[float]] | None:
-    """The inverse of a square matrix, or None when a pivot is 0 (singular: Excel's #NUM!)."""
+    """The inverse of a square matrix, or None when a pivot is 0 (singular: Excel's #NUM!).
+
+    Each step as the element-by-element loops wrote it (tests/calc/test_matrix_inverse.py keeps
+    those loops and compares every digit), a row or a block at a time in numpy: each element's
+    product and difference are the same two IEEE operations in the same order, and the sums of
+    the substitutions add their terms in the same order, from 0. In Python loops a 1,000 x 1,000
+    matrix took minutes (a billion steps, the book's budget cancels only between cells)."""
+    import numpy as np
+
     n = len(matrix)
-    lu = [list(map(float, row)) for row in matrix]
-    order = list(range(n))
+    lu = np.array(matrix, dtype=float).reshape(n, n)
+    order = np.arange(n)
     for k in range(n):
-        pivot = max(range(k, n), key=lambda r: abs(lu[r][k]))
-        if lu[pivot][k] == 0:
+        pivot = k + int(np.argmax(np.abs(lu[k:, k])))  # (the first largest, as max() picks)
+        if lu[pivot, k] == 0:
             return None
-        lu[k], lu[pivot] = lu[pivot], lu[k]
-        order[k], order[pivot] = order[pivot], order[k]
-        for i in range(k + 1, n):
-            lu[i][k] /= lu[k][k]
-            for j in range(k + 1, n):
-                lu[i][j] -= lu[i][k] * lu[k][j]
-    answer = [[0.0] * n for _ in range(n)]
-    for column in range(n):
-        y = [0.0] * n
-        for i in range(n):
-            y[i] = (1.0 if order[i] == column else 0.0) - sum(lu[i][j] * y[j] for j in range(i))
-        for i in reversed(range(n)):
-            answer[i][column] = (y[i] - sum(lu[i][j] * answer[j][column] for j in range(i + 1, n))) / lu[i][i]
-    return answer
+        if pivot != k:
+            lu[[k, pivot]] = lu[[pivot, k]]
+            order[[k, pivot]] = order[[pivot, k]]
+        lu[k + 1:, k] /= lu[k, k]
+        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+    identity = (order[:, None] == np.arange(n)[None, :]).astype(float)  # row i: 1.0 in column order[i]
+    # Forward: y[i] = e[i] - (0 + l[i,0] y[0] + l[i,1] y[1] + ...), every column at once; each row's
+    # sum gets its terms in order of j as each y[j] is known.
+    y = np.empty((n, n))
+    sums = np.zeros((n, n))
+    for j in range(n):
+        y[j] = identity[j] - sums[j]
+        sums[j + 1:] += np.outer(lu[j + 1:, j], y[j])
+    # Back: x[i] = (y[i] - (0 + u[i,i+1] x[i+1] + ... + u[i,n-1] x[n-1])) / u[i,i], the terms in
+    # that order (rising j, so row by row: x[j] for j > i known first).
+    answer = np.empty((n, n))
+    for i in reversed(range(n)):
+        total = np.zeros(n)
+        for j in range(i + 1, n):
+            total += lu[i, j] * answer[j]
+        answer[i] = (y[i] - total) / lu[i, i]
+    return answer.tolist()
 
 
 def _numbers(value: EngineValue) -> list[list[float]] | None:
