@@ -41,7 +41,7 @@ import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import IO, TYPE_CHECKING, Any, Protocol, cast
+from typing import IO, TYPE_CHECKING, Protocol, cast
 from zipfile import ZIP_DEFLATED, ZIP_STORED, ZipFile, ZipInfo
 
 if TYPE_CHECKING:
@@ -443,16 +443,15 @@ def _dimension(dimension: Iterable[tuple[str, str]]) -> dict[str, str]:
     return found
 
 
-def _safe_string(value: Any) -> str:
+def _safe_string(value: object) -> str:
     """openpyxl's `safe_string`, its common cases (text, a boolean, a number) without its
     `isinstance` of a tuple of numeric types and its calls."""
     kind = value.__class__
     if kind is str:
-        return value
-    if kind is bool or kind is int:
-        return "%.16g" % value  # noqa: UP031
-    if kind is float:
-        return "%.16g" % value if math.isfinite(value) else ""  # noqa: UP031
+        return cast(str, value)
+    if kind is bool or kind is int or kind is float:
+        number = cast(float, value)
+        return "%.16g" % number if kind is not float or math.isfinite(number) else ""  # noqa: UP031
     from openpyxl.compat import safe_string
 
     return safe_string(value)

@@ -24,12 +24,15 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.functions.values import TEXT_LIMIT
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from rates_xl.calc.xlfuncs.coercion import Callback
     from rates_xl.calc.xlfuncs.types import Answer
 
@@ -252,7 +255,7 @@ def _mmult() -> Callable[..., object]:
     from formulas.functions import Array, raise_errors, wrap_func
     from formulas.functions.math import xmmult
 
-    def floats(x: object, y: object) -> tuple[Any, Any] | None:
+    def floats(x: object, y: object) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
         """Both matrices as float arrays, where summing in floats gives numpy's dot of the
         objects bit for bit (None: not so; its own dot then)."""
         a, b = np.asarray(x, dtype=object), np.asarray(y, dtype=object)

@@ -19,7 +19,8 @@ passed on; the case argument is 0 (sensitive) or 1 (not), truncated, else #VALUE
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
@@ -27,9 +28,25 @@ from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
-if TYPE_CHECKING:
-    Pattern = Any  # regex.Pattern (the package ships no types)
-    Match = Any
+
+class Match(Protocol):
+    """What is read of a `regex` match (the package ships no types)."""
+
+    def group(self, index: int = ..., /) -> str: ...
+    def groups(self) -> tuple[str | None, ...]: ...
+    def start(self) -> int: ...
+    def end(self) -> int: ...
+    def expand(self, template: str, /) -> str: ...
+
+
+class Pattern(Protocol):
+    """What is asked of a compiled `regex` pattern."""
+
+    groups: int
+
+    def search(self, string: str, *, timeout: float) -> Match | None: ...
+    def finditer(self, string: str, *, timeout: float) -> Iterator[Match]: ...
+    def sub(self, repl: Callable[[Match], str], string: str, *, timeout: float) -> str: ...
 
 #: The longest one match may take (each call of a REGEX function matches once, or once per
 #: occurrence for all of them): what a pattern Excel computes at once needs is milliseconds.
