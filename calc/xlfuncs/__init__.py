@@ -194,7 +194,8 @@ WHY = {
              "or unknown): calc/xlfuncs/lookup/arrays.py" for name in arrays.FUNCTIONS},
     **{name: "Excel's order of types, errors in FILTER's include, UNIQUE's options lifted: "
              "calc/xlfuncs/lookup/ordering.py" for name in ordering.FUNCTIONS},
-    **{name: "unknown to formualizer: calc/xlfuncs/text/regex.py (Python's re)" for name in regex.FUNCTIONS},
+    **{name: "unknown to formualizer: calc/xlfuncs/text/regex.py (the regex package, re's syntax; a match "
+             "stopped at 1 s, #VALUE!)" for name in regex.FUNCTIONS},
     **{name: "several delimiters, negative instances and match_end: calc/xlfuncs/text/delimited.py"
        for name in delimited.FUNCTIONS},
     **{name: f"{why}: calc/xlfuncs/statistical/stats.py" for name, why in stats.WHY.items()},
