@@ -83,7 +83,6 @@ def write_values(copy: Workbook, book: Book, result: CalcResult) -> None:
 
     values, spills, data_tables, extents = result.values, book.spills, book.data_tables, result.extents
     letters: dict[int, str] = {}  # a column's letters, found once
-    bound, isfinite = _BOUND, math.isfinite
     for ws in copy.worksheets:
         title = ws.title
         cells: dict[tuple[int, int], Any] = ws._cells  # (openpyxl's stubs declare no `_value`)
@@ -107,16 +106,7 @@ def write_values(copy: Workbook, book: Book, result: CalcResult) -> None:
                 elif key in data_tables:
                     _write_range(ws, data_tables[key].area, values, letters)  # every result of a what-if data table
                 else:
-                    # `set_value(cell, value)` (`_write_range` of the formula's one cell), its
-                    # first two cases here without the call (formulas_test: 12,000 of its 20,810)
-                    value = values.get(key)
-                    kind = bound.get(value.__class__)
-                    if kind is not None and (value.__class__ is not float or isfinite(value)):
-                        cell._value, cell.data_type = value, kind
-                    elif value.__class__ is str and value in _ERRORS:
-                        cell._value, cell.data_type = value, "e"
-                    else:
-                        set_value(cell, value)
+                    set_value(cell, values.get(key))  # (`_write_range` of the formula's one cell)
 
 
 def _say_what_is_lost(book: Book, out: Path, result: CalcResult) -> None:
@@ -156,17 +146,15 @@ def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue], letter
     """Each cell of `area` given its value (`letters`: columns' letters found so far)."""
     from openpyxl.cell.cell import MergedCell
 
-    title = ws.title
-    cells: dict[tuple[int, int], Any] = ws._cells  # (openpyxl's stubs declare no `_value`)
+    title, cells = ws.title, ws._cells
     top, left, bottom, right = area
     cell_address(bottom, right)  # (its ValueError for a range off the sheet)
     # Each column's letters once: a spill of a few columns and hundreds of rows.
     columns = [(c, letters.get(c) or column_letters(c)) for c in range(left, right + 1)]
-    bound, isfinite = _BOUND, math.isfinite
     for r in range(top, bottom + 1):
         for c, column in columns:
             value = values.get((title, f"{column}{r}"))  # (`cell_address(r, c)`)
-            cell: Any = cells.get((r, c))
+            cell = cells.get((r, c))
             if cell is None:
                 if value is None:
                     continue  # padding of a grown spill: leave the sheet as it was
@@ -175,14 +163,7 @@ def _write_range(ws: Worksheet, area: Area, values: dict[Key, CellValue], letter
                 # A merged range's hidden cell holds nothing and takes no value: a spill over it is
                 # #SPILL! in its anchor, and an array over it is listed (calc/merged_spills.py).
                 continue
-            # `set_value(cell, value)`, its first two cases without the call (as `write_values`)
-            kind = bound.get(value.__class__)
-            if kind is not None and (value.__class__ is not float or isfinite(value)):
-                cell._value, cell.data_type = value, kind
-            elif value.__class__ is str and value in _ERRORS:
-                cell._value, cell.data_type = value, "e"
-            else:
-                set_value(cell, value)
+            set_value(cell, value)
 
 
 def _note(book: Workbook, cells: list[tuple[str, str, str]]) -> None:

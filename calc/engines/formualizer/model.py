@@ -501,4 +501,3 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[.
 
     call.__name__ = excel_name
     return call
-
