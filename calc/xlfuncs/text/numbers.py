@@ -40,10 +40,25 @@ from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 # groups of three, as Excel reads it in the en-US locale.
 _CURRENCY = re.compile(r"\s*(?P<sign>[+-]?)\s*\$?\s*(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d*)?\s*")
 
-#: Decimal digits of Excel's largest number (309) and FIXED's most places (127).
-_DIGITS = 309 + 127 + 1
-#: Significant digits Excel shows of a number: FIXED's text showing more is written here.
-_SHOWN = 15
+#: Decimal digits enough for Excel's largest number (309) and a format's most places (a format
+#: code is at most 255 characters; FIXED and DOLLAR take 127): the default context's 28 made
+#: FIXED(1E+300) and TEXT(1E+30,"0") #VALUE!.
+DIGITS = 309 + 255 + 1
+#: Significant digits Excel shows of a number; past them its text has zeros.
+SHOWN = 15
+
+
+def rounded(number: float, places: int) -> Decimal:
+    """`number` as Excel rounds it to `places` (left of the point below 0), exactly: its 15
+    significant digits, half away from zero, as ROUND does (FIXED(2.675,2) is "2.68")."""
+    with localcontext(prec=DIGITS):
+        return Decimal(f"{number:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def past_shown(exact: Decimal) -> bool:
+    """Whether a rounded number's text shows more than Excel's 15 significant digits (a float
+    written out would show its binary expansion there)."""
+    return len(exact.as_tuple().digits) > SHOWN
 
 
 def _value(bridged: Callback) -> Callback:
@@ -62,19 +77,15 @@ def _fixed(bridged: Callback) -> Callback:
         places_given = args[1] if len(args) > 1 else 2.0
         if args and is_number(args[0]) and math.isfinite(args[0]) and is_number(places_given):
             places = math.trunc(places_given)
-            if -15 <= places <= 127:
-                # Digits enough for Excel's largest number and 127 places (the default context's 28
-                # made FIXED(1E+300) #VALUE!: Microsoft's page sets no bound on the number).
-                with localcontext(prec=_DIGITS):
-                    rounded = Decimal(f"{args[0]:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-                shown = len(rounded.as_tuple().digits)
-                if shown > _SHOWN and (len(args) < 3 or isinstance(args[2], bool) or is_number(args[2])):
+            if -15 <= places <= 127:  # (Microsoft's page sets no bound on the number)
+                exact = rounded(args[0], places)
+                if past_shown(exact) and (len(args) < 3 or isinstance(args[2], bool) or is_number(args[2])):
                     # Written here from the 15 digits: formulas' truncates the float's binary expansion
                     # (FIXED(7.87397157078953E+20) gave "787,397,157,078,952,000,000.00") or, below 0,
                     # writes all of it ("-1,000,000,000,000,000,052,504..." for -1E+300).
                     grouping = "" if len(args) > 2 and args[2] else ","
-                    return format(rounded, f"{grouping}.{max(places, 0)}f")
-                return bridged(float(rounded), *args[1:])
+                    return format(exact, f"{grouping}.{max(places, 0)}f")
+                return bridged(float(exact), *args[1:])
         return bridged(*args)
     return call
 
@@ -89,10 +100,9 @@ def dollar(_facts: Facts) -> Callback:
         if not (math.isfinite(amount) and math.isfinite(places)) or abs(places) >= _DOLLAR_PLACES + 1:
             raise ExcelError("#VALUE!")
         places = math.trunc(places)
-        with localcontext(prec=_DIGITS):
-            rounded = Decimal(f"{amount:.15g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-            written = "$" + format(abs(rounded), f",.{max(places, 0)}f")
-        return f"({written})" if rounded < 0 else written
+        exact = rounded(amount, places)
+        written = "$" + format(abs(exact), f",.{max(places, 0)}f")
+        return f"({written})" if exact < 0 else written
 
     def DOLLAR(*args: EngineValue) -> Answer:  # noqa: N802 - Excel's name
         return elementwise(one)(*[0.0 if arg is None else arg for arg in args])

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal, localcontext
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
+from rates_xl.calc.xlfuncs.text.numbers import DIGITS, past_shown, rounded
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -45,11 +46,6 @@ _DIGIT = "0#"
 #: The `formulas` release whose `_parse_format_code` and `_format_number` `_laid_out` calls
 #: (tests/calc/test_text_format.py fails on another: its answers past 15 digits go wrong again).
 READ_FROM = "1.3.4"
-#: Significant digits Excel shows of a number; past them its text has zeros.
-_SHOWN = 15
-#: Decimal digits enough for Excel's largest number (309) and a format's most places (a
-#: format code is at most 255 characters): the default context's 28 made TEXT(1E+30,"0") fail.
-_DIGITS = 309 + 255 + 1
 
 
 def _outside_quotes(section: str) -> list[tuple[int, str]]:
@@ -114,22 +110,22 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
                 break
             scaling.append(i)
     scaled = number * 100 ** percent / 1000 ** len(scaling)
-    with localcontext(prec=_DIGITS):
-        exact = Decimal(f"{scaled:.15g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-        rounded = float(exact)
+    exact = rounded(scaled, decimals)
+    shown = float(exact)
+    with localcontext(prec=DIGITS):
         exact = exact / 100 ** percent  # (formulas multiplies by 100 for each %: exactly, in decimal)
     drop = set(scaling)
-    if abs(rounded) < 1000:  # a thousands separator changes nothing here
+    if abs(shown) < 1000:  # a thousands separator changes nothing here
         digits = [i for i, ch in own if ch in _DIGIT and (point is None or i < point)]
         drop |= {i for i, ch in own if ch == "," and digits and digits[0] < i < digits[-1]}
     section = "".join(ch for i, ch in enumerate(section) if i not in drop)
-    return rounded / 100 ** percent, section, exact
+    return shown / 100 ** percent, section, exact
 
 
 def _shown(number: float, section: str, computed: Callable[..., EngineValue]) -> EngineValue:
     """A number in one of its format's number sections, as Excel writes it."""
     value, section, exact = _prepared(number, section)
-    if exact is not None and len(exact.as_tuple().digits) > _SHOWN:
+    if exact is not None and past_shown(exact):
         written = _laid_out(exact, section)
         if written is not None:
             return written
@@ -158,7 +154,7 @@ def _laid_out(exact: Decimal, section: str) -> str | None:
         _check, codes, types, layout, factor = conditions[0]
         if "number" not in types or "date" in types or "time" in types or "exp" in types:
             return None
-        with localcontext(prec=_DIGITS):
+        with localcontext(prec=DIGITS):
             return "".join(formulas_text._format_number(exact, codes, types, layout, factor))
 
 
