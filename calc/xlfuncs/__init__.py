@@ -2,7 +2,7 @@
 formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
 Grouped as Excel's Insert Function dialog groups them:
 
-- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR),
+- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR),
   `bondprice` (PRICE, YIELD), `coupons` (COUPDAYS ... COUPNUM), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
@@ -50,6 +50,7 @@ from rates_xl.calc.xlfuncs.financial import (
     bondprice,
     cashflows,
     coupons,
+    irr,
     oddcoupon,
     oddfirst,
     payments,
@@ -100,6 +101,7 @@ OURS: dict[str, Factory] = {
     "RATE": annuity.rate,
     "XNPV": cashflows.xnpv,
     "XIRR": cashflows.xirr,
+    "IRR": irr.irr,
     **bondprice.FUNCTIONS,
     **coupons.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
@@ -180,6 +182,9 @@ WHY = {
             "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.05 CPU s of formulas_test.xlsx's run), "
             "any non-zero type 1 (formulas: the type in the arithmetic); text and arrays formulas': "
             "calc/xlfuncs/financial/annuity.py",
+    "IRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formulas read them as flows), "
+           "formulas' roots up to 200 flows, past it the one rate of flows whose signs change once found by halving, "
+           "#NUM! past 1,000 flows whose signs change more: calc/xlfuncs/financial/irr.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/financial/cashflows.py",
     **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
              "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (the period less the days "
