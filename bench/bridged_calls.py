@@ -33,7 +33,12 @@ class _Compared:
         self.seconds = {"direct": 0.0, "whole": 0.0}
         self.differ: list[tuple[str, tuple[Any, ...], object, object]] = []
 
-    def compared(self, whole: Callable[..., Any], direct: Callable[..., Any]) -> Callable[..., Any]:
+    def compared(self, whole: Callable[..., Any], direct: Callable[..., Any],
+                 bare: Callable[..., Any] | None = None) -> Callable[..., Any]:
+        """`direct` compared with `whole` as they answer; `bare` (the bridge's call, which may answer a
+        0-d array's element itself) by what the bridge hands the engine of each (from_formulas)."""
+        from rates_xl.calc.xlfuncs.bridge import from_formulas
+
         def call(*args: Any) -> Any:
             started = time.perf_counter()
             ours = outcome(direct, args)
@@ -44,7 +49,12 @@ class _Compared:
             self.calls += 1
             if ours != theirs:
                 self.differ.append((getattr(whole, "__name__", "?"), args, ours, theirs))
-            return direct(*args)
+            if bare is None:
+                return direct(*args)
+            if (ours := outcome(lambda *a: from_formulas(bare(*a)), args)) != (
+                    theirs := outcome(lambda *a: from_formulas(whole(*a)), args)):
+                self.differ.append((getattr(whole, "__name__", "?") + " (bare)", args, ours, theirs))
+            return bare(*args)
         return call
 
 
@@ -63,9 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     for book in books:
         compared = _Compared()
 
-        def checking(implementation: Callable[..., Any], compared: _Compared = compared) -> Callable[..., Any]:
+        def checking(implementation: Callable[..., Any], *, bare: bool = False,
+                     compared: _Compared = compared) -> Callable[..., Any]:
             direct = replace(implementation)
-            return implementation if direct is implementation else compared.compared(implementation, direct)
+            if direct is implementation:
+                return implementation
+            return compared.compared(implementation, direct, replace(implementation, bare=True) if bare else None)
 
         unvectorized.direct = checking
         try:

@@ -111,7 +111,7 @@ def bridged(name: str) -> Callable[..., Any]:
                 implementation = formulas_function(name)
                 if implementation is None:
                     return error("#NAME?")
-                found.append(unvectorized.direct(implementation))
+                found.append(unvectorized.direct(implementation, bare=True))
             if as_text:
                 args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
             # Most arguments are plain scalars, which to_formulas gives back as they are.

@@ -33,9 +33,12 @@ from typing import Any, cast
 READ_FROM = "1.3.4"
 
 
-def direct(implementation: Callable[..., object]) -> Callable[..., object]:
+def direct(implementation: Callable[..., object], *, bare: bool = False) -> Callable[..., object]:
     """`implementation` (a bridged `formulas` function), called on scalar arguments without
-    `np.vectorize` where it is `wrap_ufunc`'s; itself otherwise."""
+    `np.vectorize` where it is `wrap_ufunc`'s; itself otherwise. `bare` (the bridge's calls, which
+    read a 0-d answer's element): where the wrapper would only put the function's answer, a plain
+    scalar, in a 0-d array (its `return_func` is `wrap_ufunc`'s default, which hands the array
+    back as it is), that answer itself."""
     found = _formulas_wrappers()
     if found is None:
         return implementation
@@ -46,8 +49,10 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
     args_parser, safe_eval, otype, return_func, excluded = pieces
     import numpy as np
 
-    errstate = functools.partial(np.errstate, divide="ignore", invalid="ignore")
+    ignoring, restore = _ignoring_divide_invalid()
     empty = np.empty
+    bare = bare and _code(return_func) is _default_return_code()
+    plain_answers = _plain_answers()
 
     def varying(values: tuple[object, ...]) -> tuple[object, ...]:
         """The arguments vectorize lifts: all but the `excluded` ones (passed whole: ranges)."""
@@ -64,8 +69,13 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
             if (not 0 < len(lifted) or len(parsed) >= 32 or not scalars.issuperset(map(type, lifted))
                     or (excluded and len(parsed) != len(args))):
                 return implementation(*args)
-            with errstate():
+            token = ignoring()
+            try:
                 answer = safe_eval(*parsed)
+            finally:
+                restore(token)
+            if bare and type(answer) in plain_answers:  # what the bridge would read out of the 0-d array
+                return answer
             # np.vectorize's answer: the function's answer, as it is, in a 0-d object array.
             res = empty((), dtype=object)
             res[()] = answer
@@ -74,6 +84,69 @@ def direct(implementation: Callable[..., object]) -> Callable[..., object]:
             return implementation(*args)
 
     return call
+
+
+#: The numpy release whose errstate this reads (`_ignoring_divide_invalid`; any other: np.errstate itself).
+NUMPY_READ_FROM = "2.4.6"
+
+#: (the error state entered from, the state ignoring divide and invalid made from it): made once.
+_ignoring_from: tuple[object, object] = (None, None)
+
+
+def _ignoring_divide_invalid() -> tuple[Callable[[], object], Callable[[object], object]]:
+    """(enter, leave) doing what `with np.errstate(divide="ignore", invalid="ignore")` does around
+    the function's call: 1.7 us a call through the context manager (a new errstate object, its
+    `_make_extobj` and a context variable set and reset), 0.4 us here. numpy 2.4.6 keeps the state
+    in a context variable holding an immutable object `_make_extobj` builds from the state in force
+    and the options given: the one made from a given state is made once and set again at each call,
+    made anew where the state in force is another. Under another numpy release, np.errstate.
+    tests/calc/test_unvectorized.py reads errstate's source for it."""
+    import numpy as np
+
+    if np.__version__ != NUMPY_READ_FROM:
+        def enter() -> object:
+            state = np.errstate(divide="ignore", invalid="ignore")
+            state.__enter__()
+            return state
+
+        def leave(state: object) -> None:
+            cast(np.errstate, state).__exit__(None, None, None)
+
+        return enter, leave
+    from numpy._core._multiarray_umath import _make_extobj
+    from numpy._core._ufunc_config import _extobj_contextvar  # type: ignore[attr-defined]  # (numpy's stubs omit it)
+
+    def ignoring() -> object:
+        global _ignoring_from
+        in_force = _extobj_contextvar.get()
+        made = _ignoring_from  # (one read: another thread may replace the pair)
+        if made[0] is not in_force:
+            made = _ignoring_from = (in_force, _make_extobj(all=None, divide="ignore", over=None, under=None,
+                                                                    invalid="ignore"))  # (as errstate)
+        return _extobj_contextvar.set(made[1])
+
+    return ignoring, _extobj_contextvar.reset
+
+
+@functools.cache
+def _default_return_code() -> object:
+    """The code of `wrap_ufunc`'s default `return_func` (`lambda res, *args: res`)."""
+    import inspect
+
+    from formulas.functions import wrap_ufunc
+
+    return _code(inspect.signature(wrap_ufunc).parameters["return_func"].default)
+
+
+@functools.cache
+def _plain_answers() -> frozenset[type]:
+    """The answers a bare call hands back as they are: scalars a 0-d object array holds as
+    themselves (never a sequence, which numpy would read as elements)."""
+    import numpy as np
+    import schedula as sh
+    from formulas.tokens.operand import XlError
+
+    return frozenset({float, int, bool, str, type(None), XlError, type(sh.EMPTY), np.float64, np.int64, np.bool_})
 
 
 def _unwrapped(implementation: Callable[..., object], codes: tuple[types.CodeType, ...],

@@ -168,3 +168,19 @@ def test_numpy_unique_reads_numpy_ma_only_for_is_masked():
     assert [line.strip() for line in source.splitlines() if "np.ma." in line] == [
         "if not optional_indices and not return_counts and not np.ma.is_masked(ar):"]
     assert numpy.ma.getmask(numpy.zeros(3)) is numpy.ma.nomask and numpy.ma.is_masked(numpy.zeros(3)) is False
+
+
+def test_the_stand_in_keeps_each_answer():
+    """`formulas`' function bodies read `stats.t` at each call: the stand-in answers a name once
+    (stats_light's distribution, or the real module's attribute) and keeps it as its own."""
+    from rates_xl.calc.xlfuncs import stats_light
+
+    stand_in = scipy_deferred._OnFirstUse("scipy.stats")
+    first = stand_in.t
+    assert first is stand_in.t and vars(stand_in)["t"] is first
+    if stats_light.light("scipy.stats", "t") is not None:  # (under the scipy release stats_light read)
+        assert first is stats_light.STATS["t"]
+    assert "skew" not in vars(stand_in)
+    assert stand_in.skew is importlib.import_module("scipy.stats").skew and "skew" in vars(stand_in)
+    with pytest.raises(AttributeError):
+        stand_in.__wrapped__  # noqa: B018 - the import system's questions are not scipy's

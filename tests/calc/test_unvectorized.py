@@ -230,3 +230,79 @@ def test_ranges_passed_whole_answer_as_the_whole_wrapper():
                 if (ours := outcome(direct, args)) != (theirs := outcome(whole, args)):
                     differ.append((name, args, ours, theirs))
     assert compared > 3_000 and differ == [], differ[:3]
+
+
+def _engine_reads(function: Any) -> Any:
+    """`function`'s answer as the bridge hands it to the engine."""
+    return lambda *args: bridge.from_formulas(function(*args))
+
+
+def test_the_bridge_reads_the_same_answers_from_bare_calls():
+    """The bridge's calls (`bare`): where the answer is a plain scalar and the wrapper would only
+    put it in a 0-d array, the answer itself; what the bridge hands the engine (from_formulas) is
+    what it makes of the whole wrapper's answer, for every replaced function over the same calls."""
+    _formulas_read()
+    bare_ones = 0
+    differ = []
+    for name, (whole, _direct) in _unvectorized().items():
+        bare = unvectorized.direct(whole, bare=True)
+        for args in _calls(whole, name):
+            bare_ones += outcome(bare, args)[0] == "answered"
+            if (ours := outcome(_engine_reads(bare), args)) != (theirs := outcome(_engine_reads(whole), args)):
+                differ.append((name, args, ours, theirs))
+    assert bare_ones > 10_000 and differ == [], differ[:3]
+    # A function whose wrapper hands the array to a return_func of its own keeps the array
+    import numpy as np
+    from formulas.functions import wrap_func, wrap_ufunc
+
+    def plus_one(x: float) -> float:
+        return x + 1
+
+    own = wrap_func(wrap_ufunc(plus_one, return_func=lambda res, *args: res))
+    default = wrap_func(wrap_ufunc(plus_one))
+    assert isinstance(unvectorized.direct(own, bare=True)(2.0), np.ndarray)
+    assert unvectorized.direct(default, bare=True)(2.0) == 3.0
+    assert isinstance(unvectorized.direct(default)(2.0), np.ndarray)
+
+
+def test_the_error_state_around_the_call_is_errstates():
+    """The function runs with divide and invalid ignored, the rest as in force, as inside
+    `np.errstate(divide="ignore", invalid="ignore")`, from any state in force; left as it was.
+    What is read of numpy (NUMPY_READ_FROM): errstate sets a context variable to `_make_extobj`'s."""
+    import numpy as np
+
+    ignoring, restore = unvectorized._ignoring_divide_invalid()
+    if np.__version__ == unvectorized.NUMPY_READ_FROM:
+        from numpy._core import _ufunc_config
+
+        source = inspect.getsource(_ufunc_config.errstate.__enter__)
+        assert "_make_extobj(" in source and "_extobj_contextvar.set(extobj)" in source
+        assert "_extobj_contextvar.reset(self._token)" in inspect.getsource(_ufunc_config.errstate.__exit__)
+    for in_force in ({}, {"all": "raise"}, {"divide": "warn", "over": "raise"}, {"all": "ignore"},
+                     {"invalid": "print", "under": "warn"}, {}):
+        with np.errstate(**in_force):
+            before = np.geterr()
+            with np.errstate(divide="ignore", invalid="ignore"):
+                wanted = np.geterr()
+            for _ in range(2):  # the state made once from this one, then set again
+                token = ignoring()
+                try:
+                    assert np.geterr() == wanted
+                    assert np.float64(1.0) / np.float64(0.0) == np.inf
+                finally:
+                    restore(token)
+                assert np.geterr() == before
+
+
+def test_another_numpy_release_enters_errstate_itself(monkeypatch):
+    import numpy as np
+
+    monkeypatch.setattr(np, "__version__", "9.9.9")
+    ignoring, restore = unvectorized._ignoring_divide_invalid()
+    before = np.geterr()
+    token = ignoring()
+    try:
+        assert np.geterr() == {**before, "divide": "ignore", "invalid": "ignore"}
+    finally:
+        restore(token)
+    assert np.geterr() == before
