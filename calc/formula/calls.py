@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
 from rates_xl.calc.xlfuncs.lookup.indexing import NAME as INDEX_NAME
+from rates_xl.calc.xlfuncs.math_trig.sumproduct import LOGICALS
 from rates_xl.calc.xlfuncs.math_trig.sumproduct import NAME as MISSHAPEN
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
@@ -19,6 +20,7 @@ from rates_xl.functions.tokens import (
     FUNC,
     INFIX,
     NUMBER,
+    OPEN,
     OPERAND,
     PAREN,
     PREFIX,
@@ -66,6 +68,64 @@ def _sizes_differ(formula: Formula, call: Group) -> bool:
             return False  # a name, a whole column, another book: not known here
         sizes.add((area.rows, area.columns))
     return len(sizes) > 1
+
+
+#: Functions answering a number or an error whatever they are given: an argument they make
+#: holds no logical value.
+_NUMERIC = frozenset("""
+    ABS INT ROUND ROUNDUP ROUNDDOWN TRUNC MOD SIGN SQRT EXP LN LOG LOG10 POWER N VALUE LEN ROW
+    COLUMN ROWS COLUMNS SEQUENCE SUM SUMIF SUMIFS COUNT COUNTA COUNTIF COUNTIFS COUNTBLANK MAX
+    MIN AVERAGE DAY MONTH YEAR WEEKDAY DATE FLOOR CEILING MMULT PRODUCT SUMPRODUCT
+""".split())
+_ARITHMETIC = frozenset("+-*/^")
+
+
+def sumproduct_logicals(formula: Formula, _site: object = None) -> str:
+    """SUMPRODUCT counts a logical value in its arrays as 0, as any entry that is not a number
+    (Microsoft's SUMPRODUCT page: "treats array entries that are not numeric as if they were
+    zeros"; hence `SUMPRODUCT(--(A1:A5>10),B1:B5)`, and `SUMPRODUCT(A1:A5>10)` is 0; Gnumeric's
+    documentation says the same of Excel). formualizer's own counts TRUE as 1. A call with an
+    argument that may hold a logical value (a reference, a name, a comparison, anything but
+    arithmetic, a number or a numeric function's answer) goes to RATESXL.SUMPRODUCT
+    (calc/xlfuncs/math_trig/sumproduct.py); `SUMPRODUCT((A1:A5>10)*B1:B5)` stays formualizer's
+    (native, fast). Proved by tests/calc/test_sumproduct.py."""
+    edits = formula.edits()
+    for call in formula.calls("SUMPRODUCT"):
+        if formula.tokens[call.open].text.upper() == "SUMPRODUCT(" \
+                and not all(_no_logicals(formula, span) for span in call.arguments):
+            edits.replace(call.open, call.open + 1, f"{LOGICALS}(")
+    return edits.text()
+
+
+def _no_logicals(formula: Formula, span: tuple[int, int]) -> bool:
+    """Whether an argument's value can hold no logical value: a number, arithmetic (`--x`,
+    `x*1`, `(a>b)*c`) or a numeric function's answer (`ROW(A1:A3)`), read from the operators
+    outside any parenthesis or call of the argument."""
+    tokens = formula.tokens
+    first, last = formula.trimmed(span)
+    depth, top = 0, []
+    for index in range(first, last):
+        token = tokens[index]
+        if token.is_space:
+            continue
+        if depth == 0:
+            top.append(index)
+        if token.kind in (FUNC, PAREN, ARRAY):
+            depth += 1 if token.sub == OPEN else -1
+    if not top:
+        return False
+    if any(tokens[i].kind == INFIX and tokens[i].text in ("=", "<", ">", "<=", ">=", "<>", "&") for i in top):
+        return False  # a comparison (or a join) decides the value
+    if any(tokens[i].kind == INFIX and tokens[i].text in _ARITHMETIC for i in top):
+        return True
+    head = tokens[top[0]]
+    if head.kind == PREFIX and head.text == "-":
+        return True
+    if len(top) == 1 and head.kind == OPERAND and head.sub == NUMBER:
+        return True
+    if len(top) == 1 and head.is_call:
+        return head.name in _NUMERIC
+    return False
 
 
 # -- INDEX ---------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
     "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/math_trig/sumproduct.py: reads its arguments whole
+    "RATESXL.SUMPRODUCT": ALL,  # (the same module: SUMPRODUCT counting logical values as 0)
     "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/lookup/indexing.py: lifts itself
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),

@@ -31,12 +31,13 @@ def may_operate(text: str, array: bool = False, upper: str | None = None) -> boo
     """A space that may be an intersection (or one anywhere in a formula naming ROW, ROWS, COLUMN
     or COLUMNS, whose reference the pass reads then), AREAS, ANCHORARRAY, a range of three
     corners or more, an array formula's ROW or COLUMN, or ROWS/COLUMNS of a parenthesised
-    expression: the cheap test first (`upper`: the text in upper case, when the caller has it)."""
+    expression, ROW or COLUMN in SUMPRODUCT (which reads its arguments as arrays, `_array_evaluated`):
+    the cheap test first (`upper`: the text in upper case, when the caller has it)."""
     upper = text.upper() if upper is None else upper
     if " " in text and (_AFTER_OPERAND.search(text) is not None or "ROW" in upper or "COLUMN" in upper):
         return True
     return ("AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
-            or (array and ("ROW(" in upper or "COLUMN(" in upper))
+            or ((array or "SUMPRODUCT(" in upper) and ("ROW(" in upper or "COLUMN(" in upper))
             or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))
 
 
@@ -83,7 +84,8 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
             end = _matching(tokens, i)
             areas = _evaluate(tokens, list(range(i + 1, end))) if end is not None else None
             if end is not None and areas is not None and len(areas) <= 1:
-                edits.replace(i, end + 1, _position(t.text.upper() == "ROW(", areas[0] if areas else None, array))
+                whole = array or _array_evaluated(formula, i)
+                edits.replace(i, end + 1, _position(t.text.upper() == "ROW(", areas[0] if areas else None, whole))
                 i = end + 1
                 continue
         if t.is_call and t.text.upper() in ("ROWS(", "COLUMNS("):
@@ -260,6 +262,29 @@ def _size(rows: bool, areas: list[Area]) -> str:
     if len(areas) > 1:
         return "#REF!"
     return str(areas[0].rows if rows else areas[0].columns)
+
+
+#: Calls that evaluate their arguments as arrays in any formula (SUMPRODUCT, and our names
+#: for it), and those that do not pass that on to their own arguments.
+_ARRAY_EVALUATING = frozenset({"SUMPRODUCT", "RATESXL.SUMPRODUCT", "RATESXL.MISSHAPEN"})
+_NOT_PASSED_ON = frozenset({"IF", "IFS", "CHOOSE"})
+
+
+def _array_evaluated(formula: Formula, index: int) -> bool:
+    """Whether token `index` is read as an array where the formula itself is not an array
+    formula: inside SUMPRODUCT's arguments, which Excel evaluates as arrays (the non-array
+    `=SUMPRODUCT(--(MOD(ROW(A1:A10),2)=0),A1:A10)` sums every other row; Gnumeric and
+    LibreOffice do the same), but not under IF, which evaluates its condition as one value
+    unless the formula is entered as an array."""
+    around = sorted((g for g in formula.groups if g.kind == "call" and g.open < index
+                     and (g.close > index or g.close < 0)), key=lambda g: g.open, reverse=True)
+    for group in around:  # innermost first
+        name = formula.tokens[group.open].text.upper().rstrip("(")
+        if group.name in _NOT_PASSED_ON:
+            return False
+        if group.name in _ARRAY_EVALUATING or name in _ARRAY_EVALUATING:
+            return True
+    return False
 
 
 def _position(row: bool, area: Area | None, array: bool) -> str:

@@ -18,7 +18,7 @@ Grouped as Excel's Insert Function dialog groups them:
   COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
   GROWTH), `percentiles` (PERCENTILE, QUARTILE), `largest` (LARGE, SMALL);
 - `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
-  sizes), `rounding` (FLOOR);
+  sizes or holding logical values), `rounding` (FLOOR);
 - `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions), `bases` (the bridged
   BIN2DEC, DEC2HEX ... without `formulas`' dispatcher per call);
 - `logical/`: `lambdas` (the LAMBDA family: MAP, BYROW, SCAN ..., through RATESXL.LAMBDA), `pipes`
@@ -121,6 +121,7 @@ OURS: dict[str, Factory] = {
     **largest.FUNCTIONS,
     **matrix.FUNCTIONS,
     sumproduct.NAME: sumproduct.misshapen,
+    sumproduct.LOGICALS: sumproduct.logicals,
     "ADDRESS": address.address,
     "FIND": find.find,
     "SEARCH": find.search,
@@ -227,6 +228,8 @@ WHY = {
                 "calc/xlfuncs/math_trig/matrix.py",
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
                      "first error, else #VALUE! (calc/xlfuncs/math_trig/sumproduct.py): +3 cells",
+    sumproduct.LOGICALS: "SUMPRODUCT whose arguments may hold a logical value, counted as 0 as Excel counts it "
+                         "(formualizer: TRUE as 1): calc/xlfuncs/math_trig/sumproduct.py",
     "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",
     "FIND": "an array given to it read as its first element (formualizer): calc/xlfuncs/text/find.py",
     "SEARCH": "`?` matched against a byte, not a character (SEARCH(\"J?rgen\",\"Jürgen\"): #VALUE!), a number "

@@ -1,4 +1,4 @@
-"""SUMPRODUCT given arrays of different sizes, as Excel answers it.
+"""SUMPRODUCT given arrays of different sizes, or logical values, as Excel answers it.
 
 Excel wants every argument the same size (a single value is 1 x 1): otherwise the answer is
 #VALUE!, unless a cell of the arguments holds an error, which comes first (the first one, in
@@ -7,14 +7,24 @@ argument order: formulas_test.xlsx MATH & TRIG!AE75 is #NUM!, poi EverythingTest
 Where every argument's size is known from the formula's text (plain ranges, numbers) and
 they differ, the engine's copy calls `NAME` instead (the pass `sumproduct_shapes`,
 calc/formula/calls.py), which gives that error; every other SUMPRODUCT stays formualizer's
-own (native, fast)."""
+own (native, fast).
+
+Excel counts a logical value in SUMPRODUCT's arrays as 0, as text and empty cells
+(Microsoft's page: entries that are not numeric count as zeros; `SUMPRODUCT(A1:A5>10)` is 0,
+the reason for `--`); formualizer counts TRUE as 1. A call whose arguments may hold one goes to
+`LOGICALS` (the pass `sumproduct_logicals`, calc/formula/calls.py): the products of each
+position's numbers, left to right, summed in order from the first, as a running sum does."""
 
 from __future__ import annotations
 
-from rates_xl.calc.engines.formualizer.values import EngineValue
+import itertools
+from datetime import date, time, timedelta
+
+from rates_xl.calc.engines.formualizer.values import EngineScalar, EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 
 NAME = "RATESXL.MISSHAPEN"
+LOGICALS = "RATESXL.SUMPRODUCT"
 
 
 def misshapen(_facts: Facts) -> Callback:
@@ -29,3 +39,39 @@ def misshapen(_facts: Facts) -> Callback:
                         return value
         return error("#VALUE!")
     return MISSHAPEN
+
+
+def logicals(_facts: Facts) -> Callback:
+    from rates_xl.calc.engines.formualizer.values import error, is_error
+    from rates_xl.functions.values import to_serial
+
+    def entries(argument: EngineValue) -> list[list[EngineScalar]]:
+        rows = argument if isinstance(argument, list) else [[argument]]
+        return [row if isinstance(row, list) else [row] for row in rows]
+
+    def number(value: EngineScalar) -> float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, date | time | timedelta):
+            return float(to_serial(value))
+        return 0.0  # a logical value, text, an empty cell
+
+    def SUMPRODUCT(*args: EngineValue) -> EngineValue:  # noqa: N802 - the engine's name
+        arrays = [entries(argument) for argument in args]
+        for rows in arrays:  # an error first, the first in argument order
+            for row in rows:
+                for value in row:
+                    if is_error(value):
+                        return value
+        shape = (len(arrays[0]), len(arrays[0][0]) if arrays[0] else 0)
+        if any((len(rows), len(rows[0]) if rows else 0) != shape for rows in arrays) \
+                or any(len(row) != shape[1] for rows in arrays for row in rows):
+            return error("#VALUE!")
+        total: float | None = None
+        for values in zip(*(itertools.chain.from_iterable(rows) for rows in arrays), strict=True):
+            product = number(values[0])
+            for value in values[1:]:
+                product *= number(value)
+            total = product if total is None else total + product
+        return 0.0 if total is None else total
+    return SUMPRODUCT
