@@ -49,6 +49,8 @@ EQUAL = [
     ("PMT with a rate below -100 %", "ironcalc_PMT.xlsx", "Sheet1!F8"),
     ("PMT with a rate of -100 %", "ironcalc_PMT.xlsx", "Sheet1!G24"),
     ("PMT of text and boolean arguments", "poi_FormulaEvalTestData_Copy.xlsx", "EverythingTests!E1056"),
+    ("SUMPRODUCT of single values, one of them text: #VALUE!", "poi_FormulaEvalTestData_Copy.xlsx",
+     "EverythingTests!J1328"),
     ("SUMIF over the array from UNIQUE", "ironcalc_travel_expenses_tracker.xlsx", "Overview!C27"),
     ("INDEX/MATCH over SUMIF of an array", "ironcalc_travel_expenses_tracker.xlsx", "Overview!D28"),
     # Scalar functions computed by the formulas package's implementations (calc/xlfuncs/scalars.py).

@@ -89,5 +89,15 @@ def test_the_callback_reads_entries_as_excel():
     assert SUMPRODUCT([[1.0, True, "2", None, day]], [[2.0, 5.0, 5.0, 5.0, 2.0]]) == 8.0
     assert SUMPRODUCT([[0.1], [0.2]], [[3.0], [3.0]]) == 0.1 * 3.0 + 0.2 * 3.0  # products summed in order
     assert SUMPRODUCT(2.0, 3.0) == 6.0
+    assert SUMPRODUCT([["4"]], [[2.0]]) == {"type": "Error", "kind": "Value"}  # single values: text is #VALUE!
+    assert SUMPRODUCT([[2.0]], [[None]]) == {"type": "Error", "kind": "Value"}
     assert SUMPRODUCT([[1.0, 2.0]], [[1.0], [2.0]]) == {"type": "Error", "kind": "Value"}
     assert SUMPRODUCT([[1.0, 2.0]], [[{"type": "Error", "kind": "Na"}, 1.0]]) == {"type": "Error", "kind": "Na"}
+
+
+def test_no_negative_zero():
+    """Excel has no -0: products of 0 and a negative number sum to 0 (formulas_test.xlsx MATH &
+    TRIG!X75, whose values-frozen copy wrote -0 when the sum began at the first product)."""
+    SUMPRODUCT = callbacks()[LOGICALS]  # noqa: N806 - the function's name
+    total = SUMPRODUCT([[None, "ciao"]], [[1.2, -4.0]], [[-4.0, 1.3]])
+    assert total == 0 and str(total) == "0.0"

@@ -13,7 +13,10 @@ Excel counts a logical value in SUMPRODUCT's arrays as 0, as text and empty cell
 (Microsoft's page: entries that are not numeric count as zeros; `SUMPRODUCT(A1:A5>10)` is 0,
 the reason for `--`); formualizer counts TRUE as 1. A call whose arguments may hold one goes to
 `LOGICALS` (the pass `sumproduct_logicals`, calc/formula/calls.py): the products of each
-position's numbers, left to right, summed in order from the first, as a running sum does."""
+position's numbers, left to right, summed in order from 0, as a running sum does. Where the
+first argument is a single value, an empty cell or text among single values is #VALUE!, not 0
+(poi_FormulaEvalTestData_Copy.xlsx EverythingTests!J1328, `SUMPRODUCT(G1330:G1330,I1330:I1330)`
+over the text "4" and 2; Apache POI's Sumproduct reads single values so)."""
 
 from __future__ import annotations
 
@@ -64,14 +67,17 @@ def logicals(_facts: Facts) -> Callback:
                     if is_error(value):
                         return value
         shape = (len(arrays[0]), len(arrays[0][0]) if arrays[0] else 0)
+        if shape == (1, 1) and any(rows[0][0] is None or isinstance(rows[0][0], str) for rows in arrays
+                                   if len(rows) == 1 and len(rows[0]) == 1):
+            return error("#VALUE!")  # single values: an empty cell or text is no number
         if any((len(rows), len(rows[0]) if rows else 0) != shape for rows in arrays) \
                 or any(len(row) != shape[1] for rows in arrays for row in rows):
             return error("#VALUE!")
-        total: float | None = None
+        total = 0.0  # (from 0, not the first product: Excel has no -0, `0 * -4` sums to 0)
         for values in zip(*(itertools.chain.from_iterable(rows) for rows in arrays), strict=True):
             product = number(values[0])
             for value in values[1:]:
                 product *= number(value)
-            total = product if total is None else total + product
-        return 0.0 if total is None else total
+            total += product
+        return total
     return SUMPRODUCT
