@@ -2,7 +2,7 @@
 formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
 Grouped as Excel's Insert Function dialog groups them:
 
-- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR),
+- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR),
   `bondprice` (PRICE, YIELD), `coupons` (COUPDAYS ... COUPNUM), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
@@ -102,6 +102,7 @@ OURS: dict[str, Factory] = {
     "XNPV": cashflows.xnpv,
     "XIRR": cashflows.xirr,
     "IRR": irr.irr,
+    "MIRR": irr.mirr,
     **bondprice.FUNCTIONS,
     **coupons.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
@@ -183,6 +184,8 @@ WHY = {
             "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.05 CPU s of formulas_test.xlsx's run), "
             "any non-zero type 1 (formulas: the type in the arithmetic); text and arrays formulas': "
             "calc/xlfuncs/financial/annuity.py",
+    "MIRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formualizer read an empty cell as 0, TRUE as 1), "
+            "then formualizer's own arithmetic: calc/xlfuncs/financial/irr.py",
     "IRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formulas read them as flows), "
            "formulas' roots up to 200 flows, past it the one rate of flows whose signs change once found by halving, "
            "#NUM! past 1,000 flows whose signs change more: calc/xlfuncs/financial/irr.py",

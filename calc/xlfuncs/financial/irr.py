@@ -1,4 +1,5 @@
-"""IRR as Excel reads its cash flows, and in bounded time however many there are.
+"""IRR and MIRR as Excel reads their cash flows; IRR in bounded time however many there are
+(MIRR's own arithmetic is at the end of the module).
 
 **The flows.** Microsoft's IRR page: "If an array or reference argument contains text, logical
 values, or empty cells, those values are ignored." The bridged `formulas` IRR reads an empty
@@ -149,3 +150,66 @@ def _halved(value: Callable[[float], float], positive_at_zero: bool) -> float:
             low = middle
         else:
             high = middle
+
+
+# -- MIRR ----------------------------------------------------------------------------------------
+
+def mirr(_facts: Facts) -> Callback:
+    """MIRR over Excel's flows (`_flows`: an empty cell, text and logical values in the range left
+    out, as Microsoft's MIRR page says; formualizer's own read an empty cell as a flow of 0 and
+    TRUE as 1), with formualizer's own arithmetic on them, so that a range of plain numbers
+    answers as before to the bit (tests/calc/test_irr.py compares them): the negative flows
+    discounted at the finance rate, the others compounded at the reinvestment rate, each power
+    by repeated squaring (Rust's `powi`, LLVM's `__powidf2`); #DIV/0! without a negative and a
+    positive flow (Microsoft's page; formualizer: #NUM! for a single flow)."""
+    from rates_xl.calc.xlfuncs.coercion import ExcelError, number
+
+    def MIRR(values: EngineValue, finance_rate: EngineValue, reinvest_rate: EngineValue) -> EngineValue:  # noqa: N802
+        read = _flows(values)
+        if read is None:  # the first error among the flows
+            rows = values if isinstance(values, list) else [[values]]
+            return next(v for row in rows for v in (row if isinstance(row, list) else [row]) if is_error(v))
+        rates: list[float] = []
+        for rate in (finance_rate, reinvest_rate):
+            if isinstance(rate, list):
+                rate = rate[0][0] if rate and isinstance(rate[0], list) and rate[0] else rate
+            if is_error(rate):
+                return rate
+            try:
+                rates.append(number(rate))
+            except ExcelError:
+                return error("#VALUE!")
+        return _modified_rate(read[0], *rates)
+
+    return MIRR
+
+
+def _modified_rate(flows: list[float], finance: float, reinvest: float) -> EngineValue:
+    count = len(flows)
+    if not (any(flow < 0 for flow in flows) and any(flow > 0 for flow in flows)):
+        return error("#DIV/0!")  # (Microsoft's page: values lack a positive and a negative one)
+    negative, positive = 0.0, 0.0
+    for period, flow in enumerate(flows):
+        if flow < 0:
+            negative += flow / _powi(1.0 + finance, period)
+        else:
+            positive += flow * _powi(1.0 + reinvest, count - 1 - period)
+    if negative >= 0 or positive <= 0:
+        return error("#DIV/0!")
+    try:
+        return float((-positive / negative) ** (1.0 / (count - 1)) - 1.0)
+    except (OverflowError, ZeroDivisionError):
+        return error("#NUM!")
+
+
+def _powi(base: float, exponent: int) -> float:
+    """base**exponent as LLVM's `__powidf2` computes it (compiler-rt), which Rust's `powi` calls:
+    by repeated squaring, in this order, so that the bits are formualizer's."""
+    result = 1.0
+    while True:
+        if exponent & 1:
+            result *= base
+        exponent //= 2
+        if exponent == 0:
+            return result
+        base *= base
