@@ -163,6 +163,11 @@ class Deadline:
         self.path, self.seconds = path, seconds
         self.spent = 0.0
         self._since: float | None = None
+        #: Set when an evaluation of this book runs out of time. The engine's `cancel` stops
+        #: only between cells: a function of ours that loops within one cell (a LAMBDA called
+        #: per element by MAKEARRAY, MAP, REDUCE ...: calc/xlfuncs/logical/pipes.py) asks it,
+        #: through `stop_event`, which the callbacks registered for this book hold.
+        self.out_of_time = threading.Event()
 
     def elapsed(self) -> float:
         return self.spent + (time.monotonic() - self._since if self._since is not None else 0.0)
@@ -202,6 +207,7 @@ class Deadline:
 
         def fire() -> None:
             fired.set()
+            self.out_of_time.set()
             cancel()
 
         timer = threading.Timer(max(self.seconds - self.elapsed(), 0.0), fire)
@@ -215,11 +221,18 @@ class Deadline:
             raise
         finally:
             timer.cancel()
+            self.out_of_time.clear()
 
 
 #: The deadline of the book being calculated in this context (None: no budget, as in a
 #: library call that builds the pieces itself).
 current: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("calc_deadline", default=None)
+
+
+def stop_event() -> threading.Event | None:
+    """The event set when the current book's evaluation runs out of time (None: no budget)."""
+    deadline = current.get()
+    return None if deadline is None else deadline.out_of_time
 
 
 def at(key: Key) -> None:

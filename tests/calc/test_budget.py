@@ -22,6 +22,9 @@ from tests.support.budget_books import chain_book, far_book
 from tests.support.commands import fresh_env, rates_xl
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+#: How long a run that must stop at a 2 s budget may take before the test fails instead of
+#: holding the suite (a guard against a hang, not a speed figure).
+HANG_GUARD_S = 300
 
 
 def _far_book(path: Path) -> Path:
@@ -69,6 +72,26 @@ def test_past_its_seconds_the_engine_is_cancelled_and_the_line_names_the_cell_it
     assert line.startswith("rates-xl calc: far.xlsx: stopped after ")
     assert " s computing at Sheet1!A1: past the budget of 2 s a book may take; raise the setting " \
            "calc_seconds (RATES_CALC_SECONDS) to compute it" in line
+
+
+def test_a_lambda_called_within_one_cell_stops_at_the_budget_too(tmp_path):
+    """MAKEARRAY(100000,1000,...) calls its LAMBDA 10^8 times in one cell (about 40 minutes),
+    which the engine's cancel, stopping between cells, could not end: the LAMBDA's calls end
+    once the book is out of time (calc/xlfuncs/logical/pipes.py `STOPPING`), the other book
+    of the run is computed."""
+    book = openpyxl.Workbook()
+    book.active.title = "S"
+    book.active["A1"] = "=SUM(_xlfn.MAKEARRAY(100000,1000,_xlfn.LAMBDA(_xlpm.r,_xlpm.c,_xlpm.r+_xlpm.c)))"
+    book.save(tmp_path / "loop.xlsx")
+    _plain(tmp_path / "plain.xlsx")
+    env = fresh_env(tmp_path / "home", RATES_CALC_SECONDS="2")
+    done = rates_xl("calc", "loop.xlsx", "plain.xlsx", "-o", "out", "--no-progress", cwd=tmp_path, env=env,
+                    timeout=HANG_GUARD_S)
+    assert done.returncode == 1
+    line = _one_line(done.stderr)
+    assert line.startswith("rates-xl calc: loop.xlsx: stopped after ")
+    assert " s computing at S!A1: past the budget of 2 s a book may take" in line
+    assert openpyxl.load_workbook(tmp_path / "out" / "plain.values.xlsx").active["A2"].value == 42
 
 
 def test_whole_columns_rows_and_sheets_are_read_over_the_used_range(tmp_path):

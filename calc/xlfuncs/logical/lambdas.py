@@ -14,6 +14,7 @@ check against its cached value; a book never calculated gets the error.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
@@ -122,11 +123,13 @@ def _exact_map_and_scan() -> None:
             functions.FUNCTIONS[key] = table[key] = wrapped
 
 
-def call_lambda(formula: str, *values: EngineValue) -> EngineValue:
+def call_lambda(formula: str, *values: EngineValue, stop: threading.Event | None = None) -> EngineValue:
     """The callback: `formula` computed with the `formulas` package, the values the engine
-    handed over standing for its placeholders, in order."""
+    handed over standing for its placeholders, in order; its LAMBDA calls end once `stop` is
+    set (the book out of time: pipes.py `STOPPING`)."""
     from rates_xl.calc.engines.formualizer.values import error
     from rates_xl.calc.xlfuncs.bridge import FORMULAS_LOCK, from_formulas, to_formulas
+    from rates_xl.calc.xlfuncs.logical.pipes import STOPPING
 
     # One call into `formulas` at a time, as the bridge's (bridge.py says why): the engine
     # calls this from several threads, and a compiled formula (schedula's DispatchPipe, "not
@@ -138,11 +141,22 @@ def call_lambda(formula: str, *values: EngineValue) -> EngineValue:
             positions = [_placeholder_index(name) for name in compiled.inputs]
             if any(p is None or p >= len(values) for p in positions):
                 return error("#NAME?")  # it reads a name we did not hand over
+            STOPPING.event = stop
             result = compiled(*[to_formulas(values[p]) for p in positions if p is not None])
-        except Exception:  # noqa: BLE001 - formulas' own failure: an error value, never a traceback
+        except Exception:  # noqa: BLE001 - formulas' own failure (or OutOfTime): an error value, never a traceback
             return error("#VALUE!")
+        finally:
+            STOPPING.event = None
         return from_formulas(result)
 
 
 def callback(_facts: Facts) -> Callback:
-    return call_lambda
+    from rates_xl.calc import budget
+
+    stop = budget.stop_event()  # (this book's: the callbacks are registered for each book it loads)
+    if stop is None:
+        return call_lambda
+
+    def call_lambda_in_time(formula: str, *values: EngineValue) -> EngineValue:
+        return call_lambda(formula, *values, stop=stop)
+    return call_lambda_in_time

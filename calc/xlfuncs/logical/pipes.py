@@ -22,10 +22,14 @@ tests/calc/test_lambda_pipes.py compares the two on every LAMBDA formula of the 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from formulas.errors import BaseError
 from schedula.utils.dsp import DispatchPipe
+
+from rates_xl.errors import Internal
 
 #: The releases whose pipes this reads (any other keeps schedula's dispatch).
 READ_FROM = {"formulas": "1.3.4", "schedula": "1.6.15"}
@@ -60,6 +64,9 @@ class Direct(DispatchPipe):
     """A DispatchPipe computing its plan directly where it can (the module's docstring)."""
 
     def __call__(self, *args: Any, **kw: Any) -> Any:
+        stop = getattr(STOPPING, "event", None)
+        if stop is not None and stop.is_set():  # the book is out of time: end the loop calling this
+            raise _OutOfTime
         plan = self.__dict__.get("_rates_xl_plan", _UNPLANNED)
         if plan is _UNPLANNED:
             plan = self.__dict__["_rates_xl_plan"] = _plan(self)
@@ -79,6 +86,20 @@ class Direct(DispatchPipe):
 
 
 _UNPLANNED: Any = object()
+
+#: The event that ends the LAMBDA calls of this thread's RATESXL.LAMBDA call (`event`: the
+#: book's `Deadline.out_of_time`, set by calc/budget.py when its time runs out; None: never).
+#: MAKEARRAY(100000,1000,...) calls its LAMBDA 10^8 times in one cell, about 40 minutes that
+#: the engine's cancel, which stops between cells, cannot end.
+STOPPING = threading.local()
+
+
+class _OutOfTime(Internal, BaseError):
+    """Raised by a LAMBDA call once the book is out of time. `formulas` answers #VALUE! for
+    any other exception in a LAMBDA's body, element by element, and the loop of MAKEARRAY, MAP,
+    REDUCE ... would go on; its own BaseError it lets through (functions/__init__.py
+    `wrap_func`), so this ends the loop. RATESXL.LAMBDA's callback answers an error, and the
+    budget's line names the cell."""
 
 
 def _pipes(value: Any, seen: set[int]) -> Iterator[Any]:
