@@ -93,6 +93,16 @@ def test_past_the_roots_a_unique_rate_is_numpy_financials_root():
         assert abs(worth(flows, found)) < 1e-9
 
 
+def test_a_date_formatted_flow_is_its_number(IRR):
+    """A flow whose cell is formatted as a date reaches the function as a date: it is its serial
+    number, a flow like any other."""
+    import datetime
+
+    as_date = [[-100.0, datetime.datetime(1900, 4, 19), 0.0]]  # 110 as a date (19 April 1900)
+    assert IRR(as_date) == IRR([[-100.0, 110.0, 0.0]]) == pytest.approx(0.1, rel=1e-12)
+    assert callbacks()["MIRR"]([[-100.0, datetime.datetime(1900, 4, 19)]], 0.1, 0.1) == pytest.approx(0.1, rel=1e-12)
+
+
 def test_signs_that_never_change_have_no_rate():
     assert irr.unique_rate([1.0] * 300) is None
     assert irr.unique_rate([0.0, -1.0, 0.0, -2.0] * 100) is None

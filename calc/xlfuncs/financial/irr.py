@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from datetime import date, time, timedelta
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
+from rates_xl.functions.values import to_serial
 
 #: Flows up to which `formulas`' roots decide (numpy.roots of 200: 0.03 CPU s).
 ROOTS_UP_TO = 200
@@ -68,8 +70,9 @@ def irr(_facts: Facts) -> Callback:
 
 
 def _flows(values: EngineValue) -> tuple[list[float], bool] | None:
-    """The numbers among `values` in the book's order, and whether anything else (an empty
-    cell, text, a logical) was left out; None when an error is among them."""
+    """The numbers among `values` in the book's order (a date-formatted one as its serial), and
+    whether anything else (an empty cell, text, a logical) was left out or a date read; None
+    when an error is among them."""
     rows = values if isinstance(values, list) else [[values]]
     flows: list[float] = []
     skipped = False
@@ -77,6 +80,9 @@ def _flows(values: EngineValue) -> tuple[list[float], bool] | None:
         for value in row if isinstance(row, list) else [row]:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 flows.append(float(value))
+            elif isinstance(value, date | time | timedelta):  # a number the cell's format shows as a date
+                flows.append(float(to_serial(value)))
+                skipped = True  # (handed over as the number)
             elif is_error(value):
                 return None
             else:
