@@ -2,7 +2,7 @@
 formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
 Grouped as Excel's Insert Function dialog groups them:
 
-- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR),
+- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
   `bondprice` (PRICE, YIELD), `coupons` (COUPDAYS ... COUPNUM), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
@@ -50,6 +50,7 @@ from rates_xl.calc.xlfuncs.financial import (
     bondprice,
     cashflows,
     coupons,
+    fractional,
     irr,
     oddcoupon,
     oddfirst,
@@ -103,6 +104,8 @@ OURS: dict[str, Factory] = {
     "XIRR": cashflows.xirr,
     "IRR": irr.irr,
     "MIRR": irr.mirr,
+    "DOLLARDE": fractional.dollarde,
+    "DOLLARFR": fractional.dollarfr,
     **bondprice.FUNCTIONS,
     **coupons.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
@@ -184,6 +187,10 @@ WHY = {
             "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.05 CPU s of formulas_test.xlsx's run), "
             "any non-zero type 1 (formulas: the type in the arithmetic); text and arrays formulas': "
             "calc/xlfuncs/financial/annuity.py",
+    "DOLLARDE": "the numerator over the fraction's digits unrounded (formualizer rounded it: DOLLARDE(15.58,8) was 15.75, "
+                "Excel and LibreOffice 15.725), #DIV/0! for a fraction from 0 to 1: calc/xlfuncs/financial/fractional.py",
+    "DOLLARFR": "#DIV/0! for a fraction from 0 to 1 (formualizer: #NUM!), otherwise formualizer's arithmetic: "
+                "calc/xlfuncs/financial/fractional.py",
     "MIRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formualizer read an empty cell as 0, TRUE as 1), "
             "then formualizer's own arithmetic: calc/xlfuncs/financial/irr.py",
     "IRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formulas read them as flows), "

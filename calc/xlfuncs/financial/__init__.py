@@ -4,7 +4,8 @@
 - `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign,
   CUMIPMT on plain numbers, RATE by Newton's iteration;
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
-- `irr.py`: IRR's flows as Excel reads them, and its root in bounded time past 200 flows;
+- `irr.py`: IRR's and MIRR's flows as Excel reads them, and IRR's root in bounded time past 200 flows;
+- `fractional.py`: DOLLARDE and DOLLARFR;
 - `bondprice.py`: PRICE and YIELD (Excel's formula on every basis);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
 - `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
