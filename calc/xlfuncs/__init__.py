@@ -324,6 +324,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
     found: dict[str, Callback] = {}
     for name in routing.BRIDGED:
         found[name] = bridge.bridged(name)
+    for name in routing.BASIS_GATED:  # (only the calls on a known-right basis are written so)
+        found[f"RATESXL.{name}"] = bridge.bridged(name)
     for name, factory in OURS.items():
         call = factory(facts)
         # Functions that tell an omitted argument from an empty cell read the marker themselves.

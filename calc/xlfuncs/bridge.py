@@ -35,7 +35,7 @@ MODULES = {
     "FLOOR": "math", "MROUND": "math", "SUMX2PY2": "math", "SUMX2MY2": "math",
     "SUMXMY2": "math", "ISODD": "info", "ISEVEN": "info",
     **dict.fromkeys(("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM",
-                     "FVSCHEDULE"), "financial"),
+                     "FVSCHEDULE", "DISC", "INTRATE", "RECEIVED", "PRICEDISC", "YIELDDISC"), "financial"),
 }
 
 

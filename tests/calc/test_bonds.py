@@ -1,10 +1,12 @@
 """The coupon functions formualizer does not know (calc/xlfuncs/financial/coupons.py) and FVSCHEDULE: Microsoft's
 published examples, and LibreOffice over every basis and frequency on dates chosen for month
-ends and 29 February. The other bond and money-market functions it does not know stay listed
-as not computed: `formulas`' DURATION gives Microsoft's examples but counts the days to the
-next coupon otherwise than PRICE does on bases 2 and 3, and its DISC, INTRATE and RECEIVED
-disagree with LibreOffice on the 30/360 and actual/actual bases; neither answer is known to be
-Excel's."""
+ends and 29 February. DISC, INTRATE, RECEIVED, PRICEDISC and YIELDDISC are `formulas`' on the
+money-market bases actual/360 and actual/365 (2 and 3) given as a number, where it equals
+LibreOffice on the same dates (calc/routing.py `BASIS_GATED`). The other bond and money-market
+functions it does not know, and those five on other bases, stay listed as not computed:
+`formulas`' DURATION gives Microsoft's examples but counts the days to the next coupon otherwise
+than PRICE does on bases 2 and 3, and its DISC, INTRATE and RECEIVED disagree with LibreOffice
+on the 30/360 and actual/actual bases at month ends; neither answer is known to be Excel's."""
 
 from __future__ import annotations
 
@@ -23,10 +25,20 @@ PUBLISHED = {
     "COUPNUM(DATE(2007,1,25),DATE(2008,11,15),2,1)": 4,
     "COUPPCD(DATE(2011,1,25),DATE(2011,11,15),2,1)": 40497,
     "FVSCHEDULE(1,{0.09,0.11,0.1})": 1.33089,
+    # (their examples on actual/360; DISC's is on actual/actual, listed below)
+    "INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420,2)": 0.05768,
+    "RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0.0575,2)": 1014584.654,
+    "PRICEDISC(DATE(2008,2,16),DATE(2008,3,1),0.0525,100,2)": 99.79583333,
+    "YIELDDISC(DATE(2008,2,16),DATE(2008,3,1),99.795,100,2)": 0.052823,
 }
 COUPONS = ["COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM"]
 DATES = [("DATE(2024,1,15)", "DATE(2034,1,15)"), ("DATE(2024,3,1)", "DATE(2029,11,15)"),
          ("DATE(2023,12,31)", "DATE(2026,2,28)"), ("DATE(2024,2,29)", "DATE(2030,8,31)")]
+#: Money-market periods: month ends, 29 February, a year and less.
+SHORT = [("DATE(2024,1,31)", "DATE(2024,3,31)"), ("DATE(2023,2,28)", "DATE(2024,2,29)"),
+         ("DATE(2024,5,31)", "DATE(2024,8,30)"), ("DATE(2008,2,16)", "DATE(2008,3,1)")]
+MONEY_MARKET = ["DISC({s},{m},97.5,100,{b})", "YIELDDISC({s},{m},97.5,100,{b})", "INTRATE({s},{m},975,1000,{b})",
+                "RECEIVED({s},{m},975,0.03,{b})", "PRICEDISC({s},{m},0.03,100,{b})"]
 
 
 def _book(path, formulas):
@@ -62,6 +74,31 @@ def test_coupons_as_libreoffice_computes_them(tmp_path):
     differ = [(formula, result.values[("S", f"A{r}")], theirs[r - 1][0]) for r, formula in enumerate(cases, start=1)
               if result.values[("S", f"A{r}")] != pytest.approx(float(theirs[r - 1][0]), rel=1e-12)]
     assert differ == []
+
+
+@libreoffice.needed
+def test_money_market_functions_on_actual_days_as_libreoffice_computes_them(tmp_path):
+    cases = [f.format(s=s, m=m, b=b) for f, (s, m), b in itertools.product(MONEY_MARKET, DATES + SHORT, (2, 3))]
+    _book(tmp_path / "money.xlsx", cases)
+    result, theirs = libreoffice.ours_and_theirs(tmp_path / "money.xlsx", tmp_path)
+    assert not result.skipped
+    differ = [(formula, result.values[("S", f"A{r}")], theirs[r - 1][0]) for r, formula in enumerate(cases, start=1)
+              if result.values[("S", f"A{r}")] != pytest.approx(float(theirs[r - 1][0]), rel=1e-12)]
+    assert differ == []
+
+
+def test_money_market_functions_on_other_bases_stay_listed(tmp_path):
+    """Basis 0, 1 or 4, omitted (0), or read from a cell: not computed, listed, as before."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    formulas = ["DISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,0)", "INTRATE(DATE(2024,1,31),DATE(2024,3,31),975,1000)",
+                "PRICEDISC(DATE(2024,1,31),DATE(2024,3,31),0.03,100,B1)", "YIELDDISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,4)",
+                "RECEIVED(DATE(2024,1,31),DATE(2024,3,31),975,0.03,1)", "1+DISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,2)"]
+    _book(tmp_path / "gated.xlsx", formulas)
+    result = WorkbookCalculation(tmp_path / "gated.xlsx", full=True).compute()
+    assert sorted(s.cell for s in result.skipped) == ["A1", "A2", "A3", "A4", "A5"]
+    # actual/360 given: computed, (100 - 97.5) / 100 * 360 / 60 days = 0.15
+    assert result.values[("S", "A6")] == pytest.approx(1.15, rel=1e-12)
 
 
 def test_the_other_bond_functions_stay_listed(tmp_path):
