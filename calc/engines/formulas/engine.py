@@ -54,17 +54,18 @@ class FormulasEngine:
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         self._constants = dict(constants)
         with _quiet_engine():
-            self.model = self._load(self._constants)
+            self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
+        self._reload = False  # a cell held or released since: `evaluate` loads the book again
 
     def service_cells(self) -> set[Key]:
         return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
 
     def hold(self, values: dict[Key, Any]) -> None:
         # The engine's graph is built once from the file: a cell held or released means a
-        # new load (slow, like everything in this engine; it is the exact fallback).
+        # new load (slow, like everything in this engine; it is the exact fallback), made
+        # when the book is next evaluated, so a release and a hold in a row load it once.
         self._constants.update(values)
-        with _quiet_engine():
-            self.model = self._load(self._constants)
+        self._reload = True
 
     def release(self, cells: set[Key]) -> None:
         # The spills held at #SPILL! are computed again too: their inputs may change the size.
@@ -73,8 +74,7 @@ class FormulasEngine:
         self.blocked = {}
         for key in cells:
             self._constants.pop(key, None)
-        with _quiet_engine():
-            self.model = self._load(self._constants)
+        self._reload = True
 
     def area(self, key: Key) -> Area | None:
         return self.book.cells.get(key, (None, None))[1]
@@ -192,6 +192,10 @@ class FormulasEngine:
     def evaluate(self) -> dict[Key, Any]:
         import schedula as sh
 
+        if self._reload:
+            with _quiet_engine():
+                self.model = self._load(self._constants)
+            self._reload = False
         try:
             solution = self.model.calculate()
         except sh.DispatcherError as exc:
