@@ -101,6 +101,21 @@ def test_money_market_functions_on_other_bases_stay_listed(tmp_path):
     assert result.values[("S", "A6")] == pytest.approx(1.15, rel=1e-12)
 
 
+def test_accrued_interest_on_actual_actual_is_listed(tmp_path):
+    """ACCRINT and ACCRINTM on basis 1 over more than a year: formualizer, formulas and LibreOffice
+    give three answers; the call is listed, not computed. Other bases stay formualizer's."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    formulas = ["ACCRINTM(DATE(2020,9,1),DATE(2025,1,8),0.05,1000,1)",
+                "ACCRINT(DATE(2020,9,1),DATE(2021,5,27),DATE(2025,1,8),0.05,1000,1,1)",
+                "ACCRINT(DATE(2008,3,1),DATE(2008,8,31),DATE(2008,5,1),0.1,1000,2,0)"]  # Microsoft's example
+    _book(tmp_path / "accrued.xlsx", formulas)
+    result = WorkbookCalculation(tmp_path / "accrued.xlsx", full=True).compute()
+    assert sorted(s.cell for s in result.skipped) == ["A1", "A2"]
+    assert all("actual/actual" in s.reason for s in result.skipped)
+    assert result.values[("S", "A3")] == pytest.approx(16.666667, abs=5e-7)
+
+
 def test_the_other_bond_functions_stay_listed(tmp_path):
     from rates_xl.calc.workbook import WorkbookCalculation
 
