@@ -121,6 +121,24 @@ def test_every_kind_of_stored_cell_reads_as_the_packages_own_pass(tmp_path):
     assert list(values)[0] == (sheet, "A1")  # stored twice: the first place, the last value
 
 
+@pytest.mark.parametrize("kind, text", [
+    *(("n", text) for text in ("7", "007", "-0", "1.0", "1.5", " 1.5 ", "\t7\n", "1E+3", "1e3", "1E-3", "12345678901234567890",
+                               "9007199254740993", "1.7976931348623157E+308", "nan", "inf", "  ", "\u0663")),
+    *(("e", text) for text in ("#N/A", "#DIV/0!", "_x0023_N/A", "_x005F_x0001_")),
+    ("s", "0"), ("b", "1"), ("str", "#N/A")])
+def test_a_value_read_in_bulk_reads_as_one_cell_alone(kind, text):
+    # (`_read_values` reads the common kinds without `_cell_value`'s calls: the same value, of the same type)
+    from rates_xl.calc import package
+
+    cell = ("A1", kind, text, None, "", None)
+    bulk: dict[tuple[str, str], object] = {}
+    alone: dict[tuple[str, str], object] = {}
+    package._read_values("S", [cell], ["#N/A"], bulk, set())  # type: ignore[arg-type]
+    package._read_value("S", cell, ["#N/A"], alone, set())  # type: ignore[arg-type]
+    assert [(repr(v), type(v)) for v in bulk.values()] == [(repr(v), type(v)) for v in alone.values()]
+    assert bulk.keys() == alone.keys()
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")  # (openpyxl names the extensions it drops)
 @pytest.mark.parametrize("path", BOOKS, ids=lambda path: path.name)
 def test_real_books_read_the_same_kept_as_alone(path):
