@@ -306,3 +306,34 @@ def test_another_numpy_release_enters_errstate_itself(monkeypatch):
     finally:
         restore(token)
     assert np.geterr() == before
+
+
+def test_the_copy_of_safe_eval_is_formulas_own():
+    """unvectorized._on_scalars copies wrap_ufunc's safe_eval (SAFE_EVAL): the installed release
+    writes it so (another release keeps the wrappers whole, `_formulas_wrappers`). Its error check
+    by a loop answers as formulas' get_error on every mixture of the scalars the direct path takes."""
+    _formulas_read()
+    import schedula as sh
+    from formulas import functions
+    from formulas.functions import Error, get_error
+
+    assert unvectorized.SAFE_EVAL.lstrip("\n") in inspect.getsource(functions.wrap_ufunc)
+    values = [1.0, 0, True, "x", "", sh.EMPTY, Error.errors["#N/A"], Error.errors["#DIV/0!"], Error.errors["#REF!"]]
+    # CODE's check is its own: called as it is; UNICHAR's is get_error
+    seen = 0
+    for name in ("UNICHAR", "NORM.DIST", "CODE"):
+        whole = bridge.formulas_function(name)
+        assert whole is not None
+        pieces = unvectorized._ufunc_pieces(whole, unvectorized._formulas_wrappers()[0])  # type: ignore[index]
+        assert pieces is not None
+        safe_eval = pieces[1]
+        evaluate = unvectorized._on_scalars(safe_eval)
+        assert evaluate is not None
+        for arity in (1, 2, 3):
+            for args in itertools.product(values, repeat=arity):
+                seen += 1
+                assert outcome(evaluate, args) == outcome(safe_eval, args), (name, args)
+    for args in itertools.product(values, repeat=3):
+        errors = [v for v in args if type(v) is type(Error.errors["#N/A"])]
+        assert get_error(*args) is (errors[0] if errors else None)
+    assert seen > 2_000
