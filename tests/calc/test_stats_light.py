@@ -359,3 +359,17 @@ def test_lstsq_leaves_what_formulas_never_passes_to_scipy() -> None:
             assert all(_same(g, w) for g, w in zip(got, want, strict=True)), (a, b, kwds, got, want)
     got = stats_light.lstsq(ok, np.array([1.0, 2.0, 4.0]))
     assert np.allclose(ok @ got[0], [1.0, 2.0, 4.0], atol=0.3) and isinstance(got[1], np.float64) and got[2] == 2
+
+
+def test_a_scalar_is_what_numpy_makes_a_0_d_number_of():
+    """infrastructure._scalar takes a Python float or an int64's int without making an array: the
+    same answer as the array's rule (0-d, kind int, unsigned or float; never a bool) on the edges."""
+    from rates_xl.calc.xlfuncs.stats_light import infrastructure
+
+    values: list[object] = [0, 1, -1, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64, 10**30, 0.0, -0.0, 1.5,
+                            float("nan"), float("inf"), True, False, np.float64(2.0), np.int64(3), np.bool_(True),
+                            np.array(1.0), np.array([1.0]), "1", None, 1j]
+    for value in values:
+        array = np.asarray(value)
+        expected = not isinstance(value, bool | np.bool_) and array.ndim == 0 and array.dtype.kind in "iuf"
+        assert infrastructure._scalar(value) is expected, value

@@ -26,8 +26,14 @@ def real_method(name: str, method: str) -> Callable[..., np.float64]:
     return answer
 
 
+#: Python's ints numpy makes an int64 of (kind "i"): one past them is uint64 or an object array.
+_INT64 = range(-(2**63), 2**63)
+
+
 def _scalar(value: object) -> bool:
     """A number scipy takes as a 0-d int or float array (a bool, an array, an object: not ours)."""
+    if type(value) is float or (type(value) is int and value in _INT64):  # most: no array made to tell
+        return True
     if isinstance(value, (bool, np.bool_)):
         return False
     array = np.asarray(value) if isinstance(value, (int, float, np.number, np.ndarray)) else None
