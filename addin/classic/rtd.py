@@ -199,34 +199,47 @@ class Waits:
 
         client = context.client or core.get_client()
         floor = context.fresh_since
-        for _ in range(2):
+        attempt = 0
+        while True:
+            started = self.clock()
             planned = Round()
             result = core.evaluate(spec, values, context.replace(planning=planned))
             recorded = planned.keys
             if not recorded:
                 return result
-            # A fetch on a pool thread may have landed while this cell computed (a grid's
-            # tenors arrive one by one): compute once more rather than queue an answered
-            # request again (a second submission, a second ring).
-            if not any(self._answered(key) for key in recorded):
-                break
-        # One request per call, or one per tenor of a history grid: every miss is queued now
-        # (they leave together), and the cell waits on the first still to come, in a fixed
-        # order; answered, it recalculates and waits on the next if any is still on its way.
-        keys = sorted(recorded, key=repr)
-        waiting = [key for key in keys if self._failure(key) is None]
-        if not waiting:  # every request missing failed a moment ago: say why, do not ask again
-            return message_for(self._failure(keys[0]), core._secret())
-        topics = [self.miss(client, key, floor) for key in waiting]
-        return WAIT_PREFIX + topics[0]
+            # One request per call, or one per tenor of a history grid: every miss is queued
+            # now (they leave together), and the cell waits on the first still to come, in a
+            # fixed order; answered, it recalculates and waits on the next if any is still on
+            # its way.
+            keys = sorted(recorded, key=repr)
+            waiting = [key for key in keys if self._failure(key) is None]
+            if not waiting:  # every request missing failed a moment ago: say why, do not ask again
+                return message_for(self._failure(keys[0]), core._secret())
+            # A fetch on a pool thread may land while this cell computes (a grid's tenors
+            # arrive one by one): `miss` then queues nothing for it (None), and the cell is
+            # computed once more rather than the answered request queued again (a second
+            # submission, a second ring). The last attempt queues whatever is missing.
+            landed_since = started if attempt < 2 else None
+            topics = [self.miss(client, key, floor, landed_since=landed_since) for key in waiting]
+            if None not in topics:
+                return WAIT_PREFIX + topics[0]
+            attempt += 1
 
-    def miss(self, client: Any, key: Any, floor: float | None = None) -> str:
-        """Queue `key` (once while it is in flight); its topic."""
+    def miss(self, client: Any, key: Any, floor: float | None = None, *,
+             landed_since: float | None = None) -> str | None:
+        """Queue `key` (once while it is in flight); its topic. None, queueing nothing, when
+        its request was answered at or after `landed_since` (an answer that landed while the
+        asking cell computed: the cell computes again). The check and the queueing are one
+        step under the lock the fetch records its answer under, so an answer landing between
+        the cell's computation and its miss is never queued again."""
         topic = topic_for(key)
         with self._lock:
             wait = self._by_topic.get(topic)
             if wait is not None and wait.fetching:
                 return topic
+            if wait is not None and landed_since is not None and wait.failure is None and wait.answers > 0 \
+                    and wait.answered_at >= landed_since:
+                return None
             if wait is None:
                 wait = self._by_topic[topic] = _Wait(key)
             wait.fetching, wait.failure = True, None
@@ -304,12 +317,6 @@ class Waits:
         for topic in [t for t, w in self._by_topic.items()
                       if not w.fetching and w.answered_at < before and w.failure is None and t not in held]:
             del self._by_topic[topic]
-
-    def _answered(self, key: Any) -> bool:
-        """Whether `key`'s request was answered (not failed) and is not being fetched."""
-        with self._lock:
-            wait = self._by_topic.get(topic_for(key))
-            return wait is not None and not wait.fetching and wait.failure is None and wait.answers > 0
 
     def _failure(self, key: Any) -> BaseException | None:
         with self._lock:

@@ -352,6 +352,30 @@ def test_an_answer_counts_as_in_flight_until_excel_has_been_rung():
     waits.reset()
 
 
+def test_an_answer_landing_while_the_cell_computes_is_not_queued_again():
+    """A fetch may land between a cell's computation (which missed the request) and its miss:
+    the miss then queues nothing (None) and the cell computes again, instead of a second
+    submission (seen under `stress --cpu 2`: a history grid's 20Y submitted twice, once
+    answered from the cache). An answer older than the computation (a cache the cell's
+    floor finds stale) is queued again, as before."""
+    waits = rtd.Waits()
+
+    class Client:
+        def get_key(self, key):
+            return None
+
+    key = ("swap", "SOFR")
+    topic = waits.miss(Client(), key)
+    started = waits.clock()  # the next calculation of the cell begins ...
+    waits._fetch(Client(), key, topic, None)  # ... the answer lands meanwhile ...
+    assert waits.miss(Client(), key, landed_since=started) is None  # ... so nothing is queued
+    assert waits.submitted == 1
+    later = waits.clock() + 1  # a calculation that began after the answer: a stale cache
+    assert waits.miss(Client(), key, landed_since=later) == topic
+    assert waits.submitted == 2
+    waits.reset()
+
+
 @pytest.mark.parametrize("button", ["rates_clear_cache", "rates_set_key"])
 def test_clear_cache_forgets_a_remembered_failure_so_the_next_calculation_asks_again(button, keychain):
     """A failure is remembered FAILURE_MEMORY s so every waiting cell shows it; a user who
