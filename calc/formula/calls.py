@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.formula.text_limit import NUMBER_ANSWERS
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
 from rates_xl.calc.xlfuncs.lookup.indexing import NAME as INDEX_NAME
@@ -70,13 +71,6 @@ def _sizes_differ(formula: Formula, call: Group) -> bool:
     return len(sizes) > 1
 
 
-#: Functions answering a number or an error whatever they are given: an argument they make
-#: holds no logical value.
-_NUMERIC = frozenset("""
-    ABS INT ROUND ROUNDUP ROUNDDOWN TRUNC MOD SIGN SQRT EXP LN LOG LOG10 POWER N VALUE LEN ROW
-    COLUMN ROWS COLUMNS SEQUENCE SUM SUMIF SUMIFS COUNT COUNTA COUNTIF COUNTIFS COUNTBLANK MAX
-    MIN AVERAGE DAY MONTH YEAR WEEKDAY DATE FLOOR CEILING MMULT PRODUCT SUMPRODUCT
-""".split())
 _ARITHMETIC = frozenset("+-*/^")
 
 
@@ -124,7 +118,7 @@ def _no_logicals(formula: Formula, span: tuple[int, int]) -> bool:
     if len(top) == 1 and head.kind == OPERAND and head.sub == NUMBER:
         return True
     if len(top) == 1 and head.is_call:
-        return head.name in _NUMERIC
+        return head.name in NUMBER_ANSWERS
     return False
 
 
@@ -141,8 +135,7 @@ def gated_basis(formula: Formula, _site: object = None) -> str:
 
     for call in formula.calls(*UNSETTLED_BASIS):
         at, bases, why = UNSETTLED_BASIS[call.name]
-        token = formula.single(call.arguments[at]) if len(call.arguments) > at else None
-        if token is not None and token.kind == OPERAND and token.sub == NUMBER and int(float(token.text)) in bases:
+        if _basis_in(formula, call, at, bases):
             raise NotComputed(why)
     edits = formula.edits()
     for call in formula.calls(*BASIS_GATED):
@@ -150,10 +143,16 @@ def gated_basis(formula: Formula, _site: object = None) -> str:
         if name not in BASIS_GATED:
             continue  # (a prefixed spelling: left as it is)
         at, bases = BASIS_GATED[name]
-        token = formula.single(call.arguments[at]) if len(call.arguments) > at else None
-        if token is not None and token.kind == OPERAND and token.sub == NUMBER and int(float(token.text)) in bases:
+        if _basis_in(formula, call, at, bases):
             edits.replace(call.open, call.open + 1, f"RATESXL.{name}(")
     return edits.text()
+
+
+def _basis_in(formula: Formula, call: Group, at: int, bases: frozenset[int]) -> bool:
+    """Whether the call's argument `at` is a number written in the formula, one of `bases`
+    (truncated, as Excel reads a basis)."""
+    token = formula.single(call.arguments[at]) if len(call.arguments) > at else None
+    return token is not None and token.kind == OPERAND and token.sub == NUMBER and int(float(token.text)) in bases
 
 
 # -- INDEX ---------------------------------------------------------------------------------------

@@ -26,11 +26,14 @@ _COMPARISONS = frozenset({"=", "<>", "<", ">", "<=", ">="})
 #: The most characters a number is written with in a join (Excel: 15 significant digits, a
 #: sign, a point and an exponent, "-1.23456789012345E-307"; the engine's 17 digits fit too).
 _NUMBER_TEXT = 30
-#: Functions answering a number (or an error, or an array of them) whatever their arguments.
-_NUMBER_ANSWERS = frozenset("""
+#: Functions answering a number (or an error, or an array of them) whatever their arguments:
+#: a join of one writes at most `_NUMBER_TEXT` characters of it; a SUMPRODUCT argument made by
+#: one holds no logical value (calls.py `sumproduct_logicals`).
+NUMBER_ANSWERS = frozenset("""
 ROW COLUMN ROWS COLUMNS LEN LENB COUNT COUNTA COUNTBLANK COUNTIF COUNTIFS SUM SUMIF SUMIFS
 MAX MIN AVERAGE ROUND ROUNDUP ROUNDDOWN INT ABS MOD MATCH XMATCH YEAR MONTH DAY HOUR MINUTE
 SECOND WEEKDAY WEEKNUM DATE TODAY NOW RATESXL.NUMTEXT
+TRUNC SIGN SQRT EXP LN LOG LOG10 POWER N VALUE SEQUENCE FLOOR CEILING MMULT PRODUCT SUMPRODUCT
 """.split())
 
 
@@ -119,14 +122,14 @@ def _operand_length(operand: list[int], tokens: tuple[Token, ...], closing: dict
         return len(token.text)
     if token.kind == "Operand" and token.sub in ("Number", "Logical", "Error"):
         return _NUMBER_TEXT
-    if token.is_call and token.name in _NUMBER_ANSWERS:
+    if token.is_call and token.name in NUMBER_ANSWERS:
         if token.name != "RATESXL.NUMTEXT":
             return _NUMBER_TEXT
         # RATESXL.NUMTEXT(x) (the pass numbers_as_text) writes a number x as text: bounded
         # when x is one number-answering call.
         inner = operand[0] + 1
         end = closing.get(operand[0])
-        if inner < len(tokens) and tokens[inner].is_call and tokens[inner].name in _NUMBER_ANSWERS \
+        if inner < len(tokens) and tokens[inner].is_call and tokens[inner].name in NUMBER_ANSWERS \
                 and end is not None and closing.get(inner) == end - 1:
             return _NUMBER_TEXT
     return TEXT_LIMIT + 1
