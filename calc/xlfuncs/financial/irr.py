@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable
 from datetime import date, time, timedelta
 
-from rates_xl.calc.engines.formualizer.values import error, is_error
+from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
@@ -53,7 +53,7 @@ def irr(_facts: Facts) -> Callback:
         if not args:
             return computed(*args)
         read = _flows(args[0])
-        if read is None:  # an error among the flows: `formulas`' answer, as before
+        if is_error(read):  # an error among the flows: `formulas`' answer, as before
             return computed(*args)
         flows, skipped = read
         if not flows:
@@ -69,10 +69,10 @@ def irr(_facts: Facts) -> Callback:
     return IRR
 
 
-def _flows(values: EngineValue) -> tuple[list[float], bool] | None:
+def _flows(values: EngineValue) -> tuple[list[float], bool] | EngineError:
     """The numbers among `values` in the book's order (a date-formatted one as its serial), and
-    whether anything else (an empty cell, text, a logical) was left out or a date read; None
-    when an error is among them."""
+    whether anything else (an empty cell, text, a logical) was left out or a date read; the
+    first error when one is among them."""
     rows = values if isinstance(values, list) else [[values]]
     flows: list[float] = []
     skipped = False
@@ -84,7 +84,7 @@ def _flows(values: EngineValue) -> tuple[list[float], bool] | None:
                 flows.append(float(to_serial(value)))
                 skipped = True  # (handed over as the number)
             elif is_error(value):
-                return None
+                return value
             else:
                 skipped = True
     return flows, skipped
@@ -172,9 +172,8 @@ def mirr(_facts: Facts) -> Callback:
 
     def MIRR(values: EngineValue, finance_rate: EngineValue, reinvest_rate: EngineValue) -> EngineValue:  # noqa: N802
         read = _flows(values)
-        if read is None:  # the first error among the flows
-            rows = values if isinstance(values, list) else [[values]]
-            return next(v for row in rows for v in (row if isinstance(row, list) else [row]) if is_error(v))
+        if is_error(read):  # the first error among the flows
+            return read
         rates: list[float] = []
         for rate in (finance_rate, reinvest_rate):
             if isinstance(rate, list):
