@@ -64,6 +64,7 @@ exception class is drawn under its real parent, every one has this root):
     │   └── ServiceError              the sandbox's answer other than 200 (sandbox.errors)
     └── Internal                      carries a value out of nested code; caught where raised
         ├── ExcelError                an Excel error value a function answers (calc.xlfuncs.coercion)
+        ├── GivenError                an error given to a securities function, passed on (calc.xlfuncs.financial.bondprice)
         ├── NotFollowed               a value a formula walk cannot compute (functions.formula_walk)
         └── NotModelled               what the local model cannot move, and why (scenario.model)
 

@@ -3,7 +3,8 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 Grouped as Excel's Insert Function dialog groups them:
 
 - `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
-  `bondprice` (PRICE, YIELD), `coupons` (COUPDAYS ... COUPNUM), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
+  `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `coupons` (COUPDAYS ... COUPNUM),
+  `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
   HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
@@ -52,6 +53,7 @@ from rates_xl.calc.xlfuncs.financial import (
     coupons,
     fractional,
     irr,
+    maturity,
     oddcoupon,
     oddfirst,
     payments,
@@ -108,6 +110,7 @@ OURS: dict[str, Factory] = {
     "DOLLARFR": fractional.dollarfr,
     **bondprice.FUNCTIONS,
     **coupons.FUNCTIONS,
+    **maturity.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -176,8 +179,16 @@ WHY = {
     "FV": "as NPER",
     "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
             "calc/xlfuncs/financial/annuity.py; otherwise formulas'",
-    "PRICE": "actual/360 (basis 2) as Excel (formualizer: off from the 4th digit): calc/xlfuncs/financial/bondprice.py",
+    "PRICE": "Excel's days on every basis (formualizer: off from the 4th digit on actual/360; ours was off at "
+             "30/360 month ends): every one of Excel 2010's 10,982 answers in fsprojects/ExcelFinancialFunctions' "
+             "test data: calc/xlfuncs/financial/bondprice.py, daycounts.py",
     "YIELD": "as PRICE (formualizer inverts its own PRICE)",
+    "DURATION": "unknown to formualizer: PRICE's discounting, Excel 2010's 5,492 answers in "
+                "fsprojects/ExcelFinancialFunctions' test data (LibreOffice's reading differs): calc/xlfuncs/financial/bondprice.py",
+    "MDURATION": "as DURATION, divided by 1 + yield / frequency (5,492 answers)",
+    "PRICEMAT": "unknown to formualizer: Microsoft's formula, Excel 2010's 1,942 answers in "
+                "fsprojects/ExcelFinancialFunctions' test data: calc/xlfuncs/financial/maturity.py",
+    "YIELDMAT": "as PRICEMAT (2,912 answers)",
     "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
             "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/financial/annuity.py",
     "CUMIPMT": "IPMT's arithmetic summed over the periods, computed here on plain numbers (formulas' numpy_financial "
@@ -198,8 +209,8 @@ WHY = {
            "#NUM! past 1,000 flows whose signs change more: calc/xlfuncs/financial/irr.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/financial/cashflows.py",
     **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
-             "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (the period less the days "
-             "accrued, as Excel): calc/xlfuncs/financial/coupons.py" for name in coupons.FUNCTIONS},
+             "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (Excel's count, its 917 "
+             "answers in fsprojects/ExcelFinancialFunctions' test data): calc/xlfuncs/financial/coupons.py" for name in coupons.FUNCTIONS},
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/logical/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",

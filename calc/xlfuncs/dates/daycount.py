@@ -55,24 +55,30 @@ def _last_of_month(date: tuple[int, int, int]) -> bool:
     return dom == calendar.monthrange(year, month)[1]
 
 
+def year_length(s: tuple[int, int, int], e: tuple[int, int, int]) -> float:
+    """The days of a year from (year, month, day) `s` to `e` (s <= e) on actual/actual: the
+    calendar year's within one year, 366 where a 29 February may fall between them, the
+    average of the years spanned when they are more than a year apart (YEARFRAC's basis 1;
+    PRICEMAT's and YIELDMAT's B)."""
+    if s[0] == e[0]:
+        return 366 if _leap(s[0]) else 365
+    if s[0] + 1 != e[0] or (s[1], s[2]) < (e[1], e[2]):  # more than a year apart
+        years = range(s[0], e[0] + 1)
+        return sum(366 if _leap(y) else 365 for y in years) / len(years)
+    if _leap(s[0]):
+        return 366 if s[1] <= 2 else 365
+    if _leap(e[0]):
+        return 366 if e[1] > 2 or (e[1] == 2 and e[2] == 29) else 365
+    return 365
+
+
 def yearfrac(start: int, end: int, basis: int) -> float:
     """YEARFRAC of two whole serials (start <= end) on a basis from 0 to 4."""
     if start == end:
         return 0.0
     s, e = day(start), day(end)
     if basis == 1:
-        if s[0] == e[0]:
-            length: float = 366 if _leap(s[0]) else 365
-        elif s[0] + 1 != e[0] or (s[1], s[2]) < (e[1], e[2]):  # more than a year apart
-            years = range(s[0], e[0] + 1)
-            length = sum(366 if _leap(y) else 365 for y in years) / len(years)
-        elif _leap(s[0]):
-            length = 366 if s[1] <= 2 else 365
-        elif _leap(e[0]):
-            length = 366 if e[1] > 2 or (e[1] == 2 and e[2] == 29) else 365
-        else:
-            length = 365
-        return (end - start) / length
+        return (end - start) / year_length(s, e)
     if basis == 2:
         return (end - start) / 360
     if basis == 3:

@@ -6,7 +6,9 @@
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `irr.py`: IRR's and MIRR's flows as Excel reads them, and IRR's root in bounded time past 200 flows;
 - `fractional.py`: DOLLARDE and DOLLARFR;
-- `bondprice.py`: PRICE and YIELD (Excel's formula on every basis);
+- `bondprice.py`: PRICE, YIELD, DURATION and MDURATION (Excel's formula on every basis);
+- `maturity.py`: PRICEMAT and YIELDMAT (interest paid at maturity);
+- `daycounts.py`: the days Excel counts in those, basis by basis (its two US 30/360 counts);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
 - `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
 - `oddfirst.py`: ODDFPRICE, ODDFYIELD (Newton's iteration on the price), scipy never imported.

@@ -1,5 +1,6 @@
-"""PRICE and YIELD as Excel computes them (its documented formula over the coupon period around the
-settlement date). formualizer's own is right on every basis of ironcalc_PRICE_YIELD.xlsx but
+"""PRICE, YIELD, DURATION and MDURATION as Excel computes them (its documented formula over the coupon
+period around the settlement date, its days counted as calc/xlfuncs/financial/daycounts.py says:
+every case of Excel 2010's answers there, 30/360 month ends included). formualizer's own is right on every basis of ironcalc_PRICE_YIELD.xlsx but
 actual/360 (basis 2), where Excel counts the days to the next coupon as the period's 360/f
 less the days accrued (PRICE(2025-04-01, 2028-03-13, 22 %, 12 %, 15, 1, 2): Excel
 62.7369290692909, formualizer 62.7475994459884); this reproduces all 15 PRICE cells there. YIELD is the yield at which
@@ -20,7 +21,8 @@ from datetime import date
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
-from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
+from rates_xl.calc.xlfuncs.financial.daycounts import days_between, period_days
+from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 from rates_xl.errors import Internal
 
 
@@ -98,14 +100,9 @@ def terms(settlement: date, maturity: date, rate: float, redemption: float, freq
     """PRICE's terms over the coupon period around the settlement, and that period's days
     (length, accrued, to the next coupon) and the coupons left."""
     previous, following, coupons = coupon_period(settlement, maturity, frequency)
-    accrued = day_count(previous, settlement, basis)
-    if basis == 1:
-        period, to_next = float((following - previous).days), float((following - settlement).days)
-    elif basis == 4:
-        period, to_next = 360 / frequency, day_count(settlement, following, 4)
-    else:  # 0, 2 and 3: the period's nominal length less the days accrued
-        period = (365 if basis == 3 else 360) / frequency
-        to_next = period - accrued
+    accrued = days_between(previous, settlement, basis)  # COUPDAYBS
+    period = period_days(previous, following, frequency, basis)  # COUPDAYS
+    to_next = period - accrued  # (not COUPDAYSNC on 30/360: daycounts.py)
     coupon = 100 * rate / frequency
     fraction = to_next / period
     bond = Terms(redemption, coupons - 1 + fraction, 0.0, 0.0, coupon,
@@ -121,20 +118,22 @@ def price(settlement: date, maturity: date, rate: float, yld: float, redemption:
     return bond.price(yld)
 
 
-class _Given(Internal):
+class GivenError(Internal):
+    """An error given as an argument: the answer (Excel passes it on)."""
+
     def __init__(self, value: EngineValue) -> None:
         super().__init__("error argument")
         self.value = value
 
 
-def _one(value: EngineValue) -> float:
+def single(value: EngineValue) -> float:
     if isinstance(value, list):  # a range where one value is wanted
         cells = [cell for row in value for cell in (row if isinstance(row, list) else [row])]
         if len(cells) != 1:
             raise ExcelError("#VALUE!")
         value = cells[0]
     if is_error(value):
-        raise _Given(value)
+        raise GivenError(value)
     return number(value)
 
 
@@ -194,7 +193,7 @@ def _bond(inverse: bool) -> Factory:
 def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
     """PRICE(..., yld, ...) or, with `inverse`, YIELD(..., pr, ...) with Excel's checks."""
     try:
-        values = [_one(a) for a in args]
+        values = [single(a) for a in args]
         s, m = excel_date(values[0]), excel_date(values[1])
         r, given, red = values[2], values[3], values[4]
         f, b = math.trunc(values[5]), math.trunc(values[6])
@@ -202,7 +201,7 @@ def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
         if s >= m or r < 0 or bad_given or red <= 0 or f not in (1, 2, 4) or not 0 <= b <= 4:
             raise ExcelError("#NUM!")
         answer = (bond_yield if inverse else price)(s, m, r, given, red, f, b)
-    except _Given as passed:
+    except GivenError as passed:
         return passed.value
     except ExcelError as exc:
         return error(exc.text)
@@ -211,4 +210,44 @@ def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
     return answer if math.isfinite(answer) else error("#NUM!")
 
 
-FUNCTIONS = {"PRICE": _bond(inverse=False), "YIELD": _bond(inverse=True)}
+def duration(settlement: date, maturity: date, coupon: float, yld: float, frequency: int, basis: int) -> float:
+    """DURATION: the Macaulay duration of a bond of par 100, in years; each flow's time counted
+    from the settlement as PRICE discounts it (the coupon period less the days accrued, then
+    whole periods), so Microsoft's example DURATION(2018-07-01, 2048-01-01, 8 %, 9 %, 2, 1) is
+    10.9191453 (LibreOffice's reading, YEARFRAC over the whole life, gives 10.9216)."""
+    bond = terms(settlement, maturity, coupon, 100.0, frequency, basis)[0]
+    x = 1 + yld / frequency
+    flows = [(p, bond.coupon) for p in bond.powers]
+    flows[-1] = (bond.last, bond.coupon + bond.redemption)
+    present = [(p, flow / x ** p) for p, flow in flows]
+    return sum(p * value for p, value in present) / sum(value for _, value in present) / frequency
+
+
+def _duration(modified: bool) -> Factory:
+    def factory(_facts: Facts) -> Callback:
+        def call(settlement: EngineValue, maturity: EngineValue, coupon: EngineValue, yld: EngineValue,
+                 frequency: EngineValue, basis: EngineValue = None) -> EngineValue:
+            try:
+                values = [single(a) for a in (settlement, maturity, coupon, yld, frequency, basis)]
+                s, m = excel_date(values[0]), excel_date(values[1])
+                c, y = values[2], values[3]
+                f, b = math.trunc(values[4]), math.trunc(values[5])
+                if s >= m or c < 0 or y < 0 or f not in (1, 2, 4) or not 0 <= b <= 4:
+                    raise ExcelError("#NUM!")
+                answer = duration(s, m, c, y, f, b)
+                if modified:  # MDURATION: the Macaulay duration / (1 + yield / frequency)
+                    answer /= 1 + y / f
+            except GivenError as passed:
+                return passed.value
+            except ExcelError as exc:
+                return error(exc.text)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                return error("#NUM!")
+            return answer if math.isfinite(answer) else error("#NUM!")
+        call.__name__ = "MDURATION" if modified else "DURATION"
+        return call
+    return factory
+
+
+FUNCTIONS = {"PRICE": _bond(inverse=False), "YIELD": _bond(inverse=True),
+             "DURATION": _duration(modified=False), "MDURATION": _duration(modified=True)}

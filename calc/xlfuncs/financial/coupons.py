@@ -6,17 +6,23 @@ but two cases this module puts right (tests/calc/test_bonds.py):
 
 - COUPDAYBS on a coupon date is 0 days, whatever the basis: `formulas` gave -1 for a 29
   February coupon on 30/360 (its day count moves the start to the 30th but not the end);
-- COUPDAYSNC on the 30/360 bases (0 and 4) is the period less the days accrued, COUPDAYS -
-  COUPDAYBS, as Excel counts it (`formulas` counted from the settlement: 181 for a 180-day
-  half year from a 29 February settlement).
+- COUPDAYSNC on the 30/360 bases (0 and 4) as Excel counts it (calc/xlfuncs/financial/
+  daycounts.py `days_to_next`: on US 30/360 the whole period with both ends moved, less the
+  days accrued, so not always COUPDAYS - COUPDAYBS; `formulas` counted from the settlement: 181
+  for a 180-day half year from a 29 February settlement). All 917 COUPDAYSNC cases of Excel
+  2010's answers in fsprojects/ExcelFinancialFunctions' test data (LibreOffice's COUPDAYS -
+  COUPDAYBS missed 32).
 
 Every other call, and every argument check, is `formulas`'."""
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import TypeGuard, cast
 
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
+from rates_xl.calc.xlfuncs.financial.bondprice import coupon_period
+from rates_xl.calc.xlfuncs.financial.daycounts import days_to_next
+from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 NAMES = ("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM")
@@ -46,8 +52,11 @@ def _function(name: str) -> Factory:
             basis = int(basis_given) if _plain(basis_given) else 0  # (plain, or None)
             if name == "COUPDAYSNC" and basis in (0, 4):
                 period = computed["COUPDAYS"](*args)  # (its checks are COUPDAYSNC's)
-                days = accrued(*args) if _plain(period) else period
-                return float(period - days) if _plain(days) else days
+                if not _plain(period):
+                    return period
+                settlement, maturity = excel_date(cast(float, args[0])), excel_date(cast(float, args[1]))
+                previous, following, _ = coupon_period(settlement, maturity, int(cast(float, args[2])))
+                return days_to_next(settlement, previous, following, basis)
             return accrued(*args) if name == "COUPDAYBS" else computed[name](*args)
         call.__name__ = name
         return call
