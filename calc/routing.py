@@ -52,29 +52,6 @@ BRIDGED: dict[str, str] = {
 }
 BRIDGED.update(_scalars.WHY)  # Excel's coercions and lifting in scalar functions (calc/xlfuncs/scalars.py)
 
-#: Money-market functions formualizer does not know, bridged to `formulas` only on the day-count
-#: bases where its answers are known to be right: name -> (the basis argument's position, those
-#: bases). A call giving one of them as a number goes to `RATESXL.<name>` (the pass
-#: `gated_basis`, calc/formula/calls.py); any other call (basis 0, 1 or 4, omitted, or read from a
-#: cell) is not computed and listed, as every call was. On actual/360 and actual/365 (2 and 3, the
-#: money-market bases: the days are counted as they fall) `formulas` equals LibreOffice on every
-#: date tried, month ends and 29 February included (tests/calc/test_bonds.py); on 30/360 and
-#: actual/actual the two disagree at month ends and neither is known to be Excel's.
-BASIS_GATED: dict[str, tuple[int, frozenset[int]]] = {
-    name: (4, frozenset({2, 3})) for name in ("DISC", "INTRATE", "RECEIVED", "PRICEDISC", "YIELDDISC")
-}
-
-#: Functions formualizer computes whose answer on some bases is not known to be Excel's: name ->
-#: (the basis argument's position, those bases, why). A call giving one of them as a number is
-#: not computed, listed with the reason (the pass `gated_basis`). ACCRINT and ACCRINTM on
-#: actual/actual over more than a year: formualizer, `formulas` and LibreOffice give three
-#: answers (ACCRINTM(DATE(2020,9,1),DATE(2025,1,8),5%,1000,1): 217.626, 217.609, 217.213).
-UNSETTLED_BASIS: dict[str, tuple[int, frozenset[int], str]] = {
-    name: (at, frozenset({1}), f"{name} on the actual/actual basis: formualizer, formulas and LibreOffice "
-           "answer it differently over more than a year, and none is known to be Excel's")
-    for name, at in (("ACCRINT", 6), ("ACCRINTM", 4))
-}
-
 #: Function -> why it is not computed (the cached value is kept, the cell listed).
 NOT_COMPUTED: dict[str, str] = {
 }
@@ -116,18 +93,12 @@ def table() -> str:
              for name, why in xlfuncs.REWRITTEN.items()]
     rows += [(name, "formulas (bridged)", why) for name, why in BRIDGED.items() if name not in xlfuncs.OURS]
     rows += [(name, "not computed: cached value kept, listed", why) for name, why in NOT_COMPUTED.items()]
-    rows += [(name, f"formulas (bridged) on bases {', '.join(map(str, sorted(bases)))}; not computed, listed, "
-              "on the others", "unknown to formualizer; formulas equals LibreOffice on those bases at every date "
-              "tried (tests/calc/test_bonds.py), not on 30/360 and actual/actual at month ends")
-             for name, (_, bases) in BASIS_GATED.items()]
-    rows += [(name, f"formualizer; not computed, listed, on basis {', '.join(map(str, sorted(bases)))}", why)
-             for name, (_, bases, why) in UNSETTLED_BASIS.items()]
     for name, engine, why in sorted(rows):
         lines.append(f"| {name} | {engine} | {why} |")
     lines.append("")
     lines.append(f"{len(rows)} functions routed ({len(xlfuncs.OURS)} ours, "
-                 f"{len([r for r in rows if r[1] == 'formulas (bridged)'])} bridged, {len(BASIS_GATED)} bridged "
-                 f"on some bases, {len(NOT_COMPUTED)} not computed); every other function is formualizer's, and one it does not know "
+                 f"{len([r for r in rows if r[1] == 'formulas (bridged)'])} bridged, "
+                 f"{len(NOT_COMPUTED)} not computed); every other function is formualizer's, and one it does not know "
                  "is not computed (listed).")
     return "\n".join(lines)
 

@@ -122,39 +122,6 @@ def _no_logicals(formula: Formula, span: tuple[int, int]) -> bool:
     return False
 
 
-def gated_basis(formula: Formula, _site: object = None) -> str:
-    """A money-market function formualizer does not know, with a day-count basis on which the
-    bridged `formulas` one is known to be right (calc/routing.py `BASIS_GATED`: DISC ... on
-    actual/360 and actual/365) given as a number: the call goes to `RATESXL.<name>`, computed.
-    Any other call stays as written and is listed as not computed, as before. A call of a
-    function whose answer on a basis is not known to be Excel's (`UNSETTLED_BASIS`: ACCRINT on
-    actual/actual) given that basis is listed as not computed. Proved by
-    tests/calc/test_bonds.py (Microsoft's examples on actual/360, LibreOffice on month ends)."""
-    from rates_xl.calc.formula.site import NotComputed
-    from rates_xl.calc.routing import BASIS_GATED, UNSETTLED_BASIS
-
-    for call in formula.calls(*UNSETTLED_BASIS):
-        at, bases, why = UNSETTLED_BASIS[call.name]
-        if _basis_in(formula, call, at, bases):
-            raise NotComputed(why)
-    edits = formula.edits()
-    for call in formula.calls(*BASIS_GATED):
-        name = formula.tokens[call.open].text.upper()[:-1]
-        if name not in BASIS_GATED:
-            continue  # (a prefixed spelling: left as it is)
-        at, bases = BASIS_GATED[name]
-        if _basis_in(formula, call, at, bases):
-            edits.replace(call.open, call.open + 1, f"RATESXL.{name}(")
-    return edits.text()
-
-
-def _basis_in(formula: Formula, call: Group, at: int, bases: frozenset[int]) -> bool:
-    """Whether the call's argument `at` is a number written in the formula, one of `bases`
-    (truncated, as Excel reads a basis)."""
-    token = formula.single(call.arguments[at]) if len(call.arguments) > at else None
-    return token is not None and token.kind == OPERAND and token.sub == NUMBER and int(float(token.text)) in bases
-
-
 # -- INDEX ---------------------------------------------------------------------------------------
 _WHOLE_INDEX = re.compile(r"=\s*(?:_xlfn\.)?INDEX\(", re.I)
 

@@ -1,11 +1,10 @@
 """The coupon functions formualizer does not know (calc/xlfuncs/financial/coupons.py) and FVSCHEDULE: Microsoft's
 published examples, and LibreOffice over every basis and frequency on dates chosen for month
-ends and 29 February. DISC, INTRATE, RECEIVED, PRICEDISC and YIELDDISC are `formulas`' on the
-money-market bases actual/360 and actual/365 (2 and 3) given as a number, where it equals
-LibreOffice on the same dates (calc/routing.py `BASIS_GATED`). The other bond and money-market
-functions it does not know, and those five on other bases, stay listed as not computed (DURATION,
-MDURATION, PRICEMAT and YIELDMAT are ours now: tests/calc/test_securities.py): its DISC, INTRATE and RECEIVED disagree with LibreOffice
-on the 30/360 and actual/actual bases at month ends; neither answer is known to be Excel's."""
+ends and 29 February. DISC, INTRATE, RECEIVED, PRICEDISC and YIELDDISC are computed here on
+every basis (calc/xlfuncs/financial/moneymarket.py, tests/calc/test_moneymarket.py), and so are
+ACCRINT and ACCRINTM (accrued.py, tests/calc/test_accrued.py): Excel's values however the basis
+is given, and LibreOffice's on the money-market bases actual/360 and actual/365, where both
+count the days as they fall (DURATION, MDURATION, PRICEMAT and YIELDMAT: tests/calc/test_securities.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ PUBLISHED = {
     "COUPNUM(DATE(2007,1,25),DATE(2008,11,15),2,1)": 4,
     "COUPPCD(DATE(2011,1,25),DATE(2011,11,15),2,1)": 40497,
     "FVSCHEDULE(1,{0.09,0.11,0.1})": 1.33089,
-    # (their examples on actual/360; DISC's is on actual/actual, listed below)
+    "DISC(DATE(2018,1,25),DATE(2018,6,15),97.975,100,1)": 0.052420213,
     "INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420,2)": 0.05768,
     "RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0.0575,2)": 1014584.654,
     "PRICEDISC(DATE(2008,2,16),DATE(2008,3,1),0.0525,100,2)": 99.79583333,
@@ -88,41 +87,43 @@ def test_money_market_functions_on_actual_days_as_libreoffice_computes_them(tmp_
     assert _unlike_libreoffice(tmp_path, cases) == []
 
 
-def test_money_market_functions_on_other_bases_stay_listed(tmp_path):
-    """Basis 0, 1 or 4, omitted (0), or read from a cell: not computed, listed, as before."""
+def test_money_market_functions_on_every_basis_as_excel(tmp_path):
+    """Basis 0, 1 or 4, omitted (0), or read from a cell, listed before: computed, Excel 2010's
+    values, from the Excel-generated test data of fsprojects/ExcelFinancialFunctions
+    (tests/ExcelFinancialFunctions.Tests/testdata/disc.test, intrate.test, pricedisc.test,
+    yielddisc.test and received.test)."""
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    formulas = ["DISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,0)", "INTRATE(DATE(2024,1,31),DATE(2024,3,31),975,1000)",
-                "PRICEDISC(DATE(2024,1,31),DATE(2024,3,31),0.03,100,B1)", "YIELDDISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,4)",
-                "RECEIVED(DATE(2024,1,31),DATE(2024,3,31),975,0.03,1)", "1+DISC(DATE(2024,1,31),DATE(2024,3,31),97.5,100,2)"]
-    _book(tmp_path / "gated.xlsx", formulas)
-    result = WorkbookCalculation(tmp_path / "gated.xlsx", full=True).compute()
-    assert sorted(s.cell for s in result.skipped) == ["A1", "A2", "A3", "A4", "A5"]
-    # actual/360 given: computed, (100 - 97.5) / 100 * 360 / 60 days = 0.15
-    assert result.values[("S", "A6")] == pytest.approx(1.15, rel=1e-12)
+    cases = {"DISC(DATE(1993,2,28),DATE(1995,11,30),100,67)": -0.1791044776119,
+             "INTRATE(DATE(2004,3,31),DATE(2008,2,29),100,130,0)": 0.07665010645848,
+             "PRICEDISC(DATE(1993,2,28),DATE(1994,1,31),0.25,67,B1)": 51.53493150685,
+             "YIELDDISC(DATE(1993,12,31),DATE(2008,2,29),23,130,4)": 0.3284531493814,
+             "RECEIVED(DATE(1993,2,28),DATE(1995,11,30),23,0.25,1)": 73.8021978022,
+             "1+DISC(DATE(1993,2,28),DATE(2008,2,29),23,67,2)": 1.04314982851757}
+    _book(tmp_path / "every_basis.xlsx", list(cases))
+    import openpyxl
+
+    book = openpyxl.load_workbook(tmp_path / "every_basis.xlsx")
+    book["S"]["B1"] = 1
+    book.save(tmp_path / "every_basis.xlsx")
+    result = WorkbookCalculation(tmp_path / "every_basis.xlsx", full=True).compute()
+    assert not result.skipped
+    for r, (formula, excel) in enumerate(cases.items(), start=1):
+        assert result.values[("S", f"A{r}")] == pytest.approx(excel, rel=5e-10), formula
 
 
-def test_accrued_interest_on_actual_actual_is_listed(tmp_path):
-    """ACCRINT and ACCRINTM on basis 1 over more than a year: formualizer, formulas and LibreOffice
-    give three answers; the call is listed, not computed. Other bases stay formualizer's."""
+def test_accrued_interest_on_actual_actual_as_excel(tmp_path):
+    """ACCRINT and ACCRINTM on basis 1 over more than a year, listed before (formualizer,
+    formulas and LibreOffice gave three answers): Excel 2010's values, from the Excel-generated
+    test data of fsprojects/ExcelFinancialFunctions (tests/ExcelFinancialFunctions.Tests/testdata/
+    accrintm.test and accrint.test), and Microsoft's example on 30/360."""
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    formulas = ["ACCRINTM(DATE(2020,9,1),DATE(2025,1,8),0.05,1000,1)",
-                "ACCRINT(DATE(2020,9,1),DATE(2021,5,27),DATE(2025,1,8),0.05,1000,1,1)",
-                "ACCRINT(DATE(2008,3,1),DATE(2008,8,31),DATE(2008,5,1),0.1,1000,2,0)"]  # Microsoft's example
-    _book(tmp_path / "accrued.xlsx", formulas)
+    cases = {"ACCRINTM(DATE(1990,3,4),DATE(1995,2,28),0.07,12030.34,1)": 4201.778814058,
+             "ACCRINT(DATE(1993,2,28),DATE(2010,7,5),DATE(2000,7,2),0.1,10000,1,1)": 7334.246575342,
+             "ACCRINT(DATE(2008,3,1),DATE(2008,8,31),DATE(2008,5,1),0.1,1000,2,0)": 16.666666667}
+    _book(tmp_path / "accrued.xlsx", list(cases))
     result = WorkbookCalculation(tmp_path / "accrued.xlsx", full=True).compute()
-    assert sorted(s.cell for s in result.skipped) == ["A1", "A2"]
-    assert all("actual/actual" in s.reason for s in result.skipped)
-    assert result.values[("S", "A3")] == pytest.approx(16.666667, abs=5e-7)
-
-
-def test_the_other_bond_functions_stay_listed(tmp_path):
-    """(DURATION is computed now: tests/calc/test_securities.py.)"""
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    formulas = ["DISC(DATE(2018,1,25),DATE(2018,6,15),97.975,100,1)"]
-    _book(tmp_path / "listed.xlsx", formulas)
-    result = WorkbookCalculation(tmp_path / "listed.xlsx", full=True).compute()
-    assert sorted(s.cell for s in result.skipped) == ["A1"]
-    assert all("does not know" in s.reason for s in result.skipped)
+    assert not result.skipped
+    for r, (formula, excel) in enumerate(cases.items(), start=1):
+        assert result.values[("S", f"A{r}")] == pytest.approx(excel, rel=5e-10), formula

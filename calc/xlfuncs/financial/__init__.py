@@ -10,6 +10,8 @@
 - `maturity.py`: PRICEMAT and YIELDMAT (interest paid at maturity);
 - `daycounts.py`: the days Excel counts in those, basis by basis (its two US 30/360 counts);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
+- `accrued.py`: ACCRINT (Excel's sum over quasi-coupon periods), ACCRINTM, on every basis;
+- `moneymarket.py`: DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC over YEARFRAC, on every basis;
 - `oddcoupon.py`: ODDLPRICE, ODDLYIELD over quasi-coupon periods;
 - `oddfirst.py`: ODDFPRICE, ODDFYIELD (Newton's iteration on the price), scipy never imported.
 """
