@@ -2,7 +2,7 @@
 formualizer in place of its own (`register`); `calc/routing.py` says which function goes where.
 Grouped as Excel's Insert Function dialog groups them:
 
-- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
+- `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, CUMPRINC, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
   `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `coupons` (COUPDAYS ... COUPNUM),
   `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `oddcoupon` (ODDL*),
   `oddfirst` (ODDF*);
@@ -104,6 +104,7 @@ OURS: dict[str, Factory] = {
     "PPMT": annuity.ppmt,
     "IPMT": annuity.ipmt,
     "CUMIPMT": annuity.cumipmt,
+    "CUMPRINC": annuity.cumprinc,
     "RATE": annuity.rate,
     "XNPV": cashflows.xnpv,
     "XIRR": cashflows.xirr,
@@ -179,7 +180,8 @@ WHY = {
     "MINIFS": "as SUMIFS",
     "COUNTIFS": "error criteria and mixed types: +18 cells",
     "PMT": "a rate of -100 % or below gives a number where Excel says #NUM!; text arguments",
-    "PV": "as PMT",
+    "PV": "text arguments as PMT; below a rate of -100 % its formula, where formualizer and PMT answer #NUM! (Excel "
+          "2010's answers: 460 cases): calc/xlfuncs/financial/payments.py",
     "NPER": "any non-zero type is 1 (formulas: #VALUE!), a rate of 0 ignores the type: calc/xlfuncs/financial/annuity.py",
     "FV": "as NPER",
     "PPMT": "the closed form for end-of-period payments, not PMT - IPMT (cancels to noise): "
@@ -196,9 +198,12 @@ WHY = {
     "YIELDMAT": "as PRICEMAT (2,912 answers)",
     "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
             "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/financial/annuity.py",
-    "CUMIPMT": "IPMT's arithmetic summed over the periods, computed here on plain numbers (formulas' numpy_financial "
-               "one imported formulas for it: 0.05 CPU s of the loan tracker's run); its checks formulas', text, "
-               "logicals and arrays formulas': calc/xlfuncs/financial/annuity.py",
+    "CUMIPMT": "IPMT's arithmetic summed over the whole periods from start to end, a fractional start from the next "
+               "(Excel 2010's answers: formulas truncated it, 48 of 210 cases off), computed here on plain numbers "
+               "(formulas' numpy_financial one imported formulas for it: 0.05 CPU s of the loan tracker's run); its "
+               "checks formulas', text, logicals and arrays formulas': calc/xlfuncs/financial/annuity.py",
+    "CUMPRINC": "as CUMIPMT, PPMT's closed form summed (formualizer truncated the periods and nper: 96 of 210 of "
+                "Excel 2010's cases off)",
     "RATE": "Newton's iteration from the guess computed here on plain numbers (the bridged `formulas` one, "
             "numpy_financial's on numpy scalars up to 1,000 steps, cost 0.05 CPU s of formulas_test.xlsx's run), "
             "any non-zero type 1 (formulas: the type in the arithmetic); text and arrays formulas': "

@@ -31,7 +31,7 @@ MODULES = {
     "CONVERT": "eng", "IMDIV": "eng", "TEXT": "text", "FIXED": "text", "NUMBERVALUE": "text",
     "SUBSTITUTE": "text", "VALUE": "text", "YEARFRAC": "date", "ISOWEEKNUM": "date",
     "DATE": "date", "QUARTILE": "comp", "PERCENTILE": "comp", "MODE": "comp",
-    "XIRR": "financial", "IRR": "financial", "PPMT": "financial", "CEILING": "math",
+    "XIRR": "financial", "IRR": "financial", "PPMT": "financial", "CUMPRINC": "financial", "CEILING": "math",
     "FLOOR": "math", "MROUND": "math", "SUMX2PY2": "math", "SUMX2MY2": "math",
     "SUMXMY2": "math", "ISODD": "info", "ISEVEN": "info",
     **dict.fromkeys(("COUPDAYS", "COUPDAYBS", "COUPDAYSNC", "COUPNCD", "COUPPCD", "COUPNUM",

@@ -97,13 +97,14 @@ def test_cumipmt_as_excel_on_the_corpus_grid():
 
 def test_cumipmt_as_the_bridged_formulas_one_where_the_sums_are_well_conditioned():
     """Computed here on plain numbers, as numpy_financial's ipmt summed (`formulas`) gave, checks
-    included; an error passed on (the first), text and logicals read by `formulas`."""
+    included, from a whole start period (a fractional one is Excel's: the test below); an error
+    passed on (the first), text and logicals read by `formulas`."""
     from rates_xl.calc.xlfuncs.bridge import bridged
 
     ours, theirs = _cumipmt(), bridged("CUMIPMT")
     for rate, nper, pv, start, end, kind in itertools.product(
             (0.05 / 12, 0.07, 0.5, 0.0, -0.01), (1.0, 5.5, 12.0, 360.0), (125000.0, 0.0, -10.0),
-            (0.5, 1.0, 2.9, 13.0), (1.0, 5.0, 24.0, 360.0), (0.0, 1.0, 0.5)):
+            (0.5, 1.0, 3.0, 13.0), (1.0, 5.0, 24.5, 360.0), (0.0, 1.0, 0.5)):
         args = (rate, nper, pv, start, end, kind)
         if (1 + rate) ** nper > 1e6:
             continue  # FV's terms far apart from their difference: any two implementations differ
@@ -113,6 +114,59 @@ def test_cumipmt_as_the_bridged_formulas_one_where_the_sums_are_well_conditioned
     assert ours(0.01, {"type": "Error", "kind": "Div"}, 100.0, 1.0, error, 0.0) == {"type": "Error", "kind": "Div"}
     assert ours(0.01, 12.0, 100.0, 1.0, 12.0, True) == theirs(0.01, 12.0, 100.0, 1.0, 12.0, True)
     assert ours("0.01", 12.0, 100.0, 1.0, 12.0, 0.0) == theirs("0.01", 12.0, 100.0, 1.0, 12.0, 0.0)
+
+
+#: Excel 2010's values, from the Excel-generated test data of fsprojects/ExcelFinancialFunctions
+#: (tests/ExcelFinancialFunctions.Tests/testdata/cumipmt.test, cumprinc.test and pv.test).
+EXCEL_2010 = [
+    # a fractional start counts from the next whole period, a fractional end to the one before
+    ("CUMIPMT", (0.6, 2, 100, 1.3, 2, 0), -36.92307692308),
+    ("CUMIPMT", (0.6, 10, 100, 2.5, 3, 1), -36.96306217842),
+    ("CUMIPMT", (1.5, 10, 150.5, 1.3, 7, 0), -1345.048491229),
+    ("CUMIPMT", (0.6, 2.7, 100, 1.3, 2, 0), -45.92280884307),
+    ("CUMIPMT", (0.6, 2, 100, 1, 1.2, 1), 0.0),
+    ("CUMIPMT", (0.6, 2, 100, 1, 1.2, 0), -60.0),
+    ("CUMIPMT", (0.6, 10, 100, 1, 7, 1), -212.5841471948),
+    ("CUMPRINC", (0.6, 2, 100, 1.3, 2, 1), -38.46153846154),
+    ("CUMPRINC", (1.5, 10, 100, 2.5, 7, 0), -6.335128286348),
+    ("CUMPRINC", (1.5, 10, 150.5, 1.3, 2, 1), -0.0236740856078),
+    ("CUMPRINC", (0.6, 2.7, 150.5, 1, 1.2, 0), -35.31028781863),
+    # nper is not truncated
+    ("CUMPRINC", (0.6, 2.7, 100, 1, 2, 1), -75.62572605002),
+    ("CUMPRINC", (0.6, 2.7, 100, 2, 2, 1), -23.46198526155),
+    # PV below a rate of -100 %: its formula, for any whole nper
+    ("PV", (-1.5, -2, 50, -300, 1), 62.5),
+    ("PV", (-1.5, -2, 0, -300, 0), 75.0),
+    ("PV", (-1.5, 10, 50, -300, 0), 273100.0),
+    ("PV", (-1.5, 10, 0, -100, 1), 102400.0),
+    ("PV", (-2, -2, -10, -5.4, 0), 5.4),
+    ("PV", (-2, 0, 30, 100, 1), -100.0),
+    ("PV", (-2, 1, 50, 150.5, 0), 200.5),
+    ("PV", (-2, 2, 50, -100, 1), 100.0),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "excel"), EXCEL_2010, ids=[f"{n}{a}" for n, a, _ in EXCEL_2010])
+def test_as_excel_2010_computes_them(name, args, excel):
+    from rates_xl.calc.xlfuncs import callbacks
+
+    assert callbacks()[name](*(float(a) for a in args)) == pytest.approx(excel, rel=5e-10, abs=1e-9)
+
+
+def test_the_cases_excel_answers_with_an_error():
+    """Microsoft's #NUM! cases (a rate or pv <= 0, a period below 1, start after end, a type but 0
+    or 1); PV at -100 % and at a fractional nper below it (a power of a negative number)."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    found = callbacks()
+    num = {"type": "Error", "kind": "Num"}
+    for name in ("CUMIPMT", "CUMPRINC"):
+        for args in ((0.0, 10.0, 100.0, 1.0, 2.0, 0.0), (0.1, 10.0, -100.0, 1.0, 2.0, 0.0),
+                     (0.1, 10.0, 100.0, 0.5, 2.0, 0.0), (0.1, 10.0, 100.0, 3.0, 2.0, 0.0),
+                     (0.1, 10.0, 100.0, 1.0, 2.0, 2.0), (0.1, 10.0, 100.0, 1.0, 11.0, 0.0)):
+            assert found[name](*args) == num, (name, args)
+    assert found["PV"](-1.0, 2.0, 50.0, 100.0, 0.0) == num
+    assert found["PV"](-1.5, 2.7, 50.0, 100.0, 0.0) == num
 
 
 _LOAN_TRACKER = r"""

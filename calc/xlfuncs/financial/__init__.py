@@ -1,8 +1,9 @@
 """Excel's financial functions computed here (Insert Function: Financial).
 
-- `payments.py`: PMT, PV (rates of -100 % or below), and the one payment formula;
+- `payments.py`: PMT (#NUM! at rates of -100 % or below), PV (its formula below), and the one
+  payment formula;
 - `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign,
-  CUMIPMT on plain numbers, RATE by Newton's iteration;
+  CUMIPMT and CUMPRINC over whole periods, RATE by Newton's iteration;
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `irr.py`: IRR's and MIRR's flows as Excel reads them, and IRR's root in bounded time past 200 flows;
 - `fractional.py`: DOLLARDE and DOLLARFR;

@@ -1,8 +1,8 @@
 """NPER and FV as Excel computes them (ironcalc_PMT.xlsx): any non-zero `type` means payments
 at the start of the period (5, -1 and 1.234 all do; `formulas` answers #VALUE!), and at a
 rate of 0 the type plays no part (NPER(0,-133.33,100,300,1) is 3; `formulas` gives 1.5).
-PMT and PV, the same annuity read the other ways, are in payments.py. CUMIPMT sums IPMT's; RATE
-solves FV's balance for the rate by Newton's iteration."""
+PMT and PV, the same annuity read the other ways, are in payments.py. CUMIPMT and CUMPRINC sum
+IPMT's and PPMT's over whole periods; RATE solves FV's balance for the rate by Newton's iteration."""
 
 from __future__ import annotations
 
@@ -131,13 +131,30 @@ def interest(r: float, k: float, n: float, p: float, f: float, due: float, paid:
     return float(balance * r)
 
 
-def _cumipmt(bridged: Callback) -> Callback:
-    """CUMIPMT: IPMT summed from start_period to end_period (truncated), in order, computed here
-    on plain numbers: the bridged `formulas` one (numpy_financial's ipmt) imported `formulas`
-    for it, 0.05 CPU s of the loan tracker's run. Its checks are `formulas`' (Microsoft's: #NUM!
-    for a rate, nper or pv <= 0, a period below 1, start after end, a type but 0 or 1; and
-    `formulas`' own: a period past nper); an error argument is passed on (the first), anything
-    else but numbers (text, a logical, an array, an empty cell) goes on to the bridged one."""
+def principal(r: float, k: float, n: float, p: float, due: float) -> float:
+    """The principal part of payment k of a loan with no balloon (fv 0), PPMT's closed form:
+    -rate * pv / ((1 + rate)^nper - 1) * (1 + rate)^(k - 1), the whole payment in the first
+    period when payments fall at its start, and a period's principal 1 + rate smaller
+    otherwise when they do (payment less interest cancels to noise: `ppmt` says why)."""
+    if due and k == 1:
+        return payment(r, n, p, 0.0, 1.0)
+    part = -r * p / ((1 + r) ** n - 1) * (1 + r) ** (k - 1)
+    return part / (1 + r) if due else part
+
+
+def _cumulative(bridged: Callback, part: str) -> Callback:
+    """CUMIPMT or CUMPRINC (`part` "interest" or "principal"): IPMT's or PPMT's summed over the
+    whole periods from start_period to end_period, in order, computed here on plain numbers.
+    A fractional start counts from the next whole period and a fractional end to the one
+    before it: Excel 2010's answers (fsprojects/ExcelFinancialFunctions' testdata, cumipmt.test
+    and cumprinc.test: CUMIPMT(0.6,2,100,1.3,2,0) is -36.92307692308, period 2's interest
+    alone; CUMIPMT(0.6,10,100,2.5,3,1) is period 3's) where `formulas`, LibreOffice and
+    formualizer truncate both. nper is not truncated (CUMPRINC(0.6,2.7,100,1,2,1) is
+    -75.62572605002 in Excel). The checks are Microsoft's (#NUM! for a rate, nper or pv <= 0, a
+    period below 1, start after end, a type but 0 or 1) and a period past nper (#NUM!, as
+    `formulas`); an error argument is passed on (the first), anything else but numbers (text, a
+    logical, an array, an empty cell) goes on to the bridged `formulas` one. Computing CUMIPMT here
+    spared the loan tracker's run `formulas`' import (0.05 CPU s)."""
 
     def call(*args: EngineValue) -> Answer:
         first_error = next((a for a in args if is_error(a)), None)
@@ -149,9 +166,12 @@ def _cumipmt(bridged: Callback) -> Callback:
         if r <= 0 or n <= 0 or p <= 0 or start < 1 or end < 1 or start > end or due not in (0, 1) \
                 or n < start or end > n:
             return error("#NUM!")
+        periods = range(math.ceil(start), math.floor(end) + 1)
         try:
+            if part == "principal":
+                return _finite(sum(principal(r, k, n, p, due) for k in periods) + 0.0)
             paid = payment(r, n, p, 0.0, due)
-            return _finite(sum(interest(r, k, n, p, 0.0, due, paid) for k in range(int(start), int(end) + 1)))
+            return _finite(sum(interest(r, k, n, p, 0.0, due, paid) for k in periods) + 0.0)
         except (ZeroDivisionError, OverflowError, TypeError, ExcelError):
             return error("#NUM!")
     return call
@@ -160,7 +180,13 @@ def _cumipmt(bridged: Callback) -> Callback:
 def cumipmt(_facts: Facts) -> Callback:
     from rates_xl.calc.xlfuncs.bridge import bridged
 
-    return _cumipmt(bridged("CUMIPMT"))
+    return _cumulative(bridged("CUMIPMT"), "interest")
+
+
+def cumprinc(_facts: Facts) -> Callback:
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    return _cumulative(bridged("CUMPRINC"), "principal")
 
 
 #: RATE's Newton iteration: the step below which it has converged (Microsoft: "within

@@ -1,6 +1,8 @@
-"""PMT and PV as Excel computes them: a rate of -100 % or below is #NUM! (formualizer answers
-a number, ironcalc_PMT.xlsx), any non-zero `type` means payments at the start of the period,
-and arguments typed as text ("0.01") or booleans are read as numbers (poi's coercion cases)."""
+"""PMT and PV as Excel computes them: PMT at a rate of -100 % or below is #NUM! (formualizer
+answers a number, ironcalc_PMT.xlsx); PV is its formula below -100 % too, wherever the power is
+a real number (Excel 2010: PV(-1.5,-2,50,-300,1) is 62.5); any non-zero `type` means payments at
+the start of the period, and arguments typed as text ("0.01") or booleans are read as numbers
+(poi's coercion cases)."""
 
 from __future__ import annotations
 
@@ -45,10 +47,16 @@ def pmt(_facts: Facts) -> Callback:
 def pv(_facts: Facts) -> Callback:
     @elementwise
     def PV(rate: EngineValue, nper: EngineValue, payment: EngineValue, fv: EngineValue = None, kind: EngineValue = None) -> float:  # noqa: N802
-        r, n, m = _checked(number(rate)), number(nper), number(payment)
+        r, n, m = number(rate), number(nper), number(payment)
         f, due = number(fv), 1.0 if number(kind) else 0.0
         if r == 0:
             return -(f + m * n)
+        # Below -100 % the formula holds for a whole nper: Excel 2010's 460 cases at rates of -150 %
+        # and -200 % (fsprojects/ExcelFinancialFunctions' testdata, pv.test). At -100 % (no case
+        # there; PMT's #NUM! in ironcalc_PMT.xlsx) and for a fractional nper below it (a power of a
+        # negative number) it is #NUM!.
+        if r == -1 or (r < -1 and n != int(n)):
+            raise ExcelError("#NUM!")
         try:
             growth = (1 + r) ** n
             return _finite(-(f + m * (1 + r * due) * (growth - 1) / r) / growth)
