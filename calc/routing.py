@@ -46,8 +46,7 @@ BRIDGED: dict[str, str] = {
     "SUMXMY2": "arrays of different shapes: +3",
     "MODE": "no repeated value (#N/A): +2",
     # formualizer does not know it (it was not computed): Microsoft's example, and LibreOffice
-    # (tests/calc/test_bonds.py). Not VDB: formulas' answers #VALUE! for a period ending at the
-    # asset's life, where Excel (Microsoft's examples) and LibreOffice give the depreciation.
+    # (tests/calc/test_bonds.py). (VDB, which formualizer does not know either, is ours.)
     "FVSCHEDULE": "unknown to formualizer: Microsoft's example, LibreOffice",
 }
 BRIDGED.update(_scalars.WHY)  # Excel's coercions and lifting in scalar functions (calc/xlfuncs/scalars.py)

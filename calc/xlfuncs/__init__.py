@@ -4,8 +4,8 @@ Grouped as Excel's Insert Function dialog groups them:
 
 - `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, CUMPRINC, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
   `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `coupons` (COUPDAYS ... COUPNUM),
-  `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `oddcoupon` (ODDL*),
-  `oddfirst` (ODDF*);
+  `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `depreciation` (DB,
+  DDB, VDB), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
   HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
@@ -53,6 +53,7 @@ from rates_xl.calc.xlfuncs.financial import (
     bondprice,
     cashflows,
     coupons,
+    depreciation,
     fractional,
     irr,
     maturity,
@@ -117,6 +118,7 @@ OURS: dict[str, Factory] = {
     **maturity.FUNCTIONS,
     **accrued.FUNCTIONS,
     **moneymarket.FUNCTIONS,
+    **depreciation.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -229,6 +231,13 @@ WHY = {
     **{name: "unknown to formualizer (formulas' right on actual/360 and actual/365 only): Microsoft's formula over "
              "YEARFRAC on every basis, Excel 2010's value on every case: calc/xlfuncs/financial/moneymarket.py"
        for name in moneymarket.FUNCTIONS},
+    "DB": "a period between 0 and 1 is the first (formualizer: #NUM!; Excel 2010's answers: 72 cases), the period "
+          "after the life Microsoft's formula (formualizer: what is left above the salvage): "
+          "calc/xlfuncs/financial/depreciation.py",
+    "DDB": "a period between 0 and 1 is the first (formualizer: #NUM!; Excel 2010's answers: 96 cases): "
+           "calc/xlfuncs/financial/depreciation.py",
+    "VDB": "unknown to formualizer (not computed); formulas' answers #VALUE! for a period ending at the asset's life. "
+           "Excel 2010's 2,546 answers, Microsoft's examples: calc/xlfuncs/financial/depreciation.py",
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/logical/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
