@@ -261,11 +261,13 @@ WHY = {
     **{name: "Excel's approximations (Abramowitz & Stegun polynomials, recurrences), not the exact "
              "function (formulas/scipy: 8th digit off, 11 cells): calc/xlfuncs/engineering/bessel.py"
        for name in bessel.FUNCTIONS},
-    "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula (formulas: "
-                 "one year fraction, off from the 4th digit on actual-day bases): calc/xlfuncs/financial/oddcoupon.py",
+    "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula and Excel 2010's "
+                 "30,602 values in fsprojects/ExcelFinancialFunctions' data (formulas: one year fraction, off "
+                 "from the 4th digit on actual-day bases): calc/xlfuncs/financial/oddcoupon.py",
     "ODDLYIELD": "as ODDLPRICE",
-    "ODDFPRICE": "Microsoft's formula over quasi-coupon periods, computed here on plain numbers (formulas' arithmetic, "
-                 "without its ODDFYIELD's scipy import, 0.3 CPU s); the frequency truncated (2.3 is 2; formulas: "
+    "ODDFPRICE": "Microsoft's formula over quasi-coupon periods, computed here on plain numbers as Excel 2010's "
+                 "19,322 values in fsprojects/ExcelFinancialFunctions' data (formulas' ODDFYIELD imports scipy, "
+                 "0.3 CPU s); the frequency truncated (2.3 is 2; formulas: "
                  "#NUM!); text and arrays formulas': calc/xlfuncs/financial/oddfirst.py",
     "ODDFYIELD": "as ODDFPRICE",
     **{name: "formulas' arithmetic computed here on a range of plain values and a number k (calling formulas "

@@ -79,20 +79,51 @@ def test_microsofts_examples():
     assert round(found * 100, 2) == 7.72
 
 
-#: Dates on which `formulas`' coupon dates do not drift (no day past the 28th but month ends).
-DATES = [  # settlement, maturity, issue, first coupon
+#: Excel 2010's values, from the Excel-generated test data of fsprojects/ExcelFinancialFunctions
+#: (tests/ExcelFinancialFunctions.Tests/testdata/oddfprice.test), each wrong on 9d83c48; all of
+#: its cases have a long first period. (settlement, maturity, issue, first coupon), rate,
+#: yield, redemption, frequency, basis, Excel.
+EXCEL_2010 = [
+    # Quasi-coupon dates stepped back from a month-end first coupon without the month-end
+    # rule: 30 Jun, 30 Dec, 30 Jun ... (each frequency, 29 February, every basis).
+    (((1999, 2, 28), (2010, 6, 30), (1998, 2, 28), (2009, 6, 30)), 0.07, 0.03, 100.0, 2, 1, 127.7049586143),
+    (((1993, 11, 30), (2008, 2, 29), (1992, 11, 30), (2000, 2, 29)), 0.07, 0.03, 130.0, 1, 1, 161.3490472152),
+    (((2001, 5, 14), (2010, 6, 30), (1992, 11, 30), (2003, 3, 31)), 0.1, 0.1, 100.0, 4, 3, 80.19147345813),
+    (((2002, 3, 31), (2010, 6, 30), (1992, 11, 30), (2003, 3, 31)), 0.07, 0.1, 130.0, 4, 2, 89.199827034),
+    (((1999, 2, 28), (2004, 3, 31), (1997, 2, 28), (2003, 3, 31)), 0.07, 0.03, 67.0, 2, 1, 87.3501031731),
+    (((2001, 5, 14), (2010, 6, 30), (1998, 2, 28), (2009, 6, 30)), 0.07, 0.03, 100.0, 4, 4, 120.2186568286),
+    # Nq counted forward from the settlement (a settlement far before the first coupon).
+    (((2001, 5, 14), (2004, 3, 31), (1992, 11, 30), (2003, 3, 31)), 0.1, 0.03, 67.0, 1, 2, 77.77636863245),
+    (((1978, 5, 4), (2000, 2, 28), (1977, 5, 4), (1999, 2, 28)), 0.1, 0.1, 100.0, 1, 4, 29.77445737497),
+    (((2001, 5, 14), (2004, 3, 31), (1977, 5, 4), (2003, 3, 31)), 0.07, 0.1, 100.0, 2, 0, 52.6751431884),
+    # US 30/360's February rules: a start on the last day of February counts from the 30th.
+    (((1999, 2, 28), (2010, 6, 30), (1997, 2, 28), (2003, 3, 31)), 0.1, 0.1, 100.0, 4, 0, 87.44986919857),
+    (((1993, 11, 30), (2008, 2, 29), (1977, 5, 4), (2000, 2, 29)), 0.07, 0.03, 67.0, 1, 0, 101.7822420915),
+]
+
+
+@pytest.mark.parametrize(("dates", "rate", "yld", "redemption", "frequency", "basis", "excel"), EXCEL_2010)
+def test_excel_2010(dates, rate, yld, redemption, frequency, basis, excel):
+    args = [*(date_serial(*d) for d in dates), rate, yld, redemption, float(frequency), float(basis)]
+    assert ODDFPRICE(*args) == pytest.approx(excel, rel=1e-12)
+    args[5] = excel
+    assert ODDFYIELD(*args) == pytest.approx(yld, rel=1e-9)  # Excel's price has 13 digits
+
+
+#: Dates on which no coupon date falls past the 28th, where `formulas`' arithmetic is Excel's.
+PLAIN_DATES = [  # settlement, maturity, issue, first coupon
     ((2020, 3, 1), (2030, 3, 1), (2020, 1, 15), (2021, 3, 1)),  # long first period
     ((2008, 11, 11), (2021, 3, 1), (2008, 10, 15), (2009, 3, 1)),  # short
-    ((2024, 2, 10), (2031, 8, 31), (2024, 1, 31), (2024, 8, 31)),  # month ends, long on quarters
     ((2023, 12, 20), (2029, 6, 15), (2023, 11, 2), (2024, 6, 15)),
 ]
+DATES = [*PLAIN_DATES, ((2024, 2, 10), (2031, 8, 31), (2024, 1, 31), (2024, 8, 31))]  # month ends, long on quarters
 
 
 def test_as_the_bridged_formulas_implementation():
     from rates_xl.calc.xlfuncs.bridge import bridged
 
     theirs_price, theirs_yield = bridged("ODDFPRICE"), bridged("ODDFYIELD")
-    for (s, m, i, fc), frequency, basis in itertools.product(DATES, (1, 2, 4), range(5)):
+    for (s, m, i, fc), frequency, basis in itertools.product(PLAIN_DATES, (1, 2, 4), range(5)):
         dates = [date_serial(*d) for d in (s, m, i, fc)]
         args = [*dates, 0.06, 0.045, 100.0, float(frequency), float(basis)]
         ours, theirs = ODDFPRICE(*args), theirs_price(*args)

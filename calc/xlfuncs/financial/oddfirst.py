@@ -12,10 +12,14 @@ scipy.optimize for one root (0.3 CPU s, a third of ironcalc_PRICE_YIELD.xlsx's r
   the price"), its derivative taken term by term, from the coupon rate; where it does not
   settle (a yield far from the coupon rate), bisection between yields pricing above and below.
 
-The arithmetic is `formulas`' own (which equals Excel's value on every ODDF* cell of
-ironcalc_PRICE_YIELD.xlsx), its 30/360 day count too (a start on the last day of February
-counts from the 30th on basis 0), but coupon dates are stepped from their anchor (maturity, the
-first coupon) and not one from the last (`formulas` drifts: 30 Aug, 28 Feb, 28 Aug ...).
+What Excel 2010 computes where the documentation is silent, measured on the 19,322 ODDFPRICE
+cases of fsprojects/ExcelFinancialFunctions' Excel-generated test data (all equal to this):
+the long period's quasi-coupon dates are stepped one from the next with no month-end rule
+(30 Jun, 30 Dec, 30 Jun ...: 5,856 cases differ with them kept on month ends); the coupon period around the settlement (E, DSC) is stepped from the first coupon,
+on month ends if it is one; Nq is counted forward from the settlement (`_whole_periods`:
+3,360 cases differ with the coupons to the first coupon less one); the day counts are
+oddcoupon.odd_days (US 30/360 with its February rules: 1,716 cases differ without them).
+
 Arguments are Excel's: dates and frequency and basis truncated, #NUM! for maturity <=
 first_coupon <= settlement <= issue, a negative rate or yield, a price or redemption <= 0, a
 frequency but 1, 2 or 4, a basis outside 0-4; an error argument passed on (the first). A call
@@ -25,65 +29,77 @@ whose coercions the corpus has measured (tests/calc/test_oddfirst.py).
 
 from __future__ import annotations
 
-import calendar
+import itertools
 import math
 from collections.abc import Callable
 from datetime import date
-from itertools import pairwise
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, is_number
-from rates_xl.calc.xlfuncs.financial.bondprice import (
-    Terms,
-    bisected,
-    coupon_period,
-    months_before,
-    solve_yield,
+from rates_xl.calc.xlfuncs.financial.bondprice import Terms, bisected, solve_yield
+from rates_xl.calc.xlfuncs.financial.oddcoupon import (
+    coupon_dates,
+    excel_date,
+    month_end,
+    months_after,
+    odd_days,
+    stepped,
 )
-from rates_xl.calc.xlfuncs.financial.oddcoupon import day_count, excel_date
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 
-def _days(start: date, end: date, basis: int) -> float:
-    """Days from `start` to `end` as `formulas` counts them for ODDF*: `day_count`, but on US
-    30/360 a start on the last day of February counts from the 30th."""
-    days = day_count(start, end, basis)
-    if basis == 0 and start.month == 2 and start.day == calendar.monthrange(start.year, 2)[1]:
-        days -= 30 - start.day
-    return days
+def _whole_periods(settlement: date, first_coupon: date, months: int) -> int:
+    """The whole quasi-coupon periods from the settlement to the first coupon (Microsoft's Nq),
+    as Excel counts them: dates stepped forward from the settlement, those before the first
+    coupon. Where the first coupon is a month end, so are the dates, and a settlement that is
+    not one steps to its month's end first, which counts one. (A first coupon on the 29th or
+    30th of a longer month follows the settlement's month end: no case of the data has one.)"""
+    to_month_end = month_end(first_coupon) or (
+        first_coupon.month != 2 and 28 < first_coupon.day and month_end(settlement))
+    start = months_after(settlement, 0, to_month_end)
+    count = int(start > settlement)
+    for day in stepped(months_after(start, months, to_month_end), months, to_month_end):
+        if day >= first_coupon:
+            return count
+        count += 1
+    raise AssertionError("unreachable: the stepping never ends")
 
 
 def terms(settlement: date, maturity: date, issue: date, first_coupon: date, rate: float,
           redemption: float, frequency: int, basis: int) -> Terms:
     """The price's terms, independent of the yield (Microsoft's ODDFPRICE formula)."""
-    pcd, ncd, _ = coupon_period(settlement, first_coupon, frequency)
+    pcd, ncd, _ = coupon_dates(settlement, first_coupon, frequency)
     if basis == 1:
         e = float((ncd - pcd).days)
     else:
         e = (365 if basis == 3 else 360) / frequency
-    dfc = _days(issue, first_coupon, basis)
+    dfc = odd_days(issue, first_coupon, basis)
     coupon = 100 * rate / frequency
     if dfc < e:  # a short first period
-        n = coupon_period(settlement, maturity, frequency)[2]
-        y0 = _days(settlement, first_coupon, basis) / e
+        n = coupon_dates(settlement, maturity, frequency)[2]
+        y0 = odd_days(settlement, first_coupon, basis) / e
         return Terms(redemption, n - 1 + y0, coupon * dfc / e, y0, coupon,
-                      tuple(k + y0 for k in range(1, n)), _days(issue, settlement, basis) / e * coupon, frequency)
-    quasi = [first_coupon]  # quasi-coupon dates back from the first coupon to the issue
-    step = 12 // frequency
-    while quasi[-1] > issue:
-        quasi.append(months_before(first_coupon, step * len(quasi)))
+                     tuple(k + y0 for k in range(1, n)), odd_days(issue, settlement, basis) / e * coupon, frequency)
+    # A long one: its quasi-coupon periods stepped back from the first coupon (each from the
+    # one after it, no month-end rule: 30 Jun, 30 Dec, 30 Jun ...), as many as coupons from
+    # the issue to the first coupon.
+    quasi = list(itertools.islice(stepped(first_coupon, -12 // frequency),
+                                  coupon_dates(issue, first_coupon, frequency)[2] + 1))
     counted = accrued = 0.0
-    for index, (start, end) in enumerate(pairwise(reversed(quasi))):
-        normal = _days(start, end, basis) if basis == 1 else e
-        counted += (normal if index else max(0.0, _days(issue, end, basis))) / normal
-        accrued += max(0.0, _days(max(issue, start), min(settlement, end), basis)) / normal
-    dsc = _days(settlement, ncd, basis) if basis in (2, 3) else e - _days(pcd, settlement, basis)
+    for start, end in itertools.pairwise(reversed(quasi)):
+        normal = float((end - start).days) if basis == 1 else e
+        counted += (odd_days(issue, end, basis) if start == quasi[-1] else normal) / normal
+        accrued += odd_days(max(issue, start), min(settlement, end), basis) / normal
+    if basis in (2, 3):
+        dsc = odd_days(settlement, ncd, basis)
+    else:
+        dsc = e - odd_days(pcd, settlement, basis)
     y0 = dsc / e
-    nq = coupon_period(settlement, first_coupon, frequency)[2] - 1
-    n = coupon_period(first_coupon, maturity, frequency)[2]
+    nq = _whole_periods(settlement, first_coupon, 12 // frequency)
+    n = coupon_dates(first_coupon, maturity, frequency)[2]
     return Terms(redemption, nq + n + y0, coupon * counted, nq + y0, coupon,
-                  tuple(k + y0 for k in range(nq + 1, nq + n + 1)), accrued * coupon, frequency)
+                 tuple(k + y0 for k in range(nq + 1, nq + n + 1)), accrued * coupon, frequency)
 
 
 #: The positions of the four dates, the frequency and the basis among the nine arguments.
