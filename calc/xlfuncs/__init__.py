@@ -223,9 +223,9 @@ WHY = {
     **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
              "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (Excel's count, its 917 "
              "answers in fsprojects/ExcelFinancialFunctions' test data): calc/xlfuncs/financial/coupons.py" for name in coupons.FUNCTIONS},
-    "ACCRINT": "Excel's sum over quasi-coupon periods from the one before first_interest (formualizer: the days from "
-               "issue to settlement, 792 of 1,923 Excel 2010 cases off), every basis; a settlement after "
-               "first_interest, undocumented, answers #NAME? (listed): calc/xlfuncs/financial/accrued.py",
+    "ACCRINT": "Excel's sum over quasi-coupon periods from a reference date before the settlement (formualizer: the "
+               "days from issue to settlement, 792 of 1,923 Excel 2010 cases off), every basis, calc_method both ways "
+               "(Excel 16's 549 cells in IronCalc's books): calc/xlfuncs/financial/accrued.py",
     "ACCRINTM": "par x rate x YEARFRAC, Excel's on actual/actual too (362 of 362 Excel 2010 cases): "
                 "calc/xlfuncs/financial/accrued.py",
     **{name: "unknown to formualizer (formulas' right on actual/360 and actual/365 only): Microsoft's formula over "

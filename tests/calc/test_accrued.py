@@ -4,8 +4,12 @@ EXCEL_ACCRINT and EXCEL_ACCRINTM are Excel 2010's values, from the Excel-generat
 fsprojects/ExcelFinancialFunctions (tests/ExcelFinancialFunctions.Tests/testdata/accrint.test
 and accrintm.test): one ACCRINT per basis and frequency, and two ACCRINTM per basis, where
 formualizer was off or listed (the days from issue to settlement instead of Excel's sum over
-quasi-coupon periods; actual/actual), on month ends, 28 February and long odd periods. The
-harness over the whole data (1,923 and 362 cases) is in the commit message."""
+quasi-coupon periods; actual/actual), on month ends, 28 February and long odd periods; all with
+calc_method TRUE and a settlement up to first_interest. EXCEL_16_CALC_METHOD is Excel 16's
+values, cached in IronCalc's Excel-saved test books (xlsx/tests/calc_tests/FINANCIAL/
+accrint_cases.xlsx and ACCRINT_extended.xlsx): calc_method FALSE (negative before the reference
+date), settlements after first_interest either way, one on a coupon date. The harness over the
+whole data (1,923 and 362 cases) and the books' 549 ACCRINT cells are in the commit messages."""
 
 from __future__ import annotations
 
@@ -38,6 +42,20 @@ EXCEL_ACCRINT = [
     ("ACCRINT(DATE(1995,5,31),DATE(2002,1,2),DATE(1996,3,30),0.1,12030.34,2,0)", 1002.528333333),
 ]
 
+EXCEL_16_CALC_METHOD = [
+    ("ACCRINT(DATE(2017,1,1),DATE(2017,12,1),DATE(2017,4,1),0.33,3000,4,1,FALSE)", -253.8763736263736),
+    ("ACCRINT(DATE(2020,12,1),DATE(2021,12,1),DATE(2021,3,1),0.075,100,2,0,FALSE)", -1.875),
+    ("ACCRINT(DATE(2020,12,1),DATE(2021,12,1),DATE(2021,3,1),0.075,100,2,1,FALSE)", -1.8852459016393444),
+    ("ACCRINT(DATE(2021,6,1),DATE(2021,12,1),DATE(2022,3,1),0.025,5000,2,2,FALSE)", 94.79166666666666),
+    ("ACCRINT(DATE(2021,6,1),DATE(2021,12,1),DATE(2022,9,1),0.075,100,2,1,TRUE)", 9.385245901639344),
+    ("ACCRINT(DATE(2021,6,1),DATE(2021,12,1),DATE(2022,9,1),0.075,100,2,1,FALSE)", 9.364754098360656),
+    ("ACCRINT(DATE(2021,9,1),DATE(2021,12,1),DATE(2022,2,1),0.025,5000,4,2,TRUE)", 52.77777777777778),
+    ("ACCRINT(DATE(2021,9,1),DATE(2021,12,1),DATE(2022,2,1),0.025,5000,4,3,FALSE)", 52.397260273972606),
+    ("ACCRINT(DATE(2020,12,1),DATE(2021,12,1),DATE(2022,6,1),0.075,100,1,0,FALSE)", 11.25),
+    ("ACCRINT(DATE(2020,1,1),DATE(2020,7,1),DATE(2021,1,1),0.025,5000,2,1,TRUE)", 125.68681318681318),  # a coupon date
+    ("ACCRINT(DATE(2020,1,1),DATE(2020,7,1),DATE(2021,1,1),0.025,5000,2,2,FALSE)", 127.08333333333333),
+]
+
 EXCEL_ACCRINTM = [
     ("ACCRINTM(DATE(1993,2,28),DATE(1995,2,28),0.07,12030.34,2)", 1707.639927778),
     ("ACCRINTM(DATE(1993,2,28),DATE(1995,3,1),0.07,12030.34,3)", 1686.554788493),
@@ -61,7 +79,7 @@ PUBLISHED = [
 
 
 def test_excel_2010s_values(tmp_path):
-    cases = EXCEL_ACCRINT + EXCEL_ACCRINTM
+    cases = EXCEL_ACCRINT + EXCEL_16_CALC_METHOD + EXCEL_ACCRINTM
     values, listed = computed(tmp_path, [formula for formula, _ in cases])
     assert listed == []
     for (formula, excel), ours in zip(cases, values, strict=True):
@@ -105,11 +123,14 @@ def test_omitted_arguments_take_their_defaults():
     assert ACCRINTM(ISSUE, SETTLEMENT, 0.1, OMITTED, 3) == pytest.approx(ACCRINTM(ISSUE, SETTLEMENT, 0.1, 1000, 3))
 
 
-def test_a_settlement_after_first_interest_is_not_computed():
-    """Outside the data and not documented: #NAME?, which the check lists, never a guess."""
-    later = date_serial(2009, 5, 1)
-    assert ACCRINT(ISSUE, FIRST, later, 0.1, 1000, 2, 0) == error("#NAME?")
-    assert ACCRINT(ISSUE, FIRST, later, 0.1, 1000, 2, 0, False) == error("#NAME?")
+def test_calc_method_is_read_as_a_logical():
+    """Omitted is TRUE; a number is TRUE unless 0; an empty cell is 0, FALSE."""
+    issue = date_serial(2020, 12, 1)
+    first, settlement = date_serial(2021, 12, 1), date_serial(2021, 3, 1)
+    assert ACCRINT(issue, first, settlement, 0.075, 100, 2, 0, OMITTED) == pytest.approx(1.875)
+    assert ACCRINT(issue, first, settlement, 0.075, 100, 2, 0, 2) == pytest.approx(1.875)
+    assert ACCRINT(issue, first, settlement, 0.075, 100, 2, 0, None) == pytest.approx(-1.875)
+    assert ACCRINT(issue, first, settlement, 0.075, 100, 2, 0, "x") == error("#VALUE!")
 
 
 def test_arrays_are_lifted():

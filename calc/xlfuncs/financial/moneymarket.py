@@ -17,8 +17,9 @@ yielddisc 2,747 cases, all five bases, month ends and 29 February among them). T
 `formulas` implementations were right on actual/360 and actual/365 only.
 
 Arguments as Microsoft documents them: dates and basis truncated; a date before 1900 or after
-9999 #VALUE!; settlement >= maturity, a basis outside 0-4, and a price, investment,
-redemption or discount <= 0 #NUM!; RECEIVED's discount x YEARFRAC from 1 up #NAME? (not computed); the first error argument passed on; arrays lifted.
+9999 #VALUE!; settlement >= maturity, a basis outside 0-4, and a price, investment, redemption
+or discount <= 0 #NUM!; the first error argument passed on; arrays lifted. RECEIVED with a
+discount x YEARFRAC of 1 or more answers #NAME? (not computed: `_received`).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from rates_xl.calc.xlfuncs.types import EngineValue
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 
-#: What a call answers whose answer is not known (RECEIVED's, accrued.py's ACCRINT's): an error
-#: no valid call answers, so the check against Excel's cached values lists the cell.
-NOT_COMPUTED = "#NAME?"
+#: What a call answers whose answer is not known (`_received`): an error no valid call answers,
+#: so the check against Excel's cached values lists the cell.
+_NOT_COMPUTED = "#NAME?"
 
 
 def serial(value: EngineValue) -> int:
@@ -95,7 +96,7 @@ def _received(investment: float, discount: float, years: float) -> float:
     the data and Microsoft's page: #NAME?, which the check against Excel's cached values lists
     (as calc/xlfuncs/statistical/ets.py does), never a guessed number."""
     if discount * years >= 1:
-        raise ExcelError(NOT_COMPUTED)
+        raise ExcelError(_NOT_COMPUTED)
     return investment / (1 - discount * years)
 
 
