@@ -114,6 +114,12 @@ def test_argument_checks_as_microsoft_documents_them():
     assert ACCRINTM(ISSUE, SETTLEMENT, 0.1, 1000, -1) == error("#NUM!")
 
 
+def test_a_first_interest_date_at_or_before_the_issue_is_not_computed():
+    """In neither data set: #NAME?, which the check lists, never a guess."""
+    assert ACCRINT(ISSUE, ISSUE, SETTLEMENT, 0.1, 1000, 2, 0) == error("#NAME?")
+    assert ACCRINT(FIRST, ISSUE, FIRST + 30, 0.1, 1000, 2, 0) == error("#NAME?")
+
+
 def test_omitted_arguments_take_their_defaults():
     """Par omitted is 1,000, the basis 0 (Microsoft); an empty cell is 0 (#NUM! for a par)."""
     expected = ACCRINT(ISSUE, FIRST, SETTLEMENT, 0.1, 1000, 2, 0)

@@ -31,7 +31,8 @@ ACCRINT_ACCRINTM: calc_method both ways, settlements after first_interest among 
   the settlement's days, as COUPDAYS counts it (actual days on 1, 365 / frequency on 3, else 360).
 
 Microsoft's page says FALSE accrues "from first_interest to settlement"; Excel's answers above
-do not, and they are what this reproduces.
+do not, and they are what this reproduces. A first_interest at or before the issue is in neither
+set: it answers #NAME? (not computed, moneymarket.NOT_COMPUTED), which the check lists.
 
 Arguments as Microsoft documents them: dates, frequency and basis truncated; a date outside
 Excel's #VALUE!; issue >= settlement, rate or par <= 0, a frequency but 1, 2 or 4, a basis
@@ -51,7 +52,7 @@ from rates_xl.calc.xlfuncs.financial.daycounts import (
     period_days,
     us_30_360,
 )
-from rates_xl.calc.xlfuncs.financial.moneymarket import basis, positive, serial
+from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED, basis, positive, serial
 from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import EngineValue
@@ -118,6 +119,8 @@ def accrint(_facts: Facts) -> Callback:
         positive(r, p)
         if n not in (1, 2, 4) or i >= s:
             raise ExcelError("#NUM!")
+        if f <= i:
+            raise ExcelError(NOT_COMPUTED)  # a first interest date at or before the issue: in neither data set
         return p * r / n * periods(excel_date(i), excel_date(f), excel_date(s), n, kind, from_issue)
     return reads_omitted(ACCRINT)
 

@@ -33,9 +33,10 @@ from rates_xl.calc.xlfuncs.types import EngineValue
 
 _LAST_SERIAL = 2958465  # 31 December 9999
 
-#: What a call answers whose answer is not known (`_received`): an error no valid call answers,
-#: so the check against Excel's cached values lists the cell.
-_NOT_COMPUTED = "#NAME?"
+#: What a call answers whose answer is not known (`_received`, accrued.py's ACCRINT): an error no
+#: valid call answers, so the check against Excel's cached values lists the cell (as
+#: calc/xlfuncs/statistical/ets.py does), never a guessed number.
+NOT_COMPUTED = "#NAME?"
 
 
 def serial(value: EngineValue) -> int:
@@ -93,10 +94,9 @@ def _function(name: str, formula: Callable[[float, float, float], float]) -> Cal
 
 def _received(investment: float, discount: float, years: float) -> float:
     """A discount of 1 / YEARFRAC or more (the formula's answer infinite or negative) is outside
-    the data and Microsoft's page: #NAME?, which the check against Excel's cached values lists
-    (as calc/xlfuncs/statistical/ets.py does), never a guessed number."""
+    the data and Microsoft's page: not computed."""
     if discount * years >= 1:
-        raise ExcelError(_NOT_COMPUTED)
+        raise ExcelError(NOT_COMPUTED)
     return investment / (1 - discount * years)
 
 
