@@ -4,10 +4,10 @@
 - `find.py`: FIND over arrays, SEARCH's wildcards over characters;
 - `substrings.py`: LEFT, RIGHT, MID, REPLACE;
 - `delimited.py`: TEXTBEFORE, TEXTAFTER; `textsplit.py`: TEXTSPLIT;
-- `textformat.py`: TEXT's sections (positive;negative;zero;text);
+- `textformat.py`: TEXT's sections (positive;negative;zero;text); `datetimes.py`: its date and time sections;
 - `totext.py`: ARRAYTOTEXT, VALUETOTEXT; `baht.py`: BAHTTEXT;
 - `regex.py`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
-- `numbers.py`: VALUE ("$1,000") and FIXED's rounding;
+- `numbers.py`: VALUE ("$1,000"), FIXED's rounding, the General format;
 - `concatenation.py`: RATESXL.NUMTEXT, a number as Excel's text (the pass `numbers_as_text`
   routes `&` and CONCATENATE's operands to it).
 """

@@ -110,3 +110,55 @@ def dollar(_facts: Facts) -> Callback:
 
 
 FUNCTIONS = {"VALUE": wrapped("VALUE", _value), "FIXED": wrapped("FIXED", _fixed), "DOLLAR": dollar}
+
+
+#: The characters the General format has for a number, its sign left out (a cell of the standard width).
+GENERAL_WIDTH = 11
+
+
+def general(number: float) -> str:
+    """`number` in the General format, as TEXT(number, "General") writes it: its 15 significant
+    digits, in at most 11 characters (the sign apart), fixed where that shows as many significant
+    digits as the scientific form would, else scientific with up to 5 decimals and a two-digit
+    exponent at least ("0.333333333", "12345.6789", "25000000000", "0.00000001"; "1.23457E+11",
+    "2.5E-09", "1.2E-16": Excel's answers in IronCalc's Excel-made TEXT workbook)."""
+    if number == 0 or not math.isfinite(number):
+        return "0" if number == 0 else "#NUM!"
+    sign = "-" if number < 0 else ""
+    exact = Decimal(repr(abs(number)))
+    with localcontext(prec=15):
+        exact = +exact  # Excel's 15 significant digits
+    exponent = exact.adjusted()
+    scientific = _scientific(exact)
+    if exponent < GENERAL_WIDTH:
+        places = max(0, GENERAL_WIDTH - 1 - max(exponent, 0) - 1)  # room after the point
+        fixed = _plain(exact.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+        if len(fixed) <= GENERAL_WIDTH and _significant(fixed) >= min(_significant(scientific), _digits(exact)):
+            return sign + fixed
+    return sign + scientific
+
+
+def _plain(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scientific(value: Decimal) -> str:
+    """d.ddddE+xx in at most 11 characters, trailing zeros left out."""
+    exponent = value.adjusted()
+    tail = f"E{'+' if exponent >= 0 else '-'}{abs(exponent):02d}"
+    places = max(0, GENERAL_WIDTH - len(tail) - 2)
+    mantissa = (value.scaleb(-exponent)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    if mantissa >= 10:  # 9.999995 rounded up: one more power of ten
+        return _scientific(Decimal(1).scaleb(exponent + 1))
+    return _plain(mantissa) + tail
+
+
+def _significant(text: str) -> int:
+    """Significant digits written in a fixed or scientific text."""
+    digits = text.split("E")[0].replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) if "." in text.split("E")[0] else len(digits)
+
+
+def _digits(value: Decimal) -> int:
+    return len(value.normalize().as_tuple().digits)

@@ -15,6 +15,9 @@ section (`_prepared`) does what that one does not:
 - leaves the thousands separator out below 1,000, where it changes nothing (formulas wrote
   TEXT(0.25,"$#,##0.00") as "$0,.25");
 - writes `_)`, the accounting formats' padding, as a space;
+- writes no minus sign before a number shown as zero (TEXT(-1/3,"0") is "0", TEXT(-2.5E-10,"0.00%")
+  "0.00%"), and "General" as the General format writes a number (numbers.py `general`): Excel's
+  answers in IronCalc's Excel-made TEXT workbook (tests/calc/test_text_dates.py);
 - writes a number shown with more than 15 significant digits (TEXT(2^70,"0"),
   TEXT(0.1+0.2,"0.00000000000000000000")) from its 15 digits, zeros after them: Excel exposes
   no more (Apache POI's ExcelArithmetic.toBigDecimal; Microsoft's "Floating-point arithmetic
@@ -22,8 +25,8 @@ section (`_prepared`) does what that one does not:
   binary expansion ("1180591620717409992704", "0.29999999999999998890"), and a number past
   the decimal module's default 28 digits (TEXT(1E+30,"0")) was #VALUE!.
 
-A format with conditions ([>100]), dates and times, exponents or fractions goes to the bridged
-one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
+Dates and times are datetimes.py's. A format with conditions ([>100]), exponents or fractions
+goes to the bridged one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from decimal import Decimal, localcontext
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
-from rates_xl.calc.xlfuncs.text.numbers import DIGITS, past_shown, rounded
+from rates_xl.calc.xlfuncs.text import datetimes
+from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -111,6 +115,8 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
             scaling.append(i)
     scaled = number * 100 ** percent / 1000 ** len(scaling)
     exact = rounded(scaled, decimals)
+    if not exact:  # shown as zero: no minus sign (TEXT(-1/3,"0") is "0" in Excel)
+        exact = abs(exact)
     shown = float(exact)
     with localcontext(prec=DIGITS):
         exact = exact / 100 ** percent  # (formulas multiplies by 100 for each %: exactly, in decimal)
@@ -124,6 +130,11 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
 
 def _shown(number: float, section: str, computed: Callable[..., EngineValue]) -> EngineValue:
     """A number in one of its format's number sections, as Excel writes it."""
+    if section.strip().lower() == "general":
+        return general(number)
+    dated = datetimes.formatted(number, section)
+    if dated is not None:
+        return dated
     value, section, exact = _prepared(number, section)
     if exact is not None and past_shown(exact):
         written = _laid_out(exact, section)
