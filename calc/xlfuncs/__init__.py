@@ -5,7 +5,7 @@ Grouped as Excel's Insert Function dialog groups them:
 - `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, CUMPRINC, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
   `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `coupons` (COUPDAYS ... COUPNUM),
   `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `depreciation` (DB,
-  DDB, VDB), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
+  DDB, VDB), `french` (AMORLINC, AMORDEGRC), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
   HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
@@ -55,6 +55,7 @@ from rates_xl.calc.xlfuncs.financial import (
     coupons,
     depreciation,
     fractional,
+    french,
     irr,
     maturity,
     moneymarket,
@@ -119,6 +120,7 @@ OURS: dict[str, Factory] = {
     **accrued.FUNCTIONS,
     **moneymarket.FUNCTIONS,
     **depreciation.FUNCTIONS,
+    **french.FUNCTIONS,
     lambdas.CALLBACK: lambdas.callback,
     "GROUPBY": groupby.groupby,
     "PIVOTBY": groupby.pivotby,
@@ -236,6 +238,9 @@ WHY = {
           "calc/xlfuncs/financial/depreciation.py",
     "DDB": "a period between 0 and 1 is the first (formualizer: #NUM!; Excel 2010's answers: 96 cases): "
            "calc/xlfuncs/financial/depreciation.py",
+    **{name: "unknown to formualizer (not computed): the French depreciation from Microsoft's page and Excel 2010's "
+             "answers (11,522 and 23,042 cases, every basis); a rate of 0 and AMORDEGRC's lives of 3, 4 and 5 years "
+             "listed: calc/xlfuncs/financial/french.py" for name in french.FUNCTIONS},
     "VDB": "unknown to formualizer (not computed); formulas' answers #VALUE! for a period ending at the asset's life. "
            "Excel 2010's 2,546 answers, Microsoft's examples: calc/xlfuncs/financial/depreciation.py",
     "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",

@@ -5,6 +5,7 @@
 - `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign,
   CUMIPMT and CUMPRINC over whole periods, RATE by Newton's iteration;
 - `depreciation.py`: DB, DDB (a period below 1), VDB;
+- `french.py`: AMORLINC and AMORDEGRC, the French accounting system's depreciation;
 - `cashflows.py`: XNPV's rate argument and the order of its sum; XIRR by Excel's interval halving;
 - `irr.py`: IRR's and MIRR's flows as Excel reads them, and IRR's root in bounded time past 200 flows;
 - `fractional.py`: DOLLARDE and DOLLARFR;
