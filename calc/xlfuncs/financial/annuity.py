@@ -17,6 +17,7 @@ from rates_xl.calc.xlfuncs.coercion import (
     is_number,
     number,
 )
+from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.financial.payments import payment
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer
@@ -149,7 +150,8 @@ def _cumulative(bridged: Callback, part: str) -> Callback:
     before it: Excel 2010's answers (fsprojects/ExcelFinancialFunctions' testdata, cumipmt.test
     and cumprinc.test: CUMIPMT(0.6,2,100,1.3,2,0) is -36.92307692308, period 2's interest
     alone; CUMIPMT(0.6,10,100,2.5,3,1) is period 3's) where `formulas`, LibreOffice and
-    formualizer truncate both. nper is not truncated (CUMPRINC(0.6,2.7,100,1,2,1) is
+    formualizer truncate both; where no whole period lies between them (1.3 to 1.5), #NAME?,
+    listed (moneymarket.NOT_COMPUTED). nper is not truncated (CUMPRINC(0.6,2.7,100,1,2,1) is
     -75.62572605002 in Excel). The checks are Microsoft's (#NUM! for a rate, nper or pv <= 0, a
     period below 1, start after end, a type but 0 or 1) and a period past nper (#NUM!, as
     `formulas`); an error argument is passed on (the first), anything else but numbers (text, a
@@ -167,6 +169,8 @@ def _cumulative(bridged: Callback, part: str) -> Callback:
                 or n < start or end > n:
             return error("#NUM!")
         periods = range(math.ceil(start), math.floor(end) + 1)
+        if not periods:  # no whole period from start to end (1.3 to 1.5): neither the data nor
+            return error(NOT_COMPUTED)  # Microsoft's page says whether Excel answers 0 or #NUM!
         try:
             if part == "principal":
                 return _finite(sum(principal(r, k, n, p, due) for k in periods) + 0.0)
