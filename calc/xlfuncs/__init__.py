@@ -268,11 +268,13 @@ WHY = {
        for name in bessel.FUNCTIONS},
     "ODDLPRICE": "the odd last period cut into quasi-coupon periods, as Excel's formula and Excel 2010's "
                  "30,602 values in fsprojects/ExcelFinancialFunctions' data (formulas: one year fraction, off "
-                 "from the 4th digit on actual-day bases): calc/xlfuncs/financial/oddcoupon.py",
+                 "from the 4th digit on actual-day bases); a maturity on a 29th or 30th clipped in February, which no "
+                 "case shows, listed (#NAME?): calc/xlfuncs/financial/oddcoupon.py",
     "ODDLYIELD": "as ODDLPRICE",
     "ODDFPRICE": "Microsoft's formula over quasi-coupon periods, computed here on plain numbers as Excel 2010's "
                  "19,322 values in fsprojects/ExcelFinancialFunctions' data (formulas' ODDFYIELD imports scipy, "
-                 "0.3 CPU s); the frequency truncated (2.3 is 2; formulas: "
+                 "0.3 CPU s); calls no case shows (a first coupon off the maturity's dates, a 29th or 30th clipped in "
+                 "February) listed (#NAME?); the frequency truncated (2.3 is 2; formulas: "
                  "#NUM!); text and arrays formulas': calc/xlfuncs/financial/oddfirst.py",
     "ODDFYIELD": "as ODDFPRICE",
     **{name: "formulas' arithmetic computed here on a range of plain values and a number k (calling formulas "

@@ -17,6 +17,7 @@ from rates_xl.calc.check import agrees
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.fidelity import same
 from rates_xl.calc.xlfuncs.financial import oddfirst
+from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 from tests.calc.excel_cases import corpus_book, date_serial, serial
 
@@ -108,6 +109,20 @@ def test_excel_2010(dates, rate, yld, redemption, frequency, basis, excel):
     assert ODDFPRICE(*args) == pytest.approx(excel, rel=1e-12)
     args[5] = excel
     assert ODDFYIELD(*args) == pytest.approx(yld, rel=1e-9)  # Excel's price has 13 digits
+
+
+@pytest.mark.parametrize("dates", [
+    ((2025, 3, 10), (2035, 3, 15), (2024, 1, 15), (2026, 3, 1)),  # a first coupon off the maturity's dates
+    ((2025, 3, 10), (2035, 5, 30), (2024, 1, 15), (2026, 5, 30)),  # 30 May back past 28 Feb, quarterly
+    ((2025, 12, 31), (2035, 1, 30), (2024, 6, 1), (2026, 1, 30)),  # Nq from a month end to a 30th
+])
+def test_listed_where_excel_is_not_known(dates):
+    """Calls no case of the data covers and Microsoft does not document answer
+    NOT_COMPUTED (#NAME?), so the check against Excel's cached value lists the cell."""
+    args = [*(date_serial(*d) for d in dates), 0.05, 0.04, 100.0, 4.0, 1.0]
+    assert ODDFPRICE(*args) == error(NOT_COMPUTED) == error("#NAME?")
+    args[5] = 98.0
+    assert ODDFYIELD(*args) == error(NOT_COMPUTED)
 
 
 #: Dates on which no coupon date falls past the 28th, where `formulas`' arithmetic is Excel's.

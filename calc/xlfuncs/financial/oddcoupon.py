@@ -33,6 +33,7 @@ from datetime import date, timedelta
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.financial.daycounts import days_between, us_30_360
+from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED
 
 
 def excel_date(serial: float) -> date:
@@ -75,11 +76,19 @@ def stepped(start: date, months: int, to_month_end: bool = False) -> Iterator[da
 
 def coupon_dates(settlement: date, anchor: date, frequency: int) -> tuple[date, date, int]:
     """(previous, next coupon date, coupons from the settlement to `anchor`): dates stepped
-    back from `anchor` (its maturity or first coupon), month ends if it is one."""
+    back from `anchor` (its maturity or first coupon), month ends if it is one.
+
+    An anchor on the 29th or 30th that is not a month end is clipped in a shorter month (30 May,
+    28 Feb); whether Excel's next date is the 28th (stepped, as its quasi-coupon dates are) or
+    the anchor's day again (30 Nov) no case of the data shows (their anchors are month ends or
+    before the 29th): NOT_COMPUTED (#NAME?, which the check against Excel's cached values lists)
+    where a date would be stepped from a clipped one."""
     following = anchor
     for count, previous in enumerate(stepped(anchor, -12 // frequency, month_end(anchor))):
         if previous <= settlement:
             return previous, following, count
+        if previous.day < anchor.day and not month_end(anchor):
+            raise ExcelError(NOT_COMPUTED)
         following = previous
     raise AssertionError("unreachable: the stepping never ends")
 

@@ -19,6 +19,11 @@ the long period's quasi-coupon dates are stepped one from the next with no month
 on month ends if it is one; Nq is counted forward from the settlement (`_whole_periods`:
 3,360 cases differ with the coupons to the first coupon less one); the day counts are
 oddcoupon.odd_days (US 30/360 with its February rules: 1,716 cases differ without them).
+Where neither the data nor Microsoft tells Excel's answer the call answers moneymarket.NOT_COMPUTED
+(#NAME?), which the check against Excel's values lists: a first coupon off the maturity's coupon
+dates (every one of the data is on them), a maturity or first coupon on a 29th or 30th clipped in
+February (`coupon_dates`), Nq from a month-end settlement to such a first coupon. The data has
+no short first period: that branch is Microsoft's formula, checked on ironcalc_PRICE_YIELD.xlsx.
 
 Arguments are Excel's: dates and frequency and basis truncated, #NUM! for maturity <=
 first_coupon <= settlement <= issue, a negative rate or yield, a price or redemption <= 0, a
@@ -38,6 +43,7 @@ from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, is_number
 from rates_xl.calc.xlfuncs.financial.bondprice import Terms, bisected, solve_yield
+from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.financial.oddcoupon import (
     coupon_dates,
     excel_date,
@@ -53,10 +59,12 @@ def _whole_periods(settlement: date, first_coupon: date, months: int) -> int:
     """The whole quasi-coupon periods from the settlement to the first coupon (Microsoft's Nq),
     as Excel counts them: dates stepped forward from the settlement, those before the first
     coupon. Where the first coupon is a month end, so are the dates, and a settlement that is
-    not one steps to its month's end first, which counts one. (A first coupon on the 29th or
-    30th of a longer month follows the settlement's month end: no case of the data has one.)"""
-    to_month_end = month_end(first_coupon) or (
-        first_coupon.month != 2 and 28 < first_coupon.day and month_end(settlement))
+    not one steps to its month's end first, which counts one."""
+    if not month_end(first_coupon) and first_coupon.day > 28 and month_end(settlement):
+        # A first coupon on the 29th or 30th of a longer month, a settlement on a month end:
+        # whether Excel steps on month ends there no case of the data shows.
+        raise ExcelError(NOT_COMPUTED)
+    to_month_end = month_end(first_coupon)
     start = months_after(settlement, 0, to_month_end)
     count = int(start > settlement)
     for day in stepped(months_after(start, months, to_month_end), months, to_month_end):
@@ -69,6 +77,10 @@ def _whole_periods(settlement: date, first_coupon: date, months: int) -> int:
 def terms(settlement: date, maturity: date, issue: date, first_coupon: date, rate: float,
           redemption: float, frequency: int, basis: int) -> Terms:
     """The price's terms, independent of the yield (Microsoft's ODDFPRICE formula)."""
+    if coupon_dates(first_coupon, maturity, frequency)[0] != first_coupon:
+        # A first coupon off the maturity's coupon dates: undocumented, and no case of the data
+        # has one (every first coupon there is a coupon date stepped back from the maturity).
+        raise ExcelError(NOT_COMPUTED)
     pcd, ncd, _ = coupon_dates(settlement, first_coupon, frequency)
     if basis == 1:
         e = float((ncd - pcd).days)
