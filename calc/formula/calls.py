@@ -13,6 +13,7 @@ from rates_xl.calc.xlfuncs.lookup.indexing import NAME as INDEX_NAME
 from rates_xl.calc.xlfuncs.math_trig.sumproduct import LOGICALS
 from rates_xl.calc.xlfuncs.math_trig.sumproduct import NAME as MISSHAPEN
 from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.calc.xlfuncs.statistical.conditional import WHOLE_LINES
 from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
 from rates_xl.functions.tokens import (
     ARG,
@@ -89,6 +90,45 @@ def sumproduct_logicals(formula: Formula, _site: object = None) -> str:
                 and not all(_no_logicals(formula, span) for span in call.arguments):
             edits.replace(call.open, call.open + 1, f"{LOGICALS}(")
     return edits.text()
+
+
+_WHOLE_LINE = re.compile(r"(?:\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d{1,7}:\$?\d{1,7})(?![\w(])")
+
+
+def may_count_whole_lines(text: str) -> bool:
+    return _WHOLE_LINE.search(text) is not None
+
+
+def whole_line_counts(formula: Formula, _site: object = None) -> str:
+    """COUNTIF and COUNTIFS whose ranges are all whole columns or rows of one size (`A:A`, `$1:$1`,
+    `Data!B:C`) go to RATESXL.COUNTIF(S) with that size as a last argument
+    (calc/xlfuncs/statistical/conditional.py `_whole_lines`): the engine hands a whole column over
+    cut to its used rows, and Excel counts the blank cells past them where the criteria count a
+    blank (COUNTIF(A:A,"<>x"), COUNTIF(A:A,"")): IronCalc's Excel-made COUNTIF.xlsx, proved by
+    tests/calc/test_whole_line_counts.py. Any other COUNTIF is left as it is."""
+    edits = formula.edits()
+    for call in formula.calls("COUNTIF", "COUNTIFS"):
+        counts, ranges = len(call.arguments), call.arguments[0::2]
+        if counts % 2 or (call.name == "COUNTIF" and counts != 2):
+            continue
+        sizes = {_whole_line_cells(formula, span) for span in ranges}
+        if len(sizes) == 1 and (size := sizes.pop()) is not None:
+            edits.replace(call.open, call.open + 1, f"{WHOLE_LINES[call.name]}(")
+            edits.before(call.close, f",{size}")
+    return edits.text()
+
+
+def _whole_line_cells(formula: Formula, span: tuple[int, int]) -> int | None:
+    """The cell count of an argument that is one whole-column or whole-row reference, else None."""
+    index = formula.single_index(span)
+    token = formula.tokens[index] if index is not None else None
+    if token is None or token.kind != OPERAND or token.sub != RANGE:
+        return None
+    sheet, ref = split_reference(token.text)
+    if "[" in sheet or read_area(ref, whole_lines=False) is not None:
+        return None  # another book, or a bounded range
+    area = read_area(ref, whole_lines=True)
+    return None if area is None else area.rows * area.columns
 
 
 def _no_logicals(formula: Formula, span: tuple[int, int]) -> bool:

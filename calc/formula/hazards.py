@@ -76,6 +76,8 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
     "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/math_trig/sumproduct.py: reads its arguments whole
     "RATESXL.SUMPRODUCT": ALL,  # (the same module: SUMPRODUCT counting logical values as 0)
+    "RATESXL.COUNTIFS": ALL,  # calc/xlfuncs/statistical/conditional.py: COUNTIFS over whole lines
+    "RATESXL.COUNTIF": frozenset({0}),  # (the same: COUNTIF over whole lines)
     "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/lookup/indexing.py: lifts itself
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),
@@ -115,7 +117,7 @@ _NAME = re.compile(r"^[A-Za-z_\\][\w.]*$")
 #: `LARGE(SUMIF(E2:E9,UNIQUE(E2:E9),F2:F9),1)`; ours loop over it, calc/xlfuncs/statistical/conditional.py),
 #: while a range there is still read by implicit intersection in an ordinary cell.
 ARRAY_ARGUMENTS: dict[str, frozenset[int]] = {"SUMIF": frozenset({1}), "AVERAGEIF": frozenset({1}),
-                                              "COUNTIF": frozenset({1})}
+                                              "COUNTIF": frozenset({1}), "RATESXL.COUNTIF": frozenset({1})}
 
 #: Arguments that take an array and answer one value per element (calc/xlfuncs/lookup/lookups.py:
 #: `VLOOKUP(x, t, {2,3}, 0)` is a row of two): in an ordinary cell, or a cell of a lifted

@@ -91,6 +91,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("logical_text", arguments.logical_text, ('"',), _text(arguments.may_type_logical_text)),
     Pass("sumproduct_shapes", calls.sumproduct_shapes, ("SUMPRODUCT(",)),
     Pass("sumproduct_logicals", calls.sumproduct_logicals, ("SUMPRODUCT(",)),
+    Pass("whole_line_counts", calls.whole_line_counts, ("COUNTIF",), _text(calls.may_count_whole_lines)),
     Pass("index", calls.index, ("INDEX(",), _text(calls.may_index)),
     Pass("index_signs", calls.index_signs, ("INDEX(",)),
     Pass("switch_errors", calls.switch_errors, ("SWITCH(",)),

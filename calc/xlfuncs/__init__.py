@@ -285,6 +285,9 @@ WHY = {
                 "calc/xlfuncs/math_trig/matrix.py",
     sumproduct.NAME: "SUMPRODUCT over arguments of different sizes (formualizer broadcasts): the "
                      "first error, else #VALUE! (calc/xlfuncs/math_trig/sumproduct.py): +3 cells",
+    **{name: "COUNTIF(S) over whole columns or rows (the pass whole_line_counts): the blank cells past the used ones "
+             "counted where every criterion counts a blank, as Excel (formualizer hands the used cells only): "
+             "calc/xlfuncs/statistical/conditional.py" for name in conditional.WHOLE_LINES.values()},
     sumproduct.LOGICALS: "SUMPRODUCT whose arguments may hold a logical value, counted as 0 as Excel counts it "
                          "(formualizer: TRUE as 1): calc/xlfuncs/math_trig/sumproduct.py",
     "ADDRESS": "an empty sheet_text's '!', R1C1 style, quoted sheet names: formulas_test +19 cells",

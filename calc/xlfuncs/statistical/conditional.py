@@ -100,7 +100,7 @@ def criterion(value: EngineValue) -> Predicate:
         def numeric(cell: EngineScalar) -> float | None:
             if isinstance(cell, int | float) and not isinstance(cell, bool):
                 return cell
-            if isinstance(cell, str) and op in ("=", "<>") and _number(cell) is not None:
+            if isinstance(cell, str) and op == "=" and _number(cell) is not None:  # (`_float`)
                 return float(cell)
             return None
         return _compare(op, numeric, float(operand))
@@ -209,11 +209,12 @@ def _text_positions(cells: list[EngineScalar]) -> dict[str, NDArray[np.intp]] | 
 
 def _float(cell: EngineScalar, op: str) -> float:
     """A cell as a number criterion compares it (NaN: not a number to it); text that reads
-    as a number counts for "=" (Excel's SUMIF(A:A,"=5") matches the text "5") and so for "<>",
-    its complement."""
+    as a number counts for "=" (Excel's SUMIF(A:A,"=5") matches the text "5") but not for "<>",
+    which is not its complement: COUNTIF over 23, "23" and 12 other cells with "<>23" is 13 in
+    Excel (IronCalc's Excel-made COUNTIF.xlsx, Columns!B7; tests/calc/test_whole_line_counts.py)."""
     if type(cell) is float or type(cell) is int:
         return cell
-    if type(cell) is str and op in ("=", "<>"):
+    if type(cell) is str and op == "=":
         number = _number(cell)
         return math.nan if number is None else number
     return math.nan
@@ -329,9 +330,45 @@ def countifs(_facts: Facts) -> Callback:
     return COUNTIFS
 
 
+#: COUNTIF and COUNTIFS whose ranges are all whole columns or rows of one size, written so by the
+#: pass `whole_line_counts` (calc/formula/calls.py) with that size as a last argument.
+WHOLE_LINES = {"COUNTIF": "RATESXL.COUNTIF", "COUNTIFS": "RATESXL.COUNTIFS"}
+
+
+def _whole_lines(_facts: Facts) -> Callback:
+    """COUNTIF(S) over whole columns or rows: the engine hands over their used part only, and a
+    blank cell past it counts where every criterion counts a blank, as in Excel
+    (COUNTIF(A:A,"<>x") counts the empty cells of the column: 16,383 for a whole row holding one
+    "x" in IronCalc's Excel-made COUNTIF workbook; formualizer's cut gave the used cells' count)."""
+    def call(*args: EngineValue) -> EngineValue:
+        *given, cells = args
+        pairs = _pairs(tuple(given))
+        if pairs is None or not isinstance(cells, int | float):
+            return error("#VALUE!")
+        counted = _aggregate("count", None, pairs)
+        shapes = [_shape(r) for r, _ in pairs]
+        unread = int(cells) - max(s[0] for s in shapes) * max(s[1] for s in shapes)
+        if unread <= 0:
+            return counted
+        crits = [c for _, c in pairs]
+        if isinstance(counted, list):  # an array of criteria: one count each
+            return [[_plus_blanks(n, [c[i][j] if isinstance(c, list) else c for c in crits], unread)
+                     for j, n in enumerate(row)] for i, row in enumerate(counted)]
+        return _plus_blanks(counted, crits, unread)
+    call.__name__ = "RATESXL.COUNTIFS"
+    return call
+
+
+def _plus_blanks(counted: EngineScalar, crits: list[EngineValue], unread: int) -> EngineScalar:
+    if not isinstance(counted, int | float) or isinstance(counted, bool):
+        return counted  # an error
+    return counted + unread if all(criterion(c)(None) for c in crits) else counted
+
+
 FUNCTIONS = {
     "SUMIFS": _ifs("sum"), "AVERAGEIFS": _ifs("average"), "MAXIFS": _ifs("max"),
     "MINIFS": _ifs("min"), "SUMIF": _if("sum"), "AVERAGEIF": _if("average"),
     "COUNTIFS": countifs,
     "COUNTIF": _if("count"),
+    **{name: _whole_lines for name in WHOLE_LINES.values()},
 }
