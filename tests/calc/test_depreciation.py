@@ -45,6 +45,24 @@ EXCEL_2010 = [
 ]
 
 
+#: Excel 16's answers cached in IronCalc's Excel-made DB_DDB.xlsx (ironcalc/IronCalc,
+#: xlsx/tests/calc_tests/FINANCIAL/DB_DDB.xlsx, MIT or Apache-2.0): DB truncates the month, DDB
+#: reads a fractional period in the power and refuses one past the life, DB a negative cost.
+EXCEL_16 = [
+    ("DB", (100, 10, 4, 3, 9.2222), 16.5293754),
+    ("DB", (100, 10, 4, 3, 10.77723), 15.630906),
+    ("DB", (100, 8.78, 4, 3, 1.4), 23.8637568),
+    ("DB", (45, 10, 4, 2, 12.7), 9.676395),
+    ("DB", (12, 10, 4, 4.5, 2), 0.48879979875),
+    ("DDB", (100, 10.233, 4.2312, 3.2, 1.5), 13.5327355307751),
+    ("DDB", (100, 10, 4, 3, 1.3334), 14.814814787037497),
+    ("DDB", (100, 10, 4, 3, 40.777), 0.0),
+    ("DB", (-120, 10, 4, 1, 2), NUM),
+    ("DB", (-3, 10, 4, 2, 2), NUM),
+    ("DDB", (12, 10, 4, 4.5, 2), NUM),
+]
+
+
 def _call(name, *args):
     from rates_xl.calc.xlfuncs import callbacks
 
@@ -54,6 +72,12 @@ def _call(name, *args):
 @pytest.mark.parametrize(("name", "args", "excel"), EXCEL_2010, ids=[f"{n}{a}" for n, a, _ in EXCEL_2010])
 def test_as_excel_2010_computes_them(name, args, excel):
     assert _call(name, *args) == pytest.approx(excel, rel=5e-10, abs=1e-9)
+
+
+@pytest.mark.parametrize(("name", "args", "excel"), EXCEL_16, ids=[f"{n}{a}" for n, a, _ in EXCEL_16])
+def test_as_excel_16_computes_them(name, args, excel):
+    got = _call(name, *args)
+    assert got == excel if isinstance(excel, dict) else got == pytest.approx(excel, rel=5e-12, abs=1e-12)
 
 
 def test_vdb_microsofts_examples():

@@ -10,8 +10,8 @@ Microsoft's formulas (support.microsoft.com: "DB function", "DDB function", "VDB
   rate, the one past the life (month < 12) that times (12 - month) / 12. The period is
   truncated (DB(...,1.7) is DB(...,1): db.test);
 - DDB: min((cost - depreciation so far) * factor / life, cost - salvage - depreciation so far);
-  a period above 1 is truncated, as formualizer did (the data holds no such case; the F#
-  port's notes say Excel's DDB disagrees there with VDB's interpolation);
+  a fractional period above 1 counts in the power (Excel 16's answers in IronCalc's Excel-made
+  DB_DDB.xlsx; the F# port's notes say Excel's DDB disagrees there with VDB's interpolation);
 - VDB: DDB's declining balance from start to end, switching to straight line (what is left
   to depreciate spread over the life left) from the period where that is larger unless
   no_switch is TRUE; a fractional period counts its share (2,546 cases of vdb.test, every
@@ -54,10 +54,12 @@ def db(_facts: Facts) -> Callback:
     @elementwise
     def DB(cost: EngineValue, salvage: EngineValue, life: EngineValue, period: EngineValue,  # noqa: N802
            month: EngineValue = 12.0) -> float:
-        c, s, n, p, m = number(cost), number(salvage), number(life), number(period), number(month)
+        c, s, n, p, m = number(cost), number(salvage), number(life), number(period), math.trunc(number(month))
         # formualizer's #NUM! cases, kept (Microsoft lists none): a life or period <= 0, a month
-        # outside 1 to 12, a period past the year after the life
-        if n <= 0 or p <= 0 or not 1 <= m <= 12 or int(p) > int(n) + 1:
+        # outside 1 to 12 (truncated: DB(100,10,4,3,9.2222) is 16.5293754 in Excel, 12.7 is 12), a
+        # period past the year after the life; and a negative cost (#NUM! in Excel: IronCalc's
+        # Excel-made DB_DDB.xlsx, tests/calc/test_depreciation.py)
+        if c < 0 or n <= 0 or p <= 0 or not 1 <= m <= 12 or int(p) > int(n) + 1:
             raise ExcelError("#NUM!")
         try:
             return _finite(fixed_declining(c, s, n, p, m))
@@ -66,15 +68,17 @@ def db(_facts: Facts) -> Callback:
     return DB
 
 
-def double_declining(cost: float, salvage: float, life: float, period: int, factor: float) -> float:
-    """DDB's depreciation in the whole period `period` (from 1): `factor / life` of what is left,
-    until what is left reaches the salvage; what was left after period - 1 periods is the cost
-    times (1 - rate) ^ (period - 1) while it stays above the salvage (below it, nothing is left
-    to depreciate). A rate of 1 or more takes it all in the first period."""
+def double_declining(cost: float, salvage: float, life: float, period: float, factor: float) -> float:
+    """DDB's depreciation in period `period` (from 1; a fraction of one as Excel reads it, in the
+    power: DDB(100,10.233,4.2312,3.2,1.5) is 13.5327355307751 in Excel, IronCalc's Excel-made
+    DB_DDB.xlsx): `factor / life` of what is left, until what is left reaches the salvage; what
+    was left after period - 1 periods is the cost times (1 - rate) ^ (period - 1) while it stays
+    above the salvage (below it, nothing is left to depreciate). A rate of 1 or more takes it all
+    in the first period."""
     rate = factor / life
     if rate >= 1:
-        return max(cost - salvage, 0.0) if period == 1 else 0.0
-    left = cost * (1 - rate) ** (period - 1)
+        return max(cost - salvage, 0.0) if period <= 1 else 0.0
+    left = cost * (1 - rate) ** (max(period, 1) - 1)
     return max(min(left * rate, left - salvage), 0.0)
 
 
@@ -83,11 +87,12 @@ def ddb(_facts: Facts) -> Callback:
     def DDB(cost: EngineValue, salvage: EngineValue, life: EngineValue, period: EngineValue,  # noqa: N802
             factor: EngineValue = 2.0) -> float:
         c, s, n, p, f = number(cost), number(salvage), number(life), number(period), number(factor)
-        whole = max(int(p), 1)  # a period in (0, 1) is the first (Excel 2010: ddb.test)
-        if c < 0 or s < 0 or n <= 0 or p <= 0 or f <= 0 or whole > n:
+        # a period in (0, 1) is the first (Excel 2010: ddb.test); one past the life #NUM!
+        # (DDB(12,10,4,4.5,2) in IronCalc's Excel-made DB_DDB.xlsx)
+        if c < 0 or s < 0 or n <= 0 or p <= 0 or f <= 0 or p > n:
             raise ExcelError("#NUM!")
         try:
-            return _finite(double_declining(c, s, n, whole, f))
+            return _finite(double_declining(c, s, n, p, f))
         except (ZeroDivisionError, OverflowError):
             raise ExcelError("#NUM!") from None
     return DDB
