@@ -33,6 +33,9 @@ BRIDGED: dict[str, str] = {
     "LARGE": "errors and k checks over arrays: +17 (-2 on scalar text / boolean arguments)",
     "SMALL": "errors and k checks over arrays: +17",
     "MROUND": "signs: +1",
+    **{name: "formualizer divides in binary (FLOOR.PRECISE(7.1,0.1) was 7, Excel 7.1): formulas' under "
+             "calc/xlfuncs/math_trig/multiples.py, which reads every FLOOR and CEILING quotient on 15 digits"
+       for name in ("FLOOR.PRECISE", "CEILING.PRECISE", "ISO.CEILING")},
     "PPMT": "types and errors: +6",
     "IMDIV": "complex division by zero: +5",
     "NUMBERVALUE": "separators and percent signs: +9",

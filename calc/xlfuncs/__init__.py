@@ -66,7 +66,7 @@ from rates_xl.calc.xlfuncs.financial import (
 from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
-from rates_xl.calc.xlfuncs.math_trig import matrix, rounding, sumproduct
+from rates_xl.calc.xlfuncs.math_trig import matrix, multiples, rounding, sumproduct
 from rates_xl.calc.xlfuncs.statistical import conditional, ets, largest, percentiles, stats, trend
 from rates_xl.calc.xlfuncs.text import (
     baht,
@@ -380,6 +380,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = call if getattr(call, "reads_omitted", False) else _reading_omitted(call)
         if name in limits.GROWING_TEXT:  # a text past a cell's limit: #VALUE! (limits.py)
             found[name] = limits.capped(found[name])
+    for name in multiples.NAMES:  # a multiple read on 15 significant digits (math_trig/multiples.py)
+        found[name] = multiples.exact(name, found.get(name) or bridge.bridged(name))
     return found
 
 

@@ -2,5 +2,5 @@
 
 - `matrix.py`: MINVERSE's LU steps;
 - `sumproduct.py`: SUMPRODUCT over arguments of different sizes (an error or #VALUE!);
-- `rounding.py`: FLOOR(0, 0).
+- `rounding.py`: FLOOR(0, 0); `multiples.py`: FLOOR, CEILING and kin, MROUND on 15 significant digits.
 """
