@@ -3,7 +3,7 @@ formualizer in place of its own (`register`); `calc/routing.py` says which funct
 Grouped as Excel's Insert Function dialog groups them:
 
 - `financial/`: `payments` (PMT, PV), `annuity` (NPER, FV, PPMT, IPMT, CUMIPMT, CUMPRINC, RATE), `cashflows` (XNPV, XIRR), `irr` (IRR, MIRR), `fractional` (DOLLARDE, DOLLARFR),
-  `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `coupons` (COUPDAYS ... COUPNUM),
+  `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `tbills` (TBILL*), `coupons` (COUPDAYS ... COUPNUM),
   `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `depreciation` (DB,
   DDB, VDB), `french` (AMORLINC, AMORDEGRC), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
 - `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
@@ -62,6 +62,7 @@ from rates_xl.calc.xlfuncs.financial import (
     oddcoupon,
     oddfirst,
     payments,
+    tbills,
 )
 from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
@@ -117,6 +118,7 @@ OURS: dict[str, Factory] = {
     **bondprice.FUNCTIONS,
     **coupons.FUNCTIONS,
     **maturity.FUNCTIONS,
+    **tbills.FUNCTIONS,
     **accrued.FUNCTIONS,
     **moneymarket.FUNCTIONS,
     **depreciation.FUNCTIONS,
@@ -200,6 +202,9 @@ WHY = {
     "PRICEMAT": "unknown to formualizer: Microsoft's formula, Excel 2010's 1,942 answers in "
                 "fsprojects/ExcelFinancialFunctions' test data: calc/xlfuncs/financial/maturity.py",
     "YIELDMAT": "as PRICEMAT (2,912 answers)",
+    **{name: "formualizer's arithmetic with Excel's checks: a maturity up to one calendar year on, a bill priced at or "
+             "below 0 #NUM! (formualizer priced it negative), numeric text read, logical values #VALUE! (IronCalc's "
+             "Excel-made TBILLs.xlsx): calc/xlfuncs/financial/tbills.py" for name in tbills.FUNCTIONS},
     "IPMT": "every positive interest (a loan entered as a negative pv, a negative rate) was #NUM! (formulas): "
             "IPMT(5%,1,10,-1000) is 50 in Excel; checked against LibreOffice: calc/xlfuncs/financial/annuity.py",
     "CUMIPMT": "IPMT's arithmetic summed over the whole periods from start to end, a fractional start from the next "

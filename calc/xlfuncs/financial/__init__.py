@@ -10,7 +10,7 @@
 - `irr.py`: IRR's and MIRR's flows as Excel reads them, and IRR's root in bounded time past 200 flows;
 - `fractional.py`: DOLLARDE and DOLLARFR;
 - `bondprice.py`: PRICE, YIELD, DURATION and MDURATION (Excel's formula on every basis);
-- `maturity.py`: PRICEMAT and YIELDMAT (interest paid at maturity);
+- `maturity.py`: PRICEMAT and YIELDMAT (interest paid at maturity); `tbills.py`: TBILLPRICE, TBILLYIELD, TBILLEQ;
 - `daycounts.py`: the days Excel counts in those, basis by basis (its two US 30/360 counts);
 - `coupons.py`: COUPDAYS, COUPDAYBS, COUPDAYSNC, COUPNCD, COUPPCD, COUPNUM;
 - `accrued.py`: ACCRINT (Excel's sum over quasi-coupon periods), ACCRINTM, on every basis;
