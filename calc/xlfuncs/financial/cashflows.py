@@ -18,12 +18,14 @@ the midpoint answered once the half-width is below 1E-8 (the documented "0.00000
 Each answer is then a dyadic fraction of its guess (the guess 1 and the guess 4 give the same
 answer, 80439335/2^27) and lies up to 1E-8 from the exact root, which Newton's method reaches.
 A guess of 0 starts at 1E-5 (the only start that reproduces Excel's answer for it). Where no
-interval is found, `formulas`' answer (Newton from the guess) is kept; the engine's check
-against Excel's cached values lists it as stale where that differs."""
+interval is found, `formulas`' answer (Newton from the guess) is kept where it is a root, and a
+root below 0 is looked for where it is not (`_below_zero`); the engine's check against Excel's
+cached values lists an answer as stale where it differs."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TypeGuard
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
@@ -130,6 +132,40 @@ def _halving(values: list[float], dates: list[float], guess: float) -> float | N
             high = middle
 
 
+def _is_root(rate: float, values: list[float], dates: list[float]) -> bool:
+    """Whether the XNPV at `rate` is zero to within 1E-6 of the flows' size."""
+    try:
+        return abs(_in_order(rate, values, dates)) <= 1e-6 * sum(map(abs, values))
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return False
+
+
+def _below_zero(npv: Callable[[float], float], at_zero: float) -> float | None:
+    """A root between -100 % and 0 where doubling the guess found none above 0: the interval from 0
+    halved toward -1 until the XNPV changes sign, then halved to within 1E-8 (Excel finds such
+    roots: XIRR of -900, 10, 12, 13, 40, 100 over 2024-2026 is -0.560838276892901 in IronCalc's
+    Excel-made XIRR.xlsx, where `formulas`' Newton stopped at -0.9999999). None without a sign
+    change."""
+    low, high = 0.0, -0.5
+    try:
+        at_high = npv(high)
+        while (at_high > 0) == (at_zero > 0) and at_high != 0:
+            high = (high - 1) / 2
+            if high + 1 < 1e-12:
+                return None
+            at_high = npv(high)
+        while abs(high - low) / 2 >= 1e-8 and at_high != 0:
+            middle = (low + high) / 2
+            at_middle = npv(middle)
+            if (at_middle > 0) == (at_zero > 0):
+                low = middle
+            else:
+                high, at_high = middle, at_middle
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return None
+    return high if at_high == 0 else (low + high) / 2
+
+
 def xirr(_facts: Facts) -> Callback:
     computed = bridged("XIRR")
 
@@ -142,6 +178,9 @@ def xirr(_facts: Facts) -> Callback:
             return answer
         values, dates = flows
         found = _halving(values, dates, guess)
+        if found is None and guess > 0 and not _is_root(answer, values, dates):
+            # no root above 0, and `formulas`' Newton stopped where none is (-0.9999999)
+            found = _below_zero(lambda rate: _in_order(rate, values, dates), _in_order(0.0, values, dates))
         return answer if found is None else found
     return XIRR
 

@@ -1,0 +1,36 @@
+"""XIRR's root below 0 (calc/xlfuncs/financial/cashflows.py `_below_zero`): where doubling the
+guess finds no root above 0 and `formulas`' Newton stops where there is none (it answered
+-0.9999999), the interval from 0 toward -100 % is halved, to within 1E-8 as Excel's answers are.
+
+Excel's answers: IronCalc's Excel-made XIRR.xlsx (ironcalc/IronCalc,
+xlsx/tests/calc_tests/FINANCIAL/XIRR.xlsx, MIT or Apache-2.0), Sheet1 R5, R15, R17 and R13 (where
+`formulas`' Newton finds a root below 0 itself, kept: equal to Excel's in that book)."""
+
+from __future__ import annotations
+
+import pytest
+
+DATES = "{45292,45323,45353,45386,45782,46179}"  # 2024-01-01 ... 2026-06-06
+CASES = {
+    f"XIRR({{-20,5,5,7,-10,5}},{DATES})": -0.48679569587111476,
+    f"XIRR({{-900,10,12,13,40,100}},{DATES})": -0.5608382768929006,
+    f"XIRR({{-400,1,1,1,1,1}},{DATES})": -0.9121843662112951,
+    "XIRR({-400,100,10,5,6,5},{44958,44986,45017,45078,45108,45139})": -0.9977533546974883,
+}
+
+
+def test_roots_below_zero(tmp_path):
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for r, formula in enumerate(CASES, start=1):
+        sheet.cell(row=r, column=1).value = "=" + formula
+    book.save(tmp_path / "xirr.xlsx")
+    result = WorkbookCalculation(tmp_path / "xirr.xlsx", full=True).compute()
+    for r, (formula, excel) in enumerate(CASES.items(), start=1):
+        got = result.values[("S", f"A{r}")]
+        assert got == pytest.approx(excel, abs=2e-8), formula
