@@ -16,6 +16,11 @@ CASES = {
     f"XIRR({{-900,10,12,13,40,100}},{DATES})": -0.5608382768929006,
     f"XIRR({{-400,1,1,1,1,1}},{DATES})": -0.9121843662112951,
     "XIRR({-400,100,10,5,6,5},{44958,44986,45017,45078,45108,45139})": -0.9977533546974883,
+    # a guess below 0, where `formulas`' Newton answered #NUM!, and a root at 0 from a guess of 0.5
+    # (Excel 2010's answers: fsprojects/ExcelFinancialFunctions' testdata/xirr.test)
+    "XIRR({105091006,-103250941.8647},{36626,36646},-0.1)": -0.2755730099976,
+    "XIRR({206101714.8494,-156650972.5427},{36950,36981},-0.1)": -0.9604521892965,
+    "XIRR({-100,-10,10,100},{25659,26341,29334,30405},0.5)": 3.725290298462e-09,
 }
 
 
@@ -31,6 +36,7 @@ def test_roots_below_zero(tmp_path):
         sheet.cell(row=r, column=1).value = "=" + formula
     book.save(tmp_path / "xirr.xlsx")
     result = WorkbookCalculation(tmp_path / "xirr.xlsx", full=True).compute()
+    assert not result.skipped
     for r, (formula, excel) in enumerate(CASES.items(), start=1):
         got = result.values[("S", f"A{r}")]
         assert got == pytest.approx(excel, abs=2e-8), formula

@@ -171,15 +171,19 @@ def xirr(_facts: Facts) -> Callback:
 
     def XIRR(*args: EngineValue) -> EngineValue:  # noqa: N802
         answer = computed(*args)
-        if not (isinstance(answer, float) and math.isfinite(answer)) or len(args) < 2:
+        if len(args) < 2:
             return answer
+        newton = isinstance(answer, float) and math.isfinite(answer)
         flows, guess = _flows(args[0], args[1]), _guess(args)
-        if flows is None or guess is None:
+        if flows is None or guess is None or not (newton or answer == error("#NUM!")):
             return answer
         values, dates = flows
+        if not newton and (not dates or min(dates) < max(dates[0], 0)):
+            return answer  # #NUM! for its arguments (a date before the first), not for a root not found
         found = _halving(values, dates, guess)
-        if found is None and guess > 0 and not _is_root(answer, values, dates):
-            # no root above 0, and `formulas`' Newton stopped where none is (-0.9999999)
+        if found is None and not (newton and _is_root(answer, values, dates)):
+            # no root between 0 and the guess doubled, and `formulas`' Newton stopped where there
+            # is none (-0.9999999) or found none (#NUM!): one below 0
             found = _below_zero(lambda rate: _in_order(rate, values, dates), _in_order(0.0, values, dates))
         return answer if found is None else found
     return XIRR
