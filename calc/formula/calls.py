@@ -92,11 +92,8 @@ def sumproduct_logicals(formula: Formula, _site: object = None) -> str:
     return edits.text()
 
 
-_WHOLE_LINE = re.compile(r"(?:\$?[A-Za-z]{1,3}:\$?[A-Za-z]{1,3}|\$?\d{1,7}:\$?\d{1,7})(?![\w(])")
-
-
 def may_count_whole_lines(text: str) -> bool:
-    return _WHOLE_LINE.search(text) is not None
+    return ":" in text  # (a whole line is a range: the tokens say which, `_whole_line_cells`)
 
 
 def whole_line_counts(formula: Formula, _site: object = None) -> str:
