@@ -6,9 +6,11 @@ The implementations underneath (the bridged `formulas` ones, formualizer's) divi
 FLOOR.MATH(1.15,0.05) 1.1, where Excel answers 7.1, 0.3 and 1.15 (the first in IronCalc's
 Excel-made FLOOR_CEILING.xlsx, FLOOR!C99; a price floored to its tick is this call); and
 CEILING(7.1,0.1) was 7.1000000000000005. Excel reads the quotient on its 15 significant
-digits: a number that is a multiple there is answered as that multiple, whatever the rounding
+digits: a number that is a multiple there is answered as itself, whatever the rounding
 direction, and MROUND's half is read there too (MROUND(7.05,0.1) is 7.1: 70.49999999999999 is
-70.5). Every answer is written on 15 significant digits, as Excel's arithmetic shows it.
+70.5). Any other answer is the multiple's product as it falls in binary, as Excel's is
+(formulas_test.xlsx: CEILING(5,0.234) is 5.148000000000001, CEILING.MATH(-5.5,-0.6)
+-5.3999999999999995).
 
 `exact` wraps a callback: where it answers a number for plain numbers, the answer is `multiple`'s
 (the bridged CEILING.MATH and FLOOR.MATH also lost a negative number's sign when the significance
@@ -47,6 +49,8 @@ def multiple(name: str, number: float, significance: float, mode: float = 0.0) -
     else:
         unit = abs(significance)
     quotient = _fifteen(number / unit)
+    if quotient == math.floor(quotient):  # a multiple on 15 digits: the number itself
+        return number + 0.0
     if name == "MROUND":
         whole = math.copysign(math.floor(abs(quotient) + 0.5), quotient)
     elif name in ("FLOOR.MATH", "CEILING.MATH") and number < 0 and mode:
@@ -56,7 +60,7 @@ def multiple(name: str, number: float, significance: float, mode: float = 0.0) -
         whole = math.floor(quotient)
     else:
         whole = math.ceil(quotient)
-    return _fifteen(whole * unit) + 0.0
+    return whole * unit + 0.0  # (the product as it falls: CEILING(5,0.234) is 5.148000000000001 in Excel)
 
 
 #: formualizer's own, replaced by `formulas`' under `exact`: whose error Excel answers first is
