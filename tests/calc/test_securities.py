@@ -10,8 +10,9 @@ YIELDMAT). `PUBLISHED`: Microsoft's examples, from each function's page."""
 
 from __future__ import annotations
 
-import openpyxl
 import pytest
+
+from tests.calc.financial_book import computed
 
 EXCEL_2010 = {
     # PRICE: formerly off at 30/360 month ends (Excel counts the accrued days from a last day of
@@ -80,17 +81,9 @@ CHECKS = {
 
 
 def _computed(tmp_path, formulas):
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for r, formula in enumerate(formulas, start=1):
-        sheet.cell(row=r, column=1).value = "=" + formula
-    book.save(tmp_path / "securities.xlsx")
-    result = WorkbookCalculation(tmp_path / "securities.xlsx", full=True).compute()
-    assert not result.skipped, [s.reason for s in result.skipped]
-    return [result.values[("S", f"A{r}")] for r in range(1, len(formulas) + 1)]
+    values, listed = computed(tmp_path, formulas)
+    assert listed == []
+    return values
 
 
 def test_excel_2010s_answers(tmp_path):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.calc.financial_book import computed
+
 NUM, VALUE = "#NUM!", "#VALUE!"
 EXCEL_16 = {
     "TBILLEQ(14640,14640+366,0.5)": 0.85229613124917,  # one calendar year: 366 days
@@ -33,19 +35,9 @@ PUBLISHED = {
 
 
 def _computed(tmp_path, formulas):
-    import openpyxl
-
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for r, formula in enumerate(formulas, start=1):
-        sheet.cell(row=r, column=1).value = "=" + formula
-    book.save(tmp_path / "tbills.xlsx")
-    result = WorkbookCalculation(tmp_path / "tbills.xlsx", full=True).compute()
-    assert not result.skipped
-    return [result.values[("S", f"A{r}")] for r in range(1, len(formulas) + 1)]
+    values, listed = computed(tmp_path, formulas)
+    assert listed == []
+    return values
 
 
 def test_excel_16s_answers(tmp_path):

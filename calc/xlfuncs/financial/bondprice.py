@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import calendar
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -192,7 +193,7 @@ def _bond(inverse: bool) -> Factory:
 
 def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
     """PRICE(..., yld, ...) or, with `inverse`, YIELD(..., pr, ...) with Excel's checks."""
-    try:
+    def compute() -> float:
         values = [single(a) for a in args]
         s, m = excel_date(values[0]), excel_date(values[1])
         r, given, red = values[2], values[3], values[4]
@@ -200,7 +201,16 @@ def _computed(inverse: bool, *args: EngineValue) -> EngineValue:
         bad_given = given <= 0 if inverse else given < 0
         if s >= m or r < 0 or bad_given or red <= 0 or f not in (1, 2, 4) or not 0 <= b <= 4:
             raise ExcelError("#NUM!")
-        answer = (bond_yield if inverse else price)(s, m, r, given, red, f, b)
+        return (bond_yield if inverse else price)(s, m, r, given, red, f, b)
+    return answered(compute)
+
+
+def answered(compute: Callable[[], float]) -> EngineValue:
+    """`compute()`'s answer as a cell shows it: an error given as an argument passed on, an
+    Excel error raised (#NUM!, #VALUE!) answered, an arithmetic failure or a non-finite answer
+    #NUM! (the securities functions here and in maturity.py)."""
+    try:
+        answer = compute()
     except GivenError as passed:
         return passed.value
     except ExcelError as exc:
@@ -227,7 +237,7 @@ def _duration(modified: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
         def call(settlement: EngineValue, maturity: EngineValue, coupon: EngineValue, yld: EngineValue,
                  frequency: EngineValue, basis: EngineValue = None) -> EngineValue:
-            try:
+            def compute() -> float:
                 values = [single(a) for a in (settlement, maturity, coupon, yld, frequency, basis)]
                 s, m = excel_date(values[0]), excel_date(values[1])
                 c, y = values[2], values[3]
@@ -235,15 +245,9 @@ def _duration(modified: bool) -> Factory:
                 if s >= m or c < 0 or y < 0 or f not in (1, 2, 4) or not 0 <= b <= 4:
                     raise ExcelError("#NUM!")
                 answer = duration(s, m, c, y, f, b)
-                if modified:  # MDURATION: the Macaulay duration / (1 + yield / frequency)
-                    answer /= 1 + y / f
-            except GivenError as passed:
-                return passed.value
-            except ExcelError as exc:
-                return error(exc.text)
-            except (OverflowError, ZeroDivisionError, ValueError):
-                return error("#NUM!")
-            return answer if math.isfinite(answer) else error("#NUM!")
+                # MDURATION: the Macaulay duration / (1 + yield / frequency)
+                return answer / (1 + y / f) if modified else answer
+            return answered(compute)
         call.__name__ = "MDURATION" if modified else "DURATION"
         return call
     return factory

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, error
+from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts
-from rates_xl.calc.xlfuncs.financial.bondprice import GivenError, single
+from rates_xl.calc.xlfuncs.financial.bondprice import answered, single
 from rates_xl.calc.xlfuncs.financial.daycounts import days_between, year_days
 from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 
@@ -31,7 +31,7 @@ def _function(inverse: bool) -> Factory:
     def factory(_facts: Facts) -> Callback:
         def call(settlement: EngineValue, maturity: EngineValue, issue: EngineValue, rate: EngineValue,
                  given: EngineValue, basis: EngineValue = None) -> EngineValue:
-            try:
+            def compute() -> float:
                 values = [single(a) for a in (settlement, maturity, issue, rate, given, basis)]
                 s, m, i = (excel_date(v) for v in values[:3])
                 r, g, b = values[3], values[4], math.trunc(values[5])
@@ -41,16 +41,10 @@ def _function(inverse: bool) -> Factory:
                 dsm = dim - a
                 if inverse:  # YIELDMAT(..., pr, ...)
                     paid = g / 100 + a / year * r
-                    answer = (dim / year * r + 1 - paid) / paid * (year / dsm)
-                else:  # PRICEMAT(..., yld, ...)
-                    answer = (100 + dim / year * r * 100) / (1 + dsm / year * g) - a / year * r * 100
-            except GivenError as passed:
-                return passed.value
-            except ExcelError as exc:
-                return error(exc.text)
-            except (OverflowError, ZeroDivisionError, ValueError):
-                return error("#NUM!")
-            return answer if math.isfinite(answer) else error("#NUM!")
+                    return (dim / year * r + 1 - paid) / paid * (year / dsm)
+                # PRICEMAT(..., yld, ...)
+                return (100 + dim / year * r * 100) / (1 + dsm / year * g) - a / year * r * 100
+            return answered(compute)
         call.__name__ = "YIELDMAT" if inverse else "PRICEMAT"
         return call
     return factory
