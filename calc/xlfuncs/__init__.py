@@ -387,6 +387,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
             found[name] = limits.capped(found[name])
     for name in multiples.NAMES:  # a multiple read on 15 significant digits (math_trig/multiples.py)
         found[name] = multiples.exact(name, found.get(name) or bridge.bridged(name))
+    for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
+        found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found
 
 

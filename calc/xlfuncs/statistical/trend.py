@@ -10,11 +10,12 @@ row and column: Excel's multiple regression, formulas_test.xlsx STATISTICAL!R113
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
-from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue, Rows
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue, Rows
 from rates_xl.errors import Internal
 
 
@@ -121,3 +122,34 @@ def _function(name: str) -> Factory:
 
 
 FUNCTIONS = {"TREND": _function("TREND"), "GROWTH": _function("GROWTH")}
+
+
+def stats_in_excels_order(call: Callback) -> Callback:
+    """LINEST's and LOGEST's answer (the bridged `formulas` ones) with its standard errors in
+    Excel's order: the second row of the statistics lines up under the first, the last x's
+    coefficient first and the constant's last. `formulas` reverses the coefficients but not
+    their errors: LINEST(y,x,TRUE,TRUE) of one x gave the constant's error under the slope
+    (0.0462529820242379 where Excel has 0.0138414377122955: IronCalc's Excel-made
+    LINEST_LOGEST.xlsx, Sheet1!D6; tests/calc/test_linest_omitted.py). Without the constant,
+    its column is #N/A and stays last. And its F statistic over the x variables alone."""
+    def wrapped(*args: EngineValue) -> Answer:
+        answer: Any = call(*args)  # (a grid of scalars when it is the statistics)
+        if not isinstance(answer, list) or len(answer) != 5 or not all(isinstance(r, list) for r in answer):
+            return answer
+        errors = answer[1]
+        given = [i for i, value in enumerate(errors) if not is_error(value)]
+        if given != list(range(len(given))):
+            return answer  # not the shape `formulas` writes: left as it is
+        answer = [list(row) for row in answer]
+        answer[1] = errors[:len(given)][::-1] + errors[len(given):]
+        # F = (ssreg / v1) / (ssresid / df), v1 the number of x variables (Microsoft's LINEST
+        # page); `formulas` counted the constant's column among them (125.499 where Excel has
+        # 250.998, Sheet1!D8)
+        (ssreg, ssresid), df = answer[4][:2], answer[3][1]
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (ssreg, ssresid, df)) \
+                and ssresid and df and len(errors) > 1:
+            answer[3][0] = (ssreg / (len(errors) - 1)) / (ssresid / df)
+        return answer
+
+    wrapped.__name__ = getattr(call, "__name__", "LINEST")
+    return wrapped
