@@ -41,7 +41,6 @@ outside 0-4 #NUM!; par omitted is 1,000; the first error argument passed on; arr
 
 from __future__ import annotations
 
-import calendar
 from datetime import date
 
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
@@ -53,13 +52,9 @@ from rates_xl.calc.xlfuncs.financial.daycounts import (
     us_30_360,
 )
 from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED, basis, positive, serial
-from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
+from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date, month_end, months_after
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 from rates_xl.calc.xlfuncs.types import EngineValue
-
-
-def _month_end(day: date) -> bool:
-    return day.day == calendar.monthrange(day.year, day.month)[1]
 
 
 def _length(start: date, end: date, kind: int, frequency: int) -> float:
@@ -78,10 +73,7 @@ def _length(start: date, end: date, kind: int, frequency: int) -> float:
 def _shifted(anchor: date, months: int) -> date:
     """The quasi-coupon date `months` after `anchor` (before it when negative); a month end
     stays a month end."""
-    year, month = divmod(anchor.month - 1 + months, 12)
-    year, month = anchor.year + year, month + 1
-    last = calendar.monthrange(year, month)[1]
-    return date(year, month, last if _month_end(anchor) else min(anchor.day, last))
+    return months_after(anchor, months, month_end(anchor))
 
 
 def periods(issue: date, first_interest: date, settlement: date, frequency: int, kind: int,

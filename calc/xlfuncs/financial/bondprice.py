@@ -14,7 +14,6 @@ dates are serials (a date typed as text is #VALUE! here, where Excel would read 
 
 from __future__ import annotations
 
-import calendar
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,12 +22,8 @@ from datetime import date
 from rates_xl.calc.engines.formualizer.values import EngineValue, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts, number
 from rates_xl.calc.xlfuncs.financial.daycounts import days_between, period_days
-from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
+from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date, month_end, months_after
 from rates_xl.errors import Internal
-
-
-def _month_end(day: date) -> bool:
-    return day.day == calendar.monthrange(day.year, day.month)[1]
 
 
 @dataclass(frozen=True)
@@ -80,10 +75,7 @@ def solve_yield(bond: Terms, price: float, guess: float) -> float:
 
 def months_before(maturity: date, months: int) -> date:
     """A coupon date `months` before maturity; month ends stay month ends (Excel's rule)."""
-    year, month = divmod(maturity.month - 1 - months, 12)
-    year, month = maturity.year + year, month + 1
-    last = calendar.monthrange(year, month)[1]
-    return date(year, month, last if _month_end(maturity) else min(maturity.day, last))
+    return months_after(maturity, -months, month_end(maturity))
 
 
 def coupon_period(settlement: date, maturity: date, frequency: int) -> tuple[date, date, int]:

@@ -34,31 +34,19 @@ import math
 from datetime import date
 
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
+from rates_xl.calc.xlfuncs.financial.daycounts import european_30_360, us_30_360
 from rates_xl.calc.xlfuncs.financial.moneymarket import NOT_COMPUTED, serial
 from rates_xl.calc.xlfuncs.financial.moneymarket import basis as read_basis
 from rates_xl.calc.xlfuncs.financial.oddcoupon import excel_date
 from rates_xl.calc.xlfuncs.types import EngineValue
 
 
-def _february_end(day: date) -> bool:
-    return day.month == 2 and day.day == calendar.monthrange(day.year, 2)[1]
-
-
 def _days(start: date, end: date, basis: int) -> int:
     """The days from `start` to `end` on the basis, as AMORLINC counts its first period."""
     if basis in (1, 3):
         return (end - start).days
-    d1, d2 = start.day, end.day
-    if basis == 4:  # 30/360 European: a 31st is the 30th
-        d1, d2 = min(d1, 30), min(d2, 30)
-    else:  # 30/360 US: a month's end on the 30th, February's when both dates are one
-        if _february_end(end) and _february_end(start):
-            d2 = 30
-        if d2 == 31 and d1 >= 30:
-            d2 = 30
-        if d1 == 31 or _february_end(start):
-            d1 = 30
-    return (end.year - start.year) * 360 + (end.month - start.month) * 30 + d2 - d1
+    # 30/360 on the other bases, actual/360 (2) too: US (NASD), or European on 4 (daycounts.py)
+    return european_30_360(start, end) if basis == 4 else us_30_360(start, end)
 
 
 def _leap_february(day: date, basis: int) -> date:
