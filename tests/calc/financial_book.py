@@ -1,5 +1,5 @@
-"""A book of one formula per row computed as `rates-xl calc --full` computes it: for the
-financial functions' tests, which compare each answer with Excel's."""
+"""A book of one formula per row computed as `rates-xl calc --full` computes it: for the tests
+that compare each answer with Excel's (the financial functions, FLOOR and kin, XIRR)."""
 
 from __future__ import annotations
 

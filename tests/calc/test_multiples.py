@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.calc.financial_book import computed as computed_book
+
 EXCEL = {
     "FLOOR.MATH(7.1,0.1)": 7.1,  # IronCalc FLOOR!C99
     "FLOOR.MATH(7.1,0.21)": 6.93,  # FLOOR!D99
@@ -41,20 +43,9 @@ EXCEL = {
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    import openpyxl
-
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for r, formula in enumerate(EXCEL, start=1):
-        sheet.cell(row=r, column=1).value = "=" + formula
-    path = tmp_path_factory.mktemp("multiples") / "multiples.xlsx"
-    book.save(path)
-    result = WorkbookCalculation(path, full=True).compute()
-    assert not result.skipped
-    return {formula: result.values[("S", f"A{r}")] for r, formula in enumerate(EXCEL, start=1)}
+    values, listed = computed_book(tmp_path_factory.mktemp("multiples"), list(EXCEL))
+    assert listed == []
+    return dict(zip(EXCEL, values, strict=True))
 
 
 @pytest.mark.parametrize("formula", list(EXCEL))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.calc.financial_book import computed
+
 DATES = "{45292,45323,45353,45386,45782,46179}"  # 2024-01-01 ... 2026-06-06
 CASES = {
     f"XIRR({{-20,5,5,7,-10,5}},{DATES})": -0.48679569587111476,
@@ -25,18 +27,7 @@ CASES = {
 
 
 def test_roots_below_zero(tmp_path):
-    import openpyxl
-
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for r, formula in enumerate(CASES, start=1):
-        sheet.cell(row=r, column=1).value = "=" + formula
-    book.save(tmp_path / "xirr.xlsx")
-    result = WorkbookCalculation(tmp_path / "xirr.xlsx", full=True).compute()
-    assert not result.skipped
-    for r, (formula, excel) in enumerate(CASES.items(), start=1):
-        got = result.values[("S", f"A{r}")]
+    values, listed = computed(tmp_path, list(CASES))
+    assert listed == []
+    for (formula, excel), got in zip(CASES.items(), values, strict=True):
         assert got == pytest.approx(excel, abs=2e-8), formula
