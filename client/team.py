@@ -65,11 +65,24 @@ log = logging.getLogger("rates_xl.client")
 # script returns how many: while Redis is down each process takes only its share of the
 # sustained rate, so the team together still keeps to it.
 #
+# A Redis that restarted empty while a team was sending finds its members coming back one
+# by one, each when its own `team_retry` comes round; until then each still sends from its
+# local bucket at its share. So the first caller to find the restart writes KEYS[4], how
+# many members it knew (ARGV[7]), for ARGV[8] microseconds (two retry periods and a
+# second), and while it lasts the shared bucket runs at the share of those back: k of n
+# members asked since the restart, one slot every interval * n / k. Once all n are back, or
+# the time is up (a member that stopped meanwhile never comes back), the whole rate. The
+# script then reports n members, not k, so a process that fails over again takes its share
+# of the n. A hand-over's backlog is counted at the same pace: those requests were the
+# process's share.
+#
 # What Redis holds is checked first (anyone who can write to it could write anything): a
 # state that is not a number, or further ahead than FAR_AHEAD_US (no caller's deadline is
-# an hour), is taken for a lost one (the bucket starts empty), and members dated in the
-# future are dropped; the fourth value returned counts what was so ignored.
+# an hour), is taken for a lost one (the bucket starts empty), members dated in the
+# future are dropped and a recovery count that is not a whole number from 1 to
+# MAX_MEMBERS is deleted; the fourth value returned counts what was so ignored.
 FAR_AHEAD_US = 3600 * 1_000_000
+MAX_MEMBERS = 1000
 GCRA_LUA = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -91,19 +104,44 @@ if stored and not (tat and tat == tat and tat <= now + """ + str(FAR_AHEAD_US) +
 end
 tat = tat or now
 if tat < now then tat = now end
-if not stored then lost = redis.call('SET', KEYS[2], '1', 'NX') ~= false end
-local back = tonumber(ARGV[4])
-if (lost or back >= 0) and tat < now + tolerance + interval then
-  tat = now + tolerance + interval
+local restarted = false
+if not stored then
+  lost = redis.call('SET', KEYS[2], '1', 'NX') ~= false
+  restarted = lost
 end
-if back > 0 then tat = tat + back * interval end
+local expected = members
+if restarted then
+  expected = math.max(members, math.min(tonumber(ARGV[7]), """ + str(MAX_MEMBERS) + """))
+  if expected > members then
+    redis.call('SET', KEYS[4], tostring(expected), 'PX', math.ceil(tonumber(ARGV[8]) / 1000))
+  end
+else
+  local recovering = redis.call('GET', KEYS[4])
+  if recovering then
+    local n = tonumber(recovering)
+    if not (n and n == math.floor(n) and n >= 1 and n <= """ + str(MAX_MEMBERS) + """) then
+      ignored = ignored + 1
+      redis.call('DEL', KEYS[4])
+    elseif n > members then
+      expected = n
+    else
+      redis.call('DEL', KEYS[4])
+    end
+  end
+end
+local step = interval * expected / members
+local back = tonumber(ARGV[4])
+if (lost or back >= 0) and tat < now + tolerance + step then
+  tat = now + tolerance + step
+end
+if back > 0 then tat = tat + back * step end
 local wait = tat - tolerance - now
 if wait < 0 then wait = 0 end
-if wait > max_wait then return {0, wait, members, ignored} end
-local new_tat = tat + interval
+if wait > max_wait then return {0, wait, expected, ignored} end
+local new_tat = tat + step
 redis.call('SET', KEYS[1], string.format('%.0f', new_tat),
            'PX', math.ceil((new_tat - now) / 1000) + 1000)
-return {1, wait, members, ignored}
+return {1, wait, expected, ignored}
 """
 
 # Release a claim only if it is still ours (it may have expired and been taken by another).
@@ -265,7 +303,9 @@ class TeamLimiter:
     Redis last said). Back on Redis, one thread hands over: the script starts the shared
     bucket empty plus what our local bucket still has scheduled (and starts it empty by
     itself when Redis lost the state). The cost is at most one burst's worth of waiting; a
-    burst on a drained bucket cost a 429 (and a retry) per request of it.
+    burst on a drained bucket cost a 429 (and a retry) per request of it. A Redis found
+    restarted empty runs the shared bucket at the share of the teammates back on it until
+    all are (the script's recovery count): the others are still at their local shares.
     """
 
     JITTER_SLACK_SECONDS = 0.25
@@ -280,7 +320,9 @@ class TeamLimiter:
         # The marker is one for the whole Redis, not per key: a restart loses every key at
         # once, and a key (or a service URL) new to a Redis that kept its state has not
         # drained anything.
-        self._keys = [link.prefix + "bucket", f"rates-xl:{FORMAT}:kept", link.prefix + "members"]
+        self._keys = [link.prefix + "bucket", f"rates-xl:{FORMAT}:kept", link.prefix + "members",
+                      link.prefix + "recovering"]
+        self._recovery_us = int((2 * link.retry_every + 1.0) * 1e6)
         self._me = uuid.uuid4().hex
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -289,6 +331,7 @@ class TeamLimiter:
         self._handed = threading.Condition(self._lock)  # ... and has finished
         self._last_slot = 0.0  # time.monotonic() of the latest slot Redis gave this process
         self.members = 1  # processes sharing the bucket, as Redis last said
+        self._asked_at = -math.inf  # time.monotonic() of our latest acquire, shared or local
         self.shared_acquires = 0
         self.local_acquires = 0
         self._warned = False
@@ -313,7 +356,8 @@ class TeamLimiter:
         max_wait = max(0.0, deadline - time.monotonic())
         answer = self.link.call(lambda r: self.link._gcra(
             keys=self._keys, args=[self._interval_us, self.capacity, int(max_wait * 1e6), backlog,
-                                   self._me, int(self.MEMBER_WINDOW_SECONDS * 1e6)]))
+                                   self._me, int(self.MEMBER_WINDOW_SECONDS * 1e6),
+                                   self._members_now(), self._recovery_us]))
         with self._lock:
             if handing_over:
                 self._handing_over = False
@@ -346,7 +390,15 @@ class TeamLimiter:
             self._sleep(wait)
         return wait
 
+    def _members_now(self) -> int:
+        """How many we were, for a Redis found restarted: as Redis last said if we asked within
+        the members' window, else just us (a process idle for an hour must not make the team
+        wait for teammates who have long stopped)."""
+        asked, self._asked_at = self._asked_at, time.monotonic()
+        return self.members if self._asked_at - asked <= self.MEMBER_WINDOW_SECONDS else 1
+
     def _acquire_local(self, deadline: float) -> float:
+        self._asked_at = time.monotonic()
         self.local_acquires += 1
         return self.local.acquire(deadline)
 

@@ -541,11 +541,12 @@ def test_redis_killed_and_restarted_empty_mid_fill_draws_no_429(sandbox_factory,
     assert any(r["stats"]["team"].startswith("up") for r in results)  # it came back
     statuses = collections.Counter(a.status for a in list(service.arrivals)[warm:])
     # Before the limiter started empty on failover: 42 to 53 429s here. Then 1 or 2 in 2 of 6
-    # runs; with threads waiting for their process's hand-over (the test above), 2 of 14
-    # runs: the processes come back to Redis at different moments, and one still sending at
-    # its local share while another is back on the shared bucket can still draw one
-    # (docs/caches.md). Each costs its cell one retry, never a value.
-    assert statuses[429] <= 2 and statuses[200] >= 100, statuses  # (a timed-out attempt may be sent twice)
+    # runs; with threads waiting for their process's hand-over, 2 of 14 runs, and 4 in one CI
+    # run beside other work: the processes came back to Redis at different moments, and the
+    # first back took the whole rate while the others still sent at their shares. With the
+    # shared bucket at the share of those back until all are (the test below): 0 in 23 runs
+    # beside 2 to 4 busy processes (docs/reliability.md).
+    assert statuses[429] == 0 and statuses[200] >= 100, statuses  # (a timed-out attempt may be sent twice)
 
 
 def test_threads_that_ask_while_the_process_hands_over_to_redis_wait_for_it(redis_server):
@@ -601,6 +602,77 @@ def test_threads_that_ask_while_the_process_hands_over_to_redis_wait_for_it(redi
         assert len(slots) == 25
         for window in (0.5, 1.0, 2.0):
             assert most_in_window(slots, window) <= rate * window + 2, (window, most_in_window(slots, window))
+    finally:
+        link.close()
+
+
+def test_a_redis_restarted_empty_paces_the_first_back_at_their_share_until_all_are(redis_server):
+    """Four processes share the bucket; Redis restarts empty. Those still on their local
+    buckets send at a quarter of the rate each until their `team_retry` comes round, so the
+    shared bucket gives the first back one slot every 4 intervals, the second's pair one every
+    2, and the whole rate once the fourth is back. Before, the first back had the whole rate
+    while three others still sent at their shares: 1.75 times the rate, the restart's
+    occasional 429s (4 in a CI run on a busy machine). Read from the bucket's own state in
+    Redis (its next slot, on Redis' clock), so nothing here depends on timing."""
+    from rates_xl.client.limiter import TokenBucket
+    from rates_xl.client.team import TeamLimiter, TeamLink
+
+    rate, burst, interval_us = 10, 20, 100_000
+    links = [TeamLink(redis_server.url, "restart", timeout=1.0, retry_every=0.05) for _ in range(4)]
+    team = [TeamLimiter(link, TokenBucket(rate, burst), burst, sleep=lambda wait: None) for link in links]
+    bucket = links[0].prefix + "bucket"
+    try:
+        for _ in range(2):  # the second round: every one has heard there are 4
+            for member in team:
+                member.acquire(time.monotonic() + 60)
+        assert [member.members for member in team] == [4, 4, 4, 4]
+        redis_server.kill()
+        redis_server.start()
+        for link in links:  # each finds Redis gone, then back (not through its limiter)
+            until = time.monotonic() + 10
+            while not link.ping() and time.monotonic() < until:
+                time.sleep(0.02)
+        redis = redis_server.client()
+
+        def step(member) -> int:
+            before = int(redis.get(bucket) or 0)
+            member.acquire(time.monotonic() + 60)
+            return int(redis.get(bucket)) - before
+
+        first, second, third, fourth = team
+        step(first)  # finds the restart: starts empty, writes the recovery count
+        assert redis.get(links[0].prefix + "recovering") == b"4"
+        assert 0 < redis.pttl(links[0].prefix + "recovering") <= (2 * 0.05 + 1.0) * 1000
+        assert [step(first), step(first)] == [4 * interval_us] * 2
+        assert first.members == 4  # a second failover would take a quarter, not the whole rate
+        assert [step(second), step(first)] == [2 * interval_us] * 2
+        assert round(step(third)) == round(4 * interval_us / 3)
+        assert [step(fourth), step(first), step(third)] == [interval_us] * 3
+        assert redis.get(links[0].prefix + "recovering") is None
+        assert [member.local_acquires for member in team] == [0, 0, 0, 0]
+    finally:
+        for link in links:
+            link.close()
+
+
+def test_a_recovery_count_someone_else_wrote_is_ignored_and_deleted(redis_server):
+    """Whoever can write to Redis may write the recovery count: one that is not a whole
+    number from 1 to 1000 is deleted, logged as ignored, and the bucket keeps the whole rate."""
+    from rates_xl.client.limiter import TokenBucket
+    from rates_xl.client.team import TeamLimiter, TeamLink
+
+    link = TeamLink(redis_server.url, "forged", timeout=1.0, retry_every=0.05)
+    limiter = TeamLimiter(link, TokenBucket(10, 20), 20, sleep=lambda wait: None)
+    redis = redis_server.client()
+    try:
+        limiter.acquire(time.monotonic() + 60)
+        for forged in (b"lots", b"1e9", b"2.5", b"0"):
+            redis.set(link.prefix + "recovering", forged)
+            before = int(redis.get(link.prefix + "bucket"))
+            limiter.acquire(time.monotonic() + 60)
+            assert int(redis.get(link.prefix + "bucket")) - before == 100_000, forged
+            assert redis.get(link.prefix + "recovering") is None, forged
+        assert limiter._warned
     finally:
         link.close()
 
