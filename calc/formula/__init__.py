@@ -10,7 +10,7 @@ formualizer lacks.
 - the passes, by what they handle: `arguments.py` (omitted ones, typed literals, AND/OR/XOR's
   text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
-  `ranges.py` (`@`, whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
+  `ranges.py` (`@`, whole columns), `databases.py` (the database functions' whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
   family, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
   past a cell's 32,767 characters is #VALUE!);
 - `hazards.py`: what formualizer would compute wrongly as written (`analyse`), and `fit.py`: the

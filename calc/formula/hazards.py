@@ -92,6 +92,9 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "CHOOSE": frozenset(range(1, 255)), "INDIRECT": frozenset(), "CELL": frozenset({1}),
     "IFS": frozenset(), "SWITCH": frozenset(), "ARRAYTOTEXT": frozenset({0}),
     "TEXTBEFORE": frozenset({1}), "TEXTAFTER": frozenset({1}), "TEXTSPLIT": frozenset({1, 2}),
+    # calc/xlfuncs/database.py: the database and the criteria are ranges (a range as the field: #VALUE!)
+    **{name: frozenset({0, 2}) for name in
+       "DAVERAGE DCOUNT DCOUNTA DGET DMAX DMIN DPRODUCT DSTDEV DSTDEVP DSUM DVAR DVARP".split()},
 }
 # Functions computed by `formulas` implementations that apply themselves to each element of
 # an array given where one value is wanted, as Excel does (calc/xlfuncs/scalars.py).

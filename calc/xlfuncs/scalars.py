@@ -270,6 +270,8 @@ SINGLE_VALUE_ARGUMENTS: dict[str, tuple[int, ...]] = {
 REFUSING_RANGES: dict[str, tuple[int, ...] | None] = {
     **dict.fromkeys("EDATE EOMONTH WEEKNUM YEARFRAC ISODD ISEVEN MROUND".split()),  # any argument
     "XIRR": (2,),  # the guess (XIRR($C$55:$G$55,$C$54:$G$54,D56:Q56) is #VALUE!)
+    # the database functions' field (DGET($A$1:$H$11,E1:$F$1,...) is #VALUE!: calc/xlfuncs/database.py)
+    **dict.fromkeys("DAVERAGE DCOUNT DCOUNTA DGET DMAX DMIN DPRODUCT DSTDEV DSTDEVP DSUM DVAR DVARP".split(), (1,)),
 }
 
 #: Functions (bridged or ours) that apply themselves to each element of an array given where
