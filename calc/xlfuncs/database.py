@@ -28,7 +28,9 @@ books (506 cells):
 
 Cases no book shows answer #NAME? (listed, never guessed): a criteria range of one row, an
 empty or omitted field (DCOUNT and DCOUNTA without a field count the records, as Microsoft
-documents), a condition that is empty text or an error, DGET of a record whose field is empty.
+documents), a condition that is empty text or an error, DGET of a record whose field is empty,
+an error among the values DSUM, DAVERAGE, DMIN ... would read (DCOUNT skips it, DCOUNTA counts
+it: DCOUNT_DCOUNTA!B63, C63).
 """
 
 from __future__ import annotations
@@ -298,6 +300,8 @@ def _function(name: str) -> Callable[[Facts], Callback]:
                 if isinstance(picked, int):
                     return float(picked)
                 if name in _OF_NUMBERS:
+                    if any(is_error(value) for value in picked):
+                        raise ExcelError(NOT_COMPUTED)  # an error among the picked values: no book shows it
                     return _OF_NUMBERS[name](_numbers(picked))
                 return _OF_VALUES[name](picked)
             except _Answer as answered:

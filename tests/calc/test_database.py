@@ -3,7 +3,7 @@ are copies of IronCalc's Excel-made books (ironcalc/IronCalc, MIT or Apache-2.0)
 formula of theirs with Excel 16's values, cached in IronCalc's
 xlsx/tests/calc_tests/DATABASE/BOOK.xlsx, CELL (the last of each case). formualizer's own D*
 functions were off on 69 of those books' 506 cells; a criterion no book shows (a computed
-criterion, a criteria range of its labels alone) is listed, never guessed.
+criterion, a criteria range of its labels alone, an error to sum) is listed, never guessed.
 
 The grids hold the books' values; their error cells are formulas giving the same error, and
 dates are written as dates (a date-formatted number, as the books store them)."""
@@ -183,6 +183,7 @@ LISTED = [
     "DSUM($A$1:$G$11,$F$1,R1:R2)",  # a computed criterion (a formula under a label not in the database)
     "DSUM($A$1:$G$11,$F$1,A14:B14)",  # a criteria range of its labels alone
     "DSUM($A$1:$G$11,$F$1,N19:N20)",  # an error as a condition
+    'DSUM(A1:P11,"Numbers",N14:N15)',  # an error (P6) among the summed values
 ]
 
 #: Whole columns (calc/formula/databases.py), which the engine cuts to their used rows and no book
