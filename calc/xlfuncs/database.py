@@ -3,9 +3,9 @@ DSTDEVP, DSUM, DVAR, DVARP): an aggregate of one field over the records a criter
 formualizer's own (0.13) is off on 69 of the books' 506 cells below: it matches a text condition
 whole, finds no label that is a number or a boolean, and lets an empty criteria row pick nothing.
 
-The rules are Microsoft's ("DSUM function", "Examples of criteria" for the database functions
-and Advanced Filter), read on Excel 16's answers in IronCalc's xlsx/tests/calc_tests DATABASE_*
-books (506 cells):
+The rules are Microsoft's function pages' (DSUM, DCOUNT ...: labels, field, criteria rows), read
+on Excel 16's answers in IronCalc's xlsx/tests/calc_tests DATABASE_* books (506 cells), which
+settle what the pages leave open:
 
 - the database's first row holds the labels; a database of that row alone is #VALUE!;
 - the field is a label, matched without regard to case against each label's text (TRUE as
@@ -17,7 +17,7 @@ books (506 cells):
 - a condition is a value (a number or boolean, equal), or text: with an operator (">=2024-07-01",
   "<>a", "=Apple") a comparison as COUNTIF's (calc/xlfuncs/statistical/conditional.py), a date
   read as its serial number; without one it matches text that *begins with* it ("Berlin" counts
-  "Berlino"; wildcards * ? ~ too: "G*");
+  "Berlino": DCOUNT_DCOUNTA!B60 is 4, DMIN_DMAX_DAVERAGE_DSUM!D60 14500; wildcards * ? ~ too);
 - a condition under a label not in the database (or an empty label) meets no record when it is
   text, as the books show; that is where Excel also reads a "computed criterion" (a formula
   evaluated for each record), which a value alone cannot tell apart: a boolean, a number or an
@@ -132,10 +132,9 @@ def _condition(value: EngineScalar) -> Callable[[EngineScalar], bool]:
         return conditional.criterion(value)
     found = _OPERATOR.match(value)
     if found is None:
-        number = conditional._number(value)
-        if number is None and _date_serial(value.strip()) is None:
-            # Text without an operator: the text values that begin with it (Microsoft's
-            # "Examples of criteria"; the books: "Berlin" counts "Berlino", "East" "East").
+        if conditional._number(value) is None and _date_serial(value.strip()) is None:
+            # Text without an operator: the text values that begin with it, case aside (the
+            # books: "Berlin" counts "Berlino", DCOUNT_DCOUNTA!B60).
             pattern = _wildcard(value) if any(c in value for c in "*?~") else None
             folded = value.lower()
             if pattern is not None:
