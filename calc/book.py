@@ -298,10 +298,10 @@ class Book:
         area = read_area(ref, whole_lines=False)  # (cached by the A1 reader: no dict of our own)
         if area is not None:
             return area.size
+        if read_area(ref) is not None:
+            return None  # whole columns or rows, of this sheet or another (`S2!AM:AM` is not one cell)
         if prefix:
             return None if "[" in prefix else 1
-        if read_area(ref) is not None:
-            return None  # whole columns or rows
         # A defined name: asked for every name operand of every formula, the same ones over and over.
         sizes = self.__dict__.setdefault("_sizes", {})
         if (sheet, ref) not in sizes:

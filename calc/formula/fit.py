@@ -61,9 +61,10 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     return out
 
 
-def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, Area]] | None:
+def _elementwise_ranges(analysis: Analysis, whole_lines: bool = False) -> list[tuple[Operand, str, Area]] | None:
     """(operand, sheet prefix, area) of each operand an elementwise function is given, in
-    formula order; None when the formula cannot be written out cell by cell."""
+    formula order; None when the formula cannot be written out cell by cell (or, unless
+    `whole_lines`, an operand is whole columns or rows: a million cells to lift)."""
     if not analysis.liftable or analysis.error or analysis.spills or analysis.whole:
         return None
     ranges = []
@@ -71,7 +72,7 @@ def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, Area]] |
         if not operand.elementwise:
             continue
         sheet, ref = split_reference(operand.text)
-        area = read_area(ref, whole_lines=False)
+        area = read_area(ref, whole_lines=whole_lines)
         if area is None:
             return None
         ranges.append((operand, sheet, area))
@@ -81,8 +82,10 @@ def _elementwise_ranges(analysis: Analysis) -> list[tuple[Operand, str, Area]] |
 def intersect(analysis: Analysis, site: Site) -> str | None:
     """An ordinary cell's formula with Excel's implicit intersection written out: each range
     operand outside range-taking arguments becomes the cell of that range in the formula's
-    own row (a column range) or column (a row range), #VALUE! where there is none."""
-    ranges = _elementwise_ranges(analysis)
+    own row (a column range) or column (a row range), #VALUE! where there is none. Whole
+    columns and rows too: `FLOOR($AM:$AM,B$2)` in B36 is `FLOOR($AM36,B$2)`, Excel's 3
+    (IronCalc's calc_tests, MATH_AND_TRIGONOMETRY__FLOOR_CEILING.xlsx, FLOOR!B36)."""
+    ranges = _elementwise_ranges(analysis, whole_lines=not analysis.helpers)
     if ranges is None:
         return None
     swaps = {}

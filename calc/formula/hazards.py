@@ -200,11 +200,14 @@ class Analysis:
 
 def analyse(formula: Formula, range_size: Callable[[str], int | None],
             array_functions: frozenset[str] = frozenset(),
-            resolve: Callable[[str], str | None] | None = None) -> Analysis:
+            resolve: Callable[[str], str | None] | None = None, *, whole_lines: bool = False) -> Analysis:
     """Read `formula`'s tokens. `range_size(text)` gives an operand's cell count (None:
     unknown, treated as an array); `array_functions` are the RATES_* functions that answer
     a table (they spill), besides Excel's own in `ARRAY_RESULTS`; `resolve(name)` the range a
-    defined name stands for ("Data!$A$1:$A$9"), so lifting can write out its cells too."""
+    defined name stands for ("Data!$A$1:$A$9"), so lifting can write out its cells too.
+    `whole_lines`: whole columns and rows count as plain ranges, as they do in an ordinary
+    cell, where Excel intersects them like any other (`FLOOR($AM:$AM,B$2)`); an array
+    formula over them would be a million cells, which it is not written out into."""
     result = Analysis(formula)
     tokens = formula.tokens
     if formula.error is not None:  # the tokenizer's complaint, kept as the reason
@@ -336,7 +339,8 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
                 ref = text
                 if resolve is not None and not spill and read_area(split_reference(text)[1], whole_lines=False) is None:
                     ref = resolve(text) or text  # a defined name: the range it stands for
-                plain = not spill and size is not None and read_area(split_reference(ref)[1], whole_lines=False) is not None
+                plain = not spill and (size is not None or whole_lines) and \
+                    read_area(split_reference(ref)[1], whole_lines=whole_lines) is not None
                 result.operands.append(Operand(ref, index, in_elementwise()))
                 mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill)
         elif kind == "OpInfix" and text == ":":

@@ -181,6 +181,38 @@ def test_indirect_of_a_range_in_an_ordinary_cell(tmp_path, engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_whole_columns_and_rows_in_an_ordinary_cell_are_intersected(tmp_path, engine):
+    """Whole columns and rows where one value is wanted, in an ordinary cell, are intersected
+    like any range: `=FLOOR($AM:$AM,B$2)` in B36 is FLOOR($AM36,B$2) and `=$47:$47` in AG49 is
+    AG47 (Excel 16's 3 and 2, cached in IronCalc's xlsx/tests/calc_tests/
+    MATH_AND_TRIGONOMETRY__FLOOR_CEILING.xlsx, FLOOR!B36 and CEILING!AG49; 224 such cells of that
+    book were listed, not computed). Of another sheet, they were silently wrong: `S2!AM:AM` was
+    taken for one cell, and `=FLOOR(S2!AM:AM,1)` in row 36 answered the column's first value
+    (10), `=S2!AM:AM` 10.5; Excel's are S2!AM36's. Where the range is read whole, it is (SUM);
+    a function that refuses a multi-cell reference answers #VALUE! as for any range (EDATE).
+    The `formulas` engine took the range's first cell in all of these, finite ranges too
+    (`=FLOOR($AM$1:$AM$40,1)` in row 36 was 1): both now write the intersection out."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    other = book.create_sheet("S2")
+    for row in range(1, 41):
+        sheet.cell(row=row, column=39, value=row + 0.37)  # AM
+        other.cell(row=row, column=39, value=row * 10 + 0.5)
+    sheet["AM36"], sheet["B2"], sheet["AG47"] = 3, 1, 2
+    cells = {"B36": "=FLOOR($AM:$AM,B$2)", "AG49": "=$47:$47", "C38": "=$AM:$AM*2", "D36": "=SUM($AM:$AM)",
+             "E36": "=EDATE($AM:$AM,1)", "H36": "=FLOOR(S2!AM:AM,1)", "K36": "=S2!AM:AM", "L37": "=S2!$AM:$AM+1",
+             "M36": "=SUM(S2!AM:AM)", "G36": "=UPPER(AM:AM)", "AG1": "=S2!$38:$38"}
+    for cell, formula in cells.items():
+        sheet[cell] = formula
+    values, listed = _computed(book, tmp_path, list(cells), engine)
+    expected = {"B36": 3, "AG49": 2, "C38": 76.74, "D36": sum(range(1, 41)) + 40 * 0.37 - 36.37 + 3, "E36": "#VALUE!",
+                "H36": 360, "K36": 360.5, "L37": 371.5, "M36": sum(range(1, 41)) * 10 + 20, "G36": "3",
+                "AG1": 0}
+    assert {cell: values[cell] for cell in cells} == pytest.approx(expected) and not listed
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("cell", ["R54", "R53", "T52", "U52", "R52", "AI52"])
 def test_index_out_of_range_keeps_the_corpus_answers(tmp_path, engine, cell):
     """formulas_test.xlsx LOOKUP row 52-54, Excel's values read at test time: a negative row

@@ -70,7 +70,7 @@ def _fitted(value: Formula, site: Callable[[], Site], size: Callable[[str], int 
         read = passes.rewrite(value, at)
     except NotComputed as exc:
         return Fitted(None, exc.reason)
-    found = analyse(read, size, arrays, names)
+    found = analyse(read, size, arrays, names, whole_lines=True)
     if (why := not_computable(found, unknown)) is not None:
         return Fitted(None, why)
     found = settled(qualified(found, size, arrays, names), place, size, arrays, names)

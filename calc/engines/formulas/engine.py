@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, CalcError, empty_cell, sheet_rows
 from rates_xl.calc.engines.formulas import functions
+from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
@@ -167,6 +168,9 @@ class FormulasEngine:
             changed = one("switch_errors", one("literal_indirect", formula, site), site)
             if not array:
                 changed = _intersected(changed, site)
+                changed, why = _ranges_intersected(changed, site, tables)
+                if why is not None:
+                    self.unsupported[(sheet, anchor)] = why
                 if "RATES" in changed.upper():
                     changed = _top_left_of_table(changed, tables)
                 if "+" in changed or "-" in changed:
@@ -311,6 +315,23 @@ def _intersected(text: str, site: Site) -> str:
     if area is None or area.is_cell or "[" in prefix:
         return text
     return one("at_sign", f"=_xlfn.SINGLE({read.tokens[0].text})", site)
+
+
+def _ranges_intersected(text: str, site: Site, tables: frozenset[str]) -> tuple[str, str | None]:
+    """A range given where one value is wanted, in an ordinary cell: Excel's implicit
+    intersection written out (calc/formula/fit.py `intersect`, the fast engine's), whole
+    columns and rows too. `formulas` took the range's first cell: `=FLOOR($AM$1:$AM$40,1)` in
+    row 36 answered 1 where Excel's is 36, silently. What cannot be written out is listed
+    (the reason), never computed on that reading; an argument computed as an array over the
+    range (`SUM(LEN(A1:A8))`) is left to `formulas`, which computes it so."""
+    found = analyse(Formula(text), lambda reference: site.book.range_size(site.sheet, reference), tables,
+                    whole_lines=True)
+    if not found.needs_rewrite or found.helpers:
+        return text, None
+    rewritten = intersect(found, site)
+    if rewritten is None:
+        return text, "; ".join(found.hazards)
+    return rewritten, None
 
 
 def _cached_zero(book: Book) -> Callable[[str, str], bool]:
