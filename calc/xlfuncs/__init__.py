@@ -250,7 +250,7 @@ WHY = {
              "listed: calc/xlfuncs/financial/french.py" for name in french.FUNCTIONS},
     "VDB": "unknown to formualizer (not computed); formulas' answers #VALUE! for a period ending at the asset's life. "
            "Excel 2010's 2,546 answers, Microsoft's examples: calc/xlfuncs/financial/depreciation.py",
-    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!, then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",
+    "XNPV": "an error as the rate passed on, TRUE #VALUE!, empty #NUM!; an empty cell, text or boolean among the values, or more or fewer values than dates, #NUM!; then formulas', summed in the book's order: calc/xlfuncs/financial/cashflows.py",
     lambdas.CALLBACK: "computes a call of the LAMBDA family (calc/xlfuncs/logical/lambdas.py)",
     "GROUPBY": "formualizer does not know it (#NAME?): formulas_test 272 cells not computed -> equal",
     "PIVOTBY": "as GROUPBY: 588 cells, 571 now equal (17 listed: `_xleta.IF`, a cell as the function)",

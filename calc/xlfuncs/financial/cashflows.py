@@ -34,11 +34,16 @@ from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 
+def _cells(argument: EngineValue) -> list[EngineScalar]:
+    """A range or scalar argument's values in the book's order (row by row)."""
+    rows = argument if isinstance(argument, list) else [[argument]]
+    return [value for row in rows for value in (row if isinstance(row, list) else [row])]
+
+
 def _numbers(argument: EngineValue) -> list[float] | None:
     """The plain numbers of a range or scalar argument, in the book's order (row by row), or
     None when anything else is in it (left to `formulas`' own reading)."""
-    rows = argument if isinstance(argument, list) else [[argument]]
-    flat = [value for row in rows for value in (row if isinstance(row, list) else [row])]
+    flat = _cells(argument)
     numbers = [float(value) for value in flat if isinstance(value, (int, float)) and not isinstance(value, bool)]
     if not flat or len(numbers) < len(flat):
         return None
@@ -49,9 +54,7 @@ def _flows(values: EngineValue, dates: EngineValue) -> tuple[list[float], list[f
     """XIRR's cash flows and dates in the book's order, a pair whose value is an empty cell or
     text left out as Excel leaves it out (FINANCIAL!AD54 and AE54 answer as the flows without
     them); None where anything else is not a plain number (left to `formulas`)."""
-    def cells(argument: EngineValue) -> list[EngineScalar]:
-        rows = argument if isinstance(argument, list) else [[argument]]
-        return [value for row in rows for value in (row if isinstance(row, list) else [row])]
+    cells = _cells
 
     def number(value: EngineScalar) -> TypeGuard[float]:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -189,6 +192,17 @@ def xirr(_facts: Facts) -> Callback:
     return XIRR
 
 
+def _not_flows(values: list[EngineScalar], dates: list[EngineScalar]) -> bool:
+    """Whether Excel answers XNPV #NUM! for its values: an empty cell, a text or a boolean among
+    them, or more or fewer values than dates (Excel 16's answers, cached in IronCalc's
+    xlsx/tests/calc_tests/FINANCIAL__XNPV.xlsx Q7, Q8, Q9 and S2; `formulas` left the empty cell
+    out and answered a number, 39.46 for Q7, and #VALUE! for the others). An error among either
+    is passed on as `formulas` passes it (Q10's #DIV/0!), whichever else is wrong."""
+    if any(is_error(value) for value in (*values, *dates)):
+        return False
+    return len(values) != len(dates) or any(value is None or isinstance(value, (str, bool)) for value in values)
+
+
 def xnpv(_facts: Facts) -> Callback:
     computed = bridged("XNPV")
 
@@ -198,6 +212,8 @@ def xnpv(_facts: Facts) -> Callback:
         if isinstance(rate, bool):
             return error("#VALUE!")
         if rate is None:
+            return error("#NUM!")
+        if len(rest) == 2 and _not_flows(_cells(rest[0]), _cells(rest[1])):
             return error("#NUM!")
         answer = computed(rate, *rest)
         if (isinstance(answer, float) and math.isfinite(answer) and len(rest) == 2
