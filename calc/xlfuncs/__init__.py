@@ -20,7 +20,7 @@ Grouped as Excel's Insert Function dialog groups them:
   COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
   GROWTH), `percentiles` (PERCENTILE, QUARTILE), `largest` (LARGE, SMALL);
 - `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
-  sizes or holding logical values), `rounding` (FLOOR);
+  sizes or holding logical values), `rounding` (FLOOR), `multiples` (MROUND), `divisors` (GCD, LCM);
 - `database.py` (DSUM, DAVERAGE, DGET ... over a criteria range);
 - `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions), `bases` (the bridged
   BIN2DEC, DEC2HEX ... without `formulas`' dispatcher per call);
@@ -68,7 +68,7 @@ from rates_xl.calc.xlfuncs.financial import (
 from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
-from rates_xl.calc.xlfuncs.math_trig import matrix, multiples, rounding, sumproduct
+from rates_xl.calc.xlfuncs.math_trig import divisors, matrix, multiples, rounding, sumproduct
 from rates_xl.calc.xlfuncs.statistical import conditional, ets, largest, percentiles, stats, trend
 from rates_xl.calc.xlfuncs.text import (
     baht,
@@ -155,6 +155,8 @@ OURS: dict[str, Factory] = {
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
     **rounding.FUNCTIONS,
+    **divisors.FUNCTIONS,
+    **multiples.FUNCTIONS,
     **calendar.FUNCTIONS,
     **numbers.FUNCTIONS,
     **percentiles.FUNCTIONS,
@@ -318,6 +320,11 @@ WHY = {
              "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/lookup/indexing.py"
        for name in indexing.FUNCTIONS},
     "FLOOR": "FLOOR(0,0) is 0 (formulas: #DIV/0!), then formulas': calc/xlfuncs/math_trig/rounding.py",
+    "GCD": "an empty cell, text and an omitted argument as Excel reads them (formulas: #VALUE!): IronCalc's "
+           "Excel-made GCD_LCM and LCM_GCD books 138 -> 2 cells listed, 0 wrong: calc/xlfuncs/math_trig/divisors.py",
+    "LCM": "as GCD, and in Python's integers (formulas' int64 wrapped past 2^63)",
+    "MROUND": "an omitted argument is #N/A (formualizer hands 0), then formulas' (signs: +1): "
+              "calc/xlfuncs/math_trig/multiples.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
             "calc/xlfuncs/dates/calendar.py",
     "PERCENTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the k argument's checks: +21): calc/xlfuncs/statistical/percentiles.py",

@@ -4,9 +4,9 @@ cancels only between cells) nor give a silently wrong number.
 
 `formulas` 1.3.4 computes PERMUTATIONA(10,1E+300) as 10**1E+300 and PERMUT(1E+15,1) as two
 exact factorials (both never return), REPT("x",1E+9) as a billion-character text, FACTDOUBLE
-in numpy's int64 (FACTDOUBLE(300) wrapped to 0) and LCM in int64 (a negative for a product
-past 2^63), PERCENTRANK.INC/EXC's truncation with 10**significance (never returned for a
-significance of 1E+15), REPT with a negative count as "" (Excel: #VALUE!), HYPGEOM.DIST
+in numpy's int64 (FACTDOUBLE(300) wrapped to 0; its LCM, wrapped to a negative past 2^63, is
+replaced by calc/xlfuncs/math_trig/divisors.py), PERCENTRANK.INC/EXC's truncation with
+10**significance (never returned for a significance of 1E+15), REPT with a negative count as "" (Excel: #VALUE!), HYPGEOM.DIST
 through scipy at any population (seconds to hours), MMULT as numpy's dot of object arrays (a
 Python multiplication and addition per term, holding the interpreter throughout: two
 2,000 x 2,000 matrices, 8 billion terms, ran for hours). `implementation` gives these functions
@@ -43,9 +43,6 @@ READ_FROM = "1.3.4"
 #: a larger answer is #NUM!.
 LARGEST = sys.float_info.max
 _LARGEST_INT = int(LARGEST)
-
-#: Microsoft's LCM page: "If LCM(a,b) >=2^53, LCM returns the #NUM! error value."
-LCM_LIMIT = 2**53
 
 #: Integers up to this one are answered as ints (as `formulas` answers them), larger ones as the
 #: nearest float: the engine takes no int beyond 64 bits.
@@ -206,26 +203,6 @@ def _factdouble() -> Callable[..., object]:
     return wrap_func(factdouble)
 
 
-def _lcm() -> Callable[..., object]:
-    import numpy as np
-    from formulas.functions import wrap_func
-    from formulas.functions.math import _xgcd
-
-    def least(values: object) -> object:
-        # In Python's integers (numpy's int64 wrapped to a negative), #NUM! at 2^53 (LCM_LIMIT).
-        answer = 1
-        for value in np.asarray(values).ravel().tolist():
-            answer = math.lcm(answer, int(value))
-            if answer >= LCM_LIMIT:
-                return _num()
-        return answer
-
-    def lcm(*args: object) -> object:
-        return _xgcd(least, args)  # its checks: errors, numbers only, 0 <= each <= 2^53+1
-
-    return wrap_func(lcm)
-
-
 def _rept() -> Callable[..., object]:
     from formulas.functions import Error, replace_empty, wrap_ufunc
     from formulas.functions.text import _kw0, _str
@@ -370,7 +347,6 @@ _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
     "PERMUT": _permut,
     "PERMUTATIONA": _permutationa,
     "FACTDOUBLE": _factdouble,
-    "LCM": _lcm,
     "REPT": _rept,
     "MMULT": _mmult,
 }

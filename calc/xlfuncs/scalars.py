@@ -37,7 +37,7 @@ MODULES: dict[str, str] = {
     """.split(), "info"),
     **dict.fromkeys("""
         ACOT ACOTH ARABIC CEILING.MATH COT COTH CSC CSCH DECIMAL FACTDOUBLE FLOOR.MATH
-        GCD LCM MDETERM MINVERSE MMULT PERCENTOF POWER ROMAN SEC SECH SQRTPI
+        MDETERM MINVERSE MMULT PERCENTOF POWER ROMAN SEC SECH SQRTPI
     """.split(), "math"),
     **dict.fromkeys("""
         BETA.DIST BETA.INV BINOM.DIST BINOM.DIST.RANGE BINOM.INV CHISQ.DIST
@@ -137,7 +137,6 @@ WHY: dict[str, str] = {
     "GAMMALN": "Excel's coercions, ranges and arrays in its arguments: +18",
     "GAMMALN.PRECISE": "Excel's coercions, ranges and arrays in its arguments: +18",
     "GAUSS": "Excel's coercions, ranges and arrays in its arguments: +18",
-    "GCD": "Excel's coercions, ranges and arrays in its arguments: +20",
     "GESTEP": "Excel's coercions, ranges and arrays in its arguments: +18",
     "HEX2BIN": "Excel's coercions, ranges and arrays in its arguments: +10",
     "HEX2DEC": "Excel's coercions, ranges and arrays in its arguments: +10",
@@ -172,7 +171,6 @@ WHY: dict[str, str] = {
     "IMTAN": "Excel's coercions, ranges and arrays in its arguments: +18",
     "INTERCEPT": "Excel's coercions, ranges and arrays in its arguments: +2",
     "KURT": "Excel's coercions, ranges and arrays in its arguments: +2",
-    "LCM": "Excel's coercions, ranges and arrays in its arguments: +20",
     "LEFT": "Excel's coercions, ranges and arrays in its arguments: +15",
     "LEFTB": "Excel's coercions, ranges and arrays in its arguments: +18",
     "LENB": "Excel's coercions, ranges and arrays in its arguments: +17",

@@ -1,8 +1,9 @@
 """Hostile arguments to the bridged functions stopped at Excel's limits (calc/xlfuncs/limits.py):
 Excel's answer at once, where `formulas` computed forever (PERMUTATIONA(10,1E+300),
 PERMUT(1E+15,1), REPT("x",1E+9)) or answered a silently wrong number (FACTDOUBLE(300) 0,
-an LCM past 2^63 negative), and the Bessel functions' recurrences (calc/xlfuncs/engineering/
-bessel.py) of an order of 1E+15; below the limits the same answers as `formulas`' own."""
+an LCM past 2^63 negative, now calc/xlfuncs/math_trig/divisors.py's), and the Bessel
+functions' recurrences (calc/xlfuncs/engineering/bessel.py) of an order of 1E+15; below the
+limits the same answers as `formulas`' own."""
 
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ def _original(name):
         pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
     from formulas.functions import comp
 
-    modules = {"FACTDOUBLE": math, "LCM": math, "MMULT": math, "REPT": text, "HYPGEOMDIST": comp}
+    modules = {"FACTDOUBLE": math, "MMULT": math, "REPT": text, "HYPGEOMDIST": comp}
     return modules.get(name, stat).FUNCTIONS[name]
 
 
@@ -186,8 +187,6 @@ def _exact_past(name, args):
         exact = n**k if n >= 0 and k >= 0 else 0
     elif name == "FACTDOUBLE":
         exact = math.prod(range(max(n, 1), 0, -2))
-    elif name == "LCM":
-        exact = math.lcm(n, k) if n >= 0 and k >= 0 else 0
     else:
         return False
     return exact > 2**53
