@@ -1,6 +1,6 @@
 """The SUMIF family's criteria where Excel's reading is easy to get wrong: nothing after the
-operator ("" and "=" differ, "<>" counts a formula's empty text), a comparison with nothing
-(text against ""), "<>5" counting the text "5" as "=5" does (not its complement). Checked against
+operator ("" and "=" differ, "<>" counts a formula's empty text, "<", ">" ... match nothing:
+Excel 16's answers), "<>5" counting the text "5" as "=5" does (not its complement). Checked against
 LibreOffice (another implementation of Excel's rules, which nobody here wrote), cell by
 cell, and against Apache POI's reading of Excel where LibreOffice is absent."""
 
@@ -30,8 +30,15 @@ def test_nothing_after_the_operator_is_read_as_excel_does():
     assert sumifs(summed, rng, "<>") == 11101.0  # every cell but the blank one
     assert sumifs(summed, rng, "=") == 10.0  # the blank cell only
     assert sumifs(summed, rng, "") == 11.0  # blank or empty text
-    assert sumifs(summed, rng, ">") == 10100.0  # text after "": any text but ""
-    assert sumifs(summed, rng, "<=") == 1.0
+    # "<", "<=", ">", ">=" with nothing after match no cell: Excel 16's answers, cached in
+    # IronCalc's Excel-made STATISTICAL__COUNTIF.xlsx (Columns!J6 ">=" and J10 ">" over 23,
+    # "23", TRUE, "hey", blanks and a formula's "" are 0; Rows!I9:L16 the same). LibreOffice and
+    # POI read ">" as any text after "" (10100 here), and so did ours.
+    assert sumifs(summed, rng, ">") == 0 and sumifs(summed, rng, "<=") == 0
+    assert countifs(rng, ">=") == 0 and countifs(rng, "<") == 0
+    # An error's name as text matches that error, not that text (Columns!I20, J20, D27)
+    errors = [[{"type": "Error", "kind": "Na"}], ["#N/A"], [{"type": "Error", "kind": "Div"}]]
+    assert countifs(errors, "#N/A") == 1 and countifs(errors, "=#DIV/0!") == 1
     # "=5" counts the text "5", "<>5" counts it too: not complements (Apache POI's Countif
     # NumberMatcher: "'<>123' matches '123'"; Excel 16, IronCalc's Excel-made COUNTIF.xlsx
     # Columns!B7: "<>23" over 23, "23" and 12 other cells is 13)
@@ -70,8 +77,8 @@ def test_criteria_as_libreoffice_computes_them(tmp_path):
     ours = result.values
     differ = []
     for j, criterion in enumerate(CRITERIA, start=1):
-        if criterion == "<>5":
-            continue  # LibreOffice leaves the text "5" out; Excel counts it (see above)
+        if criterion in ("<>5", ">", "<", ">=", "<="):
+            continue  # LibreOffice leaves the text "5" out, and reads ">" as text after ""; Excel does not (see above)
         for col, letter in enumerate("EFGHI", start=4):
             mine, lo = ours[("S", f"{letter}{j}")], theirs[j - 1][col]
             same = (isinstance(mine, str) and mine == lo) or \

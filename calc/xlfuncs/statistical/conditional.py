@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
+from rates_xl.calc.engines.formualizer.values import TEXT_KIND, EngineError, error, is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
@@ -52,8 +52,8 @@ _fold = str.lower
 
 def _parse(value: EngineValue) -> tuple[str, str, Operand]:
     """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
-    empty text), "blank" (a blank cell), "bool", "number", "text" (no wildcard) or "wildcard"
-    (operand: the compiled pattern).
+    empty text), "blank" (a blank cell), "nothing" (no cell), "bool", "number", "text" (no
+    wildcard) or "wildcard" (operand: the compiled pattern).
 
     With nothing after the operator, "" and "=" differ and "<>" counts empty text: three
     readings that agree (Apache POI's Countif, from Excel: "criteria '=' behaves differently
@@ -72,7 +72,17 @@ def _parse(value: EngineValue) -> tuple[str, str, Operand]:
             return "empty", "=", None
         if op in ("=", "<>"):
             return "blank", op, None
-        return "text", op, ""  # every text compares with "" (">" is any non-empty text)
+        # "<", "<=", ">" and ">=" with nothing after match no cell, text, number or blank
+        # (Excel 16's answers, cached in IronCalc's xlsx/tests/calc_tests/STATISTICAL__COUNTIF.xlsx:
+        # Columns!J6 ">=" and J10 ">" over 23, "23", TRUE, "hey" ... are 0, Rows!I9:L16 over
+        # blanks and a formula's "" too). LibreOffice and POI read ">" as any text after "".
+        return "nothing", op, None
+    if op in (None, "=") and rest.upper() in TEXT_KIND:
+        # An error's name as text matches that error, not that text (Excel 16's answers, cached
+        # in IronCalc's STATISTICAL__COUNTIF.xlsx: Columns!I20, "#N/A" over a #N/A, is 1; J20,
+        # "#DIV/0!" over the text "#DIV/0!" and two =1/0, is 2; D27, "#N/A" over a #N/A and the
+        # text "#N/A", is 1). "<>#N/A" stays text, as Columns!D28 (6 of 7) shows.
+        return "error", "=", TEXT_KIND[rest.upper()]
     op = op or "="
     upper = rest.strip().upper()
     if upper in ("TRUE", "FALSE"):
@@ -88,6 +98,8 @@ def criterion(value: EngineValue) -> Predicate:
     """A predicate over one cell's value for one criterion: the definition, cell by cell
     (`mask` computes the same over a whole range at once)."""
     kind, op, operand = _parse(value)
+    if kind == "nothing":
+        return lambda cell: False
     if kind == "error":
         return lambda cell: is_error(cell) and cell.get("kind") == operand
     if kind == "empty":
@@ -144,6 +156,8 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
 
     kind, op, operand = _parse(value)
     n = len(cells)
+    if kind == "nothing":
+        return np.zeros(n, bool)
     if kind == "error":
         return np.fromiter((type(c) is dict and c.get("type") == "Error" and c.get("kind") == operand
                             for c in cells), bool, n)
