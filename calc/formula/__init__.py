@@ -12,7 +12,8 @@ formualizer lacks.
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
   `ranges.py` (`@`, whole columns), `databases.py` (the database functions' whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
   family, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
-  past a cell's 32,767 characters is #VALUE!);
+  past a cell's 32,767 characters is #VALUE!), `caught_errors.py` (UPPER, TRIM, CONCAT ... of
+  an error read by ISERROR, ISNA, IFNA ...);
 - `hazards.py`: what formualizer would compute wrongly as written (`analyse`), and `fit.py`: the
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
 - `terms.py`: the terms of a final + or - (Excel's rounding to 0);

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from rates_xl.calc.formula import (
     arguments,
     calls,
+    caught_errors,
     comparisons,
     databases,
     lambdas,
@@ -119,6 +120,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("excel_comparisons", comparisons.excel_comparisons, (), comparisons.may_compare, cells=WRITTEN),
     Pass("near_zero", terms.near_zero, ("+", "-"), terms.may_sum, cells=WRITTEN),
     Pass("text_limit", text_limit.text_limit, ("&", "CONCATENATE("), cells=WRITTEN),
+    Pass("caught_errors", caught_errors.caught_errors, caught_errors.NEEDS,
+         lambda f, _s: caught_errors.may_read(f.upper), cells=WRITTEN),
 )
 
 
