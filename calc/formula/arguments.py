@@ -7,6 +7,7 @@ import math
 import re
 from functools import lru_cache
 
+from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.functions.sheet import cell_reference, is_rates_name
@@ -179,7 +180,12 @@ def number(text: str) -> float | None:
     """`text` as Excel reads a text typed where a number is wanted (VALUE's reading: numbers,
     dates, times, day first as the bridged `formulas` VALUE does), or None."""
     from rates_xl.calc.xlfuncs.bridge import FORMULAS_LOCK, formulas_function
+    from rates_xl.calc.xlfuncs.text import value_text
 
+    if (read := value_text.read(text)) is not None:  # where `formulas` reads it wrongly
+        if read == value_text.NOT_COMPUTED:
+            raise NotComputed(f"the text {text!r} where a number is wanted: Excel's reading of it is not known here")
+        return read if isinstance(read, float) else None
     value_of = formulas_function("VALUE")
     if value_of is None:  # `formulas` has no VALUE: nothing reads the text as a number
         return None

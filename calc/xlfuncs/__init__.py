@@ -338,8 +338,9 @@ WHY = {
     "DOLLAR": "FIXED's digits (half-way roundings away from zero on 15 digits, zeros past them) in the currency "
               "format (formualizer: DOLLAR(0.285,2) \"$0.28\", Excel \"$0.29\"; the sign lost past 2^63): "
               "calc/xlfuncs/text/numbers.py",
-    "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date), then formulas': "
-             "calc/xlfuncs/text/numbers.py",
+    "VALUE": "\"$1,000\" and thousands separators (formulas: #VALUE!, \"1,000\" a date); a time alone (formulas: "
+             "on 1 January of this year), a date that is none (formulas: rolled on), \"50%\" (formulas: #VALUE!): "
+             "calc/xlfuncs/text/value_text.py; then formulas': calc/xlfuncs/text/numbers.py",
     **{name: "one x variable: #VALUE! for a single new x, #REF! for points in columns, a column for a row of new "
              "x's (formulas'); several x variables stay formulas': calc/xlfuncs/statistical/trend.py" for name in trend.FUNCTIONS},
     "EDATE": "computed here on plain dates after February 1900, as formulas' (a property test), a hundred "

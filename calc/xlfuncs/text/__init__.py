@@ -7,7 +7,8 @@
 - `textformat.py`: TEXT's sections (positive;negative;zero;text); `datetimes.py`: its date and time sections;
 - `totext.py`: ARRAYTOTEXT, VALUETOTEXT; `baht.py`: BAHTTEXT;
 - `regex.py`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
-- `numbers.py`: VALUE ("$1,000"), FIXED's rounding, the General format;
+- `numbers.py`: VALUE ("$1,000"), FIXED's rounding, the General format; `value_text.py`: VALUE of a
+  time alone, a date that is none, a percentage;
 - `concatenation.py`: RATESXL.NUMTEXT, a number as Excel's text (the pass `numbers_as_text`
   routes `&` and CONCATENATE's operands to it).
 """

@@ -3,7 +3,8 @@
 DOLLAR, formualizer's until it rounded amounts on their binary value:
 
 - VALUE of a number written with a dollar sign or thousands separators ("$1,000" is 1000;
-  formulas: #VALUE!, and "1,000" read as a date);
+  formulas: #VALUE!, and "1,000" read as a date), of a time alone, a date that is none and a
+  percentage (calc/xlfuncs/text/value_text.py);
 - FIXED rounds half away from zero on the number's 15 significant digits, as Excel's ROUND
   (FIXED(2.675,2) is "2.68"; formulas' Python formatting gave "2.67"); a number shown with
   more than 15 significant digits (of 16 digits and more, or with more places than 15 digits
@@ -25,6 +26,7 @@ import math
 import re
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
+from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import (
     Callback,
@@ -34,6 +36,7 @@ from rates_xl.calc.xlfuncs.coercion import (
     is_number,
     number,
 )
+from rates_xl.calc.xlfuncs.text import value_text
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 # A plain decimal number with an optional sign, a dollar sign and thousands separators in
@@ -63,6 +66,8 @@ def past_shown(exact: Decimal) -> bool:
 
 def _value(bridged: Callback) -> Callback:
     def call(*args: EngineValue) -> Answer:
+        if len(args) == 1 and isinstance(args[0], str) and (read := value_text.read(args[0])) is not None:
+            return error(read) if isinstance(read, str) else read
         if len(args) == 1 and isinstance(args[0], str) and ("$" in args[0] or "," in args[0]):
             found = _CURRENCY.fullmatch(args[0])
             if found:
