@@ -76,6 +76,14 @@ def test_a_range_of_plain_numbers_is_answered_as_formulas_answers_it(IRR):
         assert shown(IRR(flows, *guess)) == shown(bridged(flows, *guess))
 
 
+def test_a_guess_of_minus_100_percent_or_below_is_a_value_error(IRR):
+    """Excel 16's answers, cached in IronCalc's FINANCIAL__IRR.xlsx (General!N5: guess -1, N3:
+    -10, both #VALUE!; N4: -0.9 answered). `formulas` answered a rate for both."""
+    assert IRR([[-20.0, 5.0, 5.0, None, -10.0, 5.0]], -1.0) == error("#VALUE!")
+    assert IRR([[-1000.0, 230.0, 200.0, 125.0, 200.0, 10.0]], -10.0) == error("#VALUE!")
+    assert IRR([[-55.0, 10.0, 5.0, 5.0, 5.0, 5.0]], -0.9) == pytest.approx(-0.18845644425120334, rel=1e-9)
+
+
 def test_past_the_roots_a_unique_rate_is_numpy_financials_root():
     """Flows whose signs change once have one rate (Descartes' rule of signs), the one
     numpy_financial's roots give: halving finds it, both signs of the rate."""

@@ -52,6 +52,11 @@ def irr(_facts: Facts) -> Callback:
     def IRR(*args: EngineValue) -> EngineValue:  # noqa: N802
         if not args:
             return computed(*args)
+        if len(args) > 1 and isinstance(args[1], int | float) and not isinstance(args[1], bool) and args[1] <= -1:
+            # A guess of -100 % or below is #VALUE! in Excel 16 (IronCalc's Excel-made
+            # FINANCIAL__IRR.xlsx General!N5, guess -1, and N3, -10; -0.9 is answered, N4):
+            # `formulas` answered a rate.
+            return error("#VALUE!")
         read = _flows(args[0])
         if is_error(read):  # an error among the flows: `formulas`' answer, as before
             return computed(*args)
