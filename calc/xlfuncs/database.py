@@ -112,7 +112,12 @@ def _date_serial(text: str) -> float | None:
     if not any(ch.isdigit() for ch in text):
         return None
     from rates_xl.calc.xlfuncs.bridge import bridged
+    from rates_xl.calc.xlfuncs.text import value_text
 
+    if (known := value_text.read(text)) is not None:  # a time alone, a date that is none ...
+        if known == value_text.NOT_COMPUTED:
+            raise _Unknown
+        return known if isinstance(known, float) else None
     read = bridged("VALUE")(text)
     return float(read) if isinstance(read, int | float) and not isinstance(read, bool) else None
 

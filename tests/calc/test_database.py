@@ -264,3 +264,23 @@ def test_whole_columns(computed, formula):
 def test_a_database_of_whole_rows_is_listed(computed):
     """Its columns past the used ones would be cut (a field number there unread)."""
     assert computed["DSUM(1:4,2,D1:D2)"] == (None, True)
+
+
+def test_a_time_typed_in_a_condition_is_that_time_of_day(tmp_path):
+    """A condition "<12:00" compares with the time 12:00, 0.5 of a day (Microsoft's VALUE page:
+    "16:48:00" is 0.7): the bridged `formulas` VALUE read it on 1 January of this year, so every
+    time of day was "before" it (3 here, where the rule gives 2)."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, values in enumerate([["Start", "Start"], [0.375, "<12:00"], [13 / 24], [11.5 / 24]], start=1):
+        for col, value in enumerate(values, start=1):
+            sheet.cell(row=row, column=col).value = value
+    sheet["D1"] = "=DCOUNT(A1:A4,1,B1:B2)"
+    book.save(tmp_path / "times.xlsx")
+    result = WorkbookCalculation(tmp_path / "times.xlsx", full=True).compute()
+    assert result.values[("S", "D1")] == 2 and not result.skipped
