@@ -1,5 +1,6 @@
 """An error given to UPPER, LOWER, PROPER, TRIM, CONCAT, CONCATENATE or EXACT, where a function
-that reads errors as values (ISERROR, ISNA, IFNA, ERROR.TYPE ...) reads their answer.
+that reads errors as values (ISERROR, ISNA, IFNA, ERROR.TYPE ..., the SUMIF family's criterion)
+reads their answer.
 
 formualizer 0.13 answers those seven with an error that no function but IFERROR takes for a
 value: `ISERROR(UPPER(NA()))` is #N/A, where Excel's is TRUE, and so are `ISNA(TRIM(A5)&"")`,
@@ -21,9 +22,13 @@ from rates_xl.calc.formula.tree import Formula, Group
 
 #: formualizer's functions whose error answer only IFERROR reads.
 UNCAUGHT = frozenset({"UPPER", "LOWER", "PROPER", "TRIM", "CONCAT", "CONCATENATE", "EXACT"})
-#: Functions that read an error as a value: their answer is not the error.
+#: Functions that read an error as a value: their answer is not the error. The SUMIF family
+#: reads an error as its criterion (COUNTIF(r,CONCAT("<>",#N/A)) counts the #N/A cells: Excel 16's
+#: 1 in IronCalc's STATISTICAL__COUNTIF.xlsx, Columns!B28, where it answered #N/A).
 READING_ERRORS = frozenset({"ISERROR", "ISERR", "ISNA", "ISNUMBER", "ISTEXT", "ISNONTEXT", "ISLOGICAL",
-                            "ISBLANK", "ISEVEN", "ISODD", "ISREF", "IFNA", "ERROR.TYPE", "TYPE"})
+                            "ISBLANK", "ISEVEN", "ISODD", "ISREF", "IFNA", "ERROR.TYPE", "TYPE",
+                            "COUNTIF", "COUNTIFS", "SUMIF", "SUMIFS", "AVERAGEIF", "AVERAGEIFS",
+                            "RATESXL.COUNTIF", "RATESXL.COUNTIFS"})  # (whole lines: the pass whole_line_counts)
 NEEDS = ("UPPER(", "LOWER(", "PROPER(", "TRIM(", "CONCAT", "EXACT(")
 
 

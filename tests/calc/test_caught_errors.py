@@ -30,6 +30,10 @@ CASES = {  # each as Excel answers it, A1 holding =NA(), A2 =1/0, A3 5, A4:A6 "a
     "=ISERROR(IFERROR(UPPER(A1),1))": False,
     "=TRIM(A1)": "#N/A",
     "=TRIM(A6)": "cd",
+    # The SUMIF family reads an error criterion as a value: the cells holding that error
+    # (Excel 16, IronCalc's STATISTICAL__COUNTIF.xlsx Columns!B28 and B30, whole rows: 1 each)
+    '=COUNTIF(A1:A6,CONCAT("<>",A1))': 2,
+    '=COUNTIF(A:A,CONCAT("<>",A2))': 1,
 }
 
 
