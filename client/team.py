@@ -354,10 +354,11 @@ class TeamLimiter:
             return self._acquire_local(deadline)
         backlog = self.local.backlog() if handing_over else -1
         max_wait = max(0.0, deadline - time.monotonic())
+        members = self._members_now()
         answer = self.link.call(lambda r: self.link._gcra(
             keys=self._keys, args=[self._interval_us, self.capacity, int(max_wait * 1e6), backlog,
                                    self._me, int(self.MEMBER_WINDOW_SECONDS * 1e6),
-                                   self._members_now(), self._recovery_us]))
+                                   members, self._recovery_us]))
         with self._lock:
             if handing_over:
                 self._handing_over = False

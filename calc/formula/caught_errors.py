@@ -53,7 +53,7 @@ def caught_errors(formula: Formula, site: Site) -> str:
 def _round(formula: Formula, site: Site) -> str:
     edits = formula.edits()
     for call in formula.calls(*UNCAUGHT):
-        if call.close < 0 or not call.arguments or not _read_as_a_value(call, formula.groups) \
+        if call.close < 0 or not call.arguments or not _read_as_a_value(call) \
                 or _exposed_inside(call, formula.groups):
             continue
         spans = [formula.span_text(span).strip() for span in call.arguments]
@@ -66,7 +66,7 @@ def _round(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-def _read_as_a_value(call: Group, _groups: list[Group]) -> bool:
+def _read_as_a_value(call: Group) -> bool:
     """Whether a function reading errors holds the call, with no IFERROR between them."""
     group = call.parent
     while group is not None:

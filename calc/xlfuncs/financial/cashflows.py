@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeGuard
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
-from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, is_number
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 
@@ -54,15 +53,11 @@ def _flows(values: EngineValue, dates: EngineValue) -> tuple[list[float], list[f
     """XIRR's cash flows and dates in the book's order, a pair whose value is an empty cell or
     text left out as Excel leaves it out (FINANCIAL!AD54 and AE54 answer as the flows without
     them); None where anything else is not a plain number (left to `formulas`)."""
-    cells = _cells
-
-    def number(value: EngineScalar) -> TypeGuard[float]:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-    pairs = [(value, date) for value, date in zip(cells(values), cells(dates), strict=False)
+    flows, days = _cells(values), _cells(dates)
+    pairs = [(value, date) for value, date in zip(flows, days, strict=False)
              if not (value is None or isinstance(value, str))]
-    plain = [(value, date) for value, date in pairs if number(value) and number(date)]
-    if len(cells(values)) != len(cells(dates)) or not pairs or len(plain) < len(pairs):
+    plain = [(value, date) for value, date in pairs if is_number(value) and is_number(date)]
+    if len(flows) != len(days) or not pairs or len(plain) < len(pairs):
         return None
     return [float(value) for value, _ in plain], [float(date) for _, date in plain]
 

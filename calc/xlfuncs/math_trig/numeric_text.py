@@ -18,10 +18,11 @@ import datetime
 import math
 import re
 
+from rates_xl.functions.values import to_serial
+
 # A number as typed: Python's float() also reads "nan", "inf" and "1_000", which Excel does not.
 _PLAIN = re.compile(r" *[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)? *")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_DAY_ZERO = datetime.date(1899, 12, 30)  # serial 0 as Excel counts from 1 March 1900
 
 
 def read(text: str) -> float | None:
@@ -34,10 +35,9 @@ def read(text: str) -> float | None:
     year, month, day = (int(part) for part in date.groups())
     if (year, month, day) == (1900, 2, 29):
         return 60.0  # the day Excel's 1900 calendar has and no other (Microsoft's "Excel incorrectly assumes 1900 is a leap year")
-    try:
-        serial = (datetime.date(year, month, day) - _DAY_ZERO).days
-    except ValueError:
-        return None  # 2024-02-30: no such day (the bridged VALUE rolled it on to 1 March)
     if year < 1900:
         return None
-    return float(serial if serial > 60 else serial - 1)
+    try:
+        return to_serial(datetime.date(year, month, day))
+    except ValueError:
+        return None  # 2024-02-30: no such day (the bridged VALUE rolled it on to 1 March)
