@@ -112,7 +112,7 @@ def may_omit_ours(text: str) -> bool:
 #: Functions reading a literal text as a number (#VALUE! when it is none), a literal boolean
 #: as 1 or 0.
 COERCING = frozenset("""
-    AVEDEV AVERAGE AVERAGEA DEVSQ GEOMEAN HARMEAN MAX MAXA MIN MINA MEDIAN SKEW SKEW.P
+    SUM PRODUCT SUMSQ AVEDEV AVERAGE AVERAGEA DEVSQ GEOMEAN HARMEAN MAX MAXA MIN MINA MEDIAN SKEW SKEW.P
     STDEV STDEVP STDEV.S STDEV.P STDEVA STDEVPA VAR VARP VAR.S VAR.P VARA VARPA LARGE SMALL
 """.split())
 #: Functions counting a literal that reads as a number, ignoring any other (errors too).

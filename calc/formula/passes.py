@@ -31,6 +31,7 @@ from rates_xl.calc.formula import (
     comparisons,
     databases,
     lambdas,
+    number_arguments,
     operators,
     ranges,
     tables,
@@ -122,6 +123,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("text_limit", text_limit.text_limit, ("&", "CONCATENATE("), cells=WRITTEN),
     Pass("caught_errors", caught_errors.caught_errors, caught_errors.NEEDS,
          lambda f, _s: caught_errors.may_read(f.upper), cells=WRITTEN),
+    Pass("text_as_numbers", number_arguments.text_as_numbers, ("(",), number_arguments.may_want_numbers, cells=WRITTEN),
 )
 
 

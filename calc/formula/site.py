@@ -68,6 +68,12 @@ class BookFacts:
     #: comparison (calc/formula/comparisons.py `constant_kind`), None when the cell holds a
     #: formula or may change during the calculation (a what-if data table's input).
     constant_kind: Callable[[str, str], str | None] = lambda _sheet, _text: None
+    #: (the formula's sheet, a one-cell reference) -> of a cell holding a constant text, how the
+    #: engine reads it against Excel (calc/xlfuncs/text/number_text.py `reading`: PLAIN, TIME,
+    #: NO_NUMBER, UNSURE); NO_TEXT for any other constant (a number, a logical, nothing) and a
+    #: formula that answers no text; None for any other formula, or when constants may change
+    #: (calc/formula/number_arguments.py).
+    text_reading: Callable[[str, str], str | None] = lambda _sheet, _text: None
 
 
 @dataclass(slots=True)
@@ -108,6 +114,8 @@ class Site:
         return self.col
 
 
+_ROWS = 256  # an array taller than this is asked of in full (`FormulaCells._index`)
+
 #: Past this many cells the argument is left to the engine (the answer is written out cell by cell).
 MOST_CELLS = 10_000
 
@@ -122,8 +130,9 @@ class FormulaCells:
         self.titles = titles  # upper-case title -> the sheet's title
         self._cells, self._legacy_anchors = cells, legacy
         self._indexed = False  # (the areas of several cells, gathered on first use)
-        self._legacy: dict[str, list[Area]] = {}
-        self._spills: dict[str, list[Area]] = {}
+        self._legacy: dict[tuple[str, int], list[Area]] = {}  # (sheet, row) -> areas of several cells
+        self._spills: dict[tuple[str, int], list[Area]] = {}
+        self._tall: dict[str, list[tuple[Area, bool]]] = {}  # areas past _ROWS rows (legacy or not), asked in full
 
     def _index(self) -> None:
         if self._indexed:
@@ -133,7 +142,18 @@ class FormulaCells:
             r1, c1, r2, c2 = area
             if r1 != r2 or c1 != c2:
                 kind = self._legacy if (sheet, anchor) in self._legacy_anchors else self._spills
-                kind.setdefault(sheet, []).append(area)
+                for row in range(r1, min(r2, r1 + _ROWS) + 1):  # (asked of many cells: by row)
+                    kind.setdefault((sheet, row), []).append(area)
+                if r2 > r1 + _ROWS:
+                    self._tall.setdefault(sheet, []).append((area, kind is self._legacy))
+
+    def formula(self, sheet: str, row: int, col: int) -> str | None:
+        """The formula of that cell where it is a formula's one cell (not an array's)."""
+        found = self._cells.get((sheet, cell_address(row, col))) if 1 <= row <= MAX_ROW and 1 <= col <= MAX_COL else None
+        if found is None or (sheet, cell_address(row, col)) in self._legacy_anchors:
+            return None
+        text, (r1, c1, r2, c2) = found
+        return text if (r1, c1) == (r2, c2) else None
 
     def answer(self, sheet: str, row: int, col: int) -> bool | None:
         """Whether that cell holds a formula; None when the file cannot say (a spilled cell)."""
@@ -142,8 +162,12 @@ class FormulaCells:
         # writes one: a book's anchors are not read and parsed for the few cells asked.)
         if 1 <= row <= MAX_ROW and 1 <= col <= MAX_COL and (sheet, cell_address(row, col)) in self._cells:
             return True
-        if any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self._legacy.get(sheet, ())):
+        at = (sheet, row)
+        if any(c1 <= col <= c2 for _r1, c1, _r2, c2 in self._legacy.get(at, ())):
             return True
-        if any(r1 <= row <= r2 and c1 <= col <= c2 for r1, c1, r2, c2 in self._spills.get(sheet, ())):
+        if any(c1 <= col <= c2 for _r1, c1, _r2, c2 in self._spills.get(at, ())):
             return None
+        for (r1, c1, r2, c2), legacy in self._tall.get(sheet, ()):
+            if r1 <= row <= r2 and c1 <= col <= c2:
+                return True if legacy else None
         return False

@@ -65,6 +65,13 @@ class Formula:
         self._groups: list[Group] | None = None
         self._owners: list[Group | None] = []
 
+    @classmethod
+    def read(cls, text: str, tokens: tuple[Token, ...]) -> Formula:
+        """A formula whose tokens are already read."""
+        formula = cls(text)
+        formula._tokens = tokens
+        return formula
+
     @property
     def upper(self) -> str:
         """The text in upper case (the passes' triggers read it)."""

@@ -69,13 +69,21 @@ from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
 from rates_xl.calc.xlfuncs.math_trig import divisors, matrix, multiples, rounding, sumproduct
-from rates_xl.calc.xlfuncs.statistical import conditional, ets, largest, percentiles, stats, trend
+from rates_xl.calc.xlfuncs.statistical import (
+    conditional,
+    ets,
+    largest,
+    percentiles,
+    stats,
+    trend,
+)
 from rates_xl.calc.xlfuncs.text import (
     baht,
     characters,
     concatenation,
     delimited,
     find,
+    number_text,
     numbers,
     regex,
     substrings,
@@ -167,6 +175,7 @@ OURS: dict[str, Factory] = {
     limits.TEXT_LIMIT_NAME: limits.text_limit,
     comparison.NAME: comparison.cmpround,
     comparison.SNAP: comparison.cmpsnap,
+    number_text.NAME: number_text.number_of,
 }
 
 #: Why each is ours (what formualizer gets wrong; measured with bench/excel_corpus.py).
@@ -365,6 +374,8 @@ WHY = {
                      "calc/xlfuncs/logical/comparison.py",
     comparison.SNAP: "as RATESXL.CMPROUND, one call for both operands where one is a cell or a number: "
                      "calc/xlfuncs/logical/comparison.py",
+    number_text.NAME: "a text a formula answers, where one of formualizer's functions wants a number, read as "
+                      "Excel reads it (formualizer: #VALUE! for a date or a time): calc/formula/number_arguments.py",
 }
 
 #: Excel functions formualizer does not know, computed through a rewriting of the formula

@@ -67,7 +67,8 @@ def test_array_formula_computed_as_excel_does(case, book, address, tmp_path):
     ('=MODE(B8,"1",2)', "=MODE(B8,#VALUE!,2)"),
     # Untouched: text inside an array constant, inside another call, or in another function.
     ('=AVERAGE({1,"a"},IF(A1,"x","2"))', '=AVERAGE({1,"a"},IF(A1,"x","2"))'),
-    ('=SUM("1",A1)', '=SUM("1",A1)'),
+    ('=N("1")', '=N("1")'),
+    ('=SUM("1",A1)', "=SUM(1.0,A1)"),  # SUM too reads typed text: Microsoft's SUM, "text values that can't be translated into numbers" are the errors
     ('=_xlfn.MODE.SNGL(A1:B2,"")', '=_xlfn.MODE.SNGL(A1:B2,"")'),
 ])
 def test_literal_arguments_written_as_excel_reads_them(formula, engine_copy):

@@ -36,13 +36,14 @@ from rates_xl.calc.engines.formualizer.fitting import (
     settled,
 )
 from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
-from rates_xl.calc.formula import comparisons, passes, terms
+from rates_xl.calc.formula import comparisons, number_arguments, passes, terms
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.memo import Memo
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.xlfuncs.coercion import Facts
+from rates_xl.calc.xlfuncs.text import number_text
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -155,7 +156,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if resolve is not None:
         facts.name_range = resolve
     if steady and formula_cells is not None:
-        facts.constant_kind = _ConstantKinds(book, formula_cells)
+        facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
+        facts.text_reading = kinds.text_reading
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
     calculation = getattr(book, "calculation", None)
@@ -444,27 +446,64 @@ def _sized(read: Callable[[str, str], T], sheet: str) -> Callable[[str], T]:
 class _ConstantKinds:
     """`BookFacts.constant_kind`: of a one-cell reference to a cell the file holds no formula
     in, what its constant is to a comparison (calc/formula/comparisons.py `constant_kind`).
-    Asked for most comparisons' operands: each answer is kept."""
+    Asked for most comparisons' operands: each answer is kept. `text_reading`: of a constant
+    text, how the engine reads it against Excel (calc/xlfuncs/text/number_text.py `reading`),
+    NO_TEXT for any other constant (a number, a logical, nothing) and a formula answering no text."""
+
+    _NO_CONSTANT, _ERROR = object(), object()
 
     def __init__(self, book: Workbook, formula_cells: FormulaCells) -> None:
         self.book, self.formula_cells = book, formula_cells
         self.known: dict[tuple[str, str], str | None] = {}
+        self.readings: dict[tuple[str, str], str | None] = {}
+        self.sheets: dict[str, Any] = {}  # title -> worksheet (openpyxl's book[title] searches them all)
 
     def __call__(self, sheet: str, reference: str) -> str | None:
         key = (sheet, reference)
         if key not in self.known:
-            self.known[key] = self._kind(sheet, reference)
+            value = self._value(sheet, reference)
+            self.known[key] = (None if value is self._NO_CONSTANT
+                               else comparisons.constant_kind("#" if value is self._ERROR else value))
         return self.known[key]
 
-    def _kind(self, sheet: str, reference: str) -> str | None:
+    def text_reading(self, sheet: str, reference: str) -> str | None:
+        key = (sheet, reference)
+        if key not in self.readings:
+            value = self._value(sheet, reference)
+            if value is self._ERROR:
+                self.readings[key] = number_text.NO_TEXT
+            elif value is self._NO_CONSTANT:
+                formula = self._formula(sheet, reference)
+                self.readings[key] = (number_text.NO_TEXT if formula is not None
+                                      and number_arguments.answers_no_text(formula) else None)
+            else:
+                self.readings[key] = number_text.reading(value) if isinstance(value, str) else number_text.NO_TEXT
+        return self.readings[key]
+
+    def _formula(self, sheet: str, reference: str) -> str | None:
+        """The formula of the one cell `reference`, where it holds one alone."""
         prefix, ref = split_reference(reference)
-        if "[" in prefix:
-            return None
-        area = read_area(ref, whole_lines=False)
+        area = read_area(ref, whole_lines=False) if "[" not in prefix else None
         if area is None or not area.is_cell:
             return None
         title = self.formula_cells.titles.get(unquote_sheet(prefix[:-1]).upper()) if prefix else sheet
+        return None if title is None else self.formula_cells.formula(title, area.top, area.left)
+
+    def _value(self, sheet: str, reference: str) -> object:
+        """The constant the one cell `reference` holds (None: nothing; _ERROR: an error, which
+        openpyxl reads as its text), or _NO_CONSTANT."""
+        prefix, ref = split_reference(reference)
+        if "[" in prefix:
+            return self._NO_CONSTANT
+        area = read_area(ref, whole_lines=False)
+        if area is None or not area.is_cell:
+            return self._NO_CONSTANT
+        title = self.formula_cells.titles.get(unquote_sheet(prefix[:-1]).upper()) if prefix else sheet
         if title is None or self.formula_cells.answer(title, area.top, area.left) is not False:
+            return self._NO_CONSTANT
+        if not self.sheets:
+            self.sheets = {ws.title: ws for ws in self.book.worksheets}
+        cell = self.sheets[title]._cells.get((area.top, area.left))  # (not ws.cell: that makes one)
+        if cell is None:
             return None
-        cell = self.book[title]._cells.get((area.top, area.left))  # (not ws.cell: that makes one)
-        return comparisons.constant_kind(None if cell is None else cell.value)
+        return cell.value if cell.data_type != "e" else self._ERROR
