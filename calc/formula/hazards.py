@@ -41,6 +41,25 @@ IFS SWITCH CHOOSE
 ADDRESS
 ARRAYTOTEXT
 """.split())
+# Functions of single values computed by `formulas` (calc/xlfuncs/scalars.py): each applies itself
+# to each element of an array, so in an ordinary cell a range given to one answered an array
+# cut to its first value: `=ACOT(J5:J10)` in row 7 was ACOT(J5), where Excel intersects (J7),
+# silently; a whole column was that column's first value or #SPILL! (IronCalc's Excel-made
+# STATISTICAL__BINOM.xlsx, BINOM.DIST(G:G,...)). As the ones above, a range is intersected in an
+# ordinary cell and lifted cell by cell in an array formula (tests/calc/test_bridged_ranges.py).
+# Not the Analysis ToolPak's (ERF, ERF.PRECISE, BESSELI, COMPLEX, DEC2BIN, the IM* ...): given more than one
+# cell, Excel answers #VALUE! (formulas_test.xlsx ENGINEERING!AG15, COMPLEX(C15:P15,...)), as
+# the bridged ones do.
+BRIDGED_SCALARS = frozenset("""
+ACOT ACOTH BETA.DIST BETA.INV BINOM.DIST BINOM.INV BITAND BITLSHIFT BITOR BITRSHIFT BITXOR
+CHISQ.DIST CHISQ.DIST.RT CHISQ.INV CHISQ.INV.RT CONFIDENCE.NORM CONFIDENCE.T COT COTH CRITBINOM
+CSC CSCH EXPON.DIST F.DIST F.DIST.RT F.INV F.INV.RT FISHER FISHERINV FV
+GAMMA GAMMA.DIST GAMMA.INV GAMMALN GAMMALN.PRECISE GAUSS HYPGEOM.DIST HYPGEOMDIST LOGNORM.DIST
+LOGNORM.INV NEGBINOM.DIST NORM.DIST NORM.INV NORM.S.DIST NORM.S.INV NORMDIST NORMINV NORMSDIST
+NORMSINV NPER PERMUT PERMUTATIONA PHI POISSON.DIST RATE SEC SECH STANDARDIZE T.DIST T.DIST.2T
+T.DIST.RT T.INV T.INV.2T WEIBULL.DIST ARABIC DECIMAL ROMAN UNICHAR UNICODE
+""".split())
+ELEMENTWISE = ELEMENTWISE | BRIDGED_SCALARS
 # CHOOSE's choices take a range as it is (CHOOSE(2,A1:A3,B1:B3) is B1:B3), but given an array
 # of indexes Excel broadcasts the choices with it: element i is CHOOSE(index[i], choice[i], ...).
 BROADCAST_WITH_FIRST = frozenset({"CHOOSE"})
@@ -54,7 +73,7 @@ ALL = None  # every argument takes a range
 # Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
 # itself to each element of an array constant or computed array, as Excel does: an array formula
 # giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
-LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT".split())
+LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT".split()) | BRIDGED_SCALARS
 # Of them, those answering an array for one value: given a range where one value is wanted, an
 # array formula is computed whole too (each cell of its range would otherwise spill).
 WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT", "REGEXEXTRACT"})

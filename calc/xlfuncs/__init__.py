@@ -70,6 +70,7 @@ from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
 from rates_xl.calc.xlfuncs.math_trig import divisors, matrix, multiples, rounding, sumproduct
 from rates_xl.calc.xlfuncs.statistical import (
+    binomial,
     conditional,
     ets,
     largest,
@@ -168,6 +169,7 @@ OURS: dict[str, Factory] = {
     **calendar.FUNCTIONS,
     **numbers.FUNCTIONS,
     **percentiles.FUNCTIONS,
+    **binomial.FUNCTIONS,
     **daycount.FUNCTIONS,
     **trend.FUNCTIONS,
     **database.FUNCTIONS,
@@ -336,6 +338,9 @@ WHY = {
               "calc/xlfuncs/math_trig/multiples.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
             "calc/xlfuncs/dates/calendar.py",
+    "BINOM.DIST.RANGE": "number_s2 below number_s or past the trials #NUM! (formulas: -0.18, a probability below "
+                        "0), by Microsoft's rules; Excel 16's values in IronCalc's STATISTICAL__BINOM.xlsx: "
+                        "calc/xlfuncs/statistical/binomial.py",
     "PERCENTILE": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the k argument's checks: +21): calc/xlfuncs/statistical/percentiles.py",
     "PERCENTILE.INC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (as PERCENTILE: +21): calc/xlfuncs/statistical/percentiles.py",
     "PERCENTILE.EXC": "text, logical values and empty cells in the array skipped (formulas: #VALUE!), then formulas' (the exclusive method: +13): calc/xlfuncs/statistical/percentiles.py",
@@ -413,6 +418,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
             found[name] = limits.capped(found[name])
     for name in multiples.NAMES:  # a multiple read on 15 significant digits (math_trig/multiples.py)
         found[name] = multiples.exact(name, found.get(name) or bridge.bridged(name))
+    for name in binomial.PROBABILITY_AT:  # #NUM! for a probability of 0 or 1 (statistical/binomial.py)
+        found[name] = binomial.probability_checked(name, found.get(name) or bridge.bridged(name))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found

@@ -56,6 +56,23 @@ def number(value: object) -> float:
     raise ExcelError("#VALUE!")
 
 
+def number_or_date(value: object) -> float:
+    """`number`, text that is no number read as Excel reads a date typed as text (the bridged
+    `formulas` VALUE, right on dates: "29/02/1900" is 60, day first as formulas_test.xlsx's
+    Excel read it; a time is not read here)."""
+    if not isinstance(value, str):
+        return number(value)
+    try:
+        return number(value)
+    except ExcelError:
+        from rates_xl.calc.xlfuncs.bridge import bridged
+
+        read = bridged("VALUE")(value) if ":" not in value else None
+        if not isinstance(read, int | float) or isinstance(read, bool):
+            raise
+        return float(read)
+
+
 def text(value: object) -> str:
     """A scalar argument as Excel reads it where text is wanted."""
     if is_error(value):

@@ -27,7 +27,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import (
+    Callback,
+    ExcelError,
+    Facts,
+    elementwise,
+    number,
+    number_or_date,
+)
 from rates_xl.calc.xlfuncs.dates.daycount import yearfrac
 from rates_xl.calc.xlfuncs.types import EngineValue
 
@@ -42,18 +49,7 @@ NOT_COMPUTED = "#NAME?"
 def serial(value: EngineValue) -> int:
     """A date argument: truncated; #VALUE! outside Excel's dates. Text that is not a number is
     read as Excel reads a date typed as text (the bridged `formulas` VALUE, right on dates)."""
-    if isinstance(value, str):
-        try:
-            found = number(value)
-        except ExcelError:
-            from rates_xl.calc.xlfuncs.bridge import bridged
-
-            read = bridged("VALUE")(value) if ":" not in value else None
-            if not isinstance(read, int | float) or isinstance(read, bool):
-                raise
-            found = float(read)
-    else:
-        found = number(value)
+    found = number_or_date(value)
     if not 0 <= found < _LAST_SERIAL + 1:
         raise ExcelError("#VALUE!")
     return math.floor(found)
