@@ -13,7 +13,8 @@ formualizer lacks.
   `ranges.py` (`@`, whole columns), `databases.py` (the database functions' whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
   family, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
   past a cell's 32,767 characters is #VALUE!), `caught_errors.py` (UPPER, TRIM, CONCAT ... of
-  an error read by ISERROR, ISNA, IFNA ...);
+  an error read by ISERROR, ISNA, IFNA ...), `number_arguments.py` (a date or a time as text
+  where a function wants a number);
 - `hazards.py`: what formualizer would compute wrongly as written (`analyse`), and `fit.py`: the
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
 - `terms.py`: the terms of a final + or - (Excel's rounding to 0);

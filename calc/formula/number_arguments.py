@@ -53,6 +53,7 @@ from rates_xl.calc.xlfuncs.text.number_text import (
     number,
     reading,
 )
+from rates_xl.functions.sheet import cell_reference
 from rates_xl.functions.tokens import (
     ERROR,
     INFIX,
@@ -128,8 +129,6 @@ NUMBER_ANSWERS = (frozenset(POSITIONS) - _TEXT_ANSWERS) | frozenset("""
     RAND N CODE UNICODE ISNUMBER ISTEXT ISBLANK ISERROR ISNA AND OR NOT XOR
 """.split())
 _ARITHMETIC = frozenset("+-*/^")
-#: A one-cell reference as written (`B4`, `$B$4`, `'My sheet'!B4`): no question asked of the book.
-_ONE_CELL = re.compile(r"(?:(?:'(?:[^']|'')+'|[A-Za-z_][\w.]*)!)?\$?[A-Za-z]{1,3}\$?\d{1,7}")
 _COMPARISON = frozenset({"=", "<>", "<", ">", "<=", ">="})
 
 
@@ -229,7 +228,7 @@ def _way(formula: Formula, call: Group, span: Span, site: Site) -> str | None:
     if first >= last:
         return None  # omitted
     tokens = formula.tokens
-    if any(token.text == ":" or (token.is_range and _ONE_CELL.fullmatch(token.text) is None
+    if any(token.text == ":" or (token.is_range and cell_reference(token.text) is None
                                  and site.book.range_size(site.sheet, token.text) != 1)
            for token in tokens[first:last]):
         return None  # it may read several cells: the engine applies the function to each (left as it is)
@@ -245,9 +244,9 @@ def _way(formula: Formula, call: Group, span: Span, site: Site) -> str | None:
             kind = site.book.text_reading(site.sheet, token.text)
             if kind == NO_TEXT:
                 return None  # a number, a logical or nothing
-            if kind is not None:
-                return _UNSURE if kind == UNSURE else _MINUS  # a cell's constant text
-            return _GUARD if _ONE_CELL.fullmatch(token.text) else _MINUS  # a formula's cell; a name
+            if kind is not None:  # a cell's constant text (one with no number in it: #VALUE! as it is)
+                return _UNSURE if kind == UNSURE else _MINUS if kind in (PLAIN, TIME) else None
+            return _GUARD if cell_reference(token.text) is not None else _MINUS  # a formula's cell; a name
         return _MINUS
     opening = tokens[first]
     if opening.opens:

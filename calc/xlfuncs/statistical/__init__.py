@@ -6,5 +6,6 @@
 - `ets.py`: the FORECAST.ETS family's argument checks and exact cases;
 - `trend.py`: TREND and GROWTH on one x variable;
 - `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array;
-- `largest.py`: LARGE and SMALL over a range of plain values.
+- `largest.py`: LARGE and SMALL over a range of plain values;
+- `binomial.py`: BINOM.DIST.RANGE, BINOM.INV's and NEGBINOM.DIST's probability checks.
 """

@@ -8,7 +8,8 @@
 - `totext.py`: ARRAYTOTEXT, VALUETOTEXT; `baht.py`: BAHTTEXT;
 - `regex.py`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `numbers.py`: VALUE ("$1,000"), FIXED's rounding, the General format; `value_text.py`: VALUE of a
-  time alone, a date that is none, a percentage;
+  time alone, a date that is none, a percentage; `number_text.py`: text where a function wants a
+  number (RATESXL.NUMBER, for calc/formula/number_arguments.py);
 - `concatenation.py`: RATESXL.NUMTEXT, a number as Excel's text (the pass `numbers_as_text`
   routes `&` and CONCATENATE's operands to it).
 """
