@@ -332,3 +332,38 @@ def _closes_last(text: str, opening: int) -> bool:
             if depth == 0:
                 return at == len(text.rstrip()) - 1
     return False
+
+
+# -- arithmetic ------------------------------------------------------------------------------------
+
+
+def may_compute_unsure(formula: Formula, site: Site) -> bool:
+    """A book holding a text whose reading is not settled, and arithmetic in the formula."""
+    return site.book.unsure_texts and any(op in formula.text for op in "+-*/^%")
+
+
+def unsure_arithmetic(formula: Formula, site: Site) -> str:
+    """A cell's constant text whose reading is not settled ("1,000", "1/2/2024" ...), read by
+    arithmetic (`=B1*2`), written `RATESXL.NUMBER(B1)`: #NAME?, listed by the check against
+    Excel's values, where the engine answered #VALUE! for "1,000" (an English Excel's 2,000)
+    or read "1/2/2024" month first, silently. tests/calc/test_number_arguments.py."""
+    edits = formula.edits()
+    tokens = formula.tokens
+    for index, token in enumerate(tokens):
+        if not token.is_range or cell_reference(token.text) is None:
+            continue
+        before, after = formula.previous(index), formula.following(index)
+        if not (_arithmetic(before, after=False) or _arithmetic(after, after=True)):
+            continue
+        if site.book.text_reading(site.sheet, token.text) == UNSURE:
+            edits.replace(index, index + 1, f"{NAME}({token.text})")
+    return edits.text()
+
+
+def _arithmetic(token: object, *, after: bool) -> bool:
+    """Whether a neighbouring token is an arithmetic operator on the operand."""
+    if token is None:
+        return False
+    kind, text = token.kind, token.text  # type: ignore[attr-defined]
+    return (kind == INFIX and text in _ARITHMETIC) or (not after and kind == PREFIX and text == "-") \
+        or (after and kind == POSTFIX)

@@ -124,6 +124,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("caught_errors", caught_errors.caught_errors, caught_errors.NEEDS,
          lambda f, _s: caught_errors.may_read(f.upper), cells=WRITTEN),
     Pass("text_as_numbers", number_arguments.text_as_numbers, ("(",), number_arguments.may_want_numbers, cells=WRITTEN),
+    Pass("unsure_arithmetic", number_arguments.unsure_arithmetic, (), number_arguments.may_compute_unsure, cells=WRITTEN),
 )
 
 

@@ -74,6 +74,9 @@ class BookFacts:
     #: formula that answers no text; None for any other formula, or when constants may change
     #: (calc/formula/number_arguments.py).
     text_reading: Callable[[str, str], str | None] = lambda _sheet, _text: None
+    #: Whether any cell of the book holds a constant text whose reading as a number is not
+    #: settled (`text_reading` UNSURE): only then are the operands of arithmetic asked about.
+    unsure_texts: bool = False
 
 
 @dataclass(slots=True)

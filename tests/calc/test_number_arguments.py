@@ -178,3 +178,29 @@ def test_the_table_names_known_functions():
     for name, position in number_arguments.LOGICAL_AT.items():
         assert name in number_arguments.POSITIONS
         assert not number_arguments.wants_number(name, position)
+
+
+def test_arithmetic_over_a_constant_text_not_settled_is_not_computed(tmp_path):
+    """`=B1*2` with the text "1,000" in B1 was #VALUE! (an English Excel's 2,000), and "1/2/2024"
+    read month first, silently: such a constant read by arithmetic gives #NAME?, listed by the
+    check; a date written year-month-day, a number, and the text itself where no arithmetic
+    reads it stay as they were. In a book without such text no operand is asked about."""
+    found = _computed(tmp_path, {
+        "B1": "1,000", "B2": "1/2/2024", "B3": "2024-01-10", "B4": 5, "B5": " 2024-01-10 ",
+        "A1": "=B1*2", "A2": "=B2+1", "A3": "=B3+1", "A4": "=B4*2", "A5": "=-B1", "A6": "=B1",
+        "A7": '=B1&"x"', "A8": "=B5+0", "A9": "=B1%",
+    }, [f"A{row}" for row in range(1, 10)])
+    assert found == {"A1": "#NAME?", "A2": "#NAME?", "A3": 45302, "A4": 10, "A5": "#NAME?", "A6": "1,000",
+                     "A7": "1,000x", "A8": "#VALUE!", "A9": "#NAME?"}
+
+
+def test_a_book_without_such_text_asks_nothing(tmp_path):
+    from rates_xl.calc.formula.passes import one
+    from rates_xl.calc.formula.site import BookFacts, Site
+
+    asked = []
+    facts = BookFacts(text_reading=lambda sheet, ref: asked.append(ref) or number_text.UNSURE)
+    assert one("unsure_arithmetic", "=B1*2", Site("S", 1, 1, book=facts)) == "=B1*2"
+    assert asked == []
+    facts.unsure_texts = True
+    assert one("unsure_arithmetic", "=B1*2", Site("S", 1, 1, book=facts)) == "=RATESXL.NUMBER(B1)*2"

@@ -158,6 +158,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if steady and formula_cells is not None:
         facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
         facts.text_reading = kinds.text_reading
+        facts.unsure_texts = kinds.any_unsure()
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
     calculation = getattr(book, "calculation", None)
@@ -479,6 +480,12 @@ class _ConstantKinds:
             else:
                 self.readings[key] = number_text.reading(value) if isinstance(value, str) else number_text.NO_TEXT
         return self.readings[key]
+
+    def any_unsure(self) -> bool:
+        """Whether any constant text of the book is one whose reading is not settled."""
+        reading, unsure = number_text.reading, number_text.UNSURE
+        return any(cell.data_type == "s" and isinstance(cell.value, str) and reading(cell.value) == unsure
+                   for ws in self.book.worksheets for cell in getattr(ws, "_cells", {}).values())
 
     def _formula(self, sheet: str, reference: str) -> str | None:
         """The formula of the one cell `reference`, where it holds one alone."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from functools import lru_cache
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
@@ -66,6 +67,7 @@ def number(text: str) -> float | str:
     return _read(text)[1]
 
 
+@lru_cache(maxsize=8192)
 def _read(text: str) -> tuple[str, float | str]:
     if (plain := _PLAIN.fullmatch(text)) is not None:
         value = float(plain.group(1)) / (100 if plain.group(2) else 1)
@@ -89,7 +91,7 @@ def _read(text: str) -> tuple[str, float | str]:
             return PLAIN, serial
         text, alone = clock, False
     if (time := _TIME.fullmatch(text)) is None:
-        return UNSURE, NOT_COMPUTED  # (a date followed by what is no time: "2024-01-10 x" is none of the forms)
+        return UNSURE, NOT_COMPUTED  # slashes, a month's name, a currency ...: `_UNSURE`'s other forms
     hour, minute, second, half = time.groups()
     hours = range(1, 13) if half else range(24)
     if int(hour) not in hours or int(minute) > 59 or float(second or 0) >= 60:
