@@ -12,7 +12,7 @@ values in IronCalc's Excel-made STATISTICAL__BINOM.xlsx; MIT or Apache-2.0, not 
 Microsoft's BINOM.DIST.RANGE: the arguments are truncated to integers; #NUM! when trials < 0,
 probability_s outside 0..1, number_s outside 0..trials, or number_s2 below number_s or past
 the trials; number_s2 omitted, the probability of number_s successes alone. The sum is of the
-binomial terms, in logarithms where a coefficient passes a float's range (3,000 trials).
+binomial terms, in logarithms (a coefficient passes a float's range at 3,000 trials).
 """
 
 from __future__ import annotations
@@ -54,14 +54,18 @@ def _read(value: EngineValue) -> float:
 
 
 def _term(n: int, k: int, p: float) -> float:
-    """The binomial probability of k successes in n trials."""
+    """The binomial probability of k successes in n trials. Powers past the first in
+    logarithms (log1p for 1 - p): (1-p)^5 is Excel's 0.59049 for BINOM.DIST.RANGE(5,0.1,0),
+    where 0.9**5 is 0.5904900000000001; a coefficient past a float's range too (3,000 trials)."""
     if p in (0.0, 1.0):
         return 1.0 if k == (0 if p == 0.0 else n) else 0.0
-    try:
-        return float(math.comb(n, k)) * p ** k * (1 - p) ** (n - k)
-    except OverflowError:  # a coefficient past a float's range: in logarithms
-        logged = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-        return math.exp(logged + k * math.log(p) + (n - k) * math.log1p(-p))
+    logged = k * math.log(p) if k > 1 else 0.0
+    logged += (n - k) * math.log1p(-p) if n - k > 1 else 0.0
+    factor = (p if k == 1 else 1.0) * (1.0 - p if n - k == 1 else 1.0)
+    coefficient = math.comb(n, k)
+    if coefficient < 2 ** 1000:
+        return coefficient * factor * math.exp(logged)
+    return factor * math.exp(math.log(coefficient) + logged)
 
 
 #: Function -> the position of its probability, which must lie strictly between 0 and 1.
