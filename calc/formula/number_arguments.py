@@ -64,6 +64,7 @@ from rates_xl.functions.tokens import (
     PREFIX,
     TEXT,
     FormulaError,
+    Token,
     bare_name,
     function_names,
     tokenize,
@@ -258,19 +259,8 @@ def _way(formula: Formula, call: Group, span: Span, site: Site) -> str | None:
                 if group.name in TEXT_CALLS:
                     return _NUMBER
                 return None if group.name in NUMBER_ANSWERS else _MINUS
-    joined = arithmetic = False
-    for index in range(first, last):  # the argument's own operators, outside any call in it
-        token = tokens[index]
-        if formula.owner(index) is not call or token.opens or token.closes:
-            continue
-        if token.kind == INFIX and token.text in _COMPARISON:
-            return None  # a logical (comparison binds last)
-        joined = joined or (token.kind == INFIX and token.text == "&")
-        arithmetic = arithmetic or (token.kind == INFIX and token.text in _ARITHMETIC) \
-            or token.kind == POSTFIX or (token.kind == PREFIX and token.text == "-")
-    if joined:
-        return _NUMBER  # `&` binds after arithmetic: its answer is text
-    return None if arithmetic else _MINUS
+    answer = _outermost(formula, span, call)
+    return _NUMBER if answer == _JOINED else _MINUS if answer is None else None
 
 
 @lru_cache(maxsize=8192)
@@ -299,17 +289,28 @@ def answers_no_text(text: str) -> bool:
         group = formula.group_at(first)
         if group is not None and group.close == last - 1:
             return group.kind == "call" and group.name in NUMBER_ANSWERS
-    joined = arithmetic = False
-    for index in range(first, last):  # the formula's own operators, outside any group
+    return _outermost(formula, (first, last), None) in (_COMPARED, _COMPUTED)
+
+
+#: What an expression's outermost operator makes of it (`_outermost`): a logical, text, a number.
+_COMPARED, _JOINED, _COMPUTED = "compared", "joined", "computed"
+
+
+def _outermost(formula: Formula, span: Span, owner: Group | None) -> str | None:
+    """The kind of answer the operators of a span, outside any group in it (`owner` holds the
+    span), give: a comparison binds last (a logical), then `&` (text), then arithmetic (a
+    number); None where there is no operator among them."""
+    tokens = formula.tokens
+    joined = computed = False
+    for index in range(*span):
         token = tokens[index]
-        if formula.owner(index) is not None or token.opens or token.closes:
+        if formula.owner(index) is not owner or token.opens or token.closes:
             continue
         if token.kind == INFIX and token.text in _COMPARISON:
-            return True
+            return _COMPARED
         joined = joined or (token.kind == INFIX and token.text == "&")
-        arithmetic = arithmetic or (token.kind == INFIX and token.text in _ARITHMETIC) \
-            or token.kind == POSTFIX or (token.kind == PREFIX and token.text == "-")
-    return arithmetic and not joined
+        computed = computed or _arithmetic(token, after=True) or _arithmetic(token, after=False)
+    return _JOINED if joined else _COMPUTED if computed else None
 
 
 _ONE_CALL = re.compile(r"=\s*([A-Za-z_][\w.]*)\(")
@@ -360,10 +361,11 @@ def unsure_arithmetic(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-def _arithmetic(token: object, *, after: bool) -> bool:
-    """Whether a neighbouring token is an arithmetic operator on the operand."""
+def _arithmetic(token: Token | None, *, after: bool) -> bool:
+    """Whether a token is an arithmetic operator on the operand it follows (`after`: -, %) or
+    precedes (the prefix -), or between two."""
     if token is None:
         return False
-    kind, text = token.kind, token.text  # type: ignore[attr-defined]
+    kind, text = token.kind, token.text
     return (kind == INFIX and text in _ARITHMETIC) or (not after and kind == PREFIX and text == "-") \
         or (after and kind == POSTFIX)

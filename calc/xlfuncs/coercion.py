@@ -60,11 +60,11 @@ def number_or_date(value: object) -> float:
     """`number`, text that is no number read as Excel reads a date typed as text (the bridged
     `formulas` VALUE, right on dates: "29/02/1900" is 60, day first as formulas_test.xlsx's
     Excel read it; a time is not read here)."""
-    if not isinstance(value, str):
-        return number(value)
     try:
         return number(value)
     except ExcelError:
+        if not isinstance(value, str):
+            raise
         from rates_xl.calc.xlfuncs.bridge import bridged
 
         read = bridged("VALUE")(value) if ":" not in value else None

@@ -489,28 +489,28 @@ class _ConstantKinds:
 
     def _formula(self, sheet: str, reference: str) -> str | None:
         """The formula of the one cell `reference`, where it holds one alone."""
+        place = self._place(sheet, reference)
+        return None if place is None else self.formula_cells.formula(*place)
+
+    def _place(self, sheet: str, reference: str) -> tuple[str, int, int] | None:
+        """The sheet, row and column of the one cell `reference` (of this book), or None."""
         prefix, ref = split_reference(reference)
         area = read_area(ref, whole_lines=False) if "[" not in prefix else None
         if area is None or not area.is_cell:
             return None
         title = self.formula_cells.titles.get(unquote_sheet(prefix[:-1]).upper()) if prefix else sheet
-        return None if title is None else self.formula_cells.formula(title, area.top, area.left)
+        return None if title is None else (title, area.top, area.left)
 
     def _value(self, sheet: str, reference: str) -> object:
         """The constant the one cell `reference` holds (None: nothing; _ERROR: an error, which
         openpyxl reads as its text), or _NO_CONSTANT."""
-        prefix, ref = split_reference(reference)
-        if "[" in prefix:
+        place = self._place(sheet, reference)
+        if place is None or self.formula_cells.answer(*place) is not False:
             return self._NO_CONSTANT
-        area = read_area(ref, whole_lines=False)
-        if area is None or not area.is_cell:
-            return self._NO_CONSTANT
-        title = self.formula_cells.titles.get(unquote_sheet(prefix[:-1]).upper()) if prefix else sheet
-        if title is None or self.formula_cells.answer(title, area.top, area.left) is not False:
-            return self._NO_CONSTANT
+        title, row, col = place
         if not self.sheets:
             self.sheets = {ws.title: ws for ws in self.book.worksheets}
-        cell = self.sheets[title]._cells.get((area.top, area.left))  # (not ws.cell: that makes one)
+        cell = self.sheets[title]._cells.get((row, col))  # (not ws.cell: that makes one)
         if cell is None:
             return None
         return cell.value if cell.data_type != "e" else self._ERROR
