@@ -43,7 +43,8 @@ from rates_xl.calc.formula.tree import Formula
 _SAME = frozenset({"tables", "links", "foreign_names", "unsure_texts"})
 #: Facts asked a question: which of its arguments are references, moved with a copy.
 _ASKED: dict[str, tuple[int, ...]] = {
-    "range_size": (1,), "name_range": (1,), "constant_kind": (1,), "text_reading": (1,), "may_be_zero": (1,), "last_row": (),
+    "range_size": (1,), "name_range": (1,), "constant_kind": (1,), "text_reading": (1,), "joined_length": (1,),
+    "may_be_zero": (1,), "last_row": (),
 }
 
 #: Questions whose answer, a range's cell count, every reader compares with 1 alone (one cell,

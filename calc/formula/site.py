@@ -74,6 +74,11 @@ class BookFacts:
     #: formula that answers no text; None for any other formula, or when constants may change
     #: (calc/formula/number_arguments.py).
     text_reading: Callable[[str, str], str | None] = lambda _sheet, _text: None
+    #: (the formula's sheet, a one-cell reference) -> of a cell holding a constant that is no
+    #: number (a text, a logical, an error, nothing), the most characters it writes when joined
+    #: (`&`: calc/formula/text.py, text_limit.py); None for a number, a formula, or when
+    #: constants may change.
+    joined_length: Callable[[str, str], int | None] = lambda _sheet, _text: None
     #: Whether any cell of the book holds a constant text whose reading as a number is not
     #: settled (`text_reading` UNSURE): only then are the operands of arithmetic asked about.
     unsure_texts: bool = False

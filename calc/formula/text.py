@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.text.concatenation import NAME
 from rates_xl.functions.sheet import cell_reference
@@ -50,7 +51,7 @@ def may_join(text: str, upper: str | None = None) -> bool:
     return _CANDIDATE.search(text) is not None
 
 
-def numbers_as_text(formula: Formula, _site: object = None) -> str:
+def numbers_as_text(formula: Formula, site: Site | None = None) -> str:
     """Each operand of `&`, and each text argument of CONCATENATE, LEN, EXACT ..., that may be
     a number goes through RATESXL.NUMTEXT, which writes a number as Excel does (15 significant
     digits) and leaves text, booleans' text and errors as they are. formualizer writes the
@@ -60,7 +61,8 @@ def numbers_as_text(formula: Formula, _site: object = None) -> str:
     is what lies between two `&` (or a comparison, an argument's edge) at one level of
     parentheses. Left as they are: text literals and calls of functions answering text;
     array constants, spill references and calls answering an array, which an ordinary cell
-    reads through implicit intersection the engine's way. Done on what each cell finally
+    reads through implicit intersection the engine's way; a cell holding a constant that is no
+    number (`BookFacts.joined_length`). Done on what each cell finally
     holds (after the fit). Proved against LibreOffice by tests/calc/test_number_text.py
     (`test_numbers_as_text_as_libreoffice_writes_them`)."""
     from rates_xl.calc.formula.hazards import ARRAY_RESULTS
@@ -109,6 +111,9 @@ def numbers_as_text(formula: Formula, _site: object = None) -> str:
         if lo == hi and tokens[lo].kind == "Operand" and (tokens[lo].sub in ("Text", "Logical", "Error") or (
                 tokens[lo].sub == "Number" and "E" not in tokens[lo].text.upper())):
             continue  # (a typed number has at most 15 digits: the engine writes it alike)
+        if lo == hi and site is not None and tokens[lo].is_range and \
+                site.book.joined_length(site.sheet, tokens[lo].text) is not None:
+            continue  # a cell holding a constant that is no number (formulas_test EXTRA's units)
         edits.before(lo, f"{NAME}(")
         edits.after(hi, ")")
     return edits.text()

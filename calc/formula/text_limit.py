@@ -12,11 +12,14 @@ A join is a side of a comparison (within one argument, at one level of parenthes
 comparisons, so such a side is the join. A CONCATENATE call is one too. A join that cannot
 pass the limit is left alone (no call per evaluation): one whose every operand is a text,
 number or logical literal, or a number-answering call (ROW, LEN ...), their lengths summed
-(`INDIRECT("A"&ROW(...))`, 3,798 cells of poi_StructuredRefs-lots-with-lookups.xlsx).
+(`INDIRECT("A"&ROW(...))`, 3,798 cells of poi_StructuredRefs-lots-with-lookups.xlsx), or
+a cell holding a constant that is no number (`BookFacts.joined_length`: formulas_test.xlsx
+EXTRA's 3,106 `CONVERT(1,AO$1&$T11,"g")`).
 """
 
 from __future__ import annotations
 
+from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT_NAME as NAME
 from rates_xl.functions.tokens import Token
@@ -42,7 +45,7 @@ def may_join(text: str, upper: str) -> bool:
     return "&" in text or "CONCATENATE(" in upper
 
 
-def text_limit(formula: Formula, _site: object = None) -> str:
+def text_limit(formula: Formula, site: Site | None = None) -> str:
     """Each join that may pass a cell's 32,767 characters, and each CONCATENATE call, goes
     through RATESXL.TEXTLIMIT: `=LEN(A1&B1)` becomes `=LEN(RATESXL.TEXTLIMIT(A1&B1))`, #VALUE!
     when the two hold 20,000 characters each, as in Excel (the engine: 40000). Done on what
@@ -62,14 +65,14 @@ def text_limit(formula: Formula, _site: object = None) -> str:
             opened = levels[-1][-1]
             closing[opened] = index
             if token.kind != "Array":
-                wraps += _joins(items, tokens, closing)
+                wraps += _joins(items, tokens, closing, site)
             if tokens[opened].is_call and tokens[opened].name == "CONCATENATE":
                 wraps.append((opened, index))
         else:
             levels[-1].append(index)
     if len(levels) != 1:
         return formula.text  # unbalanced: left to the engine's own complaint
-    wraps += _joins(levels[0], tokens, closing)
+    wraps += _joins(levels[0], tokens, closing, site)
     if not wraps:
         return formula.text
     edits = formula.edits()
@@ -79,14 +82,15 @@ def text_limit(formula: Formula, _site: object = None) -> str:
     return edits.text()
 
 
-def _joins(items: list[int], tokens: tuple[Token, ...], closing: dict[int, int]) -> list[tuple[int, int]]:
+def _joins(items: list[int], tokens: tuple[Token, ...], closing: dict[int, int],
+           site: Site | None) -> list[tuple[int, int]]:
     """The token spans (first, last) of one level's joins that may pass the limit."""
     found: list[tuple[int, int]] = []
     side: list[int] = []
     operands: list[list[int]] = [[]]
 
     def judged() -> None:  # the side read so far: a join that may pass the limit is wrapped
-        if len(operands) > 1 and _longest(operands, tokens, closing) > TEXT_LIMIT:
+        if len(operands) > 1 and _longest(operands, tokens, closing, site) > TEXT_LIMIT:
             found.append((side[0], closing.get(side[-1], side[-1])))
 
     for index in items:
@@ -104,20 +108,25 @@ def _joins(items: list[int], tokens: tuple[Token, ...], closing: dict[int, int])
     return found
 
 
-def _longest(operands: list[list[int]], tokens: tuple[Token, ...], closing: dict[int, int]) -> int:
+def _longest(operands: list[list[int]], tokens: tuple[Token, ...], closing: dict[int, int],
+             site: Site | None) -> int:
     """The most characters the join of `operands` may have (past the limit: unknown)."""
     total = 0
     for operand in operands:
-        total += _operand_length(operand, tokens, closing)
+        total += _operand_length(operand, tokens, closing, site)
         if total > TEXT_LIMIT:
             break
     return total
 
 
-def _operand_length(operand: list[int], tokens: tuple[Token, ...], closing: dict[int, int]) -> int:
+def _operand_length(operand: list[int], tokens: tuple[Token, ...], closing: dict[int, int],
+                    site: Site | None) -> int:
     if len(operand) != 1:
         return TEXT_LIMIT + 1  # an expression (a prefix sign, arithmetic ...): not judged
     token = tokens[operand[0]]
+    if token.is_range and site is not None:
+        known = site.book.joined_length(site.sheet, token.text)  # a cell holding a constant
+        return TEXT_LIMIT + 1 if known is None else known
     if token.kind == "Operand" and token.sub == "Text":
         return len(token.text)
     if token.kind == "Operand" and token.sub in ("Number", "Logical", "Error"):
@@ -126,10 +135,18 @@ def _operand_length(operand: list[int], tokens: tuple[Token, ...], closing: dict
         if token.name != "RATESXL.NUMTEXT":
             return _NUMBER_TEXT
         # RATESXL.NUMTEXT(x) (the pass numbers_as_text) writes a number x as text: bounded
-        # when x is one number-answering call.
+        # when x is one number-answering call, or a cell holding a constant (a number: a
+        # constant that is no number is joined as it is).
         inner = operand[0] + 1
         end = closing.get(operand[0])
         if inner < len(tokens) and tokens[inner].is_call and tokens[inner].name in NUMBER_ANSWERS \
                 and end is not None and closing.get(inner) == end - 1:
             return _NUMBER_TEXT
+        if end == inner + 1 and tokens[inner].is_range and site is not None:
+            reference = tokens[inner].text
+            known = site.book.joined_length(site.sheet, reference)
+            if known is not None:
+                return known
+            if site.book.constant_kind(site.sheet, reference) is not None:
+                return _NUMBER_TEXT  # a cell holding a constant number
     return TEXT_LIMIT + 1

@@ -334,12 +334,15 @@ def test_a_cell_holding_a_join_past_the_limit_hands_on_its_error(tmp_path):
     sheet["A4"] = '=REPT("x",20000)'
     sheet["A5"] = "=LEN(A4&A4)"
     sheet["A6"] = '=LEN(A4&"")'
+    sheet["A7"] = "z" * 20000  # a constant: its length is known before the calculation
+    sheet["A8"] = "=LEN(A7&A7)"
+    sheet["A9"] = '=LEN(A7&"k"&TRUE)'
     workbook.save(book)
     done = subprocess.run([sys.executable, "-m", "rates_xl.cli", "calc", str(book), "--full", "--force",
                            "--no-progress", "-o", str(out)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 3, done.stderr
     got = [cell.value for cell in openpyxl.load_workbook(out).active["A"]]
-    assert got == ["#VALUE!", "#VALUE!", True, "x" * 20000, "#VALUE!", 20000]
+    assert got == ["#VALUE!", "#VALUE!", True, "x" * 20000, "#VALUE!", 20000, "z" * 20000, "#VALUE!", 20005]
 
 
 def test_a_join_that_cannot_pass_the_limit_is_left_to_the_engine():

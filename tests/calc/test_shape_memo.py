@@ -36,6 +36,9 @@ def _book(path):
         ws[f"K{r}"] = f"=ROUND(A{r}/$A$2,2)"  # moves with the cell
         ws[f"L{r}"] = f"=SUM($A$1:A{r})"  # a range that grows: its size is asked of each copy
         ws[f"M{r}"] = f"=SUM(A{r}:A{r + 2})/COUNT($A$1:$A$3,A{r})"  # the same sizes in every copy
+        # a join of a constant: text joined as it is, a number written as Excel writes it
+        ws[f"P{r}"] = 0.1 + 0.2 if r == 15 else "=1/3" if r == 20 else f"u{r}"
+        ws[f"N{r}"] = f'="k"&P{r}'
     for r in (31, 32):  # past the table's rows: not computed, as each cell's own rewriting says
         ws[f"J{r}"] = "=T[@Val]*2"
         ws[f"F{r + 10}"] = "=IF(col>3,1,0)"  # past the name's rows: #VALUE!
@@ -73,9 +76,13 @@ def test_copies_share_only_rewritings_that_move_with_the_cell(tmp_path, monkeypa
     assert mine.sums == theirs.sums
     written = mine.written
     assert {written[("S", r, 5)] for r in ROWS} == {"=S!A5*1"}
-    # (the join through RATESXL.TEXTLIMIT: A2 may hold a cell's 32,767 characters, calc/formula/text_limit.py)
-    assert [written[("S", r, 4)] for r in (2, 30)] == ['=SUMIF(A1:A42,RATESXL.TEXTLIMIT(">"&RATESXL.NUMTEXT(A2)),A1:A42)',
-                                                      '=SUMIF(A1:A42,RATESXL.TEXTLIMIT(">"&RATESXL.NUMTEXT(A30)),A1:A42)']
+    # (no RATESXL.TEXTLIMIT: A2 holds a constant number, whose text cannot pass a cell's
+    # 32,767 characters, calc/formula/text_limit.py)
+    assert [written[("S", r, 4)] for r in (2, 30)] == ['=SUMIF(A1:A42,">"&RATESXL.NUMTEXT(A2),A1:A42)',
+                                                      '=SUMIF(A1:A42,">"&RATESXL.NUMTEXT(A30),A1:A42)']
+    # a constant text is joined as it is; a number and a formula's answer written as Excel does
+    assert [written[("S", r, 14)] for r in (2, 15, 20)] == [
+        '="k"&P2', '="k"&RATESXL.NUMTEXT(P15)', '=RATESXL.TEXTLIMIT("k"&RATESXL.NUMTEXT(P20))']
     assert written[("S", 30, 10)] == "=S!$I$30*2"
     assert ("S", "J31") in mine.unsupported and ("S", "J32") in mine.unsupported
     assert written[("S", 42, 6)] == "=IF(#VALUE!>3,1,0)"
@@ -84,6 +91,7 @@ def test_copies_share_only_rewritings_that_move_with_the_cell(tmp_path, monkeypa
         assert values.value("S", f"C{r}") == r + 1
         assert values.value("S", f"J{r}") == r * 20
         assert values.value("S", f"F{r}") == (1 if (r * 3 % 11 + 0.5) > 3 else 0)
+        assert values.value("S", f"N{r}") == ("k0.3" if r == 15 else "k0.333333333333333" if r == 20 else f"ku{r}")
 
 
 @pytest.mark.parametrize("text", ["=A1+$B$2*C$3-$D4", "=SUM(A:A,$B:C,1:1,$2:$3)", "=Sheet2!A1:B2+'My sheet'!$C$9",

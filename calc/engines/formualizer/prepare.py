@@ -158,6 +158,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if steady and formula_cells is not None:
         facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
         facts.text_reading = kinds.text_reading
+        facts.joined_length = kinds.joined_length
         facts.unsure_texts = kinds.any_unsure()
     if trusted:
         facts.may_be_zero = _zero_or_none(cached)
@@ -449,7 +450,8 @@ class _ConstantKinds:
     in, what its constant is to a comparison (calc/formula/comparisons.py `constant_kind`).
     Asked for most comparisons' operands: each answer is kept. `text_reading`: of a constant
     text, how the engine reads it against Excel (calc/xlfuncs/text/number_text.py `reading`),
-    NO_TEXT for any other constant (a number, a logical, nothing) and a formula answering no text."""
+    NO_TEXT for any other constant (a number, a logical, nothing) and a formula answering no text.
+    `joined_length`: of a constant that is no number, how long it is joined."""
 
     _NO_CONSTANT, _ERROR = object(), object()
 
@@ -457,6 +459,7 @@ class _ConstantKinds:
         self.book, self.formula_cells = book, formula_cells
         self.known: dict[tuple[str, str], str | None] = {}
         self.readings: dict[tuple[str, str], str | None] = {}
+        self.lengths: dict[tuple[str, str], int | None] = {}
         self.sheets: dict[str, Any] = {}  # title -> worksheet (openpyxl's book[title] searches them all)
 
     def __call__(self, sheet: str, reference: str) -> str | None:
@@ -480,6 +483,18 @@ class _ConstantKinds:
             else:
                 self.readings[key] = number_text.reading(value) if isinstance(value, str) else number_text.NO_TEXT
         return self.readings[key]
+
+    def joined_length(self, sheet: str, reference: str) -> int | None:
+        """Of a constant that is no number, the most characters it writes when joined: a
+        text's length, a logical's 5, an error's at most 14 (#GETTING_DATA), nothing's 0."""
+        value = self._value(sheet, reference)
+        if value is None:
+            return 0
+        if value is self._ERROR:
+            return 14
+        if isinstance(value, bool):
+            return 5
+        return len(value) if isinstance(value, str) else None  # (a number, a date, a formula)
 
     def any_unsure(self) -> bool:
         """Whether any constant text of the book is one whose reading is not settled."""
