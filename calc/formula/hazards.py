@@ -95,6 +95,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     # calc/xlfuncs: the LAMBDA family's callback and GROUPBY/PIVOTBY read whole arrays.
     "RATESXL.LAMBDA": ALL, "GROUPBY": ALL, "PIVOTBY": ALL,
     "GCD": ALL, "LCM": ALL,  # calc/xlfuncs/math_trig/divisors.py: every value of each range and array
+    "MULTINOMIAL": ALL, "SERIESSUM": frozenset({3}),  # (calc/xlfuncs/math_trig/series.py: the same reading)
     "RATESXL.MISSHAPEN": ALL,  # calc/xlfuncs/math_trig/sumproduct.py: reads its arguments whole
     "RATESXL.SUMPRODUCT": ALL,  # (the same module: SUMPRODUCT counting logical values as 0)
     "RATESXL.COUNTIFS": ALL,  # calc/xlfuncs/statistical/conditional.py: COUNTIFS over whole lines

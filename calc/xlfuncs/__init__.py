@@ -20,7 +20,8 @@ Grouped as Excel's Insert Function dialog groups them:
   COUNTIF(S), AVERAGEIF(S), MAXIFS, MINIFS), `ets` (the FORECAST.ETS family), `trend` (TREND,
   GROWTH), `percentiles` (PERCENTILE, QUARTILE), `largest` (LARGE, SMALL);
 - `math_trig/`: `matrix` (MINVERSE), `sumproduct` (SUMPRODUCT over arguments of different
-  sizes or holding logical values), `rounding` (FLOOR), `multiples` (MROUND), `divisors` (GCD, LCM);
+  sizes or holding logical values), `rounding` (FLOOR), `multiples` (MROUND), `divisors` (GCD, LCM),
+  `series` (MULTINOMIAL, SERIESSUM);
 - `database.py` (DSUM, DAVERAGE, DGET ... over a criteria range);
 - `engineering/`: `bessel` (BESSELI/J/K/Y), `complex` (the IM* functions), `bases` (the bridged
   BIN2DEC, DEC2HEX ... without `formulas`' dispatcher per call);
@@ -68,7 +69,14 @@ from rates_xl.calc.xlfuncs.financial import (
 from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
-from rates_xl.calc.xlfuncs.math_trig import divisors, matrix, multiples, rounding, sumproduct
+from rates_xl.calc.xlfuncs.math_trig import (
+    divisors,
+    matrix,
+    multiples,
+    rounding,
+    series,
+    sumproduct,
+)
 from rates_xl.calc.xlfuncs.statistical import (
     binomial,
     conditional,
@@ -165,6 +173,8 @@ OURS: dict[str, Factory] = {
     **indexing.FUNCTIONS,
     **rounding.FUNCTIONS,
     **divisors.FUNCTIONS,
+    "MULTINOMIAL": series.multinomial,
+    "SERIESSUM": series.seriessum,
     **multiples.FUNCTIONS,
     **calendar.FUNCTIONS,
     **numbers.FUNCTIONS,
@@ -334,6 +344,10 @@ WHY = {
     "GCD": "an empty cell, text and an omitted argument as Excel reads them (formulas: #VALUE!): IronCalc's "
            "Excel-made GCD_LCM and LCM_GCD books 138 -> 2 cells listed, 0 wrong: calc/xlfuncs/math_trig/divisors.py",
     "LCM": "as GCD, and in Python's integers (formulas' int64 wrapped past 2^63)",
+    "MULTINOMIAL": "a range or an array among the arguments (listed), a logical value #VALUE! (formualizer: a "
+                   "number); IronCalc's Excel-made MULTINOMIAL book 10 -> 0 cells listed: calc/xlfuncs/math_trig/series.py",
+    "SERIESSUM": "a range or an array of coefficients (listed); IronCalc's Excel-made SERIESSUM book 8 -> 0 cells "
+                 "listed: calc/xlfuncs/math_trig/series.py",
     "MROUND": "an omitted argument is #N/A (formualizer hands 0), then formulas' (signs: +1): "
               "calc/xlfuncs/math_trig/multiples.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "

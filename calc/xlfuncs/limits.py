@@ -344,6 +344,7 @@ _BUILDERS: dict[str, Callable[[], Callable[..., object]]] = {
     "HYPGEOMDIST": _hypergeometric_density,
     "PERCENTRANK.EXC": _percentrank(True),
     "PERCENTRANK.INC": _percentrank(False),
+    "PERCENTRANK": _percentrank(False),
     "PERMUT": _permut,
     "PERMUTATIONA": _permutationa,
     "FACTDOUBLE": _factdouble,

@@ -17,6 +17,7 @@ from __future__ import annotations
 MODULES: dict[str, str] = {
     **dict.fromkeys("""
         NORMDIST NORMINV NORMSDIST NORMSINV CRITBINOM HYPGEOMDIST
+        CHITEST FTEST PERCENTRANK TTEST ZTEST
     """.split(), "comp"),
     **dict.fromkeys("""
         DATEDIF EDATE EOMONTH TIMEVALUE WEEKDAY WEEKNUM HOUR MINUTE SECOND
@@ -248,6 +249,11 @@ WHY: dict[str, str] = {
     "WEIBULL.DIST": "Excel's coercions, ranges and arrays in its arguments: +20",
     "XNPV": "Excel's coercions, ranges and arrays in its arguments: +19 (-6)",
     "Z.TEST": "Excel's coercions, ranges and arrays in its arguments: +32",
+    # The compatibility names (Microsoft: each is its .TEST or .INC function under Excel 2007's
+    # name), `formulas`' own aliases of the functions above.
+    **{old: f"the compatibility name of {new} (formualizer's own took no range: listed)" for old, new in (
+        ("CHITEST", "CHISQ.TEST"), ("FTEST", "F.TEST"), ("PERCENTRANK", "PERCENTRANK.INC"), ("TTEST", "T.TEST"),
+        ("ZTEST", "Z.TEST"))},
 }
 
 #: Of them, those whose `formulas` implementation takes arrays as Excel does (ranges in

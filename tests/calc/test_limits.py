@@ -150,7 +150,7 @@ def _original(name):
         pytest.skip(f"formulas {formulas.__version__}: limits.py follows {limits.READ_FROM}")
     from formulas.functions import comp
 
-    modules = {"FACTDOUBLE": math, "MMULT": math, "REPT": text, "HYPGEOMDIST": comp}
+    modules = {"FACTDOUBLE": math, "MMULT": math, "REPT": text, "HYPGEOMDIST": comp, "PERCENTRANK": comp}
     return modules.get(name, stat).FUNCTIONS[name]
 
 

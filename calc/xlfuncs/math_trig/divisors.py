@@ -49,9 +49,10 @@ def _elements(args: tuple[EngineValue, ...]) -> Iterator[tuple[EngineValue, bool
             yield arg, False
 
 
-def _numbers(args: tuple[EngineValue, ...]) -> tuple[float, ...] | EngineValue:
+def numbers_given(args: tuple[EngineValue, ...], *, signed: bool = False) -> tuple[float, ...] | EngineValue:
     """The numbers GCD and LCM work on, or the error Excel answers (the module says in which
-    order)."""
+    order). MULTINOMIAL and SERIESSUM, of the same Analysis ToolPak, read their arguments
+    alike (series.py); `signed`: any finite number, no #NUM! for one below 0 or past 2^53."""
     numbers: list[float] = []
     refused = False
     for value, in_range in _elements(args):
@@ -74,14 +75,14 @@ def _numbers(args: tuple[EngineValue, ...]) -> tuple[float, ...] | EngineValue:
             refused = True
     if refused or not numbers:
         return error("#VALUE!")
-    if any(not 0 <= number < LIMIT for number in numbers):
+    if not signed and any(not 0 <= number < LIMIT for number in numbers):
         return error("#NUM!")
     return tuple(numbers)
 
 
 def _divisor(combine: Callable[[int, int], int], name: str) -> Callback:
     def call(*args: EngineValue) -> Answer:
-        numbers = _numbers(args)
+        numbers = numbers_given(args)
         if not isinstance(numbers, tuple):
             return numbers
         answer = int(numbers[0])
