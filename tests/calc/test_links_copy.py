@@ -84,6 +84,18 @@ def test_a_running_count_through_indirect_is_right_in_a_book_reading_its_link(tm
     assert "xl/externalLinks/externalLink1.xml" in _copy_parts(calculation)[0]
 
 
+def test_indirect_of_a_computed_text_is_right_in_a_book_reading_its_link(tmp_path):
+    """formualizer 0.13 answers #REF! for INDIRECT of a computed text in the formulas it reads
+    from a file holding a link; the same formulas set again after loading answer right
+    (model.py `_indirect_again`). A running count's `INDIRECT("A"&ROW(...)-1)` is written out
+    before the engine sees it (calc/formula/ranges.py `row_indirect`): these are not."""
+    path = tmp_path / "computed.xlsx"
+    _book(path, '=INDIRECT("A"&"1")+1', '=INDIRECT("A"&(D1+1))*2', "=[1]Rates!B2*100")
+    calculation, result, _counts = _computed(path)
+    assert calculation.engine.prepared.links
+    assert [result.value("Book", f"D{r}") for r in (1, 2, 3)] == [1, 2, pytest.approx(4.25)]
+
+
 def _needed(formulas, names=(), sheets=("Book",)):
     wb = openpyxl.Workbook()
     wb.active.title = sheets[0]
