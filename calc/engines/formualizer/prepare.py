@@ -454,6 +454,7 @@ class _ConstantKinds:
     `joined_length`: of a constant that is no number, how long it is joined."""
 
     _NO_CONSTANT, _ERROR = object(), object()
+    _SHORT = 255  # (`joined_length`: 128 such joined before a cell's 32,767 characters are in doubt)
 
     def __init__(self, book: Workbook, formula_cells: FormulaCells) -> None:
         self.book, self.formula_cells = book, formula_cells
@@ -486,15 +487,16 @@ class _ConstantKinds:
 
     def joined_length(self, sheet: str, reference: str) -> int | None:
         """Of a constant that is no number, the most characters it writes when joined: a
-        text's length, a logical's 5, an error's at most 14 (#GETTING_DATA), nothing's 0."""
-        value = self._value(sheet, reference)
-        if value is None:
-            return 0
-        if value is self._ERROR:
-            return 14
-        if isinstance(value, bool):
-            return 5
-        return len(value) if isinstance(value, str) else None  # (a number, a date, a formula)
+        text's length, past `_SHORT` characters; `_SHORT` for any shorter one, a logical value,
+        an error or nothing. (One answer for most: the copies of a formula joining different
+        short texts share its rewriting, calc/formula/memo.py.)"""
+        key = (sheet, reference)
+        if key not in self.lengths:
+            value = self._value(sheet, reference)
+            self.lengths[key] = (max(len(value), self._SHORT) if isinstance(value, str) else
+                                 self._SHORT if value is None or value is self._ERROR or isinstance(value, bool)
+                                 else None)  # (a number, a date, a formula)
+        return self.lengths[key]
 
     def any_unsure(self) -> bool:
         """Whether any constant text of the book is one whose reading is not settled."""
