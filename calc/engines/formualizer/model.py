@@ -76,9 +76,8 @@ class FastModel:
         poi_StructuredRefs-lots-with-lookups.xlsx's 3,798 running counts
         `INDIRECT("A"&ROW(...)-1)+1` are right at load, its link left out); in such a copy the
         INDIRECT formulas are set again, once, after loading, before the engine builds its
-        dependency graph: a formula set then costs next to nothing (10,000 of formulas_test's:
-        0.015 CPU s; building the graph first, as `hold`'s values need, cost 0.07 s more, for
-        the book's one such formula, and its evaluation no less)."""
+        dependency graph (`hold`, or the first evaluation, builds it once either way): a formula
+        set then costs next to nothing (10,000 of formulas_test's: 0.015 CPU s)."""
         if not self.prepared.links:
             return
         again = [(key, formula) for key, formula in self.prepared.written.items() if "INDIRECT" in formula.upper()]
