@@ -6,9 +6,19 @@ Occurrences are found from the start: at each position the first delimiter (in t
 given) that starts there counts, and the search goes on after it. instance_num 0, or one
 past the text's length, is #VALUE!; a negative one counts from the end. An empty delimiter
 matches at the start (at the end for a negative instance). Not found: if_not_found, else #N/A.
+
+Excel 16's answers in IronCalc's Excel-made TEXT__TEXTBEFORE_TEXTAFTER.xlsx (MIT or
+Apache-2.0, not committed), where the engine gave another: instance_num is rounded down
+(-1.6 is the second from the end: G16, I16); match_end other than 0 or 1 (TRUE) is #VALUE!
+(G39, G40: 2 and -12); an instance_num given past the places where a delimiter can start
+(the text's length less the shortest delimiter's, plus one) is #VALUE!, not "not found"
+(G19, G20, K19: "deli" in "del", instance 1; omitted, #N/A: H19); an empty cell as
+if_not_found answers an empty text (G25).
 """
 
 from __future__ import annotations
+
+import math
 
 from rates_xl.calc.engines.formualizer.values import is_error
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, elementwise, number, text
@@ -64,16 +74,18 @@ def _around(before: bool) -> Callback:
             match_end: EngineValue = OMITTED, if_not_found: EngineValue = OMITTED) -> EngineValue:
         # Omitted: the default; an empty cell: 0 (an instance of 0 is #VALUE!).
         subject = text(value)
-        n = 1 if instance == OMITTED else int(number(instance))
+        n = 1 if instance == OMITTED else math.floor(number(instance))
         mode = 0 if match_mode == OMITTED else int(number(match_mode))
-        end = False if match_end == OMITTED else number(match_end) != 0
-        if n == 0 or abs(n) > len(subject) + 1 or mode not in (0, 1):
+        end = 0 if match_end == OMITTED else math.floor(number(match_end))
+        # (an instance past the places a delimiter can start, when one is given: the shortest's)
+        places = len(subject) - min(map(len, delimiters), default=0) + 1 if instance != OMITTED else len(subject) + 1
+        if n == 0 or abs(n) > max(places, 0) or mode not in (0, 1) or end not in (0, 1):
             raise ExcelError("#VALUE!")
-        found = _split(subject, delimiters, n, mode, end)
+        found = _split(subject, delimiters, n, mode, end == 1)
         if found is None:
             if if_not_found == OMITTED:
                 raise ExcelError("#N/A")
-            return if_not_found
+            return "" if if_not_found is None else if_not_found
         return subject[:found[0]] if before else subject[found[1]:]
 
     def call(value: EngineValue, delimiter: EngineValue, *rest: EngineValue) -> Answer:
