@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
-from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount
+from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360
 from rates_xl.calc.xlfuncs.engineering import bessel, complex
 from rates_xl.calc.xlfuncs.financial import (
     accrued,
@@ -181,6 +181,7 @@ OURS: dict[str, Factory] = {
     **percentiles.FUNCTIONS,
     **binomial.FUNCTIONS,
     **daycount.FUNCTIONS,
+    **days360.FUNCTIONS,
     **trend.FUNCTIONS,
     **database.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
@@ -350,6 +351,9 @@ WHY = {
                  "listed: calc/xlfuncs/math_trig/series.py",
     "MROUND": "an omitted argument is #N/A (formualizer hands 0), then formulas' (signs: +1): "
               "calc/xlfuncs/math_trig/multiples.py",
+    "DAYS360": "serial 0 as Excel's January 0, 1900 (formualizer: 31 December 1899, DAYS360(10,0) -9 for -10), "
+               "dates rounded to the second, the method as the text \"TRUE\": IronCalc's Excel-made DAYS_DAYS360 "
+               "book 5 -> 0 cells listed: calc/xlfuncs/dates/days360.py",
     "DATE": "a day count past the month before March 1900 (Excel's 29 February 1900), then formulas': "
             "calc/xlfuncs/dates/calendar.py",
     "BINOM.DIST.RANGE": "number_s2 below number_s or past the trials #NUM! (formulas: -0.18, a probability below "

@@ -3,5 +3,6 @@
 - `daycount.py`: YEARFRAC (every basis, by Wheeler's reading of Excel), DATEDIF's "MD", EDATE and
   EOMONTH on plain dates;
 - `clock.py`: TIME (a negative total is #NUM!, not the day before);
-- `calendar.py`: DATE before March 1900 (Excel's 29 February 1900).
+- `calendar.py`: DATE before March 1900 (Excel's 29 February 1900);
+- `days360.py`: DAYS360 (Excel's day 0, dates to the second, the method's readings).
 """
