@@ -54,6 +54,7 @@ from rates_xl.calc.xlfuncs.financial import (
     annuity,
     bondprice,
     cashflows,
+    compounding,
     coupons,
     depreciation,
     fractional,
@@ -71,6 +72,7 @@ from rates_xl.calc.xlfuncs.logical import comparison, lambdas
 from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
 from rates_xl.calc.xlfuncs.math_trig import (
     divisors,
+    logarithm,
     matrix,
     multiples,
     rounding,
@@ -120,6 +122,8 @@ OURS: dict[str, Factory] = {
     **conditional.FUNCTIONS,
     "PMT": payments.pmt,
     "PV": payments.pv,
+    "ISPMT": payments.ispmt,
+    **compounding.FUNCTIONS,
     "NPER": annuity.nper,
     "FV": annuity.fv,
     "PPMT": annuity.ppmt,
@@ -174,6 +178,8 @@ OURS: dict[str, Factory] = {
     **rounding.FUNCTIONS,
     **divisors.FUNCTIONS,
     "MULTINOMIAL": series.multinomial,
+    "COMBINA": series.combina,
+    **logarithm.FUNCTIONS,
     "SERIESSUM": series.seriessum,
     **multiples.FUNCTIONS,
     **calendar.FUNCTIONS,
@@ -345,6 +351,16 @@ WHY = {
     "GCD": "an empty cell, text and an omitted argument as Excel reads them (formulas: #VALUE!): IronCalc's "
            "Excel-made GCD_LCM and LCM_GCD books 138 -> 2 cells listed, 0 wrong: calc/xlfuncs/math_trig/divisors.py",
     "LCM": "as GCD, and in Python's integers (formulas' int64 wrapped past 2^63)",
+    "COMBINA": "a number of 0 with any chosen but 0 #NUM! (formualizer: 0): IronCalc's Excel-made COMBIN_COMBINA "
+               "book 4 -> 0 cells listed: calc/xlfuncs/math_trig/series.py",
+    "LOG": "a base of 1 #DIV/0! (formualizer: #NUM!), the base omitted LOG10's (formualizer: LOG(1000) "
+           "2.9999999999999996): IronCalc's Excel-made LOG_LOG10_LN book 4 -> 0 cells listed: "
+           "calc/xlfuncs/math_trig/logarithm.py",
+    "ISPMT": "#DIV/0! for nper 0 (formualizer: #NUM!): IronCalc's Excel-made ISPMT book 3 -> 0 cells listed: "
+             "calc/xlfuncs/financial/payments.py",
+    "NOMINAL": "a logical value #VALUE!, as the Analysis ToolPak's (formualizer read TRUE as 1): IronCalc's "
+               "Excel-made NOMINAL_EFFECT book 4 -> 0 cells listed: calc/xlfuncs/financial/compounding.py",
+    "EFFECT": "as NOMINAL",
     "MULTINOMIAL": "a range or an array among the arguments (listed), a logical value #VALUE! (formualizer: a "
                    "number); IronCalc's Excel-made MULTINOMIAL book 10 -> 0 cells listed: calc/xlfuncs/math_trig/series.py",
     "SERIESSUM": "a range or an array of coefficients (listed); IronCalc's Excel-made SERIESSUM book 8 -> 0 cells "

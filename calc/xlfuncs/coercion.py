@@ -56,6 +56,15 @@ def number(value: object) -> float:
     raise ExcelError("#VALUE!")
 
 
+def toolpak_number(value: object) -> float:
+    """`number`, but a logical value is #VALUE!: the Analysis ToolPak's functions refuse TRUE and
+    FALSE, typed or in a cell, where the others read 1 and 0 (IronCalc's Excel-made books:
+    NOMINAL(10, TRUE) and EFFECT are #VALUE!, NOMINAL_EFFECT!C20, D20; DOLLARDE(TRUE, 2), DOLLARS!D11)."""
+    if isinstance(value, bool):
+        raise ExcelError("#VALUE!")
+    return number(value)
+
+
 def number_or_date(value: object) -> float:
     """`number`, text that is no number read as Excel reads a date typed as text (the bridged
     `formulas` VALUE, right on dates: "29/02/1900" is 60, day first as formulas_test.xlsx's

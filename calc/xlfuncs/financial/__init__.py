@@ -1,7 +1,8 @@
 """Excel's financial functions computed here (Insert Function: Financial).
 
-- `payments.py`: PMT (#NUM! at rates of -100 % or below), PV (its formula below), and the one
-  payment formula;
+- `payments.py`: PMT (#NUM! at rates of -100 % or below), PV (its formula below), ISPMT, and the
+  one payment formula;
+- `compounding.py`: NOMINAL and EFFECT;
 - `annuity.py`: NPER, FV (any non-zero type, a rate of 0), PPMT's closed form, IPMT of any sign,
   CUMIPMT and CUMPRINC over whole periods, RATE by Newton's iteration;
 - `depreciation.py`: DB, DDB (a period below 1), VDB;

@@ -10,7 +10,9 @@ fraction of 16 is 1 and 2/16) and a decimal one, as Excel computes them.
 - DOLLARFR: formualizer's own arithmetic, which agrees with LibreOffice (a test compares the
   bits with formualizer's native answers).
 - Both: the fraction is truncated; below 0 it is #NUM!, from 0 to below 1 #DIV/0! (Microsoft's
-  pages; formualizer answered #NUM! for both).
+  pages; formualizer answered #NUM! for both); a logical value is #VALUE!, as in the Analysis
+  ToolPak's other functions (IronCalc's Excel-made TEXT__DOLLARs.xlsx C11, C12, D11, D12;
+  formualizer read TRUE as 1).
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from __future__ import annotations
 import math
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
-from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, toolpak_number
 
 
 def _fraction(value: EngineValue) -> float:
-    fraction = math.trunc(number(value))
+    fraction = math.trunc(toolpak_number(value))
     if fraction < 0:
         raise ExcelError("#NUM!")
     if fraction < 1:
@@ -38,7 +40,7 @@ def _power(fraction: float) -> float:
 def dollarde(_facts: Facts) -> Callback:
     @elementwise
     def DOLLARDE(fractional_dollar: EngineValue, fraction: EngineValue) -> float:  # noqa: N802
-        dollar, over = number(fractional_dollar), _fraction(fraction)
+        dollar, over = toolpak_number(fractional_dollar), _fraction(fraction)
         whole = math.trunc(dollar)
         return (dollar - whole) / over * _power(over) + whole
     return DOLLARDE
@@ -47,7 +49,7 @@ def dollarde(_facts: Facts) -> Callback:
 def dollarfr(_facts: Facts) -> Callback:
     @elementwise
     def DOLLARFR(decimal_dollar: EngineValue, fraction: EngineValue) -> float:  # noqa: N802
-        dollar, over = number(decimal_dollar), _fraction(fraction)
+        dollar, over = toolpak_number(decimal_dollar), _fraction(fraction)
         sign = -1.0 if dollar < 0 else 1.0
         size = abs(dollar)
         whole = math.trunc(size)

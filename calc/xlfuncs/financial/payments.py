@@ -1,8 +1,9 @@
-"""PMT and PV as Excel computes them: PMT at a rate of -100 % or below is #NUM! (formualizer
+"""PMT, PV and ISPMT as Excel computes them: PMT at a rate of -100 % or below is #NUM! (formualizer
 answers a number, ironcalc_PMT.xlsx); PV is its formula below -100 % too, wherever the power is
 a real number (Excel 2010: PV(-1.5,-2,50,-300,1) is 62.5); any non-zero `type` means payments at
 the start of the period, and arguments typed as text ("0.01") or booleans are read as numbers
-(poi's coercion cases)."""
+(poi's coercion cases). ISPMT is (per - nper) * pv * rate / nper, #DIV/0! for nper 0 (an empty
+cell) where formualizer answered #NUM! (IronCalc's Excel-made FINANCIAL__ISPMT.xlsx E4:E6)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,13 @@ def pv(_facts: Facts) -> Callback:
         except (ZeroDivisionError, OverflowError):
             raise ExcelError("#NUM!") from None
     return PV
+
+
+def ispmt(_facts: Facts) -> Callback:
+    @elementwise
+    def ISPMT(rate: EngineValue, per: EngineValue, nper: EngineValue, pv: EngineValue) -> float:  # noqa: N802
+        r, k, n, p = number(rate), number(per), number(nper), number(pv)
+        if n == 0:
+            raise ExcelError("#DIV/0!")
+        return _finite((k - n) * p * r / n)  # (in this order: Excel's bits in every cell of the book)
+    return ISPMT

@@ -1,4 +1,5 @@
-"""MULTINOMIAL and SERIESSUM as Excel answers them, a range or an array among their arguments.
+"""MULTINOMIAL and SERIESSUM as Excel answers them, a range or an array among their arguments;
+COMBINA with a number of 0.
 
 formualizer computes both but its analysis here cannot vouch for a range given to them, so every
 such cell was listed (IronCalc's Excel-made MATH_AND_TRIGONOMETRY__MULTINOMIAL.xlsx and
@@ -16,6 +17,10 @@ __SERIESSUM.xlsx, MIT or Apache-2.0, not committed: 10 of 13 and 8 of 12 cells),
   `SERIESSUM(2,0,1,{1,2,3})`, 2.71666 over a range, E7); x, n and m are single numbers, a
   logical value #VALUE! (F7, G7); 0 to the power 0 is #NUM! (C1, H7) as POWER(0,0) is, 0 to a
   negative power #DIV/0! as POWER(0,-1) is.
+- COMBINA(number, chosen) is COMBIN(number + chosen - 1, chosen), each truncated; below 0, or a
+  number of 0 with any chosen but 0, #NUM! (formualizer: 0; IronCalc's Excel-made
+  MATH_AND_TRIGONOMETRY__COMBIN_COMBINA.xlsx D10, D19, D24, D31: COMBINA(0, 5), an empty cell,
+  FALSE); logical values are 1 and 0, numeric text its number ("12": D26).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from __future__ import annotations
 import math
 
 from rates_xl.calc.engines.formualizer.values import error
-from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.math_trig.divisors import numbers_given
 from rates_xl.calc.xlfuncs.omitted import reads_omitted
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
@@ -76,3 +81,16 @@ def seriessum(_facts: Facts) -> Callback:
 
     SERIESSUM.__name__ = "SERIESSUM"
     return reads_omitted(SERIESSUM)
+
+
+def combina(_facts: Facts) -> Callback:
+    @elementwise
+    def COMBINA(value: EngineValue, chosen: EngineValue) -> float:  # noqa: N802
+        n, k = math.trunc(number(value)), math.trunc(number(chosen))
+        if n < 0 or k < 0 or (n == 0 and k > 0):
+            raise ExcelError("#NUM!")
+        try:
+            return float(math.comb(n + k - 1, k)) if k else 1.0
+        except OverflowError:
+            raise ExcelError("#NUM!") from None
+    return COMBINA
