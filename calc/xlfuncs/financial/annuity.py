@@ -57,7 +57,11 @@ def fv(_facts: Facts) -> Callback:
         try:  # (1 + r) ** n is complex for a rate below -100 % and a fractional nper
             value = _fv(r, n, m, p, due)
             return _finite(value) if r else value
-        except (ZeroDivisionError, OverflowError, TypeError):
+        except ZeroDivisionError:
+            # 0 to a negative power, at a rate of -100 %: Excel's FV(-1,-2,1) is #DIV/0!
+            # (IronCalc's Excel-made FINANCIAL__FV.xlsx A1; formualizer and this: #NUM!)
+            raise ExcelError("#DIV/0!") from None
+        except (OverflowError, TypeError):
             raise ExcelError("#NUM!") from None
     return FV
 

@@ -171,8 +171,8 @@ def mirr(_facts: Facts) -> Callback:
     TRUE as 1), with formualizer's own arithmetic on them, so that a range of plain numbers
     answers as before to the bit (tests/calc/test_irr.py compares them): the negative flows
     discounted at the finance rate, the others compounded at the reinvestment rate, each power
-    by repeated squaring (Rust's `powi`, LLVM's `__powidf2`); #DIV/0! without a negative and a
-    positive flow (Microsoft's page; formualizer: #NUM! for a single flow)."""
+    by repeated squaring (Rust's `powi`, LLVM's `__powidf2`); #DIV/0! without a negative flow or
+    for a single one (formualizer: #NUM!), -1 without a positive one (`_modified_rate`)."""
     from rates_xl.calc.xlfuncs.coercion import ExcelError, number
 
     def MIRR(values: EngineValue, finance_rate: EngineValue, reinvest_rate: EngineValue) -> EngineValue:  # noqa: N802
@@ -195,19 +195,27 @@ def mirr(_facts: Facts) -> Callback:
 
 
 def _modified_rate(flows: list[float], finance: float, reinvest: float) -> EngineValue:
+    """Excel's answers where the flows or the rates are unusual (IronCalc's Excel-made
+    FINANCIAL__MIRR.xlsx, MIT or Apache-2.0, not committed): no negative flow is #DIV/0!
+    (Sheet2!N7, N14); no positive one is -1, not #DIV/0! as Microsoft's page says (Sheet2!N15,
+    'Three parameters'!F18, F19, 'Two Parameters'!E7: -5 and -3); a ratio below 0, as a
+    reinvestment rate below -100 % makes one, #NUM! ('Three parameters'!F31)."""
     count = len(flows)
-    if not (any(flow < 0 for flow in flows) and any(flow > 0 for flow in flows)):
-        return error("#DIV/0!")  # (Microsoft's page: values lack a positive and a negative one)
+    if count < 2 or not any(flow < 0 for flow in flows):
+        return error("#DIV/0!")
     negative, positive = 0.0, 0.0
     for period, flow in enumerate(flows):
         if flow < 0:
             negative += flow / _powi(1.0 + finance, period)
         else:
             positive += flow * _powi(1.0 + reinvest, count - 1 - period)
-    if negative >= 0 or positive <= 0:
+    if negative == 0:
         return error("#DIV/0!")
+    ratio = -positive / negative
+    if ratio < 0:
+        return error("#NUM!")
     try:
-        return float((-positive / negative) ** (1.0 / (count - 1)) - 1.0)
+        return float(ratio ** (1.0 / (count - 1)) - 1.0)
     except (OverflowError, ZeroDivisionError):
         return error("#NUM!")
 
