@@ -86,6 +86,7 @@ from rates_xl.calc.xlfuncs.statistical import (
     largest,
     percentiles,
     stats,
+    tails,
     trend,
 )
 from rates_xl.calc.xlfuncs.text import (
@@ -454,6 +455,10 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = multiples.exact(name, found.get(name) or bridge.bridged(name))
     for name in binomial.PROBABILITY_AT:  # #NUM! for a probability of 0 or 1 (statistical/binomial.py)
         found[name] = binomial.probability_checked(name, found.get(name) or bridge.bridged(name))
+    for name in tails.NORMAL:  # the cumulative normal's lower tail (statistical/tails.py)
+        found[name] = tails.lower_tail(name, found.get(name) or bridge.bridged(name))
+    for name in tails.POISSON:  # x truncated to whole events (statistical/tails.py)
+        found[name] = tails.whole_events(name, found.get(name) or bridge.bridged(name))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found

@@ -8,6 +8,8 @@ and silently wrong wherever the inputs changed):
 - COMBINA of 0 with any chosen but 0 is #NUM! (formualizer: 0): calc/xlfuncs/math_trig/series.py;
 - MIRR without a positive flow is -1, a negative ratio #NUM! (formualizer: #DIV/0!):
   calc/xlfuncs/financial/irr.py; FV of 0 to a negative power #DIV/0! (#NUM!): annuity.py;
+- the cumulative normal's lower tail (formualizer: 0 for NORM.S.DIST(-10,TRUE)) and POISSON.DIST's
+  x truncated (0 for 0.2 events): calc/xlfuncs/statistical/tails.py;
 - LOG to a base of 1 is #DIV/0! (formualizer: #NUM!), and with the base omitted LOG10
   (formualizer: LOG(1000) was 2.9999999999999996): calc/xlfuncs/math_trig/logarithm.py.
 
@@ -61,6 +63,11 @@ CASES = [
     ("LOG(A)", 0.004, None, -2.3979400086720375, "LOG_LOG10_LN!LOG!B12"),  # the base omitted: LOG10
     ("INT(LOG(A))", 1000, None, 3, "(formualizer: 2, LOG(1000) 2.9999999999999996)"),
     ("FV(A,B,1)", -1, -2, "#DIV/0!", "FV!A1"),
+    ("_xlfn.NORM.S.DIST(A,TRUE)", -10, None, 7.619853024160475e-24, "NORM_DIST!'NORM.S.DIST NORM.S.INV'!C19"),
+    ("_xlfn.NORM.DIST(A,40,1.5,TRUE)", None, None, 5.7347825020024226e-157, "NORM_DIST!'NORM.DIST NORM.INV'!E32"),
+    ("_xlfn.NORM.S.DIST(A,TRUE)", 1, None, 0.8413447460685429, "(formulas' bits kept from -3 up)"),
+    ("_xlfn.POISSON.DIST(A,3,FALSE)", 0.2, None, 0.049787068367863944, "POISSON!D5"),
+    ("_xlfn.POISSON.DIST(A,3,FALSE)", -0.5, None, "#NUM!", "POISSON!D26"),
 ]
 
 #: (flows, finance rate, reinvestment rate, Excel's MIRR, the book's cell)
@@ -99,7 +106,9 @@ def computed(tmp_path_factory):
 
 @pytest.mark.parametrize("row", range(1, len(CASES) + 1), ids=[f"{c[0]}:{c[4]}" for c in CASES])
 def test_as_excel_answers(computed, row):
-    assert computed.values[("S", f"C{row}")] == CASES[row - 1][3]
+    excel = CASES[row - 1][3]
+    tails = CASES[row - 1][0].startswith("_xlfn.NORM")  # (within 2E-13 of Excel's own tail)
+    assert computed.values[("S", f"C{row}")] == (pytest.approx(excel, rel=2e-13) if tails else excel)
 
 
 @pytest.mark.parametrize(("flows", "finance", "reinvest", "excel"), [c[:4] for c in FLOWS], ids=[c[4] for c in FLOWS])

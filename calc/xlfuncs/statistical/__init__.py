@@ -7,5 +7,6 @@
 - `trend.py`: TREND and GROWTH on one x variable;
 - `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array;
 - `largest.py`: LARGE and SMALL over a range of plain values;
-- `binomial.py`: BINOM.DIST.RANGE, BINOM.INV's and NEGBINOM.DIST's probability checks.
+- `binomial.py`: BINOM.DIST.RANGE, BINOM.INV's and NEGBINOM.DIST's probability checks;
+- `tails.py`: the cumulative normal's lower tail, POISSON.DIST's whole events.
 """

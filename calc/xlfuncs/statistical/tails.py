@@ -1,0 +1,74 @@
+"""The normal distribution's lower tail, and POISSON.DIST's count, as Excel computes them, over
+the bridged `formulas` implementations:
+
+- NORM.DIST, NORM.S.DIST, NORMDIST and NORMSDIST, cumulative: `formulas` computes the
+  distribution as 0.5 (1 + erf(z / sqrt 2)) (Python's statistics.NormalDist), which cancels to
+  nothing in the lower tail: NORM.S.DIST(-10, TRUE) was 0 where Excel has 7.619853024160475e-24,
+  NORM.DIST(0, 40, 1.5, TRUE) 0 for 5.7347825020024226e-157 (IronCalc's Excel-made
+  STATISTICAL__NORM_DIST.xlsx, MIT or Apache-2.0, not committed: 'NORM.S.DIST NORM.S.INV'!C19,
+  'NORM.DIST NORM.INV'!E32, E58: now within 2E-13 of Excel's). Below z = -3 it is
+  0.5 erfc(-z / sqrt 2) here, as accurate there as above; from -3 up, `formulas`' answer (its
+  bits, which the corpus's cells hold; it loses no more than 1E-13 of the value there).
+- POISSON.DIST and POISSON: x from 0 up is truncated to a whole number of events, as
+  Microsoft's page says; `formulas` gave the probability of exactly 0.2 events, 0
+  (POISSON.DIST(0.2, 3, FALSE) is e^-3, 0.0497870683678639, in STATISTICAL__POISSON.xlsx D5,
+  D23); below 0 it stays #NUM!, -0.5 too (D26).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
+from rates_xl.calc.xlfuncs.coercion import Callback
+from rates_xl.calc.xlfuncs.types import Answer
+
+#: Each cumulative normal function: the positions of x, the mean, the standard deviation and
+#: `cumulative` (None: the standard normal, or always cumulative).
+NORMAL = {"NORM.DIST": (0, 1, 2, 3), "NORMDIST": (0, 1, 2, 3), "NORM.S.DIST": (0, None, None, 1),
+          "NORMSDIST": (0, None, None, None)}
+#: POISSON.DIST and POISSON: the position of x.
+POISSON = {"POISSON.DIST": 0, "POISSON": 0}
+
+
+def _plain(value: EngineValue) -> float | None:
+    """A plain number (an empty cell 0; not a logical value, text, an array or an error), else None."""
+    if value is None:
+        return 0.0
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def lower_tail(name: str, call: Callback) -> Callback:
+    """`call` (the bridged function), its cumulative answer below z = -1 computed with erfc."""
+    at_x, at_mean, at_sd, at_cumulative = NORMAL[name]
+
+    def accurate(*args: EngineValue) -> Answer:
+        answer = call(*args)
+        if not isinstance(answer, float) or any(isinstance(arg, list) for arg in args):
+            return answer
+        x = _plain(args[at_x]) if len(args) > at_x else None
+        mean = 0.0 if at_mean is None else (_plain(args[at_mean]) if len(args) > at_mean else None)
+        sd = 1.0 if at_sd is None else (_plain(args[at_sd]) if len(args) > at_sd else None)
+        cumulative = True if at_cumulative is None else (len(args) > at_cumulative and args[at_cumulative] is True)
+        if x is None or mean is None or sd is None or not sd > 0 or not cumulative:
+            return answer
+        z = (x - mean) / sd
+        return 0.5 * math.erfc(-z / math.sqrt(2)) if z < -3 else answer
+
+    accurate.__name__ = getattr(call, "__name__", name)
+    return accurate
+
+
+def whole_events(name: str, call: Callback) -> Callback:
+    """`call` (the bridged function) given x truncated, where x is a plain number."""
+    at = POISSON[name]
+
+    def truncated(*args: EngineValue) -> Answer:
+        if len(args) > at and not is_error(args[at]):
+            x = _plain(args[at])
+            if x is not None and math.isfinite(x) and x >= 0:  # (below 0: the function's #NUM!, -0.5 too)
+                args = (*args[:at], float(math.trunc(x)), *args[at + 1:])
+        return call(*args)
+
+    truncated.__name__ = getattr(call, "__name__", name)
+    return truncated
