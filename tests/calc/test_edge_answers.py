@@ -10,6 +10,8 @@ and silently wrong wherever the inputs changed):
   calc/xlfuncs/financial/irr.py; FV of 0 to a negative power #DIV/0! (#NUM!): annuity.py;
 - the cumulative normal's lower tail (formualizer: 0 for NORM.S.DIST(-10,TRUE)) and POISSON.DIST's
   x truncated (0 for 0.2 events): calc/xlfuncs/statistical/tails.py;
+- MATCH, LOOKUP, VLOOKUP's approximate search ending on a run of equal values answers the last
+  of them (formualizer: the one the bisection met): calc/xlfuncs/lookup/lookups.py;
 - LOG to a base of 1 is #DIV/0! (formualizer: #NUM!), and with the base omitted LOG10
   (formualizer: LOG(1000) was 2.9999999999999996): calc/xlfuncs/math_trig/logarithm.py.
 
@@ -129,3 +131,26 @@ def test_mirr_as_excel_answers(tmp_path, flows, finance, reinvest, excel):
     # (formualizer's arithmetic, kept: 44 of the book's 199 MIRRs differ from Excel's in the last bits)
     expected = pytest.approx(excel, rel=1e-13) if isinstance(excel, float) else excel
     assert result.skipped == [] and result.values[("S", "C2")] == expected
+
+
+def test_an_approximate_match_on_a_run_of_equal_values_is_the_last(tmp_path):
+    """IronCalc's Excel-made MATCH.xlsx Sheet1!C7: MATCH("delta", A2:A7) over Alpha, Beta, Delta,
+    Delta, Gamma, Omega is 4 in Excel; the bisection meets the first Delta (3) and stopped there.
+    VLOOKUP and LOOKUP read the same row."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, (name, rate) in enumerate([("Alpha", 1), ("Beta", 2), ("Delta", 3), ("Delta", 4), ("Gamma", 5),
+                                        ("Omega", 6)], start=2):
+        sheet[f"A{row}"], sheet[f"B{row}"] = name, rate
+    sheet["C1"] = '=MATCH("delta",A2:A7)'
+    sheet["C2"] = '=VLOOKUP("delta",A2:B7,2)'
+    sheet["C3"] = '=LOOKUP("delta",A2:A7,B2:B7)'
+    sheet["C4"] = '=MATCH("delta",A2:A7,0)'  # (an exact match: the first)
+    book.save(tmp_path / "match.xlsx")
+    result = WorkbookCalculation(tmp_path / "match.xlsx", full=True).compute()
+    assert [result.values[("S", f"C{r}")] for r in range(1, 5)] == [4, 4, 4, 3]

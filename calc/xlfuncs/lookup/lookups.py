@@ -287,7 +287,8 @@ def approximate(value: EngineScalar, values: list[EngineScalar]) -> int | None:
     than it, by Excel's bisection (its answer on unsorted data too). Values of another type
     (and blanks, errors) are stepped over: from a middle one of another type the search looks
     right, then left, within the bounds for one of the lookup value's type; an equal value
-    ends the search. Worked out on formulas_test.xlsx's LOOKUP rows (every mixed-type case)."""
+    ends the search, at the last of the equal values after it. Worked out on formulas_test.xlsx's
+    LOOKUP rows (every mixed-type case) and IronCalc's MATCH.xlsx (a run of equal values)."""
     if value is None:
         value = 0.0
     target = _key(value)
@@ -301,6 +302,11 @@ def approximate(value: EngineScalar, values: list[EngineScalar]) -> int | None:
             break
         key = _key(values[index])
         if key == target:
+            # the last of a run of equal values (IronCalc's Excel-made MATCH.xlsx C7:
+            # MATCH("delta", {Alpha,Beta,Delta,Delta,Gamma,Omega}) is 4; the search found the 3rd)
+            while index + 1 < len(values) and _same_type(values[index + 1], target) and \
+                    _key(values[index + 1]) == target:
+                index += 1
             return index
         if key < target:
             best, lo = index, index + 1
