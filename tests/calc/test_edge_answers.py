@@ -12,6 +12,8 @@ and silently wrong wherever the inputs changed):
   x truncated (0 for 0.2 events): calc/xlfuncs/statistical/tails.py;
 - MATCH, LOOKUP, VLOOKUP's approximate search ending on a run of equal values answers the last
   of them (formualizer: the one the bisection met): calc/xlfuncs/lookup/lookups.py;
+- a number past a double's range is #NUM!, never inf (formualizer's SUMSQ(1E+200), POWER(10,400)):
+  calc/engines/formualizer/values.py;
 - LOG to a base of 1 is #DIV/0! (formualizer: #NUM!), and with the base omitted LOG10
   (formualizer: LOG(1000) was 2.9999999999999996): calc/xlfuncs/math_trig/logarithm.py.
 
@@ -70,6 +72,8 @@ CASES = [
     ("_xlfn.NORM.S.DIST(A,TRUE)", 1, None, 0.8413447460685429, "(formulas' bits kept from -3 up)"),
     ("_xlfn.POISSON.DIST(A,3,FALSE)", 0.2, None, 0.049787068367863944, "POISSON!D5"),
     ("_xlfn.POISSON.DIST(A,3,FALSE)", -0.5, None, "#NUM!", "POISSON!D26"),
+    ("SUMSQ(A)", 1e200, None, "#NUM!", "SUMSQ!B25 (formualizer: inf)"),
+    ("POWER(A,B)", 10, 400, "#NUM!", "(formualizer: inf)"),
 ]
 
 #: (flows, finance rate, reinvestment rate, Excel's MIRR, the book's cell)

@@ -76,10 +76,14 @@ def plain(value: EngineScalar) -> CellValue:
         return text_value(value)  # text, even "#N/A" (VALUETOTEXT's): the engine said so
     if isinstance(value, date | time | timedelta):
         return to_serial(value)
+    if isinstance(value, float) and value - value != 0:  # (inf, -inf, nan: never a cell's value)
+        return "#NUM!"
     return value
 
 
 #: The engine's values `plain` hands back as they are (most cells: numbers, booleans, empty).
+#: A float past a double's range is #NUM!, as in Excel: formualizer's own functions may answer
+#: inf (SUMSQ of 1E+200 was inf, IronCalc's Excel-made SUMSQ.xlsx B25: #NUM!).
 _AS_THEY_ARE = frozenset({float, int, bool, type(None)})
 
 
@@ -88,7 +92,7 @@ def plains(values: Iterable[EngineScalar]) -> list[CellValue]:
     and many errors, read as `error_text` does, without a call each)."""
     kept, texts = _AS_THEY_ARE, STORED_TEXT
     return cast("list[CellValue]", [
-        value if value.__class__ in kept else
+        value if value.__class__ in kept and (value.__class__ is not float or value - value == 0) else
         texts.get(str(value.get("kind")), "#VALUE!") if isinstance(value, dict) and value.get("type") == "Error"
         else plain(value) for value in values])
 
