@@ -357,6 +357,8 @@ WHY = {
     "LOG": "a base of 1 #DIV/0! (formualizer: #NUM!), the base omitted LOG10's (formualizer: LOG(1000) "
            "2.9999999999999996): IronCalc's Excel-made LOG_LOG10_LN book 4 -> 0 cells listed: "
            "calc/xlfuncs/math_trig/logarithm.py",
+    "QUOTIENT": "a logical value #VALUE!, as the Analysis ToolPak's (formualizer read TRUE as 1): IronCalc's "
+                "Excel-made MOD_QUOTIENT book 2 -> 0 cells listed: calc/xlfuncs/math_trig/logarithm.py",
     "ISPMT": "#DIV/0! for nper 0 (formualizer: #NUM!): IronCalc's Excel-made ISPMT book 3 -> 0 cells listed: "
              "calc/xlfuncs/financial/payments.py",
     "NOMINAL": "a logical value #VALUE!, as the Analysis ToolPak's (formualizer read TRUE as 1): IronCalc's "

@@ -14,6 +14,8 @@ and silently wrong wherever the inputs changed):
   of them (formualizer: the one the bisection met): calc/xlfuncs/lookup/lookups.py;
 - a number past a double's range is #NUM!, never inf (formualizer's SUMSQ(1E+200), POWER(10,400)):
   calc/engines/formualizer/values.py;
+- QUOTIENT refuses a logical value; SEARCH's `~` before another character escapes it into that
+  character (formualizer: a tilde): calc/xlfuncs/math_trig/logarithm.py, text/find.py;
 - LOG to a base of 1 is #DIV/0! (formualizer: #NUM!), and with the base omitted LOG10
   (formualizer: LOG(1000) was 2.9999999999999996): calc/xlfuncs/math_trig/logarithm.py.
 
@@ -74,6 +76,15 @@ CASES = [
     ("_xlfn.POISSON.DIST(A,3,FALSE)", -0.5, None, "#NUM!", "POISSON!D26"),
     ("SUMSQ(A)", 1e200, None, "#NUM!", "SUMSQ!B25 (formualizer: inf)"),
     ("POWER(A,B)", 10, 400, "#NUM!", "(formualizer: inf)"),
+    ("QUOTIENT(A,B)", True, True, "#VALUE!", "MOD_QUOTIENT!DATEVALUE!D39"),
+    ("QUOTIENT(A,B)", "16", "7", 2, "MOD_QUOTIENT!DATEVALUE!D33"),
+    ("QUOTIENT(A,B)", 1, None, "#DIV/0!", "MOD_QUOTIENT!DATEVALUE!D35"),
+    ("QUOTIENT(A,B)", -7.8, 2.3, -3, "MOD_QUOTIENT!DATEVALUE!D18"),
+    ("QUOTIENT(A,B)", 10.0000000001, -0.1, -100, "MOD_QUOTIENT!DATEVALUE!D21"),
+    ("SEARCH(A,B)", "~d", "My dear", 4, "FIND_SEARCH!E31"),
+    ("SEARCH(A,B)", "~", "Hello", 1, "FIND_SEARCH!E30"),
+    ("SEARCH(A,B)", "~", "Hi ~Bang!", 1, "FIND_SEARCH!E29"),
+    ("SEARCH(A,B)", "~*", "a*b", 2, "(a wildcard escaped, as MATCH reads it)"),
 ]
 
 #: (flows, finance rate, reinvestment rate, Excel's MIRR, the book's cell)

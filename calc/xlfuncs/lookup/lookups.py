@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 from rates_xl.calc.engines.formualizer.values import EngineError, error, is_error
-from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, _element, number_text
 from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue, SortKey
 
 
@@ -217,8 +217,11 @@ def _find(lookup_value: EngineScalar, values: list[EngineScalar], match_mode: En
 
 def _regex(pattern: EngineScalar, values: list[EngineScalar], search_mode: int) -> int | None | EngineError:
     """Match mode 3 (Excel 365): the first text value any part of which the pattern matches,
-    case-sensitive, as REGEXTEST reads it (calc/xlfuncs/text/regex.py); #VALUE! for a pattern
-    that is not text or does not compile."""
+    case-sensitive, as REGEXTEST reads it (calc/xlfuncs/text/regex.py); a number is read as its
+    text (IronCalc's Excel-made XMATCH.xlsx B14: #N/A, not found); #VALUE! for a logical value
+    or a pattern that does not compile."""
+    if isinstance(pattern, int | float) and not isinstance(pattern, bool):
+        pattern = number_text(pattern)  # (a number is its text: XMATCH(42,{"apple";"bannana"},3) is #N/A)
     if not isinstance(pattern, str):
         return error("#VALUE!")
     try:

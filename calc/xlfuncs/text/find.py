@@ -6,7 +6,7 @@ over its range), and its SEARCH matches `?` against a byte, not a character
 EverythingTests!H1216). Both are ours, applied to each element (`values.elementwise`).
 
 FIND is case-sensitive, without wildcards; SEARCH ignores case and reads `?`, `*` and `~` as
-MATCH does. start_num below 1 or past the text's length is #VALUE!, as is a find_text not
+MATCH does, but for a `~` before any other character (`_tildes`). start_num below 1 or past the text's length is #VALUE!, as is a find_text not
 found; an empty find_text is found at start_num."""
 
 from __future__ import annotations
@@ -37,10 +37,29 @@ def _search(find_text: EngineValue, within_text: EngineValue, start_num: EngineV
     needle, haystack = text(find_text), text(within_text)
     start = _start(needle, haystack, start_num)
     # MATCH's pattern, searched for: its leftmost match starts where Excel's SEARCH answers.
-    found = _wildcard(needle).search(haystack, start - 1)
+    found = _wildcard(_tildes(needle)).search(haystack, start - 1)
     if found is None:
         raise ExcelError("#VALUE!")
     return found.start() + 1
+
+
+def _tildes(needle: str) -> str:
+    """SEARCH's `~` before any character but a wildcard or a tilde escapes it into that character
+    (`~d` is "d"), and a last `~` escapes nothing (IronCalc's Excel-made TEXT__FIND_SEARCH.xlsx:
+    SEARCH("~d","My dear") is 4, SEARCH("~","Hello") 1, SEARCH("~","Hi ~Bang!") 1; read as a
+    tilde, they were #VALUE!, #VALUE! and 4). `~*`, `~?` and `~~` stay as MATCH reads them."""
+    out, i = [], 0
+    while i < len(needle):
+        if needle[i] == "~" and (i + 1 == len(needle) or needle[i + 1] not in "*?~"):
+            i += 1  # (the escaped character, if any, is taken as it is next)
+            continue
+        if needle[i] == "~":
+            out.append(needle[i:i + 2])
+            i += 2
+            continue
+        out.append(needle[i])
+        i += 1
+    return "".join(out)
 
 
 def find(_facts: Facts) -> Callback:
