@@ -459,8 +459,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = binomial.probability_checked(name, found.get(name) or bridge.bridged(name))
     for name in tails.NORMAL:  # the cumulative normal's lower tail (statistical/tails.py)
         found[name] = tails.lower_tail(name, found.get(name) or bridge.bridged(name))
-    for name in tails.POISSON:  # x truncated to whole events (statistical/tails.py)
-        found[name] = tails.whole_events(name, found.get(name) or bridge.bridged(name))
+    for name in tails.TRUNCATED:  # POISSON.DIST's x, T.TEST's tails and type truncated (statistical/tails.py)
+        found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found

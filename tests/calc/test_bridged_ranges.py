@@ -26,6 +26,11 @@ CASES = [
     (80, "=_xlfn.NEGBINOM.DIST(A80,B80,C80,G:G)", {"A": 2, "B": 10, "C": 0.5, "G": 6}, 0.019287109375000007),
     (36, "=_xlfn.ACOT(J:J)", {"J": 5}, 0.19739555984988078),
     (36, "=_xlfn.ACOTH(J:J)", {"J": 5}, 0.20273255405408222),
+    # BINOM.DIST.RANGE, ours (calc/xlfuncs/statistical/binomial.py), intersected the same way
+    # (BINOM.DIST.RANGE!E44:E46; it answered #SPILL!, lifting itself over the column)
+    (44, "=_xlfn.BINOM.DIST.RANGE(B44,C44,G:G,D44)", {"B": 10, "C": 0.5, "D": 5, "G": 3}, 0.568359375),
+    (45, "=_xlfn.BINOM.DIST.RANGE(G:G,C45,A45,D45)", {"A": 1, "C": 0.5, "D": 2, "G": 4}, 0.625),
+    (46, "=_xlfn.BINOM.DIST.RANGE(B46,G:G,A46,D46)", {"A": 2, "B": 10, "D": 5, "G": 0.5}, 0.6123046875),
 ]
 
 

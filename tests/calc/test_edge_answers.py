@@ -169,3 +169,26 @@ def test_an_approximate_match_on_a_run_of_equal_values_is_the_last(tmp_path):
     book.save(tmp_path / "match.xlsx")
     result = WorkbookCalculation(tmp_path / "match.xlsx", full=True).compute()
     assert [result.values[("S", f"C{r}")] for r in range(1, 5)] == [4, 4, 4, 3]
+
+
+def test_t_tests_tails_and_type_are_truncated(tmp_path):
+    """IronCalc's Excel-made STATISTICAL__T_TEST.xlsx: T.TEST(A1:A7,B1:B7,2.2,3.3) is the
+    two-tailed test of unequal variances, 0.6039040157469742 (F8, as F7's 2 and 3); tails of 0.6
+    is #NUM! (F9). `formulas` answered #NUM! for 2.2."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, (a, b) in enumerate([(1, 2), (2, -3.3), (3, 0), (4, True), (-3, "no"), (True, 2), ("hello", 2)], start=1):
+        sheet[f"A{row}"], sheet[f"B{row}"] = a, b
+    sheet["F7"] = "=_xlfn.T.TEST($A$1:$A$7,$B$1:$B$7,2,3)"
+    sheet["F8"] = "=_xlfn.T.TEST($A$1:$A$7,$B$1:$B$7,2.2,3.3)"
+    sheet["F9"] = "=_xlfn.T.TEST($A$1:$A$7,$B$1:$B$7,0.6,1)"
+    book.save(tmp_path / "ttest.xlsx")
+    result = WorkbookCalculation(tmp_path / "ttest.xlsx", full=True).compute()
+    assert result.values[("S", "F7")] == pytest.approx(0.6039040157469742, rel=1e-12)
+    assert result.values[("S", "F8")] == result.values[("S", "F7")]
+    assert result.values[("S", "F9")] == "#NUM!"

@@ -8,5 +8,5 @@
 - `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array;
 - `largest.py`: LARGE and SMALL over a range of plain values;
 - `binomial.py`: BINOM.DIST.RANGE, BINOM.INV's and NEGBINOM.DIST's probability checks;
-- `tails.py`: the cumulative normal's lower tail, POISSON.DIST's whole events.
+- `tails.py`: the cumulative normal's lower tail, POISSON.DIST's whole events, T.TEST's tails.
 """

@@ -13,6 +13,8 @@ the bridged `formulas` implementations:
   Microsoft's page says; `formulas` gave the probability of exactly 0.2 events, 0
   (POISSON.DIST(0.2, 3, FALSE) is e^-3, 0.0497870683678639, in STATISTICAL__POISSON.xlsx D5,
   D23); below 0 it stays #NUM!, -0.5 too (D26).
+- T.TEST and TTEST: tails and type truncated (T.TEST(A1:A7,B1:B7,2.2,3.3) is the two-tailed
+  unequal-variance test, 0.6039040157469742, STATISTICAL__T_TEST.xlsx F8; `formulas`: #NUM!).
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from rates_xl.calc.xlfuncs.types import Answer
 #: `cumulative` (None: the standard normal, or always cumulative).
 NORMAL = {"NORM.DIST": (0, 1, 2, 3), "NORMDIST": (0, 1, 2, 3), "NORM.S.DIST": (0, None, None, 1),
           "NORMSDIST": (0, None, None, None)}
-#: POISSON.DIST and POISSON: the position of x.
-POISSON = {"POISSON.DIST": 0, "POISSON": 0}
+#: Arguments truncated to whole numbers before the bridged function reads them: POISSON.DIST's
+#: and POISSON's x, T.TEST's and TTEST's tails and type.
+TRUNCATED = {"POISSON.DIST": (0,), "POISSON": (0,), "T.TEST": (2, 3), "TTEST": (2, 3)}
 
 
 def _plain(value: EngineValue) -> float | None:
@@ -59,16 +62,19 @@ def lower_tail(name: str, call: Callback) -> Callback:
     return accurate
 
 
-def whole_events(name: str, call: Callback) -> Callback:
-    """`call` (the bridged function) given x truncated, where x is a plain number."""
-    at = POISSON[name]
+def whole_numbers(name: str, call: Callback) -> Callback:
+    """`call` (the bridged function) given its `TRUNCATED` arguments truncated, where each is a
+    plain number from 0 up (below 0: the function's own #NUM!, -0.5 too)."""
+    positions = TRUNCATED[name]
 
     def truncated(*args: EngineValue) -> Answer:
-        if len(args) > at and not is_error(args[at]):
-            x = _plain(args[at])
-            if x is not None and math.isfinite(x) and x >= 0:  # (below 0: the function's #NUM!, -0.5 too)
-                args = (*args[:at], float(math.trunc(x)), *args[at + 1:])
-        return call(*args)
+        given = list(args)
+        for at in positions:
+            if at < len(given) and given[at] is not None and not is_error(given[at]):
+                x = _plain(given[at])
+                if x is not None and math.isfinite(x) and x >= 0:
+                    given[at] = float(math.trunc(x))
+        return call(*given)
 
     truncated.__name__ = getattr(call, "__name__", name)
     return truncated
