@@ -461,6 +461,7 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = tails.lower_tail(name, found.get(name) or bridge.bridged(name))
     for name in tails.TRUNCATED:  # POISSON.DIST's x, T.TEST's tails and type truncated (statistical/tails.py)
         found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
+    found["FREQUENCY"] = tails.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found

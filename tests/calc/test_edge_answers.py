@@ -192,3 +192,31 @@ def test_t_tests_tails_and_type_are_truncated(tmp_path):
     assert result.values[("S", "F7")] == pytest.approx(0.6039040157469742, rel=1e-12)
     assert result.values[("S", "F8")] == result.values[("S", "F7")]
     assert result.values[("S", "F9")] == "#NUM!"
+
+
+def test_frequency_answers_each_count_in_its_bins_place(tmp_path):
+    """IronCalc's Excel-made STATISTICAL__FREQUENCY.xlsx D17:D21: FREQUENCY over bins given as
+    10, 20, 15, 5 is 5, 1, 2, 3, 4 (each bin's count in its own place, the rest last); `formulas`
+    answered the counts of the bins sorted (3, 5, 2, 1, 4). Bins in ascending order are as before."""
+    import openpyxl
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    data = [1, 7, 23, 12, 13, 90, 8, 78, 24, 16, 3, 4, 9, 7.7, 8.5]
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, value in enumerate(data, start=1):
+        sheet[f"A{row}"] = value
+    for row, value in enumerate([10, 20, 15, 5], start=1):
+        sheet[f"B{row}"] = value
+        sheet[f"C{row}"] = sorted([10, 20, 15, 5])[row - 1]
+    sheet["D1"] = ArrayFormula("D1:D5", "=FREQUENCY(A1:A15,B1:B4)")
+    sheet["E1"] = ArrayFormula("E1:E5", "=FREQUENCY(A1:A15,C1:C4)")
+    sheet["F1"] = ArrayFormula("F1:F5", "=FREQUENCY(A1:A15,{10;5;20;5})")  # a repeated bin: 0 at its second place
+    book.save(tmp_path / "frequency.xlsx")
+    result = WorkbookCalculation(tmp_path / "frequency.xlsx", full=True).compute()
+    assert [result.values[("S", f"D{r}")] for r in range(1, 6)] == [5, 1, 2, 3, 4]
+    assert [result.values[("S", f"E{r}")] for r in range(1, 6)] == [3, 5, 2, 1, 4]
+    assert [result.values[("S", f"F{r}")] for r in range(1, 6)] == [5, 3, 3, 0, 4]
