@@ -141,6 +141,26 @@ def computed(path: Path, sheet: str, cell: str, *, reasons: bool = False, engine
     return result.values.get((sheet, cell)), (listed[0] if listed else "") if reasons else bool(listed)
 
 
+def cases_computed(path: Path, cells: dict[str, Any]) -> Any:
+    """A book of one sheet, "S", holding `cells` (address -> a value, or a formula's text or an
+    openpyxl ArrayFormula), computed in full; its result (calc/results.py `CalcResult`), every
+    formula computed (none listed as not computed)."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for address, value in cells.items():
+        if value is not None:
+            sheet[address] = value
+    book.save(path)
+    result = WorkbookCalculation(path, full=True).compute()
+    assert [(s.cell, s.reason) for s in result.skipped] == []
+    return result
+
+
 def array_range(name: str, address: str) -> list[str]:
     """Every cell of the legacy array formula anchored at `address` of corpus book `name`."""
     from openpyxl.utils.cell import get_column_letter, range_boundaries

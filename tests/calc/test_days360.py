@@ -48,27 +48,14 @@ METHODS = {2: (True, 29), 3: (False, 30), 4: (18, 29), 5: ("abc", "#VALUE!"), 6:
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    import openpyxl
+    from tests.calc.excel_cases import cases_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    path = tmp_path_factory.mktemp("days360") / "cases.xlsx"
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
+    cells: dict[str, object] = {}
     for row, (end, start, _excel) in DATES.items():
-        for col, value in (("A", end), ("B", start)):
-            if value is not None:
-                sheet[f"{col}{row}"] = value
-        sheet[f"D{row}"] = f"=DAYS360(B{row},A{row})"
+        cells.update({f"A{row}": end, f"B{row}": start, f"D{row}": f"=DAYS360(B{row},A{row})"})
     for row, (method, _excel) in METHODS.items():
-        if method is not None:
-            sheet[f"I{row}"] = method
-        sheet[f"H{row}"] = f"=DAYS360(DATE(2025,1,1),DATE(2025,1,31),I{row})"
-    book.save(path)
-    result = WorkbookCalculation(path, full=True).compute()
-    assert [s.cell for s in result.skipped] == []
-    return result
+        cells.update({f"I{row}": method, f"H{row}": f"=DAYS360(DATE(2025,1,1),DATE(2025,1,31),I{row})"})
+    return cases_computed(tmp_path_factory.mktemp("days360") / "cases.xlsx", cells)
 
 
 @pytest.mark.parametrize("row", list(DATES))

@@ -47,23 +47,11 @@ EXCEL = {
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    import openpyxl
+    from tests.calc.excel_cases import cases_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    path = tmp_path_factory.mktemp("delimited") / "cases.xlsx"
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for row, values in ROWS.items():
-        for col, value in enumerate(values, start=1):
-            if value is not None:
-                sheet.cell(row=row, column=col).value = value
-    for row, formula in enumerate(EXCEL, start=1):
-        sheet.cell(row=row, column=20).value = "=" + formula
-    book.save(path)
-    result = WorkbookCalculation(path, full=True).compute()
-    assert [s.cell for s in result.skipped] == []
+    cells = {f"{'ABCDEF'[col]}{row}": value for row, values in ROWS.items() for col, value in enumerate(values)}
+    cells.update({f"T{row}": "=" + formula for row, formula in enumerate(EXCEL, start=1)})
+    result = cases_computed(tmp_path_factory.mktemp("delimited") / "cases.xlsx", cells)
     return {formula: result.values.get(("S", f"T{row}")) for row, formula in enumerate(EXCEL, start=1)}
 
 

@@ -66,21 +66,10 @@ EXCEL = {
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    import openpyxl
+    from tests.calc.excel_cases import cases_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    path = tmp_path_factory.mktemp("series") / "cases.xlsx"
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for cell, value in INPUTS.items():
-        sheet[cell] = value
-    for row, formula in enumerate(EXCEL, start=1):
-        sheet.cell(row=row, column=30).value = "=" + formula
-    book.save(path)
-    result = WorkbookCalculation(path, full=True).compute()
-    assert [(s.cell, s.reason) for s in result.skipped] == []
+    formulas = {f"AD{row}": "=" + formula for row, formula in enumerate(EXCEL, start=1)}
+    result = cases_computed(tmp_path_factory.mktemp("series") / "cases.xlsx", {**INPUTS, **formulas})
     return {formula: result.values.get(("S", f"AD{row}")) for row, formula in enumerate(EXCEL, start=1)}
 
 
@@ -100,18 +89,9 @@ def test_as_excel_answers(computed, formula):
     ("FTEST", "F.TEST", "N1:N5,M1:M9"), ("CHITEST", "CHISQ.TEST", "P1:R2,S1:U2"), ("ZTEST", "Z.TEST", "V1:V10,4,2")])
 def test_a_compatibility_name_is_its_function(tmp_path, old, new, arguments):
     """Microsoft: each compatibility function is its 2010 counterpart under the old name."""
-    import openpyxl
+    from tests.calc.excel_cases import cases_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for cell, value in INPUTS.items():
-        sheet[cell] = value
-    sheet["AD1"], sheet["AD2"] = f"={old}({arguments})", f"=_xlfn.{new}({arguments})"
-    book.save(tmp_path / "names.xlsx")
-    result = WorkbookCalculation(tmp_path / "names.xlsx", full=True).compute()
-    assert result.skipped == []
+    result = cases_computed(tmp_path / "names.xlsx", {**INPUTS, "AD1": f"={old}({arguments})",
+                                                      "AD2": f"=_xlfn.{new}({arguments})"})
     assert isinstance(result.values[("S", "AD1")], float)
     assert result.values[("S", "AD1")] == result.values[("S", "AD2")]
