@@ -75,6 +75,7 @@ from rates_xl.calc.xlfuncs.math_trig import (
     logarithm,
     matrix,
     multiples,
+    quotient,
     rounding,
     series,
     sumproduct,
@@ -83,6 +84,7 @@ from rates_xl.calc.xlfuncs.statistical import (
     binomial,
     conditional,
     ets,
+    frequency,
     largest,
     percentiles,
     stats,
@@ -181,6 +183,7 @@ OURS: dict[str, Factory] = {
     "MULTINOMIAL": series.multinomial,
     "COMBINA": series.combina,
     **logarithm.FUNCTIONS,
+    **quotient.FUNCTIONS,
     "SERIESSUM": series.seriessum,
     **multiples.FUNCTIONS,
     **calendar.FUNCTIONS,
@@ -358,7 +361,7 @@ WHY = {
            "2.9999999999999996): IronCalc's Excel-made LOG_LOG10_LN book 4 -> 0 cells listed: "
            "calc/xlfuncs/math_trig/logarithm.py",
     "QUOTIENT": "a logical value #VALUE!, as the Analysis ToolPak's (formualizer read TRUE as 1): IronCalc's "
-                "Excel-made MOD_QUOTIENT book 2 -> 0 cells listed: calc/xlfuncs/math_trig/logarithm.py",
+                "Excel-made MOD_QUOTIENT book 2 -> 0 cells listed: calc/xlfuncs/math_trig/quotient.py",
     "ISPMT": "#DIV/0! for nper 0 (formualizer: #NUM!): IronCalc's Excel-made ISPMT book 3 -> 0 cells listed: "
              "calc/xlfuncs/financial/payments.py",
     "NOMINAL": "a logical value #VALUE!, as the Analysis ToolPak's (formualizer read TRUE as 1): IronCalc's "
@@ -461,7 +464,7 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = tails.lower_tail(name, found.get(name) or bridge.bridged(name))
     for name in tails.TRUNCATED:  # POISSON.DIST's x, T.TEST's tails and type truncated (statistical/tails.py)
         found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
-    found["FREQUENCY"] = tails.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
+    found["FREQUENCY"] = frequency.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
     return found

@@ -15,7 +15,7 @@ and silently wrong wherever the inputs changed):
 - a number past a double's range is #NUM!, never inf (formualizer's SUMSQ(1E+200), POWER(10,400)):
   calc/engines/formualizer/values.py;
 - QUOTIENT refuses a logical value; SEARCH's `~` before another character escapes it into that
-  character (formualizer: a tilde): calc/xlfuncs/math_trig/logarithm.py, text/find.py;
+  character (formualizer: a tilde): calc/xlfuncs/math_trig/quotient.py, text/find.py;
 - LOG to a base of 1 is #DIV/0! (formualizer: #NUM!), and with the base omitted LOG10
   (formualizer: LOG(1000) was 2.9999999999999996): calc/xlfuncs/math_trig/logarithm.py.
 
@@ -72,6 +72,7 @@ CASES = [
     ("_xlfn.NORM.S.DIST(A,TRUE)", -10, None, 7.619853024160475e-24, "NORM_DIST!'NORM.S.DIST NORM.S.INV'!C19"),
     ("_xlfn.NORM.DIST(A,40,1.5,TRUE)", None, None, 5.7347825020024226e-157, "NORM_DIST!'NORM.DIST NORM.INV'!E32"),
     ("_xlfn.NORM.S.DIST(A,TRUE)", 1, None, 0.8413447460685429, "(formulas' bits kept from -3 up)"),
+    ("_xlfn.NORM.S.DIST(A,1)", -10, None, 7.619853024160475e-24, "(cumulative given as 1, Excel's TRUE)"),
     ("_xlfn.POISSON.DIST(A,3,FALSE)", 0.2, None, 0.049787068367863944, "POISSON!D5"),
     ("_xlfn.POISSON.DIST(A,3,FALSE)", -0.5, None, "#NUM!", "POISSON!D26"),
     ("SUMSQ(A)", 1e200, None, "#NUM!", "SUMSQ!B25 (formualizer: inf)"),

@@ -1,6 +1,4 @@
-"""LOG and QUOTIENT as Excel computes them.
-
-LOG: a base of 1 is #DIV/0! (the logarithm's denominator, ln 1, is 0),
+"""LOG as Excel computes it: a base of 1 is #DIV/0! (the logarithm's denominator, ln 1, is 0),
 where formualizer answered #NUM! (IronCalc's Excel-made MATH_AND_TRIGONOMETRY__LOG_LOG10_LN.xlsx
 G3, G8, G13, G18: LOG(10, 1), LOG(10, TRUE), LOG(1, 1)). A number or a base of 0 or below is
 #NUM!; logical values are 1 and 0, an empty cell 0. The value is ln(number) / ln(base), as
@@ -8,10 +6,6 @@ formualizer's (and Excel's: LOG(10, 1000) is 0.33333333333333337, G5, where log1
 1/3). With the base omitted it is LOG10's, as Excel's (LOG(0.004) is -2.3979400086720375, LOG!B12,
 the bits of LOG10 there); formualizer divided by ln 10 there too, and LOG(1000) was
 2.9999999999999996, so INT(LOG(1000)) was 2.
-
-QUOTIENT, an Analysis ToolPak function, refuses a logical value (#VALUE!; formualizer read TRUE
-as 1: IronCalc's Excel-made MOD_QUOTIENT.xlsx DATEVALUE!D39, D40); else the quotient truncated,
-#DIV/0! for a denominator of 0 (an empty cell), an error in either argument first (D37, D38).
 """
 
 from __future__ import annotations
@@ -25,7 +19,6 @@ from rates_xl.calc.xlfuncs.coercion import (
     Facts,
     elementwise,
     number,
-    toolpak_number,
 )
 from rates_xl.calc.xlfuncs.omitted import OMITTED, reads_omitted
 
@@ -44,17 +37,4 @@ def log(_facts: Facts) -> Callback:
     return reads_omitted(elementwise(LOG))
 
 
-def quotient(_facts: Facts) -> Callback:
-    @elementwise
-    def QUOTIENT(numerator: EngineValue, denominator: EngineValue) -> float:  # noqa: N802
-        n, d = toolpak_number(numerator), toolpak_number(denominator)
-        if d == 0:
-            raise ExcelError("#DIV/0!")
-        try:
-            return float(math.trunc(n / d))
-        except (OverflowError, ValueError):
-            raise ExcelError("#NUM!") from None
-    return QUOTIENT
-
-
-FUNCTIONS = {"LOG": log, "QUOTIENT": quotient}
+FUNCTIONS = {"LOG": log}

@@ -8,5 +8,6 @@
 - `percentiles.py`: PERCENTILE and QUARTILE (.INC, .EXC) over the numbers of their array;
 - `largest.py`: LARGE and SMALL over a range of plain values;
 - `binomial.py`: BINOM.DIST.RANGE, BINOM.INV's and NEGBINOM.DIST's probability checks;
-- `tails.py`: the cumulative normal's lower tail, POISSON.DIST's whole events, T.TEST's tails.
+- `tails.py`: the cumulative normal's lower tail, POISSON.DIST's whole events, T.TEST's tails;
+- `frequency.py`: FREQUENCY over bins not in ascending order.
 """

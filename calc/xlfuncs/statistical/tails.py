@@ -1,5 +1,5 @@
-"""The normal distribution's lower tail, and POISSON.DIST's count, as Excel computes them, over
-the bridged `formulas` implementations:
+"""The normal distribution's lower tail, and the arguments Excel reads as whole numbers, over the
+bridged `formulas` implementations:
 
 - NORM.DIST, NORM.S.DIST, NORMDIST and NORMSDIST, cumulative: `formulas` computes the
   distribution as 0.5 (1 + erf(z / sqrt 2)) (Python's statistics.NormalDist), which cancels to
@@ -13,10 +13,6 @@ the bridged `formulas` implementations:
   Microsoft's page says; `formulas` gave the probability of exactly 0.2 events, 0
   (POISSON.DIST(0.2, 3, FALSE) is e^-3, 0.0497870683678639, in STATISTICAL__POISSON.xlsx D5,
   D23); below 0 it stays #NUM!, -0.5 too (D26).
-- FREQUENCY with bins not in ascending order: each count in its bin's place, as Excel gives
-  them (`formulas` sorts the bins and answers the counts in that order: FREQUENCY(data, {10;20;
-  15;5}) had 10's count in 5's place; STATISTICAL__FREQUENCY.xlsx D17:D21 is 5, 1, 2, 3, 4);
-  a bin repeated counts at its first place, 0 at the others (formulas_test EXTRA!H50).
 - T.TEST and TTEST: tails and type truncated (T.TEST(A1:A7,B1:B7,2.2,3.3) is the two-tailed
   unequal-variance test, 0.6039040157469742, STATISTICAL__T_TEST.xlsx F8; `formulas`: #NUM!).
 """
@@ -56,7 +52,8 @@ def lower_tail(name: str, call: Callback) -> Callback:
         x = _plain(args[at_x]) if len(args) > at_x else None
         mean = 0.0 if at_mean is None else (_plain(args[at_mean]) if len(args) > at_mean else None)
         sd = 1.0 if at_sd is None else (_plain(args[at_sd]) if len(args) > at_sd else None)
-        cumulative = True if at_cumulative is None else (len(args) > at_cumulative and args[at_cumulative] is True)
+        flag = args[at_cumulative] if at_cumulative is not None and len(args) > at_cumulative else True
+        cumulative = flag is True or (_plain(flag) or 0.0) != 0  # (TRUE, or a number but 0)
         if x is None or mean is None or sd is None or not sd > 0 or not cumulative:
             return answer
         z = (x - mean) / sd
@@ -82,30 +79,3 @@ def whole_numbers(name: str, call: Callback) -> Callback:
 
     truncated.__name__ = getattr(call, "__name__", name)
     return truncated
-
-
-def bins_in_place(call: Callback) -> Callback:
-    """FREQUENCY (the bridged function), its counts moved from the bins' ascending order back to
-    the order they were given in, where every bin is a plain number (else its answer as it is)."""
-
-    def frequency(data: EngineValue, bins: EngineValue) -> Answer:
-        cells = [value for row in bins for value in (row if isinstance(row, list) else [row])] \
-            if isinstance(bins, list) else [bins]
-        read = [_plain(value) if value is not None else None for value in cells]
-        plain = [value for value in read if value is not None]
-        if len(plain) != len(read):
-            return call(data, bins)
-        distinct = sorted(set(plain))
-        # `formulas`' counts over the distinct bins in ascending order, the count past the last
-        # after them; each goes to its bin's first place as given, a repeat's place is 0
-        # (formulas_test.xlsx EXTRA!H50:H54, FREQUENCY(..., {1,3;5,3}) is 4, 5, 2, 0, 1).
-        answer = call(data, [[value] for value in distinct])
-        if not isinstance(answer, list) or len(answer) != len(distinct) + 1:
-            return answer
-        counts = [row[0] if isinstance(row, list) else row for row in answer]
-        rank = {value: index for index, value in enumerate(distinct)}
-        placed = [counts[rank[value]] if plain.index(value) == index else 0.0 for index, value in enumerate(plain)]
-        return [[count] for count in placed] + [[counts[-1]]]
-
-    frequency.__name__ = "FREQUENCY"
-    return frequency
