@@ -38,19 +38,10 @@ EXCEL = {
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    import openpyxl
+    from tests.calc.excel_cases import cases_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    path = tmp_path_factory.mktemp("binomial") / "cases.xlsx"
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for row, formula in enumerate(EXCEL, start=1):
-        sheet.cell(row=row, column=1).value = "=" + formula
-    book.save(path)
-    result = WorkbookCalculation(path, full=True).compute()
-    assert [s.cell for s in result.skipped] == []
+    cells = {f"A{row}": "=" + formula for row, formula in enumerate(EXCEL, start=1)}
+    result = cases_computed(tmp_path_factory.mktemp("binomial") / "cases.xlsx", cells)
     return {formula: result.values.get(("S", f"A{row}")) for row, formula in enumerate(EXCEL, start=1)}
 
 

@@ -13,6 +13,7 @@ import math
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, toolpak_number
+from rates_xl.calc.xlfuncs.financial.irr import powi
 
 
 def _read(rate: EngineValue, periods: EngineValue) -> tuple[float, int]:
@@ -28,25 +29,14 @@ def _finite(value: float) -> float:
     return value
 
 
-def _power(base: float, exponent: int) -> float:
-    """base ** exponent by repeated squaring, Excel's rounding: EFFECT(0.2, 12) is
-    0.21939108490523185 so, as Excel has it (NOMINAL_EFFECT!D3), and 0.21939108490523163 by
-    `**` (formualizer's); every EFFECT of the book to the bit."""
-    answer = 1.0
-    while exponent:
-        if exponent & 1:
-            answer *= base
-        base *= base
-        exponent >>= 1
-    return answer
-
-
 def effect(_facts: Facts) -> Callback:
     @elementwise
     def EFFECT(nominal_rate: EngineValue, npery: EngineValue) -> float:  # noqa: N802
         r, n = _read(nominal_rate, npery)
         try:
-            return _finite(_power(1 + r / n, n) - 1)
+            # (repeated squaring: EFFECT(0.2, 12) is Excel's 0.21939108490523185 so, NOMINAL_EFFECT!D3,
+            # 0.21939108490523163 by `**`; every EFFECT of the book to the bit)
+            return _finite(powi(1 + r / n, n) - 1)
         except OverflowError:
             raise ExcelError("#NUM!") from None
     return EFFECT

@@ -206,9 +206,9 @@ def _modified_rate(flows: list[float], finance: float, reinvest: float) -> Engin
     negative, positive = 0.0, 0.0
     for period, flow in enumerate(flows):
         if flow < 0:
-            negative += flow / _powi(1.0 + finance, period)
+            negative += flow / powi(1.0 + finance, period)
         else:
-            positive += flow * _powi(1.0 + reinvest, count - 1 - period)
+            positive += flow * powi(1.0 + reinvest, count - 1 - period)
     if negative == 0:
         return error("#DIV/0!")
     ratio = -positive / negative
@@ -220,8 +220,9 @@ def _modified_rate(flows: list[float], finance: float, reinvest: float) -> Engin
         return error("#NUM!")
 
 
-def _powi(base: float, exponent: int) -> float:
-    """base**exponent as LLVM's `__powidf2` computes it (compiler-rt), which Rust's `powi` calls:
+def powi(base: float, exponent: int) -> float:
+    """base**exponent (a whole exponent from 0 up) as LLVM's `__powidf2` computes it
+    (compiler-rt), which Rust's `powi` calls, and as Excel's EFFECT does (compounding.py):
     by repeated squaring, in this order, so that the bits are formualizer's."""
     result = 1.0
     while True:

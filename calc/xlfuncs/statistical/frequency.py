@@ -8,13 +8,8 @@ MIT or Apache-2.0, not committed, is 5, 1, 2, 3, 4); a bin repeated counts at it
 from __future__ import annotations
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
-from rates_xl.calc.xlfuncs.coercion import Callback
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 from rates_xl.calc.xlfuncs.types import Answer
-
-
-def _plain(value: EngineValue) -> float | None:
-    """A plain number (not a logical value, text, an empty cell, an array or an error), else None."""
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def bins_in_place(call: Callback) -> Callback:
@@ -24,10 +19,9 @@ def bins_in_place(call: Callback) -> Callback:
     def frequency(data: EngineValue, bins: EngineValue) -> Answer:
         cells = [value for row in bins for value in (row if isinstance(row, list) else [row])] \
             if isinstance(bins, list) else [bins]
-        read = [_plain(value) for value in cells]
-        plain = [value for value in read if value is not None]
-        if len(plain) != len(read):
-            return call(data, bins)
+        plain = [float(value) for value in cells if is_number(value)]
+        if len(plain) != len(cells):
+            return call(data, bins)  # (a bin of text, a logical value, an empty cell: as it is)
         distinct = sorted(set(plain))
         # `formulas`' counts over the distinct bins in ascending order, the count past the last
         # after them; each goes to its bin's first place as given, a repeat's place is 0

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 
-from rates_xl.calc.engines.formualizer.values import EngineValue, is_error
-from rates_xl.calc.xlfuncs.coercion import Callback
+from rates_xl.calc.engines.formualizer.values import EngineValue
+from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 from rates_xl.calc.xlfuncs.types import Answer
 
 #: Each cumulative normal function: the positions of x, the mean, the standard deviation and
@@ -38,11 +38,11 @@ def _plain(value: EngineValue) -> float | None:
     """A plain number (an empty cell 0; not a logical value, text, an array or an error), else None."""
     if value is None:
         return 0.0
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    return float(value) if is_number(value) else None
 
 
 def lower_tail(name: str, call: Callback) -> Callback:
-    """`call` (the bridged function), its cumulative answer below z = -1 computed with erfc."""
+    """`call` (the bridged function), its cumulative answer below z = -3 computed with erfc."""
     at_x, at_mean, at_sd, at_cumulative = NORMAL[name]
 
     def accurate(*args: EngineValue) -> Answer:
@@ -71,8 +71,8 @@ def whole_numbers(name: str, call: Callback) -> Callback:
     def truncated(*args: EngineValue) -> Answer:
         given = list(args)
         for at in positions:
-            if at < len(given) and given[at] is not None and not is_error(given[at]):
-                x = _plain(given[at])
+            if at < len(given) and given[at] is not None:  # (an empty cell is the function's own)
+                x = _plain(given[at])  # (None for an error, text, a logical value)
                 if x is not None and math.isfinite(x) and x >= 0:
                     given[at] = float(math.trunc(x))
         return call(*given)
