@@ -1,6 +1,8 @@
 """The bridged conversions between bases (BIN2DEC, DEC2HEX ...) without `formulas`' dispatcher
 per call (calc/xlfuncs/engineering/bases.py): the same answers as `formulas`' own functions on
-every kind of value, and Excel's on the corpus cells (its cached values, read at test time)."""
+every kind of value, but for `places` where Excel reads it otherwise (a negative number's ten
+digits, an empty cell, a logical value: `EXCEL_PLACES`), and Excel's on the corpus cells (its
+cached values, read at test time)."""
 
 from __future__ import annotations
 
@@ -60,8 +62,114 @@ def test_the_same_answers_as_formulas_own_dispatcher(name):
     assert ours is not None and ours is not theirs
     values, places = _grid()
     differ = [(x, p, _outcome(ours, x, p), _outcome(theirs, x, p)) for x in values for p in places
-              if _outcome(ours, x, p) != _outcome(theirs, x, p)]
+              if not _excel_places(name, x, p) and _outcome(ours, x, p) != _outcome(theirs, x, p)]
     assert differ == [], differ[:5]
+
+
+def _excel_places(name: str, x: object, places: object) -> bool:
+    """Whether `places` is read as Excel reads it where `formulas` does not (bases.py `_places`):
+    a logical value, an empty cell, or any `places` of a conversion to a negative number."""
+    import schedula as sh
+    from formulas.functions.eng import FUNCTIONS
+
+    if places is None or name.endswith("2DEC"):
+        return False
+    if isinstance(places, bool) or places is sh.EMPTY:
+        return True
+    source = name.split("2")[0]
+    decimal = FUNCTIONS[f"{source}2DEC"](x) if source != "DEC" else FUNCTIONS["DEC2HEX"](x)
+    if source == "DEC":  # (negative when DEC2HEX writes it in ten digits from 8 up)
+        return isinstance(decimal, str) and len(decimal) == 10 and decimal[0] in "89ABCDEF"
+    return isinstance(decimal, int | float) and not isinstance(decimal, bool) and decimal < 0
+
+
+@pytest.mark.parametrize("name", sorted(n for n in bases.NAMES if not n.endswith("2DEC")))
+def test_a_negative_number_ignores_a_valid_places(name):
+    """Over the grid: a conversion to a negative number is its ten digits for any `places` from
+    1 to 10 (truncated; text reading as one too), #NUM! for one past them, #VALUE! for text
+    that is no number or a logical value; an empty cell is 0 places (#NUM!)."""
+    import math
+
+    import schedula as sh
+
+    _formulas()
+    ours = bases.implementation(name)
+    values, places = _grid()
+    seen = 0
+    for x in values:
+        for p in places:
+            if p is None or not _excel_places(name, x, p):
+                continue
+            got = _outcome(ours, x, p)
+            got = (got[0], got[1], str.__str__(got[2]))  # (an XlError's repr is itself: equal to no text)
+            alone = _outcome(ours, x, None)
+            if alone[1] != "str":  # the number's own error comes first
+                assert got[2] == str.__str__(alone[2]), (x, p, got)
+                continue
+            if p is sh.EMPTY:  # (a str: read first)
+                assert got[2] == "#NUM!", (x, p, got)
+            elif isinstance(p, bool) or (isinstance(p, str) and not re.fullmatch(r"[0-9.]+", p)):
+                assert got[2] == "#VALUE!", (x, p, got)
+            elif isinstance(p, str | int | float) and 1 <= math.trunc(float(p)) <= 10:
+                assert got[2] == alone[2] and len(got[2]) == 12, (x, p, got)  # (repr's quotes)
+                seen += 1
+            elif isinstance(p, int | float):
+                assert got[2] == "#NUM!", (x, p, got)
+    assert seen > 0
+
+
+#: (formula over A and B, A, B, Excel's value, the cell of IronCalc's Excel-made
+#: ENGINEERING__NUMBER_SYSTEMS.xlsx, ironcalc/IronCalc xlsx/tests/calc_tests, MIT or Apache-2.0)
+EXCEL_PLACES = [
+    ("BIN2HEX(A,B)", "1110111011", 4, "FFFFFFFFBB", "Binary!D3"),
+    ("BIN2OCT(A,B)", "1110111011", 4, "7777777673", "Binary!F3"),
+    ("BIN2HEX(A,B)", 1000000000, 4, "FFFFFFFE00", "Binary!D11"),
+    ("BIN2HEX(A,B)", 1100011011, 1, "FFFFFFFF1B", "Binary!D15"),
+    ("BIN2OCT(A,B)", 1100011011, 2.3, "7777777433", "Binary!F19"),
+    ("BIN2HEX(A,B)", 1100011011, True, "#VALUE!", "Binary!D20"),
+    ("BIN2HEX(A,B)", 1100011011, 0, "#NUM!", "Binary!D14"),
+    ("BIN2HEX(A,B)", 1100011011, -2, "#NUM!", "Binary!D13"),
+    ("BIN2OCT(A,B)", 1100011011, 11, "#NUM!", "Binary!F18"),
+    ("BIN2HEX(A,B)", 1100011011, 10, "FFFFFFFF1B", "Binary!D17"),
+    ("BIN2HEX(A,B)", 111111111, 4, "01FF", "Binary!D10"),
+    ("DEC2BIN(A,B)", -511, 4, "1000000001", "Decimal!D14"),
+    ("DEC2OCT(A,B)", -1213, 1, "7777775503", "Decimal!F7"),
+    ("DEC2BIN(A,B)", -512.8, 1, "1000000000", "Decimal!D17"),
+    ("DEC2OCT(A,B)", -513, 2, "7777776777", "Decimal!F16"),
+    ("DEC2BIN(A,B)", -513, 2, "#NUM!", "Decimal!D16"),
+    ("DEC2BIN(A,B)", 2.7, None, "#NUM!", "Decimal!D10"),
+    ("DEC2OCT(A,B)", "12", None, "#NUM!", "Decimal!F24"),
+    ("DEC2BIN(A,B)", 511.2, 9, "111111111", "Decimal!D12"),
+    ("DEC2BIN(A,B)", 511.9, 0, "#NUM!", "Decimal!D13"),
+    ("DEC2BIN(A,B)", 123, 11, "#NUM!", "Decimal!D20"),
+    ("OCT2HEX(A,B)", 4000000000, 2, "FFE0000000", "OCT!F20"),
+    ("OCT2HEX(A,B)", 7000000000, 2, "FFF8000000", "OCT!F22"),
+    ("OCT2BIN(A,B)", 7777777777, 10, "1111111111", "OCT!C26"),
+    ("OCT2HEX(A,B)", 777, -2, "#NUM!", "OCT!F3"),
+    ("HEX2BIN(A,B)", "FE", 3, "#NUM!", "HEX!C2"),
+    ("HEX2OCT(A,B)", "FEFE", 9, "000177376", "HEX!F11"),
+]
+
+
+@pytest.fixture(scope="module")
+def places_computed(tmp_path_factory):
+    _formulas()
+    from tests.calc.excel_cases import cases_computed
+
+    cells: dict[str, object] = {}
+    for row, (formula, a, b, _excel, _cell) in enumerate(EXCEL_PLACES, start=1):
+        # (A and B are this row's cells; B None: an empty cell)
+        cells.update({f"A{row}": a, f"B{row}": b,
+                      f"C{row}": "=" + formula.replace("(A", f"(A{row}").replace(",B", f",B{row}")})
+    return cases_computed(tmp_path_factory.mktemp("places") / "places.xlsx", cells)
+
+
+@pytest.mark.parametrize("row", range(1, len(EXCEL_PLACES) + 1), ids=[f"{c[0]}:{c[4]}" for c in EXCEL_PLACES])
+def test_places_as_excel_reads_them(places_computed, row):
+    """Through the whole engine, a book of A, B and the formula per row: Excel's values."""
+    formula, a, b, excel, cell = EXCEL_PLACES[row - 1]
+    got = places_computed.values[("S", f"C{row}")]
+    assert equal(got, excel), (formula, a, b, got, excel, cell)
 
 
 def test_another_name_or_formulas_release_keeps_the_dispatcher(monkeypatch):

@@ -12,6 +12,13 @@ same `wrap_func` (its errors and exceptions as `formulas`' own). formulas_test.x
 kind of value and `places` (text, numbers, logicals, empty, errors, arrays), type and
 exception included, and reproduces the corpus cells; any other `formulas` release keeps its
 dispatcher (`implementation` answers None).
+
+Where `formulas` is not Excel, `places` is read as Excel reads it (`_places`): for a negative
+answer, written in ten digits (two's complement), a valid `places` is ignored ("If number is
+negative, places is ignored", Microsoft's DEC2BIN page), where `formulas` answered #NUM! for any
+`places` shorter than ten; an empty cell is 0 (#NUM!) and a logical value #VALUE!, where `formulas`
+answered #VALUE! and read TRUE as 1. Excel's values in IronCalc's ENGINEERING__NUMBER_SYSTEMS.xlsx
+decide each (tests/calc/test_bases.py `EXCEL_PLACES`).
 """
 
 from __future__ import annotations
@@ -39,20 +46,56 @@ def implementation(name: str) -> Callable[..., object] | None:
     if formulas.__version__ != READ_FROM:
         return None
     from formulas.functions import wrap_func
-    from formulas.functions.eng import _dec2x, _parseX, _x2dec
+    from formulas.functions.eng import _dec2x, _parseDEC, _parseX, _x2dec
 
     source, target = name.split("2")
 
     def convert(x: object, places: object = None) -> object:
         # The graph's order: the source node's filter, X2DEC, DEC2X, the target node's filter
-        # (DEC has none; a DEC source reaches DEC2X as given).
-        if source == "DEC":
-            return _parseX(_dec2x(x, places, base=BASES[target]))
-        decimal = _x2dec(_parseX(x), base=BASES[source])
+        # (DEC has none; a DEC source reaches DEC2X as given, read by DEC2X's own `_parseDEC`).
+        decimal = _x2dec(_parseX(x), base=BASES[source]) if source != "DEC" else x
         if target == "DEC":
             return decimal
+        if places is not None:
+            number = _parseDEC(decimal) if source == "DEC" else decimal
+            answer, places = _places(places, number, BASES[target])
+            if answer is not None:
+                return answer
         return _parseX(_dec2x(decimal, places, base=BASES[target]))
 
     convert.__name__ = name
     found: Callable[..., object] = wrap_func(convert)
     return found
+
+
+def _places(places: object, number: object, base: int) -> tuple[object, object]:
+    """(an error value to answer, or None; `places` as DEC2X is to read it) for the conversion
+    of `number` (an int, or an error: `formulas`' own reading then) to `base`: Excel's where
+    `formulas` is not (the module's docstring), else `places` as given, for `formulas`' reading
+    (an error given as `places` too). A negative number is written in ten digits whatever `places`
+    (None), once `places` is one Excel accepts: a number, or text reading as one, from 1 to 10
+    once truncated (#NUM! past them)."""
+    import math
+
+    import schedula as sh
+    from formulas.functions import Error
+    from formulas.functions.eng import _xmask
+
+    if not isinstance(number, int) or isinstance(number, bool) or not -_xmask[base] <= number < _xmask[base]:
+        return None, places  # (the number's error comes first: #NUM! past the target's digits)
+    if isinstance(places, bool):
+        return Error.errors["#VALUE!"], None  # (nonnumeric: Microsoft's pages)
+    if places is sh.EMPTY:
+        places = 0  # an empty cell: no digits (#NUM!)
+    if number >= 0:
+        return None, places  # (`_dec2x` reads it: 0 is #NUM!)
+    if isinstance(places, str):
+        try:
+            places = float(places)
+        except ValueError:
+            return Error.errors["#VALUE!"], None
+    if not isinstance(places, int | float):
+        return None, places  # an error, an array: `formulas`' reading
+    if not math.isfinite(places) or not 1 <= math.trunc(places) <= 10:
+        return Error.errors["#NUM!"], None
+    return None, None
