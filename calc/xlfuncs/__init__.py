@@ -48,7 +48,7 @@ from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
 from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360
-from rates_xl.calc.xlfuncs.engineering import bessel, complex
+from rates_xl.calc.xlfuncs.engineering import bessel, bits, complex
 from rates_xl.calc.xlfuncs.financial import (
     accrued,
     annuity,
@@ -464,6 +464,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = tails.lower_tail(name, found.get(name) or bridge.bridged(name))
     for name in tails.TRUNCATED:  # POISSON.DIST's x, T.TEST's tails and type truncated (statistical/tails.py)
         found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
+    for name in bits.IMPLEMENTATIONS:  # Excel's 2^48 - 1 and its #NUM! past it (engineering/bits.py)
+        found[name] = bits.excel_bits(name, found.get(name) or bridge.bridged(name))
     found["FREQUENCY"] = frequency.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
