@@ -76,6 +76,7 @@ from rates_xl.calc.xlfuncs.math_trig import (
     matrix,
     multiples,
     quotient,
+    roman,
     rounding,
     series,
     sumproduct,
@@ -466,6 +467,7 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
     for name in bits.IMPLEMENTATIONS:  # Excel's 2^48 - 1 and its #NUM! past it (engineering/bits.py)
         found[name] = bits.excel_bits(name, found.get(name) or bridge.bridged(name))
+    found["ROMAN"] = roman.logical_form(found.get("ROMAN") or bridge.bridged("ROMAN"))  # FALSE: form 4
     found["FREQUENCY"] = frequency.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
