@@ -41,25 +41,29 @@ def rates_omitted(formula: Formula, _site: object = None) -> str:
     return edits.text()
 
 
-#: Optional arguments of bridged functions (calc/routing.py BRIDGED) whose default is not what
-#: formualizer hands for an omitted one (0, FALSE): (name, position) -> Excel's default.
-_DEFAULTS = {("LINEST", 2): "TRUE", ("LOGEST", 2): "TRUE"}
+#: Optional arguments whose default is not what the engine reads for one left empty (a
+#: bridged function is handed 0 or FALSE; formualizer's SEQUENCE answers #VALUE! for rows left
+#: empty): (name, position) -> Excel's default.
+_DEFAULTS = {("LINEST", 2): "TRUE", ("LOGEST", 2): "TRUE", ("SEQUENCE", 0): "1"}
+DEFAULTED = tuple(sorted({f"{name}(" for name, _position in _DEFAULTS}))
 
 
 def may_leave_empty(text: str) -> bool:
-    """An argument left empty: between two commas, or last."""
+    """An argument left empty: first, between two commas, or last."""
     squeezed = text.replace(" ", "")
-    return ",," in squeezed or ",)" in squeezed
+    return ",," in squeezed or ",)" in squeezed or "(," in squeezed
 
 
-def bridged_defaults(formula: Formula, _site: object = None) -> str:
+def omitted_defaults(formula: Formula, _site: object = None) -> str:
     """`=LINEST(y,x,,TRUE)` -> `=LINEST(y,x,TRUE,TRUE)`: LINEST's and LOGEST's const, left
     empty (an argument Excel stores as missing, last or not), is TRUE in Excel ("If const is TRUE or omitted, b is calculated normally"); the
     engine handed the bridged function 0, which fitted the line through the origin: LINEST's
     slope 0.2089 where Excel has 0.2193, silently (IronCalc's Excel-made LINEST_LOGEST.xlsx,
-    Sheet1!D5 and G5; tests/calc/test_linest_omitted.py)."""
+    Sheet1!D5 and G5; tests/calc/test_linest_omitted.py). `SEQUENCE(,12,,2.5)`'s rows are 1,
+    as Excel's ("Omitted rows: 1"), where formualizer answered #VALUE! (IronCalc's
+    MATH_AND_TRIGONOMETRY__SEQUENCE.xlsx C23; tests/calc/test_sequence_arguments.py)."""
     edits = formula.edits()
-    for call in formula.calls("LINEST", "LOGEST"):
+    for call in formula.calls("LINEST", "LOGEST", "SEQUENCE"):
         for position, (first, last) in enumerate(call.arguments):
             if first == last and (call.name, position) in _DEFAULTS:  # (`LINEST(y,x,)` too: "omitted")
                 edits.before(last, _DEFAULTS[(call.name, position)])

@@ -104,7 +104,7 @@ POSITIONS: dict[str, tuple[int, ...] | None] = {
     "NETWORKDAYS.INTL": (0, 1), "WORKDAY.INTL": (0, 1), "FVSCHEDULE": (0,), "CONVERT": (0,),
     "CHAR": (0,), "UNICHAR": (0,), "REPT": (1,), "LEFT": (1,), "RIGHT": (1,), "LEFTB": (1,),
     "RIGHTB": (1,), "MID": (1, 2), "MIDB": (1, 2), "FIXED": (0, 1), "DOLLAR": (0, 1),
-    "ROMAN": (0, 1), "BASE": (0, 1, 2),
+    "ROMAN": (0, 1), "BASE": (0, 1, 2), "SEQUENCE": ALL,
 }
 
 #: Of those, the arguments that want a logical value, not a number (a distribution's

@@ -110,7 +110,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
-    Pass("bridged_defaults", arguments.bridged_defaults, ("LINEST(", "LOGEST("), _text(arguments.may_leave_empty)),
+    Pass("omitted_defaults", arguments.omitted_defaults, arguments.DEFAULTED, _text(arguments.may_leave_empty)),
     Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
     Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
     Pass("row_indirect", ranges.row_indirect, ("INDIRECT(",), cells=ORDINARY),

@@ -1,4 +1,4 @@
-"""LINEST and LOGEST as Excel answers them: a const left empty is TRUE (the pass `bridged_defaults`,
+"""LINEST and LOGEST as Excel answers them: a const left empty is TRUE (the pass `omitted_defaults`,
 calc/formula/arguments.py), the statistics' standard errors in the coefficients' order and the F
 statistic over the x variables alone (calc/xlfuncs/statistical/trend.py `stats_in_excels_order`).
 Before, LINEST(y,x,,TRUE) fitted a line through the origin (slope 0.2089 where Excel has
