@@ -59,7 +59,7 @@ def _look_up(name: str) -> Callable[..., object] | None:
     import importlib
 
     from rates_xl.calc.xlfuncs import limits, scalars, scipy_deferred
-    from rates_xl.calc.xlfuncs.engineering import bases
+    from rates_xl.calc.xlfuncs.engineering import bases, units
     from rates_xl.calc.xlfuncs.information import errors
 
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
@@ -70,6 +70,8 @@ def _look_up(name: str) -> Callable[..., object] | None:
     numbered = errors.implementation(name)  # ERROR.TYPE numbering #CALC!, #SPILL! ... too
     if numbered is not None:
         return numbered
+    if name == "CONVERT":
+        units.complete()  # the units `formulas`' table lacks (engineering/units.py)
     undispatched = bases.implementation(name)  # eng's own helpers, without a dispatcher per call
     if undispatched is not None:
         return undispatched
