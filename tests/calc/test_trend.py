@@ -48,3 +48,30 @@ def test_one_variable_as_libreoffice_computes_it(tmp_path):
     differ = [(f, result.values[("S", f"A{r}")], theirs[r - 1][0]) for r, f in enumerate(cases, start=1)
               if result.values[("S", f"A{r}")] != pytest.approx(float(theirs[r - 1][0]), rel=1e-9, abs=1e-12)]
     assert differ == []
+
+
+def test_known_x_omitted_is_1_to_n_in_known_ys_shape(tmp_path):
+    """`TREND(A2:A6)`: known_x's omitted are {1,2,3,...} "the same size as known_y's" (Microsoft's
+    TREND page), so a column of y's answers a column, as Excel's dynamic arrays spill it
+    (IronCalc's Excel-made STATISTICAL__TREND_GROWTH.xlsx, MIT or Apache-2.0: F2:F6 and K2:K6,
+    Excel's values below). It was a row, and the spill ran into the next formula (#SPILL!)."""
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from tests.calc.excel_cases import equal
+
+    path = tmp_path / "trend.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    for row, y in enumerate([0.2, 0.31, 0.4, 0.51, 0.7]):
+        sheet.write_number(row, 0, y)
+    sheet.write_dynamic_array_formula(0, 5, 4, 5, "=TREND(A1:A5)")
+    sheet.write_dynamic_array_formula(0, 6, 4, 6, "=GROWTH(A1:A5)")
+    book.close()
+    values = WorkbookCalculation(path, full=True).compute().values
+    trend = [0.18400000000000014, 0.3040000000000001, 0.42400000000000004, 0.544, 0.664]
+    growth = [0.21308607271409954, 0.28773289959884885, 0.3885294822747143, 0.5246364208163754,
+              0.7084233928286627]
+    for row in range(5):
+        assert equal(values[("S", f"F{row + 1}")], trend[row]), row
+        assert equal(values[("S", f"G{row + 1}")], growth[row]), row

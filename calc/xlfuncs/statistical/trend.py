@@ -81,7 +81,10 @@ def _function(name: str) -> Factory:
             try:
                 ys = _numbers(known_y)
                 if known_x == OMITTED or known_x is None:
-                    known_x = [[float(i + 1) for i in range(len(ys))]]
+                    # {1,2,3,...} "the same size as known_y's" (Microsoft's TREND page): a column
+                    # of y's answers a column (IronCalc's STATISTICAL__TREND_GROWTH.xlsx F2:F6)
+                    width = len(_grid(known_y)[0])
+                    known_x = [[float(r * width + c + 1) for c in range(width)] for r in range(len(ys) // width)]
                 elif not _one_variable(known_y, known_x):
                     return computed(*fallback)  # several x variables: formulas'
                 xs = _numbers(known_x)
