@@ -467,6 +467,8 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
         found[name] = tails.whole_numbers(name, found.get(name) or bridge.bridged(name))
     for name in bits.IMPLEMENTATIONS:  # Excel's 2^48 - 1 and its #NUM! past it (engineering/bits.py)
         found[name] = bits.excel_bits(name, found.get(name) or bridge.bridged(name))
+    found["COMPLEX"] = complex.suffix_default(found.get("COMPLEX") or bridge.bridged("COMPLEX"))  # empty: "i"
+    found["IMARGUMENT"] = complex.argument(found.get("IMARGUMENT") or bridge.bridged("IMARGUMENT"))
     found["ROMAN"] = roman.logical_form(found.get("ROMAN") or bridge.bridged("ROMAN"))  # FALSE: form 4
     found["FREQUENCY"] = frequency.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)

@@ -79,8 +79,49 @@ def _own_arithmetic(name: str, computed: Callback) -> Callback:
 
 
 def _python_text(z: complex, suffix: str) -> str:
-    """A complex number as `formulas` writes it (read back by excel_text)."""
-    return f"{z.real!r}{'+' if z.imag >= 0 else ''}{z.imag!r}{suffix}"
+    """A complex number as `formulas` writes it (read back by excel_text). A part of -0.0 is 0:
+    1 / sin of a real number has one (`_csc`), and "1.86+-0.0i" read as no number (IMREAL(IMCSC(-12))
+    was #NUM!, Excel 1.86367959778244: IronCalc's ENGINEERING__COMPLEXs.xlsx V12)."""
+    real, imag = z.real + 0.0, z.imag + 0.0
+    return f"{real!r}{'+' if imag >= 0 else ''}{imag!r}{suffix}"
+
+
+def suffix_default(computed: Callback) -> Callback:
+    """COMPLEX with its suffix an empty cell (or empty text): "i", as omitted (Microsoft's
+    COMPLEX page); the bridged `formulas` COMPLEX answered #VALUE! (IronCalc's Excel-made
+    ENGINEERING__COMPLEXs.xlsx, MIT or Apache-2.0: COMPLEX(1.23, 9.5121, empty) is
+    "1.23+9.5121i", D7; an error among the numbers first, #DIV/0!, D24)."""
+    def COMPLEX(*args: EngineValue) -> Answer:  # noqa: N802
+        if len(args) == 3 and (args[2] is None or args[2] == ""):
+            return computed(*args[:2])
+        return computed(*args)
+
+    return COMPLEX
+
+
+def argument(computed: Callback) -> Callback:
+    """IMARGUMENT as Excel computes it: the angle atan2(y, x) of any number but 0 (#DIV/0!). The
+    bridged `formulas` one answered #DIV/0! wherever the real part was near 0 (numpy's isclose:
+    "5i", "1E-16"), where Excel has pi/2 and 0 (IronCalc's ENGINEERING__COMPLEXs.xlsx H5, H16;
+    H22, "0", #DIV/0!). Anything but one value `formulas` reads as a complex number (IMSUM of
+    it) is its own answer."""
+    from rates_xl.calc.engines.formualizer.values import error
+    from rates_xl.calc.xlfuncs.bridge import bridged
+
+    parsed = bridged("IMSUM")
+
+    def IMARGUMENT(*args: EngineValue) -> Answer:  # noqa: N802
+        if len(args) == 1 and isinstance(args[0], str | int | float) and not isinstance(args[0], bool):
+            text = parsed(args[0])
+            if isinstance(text, str):
+                try:
+                    z = complex(text.replace(" ", "").lower().replace("i", "j"))
+                except ValueError:
+                    return computed(*args)
+                return error("#DIV/0!") if z == 0 else math.atan2(z.imag, z.real)
+        return computed(*args)
+
+    return IMARGUMENT
 
 
 def _excel_written(name: str) -> Factory:
