@@ -114,6 +114,27 @@ def literal_indirect(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
+def indirect_text(formula: Formula, _site: Site) -> str:
+    """INDIRECT's text read through RATESXL.REFTEXT (calc/xlfuncs/lookup/reference_text.py),
+    which answers Excel's #REF! where the text names no reference (a word, an empty cell, a
+    number, a sheet the book does not have), before formualizer resolves it: it answered #NAME?
+    and #VALUE!, and for a missing sheet's address the cell of another sheet, silently
+    (IronCalc's LOOKUP_AND_REFERENCE__ROW_COLUM.xlsx ROW_COLUMN!K7: 3 where Excel has #REF!;
+    tests/calc/test_indirect_text.py). Its a1 argument, when given, is given to both."""
+    from rates_xl.calc.xlfuncs.lookup.reference_text import NAME
+
+    edits = formula.edits()
+    for call in formula.calls("INDIRECT"):
+        if call.close < 0 or not 1 <= len(call.arguments) <= 2:
+            continue
+        first, last = call.arguments[0]
+        if not formula.solid((first, last)):
+            continue  # nothing given: the engine's own error
+        style = "," + formula.span_text(call.arguments[1]) if len(call.arguments) == 2 else ""
+        edits.replace(first, last, f"{NAME}({formula.span_text((first, last))}{style})")
+    return edits.text()
+
+
 def _a1_text(formula: Formula, call: Group) -> list[Token] | None:
     """An INDIRECT call's text argument (its tokens, white space aside) when the call is closed,
     written `INDIRECT(` and reads A1 style (no second argument, or a literal TRUE or 1); else None."""

@@ -42,7 +42,7 @@ of a formula that route calls here are calc/formula's passes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
@@ -69,7 +69,15 @@ from rates_xl.calc.xlfuncs.financial import (
 )
 from rates_xl.calc.xlfuncs.information import reference
 from rates_xl.calc.xlfuncs.logical import comparison, lambdas
-from rates_xl.calc.xlfuncs.lookup import address, arrays, groupby, indexing, lookups, ordering
+from rates_xl.calc.xlfuncs.lookup import (
+    address,
+    arrays,
+    groupby,
+    indexing,
+    lookups,
+    ordering,
+    reference_text,
+)
 from rates_xl.calc.xlfuncs.math_trig import (
     divisors,
     logarithm,
@@ -196,6 +204,7 @@ OURS: dict[str, Factory] = {
     **trend.FUNCTIONS,
     **database.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
+    reference_text.NAME: reference_text.reftext,
     limits.TEXT_LIMIT_NAME: limits.text_limit,
     comparison.NAME: comparison.cmpround,
     comparison.SNAP: comparison.cmpsnap,
@@ -503,8 +512,17 @@ def register(workbook: Workbook, facts: Facts | None = None) -> None:
                 continue
 
 
-def book_facts(package: Package) -> Facts:
+def book_facts(package: Package, book: Any = None) -> Facts:
     """What some functions need to know of the book (calc/package.py `Package`): the
     application that saved it, for CHAR and CODE (Mac Roman in Excel for Mac, Windows-1252
-    elsewhere)."""
-    return {"application": package.application()}
+    elsewhere); of `book` (openpyxl's, when given) its sheets' titles and its defined names and
+    tables, for INDIRECT's text (lookup/reference_text.py)."""
+    facts: Facts = {"application": package.application()}
+    if book is not None:
+        facts["sheets"] = frozenset(ws.title.upper() for ws in book.worksheets)
+        names = {str(name).upper() for name in book.defined_names}
+        for ws in book.worksheets:
+            names |= {str(name).upper() for name in getattr(ws, "defined_names", {})}
+            names |= {str(table.displayName).upper() for table in getattr(ws, "tables", {}).values()}
+        facts["names"] = frozenset(names)
+    return facts

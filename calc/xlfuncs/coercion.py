@@ -16,6 +16,10 @@ class Facts(TypedDict, total=False):
 
     #: The application that saved it (CHAR and CODE: Mac Roman in Excel for Mac).
     application: str
+    #: Its sheets' titles and its defined names and tables, upper case (INDIRECT's text:
+    #: lookup/reference_text.py).
+    sheets: frozenset[str]
+    names: frozenset[str]
 
 
 #: A function of this package as formualizer calls it: formualizer's values in (its

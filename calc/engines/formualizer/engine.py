@@ -54,7 +54,7 @@ class FormualizerEngine:
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).
-            prepared.facts = xlfuncs.book_facts(book.package)
+            prepared.facts = xlfuncs.book_facts(book.package, book.book)
         except BaseException as exc:  # never a traceback: say it, use the other engine
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not read it ({type(exc).__name__}: {exc})") from None

@@ -1,0 +1,57 @@
+"""RATESXL.REFTEXT: INDIRECT's text checked as Excel reads it, before formualizer resolves it.
+
+Excel's INDIRECT answers #REF! for a text that names no reference (Microsoft's INDIRECT page: "If
+ref_text is not a valid cell reference, INDIRECT returns the #REF! error value"). formualizer
+answered #NAME? for a word ("hola"), #VALUE! for an empty cell or a number, and for a sheet the
+book does not have ("NonExist!W3") the cell of that address on another sheet: ROW(INDIRECT(...))
+was 3, silently, where Excel has #REF! (IronCalc's Excel-made LOOKUP_AND_REFERENCE__ROW_COLUM.xlsx,
+MIT or Apache-2.0, not committed: INDIRECT!B5:D7, ROW_COLUMN!K2:L12).
+
+The pass `indirect_text` (calc/formula/ranges.py) writes INDIRECT's first argument through it
+where the preparation has not already written the reference out. It answers #REF! where the
+text cannot name one: empty, a number or a logical value, a sheet this book does not have, or a
+single word that is neither an A1 reference nor one of the book's defined names or tables; any
+other text (A1 areas, names, R1C1 with a1 FALSE, another workbook, an expression of ranges) is
+passed on as it is, for formualizer to resolve. #REF! is answered as a text naming no row
+(`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into #VALUE!, but reads
+that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN, OFFSET, INDEX,
+COUNTIF, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!). An error given is
+passed on (formualizer's #VALUE! then, as before: Excel passes the error on).
+"""
+
+from __future__ import annotations
+
+import re
+
+from rates_xl.calc.engines.formualizer.values import is_error
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
+from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
+
+NAME = "RATESXL.REFTEXT"
+#: A reference text formualizer reads as #REF! (rows 1 to 0).
+NO_REFERENCE = "1:0"
+#: A single word: what a defined name or an A1 reference may be (anything else is passed on).
+_WORD = re.compile(r"[A-Za-z_\\][\w.\\?]*")
+
+
+def reftext(facts: Facts) -> Callback:
+    sheets = facts.get("sheets", frozenset())
+    names = facts.get("names", frozenset())
+
+    def REFTEXT(text: EngineValue, a1: EngineValue = True) -> Answer:  # noqa: N802
+        if is_error(text) or isinstance(text, list):
+            return text  # (an array of texts: formualizer's reading)
+        if not isinstance(text, str) or not text.strip():
+            return NO_REFERENCE  # an empty cell, a number, a logical value
+        prefix, ref = split_reference(text.strip())
+        if prefix and "[" not in prefix and ":" not in prefix:
+            if unquote_sheet(prefix[:-1]).upper() not in sheets:
+                return NO_REFERENCE  # a sheet this book does not have
+        if a1 is False or a1 == 0 or not _WORD.fullmatch(ref):
+            return text  # R1C1, or more than one word: formualizer's reading
+        if read_area(ref) is not None or ref.upper() in names:
+            return text
+        return NO_REFERENCE  # a word naming nothing
+
+    return REFTEXT

@@ -1,0 +1,63 @@
+"""INDIRECT of a text that names no reference is #REF!, as Excel answers it (the pass
+`indirect_text`, calc/formula/ranges.py; RATESXL.REFTEXT, calc/xlfuncs/lookup/reference_text.py):
+formualizer answered #NAME? for a word, #VALUE! for an empty cell or a number, and for a sheet
+the book does not have the cell of that address on another sheet, silently (ROW 3 for
+"NonExist!W3").
+
+Excel 16's values, cached in IronCalc's Excel-made LOOKUP_AND_REFERENCE__ROW_COLUM.xlsx
+(ironcalc/IronCalc xlsx/tests/calc_tests, MIT or Apache-2.0), at the cells named; the book's
+ordinary texts beside them, and a defined name and another sheet, which must still resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+#: (formula over A, A's text (None: an empty cell), Excel's value, the book's cell or why)
+CASES = [
+    ("ROW(INDIRECT(A))", "hola", "#REF!", "INDIRECT!B5"),
+    ("COLUMN(INDIRECT(A))", "hola", "#REF!", "INDIRECT!C5"),
+    ("INDIRECT(A)", "hola", "#REF!", "INDIRECT!D5"),
+    ("ROW(INDIRECT(A))", None, "#REF!", "INDIRECT!B6"),
+    ("INDIRECT(A)", None, "#REF!", "INDIRECT!D6"),
+    ("ROW(INDIRECT(A))", "NonExist!W3", "#REF!", "ROW_COLUMN!K7"),
+    ("COLUMN(INDIRECT(A))", "NonExist!W3", "#REF!", "ROW_COLUMN!L7"),
+    ("ROW(INDIRECT(A))", "h", "#REF!", "ROW_COLUMN!K8"),
+    ("ROW(INDIRECT(A))", 5, "#REF!", "ROW_COLUMN!K9"),
+    ("ROW(INDIRECT(A))", "A4", 4, "ROW_COLUMN!K3"),
+    ("ROW(INDIRECT(A))", "$RS34", 34, "ROW_COLUMN!K10"),
+    ("ROW(INDIRECT(A))", "AA23", 23, "INDIRECT!B4"),
+    ("ROW(INDIRECT(A))", "A01", 1, "INDIRECT!B8"),
+    ("INDIRECT(A)", "Other!B2", 42, "another sheet of the book"),
+    ("INDIRECT(A)", "'Other'!B2", 42, "another sheet of the book, quoted"),
+    ("INDIRECT(A)", "answer", 42, "a defined name of the book"),
+    ("SUM(INDIRECT(A))", "Other!B1:B2", 43, "an area of another sheet"),
+]
+
+
+@pytest.fixture(scope="module")
+def computed(tmp_path_factory):
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    other = book.create_sheet("Other")
+    other["B1"], other["B2"] = 1, 42
+    book.defined_names["answer"] = DefinedName("answer", attr_text="Other!$B$2")
+    for row, (formula, a, _excel, _cell) in enumerate(CASES, start=1):
+        if a is not None:
+            sheet[f"A{row}"] = a
+        sheet[f"C{row}"] = "=" + formula.replace("(A)", f"(A{row})")
+    path = tmp_path_factory.mktemp("indirect") / "indirect.xlsx"
+    book.save(path)
+    result = WorkbookCalculation(path, full=True).compute()
+    assert [(s.cell, s.reason) for s in result.skipped] == []
+    return result
+
+
+@pytest.mark.parametrize("row", range(1, len(CASES) + 1), ids=[f"{c[0]}:{c[3]}" for c in CASES])
+def test_as_excel_answers(computed, row):
+    assert computed.values[("S", f"C{row}")] == CASES[row - 1][2], CASES[row - 1]
