@@ -61,3 +61,16 @@ def computed(tmp_path_factory):
 @pytest.mark.parametrize("row", range(1, len(CASES) + 1), ids=[f"{c[0]}:{c[3]}" for c in CASES])
 def test_as_excel_answers(computed, row):
     assert computed.values[("S", f"C{row}")] == CASES[row - 1][2], CASES[row - 1]
+
+
+def test_a_book_whose_sheets_are_not_known_has_its_text_passed_on():
+    """Given no facts of the book (the `formulas` engine's callbacks), only a text that can name
+    nothing is #REF!'s text; a sheet or a word is formualizer's to resolve."""
+    from rates_xl.calc.xlfuncs.lookup.reference_text import NO_REFERENCE, reftext
+
+    unknown = reftext({})
+    assert (unknown("NonExist!W3"), unknown("hola"), unknown(""), unknown(5.0)) == (
+        "NonExist!W3", "hola", NO_REFERENCE, NO_REFERENCE)
+    known = reftext({"sheets": frozenset({"S"}), "names": frozenset({"ANSWER"})})
+    assert (known("NonExist!W3"), known("s!A1"), known("answer"), known("R1C1", False)) == (
+        NO_REFERENCE, "s!A1", "answer", "R1C1")

@@ -36,14 +36,15 @@ _WORD = re.compile(r"[A-Za-z_\\][\w.\\?]*")
 
 
 def reftext(facts: Facts) -> Callback:
-    sheets = facts.get("sheets", frozenset())
-    names = facts.get("names", frozenset())
+    sheets, names = facts.get("sheets"), facts.get("names")  # (None: not known, not checked)
 
     def REFTEXT(text: EngineValue, a1: EngineValue = True) -> Answer:  # noqa: N802
         if is_error(text) or isinstance(text, list):
             return text  # (an array of texts: formualizer's reading)
         if not isinstance(text, str) or not text.strip():
             return NO_REFERENCE  # an empty cell, a number, a logical value
+        if sheets is None or names is None:
+            return text
         prefix, ref = split_reference(text.strip())
         if prefix and "[" not in prefix and ":" not in prefix:
             if unquote_sheet(prefix[:-1]).upper() not in sheets:
