@@ -30,10 +30,12 @@ from rates_xl.functions.sheet import Area, column_letters, read_area, split_refe
 def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
     """One ordinary formula per cell of a `rows` x `cols` array formula, or None when it
     cannot be written out (an operand that is not a plain range, or shapes that differ)."""
-    ranges = _elementwise_ranges(analysis)
+    ranges = _elementwise_ranges(analysis, constants=True)
     if ranges is None:
         return None
-    pieces = [(operand, sheet, area.left, area.top, area.columns, area.rows) for operand, sheet, area in ranges]
+    pieces = [(operand, sheet, 0, 0, *_constant_shape(operand)) if area is None
+              else (operand, sheet, area.left, area.top, area.columns, area.rows)
+              for operand, sheet, area in ranges]
     # Past its largest operand, a cell of the range reads #N/A in each operand (ISNA(C12:Q12)
     # over AH12:AW12 is TRUE in AW12), but IFERROR and IFNA do not catch it: the cell is #N/A
     # (formulas_test.xlsx LOGICAL!AW9, AW10). A 1-wide or 1-high operand is repeated.
@@ -48,28 +50,45 @@ def lift(analysis: Analysis, rows: int, cols: int) -> list[list[str]] | None:
             if catching and (result_height > 1 and i >= result_height or result_width > 1 and j >= result_width):
                 row.append("=NA()")
                 continue
-            swaps = {}
+            edits = formula.edits()
             for operand, sheet, c1, r1, width, height in pieces:
                 di = i if height > 1 else 0
                 dj = j if width > 1 else 0
+                end = operand.index + 1 if operand.end is None else operand.end
                 if di >= height or dj >= width:
-                    swaps[operand.index] = "NA()"  # Excel's #N/A beyond a shorter array
+                    edits.replace(operand.index, end, "NA()")  # Excel's #N/A beyond a shorter array
+                elif operand.elements is not None:  # an array constant: its element, a value
+                    element = operand.elements[di][dj]
+                    edits.replace(operand.index, end, f"({element})" if element[0] in "+-" else element)
                 else:
-                    swaps[operand.index] = f"{sheet}{column_letters(c1 + dj)}{r1 + di}"
-            row.append(formula.swapped(swaps))
+                    edits.replace(operand.index, end, f"{sheet}{column_letters(c1 + dj)}{r1 + di}")
+            row.append(edits.text())
         out.append(row)
     return out
 
 
-def _elementwise_ranges(analysis: Analysis, whole_lines: bool = False) -> list[tuple[Operand, str, Area]] | None:
+def _constant_shape(operand: Operand) -> tuple[int, int]:
+    """An array constant's (width, height)."""
+    elements = operand.elements or [[]]
+    return len(elements[0]), len(elements)
+
+
+def _elementwise_ranges(analysis: Analysis, whole_lines: bool = False,
+                        constants: bool = False) -> list[tuple[Operand, str, Area | None]] | None:
     """(operand, sheet prefix, area) of each operand an elementwise function is given, in
-    formula order; None when the formula cannot be written out cell by cell (or, unless
-    `whole_lines`, an operand is whole columns or rows: a million cells to lift)."""
+    formula order (an array constant's area None, where `constants` lets one be written out);
+    None when the formula cannot be written out cell by cell (or, unless `whole_lines`, an
+    operand is whole columns or rows: a million cells to lift)."""
     if not analysis.liftable or analysis.error or analysis.spills or analysis.whole:
         return None
-    ranges = []
+    ranges: list[tuple[Operand, str, Area | None]] = []
     for operand in analysis.operands:
         if not operand.elementwise:
+            continue
+        if operand.elements is not None:
+            if not constants:
+                return None
+            ranges.append((operand, "", None))
             continue
         sheet, ref = split_reference(operand.text)
         area = read_area(ref, whole_lines=whole_lines)
@@ -89,7 +108,10 @@ def intersect(analysis: Analysis, site: Site) -> str | None:
     if ranges is None:
         return None
     swaps = {}
-    for operand, sheet, (r1, c1, r2, c2) in ranges:
+    for operand, sheet, area in ranges:
+        if area is None:  # (no array constant without `constants`)
+            return None
+        r1, c1, r2, c2 = area
         if c1 == c2 and site.in_rows(r1, r2):
             swaps[operand.index] = f"{sheet}{column_letters(c1)}{site.this_row()}"
         elif r1 == r2 and site.in_cols(c1, c2):
@@ -122,7 +144,9 @@ def materialise(analysis: Analysis, place: Callable[[list[list[str]]], str | Non
             return None
         shapes = []
         for operand in inner.operands:
-            if operand.elementwise:
+            if operand.elementwise and operand.elements is not None:
+                shapes.append((len(operand.elements), len(operand.elements[0])))
+            elif operand.elementwise:
                 area = read_area(split_reference(operand.text)[1], whole_lines=False)
                 if area is None:
                     return None

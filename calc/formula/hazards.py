@@ -164,8 +164,12 @@ _NONE: frozenset[int] = frozenset()
 @dataclass
 class Operand:
     text: str
-    index: int  # its token
+    index: int  # its token (an array constant's: its opening brace)
     elementwise: bool  # not inside any range-taking argument: lifting rewrites it
+    #: An array constant's: the token after its closing brace, and its elements' texts by row
+    #: (lifting writes each cell's element in its place: fit.py `lift`).
+    end: int | None = None
+    elements: list[list[str]] | None = None
 
 
 @dataclass
@@ -244,6 +248,7 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
     frames: list[list] = []
     array_depth = 0
 
+    constant_opens: list[int] = []  # the opening brace of each array constant being read
     broadcast: set[int] = set()  # id() of the frames whose first argument is an array
     # id() of OFFSET calls whose reference is one cell: with no height or width given, the
     # answer is one cell (`IF(flag, OFFSET(table!$I$5, MIN(10, n), $F$15), 0)`), no array.
@@ -267,7 +272,8 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         if frame[0] is not None and frame[1] in frame[3]:
             result.helpers.append((frame[2], end))
 
-    def mark_array(description: str, plain_range: bool, a_range: bool = False) -> None:
+    def mark_array(description: str, plain_range: bool, a_range: bool = False,
+                   constant: Operand | None = None) -> None:
         # An array-valued operand is a hazard when the innermost call taking it is elementwise.
         for frame in reversed(frames):
             name, position = frame[0], frame[1]
@@ -299,6 +305,12 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             # A range criterion of COUNTIF/SUMIF is read per element too: implicit intersection
             # in an ordinary cell (poi_FormulaEvalTestData EverythingTests!F296), a cell each lifted.
             per_element = name in ELEMENTWISE or position in ARRAY_ARGUMENTS.get(name, ())
+            if constant is not None and per_element and in_elementwise():
+                # An array constant given where the function answers per element: lifting writes
+                # each cell's element in (`IF({TRUE,FALSE},{1,2},{"A"})` is IF(TRUE,1,"A") and
+                # IF(FALSE,2,"A")), as it writes each cell of a range.
+                result.operands.append(constant)
+                return
             if not per_element or not plain_range or not in_elementwise():
                 result.liftable = False
             if not in_elementwise():
@@ -344,9 +356,13 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             frames[-1][2] = index + 1
         elif kind == "Array" and sub == "Open":
             array_depth += 1
+            constant_opens.append(index)
         elif kind == "Array" and sub == "Close":
             array_depth -= 1
-            mark_array("an array constant", False)
+            opened = constant_opens.pop() if constant_opens else index
+            elements = _constant_elements(formula, opened, index) if array_depth == 0 else None
+            mark_array("an array constant", False, constant=None if elements is None else Operand(
+                formula.span_text((opened, index + 1)), opened, in_elementwise(), index + 1, elements))
         elif kind == "Operand" and sub == "Range" and (index in declared or text.upper() in scalars):
             continue
         elif kind == "Operand" and sub == "Range" and array_depth == 0:
@@ -369,6 +385,23 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         elif kind == "OpInfix" and text == ":":
             mark_array("a range built with ':'", False)
     return result
+
+def _constant_elements(formula: Formula, opened: int, closed: int) -> list[list[str]] | None:
+    """An array constant's elements (the texts between its separators) by row, or None where
+    the rows are not of one width (Excel refuses such a constant)."""
+    rows: list[list[str]] = [[]]
+    first = opened + 1
+    for index in range(opened + 1, closed + 1):
+        token = formula.tokens[index]
+        if index == closed or (token.kind == "Sep" and token.sub in ("Arg", "Row")):
+            rows[-1].append(formula.span_text((first, index)).strip())
+            if token.kind == "Sep" and token.sub == "Row":
+                rows.append([])
+            first = index + 1
+    if any(not element for row in rows for element in row) or len({len(row) for row in rows}) != 1:
+        return None
+    return rows
+
 
 #: Token kinds that open no call, parenthesis or array constant.
 _FLAT = frozenset({"Operand", "OpInfix", "OpPrefix", "OpPostfix", "Whitespace"})
