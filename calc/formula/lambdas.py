@@ -10,16 +10,76 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula, Group, Span
 from rates_xl.calc.xlfuncs.logical.lambdas import CALLBACK, TAKING_LAMBDA, placeholder
 from rates_xl.calc.xlfuncs.lookup.aggregations import AGGREGATIONS, is_lambda
 from rates_xl.functions.sheet import cell_reference
-from rates_xl.functions.tokens import INFIX, OPERAND, PAREN, PREFIX, RANGE, WHITESPACE, Token
+from rates_xl.functions.tokens import (
+    INFIX,
+    OPERAND,
+    PAREN,
+    PREFIX,
+    RANGE,
+    WHITESPACE,
+    Token,
+    function_names,
+)
+
+if TYPE_CHECKING:
+    from rates_xl.calc.formula.site import Site
 
 _MENTIONS = re.compile(r"LAMBDA|(?:" + "|".join(sorted(TAKING_LAMBDA)) + r")\s*\(", re.IGNORECASE)
 #: Words one of which a formula calling the family holds (the passes' first test).
 TAKING_WORDS = ("LAMBDA", *sorted(TAKING_LAMBDA))
+
+
+def named_lambdas(formula: Formula, site: Site) -> str:
+    """A call of a defined name that stands for a LAMBDA (`=Temperature(A5)`, the name
+    `Temperature` = `LAMBDA(temp, (5/9)*(temp-32))`: Excel's own functions written in Name
+    Manager) is that LAMBDA called where it is written, `LAMBDA(temp, ...)(A5)`, which `lambdas`
+    then makes a LET (IronCalc's Excel-made LOGICAL__LAMBDA.xlsx, B5 to B8 and F2; it was listed,
+    "calls TEMPERATURE, which the engine does not know"). A name called inside the LAMBDA is
+    written out too, `_NESTED` deep at most: one calling itself (a recursive LAMBDA) is not
+    computed, and the cell listed (tests/calc/test_named_lambdas.py)."""
+    names = site.book.lambda_names
+    for _ in range(_NESTED):
+        edits = formula.edits()
+        called = False
+        for index, token in enumerate(formula.tokens):
+            if token.is_call and (body := names.get(token.text[:-1].strip().upper())) is not None:
+                edits.replace(index, index + 1, f"{body}(")
+                called = True
+        if not called:
+            return formula.text
+        formula = Formula(edits.text())
+    raise NotComputed("calls a LAMBDA name that calls itself (a recursive LAMBDA)")
+
+
+_NESTED = 8  # names written out inside names, at most
+
+
+def may_call_named_lambda(formula: Formula, site: Site) -> bool:
+    names = site.book.lambda_names
+    return bool(names) and not names.keys().isdisjoint(function_names(formula.text))
+
+
+def lambda_names(book: Any) -> dict[str, str]:
+    """Upper-case name -> its text, of the workbook's defined names that stand for one LAMBDA
+    (openpyxl's `book`)."""
+    found = {}
+    for name, defined in book.defined_names.items():
+        text = defined.attr_text
+        if not isinstance(text, str) or "LAMBDA" not in text.upper():
+            continue
+        read = Formula("=" + text.strip())
+        groups = read.groups
+        if read.error is None and groups and groups[0].kind == "call" and groups[0].name == "LAMBDA" \
+                and not read.solid((0, groups[0].open)) and not read.solid((groups[0].close + 1, len(read.tokens))):
+            found[str(name).upper()] = text.strip()
+    return found
 
 
 def may_take_lambda(text: str) -> bool:

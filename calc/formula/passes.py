@@ -106,6 +106,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("type_of", calls.type_of, ("_XLETA", "#GETTING_DATA")),
     Pass("reference_operators", operators.reference_operators, (),
          lambda f, s: operators.may_operate(f.text, s.array, f.upper)),
+    Pass("named_lambdas", lambdas.named_lambdas, ("(",), lambdas.may_call_named_lambda),
     Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),

@@ -82,6 +82,8 @@ class BookFacts:
     #: Whether any cell of the book holds a constant text whose reading as a number is not
     #: settled (`text_reading` UNSURE): only then are the operands of arithmetic asked about.
     unsure_texts: bool = False
+    #: Upper-case defined name -> the LAMBDA it stands for (calc/formula/lambdas.py `named_lambdas`).
+    lambda_names: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

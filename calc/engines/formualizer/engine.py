@@ -38,7 +38,11 @@ class FormualizerEngine:
         self.cut: dict[Key, str] = {}
         self.blocked: dict[Key, Area] = {}
         try:
-            self.unknown_functions = model.unknown_functions(book.formulas)
+            from rates_xl.calc.formula.lambdas import lambda_names
+
+            named = lambda_names(book.book)  # (calls of these are the LAMBDA they stand for)
+            self.unknown_functions = {name: cells for name, cells in model.unknown_functions(book.formulas).items()
+                                      if name not in named}
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))

@@ -39,6 +39,7 @@ from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
 from rates_xl.calc.formula import comparisons, number_arguments, passes, terms
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
+from rates_xl.calc.formula.lambdas import lambda_names
 from rates_xl.calc.formula.memo import Memo
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
@@ -155,6 +156,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       range_size=range_size)
     if resolve is not None:
         facts.name_range = resolve
+    facts.lambda_names = lambda_names(book)
     if steady and formula_cells is not None:
         facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
         facts.text_reading = kinds.text_reading
