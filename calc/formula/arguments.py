@@ -232,6 +232,23 @@ def logical_text(formula: Formula, _site: object = None) -> str:
     return formula.text
 
 
+def condition_text(formula: Formula, _site: object = None) -> str:
+    """IF's condition typed as the text "TRUE" or "FALSE", in any case, is that logical value in
+    Excel (`IF("tRue", "A", "B")` is "A": poi_FormulaEvalTestData_Copy.xlsx EverythingTests!M732);
+    formualizer answered #VALUE!, as both do for any other text."""
+    edits = formula.edits()
+    for call in formula.calls("IF"):
+        if call.close < 0 or not call.arguments:
+            continue
+        at = formula.single_index(call.arguments[0])
+        token = None if at is None else formula.tokens[at]
+        if at is not None and token is not None and token.kind == OPERAND and token.sub == TEXT:
+            typed = token.text[1:-1].upper()
+            if typed in ("TRUE", "FALSE"):
+                edits.replace(at, at + 1, typed)
+    return edits.text()
+
+
 def _logical_once(formula: Formula) -> str | None:
     for call in sorted(formula.calls(*_LOGICAL), key=lambda g: g.close):
         if call.close < 0:

@@ -94,6 +94,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("formula_text", formula_text.formula_text, ("FORMULATEXT(",)),
     Pass("rates_omitted", arguments.rates_omitted, ("RATES",)),
     Pass("logical_text", arguments.logical_text, ('"',), _text(arguments.may_type_logical_text)),
+    Pass("condition_text", arguments.condition_text, ("IF(",), _text(lambda text: '"' in text)),
     Pass("sumproduct_shapes", calls.sumproduct_shapes, ("SUMPRODUCT(",)),
     Pass("sumproduct_logicals", calls.sumproduct_logicals, ("SUMPRODUCT(",)),
     Pass("whole_line_counts", calls.whole_line_counts, ("COUNTIF",), _text(calls.may_count_whole_lines)),
