@@ -102,6 +102,7 @@ from rates_xl.calc.xlfuncs.statistical import (
 )
 from rates_xl.calc.xlfuncs.text import (
     baht,
+    case,
     characters,
     concatenation,
     delimited,
@@ -185,6 +186,7 @@ OURS: dict[str, Factory] = {
     "TEXT": textformat.text,
     "TIME": clock.time_,
     **substrings.FUNCTIONS,
+    **case.FUNCTIONS,
     **ets.FUNCTIONS,
     **indexing.FUNCTIONS,
     **rounding.FUNCTIONS,
@@ -358,6 +360,8 @@ WHY = {
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/dates/clock.py",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/text/substrings.py" for name in substrings.FUNCTIONS},
+    **{name: "applied to each element of an array (formualizer: the first element alone, `LOWER(A1#)`): "
+             "calc/xlfuncs/text/case.py" for name in case.FUNCTIONS},
     **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "
              "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/lookup/indexing.py"
        for name in indexing.FUNCTIONS},

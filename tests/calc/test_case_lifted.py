@@ -1,0 +1,57 @@
+"""UPPER and LOWER apply themselves to each element of an array, a spill's included, as Excel's
+do (calc/xlfuncs/text/case.py; formualizer answered the first element alone, and `LOWER(A1#)`
+was listed as not computed).
+
+Excel 16's values, cached in IronCalc's Excel-made TEXT__UPPER_LOWER.xlsx (ironcalc/IronCalc
+xlsx/tests/calc_tests, MIT or Apache-2.0), at the ranges named: dynamic arrays, written by
+XlsxWriter as Excel writes them."""
+
+from __future__ import annotations
+
+import pytest
+
+WORDS = "Hi, that's, AWSEOME,come, With, mE"
+#: (the formula's cell here, the formula, Excel's values by row, the book's range)
+CASES = [
+    ("A1", f'=TEXTSPLIT("{WORDS}", ",")', [["Hi", " that's", " AWSEOME", "come", " With", " mE"]], "Sheet1!A1:F1"),
+    ("A2", "=LOWER(A1#)", [["hi", " that's", " awseome", "come", " with", " me"]], "Sheet1!A2:F2"),
+    ("A3", "=UPPER(A1#)", [["HI", " THAT'S", " AWSEOME", "COME", " WITH", " ME"]], "Sheet1!A3:F3"),
+    ("A5", '=LOWER({"Hi","MAN";"YOU","Rock"})', [["hi", "man"], ["you", "rock"]], "Sheet1!A5:B6"),
+    ("D5", '=UPPER({"sdfgs","gusfgsf";"jsdbfdsDSDS","njsdfbs"})', [["SDFGS", "GUSFGSF"], ["JSDBFDSDSDS", "NJSDFBS"]],
+     "Sheet1!D5:E6"),
+    ("A8", "=UPPER({1.5,TRUE})", [["1.5", "TRUE"]], "a number and a logical value written as text"),
+]
+
+
+@pytest.fixture(scope="module")
+def computed(tmp_path_factory):
+    import xlsxwriter
+    from openpyxl.utils.cell import range_boundaries
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = tmp_path_factory.mktemp("case") / "case.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    for cell, formula, excel, _where in CASES:
+        left, top, _right, _bottom = range_boundaries(cell)
+        sheet.write_dynamic_array_formula(top - 1, left - 1, top - 2 + len(excel), left - 2 + len(excel[0]), formula)
+    book.close()
+    result = WorkbookCalculation(path, full=True).compute()
+    assert [(s.cell, s.reason) for s in result.skipped] == []
+    return result
+
+
+@pytest.mark.parametrize(("cell", "formula", "excel", "where"), CASES, ids=[c[3] for c in CASES])
+def test_as_excel_spills(computed, cell, formula, excel, where):
+    from openpyxl.utils.cell import (
+        column_index_from_string,
+        coordinate_from_string,
+        get_column_letter,
+    )
+
+    letters, row = coordinate_from_string(cell)
+    column = column_index_from_string(letters)
+    got = [[computed.values.get(("S", f"{get_column_letter(column + j)}{row + i}")) for j in range(len(line))]
+           for i, line in enumerate(excel)]
+    assert got == excel, (formula, where)
