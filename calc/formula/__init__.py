@@ -8,10 +8,11 @@ formualizer lacks.
   `NotComputed`;
 - `passes.py`: the ordered list, its stages (NAMES, EVERY, ORDINARY, ARRAY, WRITTEN) and `rewrite`;
 - the passes, by what they handle: `arguments.py` (omitted ones, typed literals, AND/OR/XOR's
-  text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE),
+  text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `formula_text.py`
+  (FORMULATEXT from the book's own formulas),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
-  `ranges.py` (`@`, whole columns), `databases.py` (the database functions' whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
-  family, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
+  `ranges.py` (`@`, whole columns, INDIRECT's text), `databases.py` (the database functions' whole columns), `tables.py` (structured references), `lambdas.py` (the LAMBDA
+  family, named LAMBDAs, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
   past a cell's 32,767 characters is #VALUE!), `caught_errors.py` (UPPER, TRIM, CONCAT ... of
   an error read by ISERROR, ISNA, IFNA ...), `number_arguments.py` (a date or a time as text
   where a function wants a number);

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula, Group, Span
@@ -29,6 +29,8 @@ from rates_xl.functions.tokens import (
 )
 
 if TYPE_CHECKING:
+    from openpyxl import Workbook
+
     from rates_xl.calc.formula.site import Site
 
 _MENTIONS = re.compile(r"LAMBDA|(?:" + "|".join(sorted(TAKING_LAMBDA)) + r")\s*\(", re.IGNORECASE)
@@ -66,7 +68,7 @@ def may_call_named_lambda(formula: Formula, site: Site) -> bool:
     return bool(names) and not names.keys().isdisjoint(function_names(formula.text))
 
 
-def lambda_names(book: Any) -> dict[str, str]:
+def lambda_names(book: Workbook) -> dict[str, str]:
     """Upper-case name -> its text, of the workbook's defined names that stand for one LAMBDA
     (openpyxl's `book`)."""
     found = {}

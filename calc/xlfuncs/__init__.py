@@ -42,7 +42,7 @@ of a formula that route calls here are calc/formula's passes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
@@ -119,6 +119,7 @@ from rates_xl.calc.xlfuncs.types import Answer
 
 if TYPE_CHECKING:
     from formualizer import Workbook
+    from openpyxl import Workbook as OpenpyxlWorkbook
 
     from rates_xl.calc.package import Package
 
@@ -426,6 +427,9 @@ WHY = {
     **{name: "as DAVERAGE" for name in database.FUNCTIONS if name != "DAVERAGE"},
     limits.TEXT_LIMIT_NAME: "a join (&, CONCATENATE) past a cell's 32,767 characters as #VALUE!, inside a formula "
                             "too (formualizer: no limit): calc/formula/text_limit.py",
+    reference_text.NAME: "INDIRECT's text checked as Excel reads it: #REF! for a word naming nothing, an empty cell, "
+                         "a number, a sheet the book lacks (formualizer: #NAME?, #VALUE!, or another sheet's cell): "
+                         "calc/xlfuncs/lookup/reference_text.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
     comparison.NAME: "an operand of =, <>, <, >, <=, >= rounded to 15 significant digits for the comparison, as "
@@ -516,7 +520,7 @@ def register(workbook: Workbook, facts: Facts | None = None) -> None:
                 continue
 
 
-def book_facts(package: Package, book: Any = None) -> Facts:
+def book_facts(package: Package, book: OpenpyxlWorkbook | None = None) -> Facts:
     """What some functions need to know of the book (calc/package.py `Package`): the
     application that saved it, for CHAR and CODE (Mac Roman in Excel for Mac, Windows-1252
     elsewhere); of `book` (openpyxl's, when given) its sheets' titles and its defined names and

@@ -7,6 +7,7 @@ dynamic arrays included).
   index built once;
 - `indexing.py`: INDEX of an array constant, a union or a 2-D range;
 - `address.py`: ADDRESS (R1C1 style, sheet names);
+- `reference_text.py`: RATESXL.REFTEXT, INDIRECT's text checked (#REF! for one naming nothing);
 - `arrays.py`: VSTACK, HSTACK, TAKE, DROP, TOCOL, TOROW, EXPAND, WRAPROWS, WRAPCOLS,
   CHOOSEROWS, CHOOSECOLS (array shaping, spilled);
 - `ordering.py`: SORT, SORTBY, UNIQUE, FILTER;

@@ -2,7 +2,7 @@
 
 - `characters.py`: CHAR, CODE (the code page of the Excel that saved the book);
 - `find.py`: FIND over arrays, SEARCH's wildcards over characters;
-- `substrings.py`: LEFT, RIGHT, MID, REPLACE;
+- `substrings.py`: LEFT, RIGHT, MID, REPLACE; `case.py`: UPPER and LOWER over arrays;
 - `delimited.py`: TEXTBEFORE, TEXTAFTER; `textsplit.py`: TEXTSPLIT;
 - `textformat.py`: TEXT's sections (positive;negative;zero;text); `datetimes.py`: its date and time sections;
 - `totext.py`: ARRAYTOTEXT, VALUETOTEXT; `baht.py`: BAHTTEXT;
