@@ -73,7 +73,8 @@ ALL = None  # every argument takes a range
 # Elementwise functions whose implementation (calc/xlfuncs/scalars.py's bridge, or ours) applies
 # itself to each element of an array constant or computed array, as Excel does: an array formula
 # giving them one (`LEFT({TRUE,"bau"},3)`) is computed whole rather than cell by cell.
-LIFTS_ITSELF = frozenset("LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT UPPER LOWER".split()) | BRIDGED_SCALARS | {
+LIFTS_ITSELF = frozenset("""LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT REGEXEXTRACT UPPER LOWER
+                          DATE TEXT""".split()) | BRIDGED_SCALARS | {
     "BINOM.DIST.RANGE"}  # (ours, calc/xlfuncs/statistical/binomial.py, lifting itself as the bridged ones do)
 # Of them, those answering an array for one value: given a range where one value is wanted, an
 # array formula is computed whole too (each cell of its range would otherwise spill).

@@ -1,6 +1,7 @@
 """UPPER and LOWER apply themselves to each element of an array, a spill's included, as Excel's
 do (calc/xlfuncs/text/case.py; formualizer answered the first element alone, and `LOWER(A1#)`
-was listed as not computed).
+was listed as not computed); so do DATE (calc/xlfuncs/dates/calendar.py) and TEXT, and a formula
+nesting them over a computed array is computed whole (calc/formula/hazards.py LIFTS_ITSELF).
 
 Excel 16's values, cached in IronCalc's Excel-made TEXT__UPPER_LOWER.xlsx (ironcalc/IronCalc
 xlsx/tests/calc_tests, MIT or Apache-2.0), at the ranges named: dynamic arrays, written by
@@ -20,6 +21,14 @@ CASES = [
     ("D5", '=UPPER({"sdfgs","gusfgsf";"jsdbfdsDSDS","njsdfbs"})', [["SDFGS", "GUSFGSF"], ["JSDBFDSDSDS", "NJSDFBS"]],
      "Sheet1!D5:E6"),
     ("A8", "=UPPER({1.5,TRUE})", [["1.5", "TRUE"]], "a number and a logical value written as text"),
+    ("H1", '=UPPER(TEXT(DATE(1996, 1, SEQUENCE(10)), "ddd"))',
+     [[d] for d in ["MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN", "MON", "TUE", "WED"]], "Sheet1!A9:A18"),
+    ("I1", '=LOWER(UPPER(TEXT(DATE(1996, 1, SEQUENCE(10)), "ddd")))',
+     [[d] for d in ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "mon", "tue", "wed"]], "Sheet1!D9:D18"),
+    ("J1", '=TEXT(DATE(1996, 1, SEQUENCE(10)), "ddd")',
+     [[d] for d in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]], "Sheet1!F9:F18"),
+    ("K1", "=DATE(1900, 1, SEQUENCE(1, 3, 59))", [[59, 60, 61]], "Excel's 29 February 1900 in an array too"),
+    ("K3", "=DATE(9999, 13, -1)", [["#NUM!"]], "DATE_AND_TIME__DATE Sheet1!D5: the month runs the year past 9999"),
 ]
 
 
