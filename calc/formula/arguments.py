@@ -44,7 +44,9 @@ def rates_omitted(formula: Formula, _site: object = None) -> str:
 #: Optional arguments whose default is not what the engine reads for one left empty (a
 #: bridged function is handed 0 or FALSE; formualizer's SEQUENCE answers #VALUE! for rows left
 #: empty): (name, position) -> Excel's default.
-_DEFAULTS = {("LINEST", 2): "TRUE", ("LOGEST", 2): "TRUE", ("SEQUENCE", 0): "1"}
+_DEFAULTS = {("LINEST", 2): "TRUE", ("LOGEST", 2): "TRUE", ("SEQUENCE", 0): "1",
+             # (an array left out is an empty cell to MMULT: #VALUE!, as Excel's MMULT(,))
+             ("MMULT", 0): "#VALUE!", ("MMULT", 1): "#VALUE!"}
 DEFAULTED = tuple(sorted({f"{name}(" for name, _position in _DEFAULTS}))
 
 
@@ -61,9 +63,11 @@ def omitted_defaults(formula: Formula, _site: object = None) -> str:
     slope 0.2089 where Excel has 0.2193, silently (IronCalc's Excel-made LINEST_LOGEST.xlsx,
     Sheet1!D5 and G5; tests/calc/test_linest_omitted.py). `SEQUENCE(,12,,2.5)`'s rows are 1,
     as Excel's ("Omitted rows: 1"), where formualizer answered #VALUE! (IronCalc's
-    MATH_AND_TRIGONOMETRY__SEQUENCE.xlsx C23; tests/calc/test_sequence_arguments.py)."""
+    MATH_AND_TRIGONOMETRY__SEQUENCE.xlsx C23; tests/calc/test_sequence_arguments.py). An array
+    left out of MMULT is #VALUE! (`MMULT(,)`: the engine handed 0 and 0, and answered 0;
+    MATH_AND_TRIGONOMETRY__MMULT.xlsx E64; tests/calc/test_limits.py)."""
     edits = formula.edits()
-    for call in formula.calls("LINEST", "LOGEST", "SEQUENCE"):
+    for call in formula.calls(*{name for name, _position in _DEFAULTS}):
         for position, (first, last) in enumerate(call.arguments):
             if first == last and (call.name, position) in _DEFAULTS:  # (`LINEST(y,x,)` too: "omitted")
                 edits.before(last, _DEFAULTS[(call.name, position)])

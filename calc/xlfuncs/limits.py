@@ -229,7 +229,7 @@ _EXACT_TERMS = 2**53
 
 def _mmult() -> Callable[..., object]:
     import numpy as np
-    from formulas.functions import Array, raise_errors, wrap_func
+    from formulas.functions import Array, Error, raise_errors, wrap_func
     from formulas.functions.math import xmmult
 
     def floats(x: object, y: object) -> tuple[NDArray[np.float64], NDArray[np.float64]] | None:
@@ -252,6 +252,11 @@ def _mmult() -> Callable[..., object]:
 
     def mmult(x: object, y: object) -> object:
         raise_errors(x, y)
+        if any(isinstance(value, bool) for matrix in (x, y) for value in np.asarray(matrix, dtype=object).flat):
+            # A logical value is #VALUE! in Excel, as text and an empty cell are (Microsoft's MMULT
+            # page; IronCalc's Excel-made MATH_AND_TRIGONOMETRY__MMULT.xlsx E70:E74, MIT or
+            # Apache-2.0); numpy's dot of objects counted TRUE as 1.
+            return Error.errors["#VALUE!"]
         found = floats(x, y)
         if found is None:
             return xmmult(x, y)

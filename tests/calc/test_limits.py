@@ -242,7 +242,20 @@ def test_below_the_limits_the_answers_are_formulas_own(name):
             args = (first,) if second is None else (first, second)
             if _past_int64(name, args) or (name == "REPT" and _negative(args[1])):
                 continue  # the hostile cases above (CASES)
+            if name == "MMULT" and _logical_without_error(args):
+                # Excel's #VALUE! (formulas' dot counted TRUE as 1): test_mmult_sums_in_floats...
+                assert _shown(ours(*args)) == _shown(Error.errors["#VALUE!"]), (name, args)
+                continue
             assert _shown(ours(*args)) == _shown(original(*args)), (name, args)
+
+
+def _logical_without_error(args):
+    """Whether a logical value is among MMULT's matrices and no error (an error comes first)."""
+    import numpy as np
+    from formulas.functions import XlError
+
+    values = [v for a in args for v in (np.asarray(a, dtype=object).ravel().tolist())]
+    return any(isinstance(v, bool) for v in values) and not any(isinstance(v, XlError) for v in values)
 
 
 def test_mmult_sums_in_floats_exactly_as_formulas_dot_of_objects():
@@ -276,10 +289,26 @@ def test_mmult_sums_in_floats_exactly_as_formulas_dot_of_objects():
             a, b = drawn(n, k, kind), drawn(k, m, kind)
             assert _shown(ours(a, b)) == _shown(original(a, b)), (kind, a.tolist(), b.tolist())
     square = drawn(3, 3, "float")
-    for other in (np.array([[1.0, "x", 2.0]] * 3, object).T, np.array([[True, 1.0, 2.0]] * 3, object).T,
+    for other in (np.array([[1.0, "x", 2.0]] * 3, object).T,
                   np.array([[1.0, 2.0]], object), Error.errors["#N/A"], 2.0,
                   np.array([[1.0, Error.errors["#DIV/0!"], 2.0]] * 3, object).T):
         assert _shown(ours(square, other)) == _shown(original(square, other)), other
+    # A logical value is Excel's #VALUE! (formulas' dot counted TRUE as 1): IronCalc's Excel-made
+    # MATH_AND_TRIGONOMETRY__MMULT.xlsx E70, MMULT({1,TRUE;3,FALSE},{5,6;TRUE,8}) (MIT or Apache-2.0).
+    logicals = np.array([[True, 1.0, 2.0]] * 3, object).T
+    assert _shown(ours(square, logicals)) == _shown(Error.errors["#VALUE!"])
+    assert _shown(ours(np.array([[1, True], [3, False]], object), np.array([[5, 6], [True, 8]], object))) == \
+        _shown(Error.errors["#VALUE!"])
+
+
+def test_mmult_of_arrays_left_out_is_value(tmp_path):
+    """`MMULT(,)`: Excel's #VALUE! (IronCalc's MATH_AND_TRIGONOMETRY__MMULT.xlsx E64); the engine
+    handed it 0 and 0, and answered 0 (the pass `omitted_defaults`)."""
+    from tests.calc.excel_cases import cases_computed
+
+    result = cases_computed(tmp_path / "mmult.xlsx", {"A1": "=MMULT(,)", "A2": "=MMULT(,B1)", "B1": 2,
+                                                    "A3": "=MMULT(B1,B1)"})
+    assert [result.values[("S", f"A{row}")] for row in (1, 2, 3)] == ["#VALUE!", "#VALUE!", 4]
 
 
 def _negative(value):
