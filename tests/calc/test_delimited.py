@@ -58,3 +58,13 @@ def computed(tmp_path_factory):
 @pytest.mark.parametrize("formula", list(EXCEL))
 def test_as_excel_answers(computed, formula):
     assert computed[formula] == EXCEL[formula]
+
+
+def test_textsplit_with_no_delimiter_given_is_value(tmp_path):
+    """`TEXTSPLIT(A26,)` and `TEXTSPLIT(A26,,)`: neither delimiter given, Excel's #VALUE! (IronCalc's
+    Excel-made TEXT__TEXTSPLIT.xlsx B26 and L26, MIT or Apache-2.0); it answered the text whole."""
+    from tests.calc.excel_cases import cases_computed
+
+    result = cases_computed(tmp_path / "split.xlsx", {"A1": "Hola sin split", "B1": "=_xlfn.TEXTSPLIT(A1,)",
+                                                    "C1": "=_xlfn.TEXTSPLIT(A1,,)", "D1": '=_xlfn.TEXTSPLIT(A1," ")'})
+    assert [result.values[("S", cell)] for cell in ("B1", "C1", "D1")] == ["#VALUE!", "#VALUE!", "Hola"]

@@ -89,6 +89,10 @@ def textsplit(_facts: Facts) -> Callback:
             columns, rows = _delimiters(col_delimiter), _delimiters(row_delimiter)
         except _ErrorValue as passed:
             return passed.value
+        if not columns and not rows:
+            # Neither delimiter given (`TEXTSPLIT(A26,)`, `TEXTSPLIT(A26,,)`): Excel's #VALUE!, as for
+            # an empty one (IronCalc's Excel-made TEXT__TEXTSPLIT.xlsx B26, L26, MIT or Apache-2.0)
+            return error("#VALUE!")
         args = (value, ignore_empty, match_mode, pad_with)
         if not any(isinstance(a, list) for a in args):
             return elementwise(lambda *one: _split(one[0], columns, rows, *one[1:]))(*args)
