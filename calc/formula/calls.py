@@ -14,7 +14,7 @@ from rates_xl.calc.xlfuncs.math_trig.sumproduct import LOGICALS
 from rates_xl.calc.xlfuncs.math_trig.sumproduct import NAME as MISSHAPEN
 from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.calc.xlfuncs.statistical.conditional import WHOLE_LINES
-from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
+from rates_xl.functions.sheet import read_area, split_reference
 from rates_xl.functions.tokens import (
     ARG,
     ARRAY,
@@ -438,16 +438,11 @@ def _formula_answer(reference: str, sheet: str, cells: FormulaCells, array: bool
     """TRUE, FALSE or an array constant for a plain reference; None to leave it."""
     from rates_xl.calc.formula.site import MOST_CELLS
 
-    prefix, ref = split_reference(reference)
-    if prefix:
-        if "[" in prefix or ":" in prefix:  # another workbook, or a 3-D reference
-            return None
-        title = cells.titles.get(unquote_sheet(prefix[:-1]).upper())
-        if title is None:
-            return None  # no sheet of this book: the engine's #REF!
-        sheet = title
-    area = read_area(ref, whole_lines=False)
-    if area is None or area.size > MOST_CELLS or (not area.is_cell and not array):
+    place = cells.area(reference, sheet)  # (None: another workbook, no sheet of this book ...)
+    if place is None:
+        return None
+    sheet, area = place
+    if area.size > MOST_CELLS or (not area.is_cell and not array):
         return None
     rows: list[list[str]] = []
     for r in range(area.top, area.bottom + 1):

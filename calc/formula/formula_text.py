@@ -20,7 +20,6 @@ import re
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
 from rates_xl.functions.tokens import FUNC, OPERAND, RANGE, FormulaError, tokenize
 
 if TYPE_CHECKING:
@@ -57,17 +56,10 @@ def formula_text(formula: Formula, site: Site) -> str:
 
 def _answer(reference: str, sheet: str, cells: FormulaCells) -> str | None:
     """The formula text of the one cell `reference` as formula text: a text, #N/A; None to leave it."""
-    prefix, ref = split_reference(reference)
-    if prefix:
-        if "[" in prefix or ":" in prefix:  # another workbook, or a 3-D reference
-            return None
-        title = cells.titles.get(unquote_sheet(prefix[:-1]).upper())
-        if title is None:
-            return None  # no sheet of this book: the engine's #REF!
-        sheet = title
-    area = read_area(ref, whole_lines=False)
-    if area is None or not area.is_cell:
+    place = cells.area(reference, sheet)  # (None: another workbook, no sheet of this book ...)
+    if place is None or not place[1].is_cell:
         return None
+    sheet, area = place
     held = cells.answer(sheet, area.top, area.left)
     if held is None:
         return None  # a spilled cell

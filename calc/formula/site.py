@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rates_xl.errors import InputError
-from rates_xl.functions.sheet import MAX_COL, MAX_ROW, Area, Key, cell_address
+from rates_xl.functions.sheet import (
+    MAX_COL,
+    MAX_ROW,
+    Area,
+    Key,
+    cell_address,
+    read_area,
+    split_reference,
+    unquote_sheet,
+)
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.tables import Table
@@ -156,6 +165,21 @@ class FormulaCells:
                     kind.setdefault((sheet, row), []).append(area)
                 if r2 > r1 + _ROWS:
                     self._tall.setdefault(sheet, []).append((area, kind is self._legacy))
+
+    def area(self, reference: str, sheet: str) -> tuple[str, Area] | None:
+        """The sheet (its title) and the area a plain A1 reference of this book covers, read from
+        `sheet`; None for anything else (another workbook, a 3-D reference, a sheet the book does
+        not have, a name, a whole column)."""
+        prefix, ref = split_reference(reference)
+        if prefix:
+            if "[" in prefix or ":" in prefix:
+                return None
+            title = self.titles.get(unquote_sheet(prefix[:-1]).upper())
+            if title is None:
+                return None
+            sheet = title
+        area = read_area(ref, whole_lines=False)
+        return None if area is None else (sheet, area)
 
     def formula(self, sheet: str, row: int, col: int) -> str | None:
         """The formula of that cell where it is a formula's one cell (not an array's)."""

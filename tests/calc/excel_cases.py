@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +160,57 @@ def cases_computed(path: Path, cells: dict[str, Any]) -> Any:
     result = WorkbookCalculation(path, full=True).compute()
     assert [(s.cell, s.reason) for s in result.skipped] == []
     return result
+
+
+def rows_computed(path: Path, cases: Sequence[Sequence[Any]], arguments: str = "AB") -> Any:
+    """`cases_computed` of a book holding one case a row: each case's first item a formula over
+    the letters of `arguments` ("LOG(A,B)"), its next items their values (None: an empty cell),
+    in those columns; the formula, written over the row's own cells (LOG(A1,B1) in row 1), in the
+    column after them."""
+    cells: dict[str, Any] = {}
+    answer = chr(ord(arguments[-1]) + 1)
+    for row, case in enumerate(cases, start=1):
+        formula = str(case[0])
+        for at, letter in enumerate(arguments):
+            cells[f"{letter}{row}"] = case[1 + at]
+            before = "(" if at == 0 else ","
+            formula = formula.replace(f"{before}{letter}", f"{before}{letter}{row}")
+        cells[f"{answer}{row}"] = "=" + formula
+    return cases_computed(path, cells)
+
+
+def dynamic_arrays_computed(path: Path, cases: Sequence[Sequence[Any]]) -> Any:
+    """A book of one sheet, "S", holding each case's formula (its second item) as a dynamic
+    array at its cell (its first) over the shape of Excel's values (its third, by row), written by
+    XlsxWriter as Excel writes one, computed in full; its result, every formula computed."""
+    import xlsxwriter
+    from openpyxl.utils.cell import range_boundaries
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    for cell, formula, excel, *_rest in cases:
+        left, top, _right, _bottom = range_boundaries(cell)
+        sheet.write_dynamic_array_formula(top - 1, left - 1, top - 2 + len(excel), left - 2 + len(excel[0]), formula)
+    book.close()
+    result = WorkbookCalculation(path, full=True).compute()
+    assert [(s.cell, s.reason) for s in result.skipped] == []
+    return result
+
+
+def spilled(result: Any, cell: str, shape: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The values of sheet "S" from `cell` over the shape of `shape` (rows)."""
+    from openpyxl.utils.cell import (
+        column_index_from_string,
+        coordinate_from_string,
+        get_column_letter,
+    )
+
+    letters, row = coordinate_from_string(cell)
+    column = column_index_from_string(letters)
+    return [[result.values.get(("S", f"{get_column_letter(column + j)}{row + i}")) for j in range(len(line))]
+            for i, line in enumerate(shape)]
 
 
 def array_range(name: str, address: str) -> list[str]:

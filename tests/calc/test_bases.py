@@ -154,14 +154,9 @@ EXCEL_PLACES = [
 @pytest.fixture(scope="module")
 def places_computed(tmp_path_factory):
     _formulas()
-    from tests.calc.excel_cases import cases_computed
+    from tests.calc.excel_cases import rows_computed
 
-    cells: dict[str, object] = {}
-    for row, (formula, a, b, _excel, _cell) in enumerate(EXCEL_PLACES, start=1):
-        # (A and B are this row's cells; B None: an empty cell)
-        cells.update({f"A{row}": a, f"B{row}": b,
-                      f"C{row}": "=" + formula.replace("(A", f"(A{row}").replace(",B", f",B{row}")})
-    return cases_computed(tmp_path_factory.mktemp("places") / "places.xlsx", cells)
+    return rows_computed(tmp_path_factory.mktemp("places") / "places.xlsx", EXCEL_PLACES)  # (B None: empty)
 
 
 @pytest.mark.parametrize("row", range(1, len(EXCEL_PLACES) + 1), ids=[f"{c[0]}:{c[4]}" for c in EXCEL_PLACES])

@@ -37,13 +37,9 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    from tests.calc.excel_cases import cases_computed
+    from tests.calc.excel_cases import rows_computed
 
-    cells: dict[str, object] = {}
-    for row, (formula, a, b, c, _excel, _cell) in enumerate(CASES, start=1):
-        text = formula.replace("(A", f"(A{row}").replace(",B", f",B{row}").replace(",C", f",C{row}")
-        cells.update({f"A{row}": a, f"B{row}": b, f"C{row}": c, f"D{row}": "=" + text})
-    return cases_computed(tmp_path_factory.mktemp("complex") / "complex.xlsx", cells)
+    return rows_computed(tmp_path_factory.mktemp("complex") / "complex.xlsx", CASES, arguments="ABC")
 
 
 @pytest.mark.parametrize("row", range(1, len(CASES) + 1), ids=[f"{c[0]}:{c[5]}" for c in CASES])

@@ -102,14 +102,10 @@ FLOWS = [
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    from tests.calc.excel_cases import cases_computed
+    from tests.calc.excel_cases import rows_computed
 
-    cells: dict[str, object] = {}
-    for row, (formula, a, b, _excel, _cell) in enumerate(CASES, start=1):
-        # (A and B in the formula are this row's cells: "LOG(A,B)" is LOG(A1,B1) in row 1)
-        cells.update({f"A{row}": a, f"B{row}": b,
-                      f"C{row}": "=" + formula.replace("(A", f"(A{row}").replace(",B", f",B{row}")})
-    return cases_computed(tmp_path_factory.mktemp("edges") / "cases.xlsx", cells)
+    # (A and B in the formula are this row's cells: "LOG(A,B)" is LOG(A1,B1) in row 1)
+    return rows_computed(tmp_path_factory.mktemp("edges") / "cases.xlsx", CASES)
 
 
 @pytest.mark.parametrize("row", range(1, len(CASES) + 1), ids=[f"{c[0]}:{c[4]}" for c in CASES])

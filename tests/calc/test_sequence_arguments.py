@@ -22,35 +22,14 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def computed(tmp_path_factory):
-    """The cases as dynamic array formulas (XlsxWriter writes them as Excel does), computed."""
-    import xlsxwriter
-    from openpyxl.utils.cell import range_boundaries
+    from tests.calc.excel_cases import dynamic_arrays_computed
 
-    from rates_xl.calc.workbook import WorkbookCalculation
-
-    path = tmp_path_factory.mktemp("sequence") / "sequence.xlsx"
-    book = xlsxwriter.Workbook(path)
-    sheet = book.add_worksheet("S")
-    for cell, formula, excel, _where in CASES:
-        left, top, _right, _bottom = range_boundaries(cell)
-        sheet.write_dynamic_array_formula(top - 1, left - 1, top - 2 + len(excel), left - 2 + len(excel[0]),
-                                          formula.replace("_xlfn.", ""))
-    book.close()
-    result = WorkbookCalculation(path, full=True).compute()
-    assert [(s.cell, s.reason) for s in result.skipped] == []
-    return result
+    return dynamic_arrays_computed(tmp_path_factory.mktemp("sequence") / "sequence.xlsx", CASES)
 
 
 @pytest.mark.parametrize(("cell", "formula", "excel", "where"), CASES, ids=[c[3] for c in CASES])
 def test_as_excel_spills(computed, cell, formula, excel, where):
-    from openpyxl.utils.cell import (
-        column_index_from_string,
-        coordinate_from_string,
-        get_column_letter,
-    )
+    from tests.calc.excel_cases import spilled
 
-    letters, row = coordinate_from_string(cell)
-    column = column_index_from_string(letters)
-    got = [[computed.values.get(("S", f"{get_column_letter(column + j)}{row + i}")) for j in range(len(line))]
-           for i, line in enumerate(excel)]
+    got = spilled(computed, cell, excel)
     assert got == excel, (formula, where)
