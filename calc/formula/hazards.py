@@ -249,7 +249,6 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
     frames: list[list] = []
     array_depth = 0
 
-    constant_opens: list[int] = []  # the opening brace of each array constant being read
     broadcast: set[int] = set()  # id() of the frames whose first argument is an array
     # id() of OFFSET calls whose reference is one cell: with no height or width given, the
     # answer is one cell (`IF(flag, OFFSET(table!$I$5, MIN(10, n), $F$15), 0)`), no array.
@@ -357,13 +356,10 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             frames[-1][2] = index + 1
         elif kind == "Array" and sub == "Open":
             array_depth += 1
-            constant_opens.append(index)
         elif kind == "Array" and sub == "Close":
             array_depth -= 1
-            opened = constant_opens.pop() if constant_opens else index
-            elements = _constant_elements(formula, opened, index) if array_depth == 0 else None
-            mark_array("an array constant", False, constant=None if elements is None else Operand(
-                formula.span_text((opened, index + 1)), opened, in_elementwise(), index + 1, elements))
+            constant = _array_constant(formula, index, in_elementwise()) if array_depth == 0 else None
+            mark_array("an array constant", False, constant=constant)
         elif kind == "Operand" and sub == "Range" and (index in declared or text.upper() in scalars):
             continue
         elif kind == "Operand" and sub == "Range" and array_depth == 0:
@@ -387,21 +383,22 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             mark_array("a range built with ':'", False)
     return result
 
-def _constant_elements(formula: Formula, opened: int, closed: int) -> list[list[str]] | None:
-    """An array constant's elements (the texts between its separators) by row, or None where
-    the rows are not of one width (Excel refuses such a constant)."""
+def _array_constant(formula: Formula, closed: int, elementwise: bool) -> Operand | None:
+    """The array constant closing at token `closed` as an operand lifting writes out: its
+    elements' texts by row, as the formula's groups read them (calc/formula/tree.py: an array's
+    arguments, its semicolons among its separators); None where an element is empty or the rows
+    are not of one width (Excel refuses such a constant)."""
+    group = next((g for g in formula.groups if g.kind == "array" and g.close == closed), None)
+    if group is None:
+        return None
     rows: list[list[str]] = [[]]
-    first = opened + 1
-    for index in range(opened + 1, closed + 1):
-        token = formula.tokens[index]
-        if index == closed or (token.kind == "Sep" and token.sub in ("Arg", "Row")):
-            rows[-1].append(formula.span_text((first, index)).strip())
-            if token.kind == "Sep" and token.sub == "Row":
-                rows.append([])
-            first = index + 1
+    for at, span in enumerate(group.arguments):
+        rows[-1].append(formula.span_text(span))
+        if at < len(group.separators) and formula.tokens[group.separators[at]].sub == "Row":
+            rows.append([])
     if any(not element for row in rows for element in row) or len({len(row) for row in rows}) != 1:
         return None
-    return rows
+    return Operand(formula.span_text((group.open, closed + 1)), group.open, elementwise, closed + 1, rows)
 
 
 #: Token kinds that open no call, parenthesis or array constant.

@@ -61,21 +61,39 @@ def _own_arithmetic(name: str, computed: Callback) -> Callback:
     """`name` computed with ARITHMETIC on one scalar argument that `formulas` reads as a
     complex number (IMSUM of it: its parsing and checks); anything else, or a pole or zero,
     is `formulas`' own answer."""
+    read = _reader()
+
+    def call(*args: EngineValue) -> Answer:
+        found = read(args)
+        if found is not None:
+            z, suffix = found
+            try:
+                return _python_text(ARITHMETIC[name](z), suffix)
+            except (ValueError, ZeroDivisionError, OverflowError):  # a pole or zero: formulas' own
+                pass
+        return computed(*args)
+    return call
+
+
+def _reader() -> Callable[[tuple[EngineValue, ...]], tuple[complex, str] | None]:
+    """(the complex number, its suffix) of one scalar argument `formulas` reads as a complex
+    number (IMSUM of it: its parsing and checks); None for anything else."""
     from rates_xl.calc.xlfuncs.bridge import bridged
 
     parsed = bridged("IMSUM")
 
-    def call(*args: EngineValue) -> Answer:
-        if len(args) == 1 and isinstance(args[0], (str, int, float)) and not isinstance(args[0], bool):
-            text = parsed(args[0])
-            if isinstance(text, str):
-                try:
-                    z = complex(text.replace(" ", "").lower().replace("i", "j"))
-                    return _python_text(ARITHMETIC[name](z), "j" if "j" in text.lower() else "i")
-                except (ValueError, ZeroDivisionError, OverflowError):
-                    pass
-        return computed(*args)
-    return call
+    def read(args: tuple[EngineValue, ...]) -> tuple[complex, str] | None:
+        if len(args) != 1 or not isinstance(args[0], str | int | float) or isinstance(args[0], bool):
+            return None
+        text = parsed(args[0])
+        if not isinstance(text, str):
+            return None
+        try:
+            z = complex(text.replace(" ", "").lower().replace("i", "j"))
+        except ValueError:
+            return None
+        return z, "j" if "j" in text.lower() else "i"
+    return read
 
 
 def _python_text(z: complex, suffix: str) -> str:
@@ -106,20 +124,15 @@ def argument(computed: Callback) -> Callback:
     H22, "0", #DIV/0!). Anything but one value `formulas` reads as a complex number (IMSUM of
     it) is its own answer."""
     from rates_xl.calc.engines.formualizer.values import error
-    from rates_xl.calc.xlfuncs.bridge import bridged
 
-    parsed = bridged("IMSUM")
+    read = _reader()
 
     def IMARGUMENT(*args: EngineValue) -> Answer:  # noqa: N802
-        if len(args) == 1 and isinstance(args[0], str | int | float) and not isinstance(args[0], bool):
-            text = parsed(args[0])
-            if isinstance(text, str):
-                try:
-                    z = complex(text.replace(" ", "").lower().replace("i", "j"))
-                except ValueError:
-                    return computed(*args)
-                return error("#DIV/0!") if z == 0 else math.atan2(z.imag, z.real)
-        return computed(*args)
+        found = read(args)
+        if found is None:
+            return computed(*args)
+        z = found[0]
+        return error("#DIV/0!") if z == 0 else math.atan2(z.imag, z.real)
 
     return IMARGUMENT
 
