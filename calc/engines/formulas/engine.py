@@ -25,6 +25,7 @@ from rates_xl.functions.sheet import (
     Key,
     address,
     cell_address,
+    column_letters,
     parse_cell,
     read_area,
     split_reference,
@@ -217,8 +218,10 @@ class FormulasEngine:
             computed = solution.get(output, sh.NONE)
             grid = _grid(computed, rng)
             grid = self._trim_spill(sheet, rng, grid)
+            letters: dict[int, str] = {}  # (a history table's range holds a million cells: each column's once)
             for (row, col), value in grid.items():
-                values[(sheet, cell_address(row, col))] = value
+                letter = letters.get(col) or letters.setdefault(col, column_letters(col))
+                values[(sheet, f"{letter}{row}")] = value
         if self._block_merged():
             return self.evaluate()
         for anchor in self.blocked:  # held: constants now, which the loop above skips
@@ -412,11 +415,26 @@ def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
         array = np.full((r2 - r1 + 1, c2 - c1 + 1), "#VALUE!", dtype=object)
     else:
         array = np.atleast_2d(np.asarray(computed, dtype=object))
+    height, width = r2 - r1 + 1, c2 - c1 + 1
+    if not array.size:
+        return {(r1 + i, c1 + j): None for i in range(height) for j in range(width)}
+    # Each element converted once (a smaller result repeats over the range, as the engine
+    # broadcasts it); a number is its own plain value, and the engine's padding (one #N/A or
+    # empty object, most of a history table's range) is converted once, by identity: every
+    # element is alive in `elements` meanwhile, so an id names one object.
+    elements = array[:height, :width].tolist()
+    known: dict[int, Any] = {}
+    for row in elements:
+        for value in row:
+            if type(value) is not float and id(value) not in known:
+                known[id(value)] = _plain(value)
+    rows = [[v if type(v) is float else known[id(v)] for v in row] for row in elements]
+    across = len(rows[0])
     grid = {}
-    for i in range(r2 - r1 + 1):
-        for j in range(c2 - c1 + 1):
-            value = array[i % array.shape[0], j % array.shape[1]] if array.size else None
-            grid[(r1 + i, c1 + j)] = _plain(value)
+    for i in range(height):
+        row = rows[i % len(rows)]
+        for j in range(width):
+            grid[(r1 + i, c1 + j)] = row[j % across]
     return grid
 
 

@@ -351,15 +351,46 @@ def _fix_workday(engine: dict[str, Any]) -> None:
         serial = int((rolled - np.datetime64("1899-12-30")).astype(int))
         return original(serial, days, weekend, holidays)
 
+    holidays_once = _holidays_read_once(fdate.args_xworkday_intl)
     for name in ("WORKDAY", "WORKDAY.INTL", "_XLFN.WORKDAY.INTL"):
         if name not in engine:
             continue
-        parser = (fdate.args_xworkday_intl if "INTL" in name else
-                  (lambda start_date, days, hdays=(): fdate.args_xworkday_intl(start_date, days, 1, hdays, True)))
+        parser = (holidays_once if "INTL" in name else
+                  (lambda start_date, days, hdays=(): holidays_once(start_date, days, 1, hdays, True)))
         fixed = wrap_ufunc(workday_intl, input_parser=lambda *a: a, check_error=lambda *a: None,
                            args_parser=parser, excluded={3})
         fixed.rates_xl_fixed = True
         engine[name] = fixed
+
+
+def _holidays_read_once(parse: Callable[..., tuple]) -> Callable[..., tuple]:
+    """`formulas`' reading of WORKDAY's arguments, its holidays read once per list: it checks and
+    converts every holiday at every call (11 ms for a calendar's range; the swap pricer's 1,089
+    WORKDAY calls over one list spent 12 of its 46 s there). The list's values and their types
+    are the key (TRUE is refused where 1 is a date); a list that raises is read again each time."""
+    import numpy as np
+
+    known: dict[tuple, tuple] = {}  # (a few lists a book: emptied past 64)
+
+    def parsed(start_date: Any, days: Any, weekend: Any = 1, holidays: Any = (), true_err: bool = False) -> tuple:
+        key: tuple | None = None
+        if isinstance(holidays, np.ndarray):
+            try:
+                key = (true_err, *((type(v), v) for v in np.ravel(holidays).tolist()))
+                hash(key)
+            except TypeError:
+                key = None
+        if key is None:
+            return parse(start_date, days, weekend, holidays, true_err)
+        dates = known.get(key)
+        if dates is None:
+            dates = parse(start_date, days, weekend, holidays, true_err)[3]
+            if len(known) >= 64:
+                known.clear()
+            known[key] = dates
+        return (*parse(start_date, days, weekend, (), true_err)[:3], dates)
+
+    return parsed
 
 
 def _weekmask(weekend: Any) -> str:

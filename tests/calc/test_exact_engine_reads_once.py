@@ -1,0 +1,76 @@
+"""The exact (`formulas`) engine's two shortcuts give the answers of the long way round:
+WORKDAY's holidays read once per list (calc/engines/formulas/functions.py
+`_holidays_read_once`), and a computed range's values converted once per element
+(calc/engines/formulas/engine.py `_grid`: a history table's range is a million cells of padding)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pytest
+
+pytest.importorskip("formulas")
+
+from formulas.functions import Error, FoundError  # noqa: E402
+from formulas.functions import date as fdate  # noqa: E402
+
+from rates_xl.calc.engines.formulas import engine  # noqa: E402
+from rates_xl.calc.engines.formulas.functions import _holidays_read_once  # noqa: E402
+from rates_xl.functions.values import to_serial  # noqa: E402
+
+
+def _counting():
+    read = []
+
+    def parse(*args):
+        read.append(args[3])
+        return fdate.args_xworkday_intl(*args)
+
+    return parse, read
+
+
+def _holidays(*values):
+    return np.array([list(values)], dtype=object)
+
+
+def test_a_list_of_holidays_is_read_once_and_answers_as_read_each_time():
+    parse, read = _counting()
+    once = _holidays_read_once(parse)
+    holidays = _holidays(float(to_serial(date(2026, 12, 25))), float(to_serial(date(2027, 1, 1))))
+    first = once(46000.0, 3.0, 1, holidays)
+    again = once(46010.0, -2.0, 11, holidays.copy())  # the same values in another array
+    assert first == fdate.args_xworkday_intl(46000.0, 3.0, 1, holidays)
+    assert again == fdate.args_xworkday_intl(46010.0, -2.0, 11, holidays)
+    assert sum(1 for h in read if isinstance(h, np.ndarray)) == 1  # the dates converted once
+    assert set(first[3]) == {date(2026, 12, 25), date(2027, 1, 1)}
+
+
+def test_true_is_refused_where_1_was_a_date_and_a_refused_list_is_refused_each_time():
+    once = _holidays_read_once(fdate.args_xworkday_intl)
+    assert once(46000.0, 1.0, 1, _holidays(1))[3] == (date(1900, 1, 1),)
+    for _ in range(2):
+        with pytest.raises(FoundError):
+            once(46000.0, 1.0, 1, _holidays(True))
+        with pytest.raises(FoundError):
+            once(46000.0, 1.0, 1, _holidays(Error.errors["#N/A"]), True)
+
+
+def test_a_list_that_is_no_array_is_read_as_before():
+    once = _holidays_read_once(fdate.args_xworkday_intl)
+    assert once(46000.0, 1.0) == fdate.args_xworkday_intl(46000.0, 1.0)
+    assert once(46000.0, 1.0, 1, 46001.0) == fdate.args_xworkday_intl(46000.0, 1.0, 1, 46001.0)
+
+
+def test_a_range_is_each_element_plain_over_the_range_and_a_smaller_result_repeats():
+    import schedula as sh
+
+    na = Error.errors["#N/A"]
+    computed = np.array([[1.0, na, "x"], [sh.EMPTY, True, np.float64(2.5)]], dtype=object)
+    rng = {"r1": 3, "n1": 2, "r2": 6, "n2": 7}  # four rows, six columns: the result repeats
+    grid = engine._grid(computed, rng)
+    expected = {(3 + i, 2 + j): engine._plain(computed[i % 2, j % 3]) for i in range(4) for j in range(6)}
+    assert grid == expected and list(grid) == list(expected)
+    assert grid[(3, 3)] == "#N/A" and grid[(4, 2)] is None and grid[(4, 3)] is True
+    assert type(grid[(4, 4)]) is float
+    assert engine._grid(np.empty((0, 0), dtype=object), rng) == dict.fromkeys(expected)
