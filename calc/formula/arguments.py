@@ -16,6 +16,7 @@ from rates_xl.functions.tokens import (
     ERROR,
     FUNC,
     LOGICAL,
+    NUMBER,
     OPEN,
     OPERAND,
     RANGE,
@@ -164,6 +165,31 @@ def typed_literals(formula: Formula, _site: object = None) -> str:
             read = _literal(call.name, token.sub, token.text)
             if read is not None:
                 edits.replace(index, index + 1, read)
+    return edits.text()
+
+
+def lookup_constants(formula: Formula, _site: object = None) -> str:
+    """VLOOKUP and HLOOKUP given a constant for the table. A text (`VLOOKUP(M13,"Nothing", 1)`)
+    is #VALUE! in Excel, which takes no text for a reference, where the engine searched a
+    one-cell table of it and answered #N/A: it becomes #VALUE!, which the lookup passes on
+    (calc/xlfuncs/lookup/lookups.py), as it does an error given there. A number or logical is
+    searched as a one-cell table, as Excel does (`VLOOKUP(M12,3, 1)` is #N/A). Each is written
+    so that it is no plain constant (`{3}`, `IF(TRUE,#VALUE!)`): formualizer evaluates the
+    copies of an overridden lookup down a column whose table is a plain constant with the first
+    copy's constant (N12's 3 for N13's and N14's). Proved by IronCalc's HVLOOKUP.xlsx,
+    VLOOKUP!N12:N14 and HLOOKUP!N12:N14 (tests/calc/test_lookup_constants.py)."""
+    edits = formula.edits()
+    for call in formula.calls("VLOOKUP", "HLOOKUP"):
+        if len(call.arguments) < 2:
+            continue
+        index = formula.single_index(call.arguments[1])
+        token = formula.tokens[index] if index is not None else None
+        if token is None or token.kind != OPERAND:
+            continue
+        if token.sub in (TEXT, ERROR):
+            edits.replace(index, index + 1, f"IF(TRUE,{'#VALUE!' if token.sub == TEXT else token.text})")
+        elif token.sub in (NUMBER, LOGICAL):
+            edits.replace(index, index + 1, "{" + token.text + "}")
     return edits.text()
 
 

@@ -452,6 +452,8 @@ def table_lookup(searched: Callable[[EngineValue], Scanned]) -> Callback:
     def one(lookup_value: EngineScalar, table: EngineValue, index: EngineScalar, range_lookup: EngineValue) -> EngineScalar:
         if is_error(lookup_value):
             return lookup_value
+        if is_error(table):  # (a text given for the table is #VALUE! here: calc/formula/arguments.py lookup_constants)
+            return table
         n = _int(index, 0)
         if is_error(n):
             return n
