@@ -168,28 +168,38 @@ def typed_literals(formula: Formula, _site: object = None) -> str:
     return edits.text()
 
 
+#: Where a lookup takes an array (0-based argument positions) that may be given as a constant.
+LOOKUP_ARRAYS = {"VLOOKUP": (1,), "HLOOKUP": (1,), "MATCH": (1,), "XMATCH": (1,), "XLOOKUP": (1, 2)}
+
+
 def lookup_constants(formula: Formula, _site: object = None) -> str:
-    """VLOOKUP and HLOOKUP given a constant for the table. A text (`VLOOKUP(M13,"Nothing", 1)`)
-    is #VALUE! in Excel, which takes no text for a reference, where the engine searched a
-    one-cell table of it and answered #N/A: it becomes #VALUE!, which the lookup passes on
-    (calc/xlfuncs/lookup/lookups.py), as it does an error given there. A number or logical is
-    searched as a one-cell table, as Excel does (`VLOOKUP(M12,3, 1)` is #N/A). Each is written
-    so that it is no plain constant (`{3}`, `IF(TRUE,#VALUE!)`): formualizer evaluates the
-    copies of an overridden lookup down a column whose table is a plain constant with the first
-    copy's constant (N12's 3 for N13's and N14's). Proved by IronCalc's HVLOOKUP.xlsx,
-    VLOOKUP!N12:N14 and HLOOKUP!N12:N14 (tests/calc/test_lookup_constants.py)."""
+    """A lookup given a constant where it takes an array (`VLOOKUP(M12,3, 1)`, `MATCH(A2,2,0)`).
+
+    formualizer evaluates the copies of such a call down a column, where only that constant
+    differs, with the first copy's constant, for the lookups it caches by their array (ours
+    override them): `MATCH(A1,1,0)`, `MATCH(A2,2,0)` answered #N/A twice where the second is 1
+    (tests/calc/test_lookup_constants.py). So the constant is written as an array of one (`{2}`,
+    which Excel reads as the same one value) or, an error, as `IF(TRUE,#N/A)`: no plain
+    constant. A text for VLOOKUP's and HLOOKUP's table is #VALUE! in Excel, which takes no text
+    for a reference (the engine searched a one-cell table and answered #N/A), passed on by the
+    lookup as an error given there is (calc/xlfuncs/lookup/lookups.py); a number there is
+    searched (`VLOOKUP(M12,3, 1)` is #N/A). Proved by IronCalc's HVLOOKUP.xlsx, VLOOKUP!N12:N14
+    and HLOOKUP!N12:N14."""
     edits = formula.edits()
-    for call in formula.calls("VLOOKUP", "HLOOKUP"):
-        if len(call.arguments) < 2:
-            continue
-        index = formula.single_index(call.arguments[1])
-        token = formula.tokens[index] if index is not None else None
-        if token is None or token.kind != OPERAND:
-            continue
-        if token.sub in (TEXT, ERROR):
-            edits.replace(index, index + 1, f"IF(TRUE,{'#VALUE!' if token.sub == TEXT else token.text})")
-        elif token.sub in (NUMBER, LOGICAL):
-            edits.replace(index, index + 1, "{" + token.text + "}")
+    for call in formula.calls(*LOOKUP_ARRAYS):
+        for at in LOOKUP_ARRAYS[call.name]:
+            if at >= len(call.arguments):
+                continue
+            index = formula.single_index(call.arguments[at])
+            token = formula.tokens[index] if index is not None else None
+            if token is None or token.kind != OPERAND:
+                continue
+            if token.sub == TEXT and call.name in ("VLOOKUP", "HLOOKUP"):
+                edits.replace(index, index + 1, "IF(TRUE,#VALUE!)")
+            elif token.sub == ERROR:
+                edits.replace(index, index + 1, f"IF(TRUE,{token.text})")
+            elif token.sub in (NUMBER, LOGICAL, TEXT):
+                edits.replace(index, index + 1, "{" + token.text + "}")
     return edits.text()
 
 

@@ -111,7 +111,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
-    Pass("lookup_constants", arguments.lookup_constants, ("VLOOKUP(", "HLOOKUP(")),
+    Pass("lookup_constants", arguments.lookup_constants, ("LOOKUP(", "MATCH(")),
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
     Pass("omitted_defaults", arguments.omitted_defaults, arguments.DEFAULTED, _text(arguments.may_leave_empty)),
     Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
