@@ -191,9 +191,9 @@ def lookup_constants(formula: Formula, _site: object = None) -> str:
             if at >= len(call.arguments):
                 continue
             index = formula.single_index(call.arguments[at])
-            token = formula.tokens[index] if index is not None else None
-            if token is None or token.kind != OPERAND:
+            if index is None or formula.tokens[index].kind != OPERAND:
                 continue
+            token = formula.tokens[index]
             if token.sub == TEXT and call.name in ("VLOOKUP", "HLOOKUP"):
                 edits.replace(index, index + 1, "IF(TRUE,#VALUE!)")
             elif token.sub == ERROR:

@@ -372,7 +372,8 @@ def _holidays_read_once(parse: Callable[..., tuple]) -> Callable[..., tuple]:
 
     known: dict[tuple, tuple] = {}  # (a few lists a book: emptied past 64)
 
-    def parsed(start_date: Any, days: Any, weekend: Any = 1, holidays: Any = (), true_err: bool = False) -> tuple:
+    def parsed(start_date: object, days: object, weekend: object = 1, holidays: object = (),
+               true_err: bool = False) -> tuple:
         key: tuple | None = None
         if isinstance(holidays, np.ndarray):
             try:
