@@ -65,9 +65,10 @@ class Watch:
         self.asked: list[tuple[str, tuple[object, ...], object]] = []
         self.own = False
 
-    def site(self, sheet: str, row: int, col: int, facts: BookFacts) -> Site:
-        """An ordinary cell's site whose reads come here."""
-        found = _WatchedSite(sheet, row, col, False, cast(BookFacts, _WatchedFacts(facts, self)))
+    def site(self, sheet: str, row: int, col: int, facts: BookFacts, array: bool = False) -> Site:
+        """A cell's site whose reads come here (an ordinary cell's; `array`: an element of an
+        array formula's, for the passes over what each cell finally holds)."""
+        found = _WatchedSite(sheet, row, col, array, cast(BookFacts, _WatchedFacts(facts, self)))
         found.watch = self
         return found
 

@@ -165,3 +165,45 @@ def test_a_shape_noted_once_is_rewritten_unwatched_and_one_noted_twice_is_watche
     assert keys[2] is None
     # Not noted: found as before (its shape read and asked about).
     assert memo.Memo(BookFacts()).find("S", "=SUM($A$1:A4)", 4, 3)[0] is not None
+
+
+def _lifted_book(path):
+    """Legacy arrays written out cell by cell (calc/formula/fit.py `lift`) whose elements' last
+    passes read each cell's kind: a join of a number, a text or a formula's answer
+    (numbers_as_text), a comparison with a text (excel_comparisons)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    kinds = [0.1 + 0.2, "u", "=1/3", 7, "=B1&\"\"", "", True]
+    for r in ROWS:
+        ws[f"A{r}"] = kinds[r % len(kinds)]
+        ws[f"B{r}"] = r
+    ws["C2"] = ArrayFormula(f"C2:C{ROWS[-1]}", f'=IF(ISNUMBER(B2:B{ROWS[-1]}),A2:A{ROWS[-1]}&"x","")')
+    ws["D2"] = ArrayFormula(f"D2:D{ROWS[-1]}", f'=IF(ISNUMBER(B2:B{ROWS[-1]}),A2:A{ROWS[-1]}>"m","")')
+    wb.save(path)
+    return path
+
+
+def test_an_arrays_elements_share_their_last_passes_only_where_each_cell_reads_the_same(tmp_path, monkeypatch):
+    """The elements of a lifted array go through the WRITTEN passes (prepare.py
+    `_written_passes`) by shape too: the swap pricer's 1,696 are 14 shapes. Where a pass reads
+    the cell an element reads (a number joined as Excel writes it, a text as it is), each copy
+    is asked again, and the engine's copy is the one each element's own rewriting gives."""
+    path = _lifted_book(tmp_path / "lifted.xlsx")
+    calculation, shared = _prepared(path, monkeypatch, shared=True)
+    alone, none = _prepared(path, monkeypatch, shared=False)
+    mine, theirs = calculation.engine.prepared, alone.engine.prepared
+    assert mine.rewritten[("S", "C2")] == "lifted" and mine.rewritten[("S", "D2")] == "lifted"
+    assert none == 0 and shared > len(ROWS)  # (some copies, not every one: the kinds differ)
+    assert mine.written == theirs.written and mine.unsupported == theirs.unsupported
+    written = mine.written
+    assert written[("S", 8, 3)] == '=IF(ISNUMBER(B8),A8&"x","")'  # a text, joined as it is
+    assert written[("S", 7, 3)] == '=IF(ISNUMBER(B7),RATESXL.NUMTEXT(A7)&"x","")'  # a number as Excel writes it
+    values, theirs_values = calculation.compute(), alone.compute()
+    for r in ROWS:
+        for column in "CD":
+            assert values.value("S", f"{column}{r}") == theirs_values.value("S", f"{column}{r}")
+    assert [values.value("S", f"C{r}") for r in (7, 8, 9)] == ["0.3x", "ux", "0.333333333333333x"]
+    assert [values.value("S", f"D{r}") for r in (7, 8, 10)] == [False, True, False]  # any text > any number

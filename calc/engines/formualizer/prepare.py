@@ -40,7 +40,8 @@ from rates_xl.calc.formula import comparisons, number_arguments, passes, terms
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.lambdas import lambda_names
-from rates_xl.calc.formula.memo import Memo
+from rates_xl.calc.formula.memo import Memo, Watch
+from rates_xl.calc.formula.shapes import Shape
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, NotComputed, Site
 from rates_xl.calc.formula.tables import tables
 from rates_xl.calc.xlfuncs.coercion import Facts
@@ -358,11 +359,16 @@ def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: se
     elements = prepared.elements
     passed = elements | waiting if waiting else elements
     sheets = {ws.title: ws for ws in book.worksheets}  # (openpyxl's book[title] searches them all)
-    for at, formula in prepared.written.items():  # (in the order written, as the cells were fitted)
-        if at not in passed:
-            continue
+    # An array's elements are mostly copies of one formula (a lifted array's, calc/formula/fit.py:
+    # the swap pricer's 1,696 elements are 14 shapes, some of 1,800 characters): each shape's
+    # passes run once and the answer moves to its copies, as the ordinary cells' do
+    # (calc/formula/memo.py, which checks that it moves). One memo per kind of site.
+    memos = {True: Memo(facts), False: Memo(facts)}
+    cells = [(at, formula, at in elements) for at, formula in prepared.written.items() if at in passed]
+    noted = [memos[array].note(at[0], formula, at[1], at[2]) for at, formula, array in cells]  # (`Memo.note`)
+    for (at, formula, array), shape in zip(cells, noted, strict=True):  # (in the order written, as fitted)
         title, row, col = at
-        done = passes.rewrite(formula, Site(title, row, col, at in elements, facts), passes.WRITTEN).text
+        done = _last_passes(memos[array], formula, title, row, col, array, facts, shape)
         if done != formula:
             changed[at] = done
             set_formula(sheets[title].cell(row=row, column=col), done)
@@ -377,6 +383,21 @@ def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: se
     if changed:
         prepared.written.update(changed)
         prepared.rates_cells = [(t, r, c, changed.get((t, r, c), f)) for t, r, c, f in prepared.rates_cells]
+
+
+def _last_passes(memo: Memo, formula: str, title: str, row: int, col: int, array: bool, facts: BookFacts,
+                 noted: Shape | None) -> str:
+    """One cell's formula through the WRITTEN passes, or its shape's answer moved to it
+    (`noted`: its shape, as `memo.note` read it)."""
+    handle, shared = memo.find(title, formula, row, col, noted)
+    if shared is not None:
+        return shared[0]
+    if handle is None:
+        return passes.rewrite(formula, Site(title, row, col, array, facts), passes.WRITTEN).text
+    watch = Watch()
+    done = passes.rewrite(memo.read(formula), watch.site(title, row, col, facts, array), passes.WRITTEN).text
+    memo.learn(handle, watch, row, col, done, None, formula)
+    return done
 
 
 def _zero_or_none(cached: Callable[[], dict[Key, Any]]) -> Callable[[str, str], bool]:
