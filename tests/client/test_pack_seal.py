@@ -229,3 +229,15 @@ def test_the_signing_key_is_derived_one_way_and_never_travels():
     text = _recorded().dumps() + item_xml(_recorded()).decode()
     for piece in (KEY, KEY[:len(KEY) // 2], KEY[len(KEY) // 2:], signer.key.hex(), entry_key(KEY).hex()):
         assert piece not in text
+
+
+def test_the_sandbox_keys_written_out_as_public_are_the_ones_derived_from_them():
+    """PUBLIC_KEY_IDS is written out (deriving it is three scrypts a run): it must be the ids
+    the sandbox's published keys derive, and a pack one of them signs is said to prove nothing."""
+    from rates_xl.client.api_key import SANDBOX_KEYS
+    from rates_xl.client.pack_seal import PUBLIC_KEY_IDS, sealed_phrase
+
+    assert PUBLIC_KEY_IDS == {signer_for(key).key_id for key in SANDBOX_KEYS}
+    for key in SANDBOX_KEYS:
+        assert "public: the signature proves nothing" in sealed_phrase(_recorded(key))
+    assert "key id" in sealed_phrase(_recorded(KEY)) and "public" not in sealed_phrase(_recorded(KEY))
