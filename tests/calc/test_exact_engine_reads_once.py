@@ -1,7 +1,9 @@
-"""The exact (`formulas`) engine's two shortcuts give the answers of the long way round:
+"""The exact (`formulas`) engine's shortcuts give the answers of the long way round:
 WORKDAY's holidays read once per list (calc/engines/formulas/functions.py
-`_holidays_read_once`), and a computed range's values converted once per element
-(calc/engines/formulas/engine.py `_grid`: a history table's range is a million cells of padding)."""
+`_holidays_read_once`), a computed range's values converted once per element
+(calc/engines/formulas/engine.py `_grid`: a history table's range is a million cells of padding),
+and a RATES_* table's range grown right over the empty columns in one walk over the sheet's
+cells (`_widened`)."""
 
 from __future__ import annotations
 
@@ -74,3 +76,34 @@ def test_a_range_is_each_element_plain_over_the_range_and_a_smaller_result_repea
     assert grid[(3, 3)] == "#N/A" and grid[(4, 2)] is None and grid[(4, 3)] is True
     assert type(grid[(4, 4)]) is float
     assert engine._grid(np.empty((0, 0), dtype=object), rng) == dict.fromkeys(expected)
+
+
+def _widened_column_by_column(ws, area):
+    """`_widened` as it was written first: each column right of the range asked of each row."""
+    from rates_xl.calc.book import empty_cell
+
+    r1, c1, r2, c2 = area
+    while c2 - c1 + 1 < engine.MAX_SPILL_COLUMNS and all(empty_cell(ws, r, c2 + 1) for r in range(r1, r2 + 1)):
+        c2 += 1
+    return engine.Area(r1, c1, r2, c2)
+
+
+def test_a_table_grows_right_to_the_first_column_holding_something_in_its_rows():
+    import random
+
+    import openpyxl
+
+    pick = random.Random(7)
+    for _ in range(60):
+        ws = openpyxl.Workbook().active
+        for _ in range(pick.randrange(0, 12)):  # values, cells emptied again (a cell whose value is None)
+            cell = ws.cell(row=pick.randrange(1, 30), column=pick.randrange(1, 300))
+            cell.value = pick.choice([1, "x", None, 0, ""])
+        r1, c1 = pick.randrange(1, 20), pick.randrange(1, 40)
+        area = engine.Area(r1, c1, r1 + pick.randrange(0, 10), c1 + pick.choice([0, 1, 3, 255, 300]))
+        assert engine._widened(ws, area) == _widened_column_by_column(ws, area), area
+    ws = openpyxl.Workbook().active
+    ws["F3"] = "held"  # in the table's rows: it stops before column F
+    ws["Z1"] = "above"  # not in its rows
+    assert engine._widened(ws, engine.Area(2, 2, 5, 2)) == engine.Area(2, 2, 5, 5)
+    assert engine._widened(ws, engine.Area(6, 2, 9, 2)) == engine.Area(6, 2, 9, 1 + engine.MAX_SPILL_COLUMNS)
