@@ -218,23 +218,24 @@ class FormulasEngine:
             computed = solution.get(output, sh.NONE)
             grid = _grid(computed, rng)
             grid = self._trim_spill(sheet, rng, grid)
-            values.update(zip(self._addresses(sheet, rng), grid.values(), strict=True))
+            area = Area(int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"]))
+            values.update(zip(self._addresses(sheet, area), grid.values(), strict=True))
         if self._block_merged():
             return self.evaluate()
         for anchor in self.blocked:  # held: constants now, which the loop above skips
             values.update(self._blocked_cells(anchor))
         return values
 
-    def _addresses(self, sheet: str, rng: dict[str, Any]) -> list[Key]:
+    def _addresses(self, sheet: str, area: Area) -> list[Key]:
         """The keys of a range's cells, row by row as `_grid` lays them out: made once per range
         and kept for the next rounds (a history table's range holds a million cells)."""
-        r1, c1, r2, c2 = int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"])
-        cache = self.__dict__.setdefault("_address_cache", {})
-        found = cache.get((sheet, r1, c1, r2, c2))
+        cache: dict[tuple[str, Area], list[Key]] = self.__dict__.setdefault("_address_cache", {})
+        found = cache.get((sheet, area))
         if found is None:
+            r1, c1, r2, c2 = area
             letters = [column_letters(col) for col in range(c1, c2 + 1)]
-            found = cache[(sheet, r1, c1, r2, c2)] = [(sheet, f"{letter}{row}") for row in range(r1, r2 + 1)
-                                                      for letter in letters]
+            found = cache[(sheet, area)] = [(sheet, f"{letter}{row}") for row in range(r1, r2 + 1)
+                                            for letter in letters]
         return found
 
     def _block_merged(self) -> bool:
