@@ -99,10 +99,6 @@ def signer_from_settings() -> Signer | None:
 PUBLIC_KEY_IDS = frozenset({"410ef7b9a8412bcb", "693238b989980881", "33f7b37c747dbb32"})
 
 
-def _public_ids() -> frozenset[str]:
-    return PUBLIC_KEY_IDS
-
-
 def _canonical(label: bytes, data: object) -> bytes:
     return label + json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
@@ -265,7 +261,7 @@ def check(pack: Pack, signer: Signer | None) -> Verdict:
     signed, key_id = None, None
     if seal_.signature is not None:
         key_id = _key_id(seal_.signature)
-        if key_id in _public_ids():
+        if key_id in PUBLIC_KEY_IDS:
             signed = "public"
         elif key_id == ours and signer is not None:
             signed = "here"
@@ -285,7 +281,7 @@ def sealed_phrase(pack: Pack) -> str:
     if pack.seal.signature is None:
         return "sealed with digests, unsigned (no API key was set to sign with)"
     key_id = _key_id(pack.seal.signature)
-    if key_id in _public_ids():
+    if key_id in PUBLIC_KEY_IDS:
         return "sealed with digests, signed with a sandbox key (public: the signature proves nothing)"
     return f"sealed with digests and signed with a key derived from the API key (key id {key_id})"
 
