@@ -235,15 +235,19 @@ def index_signs(formula: Formula, _site: Site) -> str:
 
 
 def switch_errors(formula: Formula, _site: Site) -> str:
-    """SWITCH with an error among its cases: Excel's answer is not known here. Microsoft's SWITCH
-    page says nothing of it and no corpus cell shows it; formualizer skips the error and answers
-    a later match, `formulas` and LibreOffice (ScSwitch_MS) answer the error. A call whose cases
-    are not all constants is read through `IF(OR(ISERROR(case)...),#NAME?,SWITCH(...))` in the
-    engine's copy (a case an error whatever comes first: the match may precede it, but which
-    is not known before): such a cell answers #NAME?, never a guess, and the check against Excel's
-    values lists it stale with its formula (as the FORECAST.ETS family's unknown fits: calc/
-    xlfuncs/statistical/ets.py). An error as the expression is that error in Excel and here
-    (formulas_test.xlsx LOGICAL!Z25:AF25)."""
+    """SWITCH with an error among its cases, as Excel answers it: its cases are read in order,
+    and an error met before the match is the answer (pycel's tests/fixtures/logical.xlsx, made
+    by Excel: Switch!D3 `SWITCH(B3,A3,A3)` and G3 `SWITCH(B3,A3,B3)`, B3 a number, A3 #DIV/0!,
+    are #DIV/0!, and so for #NUM!, #VALUE!, #REF!, #NULL!, #N/A in rows 4 to 9). formualizer
+    skips the error and answers a later match; `formulas` and LibreOffice (ScSwitch_MS) answer
+    the error. An error as the expression is that error in Excel and here (formulas_test.xlsx
+    LOGICAL!Z25:AF25; Switch!C3 and E3 above). So a call whose cases are not all constants is
+    written case by case: `IF(ISERROR(case),case,IF(SWITCH(x,case,TRUE,FALSE),result,next))`
+    (SWITCH itself says whether a case matches: its comparison unchanged).
+    A match before an error case: no document or cell of Excel's gives the answer (the later
+    error, or the match's result), so such a cell answers #NAME?, never a guess, and the check
+    against Excel's values lists it stale with its formula (as the FORECAST.ETS family's unknown
+    fits: calc/xlfuncs/statistical/ets.py)."""
     tokens = formula.tokens
     edits = formula.edits()
     taken: list[tuple[int, int]] = []
@@ -252,18 +256,28 @@ def switch_errors(formula: Formula, _site: Site) -> str:
             continue
         pairs = (len(call.arguments) - 1) // 2
         cases = [call.arguments[1 + 2 * i] for i in range(pairs)]
-        risky = [span for span in cases if not _literal(formula.solid(span))]
+        risky = [i for i, span in enumerate(cases) if not _literal(formula.solid(span))]
         if not risky:
             continue
-        tests = ",".join(f"ISERROR({formula.span_text(span)})" for span in risky)
-        # Each such case guarded in the SWITCH too: `formulas` evaluates IF's branches as
-        # arrays when its condition reads a cell, and the unguarded SWITCH's error won.
-        parts = [formula.span_text(span) if span not in risky else
-                 f'IF(ISERROR({formula.span_text(span)}),"",{formula.span_text(span)})' for span in call.arguments]
-        whole = f"{tokens[call.open].text}{','.join(parts)})"
-        edits.replace(call.open, call.close + 1, f"IF(OR({tests}),#NAME?,{whole})")
+        edits.replace(call.open, call.close + 1, _switch_in_order(formula, call, pairs, set(risky)))
         taken.append((call.open, call.close))
     return edits.text() if tokens else formula.text
+
+
+def _switch_in_order(formula: Formula, call: Group, pairs: int, risky: set[int]) -> str:
+    """`switch_errors`' writing of one call: its cases in order, from the last."""
+    texts = [formula.span_text(span) for span in call.arguments]
+    switch, expression = formula.tokens[call.open].text, texts[0]
+    written = texts[-1] if len(texts) % 2 == 0 else "#N/A"  # the default, or no match
+    for i in reversed(range(pairs)):
+        case, result = texts[1 + 2 * i], texts[2 + 2 * i]
+        later = [texts[1 + 2 * j] for j in sorted(risky) if j > i]
+        if later:  # a match before a case that may be an error: Excel's answer unknown
+            result = f"IF(OR({','.join(f'ISERROR({c})' for c in later)}),#NAME?,{result})"
+        written = f"IF({switch}{expression},{case},TRUE,FALSE),{result},{written})"
+        if i in risky:
+            written = f"IF(ISERROR({case}),{case},{written})"
+    return f"IF(ISERROR({expression}),{expression},{written})"
 
 
 #: The name `shape_of_an_error` binds its call's argument to (LET).

@@ -260,20 +260,31 @@ def test_switch_lookup_linest_trend_edges_in_the_formulas_engine(tmp_path, addre
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_switch_with_an_error_among_its_cases_is_listed(tmp_path, engine):
-    """SWITCH with an error among its cases: no document or corpus cell gives Excel's answer
-    (formualizer answered the later match "c", `formulas` and LibreOffice the error). Such a
-    cell answers #NAME? in the engine, and the check against the value Excel saved lists it
-    stale, Excel's value kept, whatever that value is; a SWITCH whose cases hold no error is
-    computed (an error as its expression is Excel's error: formulas_test.xlsx LOGICAL!Z25:AF25,
-    held above and by the corpus measure)."""
-    cells = {"B1": 2, "C1": "=NA()", "C2": 1, "J1": '=SWITCH(B1,1,"a",C1,"b",2,"c")',
-             "J2": '=SWITCH(B1,1,"a",C2,"b",2,"c")', "J3": '=SWITCH(B1,1,"a",2,"b")'}
-    book = excel_saved(tmp_path / "switch.xlsx", cells, {"C1": "#N/A", "J1": "c", "J2": "c", "J3": "b"})
+def test_switch_answers_an_error_case_met_before_its_match_and_lists_one_met_after(tmp_path, engine):
+    """SWITCH with an error among its cases, as Excel answers it: pycel's tests/fixtures/logical.xlsx
+    (github.com/dgorissen/pycel, made by Excel), Switch!D3 `SWITCH(B3,A3,A3)` and G3
+    `SWITCH(B3,A3,B3)`, B3 =ROW() and A3 #DIV/0!, are #DIV/0!; rows 4 to 9 the same for #NUM!,
+    #VALUE!, #REF!, #NULL! and #N/A; C10 `SWITCH(A10,A10,B10)` (A10 -1, B10 10) is 10, D10
+    `SWITCH(B10,A10,A10)` #N/A, E10 `SWITCH(A10,0,-1,A10,-2)` -2. The same cells are made here
+    with those values (formualizer skipped the error and answered a later match: "c" for J1).
+    A match before an error case: no cell of Excel's gives the answer, so it is #NAME? in the
+    engine and listed stale, Excel's value kept, whatever that is; a SWITCH whose cases hold no
+    error is computed (an error as its expression is Excel's error: formulas_test.xlsx
+    LOGICAL!Z25:AF25, held above and by the corpus measure)."""
+    cells = {"A3": "=1/0", "B3": 3, "A10": -1, "B10": 10, "B1": 2, "C1": "=NA()", "C2": 1,
+             "D3": "=SWITCH(B3,A3,A3)", "G3": "=SWITCH(B3,A3,B3)", "C10": "=SWITCH(A10,A10,B10)",
+             "D10": "=SWITCH(B10,A10,A10)", "E10": "=SWITCH(A10,0,-1,A10,-2)",
+             "F10": '=SWITCH(A10,0,"match","no-match")', "J1": '=SWITCH(B1,1,"a",C1,"b",2,"c")',
+             "J2": '=SWITCH(B1,1,"a",C2,"b",2,"c")', "J3": '=SWITCH(B1,1,"a",2,"b")',
+             "J4": '=SWITCH(B1,2,"a",C1,"b")'}  # the match first, then an error case: unknown
+    excel = {"A3": "#DIV/0!", "C1": "#N/A", "D3": "#DIV/0!", "G3": "#DIV/0!", "C10": 10, "D10": "#N/A",
+             "E10": -2, "F10": "no-match", "J1": "#N/A", "J2": "c", "J3": "b", "J4": "a"}
+    book = excel_saved(tmp_path / "switch.xlsx", cells, excel)
     result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
     stale = {s.cell: s.reason for s in result.stale}
-    assert "J1" in stale and "#NAME?" in stale["J1"] and result.value("S", "J1") == "c"
-    assert not {"J2", "J3"} & set(stale) and [result.value("S", c) for c in ("J2", "J3")] == ["c", "b"]
+    assert set(stale) == {"J4"}, stale
+    assert "#NAME?" in stale["J4"] and result.value("S", "J4") == "a"
+    assert {c: result.value("S", c) for c in excel if c != "J4"} == {c: v for c, v in excel.items() if c != "J4"}
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -55,6 +55,11 @@ def excel_saved(path: Path, cells: dict[str, object], cached: dict[str, object],
             data = src.read(item.filename)
             if item.filename == "xl/workbook.xml":
                 data = re.sub(rb'\s*fullCalcOnLoad="1"', b"", data)
+            elif item.filename.startswith("xl/worksheets/sheet"):
+                # An error cached by a dynamic array formula (SWITCH, FILTER ...): XlsxWriter
+                # writes it as text (t="str"), Excel as the error it is (t="e").
+                data = re.sub(rb'(<c [^>]*?)t="str"(><f t="array"[^>]*>[^<]*</f><v>#(?:DIV/0!|N/A|NAME\?|NULL!'
+                              rb'|NUM!|REF!|VALUE!|SPILL!|CALC!)</v>)', rb'\1t="e"\2', data)
             dst.writestr(item, data)
     raw.unlink()
     assert not Package.open(path).full_calc_on_load()

@@ -142,8 +142,9 @@ class FormulasEngine:
           and a formula that is one reference of several cells is the cell implicit
           intersection picks (the pass `at_sign`): `=H47:H48` in row 48 is H48 in Excel, this
           engine answered #VALUE! for every such cell;
-        - SWITCH with a case that is not a constant answers #NAME? where a case is an error
-          (the pass `switch_errors`: Excel's answer there is not known);
+        - SWITCH with a case that is not a constant reads its cases in order, an error met
+          before the match the answer, as Excel's; #NAME? where a match comes before an
+          error case (the pass `switch_errors`: Excel's answer there is not known);
         - Excel's 0 after the formula's last + or - (the pass `near_zero`, calc/formula/terms.py):
           `formulas` computes + and - in numpy, where no hook tells the last operation from an
           inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
