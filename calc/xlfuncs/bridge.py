@@ -266,7 +266,15 @@ def _scalar_from_formulas(value: Any) -> Any:
     if value is None:
         return None
     value = scalar_from_engine(value)
-    return bounded(value) if type(value) in _PLAIN else value
+    if type(value) in _PLAIN:
+        return bounded(value)
+    import numpy as np
+
+    if isinstance(value, np.ndarray) and value.size == 1:
+        # A negative number in an array constant (`{-1.1,2.1}`): `formulas` holds it as an array
+        # of its own, inside the array, where LOOKUP took it for no number (LOOKUP!S56).
+        return _scalar_from_formulas(value.reshape(-1)[0])
+    return value
 
 
 def _as_text(value: Any) -> Any:

@@ -333,3 +333,27 @@ def test_rows_and_columns_of_an_error_are_the_error(tmp_path):
     assert isinstance(values["B3"], str) and values["B3"].startswith("#")  # FILTER's own error
     assert [values[c] for c in ("B4", "B5", "B6", "B7", "B9", "B11")] == [2, 3, 45, 2, 3, 2]
     assert values["B10"] == "#REF!"  # a union: Excel's ROWS of one is #REF!; its own reading, unchanged
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lookup_given_a_taller_range_as_its_vector_searches_the_first_column(tmp_path, engine):
+    """LOOKUP's vector form given a range of two columns: pycel's tests/fixtures/lookup.xlsx
+    (github.com/dgorissen/pycel, made by Excel), Lookup!C28:G30 `LOOKUP(C$3,$B$5:$C$9,$D$5:$D$9)`:
+    Excel searches B5:B9 and answers from the result vector (0.5 -> 'a', 2 -> 'i', 3 -> #VALUE!
+    read from D8, an empty lookup value -> the first row, an empty result 0). The same cells are
+    made here with Excel's values; the engine answered #N/A for each. A wider range: no cell of
+    Excel's shows its answer, so it is not computed (#NAME?) and listed against Excel's value."""
+    cells = {"B5": 0, "B6": 1, "B7": 2, "B8": 3, "B9": 4, "C5": "a", "C6": "e", "C7": "i", "C8": "o", "C9": "u",
+             "D6": "plugh", "D7": True, "D8": "=1+#VALUE!", "D9": "=NA()", "C3": 0.5, "D3": 2, "E3": 3,
+             "C28": "=LOOKUP(C$3,$B$5:$C$9,$C$5:$C$9)", "D28": "=LOOKUP(D$3,$B$5:$C$9,$C$5:$C$9)",
+             "C29": "=LOOKUP(C$3,$B$5:$C$9,$D$5:$D$9)", "D29": "=LOOKUP(D$3,$B$5:$C$9,$D$5:$D$9)",
+             "E29": "=LOOKUP(E$3,$B$5:$C$9,$D$5:$D$9)", "G28": "=LOOKUP(G$3,$B$5:$C$9,$C$5:$C$9)",
+             "J1": "=LOOKUP(2,$B$5:$F$6,$B$7:$F$7)"}  # wider than tall: unknown
+    excel = {"D8": "#VALUE!", "D9": "#N/A", "C28": "a", "D28": "i", "C29": 0, "D29": True, "E29": "#VALUE!",
+             "G28": "a", "J1": 3}
+    book = excel_saved(tmp_path / "lookup.xlsx", cells, excel)
+    result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
+    stale = {s.cell: s.reason for s in result.stale}
+    assert set(stale) == {"J1"}, stale
+    assert "#NAME?" in stale["J1"] and result.value("S", "J1") == 3  # Excel's value kept, listed
+    assert {c: result.value("S", c) for c in excel if c != "J1"} == {c: v for c, v in excel.items() if c != "J1"}

@@ -249,8 +249,10 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
 #: reads a format from a cell holding 0 as the number 0 and an empty one as "General", misreads
 #: sections and scaling commas (docs/templates-and-calc.md's routing table); RATESXL.CMPROUND,
 #: the operand of a comparison rounded as Excel compares (the pass `excel_comparisons`), and
-#: RATESXL.CMPSNAP, both operands of one in one call.
-OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP")
+#: RATESXL.CMPSNAP, both operands of one in one call; LOOKUP, whose vector form given a range of
+#: two columns answered from its last row where Excel searches the first column (pycel's
+#: Excel-made lookup.xlsx, Lookup!C28:G30; tests/calc/test_model_classes.py).
+OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP")
 
 
 def _ours(name: str) -> Callable[..., object]:

@@ -340,8 +340,15 @@ def lookup(_facts: Facts) -> Callback:
                 searched, answers = [r[0] for r in rows], [r[-1] for r in rows]
         else:
             vector = _vector(rows)
+            if vector is None and len(rows) > len(rows[0]):
+                # A taller range given as the vector, with a result vector: its first column is
+                # searched (pycel's Excel-made lookup.xlsx, Lookup!C28:G30: `LOOKUP(C$3,
+                # $B$5:$C$9,$D$5:$D$9)` finds C3 in B5:B9). A wider or square one: no cell of
+                # Excel's shows which line it searches, so the answer is not known here (#NAME?,
+                # listed by the check against Excel's values, as ets.py's unknown fits).
+                vector = [r[0] for r in rows], False
             if vector is None:
-                return error("#N/A")
+                return error("#NAME?")
             searched = vector[0]
             answers = searched
             if result_vector is not None:
