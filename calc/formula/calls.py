@@ -216,14 +216,15 @@ def index_signs(formula: Formula, _site: Site) -> str:
     and once the column is given (`INDEX(A1:B2,-1,1)`: a model's cell kept outside the project,
     issue 30 point 4). A row or column given as a number or one cell is read through
     `IF(x<0,#VALUE!,x)` in the engine's copy, so INDEX still answers a reference
-    (`INDEX(r,1,1):INDEX(r,1,n)`); a computed one (MATCH's, never negative) is left as it is."""
+    (`INDEX(r,1,1):INDEX(r,1,n)`); a computed one (MATCH's, never negative) is left as it is.
+    An array constant too (pycel's Excel-made lookup.xlsx, Index!C26:J26 and G41:
+    `INDEX({1,2;3,4},,-1)` is #VALUE!, formualizer's #REF!), where the pass `index` left it to
+    formualizer's INDEX."""
     tokens = formula.tokens
     edits = formula.edits()
     for call in formula.calls("INDEX"):
         if call.close < 0 or len(call.arguments) < 2 or tokens[call.open].text.upper() not in ("INDEX(", "_XLFN.INDEX("):
             continue  # (ours take array constants and a 2-D range given a row alone: the pass `index`)
-        if _is_constant(formula.solid(call.arguments[0])):
-            continue
         for span in call.arguments[1:3]:
             solid = formula.solid(span)
             if len(solid) == 2 and solid[0].kind == PREFIX and solid[0].text == "-" and solid[1].sub == NUMBER \

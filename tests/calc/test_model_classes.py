@@ -357,3 +357,21 @@ def test_lookup_given_a_taller_range_as_its_vector_searches_the_first_column(tmp
     assert set(stale) == {"J1"}, stale
     assert "#NAME?" in stale["J1"] and result.value("S", "J1") == 3  # Excel's value kept, listed
     assert {c: result.value("S", c) for c in excel if c != "J1"} == {c: v for c, v in excel.items() if c != "J1"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_index_of_an_array_constant_given_a_negative_row_or_column(tmp_path, engine):
+    """INDEX of an array constant given a negative row or column is #VALUE!, one past it #REF!:
+    pycel's tests/fixtures/lookup.xlsx (github.com/dgorissen/pycel, made by Excel), Index!C26:J33
+    `INDEX({1,2,3,4,5;6,"X",...},$B26,C$25)` with -1 as the row or the column and G41:J41
+    `INDEX({1,2;3,4},,G$40)`. The fast engine answered #REF! for the negative ones (formualizer's
+    INDEX, to which such a call is left)."""
+    cells = {"B1": -1, "B2": 1, "B3": 3, "C1": "=INDEX({1,2;3,4},B1,1)", "C2": "=INDEX({1,2;3,4},B2,B1)",
+             "C3": "=INDEX({1,2;3,4},,B1)", "C4": "=INDEX({1,2;3,4},-1,2)", "C5": "=INDEX({1,2;3,4},B3,1)",
+             "C6": "=INDEX({1,2;3,4},,B3)", "C7": "=INDEX({1,2;3,4},2,B2)", "C8": "=INDEX({1,2;3,4},B1)"}
+    excel = {"C1": "#VALUE!", "C2": "#VALUE!", "C3": "#VALUE!", "C4": "#VALUE!", "C5": "#REF!", "C6": "#REF!",
+             "C7": 3, "C8": "#VALUE!"}
+    book = excel_saved(tmp_path / "index.xlsx", cells, excel)
+    result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
+    assert not result.stale, result.stale
+    assert {c: result.value("S", c) for c in excel} == excel
