@@ -1,5 +1,5 @@
-"""Classes of formula seen in real models kept outside the project (issue 30, point 4), each
-reproduced in a small book made here. Where Excel's answer is established (Microsoft's
+"""Classes of formula seen in real models kept outside the project (issue 30, point 4), and in
+Excel-made books of other projects (pycel's tests/fixtures), each reproduced in a small book made here. Where Excel's answer is established (Microsoft's
 documentation of the function, or a cell of ../shared/corpus read at test time) it is asserted;
 a construct whose answer the engine cannot reproduce is listed, never silently different."""
 
@@ -375,3 +375,22 @@ def test_index_of_an_array_constant_given_a_negative_row_or_column(tmp_path, eng
     result = WorkbookCalculation(book, full=True, engine_name=engine).compute()
     assert not result.stale, result.stale
     assert {c: result.value("S", c) for c in excel} == excel
+
+
+def test_yearfrac_reads_its_basis_before_its_dates(tmp_path):
+    """YEARFRAC's basis decides the answer before the dates are read: pycel's
+    tests/fixtures/yearfrac.xlsx (github.com/dgorissen/pycel, made by Excel), YEARFRAC!K3:U10:
+    a text basis that is no number is #VALUE! (the fast engine: #NUM!), a logical or a text basis
+    #VALUE! and a basis of -1 or 5 #NUM! even where a date is #DIV/0! (the engine: #DIV/0!); a
+    good basis with a date in error is the date's error. The same cells are made here with
+    Excel's values (formulas_test.xlsx DATE & TIME!W27 holds a text basis read as a date: #NUM!)."""
+    cells = {"A1": "=1/0", "B1": "plugh", "B2": True, "B3": -1, "B4": 5, "B5": 0, "B6": "=1+#VALUE!",
+             "C1": "=YEARFRAC(1,200,B1)", "C2": "=YEARFRAC(A1,200,B1)", "C3": "=YEARFRAC(A1,200,B2)",
+             "C4": "=YEARFRAC(A1,200,B3)", "C5": "=YEARFRAC(1,A1,B4)", "C6": "=YEARFRAC(A1,200,B5)",
+             "C7": "=YEARFRAC(1,200,B5)", "C8": "=YEARFRAC(A1,200,B6)", "C9": '=YEARFRAC(1,200,"2")'}
+    excel = {"A1": "#DIV/0!", "B6": "#VALUE!", "C1": "#VALUE!", "C2": "#VALUE!", "C3": "#VALUE!", "C4": "#NUM!",
+             "C5": "#NUM!", "C6": "#DIV/0!", "C7": 0.5472222222222223, "C8": "#VALUE!", "C9": 199 / 360}
+    book = excel_saved(tmp_path / "yearfrac.xlsx", cells, excel)
+    result = WorkbookCalculation(book, full=True).compute()
+    assert not result.stale, result.stale
+    assert {c: result.value("S", c) for c in excel} == pytest.approx(excel)

@@ -28,7 +28,7 @@ import datetime
 import math
 from collections.abc import Callable
 
-from rates_xl.calc.engines.formualizer.values import error
+from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import wrapped
 from rates_xl.calc.xlfuncs.coercion import Callback, is_number
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
@@ -99,8 +99,38 @@ def yearfrac(start: int, end: int, basis: int) -> float:
     return ((e[0] - s[0]) * 360 + (e[1] - s[1]) * 30 + (d2 - d1)) / 360
 
 
+def _basis(basis: EngineValue) -> Answer | None:
+    """YEARFRAC's answer where its basis alone decides it, or None. Excel reads the basis before
+    the dates: an error there, a logical value or a text that is no number, or a basis outside
+    0 to 4, is the answer whatever the dates hold (pycel's Excel-made yearfrac.xlsx, rows 3 to
+    10: `YEARFRAC(1/0,200,"plugh")` is #VALUE!, `YEARFRAC(1/0,200,5)` #NUM!; the bridged
+    implementation answered the date's #DIV/0!, and #NUM! for a text basis). A text basis is read
+    as VALUE reads it (formulas_test.xlsx DATE & TIME!W27: "1/1/1987 05:00 AM" is a date, #NUM!)."""
+    if is_error(basis):
+        return basis
+    if isinstance(basis, bool):
+        return error("#VALUE!")  # (the Analysis ToolPak's refusal of logical values: coercion.py)
+    if isinstance(basis, str):  # read as VALUE reads it: "3" is 3, a date or time its serial
+        from rates_xl.calc.formula.arguments import number as text_number
+        from rates_xl.calc.formula.site import NotComputed
+
+        try:
+            read = text_number(basis)
+        except NotComputed:
+            return None
+        if read is None:
+            return error("#VALUE!")
+    elif is_number(basis) or basis is None:
+        read = basis or 0.0
+    else:
+        return None  # (an array of bases: the bridged implementation's, one answer each)
+    return None if 0 <= math.trunc(read) <= 4 else error("#NUM!")
+
+
 def _yearfrac(bridged: Callback) -> Callback:
     def call(start: EngineValue, end: EngineValue, basis: EngineValue = 0.0) -> Answer:
+        if (decided := _basis(basis)) is not None:
+            return decided
         if not (is_number(start) and is_number(end) and (is_number(basis) or basis is None)):
             return bridged(start, end, basis)
         first, last = math.floor(start), math.floor(end)
