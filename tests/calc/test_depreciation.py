@@ -101,6 +101,25 @@ def test_vdb_from_a_fractional_start_with_the_switch_counts_its_periods_from_the
     assert split(False) == pytest.approx(0.0, abs=1e-12)
 
 
+#: xlcalculator's tests/resources/VDB.xlsx (github.com/bradbase/xlcalculator, made by Excel):
+#: VDB(1, 0, 14, start, end, 1.25, FALSE) over half periods, D23:D37 and F23:F28.
+HALF_PERIODS = [((0, 0.5), 0.044642857142857144), ((0.5, 1.5), 0.08529974489795919),
+                ((1.5, 2.5), 0.07768369624635568), ((2.5, 3.5), 0.07074765193864536),
+                ((3.5, 4.5), 0.06872629045468406), ((11.5, 12.5), 0.06872629045468406),
+                ((12.5, 13.5), 0.06872629045468406), ((13.5, 14), 0.03436314522734203),
+                ((13, 14), 0.06866789938377948), ((11, 12), 0.06866789938377948)]
+
+
+@pytest.mark.parametrize(("period", "excel"), HALF_PERIODS, ids=[str(p) for p, _ in HALF_PERIODS])
+def test_vdb_over_half_periods_switches_to_the_straight_line_where_excel_does(period, excel):
+    """From a start half-way through a period, Excel counts the periods from that fraction and
+    asks at each whether the straight line is larger: from 3.5 on, the straight line of what
+    DDB leaves at 3.5 (0.0687263), where each whole period's counted from 0 switches from the
+    4th (0.0686679: the engine's answer from 3.5 on, listed stale against the book, 13 cells);
+    from a whole start, the whole periods' schedule (13 to 14, 11 to 12)."""
+    assert _call("VDB", 1, 0, 14, *period, 1.25, False) == pytest.approx(excel, rel=1e-12)
+
+
 def test_the_cases_excel_answers_with_an_error():
     """Microsoft's: a negative cost or salvage, a life, factor or period <= 0, a month outside 1 to
     12, a start after the end or an end after the life; DB's period past the year after the

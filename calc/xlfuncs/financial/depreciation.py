@@ -129,7 +129,14 @@ def variable_declining(cost: float, salvage: float, life: float, start: float, e
     plus VDB(...,0.5,1,...), and equal to them without the switch: the F# port's
     docs/compatibility.fsx)."""
     if switch:
-        worth = cost - _declining(cost, salvage, life, life, start, factor)
+        # What is left at `start`: its periods counted from the start's fraction (the first
+        # one that fraction long), the switch to straight line asked at each: VDB(1,0,14,3.5,4.5,
+        # 1.25) is 0.0687263 in Excel, the straight line from 3.5 of what DDB leaves there (each
+        # whole period's counted from 0 switches from the 4th: 0.0686679 from 3.5 on). Proved by
+        # xlcalculator's Excel-made VDB.xlsx, D23:D37 and F23:F28 (14 periods, half ones).
+        fraction = start - math.floor(start)
+        worth = cost - _declining(cost, salvage, life, life, fraction, factor) if fraction else cost
+        worth -= _declining(worth, salvage, life, life - fraction, start - fraction, factor)
         return _declining(worth, salvage, life, life - start, end - start, factor)
     total = 0.0
     first, last = math.floor(start) + 1, math.ceil(end)
