@@ -67,8 +67,17 @@ def tables(book: Workbook) -> dict[str, Table]:
 
 
 def may_name_a_table(upper: str, known: dict[str, Table]) -> bool:
-    """The formula (upper case) names a table of the book (the cheap test first)."""
-    return any(name in upper for name in known)
+    """The formula (upper case) names a table of the book, or may name a column of the table
+    it is in (`[col3]`: the cheap test first)."""
+    return bool(known) and ("[" in upper or any(name in upper for name in known))
+
+
+def _table_at(known: dict[str, Table], site: Site) -> Table | None:
+    """The table whose range holds the formula's cell, if any."""
+    for table in known.values():
+        if table.sheet == site.sheet and site.in_rows(table.r1, table.r2) and site.in_cols(table.c1, table.c2):
+            return table
+    return None
 
 
 def structured(formula: Formula, site: Site) -> str:
@@ -92,6 +101,14 @@ def structured(formula: Formula, site: Site) -> str:
                           _range(table, text[match.end(1) + 1:end], site) + text[end + 1:])
         elif text.upper() in known:
             edits.replace(index, index + 1, _range(known[text.upper()], "", site))  # its data rows
+        elif text.startswith("[") and "!" not in text and _closing(text, 0) == len(text) - 1:
+            # A reference with no table's name, to the table the cell is in: Excel writes its
+            # totals row so (`SUBTOTAL(109,[col3])`, pycel's Excel-made excelcompiler.xlsx,
+            # sref!F4), and `[@col1]` may be typed in a table. (`[1]Sheet!A1` names another book.)
+            table = _table_at(known, site)
+            if table is None:
+                raise UnknownReference(f"{text} outside any table")
+            edits.replace(index, index + 1, _range(table, text[1:-1], site))
     return edits.text()
 
 

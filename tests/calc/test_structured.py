@@ -78,6 +78,40 @@ def test_the_rewriting_follows_excels_grammar():
         rewrite("=Sales[@Amount]", 9)
 
 
+def test_a_reference_without_the_tables_name_reads_the_table_the_cell_is_in(tmp_path):
+    """Excel writes a totals row's formula without the table's name: pycel's
+    tests/fixtures/excelcompiler.xlsx (github.com/dgorissen/pycel, made by Excel), sheet sref:
+    Table1 (D1:F4, a totals row) holds `SUBTOTAL(109,[col3])` in F4, 9; `SUM(Table1[#All])` is 30
+    and `SUM(Table1[#Totals])` 9 (all three were #NAME?, listed). The same book is made here;
+    (`[@x]` in a table stopped the whole calculation: "This-row structured reference used
+    outside a table");
+    `[@col1]` typed in a table reads its row; such a reference outside any table is listed."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "sref"
+    for row in (["col1", "col2", "col3"], [1, 2, 3], [4, 5, 6]):
+        ws.append([None, None, None, *row])
+    ws["D4"], ws["F4"] = "Total", "=SUBTOTAL(109,[col3])"
+    ws["I1"], ws["J1"], ws["I2"], ws["I3"] = "x", "y", 1, 4  # a second table, T2 (I1:J3)
+    ws["J2"], ws["J3"] = "=[@x]*10", "=[@x]*10"
+    ws["B1"], ws["B4"], ws["B5"], ws["B7"] = "=SUM(Table1[])", "=SUM(Table1[#All])", "=SUM(Table1[#Data])", \
+        "=SUM(Table1[#Totals])"
+    ws["B9"] = "=SUM([col3])"  # outside the table: no table to read
+    table = Table(displayName="Table1", ref="D1:F4", totalsRowCount=1)
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight1")
+    ws.add_table(table)
+    second = Table(displayName="T2", ref="I1:J3")
+    second.tableStyleInfo = TableStyleInfo(name="TableStyleLight1")
+    ws.add_table(second)
+    path = tmp_path / "sref.xlsx"
+    wb.save(path)
+    result = WorkbookCalculation(path).compute()
+    assert [result.value("sref", c) for c in ("F4", "B1", "B4", "B5", "B7")] == [9, 21, 30, 21, 9]
+    assert [result.value("sref", c) for c in ("J2", "J3")] == [10, 40]
+    assert [c.address for c in result.skipped] == ["sref!B9"]
+    assert "outside any table" in result.skipped[0].reason
+
+
 POI = "poi_StructuredRefs-lots-with-lookups.xlsx"
 
 
