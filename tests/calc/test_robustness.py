@@ -354,3 +354,20 @@ def test_a_strict_open_xml_book_is_refused_in_one_line_that_says_how_to_save_it(
         "rates-xl calc: strict.xlsx is saved as Strict Open XML, which calc does not read: in Excel, "
         "File > Save As > Excel Workbook (*.xlsx), then calculate that copy"]
     assert not (tmp_path / "out.xlsx").exists()
+
+
+@pytest.mark.parametrize("title", ["sheet1", "SHEET1"])
+def test_a_first_sheet_named_sheet1_in_another_case_is_computed(tmp_path, title):
+    """formualizer 0.13 keeps a sheet of its own named "Sheet1" beside a book's first sheet named
+    so in another case (apache/poi's Excel-made 59132.xlsx: "sheet1"), and every formula of that
+    sheet answered blank: here, in a book whose values no check can compare (openpyxl stores
+    none), silently. Such a book is computed by the `formulas` engine, the summary says why."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = title
+    sheet["B1"], sheet["B2"], sheet["A1"], sheet["A2"] = "Peter", 21, '=IF(ISBLANK(B1),"",B1)', "=B2*2"
+    book.create_sheet("Other")["A1"] = f"={title}!B2+1"
+    book.save(tmp_path / "lower.xlsx")
+    result = WorkbookCalculation(tmp_path / "lower.xlsx").compute()
+    assert [result.value(title, "A1"), result.value(title, "A2"), result.value("Other", "A1")] == ["Peter", 42, 22]
+    assert result.engine == "formulas" and any("first sheet is named" in note for note in result.notes)

@@ -27,6 +27,11 @@ from rates_xl.functions.sheet import (
 )
 from rates_xl.functions.values import CellValue
 
+#: formualizer's own first sheet. A book whose first sheet has this name in another case
+#: (apache/poi's Excel-made 59132.xlsx, "sheet1") is read beside it: every formula of that sheet
+#: answered blank (`=B1` too), and the `formulas` engine computes such a book.
+_DEFAULT_SHEET = "Sheet1"
+
 
 class FormualizerEngine:
     name = "fast"
@@ -37,6 +42,10 @@ class FormualizerEngine:
         self.extents: dict[Key, Area] = {}
         self.cut: dict[Key, str] = {}
         self.blocked: dict[Key, Area] = {}
+        first = book.book.worksheets[0].title if book.book.worksheets else "Sheet1"
+        if first.upper() == _DEFAULT_SHEET.upper() and first != _DEFAULT_SHEET:
+            raise EngineError(f"its first sheet is named {first!r}: formualizer 0.13 keeps a sheet of its own "
+                              f"named {_DEFAULT_SHEET!r} beside it and computes every formula there as blank")
         try:
             from rates_xl.calc.formula.lambdas import lambda_names
 
