@@ -39,6 +39,7 @@ from rates_xl.calc.formula import (
     terms,
     text,
     text_limit,
+    three_d,
 )
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
@@ -89,6 +90,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("other_workbook_names", ranges.other_workbook_names, ("]",), cells=NAMES),
     Pass("other_workbooks", ranges.other_workbooks, (), ranges.may_read_other_workbooks),
     Pass("literal_indirect", ranges.literal_indirect, ("INDIRECT(",)),
+    Pass("three_d", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets)),
     Pass("rates_source", calls.source, ("SOURCE",)),
     Pass("isformula", calls.isformula, ("ISFORMULA",)),
     Pass("formula_text", formula_text.formula_text, ("FORMULATEXT(",)),

@@ -93,6 +93,8 @@ class BookFacts:
     unsure_texts: bool = False
     #: Upper-case defined name -> the LAMBDA it stands for (calc/formula/lambdas.py `named_lambdas`).
     lambda_names: dict[str, str] = field(default_factory=dict)
+    #: The book's sheets, in the order of their tabs (calc/formula/three_d.py).
+    sheets: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

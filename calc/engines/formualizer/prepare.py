@@ -154,7 +154,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
-                      range_size=range_size)
+                      range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets))
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)
