@@ -88,6 +88,9 @@ def _name_operators(formula: Formula, _site: Site) -> str:
 PASSES: tuple[Pass, ...] = (
     Pass("name_operators", _name_operators, (" ",), cells=NAMES),
     Pass("other_workbook_names", ranges.other_workbook_names, ("]",), cells=NAMES),
+    Pass("table_names", tables.structured, ("[",), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables),
+         cells=NAMES),
+    Pass("three_d_names", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets), cells=NAMES),
     Pass("other_workbooks", ranges.other_workbooks, (), ranges.may_read_other_workbooks),
     Pass("literal_indirect", ranges.literal_indirect, ("INDIRECT(",)),
     Pass("three_d", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets)),

@@ -112,6 +112,30 @@ def test_a_reference_without_the_tables_name_reads_the_table_the_cell_is_in(tmp_
     assert "outside any table" in result.skipped[0].reason
 
 
+def test_a_defined_name_over_a_tables_column(tmp_path):
+    """A name defined as a formula over a table (`total` = `SUM(Table1[c])`: apache/poi's
+    Excel-made simple-table-named-range.xlsx, 9; simple-monthly-budget.xlsx's
+    TotalMonthlyExpenses = `SUM(tblExpenses[Amount])`) read by a cell: #NAME? before, the names'
+    own text now has its structured references written as ranges too; and a 3-D reference."""
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for row in (["a", "b", "c"], [1, 2, 3], [4, 5, 6]):
+        ws.append(row)
+    ws.add_table(Table(displayName="Table1", ref="A1:C3"))
+    wb.create_sheet("T")["A1"] = 10
+    wb.defined_names["total"] = DefinedName("total", attr_text="SUM(Table1[c])")
+    wb.defined_names["both"] = DefinedName("both", attr_text="SUM(S:T!$A$1)")
+    ws["E1"], ws["E2"], ws["E3"] = "=total", "=total*2", "=both"
+    path = tmp_path / "named.xlsx"
+    wb.save(path)
+    result = WorkbookCalculation(path).compute()
+    assert [result.value("S", c) for c in ("E1", "E2", "E3")] == [9, 18, 10]  # S!A1 is the text "a"
+    assert not result.skipped
+
+
 POI = "poi_StructuredRefs-lots-with-lookups.xlsx"
 
 

@@ -447,11 +447,15 @@ def _name_passes(book: Any, facts: BookFacts) -> None:
             if isinstance(text, str) and reads_other_workbook_name(text):
                 foreign.add(str(key).upper())
     facts.foreign_names = frozenset(foreign)
+    site = Site("", 0, 0, book=facts)  # (a name is no cell: `[#This Row]` in one is not resolved)
     for names in scopes:
         for defined in names.values():
             text = defined.attr_text
             if isinstance(text, str):
-                done = passes.rewrite("=" + text, Site("", 0, 0), passes.NAMES).text[1:]
+                try:
+                    done = passes.rewrite("=" + text, site, passes.NAMES).text[1:]
+                except NotComputed:
+                    continue  # left as it is: a cell reading it answers the engine's #NAME?, checked
                 if done != text:
                     defined.attr_text = done
 
