@@ -159,6 +159,20 @@ def _items(spec: str) -> list[str]:
     return items
 
 
+def _column(table: Table, part: str) -> int:
+    """The index of the column `part` names: its name as written, without case, else with the
+    spaces around it ignored (a column named "Field 4 ", with its space, is `[Field 4 ]` in
+    apache/poi's Excel-made table-sample.xlsx; `[[#This Row], [Amount]]` spaces the items)."""
+    for written in (part, part.strip()):
+        for i, column in enumerate(table.columns):
+            if column.upper() == written.upper():
+                return i
+    for i, column in enumerate(table.columns):
+        if column.strip().upper() == part.strip().upper():
+            return i
+    raise UnknownReference(f"table {table.name} has no column {part.strip()!r}")
+
+
 def _range(table: Table, spec: str, site: Site) -> str:
     rows: set[str] = set()
     columns: list[int] = []
@@ -169,10 +183,7 @@ def _range(table: Table, spec: str, site: Site) -> str:
             continue
         first, _, last = name.partition(":")
         for part in (first, last or first):
-            try:
-                columns.append(next(i for i, c in enumerate(table.columns) if c.upper() == part.strip().upper()))
-            except StopIteration:
-                raise UnknownReference(f"table {table.name} has no column {part.strip()!r}") from None
+            columns.append(_column(table, part))
     data1 = table.r1 + (1 if table.header else 0)
     data2 = table.r2 - (1 if table.totals else 0)
     rows = rows or {"#DATA"}

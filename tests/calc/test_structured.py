@@ -183,3 +183,18 @@ def test_indirect_of_a_column_and_a_row_number_is_one_cell():
                  '=IF(A1=1,INDIRECT("A1:A3")+1,0)', '=IF(A1=1,INDIRECT("A"&ROW(B10)-1&":A9"),0)',
                  '=IF(A1=1,INDIRECT("R"&ROW()&"C1",FALSE),0)'):
         assert hazards(text) == ["IF given the array from INDIRECT"], text
+
+
+def test_a_column_named_with_a_space_at_its_end():
+    """apache/poi's Excel-made table-sample.xlsx names a column "Field 4 " (its space kept) and
+    reads it `Tabelle1[[#This Row],[Field 4 ]]`; 63934.xlsx "Gender ": each such cell was listed
+    ("has no column 'Field 4'"). A name matches as written, then with the spaces around it ignored."""
+    table = structured.Table("Tabelle1", "S", 4, 3, 9, 7, ("Field 1", "Field 2", "Field 3", "Field 4 ", "Field 5"),
+                             True, True)
+    site = Site("S", 6, 7, False, BookFacts(tables={"TABELLE1": table}))
+    assert one("structured", "=Tabelle1[[#This Row],[Field 4 ]]/Tabelle1[[#Totals],[Field 4 ]]", site) == \
+        "=S!$F$6/S!$F$9"
+    assert one("structured", "=SUBTOTAL(109,Tabelle1[[Field 4 ]])", site) == "=SUBTOTAL(109,S!$F$5:$F$8)"
+    assert one("structured", "=SUM(Tabelle1[Field 4])", site) == "=SUM(S!$F$5:$F$8)"
+    with pytest.raises(structured.UnknownReference, match="no column 'Field 6'"):
+        one("structured", "=SUM(Tabelle1[Field 6])", site)
