@@ -30,6 +30,23 @@ def test_formats_formulas_got_wrong(value, code, expected):
     assert callbacks()["TEXT"](value, code) == expected
 
 
+#: apache/poi's Excel-made NumberFormatTests.xlsx (Tests!A40:A48, A107:A110): `?` pads with a
+#: space where `0` writes a zero and `#` nothing, on both sides of the point, and a thousands
+#: separator among the padding is a space too; `formulas` wrote the `?` as it is.
+QUESTION_MARKS = [(1234567, "?,???", "1,234,567"), (1234567, "?,???????", " 1,234,567"),
+                  (1234567, "?,????????", "  1,234,567"), (1234567, "?,?????????", "    1,234,567"),
+                  (12, "?,?", "12"), (123, "?,??", "123"), (1.1, "|?.?|", "|1.1|"), (1.1, "|??.?|", "| 1.1|"),
+                  (1.1, "|?.??|", "|1.1 |"), (1.1, "|??.??|", "| 1.1 |"), (-1.1, "|??.??|", "-| 1.1 |"),
+                  (-1234567, "?,?????????", "-    1,234,567")]
+
+
+@pytest.mark.parametrize(("value", "code", "expected"), QUESTION_MARKS)
+def test_a_question_mark_pads_with_a_space(value, code, expected):
+    from rates_xl.calc.xlfuncs import callbacks
+
+    assert callbacks()["TEXT"](float(value), code) == expected
+
+
 @libreoffice.needed
 def test_text_as_libreoffice_formats_it(tmp_path):
     """Not compared: a negative number that rounds to zero, which LibreOffice writes without its

@@ -1,0 +1,101 @@
+"""TEXT of a number in a section holding `?`, the digit placeholder that pads with a space:
+"? adds spaces for insignificant zeros on either side of the decimal point so that decimal
+points align" (Microsoft, "Number format codes"). The bridged `formulas` TEXT wrote the `?`
+as it is (TEXT(1.1,"|??.?|") was "|??.1?|", Excel's "| 1.1|"): 226 cells of apache/poi's
+Excel-made NumberFormatTests.xlsx and NumberFormatApproxTests.xlsx listed.
+
+A section is laid out here when it holds `?` among its own characters and only placeholders
+(`0 # ?`), a point, thousands and scaling commas, `%` and literal text: the integer digits
+right-aligned on the integer placeholders (more digits than placeholders all shown), each
+position without a digit `0` for 0, a space for ?, nothing for #; the decimals rounded as
+Excel rounds (numbers.py `rounded`), each insignificant trailing zero the same; a thousands
+separator beside a space-padded position a space too (TEXT(1234567,"?,?????????") is
+"    1,234,567"). A fraction, an exponent or a fill (`*`) is left to the caller (None).
+"""
+
+from __future__ import annotations
+
+from rates_xl.calc.xlfuncs.text.numbers import rounded
+
+_PLACEHOLDERS = "0#?"
+
+
+def _own(section: str) -> list[tuple[int, str]]:
+    """(position, character) of the format's own characters: not quoted or escaped."""
+    out, i, quoted = [], 0, False
+    while i < len(section):
+        ch = section[i]
+        if ch == "\\" and not quoted:
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted:
+            out.append((i, ch))
+        i += 1
+    return out
+
+
+def laid_out(number: float, section: str) -> str | None:
+    """`number` in `section` as Excel's TEXT writes it, or None for a section this does not lay out."""
+    own = _own(section)
+    chars = {i: ch for i, ch in own}
+    letters = "".join(ch for _, ch in own).lower()
+    if "?" not in letters or any(ch in letters for ch in "/e*@ymdhs["):
+        return None
+    holders = [i for i, ch in own if ch in _PLACEHOLDERS]
+    point = next((i for i, ch in own if ch == "."), None)
+    whole = [i for i in holders if point is None or i < point]
+    decimals = [i for i in holders if point is not None and i > point]
+    last = holders[-1]
+    scaling: list[int] = []
+    for i, ch in own:
+        if i > last and ch == ",":
+            if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
+                break
+            scaling.append(i)
+    thousands = bool(whole) and any(ch == "," and whole[0] < i < whole[-1] for i, ch in own)
+    percent = letters.count("%")
+    exact = rounded(abs(number) * 100 ** percent / 1000 ** len(scaling), len(decimals))
+    integer, _, fraction = format(exact, "f").partition(".")
+    digits = "" if integer == "0" else integer
+    # The integer positions, right to left: (a digit or None, its placeholder or None).
+    cells = []
+    for k in range(max(len(whole), len(digits))):
+        digit = digits[-1 - k] if k < len(digits) else None
+        holder = chars[whole[-1 - k]] if k < len(whole) else None
+        cells.append(digit if digit is not None else {"0": "0", "?": " ", "#": ""}[holder or "#"])
+    written = []
+    for k, cell in enumerate(cells):
+        if thousands and k and k % 3 == 0:  # a separator before this group, as its left cell shows
+            written.append("," if cell not in (" ", "") else cell and " ")
+        written.append(cell)
+    integer_text = "".join(reversed(written))
+    significant = len(fraction.rstrip("0"))
+    shown = {i: fraction[j] if j < significant else {"0": "0", "?": " ", "#": ""}[chars[i]]
+             for j, i in enumerate(decimals)}
+    out, i, quoted = [], 0, False
+    dropped = set(scaling) | ({i for i, ch in own if ch == "," and whole and whole[0] < i < whole[-1]})
+    while i < len(section):
+        ch = section[i]
+        if ch == "\\" and not quoted and i + 1 < len(section):
+            out.append(section[i + 1])
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif quoted:
+            out.append(ch)
+        elif whole and i == whole[0]:
+            out.append(integer_text)
+        elif i in whole or i in dropped:
+            pass
+        elif i in shown:
+            out.append(shown[i])
+        elif i == point and not whole:
+            out.append(integer_text + ".")
+        else:
+            out.append(ch)
+        i += 1
+    text = "".join(out)
+    return f"-{text}" if number < 0 and exact else text
