@@ -334,10 +334,13 @@ def may_choose(text: str) -> bool:
 def choose_logical(formula: Formula, _site: object = None) -> str:
     """CHOOSE with a logical index, as Excel reads it: TRUE is 1 (formulas_test.xlsx LOOKUP!Y5,
     `CHOOSE(J5,1,2,3)` with J5 TRUE, is 1); FALSE is 0, #VALUE!. formualizer answers #VALUE! for
-    a logical index. CHOOSE stays formualizer's own (it hands back references, which a Python
-    function could not): a one-cell index is read as a number when it holds a logical value
-    (`IF(ISLOGICAL(J5),--J5,J5)`), a typed TRUE/FALSE as 1/0; any other index (numeric text,
-    a range, an expression) is left as written."""
+    a logical index. A text index is read as a number too (pycel's Excel-made lookup.xlsx,
+    Lookup!E44:F44: `CHOOSE(E$43,...)` with E43 the text "1" is the first choice, "2" the
+    second; formualizer: #VALUE!). CHOOSE stays formualizer's own (it hands back references,
+    which a Python function could not): a one-cell index is read as a number when it holds a
+    logical value or a text (`IF(OR(ISLOGICAL(J5),ISTEXT(J5)),--J5,J5)`: a text that is no
+    number #VALUE!, as in Excel), a typed TRUE/FALSE as 1/0; any other index (a range, an
+    expression) is left as written."""
     tokens = formula.tokens
     edits = formula.edits()
     for index in range(1, len(tokens) - 1):
@@ -348,5 +351,6 @@ def choose_logical(formula: Formula, _site: object = None) -> str:
         if token.sub == LOGICAL:
             edits.replace(index, index + 1, "1" if token.text.upper() == "TRUE" else "0")
         elif token.sub == RANGE and cell_reference(token.text) is not None:
-            edits.replace(index, index + 1, f"IF(ISLOGICAL({token.text}),--{token.text},{token.text})")
+            edits.replace(index, index + 1,
+                          f"IF(OR(ISLOGICAL({token.text}),ISTEXT({token.text})),--{token.text},{token.text})")
     return edits.text()

@@ -53,10 +53,27 @@ def test_choose_rewriting_touches_only_a_one_cell_or_logical_index():
     def rewrite(formula):
         return one("choose_logical", formula)
 
-    assert rewrite("=CHOOSE(J5,1,2,3)") == "=CHOOSE(IF(ISLOGICAL(J5),--J5,J5),1,2,3)"
+    assert rewrite("=CHOOSE(J5,1,2,3)") == "=CHOOSE(IF(OR(ISLOGICAL(J5),ISTEXT(J5)),--J5,J5),1,2,3)"
     assert rewrite("=_xlfn.CHOOSE(TRUE,1,2)") == "=_xlfn.CHOOSE(1,1,2)"
     for kept in ("=CHOOSE(A1:A2,1,2)", "=CHOOSE(A1+1,1,2)", "=MYCHOOSE(A1,1)", "=CHOOSE( 2 ,A1)"):
         assert rewrite(kept) == kept
+
+
+def test_choose_reads_a_text_index_as_a_number(tmp_path):
+    """pycel's tests/fixtures/lookup.xlsx (github.com/dgorissen/pycel, made by Excel), Lookup!B44:G44:
+    `CHOOSE(x,$B3,$C3,...)` with x the text "1" is B3, "2" C3, "0" #VALUE!, TRUE B3, FALSE
+    #VALUE!, 0.9 #VALUE!; formualizer answered #VALUE! for the texts. Made here with those values,
+    and a text that reads as no number ("abc": #VALUE!, as VALUE("abc") is)."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from tests.calc.test_recalc import excel_saved
+
+    cells = {"B3": -1, "C3": 0.5, "B43": "1", "C43": "2", "D43": "0", "E43": True, "F43": False, "G43": 0.9,
+             "H43": "abc", **{f"{c}44": f"=CHOOSE({c}$43,$B3,$C3)" for c in "BCDEFGH"}}
+    excel = {"B44": -1, "C44": 0.5, "D44": "#VALUE!", "E44": -1, "F44": "#VALUE!", "G44": "#VALUE!", "H44": "#VALUE!"}
+    book = excel_saved(tmp_path / "choose.xlsx", cells, excel)
+    result = WorkbookCalculation(book, full=True).compute()
+    assert not result.stale, result.stale
+    assert {c: result.value("S", c) for c in excel} == excel
 
 
 def test_union_of_areas_becomes_arguments_only_where_read_alike():
