@@ -10,7 +10,8 @@ right-aligned on the integer placeholders (more digits than placeholders all sho
 position without a digit `0` for 0, a space for ?, nothing for #; the decimals rounded as
 Excel rounds (numbers.py `rounded`), each insignificant trailing zero the same; a thousands
 separator beside a space-padded position a space too (TEXT(1234567,"?,?????????") is
-"    1,234,567"). A fraction, an exponent or a fill (`*`) is left to the caller (None).
+"    1,234,567"). A fraction, an exponent, a fill (`*`) or a bracketed code (`[$€-407]`) is left to the caller
+(None).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from rates_xl.calc.xlfuncs.text.numbers import rounded
 _PLACEHOLDERS = "0#?"
 
 
-def _own(section: str) -> list[tuple[int, str]]:
-    """(position, character) of the format's own characters: not quoted or escaped."""
-    out, i, quoted = [], 0, False
+def own_characters(section: str) -> list[tuple[int, str]]:
+    """(position, character) of the format's own characters: not quoted, escaped or bracketed."""
+    out, i, quoted, bracket = [], 0, False, False
     while i < len(section):
         ch = section[i]
         if ch == "\\" and not quoted:
@@ -30,7 +31,11 @@ def _own(section: str) -> list[tuple[int, str]]:
             continue
         if ch == '"':
             quoted = not quoted
-        elif not quoted:
+        elif ch == "[" and not quoted:
+            bracket = True
+        elif ch == "]" and bracket:
+            bracket = False
+        elif not quoted and not bracket:
             out.append((i, ch))
         i += 1
     return out
@@ -38,10 +43,10 @@ def _own(section: str) -> list[tuple[int, str]]:
 
 def laid_out(number: float, section: str) -> str | None:
     """`number` in `section` as Excel's TEXT writes it, or None for a section this does not lay out."""
-    own = _own(section)
+    own = own_characters(section)
     chars = {i: ch for i, ch in own}
     letters = "".join(ch for _, ch in own).lower()
-    if "?" not in letters or any(ch in letters for ch in "/e*@ymdhs["):
+    if "?" not in letters or any(ch in letters for ch in "/e*@ymdhs") or "[" in section:
         return None
     holders = [i for i, ch in own if ch in _PLACEHOLDERS]
     point = next((i for i, ch in own if ch == "."), None)

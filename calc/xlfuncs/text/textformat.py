@@ -40,6 +40,7 @@ from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number,
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
 from rates_xl.calc.xlfuncs.text import datetimes, placeholders
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
+from rates_xl.calc.xlfuncs.text.placeholders import own_characters
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -52,36 +53,16 @@ _DIGIT = "0#"
 READ_FROM = "1.3.4"
 
 
-def _outside_quotes(section: str) -> list[tuple[int, str]]:
-    """(position, character) of the format's own characters: not quoted, escaped or bracketed."""
-    out, i, quoted, bracket = [], 0, False, False
-    while i < len(section):
-        ch = section[i]
-        if ch == "\\" and not quoted:
-            i += 2
-            continue
-        if ch == '"':
-            quoted = not quoted
-        elif ch == "[" and not quoted:
-            bracket = True
-        elif ch == "]" and bracket:
-            bracket = False
-        elif not quoted and not bracket:
-            out.append((i, ch))
-        i += 1
-    return out
-
-
 def sections(code: str) -> list[str]:
     """The format's sections: split at `;` outside quotes, brackets and `\\` escapes."""
-    cuts = [-1, *(i for i, ch in _outside_quotes(code) if ch == ";"), len(code)]
+    cuts = [-1, *(i for i, ch in own_characters(code) if ch == ";"), len(code)]
     return [code[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
 
 
 def _spaced(section: str) -> str:
     """`_)` (a space as wide as ")", the accounting formats' padding) written as a space, as in
     TEXT's answer: formulas wrote "_)" as it is."""
-    pads = {i for i, ch in _outside_quotes(section) if ch == "_"}
+    pads = {i for i, ch in own_characters(section) if ch == "_"}
     if not pads:
         return section
     out, i = [], 0
@@ -99,7 +80,7 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
     """`number` rounded as Excel rounds for `section`, scaled by its trailing commas, and the
     section without the commas formulas misreads (see the module's docstring); and the number
     as the exact decimal it stands for (None for a section `_prepared` leaves to formulas)."""
-    own = _outside_quotes(section)
+    own = own_characters(section)
     letters = "".join(ch for _, ch in own).lower()
     if any(ch in letters for ch in "ymdhsae?/") or not any(ch in _DIGIT for _, ch in own):
         return number, section, None  # dates, times, AM/PM, exponents, fractions, General: formulas'
