@@ -1,8 +1,8 @@
 """TEXT of a number in a section holding `?`, the digit placeholder that pads with a space:
 "? adds spaces for insignificant zeros on either side of the decimal point so that decimal
 points align" (Microsoft, "Number format codes"). The bridged `formulas` TEXT wrote the `?`
-as it is (TEXT(1.1,"|??.?|") was "|??.1?|", Excel's "| 1.1|"): 226 cells of apache/poi's
-Excel-made NumberFormatTests.xlsx and NumberFormatApproxTests.xlsx listed.
+as it is (TEXT(1.1,"|??.?|") was "|??.1?|", Excel's "| 1.1|"): 38 cells of apache/poi's
+Excel-made NumberFormatTests.xlsx listed, now Excel's (its fractions' `?` are not laid out here).
 
 A section is laid out here when it holds `?` among its own characters and only placeholders
 (`0 # ?`), a point, thousands and scaling commas, `%` and literal text: the integer digits
@@ -10,8 +10,8 @@ right-aligned on the integer placeholders (more digits than placeholders all sho
 position without a digit `0` for 0, a space for ?, nothing for #; the decimals rounded as
 Excel rounds (numbers.py `rounded`), each insignificant trailing zero the same; a thousands
 separator beside a space-padded position a space too (TEXT(1234567,"?,?????????") is
-"    1,234,567"). A fraction, an exponent, a fill (`*`) or a bracketed code (`[$€-407]`) is left to the caller
-(None).
+"    1,234,567"). A fraction, an exponent, a fill (`*`) or a bracketed code (`[$€-407]`) is
+left to the caller (None).
 """
 
 from __future__ import annotations
