@@ -120,9 +120,23 @@ def write(path: str) -> None:
     doc.write_text(text, encoding="utf-8")
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str] | None = None) -> int:
+    """`python -m rates_xl.calc.routing [DOC]`: the table written into DOC; one line if it cannot be."""
+    import argparse
 
     from rates_xl.calc import xlfuncs  # noqa: F401 - the table lists its functions
 
-    write(sys.argv[1] if len(sys.argv) > 1 else "docs/templates-and-calc.md")
+    parser = argparse.ArgumentParser(prog="python -m rates_xl.calc.routing",
+                                     description="Write the routing table into a page of the docs.")
+    parser.add_argument("doc", nargs="?", default="docs/templates-and-calc.md", help="the page (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        write(args.doc)
+    except OSError as exc:
+        print(f"routing: cannot write the table into {args.doc}: {exc.strerror or exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -157,3 +157,18 @@ def test_the_routing_table_in_the_docs_is_the_generated_one():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "templates-and-calc.md").read_text(encoding="utf-8")
     shown = doc.partition(routing.BEGIN)[2].partition(routing.END)[0].strip("\n")
     assert shown == routing.table(), "regenerate it: python -m rates_xl.calc.routing"
+
+
+def test_the_routing_tool_says_what_it_takes_and_fails_in_one_line(tmp_path, capsys):
+    """`python -m rates_xl.calc.routing --help` took "--help" for the page and ended in a traceback."""
+    from rates_xl.calc import routing
+
+    with pytest.raises(SystemExit) as done:
+        routing.main(["--help"])
+    assert done.value.code == 0 and "Write the routing table" in capsys.readouterr().out
+    assert routing.main([str(tmp_path / "missing" / "page.md")]) == 1
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith("routing: cannot write the table into")
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n", encoding="utf-8")
+    assert routing.main([str(page)]) == 0 and routing.table() in page.read_text(encoding="utf-8")
