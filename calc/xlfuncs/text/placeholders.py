@@ -19,6 +19,8 @@ from __future__ import annotations
 from rates_xl.calc.xlfuncs.text.numbers import rounded
 
 _PLACEHOLDERS = "0#?"
+#: What a placeholder shows where the number has no digit for it.
+_PADDING = {"0": "0", "?": " ", "#": ""}
 
 
 def own_characters(section: str) -> list[tuple[int, str]]:
@@ -41,6 +43,18 @@ def own_characters(section: str) -> list[tuple[int, str]]:
     return out
 
 
+def scaling_commas(own: list[tuple[int, str]], last: int) -> list[int]:
+    """The positions of the commas right after the last digit placeholder (at `last`), each
+    scaling the number by 1,000 ("#,##0," shows thousands), among a format's own characters."""
+    scaling: list[int] = []
+    for i, ch in own:
+        if i > last and ch == ",":
+            if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
+                break
+            scaling.append(i)
+    return scaling
+
+
 def laid_out(number: float, section: str) -> str | None:
     """`number` in `section` as Excel's TEXT writes it, or None for a section this does not lay out."""
     own = own_characters(section)
@@ -52,35 +66,27 @@ def laid_out(number: float, section: str) -> str | None:
     point = next((i for i, ch in own if ch == "."), None)
     whole = [i for i in holders if point is None or i < point]
     decimals = [i for i in holders if point is not None and i > point]
-    last = holders[-1]
-    scaling: list[int] = []
-    for i, ch in own:
-        if i > last and ch == ",":
-            if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
-                break
-            scaling.append(i)
-    thousands = bool(whole) and any(ch == "," and whole[0] < i < whole[-1] for i, ch in own)
+    scaling = scaling_commas(own, holders[-1])
+    separators = {i for i, ch in own if ch == "," and whole and whole[0] < i < whole[-1]}
     percent = letters.count("%")
     exact = rounded(abs(number) * 100 ** percent / 1000 ** len(scaling), len(decimals))
     integer, _, fraction = format(exact, "f").partition(".")
     digits = "" if integer == "0" else integer
-    # The integer positions, right to left: (a digit or None, its placeholder or None).
+    # What each integer position shows, right to left: its digit, else its placeholder's padding.
     cells = []
     for k in range(max(len(whole), len(digits))):
-        digit = digits[-1 - k] if k < len(digits) else None
-        holder = chars[whole[-1 - k]] if k < len(whole) else None
-        cells.append(digit if digit is not None else {"0": "0", "?": " ", "#": ""}[holder or "#"])
+        holder = chars[whole[-1 - k]] if k < len(whole) else "#"
+        cells.append(digits[-1 - k] if k < len(digits) else _PADDING[holder])
     written = []
     for k, cell in enumerate(cells):
-        if thousands and k and k % 3 == 0:  # a separator before this group, as its left cell shows
+        if separators and k and k % 3 == 0:  # a separator before this group, as its left cell shows
             written.append("," if cell not in (" ", "") else cell and " ")
         written.append(cell)
     integer_text = "".join(reversed(written))
     significant = len(fraction.rstrip("0"))
-    shown = {i: fraction[j] if j < significant else {"0": "0", "?": " ", "#": ""}[chars[i]]
-             for j, i in enumerate(decimals)}
+    shown = {i: fraction[j] if j < significant else _PADDING[chars[i]] for j, i in enumerate(decimals)}
     out, i, quoted = [], 0, False
-    dropped = set(scaling) | ({i for i, ch in own if ch == "," and whole and whole[0] < i < whole[-1]})
+    dropped = set(scaling) | separators
     while i < len(section):
         ch = section[i]
         if ch == "\\" and not quoted and i + 1 < len(section):

@@ -40,7 +40,7 @@ from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number,
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
 from rates_xl.calc.xlfuncs.text import datetimes, placeholders
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
-from rates_xl.calc.xlfuncs.text.placeholders import own_characters
+from rates_xl.calc.xlfuncs.text.placeholders import own_characters, scaling_commas
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
@@ -87,13 +87,7 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
     point = next((i for i, ch in own if ch == "."), None)
     decimals = sum(1 for i, ch in own if ch in _DIGIT and point is not None and i > point)
     percent = sum(1 for _, ch in own if ch == "%")
-    last = max(i for i, ch in own if ch in _DIGIT)
-    scaling: list[int] = []
-    for i, ch in own:
-        if i > last and ch == ",":
-            if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
-                break
-            scaling.append(i)
+    scaling = scaling_commas(own, max(i for i, ch in own if ch in _DIGIT))
     scaled = number * 100 ** percent / 1000 ** len(scaling)
     exact = rounded(scaled, decimals)
     if not exact:  # shown as zero: no minus sign (TEXT(-1/3,"0") is "0" in Excel)
