@@ -110,7 +110,7 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
     # comparable than TODAY() itself, and counted with it, not as wrong (where it is the same it
     # counts as equal). (The engine's own check fixes TODAY() at its cached value: calc/recalc.py.)
     volatile = {key for key, formula in texts.items() if set(functions_of(formula)[1]) & VOLATILE}
-    after_volatile = calc.scope.downstream(volatile) if volatile else set()
+    after_volatile: set | None = None  # (found at the first cell that differs: most books have none)
     for (sheet, cell), formula in sorted(texts.items()):
         outer, names = functions_of(formula)
         if (sheet, cell) in volatile:
@@ -126,6 +126,8 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
             counts["equal"] += 1
             statuses[f"{sheet}!{cell}"] = ["equal", outer]
             continue
+        if after_volatile is None:
+            after_volatile = calc.scope.downstream(volatile) if volatile else set()
         if (sheet, cell) in after_volatile:
             counts["volatile"] += 1
             counts["formulas"] -= 1
