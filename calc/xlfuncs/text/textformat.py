@@ -25,8 +25,8 @@ section (`_prepared`) does what that one does not:
   binary expansion ("1180591620717409992704", "0.29999999999999998890"), and a number past
   the decimal module's default 28 digits (TEXT(1E+30,"0")) was #VALUE!.
 
-Dates and times are datetimes.py's, a section padding with `?` placeholders.py's. A format with
-conditions ([>100]), exponents or fractions goes to the bridged one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
+Dates and times are datetimes.py's, fractions fractions.py's, a section padding with `?`
+placeholders.py's. A format with conditions ([>100]) or exponents goes to the bridged one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from decimal import Decimal, localcontext
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
-from rates_xl.calc.xlfuncs.text import datetimes, placeholders
+from rates_xl.calc.xlfuncs.text import datetimes, fractions, placeholders
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
 from rates_xl.calc.xlfuncs.text.placeholders import own_characters, scaling_commas
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
@@ -110,6 +110,8 @@ def _shown(number: float, section: str, computed: Callable[..., EngineValue]) ->
     dated = datetimes.formatted(number, section)
     if dated is not None:
         return dated
+    if (fraction := fractions.formatted(number, section)) is not None:
+        return fraction  # "# ??/32": fractions.py
     if (spaced := placeholders.laid_out(number, section)) is not None:
         return spaced  # `?`, the placeholder padding with a space: placeholders.py
     value, section, exact = _prepared(number, section)
