@@ -44,6 +44,7 @@ from functools import lru_cache
 
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula, Group, Span
+from rates_xl.calc.xlfuncs.dates.system1904 import text_serial
 from rates_xl.calc.xlfuncs.text.number_text import (
     NAME,
     NO_TEXT,
@@ -183,7 +184,10 @@ def text_as_numbers(formula: Formula, site: Site) -> str:
             first, last = span
             text = formula.span_text(span)
             if way == _LITERAL:
-                read = number(formula.tokens[first].text[1:-1].replace('""', '"'))
+                typed = formula.tokens[first].text[1:-1].replace('""', '"')
+                read = number(typed)
+                if site.book.date1904 and not isinstance(read, str):
+                    read = text_serial(typed, read)  # a date's serial in the book's system
                 written = read if isinstance(read, str) else (repr(read) if read >= 0 else f"({read!r})")
                 edits.replace(first, last, written)
             elif way == _GUARD:

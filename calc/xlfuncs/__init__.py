@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
-from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360
+from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360, system1904
 from rates_xl.calc.xlfuncs.engineering import bessel, bits, complex
 from rates_xl.calc.xlfuncs.financial import (
     accrued,
@@ -493,6 +493,16 @@ def callbacks(facts: Facts | None = None) -> dict[str, Callback]:
     found["FREQUENCY"] = frequency.bins_in_place(found.get("FREQUENCY") or bridge.bridged("FREQUENCY"))
     for name in ("LINEST", "LOGEST"):  # their standard errors under their coefficients (statistical/trend.py)
         found[name] = trend.stats_in_excels_order(found.get(name) or bridge.bridged(name))
+    if facts.get("date1904"):  # dates counted from 1904: dates/system1904.py
+        found.update({name: bridge.bridged(name) for name in system1904.NATIVE})
+        for name in system1904.DATES.keys() & found.keys():
+            found[name] = system1904.shifted(name, found[name])
+        for name in system1904.FROM_TEXT.keys() & found.keys():
+            found[name] = system1904.from_text(name, found[name])
+        for name in ("VALUE", number_text.NAME):  # a date read out of text
+            found[name] = system1904.value(found[name])
+        found = {name: system1904.serials(call) for name, call in found.items()}
+        found["TODAY"], found["NOW"] = system1904.today(), system1904.now()
     return found
 
 
@@ -527,9 +537,12 @@ def book_facts(package: Package, book: OpenpyxlWorkbook | None = None) -> Facts:
     """What some functions need to know of the book (calc/package.py `Package`): the
     application that saved it, for CHAR and CODE (Mac Roman in Excel for Mac, Windows-1252
     elsewhere); of `book` (openpyxl's, when given) its sheets' titles and its defined names and
-    tables, for INDIRECT's text (lookup/reference_text.py)."""
+    tables, for INDIRECT's text (lookup/reference_text.py), and its date system (dates/system1904.py)."""
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
     facts: Facts = {"application": package.application()}
     if book is not None:
+        facts["date1904"] = getattr(book, "epoch", None) == CALENDAR_MAC_1904
         facts["sheets"] = frozenset(ws.title.upper() for ws in book.worksheets)
         names = {str(name).upper() for name in book.defined_names}
         for ws in book.worksheets:

@@ -20,6 +20,8 @@ class Facts(TypedDict, total=False):
     #: lookup/reference_text.py).
     sheets: frozenset[str]
     names: frozenset[str]
+    #: Whether it counts dates from 1904 (`date1904`: dates/system1904.py).
+    date1904: bool
 
 
 #: A function of this package as formualizer calls it: formualizer's values in (its

@@ -28,7 +28,7 @@ from rates_xl.client import setting_defaults
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
 from rates_xl.functions.tokens import function_names
-from rates_xl.functions.values import CellValue
+from rates_xl.functions.values import EPOCH_1900, EPOCH_1904, CellValue
 
 if TYPE_CHECKING:
     from formualizer import EvaluationConfig, Sheet, Workbook
@@ -43,6 +43,9 @@ class FastModel:
     def __init__(self, prepared: Prepared, threads: int) -> None:
         self.prepared = prepared
         self.threads = threads  # the evaluation's (`evaluation_config`)
+        self.date1904 = bool(prepared.facts.get("date1904"))
+        #: The book's day 0: a date the engine answers is read back as its serial from it.
+        self.epoch = EPOCH_1904 if self.date1904 else EPOCH_1900
         self._spots: dict[tuple[str, str], str] = {}  # (sheet, cell) -> its address (`spill_extent`)
         self._extents: dict[str, Area] = {}  # a spill's extent as the engine writes it -> its area
         self.workbook = self._load()
@@ -54,7 +57,7 @@ class FastModel:
 
     def _load(self) -> Any:
 
-        workbook = load_dynamic(self.prepared.data, self.threads)
+        workbook = load_dynamic(self.prepared.data, self.threads, self.date1904)
         # Its undo log, never used here, doubles what each edit (`hold`, a re-set RATES_*
         # formula) costs.
         workbook.set_changelog_enabled(False)
@@ -184,7 +187,7 @@ class FastModel:
                 return self.value(sheet, *cell)
 
             def result(cell: tuple[int, int], sheet: str = sheet) -> Any:
-                return plain(workbook.evaluate_cell(sheet, *cell))
+                return plain(workbook.evaluate_cell(sheet, *cell), self.epoch)
 
             results = data_tables.compute(table, read, substitute, result, restore)
             for cell, value in results.items():
@@ -317,11 +320,11 @@ class FastModel:
         return None
 
     def value(self, sheet: str, row: int, col: int) -> Any:
-        return plain(self.workbook.get_value(sheet, row, col))
+        return plain(self.workbook.get_value(sheet, row, col), self.epoch)
 
     def values(self, sheets: list[str], rows: list[int], cols: list[int]) -> list[CellValue]:
         """`value` of each cell (its sheet, row and column side by side), read in one pass."""
-        return plains(map(self.workbook.get_value, sheets, rows, cols))
+        return plains(map(self.workbook.get_value, sheets, rows, cols), self.epoch)
 
     def block(self, sheet: str, r1: int, c1: int, r2: int, c2: int) -> list[list[CellValue]]:
         """`value` of each cell of a rectangle, by row: one batch read (formualizer's
@@ -331,7 +334,8 @@ class FastModel:
         handle = self._sheets.get(sheet)
         if handle is None:
             handle = self._sheets[sheet] = self.workbook.sheet(sheet)
-        return [plains(row) for row in handle.get_values(formualizer.RangeAddress(sheet, r1, c1, r2, c2))]
+        epoch = self.epoch
+        return [plains(row, epoch) for row in handle.get_values(formualizer.RangeAddress(sheet, r1, c1, r2, c2))]
 
     def spill_extent(self, sheet: str, coordinate: str) -> Area | None:
         """The area a spilled anchor covers, None for one that does not spill."""
@@ -392,19 +396,21 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def load_dynamic(data: bytes, threads: int) -> Any:
+def load_dynamic(data: bytes, threads: int, date1904: bool = False) -> Any:
     """The workbook `data` in formualizer, reporting a circular reference as Excel does: only
     when an evaluation really reads a cell still being computed ("runtime" cycle detection).
     A cycle on paper only (`=IF(A10,C10,1)` with A10 FALSE, C10 leading back to it) is
     computed, as Excel computes it, instead of every cell of the static cycle being #CIRC!.
-    The file's own iteration settings (calcPr) still apply: they need runtime detection too."""
+    The file's own iteration settings (calcPr) still apply: they need runtime detection too.
+    `date1904`: the book counts dates from 1904 (the engine's own date functions told so;
+    calc/xlfuncs/dates/system1904.py for ours)."""
     import formualizer
 
-    config = formualizer.WorkbookConfig(eval_config=evaluation_config(threads))
+    config = formualizer.WorkbookConfig(eval_config=evaluation_config(threads, date1904))
     return formualizer.Workbook.from_bytes(data, config=config)
 
 
-def evaluation_config(threads: int = setting_defaults.CALC_THREADS) -> EvaluationConfig:
+def evaluation_config(threads: int = setting_defaults.CALC_THREADS, date1904: bool = False) -> EvaluationConfig:
     """The engine's evaluation settings: runtime cycle detection (`load_dynamic`), at most
     `threads` threads (the setting `calc_threads`; 0: formualizer's default, one per core), and
     its parallel evaluation left on, whatever the threads. formualizer 0.13's sequential one (`enable_parallel = False`,
@@ -417,6 +423,8 @@ def evaluation_config(threads: int = setting_defaults.CALC_THREADS) -> Evaluatio
 
     config = formualizer.EvaluationConfig()
     config.cycle_detection = "runtime"
+    if date1904:
+        config.date_system = "1904"
     if threads:
         # One by default (client/settings.py says why): formualizer's parallel scheduler on one
         # thread is not its sequential evaluation above (tests/calc/test_engine_order.py).

@@ -147,6 +147,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     from openpyxl.worksheet.formula import ArrayFormula
 
     arrays = rates_tables()
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
     prepared = Prepared(b"")
     for (title, coordinate), value in (constants or {}).items():
         set_constant(book[title][coordinate], value)
@@ -154,7 +156,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
-                      range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets))
+                      range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets),
+                      date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904)
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)

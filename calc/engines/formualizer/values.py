@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import date, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
-from rates_xl.functions.values import TEXT_LIMIT, CellValue, is_error_text, text_value, to_serial
+from rates_xl.functions.values import (
+    EPOCH_1900,
+    TEXT_LIMIT,
+    CellValue,
+    is_error_text,
+    text_value,
+    to_serial,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -64,10 +71,11 @@ def error_text(value: EngineError) -> str:
 STORED_TEXT = {**KIND_TEXT, "Calc": "#VALUE!"}
 
 
-def plain(value: EngineScalar) -> CellValue:
+def plain(value: EngineScalar, epoch: datetime = EPOCH_1900) -> CellValue:
     """A value the engine computed as the calculator reports it: errors as Excel's text (as
     its file stores them, `STORED_TEXT`), its dates, times (TIME, TIMEVALUE) and durations as
-    Excel stores them, serial numbers (the cell's own number format shows them)."""
+    Excel stores them, serial numbers on the book's date system (`epoch`; the cell's own number
+    format shows them)."""
     if is_error(value):
         return STORED_TEXT.get(str(value.get("kind")), "#VALUE!")
     if isinstance(value, str):
@@ -75,7 +83,7 @@ def plain(value: EngineScalar) -> CellValue:
             return "#VALUE!"
         return text_value(value)  # text, even "#N/A" (VALUETOTEXT's): the engine said so
     if isinstance(value, date | time | timedelta):
-        return to_serial(value)
+        return to_serial(value, epoch)
     if isinstance(value, float) and value - value != 0:  # (inf, -inf, nan: never a cell's value)
         return "#NUM!"
     return value
@@ -87,14 +95,14 @@ def plain(value: EngineScalar) -> CellValue:
 _AS_THEY_ARE = frozenset({float, int, bool, type(None)})
 
 
-def plains(values: Iterable[EngineScalar]) -> list[CellValue]:
+def plains(values: Iterable[EngineScalar], epoch: datetime = EPOCH_1900) -> list[CellValue]:
     """`plain` of each value (a block of cells read back: most are numbers, taken as they are,
     and many errors, read as `error_text` does, without a call each)."""
     kept, texts = _AS_THEY_ARE, STORED_TEXT
     return cast("list[CellValue]", [
         value if value.__class__ in kept and (value.__class__ is not float or value - value == 0) else
         texts.get(str(value.get("kind")), "#VALUE!") if isinstance(value, dict) and value.get("type") == "Error"
-        else plain(value) for value in values])
+        else plain(value, epoch) for value in values])
 
 
 def to_engine(value: Any) -> EngineValue:

@@ -40,6 +40,12 @@ class FormulasEngine:
     name = "formulas"
 
     def __init__(self, book: Book, *, constants: dict[Key, Any]) -> None:
+        from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+        if getattr(book.book, "epoch", None) == CALENDAR_MAC_1904:
+            # `formulas` reads every serial on the 1900 system: each date 1,462 days off, silently.
+            raise CalcError(f"{book.path}: the formula engine counts dates from 1900, and this book counts them "
+                            "from 1904 (Excel's date1904 setting): it is computed by the fast engine only")
         self.book = book
         self.unsupported: dict[Key, str] = {}
         self.extents: dict[Key, Area] = {}  # RATES_* spills: the range each result covers

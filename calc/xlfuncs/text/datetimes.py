@@ -107,9 +107,10 @@ def _minutes(tokens: list[tuple[str, str]]) -> set[int]:
     return found
 
 
-def formatted(serial: float, section: str) -> EngineValue | None:
+def formatted(serial: float, section: str, epoch: int = 0) -> EngineValue | None:
     """`serial` written in the date and time `section` (a colour already taken out), or None
-    where the section is not a date or time one this reads."""
+    where the section is not a date or time one this reads. `epoch`: the 1900 system's serial
+    of the book's day 0 (1462 in a 1904 book: dates/system1904.py); elapsed time counts from 0."""
     tokens = _tokens(section)
     if tokens is None:
         return None
@@ -126,7 +127,8 @@ def formatted(serial: float, section: str) -> EngineValue | None:
     second, fraction = divmod(rest, scale)
     hour, second = divmod(second, 3600)
     minute, second = divmod(second, 60)
-    year, month, dom = (1900, 1, 0) if whole_days == 0 else day(whole_days)
+    calendar_day = whole_days + epoch
+    year, month, dom = (1900, 1, 0) if calendar_day == 0 else day(calendar_day)
     twelve = any(kind == "ampm" for kind, _ in tokens)
     minutes = _minutes(tokens)
     out = []
@@ -154,7 +156,7 @@ def formatted(serial: float, section: str) -> EngineValue | None:
             out.append(str(month).zfill(len(lower)) if len(lower) <= 2 else
                        name[:3] if len(lower) == 3 else name[0] if len(lower) == 5 else name)
         elif lower[0] == "d":
-            weekday = _DAYS[(whole_days + 6) % 7]  # serial 1 a Sunday, Excel's 1900 leap day kept
+            weekday = _DAYS[(calendar_day + 6) % 7]  # serial 1 a Sunday, Excel's 1900 leap day kept
             out.append(str(dom).zfill(len(lower)) if len(lower) <= 2 else weekday[:3] if len(lower) == 3 else weekday)
         elif lower[0] == "h":
             shown = (hour % 12 or 12) if twelve else hour

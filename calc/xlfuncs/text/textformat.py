@@ -103,11 +103,12 @@ def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
     return shown / 100 ** percent, section, exact
 
 
-def _shown(number: float, section: str, computed: Callable[..., EngineValue]) -> EngineValue:
-    """A number in one of its format's number sections, as Excel writes it."""
+def _shown(number: float, section: str, computed: Callable[..., EngineValue], epoch: int = 0) -> EngineValue:
+    """A number in one of its format's number sections, as Excel writes it (`epoch`: the book's
+    day 0 as a 1900 serial, datetimes.py)."""
     if section.strip().lower() == "general":
         return general(number)
-    dated = datetimes.formatted(number, section)
+    dated = datetimes.formatted(number, section, epoch)
     if dated is not None:
         return dated
     if (fraction := fractions.formatted(number, section)) is not None:
@@ -183,8 +184,11 @@ def _number(value: EngineValue) -> float | None:
         return None
 
 
-def text(_facts: Facts) -> Callback:
+def text(facts: Facts) -> Callback:
     from rates_xl.calc.xlfuncs.bridge import bridged
+    from rates_xl.calc.xlfuncs.dates.system1904 import SHIFT, text_serial
+
+    epoch = SHIFT if facts and facts.get("date1904") else 0
 
     computed = bridged("TEXT")
     value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
@@ -203,6 +207,8 @@ def text(_facts: Facts) -> Callback:
         if number is None and isinstance(value, str) and value.strip():
             read = value_of(value)
             number = float(read) if isinstance(read, int | float) and not isinstance(read, bool) else None
+        if number is not None and epoch and isinstance(value, str):  # a date read out of text: a 1900 serial
+            number = text_serial(value, number)
         if number is None:
             if isinstance(value, str):
                 if len(parts) >= 4:
@@ -214,14 +220,14 @@ def text(_facts: Facts) -> Callback:
         if len(parts) == 1:
             if "@" in parts[0].replace('\\@', ""):  # a text format: a number shows as it is
                 return number_text(number)
-            return _shown(number, parts[0], computed)
+            return _shown(number, parts[0], computed, epoch)
         if number < 0:
             section, number = parts[1], -number
         elif number == 0 and len(parts) >= 3:
             section = parts[2]
         else:
             section = parts[0]
-        return _shown(number, section, computed) if section else ""
+        return _shown(number, section, computed, epoch) if section else ""
 
     def TEXT(value: EngineValue, code: EngineValue) -> Answer:  # noqa: N802 - Excel's name
         if isinstance(value, list) or isinstance(code, list):

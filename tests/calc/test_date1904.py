@@ -1,0 +1,101 @@
+"""A book that counts dates from 1904 (Excel's date1904 setting, Excel for Mac's former default:
+serial 0 is 1 January 1904), computed on its own system (calc/xlfuncs/dates/system1904.py).
+Before, YEAR of 15 January 2020 there was 2016, DATE(2020,1,15) 1,462 days late and TEXT of it
+"2016-01-14", silently. The 1904 answers are the system's definition, checked against the same
+formulas in a 1900 book (each date 1,462 more); TEXT's against Excel's own in apache/poi's
+Excel-made DateFormatTests.xlsx and DateFormatNumberTests.xlsx (1904 books: sheet Tests, the
+format in B, the value in C, Excel's TEXT in A)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+SHIFT = 1462  # the 1900 system's serial of 1 January 1904
+
+#: (formula, its answer in a 1904 book with 15 January 2020 in A1, whether the answer is a date)
+CASES = [
+    ("YEAR(A1)", 2020, False), ("MONTH(A1)", 1, False), ("DAY(A1)", 15, False), ("WEEKDAY(A1)", 4, False),
+    ("ISOWEEKNUM(A1)", 3, False), ("WEEKNUM(A1)", 3, False), ("DATE(2020,1,15)", 42383, True),
+    ("EOMONTH(A1,0)", 42399, True), ("EDATE(A1,1)", 42414, True), ("WORKDAY(A1,5)", 42390, True),
+    ("COUPPCD(A1,A1+700,2)", 42352, True), ("NETWORKDAYS(A1,A1+30)", 23, False),
+    ('TEXT(A1,"yyyy-mm-dd dddd")', "2020-01-15 Wednesday", False),
+    ('YEAR("2020-01-15")', 2020, False), ('DAY("2020-01-15")', 15, False), ('WORKDAY("2020-01-15",5)', 42390, True),
+    ('DAYS("2020-01-25",A1)', 10, False), ('DATEVALUE("2020-01-15")', 42383, True),
+    ('VALUE("2020-01-15")', 42383, True), ('TEXT("2020-01-15","yyyy-mm-dd")', "2020-01-15", False),
+    ("DATE(2020,1,15)=A1", True, False), ('A1="2020-01-15"+0', True, False), ("TODAY()-INT(NOW())", 0, False),
+]
+
+
+def _computed(tmp_path, epoch, formulas, values=None):
+    import openpyxl
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904, CALENDAR_WINDOWS_1900
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    book.epoch = CALENDAR_MAC_1904 if epoch == 1904 else CALENDAR_WINDOWS_1900
+    sheet = book.active
+    sheet.title = "S"
+    sheet["A1"] = datetime.datetime(2020, 1, 15)
+    for row, formula in enumerate(formulas, start=2):
+        sheet.cell(row=row, column=1).value = "=" + formula
+        for col, value in enumerate((values or {}).get(row - 2, ()), start=2):
+            sheet.cell(row=row, column=col).value = value
+    path = tmp_path / f"book{epoch}.xlsx"
+    book.save(path)
+    result = WorkbookCalculation(path, full=True).compute()
+    return [result.values.get(("S", f"A{row}")) for row in range(2, len(formulas) + 2)]
+
+
+def test_a_1904_book_computes_on_its_own_system(tmp_path):
+    formulas = [formula for formula, _, _ in CASES]
+    in_1904 = _computed(tmp_path, 1904, formulas)
+    in_1900 = _computed(tmp_path, 1900, formulas)
+    assert in_1904 == [answer for _, answer, _ in CASES]
+    assert in_1900 == [answer + SHIFT if date else answer for _, answer, date in CASES]
+
+
+def test_today_and_dates_before_1904(tmp_path):
+    from rates_xl.functions.values import EPOCH_1904, to_serial
+
+    today, early, criteria, number = _computed(
+        tmp_path, 1904, ["TODAY()", "DATE(1903,12,31)", 'COUNTIF(A1,">1/1/2019")', 'COUNTIF(A1,">"&DATE(2019,1,1))'])
+    assert today == to_serial(datetime.date.today(), EPOCH_1904)
+    assert early == "#NUM!"  # before the system's first day
+    assert criteria == "#NAME?"  # a date read out of a criterion's text: not computed, listed
+    assert number == 1
+
+
+#: (apache/poi book, row, format, value, Excel's TEXT)
+EXCEL_TEXT = [
+    ("DateFormatTests", 2, "d-m-y", datetime.datetime(1952, 10, 11, 14, 35, 27), "11-10-52"),
+    ("DateFormatTests", 5, "dddd-mmmm-yyyy", datetime.datetime(1952, 10, 11, 14, 35, 27), "Saturday-October-1952"),
+    ("DateFormatTests", 20, "dddd-mmmm-yyyy H:M:S am/pm", datetime.datetime(1952, 10, 11, 14, 35, 27),
+     "Saturday-October-1952 2:35:27 PM"),
+    ("DateFormatTests", 33, "d-m-y h:m:s", datetime.datetime(2003, 2, 1, 4, 5, 6, 9000), "1-2-03 4:5:6"),
+    ("DateFormatNumberTests", 2, "yyyy-mm-dd hh:mm:ss.000", 1, "1904-01-02 00:00:00.000"),
+    ("DateFormatNumberTests", 7, "yyyy-mm-dd hh:mm:ss", 1.0032134017094, "1904-01-02 00:04:38"),
+]
+
+
+@pytest.mark.parametrize(("book", "row", "code", "value", "expected"), EXCEL_TEXT,
+                         ids=[f"{c[0]}!A{c[1]}" for c in EXCEL_TEXT])
+def test_excels_text_of_a_1904_date(tmp_path, book, row, code, value, expected):
+    assert _computed(tmp_path, 1904, ["TEXT(C2,B2)"], {0: (code, value)}) == [expected]
+
+
+def test_the_formulas_engine_refuses_a_1904_book_in_one_line(tmp_path):
+    import openpyxl
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
+    from rates_xl.calc.book import CalcError
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    book.epoch = CALENDAR_MAC_1904
+    book.active["A1"] = "=YEAR(0)"
+    book.save(tmp_path / "mac.xlsx")
+    with pytest.raises(CalcError, match="counts them from 1904"):
+        WorkbookCalculation(tmp_path / "mac.xlsx", full=True, engine_name="formulas").compute()
