@@ -99,3 +99,43 @@ def test_the_formulas_engine_refuses_a_1904_book_in_one_line(tmp_path):
     book.save(tmp_path / "mac.xlsx")
     with pytest.raises(CalcError, match="counts them from 1904"):
         WorkbookCalculation(tmp_path / "mac.xlsx", full=True, engine_name="formulas").compute()
+
+
+@pytest.fixture
+def fresh_client(sandbox, rates_client):
+    from rates_xl.client import RatesClient
+    from rates_xl.sandbox import PAID_KEY
+
+    with RatesClient(sandbox.base_url, api_key=PAID_KEY, rate_limit=1000, burst=1000) as client:
+        yield client
+
+
+def test_rates_functions_read_and_write_the_books_dates(tmp_path, fresh_client):
+    """A discount factor asked of a date in a 1904 book is the date's, whether the cell holds
+    the date or a formula's serial, and a curve's dates are written as the book's serials (a
+    1900 serial read there is 4 years and a day later: the service was asked for another date)."""
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from rates_xl.functions.values import EPOCH_1904, to_serial
+
+    pinned = "2026-11-20T16:00:00Z"
+    path = tmp_path / "mac_rates.xlsx"
+    book = xlsxwriter.Workbook(path, {"date_1904": True})
+    sheet = book.add_worksheet("Data")
+    sheet.write_datetime("C1", datetime.datetime(2027, 6, 15), book.add_format({"num_format": "yyyy-mm-dd"}))
+    sheet.write_formula("D1", f'=RATES_DISCOUNT("SOFR",C1,"{pinned}")')
+    sheet.write_formula("D2", f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")')
+    sheet.write_formula("D3", f'=RATES_DISCOUNT("SOFR",A3,"{pinned}")')
+    sheet.write_dynamic_array_formula("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{pinned}")')
+    book.close()
+    result = WorkbookCalculation(path).compute(fresh_client)
+    assert result.errors == []
+    asked = fresh_client.discount_factor("SOFR", datetime.date(2027, 6, 15), valuation_time=pinned)
+    assert result.value("Data", "D1") == result.value("Data", "D2") == pytest.approx(asked.discount_factor)
+    curve_date = result.value("Data", "A3")
+    day = (EPOCH_1904 + datetime.timedelta(days=int(curve_date))).date()
+    assert 2026 <= day.year <= 2029  # a 1900 serial read on 1904 would land in 2031-2033
+    assert curve_date == to_serial(day, EPOCH_1904)
+    direct = fresh_client.discount_factor("SOFR", day, valuation_time=pinned)
+    assert result.value("Data", "D3") == pytest.approx(direct.discount_factor)

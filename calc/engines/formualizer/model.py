@@ -105,7 +105,7 @@ class FastModel:
         # Each function kept from making a Python thread state per call (callbacks.py).
         registrar = Registrar(self.workbook)
         for excel_name, spec in rates.function_table().items():
-            call = _adapt(excel_name, spec)
+            call = _adapt(excel_name, spec, self.date1904)
             for alias in rates.engine_names(excel_name):
                 registrar.register_function(alias, call, volatile=False, deterministic=True)
         from rates_xl.calc import xlfuncs
@@ -492,9 +492,16 @@ def _is_circ(value: Any) -> bool:
     return isinstance(value, dict) and value.get("kind") == "Circ"
 
 
-def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[..., Any]:
+def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: bool = False) -> Callable[..., Any]:
+    """A RATES_* function as the engine calls it. In a book counting dates from 1904, a date
+    given as a serial is moved onto the 1900 system the function table reads, and a date it
+    answers written as the book's serial (calc/xlfuncs/dates/system1904.py)."""
+    from rates_xl.calc.xlfuncs.dates import system1904
+
+    dates = system1904.date_arguments(spec) if date1904 else ()
+
     def call(*raw: Any) -> Any:
-        args = [from_engine(a) for a in raw]
+        args = [from_engine(a) for a in (system1904.onto_1900(raw, dates) if dates else raw)]
         error = rates.first_error(args, is_error)
         if error is not None:
             return error
@@ -505,7 +512,8 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction) -> Callable[.
         except Exception as exc:  # the function layer never raises; stay a cell value
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
         # A failing call is an error value, as in Excel; its message kept for the summary.
-        return to_engine(errors.engine_value(excel_name, args, result, rates.context()))
+        value = errors.engine_value(excel_name, args, result, rates.context())
+        return to_engine(system1904.dates_as_serials(value) if date1904 else value)
 
     call.__name__ = excel_name
     return call

@@ -11,7 +11,10 @@ here. Every function computed here reads and writes 1900 serials, so in such a b
 given its date arguments moved onto the 1900 system and its date answer moved back (`DATES`,
 one table); a date the engine hands it as a date is its 1904 serial first (`shifted`). VALUE
 moves a date it reads out of text (`_DATE_LIKE`); the criteria of COUNTIF and its kin that
-read like a date (">1/1/2020") are not computed (#NAME?, listed), never a 1900 serial.
+read like a date (">1/1/2020") are not computed (#NAME?, listed), never a 1900 serial. The
+RATES_* functions (calc/engines/formualizer/model.py `_adapt`) read a date argument given as a
+serial on the 1900 system too (`onto_1900`) and write the dates they answer as the book's
+(`dates_as_serials`): a discount factor was asked of a date 4 years and a day later.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
-from typing import cast
+from typing import Any, cast
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
@@ -174,3 +177,28 @@ def from_text(name: str, call: Callback) -> Callback:
 
     in_1904.__name__ = name
     return in_1904
+
+
+#: The function table's argument kinds that read a number as a date's serial (functions/args.py).
+_DATE_KINDS = frozenset({"date", "date_or_tenor", "timestamp"})
+
+
+def date_arguments(spec: object) -> tuple[int, ...]:
+    """The positions of a RATES_* function's arguments that read a serial as a date."""
+    return tuple(k for k, arg in enumerate(getattr(spec, "args", ())) if getattr(arg, "kind", "") in _DATE_KINDS)
+
+
+def onto_1900(args: tuple[Any, ...], positions: tuple[int, ...]) -> list[Any]:
+    """A RATES_* call's arguments with each date given as a 1904 serial moved onto the 1900
+    system the function table reads (a date cell's date, text and tenors as they are)."""
+    return [_moved(a, SHIFT) if k in positions else a for k, a in enumerate(args)]
+
+
+def dates_as_serials(value: object) -> object:
+    """A RATES_* answer with each date in it as the book's 1904 serial (the engine's own
+    conversion writes 1900 ones)."""
+    if isinstance(value, date):
+        return to_serial(value, EPOCH_1904)
+    if isinstance(value, list):
+        return [dates_as_serials(v) for v in value]
+    return value
