@@ -20,9 +20,9 @@ serial on the 1900 system too (`onto_1900`) and write the dates they answer as t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, time, timedelta
-from typing import Any, cast
+from typing import TypeVar, cast
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
@@ -67,6 +67,7 @@ FROM_TEXT: dict[str, tuple[int, int]] = {
 _DATE_LIKE = re.compile(r"\d\s*[/-]\s*\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
 
 Callback = Callable[..., Answer]
+T = TypeVar("T")
 
 
 def _moved(value: object, days: int) -> object:
@@ -188,10 +189,10 @@ def date_arguments(spec: object) -> tuple[int, ...]:
     return tuple(k for k, arg in enumerate(getattr(spec, "args", ())) if getattr(arg, "kind", "") in _DATE_KINDS)
 
 
-def onto_1900(args: tuple[Any, ...], positions: tuple[int, ...]) -> list[Any]:
+def onto_1900(args: Sequence[T], positions: tuple[int, ...]) -> list[T]:
     """A RATES_* call's arguments with each date given as a 1904 serial moved onto the 1900
     system the function table reads (a date cell's date, text and tenors as they are)."""
-    return [_moved(a, SHIFT) if k in positions else a for k, a in enumerate(args)]
+    return [cast("T", _moved(a, SHIFT)) if k in positions else a for k, a in enumerate(args)]
 
 
 def dates_as_serials(value: object) -> object:

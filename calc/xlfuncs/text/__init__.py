@@ -6,6 +6,7 @@
 - `delimited.py`: TEXTBEFORE, TEXTAFTER; `textsplit.py`: TEXTSPLIT;
 - `textformat.py`: TEXT's sections (positive;negative;zero;text); `datetimes.py`: its date and time sections;
   `placeholders.py`: a section padding with `?`; `fractions.py`: a fraction's section ("# ??/32");
+  `exponents.py`: a scientific one ("##0.0E+0");
 - `totext.py`: ARRAYTOTEXT, VALUETOTEXT; `baht.py`: BAHTTEXT;
 - `regex.py`: REGEXTEST, REGEXEXTRACT, REGEXREPLACE;
 - `numbers.py`: VALUE ("$1,000"), FIXED's rounding, the General format; `value_text.py`: VALUE of a

@@ -25,12 +25,15 @@ section (`_prepared`) does what that one does not:
   binary expansion ("1180591620717409992704", "0.29999999999999998890"), and a number past
   the decimal module's default 28 digits (TEXT(1E+30,"0")) was #VALUE!.
 
-Dates and times are datetimes.py's, fractions fractions.py's, a section padding with `?`
-placeholders.py's. A format with conditions ([>100]) or exponents goes to the bridged one whole. Checked against LibreOffice (tests/calc/test_text_format.py).
+Dates and times are datetimes.py's, fractions fractions.py's, exponents exponents.py's, a
+section padding with `?` placeholders.py's. A format with conditions ([>100]) takes the first
+section whose condition the number meets (`_conditioned`), and a logical is formatted as its
+text (TEXT(TRUE,";;;@") is "TRUE": formulas' answer #VALUE!). Checked against LibreOffice (tests/calc/test_text_format.py).
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from decimal import Decimal, localcontext
@@ -38,13 +41,18 @@ from decimal import Decimal, localcontext
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
-from rates_xl.calc.xlfuncs.text import datetimes, fractions, placeholders
+from rates_xl.calc.xlfuncs.text import datetimes, exponents, fractions, placeholders
+from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
 from rates_xl.calc.xlfuncs.text.placeholders import own_characters, scaling_commas
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 
 _COLOUR = re.compile(r"\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})\]", re.IGNORECASE)
 _CONDITION = re.compile(r"\[\s*(?:<=|>=|<>|<|>|=)")
+#: A section's condition: [<10], [>= -1.5] (spaces allowed around the number).
+_CONDITION_AT = re.compile(r"\[\s*(?P<op><=|>=|<>|<|>|=)\s*(?P<limit>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\]")
+_COMPARED: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "=": operator.eq, "<>": operator.ne}
 
 
 _DIGIT = "0#"
@@ -113,6 +121,8 @@ def _shown(number: float, section: str, computed: Callable[..., EngineValue], ep
         return dated
     if (fraction := fractions.formatted(number, section)) is not None:
         return fraction  # "# ??/32": fractions.py
+    if (scientific := exponents.formatted(number, section)) is not None:
+        return scientific  # "##0.0E+0": exponents.py
     if (spaced := placeholders.laid_out(number, section)) is not None:
         return spaced  # `?`, the placeholder padding with a space: placeholders.py
     value, section, exact = _prepared(number, section)
@@ -174,6 +184,39 @@ def _text_section(section: str, text: str) -> EngineValue:
     return "".join(out)
 
 
+def _as_text(value: str, parts: list[str]) -> EngineValue:
+    """Text in a format: its text section (the fourth, or a lone one holding @), else as it is."""
+    if len(parts) >= 4:
+        return _text_section(parts[3], value)
+    if len(parts) == 1 and "@" in parts[0]:
+        return _text_section(parts[0], value)
+    return value  # numbers' sections only: the text as it is
+
+
+def _conditioned(number: float, parts: list[str], computed: Callable[..., EngineValue], epoch: int) -> EngineValue:
+    """A number in a format with conditions ("[<10]0.0;[<100]0;0,\"K\""): the first section
+    whose condition it meets, else the last one without a condition, the number with its sign
+    either way; with none met and one section, the General format ("[<10]#\" Wow\"" of 10 is
+    "10": apache/poi's Excel-made FormatConditionTests.xlsx). What no book shows (a negative
+    number in a section without a condition, no condition met among several) is not computed."""
+    chosen: str | None = None
+    for k, part in enumerate(parts):
+        found = _CONDITION_AT.search(part)
+        if found is None:
+            if k == len(parts) - 1 and k:
+                chosen = part if number >= 0 else None
+                if chosen is None:
+                    return error(NOT_COMPUTED)
+            break
+        limit = float(found["limit"])
+        if _COMPARED[found["op"]](number, limit):
+            chosen = part[:found.start()] + part[found.end():]
+            break
+    if chosen is None:
+        return general(number) if len(parts) == 1 else error(NOT_COMPUTED)
+    return _shown(number, chosen, computed, epoch)
+
+
 def _number(value: EngineValue) -> float | None:
     """A number, or text that reads as one; None for anything else (a boolean, an empty cell)."""
     if value is None or isinstance(value, bool):
@@ -200,9 +243,14 @@ def text(facts: Facts) -> Callback:
             code = ""
         elif isinstance(code, int | float) and not isinstance(code, bool):
             code = number_text(code)
-        if not isinstance(code, str) or isinstance(value, dict) or _CONDITION.search(code):
+        if not isinstance(code, str) or isinstance(value, dict):
             return computed(value, code)
         parts = [_spaced(_COLOUR.sub("", part)) for part in sections(code)]
+        if isinstance(value, bool):  # a logical is formatted as its text (TEXT(TRUE,";;;@") is "TRUE")
+            return _as_text("TRUE" if value else "FALSE", parts)
+        if _CONDITION.search(code):
+            number = _number(value)
+            return computed(value, code) if number is None else _conditioned(number, parts, computed, epoch)
         number = _number(value)
         if number is None and isinstance(value, str) and value.strip():
             read = value_of(value)
@@ -211,12 +259,8 @@ def text(facts: Facts) -> Callback:
             number = text_serial(value, number)
         if number is None:
             if isinstance(value, str):
-                if len(parts) >= 4:
-                    return _text_section(parts[3], value)
-                if len(parts) == 1 and "@" in parts[0]:
-                    return _text_section(parts[0], value)
-                return value  # numbers' sections only: the text as it is
-            return computed(value, code)  # a boolean, an empty cell: formulas'
+                return _as_text(value, parts)
+            return computed(value, code)  # an empty cell: formulas'
         if len(parts) == 1:
             if "@" in parts[0].replace('\\@', ""):  # a text format: a number shows as it is
                 return number_text(number)
