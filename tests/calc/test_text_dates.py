@@ -75,3 +75,22 @@ def test_excels_answers(tmp_path):
 
 def test_microsofts_examples(tmp_path):
     assert _computed(tmp_path, list(PUBLISHED)) == PUBLISHED
+
+
+#: Excel's answers in apache/poi's Excel-made ElapsedFormatTests.xlsx (sheet Tests: the format in
+#: B, the value in C, Excel's TEXT in A; 3.14159 days and 2:03:04): a fraction after elapsed
+#: seconds, a unit's plain code beside its elapsed one, m after s as minutes, @ in quoted text,
+#: a negative duration. Before, #VALUE!, "[yes, 3]", the number as it is.
+ELAPSED = {
+    ("3.14159", "[s].000"): "271433.376", ("0.08546296296296296", "[ss].000"): "7384.000", ("0", "[ss].000"): "00.000",
+    ("3.14159", 's:m" @ hour "[hh]'): "53:23 @ hour 75",
+    ("3.14159", '"It was "[h]" [yes, "h"] hours and "mm:ss'): "It was 75 [yes, 75] hours and 23:53",
+    ("3.14159", '[s]" [yes, "ss"] seconds"'): "271433 [yes, 271433] seconds", ("0", '[s]" [yes, "ss"] seconds"'): "0 [yes, 00] seconds",
+    ("-0.08546296296296296", "[h]:m:s.000"): "-2:3:4.000", ("-0.08546296296296296", "[hh]:mm:ss.0"): "-02:03:04.0",
+    ("-0.08546296296296296", 's" secs and "[m]" mins"'): "-4 secs and 123 mins",
+    ("-3.14159", '"It was "[h]" [yes, "h"] hours and "mm:ss'): "-It was 75 [yes, 75] hours and 23:53",
+}
+
+
+def test_excels_elapsed_times(tmp_path):
+    assert _computed(tmp_path, list(ELAPSED)) == ELAPSED

@@ -9,8 +9,10 @@ yyy and more its four; m, mm, mmm, mmmm and mmmmm the month as 1, 01, Jan, Janua
 more: January, formulas_test.xlsx EXTRA!A37), but m
 and mm are minutes right after an hour code or right before a seconds code; d, dd, ddd and
 dddd (or more) the day as 1, 01, Wed, Wednesday; h and hh the hour, 1 to 12 where the section
-has AM/PM or A/P; [h], [m], [s] the hours, minutes or seconds elapsed; s.0, s.00, s.000
-fractions of a second. The time is rounded to the smallest unit shown (whole seconds when no
+has AM/PM or A/P; [h], [m], [s] the hours, minutes or seconds elapsed (and a plain code of the
+same unit beside one, "[h] ... h"; a negative duration with its minus sign); s.0, s.00, s.000 and
+[s].000 fractions of a second; m right after s is minutes too (apache/poi's Excel-made
+ElapsedFormatTests.xlsx). The time is rounded to the smallest unit shown (whole seconds when no
 fraction is), then each unit written whole. Day 0 is 0 January 1900 and day 60 Excel's
 29 February 1900. Checked against Excel's answers in IronCalc's Excel-made TEXT workbook
 (tests/calc/test_text_dates.py) and the corpus' TEXT cells.
@@ -60,7 +62,8 @@ def _tokens(section: str) -> list[tuple[str, str]] | None:
             i += 2
             continue
         match = _CODE.match(section, i)
-        if match is not None and not (match.group(4) and not (out and out[-1][0] == "code" and out[-1][1][0] in "sS")):
+        if match is not None and not (match.group(4) and not (out and out[-1][0] in ("code", "elapsed")
+                                                                and out[-1][1][0] in "sS")):
             elapsed, marker, code, fraction = match.groups()
             if elapsed:
                 out.append(("elapsed", elapsed.lower()))
@@ -102,7 +105,7 @@ def _minutes(tokens: list[tuple[str, str]]) -> set[int]:
             continue
         before = tokens[codes[n - 1]][1].lower() if n else ""
         after = tokens[codes[n + 1]][1].lower() if n + 1 < len(codes) else ""
-        if before[:1] == "h" or after[:1] == "s":
+        if before[:1] in ("h", "s") or after[:1] == "s":  # ("s:m" too: apache/poi's ElapsedFormatTests.xlsx)
             found.add(i)
     return found
 
@@ -114,6 +117,10 @@ def formatted(serial: float, section: str, epoch: int = 0) -> EngineValue | None
     tokens = _tokens(section)
     if tokens is None:
         return None
+    elapsed = {text[0] for kind, text in tokens if kind == "elapsed"}
+    if serial < 0 and elapsed and math.isfinite(serial):
+        shown = formatted(-serial, section, epoch)  # a negative duration: its minus sign before it
+        return f"-{shown}" if isinstance(shown, str) else shown
     if not 0 <= serial < _LAST_SERIAL + 1 or not math.isfinite(serial):
         return error("#VALUE!")
     digits = max((len(text) - 1 for kind, text in tokens if kind == "frac"), default=0)
@@ -136,9 +143,11 @@ def formatted(serial: float, section: str, epoch: int = 0) -> EngineValue | None
         lower = text.lower()
         if kind == "lit":
             out.append(text)
-        elif kind == "elapsed":
+        elif kind == "elapsed" or kind == "code" and lower[0] in elapsed and (lower[0] != "m" or i in minutes):
+            # (a unit's plain code in a section showing it elapsed shows the elapsed total too:
+            # "[h] ... h" is 75 and 75 of 3.14159 days: apache/poi's ElapsedFormatTests.xlsx)
             total = {"h": seconds_total // 3600, "m": seconds_total // 60, "s": seconds_total}[lower[0]]
-            out.append(str(int(total)).zfill(len(lower)))
+            out.append(str(int(total)).zfill(min(len(lower), 2) if kind == "code" else len(lower)))
         elif kind == "ampm":
             afternoon = hour >= 12
             if lower == "am/pm":

@@ -262,7 +262,7 @@ def text(facts: Facts) -> Callback:
                 return _as_text(value, parts)
             return computed(value, code)  # an empty cell: formulas'
         if len(parts) == 1:
-            if "@" in parts[0].replace('\\@', ""):  # a text format: a number shows as it is
+            if any(ch == "@" for _, ch in own_characters(parts[0])):  # a text format: a number shows as it is
                 return number_text(number)
             return _shown(number, parts[0], computed, epoch)
         if number < 0:
