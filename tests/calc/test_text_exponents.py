@@ -45,3 +45,11 @@ def test_the_forms_a_model_uses(code, value, expected):
     from rates_xl.calc.xlfuncs import callbacks
 
     assert callbacks()["TEXT"](float(value), code) == expected
+
+
+def test_a_point_after_the_e_is_excels_value_error():
+    """formulas_test.xlsx EXTRA!A27, Excel's #VALUE!."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    code = "#,##00000,  ,00 , 0##e+8800######    .  # ,0.00.0,00"
+    assert callbacks()["TEXT"](1234578.555, code) == {"type": "Error", "kind": "Value"}

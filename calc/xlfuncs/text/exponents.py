@@ -17,8 +17,9 @@ Excel-made NumberFormatApproxTests.xlsx (its 245 cells, tests/calc/test_text_exp
   placeholders from the right (at least one digit; `0` pads with zeros, `?` with spaces);
 - `%` is text here (no scaling), a comma outside the mantissa's digits is left out.
 
-A section with an E that these rules do not cover (no digit placeholder before it, a point in
-the exponent, a second E) is not computed: #NAME?, which the check lists.
+A point after the E is #VALUE!, as in Excel (formulas_test.xlsx EXTRA!A27); a section with an E
+that these rules do not cover otherwise (a second E, two points) is not computed: #NAME?, which
+the check lists.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def formatted(number: float, section: str) -> EngineValue | None:
     mantissa, exponent = items[:at], items[at + 1:]
     if not any(kind in _PLACEHOLDERS for kind, _ in mantissa):
         return None
-    if any(kind in (".", "E") for kind, _ in exponent) or not any(kind in _PLACEHOLDERS for kind, _ in exponent) \
+    if any(kind == "." for kind, _ in exponent):
+        return error("#VALUE!")  # Excel's answer (formulas_test.xlsx EXTRA!A27: "...e+8800###  .  # ,0.00.0,00")
+    if any(kind == "E" for kind, _ in exponent) or not any(kind in _PLACEHOLDERS for kind, _ in exponent) \
             or sum(1 for kind, _ in mantissa if kind == ".") > 1 or any(text in "@*" for _, text in items):
         return _NOT_COMPUTED
     point = next((k for k, (kind, _) in enumerate(mantissa) if kind == "."), len(mantissa))
