@@ -79,6 +79,14 @@ LIFTS_ITSELF = frozenset("""LEFT RIGHT MID REPLACE FIND ARRAYTOTEXT TEXTSPLIT RE
 # Of them, those answering an array for one value: given a range where one value is wanted, an
 # array formula is computed whole too (each cell of its range would otherwise spill).
 WHOLE_OVER_RANGES = frozenset({"TEXTSPLIT", "REGEXEXTRACT"})
+# Elementwise functions the engine itself applies to each element of arrays and ranges of one
+# shape, broadcasting a row or column as Excel does, in an array formula: IF. Given a computed
+# array (ROW(range) in a legacy array formula is SEQUENCE: calc/formula/operators.py), such a
+# formula is computed whole where every array and range given to the call has a shape it
+# knows and they agree: `{=INDEX(B:B,SMALL(IF($A$1:$A$5>2,ROW($A$1:$A$5)),1))}`, the legacy
+# extraction of the rows meeting a condition. Arrays of other shapes are padded with #N/A in
+# Excel and refused by the engine (#VALUE!): such a formula stays listed.
+BROADCASTS = frozenset({"IF"})
 
 # Arguments (0-based) that take a range or an array as it is.
 RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
@@ -200,13 +208,16 @@ class Analysis:
     whole: bool = False
     #: How many of `hazards` are ranges given to a function in LIFTS_ITSELF.
     self_lifted: int = 0
+    #: A call in BROADCASTS was given arrays of shapes it cannot be shown to broadcast (unknown,
+    #: or disagreeing): not computed whole.
+    misshapen: bool = False
 
     @property
     def computed_whole(self) -> bool:
         """An array formula the engine computes as it stands: its arrays and ranges all go to
         functions that apply themselves to each element."""
         return self.whole and self.self_lifted == len(self.hazards) and not self.top_level_ranges \
-            and self.error is None
+            and self.error is None and not self.misshapen
 
     @property
     def safe(self) -> bool:
@@ -250,6 +261,7 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
     array_depth = 0
 
     broadcast: set[int] = set()  # id() of the frames whose first argument is an array
+    shapes: dict[int, list[tuple[int, int] | None]] = {}  # id() of a BROADCASTS call -> its arrays' shapes
     # id() of OFFSET calls whose reference is one cell: with no height or width given, the
     # answer is one cell (`IF(flag, OFFSET(table!$I$5, MIN(10, n), $F$15), 0)`), no array.
     one_cell_offsets: set[int] = set()
@@ -273,7 +285,7 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             result.helpers.append((frame[2], end))
 
     def mark_array(description: str, plain_range: bool, a_range: bool = False,
-                   constant: Operand | None = None) -> None:
+                   constant: Operand | None = None, shape: tuple[int, int] | None = None) -> None:
         # An array-valued operand is a hazard when the innermost call taking it is elementwise.
         for frame in reversed(frames):
             name, position = frame[0], frame[1]
@@ -285,6 +297,14 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
                 return  # the innermost function call takes it as a range: fine
             if name in BROADCAST_WITH_FIRST and position == 0:
                 broadcast.add(id(frame))
+            if name in BROADCASTS:
+                shapes.setdefault(id(frame), []).append(shape)
+                if description.startswith("the array from"):
+                    result.whole = True
+                result.self_lifted += 1
+                if description.startswith("the array from"):
+                    result.hazards.append(f"{name} given {description}")
+                    return
             if name in LIFTS_ITSELF and (description == "an array constant"
                                          or description.startswith(("the array from", "the spill "))):
                 # The implementation applies itself to each element: an array formula is
@@ -341,13 +361,16 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
         elif sub == "Close" and (kind == "Func" or kind == "Paren"):
             frame = frames.pop() if frames else [None, 0, 0, set(), -1]
             broadcast.discard(id(frame))  # its id may be reused by a later frame
+            if id(frame) in shapes and not _broadcastable(shapes.pop(id(frame))):
+                result.misshapen = True
             close_argument(frame, index)
             name = frame[0]
             one_cell = name == "OFFSET" and id(frame) in one_cell_offsets and frame[1] <= 2
             one_cell_offsets.discard(id(frame))
             one_cell = one_cell or name == "INDIRECT" and one_cell_indirect(formula, frame[4])
             if name is not None and (name in ARRAY_RESULTS or name in array_functions) and not one_cell:
-                mark_array(f"the array from {name}", False)
+                mark_array(f"the array from {name}", False, shape=_sequence_shape(formula, frame[4]) if
+                           name == "SEQUENCE" else None)
         elif kind == "Paren" and sub == "Open":
             frames.append([None, 0, index + 1, set(), index])
         elif kind == "Sep" and sub == "Arg" and frames and array_depth == 0:
@@ -378,10 +401,37 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
                 plain = not spill and (size is not None or whole_lines) and \
                     read_area(split_reference(ref)[1], whole_lines=whole_lines) is not None
                 result.operands.append(Operand(ref, index, in_elementwise()))
-                mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill)
+                area = read_area(split_reference(ref)[1], whole_lines=False) if plain else None
+                mark_array(f"the spill {text}#" if spill else f"the range {text}", plain, not spill,
+                           shape=(area.rows, area.columns) if area is not None else None)
         elif kind == "OpInfix" and text == ":":
             mark_array("a range built with ':'", False)
     return result
+
+def _sequence_shape(formula: Formula, opening: int) -> tuple[int, int] | None:
+    """(rows, columns) of the SEQUENCE call opened at token `opening` when both are typed
+    numbers (or left out: 1), as the rewriting of ROW and COLUMN writes them; else None."""
+    group = next((g for g in formula.groups if g.kind == "call" and g.open == opening), None)
+    if group is None:
+        return None
+    texts = [formula.span_text(span).strip() for span in group.arguments[:2]]
+    texts += ["1"] * (2 - len(texts))
+    if not all(text.isdigit() or not text for text in texts):
+        return None
+    rows, columns = (int(text) if text else 1 for text in texts)
+    return rows, columns
+
+
+def _broadcastable(found: list[tuple[int, int] | None]) -> bool:
+    """Whether arrays of these shapes broadcast together (each dimension one size, or 1), all known."""
+    if any(shape is None for shape in found):
+        return False
+    for dimension in (0, 1):
+        sizes = {shape[dimension] for shape in found if shape is not None} - {1}
+        if len(sizes) > 1:
+            return False
+    return True
+
 
 def _array_constant(formula: Formula, closed: int, elementwise: bool) -> Operand | None:
     """The array constant closing at token `closed` as an operand lifting writes out: its

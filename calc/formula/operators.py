@@ -31,13 +31,13 @@ def may_operate(text: str, array: bool = False, upper: str | None = None) -> boo
     """A space that may be an intersection (or one anywhere in a formula naming ROW, ROWS, COLUMN
     or COLUMNS, whose reference the pass reads then), AREAS, ANCHORARRAY, a range of three
     corners or more, an array formula's ROW or COLUMN, or ROWS/COLUMNS of a parenthesised
-    expression, ROW or COLUMN in SUMPRODUCT (which reads its arguments as arrays, `_array_evaluated`):
+    expression, ROW or COLUMN in SUMPRODUCT or INDEX (which read them as arrays, `_array_evaluated`):
     the cheap test first (`upper`: the text in upper case, when the caller has it)."""
     upper = text.upper() if upper is None else upper
     if " " in text and (_AFTER_OPERAND.search(text) is not None or "ROW" in upper or "COLUMN" in upper):
         return True
     return ("AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
-            or ((array or "SUMPRODUCT(" in upper) and ("ROW(" in upper or "COLUMN(" in upper))
+            or ((array or "SUMPRODUCT(" in upper or "INDEX(" in upper) and ("ROW(" in upper or "COLUMN(" in upper))
             or (("ROWS((" in upper or "COLUMNS((" in upper) and "," in text))
 
 
@@ -267,12 +267,16 @@ def _size(rows: bool, areas: list[Area]) -> str:
 #: Calls that evaluate their arguments as arrays in any formula (SUMPRODUCT, and our names
 #: for it), and those that do not pass that on to their own arguments.
 _ARRAY_EVALUATING = frozenset({"SUMPRODUCT", "RATESXL.SUMPRODUCT", "RATESXL.MISSHAPEN"})
+#: Arguments Excel evaluates as arrays in any cell, by position: INDEX's array (pycel's
+#: Excel-made excelcompiler.xlsx: `=INDEX(ROW(A1:A3),2)` is 2 in an ordinary cell; the
+#: engine's ROW gave 1 and INDEX #REF!).
+_ARRAY_ARGUMENT = {"INDEX": 0}
 _NOT_PASSED_ON = frozenset({"IF", "IFS", "CHOOSE"})
 
 
 def _array_evaluated(formula: Formula, index: int) -> bool:
     """Whether token `index` is read as an array where the formula itself is not an array
-    formula: inside SUMPRODUCT's arguments, which Excel evaluates as arrays (the non-array
+    formula: inside INDEX's array (`_ARRAY_ARGUMENT`) or SUMPRODUCT's arguments, which Excel evaluates as arrays (the non-array
     `=SUMPRODUCT(--(MOD(ROW(A1:A10),2)=0),A1:A10)` sums every other row; Gnumeric and
     LibreOffice do the same), but not under IF, which evaluates its condition as one value
     unless the formula is entered as an array."""
@@ -284,6 +288,9 @@ def _array_evaluated(formula: Formula, index: int) -> bool:
             return False
         if group.name in _ARRAY_EVALUATING or name in _ARRAY_EVALUATING:
             return True
+        if group.name in _ARRAY_ARGUMENT:
+            at = _ARRAY_ARGUMENT[group.name]
+            return at < len(group.arguments) and group.arguments[at][0] <= index < group.arguments[at][1]
     return False
 
 
