@@ -55,10 +55,14 @@ PUBLISHED = {
 }
 
 
-def _computed(tmp_path, cases):
+def _computed(tmp_path, cases, date1904=False):
+    from openpyxl.utils.datetime import CALENDAR_MAC_1904
+
     from rates_xl.calc.workbook import WorkbookCalculation
 
     book = openpyxl.Workbook()
+    if date1904:
+        book.epoch = CALENDAR_MAC_1904
     sheet = book.active
     sheet.title = "S"
     for r, (value, code) in enumerate(cases, start=1):
@@ -77,10 +81,11 @@ def test_microsofts_examples(tmp_path):
     assert _computed(tmp_path, list(PUBLISHED)) == PUBLISHED
 
 
-#: Excel's answers in apache/poi's Excel-made ElapsedFormatTests.xlsx (sheet Tests: the format in
-#: B, the value in C, Excel's TEXT in A; 3.14159 days and 2:03:04): a fraction after elapsed
-#: seconds, a unit's plain code beside its elapsed one, m after s as minutes, @ in quoted text,
-#: a negative duration. Before, #VALUE!, "[yes, 3]", the number as it is.
+#: Excel's answers in apache/poi's Excel-made ElapsedFormatTests.xlsx (a 1904 book; sheet Tests:
+#: the format in B, the value in C, Excel's TEXT in A; 3.14159 days and 2:03:04): a fraction
+#: after elapsed seconds, a unit's plain code beside its elapsed one, m after s as minutes, @ in
+#: quoted text, a negative duration (the 1904 system shows negative times). Before, #VALUE!,
+#: "[yes, 3]", the number as it is.
 ELAPSED = {
     ("3.14159", "[s].000"): "271433.376", ("0.08546296296296296", "[ss].000"): "7384.000", ("0", "[ss].000"): "00.000",
     ("3.14159", 's:m" @ hour "[hh]'): "53:23 @ hour 75",
@@ -93,4 +98,18 @@ ELAPSED = {
 
 
 def test_excels_elapsed_times(tmp_path):
-    assert _computed(tmp_path, list(ELAPSED)) == ELAPSED
+    assert _computed(tmp_path, list(ELAPSED), date1904=True) == ELAPSED
+
+
+#: Excel's answers in pycel's Excel-made text.xlsx (a 1900 book; sheet TextDates, A the value, B
+#: the format, C Excel's TEXT): a negative duration only under one elapsed code, elapsed time
+#: past 31 December 9999 (a date code there is #VALUE!).
+ELAPSED_1900 = {
+    ("-1", "[h]"): "-24", ("-1", "[m]"): "-1440", ("-1", "[s]"): "-86400", ("-1", "[h]:m"): "#VALUE!",
+    ("-1", "[s].000"): "#VALUE!", ("-1", "h"): "#VALUE!", ("71003160", "[hh]"): "1704075840",
+    ("71003160/24+1", "[h]"): "71003184", ("71003160/24+1", "yy"): "#VALUE!",
+}
+
+
+def test_excels_elapsed_times_in_a_1900_book(tmp_path):
+    assert _computed(tmp_path, list(ELAPSED_1900)) == ELAPSED_1900

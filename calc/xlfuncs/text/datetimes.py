@@ -118,24 +118,29 @@ def formatted(serial: float, section: str, epoch: int = 0) -> EngineValue | None
     if tokens is None:
         return None
     elapsed = {text[0] for kind, text in tokens if kind == "elapsed"}
-    if serial < 0 and elapsed and math.isfinite(serial):
-        shown = formatted(-serial, section, epoch)  # a negative duration: its minus sign before it
+    codes = [kind for kind, _ in tokens if kind in ("code", "elapsed", "frac", "ampm")]
+    if serial < 0 and math.isfinite(serial) and (elapsed and epoch or codes == ["elapsed"]):
+        # A negative duration, its minus sign before it: in a 1904 book (the system Excel shows
+        # negative times in: apache/poi's ElapsedFormatTests.xlsx), or one elapsed code alone
+        # (pycel's Excel-made text.xlsx: TEXT(-1,"[h]") is "-24", TEXT(-1,"[h]:m") #VALUE!).
+        shown = formatted(-serial, section, epoch)
         return f"-{shown}" if isinstance(shown, str) else shown
-    if not 0 <= serial < _LAST_SERIAL + 1 or not math.isfinite(serial):
+    dates = any(kind == "code" for kind, _ in tokens)  # (elapsed time alone has no last day)
+    if serial < 0 or not math.isfinite(serial) or dates and serial >= _LAST_SERIAL + 1:
         return error("#VALUE!")
     digits = max((len(text) - 1 for kind, text in tokens if kind == "frac"), default=0)
     digits = min(digits, 3)
     scale = 10 ** digits
     units = round(serial * 86400 * scale)  # the time rounded to the smallest unit shown
     whole_days, rest = divmod(units, 86400 * scale)
-    if whole_days > _LAST_SERIAL:
+    if whole_days > _LAST_SERIAL and dates:
         return error("#VALUE!")
     seconds_total = units / scale  # (for the elapsed codes)
     second, fraction = divmod(rest, scale)
     hour, second = divmod(second, 3600)
     minute, second = divmod(second, 60)
     calendar_day = whole_days + epoch
-    year, month, dom = (1900, 1, 0) if calendar_day == 0 else day(calendar_day)
+    year, month, dom = (1900, 1, 0) if calendar_day == 0 or not dates else day(calendar_day)
     twelve = any(kind == "ampm" for kind, _ in tokens)
     minutes = _minutes(tokens)
     out = []
