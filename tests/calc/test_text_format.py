@@ -172,3 +172,16 @@ def test_dollar_writes_what_formualizers_did_wherever_it_rounded_right():
         if not same:
             differ.append((amount, places, theirs, ours))
     assert differ == []
+
+
+@pytest.mark.parametrize(("value", "code", "expected"), [
+    ("12:00", "0.00", "0.50"), ("0:59:99", "#.#####", ".04212"), ("23:99", "#.#####", "1.02708"),
+    ("60:99", "#.#####", "60:99"), ("59:9999.012345", "0.########", "0.15670153"), ("23:59.", "#.###########", ".99930555556"),
+])
+def test_a_time_given_as_text(value, code, expected):
+    """Read as VALUE reads it (calc/xlfuncs/text/value_text.py): pycel's Excel-made text.xlsx,
+    TextDates!C30:C48. The bridged `formulas` VALUE that TEXT read it with put each time on 1 January
+    of this year ("46023.50" for "12:00")."""
+    from rates_xl.calc.xlfuncs import callbacks
+
+    assert callbacks()["TEXT"](value, code) == expected

@@ -4,7 +4,9 @@ The bridged `formulas` VALUE put a time on 1 January of the current year (VALUE(
 
 Excel's answers: Microsoft's VALUE page (`=VALUE("16:48:00")-VALUE("12:00:00")` is 0.2, the time
 16:48 being 0.7 of a day); a date that does not exist and a percentage as formualizer's own VALUE
-and Excel's cell entry read them. An hour past 23 is not settled: the cell is listed (#NAME?)."""
+and Excel's cell entry read them; minutes or seconds past 59 as pycel's Excel-made text.xlsx
+shows Excel reading them (TextDates!A30:A48: "23:99" is 1.02708, "24:99" and "0:0:10000" are
+left as text). An hour past 23 is not settled: the cell is listed (#NAME?)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,14 @@ CASES = {
     'VALUE("50%")': 0.5,
     'VALUE("$1,000")': 1000,
     'VALUE("25:00")': "#NAME?",
-    'VALUE("12:60")': "#NAME?",
+    'VALUE("12:60")': 13 / 24,
+    'VALUE("23:99")': 1479 / 1440,
+    'VALUE("0:59:99")': 3639 / 86400,
+    'VALUE("59:9999.0")': 13539 / 86400,
+    'VALUE("23:59.")': 1439 / 1440,
+    'VALUE("24:99")': "#VALUE!",
+    'VALUE("0:0:10000")': "#VALUE!",
+    'VALUE("23:59.:0")': "#NAME?",
 }
 
 

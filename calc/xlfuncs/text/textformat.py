@@ -41,7 +41,7 @@ from decimal import Decimal, localcontext
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, number, number_text
 from rates_xl.calc.xlfuncs.limits import TEXT_LIMIT
-from rates_xl.calc.xlfuncs.text import datetimes, exponents, fractions, placeholders
+from rates_xl.calc.xlfuncs.text import datetimes, exponents, fractions, numbers, placeholders
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS, general, past_shown, rounded
 from rates_xl.calc.xlfuncs.text.placeholders import own_characters, scaling_commas
@@ -234,7 +234,7 @@ def text(facts: Facts) -> Callback:
     epoch = SHIFT if facts and facts.get("date1904") else 0
 
     computed = bridged("TEXT")
-    value_of = bridged("VALUE")  # text Excel reads as a number or a date ("1987-08-26")
+    value_of = numbers.FUNCTIONS["VALUE"](facts)  # text Excel reads as a number, a date ("1987-08-26"), a time
 
     def one(value: EngineValue, code: EngineValue) -> EngineValue:
         # A format read from a cell: a number there is its text (a cell holding 0 is the code
@@ -254,6 +254,8 @@ def text(facts: Facts) -> Callback:
         number = _number(value)
         if number is None and isinstance(value, str) and value.strip():
             read = value_of(value)
+            if read == error(NOT_COMPUTED):
+                return read  # a time VALUE does not settle ("59:9999.0"): not computed either
             number = float(read) if isinstance(read, int | float) and not isinstance(read, bool) else None
         if number is not None and epoch and isinstance(value, str):  # a date read out of text: a 1900 serial
             number = text_serial(value, number)

@@ -8,7 +8,13 @@ first; every other text goes on to `formulas`):
   second of 60 or more, or an AM/PM hour outside 1 to 12 is not settled here: NOT_COMPUTED;
 - a year-month-day date that is no date ("2024-02-30", "2023-02-29", "2024-13-01") is #VALUE!:
   `formulas` rolled it on (1 March 2024); formualizer's own VALUE answers #VALUE! too;
-- a number followed by % is a hundredth of it ("50%" is 0.5; `formulas`: #VALUE!).
+- a number followed by % is a hundredth of it ("50%" is 0.5; `formulas`: #VALUE!);
+- a time of another form read as Excel reads it (pycel's Excel-made text.xlsx, TextDates!A30:A48,
+  TEXT of each): "h:m" with an hour below 24 and up to 9999 minutes ("23:99" is 1.02708), "h:m:s"
+  with minutes below 60 and up to 9999 seconds, "m:s.f" (a fraction of a second) with minutes
+  below 60; past those limits Excel leaves the text as it is ("24:99", "0:0:10000": #VALUE! for
+  VALUE); an hour of 24 or more within them, and any other text with a colon and no date in it
+  ("23:59.:0"), is not settled here (NOT_COMPUTED). `formulas` put each on 1 January of this year.
 """
 
 from __future__ import annotations
@@ -22,11 +28,22 @@ NOT_COMPUTED = "#NAME?"
 _TIME = re.compile(r"\s*(\d{1,2})(?::(\d{1,2})(?::(\d{1,2}(?:\.\d+)?))?)?\s*([AP]M?)?\s*", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", re.DOTALL)
 _PERCENT = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*%\s*")
+#: A time's characters alone (digits, colons, points, spaces, AM/PM): no date beside it.
+_TIME_ALONE = re.compile(r"(?=.*\d)[\d:.\s]*:[\d:.\s]*(?:[AP]M?)?\s*", re.IGNORECASE)
+
+
+_CLOCK = re.compile(r"\s*(\d+):(\d+)(?:(\.)(\d*))?\s*")
+_CLOCK_SECONDS = re.compile(r"\s*(\d+):(\d+):(\d+)(\.\d*)?\s*")
+_MOST = 9999  # the most minutes (h:m) or seconds (h:m:s, m:s.f) Excel reads in a time's last part
 
 
 def read(text: str) -> float | str | None:
     """`text` as Excel's VALUE reads it, an error's text, or None: left to `formulas`."""
-    if (found := _TIME.fullmatch(text)) is not None and (found[2] is not None or found[4] is not None):
+    if (found := _TIME.fullmatch(text)) is not None and found[4] is not None:
+        return _time(found)
+    if (clock := _clock(text)) is not None:
+        return clock
+    if (found := _TIME.fullmatch(text)) is not None and found[2] is not None:
         return _time(found)
     if (found := _ISO_DATE.fullmatch(text)) is not None:
         try:
@@ -36,6 +53,31 @@ def read(text: str) -> float | str | None:
         return None
     if (found := _PERCENT.fullmatch(text)) is not None:
         return float(found[1]) / 100
+    if _TIME_ALONE.fullmatch(text):
+        return NOT_COMPUTED  # a time of another form: not settled here
+    return None
+
+
+def _clock(text: str) -> float | str | None:
+    """A time without AM/PM in the forms Excel reads past 59 (the module's docstring), or None."""
+    if (found := _CLOCK_SECONDS.fullmatch(text)) is not None:
+        hours, minutes, seconds = int(found[1]), int(found[2]), float(found[3] + (found[4] or "").rstrip("."))
+        if minutes >= 60 or int(found[3]) > _MOST:
+            return "#VALUE!"
+        if hours >= 24:
+            return NOT_COMPUTED
+        return (hours * 3600 + minutes * 60 + seconds) / 86400
+    if (found := _CLOCK.fullmatch(text)) is not None:
+        first, second = int(found[1]), int(found[2])
+        if found[4]:  # m:s.f
+            if first >= 60 or second > _MOST:
+                return "#VALUE!"
+            return (first * 60 + float(f"{found[2]}.{found[4]}")) / 86400
+        if second > _MOST or first >= 24 and second >= 60:  # h:m ("23:59." too)
+            return "#VALUE!"
+        if first >= 24:
+            return NOT_COMPUTED
+        return (first * 60 + second) / 1440
     return None
 
 
