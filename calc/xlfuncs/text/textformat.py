@@ -69,19 +69,34 @@ def sections(code: str) -> list[str]:
 
 def _spaced(section: str) -> str:
     """`_)` (a space as wide as ")", the accounting formats' padding) written as a space, as in
-    TEXT's answer: formulas wrote "_)" as it is."""
-    pads = {i for i, ch in own_characters(section) if ch == "_"}
-    if not pads:
+    TEXT's answer: formulas wrote "_)" as it is; a fill (`*` and the character it repeats to
+    the cell's width) left out, as TEXT leaves it (pycel's Excel-made text.xlsx: TEXT(1234.56,
+    "$x*y#,##0* ") is "$x1,235")."""
+    marks = {i: ch for i, ch in own_characters(section) if ch in "_*"}
+    if not marks:
         return section
     out, i = [], 0
     while i < len(section):
-        if i in pads:
-            out.append(" ")
+        if i in marks:
+            if marks[i] == "_":
+                out.append(" ")
             i += 2
             continue
         out.append(section[i])
         i += 1
     return "".join(out)
+
+
+def _whole_digits(section: str) -> str:
+    """A section with no digit placeholder before its point ("0.#" without the 0) shows the
+    integer's digits all the same (pycel's Excel-made text.xlsx: TEXT(890123.456789,".#") is
+    "890123.5"; formulas wrote ".5"): a `#` put before the point, which shows them and nothing for 0."""
+    own = own_characters(section)
+    point = next((i for i, ch in own if ch == "."), None)
+    if point is None or any(ch in _DIGIT for i, ch in own if i < point) or \
+            not any(ch in _DIGIT for i, ch in own if i > point):
+        return section
+    return section[:point] + "#" + section[point:]
 
 
 def _prepared(number: float, section: str) -> tuple[float, str, Decimal | None]:
@@ -119,6 +134,7 @@ def _shown(number: float, section: str, computed: Callable[..., EngineValue], ep
     dated = datetimes.formatted(number, section, epoch)
     if dated is not None:
         return dated
+    section = _whole_digits(section)
     if (fraction := fractions.formatted(number, section)) is not None:
         return fraction  # "# ??/32": fractions.py
     if (scientific := exponents.formatted(number, section)) is not None:
@@ -184,13 +200,25 @@ def _text_section(section: str, text: str) -> EngineValue:
     return "".join(out)
 
 
-def _as_text(value: str, parts: list[str]) -> EngineValue:
-    """Text in a format: its text section (the fourth, or a lone one holding @), else as it is."""
+def _split(parts: list[str]) -> tuple[list[str], str | None]:
+    """(the numbers' sections, the text's or None). The text's is the fourth, or the last of two
+    or three that holds @ (pycel's Excel-made text.xlsx: TEXT(-1,"w;x@") is "-w", the minus
+    sign of the one number section; TEXT(0,"w;x;z@") "w", no zero section), or a lone one
+    holding @ (then the numbers' too: a number shows as it is)."""
     if len(parts) >= 4:
-        return _text_section(parts[3], value)
-    if len(parts) == 1 and "@" in parts[0]:
-        return _text_section(parts[0], value)
-    return value  # numbers' sections only: the text as it is
+        return parts[:3], parts[3]
+    if _holds_at(parts[-1]):
+        return (parts[:-1] or parts), parts[-1]
+    return parts, None
+
+
+def _holds_at(section: str) -> bool:
+    return any(ch == "@" for _, ch in own_characters(section))
+
+
+def _as_text(value: str, section: str | None) -> EngineValue:
+    """Text in a format: in its text section, else as it is."""
+    return value if section is None else _text_section(section, value)
 
 
 def _conditioned(number: float, parts: list[str], computed: Callable[..., EngineValue], epoch: int) -> EngineValue:
@@ -246,8 +274,9 @@ def text(facts: Facts) -> Callback:
         if not isinstance(code, str) or isinstance(value, dict):
             return computed(value, code)
         parts = [_spaced(_COLOUR.sub("", part)) for part in sections(code)]
+        numeric, text_part = _split(parts)
         if isinstance(value, bool):  # a logical is formatted as its text (TEXT(TRUE,";;;@") is "TRUE")
-            return _as_text("TRUE" if value else "FALSE", parts)
+            return _as_text("TRUE" if value else "FALSE", text_part)
         if _CONDITION.search(code):
             number = _number(value)
             return computed(value, code) if number is None else _conditioned(number, parts, computed, epoch)
@@ -261,18 +290,18 @@ def text(facts: Facts) -> Callback:
             number = text_serial(value, number)
         if number is None:
             if isinstance(value, str):
-                return _as_text(value, parts)
+                return _as_text(value, text_part)
             return computed(value, code)  # an empty cell: formulas'
-        if len(parts) == 1:
-            if any(ch == "@" for _, ch in own_characters(parts[0])):  # a text format: a number shows as it is
+        if len(numeric) == 1:
+            if numeric[0] is text_part:  # a text format alone: a number shows as it is
                 return number_text(number)
-            return _shown(number, parts[0], computed, epoch)
+            return _shown(number, numeric[0], computed, epoch)
         if number < 0:
-            section, number = parts[1], -number
-        elif number == 0 and len(parts) >= 3:
-            section = parts[2]
+            section, number = numeric[1], -number
+        elif number == 0 and len(numeric) >= 3:
+            section = numeric[2]
         else:
-            section = parts[0]
+            section = numeric[0]
         return _shown(number, section, computed, epoch) if section else ""
 
     def TEXT(value: EngineValue, code: EngineValue) -> Answer:  # noqa: N802 - Excel's name
