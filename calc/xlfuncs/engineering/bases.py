@@ -51,6 +51,8 @@ def implementation(name: str) -> Callable[..., object] | None:
     source, target = name.split("2")
 
     def convert(x: object, places: object = None) -> object:
+        if (early := _excels_first(source, target, x, places)) is not None:
+            return early
         # The graph's order: the source node's filter, X2DEC, DEC2X, the target node's filter
         # (DEC has none; a DEC source reaches DEC2X as given, read by DEC2X's own `_parseDEC`).
         decimal = _x2dec(_parseX(x), base=BASES[source]) if source != "DEC" else x
@@ -66,6 +68,32 @@ def implementation(name: str) -> Callable[..., object] | None:
     convert.__name__ = name
     found: Callable[..., object] = wrap_func(convert)
     return found
+
+
+def _excels_first(source: str, target: str, x: object, places: object) -> object | None:
+    """The errors Excel answers before reading the number as `formulas` does, or None (xlcalculator's
+    Excel-made BASES.xlsx): `places` past 1 to 10 is #NUM! whatever the number (DEC2BIN("E",0),
+    DEC2BIN("E",11); `formulas`: #VALUE! of "E"); the empty text as a decimal is #VALUE! (a
+    formula's ""; `formulas` read 0); a minus sign in a binary, octal or hexadecimal text is
+    #NUM! (HEX2DEC("-A"); `formulas`: -1099511627786)."""
+    import math
+
+    from formulas.functions import Error
+
+    if target != "DEC" and isinstance(places, int | float) and not isinstance(places, bool) and \
+            (not math.isfinite(places) or not 1 <= math.trunc(places) <= 10) and not _is_error(x):
+        return Error.errors["#NUM!"]
+    if source == "DEC" and isinstance(x, str) and x == "":
+        return Error.errors["#VALUE!"]
+    if source != "DEC" and isinstance(x, str) and "-" in x:
+        return Error.errors["#NUM!"]
+    return None
+
+
+def _is_error(value: object) -> bool:
+    from formulas.functions import XlError
+
+    return isinstance(value, XlError)
 
 
 def _places(places: object, number: object, base: int) -> tuple[object, object]:
