@@ -190,13 +190,15 @@ def test_a_time_given_as_text(value, code, expected):
 @pytest.mark.parametrize(("value", "code", "expected"), [
     (-1.0, "w;x;z@", "x"), (0.0, "w;x;z@", "w"), (0.0, "w;x;z", "z"), (-1.0, "w;x@", "-w"), (1.0, "w;x@", "w"),
     (890123.456789, ".#", "890123.5"), (1234.56, ".##0", "1234.560"), (0.5, ".#", ".5"),
-    (1234.56, "$x*y#,##0* ", "$x1,235"),
+    (1234.56, "$x*y#,##0* ", "$x1,235"), (1234567.0, "#,.#,", "1.2"), (-1234567.0, "#,.#,", "-1.2"),
 ])
 def test_text_sections_points_and_fills(value, code, expected):
     """pycel's Excel-made text.xlsx, TextNumbers!C7:C66: the last of two or three sections
     holding @ is the text's (the one number section then writes a minus sign); a point with no
     digit placeholder before it shows the integer's digits; a fill (`*` and its character) is
-    left out. formulas wrote "x@" and "z@", ".5" and #VALUE!."""
+    left out; a comma between the last integer placeholder and the point scales by 1,000 as a
+    trailing one does (apache/poi's Excel-made NumberFormatTests.xlsx, Tests!A93 and A97).
+    formulas wrote "x@" and "z@", ".5", #VALUE! and "1234.6"."""
     from rates_xl.calc.xlfuncs import callbacks
 
     assert callbacks()["TEXT"](value, code) == expected

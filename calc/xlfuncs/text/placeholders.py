@@ -45,14 +45,29 @@ def own_characters(section: str) -> list[tuple[int, str]]:
 
 def scaling_commas(own: list[tuple[int, str]], last: int) -> list[int]:
     """The positions of the commas right after the last digit placeholder (at `last`), each
-    scaling the number by 1,000 ("#,##0," shows thousands), among a format's own characters."""
+    scaling the number by 1,000 ("#,##0," shows thousands), among a format's own characters;
+    and those right after the last integer placeholder, before the point (apache/poi's
+    Excel-made NumberFormatTests.xlsx: TEXT(1234567,"#,.#,") is "1.2")."""
     scaling: list[int] = []
     for i, ch in own:
         if i > last and ch == ",":
             if scaling and i != scaling[-1] + 1 or not scaling and i != last + 1:
                 break
             scaling.append(i)
-    return scaling
+    return _before_point(own) + scaling
+
+
+def _before_point(own: list[tuple[int, str]]) -> list[int]:
+    """The commas between the last integer placeholder and the point ("#,." of "#,.#,")."""
+    point = next((i for i, ch in own if ch == "."), None)
+    if point is None:
+        return []
+    whole = [i for i, ch in own if ch in _PLACEHOLDERS and i < point]
+    if not whole:
+        return []
+    found = [i for i, ch in own if whole[-1] < i < point and ch == ","]
+    between = [ch for i, ch in own if whole[-1] < i < point]
+    return found if found and all(ch == "," for ch in between) else []
 
 
 def laid_out(number: float, section: str) -> str | None:
