@@ -98,6 +98,9 @@ class BookFacts:
     #: Whether it counts dates from 1904 (`date1904`): a typed date's serial is its
     #: (calc/formula/number_arguments.py, calc/xlfuncs/dates/system1904.py).
     date1904: bool = False
+    #: Sheet -> (its hidden rows, those of them inside an autofilter's range: filtered out), for
+    #: the sheets that hide any (calc/formula/hidden_rows.py).
+    hidden_rows: dict[str, tuple[frozenset[int], frozenset[int]]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -36,7 +36,7 @@ from rates_xl.calc.engines.formualizer.fitting import (
     settled,
 )
 from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
-from rates_xl.calc.formula import comparisons, number_arguments, passes, terms
+from rates_xl.calc.formula import comparisons, hidden_rows, number_arguments, passes, terms
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.lambdas import lambda_names
@@ -157,7 +157,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       sources=sources,  # the engine reads no table: their references become ranges
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
                       range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets),
-                      date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904)
+                      date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book))
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
+from rates_xl.calc.formula import hidden_rows
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
@@ -165,7 +166,8 @@ class FormulasEngine:
         tables = rates_tables()
         facts = BookFacts(may_be_zero=_cached_zero(self.book),
                           formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles),
-                          name_range=self.book.name_range, range_size=self.book.range_size)
+                          name_range=self.book.name_range, range_size=self.book.range_size,
+                          hidden_rows=hidden_rows.of_book(self.book.book))
         for (sheet, anchor), (text, area) in self.book.cells.items():
             if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
                 continue  # an array's elements are left alone, as the fast engine does
