@@ -26,7 +26,7 @@ CASES = [
 ]
 
 
-def _book(path):
+def _book(path, cases=CASES):
     import openpyxl
     from openpyxl.worksheet.formula import ArrayFormula
 
@@ -36,7 +36,7 @@ def _book(path):
     for row, value in enumerate(VALUES, start=1):
         sheet.cell(row=row, column=1).value = value
         sheet.cell(row=row, column=2).value = f"n{row}"
-    for cell, formula, array, _ in CASES:
+    for cell, formula, array, _ in cases:
         sheet[cell] = ArrayFormula(cell, "=" + formula) if array else "=" + formula
     book.save(path)
     return path
@@ -53,18 +53,9 @@ def test_rows_meeting_a_condition(tmp_path):
 def test_arrays_of_other_shapes_stay_listed(tmp_path):
     """IF over a column of 5 and one of 3: Excel pads the shorter with #N/A, the engine answers
     #VALUE!: listed, not computed."""
-    import openpyxl
-    from openpyxl.worksheet.formula import ArrayFormula
-
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for row, value in enumerate(VALUES, start=1):
-        sheet.cell(row=row, column=1).value = value
-    sheet["D1"] = ArrayFormula("D1", "=SUM(IFERROR(IF(A1:A5>2,ROW(A1:A3)),100))")
-    book.save(tmp_path / "shapes.xlsx")
+    _book(tmp_path / "shapes.xlsx", [("D1", "SUM(IFERROR(IF(A1:A5>2,ROW(A1:A3)),100))", True, None)])
     result = WorkbookCalculation(tmp_path / "shapes.xlsx", full=True).compute()
     assert [s.cell for s in result.skipped] == ["D1"]
 

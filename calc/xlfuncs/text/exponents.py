@@ -29,6 +29,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.text.numbers import DIGITS
+from rates_xl.calc.xlfuncs.text.placeholders import pieces
 from rates_xl.calc.xlfuncs.types import EngineValue
 
 _PLACEHOLDERS = "0#?"
@@ -42,26 +43,19 @@ Item = tuple[str, str]  # (kind, text): a placeholder, ".", ",", "E" (text "E+"/
 def _items(section: str) -> list[Item] | None:
     """The section's own characters as items; None where it holds no E+ or E- of its own."""
     items: list[Item] = []
-    i, found = 0, False
-    while i < len(section):
-        ch = section[i]
-        if ch == "\\" and i + 1 < len(section):
-            items.append(("lit", section[i + 1]))
-            i += 2
-            continue
-        if ch == '"':
-            end = section.find('"', i + 1)
-            end = len(section) if end < 0 else end
-            items.append(("lit", section[i + 1:end]))
-            i = end + 1
-            continue
-        if ch in "eE" and section[i + 1:i + 2] in ("+", "-"):
-            items.append(("E", section[i:i + 2]))
+    parts = pieces(section)
+    k, found = 0, False
+    while k < len(parts):
+        own, text = parts[k]
+        if own is None:
+            items.append(("lit", text))
+        elif own in "eE" and k + 1 < len(parts) and parts[k + 1][0] in ("+", "-"):
+            items.append(("E", own + parts[k + 1][1]))
             found = True
-            i += 2
-            continue
-        items.append((ch, ch) if ch in _PLACEHOLDERS or ch in ".," else ("lit", ch))
-        i += 1
+            k += 1
+        else:
+            items.append((own, own) if own in _PLACEHOLDERS or own in ".," else ("lit", own))
+        k += 1
     return items if found else None
 
 

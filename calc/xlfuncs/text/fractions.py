@@ -27,6 +27,7 @@ from fractions import Fraction
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
+from rates_xl.calc.xlfuncs.text.placeholders import pieces
 from rates_xl.calc.xlfuncs.types import EngineValue
 
 _PLACEHOLDERS = "0#?"
@@ -44,23 +45,13 @@ def _items(section: str) -> list[Item] | None:
     """The section's placeholders, its `/` and its literal text (quoted, escaped or plain), in
     order; None where a character of its own is outside these rules (`_OUTSIDE`)."""
     items: list[Item] = []
-    i = 0
-    while i < len(section):
-        ch = section[i]
-        if ch == "\\" and i + 1 < len(section):
-            items.append(("lit", section[i + 1]))
-            i += 2
-            continue
-        if ch == '"':
-            end = section.find('"', i + 1)
-            end = len(section) if end < 0 else end
-            items.append(("lit", section[i + 1:end]))
-            i = end + 1
-            continue
-        if ch in _OUTSIDE:
+    for own, text in pieces(section):
+        if own is None:
+            items.append(("lit", text))
+        elif own in _OUTSIDE:
             return None
-        items.append((ch, ch) if ch in _PLACEHOLDERS or ch == "/" else ("lit", ch))
-        i += 1
+        else:
+            items.append((own, own) if own in _PLACEHOLDERS or own == "/" else ("lit", own))
     return items
 
 

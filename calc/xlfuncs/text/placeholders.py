@@ -43,6 +43,29 @@ def own_characters(section: str) -> list[tuple[int, str]]:
     return out
 
 
+def pieces(section: str) -> list[tuple[str | None, str]]:
+    """The section in pieces, in order: (None, the text shown) for quoted text and an escaped
+    character, (the character, the character) for each of its own (fractions.py and
+    exponents.py read their sections so)."""
+    out: list[tuple[str | None, str]] = []
+    i = 0
+    while i < len(section):
+        ch = section[i]
+        if ch == "\\" and i + 1 < len(section):
+            out.append((None, section[i + 1]))
+            i += 2
+            continue
+        if ch == '"':
+            end = section.find('"', i + 1)
+            end = len(section) if end < 0 else end
+            out.append((None, section[i + 1:end]))
+            i = end + 1
+            continue
+        out.append((ch, ch))
+        i += 1
+    return out
+
+
 def scaling_commas(own: list[tuple[int, str]], last: int) -> list[int]:
     """The positions of the commas right after the last digit placeholder (at `last`), each
     scaling the number by 1,000 ("#,##0," shows thousands), among a format's own characters;

@@ -134,11 +134,11 @@ def _shown(number: float, section: str, computed: Callable[..., EngineValue], ep
     dated = datetimes.formatted(number, section, epoch)
     if dated is not None:
         return dated
-    section = _whole_digits(section)
     if (fraction := fractions.formatted(number, section)) is not None:
         return fraction  # "# ??/32": fractions.py
     if (scientific := exponents.formatted(number, section)) is not None:
         return scientific  # "##0.0E+0": exponents.py
+    section = _whole_digits(section)
     if (spaced := placeholders.laid_out(number, section)) is not None:
         return spaced  # `?`, the placeholder padding with a space: placeholders.py
     value, section, exact = _prepared(number, section)
