@@ -358,7 +358,7 @@ WHY = {
             "(format codes: spaces, %, commas as scaling: +27 cells), ? padding with a space where formulas "
             "wrote it as it is (apache/poi's NumberFormatTests.xlsx: +38 cells), fractions (\"# ??/32\": formulas "
             "wrote the placeholders as they are, \"100 ??/32\" for 99.5; +211 cells), exponents (\"##0.0E+0\": "
-            "+245 cells), conditions and logicals (+48 cells): calc/xlfuncs/text/textformat.py, placeholders.py, "
+            "+245 cells), conditions and logicals (+40 cells): calc/xlfuncs/text/textformat.py, placeholders.py, "
             "fractions.py, exponents.py",
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/text/textsplit.py",
