@@ -40,11 +40,9 @@ _MOST = 9999  # the most minutes (h:m) or seconds (h:m:s, m:s.f) Excel reads in 
 def read(text: str) -> float | str | None:
     """`text` as Excel's VALUE reads it, an error's text, or None: left to `formulas`."""
     if (found := _TIME.fullmatch(text)) is not None and found[4] is not None:
-        return _time(found)
+        return _time(found)  # AM/PM; every other time of `_TIME`'s is one `_clock` reads
     if (clock := _clock(text)) is not None:
         return clock
-    if (found := _TIME.fullmatch(text)) is not None and found[2] is not None:
-        return _time(found)
     if (found := _ISO_DATE.fullmatch(text)) is not None:
         try:
             datetime.date(int(found[1]), int(found[2]), int(found[3]))
