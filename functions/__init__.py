@@ -22,7 +22,8 @@
 - `table.py`: the function table; `history.py`: RATES_SWAPHISTORY's options and grid;
 - `args.py`: what a cell passes -> what the client expects (the coercers);
 - `sheet.py`: cells, areas, A1 references, sheet-name quoting, RATES calls;
-- `values.py`: Excel's cell values (error values, serial dates, booleans);
+- `values.py`: Excel's cell values (error values, serial dates, booleans); `date_system.py`:
+  dates given and answered as serials in a book counting from 1904, moved for every host;
 - `tokens.py`: a formula's tokens, the one tokenizer;
 - `messages.py`: the one error -> `#RATES!` text mapping (`PENDING` while a plan runs);
 - `errors.py`: a failing cell as Excel's error value, its message one step away; `shown`,

@@ -26,7 +26,7 @@ import xlwings as xw
 from rates_xl.addin.classic import live_rtd, manual, refresh, rtd, rtd_com, scenario, scope, source
 from rates_xl.addin.classic.excel_surface import Range
 from rates_xl.addin.classic.refresh import RefreshScope, floor_for, request_refresh
-from rates_xl.functions import errors
+from rates_xl.functions import date_system, errors
 from rates_xl.functions.context import CallContext
 from rates_xl.functions.core import (
     Arg,
@@ -82,6 +82,10 @@ def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
     spec = FUNCTIONS[name]
     where = refresh.caller_id(caller)
     context = refresh.context_for(where)
+    on_1900 = _dates_on_1900(spec, caller, values)
+    if isinstance(on_1900, str):  # the book's date system could not be read
+        return _shown(spec, caller, where, values, on_1900, context)
+    values = on_1900
     under = scenario.client_for(where)
     if under is not None:
         # A book under a scenario: its own replaying client answers at once from its pack
@@ -98,6 +102,27 @@ def _run(name: str, caller: Range | None, values: tuple[Any, ...]) -> Any:
         live_rtd.channel.saw(live_rtd.cell_of(caller), used)
         return _shown(spec, caller, where, values, answer, context)
     return _shown(spec, caller, where, values, _answer(spec, caller, where, values, context), context)
+
+
+def _dates_on_1900(spec: FunctionSpec, caller: Range | None, values: tuple[Any, ...]) -> tuple[Any, ...] | str:
+    """The call's arguments with a date given as a serial read on the caller's book's date
+    system (functions/date_system.py). xlwings reads a date cell through Range.Value, a COM
+    date (the day itself, whatever the system); a date a formula computes (DATE, EDATE, A1+30)
+    comes as a number, the book's serial. So only when a date argument is a number is the
+    book asked, once per such call: Workbook.Date1904 (Microsoft's Excel VBA reference,
+    Workbook.Date1904 property), through xlwings' Book.api, the workbook's COM object. Not
+    cached: File > Options can change it while the book is open, and a call it cannot read
+    for answers with the message rather than a date 4 years and a day off."""
+    positions = date_system.date_arguments(spec)
+    if caller is None or not positions or not date_system.has_serial(values, positions):
+        return values
+    try:
+        in_1904 = bool(caller.sheet.book.api.Date1904)
+    except Exception as exc:  # noqa: BLE001 - a COM failure of any kind: the cell says so
+        name = spec.args[next(k for k in positions if date_system.has_serial(values, (k,)))].name
+        return (f"{PREFIX} {name}: a date given as a number, and the workbook's date system "
+                f"(1900 or 1904) could not be read ({type(exc).__name__}); give the date as a date cell")
+    return tuple(date_system.onto_1900(values, positions)) if in_1904 else values
 
 
 #: What RATES_ERROR says of a cell waiting for its answer (it fills by itself).

@@ -97,8 +97,13 @@ class _CustomXMLPart:
 
 
 class _BookApi:
+    """The COM Workbook's members the add-in reads: CustomXMLParts, and Date1904 (Microsoft's
+    Workbook.Date1904 property: True in a book counting dates from 1904). The stand-in's
+    formulas compute 1900 serials whatever it holds; a test gives a 1904 book's serials itself."""
+
     def __init__(self) -> None:
         self.CustomXMLParts = _CustomXMLParts()
+        self.Date1904 = False
 
 
 class Book:

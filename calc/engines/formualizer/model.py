@@ -495,13 +495,13 @@ def _is_circ(value: Any) -> bool:
 def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: bool = False) -> Callable[..., Any]:
     """A RATES_* function as the engine calls it. In a book counting dates from 1904, a date
     given as a serial is moved onto the 1900 system the function table reads, and a date it
-    answers written as the book's serial (calc/xlfuncs/dates/system1904.py)."""
-    from rates_xl.calc.xlfuncs.dates import system1904
+    answers written as the book's serial (functions/date_system.py, as the add-ins do)."""
+    from rates_xl.functions import date_system
 
-    dates = system1904.date_arguments(spec) if date1904 else ()
+    dates = date_system.date_arguments(spec) if date1904 else ()
 
     def call(*raw: Any) -> Any:
-        args = [from_engine(a) for a in (system1904.onto_1900(raw, dates) if dates else raw)]
+        args = [from_engine(a) for a in (date_system.onto_1900(raw, dates) if dates else raw)]
         error = rates.first_error(args, is_error)
         if error is not None:
             return error
@@ -513,7 +513,7 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: boo
             result = f"#RATES! {excel_name}: {type(exc).__name__}"[:254]
         # A failing call is an error value, as in Excel; its message kept for the summary.
         value = errors.engine_value(excel_name, args, result, rates.context())
-        return to_engine(system1904.dates_as_serials(value) if date1904 else value)
+        return to_engine(date_system.dates_as_serials(value) if date1904 else value)
 
     call.__name__ = excel_name
     return call

@@ -13,24 +13,23 @@ one table); a date the engine hands it as a date is its 1904 serial first (`shif
 moves a date it reads out of text (`_DATE_LIKE`); the criteria of COUNTIF and its kin that
 read like a date (">1/1/2020") are not computed (#NAME?, listed), never a 1900 serial. The
 RATES_* functions (calc/engines/formualizer/model.py `_adapt`) read a date argument given as a
-serial on the 1900 system too (`onto_1900`) and write the dates they answer as the book's
-(`dates_as_serials`): a discount factor was asked of a date 4 years and a day later.
+serial on the 1900 system too and write the dates they answer as the book's, as the add-ins do
+(functions/date_system.py): a discount factor was asked of a date 4 years and a day later.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
-from typing import TypeVar, cast
+from typing import cast
 
 from rates_xl.calc.engines.formualizer.values import error
 from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
+from rates_xl.functions.date_system import SHIFT
+from rates_xl.functions.date_system import moved as _moved
 from rates_xl.functions.values import EPOCH_1904, to_serial
-
-#: Days from the 1900 system's serial 0 to the 1904 system's (1 January 1904).
-SHIFT = 1462
 
 #: name -> (the positions of its date arguments, whether its answer is a date).
 DATES: dict[str, tuple[tuple[int, ...], bool]] = {
@@ -67,19 +66,6 @@ FROM_TEXT: dict[str, tuple[int, int]] = {
 _DATE_LIKE = re.compile(r"\d\s*[/-]\s*\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec", re.IGNORECASE)
 
 Callback = Callable[..., Answer]
-T = TypeVar("T")
-
-
-def _moved(value: object, days: int) -> object:
-    """A date argument or answer moved by `days`: numbers (in arrays too); anything else as it is
-    (text is read as a calendar date by the function itself, errors pass)."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
-        return value + days
-    if isinstance(value, list):
-        return [_moved(v, days) for v in value]
-    return value
 
 
 def _serial(value: object) -> object:
@@ -178,28 +164,3 @@ def from_text(name: str, call: Callback) -> Callback:
 
     in_1904.__name__ = name
     return in_1904
-
-
-#: The function table's argument kinds that read a number as a date's serial (functions/args.py).
-_DATE_KINDS = frozenset({"date", "date_or_tenor", "timestamp"})
-
-
-def date_arguments(spec: object) -> tuple[int, ...]:
-    """The positions of a RATES_* function's arguments that read a serial as a date."""
-    return tuple(k for k, arg in enumerate(getattr(spec, "args", ())) if getattr(arg, "kind", "") in _DATE_KINDS)
-
-
-def onto_1900(args: Sequence[T], positions: tuple[int, ...]) -> list[T]:
-    """A RATES_* call's arguments with each date given as a 1904 serial moved onto the 1900
-    system the function table reads (a date cell's date, text and tenors as they are)."""
-    return [cast("T", _moved(a, SHIFT)) if k in positions else a for k, a in enumerate(args)]
-
-
-def dates_as_serials(value: object) -> object:
-    """A RATES_* answer with each date in it as the book's 1904 serial (the engine's own
-    conversion writes 1900 ones)."""
-    if isinstance(value, date):
-        return to_serial(value, EPOCH_1904)
-    if isinstance(value, list):
-        return [dates_as_serials(v) for v in value]
-    return value
