@@ -111,6 +111,7 @@ def parse_batch(body: bytes) -> Calls | JSONResponse:
     batch = Calls(calls)
     batch.record = payload.get("record") is True
     batch.pinned = payload.get("valuation_time")  # the book's RATES_VALUATION_TIME: the batch's context
+    batch.date1904 = payload.get("date1904")  # the book's date system, as the script read it (batch.book_dates)
     batch.scenario = payload.get("scenario")  # the task pane's scenario id, or None (scenarios.py)
     return batch
 
@@ -120,6 +121,7 @@ class Calls(list):
 
     record = False
     pinned: Any = None
+    date1904: Any = None
     scenario: Any = None  # the id of the task pane's scenario (scenarios.py), or None
 
 
@@ -348,14 +350,15 @@ def create_app(public_url: str, *, client: Any = None, office_js_url: str = asse
         if len(subs) > MAX_BATCH:
             return refused(f"at most {MAX_BATCH} subscriptions per request", 413)
         pinned = payload.get("valuation_time")  # the book's RATES_VALUATION_TIME, as a batch's
+        dates = payload.get("date1904")  # and its date system
         hub = live_hub()
         try:
             if team is None:
-                answers = await gate.run(hub.subscribe, session, subs, None, pinned)
+                answers = await gate.run(hub.subscribe, session, subs, None, pinned, dates)
             else:
                 # One of the user's batches: their queue, a batch worker, their counters.
                 def subscribe(calls: list, client: Any) -> tuple[list, None]:
-                    return hub.subscribe(session, calls, owner=user, valuation_time=pinned), None
+                    return hub.subscribe(session, calls, owner=user, valuation_time=pinned, date1904=dates), None
 
                 answers, _ = await team.run(user, gate, subscribe, subs, batch_client(), kind="live")
         except NoSuchSession as exc:

@@ -13,13 +13,21 @@ the book's pinned moment, the recorder, the client), exactly as `spec.core(*args
 its answer goes through the one value converter every host uses (functions/errors.shown),
 and only its form changes for Office.js:
 - a number stays a number; a spill stays a 2-D array, dates as Excel serial numbers (what
-  a date cell holds), empty as "", a cell with no value by design (`NOT_AVAILABLE`, a
-  history's Fill=NA) as an error object the script makes Excel's #N/A in that cell;
+  a date cell holds) on the book's date system, empty as "", a cell with no value by design
+  (`NOT_AVAILABLE`, a history's Fill=NA) as an error object the script makes Excel's #N/A in
+  that cell;
 - a `#RATES!` message becomes an error: `invalidValue` (#VALUE!) when the input is wrong
   (our validation, or the service's 400/422 refusal of the parameters), `notAvailable`
   (#N/A) for everything the user cannot fix in the formula (404 no data, 403 key, 429,
   5xx, unreachable, a malformed answer). The message is the core's, without the prefix:
   Excel shows it on hover.
+
+A date reaches a custom function as its serial number, which in a book counting dates from
+1904 is 1,462 lower than the function table reads (functions/date_system.py). The script
+reads the book's system with each batch (`date1904`: true, false, or why it could not be
+read); a date argument given as a number, the pinned moment, and the dates an answer holds
+are moved onto and back from the 1900 system here. Where the system could not be read, a call
+that gives a date as a number, or whose answer holds dates, says so instead of guessing.
 """
 
 from __future__ import annotations
@@ -32,11 +40,10 @@ from datetime import date
 from typing import Any
 
 from rates_xl.addin.officejs.metadata import officejs_name
-from rates_xl.functions import errors
+from rates_xl.functions import date_system, errors
 from rates_xl.functions.context import NOW, CallContext
 from rates_xl.functions.core import FunctionSpec, evaluate
 from rates_xl.functions.messages import PREFIX
-from rates_xl.functions.values import to_serial
 
 log = logging.getLogger("rates_xl.addin.officejs")
 
@@ -75,8 +82,38 @@ def unavailable(message: str) -> dict[str, str]:
     return {"error": "notAvailable", "message": message}
 
 
-def check_call(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec, tuple] | dict:
-    """(spec, args) for a call we can compute, or the error outcome that answers it."""
+def book_dates(value: Any) -> bool | str:
+    """The book's date system as the script read it (a batch's `date1904`): True when it
+    counts dates from 1904; False from 1900, and when the script says nothing (a runtime
+    without the Excel API); else why it could not be read."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    return str(value)[:200] or "no reason given"
+
+
+def _unread(dates: str) -> str:
+    return f"the workbook's date system (1900 or 1904) could not be read: {dates}"
+
+
+def check_call(call: Any, table: dict[str, FunctionSpec],
+               dates: bool | str = False) -> tuple[FunctionSpec, tuple] | dict:
+    """(spec, args) for a call we can compute, or the error outcome that answers it. In a book
+    counting dates from 1904 (`dates`, `book_dates`), a date given as a number is moved onto
+    the 1900 system the function table reads."""
+    found = _checked(call, table)
+    if isinstance(found, dict) or dates is False:
+        return found
+    spec, args = found
+    positions = date_system.date_arguments(spec)
+    if not date_system.has_serial(args, positions):
+        return found
+    if dates is True:
+        return spec, tuple(date_system.onto_1900(args, positions))
+    name = spec.args[next(k for k in positions if date_system.has_serial(args, (k,)))].name
+    return unavailable(f"{name}: a date given as a number, and {_unread(dates)}; give it as text (2028-09-01)")
+
+
+def _checked(call: Any, table: dict[str, FunctionSpec]) -> tuple[FunctionSpec, tuple] | dict:
     if not isinstance(call, dict):
         return invalid("a call must be an object with fn and args")
     fn, args = call.get("fn"), call.get("args", [])
@@ -124,13 +161,16 @@ def _number(value: Any) -> Any:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def book_moment(value: Any) -> Any:
+def book_moment(value: Any, dates: bool | str = False) -> Any:
     """The book's pinned moment as the script reads RATES_VALUATION_TIME (`="2026-01-02T16:00:00Z"`
-    or the text itself), for the batch's call context; None when the book pins none. The
-    moment goes into each call as its own argument would (functions/context.pin): its
-    validation answers a bad one."""
+    or the text itself, or a cell's serial on the book's date system `dates`), for the batch's
+    call context; None when the book pins none. The moment goes into each call as its own
+    argument would (functions/context.pin): its validation answers a bad one, and a serial
+    whose date system could not be read."""
     if isinstance(value, str):
         value = value.strip().removeprefix("=").strip().strip('"')
+    if isinstance(value, int | float) and not isinstance(value, bool) and dates is not False:
+        return value + date_system.SHIFT if dates is True else f"{value}, a serial, and {_unread(dates)}"
     return None if value is None or value == "" else value
 
 
@@ -171,13 +211,14 @@ def _finite(number: int | float) -> bool:
         return False
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: Any, date1904: bool = False) -> Any:
     """One cell of an answer (functions/errors.shown's) as Office.js takes it: an error as
-    its error object, a date as its serial number (what a date cell holds), empty as ""."""
+    its error object, a date as its serial number (what a date cell holds) on the book's
+    date system, empty as ""."""
     if isinstance(value, errors.ErrorValue):
         return _error(value)
     if isinstance(value, date):
-        return to_serial(value)
+        return date_system.serial(value, date1904)
     if value is None:
         return ""
     return value
@@ -188,31 +229,36 @@ def _error(value: errors.ErrorValue) -> dict[str, str]:
     return {"error": "invalidValue" if value.kind == errors.VALUE else "notAvailable", "message": message}
 
 
-def outcome(spec: FunctionSpec, args: tuple, value: Any, context: CallContext = NOW) -> dict[str, Any]:
+def outcome(spec: FunctionSpec, args: tuple, value: Any, context: CallContext = NOW,
+            dates: bool | str = False) -> dict[str, Any]:
     """The core's answer as the script settles it (functions/errors.shown, the classic host's
     and the engines' converter too): a failure as an error, or its text with the
-    `cell_errors = text` setting."""
+    `cell_errors = text` setting; its dates as serials on the book's date system `dates`."""
     shown = errors.shown(spec, args, value, context)
     if isinstance(shown, errors.ErrorValue):
         return _error(shown)
+    cells = [v for row in shown for v in row] if isinstance(shown, list) else [shown]
+    if isinstance(dates, str) and any(isinstance(v, date) for v in cells):
+        return unavailable(f"the answer holds dates, and {_unread(dates)}")
     if isinstance(shown, list):
-        return {"value": [[_cell(v) for v in row] for row in shown]}
-    return {"value": _cell(shown)}
+        return {"value": [[_cell(v, dates is True) for v in row] for row in shown]}
+    return {"value": _cell(shown, dates is True)}
 
 
 def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list[dict[str, Any]], BatchReport]:
     """Every call's outcome, in order, computed by `client` (the server's, or a scenario's
     replaying one: scenarios.py) under the batch's one call context: the book's pinned moment
-    (`calls.pinned`, RATES_VALUATION_TIME) and, with `record`, a recorder whose answers the
+    (`calls.pinned`, RATES_VALUATION_TIME), its date system (`calls.date1904`) and, with `record`, a recorder whose answers the
     report carries (the task pane writes them into the book as its market-data pack)."""
     from rates_xl.functions.plan import plan_and_evaluate
 
     started = time.perf_counter()
     table = functions_by_id()
-    checked = [check_call(call, table) for call in calls]
+    dates = book_dates(getattr(calls, "date1904", None))
+    checked = [check_call(call, table, dates) for call in calls]
     todo = [(i, c[0], c[1]) for i, c in enumerate(checked) if isinstance(c, tuple)]
 
-    pinned = book_moment(getattr(calls, "pinned", None))
+    pinned = book_moment(getattr(calls, "pinned", None), dates)
     recorder = client.pack_recorder() if record else None
     base = CallContext(valuation_time=pinned, recorder=recorder, client=client)
 
@@ -223,7 +269,7 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
     values, report = plan_and_evaluate(compute, client, context=base) if todo else ([], None)
     outcomes: list[dict[str, Any]] = [c if isinstance(c, dict) else {} for c in checked]
     for (i, spec, args), value in zip(todo, values, strict=True):
-        outcomes[i] = outcome(spec, args, value, base)
+        outcomes[i] = outcome(spec, args, value, base, dates)
     summary = BatchReport(
         calls=len(calls),
         distinct_requests=report.distinct_requests if report else 0,

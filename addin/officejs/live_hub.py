@@ -39,7 +39,13 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rates_xl.addin.officejs.batch import check_call, functions_by_id, outcome
+from rates_xl.addin.officejs.batch import (
+    book_dates,
+    book_moment,
+    check_call,
+    functions_by_id,
+    outcome,
+)
 from rates_xl.client.live_scheduler import LiveScheduler
 from rates_xl.errors import Refusal
 from rates_xl.functions.context import CallContext
@@ -69,6 +75,7 @@ class _Session:
     owner: str | None = None  # the signed-in user who created it (None: the local server)
     subs: dict[int, tuple[Any, tuple]] = field(default_factory=dict)  # id -> (spec, args)
     outbox: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> latest outcome
+    dates: bool | str = False  # its book's date system (batch.book_dates): the page is one book's
     seen: float = field(default_factory=time.monotonic)
     waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=list)
 
@@ -100,28 +107,30 @@ class LiveHub:
 
     # -- called on batch threads -------------------------------------------------------------
     def subscribe(self, session: str, subs: list[Any], owner: str | None = None,
-                  valuation_time: Any = None) -> list[dict[str, Any]]:
+                  valuation_time: Any = None, date1904: Any = None) -> list[dict[str, Any]]:
         """Watch each cell valued as of now; one answer per sub: {"id", "live": bool} or
         {"id", "error", "message"} for a call that is not one (its cell keeps its value).
         `valuation_time` is the book's pinned moment (RATES_VALUATION_TIME), as a batch's: a
         cell of a pinned book is valued at it, so it is answered `live: false`, never refetched
-        as of now. NoSuchSession when the session is another user's."""
+        as of now. `date1904` is the book's date system, as a batch's (batch.book_dates).
+        NoSuchSession when the session is another user's."""
         from rates_xl.functions.plan import plan_and_evaluate
 
         answers: list[dict[str, Any]] = []
         todo: list[tuple[int, Any, tuple]] = []
         # What the cells use is fetched as a batch fetches (usually from the cache: the batch
         # computed them a moment ago), then each cell once more to learn its requests.
-        base = CallContext(client=self.client, valuation_time=valuation_time or None)
+        dates = book_dates(date1904)
+        base = CallContext(client=self.client, valuation_time=book_moment(valuation_time, dates))
         with self._lock:
-            self._session(session, owner)
+            self._session(session, owner).dates = dates
             room = MAX_SUBSCRIPTIONS - sum(len(s.subs) for s in self._sessions.values() if s.owner == owner)
         for sub in subs:
             sub_id = sub_id_of(sub.get("id") if isinstance(sub, dict) else None)
             if sub_id is None:
                 answers.append({"id": sub_id, "error": "invalidValue", "message": "a subscription needs an integer id"})
                 continue
-            checked = check_call(sub, self.table)
+            checked = check_call(sub, self.table, dates)
             if isinstance(checked, dict):
                 answers.append({"id": sub_id, **checked})
                 continue
@@ -176,11 +185,12 @@ class LiveHub:
             with self._lock:
                 state = self._sessions.get(session)
                 call = state.subs.get(sub_id) if state else None
+                dates = state.dates if state else False
             if call is None:
                 continue
             spec, args = call
             context = CallContext(client=self.client)
-            result = outcome(spec, args, evaluate(spec, args, context), context)
+            result = outcome(spec, args, evaluate(spec, args, context), context, dates)
             with self._lock:
                 state.outbox[sub_id] = result
                 waiters, state.waiters = state.waiters, []

@@ -149,7 +149,7 @@
     if (batch.length === 0) {
       return;
     }
-    Promise.all([bearer(false), readPinned()])
+    Promise.all([bearer(false), readPinned(), readDateSystem()])
       .then(function (got) {
         var token = got[0];
         var headers = { "Content-Type": "application/json" };
@@ -163,6 +163,9 @@
         };
         if (got[1] !== null) {
           body.valuation_time = got[1]; // the book's pinned moment (RATES_VALUATION_TIME)
+        }
+        if (got[2] !== false) {
+          body.date1904 = got[2]; // true: the book counts dates from 1904; text: why it could not be read
         }
         if (scenario.id) {
           body.scenario = scenario.id; // answered under the book's scenario (never recorded)
@@ -242,6 +245,29 @@
       });
     }).catch(function (error) {
       return "unreadable RATES_VALUATION_TIME (" + (error && error.message ? error.message : error) + ")";
+    });
+  }
+
+  // The book's date system: Excel counts dates from 1900 or, in a book saved so (Excel for
+  // Mac's default before 2011), from 1904, and a date reaches a custom function as its serial,
+  // 1,462 lower in such a book. Workbook.use1904DateSystem is a preview API of the Excel
+  // JavaScript API (ExcelApi BETA, not in the released sets), so the book is asked for
+  // DATE(1904,1,1) through workbook.functions (ExcelApi 1.2): 0 in a 1904 book, 1462 in a 1900
+  // one. false: a 1900 book, or a runtime without the Excel API (as before); a text: why it
+  // could not be read, which the server answers in the cells that give or get a date as a
+  // number, never a guess (addin/officejs/batch.py).
+  function readDateSystem() {
+    if (typeof Excel === "undefined" || !Excel.run) {
+      return Promise.resolve(false);
+    }
+    return Excel.run(function (context) {
+      var day = context.workbook.functions.date(1904, 1, 1);
+      day.load("value");
+      return context.sync().then(function () {
+        return day.value === 0;
+      });
+    }).catch(function (error) {
+      return "DATE(1904,1,1) failed (" + (error && error.message ? error.message : error) + ")";
     });
   }
 
@@ -665,12 +691,16 @@
     if (!live.on || cells.length === 0) {
       return;
     }
-    readPinned().then(function (moment) {
+    Promise.all([readPinned(), readDateSystem()]).then(function (book) {
+      var moment = book[0];
       var body = { subs: cells.map(function (c) {
         return { id: c.id, fn: c.fn, args: c.args };
       }) };
       if (moment !== null) {
         body.valuation_time = moment; // a pinned book's cells are valued at its moment, never refetched as of now
+      }
+      if (book[1] !== false) {
+        body.date1904 = book[1]; // the book's date system, as a batch's
       }
       return livePost(CONFIG.live.subscribeUrl, body);
     }).then(function (answer) {

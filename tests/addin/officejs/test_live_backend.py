@@ -72,3 +72,25 @@ def test_the_live_endpoints_refuse_what_the_batch_refuses(served, path):
     assert post(served, path, {**body, "session": "short"}).status_code == 400
     assert post(served, path, {**body, "session": "not/letters-or-digits"}).status_code == 400
     assert served.app.state.live is None or served.app.state.live.scheduler.status().cells == 0
+
+
+def test_a_1904_books_live_cells_read_and_write_its_serials(served):
+    """The page sends its book's date system with its subscriptions, as with a batch
+    (functions/date_system.py): a date given as a number is read on it, and each refetched
+    answer's dates are written on it."""
+    from rates_xl.functions.date_system import SHIFT, serial
+
+    curve = {"id": 1, "fn": "DISCOUNTCURVE", "args": ["SOFR", "0D", "1Y", "6M"]}
+    dated = {"id": 2, "fn": "DISCOUNT", "args": ["SOFR", 47_000.0 - SHIFT]}
+    answer = post(served, "/api/live/subscribe", {"session": SESSION, "subs": [curve, dated], "date1904": True})
+    assert answer.json()["subs"] == [{"id": 1, "live": True}, {"id": 2, "live": True}]
+    hub = served.app.state.live
+    assert hub._sessions[SESSION].subs[2][1][1] == 47_000.0  # 1 September 2028 on the 1900 system
+    hub._notify(frozenset({(SESSION, 1), (SESSION, 2)}))
+    shown = hub._sessions[SESSION].outbox[1]["value"]
+    spec, args = hub._sessions[SESSION].subs[1]
+    from rates_xl.functions.core import evaluate
+
+    rows = evaluate(spec, args)
+    assert [row[0] for row in shown[1:]] == [serial(row[0]) - SHIFT for row in rows[1:]]
+    assert isinstance(hub._sessions[SESSION].outbox[2]["value"], float)

@@ -14,20 +14,31 @@ from rates_xl.functions import FUNCTIONS, using_client
 from rates_xl.sandbox import PAID_KEY
 from tests.addin.officejs.test_browser import FIRE, OFFICE_STUB, browser, open_page, playwright  # noqa: F401
 
-# Excel.run with the one part of the Excel JS API the script uses: names.getItemOrNullObject,
-# a NamedItem's type and value, and getRange().values for a name that points at a cell.
+# Excel.run with the parts of the Excel JS API the script uses: names.getItemOrNullObject, a
+# NamedItem's type and value, getRange().values for a name that points at a cell; and
+# functions.date, DATE on the book's date system (`Excel.date1904`; `Excel.dateFails`: the call
+# fails, as a sync does when Excel cannot answer).
 EXCEL_NAMES = """
 window.rangesByName = {};
 window.Excel = {
   names: {},
+  date1904: false,
+  dateFails: null,
   run: function (batch) {
     var names = this.names;
+    var excel = this;
     var context = {
       workbook: { names: { getItemOrNullObject: function (key) {
         var found = names[key.toUpperCase()];
         return { isNullObject: !found, type: found ? found.type : null, value: found ? found.value : null,
                  load: function () {},
                  getRange: function () { return { values: found.values, load: function () {} }; } };
+      } },
+      functions: { date: function (year, month, day) {
+        if (excel.dateFails) { throw new Error(excel.dateFails); }
+        var serial = (Date.UTC(year, month - 1, day) - Date.UTC(excel.date1904 ? 1904 : 1899,
+                                                                  excel.date1904 ? 0 : 11, excel.date1904 ? 1 : 30)) / 864e5;
+        return { value: serial, load: function () {} };
       } } },
       sync: function () { return Promise.resolve(); },
     };
