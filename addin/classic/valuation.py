@@ -75,11 +75,27 @@ def read_name(book: Any) -> datetime | None:
     if refers.lstrip("=").startswith('"') or not refers:
         return parse(refers)
     try:
-        return parse(name.refers_to_range.value)  # =Inputs!$B$2
+        return parse(_on_1900(book, name.refers_to_range.value))  # =Inputs!$B$2
     except ValueError:
         raise
     except Exception:  # a name that is a formula, not a cell: read as text
         return parse(refers)
+
+
+def _on_1900(book: Any, value: Any) -> Any:
+    """A cell's moment as the function table reads it: a serial (a cell not formatted as a
+    date: xlwings hands a date cell over as the day itself) moved onto the 1900 system in a
+    book counting dates from 1904 (Workbook.Date1904; functions/date_system.py)."""
+    from rates_xl.functions import date_system
+
+    if not date_system.has_serial((value,), (0,)):
+        return value
+    try:
+        in_1904 = bool(book.api.Date1904)
+    except Exception as exc:  # noqa: BLE001 - a COM failure of any kind: said, never guessed
+        raise ValueError(f"the defined name {NAME}: a moment given as a number, and the workbook's date "
+                         f"system (1900 or 1904) could not be read ({type(exc).__name__})") from None
+    return date_system.moved(value, date_system.SHIFT) if in_1904 else value
 
 
 def write_name(book: Any, moment: datetime | None) -> None:

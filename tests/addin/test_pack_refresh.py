@@ -123,3 +123,30 @@ def test_a_valuation_time_that_is_not_one_is_a_message_and_changes_nothing(clien
         assert ribbon.on_action("rates_valuation_time", book=book) == "cancelled"
     finally:
         app.close()
+
+
+def test_a_valuation_time_cell_holding_a_serial_is_read_on_its_books_date_system():
+    """RATES_VALUATION_TIME pointing at a cell that holds a number (a moment computed, or a
+    cell not formatted as a date): in a book counting dates from 1904 (Workbook.Date1904) the
+    serial is read on that system, as the RATES_* cells read theirs (functions/date_system.py)."""
+    from types import SimpleNamespace
+
+    from rates_xl.addin.classic import valuation
+
+    def book(serial: float, date1904: object) -> SimpleNamespace:
+        cell = SimpleNamespace(refers_to="=Inputs!$B$2", refers_to_range=SimpleNamespace(value=serial))
+        return SimpleNamespace(names={valuation.NAME: cell}, api=SimpleNamespace(Date1904=date1904))
+
+    on_1900 = valuation.read_name(book(46_025.5, False))
+    assert on_1900 is not None and on_1900.isoformat() == "2026-01-03T12:00:00+00:00"
+    assert valuation.read_name(book(46_025.5 - 1462, True)) == on_1900
+
+    class Unreadable:
+        @property
+        def Date1904(self):  # noqa: N802 - COM's name
+            raise OSError("RPC server unavailable")
+
+    broken = book(44_563.5, False)
+    broken.api = Unreadable()
+    with pytest.raises(ValueError, match="date system .* could not be read"):
+        valuation.read_name(broken)
