@@ -11,7 +11,8 @@ Routes (one concern each; the files are generated, see assets.py and metadata.py
     GET  /help/<function>.html       the function's reference page (its helpUrl; help_pages.py)
     GET  /health                     up, and its version (no sign-in; team.py)
     GET  /api/me                     a team server's signed-in user, use, last error (team.py)
-    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...], "valuation_time": T?}
+    POST /api/batch                  {"calls": [{"fn": "SWAP", "args": [...]}, ...], "valuation_time": T?,
+                                      "date1904": true | "why it could not be read"?}
                                      -> {"results": [{"value": ...} | {"error", "message"}]}
     POST /api/scenario               the task pane's Scenario: {"pack", "spec", "buckets"} -> {"scenario": id, ...};
                                      a batch with "scenario": id is answered under it (scenarios.py)
