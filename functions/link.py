@@ -79,11 +79,13 @@ def argument_value(text: str, sheet: str, value_of: Callable[[str, str], object]
 
 def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], object],
                 pinned: datetime | str | None = None,
-                name_value: Callable[[str, str], object] | None = None) -> list[RequestKey]:
+                name_value: Callable[[str, str], object] | None = None,
+                date1904: bool = False) -> list[RequestKey]:
     """The RequestKeys the RATES_* calls of `formula` (on `sheet`) make, reading referenced
     cells with `value_of(sheet, "B7")` and defined names with `name_value(sheet, name)` (none:
     a name is not read); `pinned`: the book's valuation moment, given where a call leaves
-    valuation_time empty (as the hosts do). `Unlinked` when one cannot be read.
+    valuation_time empty (as the hosts do); `date1904`: the book counts dates from 1904, so a
+    date given as a number is its serial there. `Unlinked` when one cannot be read.
 
     The formula is evaluated as Excel would to the extent the calls need it
     (`functions/formula_walk.py`): only the branch of an IF (IFS, IFERROR, IFNA, CHOOSE) that
@@ -95,20 +97,26 @@ def requests_of(formula: str, sheet: str, value_of: Callable[[str, str], object]
         raise Unlinked(f"{formula} calls no RATES_* function that asks the service")
     keys = []
     for name, values in calls:
-        keys += requests_for(name, values, pinned)
+        keys += requests_for(name, values, pinned, date1904)
     return keys
 
 
-def requests_for(name: str, values: list[object], pinned: datetime | str | None = None) -> list[RequestKey]:
+def requests_for(name: str, values: list[object], pinned: datetime | str | None = None,
+                 date1904: bool = False) -> list[RequestKey]:
     """The RequestKeys of one call with these argument values (one, or one per tenor of a
     history grid), `valuation_time` given the pinned moment where the call leaves it empty
-    (as every host does for the cell)."""
+    (as every host does for the cell); in a book counting dates from 1904 (`date1904`), a date
+    given as a number moved onto the 1900 system, as the cell's own call was
+    (functions/date_system.py)."""
+    from rates_xl.functions import date_system
     from rates_xl.functions.context import pin
     from rates_xl.functions.core import prepare
     from rates_xl.functions.messages import ArgumentError
     from rates_xl.functions.table import FUNCTIONS
 
     spec = FUNCTIONS[name]
+    if date1904:
+        values = date_system.onto_1900(values, date_system.date_arguments(spec))
     try:
         return list(prepare(spec, pin(spec, tuple(values), pinned)).requests)
     except ArgumentError as exc:

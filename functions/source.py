@@ -56,9 +56,11 @@ def error_of_value(client: object, args: Mapping[str, object]) -> str:
 
 
 def error_of_formula(where: str, formula: str, sheet: str, value_of: ValueOf,
-                     pinned: datetime | str | None = None) -> str:
+                     pinned: datetime | str | None = None, date1904: bool = False) -> str:
     """RATES_ERROR for the cell `where` holding `formula`: the message its RATES_* call answers
-    now (computed again: from the cache, or the same refusal), "" when it answers a value."""
+    now (computed again: from the cache, or the same refusal), "" when it answers a value
+    (`date1904`: its book counts dates from 1904, functions/date_system.py)."""
+    from rates_xl.functions import date_system
     from rates_xl.functions.context import CallContext
     from rates_xl.functions.core import evaluate
     from rates_xl.functions.errors import without_prefix
@@ -72,6 +74,8 @@ def error_of_formula(where: str, formula: str, sheet: str, value_of: ValueOf,
             return ""
         for name, texts in calls:
             values = [argument_value(t, sheet, value_of) for t in texts]
+            if date1904:
+                values = date_system.onto_1900(values, date_system.date_arguments(FUNCTIONS[name]))
             result = evaluate(FUNCTIONS[name], tuple(values), CallContext(valuation_time=pinned))
             if is_message(result):
                 return without_prefix(result)
@@ -86,13 +90,14 @@ def explain(client: object, args: Mapping[str, object]) -> str:
 
 
 def explain_formula(client: RatesClient, where: str, formula: str, sheet: str, value_of: ValueOf,
-                    pinned: datetime | str | None = None) -> str | list[list[str]]:
+                    pinned: datetime | str | None = None, date1904: bool = False) -> str | list[list[str]]:
     """RATES_SOURCE for the cell `where` holding `formula` (on `sheet`): its requests read
-    by `functions/link.py` (`value_of(sheet, "B7")` reads a referenced cell), then explained."""
+    by `functions/link.py` (`value_of(sheet, "B7")` reads a referenced cell; `date1904`: its
+    book counts dates from 1904), then explained."""
     from rates_xl.functions.link import Unlinked, requests_of
 
     try:
-        keys = requests_of(formula, sheet, value_of, pinned)
+        keys = requests_of(formula, sheet, value_of, pinned, date1904=date1904)
     except Unlinked as exc:
         return f"{PREFIX} cell: {where}: {exc}"[:254]
     return explain_requests(client, where, keys)

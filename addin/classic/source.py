@@ -43,7 +43,10 @@ def explain(cell: Any, client: Any = None) -> Any:
         def value_of(sheet_name: str, ref: str) -> Any:
             return book.sheets[sheet_name].range(ref).value
 
-        return explain_formula(client or get_client(), where, formula, sheet.name, value_of, pinned)
+        # A referenced cell's date comes as the day itself (a date cell: Range.Value) or as the
+        # book's serial (functions/date_system.py): Workbook.Date1904 says which system.
+        date1904 = bool(book.api.Date1904)
+        return explain_formula(client or get_client(), where, formula, sheet.name, value_of, pinned, date1904)
     except Exception as exc:  # noqa: BLE001 - a cell message, never a traceback
         return f"{PREFIX} cell: cannot read the cell ({type(exc).__name__})"
 

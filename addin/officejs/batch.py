@@ -180,7 +180,8 @@ def _is_source(spec: FunctionSpec, call: Any) -> bool:
     return spec.name in REFERENCE_ARGS and isinstance(call, dict) and isinstance(call.get("source"), dict)
 
 
-def _source(client: Any, source: dict[str, Any], pinned: Any, name: str = "RATES_SOURCE") -> Any:
+def _source(client: Any, source: dict[str, Any], pinned: Any, name: str = "RATES_SOURCE",
+            date1904: bool = False) -> Any:
     """RATES.SOURCE (and RATES.ERROR) from what the script read of the referenced cell: its
     formula and the values of the cells the formula references (functions/source.py:
     explain_formula; error_of_formula, the message the cell's call answers now)."""
@@ -200,8 +201,8 @@ def _source(client: Any, source: dict[str, Any], pinned: Any, name: str = "RATES
         return None if value == "" else value  # an empty cell, as Excel passes it
 
     if name == "RATES_ERROR":
-        return error_of_formula(where, formula, sheet, value_of, pinned)
-    return explain_formula(client, where, formula, sheet, value_of, pinned)
+        return error_of_formula(where, formula, sheet, value_of, pinned, date1904)
+    return explain_formula(client, where, formula, sheet, value_of, pinned, date1904)
 
 
 def _finite(number: int | float) -> bool:
@@ -263,7 +264,7 @@ def run_batch(calls: list[Any], client: Any, record: bool = False) -> tuple[list
     base = CallContext(valuation_time=pinned, recorder=recorder, client=client)
 
     def compute(context: CallContext) -> list[Any]:
-        return [_source(client, calls[i].get("source"), pinned, spec.name) if _is_source(spec, calls[i])
+        return [_source(client, calls[i].get("source"), pinned, spec.name, dates is True) if _is_source(spec, calls[i])
                 else evaluate(spec, args, context) for i, spec, args in todo]
 
     values, report = plan_and_evaluate(compute, client, context=base) if todo else ([], None)

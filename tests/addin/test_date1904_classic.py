@@ -1,8 +1,8 @@
 """The classic add-in reads a date given as a number on the caller's book's date system
 (functions/date_system.py): in a book counting dates from 1904 (Workbook.Date1904), the serial
-45,538 is 1 September 2028, which a 1900 book writes 47,000. Before, the add-in read every
+45,535 is 1 September 2028, which a 1900 book writes 46,997. Before, the add-in read every
 serial on the 1900 system, and a 1904 book's RATES_DISCOUNT of DATE(2028,9,1) asked the service
-for 29 August 2024, silently. On the serial-Excel stand-in, the real UDFs, against the sandbox.
+for 31 August 2024, silently. On the serial-Excel stand-in, the real UDFs, against the sandbox.
 A date cell reaches a UDF as the day itself (xlwings reads Range.Value, a COM date), which the
 stand-in cannot show (its cells hold no number formats): manual checklist, addin/README.md."""
 
@@ -17,7 +17,7 @@ from rates_xl.functions.date_system import SHIFT
 from rates_xl.sandbox import PAID_KEY
 from tests.support import serial_excel
 
-SERIAL_1900 = 47_000  # 2028-09-01 on the 1900 system
+SERIAL_1900 = 46_997  # 2028-09-01 on the 1900 system
 PINNED = '"2026-01-02T16:00:00Z"'
 
 
@@ -61,7 +61,7 @@ def test_a_date_system_that_cannot_be_read_is_the_cells_message(client):
             raise OSError("RPC server unavailable")
 
     app = serial_excel.App()
-    book = app.add_book("Book.xlsx", {"Main": {"A1": f'=RATES_DISCOUNT("SOFR", 45538, {PINNED})',
+    book = app.add_book("Book.xlsx", {"Main": {"A1": f'=RATES_DISCOUNT("SOFR", 45535, {PINNED})',
                                                "A2": f'=RATES_DISCOUNT("SOFR", "5Y", {PINNED})'}})
     book.api = Unreadable()
     app.calculate_full()

@@ -66,3 +66,24 @@ def test_the_udf_takes_its_cell_as_a_range(monkeypatch):
 
     udfs._udf(RATES_SOURCE)
     assert asked == {"cell": "range"}
+
+
+def test_rates_source_in_a_1904_book_follows_the_request_the_cell_made(client):
+    """In a book counting dates from 1904 (Workbook.Date1904) a referenced cell's serial is
+    its date on that system, as the cell's own call read it (functions/date_system.py): the
+    source is that request, not one 4 years and a day earlier that nobody asked."""
+    app = serial_excel.App()
+    book = app.add_book("Mac.xlsx", {"Rates": {
+        "B1": 46_997 - 1462,  # 1 September 2028, counted from 1904
+        "A1": '=RATES_DISCOUNT("SOFR",B1,"2026-01-02T16:00:00Z")',
+        "A3": "=RATES_SOURCE(A1)"}})
+    book.api.Date1904 = True
+    try:
+        ribbon.on_action("rates_refresh_workbook", book=book)
+        rates = book.sheets["Rates"]
+        assert isinstance(rates.range("A1").value, float)
+        assert rates.range("A3").value == "Request", rates.range("A3:B3").value
+        assert rates.range("B3").value == ("discount_factor?date=2028-09-01&index=SOFR"
+                                           "&valuation_time=2026-01-02T16:00:00Z")
+    finally:
+        app.close()

@@ -3,7 +3,7 @@
 (DATE(1904,1,1) through the Excel JS API's workbook.functions), so the server moves it onto the
 1900 system the function table reads and writes the dates an answer holds as the book's
 (functions/date_system.py). Before, RATES.DISCOUNT of 1 September 2028 in such a book asked for
-29 August 2024 and a discount curve's dates showed 4 years and a day late, silently. In
+31 August 2024 and a discount curve's dates showed 4 years and a day late, silently. In
 Chromium, with the stand-in Office runtime and Excel JS API of test_valuation_browser.py."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.addin.officejs.test_browser import FIRE, browser, open_page, playwrig
 from tests.addin.officejs.test_valuation_browser import _serve
 
 PINNED = "2026-01-02T16:00:00Z"
-SEP_2028 = 47_000  # 1 September 2028 on the 1900 system
+SEP_2028 = 46_997  # 1 September 2028 on the 1900 system
 
 
 def test_a_1904_books_dates_are_read_and_written_on_its_own_system(browser, serve, sandbox):  # noqa: F811
@@ -71,3 +71,24 @@ def test_a_date_system_that_cannot_be_read_is_said_where_it_matters(browser, ser
     assert isinstance(got[2]["value"], float)  # no date as a number in or out: computed
     page.close()
     client.close()
+
+
+def test_rates_source_in_a_1904_book_follows_the_request_the_cell_made(sandbox):
+    """RATES.SOURCE reads the referenced cell's formula and the cells it references as the
+    script sends them (serials on the book's system): the request explained is the one the
+    cell made, not one 4 years and a day earlier that nobody asked."""
+    from rates_xl.addin.officejs.app import Calls
+    from rates_xl.addin.officejs.batch import run_batch
+
+    client = RatesClient(base_url=sandbox.base_url, api_key=PAID_KEY, persistent=False)
+    formula = f'=RATES.DISCOUNT("SOFR",B1,"{PINNED}")'
+    calls = Calls([{"fn": "DISCOUNT", "args": ["SOFR", SEP_2028 - SHIFT, PINNED]},
+                   {"fn": "SOURCE", "args": [None], "source": {"where": "Sheet1!A1", "formula": formula,
+                                                              "sheet": "Sheet1",
+                                                              "values": {"Sheet1!B1": SEP_2028 - SHIFT}}}])
+    calls.date1904 = True
+    outcomes, _report = run_batch(calls, client)
+    client.close()
+    assert isinstance(outcomes[0]["value"], float), outcomes[0]
+    rows = outcomes[1]["value"]
+    assert rows[0] == ["Request", f"discount_factor?date=2028-09-01&index=SOFR&valuation_time={PINNED}"], rows

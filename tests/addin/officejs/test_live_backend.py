@@ -81,11 +81,11 @@ def test_a_1904_books_live_cells_read_and_write_its_serials(served):
     from rates_xl.functions.date_system import SHIFT, serial
 
     curve = {"id": 1, "fn": "DISCOUNTCURVE", "args": ["SOFR", "0D", "1Y", "6M"]}
-    dated = {"id": 2, "fn": "DISCOUNT", "args": ["SOFR", 47_000.0 - SHIFT]}
+    dated = {"id": 2, "fn": "DISCOUNT", "args": ["SOFR", 46_997.0 - SHIFT]}
     answer = post(served, "/api/live/subscribe", {"session": SESSION, "subs": [curve, dated], "date1904": True})
     assert answer.json()["subs"] == [{"id": 1, "live": True}, {"id": 2, "live": True}]
     hub = served.app.state.live
-    assert hub._sessions[SESSION].subs[2][1][1] == 47_000.0  # 1 September 2028 on the 1900 system
+    assert hub._sessions[SESSION].subs[2][1][1] == 46_997.0  # 1 September 2028 on the 1900 system
     hub._notify(frozenset({(SESSION, 1), (SESSION, 2)}))
     shown = hub._sessions[SESSION].outbox[1]["value"]
     spec, args = hub._sessions[SESSION].subs[1]
