@@ -80,12 +80,13 @@ def attribute(book: Book, graph: Graph, moved: list[Key], before: Values, after:
     first, second = (pack.valuation_time if pack is not None and pack.valuation_time else own for pack in packs)
     pinned: tuple[Moment, Moment] = (first, second)
     moved_set = set(moved)
+    date1904 = book.package.date1904()
     found: dict[Key, set[str]] = {}
     for anchor in rates:
         area = _area(book, anchor)
         if not any(key in moved_set for key in area):
             continue  # its answer did not move this run
-        names = _requests_of(book, anchor, (before, after), pinned, changed)
+        names = _requests_of(book, anchor, (before, after), pinned, changed, date1904)
         for key in graph.downstream([anchor]) | {anchor}:
             for cell in _area(book, key):
                 if cell in moved_set:
@@ -102,9 +103,10 @@ def cells_reading(book: Book, values: Values, pinned: Moment, requests: Set[str]
     from rates_xl.calc.dependencies import Graph, anchors_calling
 
     graph = graph if graph is not None else Graph(book)
+    date1904 = book.package.date1904()
     found: dict[Key, set[str]] = {}
     for anchor in anchors_calling(book.cells, None, rates=True):
-        names = _requests_of(book, anchor, (values, values), (pinned, pinned), requests)
+        names = _requests_of(book, anchor, (values, values), (pinned, pinned), requests, date1904)
         if not names:
             continue
         for key in graph.downstream([anchor]) | {anchor}:
@@ -121,10 +123,10 @@ def _area(book: Book, anchor: Key) -> list[Key]:
 
 
 def _requests_of(book: Book, anchor: Key, copies: tuple[Values, Values],
-                 pinned: tuple[Moment, Moment], changed: Set[str]) -> set[str]:
+                 pinned: tuple[Moment, Moment], changed: Set[str], date1904: bool = False) -> set[str]:
     """The `changed` requests a RATES_* cell made, read from its formula with the values of A and
-    of B (`functions/link.py`: IF followed, names read); one it cannot read is named with
-    why, never guessed."""
+    of B (`functions/link.py`: IF followed, names read; `date1904`: a date given as a number is
+    the book's serial, counted from 1904); one it cannot read is named with why, never guessed."""
     from rates_xl.client.tiers import request_text
     from rates_xl.functions.link import Unlinked, requests_of
 
@@ -138,7 +140,8 @@ def _requests_of(book: Book, anchor: Key, copies: tuple[Values, Values],
             return _name_value(book, sheet, name, values)
 
         try:
-            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment, name_value))
+            made.update(request_text(key) for key in requests_of(formula, anchor[0], value_of, moment, name_value,
+                                                                 date1904))
         except Unlinked as exc:
             return {f"the request of {address(*anchor)} (not linked: {exc})"}
     return made & changed

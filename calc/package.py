@@ -91,6 +91,17 @@ class Package:
         calc = root.find(f"{_MAIN}calcPr")
         return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
 
+    def date1904(self) -> bool:
+        """Whether workbook.xml's `<workbookPr date1904="1">` is set: the book counts dates
+        from 1904 (functions/date_system.py). Unreadable: False, as openpyxl reads it."""
+        try:
+            with self._zip() as package:
+                root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
+        except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+            return False
+        properties = root.find(f"{_MAIN}workbookPr")
+        return properties is not None and properties.get("date1904") in ("1", "true")
+
     def cell_values(self) -> Values | None:
         """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
         and times are their serials), text, bool or error text; and the formula cells with no

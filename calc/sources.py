@@ -34,14 +34,19 @@ class InternalFunction:
     core: Callable[..., FunctionValue] = field(repr=False)
     result: str = "rows"
     arg_names: tuple[str, ...] = ()
+    #: It takes `date1904=True` in a book counting dates from 1904 (its arguments' serials are
+    #: that system's: functions/date_system.py).
+    reads_dates: bool = False
 
 
-def source_of(value: object, where: object = None, *calls_made: object) -> str | list[list[str]]:
+def source_of(value: object, where: object = None, *calls_made: object,
+              date1904: bool = False) -> str | list[list[str]]:
     """RATES_SOURCE_OF's value: the answer held for each request the referenced cell made.
 
     The arguments as the engine hands a UDF any (calc/engines/rates.py): `value`, the
     referenced cell's, is not read (it is the first argument so that the engine computes the
-    cell first); `where` and `calls_made` are as `encoded` wrote them."""
+    cell first); `where` and `calls_made` are as `encoded` wrote them, a date given as a number
+    the book's serial (`date1904`: counted from 1904), as the cell's own call read it."""
     from rates_xl.calc.engines import rates
     from rates_xl.functions import get_client
     from rates_xl.functions.link import Unlinked, requests_for
@@ -55,7 +60,7 @@ def source_of(value: object, where: object = None, *calls_made: object) -> str |
             if not isinstance(items[0], int | float | str):  # empty, or an array: not a count
                 raise TypeError(items[0])
             count, name = int(items[0]), str(items[1])
-            calls += requests_for(name, items[2:2 + count], rates.context().valuation_time)
+            calls += requests_for(name, items[2:2 + count], rates.context().valuation_time, date1904)
             items = items[2 + count:]
     except Unlinked as exc:
         return f"{PREFIX} cell: {where}: {exc}"[:254]
@@ -64,7 +69,7 @@ def source_of(value: object, where: object = None, *calls_made: object) -> str |
     return explain_requests(rates.context().client or get_client(), str(where), calls)
 
 
-FUNCTION = InternalFunction(NAME, source_of)
+FUNCTION = InternalFunction(NAME, source_of, reads_dates=True)
 
 
 def encoded(argument: str, sheet: str, target: Targets) -> str:

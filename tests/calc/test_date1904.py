@@ -139,3 +139,44 @@ def test_rates_functions_read_and_write_the_books_dates(tmp_path, fresh_client):
     assert curve_date == to_serial(day, EPOCH_1904)
     direct = fresh_client.discount_factor("SOFR", day, valuation_time=pinned)
     assert result.value("Data", "D3") == pytest.approx(direct.discount_factor)
+
+
+def test_rates_source_follows_the_request_a_1904_cell_made(tmp_path, fresh_client):
+    """RATES_SOURCE of a cell that gives its date as a serial (C1+0): the request explained is
+    the one the cell made on the book's system, not one 4 years and a day earlier."""
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    pinned = "2026-11-20T16:00:00Z"
+    path = tmp_path / "mac_source.xlsx"
+    book = xlsxwriter.Workbook(path, {"date_1904": True})
+    sheet = book.add_worksheet("Data")
+    sheet.write_datetime("C1", datetime.datetime(2027, 6, 15), book.add_format({"num_format": "yyyy-mm-dd"}))
+    sheet.write_formula("D1", f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")')
+    sheet.write_dynamic_array_formula("F1:G4", "=RATES_SOURCE(D1)")
+    book.close()
+    result = WorkbookCalculation(path).compute(fresh_client)
+    assert result.value("Data", "F1") == "Request", result.value("Data", "F1")
+    assert result.value("Data", "G1") == f"discount_factor?date=2027-06-15&index=SOFR&valuation_time={pinned}"
+
+
+def test_a_diff_reads_a_1904_cells_request_on_its_system(tmp_path):
+    """Which request a RATES_* cell of a 1904 book made (calc/attribution.py, read by `rates-xl
+    diff` and the pack's provenance): a date given as a serial is that book's, as the cell read it."""
+    import xlsxwriter
+
+    from rates_xl.calc.attribution import cells_reading
+    from rates_xl.calc.book import Book
+    from rates_xl.functions.date_system import SHIFT
+
+    pinned = "2026-11-20T16:00:00Z"
+    path = tmp_path / "mac_diff.xlsx"
+    book = xlsxwriter.Workbook(path, {"date_1904": True})
+    sheet = book.add_worksheet("Data")
+    sheet.write_number("C1", 46_997 - SHIFT)  # 1 September 2028, counted from 1904
+    sheet.write_formula("D1", f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")')
+    book.close()
+    asked = f"discount_factor?date=2028-09-01&index=SOFR&valuation_time={pinned}"
+    found = cells_reading(Book(path), {("Data", "C1"): 46_997 - SHIFT}, pinned, {asked})
+    assert found == {("Data", "D1"): (asked,)}, found

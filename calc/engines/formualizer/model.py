@@ -7,6 +7,8 @@ on them). Values cross between the engine and Python here, through `values.py`.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -499,6 +501,8 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: boo
     from rates_xl.functions import date_system
 
     dates = date_system.date_arguments(spec) if date1904 else ()
+    if date1904 and getattr(spec, "reads_dates", False):  # calc's RATES_SOURCE_OF: it moves its own
+        spec = dataclasses.replace(spec, core=functools.partial(spec.core, date1904=True))
 
     def call(*raw: Any) -> Any:
         args = [from_engine(a) for a in (date_system.onto_1900(raw, dates) if dates else raw)]
