@@ -58,6 +58,15 @@ def has_serial(args: Sequence[object], positions: tuple[int, ...]) -> bool:
     return any(number(args[k]) for k in positions if k < len(args))
 
 
+def serial_argument(spec: object, args: Sequence[object]) -> str | None:
+    """The name of the first of a call's date arguments given as a number (a serial), or
+    None: only such a call needs its book's date system."""
+    for k in date_arguments(spec):
+        if has_serial(args, (k,)):
+            return str(getattr(getattr(spec, "args", ())[k], "name", f"argument {k + 1}"))
+    return None
+
+
 def onto_1900(args: Sequence[T], positions: tuple[int, ...]) -> list[T]:
     """A RATES_* call's arguments with each date given as a 1904 serial moved onto the 1900
     system the function table reads (a date cell's date, text and tenors as they are)."""
@@ -79,4 +88,5 @@ def dates_as_serials(value: object) -> object:
     return value
 
 
-__all__ = ["SHIFT", "date_arguments", "dates_as_serials", "has_serial", "moved", "onto_1900", "serial"]
+__all__ = ["SHIFT", "date_arguments", "dates_as_serials", "has_serial", "moved", "onto_1900", "serial",
+           "serial_argument"]

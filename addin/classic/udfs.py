@@ -113,16 +113,15 @@ def _dates_on_1900(spec: FunctionSpec, caller: Range | None, values: tuple[Any, 
     Workbook.Date1904 property), through xlwings' Book.api, the workbook's COM object. Not
     cached: File > Options can change it while the book is open, and a call it cannot read
     for answers with the message rather than a date 4 years and a day off."""
-    positions = date_system.date_arguments(spec)
-    if caller is None or not positions or not date_system.has_serial(values, positions):
+    name = date_system.serial_argument(spec, values) if caller is not None else None
+    if name is None:
         return values
     try:
         in_1904 = bool(caller.sheet.book.api.Date1904)
     except Exception as exc:  # noqa: BLE001 - a COM failure of any kind: the cell says so
-        name = spec.args[next(k for k in positions if date_system.has_serial(values, (k,)))].name
         return (f"{PREFIX} {name}: a date given as a number, and the workbook's date system "
                 f"(1900 or 1904) could not be read ({type(exc).__name__}); give the date as a date cell")
-    return tuple(date_system.onto_1900(values, positions)) if in_1904 else values
+    return tuple(date_system.onto_1900(values, date_system.date_arguments(spec))) if in_1904 else values
 
 
 #: What RATES_ERROR says of a cell waiting for its answer (it fills by itself).

@@ -104,12 +104,11 @@ def check_call(call: Any, table: dict[str, FunctionSpec],
     if isinstance(found, dict) or dates is False:
         return found
     spec, args = found
-    positions = date_system.date_arguments(spec)
-    if not date_system.has_serial(args, positions):
+    name = date_system.serial_argument(spec, args)
+    if name is None:
         return found
     if dates is True:
-        return spec, tuple(date_system.onto_1900(args, positions))
-    name = spec.args[next(k for k in positions if date_system.has_serial(args, (k,)))].name
+        return spec, tuple(date_system.onto_1900(args, date_system.date_arguments(spec)))
     return unavailable(f"{name}: a date given as a number, and {_unread(dates)}; give it as text (2028-09-01)")
 
 
