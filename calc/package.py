@@ -83,24 +83,22 @@ class Package:
         """Whether workbook.xml's `<calcPr fullCalcOnLoad="1">` is set: writers that store no
         answers (openpyxl) or placeholders (XlsxWriter's 0) set it, and Excel then recalculates
         every formula on opening; Excel itself never saves it. Unreadable: True (trust nothing)."""
-        try:
-            with self._zip() as package:
-                root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
-        except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-            return True
-        calc = root.find(f"{_MAIN}calcPr")
-        return calc is not None and calc.get("fullCalcOnLoad") in ("1", "true")
+        return self._workbook_flag("calcPr", "fullCalcOnLoad", unreadable=True)
 
     def date1904(self) -> bool:
         """Whether workbook.xml's `<workbookPr date1904="1">` is set: the book counts dates
         from 1904 (functions/date_system.py). Unreadable: False, as openpyxl reads it."""
+        return self._workbook_flag("workbookPr", "date1904", unreadable=False)
+
+    def _workbook_flag(self, element: str, attribute: str, unreadable: bool) -> bool:
+        """A boolean attribute of an element of workbook.xml (absent: False)."""
         try:
             with self._zip() as package:
                 root = ElementTree.fromstring(package.read(_office_document(package, set(package.namelist()))))
         except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
-            return False
-        properties = root.find(f"{_MAIN}workbookPr")
-        return properties is not None and properties.get("date1904") in ("1", "true")
+            return unreadable
+        found = root.find(f"{_MAIN}{element}")
+        return found is not None and found.get(attribute) in ("1", "true")
 
     def cell_values(self) -> Values | None:
         """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
