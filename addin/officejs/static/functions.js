@@ -254,17 +254,21 @@
   // JavaScript API (ExcelApi BETA, not in the released sets), so the book is asked for
   // DATE(1904,1,1) through workbook.functions (ExcelApi 1.2): 0 in a 1904 book, 1462 in a 1900
   // one. false: a 1900 book, or a runtime without the Excel API (as before); a text: why it
-  // could not be read, which the server answers in the cells that give or get a date as a
-  // number, never a guess (addin/officejs/batch.py).
+  // could not be read (the call failed, or answered an error or anything but 0 and 1462),
+  // which the server answers in the cells that give or get a date as a number, never a guess
+  // (addin/officejs/batch.py).
   function readDateSystem() {
     if (typeof Excel === "undefined" || !Excel.run) {
       return Promise.resolve(false);
     }
     return Excel.run(function (context) {
       var day = context.workbook.functions.date(1904, 1, 1);
-      day.load("value");
+      day.load("error,value");
       return context.sync().then(function () {
-        return day.value === 0;
+        if (!day.error && (day.value === 0 || day.value === 1462)) {
+          return day.value === 0;
+        }
+        return "DATE(1904,1,1) answered " + (day.error || JSON.stringify(day.value));
       });
     }).catch(function (error) {
       return "DATE(1904,1,1) failed (" + (error && error.message ? error.message : error) + ")";

@@ -69,6 +69,10 @@ def test_a_date_system_that_cannot_be_read_is_said_where_it_matters(browser, ser
     assert "GeneralException" in got[0]["message"]
     assert got[1]["code"] == "#N/A" and got[1]["message"].startswith("the answer holds dates"), got[1]
     assert isinstance(got[2]["value"], float)  # no date as a number in or out: computed
+    # DATE answering an error value is no answer either: said, never read as a 1900 book.
+    page.evaluate("Excel.dateFails = null; Excel.dateAnswers = 'Busy'")
+    got = page.evaluate(FIRE, [[["DISCOUNT", ["SOFR", SEP_2028, PINNED]]], script_arities()])
+    assert got[0]["code"] == "#N/A" and "DATE(1904,1,1) answered Busy" in got[0]["message"], got[0]
     page.close()
     client.close()
 

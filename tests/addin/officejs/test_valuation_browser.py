@@ -17,13 +17,14 @@ from tests.addin.officejs.test_browser import FIRE, OFFICE_STUB, browser, open_p
 # Excel.run with the parts of the Excel JS API the script uses: names.getItemOrNullObject, a
 # NamedItem's type and value, getRange().values for a name that points at a cell; and
 # functions.date, DATE on the book's date system (`Excel.date1904`; `Excel.dateFails`: the call
-# fails, as a sync does when Excel cannot answer).
+# fails, as a sync does when Excel cannot answer; `Excel.dateAnswers`: it answers that error).
 EXCEL_NAMES = """
 window.rangesByName = {};
 window.Excel = {
   names: {},
   date1904: false,
   dateFails: null,
+  dateAnswers: null,
   run: function (batch) {
     var names = this.names;
     var excel = this;
@@ -36,9 +37,10 @@ window.Excel = {
       } },
       functions: { date: function (year, month, day) {
         if (excel.dateFails) { throw new Error(excel.dateFails); }
+        if (excel.dateAnswers) { return { error: excel.dateAnswers, value: null, load: function () {} }; }
         var serial = (Date.UTC(year, month - 1, day) - Date.UTC(excel.date1904 ? 1904 : 1899,
                                                                   excel.date1904 ? 0 : 11, excel.date1904 ? 1 : 30)) / 864e5;
-        return { value: serial, load: function () {} };
+        return { error: null, value: serial, load: function () {} };
       } } },
       sync: function () { return Promise.resolve(); },
     };
