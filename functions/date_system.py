@@ -15,6 +15,7 @@ move dates here, in one place.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TypeVar, cast
@@ -30,6 +31,7 @@ _DATE_KINDS = frozenset({"date", "date_or_tenor", "timestamp"})
 T = TypeVar("T")
 
 
+@functools.cache  # asked on every call from Excel (the classic add-in's per-cell path): once per function
 def date_arguments(spec: object) -> tuple[int, ...]:
     """The positions of a RATES_* function's arguments that read a serial as a date."""
     return tuple(k for k, arg in enumerate(getattr(spec, "args", ())) if getattr(arg, "kind", "") in _DATE_KINDS)
@@ -47,22 +49,23 @@ def moved(value: object, days: int) -> object:
     return value
 
 
+def _number_in(value: object) -> bool:
+    if isinstance(value, list):
+        return any(_number_in(v) for v in value)
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def has_serial(args: Sequence[object], positions: tuple[int, ...]) -> bool:
     """Whether a date argument is given as a number (a serial, in a range too): only then does
     the book's date system matter to the call's arguments."""
-    def number(value: object) -> bool:
-        if isinstance(value, list):
-            return any(number(v) for v in value)
-        return isinstance(value, int | float) and not isinstance(value, bool)
-
-    return any(number(args[k]) for k in positions if k < len(args))
+    return any(_number_in(args[k]) for k in positions if k < len(args))
 
 
 def serial_argument(spec: object, args: Sequence[object]) -> str | None:
     """The name of the first of a call's date arguments given as a number (a serial), or
     None: only such a call needs its book's date system."""
     for k in date_arguments(spec):
-        if has_serial(args, (k,)):
+        if k < len(args) and _number_in(args[k]):
             return str(getattr(getattr(spec, "args", ())[k], "name", f"argument {k + 1}"))
     return None
 
