@@ -110,25 +110,33 @@ def fresh_client(sandbox, rates_client):
         yield client
 
 
+def _mac_book(path, formulas, arrays=()):
+    """A 1904 book (XlsxWriter) with 15 June 2027 in Data!C1, a date cell, and these formulas."""
+    import xlsxwriter
+
+    book = xlsxwriter.Workbook(path, {"date_1904": True})
+    sheet = book.add_worksheet("Data")
+    sheet.write_datetime("C1", datetime.datetime(2027, 6, 15), book.add_format({"num_format": "yyyy-mm-dd"}))
+    for cell, formula in formulas.items():
+        sheet.write_formula(cell, formula)
+    for area, formula in arrays:
+        sheet.write_dynamic_array_formula(area, formula)
+    book.close()
+    return path
+
+
 def test_rates_functions_read_and_write_the_books_dates(tmp_path, fresh_client):
     """A discount factor asked of a date in a 1904 book is the date's, whether the cell holds
     the date or a formula's serial, and a curve's dates are written as the book's serials (a
     1900 serial read there is 4 years and a day later: the service was asked for another date)."""
-    import xlsxwriter
-
     from rates_xl.calc.workbook import WorkbookCalculation
     from rates_xl.functions.values import EPOCH_1904, to_serial
 
     pinned = "2026-11-20T16:00:00Z"
-    path = tmp_path / "mac_rates.xlsx"
-    book = xlsxwriter.Workbook(path, {"date_1904": True})
-    sheet = book.add_worksheet("Data")
-    sheet.write_datetime("C1", datetime.datetime(2027, 6, 15), book.add_format({"num_format": "yyyy-mm-dd"}))
-    sheet.write_formula("D1", f'=RATES_DISCOUNT("SOFR",C1,"{pinned}")')
-    sheet.write_formula("D2", f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")')
-    sheet.write_formula("D3", f'=RATES_DISCOUNT("SOFR",A3,"{pinned}")')
-    sheet.write_dynamic_array_formula("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{pinned}")')
-    book.close()
+    path = _mac_book(tmp_path / "mac_rates.xlsx", {
+        "D1": f'=RATES_DISCOUNT("SOFR",C1,"{pinned}")', "D2": f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")',
+        "D3": f'=RATES_DISCOUNT("SOFR",A3,"{pinned}")'},
+        [("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{pinned}")')])
     result = WorkbookCalculation(path).compute(fresh_client)
     assert result.errors == []
     asked = fresh_client.discount_factor("SOFR", datetime.date(2027, 6, 15), valuation_time=pinned)
@@ -144,18 +152,11 @@ def test_rates_functions_read_and_write_the_books_dates(tmp_path, fresh_client):
 def test_rates_source_follows_the_request_a_1904_cell_made(tmp_path, fresh_client):
     """RATES_SOURCE of a cell that gives its date as a serial (C1+0): the request explained is
     the one the cell made on the book's system, not one 4 years and a day earlier."""
-    import xlsxwriter
-
     from rates_xl.calc.workbook import WorkbookCalculation
 
     pinned = "2026-11-20T16:00:00Z"
-    path = tmp_path / "mac_source.xlsx"
-    book = xlsxwriter.Workbook(path, {"date_1904": True})
-    sheet = book.add_worksheet("Data")
-    sheet.write_datetime("C1", datetime.datetime(2027, 6, 15), book.add_format({"num_format": "yyyy-mm-dd"}))
-    sheet.write_formula("D1", f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")')
-    sheet.write_dynamic_array_formula("F1:G4", "=RATES_SOURCE(D1)")
-    book.close()
+    path = _mac_book(tmp_path / "mac_source.xlsx", {"D1": f'=RATES_DISCOUNT("SOFR",C1+0,"{pinned}")'},
+                     [("F1:G4", "=RATES_SOURCE(D1)")])
     result = WorkbookCalculation(path).compute(fresh_client)
     assert result.value("Data", "F1") == "Request", result.value("Data", "F1")
     assert result.value("Data", "G1") == f"discount_factor?date=2027-06-15&index=SOFR&valuation_time={pinned}"
