@@ -237,9 +237,10 @@ def outcome(spec: FunctionSpec, args: tuple, value: Any, context: CallContext = 
     shown = errors.shown(spec, args, value, context)
     if isinstance(shown, errors.ErrorValue):
         return _error(shown)
-    cells = [v for row in shown for v in row] if isinstance(shown, list) else [shown]
-    if isinstance(dates, str) and any(isinstance(v, date) for v in cells):
-        return unavailable(f"the answer holds dates, and {_unread(dates)}")
+    if isinstance(dates, str):  # the book's system unread: an answer holding dates cannot be written
+        cells = [v for row in shown for v in row] if isinstance(shown, list) else [shown]
+        if any(isinstance(v, date) for v in cells):
+            return unavailable(f"the answer holds dates, and {_unread(dates)}")
     if isinstance(shown, list):
         return {"value": [[_cell(v, dates is True) for v in row] for row in shown]}
     return {"value": _cell(shown, dates is True)}
