@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from tests.support import libreoffice
+from tests.support.bytecode import compile_project
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -54,15 +55,6 @@ def ours(book: Path, out: Path) -> list[str]:
     return [str(script), "calc", str(book), "--full", "--force", "--no-progress", "-o", str(out)]
 
 
-def compile_ours() -> None:
-    """Our modules' bytecode written beside them (__pycache__, ignored by git), as installing
-    the package writes it; Python reads it even where it is told not to write any."""
-    import compileall
-    import re
-
-    compileall.compile_dir(ROOT, quiet=1, rx=re.compile(r"[\\/](\.venv|\.git|\.mypy_cache|node_modules|site|tests)[\\/]"))
-
-
 def books(named: list[str]) -> list[Path]:
     if named:
         return [Path(n) for n in named]
@@ -81,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if not chosen:
         print(f"no books: {CORPUS} is not here")
         return 2
-    compile_ours()
+    compile_project()  # (tests/support/bytecode.py: written beside the sources, as pip writes it)
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         profile = libreoffice.recalculating_profile(where / "profile")

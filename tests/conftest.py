@@ -13,9 +13,9 @@ import pytest
 
 from rates_xl.sandbox import PAID_KEY
 
-# An xdist worker's exit on a busy machine, and the longest files first: tests/support/worker_exit.py
-# and file_order.py say why.
-pytest_plugins = ["tests.support.worker_exit", "tests.support.file_order"]
+# An xdist worker's exit on a busy machine, the longest files first, and the bytecode compiled
+# once: tests/support/worker_exit.py, file_order.py and bytecode.py say why.
+pytest_plugins = ["tests.support.worker_exit", "tests.support.file_order", "tests.support.bytecode"]
 
 # Tests never write to the user's cache folder nor join a developer's team: every client
 # (and every subprocess) keeps its persistent tier in a temporary folder, and solo.

@@ -60,9 +60,11 @@ def test_two(x):
 
 
 def _run(folder: Path, cleanup_s: float, *plugin: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLEANUP_S": str(cleanup_s)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "load", "-p",
-                           "no:cacheprovider", *plugin, "test_h.py"], cwd=folder, env=env, capture_output=True,
+    # Only xdist of the installed plugins: each of the run's three processes loaded all of them
+    # (hypothesis', schemathesis', ...: 3.7 CPU s each), and none is what this reproduces.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CLEANUP_S": str(cleanup_s), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "xdist.plugin", "-n", "2", "--dist", "load",
+                           "-p", "no:cacheprovider", *plugin, "test_h.py"], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
 
 
