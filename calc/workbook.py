@@ -114,16 +114,16 @@ class WorkbookCalculation:
         scope, book = self.scope, self.source
         if not scope.recompute:
             return Settled("none", {}), ""
-        loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
-                                     constants=recalc.constants(book, scope.kept),
-                                     threads=self.budget.threads)
-        if not scope.recompute - scope.uncached - scope.inputs:
-            # Nothing the file holds a value for: nothing to check against.
-            self.unchecked = len(scope.recompute - scope.inputs)
-            return loaded, reason
+        checked = bool(scope.recompute - scope.uncached - scope.inputs)  # else nothing the file holds a value for
         # The check: the recomputed cells at the stored inputs (the RATES_* and NOW-like
         # cells held at their cached values, no service call), against Excel's values.
-        inputs = recalc.constants(book, scope.inputs)
+        inputs = recalc.constants(book, scope.inputs) if checked else {}
+        loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
+                                     constants=recalc.constants(book, scope.kept), held=inputs,
+                                     threads=self.budget.threads)
+        if not checked:
+            self.unchecked = len(scope.recompute - scope.inputs)
+            return loaded, reason
         held = {**dict.fromkeys(loaded.service_cells()), **inputs}
         loaded.hold(held)
         outcome = last = recalc.compare(book, scope, loaded.evaluate(), loaded.unsupported)

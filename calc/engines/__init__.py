@@ -109,11 +109,14 @@ class Settled:
 
 
 def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValue] | None = None,
-                calls_rates: bool = False, threads: int) -> tuple[Engine, str]:
+                held: dict[Key, CellValue] | None = None, calls_rates: bool = False,
+                threads: int) -> tuple[Engine, str]:
     """The engine for `book`, and why it is not the default one ("" when it is).
 
     The one routing decision: formualizer computes the book; `formulas` when formualizer
-    cannot read it at all, or when asked for by name (a per-formula choice would go here)."""
+    cannot read it at all, or when asked for by name (a per-formula choice would go here).
+    `held`: cells the caller holds as soon as it is loaded (the check's stored inputs); the
+    `formulas` engine, for which a hold means loading the book again, loads it with them held."""
     from rates_xl.calc.engines.formualizer.engine import FormualizerEngine
 
     if name not in ENGINES:
@@ -129,7 +132,7 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValu
     from rates_xl.calc.engines.formulas.engine import FormulasEngine
 
     try:
-        return FormulasEngine(book, constants=constants), reason
+        return FormulasEngine(book, constants=constants, held=held), reason
     except CalcError as exc:
         raise CalcError(f"{exc}; {reason}" if reason else str(exc)) from None
 

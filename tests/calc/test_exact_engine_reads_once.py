@@ -2,8 +2,9 @@
 WORKDAY's holidays read once per list (calc/engines/formulas/functions.py
 `_holidays_read_once`), a computed range's values converted once per element
 (calc/engines/formulas/engine.py `_grid`: a history table's range is a million cells of padding),
-and a RATES_* table's range grown right over the empty columns in one walk over the sheet's
-cells (`_widened`)."""
+a RATES_* table's range grown right over the empty columns in one walk over the sheet's
+cells (`_widened`), and a checked book loaded with its stored inputs held (`load_engine`'s
+`held`: each hold of this engine loads the book again)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,38 @@ def test_a_table_grows_right_to_the_first_column_holding_something_in_its_rows()
     ws["Z1"] = "above"  # not in its rows
     assert engine._widened(ws, engine.Area(2, 2, 5, 2)) == engine.Area(2, 2, 5, 5)
     assert engine._widened(ws, engine.Area(6, 2, 9, 2)) == engine.Area(6, 2, 9, 1 + engine.MAX_SPILL_COLUMNS)
+
+
+def test_a_checked_book_is_loaded_with_its_stored_inputs_held_and_answers_as_held_after(monkeypatch, sandbox):
+    """The check at the stored inputs holds the RATES_* cells at Excel's values: loaded with them
+    held, the book is loaded twice to compute (the check, then the round), not three times (a
+    load, the same book again with them held, then the round); the answers are the same."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from rates_xl.client import RatesClient
+    from rates_xl.sandbox import PAID_KEY
+    from rates_xl.templates import template_path
+
+    loads = []
+    load = engine.FormulasEngine._load
+    monkeypatch.setattr(engine.FormulasEngine, "_load", lambda self, held: loads.append(1) or load(self, held))
+    pinned = "2026-11-20T16:00:00Z"
+    with RatesClient(sandbox.base_url, api_key=PAID_KEY, rate_limit=1000, burst=1000) as client:
+        calc = WorkbookCalculation(template_path("fx_hedging"), engine_name="formulas")
+        assert calc.checked > 0 and len(loads) == 1  # the check ran, on the load
+        now = calc.compute(client, valuation_time=pinned)
+        assert len(loads) == 2
+        # The long way round: loaded, then held (`hold` loads again), as before.
+        loads.clear()
+        hold = engine.FormulasEngine.__init__
+
+        def held_after(self, book, *, constants, held=None):
+            hold(self, book, constants=constants)
+            if held:
+                self.hold(held)
+
+        monkeypatch.setattr(engine.FormulasEngine, "__init__", held_after)
+        before = WorkbookCalculation(template_path("fx_hedging"), engine_name="formulas")
+        assert before.checked == calc.checked and before.stale == calc.stale
+        then = before.compute(client, valuation_time=pinned)
+        assert len(loads) == 3
+    assert now.values == then.values and now.errors == then.errors == []

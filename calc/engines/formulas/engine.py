@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 class FormulasEngine:
     name = "formulas"
 
-    def __init__(self, book: Book, *, constants: dict[Key, Any]) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, Any], held: dict[Key, Any] | None = None) -> None:
         from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
         if getattr(book.book, "epoch", None) == CALENDAR_MAC_1904:
@@ -61,7 +61,9 @@ class FormulasEngine:
         self.unknown_functions = functions.unknown_functions(
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
-        self._constants = dict(constants)
+        # Cells the caller will hold at once are held in this load: holding them after it
+        # would load the book a second time before its first evaluation (`hold`).
+        self._constants = {**constants, **(held or {})}
         with _quiet_engine():
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
@@ -73,8 +75,10 @@ class FormulasEngine:
         # The engine's graph is built once from the file: a cell held or released means a
         # new load (slow, like everything in this engine; it is the exact fallback), made
         # when the book is next evaluated, so a release and a hold in a row load it once.
-        self._constants.update(values)
-        self._reload = True
+        # (Cells held already, at these very values, need no new load: those held at the load.)
+        if any(key not in self._constants or self._constants[key] is not value for key, value in values.items()):
+            self._constants.update(values)
+            self._reload = True
 
     def release(self, cells: set[Key]) -> None:
         # The spills held at #SPILL! are computed again too: their inputs may change the size.
