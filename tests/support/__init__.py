@@ -17,6 +17,7 @@ Modules:
     timing        bounds on waits that tell a mechanism from a hang on a busy machine
     worker_exit   a pytest plugin: an xdist worker's clean-up is not cut short by execnet's SIGINT
     file_order    a pytest plugin: the files that take longest are handed to the workers first
+    bytecode      a pytest plugin: where Python may write no bytecode, the run's written once
     sends         what the client sent (from its log), most in a window, open sockets
     cells         cell and formula generators pinned to one past valuation time, GOOD_CELLS
     samples       one valid call per worksheet function and the same request made directly

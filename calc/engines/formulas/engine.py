@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 class FormulasEngine:
     name = "formulas"
 
-    def __init__(self, book: Book, *, constants: dict[Key, Any], held: dict[Key, Any] | None = None) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, Any], held: dict[Key, CellValue] | None = None) -> None:
         from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
         if getattr(book.book, "epoch", None) == CALENDAR_MAC_1904:
