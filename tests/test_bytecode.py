@@ -33,3 +33,14 @@ def test_a_test_module_is_rewritten_where_the_hook_reads_it(pytestconfig):
     # Rewritten, not merely compiled: the hook's assertion helpers are in it.
     names = set(code.co_names) | {n for c in code.co_consts if hasattr(c, "co_names") for n in c.co_names}
     assert "@pytest_ar" in names
+
+
+def test_where_no_process_can_be_forked_the_workers_rewrite_as_before(pytestconfig, monkeypatch):
+    import multiprocessing
+
+    module = bytecode.ROOT / "tests" / "test_layers.py"
+    pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+    pyc.unlink(missing_ok=True)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
+    bytecode.rewrite_tests(pytestconfig)  # no error, and nothing written
+    assert not pyc.exists()

@@ -69,6 +69,8 @@ def rewrite_tests(config: pytest.Config) -> None:
                    if p.name == "conftest.py" or (p.name.startswith("test_") and "__pycache__" not in p.parts))
     if config.getoption("assertmode", "rewrite") != "rewrite" or not files:
         return
+    if "fork" not in multiprocessing.get_all_start_methods():  # Windows: the workers rewrite, as before
+        return
     halves = [multiprocessing.get_context("fork").Process(target=_rewrite, args=(config, files[i::2]))
               for i in (0, 1)]  # (forked: the config is not pickled)
     for half in halves:
