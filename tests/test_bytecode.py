@@ -25,7 +25,7 @@ def test_the_projects_modules_are_compiled_where_python_reads_them():
 
 def test_a_test_module_is_rewritten_where_the_hook_reads_it(pytestconfig):
     module = bytecode.ROOT / "tests" / "test_layers.py"
-    pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+    pyc = bytecode.rewritten(module)
     pyc.unlink(missing_ok=True)
     bytecode._rewrite(pytestconfig, [module])  # (as each of `rewrite_tests`' two processes does)
     code = rewrite._read_pyc(module, pyc)
@@ -39,7 +39,7 @@ def test_where_no_process_can_be_forked_the_workers_rewrite_as_before(pytestconf
     import multiprocessing
 
     module = bytecode.ROOT / "tests" / "test_layers.py"
-    pyc = rewrite.get_cache_dir(module) / (module.name[:-3] + rewrite.PYC_TAIL)
+    pyc = bytecode.rewritten(module)
     pyc.unlink(missing_ok=True)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])  # as on Windows
     bytecode.rewrite_tests(pytestconfig)  # no error, and nothing written

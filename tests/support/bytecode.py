@@ -43,6 +43,13 @@ def compile_project() -> bool:
     return all([compileall.compile_dir(d, quiet=1, rx=_SKIPPED) for d in folders])
 
 
+def rewritten(fn: Path) -> Path:
+    """Where pytest's import hook reads the rewritten module of test file `fn`."""
+    from _pytest.assertion import rewrite
+
+    return rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+
+
 def _rewrite(config: pytest.Config, files: list[Path]) -> None:
     """Each of `files` rewritten as pytest's import hook rewrites it, and its rewritten module
     written where the hook reads it (unless an up-to-date one is there)."""
@@ -51,7 +58,7 @@ def _rewrite(config: pytest.Config, files: list[Path]) -> None:
 
         state = config.stash[rewrite.assertstate_key]
         for fn in files:
-            pyc = rewrite.get_cache_dir(fn) / (fn.name[:-3] + rewrite.PYC_TAIL)
+            pyc = rewritten(fn)
             if rewrite._read_pyc(fn, pyc) is None and rewrite.try_makedirs(pyc.parent):
                 try:
                     source_hash, co = rewrite._rewrite_test(fn, config)
@@ -65,12 +72,11 @@ def _rewrite(config: pytest.Config, files: list[Path]) -> None:
 def rewrite_tests(config: pytest.Config) -> None:
     """The test modules and conftest files rewritten in two processes (forked: they share this
     one's config); nothing if pytest's functions are not as they were."""
-    files = sorted(p for p in (ROOT / "tests").rglob("*.py")
-                   if p.name == "conftest.py" or (p.name.startswith("test_") and "__pycache__" not in p.parts))
-    if config.getoption("assertmode", "rewrite") != "rewrite" or not files:
+    if config.getoption("assertmode", "rewrite") != "rewrite":
         return
     if "fork" not in multiprocessing.get_all_start_methods():  # Windows: the workers rewrite, as before
         return
+    files = sorted(p for p in (ROOT / "tests").rglob("*.py") if p.name == "conftest.py" or p.name.startswith("test_"))
     halves = [multiprocessing.get_context("fork").Process(target=_rewrite, args=(config, files[i::2]))
               for i in (0, 1)]  # (forked: the config is not pickled)
     for half in halves:
