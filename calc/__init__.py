@@ -8,6 +8,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `safezip.py`: a zip bomb refused before anything inflates it;
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
+  `pivot_read.py`: its pivot tables read where openpyxl fails on one (the book never lost for it);
   `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
   `sheet_xml.py`: a sheet's rows and cells, written as Excel writes them, read by regular expressions;
   `shared_formulas.py`: a shared formula's copies written as openpyxl's Translator writes them, faster;

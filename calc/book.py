@@ -17,7 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from rates_xl.calc import data_tables, merged_read, merged_spills, stored_cells, undo
+from rates_xl.calc import data_tables, merged_read, merged_spills, pivot_read, stored_cells, undo
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -166,8 +166,6 @@ class Book:
         """The book parsed by openpyxl (formulas kept) from the bytes read once; `keep_vba`
         defaults to the file's kind (.xlsm). Without `merged_borders`, merged ranges are read
         as openpyxl reads them but not formatted (`merged_read.format_merged` does it later)."""
-        import openpyxl
-
         try:
             keep_vba = self.path.suffix.lower() == ".xlsm" if keep_vba is None else keep_vba
             # openpyxl warns on stderr of each part it will not carry over ("Sparkline Group
@@ -175,7 +173,8 @@ class Book:
             # instead, counted (calc/copy_losses.py).
             with nullcontext() if merged_borders else merged_read.unformatted(), warnings.catch_warnings():
                 warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
-                workbook = openpyxl.load_workbook(self.package.stream(), keep_vba=keep_vba, keep_links=True)
+                # (a pivot table openpyxl cannot read loses the copy that table, not the whole book)
+                workbook = pivot_read.load_workbook(self.package.data, keep_vba=keep_vba, keep_links=True)
         except Exception as exc:
             raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "
                             "is it corrupt?") from None
@@ -438,10 +437,8 @@ def sheet_rows(ws: Worksheet) -> list[list[Any]]:
 
 def cached_values(path: Path | io.BytesIO) -> dict[Key, CellValue]:
     """The values the file itself cached for its cells (what Excel last computed)."""
-    import openpyxl
-
     try:
-        book = openpyxl.load_workbook(path, data_only=True, keep_links=True)
+        book = pivot_read.load_workbook(path, data_only=True, keep_links=True)
     except Exception:
         return {}
     epoch = book.epoch

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
+from rates_xl.calc import pivot_read
 from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.client.json_types import JSONValue
@@ -332,7 +333,6 @@ def _source_of(a: Path) -> Path | None:
 def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
     """B with each moved cell filled and noted (was, now, by how much, the requests), and a
     first sheet listing every change."""
-    import openpyxl
     from openpyxl.comments import Comment
     from openpyxl.styles import Font, PatternFill
 
@@ -342,7 +342,7 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
     if out.exists() and not force:
         raise CalcError(f"{out} exists; pass --force to overwrite it")
     try:
-        book = openpyxl.load_workbook(result.b, keep_links=True)
+        book = pivot_read.load_workbook(result.b, keep_links=True)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
         raise CalcError(f"{result.b}: cannot read the workbook ({type(exc).__name__})") from None
     fill = PatternFill("solid", fgColor="FFEB84")
