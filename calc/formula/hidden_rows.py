@@ -11,8 +11,11 @@ with criteria on (the sheet's or a table's) is taken as filtered out, any other 
 SUBTOTAL(109) 8,171,954). Each reference SUBTOTAL is given that crosses rows it ignores is written as its
 visible runs (`SUBTOTAL(109,B4:B11)` with rows 6 and 8 to 10 hidden is `SUBTOTAL(109,B4:B5,B7,B11)`),
 which SUBTOTAL reads as one. A reference that cannot be so written (a whole column, a name, a
-function_num that is not typed, no visible row) is not computed, nor is an AGGREGATE over rows
-the sheet hides (its options say which it ignores; not written here).
+function_num that is not typed, no visible row) is not computed. AGGREGATE does as its options
+say (`_aggregate`): 1, 3, 5 and 7 leave out every hidden row (written as visible runs, as
+SUBTOTAL's), the others count rows hidden by hand; options not written in it, or rows a filter
+hides under options that count hidden rows, are not computed. The engine computes AGGREGATE's
+functions 1 to 11 only (`aggregate_functions`).
 """
 
 from __future__ import annotations
@@ -31,38 +34,121 @@ def subtotals(formula: Formula, site: Site) -> str:
     """SUBTOTAL leaves out the rows a filter hides, and with 101-111 the rows hidden by hand
     (Microsoft's SUBTOTAL page): each reference it is given written as its visible runs. Proved
     by apache/poi's Excel-made ConditionalFormattingSamples.xlsx, 'Regional sales2'!B12:B13 and
-    'Regional sales3'!B12:B13 (tests/calc/test_hidden_rows.py)."""
+    'Regional sales3'!B12:B13 (tests/calc/test_hidden_rows.py). AGGREGATE as its options say
+    (`_aggregate`)."""
     hidden_rows = site.book.hidden_rows
     edits = formula.edits()
     for call in formula.groups:
         if call.kind != "call" or call.name not in ("SUBTOTAL", "AGGREGATE") or call.close < 0 or not call.arguments:
             continue
         function_num = formula.span_text(call.arguments[0]).strip()
-        ignored_by_hand = function_num.isdigit() and int(function_num) >= 101
-        for span in call.arguments[1:]:
+        others: tuple[tuple[int, int], ...] = ()  # (AGGREGATE's arguments that may be its k)
+        if call.name == "SUBTOTAL":
+            references = call.arguments[1:]
+            skips: _Skips | str = "filtered" if not function_num.isdigit() or int(function_num) < 101 else "hidden"
+        else:
+            references, others, skips = _aggregate(formula, call.arguments, function_num)
+        for span in references:
             token = formula.single(span)
             prefix, ref = split_reference(token.text) if token is not None and token.is_range else ("", "")
             sheet = prefix.rstrip("!").strip("'").replace("''", "'") or site.sheet
             area = read_area(ref, whole_lines=False) if ref else None
             if area is None:
+                if span in others:
+                    continue  # (AGGREGATE's k, or what may be it)
                 if hidden_rows.get(sheet if ref else site.sheet) or not ref and any(hidden_rows.values()):
                     raise NotComputed(f"{call.name} given {formula.span_text(span).strip()} on a sheet that hides "
                                       "rows: which of them it counts is not written here")
                 continue
             hidden, filtered = hidden_rows.get(sheet, (frozenset(), frozenset()))
-            skipped = {r for r in (hidden if ignored_by_hand else filtered) if area.top <= r <= area.bottom}
+            if not any(area.top <= r <= area.bottom for r in hidden):
+                continue
+            if skips not in ("filtered", "hidden", "by hand counted"):
+                raise NotComputed(f"{call.name} over {ref}, where the sheet hides rows: {skips}")
+            if skips == "by hand counted":
+                if any(area.top <= r <= area.bottom for r in filtered):
+                    raise NotComputed(f"AGGREGATE over {ref}, where a filter hides rows, with options that count "
+                                      "hidden rows: whether it counts rows a filter hides is not written here")
+                continue  # (rows hidden by hand are counted, as the engine counts them)
+            skipped = {r for r in (hidden if skips == "hidden" else filtered) if area.top <= r <= area.bottom}
             if not skipped:
                 continue
-            if call.name == "AGGREGATE" or not function_num.isdigit():
+            if not function_num.isdigit():
                 raise NotComputed(f"{call.name} over {ref}, where the sheet hides rows: which of them it "
                                   "counts is not written here")
             runs = _visible_runs(area.top, area.bottom, skipped)
             if not runs:
-                raise NotComputed(f"SUBTOTAL over {ref}, every row of which is hidden")
+                raise NotComputed(f"{call.name} over {ref}, every row of which is hidden")
+            if len(runs) > _MOST_REFERENCES - len(call.arguments):
+                raise NotComputed(f"{call.name} over {ref}: its visible rows are more runs than it takes references")
             pieces = [prefix + _area_text(top, area.left, bottom, area.right) for top, bottom in runs]
             first, last = span
             edits.replace(first, last, ",".join(pieces))
     return edits.text()
+
+
+#: What a SUBTOTAL or AGGREGATE leaves out of the rows its sheet hides: the rows a filter hides,
+#: every hidden row, or (AGGREGATE) none, those hidden by hand being counted.
+_Skips = str
+#: References a SUBTOTAL or AGGREGATE takes at most (Microsoft's pages: ref1 to ref254, 253).
+_MOST_REFERENCES = 253
+#: AGGREGATE's function numbers whose form is an array and k (LARGE ... QUARTILE.EXC): one range.
+_ARRAY_FORM = range(14, 20)
+
+
+def _aggregate(formula: Formula, arguments: list[tuple[int, int]], function_num: str) -> \
+        tuple[list[tuple[int, int]], tuple[tuple[int, int], ...], _Skips]:
+    """AGGREGATE's references, the arguments among them that may be its k, and which hidden rows
+    it leaves out. Its options (Microsoft's AGGREGATE page): 1, 3, 5 and 7 ignore hidden rows, 0
+    (or none), 2, 4 and 6 count them; the number is truncated, as Excel reads it. Proved by the
+    Excel-made functions-excel-2010.xlsx of LibreOffice's tests (ClosedXML's TryToLoad copy),
+    Sheet2!C18:U25: each option over a column with row 6 hidden by hand."""
+    written = formula.span_text(arguments[1]).strip() if len(arguments) > 1 else ""
+    option = None
+    try:
+        number = float(written) if written else 0.0
+        option = int(number) if 0 <= number < 8 else None
+    except ValueError:
+        pass
+    kind = function_num.isdigit() and int(function_num) in _ARRAY_FORM
+    references = arguments[2:3] if kind else arguments[2:]
+    others = () if kind or function_num.isdigit() else tuple(arguments[3:])  # (k, for all that is read here)
+    if option is None:
+        return references, others, f"its options ({written}) are not a number written in it, and say whether " \
+            "it counts them"
+    if option % 2 == 0:
+        return references, others, "by hand counted"
+    if kind or not function_num.isdigit():
+        return references, others, "which of them it counts is not written here (one range, which its visible " \
+            "rows cannot be written as)"
+    return references, others, "hidden"
+
+
+#: AGGREGATE's function numbers the engine computes: 1 AVERAGE to 11 VAR.P. formualizer answers
+#: #VALUE! for 12 MEDIAN to 19 QUARTILE.EXC, where Excel answers a number (functions-excel-2010.xlsx
+#: Sheet2!N17:U25 above; `AGGREGATE(15,6,array,k)`, SMALL ignoring errors, is a common idiom).
+ENGINE_COMPUTES = range(1, 12)
+
+
+def aggregate_functions(formula: Formula, site: Site) -> str:
+    """An AGGREGATE of function 12 to 19, or of a number not written in it, is not computed
+    (listed, its cached value kept) in place of the engine's #VALUE!, where Excel answers a
+    number: functions-excel-2010.xlsx Sheet2!N18 (MEDIAN, 34) and P18:U18 (tests/calc/test_hidden_rows.py)."""
+    for call in formula.groups:
+        if call.kind != "call" or call.name != "AGGREGATE" or call.close < 0 or not call.arguments:
+            continue
+        written = formula.span_text(call.arguments[0]).strip()
+        try:
+            number: int | None = int(float(written))
+        except ValueError:
+            number = None
+        if number is None:
+            raise NotComputed(f"AGGREGATE of function {written}, a number not written in it: 12 (MEDIAN) to 19 "
+                              "(QUARTILE.EXC) are not computed here")
+        if number not in ENGINE_COMPUTES and number <= 19:
+            raise NotComputed(f"AGGREGATE of function {number}: 12 (MEDIAN) to 19 (QUARTILE.EXC) are not "
+                              "computed here")
+    return formula.text
 
 
 def may_hide(formula: Formula, site: Site) -> bool:

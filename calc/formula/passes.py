@@ -121,6 +121,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
     Pass("omitted_defaults", arguments.omitted_defaults, arguments.DEFAULTED, _text(arguments.may_leave_empty)),
     Pass("structured", tables.structured, (), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables)),
+    Pass("aggregate_functions", hidden_rows.aggregate_functions, ("AGGREGATE(",)),
     Pass("hidden_rows", hidden_rows.subtotals, ("SUBTOTAL(", "AGGREGATE("), hidden_rows.may_hide),
     Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
     Pass("row_indirect", ranges.row_indirect, ("INDIRECT(",), cells=ORDINARY),
