@@ -160,6 +160,7 @@ class FormulaCells:
         self._legacy: dict[tuple[str, int], list[Area]] = {}  # (sheet, row) -> areas of several cells
         self._spills: dict[tuple[str, int], list[Area]] = {}
         self._tall: dict[str, list[tuple[Area, bool]]] = {}  # areas past _ROWS rows (legacy or not), asked in full
+        self._subtotals: dict[str, list[tuple[int, int, int, int]]] | None = None  # (`subtotal_rows`)
 
     def _index(self) -> None:
         if self._indexed:
@@ -188,6 +189,25 @@ class FormulaCells:
             sheet = title
         area = read_area(ref, whole_lines=False)
         return None if area is None else (sheet, area)
+
+    def subtotal_rows(self, sheet: str, area: Area) -> set[int] | None:
+        """The rows of `area` on `sheet` whose cell holds a SUBTOTAL or AGGREGATE (which an
+        AGGREGATE over them leaves out with its options 0 to 3), the area being one column; None
+        when the area is wider and holds one, or an array formula calling one crosses it."""
+        if self._subtotals is None:
+            self._subtotals = {}
+            for (title, _anchor), (text, (r1, c1, r2, c2)) in self._cells.items():
+                upper = text.upper()
+                if "SUBTOTAL(" in upper or "AGGREGATE(" in upper:
+                    self._subtotals.setdefault(title, []).append((r1, c1, r2, c2))
+        rows: set[int] = set()
+        for r1, c1, r2, c2 in self._subtotals.get(sheet, ()):
+            if r2 < area.top or r1 > area.bottom or c2 < area.left or c1 > area.right:
+                continue
+            if (r1, c1) != (r2, c2) or area.left != area.right:
+                return None
+            rows.add(r1)
+        return rows
 
     def formula(self, sheet: str, row: int, col: int) -> str | None:
         """The formula of that cell where it is a formula's one cell (not an array's)."""

@@ -65,12 +65,19 @@ def test_a_row_hidden_by_hand(tmp_path):
     assert values["B14"] == 8 + 7
 
 
-# AGGREGATE's options (calc/formula/hidden_rows.py `_aggregate`): Excel's answers in the Excel-made
-# functions-excel-2010.xlsx of LibreOffice's tests (ClosedXML's copy, Tests/Resource/TryToLoad/LO),
-# Sheet2: C1:C9 numbers with row 6 hidden by hand, C10 and C11 a nested AGGREGATE and SUBTOTAL over
-# D1:D11; row 18 + n gives option n. Each function 1-12 over C1:C11 (its O column reads F):
-_COLUMN_C = [15, 77, 30, 28, 31, 96, 77, 53, 34]
-_COLUMN_D = [8, 65, 60, 63, 53, 71, 55, 83, -500, 91, 89]
+# AGGREGATE's options (calc/formula/hidden_rows.py `_aggregate`, `aggregate_functions`): Excel's
+# answers in the Excel-made functions-excel-2010.xlsx of LibreOffice's tests (ClosedXML's copy,
+# Tests/Resource/TryToLoad/LO), Sheet2. C1:F11 as that sheet holds them (row 6 hidden by hand, a
+# nested AGGREGATE and SUBTOTAL in rows 10 and 11, an error in E5); row 18 + n gives option n, each
+# column a function (its options written where the sheet reads them from A18:A25, the same number).
+_SHEET = {
+    "C": [15, 77, "=K3", 28, 31, 96, 77, 53, 34, "=_xlfn.AGGREGATE(1,4,D1:D11)", "=SUBTOTAL(4,D1:D11)"],
+    "D": [8, 65, 60, 63, 53, 71, 55, 83, -500, 91, 89],
+    "E": [15, 77, "=K3", 28, "=1/0", 12, 77, 53, 34, "=_xlfn.AGGREGATE(1,4,D2:D11)", "=SUBTOTAL(4,D1:D11)"],
+    "F": [15, 77, "=L3", 28, "=2.8/0.1", 28, 77, 53, 34, "=_xlfn.AGGREGATE(1,4,D2:D11)", "=SUBTOTAL(4,D1:D11)"],
+}
+# Functions 1 to 12 over C1:C11 (C18:N25 where they read C): options 0, 1, 4 and 5; 2, 3, 6 and 7
+# answer the same over C, which holds no error.
 _EXCEL_AGGREGATE = {
     0: [49, 9, 9, 96, 15, 400626533260800, 28.062430400804562, 26.457513110645905, 441, 787.5, 700, 34],
     1: [43.125, 8, 8, 77, 15, 4173193054800, 23.344852598745252, 21.837110042311, 345, 544.9821428571429,
@@ -80,81 +87,106 @@ _EXCEL_AGGREGATE = {
     5: [44.85454545454546, 10, 10, 91, 12.545454545454545, 4764268943834400, 27.9127329575057, 26.48034355972978,
         448.54545454545456, 779.1206611570249, 701.2085950413224, 32.5],
 }
-# The array form (14 LARGE, 15 SMALL, 16 PERCENTILE.INC, 17 QUARTILE.INC, 18 PERCENTILE.EXC,
-# 19 QUARTILE.EXC) with its k, for the options that count hidden rows (P18:U18, P22:U22):
-_EXCEL_ARRAY_FORM = {0: [(14, 2, 77), (15, 2, 28), (16, 0.4, 31.6), (17, 1, 30), (18, 0.8, 77), (19, 1, 29)],
-                     4: [(14, 2, 91), (15, 2, 15), (16, 0.4, 31), (17, 1, 29), (18, 0.8, 85.40000000000002),
-                         (19, 1, 28)]}
+# N18:U25 as written, each (function, range, k, Excel's answer): 12 MEDIAN, 13 MODE.SNGL, 14 LARGE,
+# 15 SMALL, 16 PERCENTILE.INC, 17 QUARTILE.INC, 18 PERCENTILE.EXC, 19 QUARTILE.EXC.
+_EXCEL_12_TO_19 = {
+    0: [(12, "C", None, 34), (13, "F", None, 77), (14, "C", 2, 77), (15, "C", 2, 28), (16, "C", 0.4, 31.6),
+        (17, "C", 1, 30), (18, "C", 0.8, 77), (19, "C", 1, 29)],
+    1: [(12, "C", None, 32.5), (13, "F", None, 77), (14, "C", 2, 77), (15, "C", 2, 28), (16, "C", 0.4, 30.8),
+        (17, "C", 2, 32.5), (18, "C", 0.3, 29.4), (19, "C", 2, 32.5)],
+    2: [(12, "E", None, 32), (13, "F", None, 77), (14, "D", 1, 91), (15, "D", 2, 8), (16, "D", 0.4, 60),
+        (17, "D", 2, 63), (18, "D", 0.3, 54.2), (19, "D", 2, 63)],
+    3: [(12, "C", None, 32.5), (13, "F", None, 77), (14, "C", 2, 77), (15, "C", 2, 28), (16, "C", 0.4, 30.8),
+        (17, "C", 2, 32.5), (18, "C", 0.3, 29.4), (19, "C", 2, 32.5)],
+    4: [(12, "C", None, 34), (13, "F", None, 77), (14, "C", 2, 91), (15, "C", 2, 15), (16, "C", 0.4, 31),
+        (17, "C", 1, 29), (18, "C", 0.8, 85.40000000000002), (19, "C", 1, 28)],
+    5: [(12, "C", None, 32.5), (13, "F", None, 77), (14, "C", 1, 91), (15, "C", 2, 15), (16, "C", 0.4, 30.6),
+        (17, "C", 2, 32.5), (18, "C", 0.3, 28.6), (19, "C", 2, 32.5)],
+    6: [(12, "E", None, 32), (13, "F", None, 77), (14, "D", 1, 91), (15, "D", 2, 8), (16, "D", 0.4, 60),
+        (17, "D", 2, 63), (18, "D", 0.3, 54.2), (19, "D", 2, 63)],
+    7: [(12, "C", None, 32.5), (13, "F", None, 77), (14, "D", 1, 91), (15, "D", 2, 8), (16, "D", 0.4, 58),
+        (17, "D", 2, 61.5), (18, "D", 0.3, 53.6), (19, "D", 2, 61.5)],
+}
 
 
 def _aggregate_book(path):
+    """The sheet above, each AGGREGATE with Excel's answer (`cells`), and those whose one range
+    its hidden rows split (options 1, 3, 5 and 7 of functions 14 to 19: listed)."""
     import openpyxl
 
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "Sheet2"
-    for row, value in enumerate(_COLUMN_C, start=1):
-        sheet.cell(row, 3, value)
-    for row, value in enumerate(_COLUMN_D, start=1):
-        sheet.cell(row, 4, value)
-    sheet["C10"] = "=_xlfn.AGGREGATE(1,4,D1:D11)"
-    sheet["C11"] = "=SUBTOTAL(4,D1:D11)"
+    for column, values in _SHEET.items():
+        for row, value in enumerate(values, start=1):
+            sheet[f"{column}{row}"] = value
+    sheet["K3"] = 30
     sheet.row_dimensions[6].hidden = True
-    cells, unlisted = {}, {}
+    cells, split = {}, []
     for option, answers in _EXCEL_AGGREGATE.items():
-        for function_num, answer in enumerate(answers, start=1):
-            for also in (option, option + 2):  # (2 and 3, 6 and 7 ignore errors too: C holds none)
+        for function_num, answer in enumerate(answers[:11], start=1):
+            for also in (option, option + 2):
                 at = sheet.cell(20 + also, 4 + function_num, f"=_xlfn.AGGREGATE({function_num},{also},C1:C11)")
-                (cells if function_num < 12 else unlisted)[at.coordinate] = answer
-    for option, rows in _EXCEL_ARRAY_FORM.items():
-        for column, (function_num, k, answer) in enumerate(rows, start=20):
-            at = sheet.cell(20 + option, column, f"=_xlfn.AGGREGATE({function_num},{option},C1:C11,{k})")
-            unlisted[at.coordinate] = answer
+                cells[at.coordinate] = answer
+    for option, row in _EXCEL_12_TO_19.items():
+        for column, (function_num, data, k, answer) in enumerate(row, start=20):
+            more = "" if k is None else f",{k}"
+            at = sheet.cell(20 + option, column, f"=_xlfn.AGGREGATE({function_num},{option},{data}1:{data}11{more})")
+            if function_num >= 14 and option % 2:
+                split.append(at.coordinate)
+            else:
+                cells[at.coordinate] = answer
     sheet["A40"] = 5
     sheet["B40"] = "=_xlfn.AGGREGATE(9,A40,C1:C9)"  # options in a cell: not known when rewritten
-    sheet["B41"] = "=_xlfn.AGGREGATE(14,5,C1:C9,2)"  # the array form ignoring hidden rows: one range
     sheet["B42"] = "=_xlfn.AGGREGATE(9,6,C1:C5)"  # no hidden row in its range
-    cells["B42"] = sum(_COLUMN_C[:5])
+    cells["B42"] = sum(_SHEET["C"][i] for i in (0, 1, 3, 4)) + 30
+    sheet["B43"] = "=_xlfn.AGGREGATE(14,6,C1:C5,2)"  # one range, no hidden row: written as LARGE
+    cells["B43"] = 31
     book.save(path)
-    return path, cells, unlisted
+    return path, cells, split
 
 
 def test_aggregate_over_a_row_hidden_by_hand_as_its_options_say(tmp_path):
     """Options 1, 3, 5 and 7 leave row 6 out, the others count it (and 0 to 3 leave out the nested
-    AGGREGATE and SUBTOTAL): every function's answer Excel's. The options argument is not a
-    reference: "AGGREGATE given 2 on a sheet that hides rows" listed them all before, and the
-    engine counted row 6 whatever the options where they were in a cell (stale, or wrong)."""
+    AGGREGATE and SUBTOTAL, 2, 3, 6 and 7 the errors): every function's answer Excel's. The
+    options argument is not a reference: "AGGREGATE given 2 on a sheet that hides rows" listed
+    them all before, the engine counted row 6 whatever options were read from a cell, and
+    answered #VALUE! for functions 12 to 19."""
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    path, cells, not_computed = _aggregate_book(tmp_path / "aggregate.xlsx")
+    path, cells, split = _aggregate_book(tmp_path / "aggregate.xlsx")
     result = WorkbookCalculation(path, full=True).compute()
     listed = {s.cell: s.reason for s in result.skipped}
     differ = {cell: (result.values.get(("Sheet2", cell)), answer) for cell, answer in cells.items()
               if not isinstance(result.values.get(("Sheet2", cell)), int | float)
               or abs(result.values[("Sheet2", cell)] - answer) > 1e-12 * max(1.0, abs(answer))}
     assert differ == {}, (differ, listed)
-    # Functions 12 (MEDIAN) to 19 (QUARTILE.EXC): formualizer's #VALUE!, listed instead
-    assert sorted(listed) == sorted(["B40", "B41", *not_computed]), listed
-    assert "options (A40)" in listed["B40"] and "AGGREGATE of function 14" in listed["B41"]
-    assert all("12 (MEDIAN) to 19 (QUARTILE.EXC)" in listed[cell] for cell in not_computed)
+    assert len(cells) == 88 + 40 + 2 and len(split) == 24
+    # What is not written: options in a cell, one range its hidden rows split
+    assert sorted(listed) == sorted(["B40", *split]), listed
+    assert "options (A40)" in listed["B40"]
+    assert all("takes one range" in listed[cell] for cell in split)
 
 
-def test_aggregate_of_functions_the_engine_does_not_compute_is_listed(tmp_path):
-    """No row hidden: AGGREGATE(15,6,array,k), SMALL ignoring errors, was the engine's #VALUE!
-    (unlisted where no cached value showed it); 1 to 11 are computed."""
+def test_aggregate_of_functions_12_to_19_in_a_book_hiding_nothing(tmp_path):
+    """AGGREGATE(15,6,array,k), SMALL ignoring errors (the common way to find the k-th match), was
+    the engine's #VALUE! (unlisted where no cached value showed it); now SMALL of the array
+    without its errors. A function number read from a cell is listed."""
     import openpyxl
 
     from rates_xl.calc.workbook import WorkbookCalculation
 
     book = openpyxl.Workbook()
     sheet = book.active
-    for row, value in enumerate(_COLUMN_C[:5], start=1):
+    for row, value in enumerate([15, 77, 30, 28, 31], start=1):
         sheet.cell(row, 1, value)
-    sheet["B1"] = "=_xlfn.AGGREGATE(15,6,A1:A5/(A1:A5>20),2)"
+    sheet["A7"] = 14
+    sheet["B1"] = "=_xlfn.AGGREGATE(15,6,A1:A5/(A1:A5>20),2)"  # 77, 30, 28, 31 and an error
     sheet["B2"] = "=_xlfn.AGGREGATE(12,4,A1:A5)"
     sheet["B3"] = "=_xlfn.AGGREGATE(9,6,A1:A5)"
-    sheet["B4"] = "=_xlfn.AGGREGATE(A1,6,A1:A5)"
+    sheet["B4"] = "=_xlfn.AGGREGATE(A7,6,A1:A5,1)"
+    sheet["B5"] = "=_xlfn.AGGREGATE(14,6,A1:A6,1)+_xlfn.AGGREGATE(13,6,A1:A6)"  # an empty A6; no mode: #N/A
     book.save(tmp_path / "book.xlsx")
     result = WorkbookCalculation(tmp_path / "book.xlsx", full=True).compute()
-    assert sorted(s.cell for s in result.skipped) == ["B1", "B2", "B4"]
-    assert result.values[("Sheet", "B3")] == sum(_COLUMN_C[:5])
+    assert [s.cell for s in result.skipped] == ["B4"]
+    assert [result.values[("Sheet", f"B{row}")] for row in (1, 2, 3, 5)] == [30, 30, 181, "#N/A"]
