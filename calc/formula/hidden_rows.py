@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import cell_address, read_area, split_reference
+from rates_xl.functions.tokens import FUNC
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
@@ -45,7 +46,7 @@ def subtotals(formula: Formula, site: Site) -> str:
         others: tuple[tuple[int, int], ...] = ()  # (AGGREGATE's arguments that may be its k)
         if call.name == "SUBTOTAL":
             references = call.arguments[1:]
-            skips: _Skips | str = "filtered" if not function_num.isdigit() or int(function_num) < 101 else "hidden"
+            skips = "filtered" if not function_num.isdigit() or int(function_num) < 101 else "hidden"
         else:
             references, others, skips = _aggregate(formula, call.arguments, function_num)
         for span in references:
@@ -90,9 +91,6 @@ def subtotals(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-#: What a SUBTOTAL or AGGREGATE leaves out of the rows its sheet hides: the rows a filter hides,
-#: every hidden row, or (AGGREGATE) none, those hidden by hand being counted.
-_Skips = str
 #: References a SUBTOTAL or AGGREGATE takes at most (Microsoft's pages: ref1 to ref254, 253).
 _MOST_REFERENCES = 253
 #: AGGREGATE's function numbers whose form is an array and k (LARGE ... QUARTILE.EXC): one range.
@@ -100,9 +98,9 @@ _ARRAY_FORM = range(14, 20)
 
 
 def _aggregate(formula: Formula, arguments: list[tuple[int, int]], function_num: str) -> \
-        tuple[list[tuple[int, int]], tuple[tuple[int, int], ...], _Skips]:
+        tuple[list[tuple[int, int]], tuple[tuple[int, int], ...], str]:
     """AGGREGATE's references, the arguments among them that may be its k, and which hidden rows
-    it leaves out. Its options (Microsoft's AGGREGATE page): 1, 3, 5 and 7 ignore hidden rows, 0
+    it leaves out ("hidden", "hidden in one range", "by hand counted", or why not known). Its options (Microsoft's AGGREGATE page): 1, 3, 5 and 7 ignore hidden rows, 0
     (or none), 2, 4 and 6 count them; the number is truncated, as Excel reads it. Proved by the
     Excel-made functions-excel-2010.xlsx of LibreOffice's tests (ClosedXML's TryToLoad copy),
     Sheet2!C18:U25: each option over a column with row 6 hidden by hand."""
@@ -198,12 +196,17 @@ def _without_subtotals(formula: Formula, span: tuple[int, int], site: Site) -> l
     cells = site.book.formula_cells
     token = formula.single(span)
     written = formula.span_text(span).strip()
+    if token is None and any(formula.tokens[k].kind == FUNC for k in range(*span)):
+        # (a function may answer a reference, OFFSET(A1,0,0,10), whose cells are not read here)
+        raise NotComputed(f"AGGREGATE over {written}, leaving out the SUBTOTAL and AGGREGATE cells it reads: "
+                          "which those are is not read here")
     references = [formula.tokens[k] for k in range(*span) if formula.tokens[k].is_range]
     for reference in references:
         prefix, ref = split_reference(reference.text)
         sheet = prefix.rstrip("!").strip("'").replace("''", "'") or site.sheet
         area = read_area(ref, whole_lines=False)
-        rows = None if cells is None or area is None or "[" in prefix else cells.subtotal_rows(sheet, area)
+        elsewhere = "[" in prefix or ":" in prefix  # (another workbook, several sheets)
+        rows = None if cells is None or area is None or elsewhere else cells.subtotal_rows(sheet, area)
         if rows is None:
             raise NotComputed(f"AGGREGATE over {reference.text}, leaving out the SUBTOTAL and AGGREGATE cells it "
                               "reads: which those are is not read here")

@@ -186,7 +186,14 @@ def test_aggregate_of_functions_12_to_19_in_a_book_hiding_nothing(tmp_path):
     sheet["B3"] = "=_xlfn.AGGREGATE(9,6,A1:A5)"
     sheet["B4"] = "=_xlfn.AGGREGATE(A7,6,A1:A5,1)"
     sheet["B5"] = "=_xlfn.AGGREGATE(14,6,A1:A6,1)+_xlfn.AGGREGATE(13,6,A1:A6)"  # an empty A6; no mode: #N/A
+    # Options 0 to 3 leave out the SUBTOTAL and AGGREGATE cells read: over what a function answers
+    # (a reference) or a name, which those are is not read here. Option 6 leaves none out, and is
+    # written as LARGE(IF(ISERROR(X),"",...)), which the analysis lists over OFFSET's array.
+    sheet["B6"] = "=_xlfn.AGGREGATE(14,0,OFFSET(A1,0,0,5),1)"
+    sheet["B7"] = "=_xlfn.AGGREGATE(14,6,OFFSET(A1,0,0,5),1)"
+    sheet["B8"] = "=_xlfn.AGGREGATE(14,0,Five,1)"
+    book.defined_names["Five"] = openpyxl.workbook.defined_name.DefinedName("Five", attr_text="Sheet!$A$1:$A$5")
     book.save(tmp_path / "book.xlsx")
     result = WorkbookCalculation(tmp_path / "book.xlsx", full=True).compute()
-    assert [s.cell for s in result.skipped] == ["B4"]
+    assert [s.cell for s in result.skipped] == ["B4", "B6", "B7", "B8"]
     assert [result.values[("Sheet", f"B{row}")] for row in (1, 2, 3, 5)] == [30, 30, 181, "#N/A"]
