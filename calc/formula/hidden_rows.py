@@ -202,22 +202,21 @@ def _without_subtotals(formula: Formula, span: tuple[int, int], site: Site) -> l
                           "which those are is not read here")
     references = [formula.tokens[k] for k in range(*span) if formula.tokens[k].is_range]
     for reference in references:
-        prefix, ref = split_reference(reference.text)
-        sheet = prefix.rstrip("!").strip("'").replace("''", "'") or site.sheet
-        area = read_area(ref, whole_lines=False)
-        elsewhere = "[" in prefix or ":" in prefix  # (another workbook, several sheets)
-        rows = None if cells is None or area is None or elsewhere else cells.subtotal_rows(sheet, area)
-        if rows is None:
+        # (the sheet by its title and the area, or None: another workbook, several sheets, a name ...)
+        found = None if cells is None else cells.area(reference.text, site.sheet)
+        if cells is None or found is None or (rows := cells.subtotal_rows(*found)) is None:
             raise NotComputed(f"AGGREGATE over {reference.text}, leaving out the SUBTOTAL and AGGREGATE cells it "
                               "reads: which those are is not read here")
         if not rows:
             continue
-        if token is None or area is None or reference is not token:
+        if reference is not token:
             raise NotComputed(f"AGGREGATE over {written}, whose SUBTOTAL and AGGREGATE cells it leaves out: not "
                               "written here")
+        area = found[1]
         runs = _visible_runs(area.top, area.bottom, rows)
         if not runs:
-            raise NotComputed(f"AGGREGATE over {ref}, every cell of which holds a SUBTOTAL or AGGREGATE")
+            raise NotComputed(f"AGGREGATE over {written}, every cell of which holds a SUBTOTAL or AGGREGATE")
+        prefix = split_reference(reference.text)[0]
         return [prefix + _area_text(top, area.left, bottom, area.right) for top, bottom in runs]
     return [written]
 
