@@ -33,6 +33,8 @@ the tests snapshot it, and the add-in build can embed the module in the .xlam.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import re
 import subprocess
@@ -296,7 +298,16 @@ def project_modules(udf_export: dict[str, Any] | None = None):
 
 
 def export_udf_vba(workbook_name: str = "rates_xl.xlam", timeout: float = 120) -> dict[str, Any]:
-    """The VBA module and MacroOptions calls xlwings generates for our UDFs."""
+    """The VBA module and MacroOptions calls xlwings generates for our UDFs: made once per
+    process (a child Python, a second of CPU; `doctor` and `addin install` build the add-in
+    more than once), each caller given its own copy."""
+    return copy.deepcopy(_exported(workbook_name, timeout))
+
+
+@functools.lru_cache(maxsize=4)
+def _exported(workbook_name: str, timeout: float) -> dict[str, Any]:
+    # What it reads (the function table, the installed xlwings) does not change while a
+    # process runs; a failure is raised, never kept.
     done = subprocess.run(
         [sys.executable, "-m", "rates_xl.addin.classic.vba", workbook_name],
         capture_output=True, text=True, timeout=timeout, check=False,

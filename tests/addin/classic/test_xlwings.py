@@ -38,6 +38,24 @@ def exported():
     return export_udf_vba("rates_xl.xlam")
 
 
+def test_the_wrappers_are_generated_once_per_process_and_each_caller_gets_its_own_copy(exported, monkeypatch):
+    """`doctor` and `addin install` build the add-in more than once: xlwings' generator (a child
+    Python, a second of CPU) runs once; a caller changing its answer changes no other's."""
+    from rates_xl.addin.classic import vba
+
+    def no_child(*_args, **_kwargs):
+        raise AssertionError("the generator ran again")
+
+    again = export_udf_vba("rates_xl.xlam")
+    monkeypatch.setattr(vba.subprocess, "run", no_child)
+    assert export_udf_vba("rates_xl.xlam") == again == exported
+    again["macro_options"].clear()
+    again["vba"] = ""
+    assert export_udf_vba("rates_xl.xlam") == exported and exported["macro_options"]
+    with pytest.raises(AssertionError, match="ran again"):  # another name is generated for itself
+        export_udf_vba("other.xlam")
+
+
 def _check_snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
     if os.environ.get("RATES_XL_UPDATE_SNAPSHOTS") == "1":
