@@ -40,20 +40,20 @@ def _pip_commands() -> dict[str, list[str]]:
 def test_every_other_pip_install_in_the_docs_resolves_from_the_clone(clone, tmp_path):
     commands = _pip_commands()
     assert len(commands) >= 4, commands  # the getting-started pages' and the extras'
-    bin_dir = new_venv(tmp_path / "venv")
+    # The environment's own pip is not what is checked: this one, pointed at it (`--python`).
+    pip = [sys.executable, "-m", "pip", "--python", str(new_venv(tmp_path / "venv", with_pip=False) / "python")]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     # What each command asks pip for, as the shell hands it over (".[team]" and .[team] alike):
     # resolved in one run (one build of the clone's metadata), which fails if any one fails.
     asked = {tuple(shlex.split(text)[2:]): where for text, where in commands.items()}
     for arguments, where in asked.items():
         assert all(a.startswith(".") for a in arguments), f"{where}: not installed from the clone: {arguments}"
     requirements = sorted({a for arguments in asked for a in arguments})
-    done = subprocess.run([str(bin_dir / "pip"), "install", "--dry-run", "--quiet", *requirements], cwd=clone,
+    done = subprocess.run([*pip, "install", "--dry-run", "--quiet", *requirements], cwd=clone,
                           env=env, capture_output=True, text=True, timeout=600, check=False, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{requirements}: {done.stderr[-2000:]}"
     # The environment holds no rates-xl: a command naming the distribution itself finds none.
-    missing = subprocess.run([str(bin_dir / "pip"), "install", "--dry-run", "--quiet", "rates-xl"], cwd=tmp_path,
+    missing = subprocess.run([*pip, "install", "--dry-run", "--quiet", "rates-xl"], cwd=tmp_path,
                              env=env, capture_output=True, text=True, timeout=600, check=False)
     assert missing.returncode != 0 and "rates-xl" in missing.stderr
 
