@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy
-import scipy.stats
 
 from rates_xl.calc.xlfuncs import stats_light
 
@@ -32,6 +31,13 @@ _READ_FROM_INSTALLED = pytest.mark.skipif(
 _POINTS = (-np.inf, -3.5, -1, -0.0, 0, 0.0, 1e-300, 1e-9, 0.25, 0.5, 1, 1.5, 2, 3, 7.25, 30, 1e6, np.inf, np.nan)
 _PROBABILITIES = (-0.1, 0, 0.0, 1e-300, 1e-12, 0.001, 0.025, 0.3, 0.5, 0.75, 0.975, 1 - 1e-12, 1, 1.0, 1.2, np.nan)
 _COUNTS = (-1, 0, 1, 2, 3, 5, 10, 2.5, 60)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _scipy_stats() -> None:
+    """The reference, imported when this module's tests run rather than when it is collected:
+    each xdist worker collects every module, and scipy.stats costs 1.5 CPU s to import."""
+    import scipy.stats  # noqa: F401 - scipy.stats is then an attribute of scipy
 
 
 def _same(got: object, want: object) -> bool:
