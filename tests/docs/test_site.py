@@ -65,12 +65,12 @@ def test_a_broken_link_or_anchor_fails_the_strict_build(tmp_path):
     done = _build(root / "mkdocs.yml", tmp_path / "site")
     output = done.stdout + done.stderr
     assert done.returncode != 0, output
-    assert "no-such-page.md" in output and "no-such-heading" in output, output
-
-    # The same tree without the broken links builds: the failure was the links, nothing else.
-    page.write_text(page.read_text(encoding="utf-8").split("\n[gone]")[0] + "\n", encoding="utf-8")
-    again = _build(root / "mkdocs.yml", tmp_path / "site2")
-    assert again.returncode == 0, again.stdout + again.stderr
+    # The failure is the two links and nothing else: mkdocs ran to the end (a hook's error
+    # would abort it otherwise) and warned of them alone (rather than a second build of the
+    # copy without them, 4.5 CPU s).
+    warnings = [line for line in output.splitlines() if line.startswith("WARNING")]
+    assert "Aborted with 2 warnings in strict mode!" in output, output
+    assert len(warnings) == 2 and "'../no-such-page.md'" in warnings[0] and "'#no-such-heading'" in warnings[1], output
 
 
 def test_links_written_for_github_map_to_the_site():
