@@ -93,10 +93,14 @@ def test_a_live_flood_does_not_hold_another_users_batch_and_is_counted(serve, sa
         thread.join(120)  # her 200 requests at 20/s
     assert all(a is not None and a.status_code == 200 for a in answers)
     assert all(s["live"] for a in answers for s in a.json()["subs"])
-    hers = sum(1 for a in sandbox.arrivals if "401M" not in a.query)
+    # Her requests: each distinct one. Live refetches each watched answer ahead of its expiry,
+    # paced so that all of them are in time (client/live_scheduler.py `_due`), the process's
+    # scheduler for every user's cells, counted for none: on a quiet machine 19 such repeats
+    # reached the service before this count (219 arrivals, 200 distinct).
+    hers = len({a.query for a in sandbox.arrivals if "401M" not in a.query})
     me = requests_of(served, alice)
     assert me["user"] == "alice" and me["use"]["batches"] == SUBSCRIPTIONS
-    assert me["use"]["requests_sent"] >= hers >= SUBSCRIPTIONS * CELLS, (me, hers)
+    assert me["use"]["requests_sent"] >= hers == SUBSCRIPTIONS * CELLS, (me, hers)
     assert me["use"]["cells"] == SUBSCRIPTIONS * CELLS
     bob_use = requests_of(served, bob)["use"]
     assert bob_use["batches"] == 1 and bob_use["requests_sent"] == 1
