@@ -1,7 +1,8 @@
 """The exact (`formulas`) engine's shortcuts give the answers of the long way round:
 WORKDAY's holidays read once per list (calc/engines/formulas/functions.py
 `_holidays_read_once`), a computed range's values converted once per element
-(calc/engines/formulas/engine.py `_grid`: a history table's range is a million cells of padding),
+(calc/engines/formulas/engine.py `_rows`, `_trim_spill`: a history table's range is a million cells of
+padding),
 a RATES_* table's range grown right over the empty columns in one walk over the sheet's
 cells (`_widened`), and a checked book loaded with its stored inputs held (`load_engine`'s
 `held`: each hold of this engine loads the book again)."""
@@ -71,12 +72,71 @@ def test_a_range_is_each_element_plain_over_the_range_and_a_smaller_result_repea
     na = Error.errors["#N/A"]
     computed = np.array([[1.0, na, "x"], [sh.EMPTY, True, np.float64(2.5)]], dtype=object)
     rng = {"r1": 3, "n1": 2, "r2": 6, "n2": 7}  # four rows, six columns: the result repeats
-    grid = engine._grid(computed, rng)
-    expected = {(3 + i, 2 + j): engine._plain(computed[i % 2, j % 3]) for i in range(4) for j in range(6)}
-    assert grid == expected and list(grid) == list(expected)
-    assert grid[(3, 3)] == "#N/A" and grid[(4, 2)] is None and grid[(4, 3)] is True
-    assert type(grid[(4, 4)]) is float
-    assert engine._grid(np.empty((0, 0), dtype=object), rng) == dict.fromkeys(expected)
+    rows = engine._rows(computed, rng)
+    assert rows == [[engine._plain(computed[i % 2, j % 3]) for j in range(6)] for i in range(4)]
+    assert rows[0][1] == "#N/A" and rows[1][0] is None and rows[1][1] is True
+    assert type(rows[1][2]) is float
+    assert engine._rows(np.empty((0, 0), dtype=object), rng) == [[None] * 6 for _ in range(4)]
+
+
+def _trimmed_cell_by_cell(self, sheet, rng, grid):
+    """`_trim_spill` as it was written first: a dict of every cell, each row and column of
+    padding asked cell by cell."""
+    r1, c1 = int(rng["r1"]), int(rng["n1"])
+    anchor_key = (sheet, engine.cell_address(r1, c1))
+    if anchor_key not in self.book.spills or anchor_key in self.book.legacy_arrays or len(grid) == 1:
+        return grid
+    anchor = grid.get((r1, c1))
+    if engine.listed_error(anchor):
+        return {pos: (anchor if pos == (r1, c1) else None) for pos in grid}
+    r2, c2 = int(rng["r2"]), int(rng["n2"])
+    while r2 > r1 and all(engine._is_padding(grid.get((r2, c))) for c in range(c1, c2 + 1)):
+        r2 -= 1
+    while c2 > c1 and all(engine._is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
+        c2 -= 1
+    self._spilled[anchor_key] = engine.Area(r1, c1, r2, c2)
+    if anchor_key in self._widened:
+        self.extents[anchor_key] = engine.Area(r1, c1, r2, c2)
+    if anchor_key in self._widened and c2 == int(rng["n2"]) and c2 - c1 + 1 > 1:
+        self.cut[anchor_key] = "cut"
+    return {(r, c): (v if r <= r2 and c <= c2 else None) for (r, c), v in grid.items()}
+
+
+def test_a_spill_is_trimmed_as_cell_by_cell_over_its_rows():
+    """A spill's trailing rows and columns of padding (the engine's #N/A, an empty cell) are
+    blank, an error in its anchor blanks the rest, a legacy array keeps its #N/A: the rows
+    trimmed as the cell-by-cell dict was, over random results of every shape and kind."""
+    import random
+    from types import SimpleNamespace
+
+    import schedula as sh
+
+    pick = random.Random(30)
+    na, text_na = Error.errors["#N/A"], "#N/A"  # the error, and text that only reads like it
+    kinds = [na, na, na, sh.EMPTY, 1.5, "x", text_na, Error.errors["#VALUE!"], True, 0.0]
+    for round_ in range(400):
+        height, width = pick.randint(1, 7), pick.randint(1, 6)
+        filled_h, filled_w = pick.randint(0, height), pick.randint(0, width)
+        computed = np.array([[pick.choice(kinds) if i < filled_h and j < filled_w else pick.choice([na, sh.EMPTY])
+                              for j in range(width)] for i in range(height)], dtype=object)
+        rng = {"r1": 2, "n1": 3, "r2": 1 + height + pick.randint(0, 2), "n2": 2 + width + pick.randint(0, 2)}
+        key = ("S", "C2")
+        kind = pick.choice(["spill", "widened", "legacy", "none"])
+        book = SimpleNamespace(spills={key: None} if kind != "none" else {},
+                               legacy_arrays={key} if kind == "legacy" else set())
+        outcomes = []
+        for trim in (engine.FormulasEngine._trim_spill, _trimmed_cell_by_cell):
+            self = SimpleNamespace(book=book, _spilled={}, extents={}, cut={},
+                                   _widened={key: None} if kind == "widened" else {})
+            rows = engine._rows(computed, rng)
+            if trim is _trimmed_cell_by_cell:
+                r1, c1 = rng["r1"], rng["n1"]
+                grid = {(r1 + i, c1 + j): v for i, row in enumerate(rows) for j, v in enumerate(row)}
+                got = list(trim(self, "S", rng, grid).values())
+            else:
+                got = [v for row in trim(self, "S", rng, rows) for v in row]
+            outcomes.append((got, self._spilled, self.extents, set(self.cut)))
+        assert outcomes[0] == outcomes[1], (round_, computed, rng, kind)
 
 
 def _widened_column_by_column(ws, area):

@@ -7,6 +7,7 @@ them.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -229,10 +230,9 @@ class FormulasEngine:
                 continue
             sheet = self.book.sheet_titles.get(rng["sheet"].upper(), rng["sheet"])
             computed = solution.get(output, sh.NONE)
-            grid = _grid(computed, rng)
-            grid = self._trim_spill(sheet, rng, grid)
+            rows = self._trim_spill(sheet, rng, _rows(computed, rng))
             area = Area(int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"]))
-            values.update(zip(self._addresses(sheet, area), grid.values(), strict=True))
+            values.update(zip(self._addresses(sheet, area), itertools.chain.from_iterable(rows), strict=True))
         if self._block_merged():
             return self.evaluate()
         for anchor in self.blocked:  # held: constants now, which the loop above skips
@@ -240,7 +240,7 @@ class FormulasEngine:
         return values
 
     def _addresses(self, sheet: str, area: Area) -> list[Key]:
-        """The keys of a range's cells, row by row as `_grid` lays them out: made once per range
+        """The keys of a range's cells, row by row as `_rows` lays them out: made once per range
         and kept for the next rounds (a history table's range holds a million cells)."""
         cache: dict[tuple[str, Area], list[Key]] = self.__dict__.setdefault("_address_cache", {})
         found = cache.get((sheet, area))
@@ -283,25 +283,29 @@ class FormulasEngine:
                 cells.setdefault((sheet, cell_address(row, col)), None)
         return cells
 
-    def _trim_spill(self, sheet: str, rng: dict[str, Any], grid: dict[tuple[int, int], Any]) -> dict:
+    def _trim_spill(self, sheet: str, rng: dict[str, Any], rows: list[list[Any]]) -> list[list[Any]]:
         """Excel shrinks a dynamic spill to its result; the engine pads a stored range with #N/A.
 
         Trailing rows and columns that are all #N/A are padding (blank in Excel); when the
-        anchor is an error or a `#RATES!` message, the whole range beyond it is blank.
+        anchor is an error or a `#RATES!` message, the whole range beyond it is blank. (Rows
+        of the range, as `_rows` lays them out: a history table's is a million cells, most of
+        them one padding object, so each row is judged by its distinct objects.)
         """
         r1, c1 = int(rng["r1"]), int(rng["n1"])
+        height, width = len(rows), len(rows[0])
         anchor_key = (sheet, cell_address(r1, c1))
-        if anchor_key not in self.book.spills or anchor_key in self.book.legacy_arrays or len(grid) == 1:
+        if anchor_key not in self.book.spills or anchor_key in self.book.legacy_arrays or height * width == 1:
             # A legacy array shows its #N/A beyond a shorter result, as Excel does.
-            return grid
-        anchor = grid.get((r1, c1))
+            return rows
+        anchor = rows[0][0]
         if listed_error(anchor):
-            return {pos: (anchor if pos == (r1, c1) else None) for pos in grid}
-        r2, c2 = int(rng["r2"]), int(rng["n2"])
-        while r2 > r1 and all(_is_padding(grid.get((r2, c))) for c in range(c1, c2 + 1)):
-            r2 -= 1
-        while c2 > c1 and all(_is_padding(grid.get((r, c2))) for r in range(r1, r2 + 1)):
-            c2 -= 1
+            return [[anchor] + [None] * (width - 1)] + [[None] * width for _ in range(height - 1)]
+        h, w = height, width
+        while h > 1 and _all_padding(rows[h - 1]):
+            h -= 1
+        while w > 1 and _all_padding([row[w - 1] for row in rows[:h]]):
+            w -= 1
+        r2, c2 = r1 + h - 1, c1 + w - 1
         self._spilled[anchor_key] = Area(r1, c1, r2, c2)
         if anchor_key in self._widened:
             self.extents[anchor_key] = Area(r1, c1, r2, c2)  # what the copy holds (calc/frozen.py)
@@ -311,7 +315,9 @@ class FormulasEngine:
             self.cut[anchor_key] = (f"the table fills the {c2 - c1 + 1} column(s) free beside its anchor and may be "
                                     "wider; the formulas engine cannot show more (clear the cells to its right, or "
                                     "compute with the fast engine)")
-        return {(r, c): (v if r <= r2 and c <= c2 else None) for (r, c), v in grid.items()}
+        if (h, w) == (height, width):
+            return rows
+        return [row[:w] + [None] * (width - w) for row in rows[:h]] + [[None] * width for _ in range(height - h)]
 
 
 #: How far right a RATES_* spill may grow over empty columns in this engine (a history grid of
@@ -432,7 +438,8 @@ def _range_of(output: str) -> dict[str, Any] | None:
     return _RANGE_CACHE[output]
 
 
-def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
+def _rows(computed: Any, rng: dict[str, Any]) -> list[list[Any]]:
+    """A computed range's values, plain (`_plain`), row by row over the range's every cell."""
     import numpy as np
     import schedula as sh
     from formulas.ranges import Ranges
@@ -446,7 +453,7 @@ def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
         array = np.atleast_2d(np.asarray(computed, dtype=object))
     height, width = r2 - r1 + 1, c2 - c1 + 1
     if not array.size:
-        return {(r1 + i, c1 + j): None for i in range(height) for j in range(width)}
+        return [[None] * width for _ in range(height)]
     # Each element converted once (a smaller result repeats over the range, as the engine
     # broadcasts it); a number is its own plain value, and the engine's padding (one #N/A or
     # empty object, most of a history table's range) is converted once, by identity: every
@@ -458,13 +465,15 @@ def _grid(computed: Any, rng: dict[str, Any]) -> dict[tuple[int, int], Any]:
             if type(value) is not float and id(value) not in known:
                 known[id(value)] = _plain(value)
     rows = [[v if type(v) is float else known[id(v)] for v in row] for row in elements]
+    if len(rows) == height and len(rows[0]) == width:
+        return rows
     across = len(rows[0])
-    grid = {}
-    for i in range(height):
-        row = rows[i % len(rows)]
-        for j in range(width):
-            grid[(r1 + i, c1 + j)] = row[j % across]
-    return grid
+    return [[row[j % across] for j in range(width)] for row in (rows[i % len(rows)] for i in range(height))]
+
+
+def _all_padding(values: list[Any]) -> bool:
+    """Whether every value is padding, each distinct object judged once."""
+    return all(_is_padding(v) for v in {id(v): v for v in values}.values())
 
 
 def _plain(value: Any) -> Any:
