@@ -283,7 +283,7 @@ class FormulasEngine:
                 cells.setdefault((sheet, cell_address(row, col)), None)
         return cells
 
-    def _trim_spill(self, sheet: str, rng: dict[str, Any], rows: list[list[Any]]) -> list[list[Any]]:
+    def _trim_spill(self, sheet: str, rng: dict[str, Any], rows: list[list[object]]) -> list[list[object]]:
         """Excel shrinks a dynamic spill to its result; the engine pads a stored range with #N/A.
 
         Trailing rows and columns that are all #N/A are padding (blank in Excel); when the
@@ -438,7 +438,7 @@ def _range_of(output: str) -> dict[str, Any] | None:
     return _RANGE_CACHE[output]
 
 
-def _rows(computed: Any, rng: dict[str, Any]) -> list[list[Any]]:
+def _rows(computed: Any, rng: dict[str, Any]) -> list[list[object]]:
     """A computed range's values, plain (`_plain`), row by row over the range's every cell."""
     import numpy as np
     import schedula as sh
@@ -471,7 +471,7 @@ def _rows(computed: Any, rng: dict[str, Any]) -> list[list[Any]]:
     return [[row[j % across] for j in range(width)] for row in (rows[i % len(rows)] for i in range(height))]
 
 
-def _all_padding(values: list[Any]) -> bool:
+def _all_padding(values: list[object]) -> bool:
     """Whether every value is padding, each distinct object judged once."""
     return all(_is_padding(v) for v in {id(v): v for v in values}.values())
 
