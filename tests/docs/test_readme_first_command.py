@@ -24,11 +24,12 @@ def test_the_readme_first_command_installs_and_runs_the_demo_in_a_fresh_venv(tmp
     assert written[0] == README_FIRST  # the command this test runs is the README's, verbatim
     clone = copy_of_the_clone(tmp_path / "clone")
     bin_dir = new_venv(tmp_path / "venv")
-    # PIP_NO_COMPILE: pip's byte-compiling of the 480 MB it installs (18 of its 47 CPU s here) is
-    # not what this shows, and a file it cannot compile is only a warning to pip; the demo's
-    # imports compile what they read (3 CPU s).
+    # PIP_COMPILE=0 (`--compile` off; PIP_NO_COMPILE=1 would turn it on: pip reads a "no-"
+    # option's variable the other way round): pip's byte-compiling of the 480 MB it installs (18
+    # of its 47 CPU s here) is not what this shows, and a file it cannot compile is only a warning
+    # to pip; the demo's imports compile what they read (3 CPU s).
     env = fresh_env(tmp_path / "home", PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-                    VIRTUAL_ENV=str(tmp_path / "venv"), PIP_NO_COMPILE="1")
+                    VIRTUAL_ENV=str(tmp_path / "venv"), PIP_COMPILE="0")
     env.pop("PYTHONPATH", None)
     done = subprocess.run(["bash", "-c", README_FIRST], cwd=clone, env=env, capture_output=True, text=True,
                           timeout=900, check=False, stdin=subprocess.DEVNULL, preexec_fn=lambda: os.umask(0o022))
