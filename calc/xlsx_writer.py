@@ -1,4 +1,5 @@
-"""openpyxl's save of a workbook, the same bytes, with each sheet's cells written faster.
+"""openpyxl's save of a workbook, the same bytes, with each sheet's cells written faster and
+each number exactly (`number_text`: openpyxl's 16 digits change a double that needs 17).
 
 Both copies calc writes (the fast engine's, calc/engines/formualizer/prepare.py `_save`; the
 values-frozen copy, calc/frozen.py) go through `save`: openpyxl's own `save_workbook` with one
@@ -24,7 +25,7 @@ by hand because no library writes openpyxl's model faster with the same bytes.
 `lxml_write_cell` and `_set_attributes` with lxml, the sheet writer's `write_cols` and
 `write_merged_cells` theirs (`REPRODUCED`); with any other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
-parts with openpyxl's byte for byte, on a hostile book (every value type, rich and inline text,
+parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile book (every value type, rich and inline text,
 errors, dates, formulas, array and data table formulas, hyperlinks, comments, styles, row and
 column dimensions, merged cells, every character) and on real books, and fails on an openpyxl
 this module was not checked against. Nothing of openpyxl is patched: other users of openpyxl in
@@ -339,8 +340,8 @@ def _sheet_data(writer: object, out: IO[bytes]) -> None:
             parts.append(f'<c r="{letter}{here}"{s}{t}><v>{value}</v></c>')
             continue
         if data_type == "n" and (type(value) is float or type(value) is int):
-            # openpyxl's safe_string: "%.16g", nothing for NaN and infinities
-            parts.append(f'<c r="{letter}{here}"{s}{t}><v>{"%.16g" % value}</v></c>' if isfinite(value)  # noqa: UP031
+            # (`number_text`; nothing for NaN and infinities, as openpyxl)
+            parts.append(f'<c r="{letter}{here}"{s}{t}><v>{number_text(value)}</v></c>' if isfinite(value)
                          else f'<c r="{letter}{here}"{s}{t}><v></v></c>')
             continue
         if value is None or value == "":
@@ -385,8 +386,7 @@ def _sheet_data(writer: object, out: IO[bytes]) -> None:
         elif value is None:
             markup += "<v></v>"
         elif type(value) is float or type(value) is int:
-            # openpyxl's safe_string: "%.16g", nothing for NaN and infinities
-            markup += f"<v>{'%.16g' % value}</v>" if math.isfinite(value) else "<v></v>"  # noqa: UP031
+            markup += f"<v>{number_text(value)}</v>" if math.isfinite(value) else "<v></v>"
         elif type(value) is str:
             markup += f"<v>{value if special(value) is None else _text(value)}</v>"
         elif type(value) is bool:
@@ -441,6 +441,20 @@ def _dimension(dimension: Iterable[tuple[str, str]]) -> dict[str, str]:
         if value:
             found[key] = _safe_string(value)
     return found
+
+
+def number_text(value: float) -> str:
+    """A cell's number as Excel writes it: the shortest text that reads back as the same
+    double. openpyxl's `safe_string` (and XlsxWriter) write "%.16g", which changes a double
+    that needs 17 digits: formulas_test.xlsx EXTRA!E64, -0.39999999999999947 as Excel wrote it,
+    became -0.3999999999999995 in the engine's copy, and `TRUNC(E64,1)` -0.4 where Excel has
+    -0.3 (tests/calc/test_xlsx_writer.py). The engine's copy must hold the file's doubles, and
+    the frozen copy the computed ones; "%.16g" is kept where it holds the double (most
+    numbers), so the bytes are openpyxl's there."""
+    text = "%.16g" % value  # noqa: UP031
+    if float(text) == value:
+        return text
+    return repr(float(value))
 
 
 def _safe_string(value: object) -> str:

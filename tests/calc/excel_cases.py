@@ -109,7 +109,11 @@ def reproduce(name: str, address: str, tmp: Path, *, as_array: bool = False) -> 
 
         book[sheet][cell] = ArrayFormula(formula.ref, text)
     path = tmp / f"case_{cell}.xlsx"
-    book.save(path)
+    from rates_xl.calc import xlsx_writer
+
+    # (calc's writer: each number as Excel wrote it; openpyxl's save writes 16 digits, and
+    # -0.39999999999999947 read as another double: formulas_test.xlsx EXTRA!E64)
+    xlsx_writer.save(book, path)
     _same_application(corpus_book(name), path)
     return path, sheet, cell
 

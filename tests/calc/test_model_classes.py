@@ -222,6 +222,15 @@ def test_index_out_of_range_keeps_the_corpus_answers(tmp_path, engine, cell):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cell", ["C63", "C64", "C65"])
+def test_a_number_needing_17_digits_reaches_the_engine_whole(tmp_path, engine, cell):
+    """formulas_test.xlsx EXTRA!C64, `TRUNC(E64,1)` where E64 is -0.39999999999999947: -0.3 in
+    Excel (read at test time). The engine's copy held -0.3999999999999995 (openpyxl's 16
+    digits, calc/xlsx_writer.py `number_text`), and TRUNC answered -0.4: listed stale."""
+    assert_cell_as_excel("TRUNC", "formulas_test.xlsx", f"EXTRA!{cell}", tmp_path, engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_index_out_of_range(tmp_path, engine):
     """INDEX given a row or column outside its range: #REF! (Microsoft's INDEX: "If row_num or
     column_num does not point to a cell within array, INDEX returns a #REF! error value"; the

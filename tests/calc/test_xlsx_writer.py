@@ -1,19 +1,25 @@
 """calc's save (calc/xlsx_writer.py) writes what openpyxl's own save writes, part by part and
 byte for byte: its row writer reproduces openpyxl 3.1.5's, and these tests fail when the
 installed openpyxl writes anything else (a new version's writer: check it, then update
-`REPRODUCED`). The hostile book holds every kind of cell openpyxl's writer has a branch for."""
+`REPRODUCED`). The hostile book holds every kind of cell openpyxl's writer has a branch for.
+One difference is meant: a number whose double 16 digits do not hold is written whole
+(`xlsx_writer.number_text`); openpyxl's side writes its cells' numbers so too, and
+`test_a_number_is_written_whole_where_openpyxl_s_16_digits_change_it` shows the difference."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import io
+import math
 import re
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import cast
 
 import numpy
 import openpyxl
@@ -46,11 +52,32 @@ def _headers(data: bytes) -> list[tuple[object, ...]]:
                  i.extract_version, i.extra, i.comment, i.internal_attr) for i in package.infolist()]
 
 
+@contextlib.contextmanager
+def _whole_numbers() -> Iterator[None]:
+    """openpyxl's cell writer with each cell's number written as calc writes it (`number_text`),
+    the one difference meant between the two writers."""
+    from openpyxl.cell import _writer
+
+    original = _writer.safe_string
+
+    def safe_string(value: object) -> str:
+        if type(value) in (int, float) and math.isfinite(cast(float, value)):
+            return xlsx_writer.number_text(cast(float, value))
+        return original(value)
+
+    _writer.safe_string = safe_string
+    try:
+        yield
+    finally:
+        _writer.safe_string = original
+
+
 def _both(build: Callable[[], openpyxl.Workbook]) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """The book saved by openpyxl and by calc's writer (each built afresh: a save changes the
     workbook's style list): their parts, once their zip headers are shown the same."""
     theirs, ours = io.BytesIO(), io.BytesIO()
-    build().save(theirs)
+    with _whole_numbers():
+        build().save(theirs)
     xlsx_writer.write(build(), ours)
     assert _headers(ours.getvalue()) == _headers(theirs.getvalue())
     return _parts(theirs.getvalue()), _parts(ours.getvalue())
@@ -69,7 +96,7 @@ def _hostile(*, iso_dates: bool = False, epoch_1904: bool = False) -> openpyxl.W
     ws = wb.active
     ws.title = "Hostile"
     values: list[object] = [
-        0, 1, -7, 10**20, 2**53 + 1, 0.1, -1.5e-300, 1e308, 123456789.123456789, float("nan"),
+        0, 1, -7, 10**20, 2**53 + 1, 0.1, -0.39999999999999947, 12345678901234567, -1.5e-300, 1e308, 123456789.123456789, float("nan"),
         float("inf"), -float("inf"), True, False, Decimal("1.10"), numpy.float64(2.5), numpy.int64(42),
         "plain", " leading", "trailing ", " ", "\n", "a\r\nb", "tab\there", "<&>\"'", "]]>",
         "unicode é 東京 \U0001F600", "\x85 next line", "#N/A", "#DIV/0!", "#SPILL!", "=SUM(1,2)",
@@ -330,3 +357,26 @@ def test_a_row_s_and_a_column_s_attributes_are_read_as_openpyxl_reads_them():
     ws.column_dimensions.group("G", "H", hidden=True)
     dimensions = [*ws.row_dimensions.values(), *ws.column_dimensions.values()]
     assert [xlsx_writer._dimension(d) for d in dimensions] == [dict(d) for d in dimensions]
+
+
+def test_a_number_is_written_whole_where_openpyxl_s_16_digits_change_it(tmp_path):
+    """Each number reads back as the same double (Excel writes formulas_test.xlsx EXTRA!E64
+    as -0.39999999999999947; openpyxl's "%.16g" writes -0.3999999999999995, another double);
+    where 16 digits hold it, the text is openpyxl's ("0.1", not repr's 17 digits of 0.1+0.2)."""
+    numbers = [-0.39999999999999947, 1 / 7, 0.1 + 0.2, 5e-324, 1.7976931348623157e308, -2.2250738585072014e-308,
+               12345678901234567, 2**53 + 1, 0.1, 3, -7.5, 1e20, 123456789.123456789]
+    book = openpyxl.Workbook()
+    for row, number in enumerate(numbers, 1):
+        book.active.cell(row=row, column=1, value=number)
+    xlsx_writer.save(book, tmp_path / "ours.xlsx")
+    book.save(tmp_path / "openpyxl.xlsx")
+    read = [row[0] for row in openpyxl.load_workbook(tmp_path / "ours.xlsx").active.iter_rows(values_only=True)]
+    assert [float(value) for value in read] == [float(number) for number in numbers]
+    theirs = [row[0] for row in openpyxl.load_workbook(tmp_path / "openpyxl.xlsx").active.iter_rows(values_only=True)]
+    assert theirs[0] == -0.3999999999999995 != numbers[0]  # what openpyxl's own save changes
+    with zipfile.ZipFile(tmp_path / "ours.xlsx") as package:
+        sheet = package.read("xl/worksheets/sheet1.xml").decode()
+    texts = re.findall(r"<v>([^<]*)</v>", sheet)
+    assert texts[0] == "-0.39999999999999947" and texts[2] == "0.30000000000000004"
+    assert texts[8:12] == ["0.1", "3", "-7.5", "1e+20"]  # openpyxl's own, where it holds the double
+    assert texts[12] == "123456789.12345679"  # (openpyxl: 123456789.1234568, another double)
