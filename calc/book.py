@@ -11,7 +11,7 @@ import re
 import warnings
 import zipfile
 from contextlib import nullcontext
-from datetime import date, datetime, time, timedelta
+from datetime import date, time, timedelta
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -197,18 +197,21 @@ class Book:
         - text whose shared string holds Excel's escape of a literal `_xHHHH_`
           (`_x005F_x0001_`): openpyxl reads `_x0001_` and saves it so, which Excel and the
           engine read as CHAR(1) (formulas_test.xlsx CORE!B27; CODE of it gave 1, Excel 95);
-        - serial 60, Excel's 29 February 1900 (its 1900 leap-year bug), in a date format:
-          openpyxl reads it as 28 February 1900 and saves 59 (CORE!C22; C22+1 gave 59, Excel 61).
+        - a number in a date or time format that openpyxl's date does not hold: openpyxl reads
+          it to the nearest millisecond (`from_excel`) and saves that, so 45123.999999999 became
+          45124, the next day, a time of 2.5E-7 days 22 ms, and `A1-45000.1234567891234`
+          4.9E-09 where Excel has 0 (tests/calc/test_excel_singles.py); and serial 60, Excel's
+          29 February 1900 (its 1900 leap-year bug): openpyxl reads it as 28 February 1900 and
+          saves 59 (CORE!C22; C22+1 gave 59, Excel 61). Each is put back as the serial the file
+          holds (a number: the cell's own format shows the date).
 
         The file's values are read a second time (`cached`) only when a book holds either."""
-        from openpyxl.utils.datetime import CALENDAR_WINDOWS_1900
+        from openpyxl.utils.datetime import CALENDAR_WINDOWS_1900, to_excel
 
         if not hasattr(self, "_strings_escaped"):  # one read of the package per book
             self._strings_escaped = self.package.shared_strings_escaped()
         strings = self._strings_escaped
-        windows = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900) == CALENDAR_WINDOWS_1900
-        if not strings and not windows:
-            return workbook
+        epoch = getattr(workbook, "epoch", CALENDAR_WINDOWS_1900)
         for ws in workbook.worksheets:
             # (each cell's type first, its value, the slot `value` reads, only for a date or text:
             # formulas_test.xlsx's 35,000 `value` calls were 0.006 CPU s)
@@ -219,12 +222,11 @@ class Book:
                         text = self.cached().get((ws.title, cell.coordinate))
                         if isinstance(text, str) and (stored := escaped(text)) != value:
                             cell.value = stored
-                elif kind == "d" and windows:
-                    value = cell._value  # type: ignore[union-attr]
-                    if isinstance(value, datetime) and (value.year, value.month, value.day) == (1900, 2, 28):
-                        serial = self.cached().get((ws.title, cell.coordinate))
-                        if isinstance(serial, int | float) and 60 <= serial < 61:
-                            cell.value = serial  # a number: the cell's own format shows the date
+                elif kind == "d":
+                    serial = self.cached().get((ws.title, cell.coordinate))
+                    if isinstance(serial, int | float) and not isinstance(serial, bool) and \
+                            to_excel(cell._value, epoch) != serial:  # type: ignore[union-attr]
+                        cell.value = serial
         return workbook
 
     def _scan(self) -> tuple[dict[Key, tuple[str, Area]], list[tuple[Worksheet, Cell]]]:

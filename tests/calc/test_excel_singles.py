@@ -134,6 +134,42 @@ def test_constants_openpyxl_misreads_reach_the_engine_and_the_copy_as_stored(tmp
     assert copy[("CORE", "B27")] == text and copy[("CORE", "C22")] == serial
 
 
+def test_a_date_or_time_finer_than_a_millisecond_reaches_the_engine_and_the_copy_as_stored(tmp_path):
+    """openpyxl reads a number in a date or time format to the nearest millisecond, and saved
+    that into the engine's copy and the values-frozen copy: 45123.999999999 (a moment before
+    midnight) became the next day, `INT` of it 45124; a time of 2.5E-7 days 22 ms; a pasted
+    timestamp moved by 4.9E-09 of a day. Excel keeps the serial the file holds (Excel's
+    arithmetic on it is IEEE's, which Python's float is), and so must both copies."""
+    import openpyxl
+    import xlsxwriter
+
+    from rates_xl.calc.package import Package
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = tmp_path / "moments.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    stamp = made.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
+    for row, serial in enumerate([45000.1234567891234, 45123.999999999, 2.5e-7, 45000.5], 1):
+        sheet.write_number(f"A{row}", serial, stamp)
+        sheet.write_formula(f"B{row}", f"=A{row}*86400")
+        sheet.write_formula(f"C{row}", f"=INT(A{row})")
+    made.close()
+    stored, _missing = Package.open(path).cell_values()
+    assert openpyxl.load_workbook(path)["S"]["A2"].value.day == 17  # openpyxl's read: the next day
+
+    calc = WorkbookCalculation(path, full=True)
+    result = calc.compute()
+    for row in range(1, 5):
+        serial = stored[("S", f"A{row}")]
+        assert result.values[("S", f"B{row}")] == serial * 86400, row
+        assert result.values[("S", f"C{row}")] == int(serial), row
+    out = calc.freeze(result, tmp_path / "moments.values.xlsx")
+    copy, _missing = Package.open(out).cell_values()
+    assert all(copy[("S", f"A{row}")] == stored[("S", f"A{row}")] for row in range(1, 5))
+    assert openpyxl.load_workbook(out)["S"]["A1"].number_format == "yyyy-mm-dd hh:mm:ss"  # still shown as a date
+
+
 def test_a_date_value_reaches_us_as_its_serial(tmp_path):
     """formualizer hands a number in a date-formatted cell over as a Python date, in which
     serial 60 (Excel's 29 February 1900) is 28 February, as 59 is: `=A1` over 60 came out 59,
