@@ -201,8 +201,10 @@ class Deadline:
                    what: str = "computing") -> Iterator[None]:
         """Run an engine's evaluation, cancelled (`cancel`, from a timer thread) when the
         budget runs out; a cancelled evaluation becomes the one line, naming the first cell
-        it had not computed."""
-        self.at(None, what)
+        it had not computed. Out of time before it starts (the preparation took the budget,
+        as on a busy machine), the line names that cell too: the first the engine would compute."""
+        if self.elapsed() > self.seconds:
+            self.stop(first_not_computed(), what)
         fired = threading.Event()
 
         def fire() -> None:

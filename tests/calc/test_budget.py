@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import openpyxl
@@ -224,3 +225,18 @@ def test_the_budget_with_no_rates_variable_is_the_settings_defaults_read_without
         "the settings cannot be read (timeout: Input should be a valid number")
     # a RATES_ name that is no setting only costs the full read
     assert setting_defaults.any_set(["PATH", "Rates_XL_CONF"]) and not setting_defaults.any_set(["PATH", "XRATES_A"])
+
+
+def test_out_of_time_before_the_evaluation_starts_the_line_names_the_cell_it_would_compute_first():
+    """A preparation that took the whole budget (a busy machine: CI's run of the test above
+    said "stopped after 2.2 s computing:" and no cell) stops at the evaluation's start, naming
+    the first cell the engine would compute, as a cancelled evaluation names where it was."""
+    from rates_xl.calc.budget import Deadline, OverBudget
+
+    deadline = Deadline(Path("far.xlsx"), 0.001)
+    with deadline.running():
+        time.sleep(0.01)
+        with pytest.raises(OverBudget) as stopped, deadline.cancelling(lambda: None, lambda: ("Sheet1", "A1")):
+            pytest.fail("evaluated past the budget")
+    assert str(stopped.value).startswith("far.xlsx: stopped after ")
+    assert " s computing at Sheet1!A1: past the budget of 0.001 s" in str(stopped.value)
