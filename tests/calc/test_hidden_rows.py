@@ -197,3 +197,54 @@ def test_aggregate_of_functions_12_to_19_in_a_book_hiding_nothing(tmp_path):
     result = WorkbookCalculation(tmp_path / "book.xlsx", full=True).compute()
     assert [s.cell for s in result.skipped] == ["B4", "B6", "B7", "B8"]
     assert [result.values[("Sheet", f"B{row}")] for row in (1, 2, 3, 5)] == [30, 30, 181, "#N/A"]
+
+
+def _nested_book(path):
+    """Excel's book as it saves one: SUBTOTALs over ranges holding a subtotal the engine cannot
+    compute (it also calls MYFUNC, no function of Excel's), each cell with Excel's value."""
+    import xlsxwriter
+
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    for row, (number, text) in enumerate([(1, "x"), (2, "y"), (3, "z")]):
+        sheet.write_number(row, 0, number)
+        sheet.write_string(row, 2, text)
+    sheet.write_formula("A4", "=SUBTOTAL(9,A1:A3)+MYFUNC()", None, 6)
+    sheet.write_formula("A5", "=SUBTOTAL(9,A1:A4)", None, 6)  # the nested A4 left out
+    sheet.write_formula("A6", "=A4*2", None, 12)
+    sheet.write_formula("C4", '=IF(MYFUNC(),SUBTOTAL(3,C1:C3),"none")', None, "none")
+    sheet.write_formula("C5", "=SUBTOTAL(3,C1:C4)", None, 3)
+    sheet.write_formula("C6", "=C4", None, "none")
+    made.close()
+    return path
+
+
+def test_a_subtotal_not_computed_is_still_left_out_by_a_subtotal_reading_it(tmp_path):
+    """SUBTOTAL leaves out the subtotals inside its ranges ("nested subtotals are ignored to avoid
+    double counting", Microsoft's SUBTOTAL page). A subtotal the engine cannot compute keeps the
+    value the file cached, listed; written into the engine's copy as that plain value, it was
+    counted: `SUBTOTAL(9,A1:A4)` 12 where Excel has 6, silently (calc/engines/formualizer/cells.py
+    `kept_subtotal`). The cell reading it as a value reads Excel's value."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    result = WorkbookCalculation(_nested_book(tmp_path / "nested.xlsx"), full=True).compute()
+    listed = {s.cell for s in result.skipped}
+    got = {cell: result.values[("S", cell)] for cell in ("A4", "A5", "A6", "C4", "C5", "C6")}
+    assert got == {"A4": 6, "A5": 6, "A6": 12, "C4": "none", "C5": 3, "C6": "none"}
+    assert listed == {"A4", "C4"}
+    assert not result.stale
+
+
+def test_the_exact_engine_prints_no_traceback_for_a_formula_it_cannot_compute(tmp_path):
+    """The `formulas` engine's dispatcher logged the nested book's unreadable formula with its
+    traceback (60 lines on the terminal); the summary names the unknown function instead."""
+    from tests.support.commands import fresh_env, rates_xl
+
+    _nested_book(tmp_path / "nested.xlsx")
+    done = rates_xl("calc", "nested.xlsx", "--full", "--engine", "formulas", "--no-progress", "-o", "out.xlsx",
+                    cwd=tmp_path, env=fresh_env(tmp_path / "home"))
+    from rates_xl.calc.cli_summary import EXIT_ERROR_CELLS
+
+    assert done.returncode == EXIT_ERROR_CELLS, done.stderr  # (cells not computed: listed)
+    assert "Traceback" not in done.stderr + done.stdout and "Failed DISPATCHING" not in done.stderr
+    assert "unknown function MYFUNC" in done.stdout

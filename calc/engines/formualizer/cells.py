@@ -37,6 +37,38 @@ def set_constant(cell: Any, value: CellValue) -> None:
         cell.data_type = "s"
 
 
+#: Error values the engine reads as a literal in a formula.
+_ERROR_LITERALS = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
+
+
+def kept_subtotal(formula: object, value: CellValue) -> str | None:
+    """For a cell not computed that calls SUBTOTAL (`formula`, the file's), a formula answering
+    the value the file cached for it (`value`) that still calls SUBTOTAL, or None (no such
+    call, or no literal for the value). SUBTOTAL leaves out the cells of its ranges that hold
+    a subtotal (Microsoft's SUBTOTAL page: "nested subtotals are ignored to avoid double
+    counting"), and the engine knows one by its SUBTOTAL call: the plain value `set_constant`
+    writes was added in (`SUBTOTAL(9,A1:A4)` over a kept `=SUBTOTAL(9,A1:A3)+MYFUNC()` gave 12,
+    Excel 6, silently: tests/calc/test_hidden_rows.py)."""
+    from rates_xl.functions.tokens import function_names
+
+    text = str(getattr(formula, "text", formula) or "")
+    if "SUBTOTAL" not in text.upper() or "SUBTOTAL" not in function_names(text if text.startswith("=") else "=" + text):
+        return None
+    if isinstance(value, bool):
+        literal = "TRUE" if value else "FALSE"
+    elif isinstance(value, int | float):
+        literal = repr(value)  # (every digit: `number_text`'s reason, calc/xlsx_writer.py)
+    elif isinstance(value, ErrorLikeText) or (isinstance(value, str) and value not in _ERROR_LITERALS):
+        if len(value) > 255 or not value.isprintable():
+            return None  # (no literal in a formula holds it)
+        literal = '"' + value.replace('"', '""') + '"'
+    elif isinstance(value, str):
+        literal = value  # an error value
+    else:
+        return None
+    return f"=IF(TRUE,{literal},SUBTOTAL(9,{{0}}))"
+
+
 #: The openpyxl versions whose `Cell.value` setter `set_formula` does the work of for a formula
 #: (openpyxl 3.1.5's `Cell._bind_value`, `check_string`; tests/calc/test_cells_copy.py compares
 #: the two and fails on another version). Another version: the setter itself.

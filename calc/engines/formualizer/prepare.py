@@ -25,6 +25,7 @@ from rates_xl.calc.engines.formualizer import links, lookups
 from rates_xl.calc.engines.formualizer.cells import (
     emptied,
     empty_text,
+    kept_subtotal,
     plain_numbers,
     set_constant,
     set_formula,
@@ -317,8 +318,14 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:
+            ws = book[title]
+            formula = ws[coordinate].value  # (the file's: a cell not computed keeps it until here)
             for r, c in prepared.areas[(title, coordinate)].cells():
-                set_constant(book[title].cell(row=r, column=c), values.get((title, cell_address(r, c))))
+                cell, value = ws.cell(row=r, column=c), values.get((title, cell_address(r, c)))
+                if (nested := kept_subtotal(formula, value)) is not None:
+                    set_formula(cell, nested)  # still a subtotal to a SUBTOTAL reading it
+                else:
+                    set_constant(cell, value)
     plain_numbers(book)
     # The links only where a formula can read them (links.py: formualizer's INDIRECT is #REF!
     # in a file holding one).

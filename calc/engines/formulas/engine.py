@@ -98,6 +98,8 @@ class FormulasEngine:
 
     def _load(self, constants: dict[Key, Any]) -> Any:
         import formulas
+
+        _quiet_schedula()
         from formulas.tokens.operand import Error, XlError
         from openpyxl.cell.cell import MergedCell
 
@@ -518,3 +520,16 @@ def _fill_omitted_arguments(ws: Any) -> None:
                     value.text = rates_omitted(Formula(text))
             elif isinstance(value, str) and value.startswith("=") and "RATES" in value.upper():
                 cell.value = rates_omitted(Formula(value))
+
+
+def _quiet_schedula() -> None:
+    """schedula (the `formulas` engine's dispatcher) logs each formula it could not compute
+    with its traceback (`log.error(..., exc_info=1)`), which Python's last-resort handler
+    printed on the terminal (`=SUBTOTAL(9,A1:A3)+MYFUNC()`: 60 lines). The cell's value says
+    it (an error, its unknown function named in the summary): the log goes nowhere."""
+    import logging
+
+    logger = logging.getLogger("schedula")
+    if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+    logger.propagate = False
