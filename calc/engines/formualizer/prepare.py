@@ -174,6 +174,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         facts.sums = {}  # (an iterating book has every sum written out: calc/formula/terms.py)
     _name_passes(book, facts)
     waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
+    dynamic: set[Key] = set()  # the dynamic arrays' anchors
     counted = 0  # ordinary formulas fitted: the book's time is looked at every few (`_EVERY_FEW`)
     areas, written = prepared.areas, prepared.written
     new = tuple.__new__  # (an ordinary formula's one-cell Area without NamedTuple's Python __new__)
@@ -254,6 +255,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 prepared.rates_cells.append((title, r, c, formula))
         for r, c, array in anchors:
             key = (title, cell_address(r, c))
+            if key not in legacy:
+                dynamic.add(key)
             prepared.areas[key] = area = parse_area(array.ref or key[1])
             r1, c1, r2, c2 = area
             text = str(array.text)
@@ -313,6 +316,12 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.rates_cells.append((title, r, c, formula))
     _tables_fitted(book, prepared, cached)
     facts.lifted = {key: prepared.areas[key].a1() for key, kind in prepared.rewritten.items() if kind == "lifted"}
+    for key in prepared.unsupported:
+        # A dynamic array not computed holds the file's values over its stored range, spilling
+        # nowhere in the engine's copy: `A1#` reads that range as it does a lifted array's
+        # (`=SUM(A1#)` was #REF!, where Excel has the sum of the values kept).
+        if key in dynamic:
+            facts.lifted[key] = prepared.areas[key].a1()
     _written_passes(book, prepared, facts, waiting)
     lookups.share_tables(book, prepared)
     if prepared.unsupported:
