@@ -248,3 +248,23 @@ def test_the_exact_engine_prints_no_traceback_for_a_formula_it_cannot_compute(tm
     assert done.returncode == EXIT_ERROR_CELLS, done.stderr  # (cells not computed: listed)
     assert "Traceback" not in done.stderr + done.stdout and "Failed DISPATCHING" not in done.stderr
     assert "unknown function MYFUNC" in done.stdout
+
+
+def test_a_subtotal_kept_at_its_value_is_left_out_by_a_subtotal_recomputed(tmp_path):
+    """Default mode recomputes what a new answer (NOW here) reaches and holds every other
+    formula at Excel's value: A4, a subtotal, held as a plain value, was counted by the
+    recomputed A5, 12 against Excel's 6, kept stale by the check (silently in a book whose
+    values cannot be checked, a manual-mode one Excel did not recalculate)."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from tests.calc.test_recalc import excel_saved
+
+    path = excel_saved(tmp_path / "kept.xlsx",
+                       {"A1": 1, "A2": 2, "A3": 3, "A4": "=SUBTOTAL(9,A1:A3)", "B1": "=NOW()",
+                        "A5": "=SUBTOTAL(9,A1:A4)+B1*0", "C1": "=SUBTOTAL(9,A1:A3)*1",
+                        "C2": "=SUBTOTAL(9,C1,A1:A3)+B1*0"},
+                       {"A4": 6, "B1": 46000, "A5": 6, "C1": 6, "C2": 6})
+    calc = WorkbookCalculation(path)
+    result = calc.compute()
+    assert {("S", "A5"), ("S", "C2")} <= calc.scope.recompute and ("S", "A4") not in calc.scope.recompute
+    assert (result.values[("S", "A5")], result.values[("S", "C2")]) == (6, 6)
+    assert not result.stale and not result.skipped

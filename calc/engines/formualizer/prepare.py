@@ -61,6 +61,9 @@ from rates_xl.functions.tokens import function_names
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
+    from openpyxl.cell.cell import Cell, MergedCell
+
+    from rates_xl.functions.values import CellValue
 
 T = TypeVar("T")
 
@@ -152,7 +155,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
 
     prepared = Prepared(b"")
     for (title, coordinate), value in (constants or {}).items():
-        set_constant(book[title][coordinate], value)
+        cell = book[title][coordinate]
+        _keep(cell, value, cell.value)
     last_rows = LastRows(book)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
@@ -330,11 +334,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             ws = book[title]
             formula = ws[coordinate].value  # (the file's: a cell not computed keeps it until here)
             for r, c in prepared.areas[(title, coordinate)].cells():
-                cell, value = ws.cell(row=r, column=c), values.get((title, cell_address(r, c)))
-                if (nested := kept_subtotal(formula, value)) is not None:
-                    set_formula(cell, nested)  # still a subtotal to a SUBTOTAL reading it
-                else:
-                    set_constant(cell, value)
+                _keep(ws.cell(row=r, column=c), values.get((title, cell_address(r, c))), formula)
     plain_numbers(book)
     # The links only where a formula can read them (links.py: formualizer's INDIRECT is #REF!
     # in a file holding one).
@@ -349,6 +349,15 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             finally:
                 calculation.iterate = True
     return prepared
+
+
+def _keep(cell: Cell | MergedCell, value: CellValue, formula: object) -> None:
+    """A formula cell the engine does not compute (`formula`, the file's) holds `value`: a
+    plain value, or one that is still a subtotal to a SUBTOTAL reading it (`kept_subtotal`)."""
+    if (nested := kept_subtotal(formula, value)) is not None:
+        set_formula(cell, nested)
+    else:
+        set_constant(cell, value)
 
 
 def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key, Any]]) -> None:
