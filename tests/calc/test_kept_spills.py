@@ -1,4 +1,4 @@
-"""A dynamic array the engine cannot compute keeps the values the file cached over its stored
+"""A dynamic array the engine cannot compute (or, in default mode, holds) keeps the values the file cached over its stored
 range, listed; the cells reading it with a spill reference (`A1#`, stored as
 `_xlfn.ANCHORARRAY(A1)`) read those values, as Excel reads its spill, on its own sheet and from
 another (calc/engines/formualizer/prepare.py: such an anchor spills nowhere in the engine's
@@ -34,3 +34,34 @@ def test_a_spill_not_computed_is_read_through_its_spill_reference(tmp_path):
     listed = {(s.sheet, s.cell) for s in result.skipped}
     assert listed == {("S", c) for c in ("A1", "A2", "A3", "C1", "D1", "C2", "D2")}  # the arrays kept, listed
     assert not result.stale
+
+
+def test_a_spill_held_at_excel_s_values_is_read_through_its_spill_reference(tmp_path):
+    """Default mode holds a dynamic array nothing new reaches at Excel's values; a cell NOW()
+    makes recomputed reads it through `A1#` (#REF! against Excel's 6, kept stale by the check)."""
+    import re
+    import zipfile
+
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    raw, path = tmp_path / "raw.xlsx", tmp_path / "held.xlsx"
+    made = xlsxwriter.Workbook(raw)
+    sheet = made.add_worksheet("S")
+    sheet.write_dynamic_array_formula("A1:A3", "=SEQUENCE(3)", None, 1)
+    sheet.write_number("A2", 2)
+    sheet.write_number("A3", 3)
+    sheet.write_formula("B1", "=NOW()", None, 46000)
+    sheet.write_formula("C1", "=SUM(A1#)+B1*0", None, 6)
+    made.close()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:  # as Excel saves it: no fullCalcOnLoad
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+
+    calc = WorkbookCalculation(path)
+    result = calc.compute()
+    assert ("S", "C1") in calc.scope.recompute and ("S", "A1") not in calc.scope.recompute
+    assert result.values[("S", "C1")] == 6
+    assert not result.stale and not result.skipped
