@@ -1,8 +1,8 @@
-"""A dynamic array the engine cannot compute (or, in default mode, holds) keeps the values the file cached over its stored
-range, listed; the cells reading it with a spill reference (`A1#`, stored as
-`_xlfn.ANCHORARRAY(A1)`) read those values, as Excel reads its spill, on its own sheet and from
-another (calc/engines/formualizer/prepare.py: such an anchor spills nowhere in the engine's
-copy, where `A1#` was #REF!, unexplained)."""
+"""A dynamic array the engine cannot compute, or holds at Excel's values (default mode), keeps
+the values the file cached over its stored range; the cells reading it with a spill reference
+(`A1#`, stored as `_xlfn.ANCHORARRAY(A1)`) read those values, as Excel reads its spill, on its
+own sheet and from another (calc/engines/formualizer/prepare.py: such an anchor spills nowhere
+in the engine's copy, where `A1#` was #REF!, unexplained)."""
 
 from __future__ import annotations
 
