@@ -65,3 +65,40 @@ def test_a_spill_held_at_excel_s_values_is_read_through_its_spill_reference(tmp_
     assert ("S", "C1") in calc.scope.recompute and ("S", "A1") not in calc.scope.recompute
     assert result.values[("S", "C1")] == 6
     assert not result.stale and not result.skipped
+
+
+def _as_excel_saves(raw, path):
+    """XlsxWriter's book as Excel saves one: no fullCalcOnLoad (its cached values are answers)."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    return path
+
+
+def test_a_spill_held_for_the_check_is_read_through_its_spill_reference(tmp_path):
+    """The check holds a volatile spill (RANDARRAY here; a RATES_* curve in
+    tests/calc/test_calc.py) at Excel's values; held cell by cell it spilled nowhere, its
+    readers through `A1#` were #REF!, and the check kept them stale at Excel's values beside
+    the array's new ones (SUM 0.6 beside three new random numbers)."""
+    import xlsxwriter
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    raw = tmp_path / "raw.xlsx"
+    made = xlsxwriter.Workbook(raw)
+    sheet = made.add_worksheet("S")
+    sheet.write_dynamic_array_formula("A1:A3", "=RANDARRAY(3)", None, 0.1)
+    sheet.write_number("A2", 0.2)
+    sheet.write_number("A3", 0.3)
+    sheet.write_formula("B1", "=SUM(A1#)", None, 0.6)
+    sheet.write_formula("C1", "=ROWS(A1#)", None, 3)
+    made.close()
+    for full in (False, True):
+        result = WorkbookCalculation(_as_excel_saves(raw, tmp_path / "random.xlsx"), full=full).compute()
+        drawn = [result.values[("S", f"A{row}")] for row in (1, 2, 3)]
+        assert result.values[("S", "B1")] == sum(drawn) and result.values[("S", "C1")] == 3
+        assert drawn != [0.1, 0.2, 0.3] and not result.stale, full

@@ -6,8 +6,9 @@ array's range filled from its result (`fit_legacy`), and numbers without a date 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rates_xl.functions.values import CellValue, ErrorLikeText
 
@@ -54,19 +55,32 @@ def kept_subtotal(formula: object, value: CellValue) -> str | None:
     text = str(getattr(formula, "text", formula) or "")
     if "SUBTOTAL" not in text.upper() or "SUBTOTAL" not in function_names(text if text.startswith("=") else "=" + text):
         return None
+    written = literal(value)
+    return None if written is None else f"=IF(TRUE,{written},SUBTOTAL(9,{{0}}))"
+
+
+def spill_literal(rows: Sequence[Sequence[CellValue]]) -> str | None:
+    """A formula spilling these values (an array constant, `={1,2;3,4}`), or None where one
+    has no literal (nothing, a long text): a held spill still spills, so `A1#` reads it."""
+    written = [[literal(value) for value in row] for row in rows]
+    if not written or any(item is None for row in written for item in row):
+        return None
+    return "={" + ";".join(",".join(cast(list[str], row)) for row in written) + "}"
+
+
+def literal(value: CellValue) -> str | None:
+    """A value as a formula writes it (every digit of a number), or None where none can."""
     if isinstance(value, bool):
-        literal = "TRUE" if value else "FALSE"
-    elif isinstance(value, int | float):
-        literal = repr(value)  # (every digit: `number_text`'s reason, calc/xlsx_writer.py)
-    elif isinstance(value, ErrorLikeText) or (isinstance(value, str) and value not in _ERROR_LITERALS):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value) if math.isfinite(value) else None  # (every digit: `number_text`'s reason, calc/xlsx_writer.py)
+    if isinstance(value, ErrorLikeText) or (isinstance(value, str) and value not in _ERROR_LITERALS):
         if len(value) > 255 or not value.isprintable():
             return None  # (no literal in a formula holds it)
-        literal = '"' + value.replace('"', '""') + '"'
-    elif isinstance(value, str):
-        literal = value  # an error value
-    else:
-        return None
-    return f"=IF(TRUE,{literal},SUBTOTAL(9,{{0}}))"
+        return '"' + value.replace('"', '""') + '"'
+    if isinstance(value, str):
+        return value  # an error value
+    return None
 
 
 #: The openpyxl versions whose `Cell.value` setter `set_formula` does the work of for a formula

@@ -15,7 +15,7 @@ from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
-from rates_xl.calc.engines.formualizer.cells import fit_legacy
+from rates_xl.calc.engines.formualizer.cells import fit_legacy, spill_literal
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -99,7 +99,25 @@ class FormualizerEngine:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}
 
     def hold(self, values: dict[Key, CellValue]) -> None:
-        self.model.hold({(sheet, *parse_cell(cell)): value for (sheet, cell), value in values.items()})
+        self.model.hold({(sheet, *parse_cell(cell)): value for (sheet, cell), value in values.items()},
+                        self._held_spills(values))
+
+    def _held_spills(self, values: dict[Key, CellValue]) -> dict[tuple[str, int, int], tuple[str, Area]]:
+        """The dynamic arrays among the held anchors whose stored range is held whole, each as a
+        formula spilling those values (`spill_literal`), so that a cell reading one through
+        `A1#` reads them: held cell by cell, the anchor spilled nowhere, and `INDEX(A1#,2,2)`
+        over a RATES_* curve was #REF! at the check, and kept stale at Excel's older value."""
+        spills = {}
+        for key in values:
+            area = self.prepared.areas.get(key)
+            if area is None or self.prepared.rewritten.get(key) != "spill" or key in self.book.legacy_arrays:
+                continue
+            sheet = key[0]
+            r1, c1, r2, c2 = area
+            rows = [[values.get((sheet, cell_address(r, c))) for c in range(c1, c2 + 1)] for r in range(r1, r2 + 1)]
+            if (formula := spill_literal(rows)) is not None:
+                spills[(sheet, r1, c1)] = (formula, area)
+        return spills
 
     def release(self, cells: set[Key]) -> None:
         # The spills held at #SPILL! are computed again too: their inputs may change the size.

@@ -53,6 +53,7 @@ class FastModel:
         self.workbook = self._load()
         self.rounds = 0
         self.held: dict[tuple[str, int, int], Any] = {}  # cells held at a value (see `hold`)
+        self.held_spills: dict[tuple[str, int, int], tuple[str, Area]] = {}  # (see `hold`)
         #: (sheet, anchor) -> (extent, values) of each legacy array `_fills` read, while the
         #: book is not computed again nor a cell set since: what the engine adapter reads back.
         self.legacy_read: dict[tuple[str, str], tuple[Area | None, list[list[CellValue]]]] = {}
@@ -262,8 +263,12 @@ class FastModel:
             self.hold(looped)
             self._evaluate_all()
 
-    def hold(self, values: dict[tuple[str, int, int], Any]) -> None:
-        """These cells hold these values (their formulas are not computed) until `release`."""
+    def hold(self, values: dict[tuple[str, int, int], Any],
+             spills: dict[tuple[str, int, int], tuple[str, Area]] | None = None) -> None:
+        """These cells hold these values (their formulas are not computed) until `release`;
+        `spills`: dynamic arrays among them, anchor -> (a formula spilling their values, their
+        range), which spill them, so that `A1#` reads them (the engine adapter's `hold`)."""
+        spills = spills or {}
         if not self.rounds and not self._graph_built and values:
             # Before its first evaluation the engine has no dependency graph yet, and each
             # edit then costs ten times as much (swap_pricer's 426 held cells: 0.5 s against
@@ -272,8 +277,14 @@ class FastModel:
             self._graph_built = True
         self.filled.touch(values)
         self.legacy_read = {}
+        self.held_spills.update(spills)
+        spilled = {(sheet, r, c) for (sheet, _r, _c), (_formula, area) in spills.items() for r, c in area.cells()}
         for (sheet, row, col), value in values.items():
             self.held[(sheet, row, col)] = value
+            if (sheet, row, col) in spilled:
+                if (sheet, row, col) in spills:
+                    self.workbook.set_formula(sheet, row, col, spills[(sheet, row, col)][0])
+                continue  # (the rest of its range: its anchor's spill fills it)
             if value is None and (sheet, row, col) not in self.prepared.written:
                 continue  # already empty in the engine's copy (a spill range is emptied)
             self.workbook.set_value(sheet, row, col, scalar_to_engine(value) if value is not None else None)
@@ -295,11 +306,12 @@ class FastModel:
                 self.workbook.set_formula(*key, self.prepared.written[key])
             return
         kept = {key: value for key, value in self.held.items() if key not in cells}
+        spills = {key: spill for key, spill in self.held_spills.items() if key in kept}
         self._load()
-        self.held = {}
+        self.held, self.held_spills = {}, {}
         self.rounds = 0
         if kept:
-            self.hold(kept)
+            self.hold(kept, spills)
 
     def _in_place(self, freed: list[tuple[str, int, int]]) -> bool:
         """Whether these held cells can have their formulas back without loading the book
