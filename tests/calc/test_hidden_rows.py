@@ -268,3 +268,19 @@ def test_a_subtotal_kept_at_its_value_is_left_out_by_a_subtotal_recomputed(tmp_p
     assert {("S", "A5"), ("S", "C2")} <= calc.scope.recompute and ("S", "A4") not in calc.scope.recompute
     assert (result.values[("S", "A5")], result.values[("S", "C2")]) == (6, 6)
     assert not result.stale and not result.skipped
+
+
+def test_a_subtotal_held_for_the_check_is_left_out_by_a_subtotal_reading_it(tmp_path):
+    """The check holds a volatile subtotal (it calls NOW) at Excel's value; held as a plain
+    value, the SUBTOTAL reading it counted it, 12 against Excel's 6, and was kept stale."""
+    from rates_xl.calc.workbook import WorkbookCalculation
+    from tests.calc.test_recalc import excel_saved
+
+    path = excel_saved(tmp_path / "held.xlsx",
+                       {"A1": 1, "A2": 2, "A3": 3, "A4": "=SUBTOTAL(9,A1:A3)+NOW()*0", "A5": "=SUBTOTAL(9,A1:A4)",
+                        "B1": "=A4*2"},
+                       {"A4": 6, "A5": 6, "B1": 12})
+    for full in (False, True):
+        result = WorkbookCalculation(path, full=full).compute()
+        assert (result.values[("S", "A5")], result.values[("S", "B1")]) == (6, 12)
+        assert not result.stale and not result.skipped, full

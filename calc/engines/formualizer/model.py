@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rates_xl.calc.engines import rates
 from rates_xl.calc.engines.formualizer import legacy_fills, lookups
 from rates_xl.calc.engines.formualizer.callbacks import Registrar
+from rates_xl.calc.engines.formualizer.cells import kept_subtotal
 from rates_xl.calc.engines.formualizer.prepare import Prepared
 from rates_xl.calc.engines.formualizer.values import (
     from_engine,
@@ -285,8 +286,12 @@ class FastModel:
                 if (sheet, row, col) in spills:
                     self.workbook.set_formula(sheet, row, col, spills[(sheet, row, col)][0])
                 continue  # (the rest of its range: its anchor's spill fills it)
-            if value is None and (sheet, row, col) not in self.prepared.written:
+            written = self.prepared.written.get((sheet, row, col))
+            if written is None and value is None:
                 continue  # already empty in the engine's copy (a spill range is emptied)
+            if written is not None and (nested := kept_subtotal(written, value)) is not None:
+                self.workbook.set_formula(sheet, row, col, nested)  # still a subtotal to a SUBTOTAL reading it
+                continue
             self.workbook.set_value(sheet, row, col, scalar_to_engine(value) if value is not None else None)
 
     def release(self, cells: set[tuple[str, int, int]]) -> None:
