@@ -25,9 +25,10 @@ by hand because no library writes openpyxl's model faster with the same bytes.
 `lxml_write_cell` and `_set_attributes` with lxml, the sheet writer's `write_cols` and
 `write_merged_cells` theirs (`REPRODUCED`); with any other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
-parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile book (every value type, rich and inline text,
-errors, dates, formulas, array and data table formulas, hyperlinks, comments, styles, row and
-column dimensions, merged cells, every character) and on real books, and fails on an openpyxl
+parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile
+book (every value type, rich and inline text, errors, dates, formulas, array and data table
+formulas, hyperlinks, comments, styles, row and column dimensions, merged cells, every
+character) and on real books, and fails on an openpyxl
 this module was not checked against. Nothing of openpyxl is patched: other users of openpyxl in
 the process write as before.
 """

@@ -102,3 +102,26 @@ def test_a_spill_held_for_the_check_is_read_through_its_spill_reference(tmp_path
         drawn = [result.values[("S", f"A{row}")] for row in (1, 2, 3)]
         assert result.values[("S", "B1")] == sum(drawn) and result.values[("S", "C1")] == 3
         assert drawn != [0.1, 0.2, 0.3] and not result.stale, full
+
+
+def test_held_values_are_written_as_literals_that_read_back_the_same():
+    """A held spill's values as an array constant, each read back by the engine as held: every
+    digit of a number, a text that reads as an error kept a text, an error the engine reads;
+    none where a literal cannot hold one (nothing, a long text, #SPILL!): the cells are then
+    held one by one, as before."""
+    import formualizer
+
+    from rates_xl.calc.engines.formualizer.cells import literal, spill_literal
+    from rates_xl.functions.values import ErrorLikeText
+
+    rows = [[-0.39999999999999947, 5e-324, True], ["a \"quoted\" text", ErrorLikeText("#N/A"), "#DIV/0!"]]
+    formula = spill_literal(rows)
+    book = formualizer.Workbook()
+    book.add_sheet("S")
+    book.set_formula("S", 1, 1, formula)
+    book.evaluate_all()
+    read = [[book.get_value("S", r, c) for c in (1, 2, 3)] for r in (1, 2)]
+    assert read[0] == [-0.39999999999999947, 5e-324, True]
+    assert read[1][:2] == ['a "quoted" text', "#N/A"] and read[1][2] == {"type": "Error", "kind": "Div"}
+    assert [literal(v) for v in (None, "x" * 256, "#SPILL!", "#CALC!", float("nan"))] == [None] * 5
+    assert spill_literal([[1, None]]) is None and spill_literal([]) is None

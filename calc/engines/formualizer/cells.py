@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rates_xl.functions.values import CellValue, ErrorLikeText
+from rates_xl.functions.values import CellValue, ErrorLikeText, is_error_text
 
 if TYPE_CHECKING:
     from openpyxl.cell.cell import Cell, MergedCell
@@ -43,9 +43,9 @@ _ERROR_LITERALS = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", 
 
 
 def kept_subtotal(formula: object, value: CellValue) -> str | None:
-    """For a cell not computed that calls SUBTOTAL (`formula`, the file's), a formula answering
-    the value the file cached for it (`value`) that still calls SUBTOTAL, or None (no such
-    call, or no literal for the value). SUBTOTAL leaves out the cells of its ranges that hold
+    """For a cell the engine does not compute (listed, or held at Excel's value) that calls
+    SUBTOTAL (`formula`), a formula answering `value` that still calls SUBTOTAL, or None (no
+    such call, or no literal for the value). SUBTOTAL leaves out the cells of its ranges that hold
     a subtotal (Microsoft's SUBTOTAL page: "nested subtotals are ignored to avoid double
     counting"), and the engine knows one by its SUBTOTAL call: the plain value `set_constant`
     writes was added in (`SUBTOTAL(9,A1:A4)` over a kept `=SUBTOTAL(9,A1:A3)+MYFUNC()` gave 12,
@@ -69,18 +69,19 @@ def spill_literal(rows: Sequence[Sequence[CellValue]]) -> str | None:
 
 
 def literal(value: CellValue) -> str | None:
-    """A value as a formula writes it (every digit of a number), or None where none can."""
+    """A value as a formula writes it (every digit of a number: calc/xlsx_writer.py
+    `number_text` says why), or None where none can (nothing, a long text, #SPILL!)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int | float):
-        return repr(value) if math.isfinite(value) else None  # (every digit: `number_text`'s reason, calc/xlsx_writer.py)
-    if isinstance(value, ErrorLikeText) or (isinstance(value, str) and value not in _ERROR_LITERALS):
-        if len(value) > 255 or not value.isprintable():
-            return None  # (no literal in a formula holds it)
-        return '"' + value.replace('"', '""') + '"'
-    if isinstance(value, str):
-        return value  # an error value
-    return None
+        return repr(value) if math.isfinite(value) else None
+    if not isinstance(value, str):
+        return None
+    if not isinstance(value, ErrorLikeText) and is_error_text(value):
+        return value if value in _ERROR_LITERALS else None  # an error value
+    if len(value) > 255 or not value.isprintable():
+        return None  # (no literal in a formula holds it)
+    return '"' + value.replace('"', '""') + '"'
 
 
 #: The openpyxl versions whose `Cell.value` setter `set_formula` does the work of for a formula

@@ -154,11 +154,11 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
     prepared = Prepared(b"")
-    held_spills: dict[Key, str] = {}  # the dynamic arrays held: anchor -> their stored range
+    held_arrays: dict[Key, str] = {}  # the dynamic arrays held: anchor -> their stored range
     for (title, coordinate), value in (constants or {}).items():
         cell = book[title][coordinate]
         if isinstance(cell.value, ArrayFormula) and (title, coordinate) not in legacy:
-            held_spills[(title, coordinate)] = parse_area(cell.value.ref or coordinate).a1()
+            held_arrays[(title, coordinate)] = parse_area(cell.value.ref or coordinate).a1()
         _keep(cell, value, cell.value)
     last_rows = LastRows(book)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
@@ -326,7 +326,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     # A dynamic array not computed, or held at Excel's values (default mode), holds them over its
     # stored range, spilling nowhere in the engine's copy: `A1#` reads that range as it does a
     # lifted array's (`=SUM(A1#)` was #REF!, where Excel has the sum of the values kept).
-    facts.lifted.update(held_spills)
+    facts.lifted.update(held_arrays)
     facts.lifted.update((key, prepared.areas[key].a1()) for key in prepared.unsupported if key in dynamic)
     _written_passes(book, prepared, facts, waiting)
     lookups.share_tables(book, prepared)

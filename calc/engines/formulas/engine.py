@@ -98,10 +98,10 @@ class FormulasEngine:
 
     def _load(self, constants: dict[Key, Any]) -> Any:
         import formulas
-
-        _quiet_schedula()
         from formulas.tokens.operand import Error, XlError
         from openpyxl.cell.cell import MergedCell
+
+        _quiet_schedula()
 
         try:
             model = formulas.ExcelModel()
