@@ -298,10 +298,9 @@ def test_a_curve_read_through_its_spill_reference_is_this_run_s(tmp_path, fresh_
     """`INDEX(A1#,2,2)` over a RATES_* curve, in a book Excel saved (its values cached): the
     check held the curve at Excel's values cell by cell, so it spilled nowhere and `A1#` was
     #REF!; the cell was kept stale at Excel's older value beside the curve's new one."""
-    import re
-    import zipfile
+    from tests.calc.test_kept_spills import as_excel_saves
 
-    raw, path = tmp_path / "raw.xlsx", tmp_path / "curve.xlsx"
+    raw = tmp_path / "raw.xlsx"
     wb = xlsxwriter.Workbook(raw)
     ws = wb.add_worksheet("Data")
     ws.write_dynamic_array_formula("A1:B5", f'=RATES_DISCOUNTCURVE("SOFR","2D","3Y","1Y",,"{PINNED}")', None, 46000)
@@ -312,10 +311,7 @@ def test_a_curve_read_through_its_spill_reference_is_this_run_s(tmp_path, fresh_
     ws.write_formula("C1", "=INDEX(A1#,2,2)", None, 0.98)
     ws.write_formula("C2", "=ROWS(A1#)", None, 5)
     wb.close()
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:  # as Excel saves it
-        for item in src.infolist():
-            data = src.read(item.filename)
-            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    path = as_excel_saves(raw, tmp_path / "curve.xlsx")
     for full in (False, True):
         result = WorkbookCalculation(path, full=full).compute(fresh_client)
         assert result.value("Data", "C1") == result.value("Data", "B2") != 0.98

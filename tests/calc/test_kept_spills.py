@@ -7,6 +7,34 @@ in the engine's copy, where `A1#` was #REF!, unexplained)."""
 from __future__ import annotations
 
 
+def as_excel_saves(raw, path):
+    """XlsxWriter's book as Excel saves one: no fullCalcOnLoad (its cached values are answers)."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    return path
+
+
+def _column_spilled(folder, formula, values, readers):
+    """A book Excel saved: S!A1:A3 spilling `formula` (its cached `values`), and `readers`
+    (cell -> (formula, Excel's value))."""
+    import xlsxwriter
+
+    made = xlsxwriter.Workbook(folder / "raw.xlsx")
+    sheet = made.add_worksheet("S")
+    sheet.write_dynamic_array_formula("A1:A3", formula, None, values[0])
+    for row, value in enumerate(values[1:], 2):
+        sheet.write_number(f"A{row}", value)
+    for cell, (text, cached) in readers.items():
+        sheet.write_formula(cell, text, None, cached)
+    made.close()
+    return as_excel_saves(folder / "raw.xlsx", folder / "spilled.xlsx")
+
+
 def test_a_spill_not_computed_is_read_through_its_spill_reference(tmp_path):
     import xlsxwriter
 
@@ -39,27 +67,9 @@ def test_a_spill_not_computed_is_read_through_its_spill_reference(tmp_path):
 def test_a_spill_held_at_excel_s_values_is_read_through_its_spill_reference(tmp_path):
     """Default mode holds a dynamic array nothing new reaches at Excel's values; a cell NOW()
     makes recomputed reads it through `A1#` (#REF! against Excel's 6, kept stale by the check)."""
-    import re
-    import zipfile
-
-    import xlsxwriter
-
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    raw, path = tmp_path / "raw.xlsx", tmp_path / "held.xlsx"
-    made = xlsxwriter.Workbook(raw)
-    sheet = made.add_worksheet("S")
-    sheet.write_dynamic_array_formula("A1:A3", "=SEQUENCE(3)", None, 1)
-    sheet.write_number("A2", 2)
-    sheet.write_number("A3", 3)
-    sheet.write_formula("B1", "=NOW()", None, 46000)
-    sheet.write_formula("C1", "=SUM(A1#)+B1*0", None, 6)
-    made.close()
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:  # as Excel saves it: no fullCalcOnLoad
-        for item in src.infolist():
-            data = src.read(item.filename)
-            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
-
+    path = _column_spilled(tmp_path, "=SEQUENCE(3)", [1, 2, 3], {"B1": ("=NOW()", 46000), "C1": ("=SUM(A1#)+B1*0", 6)})
     calc = WorkbookCalculation(path)
     result = calc.compute()
     assert ("S", "C1") in calc.scope.recompute and ("S", "A1") not in calc.scope.recompute
@@ -67,38 +77,16 @@ def test_a_spill_held_at_excel_s_values_is_read_through_its_spill_reference(tmp_
     assert not result.stale and not result.skipped
 
 
-def _as_excel_saves(raw, path):
-    """XlsxWriter's book as Excel saves one: no fullCalcOnLoad (its cached values are answers)."""
-    import re
-    import zipfile
-
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(path, "w") as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
-    return path
-
-
 def test_a_spill_held_for_the_check_is_read_through_its_spill_reference(tmp_path):
     """The check holds a volatile spill (RANDARRAY here; a RATES_* curve in
     tests/calc/test_calc.py) at Excel's values; held cell by cell it spilled nowhere, its
     readers through `A1#` were #REF!, and the check kept them stale at Excel's values beside
     the array's new ones (SUM 0.6 beside three new random numbers)."""
-    import xlsxwriter
-
     from rates_xl.calc.workbook import WorkbookCalculation
 
-    raw = tmp_path / "raw.xlsx"
-    made = xlsxwriter.Workbook(raw)
-    sheet = made.add_worksheet("S")
-    sheet.write_dynamic_array_formula("A1:A3", "=RANDARRAY(3)", None, 0.1)
-    sheet.write_number("A2", 0.2)
-    sheet.write_number("A3", 0.3)
-    sheet.write_formula("B1", "=SUM(A1#)", None, 0.6)
-    sheet.write_formula("C1", "=ROWS(A1#)", None, 3)
-    made.close()
+    path = _column_spilled(tmp_path, "=RANDARRAY(3)", [0.1, 0.2, 0.3], {"B1": ("=SUM(A1#)", 0.6), "C1": ("=ROWS(A1#)", 3)})
     for full in (False, True):
-        result = WorkbookCalculation(_as_excel_saves(raw, tmp_path / "random.xlsx"), full=full).compute()
+        result = WorkbookCalculation(path, full=full).compute()
         drawn = [result.values[("S", f"A{row}")] for row in (1, 2, 3)]
         assert result.values[("S", "B1")] == sum(drawn) and result.values[("S", "C1")] == 3
         assert drawn != [0.1, 0.2, 0.3] and not result.stale, full
