@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.errors import Internal
-from rates_xl.functions.sheet import Area, column_letters, parse_cell, read_area, unquote_sheet
+from rates_xl.functions.sheet import (
+    Area,
+    column_letters,
+    parse_cell,
+    quote_sheet,
+    read_area,
+    split_reference,
+    unquote_sheet,
+)
 from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
 
 if TYPE_CHECKING:
@@ -380,3 +388,78 @@ def _absolute(cell: str) -> str:
     row, col = parse_cell(cell)
     return f"${column_letters(col)}${row}"
 
+
+
+# -- the range operator over defined names ---------------------------------------------------------
+
+#: A defined name's syntax (a letter, `_` or `\` first; letters, digits, `_`, `.` and `\` after).
+_NAME = re.compile(r"[A-Za-z_\\][\w.\\]*$")
+
+
+def may_join_names(formula: Formula, _site: object = None) -> bool:
+    """A range operator with a word beside it that is no reference (`Start:End`, `A1:Block`):
+    the cheap test, on the text (most formulas with a colon join two cells)."""
+    for found in _NAME_BESIDE_COLON.finditer(formula.text):
+        if read_area(found.group(1) or found.group(2), whole_lines=False) is None:
+            return True
+    return False
+
+
+#: A word beside a range operator: before it (not after a sheet's `!`), or after it.
+_NAME_BESIDE_COLON = re.compile(r"(?:^|[^\w.$!\\'\]])([A-Za-z_\\][\w.\\]*)\s*(?=:)|:\s*([A-Za-z_\\][\w.\\]*)(?![\w.(!\\])")
+
+
+def named_range_operands(formula: Formula, site: Site) -> str:
+    """The range operator over defined names standing for ranges (`SUM(Start:Finish)`, `A1:Block`,
+    formulas_test.xlsx CORE!D9's `B2:E5:f`) is the smallest range holding them all, as over
+    plain ranges: written so where every part is on one sheet. The engine read such a name as
+    #VALUE! (`SUM(Start:Finish)`), a circular reference (`SUM(A1:Block)`) or one cell
+    (`ROWS(Start:Finish)` 1, silently); tests/calc/test_named_ranges.py."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    i = 0
+    while i < len(tokens):
+        end = i
+        while end + 2 < len(tokens) and tokens[end + 1].kind == INFIX and tokens[end + 1].text == ":" \
+                and tokens[end + 2].is_range:
+            end += 2
+        if tokens[i].is_range and (end > i or ":" in tokens[i].text):
+            joined = _joined([tokens[k].text for k in range(i, end + 1, 2)], site)
+            if joined is not None:
+                edits.replace(i, end + 1, joined)
+        i = end + 1
+    return edits.text()
+
+
+def _joined(operands: list[str], site: Site) -> str | None:
+    """The one range a chain of range operands joined by `:` covers, or None (no name among
+    them, a part that is no reference, parts on more than one sheet)."""
+    sheets, areas, named = set(), [], False
+    for operand in operands:
+        prefix, ref = split_reference(operand)
+        parts = ref.split(":")
+        for part in parts if not prefix or len(parts) == 1 else [ref]:
+            area = read_area(part, whole_lines=False)
+            if area is not None:
+                sheets.add(unquote_sheet(prefix[:-1]) if prefix else site.sheet)
+                areas.append(area)
+                continue
+            if prefix or not _NAME.match(part):
+                return None
+            target = site.book.name_range(site.sheet, part)
+            if target is None:
+                return None
+            where, text = split_reference(target)
+            area = read_area(text, whole_lines=False)
+            if area is None:
+                return None
+            sheets.add(unquote_sheet(where[:-1]) if where else site.sheet)
+            areas.append(area)
+            named = True
+    if not named or len(sheets) != 1:
+        return None
+    sheet = sheets.pop()
+    box = Area(min(a.top for a in areas), min(a.left for a in areas),
+               max(a.bottom for a in areas), max(a.right for a in areas))
+    prefix = "" if sheet == site.sheet else quote_sheet(sheet) + "!"
+    return prefix + box.a1(absolute=True)

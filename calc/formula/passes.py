@@ -111,6 +111,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("shape_of_an_error", calls.shape_of_an_error, ("ROWS(", "COLUMNS("), cells=ORDINARY),
     Pass("choose_logical", arguments.choose_logical, ("CHOOSE",), _text(arguments.may_choose)),
     Pass("type_of", calls.type_of, ("_XLETA", "#GETTING_DATA")),
+    Pass("named_range_operands", operators.named_range_operands, (":",), operators.may_join_names),
     Pass("reference_operators", operators.reference_operators, (),
          lambda f, s: operators.may_operate(f.text, s.array, f.upper)),
     Pass("named_lambdas", lambdas.named_lambdas, ("(",), lambdas.may_call_named_lambda),
