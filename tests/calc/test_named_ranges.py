@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.mark.parametrize("engine", ["fast"])
+@pytest.mark.parametrize("engine", ["fast", "formulas"])
 def test_a_range_between_named_cells_is_every_cell_between_them(tmp_path, engine):
     import xlsxwriter
 

@@ -152,6 +152,8 @@ class FormulasEngine:
         engine would otherwise differ from Excel (calc/formula's passes, one at a time; the
         last two in ordinary cells only):
 
+        - the range operator over defined names is the range between them (the pass
+          `named_range_operands`): this engine read `SUM(A1:Block)` as A1:A4's, silently;
         - INDIRECT of a literal A1 reference is that reference (the pass `literal_indirect`),
           and a formula that is one reference of several cells is the cell implicit
           intersection picks (the pass `at_sign`): `=H47:H48` in row 48 is H48 in Excel, this
@@ -182,7 +184,8 @@ class FormulasEngine:
             array = isinstance(self.book.book[sheet][anchor].value, ArrayFormula)  # one cell's {=...}
             site = Site(sheet, row, col, array=array, book=facts)
             formula = text if text.startswith("=") else f"={text}"
-            changed = one("switch_errors", one("literal_indirect", formula, site), site)
+            changed = one("named_range_operands", formula, site)  # (`formulas` read `A1:Block` as A1:A4)
+            changed = one("switch_errors", one("literal_indirect", changed, site), site)
             if not array:
                 changed = _intersected(changed, site)
                 changed, why = _ranges_intersected(changed, site, tables)
