@@ -103,7 +103,10 @@ def test_a_live_flood_does_not_hold_another_users_batch_and_is_counted(serve, sa
     assert me["use"]["requests_sent"] >= hers == SUBSCRIPTIONS * CELLS, (me, hers)
     assert me["use"]["cells"] == SUBSCRIPTIONS * CELLS
     bob_use = requests_of(served, bob)["use"]
-    assert bob_use["batches"] == 1 and bob_use["requests_sent"] == 1
+    # His one request, as many times as it reached the service: a retry after an answer slower
+    # than the client waits (beside `stress --cpu 2` it reached it twice, and was counted twice).
+    his_sends = sum(1 for a in sandbox.arrivals if "401M" in a.query)
+    assert bob_use["batches"] == 1 and bob_use["requests_sent"] == his_sends >= 1, (bob_use, his_sends)
 
 
 def test_a_users_live_subscriptions_are_refused_past_her_queue(serve, sandbox_factory, tmp_path):
