@@ -86,38 +86,49 @@ class _Version(argparse._VersionAction):
 
 
 def main(argv: list[str] | None = None) -> int:
-    with _interrupts() as interrupt:
-        # Until the arguments are parsed (the command modules import), the first word names it.
-        given = sys.argv[1:] if argv is None else argv
-        interrupt.command = _first_word(given)
-        try:
-            # The command's own parser only when the command comes first (`--help calc` wants all).
-            parser = build_parser(given[0]) if given and given[0] == interrupt.command else build_parser()
-            args = parser.parse_args(argv)  # usage errors: argparse prints them, exits 2
-            interrupt.command = _command_words(args)
-            handler = getattr(args, "handler", None)
-            if handler is None:
-                parser.print_help()
-                return EXIT_USAGE
-            code = int(handler(args) or 0)
-        except KeyboardInterrupt:
-            return interrupt.stop()
-        except BrokenPipeError:  # `rates-xl calc ... | head`: the reader left; nothing to say
-            return _reader_gone()
-        except Exception as exc:  # noqa: BLE001 - every failure becomes one line
-            if interrupt.signalled:  # a library turned the KeyboardInterrupt into its own error
-                return interrupt.stop()  # (`demo` interrupted at 1 s in CI said "internal error (SchemaError)")
-            line = _one_line(exc, interrupt.command)
-            if line is None:  # a bug: still one line; the traceback on request
-                if os.environ.get("RATES_XL_TRACEBACK"):
-                    raise
-                line = (f"internal error ({type(exc).__name__}); this is a bug: please report it "
-                        "with the output of the same command run with RATES_XL_TRACEBACK=1")
-            print(f"rates-xl {interrupt.command}: {line}", file=sys.stderr)
-            return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILURE
-        if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
-            return interrupt.stop()
-        return code
+    interrupt = _Interrupt()
+    # Until the arguments are parsed (the command modules import), the first word names it.
+    given = sys.argv[1:] if argv is None else argv
+    interrupt.command = _first_word(given)
+    try:
+        with _interrupts(interrupt):
+            return _command(argv, given, interrupt)
+    except KeyboardInterrupt:
+        # A signal in the instant our handler is installed (before the command's own `try`) or
+        # put back after it: a Ctrl+C at once after Enter printed Python's traceback.
+        return interrupt.stop()
+
+
+def _command(argv: list[str] | None, given: list[str], interrupt: _Interrupt) -> int:
+    """The command run, each way it can end made one line (the handlers installed: `main`)."""
+    try:
+        # The command's own parser only when the command comes first (`--help calc` wants all).
+        parser = build_parser(given[0]) if given and given[0] == interrupt.command else build_parser()
+        args = parser.parse_args(argv)  # usage errors: argparse prints them, exits 2
+        interrupt.command = _command_words(args)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return EXIT_USAGE
+        code = int(handler(args) or 0)
+    except KeyboardInterrupt:
+        return interrupt.stop()
+    except BrokenPipeError:  # `rates-xl calc ... | head`: the reader left; nothing to say
+        return _reader_gone()
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+        if interrupt.signalled:  # a library turned the KeyboardInterrupt into its own error
+            return interrupt.stop()  # (`demo` interrupted at 1 s in CI said "internal error (SchemaError)")
+        line = _one_line(exc, interrupt.command)
+        if line is None:  # a bug: still one line; the traceback on request
+            if os.environ.get("RATES_XL_TRACEBACK"):
+                raise
+            line = (f"internal error ({type(exc).__name__}); this is a bug: please report it "
+                    "with the output of the same command run with RATES_XL_TRACEBACK=1")
+        print(f"rates-xl {interrupt.command}: {line}", file=sys.stderr)
+        return EXIT_USAGE if isinstance(exc, UsageError) else EXIT_FAILURE
+    if interrupt.signalled:  # a library swallowed the KeyboardInterrupt: still an interrupt
+        return interrupt.stop()
+    return code
 
 
 #: Commands after which the console script ends the process at once (`run`): a computed
@@ -156,11 +167,15 @@ def run() -> NoReturn:
         # after each call: 0.05 of formulas_test.xlsx's 2.0 CPU s, for a book's small matrices.
         # (A setting of the user's stays.)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    code = main()
-    # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose
-    # SystemExit lets it write what it measured.)
-    if _first_word(sys.argv[1:]) in LEAVE_AT_ONCE and sys.getprofile() is None and sys.gettrace() is None:
-        _leave(code)
+    try:
+        code = main()
+        # (Under a profiler or a tracer, `python -m cProfile`, coverage: the ordinary exit, whose
+        # SystemExit lets it write what it measured.)
+        if _first_word(sys.argv[1:]) in LEAVE_AT_ONCE and sys.getprofile() is None and sys.gettrace() is None:
+            _leave(code)
+    except KeyboardInterrupt:  # after `main` put Python's handler back: still the one line
+        print(_interrupted(_first_word(sys.argv[1:])), file=sys.stderr, flush=True)
+        os._exit(EXIT_INTERRUPTED)
     sys.exit(code)
 
 
@@ -285,8 +300,7 @@ class _Interrupt:
 
     def _report(self) -> None:
         if self._reported.acquire(blocking=False):
-            name = f"rates-xl {self.command}".rstrip()
-            print(f"{name}: interrupted", file=sys.stderr, flush=True)
+            print(_interrupted(self.command), file=sys.stderr, flush=True)
 
     def _exit(self) -> None:
         from rates_xl import atomic
@@ -304,19 +318,27 @@ class _Interrupt:
         os._exit(EXIT_INTERRUPTED)
 
 
+def _interrupted(command: str) -> str:
+    """The one line an interrupted command prints."""
+    return f"{f'rates-xl {command}'.rstrip()}: interrupted"
+
+
 @contextmanager
-def _interrupts() -> Iterator[_Interrupt]:
+def _interrupts(interrupt: _Interrupt) -> Iterator[None]:
     """SIGINT and SIGTERM raise KeyboardInterrupt in the main thread for the command's
     duration (signals can only be handled there; elsewhere, e.g. a test calling main from
-    a thread, nothing is installed)."""
-    interrupt = _Interrupt()
+    a thread, nothing is installed). The watch first, the handlers last: a signal from the
+    moment they are installed finds the watch ready (its thread's start waits on a lock a
+    handler could interrupt)."""
     if threading.current_thread() is not threading.main_thread():
-        yield interrupt
+        yield
         return
-    previous = {sig: signal.signal(sig, interrupt.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
     watch = _SignalWatch(interrupt)
+    previous = {}
     try:
-        yield interrupt
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, interrupt.handle)
+        yield
     finally:
         watch.close()
         for sig, handler in previous.items():
