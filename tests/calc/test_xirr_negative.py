@@ -31,3 +31,19 @@ def test_roots_below_zero(tmp_path):
     assert listed == []
     for (formula, excel), got in zip(CASES.items(), values, strict=True):
         assert got == pytest.approx(excel, abs=2e-8), formula
+
+
+#: Flows worth less than 0 at every rate above -100 % (most, -350, near -60 %): no rate makes
+#: them worth 0, and Excel answers #NUM! ("If XIRR can't find a result that works after 100
+#: tries"). `formulas`' Newton stopped at -0.9999999, which was answered.
+NO_RATE = "XIRR({-9584.75,4724.46,-387.33,3102.81},{40000,40100,40738,40237})"
+
+
+def test_flows_with_no_rate_are_num(tmp_path):
+    from rates_xl.calc.xlfuncs.financial.cashflows import _in_order
+
+    flows, dates = [-9584.75, 4724.46, -387.33, 3102.81], [40000, 40100, 40738, 40237]
+    rates = [-1 + 10 ** -k for k in range(1, 9)] + [i / 100 for i in range(-99, 1001)]
+    assert max(_in_order(rate, flows, dates) for rate in rates) < -300  # none is a root
+    values, listed = computed(tmp_path, [NO_RATE])
+    assert (values, listed) == (["#NUM!"], [])

@@ -18,9 +18,9 @@ the midpoint answered once the half-width is below 1E-8 (the documented "0.00000
 Each answer is then a dyadic fraction of its guess (the guess 1 and the guess 4 give the same
 answer, 80439335/2^27) and lies up to 1E-8 from the exact root, which Newton's method reaches.
 A guess of 0 starts at 1E-5 (the only start that reproduces Excel's answer for it). Where no
-interval is found, `formulas`' answer (Newton from the guess) is kept where it is a root, and a
-root below 0 is looked for where it is not (`_below_zero`); the engine's check against Excel's
-cached values lists an answer as stale where it differs."""
+interval is found, `formulas`' answer (Newton from the guess) is kept where it is a root, a
+root below 0 is looked for where it is not (`_below_zero`), and flows with no rate at all are
+#NUM!; the engine's check against Excel's cached values lists an answer as stale where it differs."""
 
 from __future__ import annotations
 
@@ -179,11 +179,16 @@ def xirr(_facts: Facts) -> Callback:
         if not newton and (not dates or min(dates) < max(dates[0], 0)):
             return answer  # #NUM! for its arguments (a date before the first), not for a root not found
         found = _halving(values, dates, guess)
-        if found is None and not (newton and _is_root(answer, values, dates)):
-            # no root between 0 and the guess doubled, and `formulas`' Newton stopped where there
-            # is none (-0.9999999) or found none (#NUM!): one below 0
-            found = _below_zero(lambda rate: _in_order(rate, values, dates), _in_order(0.0, values, dates))
-        return answer if found is None else found
+        if found is not None:
+            return found
+        if newton and _is_root(answer, values, dates):
+            return answer
+        # No root between 0 and the guess doubled, and `formulas`' Newton stopped where there is
+        # none (-0.9999999) or found none (#NUM!): one below 0, else no rate at all, which Excel
+        # answers #NUM! ("If XIRR can't find a result that works after 100 tries"): -0.9999999
+        # was answered there, a rate at which the flows are worth anything but 0.
+        found = _below_zero(lambda rate: _in_order(rate, values, dates), _in_order(0.0, values, dates))
+        return error("#NUM!") if found is None else found
     return XIRR
 
 
