@@ -65,15 +65,49 @@ def test_empty_cells_text_and_logicals_in_a_range_are_not_flows(tmp_path):
     assert values[("S", "A5")] == "#NUM!"  # one flow, 110: no rate
 
 
+def rates_of(flows: list[float]) -> list[float]:
+    """Every rate above -100 % at which the flows are worth 0 (numpy's roots, as numpy_financial
+    finds them)."""
+    import numpy as np
+
+    return sorted(1 / root.real - 1 for root in np.roots(flows[::-1]) if root.imag == 0 and root.real > 0)
+
+
 def test_a_range_of_plain_numbers_is_answered_as_formulas_answers_it(IRR):
-    """Up to ROOTS_UP_TO flows the bridged `formulas` IRR decides, with the range as it came."""
+    """Up to ROOTS_UP_TO flows the bridged `formulas` IRR decides, with the range as it came,
+    where the flows have one rate (or none); with several, see the next test."""
     bridged = bridge("IRR")
     chance = random.Random(46)
-    for _ in range(40):
+    compared = 0
+    for _ in range(80):
         count = chance.randint(2, 60)
         flows = [[round(chance.uniform(-100, 100), 2) for _ in range(count)]]
         guess = chance.choice([(), (0.1,), (-0.5,), ("x",), (error("#N/A"),)])
+        if len(rates_of(flows[0])) > 1 and guess in ((), (0.1,), (-0.5,)):
+            continue
+        compared += 1
         assert shown(IRR(flows, *guess)) == shown(bridged(flows, *guess))
+    assert compared >= 40
+
+
+#: Flows whose signs change twice and which have two rates, -73.5 % and 90.5 %.
+TWO_RATES = [-2558.32, 2453.33, 2657.89, 2268.84, 1466.88, 1644.77, 281.35, 2172.0, 948.85, -420.72]
+
+
+def test_of_several_rates_the_one_the_iteration_from_the_guess_reaches(IRR):
+    """Microsoft's IRR page: "Starting with guess, IRR cycles through the calculation until the
+    result is accurate within 0.00001 percent", and a different guess may give another result.
+    `formulas` answered the rate nearest 0 whatever the guess: -73.5 % here, where LibreOffice
+    (whose IRR iterates from the guess) answers 90.5 % for the default guess of 10 %. IronCalc's
+    Excel-made FINANCIAL__IRR.xlsx General!L6 (flows 20, -5, -20, -5, -10, 5; rates -64.7 % and
+    30.3 %) is 0.30348071959875655 in Excel: the rate reached from 10 %, and nearest 0 too."""
+    low, high = rates_of(TWO_RATES)
+    assert low == pytest.approx(-0.7348254631223, abs=1e-12) and high == pytest.approx(0.9053938950248, abs=1e-12)
+    assert abs(worth(TWO_RATES, low)) < 1e-12 and abs(worth(TWO_RATES, high)) < 1e-12
+    assert IRR([TWO_RATES]) == IRR([TWO_RATES], 0.1) == IRR([TWO_RATES], 2.0) == high
+    assert IRR([TWO_RATES], -0.7) == IRR([TWO_RATES], -0.9) == low
+    assert IRR([[20.0, -5.0, -20.0, -5.0, -10.0, 5.0]]) == pytest.approx(0.30348071959875655, rel=1e-11)
+    assert bridge("IRR")([TWO_RATES], 2.0) == low  # (the answer before)
 
 
 def test_a_guess_of_minus_100_percent_or_below_is_a_value_error(IRR):

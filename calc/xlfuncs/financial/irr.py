@@ -22,8 +22,9 @@ the root is found otherwise where it is unique:
   shrink. Signs that never change have no root: #NUM!, as numpy_financial finds none.
 - Signs that change more than once may give several rates, and which one an iteration finds
   depends on where it starts (Excel's starts at the guess; numpy_financial takes the nearest
-  to 0). Up to `MIXED_ROOTS_UP_TO` flows numpy_financial still decides (1.1 s); past it the
-  answer is #NUM!, an error in the cell rather than a rate that may not be Excel's.
+  to 0). Up to `MIXED_ROOTS_UP_TO` flows numpy's roots are found (1.1 s) and the one Newton's
+  method from the guess reaches is answered (`reached_rate`); past it the answer is #NUM!, an
+  error in the cell rather than a rate that may not be Excel's.
 """
 
 from __future__ import annotations
@@ -64,7 +65,12 @@ def irr(_facts: Facts) -> Callback:
         if not flows:
             return error("#NUM!")
         if len(flows) <= ROOTS_UP_TO or (_sign_changes(flows) > 1 and len(flows) <= MIXED_ROOTS_UP_TO):
-            return computed([flows], *args[1:]) if skipped else computed(*args)
+            answer = computed([flows], *args[1:]) if skipped else computed(*args)
+            guess = 0.1 if len(args) < 2 else args[1]
+            if isinstance(answer, float) and isinstance(guess, int | float) and not isinstance(guess, bool) \
+                    and _sign_changes(flows) > 1:
+                return reached_rate(flows, float(guess), answer)
+            return answer
         # The guess read as `formulas` reads it (an error, text that is no number), on flows
         # whose own answer is a number: that number stands for this answer.
         probed = computed(_GUESS_PROBE, *args[1:])
@@ -72,6 +78,53 @@ def irr(_facts: Facts) -> Callback:
         return _answered(probed, error("#NUM!") if rate is None else rate)
 
     return IRR
+
+
+def reached_rate(flows: list[float], guess: float, nearest_zero: float) -> float:
+    """Of flows with several rates, the one Excel's iteration from `guess` reaches, as Microsoft's
+    IRR page describes it ("Starting with guess, IRR cycles through the calculation until the
+    result is accurate within 0.00001 percent"; "if the result is not close to what you
+    expected, try again with a different value for guess"): the rate Newton's method from the
+    guess converges to (LibreOffice's IRR iterates so too), given as numpy's root nearest it.
+    `formulas`' answer, the root nearest 0 whatever the guess (`nearest_zero`), was another
+    rate: IRR of -2558.32, 2453.33, 2657.89, 2268.84, 1466.88, 1644.77, 281.35, 2172, 948.85,
+    -420.72 was -73.5 % where LibreOffice answers 90.5 % (IronCalc's Excel-made FINANCIAL__IRR.xlsx
+    General!L6, 30.3 % of the rates 30.3 % and -64.7 %, is both). Where the iteration reaches
+    no rate, the root nearest the guess."""
+    import numpy as np
+
+    roots = np.roots(flows[::-1])
+    rates = sorted(1 / float(root.real) - 1 for root in roots if root.imag == 0 and root.real > 0)
+    if len(rates) < 2:
+        return nearest_zero
+    reached = _newton(flows, guess)
+    target = guess if reached is None else reached
+    return float(min(rates, key=lambda rate: abs(rate - target)))
+
+
+def _newton(flows: list[float], rate: float) -> float | None:
+    """Newton's method on the flows' value from `rate`: the rate it converges to, or None where
+    it leaves (-100 %, 1E10) or has not settled after 50 steps."""
+    for _ in range(50):
+        if not -1 < rate < 1e10:
+            return None
+        try:
+            base = 1 / (1 + rate)
+            value = slope = 0.0
+            power = 1.0
+            for period, flow in enumerate(flows):
+                value += flow * power
+                slope -= period * flow * power * base
+                power *= base
+        except OverflowError:
+            return None
+        if slope == 0 or not math.isfinite(value) or not math.isfinite(slope):
+            return None
+        step = value / slope
+        rate -= step
+        if abs(step) <= 1e-12 * max(1.0, abs(rate)):
+            return rate
+    return None
 
 
 def _flows(values: EngineValue) -> tuple[list[float], bool] | EngineError:
