@@ -6,7 +6,7 @@ Grouped as Excel's Insert Function dialog groups them:
   `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `tbills` (TBILL*), `coupons` (COUPDAYS ... COUPNUM),
   `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `depreciation` (DB,
   DDB, VDB), `french` (AMORLINC, AMORDEGRC), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
-- `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME), `calendar` (DATE);
+- `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME, HOUR, MINUTE, SECOND), `calendar` (DATE);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
   HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
   `ordering` (SORT, SORTBY, UNIQUE, FILTER), `groupby` (GROUPBY, PIVOTBY) and `aggregations`
@@ -186,6 +186,7 @@ OURS: dict[str, Factory] = {
     "TEXTSPLIT": textsplit.textsplit,
     "TEXT": textformat.text,
     "TIME": clock.time_,
+    **clock.FUNCTIONS,
     **substrings.FUNCTIONS,
     **case.FUNCTIONS,
     **ets.FUNCTIONS,
@@ -363,6 +364,11 @@ WHY = {
     "TEXTSPLIT": "an empty delimiter splits nothing (Excel: #VALUE!); arrays as the text or options not "
                  "applied to each element: calc/xlfuncs/text/textsplit.py",
     "TIME": "a negative total wrapped into the day before where Excel says #NUM!: calc/xlfuncs/dates/clock.py",
+    "SECOND": "of a number, the time rounded to the nearest second before it is split (formulas' rounded the "
+              "seconds alone: SECOND of 10:37:59.52 was 60, MINUTE 37): calc/xlfuncs/dates/clock.py; a time "
+              "given as text, formulas' (\"6:45 PM\", Microsoft's HOUR page: 18; formualizer: #VALUE!)",
+    "MINUTE": "as SECOND",
+    "HOUR": "as SECOND (HOUR of 23:59:59.6 is 0, the next day's)",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/text/substrings.py" for name in substrings.FUNCTIONS},
     **{name: "applied to each element of an array (formualizer: the first element alone, `LOWER(A1#)`): "

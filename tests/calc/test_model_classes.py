@@ -120,6 +120,26 @@ def test_hour_minute_second_of_a_time_as_text(tmp_path, engine):
     assert values == {"A1": 18, "A2": 45, "A3": 18, "A4": "#VALUE!", "A5": 12} and not listed
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hour_minute_second_of_a_time_rounded_to_the_second(tmp_path, engine):
+    """The time of day rounded to the nearest second before it is split (calc/xlfuncs/dates/
+    clock.py): 0.44305 is 10:37:59.52, so 10:38:00; 0.999999 is 23:59:59.91, midnight. Microsoft's
+    SECOND page: "an integer in the range 0 (zero) to 59". `formulas` rounded the seconds alone:
+    SECOND 60 and MINUTE 37 for the first, SECOND 60, MINUTE 59 and HOUR 23 for the second."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    cells = {"A1": "=HOUR(B1)", "A2": "=MINUTE(B1)", "A3": "=SECOND(B1)",
+             "A4": "=HOUR(B2)", "A5": "=MINUTE(B2)", "A6": "=SECOND(B2)",
+             "A7": "=SECOND(B3)", "A8": "=MINUTE(B3)", "A9": "=HOUR(B3)"}
+    for cell, formula in cells.items():
+        sheet[cell] = formula
+    sheet["B1"], sheet["B2"], sheet["B3"] = 0.44305, 0.999999, 45000.75 + 12.4 / 86400  # (18:00:12.4)
+    values, listed = _computed(book, tmp_path, list(cells), engine)
+    assert values == {"A1": 10, "A2": 38, "A3": 0, "A4": 0, "A5": 0, "A6": 0, "A7": 12, "A8": 0, "A9": 18}
+    assert not listed
+
+
 @pytest.mark.parametrize("cell", ["R11", "S11", "X11", "Y11", "AA11", "R13", "X13", "R18", "X18", "Y18"])
 def test_hour_minute_second_keep_the_corpus_answers(tmp_path, cell):
     assert_cell_as_excel("HOUR/MINUTE/SECOND", "formulas_test.xlsx", f"DATE & TIME!{cell}", tmp_path)

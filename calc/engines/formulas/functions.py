@@ -251,8 +251,9 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
 #: the operand of a comparison rounded as Excel compares (the pass `excel_comparisons`), and
 #: RATESXL.CMPSNAP, both operands of one in one call; LOOKUP, whose vector form given a range of
 #: two columns answered from its last row where Excel searches the first column (pycel's
-#: Excel-made lookup.xlsx, Lookup!C28:G30; tests/calc/test_model_classes.py).
-OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP")
+#: Excel-made lookup.xlsx, Lookup!C28:G30; tests/calc/test_model_classes.py); HOUR, MINUTE and
+#: SECOND, whose own rounded the seconds alone (SECOND of 10:37:59.52 was 60: dates/clock.py).
+OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP", "HOUR", "MINUTE", "SECOND")
 
 
 def _ours(name: str) -> Callable[..., object]:
