@@ -365,6 +365,37 @@ def unsure_arithmetic(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
+#: A typed text Excel reads as a number where the engine's arithmetic does not: a number in
+#: parentheses or a whole number and a fraction (calc/xlfuncs/text/value_text.py `signed_form`).
+_SIGNED_TEXT = re.compile(r'"\s*(?:\(\s*[\d.]+\s*\)|[+-]?\s*\d+ +\d+/\d+)\s*"')
+
+
+def may_type_signed_text(text: str) -> bool:
+    return _SIGNED_TEXT.search(text) is not None
+
+
+def typed_signed_text(formula: Formula, _site: Site) -> str:
+    """A typed text read by arithmetic that Excel reads as a number and the engine does not,
+    written as that number: `"(123)"+0` is -123 and `"1 1/2"*2` 3 in Excel (an accounting
+    negative, a fraction as Microsoft has one typed: value_text.py), where the engine answered
+    #VALUE!, silently. tests/calc/test_number_arguments.py."""
+    from rates_xl.calc.xlfuncs.text.value_text import signed_form
+
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if token.kind != OPERAND or token.sub != TEXT:
+            continue
+        before, after = formula.previous(index), formula.following(index)
+        if not (_arithmetic(before, after=False) or _arithmetic(after, after=True)):
+            continue
+        read = signed_form(token.text[1:-1].replace('""', '"'))
+        if isinstance(read, float):
+            edits.replace(index, index + 1, repr(read) if read >= 0 else f"({read!r})")
+        elif read is not None:  # a fraction not settled here: listed, as RATESXL.NUMBER lists it
+            edits.replace(index, index + 1, f"{NAME}({token.text})")
+    return edits.text()
+
+
 def _arithmetic(token: Token | None, *, after: bool) -> bool:
     """Whether a token is an arithmetic operator on the operand it follows (`after`: -, %) or
     precedes (the prefix -), or between two."""

@@ -117,6 +117,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("named_lambdas", lambdas.named_lambdas, ("(",), lambdas.may_call_named_lambda),
     Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
+    Pass("typed_signed_text", number_arguments.typed_signed_text, ('"',),
+         _text(number_arguments.may_type_signed_text)),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
     Pass("lookup_constants", arguments.lookup_constants, ("LOOKUP(", "MATCH(")),
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),

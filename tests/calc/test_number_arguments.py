@@ -160,7 +160,8 @@ def test_corpus_cells_keep_excels_answer(tmp_path, book_name, sheet, cell):
     ("2024-01-10", number_text.PLAIN, 45301.0), (" 10 ", number_text.PLAIN, 10.0), ("5 %", number_text.PLAIN, 0.05),
     ("12:30 AM", number_text.TIME, 0.5 / 24), ("12:00 PM", number_text.TIME, 0.5), ("23:59:59.5", number_text.TIME, 86399.5 / 86400),
     ("2024-02-30", number_text.PLAIN, "#VALUE!"), ("E8", number_text.NO_NUMBER, "#VALUE!"), ("", number_text.NO_NUMBER, "#VALUE!"), ("--8", number_text.NO_NUMBER, "#VALUE!"),
-    ("1,000", number_text.UNSURE, "#NAME?"), ("(5)", number_text.UNSURE, "#NAME?"), ("25:00", number_text.UNSURE, "#NAME?"),
+    ("1,000", number_text.UNSURE, "#NAME?"), ("(5)", number_text.UNSURE, -5.0), ("25:00", number_text.UNSURE, "#NAME?"),
+    ("1 1/2", number_text.UNSURE, 1.5), ("1 3/2", number_text.UNSURE, "#NAME?"),
     ("0:30 AM", number_text.UNSURE, "#NAME?"), ("1900-02-29", number_text.UNSURE, "#NAME?"),
     ("1899-12-31", number_text.UNSURE, "#NAME?"), ("Jan 10, 2024", number_text.UNSURE, "#NAME?"),
     (" 2024-01-10 ", number_text.UNSURE, "#VALUE!"),
@@ -192,6 +193,22 @@ def test_arithmetic_over_a_constant_text_not_settled_is_not_computed(tmp_path):
     }, [f"A{row}" for row in range(1, 10)])
     assert found == {"A1": "#NAME?", "A2": "#NAME?", "A3": 45302, "A4": 10, "A5": "#NAME?", "A6": "1,000",
                      "A7": "1,000x", "A8": "#VALUE!", "A9": "#NAME?"}
+
+
+def test_a_negative_in_parentheses_and_a_fraction_are_read_as_excel_reads_them(tmp_path):
+    """"(123)" is -123 and "1 1/2" 1.5 to Excel, typed in a cell (an accounting negative; a
+    fraction typed as Microsoft has one typed, "0 1/2") and read from text by VALUE and by
+    arithmetic (LibreOffice agrees: -123 and 1.5). VALUE answered #VALUE! and 37257 (2 January
+    2001) for them, arithmetic over the typed text #VALUE!, over a cell's text #NAME?: silently
+    wrong, for the first two. A fraction of 1 or more is not settled here: #NAME?, listed."""
+    found = _computed(tmp_path, {
+        "B1": "(5)", "B2": "2 1/2",
+        "A1": '=VALUE("(123)")', "A2": '=VALUE("1 1/2")', "A3": '=VALUE("0 3/8")', "A4": '=VALUE("-2 1/4")',
+        "A5": '="(123)"+0', "A6": '="1 1/2"*2', "A7": '=-"(5)"', "A8": "=B1*2", "A9": "=B2+1",
+        "A10": '=VALUE("( 12.5 )")', "A11": '=VALUE("1 3/2")', "A12": '=LEN("(12)")', "A13": '="(12)"&"x"',
+    }, [f"A{row}" for row in range(1, 14)])
+    assert found == {"A1": -123, "A2": 1.5, "A3": 0.375, "A4": -2.25, "A5": -123, "A6": 3, "A7": 5, "A8": -10,
+                     "A9": 3.5, "A10": -12.5, "A11": "#NAME?", "A12": 4, "A13": "(12)x"}
 
 
 def test_a_book_without_such_text_asks_nothing(tmp_path):

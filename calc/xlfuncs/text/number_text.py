@@ -4,8 +4,10 @@ and RATESXL.NUMBER, the reading of a text a formula answers at the calculation.
 
 What is read: a number (spaces around it, a percentage), a date written year-month-day from
 1900 on, a time (hours 0-23, or 1-12 with AM/PM), or that date and time; text with no number
-in it is #VALUE!, as in Excel. What is not settled here is UNSURE (RATESXL.NUMBER: #NAME?,
-which the check against Excel's cached values lists): "1,000", "$5" and "(5)", numbers in an
+in it is #VALUE!, as in Excel; a number in parentheses and a whole number with a fraction
+("(5)" -5, "1 1/2" 1.5) as calc/xlfuncs/text/value_text.py reads them, which the engine's own
+arithmetic does not. What is not settled here is UNSURE (RATESXL.NUMBER: #NAME?,
+which the check against Excel's cached values lists): "1,000" and "$5", numbers in an
 English Excel; "25:00"; a day before 1900 or Excel's 29 February 1900; "1/2/2024" and "10 Jan",
 read as the locale of the Excel that computed the book has it; spaces around a date
 (IronCalc's Excel-made MROUND_TRUNC_INT.xlsx: `INT(" 2024-01-10 ")` is #VALUE! in INT!B28,
@@ -22,6 +24,7 @@ from functools import lru_cache
 from rates_xl.calc.engines.formualizer.values import EngineValue, error
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.omitted import reads_omitted
+from rates_xl.calc.xlfuncs.text import value_text
 from rates_xl.calc.xlfuncs.types import Answer
 from rates_xl.functions.values import to_serial
 
@@ -74,6 +77,8 @@ def _read(text: str) -> tuple[str, float | str]:
         return PLAIN, value if math.isfinite(value) else "#VALUE!"
     if _DIGIT.search(text) is None or not _UNSURE.fullmatch(text):
         return NO_NUMBER, "#VALUE!"
+    if (signed := value_text.signed_form(text)) is not None:  # "(5)", "1 1/2": Excel's, not the engine's
+        return UNSURE, signed
     if text != text.strip() and _DATE.fullmatch(text.strip()):
         # Excel: #VALUE! (INT!B28, CEILING!B33, MROUND!C32 of IronCalc's books); the engine's
         # arithmetic reads the date: a cell's constant is listed, a formula's answer #VALUE!

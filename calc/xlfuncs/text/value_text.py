@@ -14,7 +14,13 @@ first; every other text goes on to `formulas`):
   with minutes below 60 and up to 9999 seconds, "m:s.f" (a fraction of a second) with minutes
   below 60; past those limits Excel leaves the text as it is ("24:99", "0:0:10000": #VALUE! for
   VALUE); an hour of 24 or more within them, and any other text with a colon and no date in it
-  ("23:59.:0"), is not settled here (NOT_COMPUTED). `formulas` put each on 1 January of this year.
+  ("23:59.:0"), is not settled here (NOT_COMPUTED). `formulas` put each on 1 January of this year;
+- a number in parentheses is its negative ("(123)" is -123, as Excel reads an accounting
+  negative typed in a cell; LibreOffice too): `formulas` answered #VALUE!, and `"(123)"+0` too;
+- a whole number, a space and a fraction below 1 is their sum ("1 1/2" is 1.5, "0 3/8" 0.375:
+  Microsoft's way of typing a fraction into a cell, "0 1/2"; LibreOffice too): `formulas` read a
+  date in it, 2 January 2001 (37257), silently. A fraction of 1 or more, or over more than
+  three digits, is not settled here (NOT_COMPUTED).
 """
 
 from __future__ import annotations
@@ -30,6 +36,25 @@ _ISO_DATE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?", re.DOTALL)
 _PERCENT = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*%\s*")
 #: A time's characters alone (digits, colons, points, spaces, AM/PM): no date beside it.
 _TIME_ALONE = re.compile(r"(?=.*\d)[\d:.\s]*:[\d:.\s]*(?:[AP]M?)?\s*", re.IGNORECASE)
+
+
+_NEGATIVE = re.compile(r"\s*\(\s*(\d+(?:\.\d*)?|\.\d+)\s*\)\s*")
+_FRACTION = re.compile(r"\s*([+-]?)\s*(\d+) +(\d+)/(\d+)\s*")
+_MOST_DENOMINATOR = 999  # (three digits: the most a fraction format shows, "# ???/???")
+
+
+def signed_form(text: str) -> float | str | None:
+    """A number in parentheses or a whole number and a fraction (the module's docstring), as
+    Excel reads it; NOT_COMPUTED for a fraction not settled here; None for any other text."""
+    if (found := _NEGATIVE.fullmatch(text)) is not None:
+        return -float(found[1])
+    if (found := _FRACTION.fullmatch(text)) is not None:
+        whole, numerator, denominator = int(found[2]), int(found[3]), int(found[4])
+        if not 0 < denominator <= _MOST_DENOMINATOR or numerator >= denominator:
+            return NOT_COMPUTED
+        value = whole + numerator / denominator
+        return -value if found[1] == "-" else value
+    return None
 
 
 _CLOCK = re.compile(r"\s*(\d+):(\d+)(?:(\.)(\d*))?\s*")
@@ -51,6 +76,8 @@ def read(text: str) -> float | str | None:
         return None
     if (found := _PERCENT.fullmatch(text)) is not None:
         return float(found[1]) / 100
+    if (signed := signed_form(text)) is not None:
+        return signed
     if _TIME_ALONE.fullmatch(text):
         return NOT_COMPUTED  # a time of another form: not settled here
     return None
