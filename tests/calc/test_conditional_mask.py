@@ -13,14 +13,15 @@ from rates_xl.calc.xlfuncs.statistical import conditional
 ERRORS = [{"type": "Error", "kind": kind} for kind in ("Div", "Na", "Value")]
 CELLS = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False, width=32),
-    st.sampled_from(["", "a", "A", "abc", "ABC", "b", "5", " 5 ", "2.5", "x*y", "nan", "inf", "TRUE"]),
+    st.sampled_from(["", "a", "A", "abc", "ABC", "b", "5", " 5 ", "2.5", "x*y", "nan", "inf", "TRUE",
+                     "2024-01-10", "50%", "(5)"]),
     st.sampled_from(ERRORS))
 CRITERIA = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=False, width=32), st.sampled_from(ERRORS),
     st.builds(lambda op, operand: op + operand,
               st.sampled_from(["", "=", "<>", "<", ">", "<=", ">="]),
               st.sampled_from(["", "a", "ABC", "a*", "?bc", "~*", "x~*y", "*", "5", "2.5", "-1", "TRUE",
-                               "false", "nan", "b"])))
+                               "false", "nan", "b", "2024-01-10", "50%", "12:00"])))
 
 
 @settings(max_examples=400, deadline=None)
@@ -75,3 +76,18 @@ def test_text_criteria_over_a_range_seen_before_answer_as_the_definition():
         for value in ("item1", "=ITEM3", "<>item0", "item9", "", "<>"):
             test = conditional.criterion(value)
             assert conditional.mask(cells, value).tolist() == [test(cell) for cell in cells]
+
+
+def test_a_date_time_or_percentage_criterion_is_the_number_excel_reads():
+    """Excel reads a criterion's text as VALUE reads it: "<2024-01-05" is "<45296", so every
+    number below it counts, a date or not; "<12:00" is "<0.5", "<50%" "<0.5". The criterion was
+    compared as text with the text cells alone: COUNTIF gave 0 (Excel: 4), silently. A date
+    whose reading depends on the locale ("1/5/2024", "$5") is #NAME?: not computed, listed."""
+    count = callbacks()["COUNTIF"]
+    cells = [[1.0], [2.0], [100.0], [45294.0], [45301.0], ["apple"], ["2024-01-10"], [True], [0.25]]
+    assert count(cells, "<2024-01-05") == 5  # 1, 2, 100, 45294 (3 January 2024), 0.25
+    assert count(cells, ">=2024-01-10") == 1
+    assert count(cells, "2024-01-10") == 2  # the date, and the text that reads as it (as "5" does)
+    assert count(cells, "<12:00") == count(cells, "<50%") == count(cells, "<0.5") == 1
+    assert count(cells, "<1/5/2024") == count(cells, ">$5") == {"type": "Error", "kind": "Name"}
+    assert count(cells, "apple") == 1 and count(cells, "<b") == 2  # text stays text

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
 from rates_xl.calc.engines.formualizer.values import TEXT_KIND, EngineError, error, is_error
-from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Factory, Facts
 from rates_xl.calc.xlfuncs.lookup.lookups import _wildcard
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
@@ -24,6 +24,8 @@ if TYPE_CHECKING:  # numpy is imported by the first criterion (0.07 CPU s a book
     from numpy.typing import NDArray
 
 _OPERATOR = re.compile(r"^(<=|>=|<>|<|>|=)?(.*)$", re.DOTALL)
+#: The answer that lists a cell as not computed (the check names the cell: calc/results.py).
+NOT_COMPUTED = "#NAME?"
 
 #: What a criterion compares a cell with (`_parse`): an error's kind, a number, a boolean,
 #: folded text, a wildcard's compiled pattern, or nothing (a blank).
@@ -43,6 +45,21 @@ def _number(text: str) -> float | None:
         return None
 
 
+def _read_number(text: str) -> float | str | None:
+    """Text Excel reads as a number in a criterion though `float` does not: a date written
+    year-month-day, a time, a percentage, a number in parentheses or with a fraction (as VALUE
+    reads them: calc/xlfuncs/text/number_text.py); NOT_COMPUTED where that reading depends on
+    the locale of the Excel that computed the book ("1/5/2024", "$5", "1,000"); None for text
+    that holds no number. COUNTIF(A:A,"<2024-01-05") counts every number below 45296, dates or
+    not, in Excel; it compared text with text here, and counted none of them, silently."""
+    if not any(c.isdigit() for c in text):
+        return None
+    from rates_xl.calc.xlfuncs.text import number_text
+
+    read = number_text.number(text.strip())
+    return read if isinstance(read, float) or read == number_text.NOT_COMPUTED else None
+
+
 #: Text as the criteria compare it, case aside. Not `casefold`, which makes "ß" "ss": Excel's
 #: older functions tell them apart (formulas_test.xlsx EXTRA!L74: MATCH("ß",{..,"ss",..},0) is
 #: #N/A), as formualizer's COUNTIF does; only XMATCH/XLOOKUP equate them (EXTRA!L75). The
@@ -53,7 +70,8 @@ _fold = str.lower
 def _parse(value: EngineValue) -> tuple[str, str, Operand]:
     """A criterion as (kind, operator, operand); kind is "error", "empty" (a blank cell or
     empty text), "blank" (a blank cell), "nothing" (no cell), "bool", "number", "text" (no
-    wildcard) or "wildcard" (operand: the compiled pattern).
+    wildcard), "wildcard" (operand: the compiled pattern) or "unsure" (a number whose reading
+    depends on the locale: `_read_number`).
 
     With nothing after the operator, "" and "=" differ and "<>" counts empty text: three
     readings that agree (Apache POI's Countif, from Excel: "criteria '=' behaves differently
@@ -89,6 +107,8 @@ def _parse(value: EngineValue) -> tuple[str, str, Operand]:
         return "bool", op, upper == "TRUE"
     if (num := _number(rest)) is not None:
         return "number", op, num
+    if (read := _read_number(rest)) is not None:
+        return ("number", op, read) if isinstance(read, float) else ("unsure", op, None)
     if op in ("=", "<>") and any(c in rest for c in "*?~"):
         return "wildcard", op, _wildcard(rest)
     return "text", op, _fold(rest)
@@ -98,6 +118,8 @@ def criterion(value: EngineValue) -> Predicate:
     """A predicate over one cell's value for one criterion: the definition, cell by cell
     (`mask` computes the same over a whole range at once)."""
     kind, op, operand = _parse(value)
+    if kind == "unsure":
+        raise ExcelError(NOT_COMPUTED)
     if kind == "nothing":
         return lambda cell: False
     if kind == "error":
@@ -112,8 +134,8 @@ def criterion(value: EngineValue) -> Predicate:
         def numeric(cell: EngineScalar) -> float | None:
             if isinstance(cell, int | float) and not isinstance(cell, bool):
                 return cell
-            if isinstance(cell, str) and op == "=" and _number(cell) is not None:  # (`_float`)
-                return float(cell)
+            if isinstance(cell, str) and op == "=":  # (`_float`)
+                return _text_number(cell)
             return None
         return _compare(op, numeric, float(operand))
     if kind == "wildcard" and isinstance(operand, re.Pattern):
@@ -155,6 +177,8 @@ def mask(cells: list[EngineScalar], value: EngineValue) -> NDArray[np.bool_]:
     import numpy as np
 
     kind, op, operand = _parse(value)
+    if kind == "unsure":
+        raise ExcelError(NOT_COMPUTED)
     n = len(cells)
     if kind == "nothing":
         return np.zeros(n, bool)
@@ -229,9 +253,17 @@ def _float(cell: EngineScalar, op: str) -> float:
     if type(cell) is float or type(cell) is int:
         return cell
     if type(cell) is str and op == "=":
-        number = _number(cell)
+        number = _text_number(cell)
         return math.nan if number is None else number
     return math.nan
+
+
+def _text_number(cell: str) -> float | None:
+    """The number a text cell holds to a number criterion's "=": "5" and "2024-01-10" alike."""
+    number = _number(cell)
+    if number is None and isinstance(read := _read_number(cell), float):
+        return read
+    return number
 
 
 def _flat(rng: EngineValue, rows: int, cols: int) -> list[EngineScalar]:
@@ -258,6 +290,8 @@ def _rows(pairs: list[Pair], shapes: list[tuple[int, int]]) -> NDArray[np.intp] 
     rows, cols = max(s[0] for s in shapes), max(s[1] for s in shapes)
     if len({s[1] for s in shapes}) > 1 and min(s[1] for s in shapes) > 1:
         return error("#VALUE!")
+    if any(_parse(crit)[0] == "unsure" for _, crit in pairs):
+        return error(NOT_COMPUTED)  # a criterion read as the locale has it: not computed, listed
     matching: NDArray[np.bool_] | None = None
     for rng, crit in pairs:
         hits = mask(_flat(rng, rows, cols), crit)
