@@ -91,3 +91,6 @@ def test_a_date_time_or_percentage_criterion_is_the_number_excel_reads():
     assert count(cells, "<12:00") == count(cells, "<50%") == count(cells, "<0.5") == 1
     assert count(cells, "<1/5/2024") == count(cells, ">$5") == {"type": "Error", "kind": "Name"}
     assert count(cells, "apple") == 1 and count(cells, "<b") == 2  # text stays text
+    # a locale's date matched by "=" over text alone: the same cells either way (STATISTICAL!X24)
+    assert count([["29/02/1900"], [True], ["x"]], "29/02/1900") == 1
+    assert count([["29/02/1900"], [60.0]], "29/02/1900") == {"type": "Error", "kind": "Name"}
