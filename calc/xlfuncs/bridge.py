@@ -101,6 +101,7 @@ def bridged(name: str) -> Callable[..., Any]:
     refuses = name in scalars.REFUSING_RANGES
     refused = scalars.REFUSING_RANGES.get(name) or range(255)
     matrices = scalars.MATRIX_ARGUMENTS.get(name, ())
+    data_set = name in VALUES_ONLY
 
     def one(*args: Any) -> Any:
         # formualizer calls Python functions from several threads, and `formulas` (with
@@ -116,6 +117,8 @@ def bridged(name: str) -> Callable[..., Any]:
                 found.append(unvectorized.direct(implementation, bare=True))
             if as_text:
                 args = tuple(_as_text(a) if i in as_text else a for i, a in enumerate(args))
+            if data_set:
+                args = tuple(_text_as_text(a) if isinstance(a, list) else a for a in args)
             # Most arguments are plain scalars, which to_formulas gives back as they are.
             return from_formulas(found[0](*(args if _PLAIN.issuperset(map(type, args))
                                              else [to_formulas(a) for a in args])))
@@ -135,6 +138,27 @@ def bridged(name: str) -> Callable[..., Any]:
 
     call.__name__ = name
     return call
+
+
+#: Statistical functions whose every argument is a value of the data set (no k, x or sigma that
+#: Excel reads from text), where `_text_as_text` applies.
+VALUES_ONLY = frozenset("""KURT SKEW SKEW.P MODE MODE.SNGL MODE.MULT STDEVA STDEVPA VARA VARPA
+    AVEDEV DEVSQ GEOMEAN HARMEAN""".split())
+#: What a text in a statistical function's range or array is handed over as (`_text_as_text`).
+_TEXT = "text"
+
+
+def _text_as_text(values: list[Any]) -> list[Any]:
+    """A range or array given to a statistical function of VALUES_ONLY, its texts made one text
+    that reads as no number. Excel leaves text in a reference or an array
+    out of the data set (KURT, MODE ...; counts it as 0 in AVERAGEA and its kin), whatever it
+    says; `formulas` read some of it: a "10" among the cells made KURT #VALUE! and moved MODE's
+    choice between equally frequent values (MODE.SNGL of 3, 0, "10", 3, 0 was 0; Excel's, the
+    first of them, 3). Empty text ("", a formula's) is left as it is."""
+    if not any(type(cell) is str or isinstance(cell, list) for cell in values):
+        return values
+    return [_text_as_text(cell) if isinstance(cell, list) else (_TEXT if type(cell) is str and cell else cell)
+            for cell in values]
 
 
 def wrapped(name: str, cases: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Factory:

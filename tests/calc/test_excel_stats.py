@@ -114,3 +114,34 @@ def test_countif_is_ours_as_the_rest_of_its_family(tmp_path):
     book.save(tmp_path / "countif.xlsx")
     values = WorkbookCalculation(tmp_path / "countif.xlsx", full=True).compute().values
     assert [values[("S", f"C{r}")] for r in range(1, 5)] == [1, 1, 1, 10000]
+
+
+def test_text_among_a_statistical_functions_values_is_left_out_whatever_it_says(tmp_path):
+    """Excel leaves text in a reference out of KURT's and MODE's data set, "10" as "abc"
+    (formulas_test.xlsx STATISTICAL!X56: KURT(I56,G56) over the text "29/02/1900" and 5 is
+    #DIV/0!, one value). The bridged `formulas` ones read a "10": KURT was #VALUE!, and MODE's
+    choice between equally frequent values moved (Excel's is the first to appear: 3 here,
+    LibreOffice too; it was 0). Each is checked against the same data without the text."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, value in enumerate([3, 0, "10", 3, 0, 5, "2024-01-10", 7], start=1):
+        sheet.cell(row=row, column=1).value = value
+        sheet.cell(row=row, column=2).value = None if isinstance(value, str) else value
+    calls = ["KURT", "MODE.SNGL", "MODE", "SKEW", "STDEV.S", "AVEDEV", "DEVSQ", "PERCENTILE.INC"]
+    for row, name in enumerate(calls, start=1):
+        extra = ",0.3" if name == "PERCENTILE.INC" else ""
+        sheet.cell(row=row, column=3).value = f"={name}(A1:A8{extra})"
+        sheet.cell(row=row, column=4).value = f"={name}(B1:B8{extra})"
+    sheet["E1"], sheet["E2"] = "=AVERAGEA(A1:A8)", "=SUM(B1:B8)/8"  # text counts as 0 in AVERAGEA
+    book.save(tmp_path / "texts.xlsx")
+    values = WorkbookCalculation(tmp_path / "texts.xlsx", full=True).compute().values
+    for row, name in enumerate(calls, start=1):
+        got, without = values[("S", f"C{row}")], values[("S", f"D{row}")]
+        assert isinstance(got, float) and got == pytest.approx(without, rel=1e-12), name
+    assert values[("S", "C2")] == 3
+    assert values[("S", "E1")] == pytest.approx(values[("S", "E2")])
