@@ -365,22 +365,22 @@ def unsure_arithmetic(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-#: A typed text Excel reads as a number where the engine's arithmetic does not: a number in
-#: parentheses or a whole number and a fraction (calc/xlfuncs/text/value_text.py `signed_form`).
-_SIGNED_TEXT = re.compile(r'"\s*(?:\(\s*[\d.]+\s*\)|[+-]?\s*\d+ +\d+/\d+)\s*"')
+#: A typed text whose number the engine's arithmetic does not read as Excel does: a digit beside
+#: a sign it does not read (a thousands separator, a currency, a slash, a parenthesis, a space).
+_UNSURE_TEXT = re.compile(r'"[^"]*(?:\d[^"]*[,$€£¥/( ]|[,$€£¥/( ][^"]*\d)[^"]*"')
 
 
-def may_type_signed_text(text: str) -> bool:
-    return _SIGNED_TEXT.search(text) is not None
+def may_type_unsure_text(text: str) -> bool:
+    return _UNSURE_TEXT.search(text) is not None
 
 
-def typed_signed_text(formula: Formula, _site: Site) -> str:
-    """A typed text read by arithmetic that Excel reads as a number and the engine does not,
-    written as that number: `"(123)"+0` is -123 and `"1 1/2"*2` 3 in Excel (an accounting
-    negative, a fraction as Microsoft has one typed: value_text.py), where the engine answered
-    #VALUE!, silently. tests/calc/test_number_arguments.py."""
-    from rates_xl.calc.xlfuncs.text.value_text import signed_form
-
+def typed_unsure_text(formula: Formula, _site: Site) -> str:
+    """A typed text read by arithmetic that the engine does not read as Excel does
+    (number_text.py UNSURE), written as Excel's number where it is settled: `"(123)"+0` is
+    -123 and `"1 1/2"*2` 3 in Excel (an accounting negative, a fraction as Microsoft has one
+    typed: value_text.py); and as `RATESXL.NUMBER("...")`, #NAME?, listed, where the reading
+    is the locale's ("1,234.5"*2: an English Excel's 2469). The engine answered #VALUE! for
+    each, silently. tests/calc/test_number_arguments.py."""
     edits = formula.edits()
     for index, token in enumerate(formula.tokens):
         if token.kind != OPERAND or token.sub != TEXT:
@@ -388,10 +388,13 @@ def typed_signed_text(formula: Formula, _site: Site) -> str:
         before, after = formula.previous(index), formula.following(index)
         if not (_arithmetic(before, after=False) or _arithmetic(after, after=True)):
             continue
-        read = signed_form(token.text[1:-1].replace('""', '"'))
+        typed = token.text[1:-1].replace('""', '"')
+        if reading(typed) != UNSURE:
+            continue
+        read = number(typed)
         if isinstance(read, float):
             edits.replace(index, index + 1, repr(read) if read >= 0 else f"({read!r})")
-        elif read is not None:  # a fraction not settled here: listed, as RATESXL.NUMBER lists it
+        else:  # not settled here, or Excel's #VALUE! (a date with spaces around it)
             edits.replace(index, index + 1, f"{NAME}({token.text})")
     return edits.text()
 

@@ -206,9 +206,12 @@ def test_a_negative_in_parentheses_and_a_fraction_are_read_as_excel_reads_them(t
         "A1": '=VALUE("(123)")', "A2": '=VALUE("1 1/2")', "A3": '=VALUE("0 3/8")', "A4": '=VALUE("-2 1/4")',
         "A5": '="(123)"+0', "A6": '="1 1/2"*2', "A7": '=-"(5)"', "A8": "=B1*2", "A9": "=B2+1",
         "A10": '=VALUE("( 12.5 )")', "A11": '=VALUE("1 3/2")', "A12": '=LEN("(12)")', "A13": '="(12)"&"x"',
-    }, [f"A{row}" for row in range(1, 14)])
+        "A14": '="1,234.5"*2', "A15": '="1/2/2024"+0', "A16": '=" 2024-01-10 "+0', "A17": '="2024-01-10"+1',
+    }, [f"A{row}" for row in range(1, 18)])
     assert found == {"A1": -123, "A2": 1.5, "A3": 0.375, "A4": -2.25, "A5": -123, "A6": 3, "A7": 5, "A8": -10,
-                     "A9": 3.5, "A10": -12.5, "A11": "#NAME?", "A12": 4, "A13": "(12)x"}
+                     "A9": 3.5, "A10": -12.5, "A11": "#NAME?", "A12": 4, "A13": "(12)x",
+                     # typed text whose reading is the locale's, as a cell's constant text: listed
+                     "A14": "#NAME?", "A15": "#NAME?", "A16": "#VALUE!", "A17": 45302}
 
 
 def test_a_book_without_such_text_asks_nothing(tmp_path):
