@@ -148,7 +148,7 @@ VALUES_ONLY = frozenset("""KURT SKEW SKEW.P MODE MODE.SNGL MODE.MULT STDEVA STDE
 _TEXT = "text"
 
 
-def _text_as_text(values: list[Any]) -> list[Any]:
+def _text_as_text(values: list[object]) -> list[object]:
     """A range or array given to a statistical function of VALUES_ONLY, its texts made one text
     that reads as no number. Excel leaves text in a reference or an array
     out of the data set (KURT, MODE ...; counts it as 0 in AVERAGEA and its kin), whatever it
