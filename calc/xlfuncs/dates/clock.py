@@ -18,15 +18,9 @@ import math
 from collections.abc import Callable
 
 from rates_xl.calc.engines.formualizer.values import EngineValue, error
+from rates_xl.calc.xlfuncs import coercion
 from rates_xl.calc.xlfuncs.bridge import wrapped
-from rates_xl.calc.xlfuncs.coercion import (
-    Callback,
-    ExcelError,
-    Facts,
-    elementwise,
-    is_number,
-    number,
-)
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, elementwise, number
 from rates_xl.calc.xlfuncs.types import Answer
 
 
@@ -55,7 +49,7 @@ def _part_of(name: str) -> Callable[[Callback], Callback]:
 
     def cases(bridged: Callback) -> Callback:
         def call(serial: EngineValue) -> Answer:
-            if not is_number(serial):
+            if not coercion.is_number(serial):
                 return bridged(serial)
             value = float(serial)
             if value < 0:
