@@ -371,8 +371,11 @@ WHY = {
     "HOUR": "as SECOND (HOUR of 23:59:59.6 is 0, the next day's)",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/text/substrings.py" for name in substrings.FUNCTIONS},
-    **{name: "applied to each element of an array (formualizer: the first element alone, `LOWER(A1#)`): "
-             "calc/xlfuncs/text/case.py" for name in case.FUNCTIONS},
+    **{name: "applied to each element of an array (formualizer: the first element alone, `LOWER(A1#)`); a "
+             "character's case one for one, as Windows maps it (\"straße\" is \"STRAßE\"; formualizer's "
+             "\"STRASSE\"): calc/xlfuncs/text/case.py" for name in ("UPPER", "LOWER")},
+    "TRIM": "the space (code 32) alone removed, as Microsoft's TRIM page says (formualizer's collapsed every white "
+            "space: a tab became a space, a CHAR(160) vanished): calc/xlfuncs/text/case.py",
     **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "
              "error as area_num) or of a union / 2-D range as the whole formula: calc/xlfuncs/lookup/indexing.py"
        for name in indexing.FUNCTIONS},

@@ -29,6 +29,13 @@ CASES = [
      [[d] for d in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]], "Sheet1!F9:F18"),
     ("K1", "=DATE(1900, 1, SEQUENCE(1, 3, 59))", [[59, 60, 61]], "Excel's 29 February 1900 in an array too"),
     ("K3", "=DATE(9999, 13, -1)", [["#NUM!"]], "DATE_AND_TIME__DATE Sheet1!D5: the month runs the year past 9999"),
+    # Windows' case mapping, one character for one (case.py): formualizer's "STRASSE", "i̇x"
+    ("P1", '=UPPER("straße")', [["STRAßE"]], "ß has no one-character capital"),
+    ("P2", '=LOWER("İX")', [["ix"]], "the dotted capital I lowered to i"),
+    # Microsoft's TRIM: the space (32) alone; formualizer's made the tab a space and dropped CHAR(160)
+    ("P3", '=TRIM("tab"&CHAR(9)&"here  x ")', [["tab\there x"]], "TRIM leaves a tab"),
+    ("P4", '=TRIM(" a "&CHAR(160)&" b ")', [["a \xa0 b"]], "TRIM leaves the non-breaking space"),
+    ("P5", '=TRIM({" a  b ","c "})', [["a b", "c"]], "TRIM over an array"),
 ]
 
 

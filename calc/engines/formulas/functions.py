@@ -252,8 +252,10 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
 #: RATESXL.CMPSNAP, both operands of one in one call; LOOKUP, whose vector form given a range of
 #: two columns answered from its last row where Excel searches the first column (pycel's
 #: Excel-made lookup.xlsx, Lookup!C28:G30; tests/calc/test_model_classes.py); HOUR, MINUTE and
-#: SECOND, whose own rounded the seconds alone (SECOND of 10:37:59.52 was 60: dates/clock.py).
-OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP", "HOUR", "MINUTE", "SECOND")
+#: SECOND, whose own rounded the seconds alone (SECOND of 10:37:59.52 was 60: dates/clock.py);
+#: UPPER, LOWER and TRIM, whose own mapped "ß" to "SS" and trimmed tabs and CHAR(160) (text/case.py).
+OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP", "HOUR", "MINUTE", "SECOND",
+             "UPPER", "LOWER", "TRIM")
 
 
 def _ours(name: str) -> Callable[..., object]:
