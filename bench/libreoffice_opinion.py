@@ -5,7 +5,8 @@ for a silently wrong number that no Excel-made book shows (`python -m bench.libr
 
 Each family writes one book of random calls of the functions a finance model uses (bond and
 cash-flow functions over random dates and bases; dates and workdays; rounding and the time of
-day; text read as a number; SUMIF's criteria and the statistics over a block of mixed cells),
+day; text read as a number; SUMIF's criteria and the statistics over a block of mixed cells;
+case and spaces),
 computes it with `rates-xl calc --full` (in process) and with LibreOffice headless (every
 formula recalculated on load: tests/support/libreoffice.py), and prints per function how many
 answers agree (numbers to 1E-9 relatively, any error with any error) and the first few that
@@ -17,7 +18,8 @@ Microsoft's pages), never by LibreOffice's. Those settled for LibreOffice's side
 docs/performance.md with what was mended; those settled for ours stay listed by this script
 (LibreOffice 7.4: MROUND over numbers of two signs, T-bills past a year, XNPV below 0 %,
 30/360 and actual/actual bond arithmetic that Excel 2010's own cases give as ours, booleans in
-ranges read as numbers, "*" matching numbers, HOUR of 23:59:59.6 as 24 ...).
+ranges read as numbers, "*" matching numbers, "ß" upper-cased to "ẞ", CHAR(160) written in
+another code page ...).
 """
 
 from __future__ import annotations
@@ -147,8 +149,18 @@ def _statistics(d: _Draw) -> list[Callable[[], str]]:
             lambda: f"RANK.EQ({d.pick(1, 5, 7, 10)},{cells()},{d.r.randint(0, 1)})"]
 
 
+def _strings(d: _Draw) -> list[Callable[[], str]]:
+    words = ['"straße"', '" a  b "', '"tab"&CHAR(9)&"x"', '"x"&CHAR(160)&" y "', '"Hello World"', '"ÄÖÜ"',
+             '"MiXeD"', '"a,b,c"']
+    word = lambda: d.pick(*words)  # noqa: E731
+    return [lambda: f"{d.pick('UPPER', 'LOWER', 'TRIM', 'PROPER', 'LEN', 'CLEAN')}({word()})",
+            lambda: f"LEN({d.pick('UPPER', 'TRIM')}({word()}))",
+            lambda: f"SUBSTITUTE({word()},\"{d.pick('a', ' ', 'ß')}\",\"#\")",
+            lambda: f"MID({word()},{d.r.randint(1, 6)},{d.r.randint(1, 6)})"]
+
+
 FAMILIES = {"financial": _financial, "dates": _dates, "rounding": _rounding, "text": _text_numbers,
-            "criteria": _criteria, "statistics": _statistics}
+            "criteria": _criteria, "statistics": _statistics, "strings": _strings}
 
 
 def _book(path: Path, formulas: list[str], seed: int) -> None:
