@@ -323,6 +323,9 @@ import os, signal, sys
 import rates_xl.cli as cli
 at = sys.argv.pop(1)
 real = signal.signal
+# Python's own Ctrl+C handler, as a terminal's process has it: a job a shell starts in the
+# background (CI under nohup) inherits SIGINT ignored, and Python then installs none.
+real(signal.SIGINT, signal.default_int_handler)
 def installing(sig, handler):
     previous = real(sig, handler)
     ours = getattr(handler, "__name__", "") == "handle"  # (the console script's `_Interrupt.handle`)
