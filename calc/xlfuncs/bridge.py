@@ -154,7 +154,9 @@ def _text_as_text(values: list[object]) -> list[object]:
     out of the data set (KURT, MODE ...; counts it as 0 in AVERAGEA and its kin), whatever it
     says; `formulas` read some of it: a "10" among the cells made KURT #VALUE! and moved MODE's
     choice between equally frequent values (MODE.SNGL of 3, 0, "10", 3, 0 was 0; Excel's, the
-    first of them, 3). Empty text ("", a formula's) is left as it is."""
+    first of them, 3). IronCalc's Excel-made MEADIAN_KURT_SKEW_HARMEAN.xlsx F2, KURT over a
+    range holding the texts "6/6/2018" and "13", is Excel's -1.2129835263391704 so (it was
+    #VALUE!, listed stale). Empty text ("", a formula's) is left as it is."""
     if not any(type(cell) is str or isinstance(cell, list) for cell in values):
         return values
     return [_text_as_text(cell) if isinstance(cell, list) else (_TEXT if type(cell) is str and cell else cell)
