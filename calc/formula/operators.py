@@ -389,11 +389,12 @@ def _absolute(cell: str) -> str:
     return f"${column_letters(col)}${row}"
 
 
-
 # -- the range operator over defined names ---------------------------------------------------------
 
 #: A defined name's syntax (a letter, `_` or `\` first; letters, digits, `_`, `.` and `\` after).
 _NAME = re.compile(r"[A-Za-z_\\][\w.\\]*$")
+#: A word beside a range operator: before it (not after a sheet's `!`), or after it.
+_NAME_BESIDE_COLON = re.compile(r"(?:^|[^\w.$!\\'\]])([A-Za-z_\\][\w.\\]*)\s*(?=:)|:\s*([A-Za-z_\\][\w.\\]*)(?![\w.(!\\])")
 
 
 def may_join_names(formula: Formula, _site: object = None) -> bool:
@@ -403,10 +404,6 @@ def may_join_names(formula: Formula, _site: object = None) -> bool:
         if read_area(found.group(1) or found.group(2), whole_lines=False) is None:
             return True
     return False
-
-
-#: A word beside a range operator: before it (not after a sheet's `!`), or after it.
-_NAME_BESIDE_COLON = re.compile(r"(?:^|[^\w.$!\\'\]])([A-Za-z_\\][\w.\\]*)\s*(?=:)|:\s*([A-Za-z_\\][\w.\\]*)(?![\w.(!\\])")
 
 
 def named_range_operands(formula: Formula, site: Site) -> str:

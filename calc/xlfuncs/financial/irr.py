@@ -64,11 +64,11 @@ def irr(_facts: Facts) -> Callback:
         flows, skipped = read
         if not flows:
             return error("#NUM!")
-        if len(flows) <= ROOTS_UP_TO or (_sign_changes(flows) > 1 and len(flows) <= MIXED_ROOTS_UP_TO):
+        mixed = _sign_changes(flows) > 1
+        if len(flows) <= ROOTS_UP_TO or (mixed and len(flows) <= MIXED_ROOTS_UP_TO):
             answer = computed([flows], *args[1:]) if skipped else computed(*args)
             guess = 0.1 if len(args) < 2 else args[1]
-            if isinstance(answer, float) and isinstance(guess, int | float) and not isinstance(guess, bool) \
-                    and _sign_changes(flows) > 1:
+            if mixed and isinstance(answer, float) and isinstance(guess, int | float) and not isinstance(guess, bool):
                 return reached_rate(flows, float(guess), answer)
             return answer
         # The guess read as `formulas` reads it (an error, text that is no number), on flows

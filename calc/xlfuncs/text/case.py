@@ -24,34 +24,32 @@ from __future__ import annotations
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts, elementwise, text
 
-#: The one-character lower case Windows gives where Python's full mapping gives two ("İ": "i̇").
-_SIMPLE_LOWER = {"\u0130": "i"}
+#: Where Python's full mapping gives two characters and Windows' gives one other than the
+#: character itself ("İ" lower: "i̇" and "i").
+_SIMPLE = {"upper": {}, "lower": {"\u0130": "i"}}
 
 
-def _one_for_one(value: str, change: str) -> str:
-    """`value` with each character's case changed where it becomes one character."""
-    out = []
-    for char in value:
-        changed = getattr(char, change)()
-        out.append(changed if len(changed) == 1 else _SIMPLE_LOWER.get(char, char) if change == "lower" else char)
-    return "".join(out)
+def _cased(value: EngineValue, change: str) -> str:
+    """`value`'s text with its case changed a character at a time, each to one character."""
+    written = text(value)
+    changed = getattr(written, change)()
+    if len(changed) == len(written):  # (full mappings only lengthen: none did here)
+        return changed
+    simple = _SIMPLE[change]
+    return "".join(c if len(c := getattr(char, change)()) == 1 else simple.get(char, char) for char in written)
 
 
 def upper(_facts: Facts) -> Callback:
     @elementwise
     def UPPER(value: EngineValue) -> str:  # noqa: N802
-        written = text(value)
-        changed = written.upper()
-        return changed if len(changed) == len(written) else _one_for_one(written, "upper")
+        return _cased(value, "upper")
     return UPPER
 
 
 def lower(_facts: Facts) -> Callback:
     @elementwise
     def LOWER(value: EngineValue) -> str:  # noqa: N802
-        written = text(value)
-        changed = written.lower()
-        return changed if len(changed) == len(written) else _one_for_one(written, "lower")
+        return _cased(value, "lower")
     return LOWER
 
 
