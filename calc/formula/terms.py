@@ -130,14 +130,18 @@ def written_out(text: str) -> str:
 def _rule(formula: Formula, cut: int, left: tuple[int, int], right: tuple[int, int], calls: bool) -> str:
     op = formula.tokens[cut].text
     lhs, rhs = formula.span_text(left), formula.span_text(right)
+    # The last operand's size read as the sum reads it, `(...)*1`: text the sum reads as a
+    # number ("2024-01-10", "12:30" in a cell) is one to the engines' arithmetic but #VALUE! to
+    # their ABS, which made `=5+A1` over such a cell #VALUE! once written out
+    # (test_near_zero.py). (Not `--`: the `formulas` engine drops a double negation.)
     if not calls:
         total = f"{lhs}{op}{rhs}"
-        return f"=IF(ABS({total})<=ABS({rhs})*{NEAR},0,{total})"
+        return f"=IF(ABS({total})<=ABS(({rhs})*1)*{NEAR},0,{total})"
     # No binding reads another (the `formulas` engine's LET cannot): the sum of the two bound
     # values is written twice.
     total = f"_rxl_left{op}_rxl_right"
     return (f"=LET(_rxl_left,{lhs},_rxl_right,{rhs},"
-            f"IF(ABS({total})<=ABS(_rxl_right)*{NEAR},0,{total}))")
+            f"IF(ABS({total})<=ABS(_rxl_right*1)*{NEAR},0,{total}))")
 
 
 _NUMBERS: dict[str, float] = {}  # one float object per literal (a chain's `+1` 200,000 times)

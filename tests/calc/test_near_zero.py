@@ -181,3 +181,30 @@ def test_a_book_whose_values_cannot_decide_has_every_sum_written_out(tmp_path):
     assert values[("S", "A1")] == 0 and values[("S", "C3")] == "#N/A"
     assert calc.engine.model.prepared.sums == {}
     assert calc.engine.model.prepared.written[("S", 1, 1)].startswith("=IF(ABS(0.5-0.4-0.1)")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("written_out", [False, True], ids=["values_decide", "every_sum_written"])
+def test_a_last_operand_holding_text_read_as_a_number_keeps_the_sum(tmp_path, engine, written_out):
+    """`=5+A1` over a cell holding the text "2024-01-10" is 45306 in Excel (the sum reads the
+    text as VALUE does): the adjustment, written out because the operand is no number, read the
+    operand's size with ABS, which answers #VALUE! for such text, so the cell was #VALUE!. Both
+    paths: the sum left to the values (`to_snap` writes it out) and every sum written out (a
+    book with a legacy array filled past its result)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    cells = {"D1": "2024-01-10", "D2": 5, "D3": "12:30", "D4": "10",
+             "A1": "=D2+D1", "A2": "=D2-D1", "A3": "=SUM(D2)+D1", "A4": "=1+D3", "A5": "=D2+D4",
+             "A6": "=45301-D1", "A7": "=D1-45301"}
+    for cell, value in cells.items():
+        sheet[cell] = value
+    if written_out:
+        sheet["F1"], sheet["G1"], sheet["H1"] = ArrayFormula("F1:F3", "=TRANSPOSE(G1:H1)"), 1, 2
+    book.save(tmp_path / "texts.xlsx")
+    calc = WorkbookCalculation(tmp_path / "texts.xlsx", full=True, engine_name=engine)
+    values = calc.compute().values
+    got = [values[("S", f"A{n}")] for n in range(1, 8)]
+    assert got == [45306, -45296, 45306, pytest.approx(1.5208333333333333), 15, 0, 0]

@@ -68,6 +68,7 @@ def register_functions(table: dict[str, FunctionSpec | InternalFunction] | None 
         if not getattr(engine["INDEX"], "rates_xl_fixed", False):
             engine["INDEX"] = _fixed_index(engine["INDEX"])
         _fix_workday(engine)
+        _fix_arithmetic()
         for name in OURS_HERE:
             engine[name] = _ours(name)
         _registered = table
@@ -330,6 +331,56 @@ class _Fixed(dict):
     """A registry entry that remembers it is ours (so registering twice does not nest)."""
 
     rates_xl_fixed = True
+
+
+def _fix_arithmetic() -> None:
+    """+ - * / ^ % and the negation reading text as Excel does (calc/xlfuncs/text/number_text.py:
+    "2024-01-10" is 45301, "12:30" 0.520833, "10 %" 0.1), and ^ answering as Excel's. `formulas`
+    read text with Python's float, so `=5+A1` over the text "2024-01-10" was #VALUE! where Excel
+    has 45306 (formualizer's arithmetic reads it; tests/calc/test_near_zero.py); text whose
+    reading is not settled here answers #NAME?, listed by the check, as RATESXL.NUMBER does. Its
+    ^ gave 1 for 0^0 and a complex number for (-8)^(1/3) (tests/calc/test_powers.py). The
+    operators are looked up when a formula is compiled, so the table is changed in place, once."""
+    from formulas.errors import FoundError
+    from formulas.functions import operators, wrap_ufunc
+    from formulas.tokens.operand import Error
+
+    from rates_xl.calc.xlfuncs.text.number_text import NOT_COMPUTED, number
+
+    table = operators.OPERATORS
+    if getattr(table["+"], "rates_xl_fixed", False):
+        return
+
+    def excel_number(value: Any) -> float:
+        if isinstance(value, str):
+            read = number(value)
+            if read == NOT_COMPUTED:
+                raise FoundError(err=Error.errors["#NAME?"])
+            if isinstance(read, str):
+                raise ValueError(read)  # the engine's #VALUE!
+            return read
+        return float(value)
+
+    def power(x: float, y: float) -> Any:
+        # Excel's: 0^0 #NUM!, 0 to a negative power #DIV/0!, a negative number to a fraction
+        # #NUM! (Python's gives a complex number, which reached the cell), too large #NUM!
+        # (calc/formula/powers.py; tests/calc/test_powers.py).
+        if x == 0 and y <= 0:
+            return Error.errors["#NUM!" if y == 0 else "#DIV/0!"]
+        if x < 0 and not float(y).is_integer():
+            return Error.errors["#NUM!"]
+        try:
+            return x ** y
+        except OverflowError:
+            return Error.errors["#NUM!"]
+
+    arithmetic = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+                  "/": lambda x, y: (x / y) if y else Error.errors["#DIV/0!"], "^": power,
+                  "U-": lambda x: -x, "%": lambda x: x / 100.0}
+    for name, func in arithmetic.items():
+        fixed = wrap_ufunc(func, input_parser=lambda *a: map(excel_number, a))
+        fixed.rates_xl_fixed = True  # type: ignore[attr-defined]
+        table[name] = fixed
 
 
 def _fix_workday(engine: dict[str, Any]) -> None:
