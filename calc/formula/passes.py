@@ -35,6 +35,7 @@ from rates_xl.calc.formula import (
     lambdas,
     number_arguments,
     operators,
+    powers,
     ranges,
     tables,
     terms,
@@ -135,6 +136,7 @@ PASSES: tuple[Pass, ...] = (
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------
     Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),
     Pass("numbers_as_text", text.numbers_as_text, (), lambda f, _s: text.may_join(f.text, f.upper), cells=WRITTEN),
+    Pass("excel_powers", powers.excel_powers, ("^",), powers.may_raise, cells=WRITTEN),
     Pass("excel_comparisons", comparisons.excel_comparisons, (), comparisons.may_compare, cells=WRITTEN),
     Pass("near_zero", terms.near_zero, ("+", "-"), terms.may_sum, cells=WRITTEN),
     Pass("text_limit", text_limit.text_limit, ("&", "CONCATENATE("), cells=WRITTEN),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.calc import data_tables, merged_spills
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
-from rates_xl.calc.formula import hidden_rows
+from rates_xl.calc.formula import hidden_rows, powers
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
@@ -166,7 +166,9 @@ class FormulasEngine:
           inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
           answered 0 (`may_be_zero`);
         - each operand of a comparison rounded to 15 significant digits, as Excel compares (the
-          pass `excel_comparisons`, calc/formula/comparisons.py): `=0.1+0.2=0.3` TRUE.
+          pass `excel_comparisons`, calc/formula/comparisons.py): `=0.1+0.2=0.3` TRUE;
+        - a signed base of `^` in parentheses (calc/formula/powers.py `signed_bases`): this
+          engine read `=1--A1^2` as `1-(-(A1^2))`, 5 where Excel's is -3.
 
         Sheet -> anchor -> text, made once (every hold and release loads the book again)."""
         from openpyxl.worksheet.formula import ArrayFormula
@@ -195,6 +197,8 @@ class FormulasEngine:
                     changed = _top_left_of_table(changed, tables)
                 if "+" in changed or "-" in changed:
                     changed = one("near_zero", changed, site)
+            if "^" in changed:
+                changed = powers.signed_bases(changed)
             changed = one("excel_comparisons", changed, site)
             if changed != formula:
                 written.setdefault(sheet, {})[anchor] = changed
