@@ -6,7 +6,8 @@ Grouped as Excel's Insert Function dialog groups them:
   `bondprice` (PRICE, YIELD, DURATION, MDURATION), `maturity` (PRICEMAT, YIELDMAT), `tbills` (TBILL*), `coupons` (COUPDAYS ... COUPNUM),
   `accrued` (ACCRINT, ACCRINTM), `moneymarket` (DISC, INTRATE, RECEIVED, PRICEDISC, YIELDDISC), `depreciation` (DB,
   DDB, VDB), `french` (AMORLINC, AMORDEGRC), `oddcoupon` (ODDL*), `oddfirst` (ODDF*);
-- `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME, HOUR, MINUTE, SECOND), `calendar` (DATE);
+- `dates/`: `daycount` (YEARFRAC, DATEDIF, EDATE, EOMONTH), `clock` (TIME, HOUR, MINUTE, SECOND), `calendar` (DATE),
+  `text_dates` (DATEVALUE, and date text as every `formulas` function reads it);
 - `lookup/` (lookup and reference): `lookups` (XLOOKUP, XMATCH, LOOKUP, MATCH, VLOOKUP,
   HLOOKUP), `indexing` (INDEX), `address` (ADDRESS), `arrays` (VSTACK, TAKE, TOCOL, EXPAND ...),
   `ordering` (SORT, SORTBY, UNIQUE, FILTER), `groupby` (GROUPBY, PIVOTBY) and `aggregations`
@@ -47,7 +48,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc.engines.formualizer.values import EngineValue
 from rates_xl.calc.xlfuncs import database, limits
 from rates_xl.calc.xlfuncs.coercion import Callback, Factory, Facts
-from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360, system1904
+from rates_xl.calc.xlfuncs.dates import calendar, clock, daycount, days360, system1904, text_dates
 from rates_xl.calc.xlfuncs.engineering import bessel, bits, complex
 from rates_xl.calc.xlfuncs.financial import (
     accrued,
@@ -187,6 +188,7 @@ OURS: dict[str, Factory] = {
     "TEXT": textformat.text,
     "TIME": clock.time_,
     **clock.FUNCTIONS,
+    **text_dates.FUNCTIONS,
     **substrings.FUNCTIONS,
     **case.FUNCTIONS,
     **ets.FUNCTIONS,
@@ -368,6 +370,9 @@ WHY = {
               "seconds alone: SECOND of 10:37:59.52 was 60, MINUTE 37): calc/xlfuncs/dates/clock.py; a time "
               "given as text, formulas' (\"6:45 PM\", Microsoft's HOUR page: 18; formualizer: #VALUE!)",
     "MINUTE": "as SECOND",
+    "DATEVALUE": "formualizer's read \"1/1/1899\" as -364 and \"2/29/1900\" (Excel's day 60) as #VALUE!; "
+                 "`formulas`' with Excel's reading of date text (a year before 1900 and a day the month lacks "
+                 "#VALUE!, a locale's day and month order not computed): calc/xlfuncs/dates/text_dates.py",
     "HOUR": "as SECOND (HOUR of 23:59:59.6 is 0, the next day's)",
     **{name: "numeric text as a count or start, an empty old text (the bridged `formulas` ones: #VALUE!): "
              "calc/xlfuncs/text/substrings.py" for name in substrings.FUNCTIONS},

@@ -59,11 +59,13 @@ def _look_up(name: str) -> Callable[..., object] | None:
     import importlib
 
     from rates_xl.calc.xlfuncs import limits, scalars, scipy_deferred
+    from rates_xl.calc.xlfuncs.dates import text_dates
     from rates_xl.calc.xlfuncs.engineering import bases, units
     from rates_xl.calc.xlfuncs.information import errors
 
     submodule = MODULES.get(name) or scalars.MODULES.get(name, "stat")
     scipy_deferred.stat()  # before any sibling: `comp` imports it
+    text_dates.install()  # date text read as Excel reads it, by whichever function reads one
     stopped = limits.implementation(name)  # formulas' own, stopped at Excel's limit
     if stopped is not None:
         return stopped

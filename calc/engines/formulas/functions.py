@@ -54,6 +54,7 @@ def register_functions(table: dict[str, FunctionSpec | InternalFunction] | None 
     import formulas
 
     from rates_xl.calc.xlfuncs import scipy_deferred
+    from rates_xl.calc.xlfuncs.dates import text_dates
 
     scipy_deferred.stat()
     with _lock:
@@ -69,6 +70,7 @@ def register_functions(table: dict[str, FunctionSpec | InternalFunction] | None 
             engine["INDEX"] = _fixed_index(engine["INDEX"])
         _fix_workday(engine)
         _fix_arithmetic()
+        text_dates.install()  # date text read as Excel reads it (calc/xlfuncs/dates/text_dates.py)
         for name in OURS_HERE:
             engine[name] = _ours(name)
         _registered = table

@@ -64,6 +64,11 @@ def reading(text: str) -> str:
     return _read(text)[0]
 
 
+def plain_number(text: str) -> bool:
+    """Whether `text` is a number as written, a percentage perhaps ("12", " -0.5E-2 ", "10%")."""
+    return _PLAIN.fullmatch(text) is not None
+
+
 def number(text: str) -> float | str:
     """The number Excel reads in `text`, "#VALUE!" where it reads none, NOT_COMPUTED where it
     is not settled here."""

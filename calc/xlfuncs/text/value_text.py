@@ -83,6 +83,12 @@ def read(text: str) -> float | str | None:
     return None
 
 
+def time_alone(text: str) -> bool:
+    """Whether `text` is a time of day and nothing else (a colon or AM/PM, no date in it)."""
+    found = _TIME.fullmatch(text)
+    return (found is not None and found[4] is not None) or _TIME_ALONE.fullmatch(text) is not None
+
+
 def _clock(text: str) -> float | str | None:
     """A time without AM/PM in the forms Excel reads past 59 (the module's docstring), or None."""
     if (found := _CLOCK_SECONDS.fullmatch(text)) is not None:
