@@ -366,8 +366,9 @@ def unsure_arithmetic(formula: Formula, site: Site) -> str:
 
 
 #: A typed text whose number the engine's arithmetic does not read as Excel does: a digit beside
-#: a sign it does not read (a thousands separator, a currency, a slash, a parenthesis, a space).
-_UNSURE_TEXT = re.compile(r'"[^"]*(?:\d[^"]*[,$€£¥/( ]|[,$€£¥/( ][^"]*\d)[^"]*"')
+#: a sign it does not read (a thousands separator, a currency, a slash, a parenthesis, a space,
+#: a colon: "0:75" is 1:15 to Excel, #VALUE! to the engine).
+_UNSURE_TEXT = re.compile(r'"[^"]*(?:\d[^"]*[,$€£¥/(: ]|[,$€£¥/(: ][^"]*\d)[^"]*"')
 
 
 def may_type_unsure_text(text: str) -> bool:

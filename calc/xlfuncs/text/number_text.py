@@ -54,7 +54,7 @@ _UNSURE = re.compile(
     rf"|(?:\d{{1,4}}[/.-]\d{{1,2}}(?:[/.-]\d{{1,4}})?|\d{{1,2}}[ -]?{_MONTH}\.?(?:[ ,-]+\d{{1,4}})?"
     rf"|{_MONTH}\.?[ -]?\d{{1,2}}(?:(?:st|nd|rd|th)?[ ,-]+\d{{1,4}})?|{_MONTH}[ -]\d{{4}})"
     rf"(?: +\d+:\d+(?::\d+(?:\.\d+)?)? *(?:[AaPp][Mm])?)?"
-    rf"|\d+:\d+(?::\d+(?:\.\d+)?)? *(?:[AaPp][Mm])?) *",
+    rf"|\d+:\d+(?::\d+(?:\.\d+)?|\.\d*)? *(?:[AaPp][Mm])?) *",
     re.IGNORECASE)
 
 
@@ -101,14 +101,24 @@ def _read(text: str) -> tuple[str, float | str]:
             return PLAIN, serial
         text, alone = clock, False
     if (time := _TIME.fullmatch(text)) is None:
-        return UNSURE, NOT_COMPUTED  # slashes, a month's name, a currency ...: `_UNSURE`'s other forms
+        return UNSURE, _carried(text) if alone else NOT_COMPUTED  # slashes, a month's name ...: `_UNSURE`'s other forms
     hour, minute, second, half = time.groups()
     hours = range(1, 13) if half else range(24)
     if int(hour) not in hours or int(minute) > 59 or float(second or 0) >= 60:
-        return UNSURE, NOT_COMPUTED
+        return UNSURE, _carried(text) if alone else NOT_COMPUTED
     hour_of_day = int(hour) % 12 + (12 if half and half.lower() == "pm" else 0) if half else int(hour)
     fraction = (hour_of_day * 3600 + int(minute) * 60 + float(second or 0)) / 86400
     return (TIME if alone else PLAIN), serial + fraction
+
+
+def _carried(text: str) -> float | str:
+    """A time alone of a form the engine does not read as Excel does ("0:75", minutes carried:
+    1:15; "12:30.5", minutes and seconds): VALUE's reading (value_text.py, from pycel's
+    Excel-made text.xlsx), its #VALUE!, or NOT_COMPUTED where it is not settled ("25:00")."""
+    if not value_text.time_alone(text):
+        return NOT_COMPUTED
+    read = value_text.read(text)
+    return NOT_COMPUTED if read is None else read
 
 
 def number_of(_facts: Facts) -> Callback:
