@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
@@ -109,14 +110,32 @@ def numbers_as_text(formula: Formula, site: Site | None = None) -> str:
         if answers_array(lo, hi) or one_call_of_text(lo, hi, closing):
             continue
         if lo == hi and tokens[lo].kind == "Operand" and (tokens[lo].sub in ("Text", "Logical", "Error") or (
-                tokens[lo].sub == "Number" and "E" not in tokens[lo].text.upper())):
-            continue  # (a typed number has at most 15 digits: the engine writes it alike)
+                tokens[lo].sub == "Number" and written_alike(tokens[lo].text))):
+            continue
         if lo == hi and site is not None and tokens[lo].is_range and \
                 site.book.joined_length(site.sheet, tokens[lo].text) is not None:
             continue  # a cell holding a constant that is no number (formulas_test EXTRA's units)
         edits.before(lo, f"{NAME}(")
         edits.after(hi, ")")
     return edits.text()
+
+
+@lru_cache(maxsize=4096)
+def written_alike(typed: str) -> bool:
+    """Whether the engine writes a typed number as Excel does: its shortest decimal, no
+    exponent, against Excel's 15 significant digits (coercion.py `number_text`). Excel saves
+    a number typed in a formula with 15 digits at most, so `="x"&1.5` is alike; a book written
+    by a program may hold more (`=82824945586.99316&""`: Excel's "82824945586.9932", the
+    engine's every digit) or a small one (`=0.0000000001&""`: Excel's "1E-10")."""
+    import numpy as np
+
+    from rates_xl.calc.xlfuncs.coercion import number_text
+
+    try:
+        value = float(typed)
+    except ValueError:
+        return False
+    return number_text(value) == np.format_float_positional(value, trim="-")
 
 
 def _rates_tables() -> frozenset[str]:

@@ -57,6 +57,30 @@ def test_numbers_as_text_as_libreoffice_writes_them(tmp_path):
     assert differ == []
 
 
+def test_a_typed_number_excel_would_write_otherwise_is_written_as_excel_writes_it(tmp_path):
+    """A number typed in a formula with more than 15 significant digits (a book written by a
+    program: Excel keeps 15) or small enough for E-notation was joined with the engine's digits:
+    `=82824945586.99316&""` gave "82824945586.99316" where Excel writes the number it holds as
+    "82824945586.9932", `=0.0000000001&""` "0.0000000001" (Excel "1E-10"). Found by
+    bench/libreoffice_opinion.py's family `joins`; LibreOffice writes these alike."""
+    import openpyxl
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    cases = {'=82824945586.99316&""': "82824945586.9932", '=LEN(97631699721206.53)': 16,
+             '=CONCATENATE("x",59480849510860.57)': "x59480849510860.6", '=0.0000000001&""': "1E-10",
+             '=1234567890123456&""': "1.23456789012346E+15", '=100000000000000000&""': "1E+17",
+             '=123456789012345&""': "123456789012345", '="x"&1.10': "x1.1", '=1.5E+3&""': "1500"}
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row, formula in enumerate(cases, start=1):
+        sheet.cell(row=row, column=1).value = formula
+    book.save(tmp_path / "typed.xlsx")
+    values = WorkbookCalculation(tmp_path / "typed.xlsx", full=True).compute().values
+    assert {formula: values[("S", f"A{row}")] for row, formula in enumerate(cases, start=1)} == cases
+
+
 def test_search_reads_characters_not_bytes():
     """formualizer's SEARCH matched `?` against a byte (#VALUE! for any character past ASCII)."""
     from rates_xl.calc.xlfuncs import callbacks
