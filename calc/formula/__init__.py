@@ -19,7 +19,9 @@ formualizer lacks.
   where a function wants a number);
 - `hazards.py`: what formualizer would compute wrongly as written (`analyse`), and `fit.py`: the
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
-- `terms.py`: the terms of a final + or - (Excel's rounding to 0);
+- `terms.py`: the terms of a final + or - (Excel's rounding to 0); `powers.py`: `^` as Excel's
+  (0^0 #NUM!), written as POWER where it matters; `reversed_ranges.py`: a range written with its
+  corners the other way round (`A3:A1`) as the range between them;
 - `comparisons.py`: the operands of a comparison rounded to 15 significant digits, as Excel
   compares (the pass `excel_comparisons`);
 - `shapes.py`: a formula's shape (its references relative to its cell, as R1C1 writes them),

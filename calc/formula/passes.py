@@ -37,6 +37,7 @@ from rates_xl.calc.formula import (
     operators,
     powers,
     ranges,
+    reversed_ranges,
     tables,
     terms,
     text,
@@ -88,6 +89,7 @@ def _name_operators(formula: Formula, _site: Site) -> str:
 
 
 PASSES: tuple[Pass, ...] = (
+    Pass("reversed_names", reversed_ranges.reversed_ranges, (":",), reversed_ranges.may_reverse, cells=NAMES),
     Pass("name_operators", _name_operators, (" ",), cells=NAMES),
     Pass("other_workbook_names", ranges.other_workbook_names, ("]",), cells=NAMES),
     Pass("table_names", tables.structured, ("[",), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables),
@@ -95,6 +97,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("three_d_names", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets), cells=NAMES),
     Pass("other_workbooks", ranges.other_workbooks, (), ranges.may_read_other_workbooks),
     Pass("literal_indirect", ranges.literal_indirect, ("INDIRECT(",)),
+    Pass("reversed_ranges", reversed_ranges.reversed_ranges, (":",), reversed_ranges.may_reverse),
     Pass("three_d", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets)),
     Pass("rates_source", calls.source, ("SOURCE",)),
     Pass("isformula", calls.isformula, ("ISFORMULA",)),

@@ -152,6 +152,8 @@ class FormulasEngine:
         engine would otherwise differ from Excel (calc/formula's passes, one at a time; the
         last two in ordinary cells only):
 
+        - a range with its corners the other way round (`A3:A1`) is the range between them (the
+          pass `reversed_ranges`): this engine answered #VALUE!, formualizer failed the book;
         - the range operator over defined names is the range between them (the pass
           `named_range_operands`): this engine read `SUM(A1:Block)` as A1:A4's, silently;
         - INDIRECT of a literal A1 reference is that reference (the pass `literal_indirect`),
@@ -188,6 +190,7 @@ class FormulasEngine:
             formula = text if text.startswith("=") else f"={text}"
             changed = one("named_range_operands", formula, site)  # (`formulas` read `A1:Block` as A1:A4)
             changed = one("switch_errors", one("literal_indirect", changed, site), site)
+            changed = one("reversed_ranges", changed, site)  # (`A3:A1`: `formulas` answered #VALUE!)
             if not array:
                 changed = _intersected(changed, site)
                 changed, why = _ranges_intersected(changed, site, tables)

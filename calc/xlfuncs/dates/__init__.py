@@ -5,5 +5,6 @@
 - `clock.py`: TIME (a negative total is #NUM!, not the day before);
 - `calendar.py`: DATE before March 1900 (Excel's 29 February 1900);
 - `days360.py`: DAYS360 (Excel's day 0, dates to the second, the method's readings);
-- `system1904.py`: a book counting dates from 1904 (date1904): each date function on its system.
+- `system1904.py`: a book counting dates from 1904 (date1904): each date function on its system;
+- `text_dates.py`: date text as Excel reads it, in every `formulas` function reading one, and DATEVALUE.
 """

@@ -12,7 +12,8 @@ where the preparation has not already written the reference out. It answers #REF
 text cannot name one: empty, a number or a logical value, a sheet this book does not have, or a
 single word that is neither an A1 reference nor one of the book's defined names or tables; any
 other text (A1 areas, names, R1C1 with a1 FALSE, another workbook, an expression of ranges) is
-passed on as it is, for formualizer to resolve. #REF! is answered as a text naming no row
+passed on as it is, for formualizer to resolve, an area with its corners the other way round
+put in order first ("D5:D1" is D1:D5: calc/formula/reversed_ranges.py). #REF! is answered as a text naming no row
 (`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into #VALUE!, but reads
 that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN, OFFSET, INDEX,
 COUNTIF, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!). An error given is
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 
 from rates_xl.calc.engines.formualizer.values import is_error
+from rates_xl.calc.formula.reversed_ranges import ordered
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
 from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
@@ -49,8 +51,10 @@ def reftext(facts: Facts) -> Callback:
         if prefix and "[" not in prefix and ":" not in prefix:
             if unquote_sheet(prefix[:-1]).upper() not in sheets:
                 return NO_REFERENCE  # a sheet this book does not have
-        if a1 is False or a1 == 0 or not _WORD.fullmatch(ref):
-            return text  # R1C1, or more than one word: formualizer's reading
+        if a1 is False or a1 == 0:
+            return text  # R1C1: formualizer's reading
+        if not _WORD.fullmatch(ref):
+            return ordered(text.strip())  # an area ("D5:D1" is D1:D5 to Excel), or more than one word
         if read_area(ref) is not None or ref.upper() in names:
             return text
         return NO_REFERENCE  # a word naming nothing
