@@ -379,6 +379,8 @@ WHY = {
     **{name: "applied to each element of an array (formualizer: the first element alone, `LOWER(A1#)`); a "
              "character's case one for one, as Windows maps it (\"straße\" is \"STRAßE\"; formualizer's "
              "\"STRASSE\"): calc/xlfuncs/text/case.py" for name in ("UPPER", "LOWER")},
+    "PROPER": "a letter after a digit capitalized, as after any character other than a letter (Microsoft's "
+              "example: \"76BudGet\" is \"76Budget\"; formualizer's \"76budget\"): calc/xlfuncs/text/case.py",
     "TRIM": "the space (code 32) alone removed, as Microsoft's TRIM page says (formualizer's collapsed every white "
             "space: a tab became a space, a CHAR(160) vanished): calc/xlfuncs/text/case.py",
     **{name: "INDEX of an array constant (a 2-D one's whole row, array constants as the row lifted, an "

@@ -1,4 +1,4 @@
-"""UPPER and LOWER apply themselves to each element of an array, a spill's included, as Excel's
+"""UPPER, LOWER, PROPER and TRIM apply themselves to each element of an array, a spill's included, as Excel's
 do (calc/xlfuncs/text/case.py; formualizer answered the first element alone, and `LOWER(A1#)`
 was listed as not computed); so do DATE (calc/xlfuncs/dates/calendar.py) and TEXT, and a formula
 nesting them over a computed array is computed whole (calc/formula/hazards.py LIFTS_ITSELF).
@@ -36,6 +36,10 @@ CASES = [
     ("P3", '=TRIM("tab"&CHAR(9)&"here  x ")', [["tab\there x"]], "TRIM leaves a tab"),
     ("P4", '=TRIM(" a "&CHAR(160)&" b ")', [["a \xa0 b"]], "TRIM leaves the non-breaking space"),
     ("P5", '=TRIM({" a  b ","c "})', [["a b", "c"]], "TRIM over an array"),
+    # Microsoft's PROPER page: a letter after any character other than a letter, a digit too,
+    # is capitalized ("76BudGet" is "76Budget"); formualizer's lowered it ("76budget")
+    ("P6", '=PROPER({"76BudGet","2-way street","this is a TITLE","2nd o\'neil"})',
+     [["76Budget", "2-Way Street", "This Is A Title", "2Nd O'Neil"]], "PROPER after a digit"),
 ]
 
 

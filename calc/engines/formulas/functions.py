@@ -256,9 +256,10 @@ def impure(func: Callable[..., Any]) -> dict[str, Any]:
 #: two columns answered from its last row where Excel searches the first column (pycel's
 #: Excel-made lookup.xlsx, Lookup!C28:G30; tests/calc/test_model_classes.py); HOUR, MINUTE and
 #: SECOND, whose own rounded the seconds alone (SECOND of 10:37:59.52 was 60: dates/clock.py);
-#: UPPER, LOWER and TRIM, whose own mapped "ß" to "SS" and trimmed tabs and CHAR(160) (text/case.py).
+#: UPPER, LOWER and TRIM, whose own mapped "ß" to "SS" and trimmed tabs and CHAR(160), and PROPER
+#: (text/case.py).
 OURS_HERE = ("TEXT", "RATESXL.CMPROUND", "RATESXL.CMPSNAP", "LOOKUP", "HOUR", "MINUTE", "SECOND",
-             "UPPER", "LOWER", "TRIM")
+             "UPPER", "LOWER", "TRIM", "PROPER")
 
 
 def _ours(name: str) -> Callable[..., object]:

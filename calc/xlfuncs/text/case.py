@@ -1,4 +1,4 @@
-"""UPPER, LOWER and TRIM as Excel computes them, each applied to every element of an array.
+"""UPPER, LOWER, PROPER and TRIM as Excel computes them, each applied to every element of an array.
 
 formualizer's UPPER and LOWER answer the first element alone for an array (`LOWER(A1#)` over a
 six-word spill was "hi" and nothing spilled), so such a formula was listed as not computed
@@ -11,6 +11,12 @@ The case is changed a character at a time, one character for one, as Windows map
 character longer, so `LEN(UPPER(A1))` and a lookup of the upper-cased name moved), "İ" lower
 is "i". Every character with a one-character counterpart maps as before
 (tests/calc/test_case_lifted.py).
+
+PROPER capitalizes "the first letter in a text string and any other letters in text that
+follow any character other than a letter" and lowers the rest (Microsoft's PROPER page):
+a digit is no letter, so its example "76BudGet" is "76Budget" and "2nd" is "2Nd". formualizer's
+lowered a letter after a digit ("76budget", "2nd"), silently (found by
+bench/libreoffice_opinion.py's family `text_functions`).
 
 TRIM removes the space character alone (code 32): "removes all spaces from text except for single
 spaces between words" (Microsoft's TRIM page, which adds that it does not remove the
@@ -53,6 +59,18 @@ def lower(_facts: Facts) -> Callback:
     return LOWER
 
 
+def proper(_facts: Facts) -> Callback:
+    @elementwise
+    def PROPER(value: EngineValue) -> str:  # noqa: N802
+        out, after_letter = [], False
+        for char in text(value):
+            cased = char.lower() if after_letter else char.upper()
+            out.append(cased if len(cased) == 1 else _SIMPLE["lower" if after_letter else "upper"].get(char, char))
+            after_letter = char.isalpha()
+        return "".join(out)
+    return PROPER
+
+
 def trim(_facts: Facts) -> Callback:
     @elementwise
     def TRIM(value: EngineValue) -> str:  # noqa: N802
@@ -60,4 +78,4 @@ def trim(_facts: Facts) -> Callback:
     return TRIM
 
 
-FUNCTIONS = {"UPPER": upper, "LOWER": lower, "TRIM": trim}
+FUNCTIONS = {"UPPER": upper, "LOWER": lower, "PROPER": proper, "TRIM": trim}
