@@ -122,7 +122,7 @@ def may_omit_ours(text: str) -> bool:
 #: as 1 or 0.
 COERCING = frozenset("""
     SUM PRODUCT SUMSQ AVEDEV AVERAGE AVERAGEA DEVSQ GEOMEAN HARMEAN MAX MAXA MIN MINA MEDIAN SKEW SKEW.P
-    STDEV STDEVP STDEV.S STDEV.P STDEVA STDEVPA VAR VARP VAR.S VAR.P VARA VARPA LARGE SMALL
+    STDEV STDEVP STDEV.S STDEV.P STDEVA STDEVPA VAR VARP VAR.S VAR.P VARA VARPA LARGE SMALL NPV
 """.split())
 #: Functions counting a literal that reads as a number, ignoring any other (errors too).
 COUNTING = frozenset({"COUNT"})

@@ -147,6 +147,7 @@ OURS: dict[str, Factory] = {
     "CUMPRINC": annuity.cumprinc,
     "RATE": annuity.rate,
     "XNPV": cashflows.xnpv,
+    "NPV": cashflows.npv,
     "XIRR": cashflows.xirr,
     "IRR": irr.irr,
     "MIRR": irr.mirr,
@@ -278,6 +279,9 @@ WHY = {
     "IRR": "the flows as Excel reads them (an empty cell, text and logicals left out: formulas read them as flows), "
            "formulas' roots up to 200 flows, past it the one rate of flows whose signs change once found by halving, "
            "#NUM! past 1,000 flows whose signs change more: calc/xlfuncs/financial/irr.py",
+    "NPV": "only the numbers of a range counted (Microsoft's NPV: text, logical values and empty cells in a "
+           "reference left out; formulas' counted a text \"10\" and answered #VALUE! for a TRUE there), terms "
+           "summed in the book's order: calc/xlfuncs/financial/cashflows.py",
     "XIRR": "halving an interval from 0 to the guess as Excel does (its answers are dyadic fractions of the guess), formulas' checks: calc/xlfuncs/financial/cashflows.py",
     **{name: "unknown to formualizer; formulas' (Microsoft's examples, LibreOffice on every basis and frequency) "
              "but COUPDAYBS on a coupon date (it gave -1) and COUPDAYSNC on 30/360 (Excel's count, its 917 "

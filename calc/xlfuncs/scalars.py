@@ -31,7 +31,7 @@ MODULES: dict[str, str] = {
         OCT2DEC OCT2HEX
     """.split(), "eng"),
     **dict.fromkeys("""
-        CUMIPMT FV NPER NPV ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD RATE XNPV
+        CUMIPMT FV NPER ODDFPRICE ODDFYIELD ODDLPRICE ODDLYIELD RATE XNPV
     """.split(), "financial"),
     **dict.fromkeys("""
         ERROR.TYPE
@@ -196,7 +196,6 @@ WHY: dict[str, str] = {
     "NORMSDIST": "Excel's coercions, ranges and arrays in its arguments: +18",
     "NORMSINV": "Excel's coercions, ranges and arrays in its arguments: +18",
     "NPER": "Excel's coercions, ranges and arrays in its arguments: +19 (-5)",
-    "NPV": "Excel's coercions, ranges and arrays in its arguments: +17",
     "OCT2BIN": "Excel's coercions, ranges and arrays in its arguments: +3",
     "OCT2DEC": "Excel's coercions, ranges and arrays in its arguments: +2",
     "OCT2HEX": "Excel's coercions, ranges and arrays in its arguments: +3",

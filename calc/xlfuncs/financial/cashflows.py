@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
-from rates_xl.calc.xlfuncs.coercion import Callback, Facts, is_number
+from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, is_number, number
 from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
 
 
@@ -228,3 +228,40 @@ def xnpv(_facts: Facts) -> Callback:
                     return again
         return answer
     return XNPV
+
+
+def npv(_facts: Facts) -> Callback:
+    """NPV as Microsoft documents it (the Office 2010 WorksheetFunction.Npv page, ISO/IEC 29500
+    part 4's NPV): values typed as arguments are counted, "If an argument is an array or
+    reference, only numbers in that array or reference are counted" (text, logical values and
+    empty cells left out, as periods too); an error among them is the answer, the rate read
+    first (formulas_test.xlsx FINANCIAL row 33: NPV(0,{0,4,5,,"ciao"}) is 9, NPV(4,{4,5,,"ciao",
+    TRUE}) 1, `ciao` as the rate #VALUE! before the range's #N/A; a range given as the rate is
+    its first value, AG33). The bridged `formulas` NPV counted a text "10" in a range as 10 and
+    answered #VALUE! for a TRUE there, silently or not (found by bench/libreoffice_opinion.py's
+    family `errors`). Typed text and logical values reach here as numbers (calc/formula/
+    arguments.py `typed_literals`): a text or a logical value here is a cell's, left out."""
+
+    def NPV(rate: EngineValue, *values: EngineValue) -> EngineValue:  # noqa: N802
+        while isinstance(rate, list):
+            rate = rate[0][0] if rate and rate[0] else None
+        if is_error(rate):
+            return rate
+        try:
+            r = number(rate)
+        except ExcelError as exc:
+            return error(exc.text)
+        flows: list[float] = []
+        for argument in values:
+            for value in _cells(argument):
+                if is_error(value):
+                    return value
+                if is_number(value):
+                    flows.append(float(value))
+        if r == -1 and flows:
+            return error("#DIV/0!")
+        total = 0.0
+        for period, flow in enumerate(flows, start=1):  # in the book's order, one term at a time
+            total += flow / (1 + r) ** period
+        return total if math.isfinite(total) else error("#NUM!")
+    return NPV
