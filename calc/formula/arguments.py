@@ -168,6 +168,37 @@ def typed_literals(formula: Formula, _site: object = None) -> str:
     return edits.text()
 
 
+#: Calls that may answer a reference, which COUNT reads as one (its logical values and text
+#: left out): their answer is not wrapped by `count_errors`.
+_REFERENCE_CALLS = frozenset("""
+    OFFSET INDEX INDIRECT CHOOSE IF IFS SWITCH XLOOKUP LET TAKE DROP CHOOSEROWS CHOOSECOLS TRIMRANGE
+""".split())
+
+
+def count_errors(formula: Formula, _site: object = None) -> str:
+    """COUNT leaves an error out whatever gives it: "Arguments that are error values or text
+    that cannot be translated into numbers are not counted" (Microsoft's COUNT page), so
+    `COUNT(1/0,1)` is 1. formualizer left out the errors of a range or an array but answered the
+    error of a computed argument (#DIV/0!, found by bench/libreoffice_opinion.py's family
+    `errors`). Each argument that is an expression or a call (not one reference, constant or
+    call answering a reference) is written `IFERROR(...,"")`: an empty text, which COUNT
+    does not count, as for a typed error (`typed_literals`). tests/calc/test_count_errors.py."""
+    edits = formula.edits()
+    for call in formula.calls("COUNT"):
+        if call.close < 0:
+            continue
+        for span in call.arguments:
+            solid = formula.solid(span)
+            if len(solid) <= 1:
+                continue  # one reference, name or constant: the engine leaves its errors out
+            inner = formula.group_at(span[0])
+            if inner is not None and inner.close == span[1] - 1 and (
+                    inner.kind == "array" or (inner.kind == "call" and inner.name in _REFERENCE_CALLS)):
+                continue
+            edits.replace(span[0], span[1], f'IFERROR({formula.span_text(span)},"")')
+    return edits.text()
+
+
 #: Where a lookup takes an array (0-based argument positions) that may be given as a constant.
 LOOKUP_ARRAYS = {"VLOOKUP": (1,), "HLOOKUP": (1,), "MATCH": (1,), "XMATCH": (1,), "XLOOKUP": (1, 2)}
 

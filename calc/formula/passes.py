@@ -123,6 +123,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),
     Pass("typed_unsure_text", number_arguments.typed_unsure_text, ('"',),
          _text(number_arguments.may_type_unsure_text)),
+    Pass("count_errors", arguments.count_errors, ("COUNT(",)),
     Pass("typed_literals", arguments.typed_literals, ('"', "#", "TRUE", "FALSE"), _text(arguments.may_type_literals)),
     Pass("lookup_constants", arguments.lookup_constants, ("LOOKUP(", "MATCH(")),
     Pass("ours_omitted", arguments.ours_omitted, (",",), _text(arguments.may_omit_ours)),
