@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +234,26 @@ def computed_cells(path: Path, sheet: str, cells: list[str]) -> tuple[dict[str, 
     result = WorkbookCalculation(path).compute()
     listed = any(s.sheet == sheet and s.cell in cells for s in result.skipped)
     return {cell: result.values.get((sheet, cell)) for cell in cells}, listed
+
+
+def corpus_cells_against_excel(name: str, wanted: Callable[[str], bool]) -> tuple[list[tuple[str, str]], list[Any]]:
+    """The corpus book `name` computed whole: its formula cells whose text `wanted` accepts and
+    that are not listed, and those of them whose value differs from Excel's cached one (cell,
+    ours, Excel's)."""
+    import openpyxl
+
+    from rates_xl.calc.fidelity import same
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    path = corpus_book(name)
+    calc = WorkbookCalculation(path, full=True)
+    result = calc.compute()
+    cached = openpyxl.load_workbook(path, data_only=True)
+    listed = {(s.sheet, s.cell) for s in [*result.skipped, *result.stale]}
+    cells = [key for key, text in calc.formula_texts().items() if wanted(text) and key not in listed]
+    differ = [(key, result.values.get(key), cached[key[0]][key[1]].value) for key in cells
+              if not same(result.values.get(key), cached[key[0]][key[1]].value)]
+    return cells, differ
 
 
 def equal(ours: Any, theirs: Any, *, strict: bool = False) -> bool:

@@ -16,10 +16,9 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from rates_xl.calc.fidelity import same
 from rates_xl.calc.workbook import WorkbookCalculation
 from rates_xl.cli import main
-from tests.calc.excel_cases import corpus_book
+from tests.calc.excel_cases import corpus_cells_against_excel
 from tests.calc.test_recalc import _calc_pr, excel_saved
 
 #: Three amounts whose sum in two orders differs by one binary unit (7.45E-09 near 4E7).
@@ -122,16 +121,9 @@ def test_corpus_cells_ending_in_a_sum_stay_excels(name):
     from rates_xl.calc.formula.terms import final_sum
     from rates_xl.calc.formula.tree import Formula
 
-    path = corpus_book(name)
-    calc = WorkbookCalculation(path, full=True)
-    result = calc.compute()
-    cached = openpyxl.load_workbook(path, data_only=True)
-    listed = {(s.sheet, s.cell) for s in [*result.skipped, *result.stale]}
-    sums = [key for key, text in calc.formula_texts().items()
-            if final_sum(Formula(text if text.startswith("=") else "=" + text)) is not None and key not in listed]
+    sums, differ = corpus_cells_against_excel(
+        name, lambda text: final_sum(Formula(text if text.startswith("=") else "=" + text)) is not None)
     assert sums
-    differ = [(key, result.values.get(key), cached[key[0]][key[1]].value) for key in sums
-              if not same(result.values.get(key), cached[key[0]][key[1]].value)]
     assert differ == []
 
 

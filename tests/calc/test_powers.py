@@ -13,7 +13,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from rates_xl.calc.formula.passes import one
 from rates_xl.calc.workbook import WorkbookCalculation
-from tests.calc.excel_cases import corpus_book
+from tests.calc.excel_cases import corpus_book, corpus_cells_against_excel
 
 ENGINES = ["fast", "formulas"]
 
@@ -48,19 +48,9 @@ def test_powers_are_excels(tmp_path, engine):
 def test_powers_of_the_corpus_stay_excels():
     """formulas_test.xlsx's POWER cells over 0 (Excel: #NUM! and #DIV/0!), and every `^` of the
     corpus books holding one, computed to Excel's cached values."""
-    from rates_xl.calc.fidelity import same
-
     for name in ("formulas_test.xlsx", "poi_FormulaEvalTestData_Copy.xlsx"):
-        path = corpus_book(name)
-        calc = WorkbookCalculation(path, full=True)
-        result = calc.compute()
-        cached = openpyxl.load_workbook(path, data_only=True)
-        listed = {(s.sheet, s.cell) for s in [*result.skipped, *result.stale]}
-        cells = [key for key, text in calc.formula_texts().items()
-                 if ("^" in text or "POWER(" in text.upper()) and key not in listed]
+        cells, differ = corpus_cells_against_excel(name, lambda text: "^" in text or "POWER(" in text.upper())
         assert len(cells) >= 15
-        differ = [(key, result.values.get(key), cached[key[0]][key[1]].value) for key in cells
-                  if not same(result.values.get(key), cached[key[0]][key[1]].value)]
         assert differ == []
     sheet = openpyxl.load_workbook(corpus_book("formulas_test.xlsx"), data_only=True)["MATH & TRIG"]
     # POWER(C51,C51) and POWER(C51,G51) over 0 and -1: Excel's #NUM! and #DIV/0!

@@ -354,7 +354,7 @@ def _fix_arithmetic() -> None:
     if getattr(table["+"], "rates_xl_fixed", False):
         return
 
-    def excel_number(value: Any) -> float:
+    def excel_number(value: object) -> float:
         if isinstance(value, str):
             read = number(value)
             if read == NOT_COMPUTED:
@@ -362,9 +362,9 @@ def _fix_arithmetic() -> None:
             if isinstance(read, str):
                 raise ValueError(read)  # the engine's #VALUE!
             return read
-        return float(value)
+        return float(value)  # type: ignore[arg-type]  # (a number or a logical: formulas' own reading)
 
-    def power(x: float, y: float) -> Any:
+    def power(x: float, y: float) -> object:
         # Excel's: 0^0 #NUM!, 0 to a negative power #DIV/0!, a negative number to a fraction
         # #NUM! (Python's gives a complex number, which reached the cell), too large #NUM!
         # (calc/formula/powers.py; tests/calc/test_powers.py).
@@ -382,7 +382,7 @@ def _fix_arithmetic() -> None:
                   "U-": lambda x: -x, "%": lambda x: x / 100.0}
     for name, func in arithmetic.items():
         fixed = wrap_ufunc(func, input_parser=lambda *a: map(excel_number, a))
-        fixed.rates_xl_fixed = True  # type: ignore[attr-defined]
+        fixed.rates_xl_fixed = True
         table[name] = fixed
 
 

@@ -38,7 +38,13 @@ import calendar
 import functools
 import re
 import threading
-from typing import Any
+from collections.abc import Callable
+
+from rates_xl.calc.xlfuncs.coercion import Callback, Factory
+from rates_xl.calc.xlfuncs.types import Answer, EngineValue
+
+#: `formulas`' reading of a date text: year, month, day, hour, minute, second.
+Reading = Callable[[str], tuple[float, ...]]
 
 #: Day.month.year with dots: the locale's reading.
 _DOTTED = re.compile(r"\s*\d{1,2}\.\d{1,2}\.\d{2,4}\s*")
@@ -60,7 +66,7 @@ def install() -> None:
         date._text2datetime = _excel_reading(date._text2datetime)
 
 
-def _excel_reading(original: Any) -> Any:
+def _excel_reading(original: Reading) -> Reading:
     from formulas.functions import Error, FoundError
 
     from rates_xl.calc.xlfuncs.text import value_text
@@ -69,7 +75,7 @@ def _excel_reading(original: Any) -> Any:
         return FoundError(err=Error.errors[answer])
 
     @functools.lru_cache(maxsize=4096)
-    def reading(text: str) -> tuple[int | float, ...]:
+    def reading(text: str) -> tuple[float, ...]:
         if not isinstance(text, str):
             return original(text)
         if value_text.time_alone(text):
@@ -89,7 +95,8 @@ def _excel_reading(original: Any) -> Any:
         typed = [int(found) for found in _FOUR_DIGITS.findall(text)]
         if year in typed and year < 1900:
             raise ValueError(text)  # #VALUE! to the callers
-        if 1 <= month <= 12 and day > calendar.monthrange(year, month)[1] and (year, month, day) != (1900, 2, 29):
+        if 1 <= month <= 12 and 1 <= year <= 9999 and day > calendar.monthrange(int(year), int(month))[1] \
+                and (year, month, day) != (1900, 2, 29):
             raise ValueError(text)
         return (year, month, day, *clock)
 
@@ -102,11 +109,11 @@ def _either_order(first: int, second: int) -> bool:
     return first != second and 1 <= first <= 12 and 1 <= second <= 12
 
 
-def _datevalue(bridged: Any) -> Any:
+def _datevalue(bridged: Callback) -> Callback:
     from rates_xl.calc.engines.formualizer.values import error, is_error
     from rates_xl.calc.xlfuncs.text import number_text, value_text
 
-    def call(text: Any) -> Any:
+    def call(text: EngineValue) -> Answer:
         if is_error(text):
             return text
         if not isinstance(text, str):
@@ -117,7 +124,7 @@ def _datevalue(bridged: Any) -> Any:
     return call
 
 
-def _factories() -> dict[str, Any]:
+def _factories() -> dict[str, Factory]:
     from rates_xl.calc.xlfuncs.bridge import wrapped
 
     return {"DATEVALUE": wrapped("DATEVALUE", _datevalue)}
