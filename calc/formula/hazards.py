@@ -118,7 +118,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "XLOOKUP": frozenset({1, 2}), "COUNTIF": frozenset({0}),
     "SUMIF": frozenset({0, 2}),
     "AVERAGEIF": frozenset({0, 2}), "OFFSET": frozenset({0}),
-    "NPV": frozenset(range(255)),  # a range as the rate: its first value (formulas_test FINANCIAL!AG33)
+    "NPV": ALL,  # (its rate lifted by calc/xlfuncs/financial/cashflows.py `npv`, as `formulas`' was)
     "IRR": frozenset({0}), "MIRR": frozenset({0}), "XNPV": frozenset({1, 2}), "FVSCHEDULE": frozenset({1}),
     "XIRR": frozenset({0, 1}), "WORKDAY": frozenset({2}), "NETWORKDAYS": frozenset({2}),
     "WORKDAY.INTL": frozenset({3}), "NETWORKDAYS.INTL": frozenset({3}),

@@ -13,15 +13,21 @@ import openpyxl
 import pytest
 
 from rates_xl.calc.workbook import WorkbookCalculation
-from tests.calc.excel_cases import assert_cell_as_excel
+from tests.calc.excel_cases import assert_array_as_excel, assert_cell_as_excel
 
 
-@pytest.mark.parametrize("cell", ["R33", "T33", "U33", "V33", "X33", "Y33", "AG33", "AH33"])
+@pytest.mark.parametrize("cell", ["R33", "T33", "U33", "V33", "X33", "Y33"])
 def test_excels_answers_over_mixed_cells(tmp_path, cell):
     """NPV(0,{0,4,5,,"ciao"}) is 9 and NPV(4,{4,5,,"ciao",TRUE}) 1 (text, TRUE and the empty cell
-    left out), an error in the range the answer, a text rate #VALUE! first, a range as the rate
-    its first value."""
+    left out), an error in the range the answer, a text rate #VALUE! first."""
     assert_cell_as_excel("NPV", "formulas_test.xlsx", f"FINANCIAL!{cell}", tmp_path)
+
+
+@pytest.mark.parametrize("anchor", ["AG33", "AH33"])
+def test_a_range_of_rates_in_an_array_formula_is_one_npv_each(tmp_path, anchor):
+    """`{=NPV(C33:Q33,C33:G33)}` over AH33:AW33 is one NPV per rate (#N/A past the 15th), over
+    the one cell AG33 the first."""
+    assert_array_as_excel("NPV", "formulas_test.xlsx", f"FINANCIAL!{anchor}", tmp_path)
 
 
 def test_a_text_or_logical_value_in_a_range_is_left_out_and_a_typed_one_counted(tmp_path):

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from rates_xl.calc.engines.formualizer.values import error, is_error
 from rates_xl.calc.xlfuncs.bridge import bridged
 from rates_xl.calc.xlfuncs.coercion import Callback, ExcelError, Facts, is_number, number
-from rates_xl.calc.xlfuncs.types import EngineScalar, EngineValue
+from rates_xl.calc.xlfuncs.types import Answer, EngineScalar, EngineValue
 
 
 def _cells(argument: EngineValue) -> list[EngineScalar]:
@@ -236,15 +236,18 @@ def npv(_facts: Facts) -> Callback:
     reference, only numbers in that array or reference are counted" (text, logical values and
     empty cells left out, as periods too); an error among them is the answer, the rate read
     first (formulas_test.xlsx FINANCIAL row 33: NPV(0,{0,4,5,,"ciao"}) is 9, NPV(4,{4,5,,"ciao",
-    TRUE}) 1, `ciao` as the rate #VALUE! before the range's #N/A; a range given as the rate is
-    its first value, AG33). The bridged `formulas` NPV counted a text "10" in a range as 10 and
-    answered #VALUE! for a TRUE there, silently or not (found by bench/libreoffice_opinion.py's
-    family `errors`). Typed text and logical values reach here as numbers (calc/formula/
+    TRUE}) 1, `ciao` as the rate #VALUE! before the range's #N/A; a range of rates one NPV each,
+    as `formulas`' lifted itself: AH33:AW33). The bridged `formulas` NPV counted a text "10" in a
+    range as 10 and answered #VALUE! for a TRUE there, silently or not (found by
+    bench/libreoffice_opinion.py's family `errors`). Typed text and logical values reach here as numbers (calc/formula/
     arguments.py `typed_literals`): a text or a logical value here is a cell's, left out."""
 
-    def NPV(rate: EngineValue, *values: EngineValue) -> EngineValue:  # noqa: N802
-        while isinstance(rate, list):
-            rate = rate[0][0] if rate and rate[0] else None
+    def NPV(rate: EngineValue, *values: EngineValue) -> Answer:  # noqa: N802
+        if isinstance(rate, list):
+            return [[one(r, values) for r in row] for row in rate]
+        return one(rate, values)
+
+    def one(rate: EngineScalar, values: tuple[EngineValue, ...]) -> EngineScalar:
         if is_error(rate):
             return rate
         try:
