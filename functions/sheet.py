@@ -245,6 +245,52 @@ def split_reference(text: str) -> tuple[str, str]:
     return "", text
 
 
+#: Two corners joined by a colon in formula text (cells, whole columns, whole rows): the cheap
+#: test of `may_hold_reversed_range`.
+_CORNERS = re.compile(r"(?<![\w.])\$?([A-Za-z]{1,3})?\$?(\d+)?:\$?([A-Za-z]{1,3})?\$?(\d+)?(?![\w(])")
+_ROWS = re.compile(r"^(\$?)([0-9]{1,7})$")
+
+
+def _letters_order(letters: str) -> tuple[int, str]:
+    return len(letters), letters.upper()
+
+
+def may_hold_reversed_range(text: str) -> bool:
+    """Whether a formula's text may hold a range written with its corners the other way round
+    (`A3:A1`, `C:A`, `5:1`): the cheap test before its tokens are read."""
+    for found in _CORNERS.finditer(text):
+        c1, r1, c2, r2 = found.groups()
+        if (c1 and c2 and _letters_order(c1) > _letters_order(c2)) or (r1 and r2 and int(r1) > int(r2)):
+            return True
+    return False
+
+
+def ordered_reference(reference: str) -> str:
+    """A range reference (its sheet's name kept) with its corners top-left first, as Excel reads
+    one written the other way round: `A3:A1` is `A1:A3`, `'S'!$F$1:D22` is `'S'!D$1:$F22`
+    (each `$` stays with its row or column), `C:A` is `A:C`, `5:1` is `1:5`. Anything else
+    (one cell, a name, a row 0) as it is."""
+    prefix, ref = split_reference(reference)
+    first, colon, second = ref.partition(":")
+    if not colon or ":" in second:
+        return reference
+    a, b = _CELL.match(first), _CELL.match(second)
+    if a is not None and b is not None and int(a[4]) > 0 and int(b[4]) > 0:
+        (d1, c1, e1, r1), (d2, c2, e2, r2) = a.groups(), b.groups()
+        if _letters_order(c1) > _letters_order(c2):
+            d1, c1, d2, c2 = d2, c2, d1, c1
+        if int(r1) > int(r2):
+            e1, r1, e2, r2 = e2, r2, e1, r1
+        return f"{prefix}{d1}{c1}{e1}{r1}:{d2}{c2}{e2}{r2}"
+    left, right = first.removeprefix("$"), second.removeprefix("$")
+    if _COLUMN.match(left) and _COLUMN.match(right) and _letters_order(left) > _letters_order(right):
+        return f"{prefix}{second}:{first}"
+    rows_a, rows_b = _ROWS.match(first), _ROWS.match(second)
+    if rows_a is not None and rows_b is not None and int(rows_a[2]) > int(rows_b[2]) > 0:
+        return f"{prefix}{second}:{first}"
+    return reference
+
+
 def cell_reference(text: str) -> tuple[str | None, str] | None:
     """`'My Data'!$b$7` -> ("My Data", "B7"), `B7` -> (None, "B7"): one cell, perhaps with its
     sheet (None: the formula's own); None for anything else."""

@@ -52,5 +52,5 @@ def test_a_range_written_the_other_way_round_is_the_range_between_its_corners(tm
     ("=SUM($F$1:D22)", "=SUM(D$1:$F22)"), ("=SUM('My S'!$C$3:A$1)", "=SUM('My S'!A$1:$C$3)"),
     ("=SUM(AA1:Z1)", "=SUM(Z1:AA1)"), ("=SUM(A1:B2)", "=SUM(A1:B2)"), ('="A3:A1"', '="A3:A1"'),
 ])
-def test_each_corner_keeps_its_dollar_signs(written, expected):
+def test_the_pass_puts_each_range_in_order(written, expected):
     assert one("reversed_ranges", written) == expected

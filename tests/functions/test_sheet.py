@@ -166,6 +166,18 @@ def test_rates_names() -> None:
     assert not sheet.is_rates_name("RATESWAP")
 
 
+def test_a_range_written_the_other_way_round_is_put_in_order() -> None:
+    """Excel reads `A3:A1` as A1:A3 (calc/formula/reversed_ranges.py): each `$` stays with its
+    row or column; one cell, a name and a row 0 as they are."""
+    assert sheet.ordered_reference("$F$1:D22") == "D$1:$F22"
+    assert sheet.ordered_reference("'My S'!$C$3:A$1") == "'My S'!A$1:$C$3"
+    assert sheet.ordered_reference("AA1:Z1") == "Z1:AA1" and sheet.ordered_reference("C:$A") == "$A:C"
+    assert sheet.ordered_reference("5:1") == "1:5" and sheet.ordered_reference("1:0") == "1:0"
+    assert sheet.ordered_reference("A1:B2") == "A1:B2" and sheet.ordered_reference("Block") == "Block"
+    assert sheet.may_hold_reversed_range("=SUM(A3:A1)") and not sheet.may_hold_reversed_range("=SUM(A1:A3)")
+    assert sheet.may_hold_reversed_range("=SUM(Z:A)") and not sheet.may_hold_reversed_range("=LOG10(A1)")
+
+
 def test_no_other_module_reads_a1_or_renames_these_rules() -> None:
     """One A1 parser: no module outside functions/sheet.py holds an A1 pattern or reads
     openpyxl's cell utilities (whose corner order, (left, top, right, bottom), is not ours),

@@ -13,11 +13,11 @@ text cannot name one: empty, a number or a logical value, a sheet this book does
 single word that is neither an A1 reference nor one of the book's defined names or tables; any
 other text (A1 areas, names, R1C1 with a1 FALSE, another workbook, an expression of ranges) is
 passed on as it is, for formualizer to resolve, an area with its corners the other way round
-put in order first ("D5:D1" is D1:D5: calc/formula/reversed_ranges.py). #REF! is answered as a text naming no row
-(`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into #VALUE!, but reads
-that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN, OFFSET, INDEX,
-COUNTIF, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!). An error given is
-passed on (formualizer's #VALUE! then, as before: Excel passes the error on).
+put in order first ("D5:D1" is D1:D5: calc/formula/reversed_ranges.py). #REF! is answered as
+a text naming no row (`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into
+#VALUE!, but reads that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN,
+OFFSET, INDEX, COUNTIF, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!). An
+error given is passed on (formualizer's #VALUE! then, as before: Excel passes the error on).
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from __future__ import annotations
 import re
 
 from rates_xl.calc.engines.formualizer.values import is_error
-from rates_xl.calc.formula.reversed_ranges import ordered
 from rates_xl.calc.xlfuncs.coercion import Callback, Facts
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
-from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
+from rates_xl.functions.sheet import ordered_reference, read_area, split_reference, unquote_sheet
 
 NAME = "RATESXL.REFTEXT"
 #: A reference text formualizer reads as #REF! (rows 1 to 0).
@@ -54,7 +53,8 @@ def reftext(facts: Facts) -> Callback:
         if a1 is False or a1 == 0:
             return text  # R1C1: formualizer's reading
         if not _WORD.fullmatch(ref):
-            return ordered(text.strip())  # an area ("D5:D1" is D1:D5 to Excel), or more than one word
+            in_order = ordered_reference(text.strip())  # an area: "D5:D1" is D1:D5 to Excel
+            return text if in_order == text.strip() else in_order  # (more than one word: as it is)
         if read_area(ref) is not None or ref.upper() in names:
             return text
         return NO_REFERENCE  # a word naming nothing
