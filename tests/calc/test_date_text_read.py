@@ -29,7 +29,7 @@ SETTLED = {
 }
 #: Formula whose answer is the locale's: not computed, listed, Excel's cached value kept.
 LOCALE = ['VALUE("1.5.2024")', 'VALUE("1/2/2024")', 'EDATE("12/1/2024",1)', 'DATEVALUE("1/2/2024")',
-          'VALUE("1/2/2024 10:00")', 'VALUE("3-1")']
+          'VALUE("1/2/2024 10:00")', 'VALUE("3-1")', 'VALUE("12,34")', 'EDATE("12,34",0)']
 
 
 @pytest.mark.parametrize("engine", ENGINES)

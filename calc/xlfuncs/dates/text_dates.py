@@ -17,10 +17,11 @@ never gives, silently (bench/libreoffice_opinion.py's family `date_texts` found 
   date in February of this year where Excel counts from day 0 (31). Now the time of day 0 as
   value_text.py reads it, or its error, or not computed where it is not settled there;
 
-and two depend on the locale, so they are not computed (#NAME?, listed by the check, Excel's
+and three depend on the locale, so they are not computed (#NAME?, listed by the check, Excel's
 value kept), as the same text in arithmetic is (calc/xlfuncs/text/number_text.py):
 day.month.year with dots ("1.5.2024": 1 May 2024 to a German Excel, text to an English one;
-dateutil read 5 January 2024), and numbers around slashes or dashes that read as a date in
+dateutil read 5 January 2024), digits around commas ("12,34": 12.34 to a German Excel, #VALUE!
+to an English one; dateutil read 12 January of this year), and numbers around slashes or dashes that read as a date in
 either order of day and month ("1/2/2024": dateutil read 2 January, month first, where a
 day-first Excel has 1 February). Where one order alone reads a date ("13/1/2024",
 "29/02/1900"), that date is taken, as the corpus' Excel took it (formulas_test.xlsx reads
@@ -50,6 +51,10 @@ Reading = Callable[[str], tuple[float, ...]]
 _DOTTED = re.compile(r"\s*\d{1,2}\.\d{1,2}\.\d{2,4}\s*")
 #: Numbers around slashes or dashes (day and month, or month and day), a year and a time after them.
 _SLASHED = re.compile(r"\s*(\d{1,2})\s*([/-])\s*(\d{1,2})(?:\s*\2\s*\d{1,4})?(?:\s+\S.*)?\s*")
+#: Digits around commas: a number to a locale whose decimal sign is the comma ("12,34" is 12.34
+#: to a German Excel, #VALUE! to an English one, IronCalc's Excel-made T_VALUE_VALUETOTEXT.xlsx
+#: I10), never a date; dateutil read 12 January of this year.
+_COMMAS = re.compile(r"\s*\d+(?:,\d+)+\s*")
 #: A four-digit number: the year as typed.
 _FOUR_DIGITS = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _lock = threading.Lock()
@@ -89,7 +94,8 @@ def _excel_reading(original: Reading) -> Reading:
             minutes, second = divmod(rest, 60)
             return 1900, 1, int(days), int(hours), int(minutes), second  # day 0 is 0 January 1900
         slashed = _SLASHED.fullmatch(text)
-        if _DOTTED.fullmatch(text) or (slashed is not None and _either_order(int(slashed[1]), int(slashed[3]))):
+        if _DOTTED.fullmatch(text) or _COMMAS.fullmatch(text) or (
+                slashed is not None and _either_order(int(slashed[1]), int(slashed[3]))):
             raise refuse(value_text.NOT_COMPUTED)
         year, month, day, *clock = original(text)
         typed = [int(found) for found in _FOUR_DIGITS.findall(text)]
