@@ -47,8 +47,8 @@ def excel_powers(formula: Formula, _site: Site | None = None) -> str:
 def _first(formula: Formula) -> str | None:
     """The formula with its first `^` that needs it written as POWER; None if none does."""
     tokens = formula.tokens
-    closing = {g.close: g.open for g in formula.groups if g.close >= 0}
-    opening = {g.open: g.close for g in formula.groups if g.close >= 0}
+    opening = _groups(formula)
+    closing = {close: open_ for open_, close in opening.items()}
     for index, token in enumerate(tokens):
         if token.kind != INFIX or token.text != "^":
             continue
@@ -71,7 +71,7 @@ def signed_bases(text: str) -> str:
     (and formualizer's) -3, `1-((-2)^2)`; `=1+-A1^2` -3 where Excel's is 5, silently."""
     formula = Formula(text)
     tokens = formula.tokens
-    closing = {g.close: g.open for g in formula.groups if g.close >= 0}
+    closing = {close: open_ for open_, close in _groups(formula).items()}
     edits = formula.edits()
     for index, token in enumerate(tokens):
         if token.kind == INFIX and token.text == "^":
@@ -82,11 +82,16 @@ def signed_bases(text: str) -> str:
     return edits.text()
 
 
+def _groups(formula: Formula) -> dict[int, int]:
+    """Each closed call's, parenthesis' or array's opening token -> its closing one."""
+    return {group.open: group.close for group in formula.groups if group.close >= 0}
+
+
 def _left(tokens: tuple[Token, ...], at: int, closing: dict[int, int]) -> tuple[int, int] | None:
     """The span of `^`'s left operand: prefix signs, a primary (an operand, a call, a
     parenthesis, an array), its postfix operators; None where it is not read so."""
-    end = at
-    k = _skip_space_back(tokens, at - 1)
+    end = _skip_space_back(tokens, at - 1) + 1
+    k = end - 1
     while k >= 0 and tokens[k].kind == POSTFIX:
         k = _skip_space_back(tokens, k - 1)
     if k < 0:
@@ -104,7 +109,6 @@ def _left(tokens: tuple[Token, ...], at: int, closing: dict[int, int]) -> tuple[
         start, before = before, _skip_space_back(tokens, before - 1)
     if before >= 0 and tokens[before].kind == INFIX and tokens[before].text in _REFERENCE - {","}:
         return None
-    end = _skip_space_back(tokens, end - 1) + 1
     return start, end
 
 
