@@ -21,7 +21,8 @@ formualizer lacks.
   rewriting of it as Excel evaluates it (lifting, implicit intersection, helper cells);
 - `terms.py`: the terms of a final + or - (Excel's rounding to 0); `powers.py`: `^` as Excel's
   (0^0 #NUM!), written as POWER where it matters; `reversed_ranges.py`: a range written with its
-  corners the other way round (`A3:A1`) as the range between them;
+  corners the other way round (`A3:A1`) as the range between them; `unions.py`: a union of
+  ranges given to a function (`SUM((B1,B3))`, RANK's reference), which the engine knows not;
 - `comparisons.py`: the operands of a comparison rounded to 15 significant digits, as Excel
   compares (the pass `excel_comparisons`);
 - `shapes.py`: a formula's shape (its references relative to its cell, as R1C1 writes them),

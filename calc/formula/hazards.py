@@ -110,6 +110,7 @@ RANGE_ARGUMENTS: dict[str, frozenset[int] | None] = {
     "RATESXL.SUMPRODUCT": ALL,  # (the same module: SUMPRODUCT counting logical values as 0)
     "RATESXL.COUNTIFS": ALL,  # calc/xlfuncs/statistical/conditional.py: COUNTIFS over whole lines
     "RATESXL.COUNTIF": frozenset({0}),  # (the same: COUNTIF over whole lines)
+    "RATESXL.UNION": ALL,
     "RATESXL.INDEX": ALL, "RATESXL.INDEXLIFTED": ALL, "RATESXL.INDEXAREAS": ALL,  # calc/xlfuncs/lookup/indexing.py: lifts itself
     # LET's values are bound as they are; its names and last argument: see `let_names`.
     "LET": frozenset(range(1, 254, 2)),

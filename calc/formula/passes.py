@@ -43,6 +43,7 @@ from rates_xl.calc.formula import (
     text,
     text_limit,
     three_d,
+    unions,
 )
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
@@ -118,6 +119,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("named_range_operands", operators.named_range_operands, (":",), operators.may_join_names),
     Pass("reference_operators", operators.reference_operators, (),
          lambda f, s: operators.may_operate(f.text, s.array, f.upper)),
+    Pass("unions", unions.unions, (",",), _text(unions.may_unite)),
     Pass("named_lambdas", lambdas.named_lambdas, ("(",), lambdas.may_call_named_lambda),
     Pass("lambdas", lambdas.lambdas, lambdas.TAKING_WORDS, _text(lambdas.may_take_lambda)),
     Pass("grouping_function", lambdas.grouping_function, ("GROUPBY(", "PIVOTBY(")),

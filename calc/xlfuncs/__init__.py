@@ -78,6 +78,7 @@ from rates_xl.calc.xlfuncs.lookup import (
     lookups,
     ordering,
     reference_text,
+    unions,
 )
 from rates_xl.calc.xlfuncs.math_trig import (
     divisors,
@@ -212,6 +213,7 @@ OURS: dict[str, Factory] = {
     **database.FUNCTIONS,
     concatenation.NAME: concatenation.numtext,
     reference_text.NAME: reference_text.reftext,
+    unions.NAME: unions.union,
     limits.TEXT_LIMIT_NAME: limits.text_limit,
     comparison.NAME: comparison.cmpround,
     comparison.SNAP: comparison.cmpsnap,
@@ -454,6 +456,8 @@ WHY = {
     reference_text.NAME: "INDIRECT's text checked as Excel reads it: #REF! for a word naming nothing, an empty cell, "
                          "a number, a sheet the book lacks (formualizer: #NAME?, #VALUE!, or another sheet's cell): "
                          "calc/xlfuncs/lookup/reference_text.py",
+    unions.NAME: "a union of ranges, `(B1,B3)`, as RANK's reference (formualizer knows no union: #VALUE!): "
+                 "calc/formula/unions.py, calc/xlfuncs/lookup/unions.py",
     concatenation.NAME: "a number joined by & or CONCATENATE as Excel's text, 15 significant digits (formualizer: "
                         "17, \"0.30000000000000004\" for 0.1+0.2): calc/xlfuncs/text/concatenation.py",
     comparison.NAME: "an operand of =, <>, <, >, <=, >= rounded to 15 significant digits for the comparison, as "

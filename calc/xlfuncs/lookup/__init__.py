@@ -8,6 +8,7 @@ dynamic arrays included).
 - `indexing.py`: INDEX of an array constant, a union or a 2-D range;
 - `address.py`: ADDRESS (R1C1 style, sheet names);
 - `reference_text.py`: RATESXL.REFTEXT, INDIRECT's text checked (#REF! for one naming nothing);
+- `unions.py`: RATESXL.UNION, a union of ranges' cells as one column (RANK's reference);
 - `arrays.py`: VSTACK, HSTACK, TAKE, DROP, TOCOL, TOROW, EXPAND, WRAPROWS, WRAPCOLS,
   CHOOSEROWS, CHOOSECOLS (array shaping, spilled);
 - `ordering.py`: SORT, SORTBY, UNIQUE, FILTER;
