@@ -291,6 +291,28 @@ def ordered_reference(reference: str) -> str:
     return reference
 
 
+def resized_reference(reference: str, rows: int, columns: int) -> str | None:
+    """A range reference (its sheet kept) made `rows` by `columns` from its top-left cell, as
+    SUMIF reads its sum range: `U1` 5 by 1 is `U1:U5`, `$U$1:$W$1` is `$U$1:$U$5`, `'S'!U:U` is
+    `'S'!U$1:U$5` (a row the reference does not write is fixed, so that the copy of the formula
+    in another row reads the same cells). None where it passes the sheet's edge or the reference
+    is not an A1 area (a name)."""
+    prefix, ref = split_reference(reference)
+    area = read_area(ref)
+    if area is None or area.top + rows - 1 > MAX_ROW or area.left + columns - 1 > MAX_COL:
+        return None
+    first = _CELL.match(ref.partition(":")[0])
+    if first is not None:
+        column_dollar, row_dollar = first.group(1), first.group(3)
+    else:  # whole columns (`U:U`: the row fixed) or whole rows (`3:3`: the column fixed)
+        whole_columns = area.top == 1 and area.bottom == MAX_ROW
+        dollar = "$" if ref.startswith("$") else ""
+        column_dollar, row_dollar = (dollar, "$") if whole_columns else ("$", dollar)
+    corners = [(area.top, area.left), (area.top + rows - 1, area.left + columns - 1)]
+    written = [f"{column_dollar}{column_letters(c)}{row_dollar}{r}" for r, c in corners]
+    return prefix + (written[0] if rows == columns == 1 else ":".join(written))
+
+
 def cell_reference(text: str) -> tuple[str | None, str] | None:
     """`'My Data'!$b$7` -> ("My Data", "B7"), `B7` -> (None, "B7"): one cell, perhaps with its
     sheet (None: the formula's own); None for anything else."""

@@ -178,6 +178,18 @@ def test_a_range_written_the_other_way_round_is_put_in_order() -> None:
     assert sheet.may_hold_reversed_range("=SUM(Z:A)") and not sheet.may_hold_reversed_range("=LOG10(A1)")
 
 
+def test_a_range_resized_from_its_top_left_cell() -> None:
+    """SUMIF's sum range read at its range's size (calc/formula/criteria_ranges.py): each `$`
+    kept; a row a whole column does not write fixed, so that copies of the formula read the same
+    cells; None past the sheet's edge or for a name."""
+    assert sheet.resized_reference("U1", 5, 1) == "U1:U5"
+    assert sheet.resized_reference("$U$1:$W$1", 5, 1) == "$U$1:$U$5"
+    assert sheet.resized_reference("'My S'!U$2:V9", 1, 3) == "'My S'!U$2:W$2"
+    assert sheet.resized_reference("U:U", 3, 1) == "U$1:U$3" and sheet.resized_reference("$3:$3", 1, 2) == "$A$3:$B$3"
+    assert sheet.resized_reference("B2:B9", 1, 1) == "B2"
+    assert sheet.resized_reference("U2", 1_048_576, 1) is None and sheet.resized_reference("Block", 2, 1) is None
+
+
 def test_no_other_module_reads_a1_or_renames_these_rules() -> None:
     """One A1 parser: no module outside functions/sheet.py holds an A1 pattern or reads
     openpyxl's cell utilities (whose corner order, (left, top, right, bottom), is not ours),
