@@ -313,6 +313,53 @@ def resized_reference(reference: str, rows: int, columns: int) -> str | None:
     return prefix + (written[0] if rows == columns == 1 else ":".join(written))
 
 
+#: One R1C1 corner: R and C each with a number (absolute), a number in brackets (relative to the
+#: cell the formula is in) or nothing (its own row or column); one of them may be left out
+#: (a whole row, `R3`, or column, `C[-1]`).
+_R1C1_PART = re.compile(r"^(?:R(\[-?\d+\]|\d+)?)?(?:C(\[-?\d+\]|\d+)?)?$", re.IGNORECASE)
+
+
+def _r1c1_line(written: str | None, own: int | None) -> int | None:
+    if not written:
+        return own
+    if written.startswith("["):
+        return None if own is None else own + int(written[1:-1])
+    return int(written)
+
+
+def r1c1_reference(reference: str, row: int | None = None, column: int | None = None) -> str | None:
+    """An R1C1 reference (INDIRECT's text given a1 FALSE) in A1, for the formula in (`row`,
+    `column`): `R3C20` is T3, `RC[-1]` the cell to the left, `R2C1:R3C2` A2:B3, `R3` the whole
+    row 3:3, `C[1]` the column to the right; its sheet kept. None for anything else, or for a
+    cell outside the sheet (Excel's #REF!), or a relative one where the cell is not given."""
+    prefix, ref = split_reference(reference.strip())
+    corners = []
+    for part in ref.split(":") if ref.count(":") <= 1 else []:
+        found = _R1C1_PART.match(part)
+        if found is None or not part:
+            return None
+        has_row, has_column = part[:1].upper() == "R", "C" in part.upper()
+        r = _r1c1_line(found.group(1), row) if has_row else None
+        c = _r1c1_line(found.group(2), column) if has_column else None
+        if (has_row and r is None) or (has_column and c is None):
+            return None
+        if (r is not None and not 1 <= r <= MAX_ROW) or (c is not None and not 1 <= c <= MAX_COL):
+            return None
+        corners.append((r, c))
+    kinds = {(r is not None, c is not None) for r, c in corners}
+    if not corners or len(kinds) != 1:
+        return None
+    if kinds == {(True, True)}:
+        written = [cell_address(r, c) for r, c in corners if r is not None and c is not None]
+    elif kinds == {(True, False)}:
+        written = [str(r) for r, _ in corners]
+        written = written * 2 if len(written) == 1 else written
+    else:
+        written = [column_letters(c) for _, c in corners if c is not None]
+        written = written * 2 if len(written) == 1 else written
+    return prefix + ":".join(written)
+
+
 def cell_reference(text: str) -> tuple[str | None, str] | None:
     """`'My Data'!$b$7` -> ("My Data", "B7"), `B7` -> (None, "B7"): one cell, perhaps with its
     sheet (None: the formula's own); None for anything else."""

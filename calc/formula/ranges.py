@@ -120,7 +120,11 @@ def indirect_text(formula: Formula, _site: Site) -> str:
     number, a sheet the book does not have), before formualizer resolves it: it answered #NAME?
     and #VALUE!, and for a missing sheet's address the cell of another sheet, silently
     (IronCalc's LOOKUP_AND_REFERENCE__ROW_COLUM.xlsx ROW_COLUMN!K7: 3 where Excel has #REF!;
-    tests/calc/test_indirect_text.py). Its a1 argument, when given, is given to both."""
+    tests/calc/test_indirect_text.py). Given a1 FALSE (or computed), ours reads an R1C1 text for
+    the cell the formula is in (`INDIRECT("RC[-1]",FALSE)`, the cell to the left) and answers it
+    in A1, which INDIRECT then reads by default: formualizer knows no R1C1 text (#REF!, silently
+    where Excel has the cell's value; Microsoft's INDIRECT page: "If a1 is FALSE, ref_text is
+    interpreted as an R1C1-style reference")."""
     from rates_xl.calc.xlfuncs.lookup.reference_text import NAME
 
     edits = formula.edits()
@@ -130,8 +134,17 @@ def indirect_text(formula: Formula, _site: Site) -> str:
         first, last = call.arguments[0]
         if not formula.solid((first, last)):
             continue  # nothing given: the engine's own error
-        style = "," + formula.span_text(call.arguments[1]) if len(call.arguments) == 2 else ""
-        edits.replace(first, last, f"{NAME}({formula.span_text((first, last))}{style})")
+        text = formula.span_text((first, last))
+        style = formula.solid(call.arguments[1]) if len(call.arguments) == 2 else []
+        if not style or (len(style) == 1 and style[0].text.upper() in ("TRUE", "1")):
+            edits.replace(first, last, f"{NAME}({text})")
+            if style:
+                edits.replace(call.arguments[0][1], call.arguments[1][1], "")  # A1: the default
+        else:
+            # R1C1 perhaps (a1 FALSE, or computed): ours reads it for this cell and answers A1,
+            # which INDIRECT reads by default (formualizer knows no R1C1 text: #REF!).
+            written = formula.span_text(call.arguments[1])
+            edits.replace(first, call.arguments[1][1], f"{NAME}({text},{written},ROW(),COLUMN())")
     return edits.text()
 
 

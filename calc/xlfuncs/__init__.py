@@ -454,7 +454,8 @@ WHY = {
     limits.TEXT_LIMIT_NAME: "a join (&, CONCATENATE) past a cell's 32,767 characters as #VALUE!, inside a formula "
                             "too (formualizer: no limit): calc/formula/text_limit.py",
     reference_text.NAME: "INDIRECT's text checked as Excel reads it: #REF! for a word naming nothing, an empty cell, "
-                         "a number, a sheet the book lacks (formualizer: #NAME?, #VALUE!, or another sheet's cell): "
+                         "a number, a sheet the book lacks (formualizer: #NAME?, #VALUE!, or another sheet's cell); "
+                         "R1C1 text given a1 FALSE read for the formula's cell (formualizer: #REF!): "
                          "calc/xlfuncs/lookup/reference_text.py",
     unions.NAME: "a union of ranges, `(B1,B3)`, as RANK's reference (formualizer knows no union: #VALUE!): "
                  "calc/formula/unions.py, calc/xlfuncs/lookup/unions.py",

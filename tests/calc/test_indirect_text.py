@@ -63,6 +63,37 @@ def test_as_excel_answers(computed, row):
     assert computed.values[("S", f"C{row}")] == CASES[row - 1][2], CASES[row - 1]
 
 
+#: INDIRECT given a1 FALSE reads R1C1 text (Microsoft's INDIRECT page: "If a1 is FALSE, ref_text
+#: is interpreted as an R1C1-style reference"), relative to the cell the formula is in: each in
+#: C10 (row 10, column 3) of a sheet of its own, over S!B1:D3 = 1..9 row by row and the name
+#: `answer` (S!B2, 4). formualizer: #REF! for each.
+R1C1 = [('INDIRECT("S!R2C3",FALSE)', 5), ('INDIRECT("S!r2c3",0)', 5), ('INDIRECT("S!R[-9]C[-1]",FALSE)', 1),
+        ('SUM(INDIRECT("S!R1C2:R2C3",FALSE))', 12), ('SUM(INDIRECT("S!C[-1]",FALSE))', 12),
+        ('SUM(INDIRECT("S!R3",FALSE))', 24), ('INDIRECT("S!R"&ROW()-8&"C"&COLUMN(),FALSE)', 5),
+        ('INDIRECT("S!B2",FALSE)', "#REF!"), ('INDIRECT("S!R0C1",FALSE)', "#REF!"),
+        ('INDIRECT("answer",FALSE)', 4), ('INDIRECT("S!B2",TRUE)', 4)]
+
+
+def test_r1c1_text_given_a1_false(tmp_path):
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row in range(1, 4):
+        for column, letter in enumerate("BCD", start=1):
+            sheet[f"{letter}{row}"] = (row - 1) * 3 + column
+    book.defined_names["answer"] = DefinedName("answer", attr_text="S!$B$2")
+    for i, (formula, _excel) in enumerate(R1C1):
+        book.create_sheet(f"T{i}")["C10"] = "=" + formula
+    book.save(tmp_path / "r1c1.xlsx")
+    result = WorkbookCalculation(tmp_path / "r1c1.xlsx", full=True).compute()
+    assert [result.values[(f"T{i}", "C10")] for i in range(len(R1C1))] == [excel for _, excel in R1C1]
+
+
 def test_a_book_whose_sheets_are_not_known_has_its_text_passed_on():
     """Given no facts of the book (the `formulas` engine's callbacks), only a text that can name
     nothing is #REF!'s text; a sheet or a word is formualizer's to resolve."""
@@ -73,4 +104,7 @@ def test_a_book_whose_sheets_are_not_known_has_its_text_passed_on():
         "NonExist!W3", "hola", NO_REFERENCE, NO_REFERENCE)
     known = reftext({"sheets": frozenset({"S"}), "names": frozenset({"ANSWER"})})
     assert (known("NonExist!W3"), known("s!A1"), known("answer"), known("R1C1", False)) == (
-        NO_REFERENCE, "s!A1", "answer", "R1C1")
+        NO_REFERENCE, "s!A1", "answer", "A1")
+    # R1C1 relative to the formula's cell (row 5, column 5 here); unknown without it
+    assert (known("RC[-1]", False, 5.0, 5.0), known("RC[-1]", False), known("B2", False)) == (
+        "D5", NO_REFERENCE, NO_REFERENCE)

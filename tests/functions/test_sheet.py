@@ -190,6 +190,17 @@ def test_a_range_resized_from_its_top_left_cell() -> None:
     assert sheet.resized_reference("U2", 1_048_576, 1) is None and sheet.resized_reference("Block", 2, 1) is None
 
 
+def test_r1c1_read_for_a_cell() -> None:
+    """INDIRECT's text given a1 FALSE (calc/xlfuncs/lookup/reference_text.py), for the cell in
+    row 5, column 5 (E5): absolute, relative, whole rows and columns, a range, a sheet."""
+    cases = {"R3C20": "T3", "rc[-1]": "D5", "R2C1:R3C2": "A2:B3", "R3": "3:3", "C[1]": "F:F", "R": "5:5",
+             "RC": "E5", "'My S'!R[1]C[1]": "'My S'!F6", "R3:R5": "3:5", "C2:C4": "B:D"}
+    assert {text: sheet.r1c1_reference(text, 5, 5) for text in cases} == cases
+    for text in ("R0C1", "RC[-5]", "T3", "R1C1:R2", "Name", "", "R1C1:R2C2:R3C3"):
+        assert sheet.r1c1_reference(text, 5, 5) is None, text
+    assert sheet.r1c1_reference("R3C20") == "T3" and sheet.r1c1_reference("RC[-1]") is None
+
+
 def test_no_other_module_reads_a1_or_renames_these_rules() -> None:
     """One A1 parser: no module outside functions/sheet.py holds an A1 pattern or reads
     openpyxl's cell utilities (whose corner order, (left, top, right, bottom), is not ours),

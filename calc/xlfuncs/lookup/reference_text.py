@@ -25,9 +25,15 @@ from __future__ import annotations
 import re
 
 from rates_xl.calc.engines.formualizer.values import is_error
-from rates_xl.calc.xlfuncs.coercion import Callback, Facts
+from rates_xl.calc.xlfuncs.coercion import Callback, Facts, is_number
 from rates_xl.calc.xlfuncs.types import Answer, EngineValue
-from rates_xl.functions.sheet import ordered_reference, read_area, split_reference, unquote_sheet
+from rates_xl.functions.sheet import (
+    ordered_reference,
+    r1c1_reference,
+    read_area,
+    split_reference,
+    unquote_sheet,
+)
 
 NAME = "RATESXL.REFTEXT"
 #: A reference text formualizer reads as #REF! (rows 1 to 0).
@@ -36,22 +42,40 @@ NO_REFERENCE = "1:0"
 _WORD = re.compile(r"[A-Za-z_\\][\w.\\?]*")
 
 
+def _r1c1(text: str, row: EngineValue, column: EngineValue) -> str | None:
+    """An R1C1 text in A1 for the formula's cell (`row`, `column`: its ROW() and COLUMN()); a
+    word that is no A1 reference as it is (a defined name reads alike in either style); None for
+    anything else (Excel's #REF!: "T3" given a1 FALSE)."""
+    position = [int(v) if is_number(v) else None for v in (row, column)]
+    read = r1c1_reference(text, position[0], position[1])
+    if read is not None:
+        return read
+    _, ref = split_reference(text)
+    return text if _WORD.fullmatch(ref) and read_area(ref) is None else None
+
+
 def reftext(facts: Facts) -> Callback:
     sheets, names = facts.get("sheets"), facts.get("names")  # (None: not known, not checked)
 
-    def REFTEXT(text: EngineValue, a1: EngineValue = True) -> Answer:  # noqa: N802
+    def REFTEXT(text: EngineValue, a1: EngineValue = True, row: EngineValue = None,  # noqa: N802
+                column: EngineValue = None) -> Answer:
         if is_error(text) or isinstance(text, list):
             return text  # (an array of texts: formualizer's reading)
+        if is_error(a1):
+            return a1
         if not isinstance(text, str) or not text.strip():
             return NO_REFERENCE  # an empty cell, a number, a logical value
+        if a1 is False or (is_number(a1) and a1 == 0):
+            read = _r1c1(text.strip(), row, column)
+            if read is None:
+                return NO_REFERENCE
+            text = read
         if sheets is None or names is None:
             return text
         prefix, ref = split_reference(text.strip())
         if prefix and "[" not in prefix and ":" not in prefix:
             if unquote_sheet(prefix[:-1]).upper() not in sheets:
                 return NO_REFERENCE  # a sheet this book does not have
-        if a1 is False or a1 == 0:
-            return text  # R1C1: formualizer's reading
         if not _WORD.fullmatch(ref):
             in_order = ordered_reference(text.strip())  # an area: "D5:D1" is D1:D5 to Excel
             return text if in_order == text.strip() else in_order  # (more than one word: as it is)
