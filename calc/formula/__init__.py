@@ -11,7 +11,7 @@ formualizer lacks.
   text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `formula_text.py`
   (FORMULATEXT from the book's own formulas),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
-  `ranges.py` (`@`, whole columns, INDIRECT's text, R1C1 text), `criteria_ranges.py` (SUMIF's
+  `ranges.py` (`@`, whole columns and INDEX of them, INDIRECT's text, R1C1 text), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes), `databases.py` (the database functions' whole columns), `hidden_rows.py` (SUBTOTAL over
   rows a sheet hides), `tables.py` (structured references), `three_d.py` (3-D references), `lambdas.py` (the LAMBDA
   family, named LAMBDAs, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join

@@ -139,6 +139,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("row_indirect", ranges.row_indirect, ("INDIRECT(",), cells=ORDINARY),
     Pass("top_reference", ranges.top_reference, ("INDIRECT(", "OFFSET("), cells=ORDINARY),
     Pass("indirect_text", ranges.indirect_text, ("INDIRECT(",)),
+    Pass("index_whole_lines", ranges.index_whole_lines, ("INDEX(",), _text(lambda text: ":" in text)),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
     Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------

@@ -17,7 +17,9 @@ from rates_xl.functions.sheet import (
     column_letters,
     column_number,
     is_rates_name,
+    is_whole_lines,
     read_area,
+    resized_reference,
     sheet_of,
     split_reference,
 )
@@ -395,6 +397,36 @@ def whole_columns(formula: Formula, site: Site) -> str:
             prefix, ref = split_reference(tokens[i].text)
             first, last = ref.split(":")
             edits.replace(i, i + 1, f"{prefix}{first}1:{last}{rows}")
+    return edits.text()
+
+
+def index_whole_lines(formula: Formula, _site: Site) -> str:
+    """INDEX of whole columns or rows (`INDEX(B:B,COUNTA(B:B)+1)`, the cell after a list) reads
+    any cell of them, as Excel does: formualizer cuts a whole column to its last used row, and
+    answered #REF! past it, silently, where Excel has the empty cell (0, and ISBLANK's TRUE).
+    The range is written with its corners (`B$1:B$1048576`: the engine reads only the cell
+    picked); not where a row or a column of 0 or left out would make INDEX answer the whole
+    line (tests/calc/test_index_whole_lines.py)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for call in formula.calls("INDEX"):
+        if call.close < 0 or not 2 <= len(call.arguments) <= 3 or tokens[call.open].text.upper() != "INDEX(":
+            continue
+        reference = formula.single(call.arguments[0])
+        if reference is None or not reference.is_range:
+            continue
+        area = read_area(split_reference(reference.text)[1])
+        if area is None or not is_whole_lines(area):
+            continue
+        picks = [formula.solid(span) for span in call.arguments[1:]]
+        if any(not pick or (len(pick) == 1 and pick[0].sub == NUMBER and float(pick[0].text) == 0) for pick in picks):
+            continue  # a whole line asked for: the engine's own
+        if len(picks) == 1 and area.rows > 1 and area.columns > 1:
+            continue  # several columns and no column: #REF! (the pass `index`)
+        written = resized_reference(reference.text, area.rows, area.columns)
+        if written is not None:
+            start, end = call.arguments[0]
+            edits.replace(start, end, written)
     return edits.text()
 
 
