@@ -115,8 +115,9 @@ def test_external_values_come_from_the_link_part_not_the_cells_cache(tmp_path):
 def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, capsys):
     """Scalar functions over ranges (ISNUMBER(A1:A8), YEAR(B1:B8) ...): the fast engine takes
     the first element and says nothing. Array formulas are written out per cell, aggregates
-    over them read helper cells; what cannot be written out (a whole column) keeps the file's
-    cached value and is listed with the reason."""
+    over them read helper cells; a whole column under SUMPRODUCT is read over all its rows
+    (what cannot be written out keeps the file's cached value and is listed with the reason:
+    tests/calc/test_calc.py)."""
     path = CORPUS / "reference" / "arrays.xlsx"
     calc, result = compute(path)
     cached = openpyxl.load_workbook(path, data_only=True)["Arr"]
@@ -129,18 +130,16 @@ def test_formulas_the_fast_engine_gets_wrong_are_rewritten_or_listed(tmp_path, c
     assert result.value("Arr", "I5") == pytest.approx(sum(i * 1.5 for i in range(4, 8)))  # years 2024+
     assert result.value("Arr", "L3") == pytest.approx(30)  # implicit intersection: row 3
     assert result.value("Arr", "L9") == "#VALUE!"  # no intersection
-    skipped = {cell.address: cell for cell in result.skipped}
-    assert set(skipped) == {"Arr!I6"}
-    assert "LEN given the range A:A" in skipped["Arr!I6"].reason
-    assert skipped["Arr!I6"].cached == result.value("Arr", "I6") == cached["I6"].value
+    # A whole column (SUMPRODUCT(LEN(A:A))): over all its rows (calc/formula/column_products.py)
+    assert result.value("Arr", "I6") == cached["I6"].value == 11
+    assert not result.skipped
     out = tmp_path / "arr.xlsx"
-    assert main(["calc", str(path), "-o", str(out), "--no-progress", "--full"]) == 3
+    assert main(["calc", str(path), "-o", str(out), "--no-progress", "--full"]) == 3  # L9's error
     printed = capsys.readouterr().out
-    assert "1 cell not computed" in printed and "Arr!I6: not computed (LEN given the range A:A)" in printed
+    assert "not computed" not in printed and "Arr!L9: #VALUE!" in printed
     frozen = openpyxl.load_workbook(out)["Arr"]
     assert frozen["I6"].value == cached["I6"].value
-    assert "not computed (LEN given the range A:A)" in frozen["I6"].comment.text  # the copy says so
-    assert frozen["I1"].comment is None
+    assert frozen["I6"].comment is None and frozen["I1"].comment is None
     assert frozen.max_column == openpyxl.load_workbook(path)["Arr"].max_column  # no helper cells
 
 

@@ -1,0 +1,117 @@
+"""SUMPRODUCT over whole columns, `SUMPRODUCT((A:A="x")*(B:B))`, as Excel computes it: over all
+1,048,576 rows of each.
+
+formualizer cuts each whole column to its own last used row, so columns of different lengths (a
+header in one, a total below another) answered #VALUE! (`SUMPRODUCT((T:T>0)*(U:U>0))`, where
+Excel counts the rows), and the rows past the last used one were left out, which counts when an
+empty row adds something (`SUMPRODUCT(--(A:A<>"x"))` counts every empty row in Excel; here 0).
+
+The rows past the last row holding a value on the sheets read are all empty, so each adds the
+same: the call is written as itself over rows 1 to that last row plus itself over the two rows
+after it, counted half as many times as there are rows past it:
+`SUMPRODUCT((T$1:T$8>0)*(U$1:U$8>0))+524284*SUMPRODUCT((T$9:T$10>0)*(U$9:U$10>0))`. Exact where every value in the call is read row by row: each whole column under
+operators and functions of single values only, nothing but single cells and constants beside
+them; any other SUMPRODUCT over whole columns (a name, a range of other rows, a whole column
+inside MAX or MATCH) is left to the engine.
+
+An array formula's SUM, COUNT and COUNTA of an array computed from whole columns are written so
+too (`{=SUM((B:B>0)*(C:C>0))}`: #VALUE! before; `{=COUNT(IF(C:C="",1))}` was not computed), and
+its MAX and MIN read them to the first empty row (one empty row decides as all of them would).
+"""
+
+from __future__ import annotations
+
+from rates_xl.calc.formula.hazards import ELEMENTWISE
+from rates_xl.calc.formula.site import Site
+from rates_xl.calc.formula.tree import Formula, Group
+from rates_xl.functions.sheet import MAX_ROW, read_area, sheet_of, split_reference
+
+#: Functions of single values that read no range as a whole (a lookup reads its range whole).
+_ROW_BY_ROW = ELEMENTWISE - frozenset("""LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX CHOOSE IFS SWITCH
+ADDRESS ARRAYTOTEXT ISFORMULA""".split())
+
+
+NEEDS = ("SUMPRODUCT(", "SUM(", "COUNT", "MAX(", "MIN(")
+
+
+def may_read_columns(formula: Formula, site: Site) -> bool:
+    """The cheap test: a colon, and SUMPRODUCT or an array formula."""
+    return ":" in formula.text and (site.array or "SUMPRODUCT(" in formula.upper)
+
+
+def _lines(formula: Formula, call: Group) -> dict[int, tuple[str, str, str]] | None:
+    """The whole columns read in `call` (token -> sheet prefix, first and last column as
+    written), or None where the call reads anything else that is not a single cell or a constant,
+    or reads a column other than row by row."""
+    tokens = formula.tokens
+    found: dict[int, tuple[str, str, str]] = {}
+    for index in range(call.open + 1, call.close):
+        token = tokens[index]
+        if token.is_call:
+            if token.name not in _ROW_BY_ROW:
+                return None
+            continue
+        if not token.is_range:
+            continue
+        prefix, ref = split_reference(token.text)
+        area = read_area(ref)
+        if area is None or "[" in prefix:
+            return None  # a name, a table, another book: its size is not known here
+        if area.is_cell:
+            continue
+        if area.top != 1 or area.bottom != MAX_ROW or any(ch.isdigit() for ch in ref):
+            return None  # a range of some rows: Excel's #VALUE! beside whole columns, the engine's
+        first, _, last = ref.partition(":")
+        found[index] = (prefix, first, last)
+    return found or None
+
+
+#: In an array formula, the sums of an array read row by row (each empty row adds the same) and
+#: its extremes (an empty row's value, once, decides as well as all of them).
+_SUMS = frozenset({"SUM", "COUNT", "COUNTA"})
+_EXTREMES = frozenset({"MAX", "MIN"})
+
+
+def _computed(formula: Formula, call: Group, lines: dict[int, tuple[str, str, str]]) -> bool:
+    """Whether a whole column in `call` is computed on (not only given whole, `SUM(B:B)`)."""
+    for index in lines:
+        owner = formula.owner(index)
+        if owner is not call or all(formula.trimmed(span) != (index, index + 1) for span in call.arguments):
+            return True
+    return False
+
+
+def column_products(formula: Formula, site: Site) -> str:
+    """SUMPRODUCT over whole columns over all their 1,048,576 rows, as Excel computes it: the
+    used rows, plus the empty ones past them each adding the same (the module's docstring;
+    tests/calc/test_column_products.py); in an array formula SUM, COUNT, COUNTA, MAX and MIN
+    over an array computed from whole columns too."""
+    edits = formula.edits()
+    done: list[tuple[int, int]] = []
+    names = ("SUMPRODUCT", *_SUMS, *_EXTREMES) if site.array else ("SUMPRODUCT",)
+    for call in formula.calls(*names):
+        if call.close < 0 or any(a <= call.open <= b for a, b in done) \
+                or formula.tokens[call.open].text.upper().removeprefix("_XLFN.") != f"{call.name}(":
+            continue
+        lines = _lines(formula, call)
+        if lines is None or (call.name != "SUMPRODUCT" and not _computed(formula, call, lines)):
+            continue
+        sheets = {sheet_of(prefix) for prefix, _, _ in lines.values()}
+        last = max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
+        if last + 2 > MAX_ROW:
+            continue
+        span = (call.open, call.close + 1)
+        if call.name in _EXTREMES:
+            edits.replace(*span, formula.span_text(span, {i: f"{p}{a}$1:{b}${last + 1}" for i, (p, a, b) in lines.items()}))
+            done.append((call.open, call.close))
+            continue
+        used = formula.span_text(span, {i: f"{p}{a}$1:{b}${last}" for i, (p, a, b) in lines.items()})
+        # Two empty rows, each adding the same, counted half as many times: the engine answers
+        # #VALUE! for SUMPRODUCT of one empty cell (Excel: 0). (n/2 and 2x are exact in binary.)
+        rows = f"${last + 1}:{{}}${last + 2}"
+        empty = formula.span_text(span, {i: f"{p}{a}{rows.format(b)}" for i, (p, a, b) in lines.items()})
+        past = MAX_ROW - last
+        half = f"{past // 2}.5" if past % 2 else str(past // 2)
+        edits.replace(call.open, call.close + 1, f"({used}+{half}*{empty})")
+        done.append((call.open, call.close))
+    return edits.text()

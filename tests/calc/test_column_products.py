@@ -1,0 +1,73 @@
+"""SUMPRODUCT over whole columns over all their 1,048,576 rows, as Excel computes it (the pass
+`column_products`, calc/formula/column_products.py). formualizer cut each whole column at its own
+last used row: columns of different lengths answered #VALUE! (`SUMPRODUCT((B:B>0)*(C:C>0))`
+over a longer B, Excel's count of the rows), and the empty rows past them were left out, silently
+(`SUMPRODUCT(--(B:B=""))` 0, Excel's count of the empty cells)."""
+
+from __future__ import annotations
+
+import openpyxl
+
+from rates_xl.calc.formula.passes import one
+from rates_xl.calc.workbook import WorkbookCalculation
+
+#: (formula, Excel's value) over B1:B5 = 30..70, C1:C3 = 1..3, the sheet's last value in D8,
+#: and Data!B1:B2 = 1, 2: by the definition of SUMPRODUCT over 1,048,576 rows.
+CASES = [('=SUMPRODUCT((B:B>40)*(C:C))', 3), ('=SUMPRODUCT((B:B>0)*(C:C>0))', 3),
+         ('=SUMPRODUCT(--(B:B=""))', 1048576 - 5), ('=SUMPRODUCT(--(C:C<>"x"))', 1048576),
+         ('=SUMPRODUCT(B:B,C:C)', 30 + 80 + 150), ('=SUMPRODUCT((B:B>25)+(C:C>1))', 7),
+         ('=SUMPRODUCT(1/B:B)', "#DIV/0!"), ('=SUMPRODUCT(ISBLANK($B:$B)*1)', 1048576 - 5),
+         ('=SUMPRODUCT(--(B:C=""))', 2 * 1048576 - 8), ('=SUMPRODUCT((Data!B:B>1)*(B:B>0))', 1),
+         ('=SUMPRODUCT((B:B>40)*(C:C=$C$2))', 0)]
+
+
+def test_whole_columns_of_different_lengths_over_all_their_rows(tmp_path):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    data = book.create_sheet("Data")
+    for row in range(1, 6):
+        sheet[f"B{row}"] = row * 10 + 20
+    for row in range(1, 4):
+        sheet[f"C{row}"] = row
+    sheet["D8"] = "x"
+    data["B1"], data["B2"] = 1, 2
+    for row, (formula, _excel) in enumerate(CASES, start=1):
+        sheet[f"F{row}"] = formula
+    book.save(tmp_path / "products.xlsx")
+    result = WorkbookCalculation(tmp_path / "products.xlsx", full=True).compute()
+    assert [result.values[("S", f"F{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
+    assert not result.skipped
+
+
+#: The same in array formulas (Ctrl+Shift+Enter): SUM, COUNT, COUNTA, MAX, MIN over whole columns.
+ARRAYS = [("=SUM((B:B>0)*(C:C>0))", 3), ('=SUM(--(B:B=""))', 1048576 - 5), ('=COUNT(IF(C:C="",1))', 1048576 - 3),
+          ("=MAX((B:B>0)*(C:C))", 3), ("=MIN(IF(B:B>0,B:B))", 30), ("=COUNTA(IF(B:B>40,B:B))", 1048576),
+          ("=MIN(IF(B:B>100,B:B))", 0), ("=SUM(B:B)", 250)]
+
+
+def test_array_formulas_over_whole_columns_of_different_lengths(tmp_path):
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row in range(1, 6):
+        sheet[f"B{row}"] = row * 10 + 20
+    for row in range(1, 4):
+        sheet[f"C{row}"] = row
+    for row, (formula, _excel) in enumerate(ARRAYS, start=1):
+        sheet[f"F{row}"] = ArrayFormula(f"F{row}", formula)
+    book.save(tmp_path / "arrays.xlsx")
+    result = WorkbookCalculation(tmp_path / "arrays.xlsx", full=True).compute()
+    assert [result.values[("S", f"F{row}")] for row in range(1, len(ARRAYS) + 1)] == [excel for _, excel in ARRAYS]
+    assert not result.skipped
+
+
+def test_left_to_the_engine_where_a_value_is_not_read_row_by_row():
+    """A whole column inside MAX, a range of some rows beside it, a name: not rewritten."""
+    for formula in ("=SUMPRODUCT((B:B=MAX(B:B))*1)", "=SUMPRODUCT((B:B>0)*C1:C10)", "=SUMPRODUCT((B:B>0)*Rates)",
+                    "=SUMPRODUCT(B1:B5,C1:C5)"):
+        assert one("column_products", formula) == formula
+    assert one("column_products", "=1+SUMPRODUCT(B:B,$C:$C)") == \
+        "=1+(SUMPRODUCT(B$1:B$1,$C$1:$C$1)+524287.5*SUMPRODUCT(B$2:B$3,$C$2:$C$3))"
