@@ -22,9 +22,9 @@ its MAX and MIN read them to the first empty row (one empty row decides as all o
 from __future__ import annotations
 
 from rates_xl.calc.formula.hazards import ELEMENTWISE
-from rates_xl.calc.formula.site import Site
+from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula, Group
-from rates_xl.functions.sheet import MAX_ROW, read_area, sheet_of, split_reference
+from rates_xl.functions.sheet import MAX_COL, MAX_ROW, read_area, sheet_of, split_reference
 
 #: Functions of single values that read no range as a whole (a lookup reads its range whole).
 _ROW_BY_ROW = ELEMENTWISE - frozenset("""LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX CHOOSE IFS SWITCH
@@ -115,3 +115,32 @@ def column_products(formula: Formula, site: Site) -> str:
         edits.replace(call.open, call.close + 1, f"({used}+{half}*{empty})")
         done.append((call.open, call.close))
     return edits.text()
+
+
+#: Calls that read an argument as an array in any cell (the lookups' vectors, SUMPRODUCT's
+#: arguments, INDEX's array), where ROW of a whole column is every one of its rows.
+_READ_AS_ARRAYS = frozenset("SUMPRODUCT LOOKUP MATCH XMATCH XLOOKUP INDEX FILTER SORT SORTBY UNIQUE MMULT".split())
+
+
+def whole_line_positions(formula: Formula, site: Site) -> str:
+    """ROW of whole columns (COLUMN of whole rows) read as an array, `LOOKUP(2,1/(A:A<>""),
+    ROW(A:A))` (the last used row), `MATCH(3,ROW(A:A),0)`, is every row of the sheet in Excel;
+    the engine, which cuts whole columns at their last used row, answered #N/A and #REF!, and
+    `SUMPRODUCT(MAX((A:A>0)*ROW(A:A)))` 1 where Excel has the last row holding a number,
+    silently: not computed, listed (tests/calc/test_column_products.py)."""
+    tokens = formula.tokens
+    for call in formula.calls("ROW", "COLUMN"):
+        reference = formula.single(call.arguments[0]) if call.arguments else None
+        if reference is None or not reference.is_range:
+            continue
+        area = read_area(split_reference(reference.text)[1])
+        if area is None or not (area.rows == MAX_ROW if call.name == "ROW" else area.columns == MAX_COL):
+            continue
+        outer = call.parent
+        while outer is not None and not (outer.kind == "call" and outer.name in _READ_AS_ARRAYS):
+            outer = outer.parent
+        if site.array or outer is not None:
+            lines = "rows" if call.name == "ROW" else "columns"
+            raise NotComputed(f"{tokens[call.open].text}{reference.text}) read as an array: all the sheet's {lines}, "
+                              f"which the engine reads only to the last used one")
+    return formula.text

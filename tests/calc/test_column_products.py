@@ -71,3 +71,24 @@ def test_left_to_the_engine_where_a_value_is_not_read_row_by_row():
         assert one("column_products", formula) == formula
     assert one("column_products", "=1+SUMPRODUCT(B:B,$C:$C)") == \
         "=1+(SUMPRODUCT(B$1:B$1,$C$1:$C$1)+524287.5*SUMPRODUCT(B$2:B$3,$C$2:$C$3))"
+
+
+def test_row_of_a_whole_column_read_as_an_array_is_listed(tmp_path):
+    """`LOOKUP(2,1/(B:B<>""),ROW(B:B))`, the last used row: the engine answered #N/A, and
+    `SUMPRODUCT(MAX((B:B>0)*ROW(B:B)))` 1 where Excel has 5, silently. ROW of a range of some
+    rows, and of a whole column as one value, stay computed."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in range(1, 6):
+        sheet[f"B{row}"] = row
+    listed = ['=LOOKUP(2,1/(B:B<>""),ROW(B:B))', "=SUMPRODUCT(MAX((B:B>0)*ROW(B:B)))", "=MATCH(3,ROW(B:B),0)",
+              "=INDEX(ROW(B:B),3)", "=MATCH(3,COLUMN(3:3),0)"]
+    for row, formula in enumerate(listed, start=1):
+        sheet[f"D{row}"] = formula
+    sheet["E1"], sheet["E2"] = "=SUMPRODUCT(ROW(B1:B5)*(B1:B5>2))", "=ROW(B:B)"
+    book.save(tmp_path / "rows.xlsx")
+    result = WorkbookCalculation(tmp_path / "rows.xlsx", full=True).compute()
+    reasons = {s.cell: s.reason for s in result.skipped}
+    assert sorted(reasons) == [f"D{row}" for row in range(1, len(listed) + 1)]
+    assert "read as an array: all the sheet's rows" in reasons["D1"]
+    assert (result.values[("Sheet", "E1")], result.values[("Sheet", "E2")]) == (12, 1)
