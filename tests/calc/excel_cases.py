@@ -150,19 +150,27 @@ def cases_computed(path: Path, cells: dict[str, Any]) -> Any:
     """A book of one sheet, "S", holding `cells` (address -> a value, or a formula's text or an
     openpyxl ArrayFormula), computed in full; its result (calc/results.py `CalcResult`), every
     formula computed (none listed as not computed)."""
+    return sheets_computed(path, {"S": cells})
+
+
+def sheets_computed(path: Path, sheets: dict[str, dict[str, Any]], *, listing: bool = False) -> Any:
+    """`cases_computed` of a book of several sheets (title -> its cells, the first one first);
+    with `listing`, cells listed as not computed are allowed (the result's `skipped`)."""
     import openpyxl
 
     from rates_xl.calc.workbook import WorkbookCalculation
 
     book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for address, value in cells.items():
-        if value is not None:
-            sheet[address] = value
+    for number, (title, cells) in enumerate(sheets.items()):
+        sheet = book.active if number == 0 else book.create_sheet()
+        sheet.title = title
+        for address, value in cells.items():
+            if value is not None:
+                sheet[address] = value
     book.save(path)
     result = WorkbookCalculation(path, full=True).compute()
-    assert [(s.cell, s.reason) for s in result.skipped] == []
+    if not listing:
+        assert [(s.cell, s.reason) for s in result.skipped] == []
     return result
 
 

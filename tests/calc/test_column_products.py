@@ -6,10 +6,8 @@ over a longer B, Excel's count of the rows), and the empty rows past them were l
 
 from __future__ import annotations
 
-import openpyxl
-
 from rates_xl.calc.formula.passes import one
-from rates_xl.calc.workbook import WorkbookCalculation
+from tests.calc.excel_cases import sheets_computed
 
 #: (formula, Excel's value) over B1:B5 = 30..70, C1:C3 = 1..3, the sheet's last value in D8,
 #: and Data!B1:B2 = 1, 2: by the definition of SUMPRODUCT over 1,048,576 rows.
@@ -21,23 +19,15 @@ CASES = [('=SUMPRODUCT((B:B>40)*(C:C))', 3), ('=SUMPRODUCT((B:B>0)*(C:C>0))', 3)
          ('=SUMPRODUCT((B:B>40)*(C:C=$C$2))', 0)]
 
 
+#: B1:B5 = 30..70, C1:C3 = 1..3.
+COLUMNS = {**{f"B{row}": row * 10 + 20 for row in range(1, 6)}, **{f"C{row}": row for row in range(1, 4)}}
+
+
 def test_whole_columns_of_different_lengths_over_all_their_rows(tmp_path):
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    data = book.create_sheet("Data")
-    for row in range(1, 6):
-        sheet[f"B{row}"] = row * 10 + 20
-    for row in range(1, 4):
-        sheet[f"C{row}"] = row
-    sheet["D8"] = "x"
-    data["B1"], data["B2"] = 1, 2
-    for row, (formula, _excel) in enumerate(CASES, start=1):
-        sheet[f"F{row}"] = formula
-    book.save(tmp_path / "products.xlsx")
-    result = WorkbookCalculation(tmp_path / "products.xlsx", full=True).compute()
-    assert [result.values[("S", f"F{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
-    assert not result.skipped
+    formulas = {f"F{row}": formula for row, (formula, _excel) in enumerate(CASES, start=1)}
+    values = sheets_computed(tmp_path / "products.xlsx", {"S": {**COLUMNS, "D8": "x", **formulas},
+                                                          "Data": {"B1": 1, "B2": 2}}).values
+    assert [values[("S", f"F{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
 
 
 #: The same in array formulas (Ctrl+Shift+Enter): SUM, COUNT, COUNTA, MAX, MIN over whole columns.
@@ -49,19 +39,9 @@ ARRAYS = [("=SUM((B:B>0)*(C:C>0))", 3), ('=SUM(--(B:B=""))', 1048576 - 5), ('=CO
 def test_array_formulas_over_whole_columns_of_different_lengths(tmp_path):
     from openpyxl.worksheet.formula import ArrayFormula
 
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    for row in range(1, 6):
-        sheet[f"B{row}"] = row * 10 + 20
-    for row in range(1, 4):
-        sheet[f"C{row}"] = row
-    for row, (formula, _excel) in enumerate(ARRAYS, start=1):
-        sheet[f"F{row}"] = ArrayFormula(f"F{row}", formula)
-    book.save(tmp_path / "arrays.xlsx")
-    result = WorkbookCalculation(tmp_path / "arrays.xlsx", full=True).compute()
-    assert [result.values[("S", f"F{row}")] for row in range(1, len(ARRAYS) + 1)] == [excel for _, excel in ARRAYS]
-    assert not result.skipped
+    formulas = {f"F{row}": ArrayFormula(f"F{row}", formula) for row, (formula, _excel) in enumerate(ARRAYS, start=1)}
+    values = sheets_computed(tmp_path / "arrays.xlsx", {"S": {**COLUMNS, **formulas}}).values
+    assert [values[("S", f"F{row}")] for row in range(1, len(ARRAYS) + 1)] == [excel for _, excel in ARRAYS]
 
 
 def test_left_to_the_engine_where_a_value_is_not_read_row_by_row():
@@ -77,18 +57,12 @@ def test_row_of_a_whole_column_read_as_an_array_is_listed(tmp_path):
     """`LOOKUP(2,1/(B:B<>""),ROW(B:B))`, the last used row: the engine answered #N/A, and
     `SUMPRODUCT(MAX((B:B>0)*ROW(B:B)))` 1 where Excel has 5, silently. ROW of a range of some
     rows, and of a whole column as one value, stay computed."""
-    book = openpyxl.Workbook()
-    sheet = book.active
-    for row in range(1, 6):
-        sheet[f"B{row}"] = row
     listed = ['=LOOKUP(2,1/(B:B<>""),ROW(B:B))', "=SUMPRODUCT(MAX((B:B>0)*ROW(B:B)))", "=MATCH(3,ROW(B:B),0)",
               "=INDEX(ROW(B:B),3)", "=MATCH(3,COLUMN(3:3),0)"]
-    for row, formula in enumerate(listed, start=1):
-        sheet[f"D{row}"] = formula
-    sheet["E1"], sheet["E2"] = "=SUMPRODUCT(ROW(B1:B5)*(B1:B5>2))", "=ROW(B:B)"
-    book.save(tmp_path / "rows.xlsx")
-    result = WorkbookCalculation(tmp_path / "rows.xlsx", full=True).compute()
+    cells = {**{f"B{row}": row for row in range(1, 6)}, **{f"D{row}": f for row, f in enumerate(listed, start=1)},
+             "E1": "=SUMPRODUCT(ROW(B1:B5)*(B1:B5>2))", "E2": "=ROW(B:B)"}
+    result = sheets_computed(tmp_path / "rows.xlsx", {"S": cells}, listing=True)
     reasons = {s.cell: s.reason for s in result.skipped}
     assert sorted(reasons) == [f"D{row}" for row in range(1, len(listed) + 1)]
     assert "read as an array: all the sheet's rows" in reasons["D1"]
-    assert (result.values[("Sheet", "E1")], result.values[("Sheet", "E2")]) == (12, 1)
+    assert (result.values[("S", "E1")], result.values[("S", "E2")]) == (12, 1)

@@ -5,9 +5,7 @@ alone, silently, where Excel adds C3:C5."""
 
 from __future__ import annotations
 
-import openpyxl
-
-from rates_xl.calc.workbook import WorkbookCalculation
+from tests.calc.excel_cases import sheets_computed
 
 #: Each formula beside the one Excel computes (its sum range at the criteria range's size),
 #: over B1:B5 = 1..5, C1:D5 = 10..50 and 100..500, and Data!A1:A5 = 1000..5000.
@@ -24,18 +22,10 @@ PAIRS = [('=SUMIF(B1:B5,">2",C1)', '=SUMIF(B1:B5,">2",C1:C5)'),
 
 
 def test_sum_ranges_at_the_criteria_ranges_size(tmp_path):
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    data = book.create_sheet("Data")
-    for row in range(1, 6):
-        sheet[f"B{row}"], sheet[f"C{row}"], sheet[f"D{row}"] = row, row * 10, row * 100
-        data[f"A{row}"] = row * 1000
-    for row, (written, read) in enumerate(PAIRS, start=1):
-        sheet[f"G{row}"], sheet[f"H{row}"] = written, read
-    book.save(tmp_path / "sumif.xlsx")
-    result = WorkbookCalculation(tmp_path / "sumif.xlsx", full=True).compute()
-    got = [result.values[("S", f"G{row}")] for row in range(1, len(PAIRS) + 1)]
-    assert got == [result.values[("S", f"H{row}")] for row in range(1, len(PAIRS) + 1)]
+    cells = {f"{letter}{row}": row * scale for row in range(1, 6) for letter, scale in (("B", 1), ("C", 10), ("D", 100))}
+    cells |= {f"{column}{row}": pair[i] for row, pair in enumerate(PAIRS, start=1) for i, column in enumerate("GH")}
+    data = {f"A{row}": row * 1000 for row in range(1, 6)}
+    values = sheets_computed(tmp_path / "sumif.xlsx", {"S": cells, "Data": data}).values
+    got = [values[("S", f"G{row}")] for row in range(1, len(PAIRS) + 1)]
+    assert got == [values[("S", f"H{row}")] for row in range(1, len(PAIRS) + 1)]
     assert got[:5] == [120, 120, 120, 12000, 150]
-    assert not result.skipped

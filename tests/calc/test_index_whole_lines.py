@@ -5,9 +5,7 @@ empty cell in Excel (0; ISBLANK's TRUE), a row past the sheet's last #REF!."""
 
 from __future__ import annotations
 
-import openpyxl
-
-from rates_xl.calc.workbook import WorkbookCalculation
+from tests.calc.excel_cases import sheets_computed
 
 #: (formula, Excel's value) over B1:D3 = 1..9 row by row, on the sheet S and the sheet Data.
 CASES = [("=INDEX(B:B,COUNTA(B:B)+1)", 0), ("=ISBLANK(INDEX(B:B,200))", True), ("=INDEX($B:$D,200,2)", 0),
@@ -17,16 +15,7 @@ CASES = [("=INDEX(B:B,COUNTA(B:B)+1)", 0), ("=ISBLANK(INDEX(B:B,200))", True), (
 
 
 def test_index_reads_any_cell_of_whole_lines(tmp_path):
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "S"
-    data = book.create_sheet("Data")
-    for row in range(1, 4):
-        for column, letter in enumerate("BCD", start=1):
-            sheet[f"{letter}{row}"] = data[f"{letter}{row}"] = (row - 1) * 3 + column
-    for row, (formula, _excel) in enumerate(CASES, start=1):
-        sheet[f"F{row}"] = formula
-    book.save(tmp_path / "index.xlsx")
-    result = WorkbookCalculation(tmp_path / "index.xlsx", full=True).compute()
-    assert [result.values[("S", f"F{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
-    assert not result.skipped
+    cells = {f"{letter}{row}": (row - 1) * 3 + column for row in range(1, 4) for column, letter in enumerate("BCD", start=1)}
+    formulas = {f"F{row}": formula for row, (formula, _excel) in enumerate(CASES, start=1)}
+    values = sheets_computed(tmp_path / "index.xlsx", {"S": cells | formulas, "Data": cells}).values
+    assert [values[("S", f"F{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
