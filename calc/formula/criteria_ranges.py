@@ -11,8 +11,9 @@
   poi_FormulaEvalTestData_Copy.xlsx EverythingTests!E1324, `SUMIF(AA7:AA13,C10:D10, C7)`, is 1.1
   (listed as stale before).
 - SUMIFS, AVERAGEIFS, MAXIFS, MINIFS and COUNTIFS given ranges of different sizes are #VALUE!
-  (Microsoft's SUMIFS page: "the sum_range argument should have the same size and shape as the
-  range"; its #VALUE! when they differ). Ours read the smaller ranges padded with empty cells, as
+  (Microsoft's SUMIFS page: "Unlike the range and criteria arguments in the SUMIF function, in
+  the SUMIFS function each criteria_range argument must contain the same number of rows and
+  columns as the sum_range argument"; a mismatch is its #VALUE!). Ours read the smaller ranges padded with empty cells, as
   they must for whole columns the engine cuts to each sheet's used rows
   (calc/xlfuncs/statistical/conditional.py), and answered a number.
 
