@@ -144,3 +144,24 @@ def whole_line_positions(formula: Formula, site: Site) -> str:
             raise NotComputed(f"{tokens[call.open].text}{reference.text}) read as an array: all the sheet's {lines}, "
                               f"which the engine reads only to the last used one")
     return formula.text
+
+
+#: Functions answering an array as long as the one given: of a whole column, every row of it.
+_WHOLE_ANSWERS = frozenset({"SORT", "SORTBY", "UNIQUE"})
+
+
+def whole_line_arrays(formula: Formula, _site: Site) -> str:
+    """SORT, SORTBY and UNIQUE of a whole column (row) answer over all its 1,048,576 rows in
+    Excel: `UNIQUE(A:A)` ends with the 0 of its empty cells, `SORT(A:A)` spills every row, its
+    empty ones first; the engine, which reads a whole column only to its last used row, left the
+    empty rows out, silently: not computed, listed (tests/calc/test_column_products.py). A
+    column filtered first (`UNIQUE(FILTER(A:A,A:A<>""))`, the usual writing) is computed."""
+    for call in formula.calls(*_WHOLE_ANSWERS):
+        reference = formula.single(call.arguments[0]) if call.arguments else None
+        if reference is None or not reference.is_range:
+            continue
+        area = read_area(split_reference(reference.text)[1])
+        if area is not None and (area.rows == MAX_ROW or area.columns == MAX_COL):
+            raise NotComputed(f"{call.name} of {reference.text}, all of whose cells Excel reads, the empty "
+                              "ones past the last used one too")
+    return formula.text

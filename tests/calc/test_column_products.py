@@ -66,3 +66,15 @@ def test_row_of_a_whole_column_read_as_an_array_is_listed(tmp_path):
     assert sorted(reasons) == [f"D{row}" for row in range(1, len(listed) + 1)]
     assert "read as an array: all the sheet's rows" in reasons["D1"]
     assert (result.values[("S", "E1")], result.values[("S", "E2")]) == (12, 1)
+
+
+def test_sort_and_unique_of_a_whole_column_are_listed(tmp_path):
+    """`UNIQUE(B:B)` ends with the 0 of the column's empty cells in Excel and `SORT(B:B)` spills
+    all its rows: listed. Filtered first, or of a range of some rows, computed."""
+    cells = {**{f"B{row}": 6 - row for row in range(1, 6)}, "D1": "=_xlfn.UNIQUE(B:B)", "D2": "=_xlfn._xlws.SORT(B:B)",
+             "D3": "=_xlfn.SORTBY(B:B,B:B,-1)", "E1": '=SUM(_xlfn.UNIQUE(_xlfn._xlws.FILTER(B:B,B:B<>"")))',
+             "E2": "=_xlfn._xlws.SORT(B1:B5)"}
+    result = sheets_computed(tmp_path / "sorted.xlsx", {"S": cells}, listing=True)
+    assert {s.cell: "all of whose cells Excel reads" in s.reason for s in result.skipped} == dict.fromkeys(
+        ["D1", "D2", "D3"], True)
+    assert (result.values[("S", "E1")], result.values[("S", "E2")]) == (15, 1)
