@@ -13,8 +13,9 @@ formualizer lacks.
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
   `ranges.py` (`@`, whole columns and INDEX of them, INDIRECT's text, R1C1 text), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes),
-  `column_products.py` (SUMPRODUCT over whole columns over all their rows), `databases.py` (the database functions' whole columns), `hidden_rows.py` (SUBTOTAL over
-  rows a sheet hides), `tables.py` (structured references), `three_d.py` (3-D references), `lambdas.py` (the LAMBDA
+  `column_products.py` (SUMPRODUCT, FILTER and array formulas over whole columns over all
+  their rows), `databases.py` (the database functions' whole columns), `hidden_rows.py` (SUBTOTAL
+  over rows a sheet hides), `tables.py` (structured references), `three_d.py` (3-D references), `lambdas.py` (the LAMBDA
   family, named LAMBDAs, GROUPBY's function), `text.py` (numbers joined into text), `text_limit.py` (a join
   past a cell's 32,767 characters is #VALUE!), `caught_errors.py` (UPPER, TRIM, CONCAT ... of
   an error read by ISERROR, ISNA, IFNA ...), `number_arguments.py` (a date or a time as text

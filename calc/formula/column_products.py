@@ -14,6 +14,10 @@ operators and functions of single values only, nothing but single cells and cons
 them; any other SUMPRODUCT over whole columns (a name, a range of other rows, a whole column
 inside MAX or MATCH) is left to the engine.
 
+FILTER of whole columns is written over the used rows too, its include argument guarded by
+the same over an empty row (the function `filters`); SORT, SORTBY and UNIQUE of a whole column,
+and ROW of one read as an array, are listed (`whole_line_arrays`, `whole_line_positions`).
+
 An array formula's SUM, COUNT and COUNTA of an array computed from whole columns are written so
 too (`{=SUM((B:B>0)*(C:C>0))}`: #VALUE! before; `{=COUNT(IF(C:C="",1))}` was not computed), and
 its MAX and MIN read them to the first empty row (one empty row decides as all of them would).
@@ -144,6 +148,40 @@ def whole_line_positions(formula: Formula, site: Site) -> str:
             raise NotComputed(f"{tokens[call.open].text}{reference.text}) read as an array: all the sheet's {lines}, "
                               f"which the engine reads only to the last used one")
     return formula.text
+
+
+def filters(formula: Formula, site: Site) -> str:
+    """FILTER of whole columns, `FILTER(A:A,B:B="x")`, over all their rows as Excel reads them:
+    the engine cut each whole column at its own last used row, and columns of different lengths
+    answered #VALUE! where Excel filters. Written over the used rows (the rows past them are all
+    empty, each kept or left out alike), its include argument multiplied by a guard that reads
+    it over an empty row: where that keeps the empty rows, Excel's answer is as long as the sheet,
+    and the cell answers #NAME?, calc's answer for a cell not computed
+    (tests/calc/test_column_products.py)."""
+    edits = formula.edits()
+    done: list[tuple[int, int]] = []
+    for call in formula.calls("FILTER"):
+        if call.close < 0 or len(call.arguments) not in (2, 3) or any(a <= call.open <= b for a, b in done):
+            continue
+        lines = _lines(formula, call)
+        if lines is None:
+            continue
+        sheets = {sheet_of(prefix) for prefix, _, _ in lines.values()}
+        last = max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
+        if last + 1 > MAX_ROW:
+            continue
+        used = {i: f"{p}{a}$1:{b}${last}" for i, (p, a, b) in lines.items()}
+        empty = {i: f"{p}{a}${last + 1}:{b}${last + 1}" for i, (p, a, b) in lines.items()}
+        def text(span: tuple[int, int], swaps: dict[int, str]) -> str:
+            return formula.span_text(span, {i: t for i, t in swaps.items() if span[0] <= i < span[1]})
+
+        array, include = call.arguments[0], call.arguments[1]
+        guard = f"IF(OR({text(include, empty)}),#NAME?,1)"
+        written = [text(array, used), f"({text(include, used)})*{guard}"]
+        written += [text(span, used) for span in call.arguments[2:]]
+        edits.replace(array[0], call.close, ",".join(written))
+        done.append((call.open, call.close))
+    return edits.text()
 
 
 #: Functions answering an array as long as the one given: of a whole column, every row of it.

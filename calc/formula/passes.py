@@ -110,6 +110,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("condition_text", arguments.condition_text, ("IF(",), _text(lambda text: '"' in text)),
     Pass("column_products", column_products.column_products, column_products.NEEDS, column_products.may_read_columns),
     Pass("whole_line_positions", column_products.whole_line_positions, ("ROW(", "COLUMN("), _text(lambda text: ":" in text)),
+    Pass("filters", column_products.filters, ("FILTER(",), _text(lambda text: ":" in text)),
     Pass("whole_line_arrays", column_products.whole_line_arrays, ("SORT", "UNIQUE("), _text(lambda text: ":" in text)),
     Pass("sumproduct_shapes", calls.sumproduct_shapes, ("SUMPRODUCT(",)),
     Pass("sumproduct_logicals", calls.sumproduct_logicals, ("SUMPRODUCT(",)),

@@ -78,3 +78,15 @@ def test_sort_and_unique_of_a_whole_column_are_listed(tmp_path):
     assert {s.cell: "all of whose cells Excel reads" in s.reason for s in result.skipped} == dict.fromkeys(
         ["D1", "D2", "D3"], True)
     assert (result.values[("S", "E1")], result.values[("S", "E2")]) == (15, 1)
+
+
+def test_filter_of_whole_columns_of_different_lengths(tmp_path):
+    """`FILTER(B:B,C:C>0)` over a longer B was #VALUE! (the engine cut each column at its own last
+    used row); Excel filters every row. Where the include argument keeps the empty rows past the
+    used ones (`C:C=""`), Excel's answer is as long as the sheet: #NAME?, calc's not computed."""
+    # (each in a column of its own: an array answer has room below it)
+    cells = {**COLUMNS, "F1": "=_xlfn._xlws.FILTER(B:B,C:C>0)", "G1": "=ROWS(_xlfn._xlws.FILTER(B:B,C:C>0))",
+             "H1": "=SUM(_xlfn._xlws.FILTER(B:B,B:B>40))", "I1": '=_xlfn._xlws.FILTER(B:B,C:C>5,"none")',
+             "J1": "=COLUMNS(_xlfn._xlws.FILTER(B:C,B:B>40))", "K1": '=_xlfn._xlws.FILTER(B:B,C:C="")'}
+    values = sheets_computed(tmp_path / "filters.xlsx", {"S": cells}).values
+    assert [values[("S", f"{column}1")] for column in "FGHIJK"] == [30, 3, 180, "none", 2, "#NAME?"]
