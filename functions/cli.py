@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "or pair, country_code or country); values are checked as a cell checks them. "
         "historical_swap_rates also takes what RATES_SWAPHISTORY takes: several tenors "
         "(tenor=2Y,5Y,10Y), options=\"Per=M Fill=P\" (BDH's) and headers=FALSE, and then prints "
-        "the grid the cell spills. "
+        "the grid the cell spills (waiting as a script does, RATES_DEADLINE, not a cell's "
+        "RATES_CELL_DEADLINE). "
         "Example: rates-xl call swap_rate index=SOFR start_date=0D maturity_date=10Y "
         "fixed_leg_frequency=1Y",
     )
@@ -113,6 +114,7 @@ def run_grid(spec: FunctionSpec, values: tuple[object, ...], base_url: str | Non
     from rich.table import Table
 
     from rates_xl.client import RatesClient
+    from rates_xl.client.settings import load_settings
     from rates_xl.functions import using_client
     from rates_xl.functions.core import prepare
     from rates_xl.functions.messages import PREFIX, ArgumentError, is_message
@@ -121,7 +123,11 @@ def run_grid(spec: FunctionSpec, values: tuple[object, ...], base_url: str | Non
         prepare(spec, values)  # bad input is the user's to fix, before any client or request
     except ArgumentError as exc:
         raise UsageError(f"{exc.argument}: {exc.problem}") from None
-    with RatesClient(base_url=base_url) as client, using_client(client):
+    # The cell's own code, with the command line's budget: a cell's `cell_deadline` (4 s) is
+    # Excel's main thread's, and a command waits as a script does (`deadline`), so a slow
+    # service prints the grid late rather than a grid of "no answer" messages.
+    deadline = load_settings(base_url=base_url).deadline
+    with RatesClient(base_url=base_url, cell_deadline=deadline) as client, using_client(client):
         answer = spec.core(*values)
     if is_message(answer):
         raise CommandError(answer.removeprefix(PREFIX).strip())

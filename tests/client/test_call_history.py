@@ -65,3 +65,16 @@ def test_bad_input_is_one_line_and_sends_nothing(sandbox_factory, env, tmp_path,
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
     assert list(service.arrivals) == []
+
+
+def test_the_command_waits_as_a_script_does_not_as_a_cell(sandbox_factory, env, tmp_path):
+    """A cell gives the service 4 s (`cell_deadline`: Excel waits on its main thread); the
+    command is no cell, and waits as a script does (`deadline`, 30 s): a service answering in
+    4.5 s prints the grid, where the cell's budget printed "no answer" in every cell of it."""
+    slow = sandbox_factory(latency_ms=4500)
+    done = rates_xl("call", "historical_swap_rates", "index=SOFR", "tenor=2Y", "start_date=2025-01-01",
+                    "end_date=2025-03-31", "options=Per=M", "--base-url", slow.base_url, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    rows = _rows(done.stdout)
+    assert rows[0] == ["Date", "Rate"] and len(rows) == 4, done.stdout
+    assert all(float(rate) > 0 for _, rate in rows[1:]), done.stdout
