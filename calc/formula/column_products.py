@@ -28,7 +28,14 @@ from __future__ import annotations
 from rates_xl.calc.formula.hazards import ELEMENTWISE
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula, Group
-from rates_xl.functions.sheet import MAX_COL, MAX_ROW, read_area, sheet_of, split_reference
+from rates_xl.functions.sheet import (
+    MAX_COL,
+    MAX_ROW,
+    is_whole_lines,
+    read_area,
+    sheet_of,
+    split_reference,
+)
 
 #: Functions of single values that read no range as a whole (a lookup reads its range whole).
 _ROW_BY_ROW = ELEMENTWISE - frozenset("""LOOKUP XLOOKUP VLOOKUP HLOOKUP MATCH XMATCH INDEX CHOOSE IFS SWITCH
@@ -70,6 +77,12 @@ def _lines(formula: Formula, call: Group) -> dict[int, tuple[str, str, str]] | N
     return found or None
 
 
+def _last_row(site: Site, lines: dict[int, tuple[str, str, str]]) -> int:
+    """The last row that may hold a value on the sheets these whole columns are on."""
+    sheets = {sheet_of(prefix) for prefix, _, _ in lines.values()}
+    return max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
+
+
 #: In an array formula, the sums of an array read row by row (each empty row adds the same) and
 #: its extremes (an empty row's value, once, decides as well as all of them).
 _SUMS = frozenset({"SUM", "COUNT", "COUNTA"})
@@ -100,8 +113,7 @@ def column_products(formula: Formula, site: Site) -> str:
         lines = _lines(formula, call)
         if lines is None or (call.name != "SUMPRODUCT" and not _computed(formula, call, lines)):
             continue
-        sheets = {sheet_of(prefix) for prefix, _, _ in lines.values()}
-        last = max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
+        last = _last_row(site, lines)
         if last + 2 > MAX_ROW:
             continue
         span = (call.open, call.close + 1)
@@ -166,19 +178,15 @@ def filters(formula: Formula, site: Site) -> str:
         lines = _lines(formula, call)
         if lines is None:
             continue
-        sheets = {sheet_of(prefix) for prefix, _, _ in lines.values()}
-        last = max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
+        last = _last_row(site, lines)
         if last + 1 > MAX_ROW:
             continue
         used = {i: f"{p}{a}$1:{b}${last}" for i, (p, a, b) in lines.items()}
         empty = {i: f"{p}{a}${last + 1}:{b}${last + 1}" for i, (p, a, b) in lines.items()}
-        def text(span: tuple[int, int], swaps: dict[int, str]) -> str:
-            return formula.span_text(span, {i: t for i, t in swaps.items() if span[0] <= i < span[1]})
-
         array, include = call.arguments[0], call.arguments[1]
-        guard = f"IF(OR({text(include, empty)}),#NAME?,1)"
-        written = [text(array, used), f"({text(include, used)})*{guard}"]
-        written += [text(span, used) for span in call.arguments[2:]]
+        guard = f"IF(OR({formula.span_text(include, empty)}),#NAME?,1)"
+        written = [formula.span_text(array, used), f"({formula.span_text(include, used)})*{guard}"]
+        written += [formula.span_text(span, used) for span in call.arguments[2:]]
         edits.replace(array[0], call.close, ",".join(written))
         done.append((call.open, call.close))
     return edits.text()
@@ -199,7 +207,7 @@ def whole_line_arrays(formula: Formula, _site: Site) -> str:
         if reference is None or not reference.is_range:
             continue
         area = read_area(split_reference(reference.text)[1])
-        if area is not None and (area.rows == MAX_ROW or area.columns == MAX_COL):
+        if area is not None and is_whole_lines(area):
             raise NotComputed(f"{call.name} of {reference.text}, all of whose cells Excel reads, the empty "
                               "ones past the last used one too")
     return formula.text

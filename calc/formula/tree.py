@@ -179,7 +179,7 @@ class Formula:
 
     def span_text(self, span: Span, swaps: dict[int, str] | None = None) -> str:
         """The formula's text of a span of tokens, as written (`swaps`: token index -> the text
-        written in its place)."""
+        written in its place; those outside the span are not written)."""
         first, last = span
         if first >= last:
             return ""
@@ -187,7 +187,7 @@ class Formula:
         if not swaps:
             return text[tokens[first].start:tokens[last - 1].end]
         out, at = [], tokens[first].start
-        for index in sorted(swaps):
+        for index in sorted(i for i in swaps if first <= i < last):
             out += [text[at:tokens[index].start], swaps[index]]
             at = tokens[index].end
         return "".join(out) + text[at:tokens[last - 1].end]
