@@ -25,6 +25,7 @@ from rates_xl.functions.tokens import (
     OPEN,
     OPERAND,
     PAREN,
+    POSTFIX,
     PREFIX,
     RANGE,
     ROW,
@@ -165,7 +166,7 @@ _WHOLE_INDEX = re.compile(r"=\s*(?:_xlfn\.)?INDEX\(", re.I)
 
 def may_index(text: str) -> bool:
     upper = text.upper()
-    return "INDEX(" in upper and ("{" in text or _WHOLE_INDEX.match(text) is not None)
+    return "INDEX(" in upper and ("{" in text or ":" in text or _WHOLE_INDEX.match(text) is not None)
 
 
 def index(formula: Formula, site: Site) -> str:
@@ -195,8 +196,13 @@ def index(formula: Formula, site: Site) -> str:
                 edits.replace(call.open, call.open + 1, f"{LIFTED}(")
             elif (two_d and len(arguments) == 2) or len(arguments) == 4:
                 edits.replace(call.open, call.open + 1, f"{INDEX_NAME}(")
-        elif (areas := _union(first) or _flat_range(first, len(arguments))) is not None \
-                and call.open == 0 and call.close == len(tokens) - 1:
+        elif (flat := _flat_range(first, rest)) is not None and _simple(rest[0], ranges=False) \
+                and not _beside_reference_operator(formula, call):
+            # A reference of several rows and columns given only a row: #REF! wherever it is
+            # (`INDEX(C52:E53,2)+1`, `IF(f,INDEX(T:W,3))`: formualizer's first column's value).
+            edits.replace(call.open, call.close, f'{AREAS}({"".join(t.text for t in rest[0])},"{OMITTED}","{OMITTED}",'
+                                                 f"{flat}")
+        elif (areas := _union(first)) is not None and call.open == 0 and call.close == len(tokens) - 1:
             # Ranges as the row, column or area are lifted (one answer each) in an array formula
             # over a union only: that is what the corpus shows of Excel.
             lifts = array and _union(first) is not None
@@ -372,18 +378,27 @@ def _union(argument: list[Token]) -> list[str] | None:
     return [t.text for t in ranges]
 
 
-def _flat_range(argument: list[Token], count: int) -> list[str] | None:
-    """A plain range of several rows and columns given only a row (`INDEX(C52:E53,2)`: Excel
-    answers #REF!, formualizer the first column's value) -> [the range]; None otherwise."""
-    if count != 2 or len(argument) != 1 or not argument[0].is_range:
+def _flat_range(argument: list[Token], rest: list[list[Token]]) -> str | None:
+    """A plain range of several rows and columns (whole columns or rows too, of any sheet)
+    given only a row (`INDEX(C52:E53,2)`: Excel answers #REF!, formualizer the first column's
+    value) -> the range; None otherwise, and for a row of 0 or left out (not seen of Excel)."""
+    if len(rest) != 1 or len(argument) != 1 or not argument[0].is_range:
+        return None
+    if not rest[0] or (len(rest[0]) == 1 and rest[0][0].sub == NUMBER and float(rest[0][0].text) == 0):
         return None
     text = argument[0].text
-    if "!" in text or "[" in text:
+    if "[" in text:
         return None
-    area = read_area(text, whole_lines=False)
+    area = read_area(split_reference(text)[1])
     if area is None or area.rows == 1 or area.columns == 1:
         return None
-    return [text]
+    return text
+
+
+def _beside_reference_operator(formula: Formula, call: Group) -> bool:
+    """A corner or a side of `:` or of the intersection (`INDEX(A1:C3,2):C5`)."""
+    return any(t is not None and t.kind in (INFIX, POSTFIX) and t.text in (":", " ", "#")
+               for t in (formula.previous(call.open), formula.following(call.close)))
 
 
 # -- TYPE and ERROR.TYPE of what formualizer cannot read ---------------------------------------------

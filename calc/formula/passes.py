@@ -142,7 +142,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("aggregate_functions", hidden_rows.aggregate_functions, ("AGGREGATE(",)),
     Pass("at_sign", ranges.at_sign, ("SINGLE(",), cells=ORDINARY),
     Pass("row_indirect", ranges.row_indirect, ("INDIRECT(",), cells=ORDINARY),
-    Pass("top_reference", ranges.top_reference, ("INDIRECT(", "OFFSET("), cells=ORDINARY),
+    Pass("intersected_references", ranges.intersected_references, ("INDIRECT(", "OFFSET(", "INDEX("), cells=ORDINARY),
     Pass("indirect_text", ranges.indirect_text, ("INDIRECT(",)),
     Pass("index_whole_lines", ranges.index_whole_lines, ("INDEX(",), _text(lambda text: ":" in text)),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),

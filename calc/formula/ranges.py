@@ -32,6 +32,7 @@ from rates_xl.functions.tokens import (
     OPEN,
     OPERAND,
     PAREN,
+    POSTFIX,
     PREFIX,
     TEXT,
     Token,
@@ -247,27 +248,72 @@ def _row_cell(tokens: list[Token], sheet: str) -> str | None:
     return f"${letters}{row}"
 
 
-#: Functions answering a reference, which may cover several cells.
+#: Functions answering a reference, which may cover several cells (INDEX: `_whole_line_asked`).
 _REFERENCES = frozenset({"INDIRECT", "OFFSET"})
+#: Calls whose arguments are read by Excel's newer rules (names bound to arrays, lambdas): left alone.
+_NEWER = frozenset({"LET", "LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY"})
 
 
-def top_reference(formula: Formula, _site: Site) -> str:
-    """An ordinary cell whose formula is one INDIRECT or OFFSET call (`=INDIRECT(B1)`, B1
-    holding "H47:I48"; `=OFFSET(H47,0,0,2,2)`) shows the cell implicit intersection picks of
-    the reference it answers, as Excel reads a formula saved with no dynamic-array marker
-    (Microsoft, "Implicit intersection operator: @": "If the value is a range, then pick the
-    cell on the same row or column as the formula"): it is written `=@INDIRECT(B1)`, which
-    formualizer intersects as Excel does (a one-cell reference is itself). It spilled the
-    range instead, answered its first cell (H47's value where Excel has #VALUE!), and two such
-    cells spilling over each other failed the whole book ("dynamic dependency evaluation did
-    not converge"; issue 30, point 4; tests/calc/test_model_classes.py)."""
-    groups = formula.groups
-    if not groups or formula.error:
+def intersected_references(formula: Formula, _site: Site) -> str:
+    """In an ordinary cell, a call answering a reference of several cells where one value is
+    wanted shows the cell implicit intersection picks of it, as Excel reads a formula saved
+    with no dynamic-array marker (Microsoft, "Implicit intersection operator: @": "If the
+    value is a range, then pick the cell on the same row or column as the formula"): INDIRECT,
+    OFFSET, and INDEX given a row or a column of 0 or left out (`=INDEX(A:A,0)`, the old idiom
+    for the cell of column A in the formula's row; Microsoft's INDEX page: "If you set row_num
+    or column_num to 0 (zero), INDEX returns the array of values for the entire column or row").
+    The call is written `@CALL(...)`, which formualizer intersects as Excel does (a one-cell
+    reference is itself). The whole formula (`=INDIRECT(B1)`, B1 holding "H47:I48";
+    `=OFFSET(H47,0,0,2,2)`), an operand (`=OFFSET(T1,0,0,5,1)+1`) or a value argument
+    (`IF(flag,INDEX(T1:W5,0,2),0)`) alike; not where a function takes the range as it is
+    (`SUM(INDEX(B:D,0,2))`, `MATCH(x,INDEX(T,0,2),0)`, SUMPRODUCT's arrays), beside a reference
+    operator, or inside LET or a lambda. Before, the engine spilled the range: the whole
+    formula answered its first cell (H47's value where Excel has #VALUE!; two such cells
+    spilling over each other failed the whole book, issue 30, point 4), an operand or an
+    argument its first cell's value, silently (tests/calc/test_model_classes.py,
+    tests/calc/test_intersected_references.py)."""
+    from rates_xl.calc.formula.hazards import takes_range
+
+    tokens = formula.tokens
+    if formula.error or not tokens:
         return formula.text
-    top = groups[0]
-    if top.kind != "call" or top.name not in _REFERENCES or top.open != 0 or top.close != len(formula.tokens) - 1:
-        return formula.text
-    return "=@" + formula.text.lstrip("=")
+    edits = formula.edits()
+    for group in formula.groups:
+        if group.kind != "call" or group.close < 0:
+            continue
+        if group.name not in _REFERENCES and not (group.name == "INDEX" and _whole_line_asked(formula, group)):
+            continue
+        before, after = formula.previous(group.open), formula.following(group.close)
+        if before is not None and before.kind == PREFIX and before.text == "@":
+            continue  # (intersected already)
+        if any(t is not None and t.kind in (INFIX, POSTFIX) and t.text in (":", " ", "#") for t in (before, after)):
+            continue  # a corner or a side of a reference operator: the reference itself
+        inner, outer, value_wanted = group, group.parent, True
+        while outer is not None:
+            if (outer.kind == "call" and (outer.name in _NEWER or takes_range(outer.name, inner.position))) or \
+                    (outer.kind == "paren" and len(outer.arguments) > 1) or outer.kind == "array":
+                value_wanted = False  # taken as a range (or a union's part, a lambda's value)
+                break
+            inner, outer = outer, outer.parent
+        if value_wanted:
+            edits.before(group.open, "@")
+    return edits.text()
+
+
+def _whole_line_asked(formula: Formula, call: Group) -> bool:
+    """INDEX given a row or a column of 0 or left out: it answers a whole row or column of its
+    reference (with two arguments, only of a reference one row or one column wide: of several
+    rows and columns Excel answers #REF!, the pass `index`)."""
+    picks = [formula.solid(span) for span in call.arguments[1:3]]
+    if not picks:
+        return False
+    if not any(not pick or (len(pick) == 1 and pick[0].sub == NUMBER and float(pick[0].text) == 0) for pick in picks):
+        return False
+    if len(picks) > 1:
+        return True
+    reference = formula.single(call.arguments[0])
+    area = read_area(split_reference(reference.text)[1]) if reference is not None and reference.is_range else None
+    return area is not None and (area.rows == 1 or area.columns == 1)
 
 
 def at_sign(formula: Formula, site: Site) -> str:
@@ -405,8 +451,9 @@ def index_whole_lines(formula: Formula, _site: Site) -> str:
     any cell of them, as Excel does: formualizer cuts a whole column to its last used row, and
     answered #REF! past it, silently, where Excel has the empty cell (0, and ISBLANK's TRUE).
     The range is written with its corners (`B$1:B$1048576`: the engine reads only the cell
-    picked); not where a row or a column of 0 or left out would make INDEX answer the whole
-    line (tests/calc/test_index_whole_lines.py)."""
+    picked, or the one `@` picks of a whole line asked for, `@INDEX(B:B,0)`: `intersected_references`);
+    not where a row or a column of 0 or left out makes INDEX answer the whole line read whole
+    (tests/calc/test_index_whole_lines.py)."""
     tokens = formula.tokens
     edits = formula.edits()
     for call in formula.calls("INDEX"):
@@ -419,8 +466,11 @@ def index_whole_lines(formula: Formula, _site: Site) -> str:
         if area is None or not is_whole_lines(area):
             continue
         picks = [formula.solid(span) for span in call.arguments[1:]]
-        if any(not pick or (len(pick) == 1 and pick[0].sub == NUMBER and float(pick[0].text) == 0) for pick in picks):
-            continue  # a whole line asked for: the engine's own
+        before = formula.previous(call.open)
+        intersected = before is not None and before.kind == PREFIX and before.text == "@"
+        if not intersected and any(not pick or (len(pick) == 1 and pick[0].sub == NUMBER and float(pick[0].text) == 0)
+                                   for pick in picks):
+            continue  # a whole line asked for and read whole: the engine's own (`@` picks one cell of it)
         if len(picks) == 1 and area.rows > 1 and area.columns > 1:
             continue  # several columns and no column: #REF! (the pass `index`)
         written = resized_reference(reference.text, area.rows, area.columns)

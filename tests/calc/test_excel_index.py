@@ -41,7 +41,6 @@ def test_index_as_excel(case, areas, compared, tmp_path):
 
 
 @pytest.mark.parametrize("formula", [
-    "=INDEX(C1:E3,2)*2",  # a reference's INDEX inside an expression: it may be read as a reference
     "=A1:INDEX(C1:E3,2)",
     "=INDEX(C52:E53,E1:E3)",  # a range as the row of a 2-D reference: not seen in the corpus
     "=INDEX({2,3;4,5},E52:E54)",  # lifted by the analysis, formualizer's INDEX right per cell
