@@ -248,7 +248,8 @@ def _row_cell(tokens: list[Token], sheet: str) -> str | None:
     return f"${letters}{row}"
 
 
-#: Functions answering a reference, which may cover several cells (INDEX: `_whole_line_asked`).
+#: Functions answering a reference, which may cover several cells (INDEX: `_whole_line_asked`;
+#: CHOOSE: `_chooses_reference`).
 _REFERENCES = frozenset({"INDIRECT", "OFFSET"})
 #: Calls whose arguments are read by Excel's newer rules (names bound to arrays, lambdas): left alone.
 _NEWER = frozenset({"LET", "LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY"})
@@ -259,7 +260,8 @@ def intersected_references(formula: Formula, _site: Site) -> str:
     wanted shows the cell implicit intersection picks of it, as Excel reads a formula saved
     with no dynamic-array marker (Microsoft, "Implicit intersection operator: @": "If the
     value is a range, then pick the cell on the same row or column as the formula"): INDIRECT,
-    OFFSET, and INDEX given a row or a column of 0 or left out (`=INDEX(A:A,0)`, the old idiom
+    OFFSET, CHOOSE among references (`CHOOSE(2,T1:T5,U1:U5)`, whole columns kept whole), and
+    INDEX given a row or a column of 0 or left out (`=INDEX(A:A,0)`, the old idiom
     for the cell of column A in the formula's row; Microsoft's INDEX page: "If you set row_num
     or column_num to 0 (zero), INDEX returns the array of values for the entire column or row").
     The call is written `@CALL(...)`, which formualizer intersects as Excel does (a one-cell
@@ -281,7 +283,9 @@ def intersected_references(formula: Formula, _site: Site) -> str:
     for group in formula.groups:
         if group.kind != "call" or group.close < 0:
             continue
-        if group.name not in _REFERENCES and not (group.name == "INDEX" and _whole_line_asked(formula, group)):
+        choices = group.name == "CHOOSE" and _chooses_reference(formula, group)
+        if group.name not in _REFERENCES and not choices and \
+                not (group.name == "INDEX" and _whole_line_asked(formula, group)):
             continue
         before, after = formula.previous(group.open), formula.following(group.close)
         if before is not None and before.kind == PREFIX and before.text == "@":
@@ -297,7 +301,23 @@ def intersected_references(formula: Formula, _site: Site) -> str:
             inner, outer = outer, outer.parent
         if value_wanted:
             edits.before(group.open, "@")
+            for span in group.arguments[1:] if choices else ():
+                choice = formula.single_index(span)  # a whole column chosen: kept whole, as INDEX's
+                if choice is not None and tokens[choice].is_range:
+                    area = read_area(split_reference(tokens[choice].text)[1])
+                    if area is not None and is_whole_lines(area):
+                        written = resized_reference(tokens[choice].text, area.rows, area.columns)
+                        if written is not None:
+                            edits.replace(choice, choice + 1, written)
     return edits.text()
+
+
+def _chooses_reference(formula: Formula, call: Group) -> bool:
+    """CHOOSE with a reference among its choices (`CHOOSE(2,T1:T5,U1:U5)`): it answers the
+    reference chosen, as it is."""
+    tokens = formula.tokens
+    return any(tokens[k].is_range or (tokens[k].is_call and tokens[k].name in (*_REFERENCES, "INDEX", "CHOOSE"))
+               for first, last in call.arguments[1:] for k in range(first, last))
 
 
 def _whole_line_asked(formula: Formula, call: Group) -> bool:

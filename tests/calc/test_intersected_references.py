@@ -4,7 +4,8 @@ and INDEX of several rows and columns given only a row: #REF! wherever it is (th
 calc/formula/calls.py). Before, the engine spilled the reference and answered its first cell's
 value, silently: `=INDEX(B1:D3,0,2)` in row 10 was 2 where Excel has #VALUE!, `=INDEX(B:B,0)`
 in row 20 was 1 where Excel has B20 (empty: 0), `=OFFSET(B1,0,0,3,1)+1` in row 3 was 2 where
-Excel has B3+1, `=INDEX(B1:D3,2)+1` was 5 where Excel has #REF! (formulas_test.xlsx
+Excel has B3+1, `=CHOOSE(2,B1:B3,C1:C3)+0` in row 12 was 3 where Excel has #VALUE!,
+`=INDEX(B1:D3,2)+1` was 5 where Excel has #REF! (formulas_test.xlsx
 LOOKUP!R53, `INDEX(C52:E53,2)`, is #REF!)."""
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ CASES = [
     ("H1", "=IF(TRUE,INDEX(B:B,0),0)", 1), ("H20", "=IF(TRUE,INDEX(B:B,0),0)", 0),  # B20: empty
     ("H2", "=INDEX(B:D,0,3)*10", 60), ("H21", "=INDEX(B:D,0,3)*10", 0),
     ("J3", '=INDIRECT("B1:B3")&"x"', "7x"),
+    ("K3", "=CHOOSE(2,B1:B3,C1:C3)+0", 8), ("K12", "=CHOOSE(2,B1:B3,C1:C3)+0", "#VALUE!"),
+    ("K2", "=CHOOSE(1,B:B)", 4), ("K22", "=CHOOSE(1,B:B)", 0),
     # Taken as the reference it is: not intersected.
     ("I1", "=SUM(INDEX(B1:D3,0,2))", 15), ("I2", "=SUMPRODUCT(INDEX(B1:D3,0,2)*2)", 30),
     ("I3", "=MATCH(8,INDEX(B1:D3,0,2),0)", 3), ("I7", "=ROWS(INDEX(B1:D3,0,2))", 3),
+    ("K1", "=SUM(CHOOSE(2,B1:B3,C1:C3))", 15),
     ("I4", "=INDEX(B1:D3,2,3)", 6),  # one cell
     # Several rows and columns, only a row: #REF! (formulas_test.xlsx LOOKUP!R53).
     ("I5", "=INDEX(B1:D3,2)+1", "#REF!"), ("I6", "=IF(TRUE,INDEX(B:D,2))", "#REF!"),
