@@ -248,9 +248,8 @@ def _row_cell(tokens: list[Token], sheet: str) -> str | None:
     return f"${letters}{row}"
 
 
-#: Functions answering a reference, which may cover several cells (INDEX: `_whole_line_asked`;
-#: CHOOSE: `_chooses_reference`).
-_REFERENCES = frozenset({"INDIRECT", "OFFSET"})
+#: Functions answering a reference, which may cover several cells (CHOOSE too: `_chooses_reference`).
+_REFERENCES = frozenset({"INDIRECT", "OFFSET", "INDEX"})
 #: Calls whose arguments are read by Excel's newer rules (names bound to arrays, lambdas): left alone.
 _NEWER = frozenset({"LET", "LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY"})
 
@@ -260,20 +259,21 @@ def intersected_references(formula: Formula, _site: Site) -> str:
     wanted shows the cell implicit intersection picks of it, as Excel reads a formula saved
     with no dynamic-array marker (Microsoft, "Implicit intersection operator: @": "If the
     value is a range, then pick the cell on the same row or column as the formula"): INDIRECT,
-    OFFSET, CHOOSE among references (`CHOOSE(2,T1:T5,U1:U5)`, whole columns kept whole), and
-    INDEX given a row or a column of 0 or left out (`=INDEX(A:A,0)`, the old idiom
-    for the cell of column A in the formula's row; Microsoft's INDEX page: "If you set row_num
-    or column_num to 0 (zero), INDEX returns the array of values for the entire column or row").
-    The call is written `@CALL(...)`, which formualizer intersects as Excel does (a one-cell
-    reference is itself). The whole formula (`=INDIRECT(B1)`, B1 holding "H47:I48";
-    `=OFFSET(H47,0,0,2,2)`), an operand (`=OFFSET(T1,0,0,5,1)+1`) or a value argument
-    (`IF(flag,INDEX(T1:W5,0,2),0)`) alike; not where a function takes the range as it is
-    (`SUM(INDEX(B:D,0,2))`, `MATCH(x,INDEX(T,0,2),0)`, SUMPRODUCT's arrays), beside a reference
-    operator, or inside LET or a lambda. Before, the engine spilled the range: the whole
-    formula answered its first cell (H47's value where Excel has #VALUE!; two such cells
-    spilling over each other failed the whole book, issue 30, point 4), an operand or an
-    argument its first cell's value, silently (tests/calc/test_model_classes.py,
-    tests/calc/test_intersected_references.py)."""
+    OFFSET, CHOOSE among references (`CHOOSE(2,T1:T5,U1:U5)`, whole columns kept whole) and
+    INDEX, whose row or column of 0, left out or read from an empty cell answers a whole column
+    or row (`=INDEX(A:A,0)`, the old idiom for column A's cell in the formula's row; Microsoft's
+    INDEX page: "If you set row_num or column_num to 0 (zero), INDEX returns the array of values
+    for the entire column or row"; poi_FormulaEvalTestData_Copy.xlsx EverythingTests!E736,
+    `INDEX(B14:C15,D7,2)` over an empty D7, is #VALUE! in row 736). The call is written
+    `@CALL(...)`, which formualizer intersects as Excel does (a one-cell reference is itself).
+    The whole formula (`=INDIRECT(B1)`, B1 holding "H47:I48"; `=OFFSET(H47,0,0,2,2)`), an
+    operand (`=OFFSET(T1,0,0,5,1)+1`) or a value argument (`IF(flag,INDEX(T1:W5,0,2),0)`)
+    alike; not where a function takes the range as it is (`SUM(INDEX(B:D,0,2))`,
+    `MATCH(x,INDEX(T,0,2),0)`, SUMPRODUCT's arrays), beside a reference operator, or inside LET
+    or a lambda. Before, the engine spilled the range: the whole formula answered its first
+    cell (H47's value where Excel has #VALUE!; two such cells spilling over each other failed
+    the whole book, issue 30, point 4), an operand or an argument its first cell's value,
+    silently (tests/calc/test_model_classes.py, tests/calc/test_intersected_references.py)."""
     from rates_xl.calc.formula.hazards import takes_range
 
     tokens = formula.tokens
@@ -284,8 +284,7 @@ def intersected_references(formula: Formula, _site: Site) -> str:
         if group.kind != "call" or group.close < 0:
             continue
         choices = group.name == "CHOOSE" and _chooses_reference(formula, group)
-        if group.name not in _REFERENCES and not choices and \
-                not (group.name == "INDEX" and _whole_line_asked(formula, group)):
+        if group.name not in _REFERENCES and not choices:
             continue
         before, after = formula.previous(group.open), formula.following(group.close)
         if before is not None and before.kind == PREFIX and before.text == "@":
@@ -316,24 +315,8 @@ def _chooses_reference(formula: Formula, call: Group) -> bool:
     """CHOOSE with a reference among its choices (`CHOOSE(2,T1:T5,U1:U5)`): it answers the
     reference chosen, as it is."""
     tokens = formula.tokens
-    return any(tokens[k].is_range or (tokens[k].is_call and tokens[k].name in (*_REFERENCES, "INDEX", "CHOOSE"))
+    return any(tokens[k].is_range or (tokens[k].is_call and tokens[k].name in (*_REFERENCES, "CHOOSE"))
                for first, last in call.arguments[1:] for k in range(first, last))
-
-
-def _whole_line_asked(formula: Formula, call: Group) -> bool:
-    """INDEX given a row or a column of 0 or left out: it answers a whole row or column of its
-    reference (with two arguments, only of a reference one row or one column wide: of several
-    rows and columns Excel answers #REF!, the pass `index`)."""
-    picks = [formula.solid(span) for span in call.arguments[1:3]]
-    if not picks:
-        return False
-    if not any(not pick or (len(pick) == 1 and pick[0].sub == NUMBER and float(pick[0].text) == 0) for pick in picks):
-        return False
-    if len(picks) > 1:
-        return True
-    reference = formula.single(call.arguments[0])
-    area = read_area(split_reference(reference.text)[1]) if reference is not None and reference.is_range else None
-    return area is not None and (area.rows == 1 or area.columns == 1)
 
 
 def at_sign(formula: Formula, site: Site) -> str:

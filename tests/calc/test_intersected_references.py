@@ -18,6 +18,7 @@ from tests.calc.excel_cases import corpus_workbook, sheets_computed
 CASES = [
     ("F2", "=INDEX(B1:D3,0,2)", 5), ("F10", "=INDEX(B1:D3,0,2)", "#VALUE!"),  # C1:C3 in row 2; none in 10
     ("G2", "=INDEX(B1:D3,2,0)", "#VALUE!"), ("C5", "=INDEX(B1:D3,2,0)", 5),  # B2:D2 in column G: none; C
+    ("F3", "=INDEX(B1:D3,E9,2)", 8), ("F11", "=INDEX(B1:D3,E9,2)", "#VALUE!"),  # E9: empty, a row of 0
     ("G3", "=OFFSET(B1,0,0,3,1)+1", 8), ("G12", "=OFFSET(B1,0,0,3,1)+1", "#VALUE!"),
     ("H1", "=IF(TRUE,INDEX(B:B,0),0)", 1), ("H20", "=IF(TRUE,INDEX(B:B,0),0)", 0),  # B20: empty
     ("H2", "=INDEX(B:D,0,3)*10", 60), ("H21", "=INDEX(B:D,0,3)*10", 0),
