@@ -334,8 +334,11 @@ def at_sign(formula: Formula, site: Site) -> str:
       ('Amortization Schedule'!E18:
       `=@IF(@Pmt_Nbr="","",MIN(Optional_Extra_Payments,@Beginning_Bal-@Sched_Pmt))`) is both.
 
-    Anything else (`@` over OFFSET or INDEX's result, over a range built with ':') stays
-    unknown to the engine, and its cell is listed, never guessed. Proved by
+    - `_xlfn.SINGLE(call)` of one INDEX, OFFSET, INDIRECT or CHOOSE call: `@call`, which
+      formualizer intersects as Excel does (`intersected_references`).
+
+    Anything else (`@` over an expression answering an array, over a range built with ':')
+    stays unknown to the engine, and its cell is listed, never guessed. Proved by
     dataresearchlabs_MyLoanTracker_v010009_FREE.xlsx and tests/calc/test_single.py."""
     for _ in range(8):  # inner `@`s first, then the ones around them
         done = _at_sign_once(formula, site)
@@ -354,6 +357,12 @@ def _at_sign_once(formula: Formula, site: Site) -> str:
         if group.close < 0 or len(group.arguments) != 1:
             continue
         first, last = group.arguments[0]
+        call = formula.group_at(first)
+        if call is not None and call.kind == "call" and call.close == last - 1 and \
+                (call.name in _REFERENCES or call.name == "CHOOSE"):
+            # `@` over one call answering a reference: formualizer's own `@` (`intersected_references`)
+            edits.replace(group.open, group.close + 1, "@" + formula.span_text((first, last)))
+            continue
         inner = formula.single_index((first, last))
         if inner is not None and tokens[inner].is_range:
             cell = _picked(_named(tokens[inner].text, site), site)

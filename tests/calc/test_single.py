@@ -22,13 +22,17 @@ def test_implicit_intersection_is_computed_and_the_rest_listed(tmp_path):
     ws["E4"] = "=_xlfn.SINGLE(Loans!$B:$B)+1"  # a whole column, sheet-qualified: B4
     ws["E9"] = "=_xlfn.SINGLE(B2:B4)"  # no cell of the range in row 9: #VALUE!
     ws["F3"] = "=SUM(_xlfn.SINGLE(B2:B4))"  # @ inside a range argument: still one cell
-    ws["G2"] = "=_xlfn.SINGLE(INDEX(B2:B4,2))"  # @ over a function's result: not guessed
+    ws["G2"] = "=_xlfn.SINGLE(INDEX(B2:B4,2))"  # @ over INDEX's one cell: B3
+    ws["G4"] = "=_xlfn.SINGLE(INDEX(B2:B4,0))"  # @ over INDEX's whole column, in row 4: B4
+    ws["G9"] = "=_xlfn.SINGLE(INDEX(B2:B4,0))"  # no cell of it in row 9: #VALUE!
+    ws["H2"] = "=_xlfn.SINGLE(B2:B4*2)"  # @ over an array: not guessed
     wb.save(tmp_path / "loans.xlsx")
     result = WorkbookCalculation(tmp_path / "loans.xlsx").compute()
     assert result.value("Loans", "E3") == 500 and result.value("Loans", "E4") == 401
     assert result.value("Loans", "E9") == "#VALUE!" and result.value("Loans", "F3") == 250
-    assert [c.address for c in result.skipped] == ["Loans!G2"]
-    assert result.unknown_functions == {"SINGLE": ["Loans!G2"]}
+    assert [result.value("Loans", cell) for cell in ("G2", "G4", "G9")] == [250, 400, "#VALUE!"]
+    assert [c.address for c in result.skipped] == ["Loans!H2"]
+    assert result.unknown_functions == {"SINGLE": ["Loans!H2"]}
 
 
 def test_text_outside_ascii_before_the_at_does_not_move_the_rewrite():
@@ -94,8 +98,8 @@ def test_at_over_a_name_that_is_not_one_range_or_around_an_array_is_listed(tmp_p
     ws["B3"] = "=_xlfn.SINGLE(Two)"  # two areas: not guessed
     ws["C2"] = "=_xlfn.SINGLE(A1+_xlfn.SINGLE(Col))"  # single values: 10 + A2
     ws["D2"] = "=_xlfn.SINGLE(A1:A3*2)"  # an array: not guessed
-    ws["E2"] = "=_xlfn.SINGLE(OFFSET(A1,0,0,3,1))"  # a function's range: not guessed
+    ws["E2"] = "=_xlfn.SINGLE(OFFSET(A1,0,0,3,1))"  # OFFSET's range, in row 2: A2
     wb.save(tmp_path / "names.xlsx")
     result = WorkbookCalculation(tmp_path / "names.xlsx").compute()
-    assert result.value("S", "B2") == 21 and result.value("S", "C2") == 30
-    assert sorted(c.address for c in result.skipped) == ["S!B3", "S!D2", "S!E2"]
+    assert result.value("S", "B2") == 21 and result.value("S", "C2") == 30 and result.value("S", "E2") == 20
+    assert sorted(c.address for c in result.skipped) == ["S!B3", "S!D2"]
