@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rates_xl.errors import InputError
 from rates_xl.functions.sheet import (
@@ -91,6 +91,9 @@ class BookFacts:
     #: Whether any cell of the book holds a constant text whose reading as a number is not
     #: settled (`text_reading` UNSURE): only then are the operands of arithmetic asked about.
     unsure_texts: bool = False
+    #: (a local name's sheet or "", upper-case name) -> (its text's shape as written in A1, one
+    #: reference or not), of the defined names with relative references (calc/formula/relative_names.py).
+    relative_names: dict[tuple[str, str], tuple[Any, bool]] = field(default_factory=dict)
     #: Upper-case defined name -> the LAMBDA it stands for (calc/formula/lambdas.py `named_lambdas`).
     lambda_names: dict[str, str] = field(default_factory=dict)
     #: The book's sheets, in the order of their tabs (calc/formula/three_d.py).

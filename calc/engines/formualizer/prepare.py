@@ -37,7 +37,14 @@ from rates_xl.calc.engines.formualizer.fitting import (
     settled,
 )
 from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
-from rates_xl.calc.formula import comparisons, hidden_rows, number_arguments, passes, terms
+from rates_xl.calc.formula import (
+    comparisons,
+    hidden_rows,
+    number_arguments,
+    passes,
+    relative_names,
+    terms,
+)
 from rates_xl.calc.formula.fit import cut_to_range, lift
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.lambdas import lambda_names
@@ -169,6 +176,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)
+    facts.relative_names = relative_names.of_book(book)
     if steady and formula_cells is not None:
         facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
         facts.text_reading = kinds.text_reading
