@@ -11,8 +11,9 @@ formualizer lacks.
   text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `formula_text.py`
   (FORMULATEXT from the book's own formulas),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
-  `ranges.py` (`@`, whole columns and INDEX of them, INDIRECT's text, R1C1 text), `relative_names.py`
-  (defined names with relative references, read from the cell using them), `criteria_ranges.py` (SUMIF's
+  `ranges.py` (`@`, whole columns and INDEX of them, INDIRECT's text, R1C1 text), `defined_names.py`
+  (the defined names the engine drops: dynamic ranges, formulas, array constants, relative
+  references, written into the formulas using them), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes),
   `column_products.py` (SUMPRODUCT, FILTER and array formulas over whole columns over all
   their rows), `databases.py` (the database functions' whole columns), `hidden_rows.py` (SUBTOTAL

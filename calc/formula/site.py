@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rates_xl.errors import InputError
 from rates_xl.functions.sheet import (
@@ -20,8 +20,15 @@ from rates_xl.functions.sheet import (
 )
 
 if TYPE_CHECKING:
+    from rates_xl.calc.formula.defined_names import Names
     from rates_xl.calc.formula.tables import Table
     from rates_xl.calc.sources import Targets
+
+
+def _no_names() -> Names:
+    from rates_xl.calc.formula.defined_names import Names  # (it reads this module)
+
+    return Names()
 
 
 class NotComputed(InputError):
@@ -91,9 +98,9 @@ class BookFacts:
     #: Whether any cell of the book holds a constant text whose reading as a number is not
     #: settled (`text_reading` UNSURE): only then are the operands of arithmetic asked about.
     unsure_texts: bool = False
-    #: (a local name's sheet or "", upper-case name) -> (its text's shape as written in A1, one
-    #: reference or not), of the defined names with relative references (calc/formula/relative_names.py).
-    relative_names: dict[tuple[str, str], tuple[Any, bool]] = field(default_factory=dict)
+    #: The defined names the engine does not read, written into the formulas using them
+    #: (calc/formula/defined_names.py `Names`).
+    defined_names: Names = field(default_factory=lambda: _no_names())
     #: Upper-case defined name -> the LAMBDA it stands for (calc/formula/lambdas.py `named_lambdas`).
     lambda_names: dict[str, str] = field(default_factory=dict)
     #: The book's sheets, in the order of their tabs (calc/formula/three_d.py).

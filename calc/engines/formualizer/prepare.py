@@ -39,10 +39,10 @@ from rates_xl.calc.engines.formualizer.fitting import (
 from rates_xl.calc.engines.formualizer.reach import LastRows, reads_whole_rows
 from rates_xl.calc.formula import (
     comparisons,
+    defined_names,
     hidden_rows,
     number_arguments,
     passes,
-    relative_names,
     terms,
 )
 from rates_xl.calc.formula.fit import cut_to_range, lift
@@ -176,7 +176,6 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)
-    facts.relative_names = relative_names.of_book(book)
     if steady and formula_cells is not None:
         facts.constant_kind = kinds = _ConstantKinds(book, formula_cells)
         facts.text_reading = kinds.text_reading
@@ -188,6 +187,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     if calculation is None or not calculation.iterate:
         facts.sums = {}  # (an iterating book has every sum written out: calc/formula/terms.py)
     _name_passes(book, facts)
+    facts.defined_names = defined_names.of_book(book, facts.lambda_names)  # (their text after the NAMES passes)
     waiting: set[tuple[str, int, int]] = set()  # ordinary cells whose last passes wait (`_written_passes`)
     dynamic: set[Key] = set()  # the dynamic arrays' anchors
     counted = 0  # ordinary formulas fitted: the book's time is looked at every few (`_EVERY_FEW`)

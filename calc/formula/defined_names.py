@@ -1,0 +1,151 @@
+"""Defined names the engine does not read, written into each formula using them: a name with
+relative references (`RowT` = `S!$T1`), a formula answering a reference (the dynamic range
+`Data` = `OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)`, `INDEX(S!$T:$T,1):INDEX(S!$T:$T,3)`), any other
+formula, an array constant (`{1,2,3}`).
+
+formualizer drops such names on loading ("Unevaluable or cyclic defined name omitted from
+calculation"): every cell using one was #NAME?, silently where Excel has a value, and worse
+beside a reference operator (`SUM(S!$T$1:Dyn)` summed nothing). Excel evaluates a defined
+name's formula in the cell using it, as if written there, so the name's text in its place (in
+parentheses) is what Excel computes. A name standing for one range, or for a constant, is the
+engine's own, and so is a LAMBDA (calc/formula/lambdas.py), another workbook's name or one over
+a table (the NAMES passes), and a union of ranges (calc/formula/unions.py reads it).
+
+A name's relative reference is relative to the cell using it (Microsoft's Names.Add: with A10
+selected, a name given "=sheet1!A1:B1" refers to A10:B10); the file holds it as if written in
+A1, and LibreOffice reads it so (`RowT` = `S!$T1` in Y2 is $T2).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from rates_xl.calc.formula.shapes import Shape, shape, text_at
+from rates_xl.calc.formula.site import NotComputed, Site
+from rates_xl.calc.formula.tree import Formula
+from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
+from rates_xl.functions.tokens import ARG, SEP
+
+#: How deep names inside names are written out (a name's text naming another).
+_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Written:
+    """A defined name as it is written into a formula: its text, one reference or not, and,
+    with relative references, its shape as written in A1 (moved to each cell using it)."""
+
+    text: str
+    single: bool
+    relative: Shape | None = None
+
+
+@dataclass
+class Names:
+    """The book's names to write out: (a local name's sheet, "" for the book's; the name in
+    upper case) -> how, and one search for any of them in a formula's text."""
+
+    found: dict[tuple[str, str], Written] = field(default_factory=dict)
+    search: re.Pattern[str] | None = None
+    local: frozenset[tuple[str, str]] = frozenset()  # every sheet's own names (a book's name of theirs is hidden)
+
+
+def of_book(book: Any, lambdas: dict[str, str]) -> Names:
+    """The defined names of openpyxl's `book` (their text after the NAMES passes) that the
+    engine does not read; `lambdas`: the LAMBDA names (left to calc/formula/lambdas.py)."""
+    found: dict[tuple[str, str], Written] = {}
+    local = set()
+    scopes = [("", book.defined_names)] + [(ws.title, getattr(ws, "defined_names", {})) for ws in book.worksheets]
+    for sheet, names in scopes:
+        for name, defined in names.items():
+            if sheet:
+                local.add((sheet, str(name).upper()))
+            text = defined.attr_text
+            if not isinstance(text, str) or not text.strip() or "[" in text or str(name).upper() in lambdas \
+                    or str(name).upper().startswith("_XLNM."):
+                continue  # (another workbook's, a table's, a LAMBDA, Excel's own: left as they are)
+            text = text.strip()
+            written = _written(text)
+            if written is not None:
+                found[(sheet, str(name).upper())] = written
+    search = None
+    if found:
+        words = sorted({re.escape(name) for _sheet, name in found}, key=len, reverse=True)
+        search = re.compile(rf"(?<![\w.\\])(?:{'|'.join(words)})(?![\w(.])", re.IGNORECASE)
+    return Names(found, search, frozenset(local))
+
+
+def _written(text: str) -> Written | None:
+    """How a name's text is written into a formula; None: the engine reads the name itself."""
+    read = Formula("=" + text)
+    tokens = read.tokens
+    if read.error is not None or not tokens:
+        return None
+    single = len(tokens) == 1 and tokens[0].is_range
+    moving = shape("=" + text, 1, 1)
+    if moving is not None and any(isinstance(corner, tuple) and not _absolute(corner) for corner in moving):
+        return Written(text, single, moving)
+    if single and read_area(split_reference(tokens[0].text)[1]) is not None:
+        return None  # one range: the engine's own
+    if len(tokens) == 1 and tokens[0].kind == "Operand" and not tokens[0].is_range:
+        return None  # a number, a text, a logical, an error
+    if any(token.kind == SEP and token.sub == ARG and read.owner(index) is None for index, token in enumerate(tokens)):
+        return None  # a union of ranges (`S!$A$1:$A$2,S!$A$3`): calc/formula/unions.py
+    return Written(text, single)
+
+
+def _absolute(corner: tuple[Any, ...]) -> bool:
+    absolute_c, c, absolute_r, r = corner
+    return (c is None or absolute_c) and (r is None or absolute_r)
+
+
+def may_use(formula: Formula, site: Site) -> bool:
+    search = site.book.defined_names.search
+    return search is not None and search.search(formula.text) is not None
+
+
+def defined_names(formula: Formula, site: Site) -> str:
+    """A defined name the engine drops on loading is its text in the formula using it, in
+    parentheses unless it is one reference, as Excel evaluates a name's formula in the cell
+    using it: the dynamic range `Data` = `OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)` in `=SUM(Data)`
+    is `=SUM((OFFSET(...)))`, and `=ROWS(Data)` counts its rows (it was #NAME?, and ROWS 1);
+    `Arr` = `{1,2,3}` in `=INDEX(Arr,2)` is 2 (it was #REF!). A name with relative references
+    (`RowT` = `S!$T1`, `RowTotal` = `SUM(S!$B1:$M1)`) is its text moved from A1 to the formula's
+    cell (`=RowT+1` in Y2 is `S!$T2+1`, LibreOffice's 41 too); one whose reference would come
+    round the sheet's edge (`Left` = `S!XFD1`, the cell to the left as a name made in B1 holds
+    it) is listed: Excel's reading of it is not shown here (LibreOffice answers 0). A local
+    name of the formula's sheet comes before the book's; names inside names are written out
+    too (tests/calc/test_defined_names.py)."""
+    for _ in range(_DEPTH):
+        done = _once(formula, site)
+        if done == formula.text:
+            return done
+        formula = Formula(done)
+    raise NotComputed("a defined name standing for itself, through other names")
+
+
+def _once(formula: Formula, site: Site) -> str:
+    names = site.book.defined_names.found
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if not token.is_range:
+            continue
+        prefix, name = split_reference(token.text)
+        if "[" in prefix or read_area(name) is not None:
+            continue
+        sheet = unquote_sheet(prefix[:-1]) if prefix else site.sheet
+        key = (sheet, name.upper())
+        found = names.get(key) if key in site.book.defined_names.local or prefix else names.get(("", key[1]))
+        if found is None:
+            continue
+        text = found.text
+        if found.relative is not None:
+            moved = text_at(found.relative, site.row, site.col)
+            if moved is None:
+                raise NotComputed(f"the defined name {name}, whose relative reference would come round the "
+                                  "sheet's edge from this cell (Excel's reading of that is not known here)")
+            text = moved[1:]
+        edits.replace(index, index + 1, text if found.single else f"({text})")
+    return edits.text()

@@ -1,0 +1,62 @@
+"""Defined names the engine drops on loading, written into each formula using them (the pass
+`defined_names`, calc/formula/defined_names.py): dynamic ranges, other formulas, array
+constants, relative references. Every cell reading one was #NAME?, silently, where Excel has a
+value (and beside ':' a wrong number)."""
+
+from __future__ import annotations
+
+import openpyxl
+from openpyxl.workbook.defined_name import DefinedName
+
+from rates_xl.calc.workbook import WorkbookCalculation
+
+
+def test_a_relative_name_is_read_from_the_cell_using_it(tmp_path):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row in range(1, 6):
+        for column in range(20, 24):  # T1:W5 = 10 * row + column
+            sheet.cell(row=row, column=column, value=row * 10 + column)
+    names = {"RowT": "S!$T1", "RowTotal": "SUM(S!$T1:$W1)", "Left": "S!XFD1", "Absolute": "S!$T$3"}
+    for name, text in names.items():
+        book.defined_names[name] = DefinedName(name, attr_text=text)
+    other = book.create_sheet("Other")
+    other.defined_names["RowT"] = DefinedName("RowT", attr_text="S!$U1")  # Other's own RowT
+    cells = {"Y2": "=RowT+1", "Y3": "=RowTotal", "Y4": "=SUM(RowT:$W4)", "Z1": "=Absolute", "X3": "=Left"}
+    for address, formula in cells.items():
+        sheet[address] = formula
+    other["B4"] = "=RowT"
+    book.save(tmp_path / "names.xlsx")
+    result = WorkbookCalculation(tmp_path / "names.xlsx", full=True).compute()
+    # $T2 + 1 (LibreOffice's 41 too); SUM($T3:$W3); SUM($T4:$W4); the absolute name as before; U4
+    assert [result.value("S", cell) for cell in ("Y2", "Y3", "Y4", "Z1")] == [41, 206, 246, 50]
+    assert result.value("Other", "B4") == 61
+    # `Left` reaches round the sheet's edge from X3 (the cell to the left, as Excel writes a
+    # name made in B1): listed, not guessed
+    assert [(s.cell, "round the sheet's edge" in s.reason) for s in result.skipped] == [("X3", True)]
+
+
+def test_dynamic_ranges_formulas_and_array_constants_as_names(tmp_path):
+    """The values are LibreOffice's too (a book of the same cells, computed headless)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row in range(1, 6):
+        sheet.cell(row=row, column=20, value=row * 10 + 20)  # T1:T5 = 30..70
+    names = {"Arr": "{1,2,3}", "Price": "S!$T$2", "Amount": "Price*2", "Data": "OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)",
+             "Span": "INDEX(S!$T:$T,1):INDEX(S!$T:$T,3)", "DataEnd": "S!$T$1:INDEX(S!$T:$T,COUNT(S!$T:$T))",
+             "Twice": "SUM(Data)*2"}
+    for name, text in names.items():
+        book.defined_names[name] = DefinedName(name, attr_text=text)
+    cells = {"Y2": ("=SUM(Arr)", 6), "Y3": ("=Amount", 80), "Y4": ("=SUM(Data)", 250), "Y5": ("=ROWS(Data)", 5),
+             "Y6": ("=SUM(Span)", 120), "Y9": ("=SUM(DataEnd)", 250), "Y10": ("=INDEX(Arr,2)", 2),
+             "Y11": ("=MAX(Data)", 70), "Y12": ('=COUNTIF(Data,">30")', 4), "Y13": ("=VLOOKUP(40,Data,1,FALSE)", 40),
+             "Y14": ("=Data", "#VALUE!"),  # T1:T5 intersected in row 14: none
+             "Y15": ("=Twice", 500)}  # a name naming another
+    for address, (formula, _value) in cells.items():
+        sheet[address] = formula
+    book.save(tmp_path / "dynamic.xlsx")
+    result = WorkbookCalculation(tmp_path / "dynamic.xlsx", full=True).compute()
+    assert {cell: result.value("S", cell) for cell in cells} == {cell: value for cell, (_f, value) in cells.items()}
+    assert not result.skipped
