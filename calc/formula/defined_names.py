@@ -50,12 +50,20 @@ class Names:
     found: dict[tuple[str, str], Written] = field(default_factory=dict)
     search: re.Pattern[str] | None = None
     local: frozenset[tuple[str, str]] = frozenset()  # every sheet's own names (a book's name of theirs is hidden)
+    #: The names standing for one range, whole columns and rows too, left to the engine: their text.
+    ranges: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def range_text(self, sheet: str, name: str) -> str | None:
+        """The text of the name `name` standing for one range, as a formula on `sheet` sees it."""
+        key = (sheet, name.upper())
+        return self.ranges.get(key) if key in self.local else self.ranges.get(("", key[1]))
 
 
 def of_book(book: Any, lambdas: dict[str, str]) -> Names:
     """The defined names of openpyxl's `book` (their text after the NAMES passes) that the
     engine does not read; `lambdas`: the LAMBDA names (left to calc/formula/lambdas.py)."""
     found: dict[tuple[str, str], Written] = {}
+    ranges: dict[tuple[str, str], str] = {}
     local = set()
     scopes = [("", book.defined_names)] + [(ws.title, getattr(ws, "defined_names", {})) for ws in book.worksheets]
     for sheet, names in scopes:
@@ -70,11 +78,13 @@ def of_book(book: Any, lambdas: dict[str, str]) -> Names:
             written = _written(text)
             if written is not None:
                 found[(sheet, str(name).upper())] = written
+            elif read_area(split_reference(text)[1]) is not None:
+                ranges[(sheet, str(name).upper())] = text
     search = None
     if found:
         words = sorted({re.escape(name) for _sheet, name in found}, key=len, reverse=True)
         search = re.compile(rf"(?<![\w.\\])(?:{'|'.join(words)})(?![\w(.])", re.IGNORECASE)
-    return Names(found, search, frozenset(local))
+    return Names(found, search, frozenset(local), ranges)
 
 
 def _written(text: str) -> Written | None:

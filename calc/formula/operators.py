@@ -10,8 +10,10 @@ sheet or a function's result is left as written, for the engine to judge).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.errors import Internal
 from rates_xl.functions.sheet import (
@@ -23,7 +25,7 @@ from rates_xl.functions.sheet import (
     split_reference,
     unquote_sheet,
 )
-from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
+from rates_xl.functions.tokens import ARRAY, FUNC, INFIX, PAREN, Token
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 #: parenthesis, a quote or white space): only there can the tokenizer read an intersection
 #: after a reference (`A1:B2 C3`), which most spaces in formulas are not (`IF(A1, B1)`, `A1 + 1`).
 _AFTER_OPERAND = re.compile(r'[^\s,;(){}=+\-*/^&<>%"] ')
+_AFTER_CLOSE = re.compile(r"\)\s+[\w$'(]")  # (`(OFFSET(...)) Hdr`: an intersection after a call)
 
 
 def may_operate(text: str, array: bool = False, upper: str | None = None) -> bool:
@@ -42,7 +45,8 @@ def may_operate(text: str, array: bool = False, upper: str | None = None) -> boo
     expression, ROW or COLUMN in SUMPRODUCT or INDEX (which read them as arrays, `_array_evaluated`):
     the cheap test first (`upper`: the text in upper case, when the caller has it)."""
     upper = text.upper() if upper is None else upper
-    if " " in text and (_AFTER_OPERAND.search(text) is not None or "ROW" in upper or "COLUMN" in upper):
+    if " " in text and (_AFTER_OPERAND.search(text) is not None or _AFTER_CLOSE.search(text) is not None
+                        or "ROW" in upper or "COLUMN" in upper):
         return True
     return ("AREAS" in upper or "ANCHORARRAY" in upper or text.count(":") >= 2
             or ((array or "SUMPRODUCT(" in upper or "INDEX(" in upper) and ("ROW(" in upper or "COLUMN(" in upper))
@@ -71,6 +75,7 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
     array = bool(getattr(site, "array", False))
     tokens = formula.tokens
     edits = formula.edits()
+    handled: set[int] = set()  # the tokens of the runs written out
     i = 0
     while i < len(tokens):
         t = tokens[i]
@@ -80,6 +85,7 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
             inner = list(range(i + 1, end)) if end is not None else []
             if name == "AREAS" and end is not None and (areas := _evaluate(tokens, inner)) is not None:
                 edits.replace(i, end + 1, str(len(areas)) if areas else "#NULL!")
+                handled.update(range(i, end + 1))
                 i = end + 1
                 continue
             trimmed = _trimmed(tokens, inner)
@@ -94,6 +100,7 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
             if end is not None and areas is not None and len(areas) <= 1:
                 whole = array or _array_evaluated(formula, i)
                 edits.replace(i, end + 1, _position(t.text.upper() == "ROW(", areas[0] if areas else None, whole))
+                handled.update(range(i, end + 1))
                 i = end + 1
                 continue
         if t.is_call and t.text.upper() in ("ROWS(", "COLUMNS("):
@@ -102,40 +109,88 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
             areas = _evaluate(tokens, inner) if len(inner) > 1 else None  # one range: the engine's
             if end is not None and areas is not None:
                 edits.replace(i, end + 1, _size(t.text.upper() == "ROWS(", areas))
+                handled.update(range(i, end + 1))
                 i = end + 1
                 continue
         if t.is_range:
             # A run of ranges joined by spaces (intersection) or colons (three corners or more);
             # a parenthesised union may take part (`E3:G4 (B2:E5,G2:H5)`).
             j = i + 1
-            while j + 1 < len(tokens) and _joins(tokens[j]):
+            while j + 1 < len(tokens) and _joins(tokens[j], tokens[j - 1], tokens[j + 1]):
                 following = tokens[j + 1]
                 if following.is_range:
                     j += 2
-                elif tokens[j].text == " " and following.kind == PAREN and following.opens and \
+                elif tokens[j].text.isspace() and following.kind == PAREN and following.opens and \
                         (close := _matching(tokens, j + 1)) is not None:
                     j = close + 1
                 else:
                     break
             run = list(range(i, j))
-            if len(run) > 1 and (areas := _evaluate(tokens, run)) is not None:
+            if len(run) > 1 and (areas := _evaluate(tokens, run, _operand_reader(site))) is not None:
                 if len(areas) <= 1:
                     edits.replace(i, j, areas[0].a1() if areas else "#NULL!")
+                    handled.update(run)
                     i = j
                     continue
                 if _whole_argument_of_union_safe(formula, i, j):
                     # Several areas: the engine knows no union, but these functions read each
                     # argument's cells alike, so the areas become their arguments.
                     edits.replace(i, j, ",".join(a.a1() for a in areas))
+                    handled.update(run)
                     i = j
                     continue
         i += 1
+    for k in range(1, len(tokens) - 1):
+        if k not in handled and _is_intersection(tokens[k - 1], tokens[k], tokens[k + 1]):
+            # The engine's own intersection answers #VALUE! or 0 (`(OFFSET(...)) Hdr`, another
+            # sheet's `Data!A:A Data!3:3`): listed, not guessed.
+            raise NotComputed("an intersection of references (a space between them) the engine does not compute")
     return edits.text()
 
 
-def _joins(token: Token) -> bool:
+def _operand_reader(site: Site | None) -> Callable[[Token], Area | None]:
+    """An operand of the reference operators as Excel reads it: a range of the formula's sheet,
+    whole columns and rows too (`T:T 3:3` is T3: the engine answered #VALUE!, or 0 with `$`),
+    and a defined name standing for one such range (`ColT Hdr`, Excel's "natural language"
+    intersection of a column's name and a row's)."""
+    def read(token: Token) -> Area | None:
+        text = token.text
+        prefix, ref = split_reference(text)
+        if (area := read_area(ref)) is not None:
+            if prefix and (site is None or unquote_sheet(prefix[:-1]).upper() != site.sheet.upper()):
+                return None  # (another sheet's: the areas are written without a sheet)
+            return area
+        if site is None or prefix:
+            return None
+        named = site.book.defined_names.range_text(site.sheet, text)
+        if named is None:
+            return None
+        prefix, ref = split_reference(named)
+        if (unquote_sheet(prefix[:-1]) if prefix else site.sheet).upper() != site.sheet.upper():
+            return None
+        return read_area(ref)
+    return read
+
+
+def _joins(token: Token, before: Token, after: Token) -> bool:
     """Excel's intersection (a space) or range operator (a colon) between references."""
-    return token.kind == INFIX and token.text in (" ", ":")
+    return (token.kind == INFIX and token.text in (" ", ":")) or (token.is_space and _intersects(before, after))
+
+
+def _is_intersection(before: Token, token: Token, after: Token) -> bool:
+    """Excel's intersection operator, between any two references (calls and parentheses too)."""
+    if not (token.kind == INFIX and token.text == " ") and not token.is_space:
+        return False
+    return (before.is_range or before.closes and before.kind != ARRAY) and \
+        (after.is_range or after.opens and after.kind != ARRAY)
+
+
+def _intersects(before: Token, after: Token) -> bool:
+    """Whether white space between these tokens is Excel's intersection: between two
+    references (the tokenizer reads the space in `T:T 3:3` or between two names, `ColT Hdr`,
+    as white space; Excel has no other meaning for it there)."""
+    return (before.is_range or (before.kind == PAREN and before.closes)) and \
+        (after.is_range or (after.kind == PAREN and after.opens))
 
 
 def _is_cell(text: str) -> bool:
@@ -158,8 +213,8 @@ class _Parser:
     """union := inter (',' inter)*; inter := span (' ' span)*; span := prim (':' prim)*;
     prim := RANGE | '(' union ')'. Values are lists of areas (an empty list: #NULL!)."""
 
-    def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
+    def __init__(self, tokens: list[Token], read: Callable[[Token], Area | None]) -> None:
+        self.tokens, self.read = tokens, read
         self.i = 0
 
     def _peek(self) -> Token | None:
@@ -201,7 +256,7 @@ class _Parser:
         if t is None:
             raise _Unreadable
         if t.is_range:
-            area = _plain(t.text) if _corners(t) else None
+            area = self.read(t)
             if area is None:
                 raise _Unreadable
             self.i += 1
@@ -222,11 +277,17 @@ def _corners(token: Token | None) -> bool:
     return token is not None and token.is_range and all(_is_cell(p) for p in token.text.split(":"))
 
 
-def _evaluate(tokens: tuple[Token, ...], indexes: list[int]) -> list[Area] | None:
+def _evaluate(tokens: tuple[Token, ...], indexes: list[int],
+              read: Callable[[Token], Area | None] | None = None) -> list[Area] | None:
+    """The areas a reference expression covers (`read`: a range token's area, None when it
+    cannot be read: by default a plain range of the formula's sheet)."""
     picked = [tokens[k] for k in _trimmed(tokens, indexes)]
-    if any(t.is_space for t in picked):
-        return None
-    parser = _Parser(picked)
+    for k, t in enumerate(picked):
+        if t.is_space:
+            if not (_intersects(picked[k - 1], picked[k + 1])):
+                return None
+            picked[k] = t._replace(kind=INFIX, text=" ")
+    parser = _Parser(picked, read or (lambda t: _plain(t.text) if _corners(t) else None))
     try:
         areas = parser.union()
     except _Unreadable:
