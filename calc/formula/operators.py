@@ -126,16 +126,19 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
                 else:
                     break
             run = list(range(i, j))
-            if len(run) > 1 and (areas := _evaluate(tokens, run, _operand_reader(site))) is not None:
+            sheets: set[str] = set()
+            if len(run) > 1 and (areas := _evaluate(tokens, run, _operand_reader(site, sheets))) is not None \
+                    and len(sheets) <= 1:
+                prefix = "" if not sheets or site is None or sheets == {site.sheet} else quote_sheet(sheets.pop()) + "!"
                 if len(areas) <= 1:
-                    edits.replace(i, j, areas[0].a1() if areas else "#NULL!")
+                    edits.replace(i, j, prefix + areas[0].a1() if areas else "#NULL!")
                     handled.update(run)
                     i = j
                     continue
                 if _whole_argument_of_union_safe(formula, i, j):
                     # Several areas: the engine knows no union, but these functions read each
                     # argument's cells alike, so the areas become their arguments.
-                    edits.replace(i, j, ",".join(a.a1() for a in areas))
+                    edits.replace(i, j, ",".join(prefix + a.a1() for a in areas))
                     handled.update(run)
                     i = j
                     continue
@@ -148,27 +151,31 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
     return edits.text()
 
 
-def _operand_reader(site: Site | None) -> Callable[[Token], Area | None]:
-    """An operand of the reference operators as Excel reads it: a range of the formula's sheet,
-    whole columns and rows too (`T:T 3:3` is T3: the engine answered #VALUE!, or 0 with `$`),
-    and a defined name standing for one such range (`ColT Hdr`, Excel's "natural language"
-    intersection of a column's name and a row's)."""
+def _operand_reader(site: Site | None, sheets: set[str]) -> Callable[[Token], Area | None]:
+    """An operand of the reference operators as Excel reads it: a range, whole columns and rows
+    too (`T:T 3:3` is T3: the engine answered #VALUE!, or 0 with `$`; poi's Excel-made
+    Intersection-52111-xssf.xlsx, `=Tabelle2!E:E Tabelle2!11:11`, is 5), and a defined name
+    standing for one such range (`ColT Hdr`, Excel's "natural language" intersection of a
+    column's name and a row's). The sheet of each is added to `sheets`."""
+    own = site.sheet if site is not None else ""
+
     def read(token: Token) -> Area | None:
         text = token.text
+        if site is None and not _corners(token):
+            return None  # (no site: plain cells of the formula's sheet only, as before)
         prefix, ref = split_reference(text)
-        if (area := read_area(ref)) is not None:
-            if prefix and (site is None or unquote_sheet(prefix[:-1]).upper() != site.sheet.upper()):
-                return None  # (another sheet's: the areas are written without a sheet)
-            return area
-        if site is None or prefix:
+        if "[" in prefix:
             return None
-        named = site.book.defined_names.range_text(site.sheet, text)
-        if named is None:
-            return None
-        prefix, ref = split_reference(named)
-        if (unquote_sheet(prefix[:-1]) if prefix else site.sheet).upper() != site.sheet.upper():
-            return None
-        return read_area(ref)
+        area = read_area(ref)
+        if area is None and site is not None and not prefix:
+            named = site.book.defined_names.range_text(site.sheet, text)
+            if named is None:
+                return None
+            prefix, ref = split_reference(named)
+            area = read_area(ref)
+        if area is not None:
+            sheets.add(unquote_sheet(prefix[:-1]) if prefix else own)
+        return area
     return read
 
 
@@ -177,20 +184,20 @@ def _joins(token: Token, before: Token, after: Token) -> bool:
     return (token.kind == INFIX and token.text in (" ", ":")) or (token.is_space and _intersects(before, after))
 
 
-def _is_intersection(before: Token, token: Token, after: Token) -> bool:
-    """Excel's intersection operator, between any two references (calls and parentheses too)."""
-    if not (token.kind == INFIX and token.text == " ") and not token.is_space:
-        return False
-    return (before.is_range or before.closes and before.kind != ARRAY) and \
-        (after.is_range or after.opens and after.kind != ARRAY)
-
-
 def _intersects(before: Token, after: Token) -> bool:
     """Whether white space between these tokens is Excel's intersection: between two
     references (the tokenizer reads the space in `T:T 3:3` or between two names, `ColT Hdr`,
     as white space; Excel has no other meaning for it there)."""
     return (before.is_range or (before.kind == PAREN and before.closes)) and \
         (after.is_range or (after.kind == PAREN and after.opens))
+
+
+def _is_intersection(before: Token, token: Token, after: Token) -> bool:
+    """Excel's intersection operator, between any two references (calls and parentheses too)."""
+    if not (token.kind == INFIX and token.text == " ") and not token.is_space:
+        return False
+    return (before.is_range or before.closes and before.kind != ARRAY) and \
+        (after.is_range or after.opens and after.kind != ARRAY)
 
 
 def _is_cell(text: str) -> bool:

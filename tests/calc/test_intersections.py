@@ -1,7 +1,7 @@
 """Excel's intersection operator (a space between two references: Microsoft's "Calculation
 operators and precedence", "produces one reference to cells common to the two references")
-over whole columns and rows and over names standing for them (Excel's "natural language"
-formulas, `=SUM(Sales Jan)`), written out by the pass `reference_operators`
+over whole columns and rows, of any sheet, and over names standing for them (Excel's "natural
+language" formulas, `=SUM(Sales Jan)`), written out by the pass `reference_operators`
 (calc/formula/operators.py). The engine's own answered #VALUE! (`T:T 3:3`: its tokenizer reads
 the space as white space) or 0 (`$T:$T $3:$3`), silently; one the pass cannot read is listed."""
 
@@ -37,3 +37,19 @@ def test_intersections_of_whole_lines_and_their_names(tmp_path):
     result = WorkbookCalculation(tmp_path / "intersections.xlsx", full=True).compute()
     assert {cell: result.value("S", cell) for cell, _, _ in CASES} == {cell: excel for cell, _, excel in CASES}
     assert sorted((s.cell, "intersection" in s.reason) for s in result.skipped) == [("Z1", True), ("Z2", True)]
+
+
+def test_intersection_of_another_sheets_whole_lines_as_excel_made_it(tmp_path):
+    """Apache POI's Excel-made Intersection-52111-xssf.xlsx (test-data/spreadsheet, kept outside
+    the project): `=Tabelle2!E:E Tabelle2!11:11` is 5 in Excel, `=Tabelle2!E:F Tabelle2!11:12`
+    (four cells, in an ordinary cell) #VALUE!. Rebuilt here with the cells it reads."""
+    book = openpyxl.Workbook()
+    book.active.title = "Tabelle1"
+    other = book.create_sheet("Tabelle2")
+    other["E11"], other["F11"], other["E12"], other["F12"] = 5, 6, 7, 8
+    book["Tabelle1"]["A7"] = "=Tabelle2!E:E Tabelle2!11:11"
+    book["Tabelle1"]["A9"] = "=Tabelle2!E:F Tabelle2!11:12"
+    book.save(tmp_path / "intersection.xlsx")
+    result = WorkbookCalculation(tmp_path / "intersection.xlsx", full=True).compute()
+    assert (result.value("Tabelle1", "A7"), result.value("Tabelle1", "A9")) == (5, "#VALUE!")
+    assert not result.skipped
