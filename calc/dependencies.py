@@ -386,6 +386,10 @@ def _name_places(sheet: str, name: str, book: Book, depth: int) -> list[Place] |
         # ranges, `OFFSET(S!$B$1` was a sheet "OFFSET(S" and `=SUM(X)` read nothing: kept
         # at Excel's value in default mode while the cell X stands on was recomputed.
         return None
+    from rates_xl.calc.formula.defined_names import is_relative
+
+    if is_relative(value):
+        return None  # `S!$T1` is $T7 for a cell of row 7 (calc/formula/defined_names.py): read as anything
     places: list[Place] = []
     for part in value.split(","):
         found = _places(part.strip(), sheet, book, depth + 1)

@@ -94,9 +94,8 @@ def _written(text: str) -> Written | None:
     if read.error is not None or not tokens:
         return None
     single = len(tokens) == 1 and tokens[0].is_range
-    moving = shape("=" + text, 1, 1)
-    if moving is not None and any(isinstance(corner, tuple) and not _absolute(corner) for corner in moving):
-        return Written(text, single, moving)
+    if is_relative(text):
+        return Written(text, single, shape("=" + text, 1, 1))
     if single and read_area(split_reference(tokens[0].text)[1]) is not None:
         return None  # one range: the engine's own
     if len(tokens) == 1 and tokens[0].kind == "Operand" and not tokens[0].is_range:
@@ -104,6 +103,13 @@ def _written(text: str) -> Written | None:
     if any(token.kind == SEP and token.sub == ARG and read.owner(index) is None for index, token in enumerate(tokens)):
         return None  # a union of ranges (`S!$A$1:$A$2,S!$A$3`): calc/formula/unions.py
     return Written(text, single)
+
+
+def is_relative(text: str) -> bool:
+    """Whether a defined name's text holds a relative reference (`S!$T1`): read from the cell
+    using it."""
+    moving = shape("=" + text, 1, 1)
+    return moving is not None and any(isinstance(corner, tuple) and not _absolute(corner) for corner in moving)
 
 
 def _absolute(corner: tuple[Any, ...]) -> bool:

@@ -302,6 +302,27 @@ def test_a_cell_reading_a_name_defined_by_a_formula_is_recomputed_or_listed_neve
     assert result.value("S", "C1") == result.value("S", "B1") or "S!C1" in stale
 
 
+def test_a_cell_reading_a_relative_name_follows_the_cell_it_stands_for(tmp_path):
+    """RowT = S!$A1, read from the cell using it (calc/formula/defined_names.py): in C5 it is A5.
+    calc/dependencies.py read it as $A1, so `=RowT*2` in C5 did not follow A5's RAND()."""
+    raw = tmp_path / "relative.raw.xlsx"
+    wb = xlsxwriter.Workbook(raw)
+    ws = wb.add_worksheet("S")
+    ws.write_formula("A5", "=RAND()", None, 0.5)
+    ws.write_formula("C5", "=RowT*2", None, 1)
+    wb.define_name("RowT", "=S!$A1")
+    wb.close()
+    book = tmp_path / "relative.xlsx"
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(book, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    calc = WorkbookCalculation(book)
+    assert ("S", "C5") in calc.scope.recompute
+    result = calc.compute()
+    assert result.value("S", "C5") == result.value("S", "A5") * 2
+
+
 def test_full_mode_keeps_a_wrong_engine_answer_at_excels_value_and_lists_it(tmp_path):
     book = excel_saved(tmp_path / "full_wrong.xlsx", {"A1": 2, "B1": "=A1*2", "C1": "=B1+1"}, {"B1": 5, "C1": 6})
     result = WorkbookCalculation(book, full=True).compute()
