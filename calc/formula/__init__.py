@@ -11,7 +11,8 @@ formualizer lacks.
   text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `formula_text.py`
   (FORMULATEXT from the book's own formulas),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
-  `ranges.py` (`@`, whole columns and INDEX of them, INDIRECT's text, R1C1 text), `defined_names.py`
+  `implicit.py` (implicit intersection written out: `@`, and a reference a call answers where one
+  value is wanted), `ranges.py` (whole columns and INDEX of them, INDIRECT's text, R1C1 text), `defined_names.py`
   (the defined names the engine drops: dynamic ranges, formulas, array constants, relative
   references, written into the formulas using them), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes),

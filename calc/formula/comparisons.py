@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from rates_xl.calc.formula.ranges import _named, _picked
+from rates_xl.calc.formula.implicit import _named, _picked
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Edits, Formula
 from rates_xl.calc.xlfuncs.logical.comparison import NAME, SNAP, rounded

@@ -370,7 +370,7 @@ def analyse(formula: Formula, range_size: Callable[[str], int | None],
             one_cell = name == "OFFSET" and id(frame) in one_cell_offsets and frame[1] <= 2
             one_cell_offsets.discard(id(frame))
             one_cell = one_cell or name == "INDIRECT" and one_cell_indirect(formula, frame[4])
-            # `@CALL(...)`: the cell implicit intersection picks (calc/formula/ranges.py
+            # `@CALL(...)`: the cell implicit intersection picks (calc/formula/implicit.py
             # `intersected_references`), one value
             one_cell = one_cell or (frame[4] > 0 and tokens[frame[4] - 1].kind == "OpPrefix"
                                     and tokens[frame[4] - 1].text == "@")

@@ -1,5 +1,5 @@
 """A reference of several cells answered where one value is wanted, in an ordinary cell: the
-cell implicit intersection picks (the pass `intersected_references`, calc/formula/ranges.py),
+cell implicit intersection picks (the pass `intersected_references`, calc/formula/implicit.py),
 and INDEX of several rows and columns given only a row: #REF! wherever it is (the pass `index`,
 calc/formula/calls.py). Before, the engine spilled the reference and answered its first cell's
 value, silently: `=INDEX(B1:D3,0,2)` in row 10 was 2 where Excel has #VALUE!, `=INDEX(B:B,0)`

@@ -1,6 +1,6 @@
 """Excel's `@` (implicit intersection, `_xlfn.SINGLE` in the file) in ordinary cells: the
 fast engine does not know SINGLE, so such cells were all listed as not computed (about
-1,000 in the issue's loan tracker); the pass at_sign (calc/formula/ranges.py) writes the intersected cell out."""
+1,000 in the issue's loan tracker); the pass at_sign (calc/formula/implicit.py) writes the intersected cell out."""
 
 from __future__ import annotations
 

@@ -89,7 +89,7 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
-        # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/ranges.py) is no unknown call.
+        # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/implicit.py) is no unknown call.
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         if "SINGLE" in self.unknown_functions:
             left = {address(*key) for key in self.unsupported}
