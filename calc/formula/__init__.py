@@ -10,7 +10,8 @@ formualizer lacks.
 - the passes, by what they handle: `arguments.py` (omitted ones, typed literals, AND/OR/XOR's
   text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `formula_text.py`
   (FORMULATEXT from the book's own formulas),
-  `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names),
+  `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names;
+  `reference_areas.py` reads the areas a reference expression covers),
   `implicit.py` (implicit intersection written out: `@`, and a reference a call answers where one
   value is wanted), `ranges.py` (whole columns and INDEX of them, INDIRECT's text, R1C1 text), `defined_names.py`
   (the defined names the engine drops: dynamic ranges, formulas, array constants, relative

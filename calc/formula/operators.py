@@ -10,12 +10,19 @@ sheet or a function's result is left as written, for the engine to judge).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.formula.reference_areas import (
+    corners,
+    evaluate,
+    is_cell,
+    is_intersection,
+    joins,
+    operand_reader,
+    trimmed,
+)
 from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.errors import Internal
 from rates_xl.functions.sheet import (
     Area,
     column_letters,
@@ -25,7 +32,7 @@ from rates_xl.functions.sheet import (
     split_reference,
     unquote_sheet,
 )
-from rates_xl.functions.tokens import ARRAY, FUNC, INFIX, PAREN, Token
+from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
@@ -83,20 +90,20 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
         if name in ("AREAS", "ANCHORARRAY"):
             end = _matching(tokens, i)
             inner = list(range(i + 1, end)) if end is not None else []
-            if name == "AREAS" and end is not None and (areas := _evaluate(tokens, inner)) is not None:
+            if name == "AREAS" and end is not None and (areas := evaluate(tokens, inner)) is not None:
                 edits.replace(i, end + 1, str(len(areas)) if areas else "#NULL!")
                 handled.update(range(i, end + 1))
                 i = end + 1
                 continue
-            trimmed = _trimmed(tokens, inner)
-            if name == "ANCHORARRAY" and end is not None and len(trimmed) == 1 and tokens[trimmed[0]].is_range \
-                    and _is_cell(tokens[trimmed[0]].text.split("!")[-1]):
-                edits.replace(i, end + 1, tokens[trimmed[0]].text + "#")
+            inside = trimmed(tokens, inner)
+            if name == "ANCHORARRAY" and end is not None and len(inside) == 1 and tokens[inside[0]].is_range \
+                    and is_cell(tokens[inside[0]].text.split("!")[-1]):
+                edits.replace(i, end + 1, tokens[inside[0]].text + "#")
                 i = end + 1
                 continue
         if t.is_call and t.text.upper() in ("ROW(", "COLUMN("):
             end = _matching(tokens, i)
-            areas = _evaluate(tokens, list(range(i + 1, end))) if end is not None else None
+            areas = evaluate(tokens, list(range(i + 1, end))) if end is not None else None
             if end is not None and areas is not None and len(areas) <= 1:
                 whole = array or _array_evaluated(formula, i)
                 edits.replace(i, end + 1, _position(t.text.upper() == "ROW(", areas[0] if areas else None, whole))
@@ -105,8 +112,8 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
                 continue
         if t.is_call and t.text.upper() in ("ROWS(", "COLUMNS("):
             end = _matching(tokens, i)
-            inner = _trimmed(tokens, list(range(i + 1, end))) if end is not None else []
-            areas = _evaluate(tokens, inner) if len(inner) > 1 else None  # one range: the engine's
+            inner = trimmed(tokens, list(range(i + 1, end))) if end is not None else []
+            areas = evaluate(tokens, inner) if len(inner) > 1 else None  # one range: the engine's
             if end is not None and areas is not None:
                 edits.replace(i, end + 1, _size(t.text.upper() == "ROWS(", areas))
                 handled.update(range(i, end + 1))
@@ -116,7 +123,7 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
             # A run of ranges joined by spaces (intersection) or colons (three corners or more);
             # a parenthesised union may take part (`E3:G4 (B2:E5,G2:H5)`).
             j = i + 1
-            while j + 1 < len(tokens) and _joins(tokens[j], tokens[j - 1], tokens[j + 1]):
+            while j + 1 < len(tokens) and joins(tokens[j], tokens[j - 1], tokens[j + 1]):
                 following = tokens[j + 1]
                 if following.is_range:
                     j += 2
@@ -127,7 +134,7 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
                     break
             run = list(range(i, j))
             sheets: set[str] = set()
-            if len(run) > 1 and (areas := _evaluate(tokens, run, _operand_reader(site, sheets))) is not None \
+            if len(run) > 1 and (areas := evaluate(tokens, run, operand_reader(site, sheets))) is not None \
                     and len(sheets) <= 1:
                 prefix = "" if not sheets or site is None or sheets == {site.sheet} else quote_sheet(sheets.pop()) + "!"
                 if len(areas) <= 1:
@@ -144,171 +151,11 @@ def reference_operators(formula: Formula, site: Site | None = None) -> str:
                     continue
         i += 1
     for k in range(1, len(tokens) - 1):
-        if k not in handled and _is_intersection(tokens[k - 1], tokens[k], tokens[k + 1]):
+        if k not in handled and is_intersection(tokens[k - 1], tokens[k], tokens[k + 1]):
             # The engine's own intersection answers #VALUE! or 0 (`(OFFSET(...)) Hdr`, another
             # sheet's `Data!A:A Data!3:3`): listed, not guessed.
             raise NotComputed("an intersection of references (a space between them) the engine does not compute")
     return edits.text()
-
-
-def _operand_reader(site: Site | None, sheets: set[str]) -> Callable[[Token], Area | None]:
-    """An operand of the reference operators as Excel reads it: a range, whole columns and rows
-    too (`T:T 3:3` is T3: the engine answered #VALUE!, or 0 with `$`; poi's Excel-made
-    Intersection-52111-xssf.xlsx, `=Tabelle2!E:E Tabelle2!11:11`, is 5), and a defined name
-    standing for one such range (`ColT Hdr`, Excel's "natural language" intersection of a
-    column's name and a row's). The sheet of each is added to `sheets`."""
-    own = site.sheet if site is not None else ""
-
-    def read(token: Token) -> Area | None:
-        text = token.text
-        if site is None and not _corners(token):
-            return None  # (no site: plain cells of the formula's sheet only, as before)
-        prefix, ref = split_reference(text)
-        if "[" in prefix:
-            return None
-        area = read_area(ref)
-        if area is None and site is not None and not prefix:
-            named = site.book.defined_names.range_text(site.sheet, text)
-            if named is None:
-                return None
-            prefix, ref = split_reference(named)
-            area = read_area(ref)
-        if area is not None:
-            sheets.add(unquote_sheet(prefix[:-1]) if prefix else own)
-        return area
-    return read
-
-
-def _joins(token: Token, before: Token, after: Token) -> bool:
-    """Excel's intersection (a space) or range operator (a colon) between references."""
-    return (token.kind == INFIX and token.text in (" ", ":")) or (token.is_space and _intersects(before, after))
-
-
-def _intersects(before: Token, after: Token) -> bool:
-    """Whether white space between these tokens is Excel's intersection: between two
-    references (the tokenizer reads the space in `T:T 3:3` or between two names, `ColT Hdr`,
-    as white space; Excel has no other meaning for it there)."""
-    return (before.is_range or (before.kind == PAREN and before.closes)) and \
-        (after.is_range or (after.kind == PAREN and after.opens))
-
-
-def _is_intersection(before: Token, token: Token, after: Token) -> bool:
-    """Excel's intersection operator, between any two references (calls and parentheses too)."""
-    if not (token.kind == INFIX and token.text == " ") and not token.is_space:
-        return False
-    return (before.is_range or before.closes and before.kind != ARRAY) and \
-        (after.is_range or after.opens and after.kind != ARRAY)
-
-
-def _is_cell(text: str) -> bool:
-    area = read_area(text, whole_lines=False)
-    return area is not None and area.is_cell
-
-
-def _plain(text: str) -> Area | None:
-    """A plain range of this sheet (`B2:C3`, `B2`), None for anything else."""
-    if "!" in text:
-        return None
-    return read_area(text, whole_lines=False)
-
-
-class _Unreadable(Internal):
-    pass
-
-
-class _Parser:
-    """union := inter (',' inter)*; inter := span (' ' span)*; span := prim (':' prim)*;
-    prim := RANGE | '(' union ')'. Values are lists of areas (an empty list: #NULL!)."""
-
-    def __init__(self, tokens: list[Token], read: Callable[[Token], Area | None]) -> None:
-        self.tokens, self.read = tokens, read
-        self.i = 0
-
-    def _peek(self) -> Token | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def _operator(self, text: str) -> bool:
-        t = self._peek()
-        return t is not None and t.kind == INFIX and t.text == text
-
-    def union(self) -> list[Area]:
-        areas = self.inter()
-        while self._operator(","):
-            self.i += 1
-            areas = areas + self.inter()
-        return areas
-
-    def inter(self) -> list[Area]:
-        areas = self.span()
-        while self._operator(" "):
-            self.i += 1
-            other = self.span()
-            areas = [x for a in areas for b in other if (x := a.intersection(b)) is not None]
-        return areas
-
-    def span(self) -> list[Area]:
-        first = self._peek()
-        areas = self.prim()
-        while self._operator(":"):
-            self.i += 1
-            before = self._peek()
-            other = self.prim()
-            if len(areas) != 1 or len(other) != 1 or not _corners(first) or not _corners(before):
-                raise _Unreadable
-            areas = [areas[0].span(other[0])]
-        return areas
-
-    def prim(self) -> list[Area]:
-        t = self._peek()
-        if t is None:
-            raise _Unreadable
-        if t.is_range:
-            area = self.read(t)
-            if area is None:
-                raise _Unreadable
-            self.i += 1
-            return [area]
-        if t.kind == PAREN and t.opens:
-            self.i += 1
-            areas = self.union()
-            close = self._peek()
-            if close is None or close.kind != PAREN or not close.closes:
-                raise _Unreadable
-            self.i += 1
-            return areas
-        raise _Unreadable
-
-
-def _corners(token: Token | None) -> bool:
-    """A range operand written as cells (not whole columns or rows)."""
-    return token is not None and token.is_range and all(_is_cell(p) for p in token.text.split(":"))
-
-
-def _evaluate(tokens: tuple[Token, ...], indexes: list[int],
-              read: Callable[[Token], Area | None] | None = None) -> list[Area] | None:
-    """The areas a reference expression covers (`read`: a range token's area, None when it
-    cannot be read: by default a plain range of the formula's sheet)."""
-    picked = [tokens[k] for k in _trimmed(tokens, indexes)]
-    for k, t in enumerate(picked):
-        if t.is_space:
-            if not (_intersects(picked[k - 1], picked[k + 1])):
-                return None
-            picked[k] = t._replace(kind=INFIX, text=" ")
-    parser = _Parser(picked, read or (lambda t: _plain(t.text) if _corners(t) else None))
-    try:
-        areas = parser.union()
-    except _Unreadable:
-        return None
-    return areas if parser.i == len(picked) else None
-
-
-def _trimmed(tokens: tuple[Token, ...], indexes: list[int]) -> list[int]:
-    start, end = 0, len(indexes)
-    while start < end and tokens[indexes[start]].is_space:
-        start += 1
-    while end > start and tokens[indexes[end - 1]].is_space:
-        end -= 1
-    return indexes[start:end]
 
 
 #: Functions over all their arguments' cells alike: SUM((A1,B2)) is SUM(A1,B2).
@@ -414,7 +261,7 @@ def spills_of_lifted(formula: Formula, site: Site) -> str:
         if not (token.is_range and following.kind == POSTFIX and following.text == "#"):
             continue
         prefix, ref = split_reference(token.text)
-        if "[" in prefix or not _is_cell(ref):
+        if "[" in prefix or not is_cell(ref):
             continue
         target = unquote_sheet(prefix[:-1]) if prefix else site.sheet
         area = lifted.get((target, ref.replace("$", "").upper()))
@@ -447,7 +294,7 @@ def name_operators(text: str) -> str:
     absolute = Formula(out)
     edits = absolute.edits()
     for index, token in enumerate(absolute.tokens):
-        if token.is_range and "!" not in token.text and _corners(token):
+        if token.is_range and "!" not in token.text and corners(token):
             edits.replace(index, index + 1, ":".join(_absolute(p) for p in token.text.split(":")))
     return qualify(Formula(edits.text()), unquote_sheet(prefix[:-1]))[1:]
 
