@@ -1,7 +1,7 @@
 """Defined names the engine does not read, written into each formula using them: a name with
 relative references (`RowT` = `S!$T1`), a formula answering a reference (the dynamic range
 `Data` = `OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)`, `INDEX(S!$T:$T,1):INDEX(S!$T:$T,3)`), any other
-formula, an array constant (`{1,2,3}`).
+formula, an array constant (`{1,2,3}`), a 3-D reference (`Jan:Mar!$A$1`).
 
 formualizer drops such names on loading ("Unevaluable or cyclic defined name omitted from
 calculation"): every cell using one was #NAME?, silently where Excel has a value, and worse
@@ -96,6 +96,8 @@ def _written(text: str) -> Written | None:
     single = len(tokens) == 1 and tokens[0].is_range
     if is_relative(text):
         return Written(text, single, shape("=" + text, 1, 1))
+    if single and ":" in split_reference(tokens[0].text)[0]:
+        return Written(text, single)  # a 3-D reference (`Jan:Mar!$A$1`): the pass `three_d` reads it in place
     if single and read_area(split_reference(tokens[0].text)[1]) is not None:
         return None  # one range: the engine's own
     if len(tokens) == 1 and tokens[0].kind == "Operand" and not tokens[0].is_range:

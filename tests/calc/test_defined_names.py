@@ -60,3 +60,17 @@ def test_dynamic_ranges_formulas_and_array_constants_as_names(tmp_path):
     result = WorkbookCalculation(tmp_path / "dynamic.xlsx", full=True).compute()
     assert {cell: result.value("S", cell) for cell in cells} == {cell: value for cell, (_f, value) in cells.items()}
     assert not result.skipped
+
+
+def test_a_name_for_a_3d_reference_is_read_sheet_by_sheet(tmp_path):
+    """`FirstQ` = `Jan:Mar!$A$1`: in `SUM(FirstQ)` the same cell of each sheet from Jan to Mar
+    (as `SUM(Jan:Mar!$A$1)` is, the pass `three_d`); the engine dropped the name: #NAME?."""
+    book = openpyxl.Workbook()
+    book.active.title = "S"
+    for number, title in enumerate(("Jan", "Feb", "Mar"), start=1):
+        book.create_sheet(title)["A1"] = number
+    book.defined_names["FirstQ"] = DefinedName("FirstQ", attr_text="Jan:Mar!$A$1")
+    book["S"]["A1"] = "=SUM(FirstQ)"
+    book.save(tmp_path / "three_d.xlsx")
+    result = WorkbookCalculation(tmp_path / "three_d.xlsx", full=True).compute()
+    assert result.value("S", "A1") == 6 and not result.skipped
