@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.formula.site import NotComputed
 from rates_xl.calc.formula.text_limit import NUMBER_ANSWERS
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.calc.xlfuncs.lookup.indexing import AREAS, LIFTED
@@ -447,6 +448,7 @@ def isformula(formula: Formula, site: Site) -> str:
     cells = site.book.formula_cells
     if cells is None:
         return formula.text
+    computed_reference("ISFORMULA", formula)
     tokens = formula.tokens
     edits = formula.edits()
     i = 0
@@ -462,6 +464,16 @@ def isformula(formula: Formula, site: Site) -> str:
                     continue
         i += 1
     return edits.text()
+
+
+def computed_reference(name: str, formula: Formula) -> None:
+    """NotComputed for ISFORMULA or FORMULATEXT (`name`) given a reference a formula computes
+    (`ISFORMULA(INDEX(T1:W5,2,2))`, `FORMULATEXT(OFFSET(A1,1,0))`): the engine answers FALSE
+    for every cell, and its own text of a formula (`=40 + 1`), and which cell is read is known
+    only once computed."""
+    for call in formula.calls(name):
+        if call.arguments and not (len(token := formula.solid(call.arguments[0])) == 1 and token[0].is_range):
+            raise NotComputed(f"{name} of a reference a formula computes (the engine reads no cell's formula)")
 
 
 def _formula_answer(reference: str, sheet: str, cells: FormulaCells, array: bool) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from rates_xl.calc.formula.calls import computed_reference
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.tokens import FUNC, OPERAND, RANGE, FormulaError, tokenize
 
@@ -42,6 +43,7 @@ def formula_text(formula: Formula, site: Site) -> str:
     cells = site.book.formula_cells
     if cells is None:
         return formula.text
+    computed_reference("FORMULATEXT", formula)
     tokens = formula.tokens
     edits = formula.edits()
     for i, token in enumerate(tokens[:-2]):

@@ -20,8 +20,10 @@ from rates_xl.functions.tokens import INFIX, POSTFIX, PREFIX
 
 #: Functions answering a reference, which may cover several cells (CHOOSE too: `_chooses_reference`).
 _REFERENCES = frozenset({"INDIRECT", "OFFSET", "INDEX"})
-#: Calls whose arguments are read by Excel's newer rules (names bound to arrays, lambdas): left alone.
-_NEWER = frozenset({"LET", "LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY"})
+#: Calls whose arguments are read by Excel's newer rules (names bound to arrays, lambdas), or
+#: that read a reference as one (its cells, its address, its formula): left alone.
+_LEFT = frozenset({"LET", "LAMBDA", "MAP", "REDUCE", "SCAN", "BYROW", "BYCOL", "MAKEARRAY", "ISREF", "ISFORMULA",
+                   "FORMULATEXT", "CELL", "ROW", "COLUMN", "ROWS", "COLUMNS", "AREAS", "SHEET", "SHEETS"})
 
 
 def intersected_references(formula: Formula, _site: Site) -> str:
@@ -39,8 +41,8 @@ def intersected_references(formula: Formula, _site: Site) -> str:
     The whole formula (`=INDIRECT(B1)`, B1 holding "H47:I48"; `=OFFSET(H47,0,0,2,2)`), an
     operand (`=OFFSET(T1,0,0,5,1)+1`) or a value argument (`IF(flag,INDEX(T1:W5,0,2),0)`)
     alike; not where a function takes the range as it is (`SUM(INDEX(B:D,0,2))`,
-    `MATCH(x,INDEX(T,0,2),0)`, SUMPRODUCT's arrays), beside a reference operator, or inside LET
-    or a lambda. Before, the engine spilled the range: the whole formula answered its first
+    `MATCH(x,INDEX(T,0,2),0)`, SUMPRODUCT's arrays, FORMULATEXT's and ISFORMULA's reference),
+    beside a reference operator, or inside LET or a lambda. Before, the engine spilled the range: the whole formula answered its first
     cell (H47's value where Excel has #VALUE!; two such cells spilling over each other failed
     the whole book, issue 30, point 4), an operand or an argument its first cell's value,
     silently (tests/calc/test_model_classes.py, tests/calc/test_intersected_references.py)."""
@@ -63,7 +65,7 @@ def intersected_references(formula: Formula, _site: Site) -> str:
             continue  # a corner or a side of a reference operator: the reference itself
         inner, outer, value_wanted = group, group.parent, True
         while outer is not None:
-            if (outer.kind == "call" and (outer.name in _NEWER or takes_range(outer.name, inner.position))) or \
+            if (outer.kind == "call" and (outer.name in _LEFT or takes_range(outer.name, inner.position))) or \
                     (outer.kind == "paren" and len(outer.arguments) > 1) or outer.kind == "array":
                 value_wanted = False  # taken as a range (or a union's part, a lambda's value)
                 break

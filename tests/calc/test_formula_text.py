@@ -78,3 +78,16 @@ def test_a_long_formula_is_joined_and_one_past_excels_longest_is_na(tmp_path):
                                                      "A2": longest, "B2": "=_xlfn.FORMULATEXT(A2)"})
     assert result.values[("S", "B1")] == long
     assert result.values[("S", "B2")] == "#N/A"
+
+
+def test_formulatext_and_isformula_of_a_computed_reference_are_listed(tmp_path):
+    """`FORMULATEXT(INDEX(B1:C2,2,2))`: which cell is read is known only once computed, and
+    the engine answers its own text of a formula (`=40 + 1` where Excel shows `=40+1`) and
+    FALSE to ISFORMULA for every cell: listed, not guessed. A plain reference is answered."""
+    from tests.calc.excel_cases import sheets_computed
+
+    cells = {"B1": 1, "C1": 2, "B2": 3, "C2": "=40+1", "E1": "=FORMULATEXT(INDEX(B1:C2,2,2))",
+             "E2": "=ISFORMULA(OFFSET(B1,1,1))", "E3": "=FORMULATEXT(C2)", "E4": "=ISFORMULA(C2)"}
+    result = sheets_computed(tmp_path / "text.xlsx", {"S": cells}, listing=True)
+    assert sorted(s.cell for s in result.skipped) == ["E1", "E2"]
+    assert (result.value("S", "E3"), result.value("S", "E4")) == ("=40+1", True)
