@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rates_xl.calc.formula.shapes import Shape, shape, text_at
+from rates_xl.calc.formula.shapes import Corner, Shape, shape, text_at
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.functions.sheet import read_area, split_reference, unquote_sheet
 from rates_xl.functions.tokens import ARG, SEP
+
+if TYPE_CHECKING:
+    from openpyxl import Workbook
 
 #: How deep names inside names are written out (a name's text naming another).
 _DEPTH = 6
@@ -59,7 +62,7 @@ class Names:
         return self.ranges.get(key) if key in self.local else self.ranges.get(("", key[1]))
 
 
-def of_book(book: Any, lambdas: dict[str, str]) -> Names:
+def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
     """The defined names of openpyxl's `book` (their text after the NAMES passes) that the
     engine does not read; `lambdas`: the LAMBDA names (left to calc/formula/lambdas.py)."""
     found: dict[tuple[str, str], Written] = {}
@@ -114,7 +117,7 @@ def is_relative(text: str) -> bool:
     return moving is not None and any(isinstance(corner, tuple) and not _absolute(corner) for corner in moving)
 
 
-def _absolute(corner: tuple[Any, ...]) -> bool:
+def _absolute(corner: Corner) -> bool:
     absolute_c, c, absolute_r, r = corner
     return (c is None or absolute_c) and (r is None or absolute_r)
 
