@@ -282,19 +282,8 @@ def test_a_cell_reading_a_name_defined_by_a_formula_is_recomputed_or_listed_neve
     """X = OFFSET(S!$B$1,0,0,1,1): what X reads is known only once computed (calc/dependencies.py
     reads such a name as reading everything). It was read as a range of a sheet "OFFSET(S", so
     `=SUM(X)` read nothing and kept Excel's 5 in default mode while B1 under it moved."""
-    raw = tmp_path / "named.raw.xlsx"
-    wb = xlsxwriter.Workbook(raw)
-    ws = wb.add_worksheet("S")
-    ws.write_formula("A1", "=RAND()", None, 0.5)
-    ws.write_formula("B1", "=A1*10", None, 5)
-    ws.write_formula("C1", "=SUM(X)", None, 5)
-    wb.define_name("X", "=OFFSET(S!$B$1,0,0,1,1)")
-    wb.close()
-    book = tmp_path / "named.xlsx"
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(book, "w") as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    book = _named_book(tmp_path / "named.xlsx", {"A1": ("=RAND()", 0.5), "B1": ("=A1*10", 5), "C1": ("=SUM(X)", 5)},
+                       ("X", "=OFFSET(S!$B$1,0,0,1,1)"))
     calc = WorkbookCalculation(book)
     assert ("S", "C1") in calc.scope.recompute
     result = calc.compute()
@@ -305,22 +294,28 @@ def test_a_cell_reading_a_name_defined_by_a_formula_is_recomputed_or_listed_neve
 def test_a_cell_reading_a_relative_name_follows_the_cell_it_stands_for(tmp_path):
     """RowT = S!$A1, read from the cell using it (calc/formula/defined_names.py): in C5 it is A5.
     calc/dependencies.py read it as $A1, so `=RowT*2` in C5 did not follow A5's RAND()."""
-    raw = tmp_path / "relative.raw.xlsx"
-    wb = xlsxwriter.Workbook(raw)
-    ws = wb.add_worksheet("S")
-    ws.write_formula("A5", "=RAND()", None, 0.5)
-    ws.write_formula("C5", "=RowT*2", None, 1)
-    wb.define_name("RowT", "=S!$A1")
-    wb.close()
-    book = tmp_path / "relative.xlsx"
-    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(book, "w") as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    book = _named_book(tmp_path / "relative.xlsx", {"A5": ("=RAND()", 0.5), "C5": ("=RowT*2", 1)}, ("RowT", "=S!$A1"))
     calc = WorkbookCalculation(book)
     assert ("S", "C5") in calc.scope.recompute
     result = calc.compute()
     assert result.value("S", "C5") == result.value("S", "A5") * 2
+
+
+def _named_book(book: Path, formulas: dict[str, tuple[str, float]], name: tuple[str, str]) -> Path:
+    """A book of sheet S holding `formulas` (cell -> (formula, cached value)) and one defined
+    name, as Excel saves it in default mode (XlsxWriter's, without its fullCalcOnLoad)."""
+    raw = book.with_suffix(".raw.xlsx")
+    wb = xlsxwriter.Workbook(raw)
+    ws = wb.add_worksheet("S")
+    for cell, (formula, cached) in formulas.items():
+        ws.write_formula(cell, formula, None, cached)
+    wb.define_name(*name)
+    wb.close()
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(book, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            dst.writestr(item, re.sub(rb'\s*fullCalcOnLoad="1"', b"", data) if item.filename == "xl/workbook.xml" else data)
+    return book
 
 
 def test_full_mode_keeps_a_wrong_engine_answer_at_excels_value_and_lists_it(tmp_path):
