@@ -80,6 +80,17 @@ class Scope:
             return keys & self.changing()
         return keys & precedents.downstream_within(up, sources)
 
+    def answering_among(self, keys: set[Key]) -> set[Key]:
+        """Those of `keys` that read, directly or not, a new answer (`inputs`: a RATES_* call,
+        NOW ...), walking up from them as `changing_among` does."""
+        if not self.inputs or not keys:
+            return set()
+        precedents = self.precedents()
+        up = precedents.reaching(keys, upward_limit(self._book))
+        if up is None:
+            return keys & self.downstream(self.inputs)
+        return keys & precedents.downstream_within(up, self.inputs)
+
     def downstream(self, seeds: set[Key]) -> set[Key]:
         if not seeds:
             return set()

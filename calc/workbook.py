@@ -51,6 +51,9 @@ __all__ = ["ENGINES", "CalcError", "WorkbookCalculation", "calculate", "calculat
 
 
 # -- the calculation ----------------------------------------------------------------------------
+_MAY_PREDATE = "; the book calls the service, so the cached value may predate this calculation's answers"
+
+
 class WorkbookCalculation:
     """One workbook loaded into a formula engine, ready to be computed (several times).
 
@@ -118,7 +121,7 @@ class WorkbookCalculation:
         # The check: the recomputed cells at the stored inputs (the RATES_* and NOW-like
         # cells held at their cached values, no service call), against Excel's values.
         inputs = recalc.constants(book, scope.inputs) if checked else {}
-        loaded, reason = load_engine(book, engine_name, calls_rates=self.calls_rates(),
+        loaded, reason = load_engine(book, engine_name,
                                      constants=recalc.constants(book, scope.kept), held=inputs,
                                      threads=self.budget.threads)
         if not checked:
@@ -257,8 +260,15 @@ class WorkbookCalculation:
         if not self.unsupported:
             return []
         cached = self.source.cached()
+        # In a book that calls the service, a cell kept at the file's value that reads a new
+        # answer (a RATES_* call, NOW ...) may be older than this run's answers: its reason says
+        # so. The `formulas` engine is no fallback for such cells: over the corpus it gives wrong
+        # numbers without a word (0.977 of cells right), and a value visibly kept from the file
+        # beats one silently wrong (`--engine formulas` still forces it).
+        moving = self.scope.answering_among(set(self.unsupported)) if self.calls_rates() else set()
         out = []
-        for (sheet, cell), reason in sorted(self.unsupported.items()):
+        for (sheet, cell), why in sorted(self.unsupported.items()):
+            reason = why + (_MAY_PREDATE if (sheet, cell) in moving else "")
             r1, c1, r2, c2 = self.engine.area((sheet, cell)) or Area.cell(*parse_cell(cell))
             for r in range(r1, r2 + 1):
                 for c in range(c1, c2 + 1):

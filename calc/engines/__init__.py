@@ -109,8 +109,7 @@ class Settled:
 
 
 def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValue] | None = None,
-                held: dict[Key, CellValue] | None = None, calls_rates: bool = False,
-                threads: int) -> tuple[Engine, str]:
+                held: dict[Key, CellValue] | None = None, threads: int) -> tuple[Engine, str]:
     """The engine for `book`, and why it is not the default one ("" when it is).
 
     The one routing decision: formualizer computes the book; `formulas` when formualizer
@@ -125,7 +124,7 @@ def load_engine(book: Book, name: str = "auto", *, constants: dict[Key, CellValu
     reason = ""
     if name in ("auto", "fast"):
         try:
-            return FormualizerEngine(book, constants=constants, calls_rates=calls_rates, threads=threads), ""
+            return FormualizerEngine(book, constants=constants, threads=threads), ""
         except EngineError as exc:
             reason = str(exc)
     # (imported only here: formualizer could not read the book, or `formulas` was asked for)

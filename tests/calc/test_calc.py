@@ -267,8 +267,9 @@ def test_a_book_with_service_calls_keeps_and_lists_a_formula_the_fast_engine_get
     path = workbook(tmp_path / "mixed.xlsx", {
         "A1": "abc", "A2": "de",
         "B1": f'=RATES_SWAP("SOFR","2D","5Y","1Y",,,,"{PINNED}")',
-        "B2": "=SUMPRODUCT(LEN(A:A)*MAX(A:A))",  # a whole column under MAX: the fast engine cannot write it out
-        "B3": "=ROWS(SORT(A:A))",  # a pass's NotComputed (SORT of a whole column): kept the same way
+        "B2": "=SUMPRODUCT(LEN(A:A)*MAX(A:A))+B1",  # a whole column under MAX: the fast engine cannot write it out
+        "B3": "=ROWS(SORT(A:A))+B1",  # a pass's NotComputed (SORT of a whole column): kept the same way
+        "B4": "=ROWS(SORT(A:A))",  # reads no answer of the service: nothing to predate
     })
     calc = WorkbookCalculation(path)
     assert calc.engine_name == "fast"
@@ -278,6 +279,7 @@ def test_a_book_with_service_calls_keeps_and_lists_a_formula_the_fast_engine_get
     for cell in ("B2", "B3"):
         assert "may predate this calculation's answers" in skipped[("Data", cell)]
         assert skipped[("Data", cell)].endswith("the file's cached value is kept")
+    assert "predate" not in skipped[("Data", "B4")]
     assert result.value("Data", "B2") == 0  # XlsxWriter's cached value, kept, not a guess
 
 

@@ -36,7 +36,7 @@ _DEFAULT_SHEET = "Sheet1"
 class FormualizerEngine:
     name = "fast"
 
-    def __init__(self, book: Book, *, constants: dict[Key, CellValue], calls_rates: bool, threads: int) -> None:
+    def __init__(self, book: Book, *, constants: dict[Key, CellValue], threads: int) -> None:
         self.book = book
         self._loops: list[str] | None = None
         self.extents: dict[Key, Area] = {}
@@ -71,17 +71,6 @@ class FormualizerEngine:
         except BaseException as exc:  # never a traceback: say it, use the other engine
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not read it ({type(exc).__name__}: {exc})") from None
-        if prepared.unsupported and calls_rates:
-            # These cells keep the file's cached value and are listed, as in any book; in one
-            # that calls the service that value may be older than this run's answers, and the
-            # reason says so, whether the engine would compute the cell wrongly or a pass
-            # cannot write it (calc/formula's NotComputed). The `formulas` engine is no
-            # fallback here: over the corpus it gives wrong numbers without a word (0.977 of
-            # cells right), and a value visibly kept from the file beats one silently wrong
-            # (`--engine formulas` still forces it).
-            for key in prepared.unsupported:
-                prepared.unsupported[key] += ("; the book calls the service, so the cached value "
-                                              "may predate this calculation's answers")
         try:
             self.model = model.FastModel(prepared, threads)
         except BaseException as exc:  # never a traceback
