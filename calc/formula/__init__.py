@@ -13,7 +13,8 @@ formualizer lacks.
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names;
   `reference_areas.py` reads the areas a reference expression covers),
   `implicit.py` (implicit intersection written out: `@`, and a reference a call answers where one
-  value is wanted), `ranges.py` (whole columns and INDEX of them, INDIRECT's text, R1C1 text), `defined_names.py`
+  value is wanted), `ranges.py` (whole columns and INDEX of them, INDIRECT's text, R1C1 text), `offsets.py`
+  (OFFSET's negative heights and widths), `defined_names.py`
   (the defined names the engine drops: dynamic ranges, formulas, array constants, relative
   references, written into the formulas using them), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes),
