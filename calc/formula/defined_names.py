@@ -56,10 +56,15 @@ class Names:
     #: The names standing for one range, whole columns and rows too, left to the engine: their text.
     ranges: dict[tuple[str, str], str] = field(default_factory=dict)
 
+    def scoped(self, sheet: str, name: str, qualified: bool = False) -> tuple[str, str]:
+        """The key `name` stands under in a formula on `sheet`: the sheet's own name where it
+        has one (or the name is written with a sheet, `S!Name`), else the book's."""
+        key = (sheet, name.upper())
+        return key if qualified or key in self.local else ("", key[1])
+
     def range_text(self, sheet: str, name: str) -> str | None:
         """The text of the name `name` standing for one range, as a formula on `sheet` sees it."""
-        key = (sheet, name.upper())
-        return self.ranges.get(key) if key in self.local else self.ranges.get(("", key[1]))
+        return self.ranges.get(self.scoped(sheet, name))
 
 
 def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
@@ -157,8 +162,7 @@ def _once(formula: Formula, site: Site) -> str:
         if "[" in prefix or read_area(name) is not None:
             continue
         sheet = unquote_sheet(prefix[:-1]) if prefix else site.sheet
-        key = (sheet, name.upper())
-        found = names.get(key) if key in site.book.defined_names.local or prefix else names.get(("", key[1]))
+        found = names.get(site.book.defined_names.scoped(sheet, name, bool(prefix)))
         if found is None:
             continue
         text = found.text

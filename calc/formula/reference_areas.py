@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from rates_xl.errors import Internal
 from rates_xl.functions.sheet import Area, read_area, split_reference, unquote_sheet
-from rates_xl.functions.tokens import ARRAY, INFIX, PAREN, Token
+from rates_xl.functions.tokens import FUNC, INFIX, PAREN, Token
 
 if TYPE_CHECKING:
     from rates_xl.calc.formula.site import Site
@@ -55,16 +55,20 @@ def _intersects(before: Token, after: Token) -> bool:
     """Whether white space between these tokens is Excel's intersection: between two
     references (the tokenizer reads the space in `T:T 3:3` or between two names, `ColT Hdr`,
     as white space; Excel has no other meaning for it there)."""
-    return (before.is_range or (before.kind == PAREN and before.closes)) and \
-        (after.is_range or (after.kind == PAREN and after.opens))
+    return _between_references(before, after, (PAREN,))
 
 
 def is_intersection(before: Token, token: Token, after: Token) -> bool:
     """Excel's intersection operator, between any two references (calls and parentheses too)."""
     if not (token.kind == INFIX and token.text == " ") and not token.is_space:
         return False
-    return (before.is_range or before.closes and before.kind != ARRAY) and \
-        (after.is_range or after.opens and after.kind != ARRAY)
+    return _between_references(before, after, (PAREN, FUNC))
+
+
+def _between_references(before: Token, after: Token, groups: tuple[str, ...]) -> bool:
+    """Whether two tokens end and begin a reference: a range, or one of these groups."""
+    return (before.is_range or (before.closes and before.kind in groups)) and \
+        (after.is_range or (after.opens and after.kind in groups))
 
 
 def is_cell(text: str) -> bool:
