@@ -115,6 +115,23 @@ def _written(text: str) -> Written | None:
     return Written(text, single)
 
 
+def is_reference(text: object) -> bool:
+    """Whether INDIRECT may read a defined name of this text, the engine reading it as a
+    reference: one range (a table's too) or a union of ranges. Microsoft's INDIRECT page:
+    ref_text may be "a name defined as a reference"; a name of a constant (`0.05`), an array
+    constant or a formula (the dynamic range `OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)`) is not one,
+    nor one the engine drops (relative, 3-D: written into the formulas using them instead)."""
+    if not isinstance(text, str) or not text.strip():
+        return False
+    text = text.strip()
+    if "[" in text:
+        return True  # (a table's column, another workbook's: the engine's own, as before)
+    tokens = Formula("=" + text).tokens
+    if not tokens or (len(tokens) == 1 and not tokens[0].is_range):
+        return False  # unreadable, or a number, a text, a logical, an error
+    return _written(text) is None
+
+
 def is_relative(text: str) -> bool:
     """Whether a defined name's text holds a relative reference (`S!$T1`): read from the cell
     using it."""

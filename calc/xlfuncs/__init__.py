@@ -570,9 +570,13 @@ def book_facts(package: Package, book: OpenpyxlWorkbook | None = None) -> Facts:
     if book is not None:
         facts["date1904"] = getattr(book, "epoch", None) == CALENDAR_MAC_1904
         facts["sheets"] = frozenset(ws.title.upper() for ws in book.worksheets)
-        names = {str(name).upper() for name in book.defined_names}
+        from rates_xl.calc.formula.defined_names import is_reference
+
+        # (a name of a constant or a formula is none INDIRECT reads: #REF!, reference_text.py)
+        names = {str(name).upper() for name, defined in book.defined_names.items() if is_reference(defined.attr_text)}
         for ws in book.worksheets:
-            names |= {str(name).upper() for name in getattr(ws, "defined_names", {})}
+            names |= {str(name).upper() for name, defined in getattr(ws, "defined_names", {}).items()
+                      if is_reference(defined.attr_text)}
             names |= {str(table.displayName).upper() for table in getattr(ws, "tables", {}).values()}
         facts["names"] = frozenset(names)
     return facts

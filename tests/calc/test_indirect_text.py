@@ -108,3 +108,29 @@ def test_a_book_whose_sheets_are_not_known_has_its_text_passed_on():
     # R1C1 relative to the formula's cell (row 5, column 5 here); unknown without it
     assert (known("RC[-1]", False, 5.0, 5.0), known("RC[-1]", False), known("B2", False)) == (
         "D5", NO_REFERENCE, NO_REFERENCE)
+
+
+def test_a_name_not_defined_as_a_reference_is_no_reference(tmp_path):
+    """INDIRECT reads "a name defined as a reference" (Microsoft's INDIRECT page): a name of a
+    constant or a formula (a dynamic range) names none, #REF! (was 0.05 for the constant, and
+    #NAME?, which COUNTIF took for an empty range: 0, silently); a range's name still reads."""
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    for row in range(1, 6):
+        sheet[f"T{row}"] = row * 10
+    for name, text in {"Plain": "S!$T$1:$T$5", "Konst": "0.05", "Dyn": "OFFSET(S!$T$1,0,0,COUNTA(S!$T:$T),1)"}.items():
+        book.defined_names[name] = DefinedName(name, attr_text=text)
+    sheet["B1"], sheet["B2"], sheet["B3"] = "Plain", "Konst", "Dyn"
+    cases = {"D1": ("=SUM(INDIRECT(B1))", 150), "D2": ("=INDIRECT(B2)", "#REF!"), "D3": ("=SUM(INDIRECT(B3))", "#REF!"),
+             "D4": ('=COUNTIF(INDIRECT("Dyn"),">20")', "#REF!"), "D5": ("=SUM(Dyn)", 150)}
+    for cell, (formula, _) in cases.items():
+        sheet[cell] = formula
+    book.save(tmp_path / "names.xlsx")
+    result = WorkbookCalculation(tmp_path / "names.xlsx", full=True).compute()
+    assert {cell: result.values[("S", cell)] for cell in cases} == {cell: excel for cell, (_, excel) in cases.items()}
