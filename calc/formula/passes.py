@@ -150,6 +150,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("intersected_references", implicit.intersected_references, ("INDIRECT(", "OFFSET(", "INDEX(", "CHOOSE("),
          cells=ORDINARY),
     Pass("indirect_text", ranges.indirect_text, ("INDIRECT(",)),
+    Pass("erroneous_ranges", criteria_ranges.erroneous_ranges, criteria_ranges.ERRONEOUS_NEEDS,
+         _text(lambda text: "INDIRECT(" in text.upper() or "OFFSET(" in text.upper() or "#" in text)),
     Pass("index_whole_lines", ranges.index_whole_lines, ("INDEX(",), _text(lambda text: ":" in text)),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
     Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),

@@ -10,13 +10,15 @@ MIT or Apache-2.0, not committed: INDIRECT!B5:D7, ROW_COLUMN!K2:L12).
 The pass `indirect_text` (calc/formula/ranges.py) writes INDIRECT's first argument through it
 where the preparation has not already written the reference out. It answers #REF! where the
 text cannot name one: empty, a number or a logical value, a sheet this book does not have, or a
-single word that is neither an A1 reference nor one of the book's defined names or tables; any
+single word that is neither an A1 reference nor one of the book's tables or names defined as a
+reference (a name of a constant or a formula is none: calc/formula/defined_names.py `is_reference`); any
 other text (A1 areas, names, R1C1 with a1 FALSE, another workbook, an expression of ranges) is
 passed on as it is, for formualizer to resolve, an area with its corners the other way round
 put in order first ("D5:D1" is D1:D5: calc/formula/reversed_ranges.py). #REF! is answered as
 a text naming no row (`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into
 #VALUE!, but reads that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN,
-OFFSET, INDEX, COUNTIF, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!). An
+OFFSET, INDEX, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!; COUNTIF and its
+family take it for an empty range: the pass `erroneous_ranges`, calc/formula/criteria_ranges.py). An
 error given is passed on (formualizer's #VALUE! then, as before: Excel passes the error on).
 """
 
