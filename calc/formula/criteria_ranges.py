@@ -20,9 +20,7 @@
 Only ranges written as A1 areas are read: the size of a name's or a computed range is not known
 here, and such a call is left as it is.
 
-- Their ranges given an error (`COUNTIF(INDIRECT("'"&A2&"'!B:B"),"x")` naming a sheet the book
-  does not have, OFFSET past the sheet's edge, the `#REF!` a deleted sheet leaves) answer it:
-  the pass `erroneous_ranges`.
+Their ranges given an error answer it: calc/formula/error_ranges.py.
 """
 
 from __future__ import annotations
@@ -30,19 +28,13 @@ from __future__ import annotations
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula, Group
 from rates_xl.functions.sheet import Area, read_area, resized_reference, split_reference
-from rates_xl.functions.tokens import ERROR, OPERAND, PAREN
 
 #: The functions whose third argument is read at the first's size.
 RESIZED = frozenset({"SUMIF", "AVERAGEIF"})
 #: The IFS functions: the position of the first criteria range (the ranges every other one on).
 SAME_SIZE = {"SUMIFS": 1, "AVERAGEIFS": 1, "MAXIFS": 1, "MINIFS": 1, "COUNTIFS": 0}
 NEEDS = ("SUMIF", "AVERAGEIF", "IFS(")
-#: The rest of the family -> the positions of its ranges.
-_RANGES = {"COUNTIF": (0,), "SUMIF": (0, 2), "AVERAGEIF": (0, 2)}
-#: The calls whose reference may be an error, which ISREF tells from one (formualizer's ISREF
-#: of a call it does not know as answering a reference, XLOOKUP's, is FALSE: left alone).
-_MAY_FAIL = frozenset({"INDIRECT", "OFFSET"})
-ERRONEOUS_NEEDS = ("COUNTIF", "SUMIF", "AVERAGEIF", "MAXIFS", "MINIFS")
+
 
 
 def _area(formula: Formula, group: Group, position: int) -> tuple[str, Area] | None:
@@ -83,51 +75,3 @@ def criteria_ranges(formula: Formula, _site: Site) -> str:
             replaced.append((group.open, group.close))
     return edits.text()
 
-
-def erroneous_ranges(formula: Formula, _site: Site) -> str:
-    """COUNTIF, SUMIF and the rest of the family given an error where a range is wanted answer
-    that error in Excel (Microsoft's INDIRECT page: a text naming no reference is #REF!, so
-    `COUNTIF(INDIRECT("NoSheet!A:A"),"x")` is #REF!, not 0). Ours (calc/xlfuncs/statistical/
-    conditional.py) receive values, and an error given as the range looks as a one-cell range
-    holding that error does, which they must count (`COUNTIF(A1,"#N/A")`): they answered 0,
-    silently. So a range written as INDIRECT or OFFSET (in parentheses too: a dynamic name
-    written out) or as an error is tested first, `IF(ISREF(r),COUNTIF(r,...),r)`, and the
-    call answers the error where there is no reference (tests/calc/test_criteria_ranges.py)."""
-    edits = formula.edits()
-    done: list[tuple[int, int]] = []
-    for group in formula.groups:
-        if group.kind != "call" or group.close < 0 or any(a < group.open < b for a, b in done):
-            continue
-        given = len(group.arguments)
-        if group.name in SAME_SIZE:  # the sum range, then every second argument from the first criteria range
-            first = SAME_SIZE[group.name]
-            wanted = ([0] if first else []) + list(range(first, given, 2))
-        else:
-            wanted = [p for p in _RANGES.get(group.name, ()) if p < given]
-        failing = [formula.span_text(group.arguments[p]) for p in wanted if _may_fail(formula, group.arguments[p])]
-        if not failing:
-            continue
-        written = formula.span_text((group.open, group.close + 1))
-        for reference in reversed(failing):
-            written = f"IF(ISREF({reference}),{written},INDEX({reference},1,1))"
-        edits.replace(group.open, group.close + 1, written)
-        done.append((group.open, group.close))
-    return edits.text()
-
-
-def _may_fail(formula: Formula, span: tuple[int, int]) -> bool:
-    """Whether a range argument is an INDIRECT or OFFSET call (alone in parentheses too) or an
-    error written in the formula."""
-    first, last = formula.trimmed(span)
-    tokens = formula.tokens
-    while last - first >= 2 and tokens[first].kind == PAREN and tokens[first].opens:
-        group = formula.group_at(first)
-        if group is None or group.close != last - 1:
-            break
-        first, last = formula.trimmed((first + 1, last - 1))
-    if last - first == 1:
-        return tokens[first].kind == OPERAND and tokens[first].sub == ERROR
-    if first >= last or not tokens[first].is_call:
-        return False
-    group = formula.group_at(first)
-    return group is not None and group.close == last - 1 and group.name in _MAY_FAIL

@@ -30,23 +30,3 @@ def test_sum_ranges_at_the_criteria_ranges_size(tmp_path):
     assert got == [values[("S", f"H{row}")] for row in range(1, len(PAIRS) + 1)]
     assert got[:5] == [120, 120, 120, 12000, 150]
 
-
-#: (formula, Excel's value) over B1:B5 = 1..5, C1:C5 = 10..50 and the error cell E1 (#N/A). A range
-#: given as an error answers it (`erroneous_ranges`); before, each was 0 or a sum, silently.
-ERRORS = [('=COUNTIF(INDIRECT("NoSheet!B:B"),">2")', "#REF!"),  # a sheet the book does not have
-          ('=SUMIF(B1:B5,">2",OFFSET(C1,-3,0,5,1))', "#REF!"),  # past the sheet's top
-          ('=SUMIFS(C1:C5,INDIRECT("hola"),">2")', "#REF!"),
-          ('=COUNTIFS(B1:B5,">2",(OFFSET(B1,0,-5,5,1)),">0")', "#REF!"),
-          ('=COUNTIF(#REF!,">2")', "#REF!"),  # what a deleted sheet leaves
-          ('=IFERROR(COUNTIF(INDIRECT("NoSheet!B:B"),1),-1)', -1),
-          # references: as before
-          ('=COUNTIF(INDIRECT("B1:B5"),">2")', 3), ('=SUMIF(B1:B5,">2",OFFSET(C1,0,0,5,1))', 120),
-          ('=COUNTIF(OFFSET(E1,0,0),"#N/A")', 1),  # one cell holding an error: counted, not answered
-          ('=COUNTIFS(OFFSET(B1,0,0,5,1),">2",C1:C5,">30")', 2)]
-
-
-def test_a_range_given_as_an_error_answers_it(tmp_path):
-    cells = {f"{letter}{row}": row * scale for row in range(1, 6) for letter, scale in (("B", 1), ("C", 10))}
-    cells |= {"E1": "=NA()"} | {f"G{row}": formula for row, (formula, _) in enumerate(ERRORS, start=1)}
-    values = sheets_computed(tmp_path / "errors.xlsx", {"S": cells}).values
-    assert [values[("S", f"G{row}")] for row in range(1, len(ERRORS) + 1)] == [excel for _, excel in ERRORS]

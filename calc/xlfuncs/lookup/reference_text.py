@@ -18,7 +18,7 @@ put in order first ("D5:D1" is D1:D5: calc/formula/reversed_ranges.py). #REF! is
 a text naming no row (`NO_REFERENCE`): formualizer's INDIRECT turns an error given to it into
 #VALUE!, but reads that text as #REF! wherever the reference goes (INDIRECT alone, ROW, COLUMN,
 OFFSET, INDEX, IFERROR, ISREF's FALSE; ROWS of it is 1, where Excel has #REF!; COUNTIF and its
-family take it for an empty range: the pass `erroneous_ranges`, calc/formula/criteria_ranges.py). An
+family take it for an empty range: calc/formula/error_ranges.py). An
 error given is passed on (formualizer's #VALUE! then, as before: Excel passes the error on).
 """
 
