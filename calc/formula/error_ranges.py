@@ -19,7 +19,7 @@ from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula, Span
 from rates_xl.functions.tokens import ERROR, OPERAND, PAREN
 
-#: The functions -> the positions of their ranges (the IFS functions: `_positions`).
+#: The functions -> the positions of their ranges (the IFS functions: `range_positions`).
 _RANGES = {"COUNTIF": (0,), "SUMIF": (0, 2), "AVERAGEIF": (0, 2), "MATCH": (1,), "XMATCH": (1,),
            "LOOKUP": (1, 2), "XLOOKUP": (1, 2)}
 #: The calls whose reference may be an error, which ISREF tells from one (formualizer's ISREF
@@ -44,7 +44,7 @@ def error_ranges(formula: Formula, _site: Site) -> str:
     for group in formula.groups:
         if group.kind != "call" or group.close < 0 or any(a < group.open < b for a, b in done):
             continue
-        failing = [formula.span_text(group.arguments[p]) for p in _positions(group.name, len(group.arguments))
+        failing = [formula.span_text(group.arguments[p]) for p in range_positions(group.name, len(group.arguments))
                    if _may_fail(formula, group.arguments[p])]
         if not failing:
             continue
@@ -56,7 +56,7 @@ def error_ranges(formula: Formula, _site: Site) -> str:
     return edits.text()
 
 
-def _positions(name: str, given: int) -> list[int]:
+def range_positions(name: str, given: int) -> list[int]:
     """Where a call of `name` given `given` arguments has its ranges."""
     if name in SAME_SIZE:  # the sum range, then every second argument from the first criteria range
         first = SAME_SIZE[name]
