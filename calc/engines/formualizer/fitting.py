@@ -79,7 +79,7 @@ def _fitted(value: Formula, site: Callable[[], Site], size: Callable[[str], int 
     if found.needs_rewrite:
         rewritten = intersect(found, at)
         if rewritten is None:
-            return Fitted(None, "; ".join(found.hazards) or "an array in an ordinary cell", wrong=True)
+            return Fitted(None, "; ".join(dict.fromkeys(found.hazards)) or "an array in an ordinary cell", wrong=True)
         formula, intersected = rewritten, True
     if found.answers_array or found.answers_computed_array or is_one_array(found.formula):
         # An ordinary cell shows an array answer's top-left value (formulas_test.xlsx

@@ -299,7 +299,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                 lifting = False
             if lifting:
                 if cells is None:
-                    prepared.unsupported[key] = "; ".join(found.hazards) or "an array of ranges"
+                    prepared.unsupported[key] = "; ".join(dict.fromkeys(found.hazards)) or "an array of ranges"
                     prepared.wrong.add(key)
                     continue
                 for i, line in enumerate(cells):
