@@ -6,7 +6,8 @@ In Excel the text is an array (one per name), INDIRECT of it an array of referen
 (COUNTIF and the rest of the family) is computed once per reference, giving an array of the
 list's shape, which SUMPRODUCT adds up (Exceljet's "3D SUMIF for multiple worksheets";
 Microsoft's SUMPRODUCT evaluates its arguments as arrays). formualizer's INDIRECT takes one text:
-such a cell was listed, not computed. The pass `indirect_lists` writes the call once per cell of
+such a cell was listed, not computed. N, T and SUBTOTAL are computed once per reference likewise
+(`SUMPRODUCT(N(INDIRECT("'"&Sheets&"'!B2")))`, B2 of each sheet). The pass `indirect_lists` writes the call once per cell of
 the list, `VSTACK(SUMIF(INDIRECT("'"&B1&"'!A:A"),...),SUMIF(INDIRECT("'"&B2&"'!A:A"),...),...)`
 (HSTACK for a row), which is the same array.
 
@@ -24,8 +25,11 @@ from rates_xl.functions.tokens import ARRAY
 
 #: The longest list written out (one call per name: a list is a few sheets or months).
 _MOST = 200
-#: The functions computed once per reference of an array of them.
+#: The functions computed once per reference of an array of them: the COUNTIF family (their
+#: ranges: calc/formula/error_ranges.py), N and T (the `SUMPRODUCT(N(INDIRECT(...)))` of a cell
+#: on each sheet), SUBTOTAL (its references).
 _FAMILY = frozenset({"COUNTIF", "SUMIF", "AVERAGEIF", "COUNTIFS", "SUMIFS", "AVERAGEIFS", "MAXIFS", "MINIFS"})
+_OTHERS = {"N": (0,), "T": (0,), "SUBTOTAL": tuple(range(1, 255))}
 
 
 def may_list(formula: Formula, site: Site) -> bool:
@@ -61,7 +65,7 @@ def indirect_lists(formula: Formula, site: Site) -> str:
 def _in_sumproduct(call: Group) -> bool:
     parent = call.parent
     while parent is not None:
-        if parent.kind == "call" and parent.name == "SUMPRODUCT":
+        if parent.kind == "call" and parent.name in ("SUMPRODUCT", "RATESXL.SUMPRODUCT"):  # (calls.py's SUMPRODUCT)
             return True
         parent = parent.parent
     return False
@@ -71,7 +75,8 @@ def _list_of(formula: Formula, call: Group) -> tuple[list[int], Area] | None:
     """The tokens of the one list a call's INDIRECT texts are joined to, and its area; None
     when the call is not one to write out (a range argument not INDIRECT of such a text, or
     another range or array among its arguments)."""
-    positions = range_positions(call.name, len(call.arguments)) if call.name in _FAMILY else []
+    positions = range_positions(call.name, len(call.arguments)) if call.name in _FAMILY else \
+        [p for p in _OTHERS.get(call.name, ()) if p < len(call.arguments)]
     if not positions:
         return None
     tokens = formula.tokens

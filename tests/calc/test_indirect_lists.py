@@ -3,7 +3,7 @@
 "D5:D16"),E5,INDIRECT("'"&sheets&"'!"&"E5:E16")))`): computed once per sheet and added up
 (the pass `indirect_lists`, calc/formula/indirect_lists.py). Before, each such cell was listed,
 not computed. LibreOffice agrees on the COUNTIF (6) and cannot compute the SUMIF pairing two
-lists (Err:504)."""
+lists (Err:504). N and SUBTOTAL likewise (`SUMPRODUCT(N(INDIRECT(...)))`, a cell of each sheet)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ CASES = [
     ("D4", '=SUMPRODUCT(SUMIFS(INDIRECT(F1:H1&"!B1:B3"),INDIRECT(F1:H1&"!A1:A3"),"y"))', 12 + 22 + 32),
     ("D5", '=SUMPRODUCT(COUNTIF(INDIRECT(B4:B5&"!A1:A3"),"x"))', "#REF!"),  # B4 empty, B5 no sheet
     ("D6", '=SUMPRODUCT(COUNTIF(INDIRECT(B1:B3&"!A1:A3"),{"x";"y";"x"}))', None),  # an array beside: listed
+    ("D7", '=SUMPRODUCT(N(INDIRECT(B1:B3&"!B2")))', 12 + 22 + 32),  # one cell of each sheet
+    ("D8", '=SUMPRODUCT(SUBTOTAL(9,INDIRECT(B1:B3&"!B1:B3")))', 36 + 66 + 96),
 ]
 
 
