@@ -39,6 +39,7 @@ from rates_xl.calc.formula import (
     implicit,
     indirect_lists,
     lambdas,
+    lookup_references,
     number_arguments,
     offsets,
     operators,
@@ -156,6 +157,8 @@ PASSES: tuple[Pass, ...] = (
     Pass("error_ranges", error_ranges.error_ranges, error_ranges.NEEDS, _text(error_ranges.may_fail)),
     Pass("index_whole_lines", ranges.index_whole_lines, ("INDEX(",), _text(lambda text: ":" in text)),
     Pass("whole_columns", ranges.whole_columns, (":",), _text(ranges.may_even)),
+    Pass("lookup_references", lookup_references.lookup_references, lookup_references.NEEDS,
+         _text(lookup_references.may_build)),
     Pass("built_ranges", ranges.built_ranges, ("INDEX(", "OFFSET("), _text(ranges.may_build)),
     # -- the fit (calc/formula/fit.py) ------------------------------------------------------
     Pass("spills_of_lifted", operators.spills_of_lifted, ("#",), lambda f, s: bool(s.book.lifted), cells=WRITTEN),

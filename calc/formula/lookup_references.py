@@ -1,0 +1,91 @@
+"""XLOOKUP's answer as a reference: one end of a range built with ':'.
+
+Excel's XLOOKUP answers a reference where its return array is one, so
+`SUM(XLOOKUP(B3,B6:B10,E6:E10):XLOOKUP(C3,B6:B10,E6:E10))` adds the cells between the two it
+finds (Microsoft's XLOOKUP page, example 6: "XLOOKUP ... to return a range ... sum"). The
+engine's XLOOKUP answers a value, so the range it stood in was #REF!, silently. INDEX with
+XMATCH answers the same cell as a reference, which the engine builds a range from (the pass
+`built_ranges` after this one): for a lookup array down a column, `INDEX(return,
+XMATCH(value,lookup,match_mode,search_mode),0)`, the row of the return array; across a row,
+`INDEX(return,0,XMATCH(...))`, its column. XMATCH's match and search modes are XLOOKUP's, with
+the same defaults (exact, first to last).
+
+Not written, so listed (the cell keeps its cached value, `NotComputed`): an XLOOKUP given
+`if_not_found` (its answer where nothing matches is that value, not a reference: no INDEX
+answers it), and one whose lookup array is not a range written in the formula (its direction
+unknown, or two-dimensional, which XLOOKUP refuses).
+"""
+
+from __future__ import annotations
+
+from rates_xl.calc.formula.site import NotComputed, Site
+from rates_xl.calc.formula.tree import Formula, Group, Span
+from rates_xl.calc.xlfuncs.omitted import OMITTED
+from rates_xl.functions.sheet import Area, read_area
+from rates_xl.functions.tokens import INFIX
+
+NEEDS = ("XLOOKUP(",)
+
+
+def may_build(text: str) -> bool:
+    """The pass' trigger: an XLOOKUP beside a ':'."""
+    compact = text.replace(" ", "").upper()
+    return "):" in compact or ":_XLFN.XLOOKUP(" in compact or ":XLOOKUP(" in compact
+
+
+def lookup_references(formula: Formula, _site: Site) -> str:
+    """An XLOOKUP on either side of ':' is written as INDEX over XMATCH, which answers the
+    reference XLOOKUP does in Excel (the module's docstring; tests/calc/test_lookup_references.py)."""
+    tokens = formula.tokens
+    edits = formula.edits()
+    for index, token in enumerate(tokens):
+        if not (token.kind == INFIX and token.text == ":"):
+            continue
+        for group in (_call_before(formula, index), _call_after(formula, index)):
+            if group is not None and group.name == "XLOOKUP":
+                edits.replace(group.open, group.close + 1, _as_index(formula, group))
+    return edits.text()
+
+
+def _as_index(formula: Formula, call: Group) -> str:
+    texts = [formula.span_text(span).strip() for span in call.arguments]
+    given = [None if text in ("", f'"{OMITTED}"') else text for text in texts]
+    given += [None] * (6 - len(given))
+    value, lookup, answers, if_not_found, match_mode, search_mode = given[:6]
+    if value is None or lookup is None or answers is None:
+        raise NotComputed("XLOOKUP beside ':' is missing an argument")
+    if if_not_found is not None:
+        raise NotComputed("XLOOKUP with if_not_found beside ':' (its answer may be a value, not a reference)")
+    area = _area(formula, call.arguments[1])
+    if area is None or (area.rows > 1 and area.columns > 1):
+        raise NotComputed("XLOOKUP beside ':' over a lookup array that is not one row or column written in the formula")
+    match = f"_xlfn.XMATCH({value},{lookup},{match_mode or 0},{search_mode or 1})"
+    across = area.rows == 1 and area.columns > 1
+    return f"INDEX({answers},0,{match})" if across else f"INDEX({answers},{match},0)"
+
+
+def _area(formula: Formula, span: Span) -> Area | None:
+    """The block a lookup array written as one range covers (its sheet aside)."""
+    token = formula.single(span)
+    if token is None or not token.is_range:
+        return None
+    return read_area(token.text.rsplit("!", 1)[-1])
+
+
+def _call_before(formula: Formula, colon: int) -> Group | None:
+    previous = colon - 1
+    while previous >= 0 and formula.tokens[previous].is_space:
+        previous -= 1
+    if previous < 0 or not formula.tokens[previous].closes:
+        return None
+    return next((g for g in formula.groups if g.close == previous and g.kind == "call"), None)
+
+
+def _call_after(formula: Formula, colon: int) -> Group | None:
+    following = colon + 1
+    while following < len(formula.tokens) and formula.tokens[following].is_space:
+        following += 1
+    if following >= len(formula.tokens) or not formula.tokens[following].is_call:
+        return None
+    group = formula.group_at(following)
+    return group if group is not None and group.close >= 0 else None
