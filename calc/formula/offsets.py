@@ -16,7 +16,6 @@ import math
 
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula, Group, Span
-from rates_xl.functions.tokens import NUMBER, OPERAND, PREFIX
 
 #: A height or width answered by one call of these is never below 0: left as written (the
 #: dynamic range's `OFFSET($A$1,0,0,COUNTA($A:$A),1)` is not made to count its column thrice).
@@ -59,7 +58,7 @@ def _turns(formula: Formula, call: Group) -> bool:
 def _size(formula: Formula, span: Span) -> str:
     """What a height or width is: _KEPT (none, 0, a number from 1, a never-negative call),
     _NEGATIVE (a negative number), _FRACTION (a number between 0 and 1) or _COMPUTED."""
-    value = _number(formula, span)
+    value = formula.number(span)
     if value is not None:
         return _NEGATIVE if value < 0 else _FRACTION if 0 < value < 1 else _KEPT
     solid = formula.solid(span)
@@ -68,21 +67,6 @@ def _size(formula: Formula, span: Span) -> str:
     first = formula.group_at(span[0]) if solid[0].is_call else None
     whole_call = first is not None and first.close == span[1] - 1 and first.name in _NEVER_NEGATIVE
     return _KEPT if whole_call else _COMPUTED
-
-
-def _number(formula: Formula, span: Span) -> float | None:
-    """A number written as the argument (signs before it read: `-12`, `--3`), else None."""
-    solid = formula.solid(span)
-    sign = 1.0
-    while solid and solid[0].kind == PREFIX and solid[0].text in "+-":
-        sign = -sign if solid[0].text == "-" else sign
-        solid = solid[1:]
-    if len(solid) != 1 or solid[0].kind != OPERAND or solid[0].sub != NUMBER:
-        return None
-    try:
-        return sign * float(solid[0].text)
-    except ValueError:
-        return None
 
 
 def _within(call: Group, chosen: dict[int, Group]) -> bool:
@@ -130,7 +114,7 @@ def _written(formula: Formula, call: Group, chosen: dict[int, Group]) -> str:
         kind = _size(formula, call.arguments[size])
         if kind == _NEGATIVE:
             texts[offset], texts[size] = _turned(formula, call.arguments[offset], texts[offset],
-                                                 _number(formula, call.arguments[size]) or 0.0, texts[size])
+                                                 formula.number(call.arguments[size]) or 0.0, texts[size])
         elif kind == _FRACTION:
             texts[size] = "1"
         elif kind == _COMPUTED:
@@ -149,7 +133,7 @@ def _turned(formula: Formula, offset_span: Span, offset: str, size: float, writt
     back = cells - 1
     if back == 0:
         return offset, str(cells)
-    number = _number(formula, offset_span)
+    number = formula.number(offset_span)
     if number is not None or not offset:
         return str(math.trunc(number or 0.0) - back), str(cells)
     return f"TRUNC({offset})-{back}", str(cells)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from rates_xl.calc.formula.site import Site
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.tokens import INFIX, NUMBER, OPERAND, POSTFIX, PREFIX, Token
+from rates_xl.functions.tokens import INFIX, OPERAND, POSTFIX, PREFIX, Token
 
 #: Infix operators that build a reference (range, intersection, union): tighter than `^`.
 _REFERENCE = frozenset({":", " ", ","})
@@ -146,26 +146,11 @@ def _skip_space(tokens: tuple[Token, ...], k: int) -> int:
     return k
 
 
-def _number(formula: Formula, span: tuple[int, int]) -> float | None:
-    """The number a span types, a sign before it read (`-2`, `+0.5`); None for anything else."""
-    solid = formula.solid(span)
-    sign = 1.0
-    while solid and solid[0].kind == PREFIX and solid[0].text in "+-":
-        sign = -sign if solid[0].text == "-" else sign
-        solid = solid[1:]
-    if len(solid) != 1 or solid[0].kind != OPERAND or solid[0].sub != NUMBER:
-        return None
-    try:
-        return sign * float(solid[0].text)
-    except ValueError:
-        return None
-
-
 def _positive_number(formula: Formula, span: tuple[int, int]) -> bool:
-    number = _number(formula, span)
+    number = formula.number(span)
     return number is not None and number > 0
 
 
 def _nonzero_number(formula: Formula, span: tuple[int, int]) -> bool:
-    number = _number(formula, span)
+    number = formula.number(span)
     return number is not None and number != 0

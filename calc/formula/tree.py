@@ -21,8 +21,11 @@ from rates_xl.functions.tokens import (
     CLOSE,
     FUNC,
     INFIX,
+    NUMBER,
     OPEN,
+    OPERAND,
     PAREN,
+    PREFIX,
     ROW,
     SEP,
     WHITESPACE,
@@ -195,6 +198,21 @@ class Formula:
     def solid(self, span: Span) -> list[Token]:
         """A span's tokens without white space."""
         return [t for t in self.tokens[span[0]:span[1]] if not t.is_space]
+
+    def number(self, span: Span) -> float | None:
+        """The number a span types, signs before it read (`-12`, `--3`, `+0.5`); None for
+        anything else (OFFSET's sizes, a power's operands)."""
+        solid = self.solid(span)
+        sign = 1.0
+        while solid and solid[0].kind == PREFIX and solid[0].text in "+-":
+            sign = -sign if solid[0].text == "-" else sign
+            solid = solid[1:]
+        if len(solid) != 1 or solid[0].kind != OPERAND or solid[0].sub != NUMBER:
+            return None
+        try:
+            return sign * float(solid[0].text)
+        except ValueError:
+            return None
 
     def single(self, span: Span) -> Token | None:
         """The one token a span holds (white space aside), or None."""
