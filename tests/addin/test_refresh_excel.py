@@ -105,7 +105,9 @@ def test_template_refresh_fetches_each_request_once_concurrently_and_ends_equal_
     assert distinct > 10
 
     # Each distinct request once (duplicates shared it), nothing retried, nothing else sent.
-    assert stats["requests_sent"] == outcome.requests == distinct
+    assert stats["requests_sent"] == outcome.requests == distinct, \
+        f"sent {stats['requests_sent']}, refresh counted {outcome.requests}, calc {distinct}; " \
+        f"sent more than once: {sends.repeated()}"
     assert stats["retries"] == 0 and not stats["errors_by_status"]
     # Concurrently: a serial refresh leaves >= 100 ms between two sends; here several go at once.
     assert most_in_window(sends.sent, LATENCY_MS / 2000) > 1

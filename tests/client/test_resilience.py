@@ -21,7 +21,7 @@ from rates_xl.client import (
 )
 from tests.client.conftest import SECRET
 from tests.support.faultserver import Reply
-from tests.support.sends import most_in_window
+from tests.support.sends import most_in_window, recording_sends
 
 
 def test_200_distinct_calls_from_16_threads_stay_inside_the_service_limits(server, make_client):
@@ -315,3 +315,14 @@ def test_redaction_keeps_text_that_shares_less_than_8_characters_with_the_key():
     assert redact_text("sk-test-6 and DO-NOT-", SECRET) == "[api key] and DO-NOT-"
     assert redact_text("x" + SECRET + "y" + SECRET[4:20], SECRET) == "x[api key]y[api key]"
     assert redact_text("nothing here", SECRET) == "nothing here"
+
+
+def test_the_send_log_names_a_request_sent_twice():
+    """What a test counting sends prints when its count is off (tests/support/sends.py): each
+    request sent more than once, with how many times, read from the client's own log lines."""
+    log = logging.getLogger("rates_xl.client")
+    with recording_sends() as sends:
+        for line in ("GET /v1/swap/rate a=1", "GET /v1/fx/spot b=2", "GET /v1/swap/rate a=1", "retrying after 429 x"):
+            log.debug(line)
+    assert len(sends.sent) == 3 and sends.count_retries("429") == 1
+    assert sends.repeated() == {"GET /v1/swap/rate a=1": 2}

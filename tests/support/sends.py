@@ -8,6 +8,7 @@ import contextlib
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterator
 
 
@@ -32,6 +33,7 @@ class SendLog(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.sent: list[float] = []
+        self.requests: list[str] = []  # each attempt's "GET <path> <params>", in order
         self.retries_after: list[str] = []
         self._lock_sent = threading.Lock()
 
@@ -40,8 +42,16 @@ class SendLog(logging.Handler):
         with self._lock_sent:
             if message.startswith("GET "):
                 self.sent.append(record.created)
+                self.requests.append(message)
             elif message.startswith("retrying after "):
                 self.retries_after.append(message.split()[2])
+
+    def repeated(self) -> dict[str, int]:
+        """The requests sent more than once (retries, or a duplicate the cache did not share),
+        each with how many times: what a test that counts sends names when the count is off."""
+        with self._lock_sent:
+            counts = Counter(self.requests)
+        return {request: n for request, n in counts.items() if n > 1}
 
     def count_retries(self, kind: str) -> int:
         with self._lock_sent:
