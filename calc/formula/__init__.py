@@ -19,8 +19,8 @@ formualizer lacks.
   references, written into the formulas using them), `criteria_ranges.py` (SUMIF's
   sum range at its range's size, the IFS functions' ranges of different sizes), `error_ranges.py`
   (a range given as an error to COUNTIF, SUMIF, MATCH ...: the error), `indirect_lists.py` (SUMIF of INDIRECT
-  over a list of sheets, once per sheet), `lookup_references.py` (XLOOKUP beside ':' as the
-  reference it answers),
+  over a list of sheets, once per sheet), `lookup_references.py` (XLOOKUP beside ':' or given
+  to ROW, OFFSET ... as the reference it answers),
   `column_products.py` (SUMPRODUCT, FILTER and array formulas over whole columns over all
   their rows), `databases.py` (the database functions' whole columns), `hidden_rows.py` (SUBTOTAL
   over rows a sheet hides), `tables.py` (structured references), `three_d.py` (3-D references), `lambdas.py` (the LAMBDA

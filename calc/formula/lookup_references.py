@@ -1,14 +1,18 @@
-"""XLOOKUP's answer as a reference: one end of a range built with ':'.
+"""XLOOKUP's answer as a reference: one end of a range built with ':', or where a function
+takes a reference (ROW, COLUMN, OFFSET, CELL, ISREF).
 
 Excel's XLOOKUP answers a reference where its return array is one, so
 `SUM(XLOOKUP(B3,B6:B10,E6:E10):XLOOKUP(C3,B6:B10,E6:E10))` adds the cells between the two it
-finds (Microsoft's XLOOKUP page, example 6: "XLOOKUP ... to return a range ... sum"). The
-engine's XLOOKUP answers a value, so the range it stood in was #REF!, silently. INDEX with
-XMATCH answers the same cell as a reference, which the engine builds a range from (the pass
-`built_ranges` after this one): for a lookup array down a column, `INDEX(return,
-XMATCH(value,lookup,match_mode,search_mode),0)`, the row of the return array; across a row,
+finds (Microsoft's XLOOKUP page, example 6: "XLOOKUP ... to return a range ... sum"), and
+`ROW(XLOOKUP(8,B6:B10,E6:E10))` is the row of the cell found, `OFFSET(XLOOKUP(...),1,0)` the
+cell below it, `ISREF(XLOOKUP(...))` TRUE. The engine's XLOOKUP answers a value, so each of
+these was #REF!, #VALUE! or FALSE, silently. INDEX with XMATCH answers the same cell as a
+reference, which the engine reads as one (and builds a range from: the pass `built_ranges`
+after this one): for a lookup array down a column, `INDEX(return,XMATCH(value,lookup,
+match_mode,search_mode),0)`, the row of the return array; across a row,
 `INDEX(return,0,XMATCH(...))`, its column. XMATCH's match and search modes are XLOOKUP's, with
-the same defaults (exact, first to last).
+the same defaults (exact, first to last). Where XLOOKUP's value is read (SUM, COUNTIF, MATCH
+of it), the engine's reading is already Excel's: left as written.
 
 Not written, so listed (the cell keeps its cached value, `NotComputed`): an XLOOKUP given
 `if_not_found` (its answer where nothing matches is that value, not a reference: no INDEX
@@ -25,25 +29,36 @@ from rates_xl.functions.sheet import Area, read_area
 from rates_xl.functions.tokens import INFIX
 
 NEEDS = ("XLOOKUP(",)
+#: The functions -> the positions where they take a reference (a value there is an error).
+_TAKING_REFERENCES = {"ROW": 0, "COLUMN": 0, "OFFSET": 0, "CELL": 1, "ISREF": 0}
 
 
 def may_build(text: str) -> bool:
-    """The pass' trigger: an XLOOKUP beside a ':'."""
+    """The pass' trigger: an XLOOKUP beside a ':' or given to a function taking a reference."""
     compact = text.replace(" ", "").upper()
-    return "):" in compact or ":_XLFN.XLOOKUP(" in compact or ":XLOOKUP(" in compact
+    return "):" in compact or ":_XLFN.XLOOKUP(" in compact or ":XLOOKUP(" in compact \
+        or any(f"{name}(" in compact for name in _TAKING_REFERENCES)
 
 
 def lookup_references(formula: Formula, _site: Site) -> str:
-    """An XLOOKUP on either side of ':' is written as INDEX over XMATCH, which answers the
-    reference XLOOKUP does in Excel (the module's docstring; tests/calc/test_lookup_references.py)."""
-    tokens = formula.tokens
+    """An XLOOKUP on either side of ':', or given where ROW, COLUMN, OFFSET, CELL or ISREF
+    takes a reference, is written as INDEX over XMATCH, which answers the reference XLOOKUP
+    does in Excel (the module's docstring; tests/calc/test_lookup_references.py)."""
+    chosen: dict[int, Group] = {}
+    for index, token in enumerate(formula.tokens):
+        if token.kind == INFIX and token.text == ":":
+            for group in (_call_before(formula, index), _call_after(formula, index)):
+                if group is not None and group.name == "XLOOKUP":
+                    chosen[group.open] = group
+    for group in formula.calls("XLOOKUP"):
+        parent = group.parent
+        if parent is not None and parent.kind == "call" and _TAKING_REFERENCES.get(parent.name) == group.position \
+                and formula.trimmed(parent.arguments[group.position]) == (group.open, group.close + 1):
+            chosen[group.open] = group
     edits = formula.edits()
-    for index, token in enumerate(tokens):
-        if not (token.kind == INFIX and token.text == ":"):
-            continue
-        for group in (_call_before(formula, index), _call_after(formula, index)):
-            if group is not None and group.name == "XLOOKUP":
-                edits.replace(group.open, group.close + 1, _as_index(formula, group))
+    for group in chosen.values():
+        if not group.within(chosen):  # an outer one is written with its text (and refused)
+            edits.replace(group.open, group.close + 1, _as_index(formula, group))
     return edits.text()
 
 

@@ -42,7 +42,7 @@ def negative_sizes(formula: Formula, _site: Site) -> str:
         return formula.text
     edits = formula.edits()
     for call in chosen.values():
-        if not _within(call, chosen):
+        if not call.within(chosen):
             edits.replace(call.open, call.close + 1, _written(formula, call, chosen))
     return edits.text()
 
@@ -67,16 +67,6 @@ def _size(formula: Formula, span: Span) -> str:
     first = formula.group_at(span[0]) if solid[0].is_call else None
     whole_call = first is not None and first.close == span[1] - 1 and first.name in _NEVER_NEGATIVE
     return _KEPT if whole_call else _COMPUTED
-
-
-def _within(call: Group, chosen: dict[int, Group]) -> bool:
-    """Whether a call sits inside another call being written (which writes it too)."""
-    parent = call.parent
-    while parent is not None:
-        if parent.open in chosen:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _text(formula: Formula, span: Span, chosen: dict[int, Group]) -> str:

@@ -12,7 +12,7 @@ the tree every pass walks, and the edits a pass makes to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
 from rates_xl.functions.tokens import (
@@ -51,6 +51,16 @@ class Group:
     position: int = 0  # which argument of the parent holds it
     arguments: list[Span] = field(default_factory=list)
     separators: list[int] = field(default_factory=list)  # its commas (an array's semicolons too)
+
+    def within(self, opens: Container[int]) -> bool:
+        """Whether the group sits inside one of the groups opening at these tokens (a pass that
+        writes a group out writes those inside it with it)."""
+        parent = self.parent
+        while parent is not None:
+            if parent.open in opens:
+                return True
+            parent = parent.parent
+        return False
 
 
 class Formula:

@@ -1,7 +1,8 @@
-"""XLOOKUP beside ':' answers a reference, as in Excel (the pass `lookup_references`,
-calc/formula/lookup_references.py). Microsoft's XLOOKUP page, example 6, sums the range
-between two XLOOKUPs: `=SUM(XLOOKUP(B3,B6:B10,E6:E10):XLOOKUP(C3,B6:B10,E6:E10))`. Before, the
-engine's XLOOKUP answered a value and every such range was #REF!, silently."""
+"""XLOOKUP beside ':', or given where ROW, COLUMN, OFFSET, CELL or ISREF takes a reference,
+answers a reference, as in Excel (the pass `lookup_references`, calc/formula/lookup_references.py).
+Microsoft's XLOOKUP page, example 6, sums the range between two XLOOKUPs:
+`=SUM(XLOOKUP(B3,B6:B10,E6:E10):XLOOKUP(C3,B6:B10,E6:E10))`. Before, the engine's XLOOKUP
+answered a value: every such range was #REF!, ROW of it #REF!, ISREF of it FALSE, silently."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ CASES = [
     ("=SUM(E6:_xlfn.XLOOKUP(7,B6:B10,E6:E10,,,-1))", 130),  # last to first: E6:E7
     ("=SUM(_xlfn.XLOOKUP(12,B6:B10,E6:E10):E9)", "#N/A"),  # nothing found
     ("=ROWS(_xlfn.XLOOKUP(6,B6:B10,E6:E10):_xlfn.XLOOKUP(10,B6:B10,E6:E10))", 5),
-    ("=_xlfn.XLOOKUP(8,B6:B10,E6:E10)", 80),  # not beside ':': as before
+    # where a function takes a reference: the cell found (E8; J2 across)
+    ("=ROW(_xlfn.XLOOKUP(8,B6:B10,E6:E10))", 8), ("=COLUMN(_xlfn.XLOOKUP(8,H1:K1,H2:K2))", 10),
+    ("=OFFSET(_xlfn.XLOOKUP(8,B6:B10,E6:E10),1,0)", 90), ("=SUM(OFFSET(_xlfn.XLOOKUP(8,B6:B10,E6:E10),0,0,2,1))", 170),
+    ("=ISREF(_xlfn.XLOOKUP(8,B6:B10,E6:E10))", True), ('=CELL("address",_xlfn.XLOOKUP(8,B6:B10,E6:E10))', "$E$8"),
+    ("=ROW(_xlfn.XLOOKUP(12,B6:B10,E6:E10))", "#N/A"),
+    # where its value is read: as before
+    ("=_xlfn.XLOOKUP(8,B6:B10,E6:E10)", 80), ('=COUNTIF(_xlfn.XLOOKUP(8,B6:B10,E6:F10),">100")', 1),
 ]
 
 
@@ -30,7 +37,7 @@ def _cells() -> dict[str, object]:
     return cells
 
 
-def test_xlookup_beside_a_colon_is_the_reference_it_finds(tmp_path):
+def test_xlookup_beside_a_colon_or_taken_as_a_reference_is_the_reference_it_finds(tmp_path):
     cells = _cells() | {f"M{row}": formula for row, (formula, _) in enumerate(CASES, start=1)}
     values = sheets_computed(tmp_path / "xlookup.xlsx", {"S": cells}).values
     assert [values[("S", f"M{row}")] for row in range(1, len(CASES) + 1)] == [excel for _, excel in CASES]
