@@ -22,6 +22,7 @@ unknown, or two-dimensional, which XLOOKUP refuses).
 
 from __future__ import annotations
 
+from rates_xl.calc.formula.ranges import operand_after, operand_before
 from rates_xl.calc.formula.site import NotComputed, Site
 from rates_xl.calc.formula.tree import Formula, Group, Span
 from rates_xl.calc.xlfuncs.omitted import OMITTED
@@ -47,7 +48,8 @@ def lookup_references(formula: Formula, _site: Site) -> str:
     chosen: dict[int, Group] = {}
     for index, token in enumerate(formula.tokens):
         if token.kind == INFIX and token.text == ":":
-            for group in (_call_before(formula, index), _call_after(formula, index)):
+            for operand in (operand_before(formula, index), operand_after(formula, index)):
+                group = None if operand is None else formula.group_at(operand[0])
                 if group is not None and group.name == "XLOOKUP":
                     chosen[group.open] = group
     for group in formula.calls("XLOOKUP"):
@@ -68,12 +70,12 @@ def _as_index(formula: Formula, call: Group) -> str:
     given += [None] * (6 - len(given))
     value, lookup, answers, if_not_found, match_mode, search_mode = given[:6]
     if value is None or lookup is None or answers is None:
-        raise NotComputed("XLOOKUP beside ':' is missing an argument")
+        raise NotComputed("XLOOKUP as a reference is missing an argument")
     if if_not_found is not None:
-        raise NotComputed("XLOOKUP with if_not_found beside ':' (its answer may be a value, not a reference)")
+        raise NotComputed("XLOOKUP with if_not_found as a reference (its answer may be a value, not a reference)")
     area = _area(formula, call.arguments[1])
     if area is None or (area.rows > 1 and area.columns > 1):
-        raise NotComputed("XLOOKUP beside ':' over a lookup array that is not one row or column written in the formula")
+        raise NotComputed("XLOOKUP as a reference over a lookup array that is not one row or column written in the formula")
     match = f"_xlfn.XMATCH({value},{lookup},{match_mode or 0},{search_mode or 1})"
     across = area.rows == 1 and area.columns > 1
     return f"INDEX({answers},0,{match})" if across else f"INDEX({answers},{match},0)"
@@ -85,22 +87,3 @@ def _area(formula: Formula, span: Span) -> Area | None:
     if token is None or not token.is_range:
         return None
     return read_area(token.text.rsplit("!", 1)[-1])
-
-
-def _call_before(formula: Formula, colon: int) -> Group | None:
-    previous = colon - 1
-    while previous >= 0 and formula.tokens[previous].is_space:
-        previous -= 1
-    if previous < 0 or not formula.tokens[previous].closes:
-        return None
-    return next((g for g in formula.groups if g.close == previous and g.kind == "call"), None)
-
-
-def _call_after(formula: Formula, colon: int) -> Group | None:
-    following = colon + 1
-    while following < len(formula.tokens) and formula.tokens[following].is_space:
-        following += 1
-    if following >= len(formula.tokens) or not formula.tokens[following].is_call:
-        return None
-    group = formula.group_at(following)
-    return group if group is not None and group.close >= 0 else None

@@ -349,7 +349,7 @@ def built_ranges(formula: Formula, _site: Site) -> str:
     for index, token in enumerate(tokens):
         if not (token.kind == INFIX and token.text == ":"):
             continue
-        left, right = _operand_before(formula, index), _operand_after(formula, index)
+        left, right = operand_before(formula, index), operand_after(formula, index)
         if left is None or right is None:
             continue
         first, last = left[0], right[1]  # the built range: tokens [first, last)
@@ -369,7 +369,7 @@ def may_build(text: str) -> bool:
         or ":OFFSET(" in upper
 
 
-def _operand_before(formula: Formula, colon: int) -> tuple[int, int] | None:
+def operand_before(formula: Formula, colon: int) -> tuple[int, int] | None:
     """The tokens of the operand just before token `colon`: a call (to its opening) or a range."""
     k = colon - 1
     tokens = formula.tokens
@@ -381,7 +381,7 @@ def _operand_before(formula: Formula, colon: int) -> tuple[int, int] | None:
     return (k, k + 1) if tokens[k].is_range else None
 
 
-def _operand_after(formula: Formula, colon: int) -> tuple[int, int] | None:
+def operand_after(formula: Formula, colon: int) -> tuple[int, int] | None:
     k = colon + 1
     tokens = formula.tokens
     if k >= len(tokens):
