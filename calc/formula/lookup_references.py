@@ -18,6 +18,10 @@ Not written, so listed (the cell keeps its cached value, `NotComputed`): an XLOO
 `if_not_found` (its answer where nothing matches is that value, not a reference: no INDEX
 answers it), and one whose lookup array is not a range written in the formula (its direction
 unknown, or two-dimensional, which XLOOKUP refuses).
+
+LET, SWITCH, IFERROR and IFNA in those places are listed too: the engine answers them as a value
+there (`ROW(LET(x,E8,x))`, `SUM(E6:SWITCH(1,1,E8))` #REF!, `ISREF(IFERROR(E8,1))` FALSE), and
+whether Excel answers the reference their argument is, or an error, is not known here.
 """
 
 from __future__ import annotations
@@ -29,33 +33,46 @@ from rates_xl.calc.xlfuncs.omitted import OMITTED
 from rates_xl.functions.sheet import Area, read_area
 from rates_xl.functions.tokens import INFIX
 
-NEEDS = ("XLOOKUP(",)
+NEEDS = ("XLOOKUP(", "LET(", "SWITCH(", "IFERROR(", "IFNA(")
+#: Calls whose answer taken as a reference is not known here (listed: the module's docstring).
+_UNKNOWN_AS_REFERENCE = frozenset({"LET", "SWITCH", "IFERROR", "IFNA"})
 #: The functions -> the positions where they take a reference (a value there is an error).
 _TAKING_REFERENCES = {"ROW": 0, "COLUMN": 0, "OFFSET": 0, "CELL": 1, "ISREF": 0}
 
 
 def may_build(text: str) -> bool:
-    """The pass' trigger: an XLOOKUP beside a ':' or given to a function taking a reference."""
+    """The pass' trigger: a call beside a ':' or given to a function taking a reference."""
     compact = text.replace(" ", "").upper()
-    return "):" in compact or ":_XLFN.XLOOKUP(" in compact or ":XLOOKUP(" in compact \
+    return "):" in compact or any(f":{name}(" in compact or f":_XLFN.{name}(" in compact
+                                  for name in ("XLOOKUP", *_UNKNOWN_AS_REFERENCE)) \
         or any(f"{name}(" in compact for name in _TAKING_REFERENCES)
 
 
 def lookup_references(formula: Formula, _site: Site) -> str:
     """An XLOOKUP on either side of ':', or given where ROW, COLUMN, OFFSET, CELL or ISREF
     takes a reference, is written as INDEX over XMATCH, which answers the reference XLOOKUP
-    does in Excel (the module's docstring; tests/calc/test_lookup_references.py)."""
-    chosen: dict[int, Group] = {}
+    does in Excel (the module's docstring; tests/calc/test_lookup_references.py). LET, SWITCH,
+    IFERROR or IFNA there: NotComputed."""
+    taken: list[Group] = []  # the calls whose answer is taken as a reference
     for index, token in enumerate(formula.tokens):
         if token.kind == INFIX and token.text == ":":
             for operand in (operand_before(formula, index), operand_after(formula, index)):
                 group = None if operand is None else formula.group_at(operand[0])
-                if group is not None and group.name == "XLOOKUP":
-                    chosen[group.open] = group
-    for group in formula.calls("XLOOKUP"):
+                if group is not None:
+                    taken.append(group)
+    for group in formula.groups:
         parent = group.parent
         if parent is not None and parent.kind == "call" and _TAKING_REFERENCES.get(parent.name) == group.position \
                 and formula.trimmed(parent.arguments[group.position]) == (group.open, group.close + 1):
+            taken.append(group)
+    chosen: dict[int, Group] = {}
+    for group in taken:
+        if group.kind != "call":
+            continue
+        if group.name in _UNKNOWN_AS_REFERENCE:
+            raise NotComputed(f"{group.name}'s answer taken as a reference (beside ':', or given to ROW, COLUMN, "
+                              "OFFSET, CELL or ISREF): Excel's reading of it is not known here")
+        if group.name == "XLOOKUP":
             chosen[group.open] = group
     edits = formula.edits()
     for group in chosen.values():

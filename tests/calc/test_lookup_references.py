@@ -52,3 +52,21 @@ def test_xlookup_beside_a_colon_that_may_answer_a_value_is_listed(tmp_path):
     reasons = {skip.cell: skip.reason for skip in result.skipped}
     assert sorted(reasons) == ["M1", "M2"], reasons
     assert "if_not_found" in reasons["M1"] and "lookup array" in reasons["M2"]
+
+
+def test_let_switch_iferror_taken_as_a_reference_are_listed(tmp_path):
+    """The engine answers LET, SWITCH, IFERROR and IFNA as a value where a reference is taken
+    (#REF! beside ':' and in ROW, FALSE in ISREF); what Excel answers there is not known
+    here: listed, never that guess. Where their value is read they compute as before."""
+    listed = ["=SUM(E6:_xlfn.LET(_xlpm.x,E8,_xlpm.x))", "=ROW(_xlfn.LET(_xlpm.x,E8,_xlpm.x))",
+              "=SUM(E6:_xlfn.SWITCH(1,1,E8,E9))", "=ISREF(IFERROR(E8,1))", "=OFFSET(_xlfn.IFNA(E8,1),1,0)",
+              "=ROWS(_xlfn.LET(_xlpm.a,E6,_xlpm.a):E8)"]
+    computed = [("=_xlfn.LET(_xlpm.x,E8,_xlpm.x+1)", 81), ("=SUM(E6:E7,_xlfn.SWITCH(1,1,E8,E9))", 210),
+                ("=ROW(E8)+IFERROR(1/0,2)", 10), ("=ISREF(IF(TRUE,E8))", True)]
+    cells = _cells() | {f"M{row}": formula for row, formula in enumerate(listed, start=1)}
+    cells |= {f"N{row}": formula for row, (formula, _) in enumerate(computed, start=1)}
+    result = sheets_computed(tmp_path / "unknown.xlsx", {"S": cells}, listing=True)
+    reasons = {skip.cell: skip.reason for skip in result.skipped}
+    assert sorted(reasons) == [f"M{row}" for row in range(1, len(listed) + 1)], reasons
+    assert all("taken as a reference" in reason for reason in reasons.values()), reasons
+    assert [result.values[("S", f"N{row}")] for row in range(1, len(computed) + 1)] == [v for _, v in computed]
