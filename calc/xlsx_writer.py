@@ -23,7 +23,10 @@ by hand because no library writes openpyxl's model faster with the same bytes.
 
 `_sheet_data` reproduces openpyxl 3.1.5's `WorksheetWriter.write_rows`, `write_row`,
 `lxml_write_cell` and `_set_attributes` with lxml, the sheet writer's `write_cols` and
-`write_merged_cells` theirs (`REPRODUCED`); with any other openpyxl,
+`write_merged_cells` theirs, the book writer's `write_data` its own (`REPRODUCED`). One part is
+written otherwise on purpose: a sheet's own defined names behind a chart sheet (`BookPart`:
+openpyxl numbers them among the worksheets alone, which moves them to another sheet). With any
+other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
 parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile
 book (every value type, rich and inline text, errors, dates, formulas, array and data table
@@ -133,9 +136,26 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
     if _BOOK_WRITER is not None:
         return _BOOK_WRITER
     from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
+    from openpyxl.styles.stylesheet import write_stylesheet
+    from openpyxl.utils import quote_sheetname
+    from openpyxl.workbook._writer import WorkbookWriter
+    from openpyxl.workbook.defined_name import DefinedName, DefinedNameList
     from openpyxl.worksheet._writer import WorksheetWriter
     from openpyxl.worksheet.dimensions import SheetDimension
     from openpyxl.writer.excel import ExcelWriter
+    from openpyxl.writer.theme import theme_xml
+    from openpyxl.xml.constants import (
+        ARC_APP,
+        ARC_CORE,
+        ARC_CUSTOM,
+        ARC_ROOT_RELS,
+        ARC_STYLE,
+        ARC_THEME,
+        ARC_WORKBOOK,
+        ARC_WORKBOOK_RELS,
+        CPROPS_TYPE,
+    )
+    from openpyxl.xml.functions import tostring
 
     class SheetWriter(WorksheetWriter):
         def write_dimensions(self) -> None:
@@ -191,7 +211,73 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
             cast(IO[bytes], self.out).write(text.encode("ascii"))
             self.xf.send(None)
 
+    class BookPart(WorkbookWriter):
+        def write_names(self) -> None:
+            # openpyxl 3.1.5's, each sheet's own names (and the print area, print titles and
+            # filter names it writes for a sheet) numbered by the sheet's place among all the
+            # book's sheets, chart sheets too: `localSheetId` is an index into <sheets>, as
+            # Excel and openpyxl's own reader (`WorkbookParser.assign_names`, `wb._sheets[idx]`)
+            # read it. openpyxl numbers them among the worksheets alone, so behind a chart sheet
+            # a name moved to the sheet before its own: POI's stress024.xlsx, Buy's names on
+            # the chart "Selling price figure"; `=rate*2` on such a sheet became #NAME? in the
+            # engine's copy, and the values-frozen copy could not be read back.
+            # (tests/calc/test_xlsx_writer.py `test_local_names_behind_a_chart_sheet`)
+            defined_names = list(self.wb.defined_names.values())
+            for idx, sheet in enumerate(self.wb._sheets):  # type: ignore[attr-defined]
+                if not hasattr(sheet, "defined_names"):  # a chart sheet: no names of its own
+                    continue
+                quoted = quote_sheetname(sheet.title)
+                if sheet.defined_names:
+                    names = sheet.defined_names.values()
+                    for n in names:
+                        n.localSheetId = idx
+                    defined_names.extend(names)
+                if sheet.auto_filter:
+                    name = DefinedName(name="_FilterDatabase", localSheetId=idx, hidden=True)
+                    name.value = f"{quoted}!{sheet.auto_filter}"
+                    defined_names.append(name)
+                if sheet.print_titles:
+                    name = DefinedName(name="Print_Titles", localSheetId=idx)
+                    name.value = sheet.print_titles
+                    defined_names.append(name)
+                if sheet.print_area:
+                    name = DefinedName(name="Print_Area", localSheetId=idx)
+                    name.value = sheet.print_area
+                    defined_names.append(name)
+            self.package.definedNames = DefinedNameList(definedName=defined_names)
+
     class BookWriter(ExcelWriter):
+        def write_data(self) -> None:
+            # openpyxl 3.1.5's ExcelWriter.write_data, workbook.xml written by `BookPart`.
+            from openpyxl.packaging.extended import ExtendedProperties
+
+            archive = self._archive  # type: ignore[attr-defined]
+            book = self.workbook
+            archive.writestr(ARC_APP, tostring(ExtendedProperties().to_tree()))
+            archive.writestr(ARC_CORE, tostring(book.properties.to_tree()))
+            archive.writestr(ARC_THEME, book.loaded_theme if book.loaded_theme else theme_xml)
+            props = book.custom_doc_props  # type: ignore[attr-defined]
+            if len(props) >= 1:
+                archive.writestr(ARC_CUSTOM, tostring(props.to_tree()))
+
+                class CustomOverride:
+                    path = "/" + ARC_CUSTOM  # PartName
+                    mime_type = CPROPS_TYPE  # ContentType
+
+                self.manifest.append(CustomOverride())
+            self._write_worksheets()  # type: ignore[attr-defined]
+            self._write_chartsheets()  # type: ignore[attr-defined]
+            self._write_images()  # type: ignore[attr-defined]
+            self._write_charts()  # type: ignore[attr-defined]
+            self._write_external_links()  # type: ignore[attr-defined]
+            archive.writestr(ARC_STYLE, tostring(write_stylesheet(book)))
+            writer = BookPart(book)
+            archive.writestr(ARC_ROOT_RELS, writer.write_root_rels())
+            archive.writestr(ARC_WORKBOOK, writer.write())
+            archive.writestr(ARC_WORKBOOK_RELS, writer.write_rels())
+            self._merge_vba()  # type: ignore[attr-defined]
+            self.manifest._write(archive, book)  # type: ignore[attr-defined]
+
         def write_worksheet(self, ws: Worksheet) -> None:
             # openpyxl 3.1.5's ExcelWriter.write_worksheet, the sheet written straight into its
             # part of the archive, not into a temporary file copied in and removed (0.5 ms a

@@ -380,3 +380,37 @@ def test_a_number_is_written_whole_where_openpyxl_s_16_digits_change_it(tmp_path
     assert texts[0] == "-0.39999999999999947" and texts[2] == "0.30000000000000004"
     assert texts[8:12] == ["0.1", "3", "-7.5", "1e+20"]  # openpyxl's own, where it holds the double
     assert texts[12] == "123456789.12345679"  # (openpyxl: 123456789.1234568, another double)
+
+
+def test_local_names_behind_a_chart_sheet_keep_their_sheet(tmp_path):
+    """A sheet's own name is numbered by the sheet's place among all the book's sheets
+    (`localSheetId` indexes <sheets>, chart sheets too, as Excel writes it and openpyxl reads
+    it). openpyxl 3.1.5 numbers it among the worksheets alone: behind a chart sheet the name
+    moved to the sheet before, `=rate*2` was #NAME? and the copy could not be read back (POI's
+    stress024.xlsx, a chart sheet between its worksheets)."""
+    import xlsxwriter
+
+    from rates_xl.cli import main
+
+    source, out = tmp_path / "chart_sheet.xlsx", tmp_path / "out.xlsx"
+    book = xlsxwriter.Workbook(str(source))  # (numbers a local name as Excel does)
+    data = book.add_worksheet("Data")
+    for row in range(3):
+        data.write(row, 0, row + 1)
+    chart = book.add_chart({"type": "bar"})
+    chart.add_series({"values": "=Data!$A$1:$A$3"})
+    book.add_chartsheet("Chart").set_chart(chart)
+    calc = book.add_worksheet("Calc")
+    calc.write("A1", 5)
+    book.define_name("Calc!rate", "=Calc!$A$1")
+    book.define_name("Data!rate", "=Data!$A$3")
+    calc.write_formula("B1", "=rate*2")
+    data.write_formula("B1", "=rate*2")
+    book.close()
+    assert main(["calc", str(source), "--full", "--no-progress", "-o", str(out)]) == 0
+    with zipfile.ZipFile(out) as package:
+        names = re.findall(rb'<definedName name="rate" localSheetId="(\d)">([^<]*)<', package.read("xl/workbook.xml"))
+    assert sorted(names) == [(b"0", b"Data!$A$3"), (b"2", b"Calc!$A$1")]
+    copy = openpyxl.load_workbook(out, data_only=True)
+    assert (copy["Calc"]["B1"].value, copy["Data"]["B1"].value) == (10, 6)
+    assert set(copy["Calc"].defined_names) == {"rate"}
