@@ -73,6 +73,11 @@ class Book:
             self.book = self.workbook(merged_borders=False)
         if kept is not None:
             self.package.keep(kept)
+        else:  # (`recording` counted the text its cells show as it read them)
+            try:
+                stored_cells.refuse_text_bomb(self.book)
+            except stored_cells.TextBomb as exc:
+                raise CalcError(f"{self.path}: refused: {exc}; not a workbook rates-xl will open") from None
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])
@@ -175,6 +180,8 @@ class Book:
                 warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
                 # (a pivot table openpyxl cannot read loses the copy that table, not the whole book)
                 workbook = pivot_read.load_workbook(self.package.data, keep_vba=keep_vba, keep_links=True)
+        except stored_cells.TextBomb as exc:
+            raise CalcError(f"{self.path}: refused: {exc}; not a workbook rates-xl will open") from None
         except Exception as exc:
             raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "
                             "is it corrupt?") from None

@@ -51,11 +51,13 @@ from typing import TYPE_CHECKING, Protocol, cast
 from rates_xl.calc import sheet_xml
 from rates_xl.calc.package import CELL_TAG, Kept, RawCell, cell_parts
 from rates_xl.calc.shared_formulas import Template, translator
+from rates_xl.errors import Internal
 from rates_xl.functions.sheet import MAX_ROW, column_number
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
+    from openpyxl import Workbook
     from openpyxl.styles.cell_style import StyleArray
     from openpyxl.worksheet._reader import WorkSheetParser, WorksheetReader
     from openpyxl.worksheet.worksheet import Worksheet
@@ -67,6 +69,21 @@ REPRODUCED = ("3.1.5",)
 
 _here = threading.local()
 _lock = threading.Lock()
+#: The characters a book's cells may show from its shared strings, each counted in every cell
+#: that shows it: what its package may inflate to (calc/safezip.py). A string written once and
+#: shown by many cells costs nothing to read but its length in every copy written (openpyxl
+#: writes each cell's text in the cell): POI's poc-shared-strings.xlsx, 110 KB, shows one
+#: string of 1 MB in 12,000 cells, and calc worked 3.5 minutes before failing to write a copy
+#: past 2 GB. Excel holds at most 32,767 characters in a cell.
+MAX_SHOWN_TEXT = 1 << 30
+
+
+class TextBomb(Internal):
+    """The book's cells show more text than MAX_SHOWN_TEXT (its message says how much); said by
+    calc/book.py as a refusal. (Not a ValueError: openpyxl's reader wraps those in its own
+    "invalid XML" one.)"""
+
+
 _original: list[Callable[[WorksheetReader], None]] = []
 _VALUE = CELL_TAG[:-1] + "v"
 _FORMULA = CELL_TAG[:-1] + "f"
@@ -114,6 +131,7 @@ class _Rows:
         self._cells = cast("dict[tuple[int, int], object]", ws._cells)
         self._styles: list[StyleArray] = getattr(ws.parent, "_cell_styles")  # noqa: B009 (not in the stubs)
         self._templates: dict[str | None, Template] = {}  # shared formula (`si`) -> its copies
+        self.shown = 0  # the characters of shared strings its cells show (MAX_SHOWN_TEXT)
         self._columns: dict[str, int] = {}  # a reference's letters -> its column
         # A `<row>`'s attributes after its number -> as read (`_row_text`), and whether a row
         # dimension is read for it (attributes other than `r`, `spans` and prefixed ones).
@@ -208,6 +226,7 @@ class _Rows:
                     value = cast_number(text)
                 elif kind == "s":
                     value = shared_strings[int(text)]
+                    self.shown += len(value)
                 elif kind == "b":
                     value = bool(int(text))
                 elif kind == "str":
@@ -236,6 +255,7 @@ class _Rows:
         # (a row's cells share its number, and a sheet's cells a few styles: each read once)
         style_ids: dict[str | None, int] = {None: 0}
         last_digits, r = "", 0
+        shown = 0
         for item in split.items:
             row, _ends, _end, coordinate, letters, digits, style, t, cm, formula, si, ref, array, attributes, \
                 text, v, empty = item
@@ -299,6 +319,7 @@ class _Rows:
                     value = cast_number(v)
                 elif kind == "s":
                     value = shared_strings[int(v)]
+                    shown += len(value)
                 elif kind == "b":
                     value = bool(int(v))
                 else:
@@ -309,6 +330,7 @@ class _Rows:
             cell.parent, cell._style, cell.row, cell.column = ws, style_array(array_class, "i", styles[style_id]), r, c
             cell._value, cell.data_type, cell._hyperlink, cell._comment = value, kind, None, None
             sheet_cells[(r, c)] = cell
+        self.shown += shown
 
     def _place(self, coordinate: str) -> tuple[int, int] | None:
         """(row, column) of a cell's `r` as openpyxl reads it (`coordinate_to_tuple`: the
@@ -336,7 +358,9 @@ class _Rows:
         row, column = cast("int", parsed["row"]), cast("int", parsed["column"])
         cell = cast("_Cell", self._cell(self.ws, row=row, column=column,
                                         style_array=self._styles[cast("int", parsed["style_id"])]))
-        cell._value, cell.data_type = parsed["value"], cast("str", parsed["data_type"])
+        cell._value, cell.data_type = value, kind = parsed["value"], cast("str", parsed["data_type"])
+        if kind == "s" and isinstance(value, str):
+            self.shown += len(value)
         self._cells[(row, column)] = cell
 
 
@@ -388,6 +412,8 @@ def _bind_cells(reader: WorksheetReader) -> None:
             for _index, row in parser.parse():
                 for parsed in row:
                     rows._bind(parsed)
+            _here.shown = shown = getattr(_here, "shown", 0) + rows.shown
+            _refuse_past_the_limit(shown, reader.ws.title)
             sheet_cells = reader.ws._cells
             if sheet_cells:
                 reader.ws._current_row = max(sheet_cells)[0]  # type: ignore[attr-defined]  # (not in the stubs)
@@ -395,6 +421,24 @@ def _bind_cells(reader: WorksheetReader) -> None:
             del parser.__dict__["parse_row"]
         return
     _original[0](reader)
+
+
+def _refuse_past_the_limit(shown: int, title: str) -> None:
+    if shown > MAX_SHOWN_TEXT:
+        raise TextBomb(f"its cells show {shown:,} characters of text by the sheet {title!r} (a string stored "
+                       f"once and shown in many cells counts in each), past the {MAX_SHOWN_TEXT:,} a workbook's "
+                       "package may inflate to")
+
+
+def refuse_text_bomb(book: Workbook) -> None:
+    """TextBomb when the cells of `book`, read outside `recording()` (which counts as it
+    reads), show more text than MAX_SHOWN_TEXT: each text cell's length, sheet by sheet."""
+    shown = 0
+    for ws in book.worksheets:
+        cells = cast("dict[tuple[int, int], _Cell]", ws._cells)
+        shown += sum(len(value) for cell in cells.values()
+                     if cell.data_type == "s" and type(value := cell._value) is str)
+        _refuse_past_the_limit(shown, ws.title)
 
 
 def _install() -> None:
@@ -419,7 +463,8 @@ def recording() -> Iterator[Kept | None]:
     _install()
     kept: Kept = {}
     outer, _here.kept = getattr(_here, "kept", None), kept
+    shown, _here.shown = getattr(_here, "shown", 0), 0  # (the text a book's cells show: `_bind_cells`)
     try:
         yield kept
     finally:
-        _here.kept = outer
+        _here.kept, _here.shown = outer, shown

@@ -66,6 +66,7 @@ exception class is drawn under its real parent, every one has this root):
         ├── ExcelError                an Excel error value a function answers (calc.xlfuncs.coercion)
         ├── GivenError                an error given to a securities function, passed on (calc.xlfuncs.financial.bondprice)
         ├── NotFollowed               a value a formula walk cannot compute (functions.formula_walk)
+        ├── TextBomb                  a book whose cells show text past the limit (calc.stored_cells)
         └── NotModelled               what the local model cannot move, and why (scenario.model)
 
 (`Internal` also has private subclasses, one per module that needs one: calc's readers and

@@ -276,3 +276,44 @@ def test_the_library_entries_refuse_a_bomb(tmp_path):
     good.write_bytes(bomb.read_bytes())
     copy = calc.freeze(result, tmp_path / "copy.xlsx")
     assert openpyxl.load_workbook(copy)["Sheet1"]["A2"].value == 2
+
+
+@pytest.mark.parametrize("recalculated_on_load", [True, False], ids=["placeholders", "cached values"])
+def test_a_string_shown_in_many_cells_past_the_limit_is_refused_in_one_line(tmp_path, recalculated_on_load):
+    """A text bomb that inflates to little: one 32,767-character string (Excel's most for a
+    cell), stored once in the shared strings and shown by 33,000 cells, 1.08 billion characters
+    shown. Each copy calc writes holds a cell's text in the cell (openpyxl's inline strings):
+    POI's poc-shared-strings.xlsx (110 KB, 1 MB shown 12,000 times) took 3.5 minutes before
+    failing to write a copy past 2 GB. Now refused at the read, in bounded memory, whether the
+    book's values are placeholders (XlsxWriter's `fullCalcOnLoad`: read by openpyxl, counted
+    after) or cached (read by calc/stored_cells.py, counted as read)."""
+    path = tmp_path / "shown.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("Text")
+    text = "x" * 32_767
+    for row in range(33_000):
+        sheet.write_string(row, 0, text)
+    sheet.write_formula("B1", "=LEN(A1)")
+    book.close()
+    if not recalculated_on_load:
+        parts = dict(_parts_of(path))
+        assert b' fullCalcOnLoad="1"' in parts["xl/workbook.xml"]
+        parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace(b' fullCalcOnLoad="1"', b"")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as package:
+            for name, data in parts.items():
+                package.writestr(name, data)
+    assert path.stat().st_size < 1 * MB
+    code, out, err, peak = run_calc(path)
+    assert code == 1, (out, err)
+    assert err.splitlines() == [
+        f"rates-xl calc: {path}: refused: its cells show 1,081,311,000 characters of text by the sheet 'Text' (a "
+        "string stored once and shown in many cells counts in each), past the 1,073,741,824 a workbook's package "
+        "may inflate to; not a workbook rates-xl will open"], err
+    assert out == "" and "Traceback" not in err
+    assert peak < 400 * MB, f"peak memory {peak / MB:.0f} MB"
+    assert not (tmp_path / "shown.values.xlsx").exists()
+
+
+def _parts_of(path: Path) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(path) as package:
+        return [(name, package.read(name)) for name in package.namelist()]
