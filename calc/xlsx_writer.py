@@ -23,10 +23,11 @@ by hand because no library writes openpyxl's model faster with the same bytes.
 
 `_sheet_data` reproduces openpyxl 3.1.5's `WorksheetWriter.write_rows`, `write_row`,
 `lxml_write_cell` and `_set_attributes` with lxml, the sheet writer's `write_cols` and
-`write_merged_cells` theirs, the book writer's `write_data` its own (`REPRODUCED`). One part is
-written otherwise on purpose: a sheet's own defined names behind a chart sheet (`BookPart`:
-openpyxl numbers them among the worksheets alone, which moves them to another sheet). With any
-other openpyxl,
+`write_merged_cells` theirs, the book writer's `write_data` its own (`REPRODUCED`). Two things
+are written otherwise on purpose: a sheet's own defined names behind a chart sheet (`BookPart`:
+openpyxl numbers them among the worksheets alone, which moves them to another sheet), and the
+content type of a picture the platform's table does not know (`_register_types`: openpyxl fails
+the whole save). With any other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
 parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile
 book (every value type, rich and inline text, errors, dates, formulas, array and data table
@@ -69,6 +70,12 @@ _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 #: What lxml refuses to write (its `_utf8`: C0 controls but tab, newline and carriage return,
 #: U+FFFE, U+FFFF, and the surrogates, which do not encode).
 _REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: The content types of the pictures Excel embeds, by extension, where the platform's table
+#: (openpyxl's) lacks one (`BookManifest`); anything else unknown is declared as bytes.
+_CONTENT_TYPES = {".webp": "image/webp", ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
+                  ".jpeg": "image/jpeg", ".gif": "image/gif", ".bmp": "image/bmp", ".tif": "image/tiff",
+                  ".tiff": "image/tiff", ".emf": "image/x-emf", ".wmf": "image/x-wmf", ".ico": "image/x-icon"}
+_ANY_CONTENT = "application/octet-stream"
 _PARTS_PER_WRITE = 4096  # the markup is written out after the row that passes this many pieces
 
 
@@ -120,6 +127,12 @@ def write(book: Workbook, target: str | os.PathLike[str] | IO[bytes], *, compres
 
 class _Saving(Protocol):
     def save(self) -> None: ...
+
+
+class _Manifest(Protocol):
+    """What `_register_types` reads of openpyxl's Manifest: its list of default content types."""
+
+    Default: list[object]
 
 
 class _Flushing(Protocol):
@@ -247,6 +260,13 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
             self.package.definedNames = DefinedNameList(definedName=defined_names)
 
     class BookWriter(ExcelWriter):
+        def __init__(self, workbook: Workbook, archive: ZipFile) -> None:
+            super().__init__(workbook, archive)
+            # (its own method, not a subclass: openpyxl's serialisation reads the elements a
+            # class declares itself, and a subclass of Manifest wrote no content types at all)
+            manifest = self.manifest
+            manifest._register_mimetypes = lambda filenames: _register_types(manifest, filenames)  # type: ignore[attr-defined]
+
         def write_data(self) -> None:
             # openpyxl 3.1.5's ExcelWriter.write_data, workbook.xml written by `BookPart`.
             from openpyxl.packaging.extended import ExtendedProperties
@@ -301,6 +321,23 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
 
     _BOOK_WRITER = BookWriter
     return BookWriter
+
+
+def _register_types(manifest: _Manifest, filenames: list[str]) -> None:
+    """openpyxl 3.1.5's `Manifest._register_mimetypes`, an extension its table lacks given the
+    type Excel writes for it. openpyxl's table is the platform's (`mimetypes` reads
+    /etc/mime.types or Windows' registry), so a book with a WebP picture, which Excel 365
+    inserts, had no copy at all on a machine whose table lacks .webp ("KeyError: '.webp'":
+    Python 3.11 has none of its own; ClosedXML's picture-webp.xlsx)."""
+    from openpyxl.packaging.manifest import FileExtension
+    from openpyxl.packaging.manifest import mimetypes as openpyxl_types
+
+    known = openpyxl_types.types_map[True]
+    for name in filenames:
+        extension = os.path.splitext(name)[-1]
+        if extension:
+            content_type = known.get(extension) or _CONTENT_TYPES.get(extension.lower(), _ANY_CONTENT)
+            manifest.Default.append(FileExtension(extension[1:], content_type))
 
 
 def _escape(text: str, special: re.Pattern[str]) -> str:

@@ -414,3 +414,33 @@ def test_local_names_behind_a_chart_sheet_keep_their_sheet(tmp_path):
     copy = openpyxl.load_workbook(out, data_only=True)
     assert (copy["Calc"]["B1"].value, copy["Data"]["B1"].value) == (10, 6)
     assert set(copy["Calc"].defined_names) == {"rate"}
+
+
+def test_a_picture_type_the_platform_does_not_know_still_gets_its_copy(monkeypatch):
+    """openpyxl takes each part's content type from the platform's table (`mimetypes`: a
+    Linux machine's /etc/mime.types, Windows' registry), and Python 3.11 has no .webp of its
+    own: a book with a WebP picture (Excel 365 inserts them; ClosedXML's picture-webp.xlsx) had
+    no copy at all there, "KeyError: '.webp'". The table is made to lack it here, as such a
+    machine's does: openpyxl's own save fails, calc's writes the type Excel writes."""
+    import PIL.Image
+    from openpyxl.drawing.image import Image
+    from openpyxl.packaging.manifest import mimetypes as platform_types
+
+    monkeypatch.delitem(platform_types.types_map[True], ".webp", raising=False)
+
+    def book() -> openpyxl.Workbook:
+        picture = io.BytesIO()
+        PIL.Image.new("RGB", (4, 4), "red").save(picture, "WEBP")
+        wb = openpyxl.Workbook()
+        wb.active["A1"] = "=1+1"
+        wb.active.add_image(Image(picture), "C3")
+        return wb
+
+    with pytest.raises(KeyError, match="webp"):
+        book().save(io.BytesIO())
+    data = xlsx_writer.to_bytes(book())
+    types = _parts(data)["[Content_Types].xml"]
+    assert b'<Default Extension="webp" ContentType="image/webp"/>' in types
+    assert "xl/media/image1.webp" in _parts(data)
+    read = openpyxl.load_workbook(io.BytesIO(data))
+    assert len(read.active._images) == 1 and read.active["A1"].value == "=1+1"
