@@ -78,6 +78,11 @@ class Book:
                 stored_cells.refuse_text_bomb(self.book)
             except stored_cells.TextBomb as exc:
                 raise CalcError(f"{self.path}: refused: {exc}; not a workbook rates-xl will open") from None
+        if not any(sheet.sheet_state == "visible" for sheet in self.book._sheets):  # type: ignore[attr-defined]
+            # (Excel neither saves nor opens such a book as it is; openpyxl's save of its copy
+            # failed after the whole calculation: "At least one sheet must be visible")
+            some = "no visible sheet" if self.book._sheets else "no sheet"  # type: ignore[attr-defined]
+            raise CalcError(f"{self.path}: the workbook has {some}, which Excel does not allow; is it corrupt?")
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.names = _defined_names(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or [])

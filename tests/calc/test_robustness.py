@@ -370,3 +370,30 @@ def test_a_first_sheet_named_sheet1_in_another_case_is_computed(tmp_path, title)
     result = WorkbookCalculation(tmp_path / "lower.xlsx").compute()
     assert [result.value(title, "A1"), result.value(title, "A2"), result.value("Other", "A1")] == ["Peter", 42, 22]
     assert result.engine == "formulas" and any("first sheet is named" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("sheets, said", [
+    ('<sheets><sheet name="Data" sheetId="1" state="hidden" r:id="rId1"/></sheets>', "no visible sheet"),
+    ("<sheets/>", "no sheet"),
+])
+def test_a_book_with_no_visible_sheet_is_refused_in_one_line(tmp_path, capsys, sheets, said):
+    """Excel neither saves nor opens a book whose every sheet is hidden, or that has none
+    (excelize's test_BadWorkbook.xlsx): calc computed it, then failed writing the copy with
+    openpyxl's "IndexError: At least one sheet must be visible"."""
+    made = tmp_path / "made.xlsx"
+    book = xlsxwriter.Workbook(str(made))
+    book.add_worksheet("Data").write_formula("A1", "=1+1")
+    book.close()
+    path = tmp_path / "hidden.xlsx"
+    with zipfile.ZipFile(made) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "xl/workbook.xml":
+                start, end = data.index(b"<sheets>"), data.index(b"</sheets>") + len(b"</sheets>")
+                data = data[:start] + sheets.encode() + data[end:]
+            out.writestr(name, data)
+    assert main(["calc", str(path), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"rates-xl calc: {path}: the workbook has {said}, which Excel does not allow; "
+                                "is it corrupt?"], err
+    assert not (tmp_path / "hidden.values.xlsx").exists()
