@@ -77,7 +77,7 @@ class Book:
             try:
                 stored_cells.refuse_text_bomb(self.book)
             except stored_cells.TextBomb as exc:
-                raise CalcError(f"{self.path}: refused: {exc}; not a workbook rates-xl will open") from None
+                raise _text_bomb(self.path, exc) from None
         if not any(sheet.sheet_state == "visible" for sheet in self.book._sheets):  # type: ignore[attr-defined]
             # (Excel neither saves nor opens such a book as it is; openpyxl's save of its copy
             # failed after the whole calculation: "At least one sheet must be visible")
@@ -186,7 +186,7 @@ class Book:
                 # (a pivot table openpyxl cannot read loses the copy that table, not the whole book)
                 workbook = pivot_read.load_workbook(self.package.data, keep_vba=keep_vba, keep_links=True)
         except stored_cells.TextBomb as exc:
-            raise CalcError(f"{self.path}: refused: {exc}; not a workbook rates-xl will open") from None
+            raise _text_bomb(self.path, exc) from None
         except Exception as exc:
             raise CalcError(f"{self.path}: cannot read the workbook ({type(exc).__name__}: {exc}); "
                             "is it corrupt?") from None
@@ -421,6 +421,11 @@ def read_package(path: Path) -> Package:
         raise CalcError(f"{path.name} is saved as Strict Open XML, which calc does not read: in Excel, "
                         "File > Save As > Excel Workbook (*.xlsx), then calculate that copy")
     return Package(data)
+
+
+def _text_bomb(path: Path, bomb: stored_cells.TextBomb) -> CalcError:
+    """The one line a book whose cells show too much text is refused with (as safezip's)."""
+    return CalcError(f"{path}: refused: {bomb}; not a workbook rates-xl will open")
 
 
 #: The package relationship to the workbook in a Strict Open XML file (ISO/IEC 29500-1 strict,

@@ -71,7 +71,7 @@ _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 #: U+FFFE, U+FFFF, and the surrogates, which do not encode).
 _REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: The content types of the pictures Excel embeds, by extension, where the platform's table
-#: (openpyxl's) lacks one (`BookManifest`); anything else unknown is declared as bytes.
+#: (openpyxl's) lacks one (`_register_types`); anything else unknown is declared as bytes.
 _CONTENT_TYPES = {".webp": "image/webp", ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
                   ".jpeg": "image/jpeg", ".gif": "image/gif", ".bmp": "image/bmp", ".tif": "image/tiff",
                   ".tiff": "image/tiff", ".emf": "image/x-emf", ".wmf": "image/x-wmf", ".ico": "image/x-icon"}
