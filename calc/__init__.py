@@ -9,6 +9,7 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
   `pivot_read.py`: its pivot tables read where openpyxl fails on one (the book never lost for it);
+  `feed_links.py`: its links to a DDE or OLE feed read, and written back as the file held them;
   `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
   `sheet_xml.py`: a sheet's rows and cells, written as Excel writes them, read by regular expressions;
   `shared_formulas.py`: a shared formula's copies written as openpyxl's Translator writes them, faster;

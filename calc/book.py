@@ -17,7 +17,15 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from rates_xl.calc import data_tables, merged_read, merged_spills, pivot_read, stored_cells, undo
+from rates_xl.calc import (
+    data_tables,
+    feed_links,
+    merged_read,
+    merged_spills,
+    pivot_read,
+    stored_cells,
+    undo,
+)
 from rates_xl.calc.package import Package, escaped
 from rates_xl.errors import TaskError
 from rates_xl.functions.sheet import (
@@ -85,7 +93,9 @@ class Book:
             raise CalcError(f"{self.path}: the workbook has {some}, which Excel does not allow; is it corrupt?")
         self.sheet_titles = {ws.title.upper(): ws.title for ws in self.book.worksheets}
         self.names = _defined_names(self.book)
-        self.external_links = len(getattr(self.book, "_external_links", []) or [])
+        #: Links to a live feed (DDE, OLE: calc/feed_links.py) by number -> what each reads.
+        self.feeds = feed_links.feeds(self.book)
+        self.external_links = len(getattr(self.book, "_external_links", []) or []) - len(self.feeds)
         self.iteration = _iteration_settings(self.book)
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
         # only on F9, so a value it saved may predate an input edited since, unless it

@@ -215,6 +215,7 @@ def copy_values(path: Path) -> dict[Key, CellValue]:
 
     from rates_xl.functions.values import text_value, to_serial
 
+    pivot_read.feed_links.mend()  # (a link to a DDE or OLE feed read too)
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=True)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rates_xl.calc import feed_links
+
 if TYPE_CHECKING:
     from openpyxl import Workbook
     from openpyxl.pivot.cache import CacheDefinition
@@ -55,6 +57,7 @@ def load_workbook(source: bytes | str | Path | io.BytesIO, **options: bool) -> W
         source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
 
     _mend()
+    feed_links.mend()  # (a link to a DDE or OLE feed read too, not the whole book lost)
     try:
         return openpyxl.load_workbook(io.BytesIO(data), **options)
     except Exception as first:

@@ -27,7 +27,8 @@ by hand because no library writes openpyxl's model faster with the same bytes.
 are written otherwise on purpose: a sheet's own defined names behind a chart sheet (`BookPart`:
 openpyxl numbers them among the worksheets alone, which moves them to another sheet), and the
 content type of a picture the platform's table does not know (`_register_types`: openpyxl fails
-the whole save). With any other openpyxl,
+the whole save); and a link to a DDE or OLE feed, written back as the file held it
+(calc/feed_links.py: openpyxl writes an empty link). With any other openpyxl,
 `save` is openpyxl's own `Workbook.save`. tests/calc/test_xlsx_writer.py compares this writer's
 parts with openpyxl's byte for byte (openpyxl's numbers written by `number_text`), on a hostile
 book (every value type, rich and inline text, errors, dates, formulas, array and data table
@@ -49,6 +50,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, TYPE_CHECKING, Protocol, cast
 from zipfile import ZIP_DEFLATED, ZIP_STORED, ZipFile, ZipInfo
+
+from rates_xl.calc import feed_links
 
 if TYPE_CHECKING:
     from array import array
@@ -289,7 +292,7 @@ def _book_writer() -> Callable[[Workbook, ZipFile], _Saving]:
             self._write_chartsheets()  # type: ignore[attr-defined]
             self._write_images()  # type: ignore[attr-defined]
             self._write_charts()  # type: ignore[attr-defined]
-            self._write_external_links()  # type: ignore[attr-defined]
+            feed_links.write_links(book, archive, self.manifest)  # (a DDE or OLE link written back too)
             archive.writestr(ARC_STYLE, tostring(write_stylesheet(book)))
             writer = BookPart(book)
             archive.writestr(ARC_ROOT_RELS, writer.write_root_rels())

@@ -50,13 +50,20 @@ def other_workbooks(formula: Formula, site: Site) -> str:
     for token in formula.tokens:
         if not (token.is_range and "[" in token.text):
             continue
-        prefix, _ref = split_reference(token.text)
+        prefix, ref = split_reference(token.text)
         if "[" not in prefix:
             continue  # a structured reference (Table1[Col])
         books = re.findall(r"\[([^\]]*)\]", prefix)  # `A2:'[2]MISSING'!A2` names link 2 too
-        named = re.fullmatch(r"'?\[\d+\]'?!", prefix) is not None  # `[4]!p`: that book's name p
-        if books and all(name.isdigit() and int(name) in site.book.links for name in books) and not named:
-            continue
+        feed = next((site.book.feeds[int(n)] for n in books if n.isdigit() and int(n) in site.book.feeds), None)
+        if feed is not None:
+            raise NotComputed(f"it reads a live feed ({prefix.rstrip('!')}, {feed}), which only Excel can call")
+        if books and all(name.isdigit() and int(name) in site.book.links for name in books):
+            if re.fullmatch(r"'?\[\d+\]'?!", prefix) is None and (read_area(ref) is not None or ref.upper() == "#REF!"):
+                continue  # (the cells its link part caches)
+            # `[4]!p`, `[4]Sheet1!p`: that book's name p, which its link part gives no value of
+            # (dde.xlsx's `[4]Sheet1!FromF2` was #REF!, Excel 111)
+            raise NotComputed(f"it reads another workbook's name ({token.text}): the link caches no value "
+                              "for a name, and calc does not open that workbook")
         raise NotComputed(f"it reads another workbook ({prefix.rstrip('!')}), which calc does not open "
                           "and this file holds no copy of")
     for token in formula.tokens:

@@ -61,8 +61,11 @@ class BookFacts:
     #: (sheet, anchor) -> "A1:A5": dynamic arrays the engine computes cell by cell (filled
     #: once the fit has lifted them).
     lifted: dict[Key, str] = field(default_factory=dict)
-    #: The external links the file holds (1-based, as `[1]Sheet1!A1` names them).
+    #: The external links to other workbooks the file holds (1-based, as `[1]Sheet1!A1` names them).
     links: frozenset[int] = frozenset()
+    #: Its links to a live feed (a DDE server, an OLE object) by number -> what each reads
+    #: (`DDE WINROS|LAST`: calc/feed_links.py); a cell reading one is listed (`other_workbooks`).
+    feeds: dict[int, str] = field(default_factory=dict)
     #: (sheet, coordinate) -> whether the cell may hold Excel's 0 after a last + or -
     #: (calc/formula/terms.py): Excel cached 0 there or nothing, or the book's values are out of
     #: date. A cell Excel cached another number for did not meet the adjustment at the book's

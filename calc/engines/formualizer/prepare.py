@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rates_xl.calc import budget, collector, data_tables, xlsx_writer
+from rates_xl.calc import budget, collector, data_tables, feed_links, xlsx_writer
 from rates_xl.calc.engines.formualizer import links, lookups
 from rates_xl.calc.engines.formualizer.cells import (
     emptied,
@@ -168,9 +168,11 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             held_arrays[(title, coordinate)] = parse_area(cell.value.ref or coordinate).a1()
         _keep(cell, value, cell.value)
     last_rows = LastRows(book)
+    feeds = feed_links.feeds(book)  # (links to a DDE or OLE feed: no cells cached to read)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
                       sources=sources,  # the engine reads no table: their references become ranges
-                      links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)),
+                      links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)) - feeds.keys(),
+                      feeds=feeds,
                       range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets),
                       date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book))
     if resolve is not None:

@@ -281,41 +281,79 @@ def external_link(path: Path) -> None:
     add_external_link(path, "market data.xlsx", "Rates", {"B2": 0.0425, "B3": 0.04})
 
 
-def add_external_link(path: Path, target: str, sheet: str, cells: dict[str, float]) -> None:
-    import re
-    import zipfile
+MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+RELS_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 
-    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+def add_external_link(path: Path, target: str, sheet: str, cells: dict[str, float]) -> None:
+    """A link to another workbook (`target`) whose part caches `cells` of its `sheet`: the
+    file's link 1."""
+    add_links(path, [external_book(target, sheet, cells)])
+
+
+def external_book(target: str, sheet: str, cells: dict[str, float]) -> tuple[str, str]:
+    """A link part to another workbook caching `cells` of its `sheet`, and its relationships."""
+    import re
+
     rows: dict[int, list[str]] = {}
     for ref, value in cells.items():
         rows.setdefault(int(re.sub(r"\D", "", ref)), []).append(f'<cell r="{ref}"><v>{value}</v></cell>')
     data = "".join(f'<row r="{r}">{"".join(c)}</row>' for r, c in sorted(rows.items()))
-    link = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<externalLink xmlns="{main}" '
-            f'xmlns:r="{rel}"><externalBook r:id="rId1"><sheetNames><sheetName val="{sheet}"/></sheetNames>'
+    link = (f'{_HEAD}<externalLink xmlns="{MAIN_NS}" '
+            f'xmlns:r="{RELS_NS}"><externalBook r:id="rId1"><sheetNames><sheetName val="{sheet}"/></sheetNames>'
             f'<sheetDataSet><sheetData sheetId="0">{data}</sheetData></sheetDataSet></externalBook></externalLink>')
-    link_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns='
-                 '"http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
-                 f'Type="{rel}/externalLinkPath" Target="{target}" TargetMode="External"/></Relationships>')
+    return link, _link_rels("externalLinkPath", target)
+
+
+def _link_rels(kind: str, target: str) -> str:
+    return (f'{_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId1" Type="{RELS_NS}/{kind}" Target="{target}" TargetMode="External"/>'
+            '</Relationships>')
+
+
+def add_links(path: Path, links: list[tuple[str, str | None]]) -> None:
+    """The file's external links, in order (`[1]` the first): each a link part and its
+    relationships (None: it has none, as a DDE link)."""
+    import zipfile
+
     with zipfile.ZipFile(path) as src:
         parts = {name: src.read(name) for name in src.namelist()}
-    workbook = parts["xl/workbook.xml"].decode()
-    workbook = workbook.replace("</sheets>", '</sheets><externalReferences><externalReference r:id="rIdExt1"/>'
-                                "</externalReferences>", 1)
-    parts["xl/workbook.xml"] = workbook.encode()
-    rels = parts["xl/_rels/workbook.xml.rels"].decode()
-    rels = rels.replace("</Relationships>", f'<Relationship Id="rIdExt1" Type="{rel}/externalLink" '
-                        'Target="externalLinks/externalLink1.xml"/></Relationships>')
-    parts["xl/_rels/workbook.xml.rels"] = rels.encode()
-    types = parts["[Content_Types].xml"].decode()
-    types = types.replace("</Types>", '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType='
-                          '"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>')
-    parts["[Content_Types].xml"] = types.encode()
-    parts["xl/externalLinks/externalLink1.xml"] = link.encode()
-    parts["xl/externalLinks/_rels/externalLink1.xml.rels"] = link_rels.encode()
+    references = "".join(f'<externalReference r:id="rIdExt{n}"/>' for n in range(1, len(links) + 1))
+    parts["xl/workbook.xml"] = parts["xl/workbook.xml"].decode().replace(
+        "</sheets>", f"</sheets><externalReferences>{references}</externalReferences>", 1).encode()
+    rels = "".join(f'<Relationship Id="rIdExt{n}" Type="{RELS_NS}/externalLink" '
+                   f'Target="externalLinks/externalLink{n}.xml"/>' for n in range(1, len(links) + 1))
+    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].decode().replace(
+        "</Relationships>", f"{rels}</Relationships>").encode()
+    types = "".join(f'<Override PartName="/xl/externalLinks/externalLink{n}.xml" ContentType='
+                    '"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>'
+                    for n in range(1, len(links) + 1))
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].decode().replace(
+        "</Types>", f"{types}</Types>").encode()
+    for n, (link, link_rels) in enumerate(links, 1):
+        parts[f"xl/externalLinks/externalLink{n}.xml"] = link.encode()
+        if link_rels is not None:
+            parts[f"xl/externalLinks/_rels/externalLink{n}.xml.rels"] = link_rels.encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         for name, content in parts.items():
             out.writestr(name, content)
+
+
+def dde_link(service: str, topic: str, items: list[str]) -> tuple[str, None]:
+    """A link to a DDE feed as Excel writes one (EPPlus's Excel-made dde.xlsx): no
+    relationships."""
+    listed = "".join(f'<ddeItem name="{item}" advise="1"/>' for item in items)
+    return (f'{_HEAD}<externalLink xmlns="{MAIN_NS}"><ddeLink xmlns:r="{RELS_NS}" ddeService="{service}" '
+            f'ddeTopic="{topic}"><ddeItems>{listed}</ddeItems></ddeLink></externalLink>'), None
+
+
+def ole_link(prog_id: str, target: str, items: list[str]) -> tuple[str, str]:
+    """A link to an OLE object as Excel writes one (dde.xlsx's), and its relationships."""
+    listed = "".join(f'<oleItem name="{item}" advise="1"/>' for item in items)
+    link = (f'{_HEAD}<externalLink xmlns="{MAIN_NS}"><oleLink xmlns:r="{RELS_NS}" r:id="rId1" '
+            f'progId="{prog_id}"><oleItems>{listed}</oleItems></oleLink></externalLink>')
+    return link, _link_rels("oleObject", target)
 
 
 def features(path: Path, vba_project: Path | None = None) -> None:
