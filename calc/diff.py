@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
-from rates_xl.calc import pivot_read
+from rates_xl.calc import feed_links, pivot_read
 from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.client.json_types import JSONValue
@@ -215,7 +215,7 @@ def copy_values(path: Path) -> dict[Key, CellValue]:
 
     from rates_xl.functions.values import text_value, to_serial
 
-    pivot_read.feed_links.mend()  # (a link to a DDE or OLE feed read too)
+    feed_links.mend()  # (a link to a DDE or OLE feed read too)
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=True)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
