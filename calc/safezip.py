@@ -12,7 +12,11 @@ looks first, in bounded memory (the central directory, 64 KB buffers):
 - what the entries really inflate to, streamed with a cap: a header may lie about its size
   (readers that trust the data, not the header, would inflate the lot), so each deflated
   entry is inflated 64 KB at a time and refused as soon as it passes its declared size. A
-  damaged entry is skipped, not a reason to stop looking at the others.
+  damaged entry is skipped, not a reason to stop looking at the others;
+- a DTD in a part's prolog (`_declares_dtd`): Open XML forbids one, the entity bomb it allows
+  being the reason (ECMA-376 Part 2, M1.18: implementers "shall treat the presence of DTD
+  declarations as an error"), and the parsers stopped such a book only at their amplification
+  limits, said as "cannot read the workbook ... is it corrupt?".
 
 Written by hand because zipfile has no such check (Python's docs only warn about bombs) and
 no well-kept library does it for a package others then open. A package that is not a zip or
@@ -56,6 +60,8 @@ _EOCD64 = b"PK\x06\x06"
 _LOCAL_HEADER = b"PK\x03\x04"
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 _REFUSED = "not a workbook rates-xl will open"
+#: The parts read as XML (a DTD in an embedded picture, an SVG's, is no part of the package's markup).
+_MARKUP = (".xml", ".rels", ".vml")
 
 
 class _Damaged(Internal):
@@ -105,15 +111,26 @@ def _inspect(handle) -> str | None:
         if info.file_size > RATIO_FLOOR_BYTES and _ratio(info) > MAX_RATIO:
             return f"the package would inflate to {_size(total)} ({_entry(info)})"
     for info in infos:
-        if info.compress_type == zipfile.ZIP_DEFLATED:
-            try:
-                produced = _inflate(handle, info, limit=info.file_size)
-            except (_Damaged, zlib.error):
-                continue  # a damaged entry fails whoever reads it; the others are still measured
-            if produced > info.file_size:
-                return (f"entry {info.filename} inflates past the {_size(info.file_size)} its header "
-                        f"declares ({_size(produced)} and more from {_size(info.compress_size)})")
+        try:
+            produced, head = _inflate(handle, info, limit=info.file_size)
+        except (_Damaged, zlib.error):
+            continue  # a damaged entry fails whoever reads it; the others are still measured
+        if produced > info.file_size:
+            return (f"entry {info.filename} inflates past the {_size(info.file_size)} its header "
+                    f"declares ({_size(produced)} and more from {_size(info.compress_size)})")
+        if info.filename.lower().endswith(_MARKUP) and _declares_dtd(head):
+            return (f"part {info.filename} declares a DTD (<!DOCTYPE>), which Open XML forbids for the "
+                    "entity expansion it allows (ECMA-376 Part 2, M1.18)")
     return None
+
+
+def _declares_dtd(head: bytes) -> bool:
+    """Whether a part's first bytes (its prolog, where a DTD must stand) declare a DTD: an
+    entity bomb's `<!DOCTYPE lolz [<!ENTITY lol1 "&lol;&lol;...">` (apache/poi's 54764.xlsx),
+    which the parsers stop only at their amplification limits, in UTF-8 or UTF-16."""
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        head = head.decode("utf-16", "replace").encode()
+    return b"<!DOCTYPE" in head
 
 
 def _end_record(handle) -> tuple[int, int]:
@@ -140,28 +157,32 @@ def _end_record(handle) -> tuple[int, int]:
     return entries, directory_size
 
 
-def _inflate(handle, info: zipfile.ZipInfo, limit: int) -> int:
-    """How many bytes the entry's deflate stream produces, counted 64 KB at a time and
-    stopped as soon as it passes `limit`: nothing is kept."""
+def _inflate(handle, info: zipfile.ZipInfo, limit: int) -> tuple[int, bytes]:
+    """How many bytes the entry produces (a deflate stream counted 64 KB at a time and stopped
+    as soon as it passes `limit`; a stored entry its size), and its first 64 KB or fewer."""
     handle.seek(info.header_offset)
     header = handle.read(30)
     if len(header) < 30 or header[:4] != _LOCAL_HEADER:
         raise _Damaged
     name_length, extra_length = struct.unpack_from("<HH", header, 26)
     handle.seek(info.header_offset + 30 + name_length + extra_length)
+    if info.compress_type == zipfile.ZIP_STORED:
+        return info.file_size, handle.read(min(CHUNK, info.compress_size))
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-    produced, left = 0, info.compress_size
+    produced, left, head = 0, info.compress_size, b""
     while left > 0 and not inflater.eof:
         data = handle.read(min(CHUNK, left))
         if not data:
             break
         left -= len(data)
         while data and not inflater.eof:
-            produced += len(inflater.decompress(data, CHUNK))
+            out = inflater.decompress(data, CHUNK)
+            head = head or out
+            produced += len(out)
             if produced > limit:
-                return produced
+                return produced, head
             data = inflater.unconsumed_tail
-    return produced
+    return produced, head
 
 
 def _ratio(info: zipfile.ZipInfo) -> float:

@@ -317,3 +317,43 @@ def test_a_string_shown_in_many_cells_past_the_limit_is_refused_in_one_line(tmp_
 def _parts_of(path: Path) -> list[tuple[str, bytes]]:
     with zipfile.ZipFile(path) as package:
         return [(name, package.read(name)) for name in package.namelist()]
+
+
+_LOLZ = ('<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+         '<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">]>')
+
+
+@pytest.mark.parametrize("part, encoding, stored", [
+    ("xl/sharedStrings.xml", "utf-8", False),  # apache/poi's 54764.xlsx
+    ("[Content_Types].xml", "utf-16", True),
+    ("xl/_rels/workbook.xml.rels", "utf-8", True),
+])
+def test_an_entity_bomb_is_refused_in_one_line(tmp_path, part, encoding, stored):
+    """A DTD in a part's prolog is refused before any parser meets it (Open XML forbids one:
+    ECMA-376 Part 2, M1.18); the parsers stopped it only at their amplification limits, and the
+    line said "cannot read the workbook ... is it corrupt?"."""
+    from rates_xl.calc.book import CalcError
+    from rates_xl.calc.workbook import WorkbookCalculation
+
+    parts = _parts()
+    text = parts.get(part, b'<?xml version="1.0"?><sst/>').decode()
+    declaration, _, rest = text.partition("?>")
+    bombed = f"{declaration.replace('UTF-8', encoding.upper())}?>{_LOLZ}{rest}".encode(encoding)
+    parts[part] = bombed
+    path = tmp_path / "lolz.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED) as package:
+        for name, data in parts.items():
+            package.writestr(name, data)
+    with pytest.raises(CalcError) as refused:
+        WorkbookCalculation(path)
+    assert str(refused.value) == (f"{path}: refused: part {part} declares a DTD (<!DOCTYPE>), which Open XML "
+                                  "forbids for the entity expansion it allows (ECMA-376 Part 2, M1.18); not a "
+                                  "workbook rates-xl will open")
+
+
+def test_a_picture_s_own_doctype_is_no_refusal(tmp_path):
+    """An SVG picture may declare its DTD (`<!DOCTYPE svg PUBLIC ...>`): it is no part of the
+    package's markup, and no reader of calc's parses it."""
+    svg = b'<?xml version="1.0"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd"><svg/>'
+    path = _plain(tmp_path / "svg.xlsx", [*_parts().items(), ("xl/media/image1.svg", svg)])
+    assert safezip.refusal(path) is None
