@@ -8,7 +8,9 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `safezip.py`: a zip bomb refused before anything inflates it;
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
+  `openpyxl_read.py`: openpyxl's reading of it, read again with less where openpyxl fails (never lost whole);
   `pivot_read.py`: its pivot tables read where openpyxl fails on one (the book never lost for it);
+  `style_read.py`: its stylesheet kept to its number formats where openpyxl cannot read it;
   `feed_links.py`: its links to a DDE or OLE feed read, and written back as the file held them;
   `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
   `sheet_xml.py`: a sheet's rows and cells, written as Excel writes them, read by regular expressions;

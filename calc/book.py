@@ -22,7 +22,7 @@ from rates_xl.calc import (
     feed_links,
     merged_read,
     merged_spills,
-    pivot_read,
+    openpyxl_read,
     stored_cells,
     undo,
 )
@@ -95,6 +95,8 @@ class Book:
         self.names = _defined_names(self.book)
         #: Links to a live feed (DDE, OLE: calc/feed_links.py) by number -> what each reads.
         self.feeds = feed_links.feeds(self.book)
+        #: What the book's stylesheet lost to be read (calc/openpyxl_read.py), or None: read whole.
+        self.styles_lost = openpyxl_read.styles_lost(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or []) - len(self.feeds)
         self.iteration = _iteration_settings(self.book)
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates
@@ -194,7 +196,7 @@ class Book:
             with nullcontext() if merged_borders else merged_read.unformatted(), warnings.catch_warnings():
                 warnings.filterwarnings("ignore", category=UserWarning, module=r"openpyxl\.")
                 # (a pivot table openpyxl cannot read loses the copy that table, not the whole book)
-                workbook = pivot_read.load_workbook(self.package.data, keep_vba=keep_vba, keep_links=True)
+                workbook = openpyxl_read.load_workbook(self.package.data, keep_vba=keep_vba, keep_links=True)
         except stored_cells.TextBomb as exc:
             raise _text_bomb(self.path, exc) from None
         except Exception as exc:
@@ -467,7 +469,7 @@ def sheet_rows(ws: Worksheet) -> list[list[Any]]:
 def cached_values(path: Path | io.BytesIO) -> dict[Key, CellValue]:
     """The values the file itself cached for its cells (what Excel last computed)."""
     try:
-        book = pivot_read.load_workbook(path, data_only=True, keep_links=True)
+        book = openpyxl_read.load_workbook(path, data_only=True, keep_links=True)
     except Exception:
         return {}
     epoch = book.epoch

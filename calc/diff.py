@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
-from rates_xl.calc import feed_links, pivot_read
+from rates_xl.calc import feed_links, openpyxl_read
 from rates_xl.calc.attribution import attribute, cell_labels, graph_of, read_cells
 from rates_xl.calc.book import Book, CalcError
 from rates_xl.client.json_types import JSONValue
@@ -343,7 +343,7 @@ def write_report(result: Diff, out: str | Path, *, force: bool = False) -> Path:
     if out.exists() and not force:
         raise CalcError(f"{out} exists; pass --force to overwrite it")
     try:
-        book = pivot_read.load_workbook(result.b, keep_links=True)
+        book = openpyxl_read.load_workbook(result.b, keep_links=True)
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
         raise CalcError(f"{result.b}: cannot read the workbook ({type(exc).__name__})") from None
     fill = PatternFill("solid", fgColor="FFEB84")

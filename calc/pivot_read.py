@@ -10,10 +10,10 @@ so calc, the copy and the diff had nothing of the book but "cannot read the work
   class with no `from_tree` of its own to call, and raises "TypeError: Nested.from_tree()
   missing 1 required positional argument: 'node'" on any such book (SheetJS' test_files
   pivot_table_named_range.xlsx, saved by Excel for Mac). Each `<x v>` is the `Index` openpyxl
-  reads a pivot field's items with (openpyxl/pivot/fields.py), so `_mend` declares it so, where
+  reads a pivot field's items with (openpyxl/pivot/fields.py), so `mend` declares it so, where
   the declaration is still openpyxl 3.1.5's: the group is read and written back as it was.
 - Any other pivot part openpyxl fails on: the book is read again without its pivot tables and
-  caches (`without_pivots`), its cells whole; the copy then lacks them, which its summary names
+  caches (`without_pivots`, which calc/openpyxl_read.py's one reading tries), its cells whole; the copy then lacks them, which its summary names
   (copy_losses.py counts pivot tables in both files).
 
 Written by hand: openpyxl has no switch to leave pivot tables unread.
@@ -26,13 +26,9 @@ import re
 import threading
 import zipfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import feed_links
-
 if TYPE_CHECKING:
-    from openpyxl import Workbook
     from openpyxl.pivot.cache import CacheDefinition
     from openpyxl.reader.workbook import WorkbookParser
 
@@ -45,29 +41,6 @@ _CACHES = re.compile(rb"<(?P<p>[A-Za-z_][\w.-]*:)?pivotCaches\b(?:[^>]*/>|.*?</(
 _PIVOT_REL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?Relationship\b[^>]*Type=\"[^\"]*/pivotTable\"[^>]*/>")
 _WORKBOOK_PART = re.compile(r"^xl/workbook\.xml$", re.I)
 _SHEET_RELS = re.compile(r"^xl/worksheets/_rels/[^/]+\.xml\.rels$", re.I)
-
-
-def load_workbook(source: bytes | str | Path | io.BytesIO, **options: bool) -> Workbook:
-    """openpyxl's `load_workbook` of a file (its bytes, its path or a buffer of them) with
-    `options`, grouped pivot items read (`_mend`); should openpyxl fail on the book and it
-    holds pivot tables, read again without them (the first failure raised if that fails too)."""
-    import openpyxl
-
-    data = source if isinstance(source, bytes) else \
-        source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
-
-    _mend()
-    feed_links.mend()  # (a link to a DDE or OLE feed read too, not the whole book lost)
-    try:
-        return openpyxl.load_workbook(io.BytesIO(data), **options)
-    except Exception as first:
-        stripped = without_pivots(data)
-        if stripped is None:
-            raise
-        try:
-            return openpyxl.load_workbook(io.BytesIO(stripped), **options)
-        except Exception:  # noqa: BLE001 - not the pivot tables, then: the first failure says what is
-            raise first from None
 
 
 def without_pivots(data: bytes) -> bytes | None:
@@ -97,7 +70,7 @@ def without_pivots(data: bytes) -> bytes | None:
     return out.getvalue()
 
 
-def _mend() -> None:
+def mend() -> None:
     """openpyxl's reading of pivot caches mended (once):
 
     - `FieldGroup.discretePr` read as the sequence of `Index` it is, only where openpyxl still

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import openpyxl
 
-from rates_xl.calc import pivot_read
+from rates_xl.calc import openpyxl_read, pivot_read
 from rates_xl.cli import main
 from tests.support.commands import fresh_env, rates_xl
 
@@ -120,7 +120,7 @@ def test_the_caches_are_read_once_per_book_not_once_per_sheet(tmp_path, monkeypa
         return original(cls, node)
 
     monkeypatch.setattr(CacheDefinition, "from_tree", classmethod(counted))
-    read = pivot_read.load_workbook(book)
+    read = openpyxl_read.load_workbook(book)
     assert len(reads) == 1
     assert [len(ws._pivots) for ws in read.worksheets] == [1, 0, 0, 0]
     assert read["More3"]["A1"].value == "=SUM(Data!C2:C3)+3"
@@ -176,7 +176,7 @@ def test_a_book_openpyxl_cannot_read_for_another_reason_still_says_why(tmp_path)
         first = exc
     assert first is not None
     try:
-        pivot_read.load_workbook(broken)
+        openpyxl_read.load_workbook(broken)
     except Exception as exc:  # noqa: BLE001
         assert type(exc) is type(first) and str(exc) == str(first)
     else:

@@ -1,0 +1,88 @@
+"""A book whose stylesheet openpyxl cannot read is computed, never lost whole
+(calc/openpyxl_read.py, calc/style_read.py): its number formats kept, the rest of its styles
+left out of the copy, and the summary says so."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import zipfile
+
+import openpyxl
+import pytest
+import xlsxwriter
+
+from rates_xl.calc import style_read
+from rates_xl.calc.workbook import WorkbookCalculation
+
+#: What openpyxl 3.1.5 fails the whole book on, each seen in a file Excel opens.
+BROKEN = {
+    # ClosedXML's TryToLoad EmptyFill.xlsx: "TypeError: expected <class 'openpyxl.styles.fills.Fill'>"
+    "an empty fill": (b"<fills", b"<fill/>", False),
+    # ClosedXML's TryToLoad InvalidColors.xlsx: "Colors must be aRGB hex values"
+    "a colour that is no aRGB": (b"<fonts", b'<font><color rgb="FED+"/></font>', False),
+    # the same in a differential format a conditional format points at
+    "a differential format's colour": (b"<dxfs", b'<dxf><font><color rgb="FED+"/></font></dxf>', True),
+}
+
+
+def _book(path, broken):
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    day = wb.add_format({"num_format": "yyyy-mm-dd", "bold": True})
+    share = wb.add_format({"num_format": "0.0%"})
+    ws.write_datetime("A1", datetime.datetime(2026, 1, 2), day)
+    ws.write_formula("B1", "=A1+1", day, 46025)
+    ws.write_number("C1", 0.25, share)
+    ws.write_formula("C2", "=C1*2", share, 0.5)
+    ws.conditional_format("C1:C2", {"type": "cell", "criteria": ">", "value": 0.3,
+                                    "format": wb.add_format({"font_color": "#9C0006"})})
+    wb.close()
+    opening, element, _differential = broken
+    with zipfile.ZipFile(path) as source:
+        parts = {name: source.read(name) for name in source.namelist()}
+    styles = parts["xl/styles.xml"]
+    at = styles.index(b">", styles.index(opening)) + 1  # (first inside the list, so it is read)
+    parts["xl/styles.xml"] = styles[:at] + element + styles[at:]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in parts.items():
+            out.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("broken", BROKEN.values(), ids=BROKEN.keys())
+def test_a_book_whose_stylesheet_openpyxl_cannot_read_is_computed(tmp_path, broken):
+    path = _book(tmp_path / "styled.xlsx", broken)
+    with pytest.raises(Exception):  # noqa: B017, PT011 - openpyxl's own reading fails on it
+        openpyxl.load_workbook(io.BytesIO(path.read_bytes()))
+    calculation = WorkbookCalculation(path, full=True)
+    result = calculation.compute()
+    assert result.values[("S", "B1")] == 46025 and result.values[("S", "C2")] == 0.5
+    assert not result.skipped and not result.stale
+    notes = " ".join(result.notes)
+    assert "its stylesheet was read with its number formats alone, so the copy lacks its fonts, fills, " \
+           "borders, alignments and cell styles" in notes
+    assert ("conditional formats' formatting" in notes) == broken[2]
+    copy = calculation.freeze(result, tmp_path / "copy.xlsx")
+    sheet = openpyxl.load_workbook(copy)["S"]
+    assert sheet["B1"].value == datetime.datetime(2026, 1, 3)  # a date still: its number format kept
+    assert (sheet["B1"].number_format, sheet["C2"].number_format) == ("yyyy-mm-dd", "0.0%")
+    assert sheet["C2"].value == 0.5 and not sheet["A1"].font.b  # (the bold font is what was lost)
+    assert len(sheet.conditional_formatting) == 1
+
+
+def test_the_plain_stylesheet_keeps_every_number_format_and_takes_a_fallback_s():
+    styles = (b'<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+              b'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+              b'<numFmts count="2"><numFmt numFmtId="164" formatCode="0.000&quot;x&quot;"/>'
+              b'<numFmt numFmtId="0" formatCode=""/></numFmts>'
+              b'<cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="164" fontId="9"/>'
+              b'<mc:AlternateContent><mc:Choice Requires="hs"><xf numFmtId="3"/></mc:Choice>'
+              b'<mc:Fallback><xf numFmtId="14"/></mc:Fallback></mc:AlternateContent></cellXfs></styleSheet>')
+    plain = style_read.plain(styles)
+    assert plain is not None
+    root = openpyxl.xml.functions.fromstring(plain)
+    main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    assert [(f.get("numFmtId"), f.get("formatCode")) for f in root.iter(f"{main}numFmt")] == [("164", '0.000"x"')]
+    assert [xf.get("numFmtId") for xf in root.find(f"{main}cellXfs")] == ["0", "164", "14"]
+    assert style_read.plain(b"not xml") is None
