@@ -5,11 +5,13 @@
 Should it still fail, the book is read again with less, in this order, and the first reading
 that succeeds is the book:
 
-1. without its pivot tables and caches (calc/pivot_read.py `without_pivots`; the copy lacks
+1. with its parts named as its content types declare them, those it does not hold undeclared
+   (`_parts_as_declared`);
+2. without its pivot tables and caches (calc/pivot_read.py `without_pivots`; the copy lacks
    them, which copy_losses.py counts);
-2. with its stylesheet kept to its number formats (calc/style_read.py `plain`), then also
-   without its differential formats; `styles_lost` says why, and the summary says what the
-   copy lacks (calc/workbook.py).
+3. with its stylesheet kept to its number formats (calc/style_read.py `plain`, as many cell
+   formats as its cells use), then also without its differential formats; `styles_lost` says
+   why, and the summary says what the copy lacks (calc/workbook.py).
 
 A book none of these reads raises openpyxl's first failure, which says what is wrong with it.
 """
@@ -17,6 +19,7 @@ A book none of these reads raises openpyxl's first failure, which says what is w
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -30,6 +33,10 @@ if TYPE_CHECKING:
 
 _STYLES = "xl/styles.xml"  # (openpyxl's ARC_STYLE: the name it reads the stylesheet by)
 _STYLES_LOST = "_rates_xl_styles_lost"
+_TYPES = "[Content_Types].xml"
+_OVERRIDE = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?Override\b[^>]*?PartName="(?P<part>[^"]*)"[^>]*?/>')
+_SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$", re.I)
+_STYLE_ID = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?(?:c|row)\b[^>]*?\ss="(\d{1,9})"')
 
 
 def load_workbook(source: bytes | str | Path | io.BytesIO, **options: bool) -> Workbook:
@@ -68,14 +75,63 @@ def styles_lost(book: Workbook) -> str | None:
 def _with_less(data: bytes) -> Iterator[tuple[bytes, str]]:
     """The package with less in it, in the order tried: (its bytes, what its stylesheet lost:
     "" when whole)."""
+    listed = _parts_as_declared(data)
+    if listed is not None:
+        yield listed, ""
+        data = listed
     unpivoted = pivot_read.without_pivots(data)
     if unpivoted is not None:
         yield unpivoted, ""
     base = unpivoted or data
+    least = _cell_formats_used(base)
     for differential, lost in ((True, ""), (False, " and its conditional formats' formatting")):
-        changed = _part_replaced(base, _STYLES, partial(style_read.plain, differential=differential))
+        changed = _part_replaced(base, _STYLES, partial(style_read.plain, differential=differential, least=least))
         if changed is not None:
             yield changed, f"fonts, fills, borders, alignments and cell styles{lost}"
+
+
+def _parts_as_declared(data: bytes) -> bytes | None:
+    """The package with each part its content types declare under the name they declare it by
+    (part names match case-blind in Open XML, ECMA-376 Part 2, M1.12, and zipfile's do not:
+    excelize's test_CalcChain.xlsx holds xl/SharedStrings.xml and declares xl/sharedStrings.xml,
+    "KeyError: There is no item named 'xl/sharedStrings.xml'"), and without the declarations of
+    parts it does not hold at all; None when nothing is changed."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as source:
+            infos = source.infolist()
+            held = {info.filename.lower(): info.filename for info in infos}
+            types = source.read(_TYPES) if _TYPES in held.values() else None
+            if types is None:
+                return None
+            declared = [m.group("part").decode("utf-8", "replace").lstrip("/") for m in _OVERRIDE.finditer(types)]
+            renamed = {held[name.lower()]: name for name in declared
+                       if name not in held.values() and name.lower() in held}
+            missing = {name for name in declared if name.lower() not in held}
+            if not renamed and not missing:
+                return None
+            kept = _OVERRIDE.sub(lambda m: b"" if m.group("part").decode("utf-8", "replace").lstrip("/") in missing
+                                 else m.group(0), types)
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+                for info in infos:
+                    content = kept if info.filename == _TYPES else source.read(info)
+                    copy.writestr(renamed.get(info.filename, info.filename), content)
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+        return None
+    return out.getvalue()
+
+
+def _cell_formats_used(data: bytes) -> int:
+    """How many cell formats the sheets' cells and rows use (the highest `s` plus one)."""
+    highest = 0
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as source:
+            for name in source.namelist():
+                if _SHEET.match(name):
+                    highest = max([highest, *(int(s) for s in _STYLE_ID.findall(source.read(name)))])
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+        return 1
+    return highest + 1
 
 
 def _said(exc: BaseException) -> str:

@@ -24,9 +24,12 @@ _DEFAULT_XF = '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
 _CHOICE = "Choice"  # (mc:AlternateContent's first branch: its Fallback holds what a reader takes)
 
 
-def plain(styles: bytes, *, differential: bool = True) -> bytes | None:
+def plain(styles: bytes, *, differential: bool = True, least: int = 1) -> bytes | None:
     """`styles` (xl/styles.xml) kept to its number formats (and its differential formats as
-    they are, or as many empty ones); None when it is no XML at all."""
+    they are, or as many empty ones), with at least `least` cell formats (a cell whose format
+    is past the last one gets the default, as Excel repairs it; openpyxl failed the book:
+    "IndexError: list index out of range", ClosedXML's TryToLoad LO_xlsx_tdf100709.xlsx); None
+    when it is no XML at all."""
     try:
         root = ElementTree.fromstring(styles)
     except ElementTree.ParseError:
@@ -43,6 +46,7 @@ def plain(styles: bytes, *, differential: bool = True) -> bytes | None:
             cell_formats.append(f'<xf numFmtId="{number if number.isdigit() else 0}" fontId="0" fillId="0" '
                                 'borderId="0" xfId="0" applyNumberFormat="1"/>')
         break
+    cell_formats += [_DEFAULT_XF] * (least - len(cell_formats))
     dxfs = next(_all(root, "dxfs"), None)
     if dxfs is None:
         differentials = '<dxfs count="0"/>'
@@ -58,7 +62,7 @@ def plain(styles: bytes, *, differential: bool = True) -> bytes | None:
             '<fill><patternFill patternType="gray125"/></fill></fills>'
             '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>'
             '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
-            f'<cellXfs count="{len(cell_formats) or 1}">{"".join(cell_formats) or _DEFAULT_XF}'
+            f'<cellXfs count="{len(cell_formats)}">{"".join(cell_formats)}'
             '</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
             f'{differentials}</styleSheet>').encode()
 

@@ -86,3 +86,27 @@ def test_the_plain_stylesheet_keeps_every_number_format_and_takes_a_fallback_s()
     assert [(f.get("numFmtId"), f.get("formatCode")) for f in root.iter(f"{main}numFmt")] == [("164", '0.000"x"')]
     assert [xf.get("numFmtId") for xf in root.find(f"{main}cellXfs")] == ["0", "164", "14"]
     assert style_read.plain(b"not xml") is None
+
+
+def test_a_cell_format_past_the_last_gets_the_default(tmp_path):
+    """A cell whose `s` is past the stylesheet's cell formats (ClosedXML's TryToLoad
+    LO_xlsx_tdf100709.xlsx: "IndexError: list index out of range") is read with the default
+    format, as Excel repairs it; the rest of the book is computed."""
+    path = tmp_path / "past.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    ws.write_number("A1", 3, wb.add_format({"num_format": "0.00"}))
+    ws.write_formula("A2", "=A1*2", None, 6)
+    wb.close()
+    with zipfile.ZipFile(path) as source:
+        parts = {name: source.read(name) for name in source.namelist()}
+    parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(b'<c r="A2"', b'<c r="A2" s="40"')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in parts.items():
+            out.writestr(name, data)
+    calculation = WorkbookCalculation(path, full=True)
+    result = calculation.compute()
+    assert result.values[("S", "A2")] == 6 and not result.skipped and not result.stale
+    assert "IndexError" in " ".join(result.notes)
+    sheet = openpyxl.load_workbook(calculation.freeze(result, tmp_path / "copy.xlsx"))["S"]
+    assert (sheet["A1"].number_format, sheet["A2"].number_format, sheet["A2"].value) == ("0.00", "General", 6)

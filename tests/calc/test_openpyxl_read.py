@@ -1,0 +1,40 @@
+"""calc/openpyxl_read.py reads a package whose parts are named otherwise than its content types
+declare them (Open XML matches part names case-blind: ECMA-376 Part 2, M1.12; zipfile does not)."""
+
+from __future__ import annotations
+
+import zipfile
+
+import xlsxwriter
+
+from rates_xl.calc import openpyxl_read
+from rates_xl.calc.workbook import WorkbookCalculation
+
+
+def _renamed(path, old, new, declare=()):
+    with zipfile.ZipFile(path) as source:
+        parts = {name: source.read(name) for name in source.namelist()}
+    parts[new] = parts.pop(old)
+    for part in declare:  # (content types declared for parts the package does not hold)
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+            b"</Types>", f'<Override PartName="/{part}" ContentType="application/xml"/></Types>'.encode())
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in parts.items():
+            out.writestr(name, data)
+
+
+def test_a_part_named_in_another_case_is_read(tmp_path):
+    """excelize's test_CalcChain.xlsx holds xl/SharedStrings.xml and declares
+    xl/sharedStrings.xml: openpyxl failed the book ("KeyError: There is no item named
+    'xl/sharedStrings.xml'")."""
+    path = tmp_path / "case.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    ws.write_string("A1", "rate")
+    ws.write_formula("A2", '=A1&"s"', None, "rates")
+    wb.close()
+    _renamed(path, "xl/sharedStrings.xml", "xl/SharedStrings.xml", declare=["xl/calcChain.xml"])
+    book = openpyxl_read.load_workbook(path)
+    assert book["S"]["A1"].value == "rate" and openpyxl_read.styles_lost(book) is None
+    result = WorkbookCalculation(path, full=True).compute()
+    assert result.values[("S", "A2")] == "rates" and not result.skipped and not result.stale
