@@ -13,7 +13,8 @@ all three), but openpyxl 3.1.5 reads only the first:
   save writes an empty `<externalLink/>` where Excel had the feed.
 
 `mend` gives openpyxl's workbook reader one that reads a link part as openpyxl does and, for a
-feed's, keeps the part's bytes and its relationships' (`Kept`) on the link it reads;
+feed's (or a workbook link's whose relationships are missing), keeps the part's bytes and its
+relationships' (`Kept`) on the link it reads;
 `write_links` (the writer's `_write_external_links`, calc/xlsx_writer.py) writes those back as
 they were, every other link as openpyxl does. Each link keeps its place in the list: `[n]`
 counts the links in order, so one left out would move every later link's cells onto another.
@@ -44,12 +45,14 @@ _mended: list[bool] = []
 
 @dataclass(frozen=True)
 class Kept:
-    """A feed's link part as the file holds it: its bytes, its relationships' (None: it has
-    none, as a DDE link), and what it reads, for the summary (`DDE WINROS|LAST`)."""
+    """A link part kept as the file holds it: its bytes, its relationships' (None: it has none,
+    as a DDE link), and what it reads, for the summary (`DDE WINROS|LAST`; None: another
+    workbook, a link whose relationships are missing, written back so rather than given an
+    empty one)."""
 
     part: bytes
     rels: bytes | None
-    feed: str
+    feed: str | None
 
 
 class _Manifest(Protocol):
@@ -91,8 +94,9 @@ def _read_link(archive: ZipFile, book_path: str) -> ExternalLink:
     # such as the formulas engine's take for a link to no workbook, as they do an OLE link's)
     link.file_link = deps[0] if deps is not None and len(deps) else \
         Relationship(Id="rId1", type="externalLinkPath", Target="")
-    if link.externalBook is None:
-        setattr(link, _KEPT, Kept(src, rels, _feed(node)))  # noqa: B010 (openpyxl declares no such slot)
+    if link.externalBook is None or rels is None:  # (a link to a workbook without its file's: as it was)
+        feed = _feed(node) if link.externalBook is None else None
+        setattr(link, _KEPT, Kept(src, rels, feed))  # noqa: B010 (openpyxl declares no such slot)
     return link
 
 
@@ -108,7 +112,7 @@ def _feed(node: Element) -> str:
 
 
 def kept(link: object) -> Kept | None:
-    """The feed's part a link read by `_read_link` keeps, or None (a link to another workbook)."""
+    """The part a link read by `_read_link` keeps, or None (a link openpyxl writes as it reads it)."""
     found = getattr(link, _KEPT, None)
     return found if isinstance(found, Kept) else None
 
@@ -116,7 +120,8 @@ def kept(link: object) -> Kept | None:
 def feeds(book: Workbook) -> dict[int, str]:
     """The book's links to a feed by their number (`[n]`, from 1): what each reads."""
     links = getattr(book, "_external_links", None) or ()
-    return {n: found.feed for n, link in enumerate(links, 1) if (found := kept(link)) is not None}
+    return {n: found.feed for n, link in enumerate(links, 1)
+            if (found := kept(link)) is not None and found.feed is not None}
 
 
 def write_links(book: Workbook, archive: ZipFile, manifest: _Manifest) -> None:

@@ -90,3 +90,24 @@ def test_the_pass_lists_a_feed_and_another_workbook_s_name(formula, listed):
     else:
         with pytest.raises(passes.NotComputed, match=re.escape(f"reads {listed}")):
             passes.one("other_workbooks", formula, site)
+
+
+def test_a_workbook_link_without_its_relationships_is_read_and_kept_as_it_was(tmp_path):
+    """openpyxl failed the whole book on a link part without relationships of any kind; a link
+    to a workbook is computed from its cache, and written back without relationships rather
+    than with an empty target."""
+    path = tmp_path / "bare.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("Desk")
+    ws.write_formula("C1", "=[1]Rates!$B$2", None, 0.0425)
+    ws.write_formula("C2", "=C1*100", None, 4.25)
+    wb.close()
+    build.add_links(path, [(BOOK[0], None)])
+    calculation = WorkbookCalculation(path, full=True)
+    result = calculation.compute()
+    assert (result.values[("Desk", "C1")], result.values[("Desk", "C2")]) == (0.0425, 4.25)
+    assert not result.skipped and not result.stale
+    copy = calculation.freeze(result, tmp_path / "copy.xlsx")
+    with zipfile.ZipFile(path) as original, zipfile.ZipFile(copy) as written:
+        assert written.read("xl/externalLinks/externalLink1.xml") == original.read("xl/externalLinks/externalLink1.xml")
+        assert "xl/externalLinks/_rels/externalLink1.xml.rels" not in written.namelist()
