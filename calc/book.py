@@ -95,8 +95,8 @@ class Book:
         self.names = _defined_names(self.book)
         #: Links to a live feed (DDE, OLE: calc/feed_links.py) by number -> what each reads.
         self.feeds = feed_links.feeds(self.book)
-        #: What the book's stylesheet lost to be read (calc/openpyxl_read.py), or None: read whole.
-        self.styles_lost = openpyxl_read.styles_lost(self.book)
+        #: What the book was read without, and why (calc/openpyxl_read.py), or None: read whole.
+        self.read_losses = openpyxl_read.read_losses(self.book)
         self.external_links = len(getattr(self.book, "_external_links", []) or []) - len(self.feeds)
         self.iteration = _iteration_settings(self.book)
         # Saved in manual calculation mode (`<calcPr calcMode="manual"/>`): Excel recalculates

@@ -9,9 +9,14 @@ that succeeds is the book:
    (`_parts_as_declared`);
 2. without its pivot tables and caches (calc/pivot_read.py `without_pivots`; the copy lacks
    them, which copy_losses.py counts);
-3. with its stylesheet kept to its number formats (calc/style_read.py `plain`, as many cell
-   formats as its cells use), then also without its differential formats; `styles_lost` says
-   why, and the summary says what the copy lacks (calc/workbook.py).
+3. without its conditional formats (LibreOffice wrote `<cfRule operator="expression">`, which
+   openpyxl refuses: ClosedXML's TryToLoad LO_xlsx_formats.xlsx);
+4. with its stylesheet kept to its number formats (calc/style_read.py `plain`, as many cell
+   formats as its cells use), then also without its differential formats, then without its
+   conditional formats too.
+
+`read_losses` says what a book was read without, and why; the summary says the copy lacks it
+(calc/workbook.py).
 
 A book none of these reads raises openpyxl's first failure, which says what is wrong with it.
 """
@@ -32,10 +37,13 @@ if TYPE_CHECKING:
     from openpyxl import Workbook
 
 _STYLES = "xl/styles.xml"  # (openpyxl's ARC_STYLE: the name it reads the stylesheet by)
-_STYLES_LOST = "_rates_xl_styles_lost"
+_LOST = "_rates_xl_read_losses"
 _TYPES = "[Content_Types].xml"
 _OVERRIDE = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?Override\b[^>]*?PartName="(?P<part>[^"]*)"[^>]*?/>')
 _SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$", re.I)
+#: A sheet's conditional formats (and Excel 2010's in its extension list, which openpyxl drops anyway).
+_CONDITIONAL = re.compile(rb"<(?P<p>[A-Za-z_][\w.-]*:)?conditionalFormatting\b(?:[^>]*/>|.*?</(?P=p)?conditionalFormatting\s*>)",
+                          re.S)
 _STYLE_ID = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?(?:c|row)\b[^>]*?\ss="(\d{1,9})"')
 
 
@@ -52,42 +60,56 @@ def load_workbook(source: bytes | str | Path | io.BytesIO, **options: bool) -> W
         return openpyxl.load_workbook(io.BytesIO(data), **options)
     except Exception as exc:  # noqa: BLE001 - whatever openpyxl raises: read with less
         first = last = exc
-    for changed, styles in _with_less(data):
+    for changed, lost in _with_less(data):
         try:
             book = openpyxl.load_workbook(io.BytesIO(changed), **options)
         except Exception as exc:  # noqa: BLE001
             last = exc
             continue
-        if styles:
-            lost = f"{styles} (openpyxl could not read them: {_said(last)})"
-            setattr(book, _STYLES_LOST, lost)  # noqa: B010 (openpyxl declares no such slot)
+        if lost:
+            said = f"{' and '.join(lost)}, which openpyxl could not read ({_said(last)})"
+            setattr(book, _LOST, said)  # noqa: B010 (openpyxl declares no such slot)
         return book
     raise first from None
 
 
-def styles_lost(book: Workbook) -> str | None:
-    """Why `book` was read with its stylesheet kept to its number formats, and what else it
-    lost; None when its stylesheet was read whole."""
-    found = getattr(book, _STYLES_LOST, None)
+def read_losses(book: Workbook) -> str | None:
+    """What `book` was read without, which its copy lacks, and why; None: read whole (pivot
+    tables aside, which copy_losses.py counts)."""
+    found = getattr(book, _LOST, None)
     return found if isinstance(found, str) else None
 
 
-def _with_less(data: bytes) -> Iterator[tuple[bytes, str]]:
-    """The package with less in it, in the order tried: (its bytes, what its stylesheet lost:
-    "" when whole)."""
-    listed = _parts_as_declared(data)
-    if listed is not None:
-        yield listed, ""
-        data = listed
+#: What each reading with less leaves out of the book and its copy.
+STYLES = "fonts, fills, borders, alignments and cell styles (number formats kept)"
+FORMATTING = "conditional formats' formatting"
+CONDITIONAL = "conditional formats"
+
+
+def _with_less(data: bytes) -> Iterator[tuple[bytes, tuple[str, ...]]]:
+    """The package with less in it, in the order tried: (its bytes, what the copy then lacks,
+    pivot tables aside)."""
+    declared = _parts_as_declared(data)
+    if declared is not None:
+        yield declared, ()
+        data = declared
     unpivoted = pivot_read.without_pivots(data)
     if unpivoted is not None:
-        yield unpivoted, ""
-    base = unpivoted or data
-    least = _cell_formats_used(base)
-    for differential, lost in ((True, ""), (False, " and its conditional formats' formatting")):
-        changed = _part_replaced(base, _STYLES, partial(style_read.plain, differential=differential, least=least))
-        if changed is not None:
-            yield changed, f"fonts, fills, borders, alignments and cell styles{lost}"
+        yield unpivoted, ()
+        data = unpivoted
+    unformatted = _sheets_changed(data, partial(_CONDITIONAL.sub, b""))
+    if unformatted is not None:
+        yield unformatted, (CONDITIONAL,)
+    least = _cell_formats_used(data)
+    for base, lost in ((data, ()), (unformatted, (CONDITIONAL,))):
+        if base is None:
+            continue
+        for differential, formatting in ((True, ()), (False, (FORMATTING,))):
+            if lost and not differential:
+                continue  # (without conditional formats, their formatting is nothing to lose)
+            changed = _part_replaced(base, _STYLES, partial(style_read.plain, differential=differential, least=least))
+            if changed is not None:
+                yield changed, (STYLES, *formatting, *lost)
 
 
 def _parts_as_declared(data: bytes) -> bytes | None:
@@ -140,6 +162,28 @@ def _said(exc: BaseException) -> str:
         exc = exc.__cause__
     said = str(exc).splitlines()
     return f"{type(exc).__name__}: {said[0]}" if said else type(exc).__name__
+
+
+def _sheets_changed(data: bytes, change: Callable[[bytes], bytes]) -> bytes | None:
+    """The package with each worksheet's part given by `change`, or None when none changes."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as source:
+            infos = source.infolist()
+            edits = {}
+            for info in infos:
+                if _SHEET.match(info.filename):
+                    text = source.read(info)
+                    if (changed := change(text)) != text:
+                        edits[info.filename] = changed
+            if not edits:
+                return None
+            out = io.BytesIO()
+            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+                for info in infos:
+                    copy.writestr(info, edits.get(info.filename) or source.read(info))
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+        return None
+    return out.getvalue()
 
 
 def _part_replaced(data: bytes, name: str, replace: Callable[[bytes], bytes | None]) -> bytes | None:

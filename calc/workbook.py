@@ -300,9 +300,8 @@ class WorkbookCalculation:
         if self.source.external_links:
             notes.append(f"{self.source.external_links} link(s) to other workbooks: their values are the ones "
                          "this file cached (the linked files are not opened)")
-        if self.source.styles_lost:
-            notes.append(f"its stylesheet was read with its number formats alone, so the copy lacks its "
-                         f"{self.source.styles_lost}")
+        if self.source.read_losses:
+            notes.append(f"the copy lacks the book's {self.source.read_losses}")
         if self.source.feeds:
             notes.append(f"{len(self.source.feeds)} link(s) to a live feed ({', '.join(sorted(set(self.source.feeds.values())))}): "
                          "the cells reading them keep the values this file cached (only Excel can call a feed)")

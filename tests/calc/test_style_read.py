@@ -60,8 +60,8 @@ def test_a_book_whose_stylesheet_openpyxl_cannot_read_is_computed(tmp_path, brok
     assert result.values[("S", "B1")] == 46025 and result.values[("S", "C2")] == 0.5
     assert not result.skipped and not result.stale
     notes = " ".join(result.notes)
-    assert "its stylesheet was read with its number formats alone, so the copy lacks its fonts, fills, " \
-           "borders, alignments and cell styles" in notes
+    assert "the copy lacks the book's fonts, fills, borders, alignments and cell styles (number formats kept)" \
+           in notes
     assert ("conditional formats' formatting" in notes) == broken[2]
     copy = calculation.freeze(result, tmp_path / "copy.xlsx")
     sheet = openpyxl.load_workbook(copy)["S"]
