@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime
 import io
-import zipfile
 
 import openpyxl
 import pytest
@@ -14,6 +13,7 @@ import xlsxwriter
 
 from rates_xl.calc import style_read
 from rates_xl.calc.workbook import WorkbookCalculation
+from tests.calc.corpus import build
 
 #: What openpyxl 3.1.5 fails the whole book on, each seen in a file Excel opens.
 BROKEN = {
@@ -39,14 +39,12 @@ def _book(path, broken):
                                     "format": wb.add_format({"font_color": "#9C0006"})})
     wb.close()
     opening, element, _differential = broken
-    with zipfile.ZipFile(path) as source:
-        parts = {name: source.read(name) for name in source.namelist()}
-    styles = parts["xl/styles.xml"]
-    at = styles.index(b">", styles.index(opening)) + 1  # (first inside the list, so it is read)
-    parts["xl/styles.xml"] = styles[:at] + element + styles[at:]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
-        for name, data in parts.items():
-            out.writestr(name, data)
+
+    def insert(parts: dict[str, bytes]) -> None:
+        styles = parts["xl/styles.xml"]
+        at = styles.index(b">", styles.index(opening)) + 1  # (first inside the list, so it is read)
+        parts["xl/styles.xml"] = styles[:at] + element + styles[at:]
+    build.edit_parts(path, insert)
     return path
 
 
@@ -98,12 +96,8 @@ def test_a_cell_format_past_the_last_gets_the_default(tmp_path):
     ws.write_number("A1", 3, wb.add_format({"num_format": "0.00"}))
     ws.write_formula("A2", "=A1*2", None, 6)
     wb.close()
-    with zipfile.ZipFile(path) as source:
-        parts = {name: source.read(name) for name in source.namelist()}
-    parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(b'<c r="A2"', b'<c r="A2" s="40"')
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
-        for name, data in parts.items():
-            out.writestr(name, data)
+    sheet = "xl/worksheets/sheet1.xml"
+    build.edit_parts(path, lambda parts: parts.update({sheet: parts[sheet].replace(b'<c r="A2"', b'<c r="A2" s="40"')}))
     calculation = WorkbookCalculation(path, full=True)
     result = calculation.compute()
     assert result.values[("S", "A2")] == 6 and not result.skipped and not result.stale

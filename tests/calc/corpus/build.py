@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -312,32 +313,40 @@ def _link_rels(kind: str, target: str) -> str:
             '</Relationships>')
 
 
-def add_links(path: Path, links: list[tuple[str, str | None]]) -> None:
-    """The file's external links, in order (`[1]` the first): each a link part and its
-    relationships (None: it has none, as a DDE link)."""
+def edit_parts(path: Path, edit: Callable[[dict[str, bytes]], object]) -> None:
+    """The package at `path` written again with its parts (name -> bytes) as `edit` leaves them."""
     import zipfile
 
     with zipfile.ZipFile(path) as src:
         parts = {name: src.read(name) for name in src.namelist()}
-    references = "".join(f'<externalReference r:id="rIdExt{n}"/>' for n in range(1, len(links) + 1))
-    parts["xl/workbook.xml"] = parts["xl/workbook.xml"].decode().replace(
-        "</sheets>", f"</sheets><externalReferences>{references}</externalReferences>", 1).encode()
-    rels = "".join(f'<Relationship Id="rIdExt{n}" Type="{RELS_NS}/externalLink" '
-                   f'Target="externalLinks/externalLink{n}.xml"/>' for n in range(1, len(links) + 1))
-    parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].decode().replace(
-        "</Relationships>", f"{rels}</Relationships>").encode()
-    types = "".join(f'<Override PartName="/xl/externalLinks/externalLink{n}.xml" ContentType='
-                    '"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>'
-                    for n in range(1, len(links) + 1))
-    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].decode().replace(
-        "</Types>", f"{types}</Types>").encode()
-    for n, (link, link_rels) in enumerate(links, 1):
-        parts[f"xl/externalLinks/externalLink{n}.xml"] = link.encode()
-        if link_rels is not None:
-            parts[f"xl/externalLinks/_rels/externalLink{n}.xml.rels"] = link_rels.encode()
+    edit(parts)
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         for name, content in parts.items():
             out.writestr(name, content)
+
+
+def add_links(path: Path, links: list[tuple[str, str | None]]) -> None:
+    """The file's external links, in order (`[1]` the first): each a link part and its
+    relationships (None: it has none, as a DDE link)."""
+    def add(parts: dict[str, bytes]) -> None:
+        numbers = range(1, len(links) + 1)
+        references = "".join(f'<externalReference r:id="rIdExt{n}"/>' for n in numbers)
+        parts["xl/workbook.xml"] = parts["xl/workbook.xml"].decode().replace(
+            "</sheets>", f"</sheets><externalReferences>{references}</externalReferences>", 1).encode()
+        rels = "".join(f'<Relationship Id="rIdExt{n}" Type="{RELS_NS}/externalLink" '
+                       f'Target="externalLinks/externalLink{n}.xml"/>' for n in numbers)
+        parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].decode().replace(
+            "</Relationships>", f"{rels}</Relationships>").encode()
+        types = "".join(f'<Override PartName="/xl/externalLinks/externalLink{n}.xml" ContentType='
+                        '"application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>'
+                        for n in numbers)
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].decode().replace(
+            "</Types>", f"{types}</Types>").encode()
+        for n, (link, link_rels) in zip(numbers, links, strict=True):
+            parts[f"xl/externalLinks/externalLink{n}.xml"] = link.encode()
+            if link_rels is not None:
+                parts[f"xl/externalLinks/_rels/externalLink{n}.xml.rels"] = link_rels.encode()
+    edit_parts(path, add)
 
 
 def dde_link(service: str, topic: str, items: list[str]) -> tuple[str, None]:
