@@ -120,27 +120,20 @@ def _parts_as_declared(data: bytes) -> bytes | None:
     parts it does not hold at all; None when nothing is changed."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as source:
-            infos = source.infolist()
-            held = {info.filename.lower(): info.filename for info in infos}
-            types = source.read(_TYPES) if _TYPES in held.values() else None
-            if types is None:
-                return None
-            declared = [m.group("part").decode("utf-8", "replace").lstrip("/") for m in _OVERRIDE.finditer(types)]
-            renamed = {held[name.lower()]: name for name in declared
-                       if name not in held.values() and name.lower() in held}
-            missing = {name for name in declared if name.lower() not in held}
-            if not renamed and not missing:
-                return None
-            kept = _OVERRIDE.sub(lambda m: b"" if m.group("part").decode("utf-8", "replace").lstrip("/") in missing
-                                 else m.group(0), types)
-            out = io.BytesIO()
-            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-                for info in infos:
-                    content = kept if info.filename == _TYPES else source.read(info)
-                    copy.writestr(renamed.get(info.filename, info.filename), content)
+            held = {name.lower(): name for name in source.namelist()}
+            types = source.read(_TYPES) if _TYPES in held.values() else b""
     except (zipfile.BadZipFile, OSError, KeyError, ValueError):
         return None
-    return out.getvalue()
+    declared = [m.group("part").decode("utf-8", "replace").lstrip("/") for m in _OVERRIDE.finditer(types)]
+    renamed = {held[name.lower()]: name for name in declared if name not in held.values() and name.lower() in held}
+    missing = {name for name in declared if name.lower() not in held}
+
+    def declare(name: str, content: bytes) -> tuple[str, bytes]:
+        if name == _TYPES:
+            return name, _OVERRIDE.sub(lambda m: b"" if m.group("part").decode("utf-8", "replace").lstrip("/")
+                                       in missing else m.group(0), content)
+        return renamed.get(name, name), content
+    return _repacked(data, declare) if renamed or missing else None
 
 
 def _cell_formats_used(data: bytes) -> int:
@@ -157,7 +150,7 @@ def _cell_formats_used(data: bytes) -> int:
 
 
 def _said(exc: BaseException) -> str:
-    """The failure openpyxl's reading of the stylesheet ended with, in one line."""
+    """The failure openpyxl's reading ended with, in one line."""
     while exc.__cause__ is not None:  # (openpyxl's "Unable to read workbook: could not read stylesheet")
         exc = exc.__cause__
     said = str(exc).splitlines()
@@ -166,40 +159,32 @@ def _said(exc: BaseException) -> str:
 
 def _sheets_changed(data: bytes, change: Callable[[bytes], bytes]) -> bytes | None:
     """The package with each worksheet's part given by `change`, or None when none changes."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as source:
-            infos = source.infolist()
-            edits = {}
-            for info in infos:
-                if _SHEET.match(info.filename):
-                    text = source.read(info)
-                    if (changed := change(text)) != text:
-                        edits[info.filename] = changed
-            if not edits:
-                return None
-            out = io.BytesIO()
-            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-                for info in infos:
-                    copy.writestr(info, edits.get(info.filename) or source.read(info))
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
-        return None
-    return out.getvalue()
+    return _repacked(data, lambda name, content: (name, change(content) if _SHEET.match(name) else content))
 
 
-def _part_replaced(data: bytes, name: str, replace: Callable[[bytes], bytes | None]) -> bytes | None:
-    """The package `data` with its part `name` given by `replace`, or None (no such part, or
-    nothing to give)."""
+def _part_replaced(data: bytes, part: str, replace: Callable[[bytes], bytes | None]) -> bytes | None:
+    """The package with its part `part` given by `replace` (None: left as it is), or None when
+    it is not changed."""
+    return _repacked(data, lambda name, content: (name, (replace(content) or content) if name == part else content))
+
+
+def _repacked(data: bytes, change: Callable[[str, bytes], tuple[str, bytes]]) -> bytes | None:
+    """The package with each part (name, bytes) as `change` gives it, or None when nothing is
+    changed or the package cannot be read."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as source:
-            if name not in source.namelist():
-                return None
-            changed = replace(source.read(name))
-            if changed is None:
-                return None
-            out = io.BytesIO()
-            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-                for info in source.infolist():
-                    copy.writestr(info, changed if info.filename == name else source.read(info))
+            parts, changed = [], False
+            for info in source.infolist():
+                content = source.read(info)
+                name, given = change(info.filename, content)
+                changed = changed or name != info.filename or given != content
+                parts.append((info, name, given))
     except (zipfile.BadZipFile, OSError, KeyError, ValueError):
         return None
+    if not changed:
+        return None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info, name, content in parts:
+            copy.writestr(info if name == info.filename else name, content)
     return out.getvalue()
