@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from openpyxl import Workbook
     from openpyxl.workbook.external_link.external import ExternalLink
 
-_KEPT = "_rates_xl_kept"  # (the attribute a feed's link carries its `Kept` in)
+_KEPT = "_rates_xl_kept"  # (the attribute a link kept as it was carries its `Kept` in)
 _lock = threading.Lock()
 _mended: list[bool] = []
 
@@ -125,8 +125,8 @@ def feeds(book: Workbook) -> dict[int, str]:
 
 
 def write_links(book: Workbook, archive: ZipFile, manifest: _Manifest) -> None:
-    """openpyxl 3.1.5's `ExcelWriter._write_external_links`, a feed's part and relationships
-    written as the file held them."""
+    """openpyxl 3.1.5's `ExcelWriter._write_external_links`, a kept link's part and
+    relationships (`kept`) written as the file held them."""
     from openpyxl.packaging.relationship import RelationshipList, get_rels_path
     from openpyxl.xml.functions import tostring
 
