@@ -69,12 +69,21 @@ def functions_of(formula: str) -> tuple[str, list[str]]:
     return outer, names or ["(no function)"]
 
 
+def _read_values(path: Path):
+    """A book's cached values as calc reads a book (calc/openpyxl_read.py: one whose styles or
+    conditional formats openpyxl refuses is still read), openpyxl's own reading in a tree that
+    has no such module (the measure is run on older commits too)."""
+    try:
+        from rates_xl.calc.openpyxl_read import load_workbook
+    except ImportError:
+        from openpyxl import load_workbook
+    return load_workbook(path, data_only=True)
+
+
 def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dict[str, Any]:
     """Compute `path` as `rates-xl calc` does, freeze the copy and compare it with the
     original's cached values. `keep` silently wrong cells are returned as examples."""
     import tempfile
-
-    import openpyxl
 
     from rates_xl.calc.fidelity import VOLATILE, same, stored
     from rates_xl.calc.workbook import calculate_many
@@ -91,8 +100,8 @@ def measure_book(path: Path, engine_name: str = "auto", *, keep: int = 0) -> dic
         out = Path(tmp) / path.name
         calc.freeze(result, out)
         seconds = time.perf_counter() - started
-        copy = openpyxl.load_workbook(out, data_only=True)
-    original = openpyxl.load_workbook(path, data_only=True)
+        copy = _read_values(out)
+    original = _read_values(path)
     texts = calc.formula_texts()
     flagged = {(s.sheet, s.cell) for s in result.skipped}
     flagged |= {(s.sheet, s.cell) for s in getattr(result, "stale", [])}
