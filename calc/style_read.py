@@ -20,6 +20,9 @@ from collections.abc import Iterator
 from xml.etree import ElementTree
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+#: Excel's limit on a book's cell formats (MS-OI29500 2.1.727, cellXfs: "Excel limits the
+#: occurrences of this element to 65430"): a hostile `s="999999999"` asks no more defaults.
+MAX_CELL_FORMATS = 65_430
 _DEFAULT_XF = '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
 _CHOICE = "Choice"  # (mc:AlternateContent's first branch: its Fallback holds what a reader takes)
 
@@ -46,7 +49,7 @@ def plain(styles: bytes, *, differential: bool = True, least: int = 1) -> bytes 
             cell_formats.append(f'<xf numFmtId="{number if number.isdigit() else 0}" fontId="0" fillId="0" '
                                 'borderId="0" xfId="0" applyNumberFormat="1"/>')
         break
-    cell_formats += [_DEFAULT_XF] * (least - len(cell_formats))
+    cell_formats += [_DEFAULT_XF] * (min(least, MAX_CELL_FORMATS) - len(cell_formats))
     dxfs = next(_all(root, "dxfs"), None)
     if dxfs is None:
         differentials = '<dxfs count="0"/>'

@@ -104,3 +104,11 @@ def test_a_cell_format_past_the_last_gets_the_default(tmp_path):
     assert "IndexError" in " ".join(result.notes)
     sheet = openpyxl.load_workbook(calculation.freeze(result, tmp_path / "copy.xlsx"))["S"]
     assert (sheet["A1"].number_format, sheet["A2"].number_format, sheet["A2"].value) == ("0.00", "General", 6)
+
+
+def test_a_hostile_cell_format_number_asks_no_more_than_excel_s_limit():
+    """`s="999999999"` would have the plain stylesheet hold a billion default formats; it holds
+    at most Excel's 65,430, and the cell past them fails the book in one line, as before."""
+    plain = style_read.plain(b'<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
+                             least=1_000_000_000)
+    assert plain is not None and plain.count(b"<xf ") == style_read.MAX_CELL_FORMATS + 1  # (and cellStyleXfs' one)
