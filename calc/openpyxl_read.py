@@ -143,7 +143,8 @@ def _cell_formats_used(data: bytes) -> int:
         with zipfile.ZipFile(io.BytesIO(data)) as source:
             for name in source.namelist():
                 if _SHEET.match(name):
-                    highest = max([highest, *(int(s) for s in _STYLE_ID.findall(source.read(name)))])
+                    for found in _STYLE_ID.finditer(source.read(name)):  # (no list of every cell's)
+                        highest = max(highest, int(found.group(1)))
     except (zipfile.BadZipFile, OSError, KeyError, ValueError):
         return 1
     return highest + 1
