@@ -31,7 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import feed_links, pivot_read, style_read
+from rates_xl.calc import feed_links, package, pivot_read, style_read
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
@@ -133,7 +133,7 @@ def _parts_as_declared(data: bytes) -> bytes | None:
             return name, _OVERRIDE.sub(lambda m: b"" if m.group("part").decode("utf-8", "replace").lstrip("/")
                                        in missing else m.group(0), content)
         return renamed.get(name, name), content
-    return _repacked(data, declare) if renamed or missing else None
+    return package.repacked(data, declare) if renamed or missing else None
 
 
 def _cell_formats_used(data: bytes) -> int:
@@ -160,32 +160,10 @@ def _said(exc: BaseException) -> str:
 
 def _sheets_changed(data: bytes, change: Callable[[bytes], bytes]) -> bytes | None:
     """The package with each worksheet's part given by `change`, or None when none changes."""
-    return _repacked(data, lambda name, content: (name, change(content) if _SHEET.match(name) else content))
+    return package.repacked(data, lambda name, content: (name, change(content) if _SHEET.match(name) else content))
 
 
 def _part_replaced(data: bytes, part: str, replace: Callable[[bytes], bytes | None]) -> bytes | None:
     """The package with its part `part` given by `replace` (None: left as it is), or None when
     it is not changed."""
-    return _repacked(data, lambda name, content: (name, (replace(content) or content) if name == part else content))
-
-
-def _repacked(data: bytes, change: Callable[[str, bytes], tuple[str, bytes]]) -> bytes | None:
-    """The package with each part (name, bytes) as `change` gives it, or None when nothing is
-    changed or the package cannot be read."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as source:
-            parts, changed = [], False
-            for info in source.infolist():
-                content = source.read(info)
-                name, given = change(info.filename, content)
-                changed = changed or name != info.filename or given != content
-                parts.append((info, name, given))
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
-        return None
-    if not changed:
-        return None
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-        for info, name, content in parts:
-            copy.writestr(info if name == info.filename else name, content)
-    return out.getvalue()
+    return package.repacked(data, lambda name, content: (name, (replace(content) or content) if name == part else content))

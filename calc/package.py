@@ -22,7 +22,7 @@ import io
 import posixpath
 import re
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -408,3 +408,26 @@ def _dynamic_cell_metadata(data: bytes) -> set[int]:
             if name == "XLDAPR" and 0 <= v < len(flags.get(name, [])) and flags[name][v]:
                 dynamic.add(index)
     return dynamic
+
+
+def repacked(data: bytes, change: Callable[[str, bytes], tuple[str, bytes]]) -> bytes | None:
+    """The package `data` with each part (name, bytes) as `change` gives it, or None when
+    nothing is changed or the package cannot be read: a book read again with less
+    (calc/openpyxl_read.py, calc/pivot_read.py `without_pivots`)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as source:
+            parts, changed = [], False
+            for info in source.infolist():
+                content = source.read(info)
+                name, given = change(info.filename, content)
+                changed = changed or name != info.filename or given != content
+                parts.append((info, name, given))
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+        return None
+    if not changed:
+        return None
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
+        for info, name, content in parts:
+            copy.writestr(info if name == info.filename else name, content)
+    return out.getvalue()

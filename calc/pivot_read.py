@@ -21,12 +21,12 @@ Written by hand: openpyxl has no switch to leave pivot tables unread.
 
 from __future__ import annotations
 
-import io
 import re
 import threading
-import zipfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from rates_xl.calc import package
 
 if TYPE_CHECKING:
     from openpyxl.pivot.cache import CacheDefinition
@@ -47,27 +47,10 @@ def without_pivots(data: bytes) -> bytes | None:
     """The file `data` with nothing leading openpyxl to a pivot table or cache (the workbook's
     list of caches, the sheets' relationships to their tables; the parts themselves stay,
     unread), or None when it has none."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as source:
-            edits: dict[str, bytes] = {}
-            for info in source.infolist():
-                pattern = _CACHES if _WORKBOOK_PART.match(info.filename) else \
-                    _PIVOT_REL if _SHEET_RELS.match(info.filename) else None
-                if pattern is None:
-                    continue
-                text = source.read(info)
-                changed = pattern.sub(b"", text)
-                if changed != text:
-                    edits[info.filename] = changed
-            if not edits:
-                return None
-            out = io.BytesIO()
-            with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as copy:
-                for info in source.infolist():
-                    copy.writestr(info, edits.get(info.filename) or source.read(info))
-    except (zipfile.BadZipFile, OSError, KeyError, ValueError):
-        return None
-    return out.getvalue()
+    def strip(name: str, content: bytes) -> tuple[str, bytes]:
+        pattern = _CACHES if _WORKBOOK_PART.match(name) else _PIVOT_REL if _SHEET_RELS.match(name) else None
+        return name, content if pattern is None else pattern.sub(b"", content)
+    return package.repacked(data, strip)
 
 
 def mend() -> None:
