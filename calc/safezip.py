@@ -111,14 +111,17 @@ def _inspect(handle) -> str | None:
         if info.file_size > RATIO_FLOOR_BYTES and _ratio(info) > MAX_RATIO:
             return f"the package would inflate to {_size(total)} ({_entry(info)})"
     for info in infos:
+        markup = info.filename.lower().endswith(_MARKUP)
+        if info.compress_type == zipfile.ZIP_STORED and not markup:
+            continue  # (its size is what it holds; nothing to read of it)
         try:
-            produced, head = _inflate(handle, info, limit=info.file_size)
+            produced, head = _inflate(handle, info, limit=info.file_size, head=markup)
         except (_Damaged, zlib.error):
             continue  # a damaged entry fails whoever reads it; the others are still measured
         if produced > info.file_size:
             return (f"entry {info.filename} inflates past the {_size(info.file_size)} its header "
                     f"declares ({_size(produced)} and more from {_size(info.compress_size)})")
-        if info.filename.lower().endswith(_MARKUP) and _declares_dtd(head):
+        if markup and _declares_dtd(head):
             return (f"part {info.filename} declares a DTD (<!DOCTYPE>), which Open XML forbids for the "
                     "entity expansion it allows (ECMA-376 Part 2, M1.18)")
     return None
@@ -157,9 +160,10 @@ def _end_record(handle) -> tuple[int, int]:
     return entries, directory_size
 
 
-def _inflate(handle, info: zipfile.ZipInfo, limit: int) -> tuple[int, bytes]:
+def _inflate(handle, info: zipfile.ZipInfo, limit: int, head: bool = False) -> tuple[int, bytes]:
     """How many bytes the entry produces (a deflate stream counted 64 KB at a time and stopped
-    as soon as it passes `limit`; a stored entry its size), and its first 64 KB or fewer."""
+    as soon as it passes `limit`; a stored entry its size), and, with `head`, its first 64 KB
+    or fewer (a stored entry is read only then)."""
     handle.seek(info.header_offset)
     header = handle.read(30)
     if len(header) < 30 or header[:4] != _LOCAL_HEADER:
@@ -167,9 +171,9 @@ def _inflate(handle, info: zipfile.ZipInfo, limit: int) -> tuple[int, bytes]:
     name_length, extra_length = struct.unpack_from("<HH", header, 26)
     handle.seek(info.header_offset + 30 + name_length + extra_length)
     if info.compress_type == zipfile.ZIP_STORED:
-        return info.file_size, handle.read(min(CHUNK, info.compress_size))
+        return info.file_size, handle.read(min(CHUNK, info.compress_size)) if head else b""
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-    produced, left, head = 0, info.compress_size, b""
+    produced, left, first = 0, info.compress_size, b""
     while left > 0 and not inflater.eof:
         data = handle.read(min(CHUNK, left))
         if not data:
@@ -177,12 +181,12 @@ def _inflate(handle, info: zipfile.ZipInfo, limit: int) -> tuple[int, bytes]:
         left -= len(data)
         while data and not inflater.eof:
             out = inflater.decompress(data, CHUNK)
-            head = head or out
+            first = first or out  # (free: the first chunk is inflated anyway)
             produced += len(out)
             if produced > limit:
-                return produced, head
+                return produced, first
             data = inflater.unconsumed_tail
-    return produced, head
+    return produced, first
 
 
 def _ratio(info: zipfile.ZipInfo) -> float:
