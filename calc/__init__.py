@@ -5,7 +5,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   cells not computed and why, loops, notes), `calculate(path, out)` and
   `calculate_many(paths)` (several books, one fetch);
 - `package.py`: the file read once (its bytes, for every reader) and what openpyxl drops;
-  `safezip.py`: a zip bomb refused before anything inflates it;
+  `safezip.py`: a zip bomb refused before anything inflates it; `strict.py`: a Strict Open
+  XML book read as the Transitional one it maps to;
 - `book.py`: the workbook as read once (formulas, cached values, array formulas, names);
   `merged_read.py`: its merged ranges read without their border formatting until a copy is written;
   `openpyxl_read.py`: openpyxl's reading of it, read again with less where openpyxl fails (never lost whole);

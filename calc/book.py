@@ -24,6 +24,7 @@ from rates_xl.calc import (
     merged_spills,
     openpyxl_read,
     stored_cells,
+    strict,
     undo,
 )
 from rates_xl.calc.package import Package, escaped
@@ -429,31 +430,17 @@ def read_package(path: Path) -> Package:
 
     if (refused := refusal(path, data)) is not None:
         raise CalcError(refused)
-    if _strict(data):
-        raise CalcError(f"{path.name} is saved as Strict Open XML, which calc does not read: in Excel, "
-                        "File > Save As > Excel Workbook (*.xlsx), then calculate that copy")
+    if strict.is_strict(data):
+        # (Excel's "Strict Open XML Spreadsheet": read as the Transitional package it maps to)
+        package = Package(strict.transitional(data))
+        package.strict = True
+        return package
     return Package(data)
 
 
 def _text_bomb(path: Path, bomb: stored_cells.TextBomb) -> CalcError:
     """The one line a book whose cells show too much text is refused with (as safezip's)."""
     return CalcError(f"{path}: refused: {bomb}; not a workbook rates-xl will open")
-
-
-#: The package relationship to the workbook in a Strict Open XML file (ISO/IEC 29500-1 strict,
-#: Excel's "Strict Open XML Spreadsheet"); a transitional one names schemas.openxmlformats.org.
-_STRICT_WORKBOOK = b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
-
-
-def _strict(data: bytes) -> bool:
-    """Whether the package is Strict Open XML: its parts name the strict namespaces, which
-    openpyxl does not read (it found no sheet: "At least one sheet must be visible", and the
-    book was lost at its copy; apache/poi's Excel-made SimpleStrict.xlsx, sample.strict.xlsx)."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as package:
-            return _STRICT_WORKBOOK in package.read("_rels/.rels")
-    except (KeyError, OSError, zipfile.BadZipFile, ValueError):
-        return False
 
 
 def sheet_rows(ws: Worksheet) -> list[list[Any]]:

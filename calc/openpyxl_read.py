@@ -15,6 +15,8 @@ that succeeds is the book:
    formats as its cells use), then also without its differential formats, then without its
    conditional formats too.
 
+A Strict Open XML book is read as the Transitional one it maps to (calc/strict.py).
+
 `read_losses` says what a book was read without, and why; the summary says the copy lacks it
 (calc/workbook.py).
 
@@ -31,7 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rates_xl.calc import feed_links, package, pivot_read, style_read
+from rates_xl.calc import feed_links, package, pivot_read, strict, style_read
 
 if TYPE_CHECKING:
     from openpyxl import Workbook
@@ -54,6 +56,8 @@ def load_workbook(source: bytes | str | Path | io.BytesIO, **options: bool) -> W
 
     data = source if isinstance(source, bytes) else \
         source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
+    if strict.is_strict(data):  # (in which openpyxl finds no sheet: calc/strict.py)
+        data = strict.transitional(data)
     pivot_read.mend()
     feed_links.mend()
     try:

@@ -45,6 +45,8 @@ class Package:
         self._values: Values | None = None
         # Sheet part -> its cells as openpyxl's read of the book parsed them (`keep`).
         self._kept: Kept = {}
+        # Saved as Strict Open XML: `data` is the Transitional package it maps to (calc/strict.py).
+        self.strict = False
 
     @classmethod
     def open(cls, path: str | Path) -> Package:

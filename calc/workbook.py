@@ -300,6 +300,9 @@ class WorkbookCalculation:
         if self.source.external_links:
             notes.append(f"{self.source.external_links} link(s) to other workbooks: their values are the ones "
                          "this file cached (the linked files are not opened)")
+        if self.source.package.strict:
+            notes.append("saved as Strict Open XML: read as the Transitional workbook it maps to, and each copy "
+                         "written as an Excel Workbook (*.xlsx), which Excel and other readers open")
         if self.source.read_losses:
             notes.append(f"the copy lacks the book's {self.source.read_losses}")
         if self.source.feeds:

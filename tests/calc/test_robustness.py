@@ -329,32 +329,6 @@ def test_the_12000_formula_workbook_computes_from_the_command(tmp_path, capsys):
     assert frozen["A1"].data_type == "n" and frozen["A1"].value > 0  # SUM(amounts)
 
 
-def test_a_strict_open_xml_book_is_refused_in_one_line_that_says_how_to_save_it(tmp_path, capsys):
-    """Excel's "Strict Open XML Spreadsheet" names the ISO strict namespaces (apache/poi's
-    Excel-made SimpleStrict.xlsx): openpyxl found no sheet in it, and the run ended "cannot write
-    the values-frozen copy (IndexError: At least one sheet must be visible)". Made here from a
-    transitional book, its namespaces renamed as Excel writes them in strict."""
-    book = openpyxl.Workbook()
-    book.active["A1"], book.active["A2"] = 1, "=A1+1"
-    book.save(tmp_path / "plain.xlsx")
-    strict = tmp_path / "strict.xlsx"
-    renames = [(b"http://schemas.openxmlformats.org/spreadsheetml/2006/main", b"http://purl.oclc.org/ooxml/spreadsheetml/main"),
-               (b"http://schemas.openxmlformats.org/officeDocument/2006/relationships",
-                b"http://purl.oclc.org/ooxml/officeDocument/relationships")]
-    with zipfile.ZipFile(tmp_path / "plain.xlsx") as src, zipfile.ZipFile(strict, "w") as dst:
-        for item in src.infolist():
-            data = src.read(item.filename)
-            for old, new in renames:
-                data = data.replace(old, new)
-            dst.writestr(item, data)
-    assert main(["calc", str(strict), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 1
-    printed = capsys.readouterr()
-    assert printed.err.strip().splitlines() == [
-        "rates-xl calc: strict.xlsx is saved as Strict Open XML, which calc does not read: in Excel, "
-        "File > Save As > Excel Workbook (*.xlsx), then calculate that copy"]
-    assert not (tmp_path / "out.xlsx").exists()
-
-
 @pytest.mark.parametrize("title", ["sheet1", "SHEET1"])
 def test_a_first_sheet_named_sheet1_in_another_case_is_computed(tmp_path, title):
     """formualizer 0.13 keeps a sheet of its own named "Sheet1" beside a book's first sheet named

@@ -48,6 +48,11 @@ class FormulasEngine:
             # `formulas` reads every serial on the 1900 system: each date 1,462 days off, silently.
             raise CalcError(f"{book.path}: the formula engine counts dates from 1900, and this book counts them "
                             "from 1904 (Excel's date1904 setting): it is computed by the fast engine only")
+        if book.package.strict:
+            # `formulas` reads the file itself, not the Transitional bytes calc/strict.py mapped it
+            # to: it found no cell in a Strict book, and every formula answered blank.
+            raise CalcError(f"{book.path}: the formula engine reads the file itself and cannot read Strict Open "
+                            "XML: it is computed by the fast engine only")
         self.book = book
         self.unsupported: dict[Key, str] = {}
         self.extents: dict[Key, Area] = {}  # RATES_* spills: the range each result covers
