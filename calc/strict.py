@@ -13,9 +13,10 @@ text (`<c t="d">`) are read as any `t="d"` cell is. Both copies calc writes are 
 and the summary says so.
 
 Done on the bytes, by hand: no library maps Strict to Transitional in Python (pjfanning's
-ooxml-strict-converter, Java, does it over StAX events, with the table below). A start tag is
-found by a lexer that skips quoted attribute values, comments and CDATA sections (XML allows
-no "<" in an attribute value), so a "<" in a comment or a CDATA text never starts one.
+ooxml-strict-converter, Java, does it over StAX events, with the table below). Where each start
+tag begins is the XML parser's answer (expat, `CurrentByteIndex`), not a search of the text, so
+a comment, a CDATA section or a text that looks like a tag is never taken for one, and a
+malformed part is left as it is (openpyxl then refuses it, in one line).
 """
 
 from __future__ import annotations
@@ -64,9 +65,8 @@ _RELATIONSHIPS = _PURL + "officeDocument/relationships"
 #: The package relationship to a Strict workbook (a Transitional one names schemas.openxmlformats.org).
 _STRICT_WORKBOOK = (_RELATIONSHIPS + "/officeDocument").encode()
 
-#: Markup that may hold a Strict name: a comment or a CDATA section (kept whole, so a "<" in
-#: one starts nothing) or a start tag whose quoted attribute values are skipped as units.
-_MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[A-Za-z_](?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.DOTALL)
+#: A start tag from its "<" (expat says where one begins): its quoted values skipped as units.
+_TAG = re.compile(rb"<[^\s/>]+(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
 #: One attribute of a start tag: its name and quoted value.
 _ATTRIBUTE = re.compile(rb"(\s)([^\s=/>]+)(\s*=\s*)(\"[^\"]*\"|'[^']*')")
 _PURL_BYTES = _PURL.encode()
@@ -91,14 +91,39 @@ def transitional(data: bytes) -> bytes:
 def _part(name: str, content: bytes) -> tuple[str, bytes]:
     if not name.lower().endswith((".xml", ".rels", ".vml")) or _PURL_BYTES not in content:
         return name, content
-    return name, _MARKUP.sub(_tag, content)
+    starts = _naming_tags(content)
+    if not starts:
+        return name, content
+    out, done = [], 0
+    for start in starts:
+        tag = _TAG.match(content, start)
+        if tag is None:  # (not where expat said a tag starts: left as it is)
+            continue
+        out += [content[done:start], _ATTRIBUTE.sub(_attribute, tag.group())]
+        done = tag.end()
+    return name, b"".join(out) + content[done:]
 
 
-def _tag(match: re.Match[bytes]) -> bytes:
-    tag = match.group()
-    if _PURL_BYTES not in tag or tag.startswith((b"<!--", b"<![CDATA[")):
-        return tag
-    return _ATTRIBUTE.sub(_attribute, tag)
+def _naming_tags(content: bytes) -> list[int]:
+    """Where each start tag with an attribute value in Strict's names begins (byte offsets, in
+    order); none for a part expat cannot read."""
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate()  # (no namespace processing: `xmlns` is an attribute like any)
+    parser.ordered_attributes = True
+    starts: list[int] = []
+    purl = _PURL
+
+    def start(_name: str, attributes: list[str]) -> None:
+        if any(value.startswith(purl) for value in attributes[1::2]):
+            starts.append(parser.CurrentByteIndex)
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(content, True)
+    except expat.ExpatError:
+        return []
+    return starts
 
 
 def _attribute(match: re.Match[bytes]) -> bytes:

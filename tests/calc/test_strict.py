@@ -126,9 +126,11 @@ def test_a_strict_book_is_computed_checked_against_excels_values_and_copied_as_t
 
 def test_only_the_strict_names_in_start_tags_are_mapped():
     """The byte-level mapping reads markup as XML does: an attribute value holding ">" does
-    not end its tag, a comment or CDATA section is not markup, an unknown purl.oclc.org value
-    and every text are kept, and the two relationship kinds renamed in Transitional are."""
-    comment = f'<!-- <x xmlns="{MAIN}"> -->'
+    not end its tag, a comment or CDATA section is not markup (nor a text after a comment
+    that a search for tags would take for one's tail), an unknown purl.oclc.org value and
+    every text are kept, a malformed part is left as it is, and the two relationship kinds
+    renamed in Transitional are."""
+    comment = f'<!-- <x xmlns="{MAIN}"> --><!-- <b x=" -->" y="{MAIN}">'  # (the second's tail is text)
     cdata = f'<t><![CDATA[<y xmlns="{MAIN}">]]></t>'
     sheet = (f'<worksheet xmlns="{MAIN}" note="a>b" other="http://purl.oclc.org/ooxml/unknown">{comment}'
              f'<sheetData/>{cdata}<v>{MAIN}</v></worksheet>').encode()
@@ -141,6 +143,10 @@ def test_only_the_strict_names_in_start_tags_are_mapped():
             f'other="http://purl.oclc.org/ooxml/unknown">{comment}<sheetData/>{cdata}<v>{MAIN}</v></worksheet>')
         assert mapped.read("xl/media/image1.png").decode() == MAIN  # (no XML part: its bytes kept)
         assert not is_strict(transitional(data))
+    broken = _package({"_rels/.rels": f'<Relationships><Relationship Type="{REL}/officeDocument"/></Relationships>',
+                       "xl/workbook.xml": f'<workbook xmlns="{MAIN}"><sheets>'})  # (never closed)
+    with zipfile.ZipFile(io.BytesIO(transitional(broken))) as mapped:  # (left for openpyxl to refuse)
+        assert mapped.read("xl/workbook.xml").decode() == f'<workbook xmlns="{MAIN}"><sheets>'
     assert mapped_name(f"{REL}/extendedProperties") == \
         "http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties"
     assert mapped_name(f"{REL}/worksheet") == \
