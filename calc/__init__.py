@@ -22,6 +22,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
 - `collector.py`: the cyclic garbage collector held off while a book's structures are built;
 - `budget.py`: every book's budget (cells its formulas may read, seconds it may compute);
 - `valuation.py`: the book's valuation moment (RATES_VALUATION_TIME);
+- `displayed_precision.py`: a book set to precision as displayed: the decimals each format
+  shows, to which each formula's number is rounded (`engines/formualizer/displayed.py`);
 - `recalc.py`: what is recomputed (default: only what changed; `--full`: everything) and the
   check against Excel's cached values (stale cells); `dependencies.py`: the reference graph;
   `check.py`: when a computed value agrees with Excel's;

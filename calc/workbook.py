@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from rates_xl.calc import (
     collector,
     data_tables,
+    displayed_precision,
     error_cells,
     frozen,
     merged_spills,
@@ -300,6 +301,10 @@ class WorkbookCalculation:
         if self.source.external_links:
             notes.append(f"{self.source.external_links} link(s) to other workbooks: their values are the ones "
                          "this file cached (the linked files are not opened)")
+        if displayed_precision.applies(self.source.book):
+            notes.append("set to precision as displayed (Excel's \"Set precision as displayed\"): each formula's "
+                         "number is rounded to the decimal places its format shows, as Excel holds it; General "
+                         "cells keep full precision, and a cell whose format's precision calc cannot tell is listed")
         if self.source.package.strict:
             notes.append("saved as Strict Open XML: read as the Transitional workbook it maps to, and each copy "
                          "written as an Excel Workbook (*.xlsx), which Excel and other readers open")

@@ -14,6 +14,8 @@ computes every formula the way Excel does.
   a value in, which a whole column is read down to);
 - `links.py`: whether the copy keeps the file's links to other workbooks (only where a formula
   can read them: formualizer's INDIRECT of a computed text is #REF! in a file holding one);
+- `displayed.py`: a book set to precision as displayed: each formula's number rounded as its
+  cell's format shows it (calc/displayed_precision.py), or listed;
 - `lookups.py`: a table many VLOOKUP/HLOOKUP calls read, handed to Python once per evaluation
   (a helper cell on a sheet of its own, RATESXL.TABLE) instead of once per call;
 - `model.py`: the copy loaded in formualizer with the RATES_* functions and calc/xlfuncs

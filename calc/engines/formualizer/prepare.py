@@ -20,8 +20,15 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rates_xl.calc import budget, collector, data_tables, feed_links, xlsx_writer
-from rates_xl.calc.engines.formualizer import links, lookups
+from rates_xl.calc import (
+    budget,
+    collector,
+    data_tables,
+    displayed_precision,
+    feed_links,
+    xlsx_writer,
+)
+from rates_xl.calc.engines.formualizer import displayed, links, lookups
 from rates_xl.calc.engines.formualizer.cells import (
     emptied,
     empty_text,
@@ -340,6 +347,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     facts.lifted.update((key, prepared.areas[key].a1()) for key in prepared.unsupported if key in dynamic)
     _written_passes(book, prepared, facts, waiting)
     lookups.share_tables(book, prepared)
+    if displayed_precision.applies(book):
+        displayed.as_displayed(book, prepared, dynamic)  # (Excel's "Set precision as displayed")
     if prepared.unsupported:
         values = cached()
         for (title, coordinate) in prepared.unsupported:

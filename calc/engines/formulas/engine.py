@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from rates_xl.calc import data_tables, merged_spills
+from rates_xl.calc import data_tables, displayed_precision, merged_spills
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.formula import hidden_rows, powers
@@ -48,6 +48,10 @@ class FormulasEngine:
             # `formulas` reads every serial on the 1900 system: each date 1,462 days off, silently.
             raise CalcError(f"{book.path}: the formula engine counts dates from 1900, and this book counts them "
                             "from 1904 (Excel's date1904 setting): it is computed by the fast engine only")
+        if displayed_precision.applies(book.book):
+            # Its numbers at full precision where Excel holds each rounded as its format shows it.
+            raise CalcError(f"{book.path}: the formula engine cannot compute a book set to precision as displayed "
+                            "(Excel's fullPrecision off): it is computed by the fast engine only")
         if book.package.strict:
             # `formulas` reads the file itself, not the Transitional bytes calc/strict.py mapped it
             # to: it found no cell in a Strict book, and every formula answered blank.
