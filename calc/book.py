@@ -108,6 +108,9 @@ class Book:
         # recalculated before it is saved"). `calcCompleted="0"`: a calculation the save cut short.
         calculation = getattr(self.book, "calculation", None)
         self.manual_calculation = getattr(calculation, "calcMode", None) == "manual"
+        # "Automatic except for data tables" (ECMA-376 ST_CalcMode `autoNoTable`): Excel computes
+        # the what-if data tables only on F9, so the values a table holds may predate its inputs.
+        self.tables_on_f9 = getattr(calculation, "calcMode", None) == "autoNoTable"
         self.recalculated_on_save = getattr(calculation, "calcOnSave", None) is not False
         self.calculation_completed = getattr(calculation, "calcCompleted", None) is not False
         # Legacy (Ctrl+Shift+Enter) array formulas fill exactly their stored range; dynamic

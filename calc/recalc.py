@@ -118,6 +118,12 @@ def scope(book: Book, full: bool) -> Scope:
     untrusted = book.values_out_of_date
     cached = book.cached() if cells and not untrusted else {}
     inputs, moving = anchors_calling_each(cells, [(NEW_EACH_TIME, True), (MOVING_REFERENCES, False)])
+    on_f9 = book.data_tables.keys() & cells.keys() if book.tables_on_f9 and not untrusted else set()
+    if on_f9:
+        # Tables Excel computes only on F9: what they hold may predate their inputs, as a
+        # NOW's may. Held at it for the check (what reads them was computed from it), then
+        # computed as F9 computes them, with what reads them.
+        inputs = inputs | on_f9
     if untrusted:
         uncached = set(cells)
     else:
@@ -132,6 +138,10 @@ def scope(book: Book, full: bool) -> Scope:
         if len(sources) == len(cells):
             result.recompute = set(cells)
             result._changing = set(cells)
+        elif on_f9:
+            # (A table is computed through every formula between its inputs and its own formula
+            # cell, which must be formulas in the engine's copy: every cell is, as in `full`.)
+            result.recompute = set(cells)
         else:
             result.recompute = result.changing()
     return result

@@ -291,6 +291,10 @@ class WorkbookCalculation:
             else:
                 notes.append("saved in manual calculation mode, recalculated by Excel when it saved (calcOnSave, "
                              "Excel's default): its values are Excel's answers, checked as an automatic book's")
+        elif source.tables_on_f9 and source.data_tables and not source.values_out_of_date:
+            notes.append(f"set to calculate automatically except for data tables (Excel computes them only on F9): "
+                         f"the {len(source.data_tables)} data table(s) were computed as F9 computes them, and what "
+                         "reads them from that, none compared with the values the file holds for them")
         elif not source.calculation_completed and self.formula_count and not source.full_calc_on_load:
             notes.append("saved before Excel finished calculating (calcCompleted off): the values it holds may "
                          "predate its inputs, so every formula was recomputed, none compared with them")

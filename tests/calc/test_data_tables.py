@@ -104,3 +104,40 @@ def test_the_dcfs_data_tables_equal_excels(tmp_path, capsys):
     assert len({round(result.value(SHEET, c), 6) for c in cells}) == len(cells)  # 31 share prices
     assert main(["calc", str(path), "--full", "--no-progress", "-o", str(tmp_path / "w.xlsx")]) in (0, 3)
     assert "fast engine" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("full", [True, False])
+def test_a_table_excel_computes_only_on_f9_is_computed_not_compared_with_its_stale_values(tmp_path, capsys, full):
+    """"Automatic except for data tables" (`calcMode="autoNoTable"`): Excel leaves a table's
+    values as they were until F9, so a book saved so may hold a table that predates its inputs,
+    and what reads the table was computed from those values. Before, the check compared the
+    table with them and kept them, listed "stale" as if the engine were wrong (exit 3). The table
+    is computed as F9 computes it, and what reads it from that; the summary says none was compared."""
+    import re
+
+    from tests.calc.corpus.build import edit_parts
+
+    book = _model(tmp_path / "on_f9.xlsx", {"E5": DataTableFormula(ref="E5:E6", dt2D="0", dtr="0", r1="B1")},
+                  {"D5": 0, "D6": 0.1, "E4": "=B3", "P1": "=SUM(E5:E6)"})
+    # As Excel saved it: B3 and E4 at today's inputs; the table (and P1 from it) from when units was 2.
+    saved = {"B3": 31.5, "E4": 31.5, "E5": 20, "P1": 42}
+
+    def excel_saved_it(parts: dict[str, bytes]) -> None:
+        text = parts["xl/worksheets/sheet1.xml"].decode()
+        for address, value in saved.items():
+            text = re.sub(rf'(<c r="{address}"[^>]*>(?:<f[^>]*/>|<f[^>]*>.*?</f>))<v\s*/?>(?:</v>)?', rf"\g<1><v>{value}</v>", text)
+        text = re.sub(r'<c r="E6"[^>]*/>|(<row r="6"[^>]*>)', lambda m: m.group(1) + '<c r="E6"><v>22</v></c>'
+                      if m.group(1) else '<c r="E6"><v>22</v></c>', text, count=1)
+        parts["xl/worksheets/sheet1.xml"] = text.encode()
+        workbook = re.sub(r"<calcPr[^>]*/>", '<calcPr calcId="191029" calcMode="autoNoTable"/>',
+                          parts["xl/workbook.xml"].decode())
+        parts["xl/workbook.xml"] = workbook.encode()
+
+    edit_parts(book, excel_saved_it)
+    out = tmp_path / "out.xlsx"
+    assert main(["calc", str(book), *(["--full"] if full else []), "-o", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "0 stale" in printed and "the 1 data table(s) were computed as F9 computes them" in printed
+    copy = openpyxl.load_workbook(out)["Model"]
+    assert [copy[c].value for c in ("E5", "E6", "P1")] == pytest.approx([30, 33, 63])
+    assert copy["B3"].value == pytest.approx(31.5)

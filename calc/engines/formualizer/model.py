@@ -175,6 +175,8 @@ class FastModel:
         self.legacy_read = {}
         workbook = self.workbook
         for (sheet, _anchor), table in self.prepared.data_tables.items():
+            if (sheet, table.area[0], table.area[1]) in self.held:
+                continue  # (held at the file's values: calc/recalc.py, a table Excel computes on F9)
             originals = {cell: self.value(sheet, *cell) for cell in table.inputs}
 
             def substitute(cell: tuple[int, int], value: Any, sheet: str = sheet) -> None:
