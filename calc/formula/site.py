@@ -108,6 +108,9 @@ class BookFacts:
     lambda_names: dict[str, str] = field(default_factory=dict)
     #: The book's sheets, in the order of their tabs (calc/formula/three_d.py).
     sheets: tuple[str, ...] = ()
+    #: What CELL("filename") answers before a sheet's name: the book's folder and its name in
+    #: brackets (`/models/[Plan.xlsx]`; calc/formula/cell_info.py), "" when not known.
+    file_name: str = ""
     #: Whether it counts dates from 1904 (`date1904`): a typed date's serial is its
     #: (calc/formula/number_arguments.py, calc/xlfuncs/dates/system1904.py).
     date1904: bool = False

@@ -55,6 +55,7 @@ class FormualizerEngine:
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
+            from rates_xl.calc.formula import cell_info
             from rates_xl.calc.formula.site import FormulaCells
             from rates_xl.calc.sources import Targets
 
@@ -63,7 +64,8 @@ class FormualizerEngine:
                                     formula_cells=FormulaCells(book.cells, book.legacy_arrays,
                                                                book.sheet_titles),
                                     sources=Targets(book.cells, book.sheet_titles),
-                                    trusted=not book.values_out_of_date, steady=not book.data_tables)
+                                    trusted=not book.values_out_of_date, steady=not book.data_tables,
+                                    file_name=cell_info.file_name(book.path))
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).
