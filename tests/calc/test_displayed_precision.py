@@ -17,8 +17,10 @@ from pathlib import Path
 import openpyxl
 import pytest
 from openpyxl.utils.datetime import to_excel
+from openpyxl.worksheet.formula import ArrayFormula
 
 from rates_xl.calc.displayed_precision import UNKNOWN, decimals
+from rates_xl.calc.engines.formualizer.displayed import ARRAY
 from rates_xl.cli import main
 from tests.calc.corpus.build import edit_parts
 
@@ -38,13 +40,22 @@ CELLS = {
 }
 
 
+#: Array formulas: anchor -> (range, formula, Excel's values down the range). One the fit lifts
+#: into a formula per cell is rounded cell by cell; one spilled from one formula is listed.
+ARRAYS = {"M1": ("M1:M2", "=A1:A2/3", [0.33, 0.67]), "P1": ("P1:P2", "=MMULT(A1:A2,1/3)", [0.33, 0.67])}
+
+
 def _book(path: Path) -> Path:
     book = openpyxl.Workbook()
     sheet = book.active
-    sheet["A1"] = 1
+    sheet["A1"], sheet["A2"] = 1, 2
     for address, (formula, code, _value) in CELLS.items():
         sheet[address] = formula
         sheet[address].number_format = code
+    for anchor, (area, formula, _values) in ARRAYS.items():
+        sheet[anchor] = ArrayFormula(area, formula)
+        for row in sheet[area]:
+            row[0].number_format = "0.00"
     book.save(path)
 
     def excel_saved_it(parts: dict[str, bytes]) -> None:
@@ -53,6 +64,10 @@ def _book(path: Path) -> Path:
             kind = ' t="str"' if isinstance(value, str) else ""
             text = re.sub(rf'<c r="{address}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
                           rf'<c r="{address}"\1{kind}><f>\2</f><v>{value}</v>', text)
+        for anchor, (_area, _formula, (first, second)) in ARRAYS.items():
+            text = re.sub(rf'(<c r="{anchor}"[^>]*><f[^>]*>.*?</f>)<v\s*/?>(?:</v>)?', rf"\g<1><v>{first}</v>", text)
+            below = anchor[0] + "2"
+            text = re.sub(rf'<c r="{below}"([^>]*?)\s*(?:/>|></c>)', rf'<c r="{below}"\1><v>{second}</v></c>', text)
         parts["xl/worksheets/sheet1.xml"] = text.encode()
         workbook = re.sub(r"<calcPr[^>]*/>", '<calcPr calcId="191029" fullPrecision="0"/>',
                           parts["xl/workbook.xml"].decode())
@@ -72,9 +87,12 @@ def test_each_formula_is_rounded_as_its_format_shows_it(tmp_path, capsys, full):
     for address, (_formula, _code, value) in CELLS.items():
         held = values[address].value  # (a date or time as openpyxl reads it: to the millisecond)
         assert (to_excel(held) == pytest.approx(value, abs=1e-8)) if values[address].is_date else held == value, address
-    if full:  # (the date-formatted cell listed, Excel's value kept; every other one equal to Excel's)
+    for anchor, (area, _formula, expected) in ARRAYS.items():
+        assert [row[0].value for row in values[area]] == expected, anchor
+    if full:  # (the date-formatted cell and the spilled array listed, Excel's values kept; the rest equal)
         assert code == 3 and f"Sheet!G1: not computed ({UNKNOWN.format('yyyy-mm-dd')})" in printed
-        assert "9 checked against Excel's values at the book's stored inputs; 0 stale" in printed
+        assert f"Sheet!P1: not computed ({ARRAY.format('0.00')})" in printed
+        assert "10 checked against Excel's values at the book's stored inputs; 0 stale" in printed
     else:  # (NOW's readers recomputed, each rounded as Excel holds it)
         assert code == 0 and "Recomputed 2 formula cells (only what changed)" in printed
 

@@ -5,10 +5,11 @@ before any other cell reads it.
 A one-cell formula `=F` whose format shows d decimals holds
 `=LET(_rates_xl_pd,(F),IF(ISNUMBER(_rates_xl_pd),ROUND(_rates_xl_pd,d),_rates_xl_pd))`: a number
 rounded (ROUND rounds half away from zero, as Excel's display does), a text, a logical or an
-error as computed, F computed once. A General cell is left as it is. A cell whose format's
-precision calc cannot tell, and an array formula or a what-if data table with a cell formatted
-to round (each of its cells has a format of its own, which one rewriting of its anchor cannot
-follow), are listed and keep the file's values.
+error as computed, F computed once. A General cell is left as it is, and so is each cell of an
+array the fit lifted into a formula per cell (calc/formula/fit.py). A cell whose format's
+precision calc cannot tell, and an array spilled from one formula or a what-if data table with a
+cell formatted to round (each of its cells has a format of its own, which one rewriting of its
+anchor cannot follow), are listed and keep the file's values.
 """
 
 from __future__ import annotations
@@ -81,8 +82,8 @@ def _array_cells(prepared: Prepared, dynamic: set[Key]) -> dict[tuple[str, int, 
     """Each cell an array formula fills in the copy -> its anchor (the key it is listed by)."""
     owners: dict[tuple[str, int, int], Key] = {}
     for key, area in prepared.areas.items():
-        if key in prepared.data_tables or not isinstance(area, Area):
-            continue
+        if key in prepared.data_tables or not isinstance(area, Area) or prepared.rewritten.get(key) == "lifted":
+            continue  # (a lifted array's cells hold a formula each, rounded as a one-cell formula's)
         r1, c1, r2, c2 = area
         # (A legacy array of one cell holds one value, as a one-cell formula does; a dynamic
         # one may spill past its stored range.)
