@@ -41,7 +41,8 @@ CELLS = {
 
 
 #: Array formulas: anchor -> (range, formula, Excel's values down the range). One the fit lifts
-#: into a formula per cell is rounded cell by cell; one spilled from one formula is listed.
+#: into a formula per cell is rounded cell by cell; one spilled from one formula is listed when
+#: any of its cells is formatted to round, its anchor General (P1) or not.
 ARRAYS = {"M1": ("M1:M2", "=A1:A2/3", [0.33, 0.67]), "P1": ("P1:P2", "=MMULT(A1:A2,1/3)", [0.33, 0.67])}
 
 
@@ -55,7 +56,7 @@ def _book(path: Path) -> Path:
     for anchor, (area, formula, _values) in ARRAYS.items():
         sheet[anchor] = ArrayFormula(area, formula)
         for row in sheet[area]:
-            row[0].number_format = "0.00"
+            row[0].number_format = "General" if row[0].coordinate == "P1" else "0.00"
     book.save(path)
 
     def excel_saved_it(parts: dict[str, bytes]) -> None:

@@ -5,11 +5,12 @@ before any other cell reads it.
 A one-cell formula `=F` whose format shows d decimals holds
 `=LET(_rates_xl_pd,(F),IF(ISNUMBER(_rates_xl_pd),ROUND(_rates_xl_pd,d),_rates_xl_pd))`: a number
 rounded (ROUND rounds half away from zero, as Excel's display does), a text, a logical or an
-error as computed, F computed once. A General cell is left as it is, and so is each cell of an
-array the fit lifted into a formula per cell (calc/formula/fit.py). A cell whose format's
-precision calc cannot tell, and an array spilled from one formula or a what-if data table with a
-cell formatted to round (each of its cells has a format of its own, which one rewriting of its
-anchor cannot follow), are listed and keep the file's values.
+error as computed, F computed once. A General cell is left as it is; each cell of an array the
+fit lifted into a formula per cell (calc/formula/fit.py) is rounded as a one-cell formula is. A
+cell whose format's precision calc cannot tell, and an array spilled from one formula or a
+what-if data table with any cell formatted to round, are listed and keep the file's values: each
+of their cells has a format of its own, and the rewriting above over a spilled array is not kept
+element by element by formualizer 0.13 (tried on `{=MMULT(A1:A2,1/3)}`: both cells 0.333...).
 """
 
 from __future__ import annotations
@@ -47,19 +48,20 @@ def as_displayed(book: Workbook, prepared: Prepared, dynamic: set[Key]) -> None:
         ws = sheets.get(title)
         if ws is None or not isinstance(formula, str) or not formula.startswith("="):
             continue  # (a helper sheet of the copy's own: calc/engines/formualizer/lookups.py)
+        if at in owners:
+            continue  # (an array spilled from one formula: each of its cells' formats, below)
         code = ws.cell(row=row, column=col).number_format
         places = decimals(code)
-        if places is None:
-            continue
-        owner = owners.get(at)
-        if owner is not None:
-            prepared.unsupported.setdefault(owner, ARRAY.format(code))
-        elif isinstance(places, str):
+        if isinstance(places, str):
             prepared.unsupported.setdefault((title, cell_address(row, col)), places)
-        else:
+        elif places is not None:
             changed[at] = rounded(formula, places)
-    for key, table in prepared.data_tables.items():
-        codes = {sheets[key[0]].cell(row=r, column=c).number_format for r, c in table.area.cells()}
+    # An array spilled from one formula, and a what-if data table, with any cell formatted to
+    # round (not only the first: a General anchor over a range shown to 0.00 is rounded by Excel).
+    whole = {key: area for key, area in prepared.areas.items() if key in set(owners.values())}
+    whole.update((key, table.area) for key, table in prepared.data_tables.items())
+    for key, area in whole.items():
+        codes = {sheets[key[0]].cell(row=r, column=c).number_format for r, c in area.cells()}
         rounding = sorted(code for code in codes if decimals(code) is not None)
         if rounding:
             prepared.unsupported[key] = ARRAY.format(", ".join(rounding))
