@@ -95,6 +95,31 @@ def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
     return Names(found, search, frozenset(local), ranges)
 
 
+def texts(book: Workbook) -> list[tuple[str, str]]:
+    """Every defined name of the book and of its sheets with a text: (its name in upper case,
+    its text), a LAMBDA's too."""
+    scopes = [book.defined_names, *(getattr(ws, "defined_names", {}) for ws in book.worksheets)]
+    return [(str(name).upper(), defined.attr_text.strip()) for names in scopes for name, defined in names.items()
+            if isinstance(defined.attr_text, str) and defined.attr_text.strip()]
+
+
+def calling_unknown(formula: Formula, site: Site) -> str:
+    """A cell reading a defined name whose formula calls a function the engine does not know,
+    listed as a cell calling it is (calc/engines/formualizer/engine.py `unknown_functions`): an
+    Excel 4 macro function kept in a name (`SheetNames` = `GET.WORKBOOK(1)`, `GET.CELL(63,A1)`,
+    which Excel computes in a name alone) was #NAME? in the engine, silently
+    (tests/calc/test_defined_names.py)."""
+    unknown = site.book.unknown_names
+    for token in formula.tokens:
+        if token.is_range and (called := unknown.get(split_reference(token.text)[1].upper())) is not None:
+            raise NotComputed(f"it reads the name {token.text}, which calls {called}, which the engine does not know")
+    return formula.text
+
+
+def may_call_unknown(formula: Formula, site: Site) -> bool:
+    return any(name in formula.upper for name in site.book.unknown_names)
+
+
 def _written(text: str) -> Written | None:
     """How a name's text is written into a formula; None: the engine reads the name itself."""
     read = Formula("=" + text)

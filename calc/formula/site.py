@@ -77,6 +77,9 @@ class BookFacts:
     #: Upper-case defined names standing for another workbook's name (`k` = `[4]!p`): a cell
     #: reading one is listed (calc/formula/ranges.py `other_workbooks`).
     foreign_names: frozenset[str] = frozenset()
+    #: Upper-case defined name -> a function its formula calls that the engine does not know (an
+    #: Excel 4 macro function, GET.WORKBOOK): a cell reading one is listed (calc/formula/defined_names.py).
+    unknown_names: dict[str, str] = field(default_factory=dict)
     #: (the formula's sheet, a defined name) -> the one range it stands for ("'Data'!$A$1:$A$9"),
     #: None for anything else (calc/book.py `Book.name_range`).
     name_range: Callable[[str, str], str | None] = lambda _sheet, _name: None

@@ -74,3 +74,24 @@ def test_a_name_for_a_3d_reference_is_read_sheet_by_sheet(tmp_path):
     book.save(tmp_path / "three_d.xlsx")
     result = WorkbookCalculation(tmp_path / "three_d.xlsx", full=True).compute()
     assert result.value("S", "A1") == 6 and not result.skipped
+
+
+def test_a_name_calling_a_function_the_engine_does_not_know_lists_its_readers(tmp_path):
+    """Excel 4 macro functions kept in a name (GET.WORKBOOK listing the sheets, GET.CELL a
+    cell's colour), which Excel computes in a name alone: each cell reading one was #NAME?,
+    silently, where a cell calling an unknown function is listed. Its readers are listed now,
+    Excel's values kept, and what reads them computed from those."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    book.defined_names["SheetNames"] = DefinedName("SheetNames", attr_text="GET.WORKBOOK(1)")
+    sheet.defined_names["Colour"] = DefinedName("Colour", attr_text="GET.CELL(63,S!$A$1)")
+    book.defined_names["Rate"] = DefinedName("Rate", attr_text="0.05")
+    sheet["B1"], sheet["B2"], sheet["B3"], sheet["B4"] = "=INDEX(SheetNames,1)", "=Colour+1", "=Rate*2", '=B2&"!"'
+    book.save(tmp_path / "xlm.xlsx")
+    result = WorkbookCalculation(tmp_path / "xlm.xlsx", full=True).compute()
+    listed = {s.cell: s.reason for s in result.skipped}
+    assert sorted(listed) == ["B1", "B2"]
+    assert "reads the name SheetNames, which calls GET.WORKBOOK, which the engine does not know" in listed["B1"]
+    assert "reads the name Colour, which calls GET.CELL" in listed["B2"]
+    assert result.value("S", "B3") == 0.1 and result.value("S", "B4") == "!"  # (B2's value: none cached)

@@ -55,6 +55,13 @@ class FormualizerEngine:
             # An unknown RATES_* name is #NAME? in Excel too (ours is the add-in); any other
             # unknown name may be an Excel function this engine lacks: keep Excel's value.
             foreign = frozenset(n for n in self.unknown_functions if not is_rates_name(n))
+            from rates_xl.calc.formula import defined_names
+
+            # A name calling one (an Excel 4 macro function kept in a name): its readers are listed.
+            in_names = model.unknown_functions([(name, "=" + text) for name, text in defined_names.texts(book.book)
+                                                if name not in named])
+            unknown_names = {name: function for function, names in sorted(in_names.items())
+                             if not is_rates_name(function) and function not in named for name in names}
             from rates_xl.calc.formula import cell_info
             from rates_xl.calc.formula.site import FormulaCells
             from rates_xl.calc.sources import Targets
@@ -65,7 +72,7 @@ class FormualizerEngine:
                                                                book.sheet_titles),
                                     sources=Targets(book.cells, book.sheet_titles),
                                     trusted=not book.values_out_of_date, steady=not book.data_tables,
-                                    file_name=cell_info.file_name(book.path))
+                                    file_name=cell_info.file_name(book.path), unknown_names=unknown_names)
             from rates_xl.calc import xlfuncs
 
             # What the Excel-exact functions need of the book (CHAR/CODE: the saving Excel's code page).

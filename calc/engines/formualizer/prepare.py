@@ -145,7 +145,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
              legacy: frozenset[Key] = frozenset(),
              constants: dict[Key, Any] | None = None,
              formula_cells: Any = None, sources: Any = None, trusted: bool = False,
-             steady: bool = False, file_name: str = "") -> Prepared:
+             steady: bool = False, file_name: str = "", unknown_names: dict[str, str] | None = None) -> Prepared:
     """Rewrite `book` (openpyxl, formulas kept; changed in place) for the fast engine and
     serialise it. Every formula goes through the passes (calc/formula/passes.py) and the fit
     (calc/formula/fit.py). `range_size(sheet, text)` gives an operand's cell count; `cached()`
@@ -182,6 +182,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       feeds=feeds,
                       range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets), file_name=file_name,
                       date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book))
+    facts.unknown_names = unknown_names or {}
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)
