@@ -8,7 +8,8 @@ formualizer lacks.
   `NotComputed`;
 - `passes.py`: the ordered list, its stages (NAMES, EVERY, ORDINARY, ARRAY, WRITTEN) and `rewrite`;
 - the passes, by what they handle: `arguments.py` (omitted ones, typed literals, AND/OR/XOR's
-  text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `cell_info.py` (CELL("filename"): the book's path and a sheet's name), `formula_text.py`
+  text, CHOOSE's index), `calls.py` (SUMPRODUCT, INDEX, TYPE, ISFORMULA, RATES_SOURCE), `cell_info.py` (CELL("filename"): the book's path and a sheet's name),
+  `lotus_rules.py` (a sheet evaluating by Lotus 1-2-3's rules: its formulas listed), `formula_text.py`
   (FORMULATEXT from the book's own formulas),
   `operators.py` (reference operators, AREAS, ANCHORARRAY, spill references, defined names;
   `reference_areas.py` reads the areas a reference expression covers),

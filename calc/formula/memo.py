@@ -41,7 +41,7 @@ from rates_xl.calc.formula.tree import Formula
 
 #: Facts the same for every cell of a sheet (read freely).
 _SAME = frozenset({"tables", "links", "feeds", "foreign_names", "unsure_texts", "lambda_names", "date1904", "defined_names",
-                   "unknown_names", "file_name"})
+                   "unknown_names", "file_name", "lotus_sheets"})
 #: Facts asked a question: which of its arguments are references, moved with a copy.
 _ASKED: dict[str, tuple[int, ...]] = {
     "range_size": (1,), "name_range": (1,), "constant_kind": (1,), "text_reading": (1,), "joined_length": (1,),

@@ -80,6 +80,9 @@ class BookFacts:
     #: Upper-case defined name -> a function its formula calls that the engine does not know (an
     #: Excel 4 macro function, GET.WORKBOOK): a cell reading one is listed (calc/formula/defined_names.py).
     unknown_names: dict[str, str] = field(default_factory=dict)
+    #: The sheets set to evaluate formulas by Lotus 1-2-3's rules, whose formulas are listed
+    #: (calc/formula/lotus_rules.py).
+    lotus_sheets: frozenset[str] = frozenset()
     #: (the formula's sheet, a defined name) -> the one range it stands for ("'Data'!$A$1:$A$9"),
     #: None for anything else (calc/book.py `Book.name_range`).
     name_range: Callable[[str, str], str | None] = lambda _sheet, _name: None

@@ -48,6 +48,7 @@ from rates_xl.calc.formula import (
     comparisons,
     defined_names,
     hidden_rows,
+    lotus_rules,
     number_arguments,
     passes,
     terms,
@@ -183,6 +184,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets), file_name=file_name,
                       date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book))
     facts.unknown_names = unknown_names or {}
+    facts.lotus_sheets = lotus_rules.lotus_sheets(book)
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)
@@ -247,6 +249,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     prepared.areas[key] = table.area if table is not None else Area(r, c, r, c)
                     if table is None:
                         prepared.unsupported[key] = f"an unknown kind of formula ({type(value).__name__})"
+                    elif title in facts.lotus_sheets:
+                        prepared.unsupported[key] = lotus_rules.REASON
                     else:
                         prepared.data_tables[key] = table
                 elif value == "":

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rates_xl.calc import data_tables, displayed_precision, merged_spills
 from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
-from rates_xl.calc.formula import hidden_rows, powers
+from rates_xl.calc.formula import hidden_rows, lotus_rules, powers
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
@@ -52,6 +52,11 @@ class FormulasEngine:
             # Its numbers at full precision where Excel holds each rounded as its format shows it.
             raise CalcError(f"{book.path}: the formula engine cannot compute a book set to precision as displayed "
                             "(Excel's fullPrecision off): it is computed by the fast engine only")
+        if lotus_rules.lotus_sheets(book.book):
+            # Text as 0 and logical values as 0 or 1 on such a sheet (calc/formula/lotus_rules.py):
+            # `formulas` reads the file itself, so its formulas could not be listed one by one.
+            raise CalcError(f"{book.path}: the formula engine cannot compute a sheet set to Lotus 1-2-3's rules "
+                            "(Transition formula evaluation): it is computed by the fast engine only")
         if book.package.strict:
             # `formulas` reads the file itself, not the Transitional bytes calc/strict.py mapped it
             # to: it found no cell in a Strict book, and every formula answered blank.
