@@ -10,20 +10,31 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from rates_xl.functions.values import CellValue, ErrorLikeText, is_error_text
+from rates_xl.functions.values import CLASSIC_ERRORS, CellValue, ErrorLikeText, is_error_text
 
 if TYPE_CHECKING:
     from openpyxl.cell.cell import Cell, MergedCell
     from openpyxl.cell.rich_text import CellRichText
     from openpyxl.worksheet.worksheet import Worksheet
 
+#: The error values formualizer reads from a file (calamine's cell errors): it refuses the whole
+#: file over any other (`Unsupported cell error value '#CALC!'`, '#GETTING_DATA' too, and the
+#: book fell back to the slow `formulas` engine), so a cell holding #SPILL!, #CALC!, #FIELD! ...
+#: is left empty in the copy and given its error once loaded (`Prepared.late_errors`, model.py).
+FILE_ERRORS = frozenset(CLASSIC_ERRORS)
+
 #: A result's value, as the engine answered it (kept as it is).
 T = TypeVar("T")
 
 
-def set_constant(cell: Any, value: CellValue) -> None:
-    """A formula cell of the engine's copy becomes the plain value the file cached for it.
-    (`cell`: openpyxl's; its stubs say a MergedCell may answer, whose value cannot be set.)"""
+def set_constant(cell: Any, value: CellValue) -> str | None:
+    """A formula cell of the engine's copy becomes the plain value the file cached for it;
+    an error the copy cannot hold (not `FILE_ERRORS`) leaves it empty and is returned, to be
+    set once loaded. (`cell`: openpyxl's; its stubs say a MergedCell may answer, whose value
+    cannot be set.)"""
+    if is_error_text(value) and value not in FILE_ERRORS:
+        cell.value = None
+        return cast(str, value)
     text = isinstance(value, ErrorLikeText)
     if isinstance(value, str):
         from rates_xl.calc.package import escaped
@@ -36,6 +47,7 @@ def set_constant(cell: Any, value: CellValue) -> None:
         # cached text that starts with "=" is text, not a formula; text that reads "#N/A"
         # (VALUETOTEXT's) is text, not the error openpyxl's setter makes of it
         cell.data_type = "s"
+    return None
 
 
 #: Error values the engine reads as a literal in a formula.

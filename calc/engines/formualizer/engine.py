@@ -16,6 +16,7 @@ from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
 from rates_xl.calc.engines.formualizer.cells import fit_legacy, spill_literal
+from rates_xl.calc.engines.formualizer.values import held_exactly
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -87,6 +88,7 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
+        self._list_readers_of_unheld_errors()
         # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/implicit.py) is no unknown call.
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         if "SINGLE" in self.unknown_functions:
@@ -94,6 +96,21 @@ class FormualizerEngine:
             cells = [cell for cell in self.unknown_functions.pop("SINGLE") if cell in left]
             if cells:
                 self.unknown_functions["SINGLE"] = cells
+
+    def _list_readers_of_unheld_errors(self) -> None:
+        """The formulas reading, directly or through others, a cell holding an error the engine
+        has no kind for (#FIELD!, #BUSY!, #CONNECT!, #BLOCKED!, #UNKNOWN!, #GETTING_DATA: it
+        holds #VALUE!, cells.py `FILE_ERRORS`) are listed, Excel's values kept: they would show
+        #VALUE! where Excel shows the error read, and ERROR.TYPE 3 (IFERROR, ISERROR alone
+        right). #SPILL! and #CALC! the engine holds as they are."""
+        unheld = {cell: text for cell, text in self.prepared.late_errors.items() if not held_exactly(text)}
+        if not unheld:
+            return
+        for (sheet, row, col), (title, r, c) in sorted(self.model.readers(unheld).items()):
+            key = (sheet, cell_address(row, col))
+            if key in self.prepared.areas and key not in self.unsupported:
+                self.unsupported[key] = (f"it reads {address(title, cell_address(r, c))}, which holds "
+                                         f"{unheld[(title, r, c)]}, an error the engine cannot hold")
 
     def service_cells(self) -> set[Key]:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}

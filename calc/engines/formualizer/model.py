@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,7 +29,15 @@ from rates_xl.calc.engines.formualizer.values import (
 )
 from rates_xl.client import setting_defaults
 from rates_xl.functions import errors
-from rates_xl.functions.sheet import Area, address, cell_address, parse_area, split_reference
+from rates_xl.functions.sheet import (
+    Area,
+    address,
+    cell_address,
+    parse_area,
+    parse_cell,
+    split_reference,
+    unquote_sheet,
+)
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import EPOCH_1900, EPOCH_1904, CellValue
 
@@ -71,6 +79,8 @@ class FastModel:
         self.snapped: dict[tuple[str, int, int], str] = {}  # sums given Excel's zero (`_snap_to_zero`)
         self._register()
         _set_helpers(workbook, self.prepared)
+        for (sheet, row, col), text in self.prepared.late_errors.items():
+            workbook.set_value(sheet, row, col, scalar_to_engine(text))  # (cells.py `FILE_ERRORS`)
         self._graph_built = False  # (`hold` builds the engine's dependency graph before its first edit)
         self._indirect_again()
         return workbook
@@ -265,6 +275,27 @@ class FastModel:
         if looped:
             self.hold(looped)
             self._evaluate_all()
+
+    def readers(self, cells: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], tuple[str, int, int]]:
+        """Every cell whose formula reads one of `cells`, directly or through other formulas,
+        -> the one of `cells` it was found from: the engine's dependency graph, before any
+        evaluation (a reference an INDIRECT or OFFSET builds is not in it)."""
+        if not self._graph_built:
+            self.workbook.get_eval_plan([])  # (the graph, built once: `hold`)
+            self._graph_built = True
+        found: dict[tuple[str, int, int], tuple[str, int, int]] = {}
+        todo = [(cell, cell) for cell in cells]
+        while todo:
+            (sheet, row, col), source = todo.pop()
+            report = self.workbook.dependents(address(sheet, cell_address(row, col)))
+            for dependent in report.dependents:
+                title, reference = split_reference(dependent.cell)
+                r, c = parse_cell(reference)
+                key = (unquote_sheet(title[:-1]) if title else sheet, r, c)
+                if key not in found:
+                    found[key] = source
+                    todo.append((key, source))
+        return found
 
     def hold(self, values: dict[tuple[str, int, int], Any],
              spills: dict[tuple[str, int, int], tuple[str, Area]] | None = None) -> None:

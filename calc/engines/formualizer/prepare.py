@@ -30,6 +30,7 @@ from rates_xl.calc import (
 )
 from rates_xl.calc.engines.formualizer import displayed, links, lookups
 from rates_xl.calc.engines.formualizer.cells import (
+    FILE_ERRORS,
     emptied,
     empty_text,
     kept_subtotal,
@@ -127,6 +128,9 @@ class Prepared:
     #: Sums whose adjustment to 0 the values decide, with their last operand (calc/formula/
     #: terms.py): after each evaluation the model writes the rule into those it lands near 0.
     sums: dict[tuple[str, int, int], terms.Operand] = field(default_factory=dict)
+    #: (sheet, row, col) -> an error value the copy cannot hold (cells.py `FILE_ERRORS`): a
+    #: constant, or the value kept for a formula not computed; set once the copy is loaded.
+    late_errors: dict[tuple[str, int, int], str] = field(default_factory=dict)
 
 
 def prepare(book: Any, range_size: Callable[[str, str], int | None],
@@ -174,7 +178,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
         cell = book[title][coordinate]
         if isinstance(cell.value, ArrayFormula) and (title, coordinate) not in legacy:
             held_arrays[(title, coordinate)] = parse_area(cell.value.ref or coordinate).a1()
-        _keep(cell, value, cell.value)
+        _keep(cell, value, cell.value, prepared)
     last_rows = LastRows(book)
     feeds = feed_links.feeds(book)  # (links to a DDE or OLE feed: no cells cached to read)
     facts = BookFacts(tables=tables(book), formula_cells=formula_cells, last_row=last_rows.of,
@@ -232,6 +236,9 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                     todo.append((cell, value, False, None))
             elif not whole_rows and isinstance(value, str) and ":" in value:
                 whole_rows = reads_whole_rows(value)  # (text starting with "=": `has_whole_rows` reads it too)
+            elif cell.data_type == "e" and value not in FILE_ERRORS:  # (a pasted #CALC!: given once loaded)
+                prepared.late_errors[(title, cell.row, cell.column)] = str(value)
+                cell._value, cell.data_type = None, "n"
         sheets.append((ws, title, size, names, memo, anchors, todo))
     # Helper cells go to the right of each sheet's used range; a whole-row reference would
     # read them, so a book with one gets none (its formulas that need them are not computed).
@@ -360,7 +367,7 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
             ws = book[title]
             formula = ws[coordinate].value  # (the file's: a cell not computed keeps it until here)
             for r, c in prepared.areas[(title, coordinate)].cells():
-                _keep(ws.cell(row=r, column=c), values.get((title, cell_address(r, c))), formula)
+                _keep(ws.cell(row=r, column=c), values.get((title, cell_address(r, c))), formula, prepared)
     plain_numbers(book)
     # The links only where a formula can read them (links.py: formualizer's INDIRECT is #REF!
     # in a file holding one).
@@ -377,13 +384,14 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
     return prepared
 
 
-def _keep(cell: Cell | MergedCell, value: CellValue, formula: object) -> None:
+def _keep(cell: Cell | MergedCell, value: CellValue, formula: object, prepared: Prepared) -> None:
     """A formula cell the engine does not compute (`formula`, the file's) holds `value`: a
-    plain value, or one that is still a subtotal to a SUBTOTAL reading it (`kept_subtotal`)."""
+    plain value, or one that is still a subtotal to a SUBTOTAL reading it (`kept_subtotal`);
+    an error the copy cannot hold is given once it is loaded (`Prepared.late_errors`)."""
     if (nested := kept_subtotal(formula, value)) is not None:
         set_formula(cell, nested)
-    else:
-        set_constant(cell, value)
+    elif (late := set_constant(cell, value)) is not None:
+        prepared.late_errors[(cell.parent.title, cast(int, cell.row), cast(int, cell.column))] = late
 
 
 def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key, Any]]) -> None:
@@ -399,7 +407,7 @@ def _tables_fitted(book: Any, prepared: Prepared, cached: Callable[[], dict[Key,
             prepared.unsupported[key] = why
             del prepared.data_tables[key]
             continue
-        set_constant(book[key[0]][key[1]], values.get(key))
+        _keep(book[key[0]][key[1]], values.get(key), None, prepared)
 
 
 def _written_passes(book: Any, prepared: Prepared, facts: BookFacts, waiting: set[tuple[str, int, int]]) -> None:

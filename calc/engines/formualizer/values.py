@@ -32,6 +32,8 @@ KIND_TEXT = {"Div": "#DIV/0!", "Na": "#N/A", "Name": "#NAME?", "Value": "#VALUE!
              "Circ": "#CIRC!", "GettingData": "#GETTING_DATA", "Nimpl": "#NAME?"}
 #: Excel's error values -> formualizer's kinds.
 TEXT_KIND = {text: kind for kind, text in KIND_TEXT.items() if kind != "Nimpl"}
+#: The kinds formualizer answers but refuses to be given ("Unknown error kind: gettingdata").
+_ANSWERED_ONLY = frozenset({"GettingData"})
 
 
 class EngineError(TypedDict):
@@ -55,8 +57,15 @@ def is_error(value: object) -> TypeIs[EngineError]:
 
 
 def error(text: str) -> EngineError:
-    """Excel's error value `text` ("#N/A") as formualizer's (#VALUE! for text that is none)."""
-    return {"type": "Error", "kind": TEXT_KIND.get(text, "Value")}
+    """Excel's error value `text` ("#N/A") as formualizer's (#VALUE! for text that is none,
+    and for an error it has no kind for or refuses to be given: #FIELD!, #GETTING_DATA ...)."""
+    kind = TEXT_KIND.get(text, "Value")
+    return {"type": "Error", "kind": "Value" if kind in _ANSWERED_ONLY else kind}
+
+
+def held_exactly(text: str) -> bool:
+    """Whether the engine holds Excel's error value `text` as itself (`error`), not as #VALUE!."""
+    return text == "#VALUE!" or TEXT_KIND.get(text, "Value") not in ("Value", *_ANSWERED_ONLY)
 
 
 def error_text(value: EngineError) -> str:
