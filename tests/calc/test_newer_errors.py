@@ -86,3 +86,25 @@ def test_a_pasted_error_no_longer_sends_the_book_to_the_slow_engine(tmp_path, ca
     for row in (3, 4):  # (C and D through it, every formula recomputed)
         assert all(f"S!{column}{row}: not computed (it reads S!A{row}" in printed for column in "BCD")
     assert code == 3 and "0 stale" in printed
+
+
+def test_a_volatile_cell_excel_saved_as_getting_data_is_held_for_the_check(tmp_path, capsys):
+    """The check holds each volatile cell at the value Excel saved: formualizer answers
+    #GETTING_DATA but refuses to be given it ("Unknown error kind"), and the whole book failed
+    ("cannot be computed")."""
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["B1"] = "=IF(NOW()>0,7)", "=IFERROR(A1,5)"
+    book.save(tmp_path / "cube.xlsx")
+
+    def excel_saved_it(parts):
+        text = parts["xl/worksheets/sheet1.xml"].decode()
+        for cell, value, kind in (("A1", "#GETTING_DATA", ' t="e"'), ("B1", 5, "")):
+            text = re.sub(rf'<c r="{cell}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
+                          rf'<c r="{cell}"\1{kind}><f>\2</f><v>{value}</v>', text)
+        parts["xl/worksheets/sheet1.xml"] = text.encode()
+        parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
+
+    edit_parts(tmp_path / "cube.xlsx", excel_saved_it)
+    assert main(["calc", str(tmp_path / "cube.xlsx"), "--full", "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0
+    assert "1 checked against Excel's values at the book's stored inputs; 0 stale" in capsys.readouterr().out
+    assert openpyxl.load_workbook(tmp_path / "out.xlsx").active["B1"].value == 7  # (5 at Excel's A1, checked)
