@@ -13,6 +13,8 @@ docs/architecture.md draws the path, from a book's cells to its values-frozen co
   `pivot_read.py`: its pivot tables read where openpyxl fails on one (the book never lost for it);
   `style_read.py`: its stylesheet kept to its number formats where openpyxl cannot read it;
   `feed_links.py`: its links to a DDE or OLE feed read, and written back as the file held them;
+  `rich_values.py`: what a cell holding a rich value holds (an error past the classic seven, a
+  picture in a cell, a linked data type), which the file stores as #VALUE!;
   `stored_cells.py`: openpyxl's parse of its sheets, faster, keeping each cell's stored value and array mark;
   `sheet_xml.py`: a sheet's rows and cells, written as Excel writes them, read by regular expressions;
   `shared_formulas.py`: a shared formula's copies written as openpyxl's Translator writes them, faster;

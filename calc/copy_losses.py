@@ -22,6 +22,9 @@ from collections import Counter
 from collections.abc import Container
 from xml.etree import ElementTree
 
+from rates_xl.calc import rich_values
+from rates_xl.calc.package import rich_value_cells_in
+
 #: Part name patterns counted one per part, and what one of them is to a reader.
 _PARTS = (
     (re.compile(r"^xl/embeddings/[^/]+$", re.I), "embedded object"),
@@ -36,6 +39,14 @@ _PARTS = (
     (re.compile(r"^xl/charts/(style|colors)\d+\.xml$", re.I), "chart style or colour part"),
 )
 _DRAWING = re.compile(r"^xl/drawings/[^/]+\.xml$", re.I)
+#: The cells holding a rich value (calc/rich_values.py): a picture placed in a cell or
+#: a linked data type; an error value past the classic seven (an empty FILTER's #CALC!), which
+#: the copy shows as the #VALUE! the file stores for readers that know none. (A classic error's
+#: rich value, which argument was wrong, is Excel's tooltip alone: not counted.)
+_RICH_VALUES = re.compile(r"^xl/richData/rdrichvalue\.xml$", re.I)
+_RICH_VALUE = "rich cell value (a picture or a data type in a cell)"
+_NEWER_ERROR = "newer error value (#CALC!, #SPILL! ...: #VALUE! in the copy)"
+_CLASSIC = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
 _SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$", re.I)
 _CUSTOM_XML = re.compile(r"^customXml/item\d+\.xml$", re.I)
 _CHART_URI = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -52,7 +63,8 @@ _ALTERNATE = "drawing object Excel alone reads (form control, slicer, 3D model .
 _DRAWN = (*_ANCHORED.values(), _CHART, _GRAPHIC, _ALTERNATE)
 
 
-def kinds(package: zipfile.ZipFile, only: Container[str] | None = None) -> Counter[str]:
+def kinds(package: zipfile.ZipFile, only: Container[str] | None = None,
+          rich: dict[tuple[str, str], str] | None = None) -> Counter[str]:
     """How many of each kind of thing a workbook's zip holds, of those a copy may lack (of
     the kinds in `only`, when given: a drawing, a sheet or a custom XML part is read only if
     what it may hold is among them; the others are counted anyway, from the part's name)."""
@@ -64,7 +76,17 @@ def kinds(package: zipfile.ZipFile, only: Container[str] | None = None) -> Count
         for pattern, kind in _PARTS:
             if pattern.match(name):
                 found[kind] += 1
-        if _DRAWING.match(name):
+        if _RICH_VALUES.match(name):
+            try:  # (each cell holding one; `rich`: read already, calc/package.py `rich_value_cells`)
+                held = rich if rich is not None else rich_value_cells_in(package)
+            except (KeyError, ValueError, ElementTree.ParseError):
+                held = {}  # (rich data calc cannot read: not counted, never the book lost)
+            for what in held.values():
+                if what == rich_values.PICTURE_OR_DATA_TYPE:
+                    found[_RICH_VALUE] += 1
+                elif what not in _CLASSIC:
+                    found[_NEWER_ERROR] += 1
+        elif _DRAWING.match(name):
             if drawings:
                 found.update(_drawing(package.read(name)))
         elif _SHEET.match(name):
@@ -107,11 +129,13 @@ def _extensions(data: bytes) -> Counter[str]:
     return Counter(_EXTENSIONS[m.group(1).decode()] for m in _EXT_TAG.finditer(data, max(at, 0)))
 
 
-def lost(original: zipfile.ZipFile, copy: zipfile.ZipFile) -> Counter[str]:
+def lost(original: zipfile.ZipFile, copy: zipfile.ZipFile,
+         rich: dict[tuple[str, str], str] | None = None) -> Counter[str]:
     """Each kind the original holds more of than the copy, and how many more (the copy's
     parts read only for the kinds the original holds: most books hold none, and reading every
-    sheet of the copy again cost formulas_test 0.01 s)."""
-    held = kinds(original)
+    sheet of the copy again cost formulas_test 0.01 s). `rich`: the original's cells holding a
+    rich value, read already (0.02 s of formulas_test's sheets)."""
+    held = kinds(original, rich=rich)
     return held - kinds(copy, only=held) if held else held
 
 
@@ -121,6 +145,13 @@ def _plural(kind: str) -> str:
     return head + (f" ({tail}" if tail else "")
 
 
+#: Whether the copy holds every cell's value (a cell whose rich value is lost holds what the
+#: file stores for older readers).
+_VALUES_THERE = {False: "every cell's value is there",
+                 True: "every other cell's value is there, and a cell whose rich value is lost shows the #VALUE! "
+                       "Excel stores for readers that know none"}
+
+
 def phrase(missing: Counter[str]) -> str | None:
     """One note for the summary naming what the copy lacks, or None."""
     if not missing:
@@ -128,5 +159,5 @@ def phrase(missing: Counter[str]) -> str | None:
     listed = ", ".join(f"{n:,} {kind if n == 1 else _plural(kind)}" for kind, n in
                        sorted(missing.items(), key=lambda item: (-item[1], item[0])))
     return ("the values-frozen copy lacks what openpyxl, which writes it, does not carry over: "
-            f"{listed} (every cell's value is there; keep the original for these: "
+            f"{listed} ({_VALUES_THERE[_RICH_VALUE in missing or _NEWER_ERROR in missing]}; keep the original for these: "
             "docs/templates-and-calc.md, \"What the copy keeps\")")

@@ -117,7 +117,7 @@ def _say_what_is_lost(book: Book, out: Path, result: CalcResult) -> None:
 
     try:
         with zipfile.ZipFile(book.package.stream()) as original, zipfile.ZipFile(out) as copy:
-            note = copy_losses.phrase(copy_losses.lost(original, copy))
+            note = copy_losses.phrase(copy_losses.lost(original, copy, book.package.rich_value_cells()))
     except (OSError, zipfile.BadZipFile) as exc:
         note = f"could not compare the copy's contents with the original's ({exc})"
     if note:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from xml.etree import ElementTree
 
+from rates_xl.functions.sheet import parse_cell
 from rates_xl.functions.values import CellValue, text_value
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
@@ -47,6 +48,7 @@ class Package:
         self._kept: Kept = {}
         # Saved as Strict Open XML: `data` is the Transitional package it maps to (calc/strict.py).
         self.strict = False
+        self._rich: dict[tuple[str, str], str] | None = None  # (`rich_value_cells`, read once)
 
     @classmethod
     def open(cls, path: str | Path) -> Package:
@@ -101,6 +103,20 @@ class Package:
             return unreadable
         found = root.find(f"{_MAIN}{element}")
         return found is not None and found.get(attribute) in ("1", "true")
+
+    def rich_value_cells(self) -> dict[tuple[str, str], str]:
+        """(sheet title, coordinate) -> what each cell holding a rich value (`vm="N"`) holds
+        (calc/rich_values.py): an error value past the classic seven (#CALC!, #SPILL! ...),
+        or a picture placed in a cell, IMAGE's answer, a linked data type (a stock, a
+        currency pair). The file stores #VALUE! there for readers that know none, openpyxl
+        and the engines among them. None read (empty) in a book without value metadata."""
+        if self._rich is None:
+            try:
+                with self._zip() as package:
+                    self._rich = rich_value_cells_in(package)
+            except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError, ValueError):
+                self._rich = {}
+        return self._rich
 
     def cell_values(self) -> Values | None:
         """Every value the file stores, as Excel stores it: (sheet title, cell) -> number (dates
@@ -362,6 +378,45 @@ def _dynamic_anchors(package: zipfile.ZipFile,
                 except (IndexError, ValueError):
                     shared = None  # a value that cannot be read: `cell_values` says so on its own
     return frozenset(found), ((values, frozenset(missing)) if shared is not None else None)
+
+
+#: A cell's start tag, and in it the `vm` and `r` attributes (Excel writes the default namespace).
+_START_TAG = re.compile(rb"<c\s([^>]*)>")
+_VM = re.compile(rb'(?:^|\s)vm="([0-9]{1,9})"')
+_R = re.compile(rb'(?:^|\s)r="([0-9A-Za-z]{2,10})"')
+
+
+def rich_value_cells_in(package: zipfile.ZipFile) -> dict[tuple[str, str], str]:
+    """`Package.rich_value_cells`: each sheet part's cell start tags searched for `vm`, only
+    when the metadata part holds value metadata (a book without one: no sheet read)."""
+    from rates_xl.calc import rich_values
+
+    names = set(package.namelist())
+    workbook_part = _office_document(package, names)
+    relations = _relations(package, names, workbook_part)
+    metadata = next((target for kind, target in relations.values() if kind == _SHEET_METADATA),
+                    posixpath.join(posixpath.dirname(workbook_part), "metadata.xml"))
+    if metadata not in names or b"valueMetadata" not in package.read(metadata):
+        return {}
+    found: dict[tuple[str, str], int] = {}
+    root = ElementTree.fromstring(package.read(workbook_part))
+    for sheet in root.iter(f"{_MAIN}sheet"):
+        relation = relations.get(sheet.get(f"{_REL}id", ""))
+        if relation is None or relation[1] not in names:
+            continue
+        data = package.read(relation[1])
+        if b' vm="' not in data:
+            continue
+        for tag in _START_TAG.finditer(data):
+            attributes = tag.group(1)
+            if (vm := _VM.search(attributes)) is not None and (r := _R.search(attributes)) is not None:
+                coordinate = r.group(1).decode().upper()
+                try:
+                    parse_cell(coordinate)  # (functions/sheet.py: the one A1 reading)
+                except ValueError:
+                    continue
+                found[(sheet.get("name", ""), coordinate)] = int(vm.group(1))
+    return rich_values.values(package, names, metadata, found) if found else {}
 
 
 def _office_document(package: zipfile.ZipFile, names: set[str]) -> str:

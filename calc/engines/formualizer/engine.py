@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-from rates_xl.calc import data_tables, merged_spills
+from rates_xl.calc import data_tables, merged_spills, rich_values
 from rates_xl.calc.book import Book, reraise_interrupts
 from rates_xl.calc.engines import EngineError
 from rates_xl.calc.engines.formualizer import model, prepare
@@ -81,6 +81,8 @@ class FormualizerEngine:
         except BaseException as exc:  # never a traceback: say it, use the other engine
             reraise_interrupts(exc)
             raise EngineError(f"the fast engine could not read it ({type(exc).__name__}: {exc})") from None
+        rich = book.package.rich_value_cells()
+        _kept_rich_errors(prepared, rich)
         try:
             self.model = model.FastModel(prepared, threads)
         except BaseException as exc:  # never a traceback
@@ -88,7 +90,7 @@ class FormualizerEngine:
             raise EngineError(f"the fast engine could not load it ({type(exc).__name__}: {exc})") from None
         self.prepared = prepared
         self.unsupported = dict(prepared.unsupported)
-        self._list_readers_of_unheld_errors()
+        self._list_readers_of_unheld_values(rich)
         # `@` (_xlfn.SINGLE) written out by the preparation (the pass at_sign, calc/formula/implicit.py) is no unknown call.
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         if "SINGLE" in self.unknown_functions:
@@ -97,20 +99,28 @@ class FormualizerEngine:
             if cells:
                 self.unknown_functions["SINGLE"] = cells
 
-    def _list_readers_of_unheld_errors(self) -> None:
-        """The formulas reading, directly or through others, a cell holding an error the engine
-        has no kind for (#FIELD!, #BUSY!, #CONNECT!, #BLOCKED!, #UNKNOWN!, #GETTING_DATA: it
-        holds #VALUE!, cells.py `FILE_ERRORS`) are listed, Excel's values kept: they would show
-        #VALUE! where Excel shows the error read, and ERROR.TYPE 3 (IFERROR, ISERROR alone
-        right). #SPILL! and #CALC! the engine holds as they are."""
-        unheld = {cell: text for cell, text in self.prepared.late_errors.items() if not held_exactly(text)}
+    def _list_readers_of_unheld_values(self, rich: dict[Key, str]) -> None:
+        """The formulas reading, directly or through others, a cell whose value the engine
+        cannot hold are listed, Excel's values kept:
+        - an error it has no kind for (#FIELD!, #BUSY!, #CONNECT!, #BLOCKED!, #UNKNOWN!,
+          #GETTING_DATA: it holds #VALUE!, cells.py `FILE_ERRORS`): a reader would show #VALUE!
+          where Excel shows the error read, and ERROR.TYPE 3 (IFERROR, ISERROR alone right);
+          #SPILL! and #CALC! it holds as they are;
+        - a rich value (`rich`, calc/rich_values.py) that is such an error, or a picture in a
+          cell or a linked data type, which the file stores as #VALUE!: `ISERROR` of a picture
+          was TRUE, `IFERROR(A1,"none")` "none"."""
+        unheld = {cell: f"{text}, an error the engine cannot hold"
+                  for cell, text in self.prepared.late_errors.items() if not held_exactly(text)}
+        for (sheet, coordinate), what in rich.items():
+            if what == rich_values.PICTURE_OR_DATA_TYPE or not held_exactly(what):
+                unheld[(sheet, *parse_cell(coordinate))] = (f"{what}, which the engine cannot hold" if what.startswith("a ")
+                                                            else f"{what}, an error the engine cannot hold")
         if not unheld:
             return
         for (sheet, row, col), (title, r, c) in sorted(self.model.readers(unheld).items()):
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
-                self.unsupported[key] = (f"it reads {address(title, cell_address(r, c))}, which holds "
-                                         f"{unheld[(title, r, c)]}, an error the engine cannot hold")
+                self.unsupported[key] = f"it reads {address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}"
 
     def service_cells(self) -> set[Key]:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}
@@ -327,3 +337,19 @@ class FormualizerEngine:
             values[key] = 0
         self._loops = [address(*key) for key in sorted(loops, key=lambda k: (k[0], *parse_cell(k[1])))]
 
+
+def _kept_rich_errors(prepared: prepare.Prepared, rich: dict[Key, str]) -> None:
+    """A cell the engine does not compute (a constant, a formula kept at Excel's value) whose
+    rich value is an error the engine holds (#CALC!, #SPILL!) other than the #VALUE! the file
+    stores for it is given that error once loaded (`Prepared.late_errors`): an empty FILTER's
+    #CALC! kept is ERROR.TYPE 14 to what reads it, not 3. A cell of an array the engine
+    computes is left to it."""
+    wanted = {(sheet, *parse_cell(coordinate)): what for (sheet, coordinate), what in rich.items()
+              if what != "#VALUE!" and what != rich_values.PICTURE_OR_DATA_TYPE and held_exactly(what)}
+    wanted = {cell: what for cell, what in wanted.items() if cell not in prepared.written}
+    if not wanted:
+        return
+    computed = [(key[0], area) for key, area in prepared.areas.items() if key not in prepared.unsupported]
+    for (sheet, row, col), what in wanted.items():
+        if not any(title == sheet and r1 <= row <= r2 and c1 <= col <= c2 for title, (r1, c1, r2, c2) in computed):
+            prepared.late_errors.setdefault((sheet, row, col), what)

@@ -1,0 +1,136 @@
+"""A cell holding a rich value (`<c t="e" vm="1"><v>#VALUE!</v></c>`) is stored as #VALUE! for
+readers that know none, openpyxl and the engines among them; the value is in xl/richData
+(calc/rich_values.py): an error past the classic seven (an empty FILTER's #CALC!, errorType 13),
+a picture placed in a cell, IMAGE's answer, a linked data type (a stock, a currency pair).
+
+Before, the engine read #VALUE!: `ERROR.TYPE` of a kept #CALC! was 3 where Excel has 14,
+`ISERROR` of a picture TRUE where Excel has FALSE, silently in a formula recomputed for NOW;
+and the copy lost the picture without a word. Now a kept #CALC! or #SPILL! is itself to what
+reads it; each formula reading any other such value, directly or through others, keeps Excel's
+value and is listed; and the summary names what the copy lacks (calc/copy_losses.py)."""
+
+from __future__ import annotations
+
+import re
+
+import openpyxl
+import pytest
+import xlsxwriter
+from PIL import Image
+
+from rates_xl.calc.package import Package
+from rates_xl.calc.rich_values import PICTURE_OR_DATA_TYPE
+from rates_xl.cli import main
+from tests.calc.corpus.build import edit_parts
+
+NOW = "+ROUND(NOW(),0)*0"
+_RICH = "http://schemas.microsoft.com/office/spreadsheetml/2017/richdata"
+
+
+def _picture_book(tmp_path):
+    """XlsxWriter's `embed_image` writes a picture in a cell as Excel does."""
+    picture = tmp_path / "logo.png"
+    Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
+    path = tmp_path / "dashboard.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    sheet.embed_image("A1", str(picture))
+    sheet.write_formula("B1", f"=ISERROR(A1){NOW}", None, 0)  # (FALSE+0 in Excel)
+    sheet.write_formula("C1", "=B1*10", None, 0)  # (through B1)
+    sheet.write_number("A2", 4)
+    sheet.write_formula("B2", f"=A2*2{NOW}", None, 8)
+    book.close()
+    return path
+
+
+def _error_book(tmp_path, error_type: int, error_type_of_excel: int):
+    """A1 an empty FILTER Excel saved as #VALUE! with its rich error (errorType, 0-based, as
+    formulas_test.xlsx's FILTER!W22 holds its #CALC!); B1 reads it, recomputed for NOW."""
+    path = tmp_path / "filter.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["Z1"], sheet["Z2"] = 1, 2
+    sheet["A1"] = "=_xlfn._xlws.FILTER(Z1:Z2,Z1:Z2>5)"
+    sheet["B1"] = f"=ERROR.TYPE(A1){NOW}"
+    book.save(path)
+
+    def excel_saved_it(parts):
+        text = parts["xl/worksheets/sheet1.xml"].decode()
+        text = re.sub(r'<c r="A1"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?', r'<c r="A1"\1 t="e" vm="1"><f>\2</f><v>#VALUE!</v>', text)
+        text = re.sub(r'<c r="B1"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?', rf'<c r="B1"\1><f>\2</f><v>{error_type_of_excel}</v>', text)
+        parts["xl/worksheets/sheet1.xml"] = text.encode()
+        parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
+        parts["xl/metadata.xml"] = (
+            '<metadata xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+            f'xmlns:xlrd="{_RICH}"><metadataTypes count="1"><metadataType name="XLRICHVALUE"/></metadataTypes>'
+            '<futureMetadata name="XLRICHVALUE" count="1"><bk><extLst><ext uri="{3e2802c4-a4d2-4d8b-9148-e3be6c30e623}">'
+            '<xlrd:rvb i="0"/></ext></extLst></bk></futureMetadata>'
+            '<valueMetadata count="1"><bk><rc t="1" v="0"/></bk></valueMetadata></metadata>').encode()
+        parts["xl/richData/rdrichvaluestructure.xml"] = (
+            f'<rvStructures xmlns="{_RICH}" count="1"><s t="_error"><k n="errorType" t="i"/>'
+            '<k n="subType" t="i"/></s></rvStructures>').encode()
+        parts["xl/richData/rdrichvalue.xml"] = (
+            f'<rvData xmlns="{_RICH}" count="1"><rv s="0"><v>{error_type}</v><v>0</v></rv></rvData>').encode()
+
+    edit_parts(path, excel_saved_it)
+    return path
+
+
+def test_a_formula_reading_a_picture_in_a_cell_is_listed_and_the_copy_says_what_it_lacks(tmp_path, capsys):
+    book, out = _picture_book(tmp_path), tmp_path / "out.xlsx"
+    assert Package.open(book).rich_value_cells() == {("S", "A1"): PICTURE_OR_DATA_TYPE}
+    code = main(["calc", str(book), "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    why = "it reads S!A1, which holds a picture or a data type (a rich value), which the engine cannot hold"
+    assert f"S!B1: not computed ({why})" in printed and f"S!C1: not computed ({why})" in printed
+    assert "S!B2: not computed" not in printed
+    assert "1 rich cell value (a picture or a data type in a cell)" in printed
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values["B1"].value, values["C1"].value, values["B2"].value] == [0, 0, 8]
+    assert code == 3
+
+
+def test_a_kept_calc_error_is_itself_to_what_reads_it(tmp_path, capsys):
+    book, out = _error_book(tmp_path, 13, 14), tmp_path / "out.xlsx"
+    assert Package.open(book).rich_value_cells() == {("S", "A1"): "#CALC!"}
+    code = main(["calc", str(book), "-o", str(out), "--no-progress"])  # (A1 kept: only NOW's readers recomputed)
+    printed = capsys.readouterr().out
+    assert openpyxl.load_workbook(out)["S"]["B1"].value == 14 and "not computed" not in printed
+    assert "1 newer error value (#CALC!, #SPILL! ...: #VALUE! in the copy)" in printed
+    assert code == 3 and "0 stale" in printed  # (3: A1's error, as the summary lists it)
+
+
+@pytest.mark.parametrize(("error_type", "text"), [(14, "#BUSY!"), (12, "#FIELD!"), (18, "an error of type 19")])
+def test_a_formula_reading_an_error_the_engine_has_no_kind_for_is_listed(tmp_path, capsys, error_type, text):
+    book, out = _error_book(tmp_path, error_type, error_type + 1), tmp_path / "out.xlsx"
+    main(["calc", str(book), "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert f"S!B1: not computed (it reads S!A1, which holds {text}, an error the engine cannot hold)" in printed
+    assert openpyxl.load_workbook(out)["S"]["B1"].value == error_type + 1
+
+
+def test_a_book_without_value_metadata_has_no_rich_value_cell(tmp_path):
+    book = openpyxl.Workbook()
+    book.active["A1"] = "=1/0"
+    book.save(tmp_path / "plain.xlsx")
+    assert Package.open(tmp_path / "plain.xlsx").rich_value_cells() == {}
+
+
+@pytest.mark.parametrize(("metadata", "read"), [
+    (b"<metadata><valueMetadata", {}),  # (malformed: nothing read)
+    (b'<?xml version="1.0"?><m>valueMetadata</m>', {("S", "A1"): PICTURE_OR_DATA_TYPE}),  # (no record: cannot tell)
+])
+def test_rich_data_calc_cannot_read_costs_nothing_else(tmp_path, capsys, metadata, read):
+    """Malformed or foreign metadata: the book computed, one clear summary; a cell marked with
+    a rich value whose record is missing is one calc cannot tell, and its readers are listed."""
+    book = _error_book(tmp_path, 13, 14)
+
+    def broken(parts):
+        parts["xl/metadata.xml"] = metadata
+
+    edit_parts(book, broken)
+    assert Package.open(book).rich_value_cells() == read
+    assert main(["calc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 3
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and ("S!B1: not computed" in captured.out) == bool(read)
