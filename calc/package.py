@@ -380,9 +380,8 @@ def _dynamic_anchors(package: zipfile.ZipFile,
     return frozenset(found), ((values, frozenset(missing)) if shared is not None else None)
 
 
-#: A cell's start tag, and in it the `vm` and `r` attributes (Excel writes the default namespace).
-_START_TAG = re.compile(rb"<c\s([^>]*)>")
-_VM = re.compile(rb'(?:^|\s)vm="([0-9]{1,9})"')
+#: A `vm` attribute, and a cell's `r` (Excel writes the default namespace: `<c r=... vm=...>`).
+_VM = re.compile(rb'\svm="([0-9]{1,9})"')
 _R = re.compile(rb'(?:^|\s)r="([0-9A-Za-z]{2,10})"')
 
 
@@ -407,9 +406,15 @@ def rich_value_cells_in(package: zipfile.ZipFile) -> dict[tuple[str, str], str]:
         data = package.read(relation[1])
         if b' vm="' not in data:
             continue
-        for tag in _START_TAG.finditer(data):
-            attributes = tag.group(1)
-            if (vm := _VM.search(attributes)) is not None and (r := _R.search(attributes)) is not None:
+        # Each `vm` found, then the cell start tag it is in: a few in a sheet of many cells (a
+        # search of every start tag cost formulas_test's sheets 0.021 s, this 0.001).
+        for vm in _VM.finditer(data):
+            start = data.rfind(b"<c ", max(0, vm.start() - 256), vm.start())  # (a start tag is short:
+            # a bounded look back, never a scan to the part's start for each `vm` of a hostile one)
+            if start < 0 or data.find(b">", start, vm.start()) >= 0:
+                continue  # (not in a cell's start tag)
+            attributes = data[start + 3:vm.start()]
+            if (r := _R.search(attributes)) is not None:
                 coordinate = r.group(1).decode().upper()
                 try:
                     parse_cell(coordinate)  # (functions/sheet.py: the one A1 reading)

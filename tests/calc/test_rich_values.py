@@ -134,3 +134,17 @@ def test_rich_data_calc_cannot_read_costs_nothing_else(tmp_path, capsys, metadat
     assert main(["calc", str(book), "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 3
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err and ("S!B1: not computed" in captured.out) == bool(read)
+
+
+def test_vm_written_in_a_cell_s_text_is_no_rich_value(tmp_path):
+    """Only a `vm` attribute in a cell's start tag marks one; the same characters in a text
+    (an inline string, 50,000 times) do not, and each is looked back from a short way only."""
+    book = _error_book(tmp_path, 13, 14)
+
+    def text_like_vm(parts):
+        sheet = parts["xl/worksheets/sheet1.xml"].decode()
+        inline = '<c r="C1" t="inlineStr"><is><t>' + ' vm="1"' * 50_000 + "</t></is></c>"
+        parts["xl/worksheets/sheet1.xml"] = sheet.replace("</row>", inline + "</row>", 1).encode()
+
+    edit_parts(book, text_like_vm)
+    assert Package.open(book).rich_value_cells() == {("S", "A1"): "#CALC!"}
