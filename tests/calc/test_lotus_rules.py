@@ -15,7 +15,7 @@ from openpyxl.worksheet.formula import DataTableFormula
 
 from rates_xl.calc.formula.lotus_rules import REASON
 from rates_xl.cli import main
-from tests.calc.corpus.build import edit_parts
+from tests.calc.corpus.build import edit_parts, saved_by_excel
 
 #: sheet -> cell -> (formula, the value Excel saved)
 CELLS = {
@@ -39,12 +39,7 @@ def _book(path):
 
     def excel_saved_it(parts):
         for number, cells in enumerate(CELLS.values(), start=1):
-            name = f"xl/worksheets/sheet{number}.xml"
-            text = parts[name].decode()
-            for address, (_formula, value) in cells.items():
-                text = re.sub(rf'<c r="{address}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
-                              rf'<c r="{address}"\1><f>\2</f><v>{value}</v>', text)
-            parts[name] = text.encode()
+            saved_by_excel(parts, number, {address: value for address, (_formula, value) in cells.items()})
 
     edit_parts(path, excel_saved_it)
     return path

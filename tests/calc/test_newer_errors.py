@@ -17,7 +17,7 @@ import re
 import openpyxl
 
 from rates_xl.cli import main
-from tests.calc.corpus.build import edit_parts
+from tests.calc.corpus.build import edit_parts, saved_by_excel
 
 NOW = "+ROUND(NOW(),0)*0"  # (recomputed in the default mode too)
 #: row -> (the error Excel saved for A, ERROR.TYPE of it)
@@ -36,15 +36,17 @@ def _book(path, constant: bool = False):
     book.save(path)
 
     def excel_saved_it(parts):
-        text = parts["xl/worksheets/sheet1.xml"].decode()
+        values: dict[str, object] = {}
         for row, (error, number) in ERRORS.items():
-            if constant:
+            values.update({f"B{row}": 0, f"C{row}": number, f"D{row}": 2 * number})
+            if not constant:
+                values[f"A{row}"] = error
+        saved_by_excel(parts, 1, values)
+        if constant:  # (a value pasted over each formula's answer)
+            text = parts["xl/worksheets/sheet1.xml"].decode()
+            for row, (error, _number) in ERRORS.items():
                 text = re.sub(rf'<c r="A{row}"[^>]*>.*?</c>', f'<c r="A{row}" t="e"><v>{error}</v></c>', text)
-            for column, value, kind in (("A", error, ' t="e"'), ("B", 0, ""), ("C", number, ""), ("D", 2 * number, "")):
-                text = re.sub(rf'<c r="{column}{row}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
-                              rf'<c r="{column}{row}"\1{kind}><f>\2</f><v>{value}</v>', text)
-        parts["xl/worksheets/sheet1.xml"] = text.encode()
-        parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
+            parts["xl/worksheets/sheet1.xml"] = text.encode()
 
     edit_parts(path, excel_saved_it)
     return path
@@ -97,12 +99,7 @@ def test_a_volatile_cell_excel_saved_as_getting_data_is_held_for_the_check(tmp_p
     book.save(tmp_path / "cube.xlsx")
 
     def excel_saved_it(parts):
-        text = parts["xl/worksheets/sheet1.xml"].decode()
-        for cell, value, kind in (("A1", "#GETTING_DATA", ' t="e"'), ("B1", 5, "")):
-            text = re.sub(rf'<c r="{cell}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
-                          rf'<c r="{cell}"\1{kind}><f>\2</f><v>{value}</v>', text)
-        parts["xl/worksheets/sheet1.xml"] = text.encode()
-        parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
+        saved_by_excel(parts, 1, {"A1": "#GETTING_DATA", "B1": 5})
 
     edit_parts(tmp_path / "cube.xlsx", excel_saved_it)
     assert main(["calc", str(tmp_path / "cube.xlsx"), "--full", "-o", str(tmp_path / "out.xlsx"), "--no-progress"]) == 0

@@ -11,8 +11,6 @@ value and is listed; and the summary names what the copy lacks (calc/copy_losses
 
 from __future__ import annotations
 
-import re
-
 import openpyxl
 import pytest
 import xlsxwriter
@@ -21,7 +19,7 @@ from PIL import Image
 from rates_xl.calc.package import Package
 from rates_xl.calc.rich_values import PICTURE_OR_DATA_TYPE
 from rates_xl.cli import main
-from tests.calc.corpus.build import edit_parts
+from tests.calc.corpus.build import edit_parts, saved_by_excel
 
 NOW = "+ROUND(NOW(),0)*0"
 _RICH = "http://schemas.microsoft.com/office/spreadsheetml/2017/richdata"
@@ -56,11 +54,7 @@ def _error_book(tmp_path, error_type: int, error_type_of_excel: int):
     book.save(path)
 
     def excel_saved_it(parts):
-        text = parts["xl/worksheets/sheet1.xml"].decode()
-        text = re.sub(r'<c r="A1"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?', r'<c r="A1"\1 t="e" vm="1"><f>\2</f><v>#VALUE!</v>', text)
-        text = re.sub(r'<c r="B1"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?', rf'<c r="B1"\1><f>\2</f><v>{error_type_of_excel}</v>', text)
-        parts["xl/worksheets/sheet1.xml"] = text.encode()
-        parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
+        saved_by_excel(parts, 1, {"A1": "#VALUE!", "B1": error_type_of_excel}, tags={"A1": 'vm="1"'})
         parts["xl/metadata.xml"] = (
             '<metadata xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
             f'xmlns:xlrd="{_RICH}"><metadataTypes count="1"><metadataType name="XLRICHVALUE"/></metadataTypes>'

@@ -13,6 +13,7 @@ formula cell carries LibreOffice's value. Both are committed: the fidelity test 
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -323,6 +324,27 @@ def edit_parts(path: Path, edit: Callable[[dict[str, bytes]], object]) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
         for name, content in parts.items():
             out.writestr(name, content)
+
+
+def saved_by_excel(parts: dict[str, bytes], sheet: int, values: dict[str, object],
+                   tags: dict[str, str] | None = None) -> None:
+    """In `edit_parts`' parts of a book openpyxl wrote (no cached values, fullCalcOnLoad), each
+    formula cell of xl/worksheets/sheet{sheet}.xml given the value Excel saved for it (an error
+    value as `t="e"`, a logical as `t="b"`, other text as `t="str"`), `tags`: attributes added
+    to a cell's tag (`vm="1"`); and workbook.xml's calcPr as Excel writes it (calcId alone)."""
+    name = f"xl/worksheets/sheet{sheet}.xml"
+    text = parts[name].decode()
+    for cell, value in values.items():
+        kind = (' t="b"' if isinstance(value, bool) else
+                ' t="e"' if isinstance(value, str) and value.startswith("#") else
+                ' t="str"' if isinstance(value, str) else "")
+        stored = int(value) if isinstance(value, bool) else value
+        extra = f" {tags[cell]}" if tags and cell in tags else ""
+        text, found = re.subn(rf'<c r="{cell}"([^>]*)><f>(.*?)</f><v\s*/?>(?:</v>)?',
+                              rf'<c r="{cell}"\1{kind}{extra}><f>\2</f><v>{stored}</v>', text)
+        assert found == 1, f"{name}: no formula cell {cell}"
+    parts[name] = text.encode()
+    parts["xl/workbook.xml"] = re.sub(rb"<calcPr[^>]*/>", b'<calcPr calcId="191029"/>', parts["xl/workbook.xml"])
 
 
 def add_links(path: Path, links: list[tuple[str, str | None]]) -> None:
