@@ -174,6 +174,7 @@ _VALUE = f"{_MAIN}v"
 _FORMULA = f"{_MAIN}f"
 _INLINE = f"{_MAIN}is"
 _TEXT = f"{_MAIN}t"
+_RUN = f"{_MAIN}r"
 
 
 def raw_cell(element: ElementTree.Element) -> RawCell | None:
@@ -190,8 +191,9 @@ def cell_parts(element: ElementTree.Element, kind: str, v: ElementTree.Element |
     inline = None
     if kind == "inlineStr":
         found = element.find(_INLINE)
-        if found is not None:
-            inline = "".join(t.text or "" for t in found.iter(_TEXT))
+        if found is not None:  # (its text and its runs' texts; a phonetic guide, rPh, is no part of it)
+            inline = "".join(t.text or "" for t in [found.find(_TEXT), *(r.find(_TEXT) for r in found.findall(_RUN))]
+                             if t is not None)
     elif v is None and f is None:
         return None
     return (element.get("r", ""), kind, None if v is None else v.text or "", inline,

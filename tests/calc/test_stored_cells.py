@@ -29,7 +29,7 @@ BOOKS = sorted((ROOT / "tests" / "calc" / "corpus").glob("*/*.xlsx")) + sorted((
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 #: Every kind of `<c>` calc reads: numbers as written (1, 1.0, 1E3), shared text (plain, rich
 #: with a phonetic guide, Excel's escape of a literal `_x0001_`), inline text (plain, rich,
-#: none), booleans, errors, text that reads as an error, a formula with no cached value and one
+#: with a phonetic guide, none), booleans, errors, text that reads as an error, a formula with no cached value and one
 #: with an empty cached text, shared formulas, a cell without a reference, one stored twice,
 #: array formulas with and without a dynamic mark, a mark on an ordinary formula, a bad mark.
 SHEET = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -40,7 +40,8 @@ SHEET = f"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <c r="J1" t="b"><v>1</v></c><c r="K1" t="b"><v>0</v></c><c r="L1" t="e"><v>#N/A</v></c>
 <c r="M1" t="str"><f>"#N/A"</f><v>#N/A</v></c><c r="N1"><f>1/0</f></c><c r="O1" t="str"><f>""</f><v></v></c>
 <c r="P1" t="e"><f>1/0</f><v>#DIV/0!</v></c><c r="R1"><v></v></c><c r="S1" t="inlineStr"/><c r="T1" t="b"><f>TRUE</f><v>true</v></c>
-<c r="U1"><f t="shared" ref="U1:U2" si="0">A1+1</f><v>2</v></c><c r="V1" s="0"/><c r="W1" t="str"><f>CHAR(1)</f><v>_x0001_</v></c></row>
+<c r="U1"><f t="shared" ref="U1:U2" si="0">A1+1</f><v>2</v></c><c r="V1" s="0"/><c r="W1" t="str"><f>CHAR(1)</f><v>_x0001_</v></c>
+<c r="X1" t="inlineStr"><is><t>東京</t><rPh sb="0" eb="2"><t>トウキョウ</t></rPh></is></c></row>
 <row r="2"><c r="U2"><f t="shared" si="0"/><v>1001</v></c><c><v>7</v></c><c r="A2"><v>5</v></c><c r="B2" t="inlineStr"><f>1</f><v>1</v></c></row>
 <row r="3"><c r="A3" cm="1"><f t="array" ref="A3:A4">_xlfn.SEQUENCE(2)</f><v>1</v></c><c r="B3"><f t="array" ref="B3">SUM(A1:A2)</f><v>6</v></c>
 <c r="C3" cm="1"><f>1+1</f><v>2</v></c><c r="D3" cm="x"><f t="array" ref="D3">1</f><v>1</v></c><c r="E3" cm="9"><f t="array" ref="E3">2</f><v>2</v></c></row>
@@ -482,3 +483,10 @@ def test_the_cell_expression_matches_as_its_backtracking_form():
             at = random.randrange(len(text) + 1)
             text = text[:at] + random.choice('<>/"= atsfvrc1A') + text[at:]
         assert items(sheet_xml._ITEM, text) == items(ordinary, text), text
+
+
+def test_a_phonetic_guide_is_no_part_of_an_inline_text(tmp_path):
+    """`<is><t>東京</t><rPh><t>トウキョウ</t></rPh></is>` is 東京, as Excel and openpyxl read it: the
+    cached values read the guide in too (東京トウキョウ), as the shared strings' reading never did."""
+    values, _missing = Package.open(_every_kind(tmp_path / "kinds.xlsx")).cell_values()
+    assert values[("It's values", "X1")] == "東京" and values[("It's values", "I1")] == "rich inline"
