@@ -142,3 +142,52 @@ def test_vm_written_in_a_cell_s_text_is_no_rich_value(tmp_path):
 
     edit_parts(book, text_like_vm)
     assert Package.open(book).rich_value_cells() == {("S", "A1"): "#CALC!"}
+
+
+def test_what_reads_a_spilled_cell_of_an_array_reading_a_picture_is_listed(tmp_path, capsys):
+    """The engine's graph names an array anchor's readers apart from those of the cells it
+    spills into: `=B2*10` over `B1:B2 = SEQUENCE(2)*0+ISERROR(A1)` read the engine's B2 (1,
+    the picture read as #VALUE!) where Excel has 0, silently, with B1 listed."""
+    picture = tmp_path / "logo.png"
+    Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
+    path = tmp_path / "spill.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    sheet.embed_image("A1", str(picture))
+    sheet.write_dynamic_array_formula("B1:B2", "=SEQUENCE(2)*0+ISERROR(A1)", None, 0)
+    sheet.write_number("B2", 0)
+    sheet.write_formula("D1", "=B2*10", None, 0)
+    book.close()
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert "S!B1: not computed (it reads S!A1" in printed and "S!D1: not computed (it reads S!A1" in printed
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values["B1"].value, values["B2"].value, values["D1"].value] == [0, 0, 0]
+
+
+def test_what_reads_a_picture_through_a_defined_name_is_listed(tmp_path, capsys):
+    """formualizer's dependency report names no formula reading a cell through a defined name
+    (`=ISERROR(Logo)`, `=COUNTA(Logos)`): those read the engine's #VALUE! where Excel has the
+    picture, silently, and are listed now, with what reads them."""
+    picture = tmp_path / "logo.png"
+    Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
+    path = tmp_path / "named.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    sheet.embed_image("A1", str(picture))
+    book.define_name("Logo", "=S!$A$1")
+    book.define_name("Logos", "=S!$A$1:$A$3")
+    sheet.write_formula("B1", "=ISERROR(logo)*1", None, 0)
+    sheet.write_formula("B2", "=COUNTA(Logos)+ISERR(Logos)", None, 1)
+    sheet.write_formula("B3", "=B1+1", None, 1)
+    sheet.write_formula("B4", '="Logo"&1', None, "Logo1")  # (the name in a text: no reader)
+    book.close()
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    for cell in ("B1", "B2", "B3"):
+        assert f"S!{cell}: not computed (it reads S!A1" in printed, cell
+    assert "S!B4: not computed" not in printed
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values[c].value for c in ("B1", "B2", "B3", "B4")] == [0, 1, 1, "Logo1"]

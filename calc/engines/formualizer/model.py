@@ -38,7 +38,7 @@ from rates_xl.functions.sheet import (
     split_reference,
     unquote_sheet,
 )
-from rates_xl.functions.tokens import function_names
+from rates_xl.functions.tokens import function_names, range_operands
 from rates_xl.functions.values import EPOCH_1900, EPOCH_1904, CellValue
 
 if TYPE_CHECKING:
@@ -279,22 +279,37 @@ class FastModel:
     def readers(self, cells: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], tuple[str, int, int]]:
         """Every cell whose formula reads one of `cells`, directly or through other formulas,
         -> the one of `cells` it was found from: the engine's dependency graph, before any
-        evaluation (a reference an INDIRECT or OFFSET builds is not in it)."""
+        evaluation (a reference an INDIRECT or OFFSET builds is not in it). What reads any
+        cell of an array found is found too (`B2` of `B1`'s spill: the graph names the
+        anchor's readers apart from those of the cells it fills), and what reads a defined
+        name covering a cell found (`_NamedReaders`: the report names no such reader)."""
         if not self._graph_built:
             self.workbook.get_eval_plan([])  # (the graph, built once: `hold`)
             self._graph_built = True
+        areas = self.prepared.areas
+        named = _NamedReaders(self.workbook.get_named_ranges(), self.prepared.written)
         found: dict[tuple[str, int, int], tuple[str, int, int]] = {}
         todo = [(cell, cell) for cell in cells]
         while todo:
             (sheet, row, col), source = todo.pop()
             report = self.workbook.dependents(address(sheet, cell_address(row, col)))
+            keys = []
             for dependent in report.dependents:
                 title, reference = split_reference(dependent.cell)
-                r, c = parse_cell(reference)
-                key = (unquote_sheet(title[:-1]) if title else sheet, r, c)
-                if key not in found:
-                    found[key] = source
-                    todo.append((key, source))
+                try:
+                    r, c = parse_cell(reference)
+                except ValueError:
+                    continue  # (a cell is all it names; nothing else is read here)
+                keys.append((unquote_sheet(title[:-1]) if title else sheet, r, c))
+            for key in [*keys, *named.of(sheet, row, col)]:
+                r, c = key[1], key[2]
+                if key in found:
+                    continue
+                found[key] = source
+                todo.append((key, source))
+                area = areas.get((key[0], cell_address(r, c)))
+                if area is not None and (area[0], area[1]) != (area[2], area[3]):
+                    todo.extend(((key[0], rr, cc), source) for rr, cc in area.cells() if (rr, cc) != (r, c))
         return found
 
     def hold(self, values: dict[tuple[str, int, int], Any],
@@ -571,3 +586,45 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: boo
 
     call.__name__ = excel_name
     return call
+
+
+class _NamedReaders:
+    """The formula cells whose text names a defined name covering a cell: formualizer 0.13's
+    dependency report leaves out what reads a cell through a name (`=Pic`, `SUM(Rng)` over A1:
+    no dependent of A1), so `FastModel.readers` asks this too. A name's readers are the formulas
+    the engine computes with the name among their range operands (`_names`), found once per
+    name asked; a name defined by a formula covers no cell here."""
+
+    def __init__(self, names: list[dict[str, object]], written: dict[tuple[str, int, int], str]) -> None:
+        self._names: list[tuple[str, str, int, int, int, int]] = []
+        for n in names:
+            if n.get("kind") in ("cell", "range"):
+                r1, c1, r2, c2 = (int(str(n[field])) for field in ("start_row", "start_col", "end_row", "end_col"))
+                self._names.append((str(n["name"]), str(n.get("sheet") or n.get("start_sheet") or ""), r1, c1, r2, c2))
+        self._written = written
+        self._readers: dict[str, list[tuple[str, int, int]]] = {}
+
+    def of(self, sheet: str, row: int, col: int) -> list[tuple[str, int, int]]:
+        found: list[tuple[str, int, int]] = []
+        for name, title, r1, c1, r2, c2 in self._names:
+            if title.upper() == sheet.upper() and r1 <= row <= r2 and c1 <= col <= c2:
+                found += self._reading(name)
+        return found
+
+    def _reading(self, name: str) -> list[tuple[str, int, int]]:
+        readers = self._readers.get(name)
+        if readers is None:
+            upper = name.upper()
+            readers = self._readers[name] = [key for key, text in self._written.items()
+                                             if upper in text.upper() and _names(text, upper)]
+        return readers
+
+
+def _names(formula: str, name: str) -> bool:
+    """Whether `formula` reads the defined name `name` (upper case): one of its range operands
+    is the name, alone or after a sheet (functions/tokens.py; a text or a call is none; a
+    formula the tokenizer refuses reads it, to be safe)."""
+    operands = range_operands(formula)
+    if operands is None:
+        return True
+    return any(o is not None and o.upper().rpartition("!")[2] == name for o in operands)
