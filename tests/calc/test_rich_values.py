@@ -191,3 +191,19 @@ def test_what_reads_a_picture_through_a_defined_name_is_listed(tmp_path, capsys)
     assert "S!B4: not computed" not in printed
     values = openpyxl.load_workbook(out)["S"]
     assert [values[c].value for c in ("B1", "B2", "B3", "B4")] == [0, 1, 1, "Logo1"]
+
+
+def test_readers_the_engine_cannot_trace_send_the_book_to_the_other_engine(tmp_path, capsys, monkeypatch):
+    """Should formualizer's dependency report fail, the book is computed by the `formulas`
+    engine with a note saying why, never lost to a traceback."""
+    from rates_xl.calc.engines.formualizer import model
+
+    def fails(self, cells):
+        raise RuntimeError("dependency state unavailable")
+
+    monkeypatch.setattr(model.FastModel, "readers", fails)
+    main(["calc", str(_picture_book(tmp_path)), "-o", str(tmp_path / "out.xlsx"), "--no-progress"])
+    captured = capsys.readouterr()
+    assert "computed with the formulas engine: the fast engine could not find what reads a value it cannot hold " \
+           "(RuntimeError: dependency state unavailable)" in captured.out
+    assert "Traceback" not in captured.err

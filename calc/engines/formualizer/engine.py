@@ -113,11 +113,18 @@ class FormualizerEngine:
                   for cell, text in self.prepared.late_errors.items() if not held_exactly(text)}
         for (sheet, coordinate), what in rich.items():
             if what == rich_values.PICTURE_OR_DATA_TYPE or not held_exactly(what):
-                unheld[(sheet, *parse_cell(coordinate))] = (f"{what}, which the engine cannot hold" if what.startswith("a ")
-                                                            else f"{what}, an error the engine cannot hold")
+                unheld[(sheet, *parse_cell(coordinate))] = (
+                    f"{what}, which the engine cannot hold" if what == rich_values.PICTURE_OR_DATA_TYPE
+                    else f"{what}, an error the engine cannot hold")
         if not unheld:
             return
-        for (sheet, row, col), (title, r, c) in sorted(self.model.readers(unheld).items()):
+        try:
+            readers = self.model.readers(unheld)
+        except BaseException as exc:  # never a traceback: without its readers, use the other engine
+            reraise_interrupts(exc)
+            raise EngineError(f"the fast engine could not find what reads a value it cannot hold "
+                              f"({type(exc).__name__}: {exc})") from None
+        for (sheet, row, col), (title, r, c) in sorted(readers.items()):
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
                 self.unsupported[key] = f"it reads {address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}"
