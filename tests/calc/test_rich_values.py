@@ -25,14 +25,20 @@ NOW = "+ROUND(NOW(),0)*0"
 _RICH = "http://schemas.microsoft.com/office/spreadsheetml/2017/richdata"
 
 
-def _picture_book(tmp_path):
-    """XlsxWriter's `embed_image` writes a picture in a cell as Excel does."""
-    picture = tmp_path / "logo.png"
+def _with_picture(path):
+    """A book whose sheet S holds a picture in A1 (XlsxWriter's `embed_image` writes one as
+    Excel does), open for the test's own cells."""
+    picture = path.with_suffix(".png")
     Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
-    path = tmp_path / "dashboard.xlsx"
     book = xlsxwriter.Workbook(path)
     sheet = book.add_worksheet("S")
     sheet.embed_image("A1", str(picture))
+    return book, sheet
+
+
+def _picture_book(tmp_path):
+    path = tmp_path / "dashboard.xlsx"
+    book, sheet = _with_picture(path)
     sheet.write_formula("B1", f"=ISERROR(A1){NOW}", None, 0)  # (FALSE+0 in Excel)
     sheet.write_formula("C1", "=B1*10", None, 0)  # (through B1)
     sheet.write_number("A2", 4)
@@ -148,12 +154,8 @@ def test_what_reads_a_spilled_cell_of_an_array_reading_a_picture_is_listed(tmp_p
     """The engine's graph names an array anchor's readers apart from those of the cells it
     spills into: `=B2*10` over `B1:B2 = SEQUENCE(2)*0+ISERROR(A1)` read the engine's B2 (1,
     the picture read as #VALUE!) where Excel has 0, silently, with B1 listed."""
-    picture = tmp_path / "logo.png"
-    Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
     path = tmp_path / "spill.xlsx"
-    book = xlsxwriter.Workbook(path)
-    sheet = book.add_worksheet("S")
-    sheet.embed_image("A1", str(picture))
+    book, sheet = _with_picture(path)
     sheet.write_dynamic_array_formula("B1:B2", "=SEQUENCE(2)*0+ISERROR(A1)", None, 0)
     sheet.write_number("B2", 0)
     sheet.write_formula("D1", "=B2*10", None, 0)
@@ -170,12 +172,8 @@ def test_what_reads_a_picture_through_a_defined_name_is_listed(tmp_path, capsys)
     """formualizer's dependency report names no formula reading a cell through a defined name
     (`=ISERROR(Logo)`, `=COUNTA(Logos)`): those read the engine's #VALUE! where Excel has the
     picture, silently, and are listed now, with what reads them."""
-    picture = tmp_path / "logo.png"
-    Image.new("RGB", (4, 4), (0, 90, 200)).save(picture)
     path = tmp_path / "named.xlsx"
-    book = xlsxwriter.Workbook(path)
-    sheet = book.add_worksheet("S")
-    sheet.embed_image("A1", str(picture))
+    book, sheet = _with_picture(path)
     book.define_name("Logo", "=S!$A$1")
     book.define_name("Logos", "=S!$A$1:$A$3")
     sheet.write_formula("B1", "=ISERROR(logo)*1", None, 0)
