@@ -37,6 +37,9 @@ _PARTS = (
     (re.compile(r"^xl/threadedComments/[^/]+\.xml$", re.I), "threaded comments part"),
     (re.compile(r"^xl/pivotTables/[^/]+\.xml$", re.I), "pivot table"),
     (re.compile(r"^xl/charts/(style|colors)\d+\.xml$", re.I), "chart style or colour part"),
+    # (openpyxl reads an Excel 4 macro sheet's cells as a worksheet's and writes it as one)
+    (re.compile(r"^xl/macrosheets/[^/]+\.xml$", re.I), "Excel 4 macro sheet (its cells kept in a worksheet)"),
+    (re.compile(r"^xl/dialogsheets/[^/]+\.xml$", re.I), "Excel 5 dialog sheet"),
 )
 _DRAWING = re.compile(r"^xl/drawings/[^/]+\.xml$", re.I)
 #: The cells holding a rich value (calc/rich_values.py): a picture placed in a cell or

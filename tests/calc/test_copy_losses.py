@@ -15,6 +15,7 @@ from PIL import Image
 
 from rates_xl.calc import copy_losses
 from rates_xl.cli import main
+from tests.calc.corpus.build import edit_parts
 
 MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "models"
 LOAN_TRACKER = MODELS / "dataresearchlabs_MyLoanTracker_v010009_FREE.xlsx"
@@ -90,3 +91,35 @@ def test_the_loan_trackers_copy_names_its_shapes_and_embedded_object(tmp_path, c
         assert copy_losses.kinds(copy, only={"picture"})["picture"] == 12
     assert before["picture"] == 17 and after["picture"] == 12  # PNGs kept; EMF and SVG are not
     assert "5 pictures" in note and "1 embedded object" in note and "2 shapes" in note, note
+
+
+def test_an_excel_4_macro_sheet_is_named_among_what_the_copy_lacks(tmp_path, capsys):
+    """openpyxl reads an Excel 4 macro sheet (xl/macrosheets/, as old desk books keep their
+    XLM macros) as a worksheet and writes it as one: its cells' values are in the copy, its
+    kind is not, and the summary says so."""
+    path = tmp_path / "macros.xlsx"
+    book = openpyxl.Workbook()
+    book.active.title = "S"
+    book.active["A1"] = "=Macro1!A1*2"
+    book.save(path)
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rels = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+
+    def macro_sheet(parts):
+        parts["xl/macrosheets/sheet1.xml"] = (
+            f'<xm:macrosheet {ns} {rels} xmlns:xm="http://schemas.microsoft.com/office/excel/2006/main">'
+            '<sheetData><row r="1"><c r="A1"><v>21</v></c></row></sheetData></xm:macrosheet>').encode()
+        parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(b"</Types>", (
+            b'<Override PartName="/xl/macrosheets/sheet1.xml" ContentType="application/vnd.ms-excel.macrosheet+xml"/>'
+            b"</Types>"))
+        parts["xl/_rels/workbook.xml.rels"] = parts["xl/_rels/workbook.xml.rels"].replace(b"</Relationships>", (
+            b'<Relationship Id="rIdM1" Type="http://schemas.microsoft.com/office/2006/relationships/xlMacrosheet" '
+            b'Target="macrosheets/sheet1.xml"/></Relationships>'))
+        parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace(
+            b"</sheets>", f'<sheet {rels} name="Macro1" sheetId="9" r:id="rIdM1"/></sheets>'.encode())
+
+    edit_parts(path, macro_sheet)
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "-o", str(out), "--no-progress"])
+    assert "1 Excel 4 macro sheet (its cells kept in a worksheet)" in capsys.readouterr().out
+    assert openpyxl.load_workbook(out, data_only=True)["S"]["A1"].value == 42
