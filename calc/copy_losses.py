@@ -24,6 +24,7 @@ from xml.etree import ElementTree
 
 from rates_xl.calc import rich_values
 from rates_xl.calc.package import rich_value_cells_in
+from rates_xl.functions.values import CLASSIC_ERRORS
 
 #: Part name patterns counted one per part, and what one of them is to a reader.
 _PARTS = (
@@ -49,7 +50,6 @@ _DRAWING = re.compile(r"^xl/drawings/[^/]+\.xml$", re.I)
 _RICH_VALUES = re.compile(r"^xl/richData/rdrichvalue\.xml$", re.I)
 _RICH_VALUE = "rich cell value (a picture or a data type in a cell)"
 _NEWER_ERROR = "newer error value (#CALC!, #SPILL! ...: #VALUE! in the copy)"
-_CLASSIC = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
 _SHEET = re.compile(r"^xl/worksheets/[^/]+\.xml$", re.I)
 _CUSTOM_XML = re.compile(r"^customXml/item\d+\.xml$", re.I)
 _CHART_URI = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -87,7 +87,7 @@ def kinds(package: zipfile.ZipFile, only: Container[str] | None = None,
             for what in held.values():
                 if what == rich_values.PICTURE_OR_DATA_TYPE:
                     found[_RICH_VALUE] += 1
-                elif what not in _CLASSIC:
+                elif what not in CLASSIC_ERRORS:
                     found[_NEWER_ERROR] += 1
         elif _DRAWING.match(name):
             if drawings:

@@ -258,13 +258,26 @@ def _sheet_cells(package: zipfile.ZipFile, names: set[str], workbook_part: str,
     """(sheet title, its cells) of every worksheet, in the workbook's order: the cells
     `kept` holds for its part, or else the part's own `<c>` elements, streamed (each element
     cleared once read)."""
+    for title, part in _sheet_parts(package, names, workbook_part, relations):
+        cells = kept.get(part)
+        yield title, cells if cells is not None else _part_cells(package, part)
+
+
+def _sheet_parts(package: zipfile.ZipFile, names: set[str], workbook_part: str,
+                 relations: dict[str, tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """(sheet title, its part in the zip) of every worksheet, in the workbook's order."""
     root = ElementTree.fromstring(package.read(workbook_part))
     for sheet in root.iter(f"{_MAIN}sheet"):
         relation = relations.get(sheet.get(f"{_REL}id", ""))
         if relation is None or relation[1] not in names:
             continue  # a chart sheet or a dangling relation: no cells
-        cells = kept.get(relation[1])
-        yield sheet.get("name", ""), cells if cells is not None else _part_cells(package, relation[1])
+        yield sheet.get("name", ""), relation[1]
+
+
+def _metadata_part(workbook_part: str, relations: dict[str, tuple[str, str]]) -> str:
+    """The workbook's metadata part (xl/metadata.xml where Excel writes it)."""
+    return next((target for kind, target in relations.values() if kind == _SHEET_METADATA),
+                posixpath.join(posixpath.dirname(workbook_part), "metadata.xml"))
 
 
 def _part_cells(package: zipfile.ZipFile, part: str) -> Iterator[RawCell]:
@@ -350,11 +363,8 @@ def _dynamic_anchors(package: zipfile.ZipFile,
     fails alone, or nothing was parsed)."""
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
-    folder = posixpath.dirname(workbook_part)
     relations = _relations(package, names, workbook_part)
-    metadata = next((target for kind, target in relations.values() if kind == _SHEET_METADATA), None)
-    if metadata is None:
-        metadata = posixpath.join(folder, "metadata.xml")
+    metadata = _metadata_part(workbook_part, relations)
     if metadata not in names:
         return None, None
     dynamic = _dynamic_cell_metadata(package.read(metadata))
@@ -395,17 +405,12 @@ def rich_value_cells_in(package: zipfile.ZipFile) -> dict[tuple[str, str], str]:
     names = set(package.namelist())
     workbook_part = _office_document(package, names)
     relations = _relations(package, names, workbook_part)
-    metadata = next((target for kind, target in relations.values() if kind == _SHEET_METADATA),
-                    posixpath.join(posixpath.dirname(workbook_part), "metadata.xml"))
+    metadata = _metadata_part(workbook_part, relations)
     if metadata not in names or b"valueMetadata" not in package.read(metadata):
         return {}
     found: dict[tuple[str, str], int] = {}
-    root = ElementTree.fromstring(package.read(workbook_part))
-    for sheet in root.iter(f"{_MAIN}sheet"):
-        relation = relations.get(sheet.get(f"{_REL}id", ""))
-        if relation is None or relation[1] not in names:
-            continue
-        data = package.read(relation[1])
+    for title, part in _sheet_parts(package, names, workbook_part, relations):
+        data = package.read(part)
         if b' vm="' not in data:
             continue
         # Each `vm` found, then the cell start tag it is in: a few in a sheet of many cells (a
@@ -422,7 +427,7 @@ def rich_value_cells_in(package: zipfile.ZipFile) -> dict[tuple[str, str], str]:
                     parse_cell(coordinate)  # (functions/sheet.py: the one A1 reading)
                 except ValueError:
                     continue
-                found[(sheet.get("name", ""), coordinate)] = int(vm.group(1))
+                found[(title, coordinate)] = int(vm.group(1))
     return rich_values.values(package, names, metadata, found) if found else {}
 
 

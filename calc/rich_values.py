@@ -22,18 +22,17 @@ import posixpath
 import zipfile
 from xml.etree import ElementTree
 
+from rates_xl.functions.values import ERROR_ENUMERATION
+
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _RICH = "{http://schemas.microsoft.com/office/spreadsheetml/2017/richdata}"
-#: Excel's error values by errorType (0-based; ERROR.TYPE is one more).
-ERROR_TYPES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!",
-               "#CONNECT!", "#BLOCKED!", "#UNKNOWN!", "#FIELD!", "#CALC!", "#BUSY!")
 #: What a rich value that is no error is, to a reader of the summary.
 PICTURE_OR_DATA_TYPE = "a picture or a data type (a rich value)"
 
 
 def values(package: zipfile.ZipFile, names: set[str], metadata: str, vm: dict[tuple[str, str], int],
            ) -> dict[tuple[str, str], str]:
-    """(sheet title, coordinate) -> the error value a rich value is (`ERROR_TYPES`), an
+    """(sheet title, coordinate) -> the error value a rich value is (`ERROR_ENUMERATION`), an
     error of a type past them (`an error of type 15`), or PICTURE_OR_DATA_TYPE: of the cells
     `vm` gives (-> their vm, 1-based). A value whose records are missing or malformed is
     PICTURE_OR_DATA_TYPE (a cell whose value calc cannot tell)."""
@@ -82,7 +81,8 @@ def _rich_values(package: zipfile.ZipFile, names: set[str], folder: str) -> list
             fields = dict(zip(keys, ((v.text or "") for v in rv.findall(f"{_RICH}v")), strict=False))
             number = fields.get("errorType", "")
             if number.isdigit():
-                what = ERROR_TYPES[int(number)] if int(number) < len(ERROR_TYPES) else f"an error of type {int(number) + 1}"
+                what = (ERROR_ENUMERATION[int(number)] if int(number) < len(ERROR_ENUMERATION)
+                        else f"an error of type {int(number) + 1}")
         found.append(what)
     return found
 

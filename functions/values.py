@@ -47,8 +47,13 @@ CLASSIC_ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#
 #: Every error value Excel shows.
 ERRORS = (*CLASSIC_ERRORS, "#GETTING_DATA", "#SPILL!", "#CALC!", "#FIELD!", "#BLOCKED!", "#CONNECT!",
           "#BUSY!", "#UNKNOWN!")
+#: Excel's enumeration of its error values: ERROR.TYPE is the position + 1, and the files Excel
+#: writes keep the position as an error's rich value's `errorType` (calc/rich_values.py;
+#: calc/xlfuncs/information/errors.py says how each past the first eight is known).
+ERROR_ENUMERATION = (*CLASSIC_ERRORS, "#GETTING_DATA", "#SPILL!", "#CONNECT!", "#BLOCKED!", "#UNKNOWN!", "#FIELD!",
+                     "#CALC!", "#BUSY!")
 #: ERROR.TYPE's answer for each error value it numbers (Microsoft's documentation of ERROR.TYPE).
-ERROR_TYPE = {text: number for number, text in enumerate((*CLASSIC_ERRORS, "#GETTING_DATA"), start=1)}
+ERROR_TYPE = {text: number for number, text in enumerate(ERROR_ENUMERATION[:8], start=1)}
 #: Excel's error values as COM passes them to a UDF (the HRESULTs of CVErr(xlErr...)).
 COM_ERRORS = {
     -2146826281: "#DIV/0!", -2146826246: "#N/A", -2146826259: "#NAME?", -2146826288: "#NULL!",

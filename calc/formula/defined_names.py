@@ -73,21 +73,16 @@ def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
     found: dict[tuple[str, str], Written] = {}
     ranges: dict[tuple[str, str], str] = {}
     local = set()
-    scopes = [("", book.defined_names)] + [(ws.title, getattr(ws, "defined_names", {})) for ws in book.worksheets]
-    for sheet, names in scopes:
-        for name, defined in names.items():
-            if sheet:
-                local.add((sheet, str(name).upper()))
-            text = defined.attr_text
-            if not isinstance(text, str) or not text.strip() or "[" in text or str(name).upper() in lambdas \
-                    or str(name).upper().startswith("_XLNM."):
-                continue  # (another workbook's, a table's, a LAMBDA, Excel's own: left as they are)
-            text = text.strip()
-            written = _written(text)
-            if written is not None:
-                found[(sheet, str(name).upper())] = written
-            elif read_area(split_reference(text)[1]) is not None:
-                ranges[(sheet, str(name).upper())] = text
+    for sheet, name, text in _defined(book):
+        if sheet:
+            local.add((sheet, name))
+        if not text or "[" in text or name in lambdas or name.startswith("_XLNM."):
+            continue  # (another workbook's, a table's, a LAMBDA, Excel's own: left as they are)
+        written = _written(text)
+        if written is not None:
+            found[(sheet, name)] = written
+        elif read_area(split_reference(text)[1]) is not None:
+            ranges[(sheet, name)] = text
     search = None
     if found:
         words = sorted({re.escape(name) for _sheet, name in found}, key=len, reverse=True)
@@ -98,9 +93,15 @@ def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
 def texts(book: Workbook) -> list[tuple[str, str]]:
     """Every defined name of the book and of its sheets with a text: (its name in upper case,
     its text), a LAMBDA's too."""
-    scopes = [book.defined_names, *(getattr(ws, "defined_names", {}) for ws in book.worksheets)]
-    return [(str(name).upper(), defined.attr_text.strip()) for names in scopes for name, defined in names.items()
-            if isinstance(defined.attr_text, str) and defined.attr_text.strip()]
+    return [(name, text) for _sheet, name, text in _defined(book) if text]
+
+
+def _defined(book: Workbook) -> list[tuple[str, str, str]]:
+    """Every defined name of the book ("" for its sheet) and of its sheets (the sheet's title):
+    (sheet, its name in upper case, its text stripped, "" for none)."""
+    scopes = [("", book.defined_names)] + [(ws.title, getattr(ws, "defined_names", {})) for ws in book.worksheets]
+    return [(sheet, str(name).upper(), defined.attr_text.strip() if isinstance(defined.attr_text, str) else "")
+            for sheet, names in scopes for name, defined in names.items()]
 
 
 def calling_unknown(formula: Formula, site: Site) -> str:

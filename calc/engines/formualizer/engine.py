@@ -112,7 +112,7 @@ class FormualizerEngine:
         unheld = {cell: f"{text}, an error the engine cannot hold"
                   for cell, text in self.prepared.late_errors.items() if not held_exactly(text)}
         for (sheet, coordinate), what in rich.items():
-            if what == rich_values.PICTURE_OR_DATA_TYPE or not held_exactly(what):
+            if not held_exactly(what):  # (a picture's description is no error it holds)
                 unheld[(sheet, *parse_cell(coordinate))] = (
                     f"{what}, which the engine cannot hold" if what == rich_values.PICTURE_OR_DATA_TYPE
                     else f"{what}, an error the engine cannot hold")
@@ -352,7 +352,7 @@ def _kept_rich_errors(prepared: prepare.Prepared, rich: dict[Key, str]) -> None:
     #CALC! kept is ERROR.TYPE 14 to what reads it, not 3. A cell of an array the engine
     computes is left to it."""
     wanted = {(sheet, *parse_cell(coordinate)): what for (sheet, coordinate), what in rich.items()
-              if what != "#VALUE!" and what != rich_values.PICTURE_OR_DATA_TYPE and held_exactly(what)}
+              if what != "#VALUE!" and held_exactly(what)}
     wanted = {cell: what for cell, what in wanted.items() if cell not in prepared.written}
     if not wanted:
         return

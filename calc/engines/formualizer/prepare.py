@@ -186,9 +186,8 @@ def _prepare(book: Any, range_size: Callable[[str, str], int | None],
                       links=frozenset(range(1, len(getattr(book, "_external_links", ()) or ()) + 1)) - feeds.keys(),
                       feeds=feeds,
                       range_size=range_size, sheets=tuple(ws.title for ws in book.worksheets), file_name=file_name,
-                      date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book))
-    facts.unknown_names = unknown_names or {}
-    facts.lotus_sheets = lotus_rules.lotus_sheets(book)
+                      date1904=getattr(book, "epoch", None) == CALENDAR_MAC_1904, hidden_rows=hidden_rows.of_book(book),
+                      unknown_names=unknown_names or {}, lotus_sheets=lotus_rules.lotus_sheets(book))
     if resolve is not None:
         facts.name_range = resolve
     facts.lambda_names = lambda_names(book)

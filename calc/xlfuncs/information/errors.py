@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rates_xl.functions.values import ERROR_ENUMERATION
+
 #: ERROR.TYPE of each error value past `formulas`' eight (module docstring).
-EXTENDED = {"#SPILL!": 9, "#CONNECT!": 10, "#BLOCKED!": 11, "#UNKNOWN!": 12, "#FIELD!": 13, "#CALC!": 14,
-            "#BUSY!": 15}
+EXTENDED = {text: number for number, text in enumerate(ERROR_ENUMERATION, start=1) if number > 8}
 
 
 def implementation(name: str) -> Callable[..., object] | None:
