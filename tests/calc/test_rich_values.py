@@ -205,3 +205,51 @@ def test_readers_the_engine_cannot_trace_send_the_book_to_the_other_engine(tmp_p
     assert "computed with the formulas engine: the fast engine could not find what reads a value it cannot hold " \
            "(RuntimeError: dependency state unavailable)" in captured.out
     assert "Traceback" not in captured.err
+
+
+def test_what_builds_its_reference_as_it_computes_is_listed_in_a_book_holding_a_picture(tmp_path, capsys):
+    """The dependency graph holds no reference INDIRECT or OFFSET makes as it computes:
+    `=ISERROR(OFFSET(A2,-1,0))` and `=ISERROR(INDIRECT("S!A"&1))` over a picture in A1 were
+    TRUE (1 here) where Excel has FALSE, silently, and `=B2+1` 2; a name defined by such a
+    formula too. Each such formula, and what reads it, keeps Excel's value and is listed;
+    an INDIRECT of a literal reference is that reference, found as any other."""
+    path = tmp_path / "built.xlsx"
+    book, sheet = _with_picture(path)
+    book.define_name("Moving", "=OFFSET(S!$A$2,-1,0)")
+    sheet.write_formula("B1", "=ISERROR(OFFSET(A2,-1,0))*1", None, 0)
+    sheet.write_formula("B2", '=ISERROR(INDIRECT("S!A"&1))*1', None, 0)
+    sheet.write_formula("B3", "=B2+1", None, 1)
+    sheet.write_formula("B4", "=ISERROR(Moving)*1", None, 0)
+    sheet.write_formula("B5", '=ISERROR(INDIRECT("A1"))*1', None, 0)
+    sheet.write_number("A5", 3)
+    sheet.write_formula("B6", "=A5*2", None, 6)  # (reads no reference built: computed)
+    book.close()
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    built = "its reference is built as it computes (INDIRECT or OFFSET) and may be S!A1, which holds a picture"
+    for cell in ("B1", "B2", "B4"):
+        assert f"S!{cell}: not computed ({built}" in printed, cell
+    assert "S!B3: not computed (it reads S!B2, whose reference is built as it computes and may be S!A1" in printed
+    assert "S!B5: not computed (it reads S!A1, which holds a picture" in printed
+    assert "S!B6: not computed" not in printed
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values[f"B{i}"].value for i in range(1, 7)] == [0, 0, 1, 0, 0, 6]
+
+
+def test_what_builds_its_reference_is_computed_in_a_book_holding_no_such_value(tmp_path, capsys):
+    """Without a value the engine cannot hold, a formula building its reference is computed
+    as any other (nothing it could read is in doubt)."""
+    path = tmp_path / "plain.xlsx"
+    book = xlsxwriter.Workbook(path)
+    sheet = book.add_worksheet("S")
+    sheet.write_number("A1", 5)
+    sheet.write_formula("B1", "=OFFSET(A2,-1,0)*2", None, 10)
+    sheet.write_formula("B2", '=INDIRECT("S!A"&1)+1', None, 6)
+    book.close()
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "-o", str(out), "--no-progress"])
+    assert "not computed" not in capsys.readouterr().out
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values["B1"].value, values["B2"].value] == [10, 6]
+

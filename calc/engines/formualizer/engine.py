@@ -128,6 +128,38 @@ class FormualizerEngine:
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
                 self.unsupported[key] = f"it reads {address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}"
+        self._list_reference_builders(unheld, set(readers))
+
+    def _list_reference_builders(self, unheld: dict[tuple[str, int, int], str],
+                                 found: set[tuple[str, int, int]]) -> None:
+        """A formula building its reference as it computes (INDIRECT of a computed text, OFFSET,
+        a name defined by one) may read a cell whose value the engine cannot hold without the
+        dependency graph knowing it: `=ISERROR(OFFSET(A2,-1,0))` over a picture in A1 was TRUE
+        where Excel has FALSE, silently. In a book holding such a cell, each such formula, and
+        what reads it, keeps Excel's value and is listed (a formula of one whose reference could
+        be followed is listed too: which cell it reads is known only as it computes)."""
+        builders = [key for key in self.model.reference_builders() if key not in found]
+        if not builders:
+            return
+        title, r, c = min(unheld)  # (the first such cell of the book, named as an example)
+        held = f"{address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}"
+        if len(unheld) > 1:
+            held += f" (and {len(unheld) - 1} other such cell{'s' if len(unheld) > 2 else ''})"
+        for sheet, row, col in builders:
+            key = (sheet, cell_address(row, col))
+            if key in self.prepared.areas and key not in self.unsupported:
+                self.unsupported[key] = f"its reference is built as it computes (INDIRECT or OFFSET) and may be {held}"
+        try:
+            readers = self.model.readers(builders)
+        except BaseException as exc:  # never a traceback (as `_list_readers_of_unheld_values`)
+            reraise_interrupts(exc)
+            raise EngineError(f"the fast engine could not find what reads a value it cannot hold "
+                              f"({type(exc).__name__}: {exc})") from None
+        for (sheet, row, col), (bt, br, bc) in sorted(readers.items()):
+            key = (sheet, cell_address(row, col))
+            if key in self.prepared.areas and key not in self.unsupported:
+                self.unsupported[key] = (f"it reads {address(bt, cell_address(br, bc))}, whose reference is built as "
+                                         f"it computes and may be {held}")
 
     def service_cells(self) -> set[Key]:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}

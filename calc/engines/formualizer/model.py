@@ -312,6 +312,16 @@ class FastModel:
                     todo.extend(((key[0], rr, cc), source) for rr, cc in area.cells() if (rr, cc) != (r, c))
         return found
 
+    def reference_builders(self) -> list[tuple[str, int, int]]:
+        """The formula cells building a reference as they compute (INDIRECT of a computed text,
+        OFFSET: `readers` cannot find what these read, the dependency graph holding no reference
+        made at evaluation), in the prepared copy's order. An INDIRECT of a literal reference
+        was written as that reference (calc/formula/ranges.py), and a defined name by a formula
+        written into each formula using it (calc/formula/defined_names.py), so the text written
+        says which build one."""
+        return [key for key, text in self.prepared.written.items()
+                if ("INDIRECT" in text or "OFFSET" in text) and not _BUILDING.isdisjoint(function_names(text))]
+
     def hold(self, values: dict[tuple[str, int, int], Any],
              spills: dict[tuple[str, int, int], tuple[str, Area]] | None = None) -> None:
         """These cells hold these values (their formulas are not computed) until `release`;
@@ -586,6 +596,10 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: boo
 
     call.__name__ = excel_name
     return call
+
+
+#: The functions answering a reference they build as they compute (`FastModel.reference_builders`).
+_BUILDING = frozenset({"INDIRECT", "OFFSET"})
 
 
 class _NamedReaders:
