@@ -20,7 +20,15 @@ from itertools import compress
 from operator import itemgetter
 
 from rates_xl.calc.book import Book
-from rates_xl.functions.sheet import Area, Key, is_rates_name, read_area, sheet_of, split_reference
+from rates_xl.functions.sheet import (
+    Area,
+    Key,
+    is_rates_name,
+    parse_cell,
+    read_area,
+    sheet_of,
+    split_reference,
+)
 from rates_xl.functions.tokens import OTHER, function_names, range_operands
 
 #: What a reference reads: an area of a sheet (its title as the formula writes it).
@@ -72,6 +80,7 @@ class Graph:
                     readers.append({key})
                 else:
                     readers[number].add(key)
+        self._places = ids  # (sheet in upper case, area) -> its rectangle id (`readers_of_value`)
         self._within: dict[Key, list[int]] = collections.defaultdict(list)  # anchor -> rectangle ids
         anchors_in = (index or _Index(self.cells)).anchors_in
         for place, number in ids.items():
@@ -85,6 +94,15 @@ class Graph:
         for number in self._within.get(key, ()):
             found |= self._readers[number]
         found.discard(key)
+        return found
+
+    def readers_of_value(self, key: Key) -> set[Key]:
+        """The anchors reading the cell `key` (a constant's too, which no anchor lies over)."""
+        sheet, (row, col) = key[0].upper(), parse_cell(key[1])
+        found: set[Key] = set()
+        for (title, (r1, c1, r2, c2)), number in self._places.items():
+            if title == sheet and r1 <= row <= r2 and c1 <= col <= c2:
+                found |= self._readers[number]
         return found
 
     def downstream(self, seeds: Iterable[Key]) -> set[Key]:

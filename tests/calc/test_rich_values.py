@@ -253,3 +253,33 @@ def test_what_builds_its_reference_is_computed_in_a_book_holding_no_such_value(t
     values = openpyxl.load_workbook(out)["S"]
     assert [values["B1"].value, values["B2"].value] == [10, 6]
 
+
+def test_the_formulas_engine_lists_what_reads_a_picture_or_a_newer_error(tmp_path, capsys):
+    """The `formulas` engine (the fallback, or `--engine formulas`) reads the file itself, where
+    a picture is #VALUE! and a pasted #BUSY! an error it has no kind for: `=ISERROR(A1)*1` over
+    the picture was 1 where Excel has 0, silently, and so was what reads it or finds the picture
+    through OFFSET. Each is listed, Excel's value kept; what reads neither is computed."""
+    path = tmp_path / "fallback.xlsx"
+    book, sheet = _with_picture(path)
+    sheet.write_formula("B1", "=ISERROR(A1)*1", None, 0)
+    sheet.write_formula("B2", "=B1+1", None, 1)
+    sheet.write_formula("B3", "=ISERROR(OFFSET(A2,-1,0))*1", None, 0)
+    sheet.write_formula("B4", "=ERROR.TYPE(A6)", None, 16)  # (#BUSY! pasted in A6: `busy` below)
+    sheet.write_number("A5", 3)
+    sheet.write_formula("B5", "=A5*2", None, 6)
+    book.close()
+
+    def busy(parts):
+        parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
+            b"</sheetData>", b'<row r="6"><c r="A6" t="e"><v>#BUSY!</v></c></row></sheetData>')
+
+    edit_parts(path, busy)
+    out = tmp_path / "out.xlsx"
+    main(["calc", str(path), "--full", "--engine", "formulas", "-o", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    why = "it may read S!A1 (and 1 other such cell), directly, through other formulas or through a reference built"
+    for cell in ("B1", "B2", "B3", "B4"):
+        assert f"S!{cell}: not computed ({why}" in printed, cell
+    assert "S!B5: not computed" not in printed
+    values = openpyxl.load_workbook(out)["S"]
+    assert [values[f"B{i}"].value for i in range(1, 6)] == [0, 1, 0, 16, 6]

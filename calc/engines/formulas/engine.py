@@ -22,6 +22,7 @@ from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.results import listed_error
+from rates_xl.calc.rich_values import PICTURE_OR_DATA_TYPE
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -32,7 +33,14 @@ from rates_xl.functions.sheet import (
     read_area,
     split_reference,
 )
-from rates_xl.functions.values import CellValue, ErrorLikeText, is_error_text, text_value
+from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import (
+    CLASSIC_ERRORS,
+    CellValue,
+    ErrorLikeText,
+    is_error_text,
+    text_value,
+)
 
 if TYPE_CHECKING:
     from openpyxl.worksheet.worksheet import Worksheet
@@ -76,12 +84,46 @@ class FormulasEngine:
         self.unknown_functions = functions.unknown_functions(
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
+        self._list_readers_of_unheld_values()
         # Cells the caller will hold at once are held in this load: holding them after it
         # would load the book a second time before its first evaluation (`hold`).
         self._constants = {**constants, **(held or {})}
         with _quiet_engine():
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
+
+    def _list_readers_of_unheld_values(self) -> None:
+        """This engine reads the file itself, where a picture placed in a cell, a linked data
+        type or an error past the classic seven (#CALC!, #FIELD!, #BUSY! ...) is stored as
+        #VALUE! (calc/rich_values.py) or as an error it has no kind for: a formula reading one,
+        directly, through other formulas or through a reference INDIRECT or OFFSET builds as it
+        computes, keeps Excel's value and is listed, as the fast engine lists it
+        (calc/engines/formualizer/engine.py `_list_readers_of_unheld_values`). A formula holding
+        such a value computes its own."""
+        book = self.book
+        unheld = {key: what for key, what in book.package.rich_value_cells().items() if key not in book.cells}
+        for ws in book.book.worksheets:
+            for cell in ws._cells.values():
+                if cell.data_type == "e" and cell.value not in CLASSIC_ERRORS and (ws.title, cell.coordinate) not in book.cells:
+                    unheld[(ws.title, cell.coordinate)] = f"{cell.value}, an error"
+        if not unheld:
+            return
+        from rates_xl.calc.dependencies import Graph
+
+        graph = Graph(book)
+        seeds = {reader for key in unheld for reader in graph.readers_of_value(key)}
+        seeds |= {key for key, (text, _area) in book.cells.items()
+                  if ("INDIRECT" in text.upper() or "OFFSET" in text.upper())
+                  and not {"INDIRECT", "OFFSET"}.isdisjoint(function_names(text))}
+        sheet, coordinate = min(unheld)  # (the first such cell of the book, named as an example)
+        what = unheld[(sheet, coordinate)]
+        what = "a picture or a data type (a rich value)" if what == PICTURE_OR_DATA_TYPE else what
+        more = f" (and {len(unheld) - 1} other such cell{'s' if len(unheld) > 2 else ''})" if len(unheld) > 1 else ""
+        why = (f"it may read {address(sheet, coordinate)}{more}, directly, through other formulas or through a "
+               f"reference built as it computes, which holds {what} the formulas engine cannot hold")
+        for key in sorted(graph.downstream(seeds) if seeds else ()):
+            if key in book.cells and key not in book.data_tables:
+                self.unsupported.setdefault(key, why)
 
     def service_cells(self) -> set[Key]:
         return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
