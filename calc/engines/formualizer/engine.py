@@ -10,6 +10,7 @@ file's own iteration settings).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 
 from rates_xl.calc import data_tables, merged_spills, rich_values
 from rates_xl.calc.book import Book, reraise_interrupts
@@ -118,12 +119,7 @@ class FormualizerEngine:
                     else f"{what}, an error the engine cannot hold")
         if not unheld:
             return
-        try:
-            readers = self.model.readers(unheld)
-        except BaseException as exc:  # never a traceback: without its readers, use the other engine
-            reraise_interrupts(exc)
-            raise EngineError(f"the fast engine could not find what reads a value it cannot hold "
-                              f"({type(exc).__name__}: {exc})") from None
+        readers = self._readers(unheld)
         for (sheet, row, col), (title, r, c) in sorted(readers.items()):
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
@@ -149,17 +145,20 @@ class FormualizerEngine:
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
                 self.unsupported[key] = f"its reference is built as it computes (INDIRECT or OFFSET) and may be {held}"
-        try:
-            readers = self.model.readers(builders)
-        except BaseException as exc:  # never a traceback (as `_list_readers_of_unheld_values`)
-            reraise_interrupts(exc)
-            raise EngineError(f"the fast engine could not find what reads a value it cannot hold "
-                              f"({type(exc).__name__}: {exc})") from None
-        for (sheet, row, col), (bt, br, bc) in sorted(readers.items()):
+        for (sheet, row, col), (bt, br, bc) in sorted(self._readers(builders).items()):
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:
                 self.unsupported[key] = (f"it reads {address(bt, cell_address(br, bc))}, whose reference is built as "
                                          f"it computes and may be {held}")
+
+    def _readers(self, cells: Iterable[tuple[str, int, int]]) -> dict[tuple[str, int, int], tuple[str, int, int]]:
+        """`FastModel.readers`; should the engine's report fail, the book goes to the other engine."""
+        try:
+            return self.model.readers(cells)
+        except BaseException as exc:  # never a traceback: without its readers, use the other engine
+            reraise_interrupts(exc)
+            raise EngineError(f"the fast engine could not find what reads a value it cannot hold "
+                              f"({type(exc).__name__}: {exc})") from None
 
     def service_cells(self) -> set[Key]:
         return {(sheet, cell_address(r, c)) for sheet, r, c, _formula in self.prepared.rates_cells}
