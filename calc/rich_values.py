@@ -30,6 +30,11 @@ _RICH = "{http://schemas.microsoft.com/office/spreadsheetml/2017/richdata}"
 PICTURE_OR_DATA_TYPE = "a picture or a data type (a rich value)"
 
 
+def and_others(count: int) -> str:
+    """What a reason naming one such cell as an example adds for `count` others ("" for none)."""
+    return f" (and {count} other such cell{'s' if count > 1 else ''})" if count > 0 else ""
+
+
 def values(package: zipfile.ZipFile, names: set[str], metadata: str, vm: dict[tuple[str, str], int],
            ) -> dict[tuple[str, str], str]:
     """(sheet title, coordinate) -> the error value a rich value is (`ERROR_ENUMERATION`), an

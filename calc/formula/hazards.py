@@ -22,7 +22,7 @@ from functools import cache
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.xlfuncs import scalars as _scalars
 from rates_xl.functions.sheet import column_number, is_rates_name, read_area, split_reference
-from rates_xl.functions.tokens import bare_name
+from rates_xl.functions.tokens import bare_name, function_names
 
 # Functions of single values: over an array Excel applies them element by element.
 ELEMENTWISE = frozenset("""
@@ -145,6 +145,13 @@ RATESXL.LAMBDA GROUPBY PIVOTBY
 
 # Those of them that answer a reference: an ordinary cell reads it by implicit intersection.
 REFERENCE_RESULTS = frozenset({"OFFSET", "INDIRECT"})
+
+
+def builds_reference(formula: str) -> bool:
+    """Whether `formula` calls a function answering a reference it builds as it computes
+    (`REFERENCE_RESULTS`): which cell it reads is known only then, so no dependency graph
+    built from the formulas' text holds it."""
+    return not REFERENCE_RESULTS.isdisjoint(function_names(formula))
 
 # A name after a sheet ('Sheet 1'!local_rate), once it is known not to be a cell or range.
 _NAME = re.compile(r"^[A-Za-z_\\][\w.]*$")

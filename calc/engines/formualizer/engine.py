@@ -138,9 +138,7 @@ class FormualizerEngine:
         if not builders:
             return
         title, r, c = min(unheld)  # (the first such cell of the book, named as an example)
-        held = f"{address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}"
-        if len(unheld) > 1:
-            held += f" (and {len(unheld) - 1} other such cell{'s' if len(unheld) > 2 else ''})"
+        held = f"{address(title, cell_address(r, c))}, which holds {unheld[(title, r, c)]}{rich_values.and_others(len(unheld) - 1)}"
         for sheet, row, col in builders:
             key = (sheet, cell_address(row, col))
             if key in self.prepared.areas and key not in self.unsupported:

@@ -27,6 +27,7 @@ from rates_xl.calc.engines.formualizer.values import (
     scalar_to_engine,
     to_engine,
 )
+from rates_xl.calc.formula.hazards import builds_reference
 from rates_xl.client import setting_defaults
 from rates_xl.functions import errors
 from rates_xl.functions.sheet import (
@@ -319,8 +320,7 @@ class FastModel:
         was written as that reference (calc/formula/ranges.py), and a defined name by a formula
         written into each formula using it (calc/formula/defined_names.py), so the text written
         says which build one."""
-        return [key for key, text in self.prepared.written.items()
-                if ("INDIRECT" in text or "OFFSET" in text) and not _BUILDING.isdisjoint(function_names(text))]
+        return [key for key, text in self.prepared.written.items() if builds_reference(text)]
 
     def hold(self, values: dict[tuple[str, int, int], Any],
              spills: dict[tuple[str, int, int], tuple[str, Area]] | None = None) -> None:
@@ -596,10 +596,6 @@ def _adapt(excel_name: str, spec: FunctionSpec | InternalFunction, date1904: boo
 
     call.__name__ = excel_name
     return call
-
-
-#: The functions answering a reference they build as they compute (`FastModel.reference_builders`).
-_BUILDING = frozenset({"INDIRECT", "OFFSET"})
 
 
 class _NamedReaders:

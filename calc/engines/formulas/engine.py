@@ -17,12 +17,12 @@ from rates_xl.calc.book import Book, CalcError, sheet_rows
 from rates_xl.calc.engines.formulas import functions
 from rates_xl.calc.formula import hidden_rows, lotus_rules, powers
 from rates_xl.calc.formula.fit import intersect
-from rates_xl.calc.formula.hazards import analyse, rates_tables
+from rates_xl.calc.formula.hazards import analyse, builds_reference, rates_tables
 from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.results import listed_error
-from rates_xl.calc.rich_values import PICTURE_OR_DATA_TYPE
+from rates_xl.calc.rich_values import and_others
 from rates_xl.functions.sheet import (
     Area,
     Key,
@@ -33,7 +33,6 @@ from rates_xl.functions.sheet import (
     read_area,
     split_reference,
 )
-from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import (
     CLASSIC_ERRORS,
     CellValue,
@@ -112,14 +111,10 @@ class FormulasEngine:
 
         graph = Graph(book)
         seeds = {reader for key in unheld for reader in graph.readers_of_value(key)}
-        seeds |= {key for key, (text, _area) in book.cells.items()
-                  if ("INDIRECT" in text.upper() or "OFFSET" in text.upper())
-                  and not {"INDIRECT", "OFFSET"}.isdisjoint(function_names(text))}
+        seeds |= {key for key, (text, _area) in book.cells.items() if builds_reference(text)}
         sheet, coordinate = min(unheld)  # (the first such cell of the book, named as an example)
         what = unheld[(sheet, coordinate)]
-        what = "a picture or a data type (a rich value)" if what == PICTURE_OR_DATA_TYPE else what
-        more = f" (and {len(unheld) - 1} other such cell{'s' if len(unheld) > 2 else ''})" if len(unheld) > 1 else ""
-        why = (f"it may read {address(sheet, coordinate)}{more}, directly, through other formulas or through a "
+        why = (f"it may read {address(sheet, coordinate)}{and_others(len(unheld) - 1)}, directly, through other formulas or through a "
                f"reference built as it computes, which holds {what} the formulas engine cannot hold")
         for key in sorted(graph.downstream(seeds) if seeds else ()):
             if key in book.cells and key not in book.data_tables:
