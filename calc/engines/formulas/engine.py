@@ -29,10 +29,12 @@ from rates_xl.functions.sheet import (
     address,
     cell_address,
     column_letters,
+    is_rates_name,
     parse_cell,
     read_area,
     split_reference,
 )
+from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import (
     CLASSIC_ERRORS,
     CellValue,
@@ -83,13 +85,41 @@ class FormulasEngine:
         self.unknown_functions = functions.unknown_functions(
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
+        self._foreign = self._foreign_calls(written)
         self._list_readers_of_unheld_values()
         # Cells the caller will hold at once are held in this load: holding them after it
         # would load the book a second time before its first evaluation (`hold`).
-        self._constants = {**constants, **(held or {})}
+        self._constants = {**self._foreign, **constants, **(held or {})}
         with _quiet_engine():
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
+
+    def _foreign_calls(self, written: dict[str, str]) -> dict[Key, CellValue]:
+        """A formula calling an Excel function this engine lacks (OFFSET, INDIRECT of a computed
+        text, FORECAST.ETS, a LAMBDA kept in a name ...) keeps Excel's value and is listed, as
+        the fast engine keeps one calling a function it lacks: this engine answered #NAME?
+        where Excel computes, and what read it #NAME? too, or failed the whole book (INDIRECT
+        under the LET the pass `near_zero` writes). Each cell of it is held at the file's value,
+        so what reads it computes from Excel's; the call is no longer named as becoming #NAME?.
+        An unknown RATES_* name stays #NAME?, as in Excel (ours is the add-in). The cells held:
+        {key: the file's value}."""
+        foreign = {name for name in self.unknown_functions if not is_rates_name(name)}
+        if not foreign:
+            return {}
+        book = self.book
+        cached = book.cached()
+        kept: dict[Key, CellValue] = {}
+        for (sheet, anchor), (text, area) in book.cells.items():
+            called = function_names(written.get(address(sheet, anchor), text)) & foreign
+            if not called or (sheet, anchor) in book.data_tables:
+                continue
+            self.unsupported.setdefault((sheet, anchor), f"calls {', '.join(sorted(called))}, which the formulas "
+                                                         "engine does not know")
+            for r, c in area.cells():
+                kept[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+        for name in foreign:
+            self.unknown_functions.pop(name, None)
+        return kept
 
     def _list_readers_of_unheld_values(self) -> None:
         """This engine reads the file itself, where a picture placed in a cell, a linked data
@@ -137,7 +167,7 @@ class FormulasEngine:
         for anchor in self.blocked:
             cells = cells | set(self._blocked_cells(anchor))
         self.blocked = {}
-        for key in cells:
+        for key in cells - self._foreign.keys():  # (a foreign call is held throughout: `_foreign_calls`)
             self._constants.pop(key, None)
         self._reload = True
 
@@ -292,6 +322,11 @@ class FormulasEngine:
             if rng is None:
                 continue
             sheet = self.book.sheet_titles.get(rng["sheet"].upper(), rng["sheet"])
+            if (sheet, cell_address(int(rng["r1"]), int(rng["n1"]))) not in self.book.cells:
+                # An error value typed or pasted (or the #VALUE! a picture in a cell is stored
+                # as), which the engine reads as a formula of its own: a value, not a formula
+                # cell, as the fast engine has it (it was named among the error cells).
+                continue
             computed = solution.get(output, sh.NONE)
             rows = self._trim_spill(sheet, rng, _rows(computed, rng))
             area = Area(int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"]))

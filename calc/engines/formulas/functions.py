@@ -78,6 +78,12 @@ def register_functions(table: dict[str, FunctionSpec | InternalFunction] | None 
 
 
 # -- the static check ------------------------------------------------------------------------
+#: What the engine's parser computes itself, with no entry in its function table
+#: (formulas/tokens/function.py reads `LET(` apart from other calls; its `LAMBDA(` answered
+#: #VALUE! for `=LAMBDA(y,y*3)(A2)`, so a LAMBDA stays unknown: kept at Excel's value).
+PARSED = frozenset({"LET"})
+
+
 def known_to_engine(name: str) -> bool:
     """Whether the engine computes `name` (registered and not a placeholder)."""
     import formulas
@@ -85,9 +91,11 @@ def known_to_engine(name: str) -> bool:
 
     from rates_xl.calc.xlfuncs import scipy_deferred
 
+    upper = name.upper()
+    if upper in PARSED:
+        return True
     scipy_deferred.stat()
     engine = formulas.get_functions()
-    upper = name.upper()
     for candidate in (upper, f"_XLFN.{upper}", f"_XLFN._XLWS.{upper}"):
         if candidate in engine and engine[candidate] is not not_implemented:
             return True

@@ -1,0 +1,76 @@
+"""The `formulas` engine, which computes a book the fast engine cannot read (a first sheet named
+"sheet1" in another case than formualizer's own: test_robustness.py) and any book under
+`--engine formulas`: what it lacks keeps Excel's value, listed, and never costs the book."""
+
+from __future__ import annotations
+
+import openpyxl
+import xlsxwriter
+
+from rates_xl.cli import main
+from tests.calc.corpus.build import edit_parts
+
+
+def _calc(path, capsys, *args):
+    out = path.with_name("out.xlsx")
+    code = main(["calc", str(path), "--full", "--engine", "formulas", "-o", str(out), "--no-progress", *args])
+    return code, capsys.readouterr().out, openpyxl.load_workbook(out)["S"]
+
+
+def test_a_function_the_engine_lacks_keeps_excel_s_value_and_what_reads_it_computes(tmp_path, capsys):
+    """`formulas` knows neither OFFSET nor INDIRECT of a computed text: `=OFFSET(A1,1,0)` was
+    #NAME? where Excel has 7, and what read it #NAME? too; `=INDIRECT("A"&1)+1` failed the whole
+    book ("could not read it: Failed DISPATCHING LET ...", exit 1, no copy). Each now keeps
+    Excel's value, listed; what reads it computes from that value; an unknown RATES_ name is
+    #NAME?, as in Excel."""
+    path = tmp_path / "lacks.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    sheet.write_number("A1", 5)
+    sheet.write_number("A2", 7)
+    sheet.write_formula("B1", "=OFFSET(A1,1,0)", None, 7)
+    sheet.write_formula("B2", "=B1*2", None, 0)  # (a stale cached value: computed, it is 14)
+    sheet.write_formula("B3", '=INDIRECT("A"&1)+1', None, 6)
+    sheet.write_formula("B4", "=SUM(B1:B3)", None, 0)
+    sheet.write_formula("B5", "=RATES_NOSUCH(1)", None, "#NAME?")
+    made.close()
+    code, printed, values = _calc(path, capsys)
+    assert [values[f"B{row}"].value for row in range(1, 6)] == [7, 14, 6, 27, "#NAME?"]
+    assert "S!B1: not computed (calls OFFSET, which the formulas engine does not know)" in printed
+    assert "S!B3: not computed (calls INDIRECT" in printed
+    assert "S!B2: not computed" not in printed and "S!B4: not computed" not in printed
+    assert "unknown function OFFSET" not in printed and "unknown function INDIRECT" not in printed
+    assert "unknown function RATES_NOSUCH (becomes #NAME?): S!B5" in printed
+    assert code == 3
+
+
+def test_let_is_computed_and_not_named_as_unknown(tmp_path, capsys):
+    """The engine's parser computes LET itself (it has no entry in its function table): the
+    summary said "unknown function LET (becomes #NAME?)" of cells it computed right."""
+    path = tmp_path / "let.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    sheet.write_number("A1", 5)
+    sheet.write_formula("B1", "=_xlfn.LET(_xlpm.x,A1,_xlpm.x*2)", None, 0)
+    made.close()
+    code, printed, values = _calc(path, capsys)
+    assert values["B1"].value == 10
+    assert "LET" not in printed and "not computed" not in printed and code == 0
+
+
+def test_an_error_value_held_as_a_value_is_no_error_cell(tmp_path, capsys):
+    """A #N/A typed or pasted as a value is no formula: the engine reads it as one of its own,
+    and the summary named it among the error cells, which the fast engine does not."""
+    path = tmp_path / "pasted.xlsx"
+    made = xlsxwriter.Workbook(path)
+    made.add_worksheet("S").write_formula("B1", "=ISNA(A1)*1", None, 1)
+    made.close()
+
+    def pasted(parts):
+        parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
+            b'<c r="B1"', b'<c r="A1" t="e"><v>#N/A</v></c><c r="B1"')
+
+    edit_parts(path, pasted)
+    code, printed, values = _calc(path, capsys)
+    assert values["B1"].value == 1 and values["A1"].value == "#N/A"
+    assert "No error cells." in printed and code == 0
