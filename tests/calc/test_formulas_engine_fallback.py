@@ -74,3 +74,22 @@ def test_an_error_value_held_as_a_value_is_no_error_cell(tmp_path, capsys):
     code, printed, values = _calc(path, capsys)
     assert values["B1"].value == 1 and values["A1"].value == "#N/A"
     assert "No error cells." in printed and code == 0
+
+
+def test_a_formula_the_engine_cannot_parse_costs_that_cell_not_the_book(tmp_path, capsys):
+    """`=1000%%` (apache/poi's Excel-made FormulaEvalTestData) and `=#VALUE! #VALUE!`
+    (formulas_test) are Excel's formulas this engine's parser cannot read: the whole book was
+    lost ("could not read it: Not a valid formula", exit 1, no copy). The cell keeps Excel's
+    value, listed; what reads it computes from that value; the rest is computed."""
+    path = tmp_path / "parse.xlsx"
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    sheet.write_number("A1", 5)
+    sheet.write_formula("B1", "=1000%%", None, 0.1)
+    sheet.write_formula("B2", "=B1*2", None, 0)
+    sheet.write_formula("B3", "=A1+1", None, 0)
+    made.close()
+    code, printed, values = _calc(path, capsys)
+    assert [values[f"B{row}"].value for row in range(1, 4)] == [0.1, 0.2, 6]
+    assert "S!B1: not computed (the formulas engine cannot read its formula)" in printed
+    assert "S!B2: not computed" not in printed and code == 3

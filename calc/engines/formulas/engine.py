@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import data_tables, displayed_precision, merged_spills
@@ -44,6 +44,7 @@ from rates_xl.functions.values import (
 )
 
 if TYPE_CHECKING:
+    from formulas import ExcelModel
     from openpyxl.worksheet.worksheet import Worksheet
 
 
@@ -85,11 +86,11 @@ class FormulasEngine:
         self.unknown_functions = functions.unknown_functions(
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
-        self._foreign = self._foreign_calls(written)
+        self._kept = self._foreign_calls(written)  # held at the file's value throughout
         self._list_readers_of_unheld_values()
         # Cells the caller will hold at once are held in this load: holding them after it
         # would load the book a second time before its first evaluation (`hold`).
-        self._constants = {**self._foreign, **constants, **(held or {})}
+        self._constants = {**self._kept, **constants, **(held or {})}
         with _quiet_engine():
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
@@ -167,7 +168,7 @@ class FormulasEngine:
         for anchor in self.blocked:
             cells = cells | set(self._blocked_cells(anchor))
         self.blocked = {}
-        for key in cells - self._foreign.keys():  # (a foreign call is held throughout: `_foreign_calls`)
+        for key in cells - self._kept.keys():  # (held throughout: `_foreign_calls`, `_load`)
             self._constants.pop(key, None)
         self._reload = True
 
@@ -177,8 +178,53 @@ class FormulasEngine:
     def loops(self) -> list[str]:
         return []
 
-    def _load(self, constants: dict[Key, Any]) -> Any:
+    def _load(self, constants: dict[Key, CellValue]) -> ExcelModel:
+        """The engine's model of the book, `constants` held. A formula its parser cannot read
+        (`=1000%%`, `=#VALUE! #VALUE!`, both Excel's) failed the whole book: each such cell keeps
+        the file's value, listed, and the book is loaded once more without it."""
+        from formulas.errors import FormulaError
+
+        try:
+            return self._loaded(constants)
+        except FormulaError as exc:
+            unreadable = self._unreadable(constants)
+            if not unreadable:
+                raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
+        for key in unreadable:
+            self.unsupported.setdefault(key, "the formulas engine cannot read its formula")
+        self._kept.update(unreadable)
+        constants.update(unreadable)
+        return self._loaded(constants)
+
+    def _unreadable(self, held: Collection[Key]) -> dict[Key, CellValue]:
+        """The cells whose formula, as this engine is given it, its parser cannot read (each
+        distinct text read once), every cell of each at the file's value."""
         import formulas
+        from formulas.errors import FormulaError
+
+        parser = formulas.Parser()
+        readable: dict[str, bool] = {}
+        cached = self.book.cached()
+        found: dict[Key, CellValue] = {}
+        for (sheet, anchor), (text, area) in self.book.cells.items():
+            if (sheet, anchor) in held:
+                continue
+            given = self._written.get(sheet, {}).get(anchor, text)
+            given = given if given.startswith("=") else f"={given}"
+            if given not in readable:
+                try:
+                    parser.ast(given)
+                    readable[given] = True
+                except FormulaError:
+                    readable[given] = False
+            if not readable[given]:
+                for r, c in area.cells():
+                    found[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+        return found
+
+    def _loaded(self, constants: dict[Key, Any]) -> Any:
+        import formulas
+        from formulas.errors import FormulaError
         from formulas.tokens.operand import Error, XlError
         from openpyxl.cell.cell import MergedCell
 
@@ -225,7 +271,9 @@ class FormulasEngine:
                 self._rewrite(ws)
             model.pushes(*book.worksheets, context=context)
             return model.finish()
-        except Exception as exc:  # the engine's own parse errors, in words
+        except FormulaError:
+            raise  # (`_load` finds the cells)
+        except Exception as exc:  # the engine's own errors, in words
             raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
 
     def _rewritten(self) -> dict[str, dict[str, str]]:
