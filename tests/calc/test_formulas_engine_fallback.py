@@ -11,6 +11,18 @@ from rates_xl.cli import main
 from tests.calc.corpus.build import edit_parts
 
 
+def _book(path, numbers, formulas):
+    """Sheet S with these numbers and formulas ({cell: (text, the value Excel cached)})."""
+    made = xlsxwriter.Workbook(path)
+    sheet = made.add_worksheet("S")
+    for cell, number in numbers.items():
+        sheet.write_number(cell, number)
+    for cell, (text, cached) in formulas.items():
+        sheet.write_formula(cell, text, None, cached)
+    made.close()
+    return path
+
+
 def _calc(path, capsys, *args):
     out = path.with_name("out.xlsx")
     code = main(["calc", str(path), "--full", "--engine", "formulas", "-o", str(out), "--no-progress", *args])
@@ -23,17 +35,12 @@ def test_a_function_the_engine_lacks_keeps_excel_s_value_and_what_reads_it_compu
     book ("could not read it: Failed DISPATCHING LET ...", exit 1, no copy). Each now keeps
     Excel's value, listed; what reads it computes from that value; an unknown RATES_ name is
     #NAME?, as in Excel."""
-    path = tmp_path / "lacks.xlsx"
-    made = xlsxwriter.Workbook(path)
-    sheet = made.add_worksheet("S")
-    sheet.write_number("A1", 5)
-    sheet.write_number("A2", 7)
-    sheet.write_formula("B1", "=OFFSET(A1,1,0)", None, 7)
-    sheet.write_formula("B2", "=B1*2", None, 0)  # (a stale cached value: computed, it is 14)
-    sheet.write_formula("B3", '=INDIRECT("A"&1)+1', None, 6)
-    sheet.write_formula("B4", "=SUM(B1:B3)", None, 0)
-    sheet.write_formula("B5", "=RATES_NOSUCH(1)", None, "#NAME?")
-    made.close()
+    path = _book(tmp_path / "lacks.xlsx", {"A1": 5, "A2": 7}, {
+        "B1": ("=OFFSET(A1,1,0)", 7),
+        "B2": ("=B1*2", 0),  # (a stale cached value: computed, it is 14)
+        "B3": ('=INDIRECT("A"&1)+1', 6),
+        "B4": ("=SUM(B1:B3)", 0),
+        "B5": ("=RATES_NOSUCH(1)", "#NAME?")})
     code, printed, values = _calc(path, capsys)
     assert [values[f"B{row}"].value for row in range(1, 6)] == [7, 14, 6, 27, "#NAME?"]
     assert "S!B1: not computed (calls OFFSET, which the formulas engine does not know)" in printed
@@ -47,12 +54,7 @@ def test_a_function_the_engine_lacks_keeps_excel_s_value_and_what_reads_it_compu
 def test_let_is_computed_and_not_named_as_unknown(tmp_path, capsys):
     """The engine's parser computes LET itself (it has no entry in its function table): the
     summary said "unknown function LET (becomes #NAME?)" of cells it computed right."""
-    path = tmp_path / "let.xlsx"
-    made = xlsxwriter.Workbook(path)
-    sheet = made.add_worksheet("S")
-    sheet.write_number("A1", 5)
-    sheet.write_formula("B1", "=_xlfn.LET(_xlpm.x,A1,_xlpm.x*2)", None, 0)
-    made.close()
+    path = _book(tmp_path / "let.xlsx", {"A1": 5}, {"B1": ("=_xlfn.LET(_xlpm.x,A1,_xlpm.x*2)", 0)})
     code, printed, values = _calc(path, capsys)
     assert values["B1"].value == 10
     assert "LET" not in printed and "not computed" not in printed and code == 0
@@ -61,10 +63,7 @@ def test_let_is_computed_and_not_named_as_unknown(tmp_path, capsys):
 def test_an_error_value_held_as_a_value_is_no_error_cell(tmp_path, capsys):
     """A #N/A typed or pasted as a value is no formula: the engine reads it as one of its own,
     and the summary named it among the error cells, which the fast engine does not."""
-    path = tmp_path / "pasted.xlsx"
-    made = xlsxwriter.Workbook(path)
-    made.add_worksheet("S").write_formula("B1", "=ISNA(A1)*1", None, 1)
-    made.close()
+    path = _book(tmp_path / "pasted.xlsx", {}, {"B1": ("=ISNA(A1)*1", 1)})
 
     def pasted(parts):
         parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
@@ -81,14 +80,7 @@ def test_a_formula_the_engine_cannot_parse_costs_that_cell_not_the_book(tmp_path
     (formulas_test) are Excel's formulas this engine's parser cannot read: the whole book was
     lost ("could not read it: Not a valid formula", exit 1, no copy). The cell keeps Excel's
     value, listed; what reads it computes from that value; the rest is computed."""
-    path = tmp_path / "parse.xlsx"
-    made = xlsxwriter.Workbook(path)
-    sheet = made.add_worksheet("S")
-    sheet.write_number("A1", 5)
-    sheet.write_formula("B1", "=1000%%", None, 0.1)
-    sheet.write_formula("B2", "=B1*2", None, 0)
-    sheet.write_formula("B3", "=A1+1", None, 0)
-    made.close()
+    path = _book(tmp_path / "parse.xlsx", {"A1": 5}, {"B1": ("=1000%%", 0.1), "B2": ("=B1*2", 0), "B3": ("=A1+1", 0)})
     code, printed, values = _calc(path, capsys)
     assert [values[f"B{row}"].value for row in range(1, 4)] == [0.1, 0.2, 6]
     assert "S!B1: not computed (the formulas engine cannot read its formula)" in printed
