@@ -55,6 +55,7 @@ class Names:
     local: frozenset[tuple[str, str]] = frozenset()  # every sheet's own names (a book's name of theirs is hidden)
     #: The names standing for one range, whole columns and rows too, left to the engine: their text.
     ranges: dict[tuple[str, str], str] = field(default_factory=dict)
+    book: frozenset[str] = frozenset()  # every name of the book's own scope (upper case)
 
     def scoped(self, sheet: str, name: str, qualified: bool = False) -> tuple[str, str]:
         """The key `name` stands under in a formula on `sheet`: the sheet's own name where it
@@ -72,10 +73,12 @@ def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
     engine does not read; `lambdas`: the LAMBDA names (left to calc/formula/lambdas.py)."""
     found: dict[tuple[str, str], Written] = {}
     ranges: dict[tuple[str, str], str] = {}
-    local = set()
+    local, own = set(), set()
     for sheet, name, text in _defined(book):
         if sheet:
             local.add((sheet, name))
+        else:
+            own.add(name)
         if not text or "[" in text or name in lambdas or name.startswith("_XLNM."):
             continue  # (another workbook's, a table's, a LAMBDA, Excel's own: left as they are)
         written = _written(text)
@@ -87,7 +90,7 @@ def of_book(book: Workbook, lambdas: dict[str, str]) -> Names:
     if found:
         words = sorted({re.escape(name) for _sheet, name in found}, key=len, reverse=True)
         search = re.compile(rf"(?<![\w.\\])(?:{'|'.join(words)})(?![\w(.])", re.IGNORECASE)
-    return Names(found, search, frozenset(local), ranges)
+    return Names(found, search, frozenset(local), ranges, frozenset(own))
 
 
 def texts(book: Workbook) -> list[tuple[str, str]]:
@@ -102,6 +105,30 @@ def _defined(book: Workbook) -> list[tuple[str, str, str]]:
     scopes = [("", book.defined_names)] + [(ws.title, getattr(ws, "defined_names", {})) for ws in book.worksheets]
     return [(sheet, str(name).upper(), defined.attr_text.strip() if isinstance(defined.attr_text, str) else "")
             for sheet, names in scopes for name, defined in names.items()]
+
+
+#: `[0]!`: the external reference to the workbook itself (link index 0), as a name of the book is
+#: written through the book's own file name (`=Book1.xlsx!Rate`).
+_OWN_BOOK = re.compile(r"'?\[0\]'?!")
+
+
+def own_book_names(formula: Formula, site: Site) -> str:
+    """`[0]!Rate`, the book's own name `Rate` through its own file: `Rate`, where the formula's
+    sheet has no name `Rate` of its own (that would stand first for a bare `Rate`: such a
+    reference is left to `other_workbooks`, which lists it). It was listed as reading another
+    workbook, not computed; formualizer reads `[0]!Rate` as the book's `Rate` too, but the
+    passes that write a name's text into a formula (`defined_names`) read a bare name only
+    (tests/calc/test_defined_names.py)."""
+    names = site.book.defined_names
+    edits = formula.edits()
+    for index, token in enumerate(formula.tokens):
+        if not (token.is_range and "[" in token.text):
+            continue
+        prefix, name = split_reference(token.text)
+        if (_OWN_BOOK.fullmatch(prefix) and read_area(name) is None and name.upper() in names.book
+                and (site.sheet, name.upper()) not in names.local):
+            edits.replace(index, index + 1, name)
+    return edits.text()
 
 
 def calling_unknown(formula: Formula, site: Site) -> str:

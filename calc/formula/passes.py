@@ -106,6 +106,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("table_names", tables.structured, ("[",), lambda f, s: tables.may_name_a_table(f.upper, s.book.tables),
          cells=NAMES),
     Pass("three_d_names", three_d.sheets_written_out, ("!",), _text(three_d.may_read_sheets), cells=NAMES),
+    Pass("own_book_names", defined_names.own_book_names, ("[0]",)),
     Pass("lotus_evaluation", lotus_rules.lotus_evaluation, (), lotus_rules.on_lotus_sheet),
     Pass("names_calling_unknown", defined_names.calling_unknown, (), defined_names.may_call_unknown),
     Pass("defined_names", defined_names.defined_names, (), defined_names.may_use),

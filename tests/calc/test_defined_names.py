@@ -95,3 +95,24 @@ def test_a_name_calling_a_function_the_engine_does_not_know_lists_its_readers(tm
     assert "reads the name SheetNames, which calls GET.WORKBOOK, which the engine does not know" in listed["B1"]
     assert "reads the name Colour, which calls GET.CELL" in listed["B2"]
     assert result.value("S", "B3") == 0.1 and result.value("S", "B4") == "!"  # (B2's value: none cached)
+
+
+def test_a_name_read_through_the_book_s_own_file_is_that_name(tmp_path):
+    """`[0]!Rate`: the book's name Rate read through its own file (external link index 0 is the
+    workbook itself; formualizer reads it so too). Every such cell was listed as reading
+    another workbook, not computed. A sheet's own name of that name would stand first for a bare
+    `Rate`, so there the reference is still listed."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "S"
+    sheet["A1"], sheet["A2"], sheet["A3"] = 5, 7, 100
+    book.defined_names["Rate"] = DefinedName("Rate", attr_text="S!$A$1")
+    book.defined_names["Dyn"] = DefinedName("Dyn", attr_text="OFFSET(S!$A$1,0,0,2,1)")  # written out
+    book.defined_names["Loc"] = DefinedName("Loc", attr_text="S!$A$2")
+    sheet.defined_names["Loc"] = DefinedName("Loc", attr_text="S!$A$3")  # S's own Loc
+    sheet["B1"], sheet["B2"], sheet["B3"] = "=[0]!Rate*2", "=SUM([0]!Dyn)", "=[0]!Loc"
+    book.create_sheet("T")["B1"] = "=[0]!Loc+1"
+    book.save(tmp_path / "own.xlsx")
+    result = WorkbookCalculation(tmp_path / "own.xlsx", full=True).compute()
+    assert [result.value("S", "B1"), result.value("S", "B2"), result.value("T", "B1")] == [10, 12, 8]
+    assert [(s.sheet, s.cell, "another workbook" in s.reason) for s in result.skipped] == [("S", "B3", True)]
