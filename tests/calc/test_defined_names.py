@@ -99,8 +99,9 @@ def test_a_name_calling_a_function_the_engine_does_not_know_lists_its_readers(tm
 
 def test_a_name_read_through_the_book_s_own_file_is_that_name(tmp_path):
     """`[0]!Rate`: the book's name Rate read through its own file (external link index 0 is the
-    workbook itself; formualizer reads it so too). Every such cell was listed as reading
-    another workbook, not computed. A sheet's own name of that name would stand first for a bare
+    workbook itself; formualizer reads it so too; apache/poi's Excel-made 56737.xlsx caches 142,
+    the name's cell, for `=[0]!NR_Global_B2`). Every such cell was listed as reading another
+    workbook, not computed. A sheet's own name of that name would stand first for a bare
     `Rate`, so there the reference is still listed."""
     book = openpyxl.Workbook()
     sheet = book.active
