@@ -19,11 +19,13 @@ from rates_xl.calc.formula import hidden_rows, lotus_rules, powers
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, builds_reference, rates_tables
 from rates_xl.calc.formula.passes import one
+from rates_xl.calc.formula.ranges import used_rows_only
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.results import listed_error
 from rates_xl.calc.rich_values import and_others
 from rates_xl.functions.sheet import (
+    MAX_ROW,
     Area,
     Key,
     address,
@@ -306,6 +308,7 @@ class FormulasEngine:
 
         written: dict[str, dict[str, str]] = {}
         tables = rates_tables()
+        last_row = _last_rows(self.book)
         facts = BookFacts(may_be_zero=_cached_zero(self.book),
                           formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles),
                           name_range=self.book.name_range, range_size=self.book.range_size,
@@ -317,7 +320,8 @@ class FormulasEngine:
             array = isinstance(self.book.book[sheet][anchor].value, ArrayFormula)  # one cell's {=...}
             site = Site(sheet, row, col, array=array, book=facts)
             formula = text if text.startswith("=") else f"={text}"
-            changed = one("named_range_operands", formula, site)  # (`formulas` read `A1:Block` as A1:A4)
+            changed = used_rows_only(Formula(formula), last_row, sheet) if ":" in formula else formula
+            changed = one("named_range_operands", changed, site)  # (`formulas` read `A1:Block` as A1:A4)
             changed = one("switch_errors", one("literal_indirect", changed, site), site)
             changed = one("reversed_ranges", changed, site)  # (`A3:A1`: `formulas` answered #VALUE!)
             if not array:
@@ -523,6 +527,22 @@ def _cached_zero(book: Book) -> Callable[[str, str], bool]:
         value = cached.get((sheet, coordinate))
         return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
     return may_be_zero
+
+
+def _last_rows(book: Book) -> Callable[[str], int]:
+    """A sheet's title -> its last row holding anything (each sheet read once); a sheet the
+    book lacks -> the sheet's last row."""
+    found: dict[str, int] = {}
+
+    def last_row(title: str) -> int:
+        key = title.upper()
+        if key not in found:
+            real = book.sheet_titles.get(key)
+            cells = book.book[real]._cells if real is not None else None
+            found[key] = max(cells)[0] if cells else (MAX_ROW if real is None else 1)
+        return found[key]
+
+    return last_row
 
 
 def _rates_on_top(text: str) -> bool:
