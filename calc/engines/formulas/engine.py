@@ -9,23 +9,16 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from rates_xl.calc import data_tables, displayed_precision, merged_spills
 from rates_xl.calc.book import Book, CalcError, sheet_rows
-from rates_xl.calc.engines.formulas import functions
-from rates_xl.calc.formula import hidden_rows, lotus_rules, powers
-from rates_xl.calc.formula.fit import intersect
-from rates_xl.calc.formula.hazards import analyse, builds_reference, rates_tables
-from rates_xl.calc.formula.passes import one
-from rates_xl.calc.formula.ranges import used_rows_only
-from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
+from rates_xl.calc.engines.formulas import functions, kept, rewriting
+from rates_xl.calc.formula import lotus_rules
 from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.results import listed_error
-from rates_xl.calc.rich_values import and_others
 from rates_xl.functions.sheet import (
-    MAX_ROW,
     Area,
     Key,
     address,
@@ -33,12 +26,8 @@ from rates_xl.functions.sheet import (
     column_letters,
     is_rates_name,
     parse_cell,
-    read_area,
-    split_reference,
 )
-from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import (
-    CLASSIC_ERRORS,
     CellValue,
     ErrorLikeText,
     is_error_text,
@@ -82,14 +71,14 @@ class FormulasEngine:
         self._spilled: dict[Key, Area] = {}  # dynamic spills: the area each result covers
         self._widened: dict[Key, Area] = {}
         functions.register_functions()  # before the engine parses a single formula
-        self._written = self._rewritten()  # the engine's copy of some cells' formulas (`_rewritten`)
+        self._written = rewriting.rewritten(book, self.unsupported)  # the engine's copy of some cells' formulas
         written = {address(sheet, anchor): text for sheet, texts in self._written.items()
                    for anchor, text in texts.items()}
         self.unknown_functions = functions.unknown_functions(
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
-        self._kept = self._foreign_calls(written)  # held at the file's value throughout
-        self._list_readers_of_unheld_values()
+        self._kept = kept.foreign_calls(book, self.unknown_functions, written, self.unsupported)  # held throughout
+        kept.readers_of_unheld_values(book, self.unsupported)
         # Cells the caller will hold at once are held in this load: holding them after it
         # would load the book a second time before its first evaluation (`hold`).
         self._constants = {**self._kept, **constants, **(held or {})}
@@ -97,61 +86,7 @@ class FormulasEngine:
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
 
-    def _foreign_calls(self, written: dict[str, str]) -> dict[Key, CellValue]:
-        """A formula calling an Excel function this engine lacks (OFFSET, INDIRECT of a computed
-        text, FORECAST.ETS, a LAMBDA kept in a name ...) keeps Excel's value and is listed, as
-        the fast engine keeps one calling a function it lacks: this engine answered #NAME?
-        where Excel computes, and what read it #NAME? too, or failed the whole book (INDIRECT
-        under the LET the pass `near_zero` writes). Each cell of it is held at the file's value,
-        so what reads it computes from Excel's; the call is no longer named as becoming #NAME?.
-        An unknown RATES_* name stays #NAME?, as in Excel (ours is the add-in). The cells held:
-        {key: the file's value}."""
-        foreign = {name for name in self.unknown_functions if not is_rates_name(name)}
-        if not foreign:
-            return {}
-        book = self.book
-        cached = book.cached()
-        kept: dict[Key, CellValue] = {}
-        for (sheet, anchor), (text, area) in book.cells.items():
-            called = function_names(written.get(address(sheet, anchor), text)) & foreign
-            if not called or (sheet, anchor) in book.data_tables:
-                continue
-            self.unsupported.setdefault((sheet, anchor), f"calls {', '.join(sorted(called))}, which the formulas "
-                                                         "engine does not know")
-            for r, c in area.cells():
-                kept[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
-        for name in foreign:
-            self.unknown_functions.pop(name, None)
-        return kept
 
-    def _list_readers_of_unheld_values(self) -> None:
-        """This engine reads the file itself, where a picture placed in a cell, a linked data
-        type or an error past the classic seven (#CALC!, #FIELD!, #BUSY! ...) is stored as
-        #VALUE! (calc/rich_values.py) or as an error it has no kind for: a formula reading one,
-        directly, through other formulas or through a reference INDIRECT or OFFSET builds as it
-        computes, keeps Excel's value and is listed, as the fast engine lists it
-        (calc/engines/formualizer/engine.py `_list_readers_of_unheld_values`). A formula holding
-        such a value computes its own."""
-        book = self.book
-        unheld = {key: what for key, what in book.package.rich_value_cells().items() if key not in book.cells}
-        for ws in book.book.worksheets:
-            for cell in ws._cells.values():
-                if cell.data_type == "e" and cell.value not in CLASSIC_ERRORS and (ws.title, cell.coordinate) not in book.cells:
-                    unheld[(ws.title, cell.coordinate)] = f"{cell.value}, an error"
-        if not unheld:
-            return
-        from rates_xl.calc.dependencies import Graph
-
-        graph = Graph(book)
-        seeds = {reader for key in unheld for reader in graph.readers_of_value(key)}
-        seeds |= {key for key, (text, _area) in book.cells.items() if builds_reference(text)}
-        sheet, coordinate = min(unheld)  # (the first such cell of the book, named as an example)
-        what = unheld[(sheet, coordinate)]
-        why = (f"it may read {address(sheet, coordinate)}{and_others(len(unheld) - 1)}, directly, through other formulas or through a "
-               f"reference built as it computes, which holds {what} the formulas engine cannot hold")
-        for key in sorted(graph.downstream(seeds) if seeds else ()):
-            if key in book.cells and key not in book.data_tables:
-                self.unsupported.setdefault(key, why)
 
     def service_cells(self) -> set[Key]:
         return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
@@ -170,7 +105,7 @@ class FormulasEngine:
         for anchor in self.blocked:
             cells = cells | set(self._blocked_cells(anchor))
         self.blocked = {}
-        for key in cells - self._kept.keys():  # (held throughout: `_foreign_calls`, `_load`)
+        for key in cells - self._kept.keys():  # (held throughout: kept.py, `_load`)
             self._constants.pop(key, None)
         self._reload = True
 
@@ -189,7 +124,7 @@ class FormulasEngine:
         try:
             return self._loaded(constants)
         except FormulaError as exc:
-            unreadable = self._unreadable(constants)
+            unreadable = kept.unreadable(self.book, self._written, constants)
             if not unreadable:
                 raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
         for key in unreadable:
@@ -198,31 +133,6 @@ class FormulasEngine:
         constants.update(unreadable)
         return self._loaded(constants)
 
-    def _unreadable(self, held: Collection[Key]) -> dict[Key, CellValue]:
-        """The cells whose formula, as this engine is given it, its parser cannot read (each
-        distinct text read once), every cell of each at the file's value."""
-        import formulas
-        from formulas.errors import FormulaError
-
-        parser = formulas.Parser()
-        readable: dict[str, bool] = {}
-        cached = self.book.cached()
-        found: dict[Key, CellValue] = {}
-        for (sheet, anchor), (text, area) in self.book.cells.items():
-            if (sheet, anchor) in held:
-                continue
-            given = self._written.get(sheet, {}).get(anchor, text)
-            given = given if given.startswith("=") else f"={given}"
-            if given not in readable:
-                try:
-                    parser.ast(given)
-                    readable[given] = True
-                except FormulaError:
-                    readable[given] = False
-            if not readable[given]:
-                for r, c in area.cells():
-                    found[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
-        return found
 
     def _loaded(self, constants: dict[Key, Any]) -> Any:
         import formulas
@@ -278,70 +188,9 @@ class FormulasEngine:
         except Exception as exc:  # the engine's own errors, in words
             raise CalcError(f"{self.book.path}: the formula engine could not read it: {exc}") from None
 
-    def _rewritten(self) -> dict[str, dict[str, str]]:
-        """The engine's copy of each one-cell formula as the fast engine's reads it, where this
-        engine would otherwise differ from Excel (calc/formula's passes, one at a time; the
-        last two in ordinary cells only):
-
-        - a range with its corners the other way round (`A3:A1`) is the range between them (the
-          pass `reversed_ranges`): this engine answered #VALUE!, formualizer failed the book;
-        - the range operator over defined names is the range between them (the pass
-          `named_range_operands`): this engine read `SUM(A1:Block)` as A1:A4's, silently;
-        - INDIRECT of a literal A1 reference is that reference (the pass `literal_indirect`),
-          and a formula that is one reference of several cells is the cell implicit
-          intersection picks (the pass `at_sign`): `=H47:H48` in row 48 is H48 in Excel, this
-          engine answered #VALUE! for every such cell;
-        - SWITCH with a case that is not a constant reads its cases in order, an error met
-          before the match the answer, as Excel's; #NAME? where a match comes before an
-          error case (the pass `switch_errors`: Excel's answer there is not known);
-        - Excel's 0 after the formula's last + or - (the pass `near_zero`, calc/formula/terms.py):
-          `formulas` computes + and - in numpy, where no hook tells the last operation from an
-          inner one (`=1*(0.5-0.4-0.1)` keeps its -2.78E-17); rewritten where Excel may have
-          answered 0 (`may_be_zero`);
-        - each operand of a comparison rounded to 15 significant digits, as Excel compares (the
-          pass `excel_comparisons`, calc/formula/comparisons.py): `=0.1+0.2=0.3` TRUE;
-        - a signed base of `^` in parentheses (calc/formula/powers.py `signed_bases`): this
-          engine read `=1--A1^2` as `1-(-(A1^2))`, 5 where Excel's is -3.
-
-        Sheet -> anchor -> text, made once (every hold and release loads the book again)."""
-        from openpyxl.worksheet.formula import ArrayFormula
-
-        written: dict[str, dict[str, str]] = {}
-        tables = rates_tables()
-        last_row = _last_rows(self.book)
-        facts = BookFacts(may_be_zero=_cached_zero(self.book),
-                          formula_cells=FormulaCells(self.book.cells, frozenset(), self.book.sheet_titles),
-                          name_range=self.book.name_range, range_size=self.book.range_size,
-                          hidden_rows=hidden_rows.of_book(self.book.book))
-        for (sheet, anchor), (text, area) in self.book.cells.items():
-            if area.top != area.bottom or area.left != area.right or (sheet, anchor) in self.book.data_tables:
-                continue  # an array's elements are left alone, as the fast engine does
-            row, col = parse_cell(anchor)
-            array = isinstance(self.book.book[sheet][anchor].value, ArrayFormula)  # one cell's {=...}
-            site = Site(sheet, row, col, array=array, book=facts)
-            formula = text if text.startswith("=") else f"={text}"
-            changed = used_rows_only(Formula(formula), last_row, sheet) if ":" in formula else formula
-            changed = one("named_range_operands", changed, site)  # (`formulas` read `A1:Block` as A1:A4)
-            changed = one("switch_errors", one("literal_indirect", changed, site), site)
-            changed = one("reversed_ranges", changed, site)  # (`A3:A1`: `formulas` answered #VALUE!)
-            if not array:
-                changed = _intersected(changed, site)
-                changed, why = _ranges_intersected(changed, site, tables)
-                if why is not None:
-                    self.unsupported[(sheet, anchor)] = why
-                if "RATES" in changed.upper():
-                    changed = _top_left_of_table(changed, tables)
-                if "+" in changed or "-" in changed:
-                    changed = one("near_zero", changed, site)
-            if "^" in changed:
-                changed = powers.signed_bases(changed)
-            changed = one("excel_comparisons", changed, site)
-            if changed != formula:
-                written.setdefault(sheet, {})[anchor] = changed
-        return written
 
     def _rewrite(self, ws: Worksheet) -> None:
-        """`_rewritten`'s texts into the sheet the engine loads."""
+        """`rewriting.rewritten`'s texts into the sheet the engine loads."""
         from openpyxl.worksheet.formula import ArrayFormula
 
         for anchor, written in self._written.get(ws.title, {}).items():
@@ -475,82 +324,11 @@ class FormulasEngine:
 MAX_SPILL_COLUMNS = 256
 
 
-def _top_left_of_table(text: str, tables: frozenset[str]) -> str:
-    """A RATES_* table as an ordinary cell's value (`=RATES_SWAPCURVE("SOFR")` written by a
-    script, or a book from before dynamic arrays): Excel opens it as `=@RATES_SWAPCURVE(...)`
-    and shows the table's top-left value, nothing spilled; this engine fitted the table to the
-    one cell and answered #SPILL! (tests/calc/test_spill_errors.py)."""
-    found = analyse(Formula(text), lambda _reference: None, tables)
-    if not (found.answers_computed_array and found.top_arrays & tables):
-        return text
-    return f"=INDEX(({text[1:]}),1,1)"
-
-
-def _intersected(text: str, site: Site) -> str:
-    """A formula that is one A1 reference of several cells (`=H47:H48`): Excel's implicit
-    intersection of it in an ordinary cell (the pass `at_sign`), the cell or #VALUE!."""
-    read = Formula(text)
-    if read.error or len(read.tokens) != 1 or not read.tokens[0].is_range:
-        return text
-    prefix, ref = split_reference(read.tokens[0].text)
-    area = read_area(ref, whole_lines=False)
-    if area is None or area.is_cell or "[" in prefix:
-        return text
-    return one("at_sign", f"=_xlfn.SINGLE({read.tokens[0].text})", site)
-
-
-def _ranges_intersected(text: str, site: Site, tables: frozenset[str]) -> tuple[str, str | None]:
-    """A range given where one value is wanted, in an ordinary cell: Excel's implicit
-    intersection written out (calc/formula/fit.py `intersect`, the fast engine's), whole
-    columns and rows too. `formulas` took the range's first cell: `=FLOOR($AM$1:$AM$40,1)` in
-    row 36 answered 1 where Excel's is 36, silently. What cannot be written out is listed
-    (the reason), never computed on that reading; an argument computed as an array over the
-    range (`SUM(LEN(A1:A8))`) is left to `formulas`, which computes it so."""
-    found = analyse(Formula(text), lambda reference: site.book.range_size(site.sheet, reference), tables,
-                    whole_lines=True)
-    if not found.needs_rewrite or found.helpers:
-        return text, None
-    rewritten = intersect(found, site)
-    if rewritten is None:
-        return text, "; ".join(found.hazards)
-    return rewritten, None
-
-
-def _cached_zero(book: Book) -> Callable[[str, str], bool]:
-    """Whether Excel may have answered 0 at a cell (BookFacts.may_be_zero): the file cached 0
-    or nothing there, or its values are not Excel's answers to its inputs."""
-    if book.values_out_of_date:
-        return lambda _sheet, _cell: True
-    cached = book.cached()
-
-    def may_be_zero(sheet: str, coordinate: str) -> bool:
-        value = cached.get((sheet, coordinate))
-        return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
-    return may_be_zero
-
-
-def _last_rows(book: Book) -> Callable[[str], int]:
-    """A sheet's title -> its last row holding anything (each sheet read once); a sheet the
-    book lacks -> the sheet's last row."""
-    found: dict[str, int] = {}
-
-    def last_row(title: str) -> int:
-        key = title.upper()
-        if key not in found:
-            real = book.sheet_titles.get(key)
-            cells = book.book[real]._cells if real is not None else None
-            found[key] = max(cells)[0] if cells else (MAX_ROW if real is None else 1)
-        return found[key]
-
-    return last_row
-
 
 def _rates_on_top(text: str) -> bool:
     """Whether the formula is one RATES_* call (`=RATES_SWAPCURVE("SOFR")`): its answer is the
     table (functions.py lays it into the range, `SpillArray`); a table the engine's own
     functions make of it (`=INDEX(RATES_...)`) keeps the stored range, as Excel saved it."""
-    from rates_xl.calc.formula.tree import Formula
-    from rates_xl.functions.sheet import is_rates_name
 
     formula = Formula(text if text.startswith("=") else f"={text}")
     groups = formula.groups
@@ -673,7 +451,6 @@ def _fill_omitted_arguments(ws: Any) -> None:
     from openpyxl.worksheet.formula import ArrayFormula
 
     from rates_xl.calc.formula.arguments import rates_omitted
-    from rates_xl.calc.formula.tree import Formula
 
     for row in sheet_rows(ws):
         for cell in row:

@@ -1,0 +1,103 @@
+"""What the `formulas` engine keeps at the value the file holds, each cell listed with why: a
+formula calling a function it lacks (`foreign_calls`), one its parser cannot read
+(`unreadable`), and what reads a value it cannot hold (`readers_of_unheld_values`). The
+engine (engine.py) holds the first two as constants, so what reads them computes from Excel's
+values; the last keep the file's value in the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from rates_xl.calc.book import Book
+from rates_xl.calc.formula.hazards import builds_reference
+from rates_xl.calc.rich_values import and_others
+from rates_xl.functions.sheet import Key, address, cell_address, is_rates_name
+from rates_xl.functions.tokens import function_names
+from rates_xl.functions.values import CLASSIC_ERRORS, CellValue
+
+
+def foreign_calls(book: Book, unknown_functions: dict[str, list[str]], written: dict[str, str],
+                  unsupported: dict[Key, str]) -> dict[Key, CellValue]:
+    """A formula calling an Excel function this engine lacks (OFFSET, INDIRECT of a computed
+    text, FORECAST.ETS, a LAMBDA kept in a name ...) keeps Excel's value and is listed, as
+    the fast engine keeps one calling a function it lacks: this engine answered #NAME?
+    where Excel computes, and what read it #NAME? too, or failed the whole book (INDIRECT
+    under the LET the pass `near_zero` writes). Each cell of it is held at the file's value,
+    so what reads it computes from Excel's; the call is no longer named as becoming #NAME?.
+    An unknown RATES_* name stays #NAME?, as in Excel (ours is the add-in). The cells held:
+    {key: the file's value}; the names are taken out of `unknown_functions`. `written`:
+    the engine's copy of a cell's formula by its address, where it differs."""
+    foreign = {name for name in unknown_functions if not is_rates_name(name)}
+    if not foreign:
+        return {}
+    cached = book.cached()
+    kept: dict[Key, CellValue] = {}
+    for (sheet, anchor), (text, area) in book.cells.items():
+        called = function_names(written.get(address(sheet, anchor), text)) & foreign
+        if not called or (sheet, anchor) in book.data_tables:
+            continue
+        unsupported.setdefault((sheet, anchor), f"calls {', '.join(sorted(called))}, which the formulas engine "
+                                                "does not know")
+        for r, c in area.cells():
+            kept[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+    for name in foreign:
+        unknown_functions.pop(name, None)
+    return kept
+
+
+def unreadable(book: Book, written: dict[str, dict[str, str]], held: Collection[Key]) -> dict[Key, CellValue]:
+    """The cells whose formula, as this engine is given it, its parser cannot read (each
+    distinct text read once), every cell of each at the file's value. `written`: the engine's
+    copy of a formula (sheet -> anchor -> text), where it differs."""
+    import formulas
+    from formulas.errors import FormulaError
+
+    parser = formulas.Parser()
+    readable: dict[str, bool] = {}
+    cached = book.cached()
+    found: dict[Key, CellValue] = {}
+    for (sheet, anchor), (text, area) in book.cells.items():
+        if (sheet, anchor) in held:
+            continue
+        given = written.get(sheet, {}).get(anchor, text)
+        given = given if given.startswith("=") else f"={given}"
+        if given not in readable:
+            try:
+                parser.ast(given)
+                readable[given] = True
+            except FormulaError:
+                readable[given] = False
+        if not readable[given]:
+            for r, c in area.cells():
+                found[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+    return found
+
+
+def readers_of_unheld_values(book: Book, unsupported: dict[Key, str]) -> None:
+    """This engine reads the file itself, where a picture placed in a cell, a linked data
+    type or an error past the classic seven (#CALC!, #FIELD!, #BUSY! ...) is stored as
+    #VALUE! (calc/rich_values.py) or as an error it has no kind for: a formula reading one,
+    directly, through other formulas or through a reference INDIRECT or OFFSET builds as it
+    computes, keeps Excel's value and is listed, as the fast engine lists it
+    (calc/engines/formualizer/engine.py `_list_readers_of_unheld_values`). A formula holding
+    such a value computes its own."""
+    unheld = {key: what for key, what in book.package.rich_value_cells().items() if key not in book.cells}
+    for ws in book.book.worksheets:
+        for cell in ws._cells.values():
+            if cell.data_type == "e" and cell.value not in CLASSIC_ERRORS and (ws.title, cell.coordinate) not in book.cells:
+                unheld[(ws.title, cell.coordinate)] = f"{cell.value}, an error"
+    if not unheld:
+        return
+    from rates_xl.calc.dependencies import Graph
+
+    graph = Graph(book)
+    seeds = {reader for key in unheld for reader in graph.readers_of_value(key)}
+    seeds |= {key for key, (text, _area) in book.cells.items() if builds_reference(text)}
+    sheet, coordinate = min(unheld)  # (the first such cell of the book, named as an example)
+    what = unheld[(sheet, coordinate)]
+    why = (f"it may read {address(sheet, coordinate)}{and_others(len(unheld) - 1)}, directly, through other formulas or through a "
+           f"reference built as it computes, which holds {what} the formulas engine cannot hold")
+    for key in sorted(graph.downstream(seeds) if seeds else ()):
+        if key in book.cells and key not in book.data_tables:
+            unsupported.setdefault(key, why)
