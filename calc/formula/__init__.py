@@ -35,6 +35,8 @@ formualizer lacks.
   (0^0 #NUM!), written as POWER where it matters; `reversed_ranges.py`: a range written with its
   corners the other way round (`A3:A1`) as the range between them; `unions.py`: a union of
   ranges given to a function (`SUM((B1,B3))`, RANK's reference), which the engine knows not;
+  `positions.py`: ROWS and COLUMNS of a reference written out (ROW and COLUMN of one cell for the
+  `formulas` engine) as the numbers they are, no circular reference through the formula's cell;
 - `comparisons.py`: the operands of a comparison rounded to 15 significant digits, as Excel
   compares (the pass `excel_comparisons`);
 - `shapes.py`: a formula's shape (its references relative to its cell, as R1C1 writes them),

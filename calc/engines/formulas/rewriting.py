@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rates_xl.calc.book import Book
-from rates_xl.calc.formula import hidden_rows, powers
+from rates_xl.calc.formula import hidden_rows, positions, powers
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
 from rates_xl.calc.formula.passes import one
@@ -62,6 +62,8 @@ def rewritten(book: Book, unsupported: dict[Key, str]) -> dict[str, dict[str, st
         site = Site(sheet, row, col, array=array, book=facts)
         formula = text if text.startswith("=") else f"={text}"
         changed = used_rows_only(Formula(formula), last_row, sheet) if ":" in formula else formula
+        if "ROW" in changed.upper() or "COLUMN" in changed.upper():  # (no self-dependency: positions.py)
+            changed = one("reference_sizes", positions.row_column(Formula(changed), site), site)
         changed = one("named_range_operands", changed, site)  # (`formulas` read `A1:Block` as A1:A4)
         changed = one("switch_errors", one("literal_indirect", changed, site), site)
         changed = one("reversed_ranges", changed, site)  # (`A3:A1`: `formulas` answered #VALUE!)
