@@ -59,8 +59,16 @@ def cell_info(formula: Formula, site: Site) -> str:
         if kind in FORMATTING:
             raise NotComputed(f'CELL("{kind}") reads the cell\'s formatting, which calc does not read for it '
                               "(the engine answers #VALUE!)")
+        if kind in ("row", "col") and len(call.arguments) == 2:
+            # The reference's first row or column, from the text: no cell is read, so a cell
+            # asking it of itself (`=CELL("row",B1)` in B1) is no circular reference, as
+            # positions.py says of ROW (formualizer made it one: 0; LibreOffice answers 1).
+            corner = _corner(formula, call.arguments[1])
+            if corner is not None:
+                edits.replace(call.open, call.close + 1, str(corner[0] if kind == "row" else corner[1]))
+            continue
         if kind != "filename":
-            continue  # (address, col, contents, row, type: the engine's CELL answers them as Excel does)
+            continue  # (address, contents, type: the engine's CELL answers them as Excel does)
         if len(call.arguments) < 2:
             raise NotComputed(_UNSURE.format("without a reference (it reads the cell Excel has selected)"))
         sheet = _sheet(formula, call.arguments[1], site)
@@ -69,6 +77,21 @@ def cell_info(formula: Formula, site: Site) -> str:
         text = site.book.file_name + sheet
         edits.replace(call.open, call.close + 1, '"' + text.replace('"', '""') + '"')
     return edits.text()
+
+
+def _corner(formula: Formula, span: tuple[int, int]) -> tuple[int, int] | None:
+    """(row, column) of the top-left cell of a reference written out, None for anything else."""
+    solid = formula.solid(span)
+    if len(solid) != 1 or not solid[0].is_range or "[" in solid[0].text:
+        return None
+    prefix, area = split_reference(solid[0].text)
+    if ":" in prefix:
+        return None  # a 3-D reference
+    try:
+        found = parse_area(area)
+    except ValueError:
+        return None  # (a defined name or a table)
+    return found.top, found.left
 
 
 def _sheet(formula: Formula, span: tuple[int, int], site: Site) -> str | None:
