@@ -1,7 +1,10 @@
 """ROWS and COLUMNS of a reference written out (`ROWS($B$1:B3)`) are the reference's size, a
 number the formula's text alone gives: Excel does not read the cells to answer them, so a
 formula counting the rows above and including its own cell (`=ROWS($B$1:B1)` in B1, the
-usual way to number a list) is no circular reference there. formualizer 0.13 took the
+usual way to number a list) is no circular reference there (LibreOffice 7.4 computes 1, 2,
+3 ...; HyperFormula's src/interpreter/plugin/InformationPlugin.ts marks ROW, COLUMN, ROWS and
+COLUMNS `doesNotNeedArgumentsToBeComputed`: their references make no dependency; no Excel-made
+book holding one was found to check Excel itself). formualizer 0.13 took the
 reference for a dependency: the whole column was one loop, every cell 0 and listed as a
 circular reference Excel warns about (tests/calc/test_positions.py). ROW and COLUMN of one
 cell are its row and column the same way; the fast engine reads those right, the `formulas`
