@@ -116,3 +116,17 @@ def test_whole_columns_a_lookup_or_a_sum_reads_are_read_to_the_last_used_row(tmp
     code, printed, values = _calc(path, capsys)
     assert [values[f"B{row}"].value for row in range(1, 6)] == [203, 3, 1209, 1515, 1048571]
     assert code == 0, printed
+
+
+def test_a_cell_the_engine_finds_no_answer_for_keeps_excel_s_value(tmp_path, capsys):
+    """A circular reference (`=B3+1` in B3), or one this engine takes for one (`=ISREF(B1)` in
+    B1): its dispatcher never reaches the cell, and the cell answered the text "#VALUE!",
+    unlisted, where Excel shows 0 and warns, or TRUE. Each keeps the file's value, listed, and
+    so does what reads it (it finds no answer either)."""
+    path = _book(tmp_path / "unsolved.xlsx", {"A1": 5}, {
+        "B1": ("=ISREF(B1)", True), "B3": ("=B3+1", 0), "C3": ("=B3*2", 0), "D1": ("=A1*2", 0)})
+    code, printed, values = _calc(path, capsys)
+    assert [values["B1"].value, values["B3"].value, values["C3"].value, values["D1"].value] == [True, 0, 0, 10]
+    for cell in ("B1", "B3", "C3"):
+        assert f"S!{cell}: not computed (the formulas engine found no answer for it" in printed, cell
+    assert code == 3

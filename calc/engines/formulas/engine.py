@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from openpyxl.worksheet.worksheet import Worksheet
 
 
+#: Why a formula the engine found no answer for is not computed (`evaluate`).
+UNSOLVED = ("the formulas engine found no answer for it: a circular reference, or one it takes for one "
+            "(the formula's own cell given to ISREF or to ROW of a range)")
+
+
 class FormulasEngine:
     name = "formulas"
 
@@ -229,6 +234,13 @@ class FormulasEngine:
                 # cell, as the fast engine has it (it was named among the error cells).
                 continue
             computed = solution.get(output, sh.NONE)
+            if computed is sh.NONE:
+                # No answer: the engine never reached the cell, on a circular reference (`=B3+1`
+                # in B3) or one it takes for one (`=ISREF(B1)` in B1, whose value no function
+                # reads). Its #VALUE! (as text) was the answer, unlisted where Excel shows 0
+                # and warns, or computes; the cell keeps the file's value, listed.
+                self.unsupported.setdefault((sheet, cell_address(int(rng["r1"]), int(rng["n1"]))), UNSOLVED)
+                continue
             rows = self._trim_spill(sheet, rng, _rows(computed, rng))
             area = Area(int(rng["r1"]), int(rng["n1"]), int(rng["r2"]), int(rng["n2"]))
             values.update(zip(self._addresses(sheet, area), itertools.chain.from_iterable(rows), strict=True))
