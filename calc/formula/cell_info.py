@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rates_xl.calc.formula.site import NotComputed
-from rates_xl.functions.sheet import parse_area, split_reference, unquote_sheet
+from rates_xl.functions.sheet import Area, parse_area, split_reference, unquote_sheet
 from rates_xl.functions.tokens import TEXT
 
 if TYPE_CHECKING:
@@ -79,32 +79,33 @@ def cell_info(formula: Formula, site: Site) -> str:
     return edits.text()
 
 
-def _corner(formula: Formula, span: tuple[int, int]) -> tuple[int, int] | None:
-    """(row, column) of the top-left cell of a reference written out, None for anything else."""
+def _written_reference(formula: Formula, span: tuple[int, int]) -> tuple[str, Area] | None:
+    """A reference argument written out: (its sheet prefix, "" for none; its area). None for
+    anything else: another workbook's, a defined name or a table, a computed one."""
     solid = formula.solid(span)
     if len(solid) != 1 or not solid[0].is_range or "[" in solid[0].text:
         return None
     prefix, area = split_reference(solid[0].text)
-    if ":" in prefix:
-        return None  # a 3-D reference
     try:
-        found = parse_area(area)
+        return prefix, parse_area(area)
     except ValueError:
-        return None  # (a defined name or a table)
-    return found.top, found.left
+        return None  # (a defined name or a table: what it covers is not in the text)
+
+
+def _corner(formula: Formula, span: tuple[int, int]) -> tuple[int, int] | None:
+    """(row, column) of the top-left cell of a reference written out, None for anything else."""
+    found = _written_reference(formula, span)
+    if found is None or ":" in found[0]:
+        return None  # (or a 3-D reference)
+    return found[1].top, found[1].left
 
 
 def _sheet(formula: Formula, span: tuple[int, int], site: Site) -> str | None:
     """The sheet a reference argument names: its own, or the formula's when it names none."""
-    solid = formula.solid(span)
-    if len(solid) != 1 or not solid[0].is_range or "[" in solid[0].text:
+    found = _written_reference(formula, span)
+    if found is None:
         return None
-    sheet, area = split_reference(solid[0].text)
-    try:
-        parse_area(area)
-    except ValueError:
-        return None  # (a defined name or a table: its sheet is not in the text)
-    if not sheet:
+    if not found[0]:
         return site.sheet
-    named = unquote_sheet(sheet[:-1])
+    named = unquote_sheet(found[0][:-1])
     return next((title for title in site.book.sheets if title.upper() == named.upper()), None)

@@ -410,14 +410,15 @@ _USED_ROWS_ONLY: dict[str, tuple[int, ...] | None] = {
 }
 
 
-def used_rows_only(formula: Formula, last_row: Callable[[str], int], sheet: str) -> str:
+def used_rows_only(formula: Formula, site: Site) -> str:
     """Whole columns (`Query!$A:$N`) given to the functions of `_USED_ROWS_ONLY` read to the
-    last used row of the sheets they name (`Query!$A$1:$N$3799`), one bound per formula so
-    that ranges read side by side keep one shape. For the `formulas` engine, which reads a
-    whole column as all 1,048,576 rows: 100 VLOOKUPs over a 500-row `$A:$N` took 99 s and
-    8.7 GB (the fast engine cuts a whole column to its last used row itself,
-    `whole_columns`); tests/calc/test_formulas_engine_fallback.py. `last_row`: a sheet's
-    title -> its last row holding anything."""
+    last row the sheets they name may hold a value in (`site.book.last_row`, the fast engine's
+    own bound: past the stored rows where an array or a RATES_* call may spill;
+    `Query!$A$1:$N$3799`), one bound per formula so that ranges read side by side keep one
+    shape. For the `formulas` engine, which reads a whole column as all 1,048,576 rows: 100
+    VLOOKUPs over a 500-row `$A:$N` took 99 s and 8.7 GB (the fast engine cuts a whole column
+    to its last used row itself, `whole_columns`); tests/calc/test_formulas_engine_fallback.py.
+    A sheet the book does not hold (by any case) is left unbounded."""
     tokens = formula.tokens
     found = []
     for call in formula.calls(*_USED_ROWS_ONLY):
@@ -431,7 +432,11 @@ def used_rows_only(formula: Formula, last_row: Callable[[str], int], sheet: str)
                 found.append(at)
     if not found:
         return formula.text
-    rows = max(max(last_row(sheet_of(split_reference(tokens[at].text)[0]) or sheet) for at in found), 1)
+    titles = {title.upper(): title for title in site.book.sheets}
+    sheets = {titles.get((sheet_of(split_reference(tokens[at].text)[0]) or site.sheet).upper()) for at in found}
+    if None in sheets:
+        return formula.text
+    rows = max(max(site.book.last_row(site.sheet, sheet) for sheet in sheets), 1)
     edits = formula.edits()
     for at in found:
         prefix, ref = split_reference(tokens[at].text)

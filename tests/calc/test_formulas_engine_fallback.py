@@ -93,15 +93,17 @@ def test_whole_columns_a_lookup_or_a_sum_reads_are_read_to_the_last_used_row(tmp
     What lies below the last used row is empty, and a lookup, a sum, a count or SUMIF reads an
     empty cell as nothing; COUNTIF, which counts empty cells for "", reads the whole column."""
     from rates_xl.calc.formula.ranges import used_rows_only
+    from rates_xl.calc.formula.site import BookFacts, Site
     from rates_xl.calc.formula.tree import Formula
 
-    rows = {"Query": 5, "Other": 9}.__getitem__
-    assert used_rows_only(Formula("=VLOOKUP(2,Query!$A:$N,4,FALSE)"), rows, "List") == \
+    rows = {"Query": 5, "Other": 9, "List": 1}
+    site = Site("List", 1, 1, book=BookFacts(last_row=lambda own, sheet: rows[sheet or own], sheets=tuple(rows)))
+    assert used_rows_only(Formula("=VLOOKUP(2,Query!$A:$N,4,FALSE)"), site) == \
         "=VLOOKUP(2,Query!$A$1:$N$5,4,FALSE)"
-    assert used_rows_only(Formula("=XLOOKUP(1,Query!A:A,Other!B:B)"), rows, "List") == \
+    assert used_rows_only(Formula("=XLOOKUP(1,Query!A:A,Other!B:B)"), site) == \
         "=XLOOKUP(1,Query!A1:A9,Other!B1:B9)"  # (read side by side: one shape)
     for kept in ('=COUNTIF(Query!A:A,"")', "=INDEX(Query!A:A,9)", "=ROWS(Query!A:A)", "=SUM(Query!A:A*2)"):
-        assert used_rows_only(Formula(kept), rows, "List") == kept
+        assert used_rows_only(Formula(kept), site) == kept
 
     path = tmp_path / "columns.xlsx"
     made = xlsxwriter.Workbook(path)

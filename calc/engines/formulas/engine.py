@@ -91,8 +91,6 @@ class FormulasEngine:
             self.model = self._load(self._constants)  # here, so a book it cannot read fails the load
         self._reload = False  # a cell held or released since: `evaluate` loads the book again
 
-
-
     def service_cells(self) -> set[Key]:
         return set()  # a held cell is a constant in a fresh load: no RATES_* call runs for it
 
@@ -137,7 +135,6 @@ class FormulasEngine:
         self._kept.update(unreadable)
         constants.update(unreadable)
         return self._loaded(constants)
-
 
     def _loaded(self, constants: dict[Key, Any]) -> Any:
         import formulas

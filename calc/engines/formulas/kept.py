@@ -7,12 +7,12 @@ values; the last keep the file's value in the answer.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from rates_xl.calc.book import Book
 from rates_xl.calc.formula.hazards import builds_reference
 from rates_xl.calc.rich_values import and_others
-from rates_xl.functions.sheet import Key, address, cell_address, is_rates_name
+from rates_xl.functions.sheet import Area, Key, address, cell_address, is_rates_name
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import CLASSIC_ERRORS, CellValue
 
@@ -39,8 +39,7 @@ def foreign_calls(book: Book, unknown_functions: dict[str, list[str]], written: 
             continue
         unsupported.setdefault((sheet, anchor), f"calls {', '.join(sorted(called))}, which the formulas engine "
                                                 "does not know")
-        for r, c in area.cells():
-            kept[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+        kept.update(_file_values(sheet, area, cached))
     for name in foreign:
         unknown_functions.pop(name, None)
     return kept
@@ -69,9 +68,13 @@ def unreadable(book: Book, written: dict[str, dict[str, str]], held: Collection[
             except FormulaError:
                 readable[given] = False
         if not readable[given]:
-            for r, c in area.cells():
-                found[(sheet, cell_address(r, c))] = cached.get((sheet, cell_address(r, c)))
+            found.update(_file_values(sheet, area, cached))
     return found
+
+
+def _file_values(sheet: str, area: Area, cached: Mapping[Key, CellValue]) -> dict[Key, CellValue]:
+    """Every cell of a formula's area at the value the file holds for it."""
+    return {(sheet, cell_address(r, c)): cached.get((sheet, cell_address(r, c))) for r, c in area.cells()}
 
 
 def readers_of_unheld_values(book: Book, unsupported: dict[Key, str]) -> None:

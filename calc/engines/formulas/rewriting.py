@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rates_xl.calc.book import Book
+from rates_xl.calc.engines.formualizer.reach import LastRows
 from rates_xl.calc.formula import hidden_rows, positions, powers
 from rates_xl.calc.formula.fit import intersect
 from rates_xl.calc.formula.hazards import analyse, rates_tables
@@ -15,7 +16,7 @@ from rates_xl.calc.formula.passes import one
 from rates_xl.calc.formula.ranges import used_rows_only
 from rates_xl.calc.formula.site import BookFacts, FormulaCells, Site
 from rates_xl.calc.formula.tree import Formula
-from rates_xl.functions.sheet import MAX_ROW, Key, parse_cell, read_area, split_reference
+from rates_xl.functions.sheet import Key, parse_cell, read_area, split_reference
 
 
 def rewritten(book: Book, unsupported: dict[Key, str]) -> dict[str, dict[str, str]]:
@@ -49,11 +50,11 @@ def rewritten(book: Book, unsupported: dict[Key, str]) -> dict[str, dict[str, st
 
     written: dict[str, dict[str, str]] = {}
     tables = rates_tables()
-    last_row = _last_rows(book)
     facts = BookFacts(may_be_zero=_cached_zero(book),
                       formula_cells=FormulaCells(book.cells, frozenset(), book.sheet_titles),
                       name_range=book.name_range, range_size=book.range_size,
-                      hidden_rows=hidden_rows.of_book(book.book))
+                      hidden_rows=hidden_rows.of_book(book.book), last_row=LastRows(book.book).of,
+                      sheets=tuple(book.book.sheetnames))
     for (sheet, anchor), (text, area) in book.cells.items():
         if area.top != area.bottom or area.left != area.right or (sheet, anchor) in book.data_tables:
             continue  # an array's elements are left alone, as the fast engine does
@@ -61,7 +62,7 @@ def rewritten(book: Book, unsupported: dict[Key, str]) -> dict[str, dict[str, st
         array = isinstance(book.book[sheet][anchor].value, ArrayFormula)  # one cell's {=...}
         site = Site(sheet, row, col, array=array, book=facts)
         formula = text if text.startswith("=") else f"={text}"
-        changed = used_rows_only(Formula(formula), last_row, sheet) if ":" in formula else formula
+        changed = used_rows_only(Formula(formula), site) if ":" in formula else formula
         if "ROW" in changed.upper() or "COLUMN" in changed.upper():  # (no self-dependency: positions.py)
             changed = one("reference_sizes", positions.row_column(Formula(changed), site), site)
         changed = one("named_range_operands", changed, site)  # (`formulas` read `A1:Block` as A1:A4)
@@ -136,19 +137,3 @@ def _cached_zero(book: Book) -> Callable[[str, str], bool]:
         value = cached.get((sheet, coordinate))
         return value is None or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
     return may_be_zero
-
-
-def _last_rows(book: Book) -> Callable[[str], int]:
-    """A sheet's title -> its last row holding anything (each sheet read once); a sheet the
-    book lacks -> the sheet's last row."""
-    found: dict[str, int] = {}
-
-    def last_row(title: str) -> int:
-        key = title.upper()
-        if key not in found:
-            real = book.sheet_titles.get(key)
-            cells = book.book[real]._cells if real is not None else None
-            found[key] = max(cells)[0] if cells else (MAX_ROW if real is None else 1)
-        return found[key]
-
-    return last_row
