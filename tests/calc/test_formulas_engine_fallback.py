@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import openpyxl
+import pytest
 import xlsxwriter
 
 from rates_xl.cli import main
@@ -132,3 +133,25 @@ def test_a_cell_the_engine_finds_no_answer_for_keeps_excel_s_value(tmp_path, cap
     for cell in ("B1", "B3", "C3"):
         assert f"S!{cell}: not computed (the formulas engine found no answer for it" in printed, cell
     assert code == 3
+
+
+def test_a_formula_reading_another_workbook_keeps_the_value_the_link_caches(tmp_path):
+    """This engine opens a linked workbook from disk instead of reading the values the file
+    caches for the link: with the linked file absent, `=[1]Rates!B2*100` (and a name standing
+    for it) was #REF!, its "Error in loading" warning on the terminal, the summary saying the
+    link's cached values were used; with it present, its values as they are now. Each keeps
+    Excel's value, listed; what reads it computes from that value. (Run as a user runs it:
+    the terminal is what is read.)"""
+    from rates_xl.calc.cli_summary import EXIT_ERROR_CELLS
+    from tests.calc.corpus import build
+    from tests.support.commands import fresh_env, rates_xl
+
+    build.external_link(tmp_path / "linked.xlsx")
+    done = rates_xl("calc", "linked.xlsx", "--full", "--engine", "formulas", "--no-progress", "-o", "out.xlsx",
+                    cwd=tmp_path, env=fresh_env(tmp_path / "home"))
+    values = openpyxl.load_workbook(tmp_path / "out.xlsx")["Book"]
+    assert [values[f"A{row}"].value for row in range(1, 5)] == pytest.approx([4.25, 5.25, 0.0825, 0.085])
+    for cell in ("A1", "A3", "A4"):
+        assert f"Book!{cell}: not computed (it reads another workbook" in done.stdout, cell
+    assert "Book!A2: not computed" not in done.stdout and done.returncode == EXIT_ERROR_CELLS
+    assert "Error in loading" not in done.stderr + done.stdout

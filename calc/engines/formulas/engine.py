@@ -83,6 +83,7 @@ class FormulasEngine:
             (cell, written.get(cell, text)) for cell, text in book.formulas)
         data_tables.drop_calls(self.unknown_functions, book.data_tables)
         self._kept = kept.foreign_calls(book, self.unknown_functions, written, self.unsupported)  # held throughout
+        self._kept.update(kept.linked_reads(book, written, self.unsupported))
         kept.readers_of_unheld_values(book, self.unsupported)
         # Cells the caller will hold at once are held in this load: holding them after it
         # would load the book a second time before its first evaluation (`hold`).
@@ -479,7 +480,11 @@ def _quiet_schedula() -> None:
     it (an error, its unknown function named in the summary): the log goes nowhere."""
     import logging
 
-    logger = logging.getLogger("schedula")
-    if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
-        logger.addHandler(logging.NullHandler())
-    logger.propagate = False
+    # `formulas` itself warns of each linked workbook it could not open ("Error in loading
+    # `'[market data.xlsx]RATES'!B2`"): the cells reading a link are held at the file's values
+    # and listed (kept.py `linked_reads`), so the warning goes nowhere either.
+    for name in ("schedula", "formulas"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+        logger.propagate = False

@@ -7,12 +7,21 @@ values; the last keep the file's value in the answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 
 from rates_xl.calc.book import Book
 from rates_xl.calc.formula.hazards import builds_reference
+from rates_xl.calc.formula.tree import Formula
 from rates_xl.calc.rich_values import and_others
-from rates_xl.functions.sheet import Area, Key, address, cell_address, is_rates_name
+from rates_xl.functions.sheet import (
+    Area,
+    Key,
+    address,
+    cell_address,
+    is_rates_name,
+    split_reference,
+)
 from rates_xl.functions.tokens import function_names
 from rates_xl.functions.values import CLASSIC_ERRORS, CellValue
 
@@ -43,6 +52,47 @@ def foreign_calls(book: Book, unknown_functions: dict[str, list[str]], written: 
     for name in foreign:
         unknown_functions.pop(name, None)
     return kept
+
+
+def linked_reads(book: Book, written: dict[str, str], unsupported: dict[Key, str]) -> dict[Key, CellValue]:
+    """A formula reading another workbook (`[1]Rates!B2`, or a defined name standing for such a
+    reference) keeps Excel's value, listed: this engine does not read the values the file
+    caches for a link, it opens the linked file from disk (relative to the working folder),
+    and answered #REF! where the file was not there, the summary saying the link's cached values
+    were used; where it was, its values as they are now. Each cell of it is held at the file's
+    value, so the engine opens no other file and what reads it computes from Excel's value.
+    (`[0]!`, the book itself, is no other workbook.) The cells held: {key: the file's value}."""
+    from rates_xl.calc.formula import defined_names
+
+    names = {name for name, text in defined_names.texts(book.book) if _reads_link(text)}
+    cached = book.cached()
+    kept: dict[Key, CellValue] = {}
+    for (sheet, anchor), (text, area) in book.cells.items():
+        given = written.get(address(sheet, anchor), text)
+        if "[" not in given and not (names and any(name in given.upper() for name in names)):
+            continue  # (the cheap test first: most formulas name neither)
+        if (sheet, anchor) in book.data_tables or not _reads_link(given, names):
+            continue
+        unsupported.setdefault((sheet, anchor), "it reads another workbook, whose values the formulas engine would "
+                                                "open the linked file for instead of the values this file caches")
+        kept.update(_file_values(sheet, area, cached))
+    return kept
+
+
+def _reads_link(text: str, names: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether a formula's text (or a defined name's) reads another workbook, directly or
+    through one of `names`."""
+    for token in Formula(text if text.startswith("=") else f"={text}").tokens:
+        if not token.is_range:
+            continue
+        prefix, ref = split_reference(token.text)
+        if ("[" in prefix and not _OWN_BOOK.fullmatch(prefix)) or (not prefix and ref.upper() in names):
+            return True
+    return False
+
+
+#: `[0]!`: the workbook itself (calc/formula/defined_names.py `own_book_names`).
+_OWN_BOOK = re.compile(r"'?\[0\]'?!")
 
 
 def unreadable(book: Book, written: dict[str, dict[str, str]], held: Collection[Key]) -> dict[Key, CellValue]:
